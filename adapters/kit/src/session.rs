@@ -1,0 +1,322 @@
+//! The traits an adapter implements, and their bridge to the generated ones.
+//!
+//! The generated `Guest`/`GuestSession` traits mirror the WIT exactly: session methods
+//! take `&self` (the component model hands out shared references to resources), and
+//! every input must be handled. [`Adapter`] and [`SessionMachine`] are what adapter
+//! authors implement instead: `&mut self` methods, and defaults for the inputs a given
+//! agent never receives (an agent driven over stdio gets no SSE events). A blanket
+//! implementation turns every [`Adapter`] into a `Guest`, and [`SessionResource`] wraps
+//! a [`SessionMachine`] into the `session` resource.
+
+use std::cell::RefCell;
+
+use crate::event;
+use crate::text::raw_json;
+use crate::types::{
+    Action, AdapterInfo, ExitStatus, Guest, GuestSession, HttpResponse, InstallRecipe, MessagePart,
+    PermissionReply, Platform, Session, SessionConfig, SseEvent,
+};
+use crate::Actions;
+
+/// An adapter: static facts about the agent plus its session type.
+///
+/// Implement it on a unit struct and register that struct with
+/// [`crate::export!`]. Only [`Adapter::info`] is required; the install and version
+/// functions default to "nothing to install, no version to probe", which is right for
+/// built-in agents.
+pub trait Adapter: 'static {
+    /// The session state machine.
+    type Session: SessionMachine;
+
+    /// The adapter's static facts (WIT `info`). Called once when the component loads.
+    fn info() -> AdapterInfo;
+
+    /// How to install the agent on `target` (WIT `install-plan`); `None` when it cannot
+    /// be installed there or needs no installation.
+    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
+        let _ = (target, version);
+        None
+    }
+
+    /// The version named by the body of `InstallRecipe::latest_version_url`.
+    fn parse_latest_version(body: String) -> Option<String> {
+        let _ = body;
+        None
+    }
+
+    /// Arguments that make the agent print its version, or `None` when it has none.
+    fn version_args() -> Option<Vec<String>> {
+        None
+    }
+
+    /// The version in what [`Adapter::version_args`] printed.
+    fn parse_version(output: String) -> Option<String> {
+        let _ = output;
+        None
+    }
+}
+
+/// One agent session as a sans-IO state machine.
+///
+/// The host calls exactly one method at a time. Each returns the actions for the host
+/// to carry out, in order. Required: construction, [`SessionMachine::restore`] and
+/// [`SessionMachine::snapshot`], [`SessionMachine::start`] and
+/// [`SessionMachine::send_message`]. The other inputs have defaults that suit an
+/// adapter which never asked for them:
+///
+/// - replies to permissions and questions answer `Err` (unknown id);
+/// - `cancel-turn` and `terminate` do nothing (the host kills the processes and emits
+///   `session.ended` itself after `terminate`);
+/// - a stdout line, HTTP response or SSE event becomes `agent.unparsed` with the raw
+///   payload kept, so nothing the agent printed is lost;
+/// - stderr lines, exits, failures, closed streams and timers are ignored (the host
+///   captures stderr itself).
+pub trait SessionMachine: Sized + 'static {
+    /// A new session for `config`. No I/O yet: that starts with [`SessionMachine::start`].
+    fn new(config: SessionConfig) -> Self;
+
+    /// Rebuilds a session from the bytes [`SessionMachine::snapshot`] returned
+    /// (see [`crate::snapshot`] for a versioned encoding).
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String>;
+
+    /// The session's state as an opaque blob for [`SessionMachine::restore`].
+    fn snapshot(&self) -> Vec<u8>;
+
+    /// Right after creation: emit `session.started`, spawn what the agent needs.
+    fn start(&mut self) -> Vec<Action>;
+
+    /// A user message starts a turn. Only called when no turn is running.
+    fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action>;
+
+    /// The client answered a permission request; `Err` rejects the client's request.
+    fn reply_permission(
+        &mut self,
+        permission_id: String,
+        reply: PermissionReply,
+    ) -> Result<Vec<Action>, String> {
+        let _ = reply;
+        Err(format!("unknown permission id: {permission_id}"))
+    }
+
+    /// The client answered a question (one list of chosen options per prompt).
+    fn reply_question(
+        &mut self,
+        question_id: String,
+        answers: Vec<Vec<String>>,
+    ) -> Result<Vec<Action>, String> {
+        let _ = answers;
+        Err(format!("unknown question id: {question_id}"))
+    }
+
+    /// The client declined to answer a question.
+    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
+        Err(format!("unknown question id: {question_id}"))
+    }
+
+    /// Interrupt the running turn and keep the session; should end with `turn.ended`.
+    fn cancel_turn(&mut self) -> Vec<Action> {
+        Vec::new()
+    }
+
+    /// End the session.
+    fn terminate(&mut self) -> Vec<Action> {
+        Vec::new()
+    }
+
+    /// A line a process printed on stdout.
+    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
+        let location = format!("stdout:{process_id}");
+        Actions::one(event::unparsed(
+            "unexpected output",
+            location,
+            raw_json(&line),
+        ))
+    }
+
+    /// A line a process printed on stderr.
+    fn on_stderr(&mut self, process_id: String, line: String) -> Vec<Action> {
+        let _ = (process_id, line);
+        Vec::new()
+    }
+
+    /// A process ended, after all its output was delivered.
+    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
+        let _ = (process_id, status);
+        Vec::new()
+    }
+
+    /// A spawn failed.
+    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
+        let _ = (process_id, message);
+        Vec::new()
+    }
+
+    /// The response to an `http-request`.
+    fn on_http_response(&mut self, response: HttpResponse) -> Vec<Action> {
+        let location = format!("http:{}", response.request_id);
+        let body = String::from_utf8_lossy(&response.body);
+        Actions::one(event::unparsed(
+            "unexpected HTTP response",
+            location,
+            raw_json(&body),
+        ))
+    }
+
+    /// An `http-request` failed without a response.
+    fn on_http_error(&mut self, request_id: String, message: String) -> Vec<Action> {
+        let _ = (request_id, message);
+        Vec::new()
+    }
+
+    /// An event arrived on an SSE stream.
+    fn on_sse_event(&mut self, sse_event: SseEvent) -> Vec<Action> {
+        let location = format!("sse:{}", sse_event.event);
+        let raw = raw_json(&sse_event.data);
+        Actions::one(event::unparsed("unexpected SSE event", location, raw))
+    }
+
+    /// An SSE stream ended.
+    fn on_sse_closed(&mut self, stream_id: String, error: Option<String>) -> Vec<Action> {
+        let _ = (stream_id, error);
+        Vec::new()
+    }
+
+    /// A timer fired.
+    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
+        let _ = timer_id;
+        Vec::new()
+    }
+}
+
+/// The `session` resource for a [`SessionMachine`]: what the generated bindings export.
+///
+/// The component model gives resource methods `&self`; this wrapper keeps the machine
+/// in a `RefCell` and hands it `&mut self`. The host never calls into a session
+/// re-entrantly, so the borrow never fails.
+pub struct SessionResource<S> {
+    machine: RefCell<S>,
+}
+
+impl<S: SessionMachine> SessionResource<S> {
+    /// Wraps a machine.
+    pub fn new(machine: S) -> Self {
+        Self {
+            machine: RefCell::new(machine),
+        }
+    }
+
+    /// Runs `f` on the machine.
+    fn with<R>(&self, f: impl FnOnce(&mut S) -> R) -> R {
+        f(&mut self.machine.borrow_mut())
+    }
+}
+
+impl<S: SessionMachine> GuestSession for SessionResource<S> {
+    fn new(config: SessionConfig) -> Self {
+        Self::new(S::new(config))
+    }
+
+    fn restore(config: SessionConfig, state: Vec<u8>) -> Result<Session, String> {
+        S::restore(config, &state).map(|machine| Session::new(Self::new(machine)))
+    }
+
+    fn start(&self) -> Vec<Action> {
+        self.with(|s| s.start())
+    }
+
+    fn send_message(&self, parts: Vec<MessagePart>) -> Vec<Action> {
+        self.with(|s| s.send_message(parts))
+    }
+
+    fn reply_permission(
+        &self,
+        permission_id: String,
+        reply: PermissionReply,
+    ) -> Result<Vec<Action>, String> {
+        self.with(|s| s.reply_permission(permission_id, reply))
+    }
+
+    fn reply_question(
+        &self,
+        question_id: String,
+        answers: Vec<Vec<String>>,
+    ) -> Result<Vec<Action>, String> {
+        self.with(|s| s.reply_question(question_id, answers))
+    }
+
+    fn reject_question(&self, question_id: String) -> Result<Vec<Action>, String> {
+        self.with(|s| s.reject_question(question_id))
+    }
+
+    fn cancel_turn(&self) -> Vec<Action> {
+        self.with(|s| s.cancel_turn())
+    }
+
+    fn terminate(&self) -> Vec<Action> {
+        self.with(|s| s.terminate())
+    }
+
+    fn on_stdout(&self, process_id: String, line: String) -> Vec<Action> {
+        self.with(|s| s.on_stdout(process_id, line))
+    }
+
+    fn on_stderr(&self, process_id: String, line: String) -> Vec<Action> {
+        self.with(|s| s.on_stderr(process_id, line))
+    }
+
+    fn on_exit(&self, process_id: String, status: ExitStatus) -> Vec<Action> {
+        self.with(|s| s.on_exit(process_id, status))
+    }
+
+    fn on_spawn_failed(&self, process_id: String, message: String) -> Vec<Action> {
+        self.with(|s| s.on_spawn_failed(process_id, message))
+    }
+
+    fn on_http_response(&self, response: HttpResponse) -> Vec<Action> {
+        self.with(|s| s.on_http_response(response))
+    }
+
+    fn on_http_error(&self, request_id: String, message: String) -> Vec<Action> {
+        self.with(|s| s.on_http_error(request_id, message))
+    }
+
+    fn on_sse_event(&self, sse_event: SseEvent) -> Vec<Action> {
+        self.with(|s| s.on_sse_event(sse_event))
+    }
+
+    fn on_sse_closed(&self, stream_id: String, error: Option<String>) -> Vec<Action> {
+        self.with(|s| s.on_sse_closed(stream_id, error))
+    }
+
+    fn on_timer(&self, timer_id: String) -> Vec<Action> {
+        self.with(|s| s.on_timer(timer_id))
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.with(|s| s.snapshot())
+    }
+}
+
+impl<A: Adapter> Guest for A {
+    type Session = SessionResource<A::Session>;
+
+    fn info() -> AdapterInfo {
+        A::info()
+    }
+
+    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
+        A::install_plan(target, version)
+    }
+
+    fn parse_latest_version(body: String) -> Option<String> {
+        A::parse_latest_version(body)
+    }
+
+    fn version_args() -> Option<Vec<String>> {
+        A::version_args()
+    }
+
+    fn parse_version(output: String) -> Option<String> {
+        A::parse_version(output)
+    }
+}

@@ -1,0 +1,52 @@
+//! A versioned encoding for session snapshots.
+//!
+//! The host stores a session's [`crate::SessionMachine::snapshot`] bytes and hands them
+//! back to [`crate::SessionMachine::restore`], possibly to a newer build of the adapter
+//! after an upgrade. [`encode`] wraps the state in `{"version": N, "state": ...}` JSON;
+//! [`decode`] refuses a blob written with another version, so a format change is an
+//! explicit error instead of a silently wrong session. Bump the version whenever the
+//! state's shape changes incompatibly.
+//!
+//! ```
+//! use sandbox_agent_adapter_kit::snapshot;
+//!
+//! let bytes = snapshot::encode(1, &vec!["pending".to_string()]);
+//! let state: Vec<String> = snapshot::decode(1, &bytes).unwrap();
+//! assert_eq!(state, ["pending"]);
+//! assert!(snapshot::decode::<Vec<String>>(2, &bytes).is_err());
+//! ```
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize)]
+struct Envelope<'a, T> {
+    version: u32,
+    state: &'a T,
+}
+
+#[derive(Deserialize)]
+struct OwnedEnvelope<T> {
+    version: u32,
+    state: Option<T>,
+}
+
+/// Encodes `state` with its format `version`.
+pub fn encode<T: Serialize>(version: u32, state: &T) -> Vec<u8> {
+    // Serializing plain data (no maps with non-string keys) cannot fail.
+    serde_json::to_vec(&Envelope { version, state }).expect("snapshot state serializes to JSON")
+}
+
+/// Decodes bytes written by [`encode`] with the same `version`.
+pub fn decode<T: DeserializeOwned>(version: u32, bytes: &[u8]) -> Result<T, String> {
+    let envelope: OwnedEnvelope<serde_json::Value> =
+        serde_json::from_slice(bytes).map_err(|e| format!("snapshot is not valid: {e}"))?;
+    if envelope.version != version {
+        return Err(format!(
+            "snapshot has format version {}, this adapter reads version {version}",
+            envelope.version
+        ));
+    }
+    let state = envelope.state.unwrap_or(serde_json::Value::Null);
+    serde_json::from_value(state).map_err(|e| format!("snapshot state is not valid: {e}"))
+}

@@ -1,0 +1,90 @@
+//! Small text helpers: a message's text, words, streaming chunks, raw payloads.
+
+use crate::types::MessagePart;
+
+/// The text of a user message: its `text` parts joined with newlines (attachments are
+/// left out).
+pub fn message_text(parts: &[MessagePart]) -> String {
+    let texts: Vec<&str> = parts
+        .iter()
+        .filter_map(|part| match part {
+            MessagePart::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    texts.join("\n")
+}
+
+/// The paths of a message's attachments (images and files), in order.
+pub fn attachment_paths(parts: &[MessagePart]) -> Vec<&str> {
+    parts
+        .iter()
+        .filter_map(|part| match part {
+            MessagePart::Image(a) | MessagePart::File(a) => Some(a.path.as_str()),
+            MessagePart::Text(_) => None,
+        })
+        .collect()
+}
+
+/// Splits `text` into its first whitespace-separated word, lowercased, and the rest
+/// with surrounding whitespace trimmed (inner whitespace kept): how scripted agents
+/// read a command.
+///
+/// ```
+/// let (command, rest) = sandbox_agent_adapter_kit::text::command("  Shell  ls -la\n");
+/// assert_eq!((command.as_str(), rest), ("shell", "ls -la"));
+/// ```
+pub fn command(text: &str) -> (String, &str) {
+    let text = text.trim_start();
+    let end = text.find(char::is_whitespace).unwrap_or(text.len());
+    (text[..end].to_lowercase(), text[end..].trim())
+}
+
+/// The number of whitespace-separated words in `text`.
+pub fn word_count(text: &str) -> u64 {
+    text.split_whitespace().count() as u64
+}
+
+/// Cuts `text` into at most `pieces` consecutive chunks of about equal length, at
+/// character boundaries, for simulating a streamed message. The chunks joined give
+/// `text` back; an empty text gives no chunks.
+///
+/// ```
+/// let chunks = sandbox_agent_adapter_kit::text::chunks("hello world", 3);
+/// assert_eq!(chunks, ["hell", "o wo", "rld"]);
+/// ```
+pub fn chunks(text: &str, pieces: usize) -> Vec<&str> {
+    let chars = text.chars().count();
+    if chars == 0 {
+        return Vec::new();
+    }
+    let size = chars.div_ceil(pieces.max(1));
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut count = 0;
+    for (index, _) in text.char_indices() {
+        if count == size {
+            out.push(&text[start..index]);
+            start = index;
+            count = 0;
+        }
+        count += 1;
+    }
+    out.push(&text[start..]);
+    out
+}
+
+/// A native payload as the JSON text an event's `raw` carries: `line` itself when it
+/// is JSON, otherwise `line` as a JSON string.
+///
+/// ```
+/// use sandbox_agent_adapter_kit::text::raw_json;
+/// assert_eq!(raw_json(r#"{"a":1}"#), r#"{"a":1}"#);
+/// assert_eq!(raw_json("not json"), r#""not json""#);
+/// ```
+pub fn raw_json(line: &str) -> String {
+    match serde_json::from_str::<serde::de::IgnoredAny>(line) {
+        Ok(_) => line.to_owned(),
+        Err(_) => serde_json::Value::String(line.to_owned()).to_string(),
+    }
+}

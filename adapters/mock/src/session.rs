@@ -1,0 +1,429 @@
+//! [`MockSession`]: the mock's session state machine.
+//!
+//! This module owns the turn lifecycle (open, wait, settle, cancel), the state that
+//! survives between calls, and the routing of replies, process output and timer ticks
+//! to the turn that waits for them. What each command emits lives in
+//! [`crate::commands`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot;
+use serde::{Deserialize, Serialize};
+
+use crate::commands::{self, Ctx, Flow};
+
+/// Format version of [`MockSession::snapshot`]; bump it when [`State`] changes shape.
+const STATE_VERSION: u32 = 1;
+
+/// One mock session.
+///
+/// Everything but the configuration lives in [`State`], which [`SessionMachine::snapshot`]
+/// serializes whole: a restored session continues exactly where it was, mid-turn
+/// included (a pending permission, a running `shell` command, a `slow` stream).
+pub struct MockSession {
+    config: SessionConfig,
+    state: State,
+}
+
+/// The mock's serializable state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct State {
+    /// Item, call, process and timer ids, and turn numbers.
+    pub ids: IdCounter,
+    /// The turn that waits for something (a reply, a process, a timer); `None` when
+    /// no turn is running (turns that finish within one call are never stored).
+    pub turn: Option<RunningTurn>,
+    /// Requests `demo` left pending without holding its turn open, by id.
+    pub detached_permissions: BTreeMap<String, Permission>,
+    /// Questions `demo` left pending without holding its turn open, by id.
+    pub detached_questions: BTreeMap<String, Question>,
+    /// Permission actions the client allowed for the rest of the session (`always`).
+    pub allowed_for_session: BTreeSet<String>,
+    /// Usage of the finished turns.
+    pub totals: Totals,
+    /// True once `session.ended` was emitted.
+    pub ended: bool,
+}
+
+/// Token usage summed over the session's finished turns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Totals {
+    pub turns: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// The bookkeeping of one turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct TurnInfo {
+    /// `turn_<number>`.
+    pub id: String,
+    /// The turn's number in the session, from 1. Names fixture paths and request ids.
+    pub number: u64,
+    /// Words in the user's message.
+    pub input_tokens: u64,
+    /// Words of assistant text emitted so far.
+    pub output_tokens: u64,
+    /// Words of reasoning text emitted so far.
+    pub reasoning_tokens: u64,
+    /// Report every usage field on `turn.ended` (the `usage` command).
+    pub full_usage: bool,
+}
+
+/// A turn that waits for an input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RunningTurn {
+    pub info: TurnInfo,
+    pub waiting: Waiting,
+}
+
+/// What a running turn waits for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) enum Waiting {
+    /// A reply to `permission`; then the turn continues with `then`.
+    Permission {
+        permission: Permission,
+        then: AfterPermission,
+    },
+    /// A reply to `question`, or its rejection.
+    Question { question: Question },
+    /// The exit of a `shell` command's process, streaming its output meanwhile.
+    Shell {
+        process_id: String,
+        command: String,
+        call_id: String,
+        /// The in-progress `tool_result` item that receives the output.
+        item_id: String,
+        stdout: String,
+        stderr: String,
+    },
+    /// The next tick of a `slow` stream.
+    Slow {
+        timer_id: String,
+        /// The in-progress assistant message.
+        item_id: String,
+        done: u32,
+        total: u32,
+        text: String,
+    },
+}
+
+/// What a turn does once its permission request is answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) enum AfterPermission {
+    /// Say what was decided about `command`.
+    Report { command: String },
+    /// Run the `tool` sequence (when allowed), as the 0.1.x tool test prompt did.
+    ToolSequence { command: String },
+}
+
+impl TurnInfo {
+    fn new(number: u64, input_tokens: u64) -> Self {
+        Self {
+            id: format!("turn_{number}"),
+            number,
+            input_tokens,
+            output_tokens: 0,
+            reasoning_tokens: 0,
+            full_usage: false,
+        }
+    }
+}
+
+impl MockSession {
+    /// The configuration the session was created with.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// Runs `f` with a command context for `info`, then settles the turn by the flow
+    /// `f` returns: ends it, parks it until an input arrives, or ends the session.
+    fn continue_turn(
+        &mut self,
+        mut info: TurnInfo,
+        out: &mut Actions,
+        f: impl FnOnce(&mut Ctx) -> Flow,
+    ) {
+        let flow = f(&mut Ctx {
+            state: &mut self.state,
+            config: &self.config,
+            turn: &mut info,
+            out,
+        });
+        match flow {
+            Flow::Done => self.end_turn(info, None, out),
+            Flow::Wait(waiting) => self.state.turn = Some(RunningTurn { info, waiting }),
+            Flow::EndSession => {
+                self.end_turn(info, None, out);
+                out.emit(event::session_ended(
+                    SessionEndReason::Completed,
+                    TerminatedBy::Agent,
+                    None,
+                ));
+                self.state.ended = true;
+            }
+        }
+    }
+
+    /// Emits `turn.ended` with the turn's usage and adds it to the session's totals.
+    fn end_turn(&mut self, info: TurnInfo, metadata: Option<String>, out: &mut Actions) {
+        let totals = &mut self.state.totals;
+        let mut usage = Usage::tokens(info.input_tokens, info.output_tokens);
+        if info.reasoning_tokens > 0 || info.full_usage {
+            usage.reasoning_tokens = Some(info.reasoning_tokens);
+        }
+        if info.full_usage {
+            // As if the conversation so far were served from a prompt cache, at a fake
+            // price of one cent per thousand tokens.
+            usage.cached_tokens = Some(totals.input_tokens);
+            usage.cost_usd = Some((info.input_tokens + info.output_tokens) as f64 / 100_000.0);
+        }
+        totals.turns += 1;
+        totals.input_tokens += info.input_tokens;
+        totals.output_tokens += info.output_tokens;
+        let turn = Turn {
+            turn_id: Some(info.id),
+            metadata,
+            usage: Some(usage),
+        };
+        out.emit(event::turn_ended(turn));
+    }
+
+    /// Takes the running turn if `matches` accepts what it waits for.
+    fn take_turn_if(&mut self, matches: impl FnOnce(&Waiting) -> bool) -> Option<RunningTurn> {
+        match &self.state.turn {
+            Some(turn) if matches(&turn.waiting) => self.state.turn.take(),
+            _ => None,
+        }
+    }
+
+    /// The running turn's `Shell` wait, if it is for `process_id`.
+    fn shell_mut(&mut self, process_id: &str) -> Option<(&mut String, &mut String, &str)> {
+        match &mut self.state.turn {
+            Some(RunningTurn {
+                waiting:
+                    Waiting::Shell {
+                        process_id: id,
+                        stdout,
+                        stderr,
+                        item_id,
+                        ..
+                    },
+                ..
+            }) if id == process_id => Some((stdout, stderr, item_id.as_str())),
+            _ => None,
+        }
+    }
+
+    /// Interrupts the running turn: stops what it waits for, fails its in-progress
+    /// item, and ends it with `{"cancelled":true}`.
+    fn cancel(&mut self, out: &mut Actions) {
+        let Some(RunningTurn { mut info, waiting }) = self.state.turn.take() else {
+            return;
+        };
+        commands::abort(&mut info, waiting, out);
+        self.end_turn(info, Some(r#"{"cancelled":true}"#.to_owned()), out);
+    }
+}
+
+fn is_shell(waiting: &Waiting, process: &str) -> bool {
+    matches!(waiting, Waiting::Shell { process_id, .. } if process_id == process)
+}
+
+impl SessionMachine for MockSession {
+    fn new(config: SessionConfig) -> Self {
+        Self {
+            config,
+            state: State::default(),
+        }
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Ok(Self {
+            config,
+            state: snapshot::decode(STATE_VERSION, state)?,
+        })
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        snapshot::encode(STATE_VERSION, &self.state)
+    }
+
+    /// Records the native session id `mock-<session id>` and emits `session.started`
+    /// with the session's configuration as metadata.
+    fn start(&mut self) -> Vec<Action> {
+        let config = &self.config;
+        let metadata = serde_json::json!({
+            "agent": "mock",
+            "agentMode": config.agent_mode,
+            "permissionMode": config.permission_mode,
+            "model": config.model,
+            "variant": config.variant,
+        });
+        let mut out = Actions::new();
+        out.set_native_session_id(format!("mock-{}", config.session_id))
+            .emit(event::session_started(Some(metadata.to_string())));
+        out.finish()
+    }
+
+    /// Opens a turn (`turn.started`, the user item) and runs the message's command.
+    fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
+        if self.state.ended {
+            return Vec::new();
+        }
+        if self.state.turn.is_some() {
+            // The host queues messages while a turn runs, so this is a host bug.
+            return Actions::one(event::error(
+                "a turn is already running",
+                Some("turn_running"),
+            ));
+        }
+        let number = self.state.ids.next_number("turn");
+        let info = TurnInfo::new(number, text::word_count(&text::message_text(&parts)));
+        let mut out = Actions::new();
+        out.emit(event::turn_started(Turn::with_id(info.id.clone())))
+            .emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+        self.continue_turn(info, &mut out, |cx| commands::run(cx, &parts));
+        out.finish()
+    }
+
+    fn reply_permission(
+        &mut self,
+        permission_id: String,
+        reply: PermissionReply,
+    ) -> Result<Vec<Action>, String> {
+        let mut out = Actions::new();
+        if let Some(permission) = self.state.detached_permissions.remove(&permission_id) {
+            commands::resolve_permission(&mut self.state, &permission, reply, &mut out);
+            return Ok(out.finish());
+        }
+        let waits_for_it = |w: &Waiting| matches!(w, Waiting::Permission { permission, .. } if permission.permission_id == permission_id);
+        let Some(RunningTurn {
+            info,
+            waiting: Waiting::Permission { permission, then },
+        }) = self.take_turn_if(waits_for_it)
+        else {
+            return Err(format!("unknown permission id: {permission_id}"));
+        };
+        commands::resolve_permission(&mut self.state, &permission, reply, &mut out);
+        self.continue_turn(info, &mut out, |cx| {
+            commands::after_permission(cx, reply, then)
+        });
+        Ok(out.finish())
+    }
+
+    fn reply_question(
+        &mut self,
+        question_id: String,
+        answers: Vec<Vec<String>>,
+    ) -> Result<Vec<Action>, String> {
+        self.resolve_question(question_id, Some(answers))
+    }
+
+    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
+        self.resolve_question(question_id, None)
+    }
+
+    fn cancel_turn(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        self.cancel(&mut out);
+        out.finish()
+    }
+
+    /// Cancels the running turn, then emits `session.ended` (terminated by the daemon).
+    fn terminate(&mut self) -> Vec<Action> {
+        if self.state.ended {
+            return Vec::new();
+        }
+        let mut out = Actions::new();
+        self.cancel(&mut out);
+        out.emit(event::session_ended(
+            SessionEndReason::Terminated,
+            TerminatedBy::Daemon,
+            None,
+        ));
+        self.state.ended = true;
+        out.finish()
+    }
+
+    /// A `shell` command's output line: kept, and streamed as a delta of its result.
+    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
+        let Some((stdout, _, item_id)) = self.shell_mut(&process_id) else {
+            // A process this session no longer waits for (killed by a cancel).
+            return Vec::new();
+        };
+        let delta = format!("{line}\n");
+        stdout.push_str(&delta);
+        Actions::one(event::item_delta(item_id, delta))
+    }
+
+    fn on_stderr(&mut self, process_id: String, line: String) -> Vec<Action> {
+        if let Some((_, stderr, _)) = self.shell_mut(&process_id) {
+            stderr.push_str(&line);
+            stderr.push('\n');
+        }
+        Vec::new()
+    }
+
+    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
+        let Some(RunningTurn { info, waiting }) = self.take_turn_if(|w| is_shell(w, &process_id))
+        else {
+            return Vec::new();
+        };
+        let mut out = Actions::new();
+        self.continue_turn(info, &mut out, |cx| {
+            commands::shell_finished(cx, waiting, Ok(status))
+        });
+        out.finish()
+    }
+
+    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
+        let Some(RunningTurn { info, waiting }) = self.take_turn_if(|w| is_shell(w, &process_id))
+        else {
+            return Vec::new();
+        };
+        let mut out = Actions::new();
+        self.continue_turn(info, &mut out, |cx| {
+            commands::shell_finished(cx, waiting, Err(message))
+        });
+        out.finish()
+    }
+
+    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
+        let waits_for_it =
+            |w: &Waiting| matches!(w, Waiting::Slow { timer_id: id, .. } if *id == timer_id);
+        let Some(RunningTurn { info, waiting }) = self.take_turn_if(waits_for_it) else {
+            return Vec::new();
+        };
+        let mut out = Actions::new();
+        self.continue_turn(info, &mut out, |cx| commands::slow_tick(cx, waiting));
+        out.finish()
+    }
+}
+
+impl MockSession {
+    /// Answers (`Some(answers)`) or rejects (`None`) a question, detached or pending.
+    fn resolve_question(
+        &mut self,
+        question_id: String,
+        answers: Option<Vec<Vec<String>>>,
+    ) -> Result<Vec<Action>, String> {
+        let mut out = Actions::new();
+        if let Some(question) = self.state.detached_questions.remove(&question_id) {
+            commands::resolve_question(&question, answers.as_deref(), &mut out);
+            return Ok(out.finish());
+        }
+        let waits_for_it = |w: &Waiting| matches!(w, Waiting::Question { question } if question.question_id == question_id);
+        let Some(RunningTurn {
+            info,
+            waiting: Waiting::Question { question },
+        }) = self.take_turn_if(waits_for_it)
+        else {
+            return Err(format!("unknown question id: {question_id}"));
+        };
+        let resolved = commands::resolve_question(&question, answers.as_deref(), &mut out);
+        self.continue_turn(info, &mut out, |cx| commands::after_question(cx, &resolved));
+        Ok(out.finish())
+    }
+}

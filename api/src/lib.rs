@@ -1,0 +1,443 @@
+//! Request and response bodies of the sandbox-agent HTTP API (`/v1`).
+//!
+//! Shared by the daemon (which serves them and documents them in OpenAPI) and by
+//! Rust clients such as the CLI. Field names are the 0.1.x wire names (camelCase);
+//! everything beyond 0.1.x is optional so old clients keep working.
+
+use std::collections::BTreeMap;
+
+use sandbox_agent_universal::UniversalEvent;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+/// `GET /v1/health`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct HealthResponse {
+    /// Always `ok` when the daemon answers.
+    pub status: String,
+    /// The daemon's version.
+    #[serde(default)]
+    pub version: Option<String>,
+}
+
+/// What an agent can report through the universal API.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentCapabilities {
+    pub plan_mode: bool,
+    pub permissions: bool,
+    pub questions: bool,
+    pub tool_calls: bool,
+    pub tool_results: bool,
+    pub text_messages: bool,
+    pub images: bool,
+    pub file_attachments: bool,
+    pub session_lifecycle: bool,
+    pub error_events: bool,
+    pub reasoning: bool,
+    pub status: bool,
+    pub command_execution: bool,
+    pub file_changes: bool,
+    pub mcp_tools: bool,
+    pub streaming_deltas: bool,
+    pub item_started: bool,
+    /// The agent uses a shared long-running process or server.
+    pub shared_process: bool,
+    /// A session continues after its agent process exits (native resume).
+    #[serde(default)]
+    pub resume: bool,
+    /// A running turn can be cancelled and the session kept.
+    #[serde(default)]
+    pub cancel: bool,
+    /// Turns report token usage.
+    #[serde(default)]
+    pub usage: bool,
+    /// Models have variants (reasoning effort...).
+    #[serde(default)]
+    pub variants: bool,
+}
+
+/// State of an agent's shared server process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerStatus {
+    Running,
+    Stopped,
+    Error,
+}
+
+/// Details of an agent's shared server process.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerStatusInfo {
+    pub status: ServerStatus,
+    pub restart_count: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uptime_ms: Option<u64>,
+}
+
+/// One agent the daemon can drive (one loaded adapter).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentInfo {
+    pub id: String,
+    /// Human-readable name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub installed: bool,
+    /// Whether the credentials the agent needs are available.
+    pub credentials_available: bool,
+    /// Installed agent version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Path of the installed binary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub capabilities: AgentCapabilities,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_status: Option<ServerStatusInfo>,
+    /// Version of the adapter component driving the agent.
+    #[serde(default)]
+    pub adapter_version: String,
+}
+
+/// `GET /v1/agents`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AgentListResponse {
+    pub agents: Vec<AgentInfo>,
+}
+
+/// One agent mode.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AgentModeInfo {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+}
+
+/// `GET /v1/agents/{agent}/modes`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AgentModesResponse {
+    pub modes: Vec<AgentModeInfo>,
+}
+
+/// One model.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentModelInfo {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variants: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_variant: Option<String>,
+}
+
+/// `GET /v1/agents/{agent}/models`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentModelsResponse {
+    pub models: Vec<AgentModelInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_model: Option<String>,
+}
+
+/// `POST /v1/agents/{agent}/install`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct AgentInstallRequest {
+    /// Install again even when installed.
+    #[serde(default)]
+    pub reinstall: Option<bool>,
+    /// Version to install; the latest when absent.
+    #[serde(default)]
+    pub version: Option<String>,
+}
+
+/// `POST /v1/sessions/{id}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateSessionRequest {
+    /// Agent id (`GET /v1/agents`).
+    pub agent: String,
+    /// Agent mode; the agent's default (`build`) when absent.
+    #[serde(default)]
+    pub agent_mode: Option<String>,
+    /// `default`, `plan` or `bypass`; `default` when absent.
+    #[serde(default)]
+    pub permission_mode: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub variant: Option<String>,
+    #[serde(default)]
+    pub agent_version: Option<String>,
+    /// Working directory of the agent; the daemon's when absent.
+    #[serde(default)]
+    pub directory: Option<String>,
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Extra environment variables for the agent's processes.
+    #[serde(default)]
+    pub env: Option<BTreeMap<String, String>>,
+}
+
+/// Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorType {
+    InvalidRequest,
+    UnsupportedAgent,
+    AgentNotInstalled,
+    InstallFailed,
+    AgentProcessExited,
+    TokenInvalid,
+    PermissionDenied,
+    SessionNotFound,
+    SessionAlreadyExists,
+    ModeNotSupported,
+    StreamError,
+    Timeout,
+    /// The session has ended and accepts no more input.
+    SessionEnded,
+    /// No pending permission request or question has that id.
+    RequestNotFound,
+    /// The route does not exist.
+    NotFound,
+    /// The route exists but not with that method.
+    MethodNotAllowed,
+    /// The body is larger than the daemon accepts.
+    PayloadTooLarge,
+    /// The agent's adapter component failed (trap, limit, invalid action).
+    AdapterFailed,
+    /// An unexpected failure inside the daemon.
+    Internal,
+}
+
+impl ErrorType {
+    /// The snake_case code used in problem `type` URNs.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::InvalidRequest => "invalid_request",
+            Self::UnsupportedAgent => "unsupported_agent",
+            Self::AgentNotInstalled => "agent_not_installed",
+            Self::InstallFailed => "install_failed",
+            Self::AgentProcessExited => "agent_process_exited",
+            Self::TokenInvalid => "token_invalid",
+            Self::PermissionDenied => "permission_denied",
+            Self::SessionNotFound => "session_not_found",
+            Self::SessionAlreadyExists => "session_already_exists",
+            Self::ModeNotSupported => "mode_not_supported",
+            Self::StreamError => "stream_error",
+            Self::Timeout => "timeout",
+            Self::SessionEnded => "session_ended",
+            Self::RequestNotFound => "request_not_found",
+            Self::NotFound => "not_found",
+            Self::MethodNotAllowed => "method_not_allowed",
+            Self::PayloadTooLarge => "payload_too_large",
+            Self::AdapterFailed => "adapter_failed",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+/// An error reported in a body that otherwise succeeded (`CreateSessionResponse`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AgentError {
+    #[serde(rename = "type")]
+    pub error_type: ErrorType,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<serde_json::Value>,
+}
+
+/// `POST /v1/sessions/{id}` response.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateSessionResponse {
+    /// Whether the agent started.
+    pub healthy: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<AgentError>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_session_id: Option<String>,
+}
+
+/// What a session is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    /// Waiting for a message.
+    Idle,
+    /// A turn is running.
+    Running,
+    /// A turn waits for a permission reply or a question answer.
+    AwaitingInput,
+    /// The session has ended.
+    Ended,
+}
+
+/// One session, as listed.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub agent: String,
+    pub agent_mode: String,
+    pub permission_mode: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directory: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_session_id: Option<String>,
+    pub ended: bool,
+    pub event_count: u64,
+    /// Unix time in milliseconds.
+    pub created_at: i64,
+    /// Unix time in milliseconds of the latest event.
+    pub updated_at: i64,
+    pub status: SessionStatus,
+    /// Messages waiting for the running turn to end.
+    pub queued_messages: u64,
+}
+
+/// `GET /v1/sessions`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SessionListResponse {
+    pub sessions: Vec<SessionInfo>,
+}
+
+/// A file attached to a 0.1.x message.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MessageAttachment {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+}
+
+/// One part of a message sent as `parts`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum MessagePart {
+    Text {
+        text: String,
+    },
+    Image {
+        path: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mime: Option<String>,
+    },
+    File {
+        path: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mime: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        filename: Option<String>,
+    },
+}
+
+/// `POST /v1/sessions/{id}/messages`: either `message` (+ `attachments`), the 0.1.x
+/// form, or `parts`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct MessageRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<MessageAttachment>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<MessagePart>>,
+}
+
+/// Query of `GET /v1/sessions/{id}/events`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Last sequence already seen (exclusive).
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// Most events to return.
+    #[serde(default)]
+    pub limit: Option<u64>,
+    /// Include native payloads (`raw`); `include_raw` is accepted too.
+    #[serde(default, alias = "include_raw")]
+    pub include_raw: Option<bool>,
+}
+
+/// `GET /v1/sessions/{id}/events`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventsResponse {
+    pub events: Vec<UniversalEvent>,
+    pub has_more: bool,
+}
+
+/// `POST /v1/sessions/{id}/questions/{qid}/reply`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct QuestionReplyRequest {
+    /// One list of chosen answers per prompt.
+    pub answers: Vec<Vec<String>>,
+}
+
+/// A reply to a permission request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionReply {
+    Once,
+    Always,
+    Reject,
+}
+
+/// `POST /v1/sessions/{id}/permissions/{pid}/reply`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PermissionReplyRequest {
+    pub reply: PermissionReply,
+}
+
+/// An RFC 7807 problem document: every error response of the API.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProblemDetails {
+    /// `urn:sandbox-agent:error:<code>`.
+    #[serde(rename = "type")]
+    pub problem_type: String,
+    pub title: String,
+    pub status: u16,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+}
+
+/// Prefix of every problem `type`.
+pub const PROBLEM_TYPE_PREFIX: &str = "urn:sandbox-agent:error:";
+
+impl ProblemDetails {
+    /// The error code (`session_not_found`) of this problem's `type`.
+    pub fn code(&self) -> &str {
+        self.problem_type.strip_prefix(PROBLEM_TYPE_PREFIX).unwrap_or(&self.problem_type)
+    }
+}

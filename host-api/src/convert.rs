@@ -1,0 +1,289 @@
+//! Checking a guest's actions and converting its events to the universal schema.
+
+use sandbox_agent_universal as u;
+use serde_json::Value;
+
+use crate::bindings::{actions as wit, events as ev};
+use crate::{Action, EmittedEvent, HostError};
+
+/// Checks and converts the actions one guest call returned. Any invalid action
+/// fails the whole list: the host never half-applies a bad batch.
+pub(crate) fn convert_actions(adapter: &str, actions: Vec<wit::Action>) -> Result<Vec<Action>, HostError> {
+    actions
+        .into_iter()
+        .map(|action| {
+            convert_action(action).map_err(|reason| HostError::InvalidAction { adapter: adapter.to_owned(), reason })
+        })
+        .collect()
+}
+
+fn convert_action(action: wit::Action) -> Result<Action, String> {
+    Ok(match action {
+        wit::Action::Emit(emitted) => Action::Emit(convert_emitted(emitted)?),
+        wit::Action::SetNativeSessionId(id) => Action::SetNativeSessionId(non_empty("native session id", id)?),
+        wit::Action::Spawn(spawn) => {
+            non_empty("process id", spawn.process_id.clone())?;
+            if spawn.argv.first().is_none_or(|program| program.is_empty()) {
+                return Err(format!("spawn of process {:?} has no program", spawn.process_id));
+            }
+            Action::Spawn(spawn)
+        }
+        wit::Action::WriteStdin(write) => Action::WriteStdin(write),
+        wit::Action::CloseStdin(id) => Action::CloseStdin(id),
+        wit::Action::Kill(id) => Action::Kill(id),
+        wit::Action::HttpRequest(request) => {
+            check_loopback(&request.url)?;
+            Action::HttpRequest(request)
+        }
+        wit::Action::OpenSse(request) => {
+            check_loopback(&request.url)?;
+            Action::OpenSse(request)
+        }
+        wit::Action::CloseSse(id) => Action::CloseSse(id),
+        wit::Action::SetTimer(timer) => Action::SetTimer(timer),
+        wit::Action::CancelTimer(id) => Action::CancelTimer(id),
+    })
+}
+
+fn non_empty(what: &str, value: String) -> Result<String, String> {
+    if value.is_empty() {
+        Err(format!("empty {what}"))
+    } else {
+        Ok(value)
+    }
+}
+
+/// Adapters may only talk to servers they spawned on this machine.
+fn check_loopback(raw: &str) -> Result<(), String> {
+    let url = url::Url::parse(raw).map_err(|e| format!("invalid URL {raw:?}: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("URL {raw:?} is not http(s)"));
+    }
+    let loopback = match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => false,
+    };
+    if loopback {
+        Ok(())
+    } else {
+        Err(format!("URL {raw:?} is not on the loopback interface"))
+    }
+}
+
+/// JSON text from the guest; a field documented as JSON that does not parse is an
+/// adapter bug.
+fn json(field: &str, text: String) -> Result<Value, String> {
+    serde_json::from_str(&text).map_err(|e| format!("{field} is not valid JSON ({e}): {text:?}"))
+}
+
+fn opt_json(field: &str, text: Option<String>) -> Result<Option<Value>, String> {
+    text.map(|text| json(field, text)).transpose()
+}
+
+fn convert_emitted(emitted: ev::EmittedEvent) -> Result<EmittedEvent, String> {
+    // A raw payload that is not JSON is kept as a JSON string: nothing is dropped.
+    let raw = emitted.raw.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text)));
+    let (event_type, data) = convert_event(emitted.event)?;
+    Ok(EmittedEvent { event_type, data, synthetic: emitted.synthetic, raw })
+}
+
+fn convert_event(event: ev::Event) -> Result<(u::UniversalEventType, u::UniversalEventData), String> {
+    use u::UniversalEventData as D;
+    use u::UniversalEventType as T;
+    Ok(match event {
+        ev::Event::SessionStarted(metadata) => {
+            (T::SessionStarted, D::SessionStarted(u::SessionStartedData { metadata: opt_json("metadata", metadata)? }))
+        }
+        ev::Event::SessionEnded(ended) => (T::SessionEnded, D::SessionEnded(convert_session_ended(ended))),
+        ev::Event::TurnStarted(turn) => (T::TurnStarted, D::Turn(convert_turn(u::TurnPhase::Started, turn)?)),
+        ev::Event::TurnEnded(turn) => (T::TurnEnded, D::Turn(convert_turn(u::TurnPhase::Ended, turn)?)),
+        ev::Event::ItemStarted(item) => (T::ItemStarted, D::Item(u::ItemEventData { item: convert_item(item)? })),
+        ev::Event::ItemCompleted(item) => (T::ItemCompleted, D::Item(u::ItemEventData { item: convert_item(item)? })),
+        ev::Event::ItemDelta(delta) => (
+            T::ItemDelta,
+            D::ItemDelta(u::ItemDeltaData {
+                item_id: delta.item_id,
+                native_item_id: delta.native_item_id,
+                delta: delta.delta,
+            }),
+        ),
+        ev::Event::PermissionRequested(p) => (T::PermissionRequested, D::Permission(convert_permission(p)?)),
+        ev::Event::PermissionResolved(p) => (T::PermissionResolved, D::Permission(convert_permission(p)?)),
+        ev::Event::QuestionRequested(q) => (T::QuestionRequested, D::Question(convert_question(q))),
+        ev::Event::QuestionResolved(q) => (T::QuestionResolved, D::Question(convert_question(q))),
+        ev::Event::Error(error) => (
+            T::Error,
+            D::Error(u::ErrorData { message: error.message, code: error.code, details: opt_json("details", error.details)? }),
+        ),
+        ev::Event::AgentUnparsed(unparsed) => (
+            T::AgentUnparsed,
+            D::AgentUnparsed(u::AgentUnparsedData {
+                error: unparsed.error,
+                location: unparsed.location,
+                raw_hash: unparsed.raw_hash,
+            }),
+        ),
+    })
+}
+
+fn convert_session_ended(ended: ev::SessionEnded) -> u::SessionEndedData {
+    u::SessionEndedData {
+        reason: match ended.reason {
+            ev::SessionEndReason::Completed => u::SessionEndReason::Completed,
+            ev::SessionEndReason::Error => u::SessionEndReason::Error,
+            ev::SessionEndReason::Terminated => u::SessionEndReason::Terminated,
+        },
+        terminated_by: match ended.terminated_by {
+            ev::TerminatedBy::Agent => u::TerminatedBy::Agent,
+            ev::TerminatedBy::Daemon => u::TerminatedBy::Daemon,
+        },
+        message: ended.message,
+        exit_code: ended.exit_code,
+        stderr: ended.stderr.map(|s| u::StderrOutput {
+            head: s.head,
+            tail: s.tail,
+            truncated: s.truncated,
+            total_lines: s.total_lines,
+        }),
+    }
+}
+
+fn convert_turn(phase: u::TurnPhase, turn: ev::Turn) -> Result<u::TurnEventData, String> {
+    Ok(u::TurnEventData {
+        phase,
+        turn_id: turn.turn_id,
+        metadata: opt_json("metadata", turn.metadata)?,
+        usage: turn.usage.map(|usage| u::Usage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cached_tokens: usage.cached_tokens,
+            reasoning_tokens: usage.reasoning_tokens,
+            cost_usd: usage.cost_usd,
+        }),
+    })
+}
+
+fn convert_item(item: ev::Item) -> Result<u::UniversalItem, String> {
+    Ok(u::UniversalItem {
+        item_id: non_empty("item id", item.item_id)?,
+        native_item_id: item.native_item_id,
+        parent_id: item.parent_id,
+        kind: match item.kind {
+            ev::ItemKind::Message => u::ItemKind::Message,
+            ev::ItemKind::ToolCall => u::ItemKind::ToolCall,
+            ev::ItemKind::ToolResult => u::ItemKind::ToolResult,
+            ev::ItemKind::System => u::ItemKind::System,
+            ev::ItemKind::Status => u::ItemKind::Status,
+            ev::ItemKind::Unknown => u::ItemKind::Unknown,
+        },
+        role: item.role.map(|role| match role {
+            ev::ItemRole::User => u::ItemRole::User,
+            ev::ItemRole::Assistant => u::ItemRole::Assistant,
+            ev::ItemRole::System => u::ItemRole::System,
+            ev::ItemRole::Tool => u::ItemRole::Tool,
+        }),
+        status: match item.status {
+            ev::ItemStatus::InProgress => u::ItemStatus::InProgress,
+            ev::ItemStatus::Completed => u::ItemStatus::Completed,
+            ev::ItemStatus::Failed => u::ItemStatus::Failed,
+        },
+        content: item.content.into_iter().map(convert_part).collect::<Result<_, _>>()?,
+    })
+}
+
+fn convert_part(part: ev::ContentPart) -> Result<u::ContentPart, String> {
+    Ok(match part {
+        ev::ContentPart::Text(text) => u::ContentPart::Text { text },
+        ev::ContentPart::Json(text) => u::ContentPart::Json { json: json("json content part", text)? },
+        ev::ContentPart::ToolCall(call) => {
+            u::ContentPart::ToolCall { name: call.name, arguments: call.arguments, call_id: call.call_id }
+        }
+        ev::ContentPart::ToolResult(result) => u::ContentPart::ToolResult { call_id: result.call_id, output: result.output },
+        ev::ContentPart::FileRef(file) => u::ContentPart::FileRef {
+            path: file.path,
+            action: match file.action {
+                ev::FileAction::Read => u::FileAction::Read,
+                ev::FileAction::Write => u::FileAction::Write,
+                ev::FileAction::Patch => u::FileAction::Patch,
+            },
+            diff: file.diff,
+        },
+        ev::ContentPart::Reasoning(reasoning) => u::ContentPart::Reasoning {
+            text: reasoning.text,
+            visibility: match reasoning.visibility {
+                ev::ReasoningVisibility::Public => u::ReasoningVisibility::Public,
+                ev::ReasoningVisibility::Private => u::ReasoningVisibility::Private,
+            },
+        },
+        ev::ContentPart::Image(image) => u::ContentPart::Image { path: image.path, mime: image.mime },
+        ev::ContentPart::Status(status) => u::ContentPart::Status { label: status.label, detail: status.detail },
+    })
+}
+
+fn convert_permission(p: ev::Permission) -> Result<u::PermissionEventData, String> {
+    Ok(u::PermissionEventData {
+        permission_id: non_empty("permission id", p.permission_id)?,
+        action: p.action,
+        status: match p.status {
+            ev::PermissionStatus::Requested => u::PermissionStatus::Requested,
+            ev::PermissionStatus::Accept => u::PermissionStatus::Accept,
+            ev::PermissionStatus::AcceptForSession => u::PermissionStatus::AcceptForSession,
+            ev::PermissionStatus::Reject => u::PermissionStatus::Reject,
+        },
+        metadata: opt_json("metadata", p.metadata)?,
+    })
+}
+
+fn convert_question(q: ev::Question) -> u::QuestionEventData {
+    u::QuestionEventData {
+        question_id: q.question_id,
+        prompt: q.prompt,
+        options: q.options,
+        status: match q.status {
+            ev::QuestionStatus::Requested => u::QuestionStatus::Requested,
+            ev::QuestionStatus::Answered => u::QuestionStatus::Answered,
+            ev::QuestionStatus::Rejected => u::QuestionStatus::Rejected,
+        },
+        response: q.response,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_urls_pass() {
+        for ok in ["http://127.0.0.1:4096/session", "http://localhost:1/x", "http://[::1]:80/", "http://127.9.9.9/"] {
+            assert!(check_loopback(ok).is_ok(), "{ok}");
+        }
+        for bad in ["http://example.com/", "http://10.0.0.1/", "file:///etc/passwd", "http://0.0.0.0/", "nonsense"] {
+            assert!(check_loopback(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn invalid_json_metadata_is_an_invalid_action() {
+        let action = wit::Action::Emit(ev::EmittedEvent {
+            event: ev::Event::SessionStarted(Some("{not json".into())),
+            synthetic: false,
+            raw: None,
+        });
+        let error = convert_actions("probe", vec![action]).unwrap_err();
+        assert!(matches!(error, HostError::InvalidAction { .. }), "{error}");
+    }
+
+    #[test]
+    fn non_json_raw_is_kept_as_a_string() {
+        let emitted = ev::EmittedEvent {
+            event: ev::Event::AgentUnparsed(ev::Unparsed { error: "e".into(), location: "stdout".into(), raw_hash: None }),
+            synthetic: false,
+            raw: Some("plain text line".into()),
+        };
+        let converted = convert_emitted(emitted).unwrap();
+        assert_eq!(converted.raw, Some(Value::String("plain text line".into())));
+        assert_eq!(converted.event_type, u::UniversalEventType::AgentUnparsed);
+    }
+}

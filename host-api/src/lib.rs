@@ -1,0 +1,31 @@
+//! The wasmtime host that runs sandbox-agent adapter components.
+//!
+//! An adapter is a WebAssembly component implementing the WIT contract in `wit/`
+//! (`sandbox-agent:adapter`). This crate loads such components ([`AdapterRegistry`]),
+//! compiles them once (with an on-disk cache), and runs one isolated instance per
+//! daemon session ([`AdapterSession`]). It knows nothing of any particular agent, of
+//! processes or of HTTP: it turns inputs into the actions an adapter returns, and
+//! checks them. The daemon (`runtime/`) carries the actions out.
+//!
+//! Isolation: guests get no WASI filesystem, network, clock, environment or
+//! randomness (imports they declare trap when called); each instance has a memory
+//! cap and each call a time budget; a trap, an over-limit guest or an invalid
+//! action is reported as a fatal [`HostError`] for that session only. Because wasm
+//! memory never shrinks, a session whose instance grew past a threshold is rebuilt
+//! from its own snapshot.
+
+mod bindings;
+mod convert;
+mod error;
+mod limits;
+mod registry;
+mod session;
+mod types;
+
+pub use error::HostError;
+pub use registry::{AdapterOrigin, AdapterRegistry, LoadedAdapter};
+pub use session::AdapterSession;
+pub use types::*;
+
+/// The WIT package versions this host accepts.
+pub const SUPPORTED_CONTRACTS: &[&str] = &["sandbox-agent:adapter@0.1.0"];

@@ -1,0 +1,59 @@
+//! Per-instance resource accounting: the memory cap and the growth that triggers
+//! recycling.
+
+use wasmtime::ResourceLimiter;
+
+/// Marker error raised inside a guest call when it asks for memory past the cap;
+/// recognised afterwards to report [`crate::HostError::MemoryLimit`].
+#[derive(Debug)]
+pub(crate) struct MemoryLimitHit;
+
+impl std::fmt::Display for MemoryLimitHit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("memory limit exceeded")
+    }
+}
+
+impl std::error::Error for MemoryLimitHit {}
+
+/// The store data of an adapter instance: caps memory and tables, remembers how
+/// large the linear memory has grown.
+pub(crate) struct InstanceLimits {
+    memory_limit: usize,
+    /// Largest memory size granted so far, in bytes.
+    pub(crate) memory_size: usize,
+}
+
+impl InstanceLimits {
+    pub(crate) fn new(memory_limit: usize) -> Self {
+        Self { memory_limit, memory_size: 0 }
+    }
+}
+
+/// Most table elements an instance may have (function tables of ordinary guests
+/// are a few thousand entries).
+const TABLE_ELEMENTS_LIMIT: usize = 100_000;
+
+impl ResourceLimiter for InstanceLimits {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.memory_limit {
+            return Err(MemoryLimitHit.into());
+        }
+        self.memory_size = self.memory_size.max(desired);
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= TABLE_ELEMENTS_LIMIT)
+    }
+}

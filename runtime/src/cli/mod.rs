@@ -1,0 +1,188 @@
+//! The command line: `sandbox-agent server` runs the daemon; the other
+//! subcommands are thin clients of its HTTP API (one per route) that print JSON,
+//! plus local tools for adapter components.
+
+mod local;
+mod remote;
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use sandbox_agent_host::HostConfig;
+
+use crate::config::{default_data_dir, CorsConfig, DaemonConfig};
+
+/// One HTTP API over every coding agent.
+#[derive(Debug, Parser)]
+#[command(name = "sandbox-agent", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the daemon.
+    Server(ServerArgs),
+    /// Check that a daemon answers.
+    Health(remote::Connection),
+    /// The agents a daemon drives.
+    #[command(subcommand)]
+    Agents(remote::AgentsCommand),
+    /// Sessions, messages and transcripts.
+    #[command(subcommand)]
+    Sessions(remote::SessionsCommand),
+    /// Answer an agent's questions.
+    #[command(subcommand)]
+    Questions(remote::QuestionsCommand),
+    /// Answer an agent's permission requests.
+    #[command(subcommand)]
+    Permissions(remote::PermissionsCommand),
+    /// Inspect adapter components (no daemon needed).
+    #[command(subcommand)]
+    Adapters(local::AdaptersCommand),
+    /// Print the OpenAPI document of the HTTP API.
+    Openapi,
+}
+
+/// `sandbox-agent server` flags.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1", env = "SANDBOX_AGENT_HOST")]
+    host: IpAddr,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 2468, env = "SANDBOX_AGENT_PORT")]
+    port: u16,
+    /// Token clients must send (`Authorization: Bearer` or `x-sandbox-token`).
+    #[arg(long, env = "SANDBOX_AGENT_TOKEN", hide_env_values = true, conflicts_with = "no_token")]
+    token: Option<String>,
+    /// Serve without authentication.
+    #[arg(long)]
+    no_token: bool,
+    /// Allow cross-origin requests from this origin (repeatable; `*` for any).
+    #[arg(long = "cors-allow-origin")]
+    cors_allow_origin: Vec<String>,
+    /// Headers allowed in cross-origin requests (repeatable).
+    #[arg(long = "cors-allow-header")]
+    cors_allow_header: Vec<String>,
+    /// Methods allowed in cross-origin requests (repeatable).
+    #[arg(long = "cors-allow-method")]
+    cors_allow_method: Vec<String>,
+    /// Allow credentials in cross-origin requests.
+    #[arg(long)]
+    cors_allow_credentials: bool,
+    /// Where the daemon keeps its files [default: ~/.local/share/sandbox-agent].
+    #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// Folder of extra adapter components (`*.wasm`); they override builtins by agent id
+    /// [default: <data-dir>/adapters when it exists].
+    #[arg(long, env = "SANDBOX_AGENT_ADAPTERS_DIR")]
+    adapters_dir: Option<PathBuf>,
+    /// Where agent binaries are installed [default: <data-dir>/bin].
+    #[arg(long, env = "SANDBOX_AGENT_INSTALL_DIR")]
+    install_dir: Option<PathBuf>,
+    /// Largest request body, in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    body_limit: usize,
+    /// Memory cap of one adapter instance, in MiB.
+    #[arg(long, default_value_t = 128)]
+    adapter_memory_mib: usize,
+    /// Time budget of one call into an adapter, in milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    adapter_call_timeout_ms: u64,
+    /// Longest agent output line handed to an adapter, in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    max_line_bytes: usize,
+}
+
+impl ServerArgs {
+    fn into_config(self) -> Result<DaemonConfig, String> {
+        if self.token.is_none() && !self.no_token {
+            return Err("a token is required: pass --token <TOKEN> (or set SANDBOX_AGENT_TOKEN), or --no-token to serve without authentication".into());
+        }
+        if self.token.as_deref() == Some("") {
+            return Err("--token must not be empty".into());
+        }
+        let data_dir = self.data_dir.unwrap_or_else(default_data_dir);
+        let adapters_dir = self.adapters_dir.or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
+        if let Some(dir) = &adapters_dir {
+            if !dir.is_dir() {
+                return Err(format!("adapters folder {} does not exist", dir.display()));
+            }
+        }
+        let memory_limit_bytes = self.adapter_memory_mib << 20;
+        Ok(DaemonConfig {
+            listen: SocketAddr::new(self.host, self.port),
+            token: self.token,
+            cors: CorsConfig {
+                allow_origins: self.cors_allow_origin,
+                allow_headers: self.cors_allow_header,
+                allow_methods: self.cors_allow_method,
+                allow_credentials: self.cors_allow_credentials,
+            },
+            install_dir: self.install_dir.unwrap_or_else(|| data_dir.join("bin")),
+            adapters_dir,
+            body_limit: self.body_limit,
+            max_line_bytes: self.max_line_bytes,
+            host: HostConfig {
+                memory_limit_bytes,
+                call_timeout: Duration::from_millis(self.adapter_call_timeout_ms),
+                recycle_threshold_bytes: (8 << 20).min(memory_limit_bytes / 2),
+                cache_dir: Some(data_dir.join("cache")),
+            },
+            data_dir,
+        })
+    }
+}
+
+/// Parses the command line, runs the command, and maps failure to a non-zero exit
+/// with a one-line message on stderr.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => return fail(&format!("cannot start the async runtime: {error}")),
+    };
+    let result = runtime.block_on(run(cli.command));
+    // Do not wait for lingering blocking tasks (stdin readers...) on exit.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => fail(&message),
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
+}
+
+async fn run(command: Command) -> Result<(), String> {
+    match command {
+        Command::Server(args) => {
+            init_tracing();
+            let config = args.into_config()?;
+            crate::server::serve(config).await.map_err(|e| format!("{e:#}"))
+        }
+        Command::Health(connection) => remote::health(connection).await,
+        Command::Agents(command) => remote::agents(command).await,
+        Command::Sessions(command) => remote::sessions(command).await,
+        Command::Questions(command) => remote::questions(command).await,
+        Command::Permissions(command) => remote::permissions(command).await,
+        Command::Adapters(command) => local::adapters(command),
+        Command::Openapi => {
+            print!("{}", crate::server::openapi::document_json());
+            Ok(())
+        }
+    }
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SANDBOX_AGENT_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}

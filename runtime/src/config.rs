@@ -1,0 +1,44 @@
+//! The daemon's settings, resolved from the command line and the environment.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use sandbox_agent_host::HostConfig;
+
+/// Which cross-origin requests the server answers; none by default.
+#[derive(Debug, Clone, Default)]
+pub struct CorsConfig {
+    pub allow_origins: Vec<String>,
+    pub allow_headers: Vec<String>,
+    pub allow_methods: Vec<String>,
+    pub allow_credentials: bool,
+}
+
+/// Everything `sandbox-agent server` runs with.
+#[derive(Debug, Clone)]
+pub struct DaemonConfig {
+    pub listen: SocketAddr,
+    /// Required token; `None` only with an explicit `--no-token`.
+    pub token: Option<String>,
+    pub cors: CorsConfig,
+    /// Root of the daemon's files (compile cache, installed agents).
+    pub data_dir: PathBuf,
+    /// Extra adapter components; override builtins by agent id.
+    pub adapters_dir: Option<PathBuf>,
+    /// Where agent binaries are installed and looked up after PATH.
+    pub install_dir: PathBuf,
+    /// Largest request body accepted, in bytes.
+    pub body_limit: usize,
+    /// Longest output line of an agent process handed to an adapter, in bytes.
+    pub max_line_bytes: usize,
+    pub host: HostConfig,
+}
+
+/// The default data dir: `$XDG_DATA_HOME/sandbox-agent` or `~/.local/share/sandbox-agent`.
+pub fn default_data_dir() -> PathBuf {
+    if let Some(xdg) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(xdg).join("sandbox-agent");
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    home.join(".local/share/sandbox-agent")
+}

@@ -1,0 +1,136 @@
+//! The daemon's one error type; every failure a client can see becomes an RFC 7807
+//! problem document with a stable `urn:sandbox-agent:error:<code>` type.
+
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use sandbox_agent_api::{ErrorType, ProblemDetails, PROBLEM_TYPE_PREFIX};
+
+/// Everything that can go wrong serving a request.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    InvalidRequest(String),
+    #[error("unknown agent {agent:?}; GET /v1/agents lists the agents this daemon runs")]
+    UnsupportedAgent { agent: String },
+    #[error("agent {agent:?} is not installed")]
+    AgentNotInstalled { agent: String, detail: String },
+    #[error("installing agent {agent:?} failed: {detail}")]
+    InstallFailed { agent: String, detail: String },
+    #[error("missing or invalid token; send `Authorization: Bearer <token>` or `x-sandbox-token`")]
+    TokenInvalid,
+    #[error("session {session_id:?} not found")]
+    SessionNotFound { session_id: String },
+    #[error("session {session_id:?} already exists")]
+    SessionAlreadyExists { session_id: String },
+    #[error("session {session_id:?} has ended")]
+    SessionEnded { session_id: String },
+    #[error("{what} {id:?} is not pending in session {session_id:?}")]
+    RequestNotFound { session_id: String, what: &'static str, id: String },
+    #[error("{0}")]
+    ModeNotSupported(String),
+    #[error("the adapter rejected the request: {0}")]
+    AdapterRejected(String),
+    #[error("the agent's adapter failed: {detail}")]
+    AdapterFailed { agent: String, detail: String },
+    #[error("no route {0}")]
+    NotFound(String),
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("request body too large")]
+    PayloadTooLarge,
+    #[error("timed out: {0}")]
+    Timeout(String),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    /// The problem's code.
+    pub fn error_type(&self) -> ErrorType {
+        match self {
+            ApiError::InvalidRequest(_) | ApiError::AdapterRejected(_) => ErrorType::InvalidRequest,
+            ApiError::UnsupportedAgent { .. } => ErrorType::UnsupportedAgent,
+            ApiError::AgentNotInstalled { .. } => ErrorType::AgentNotInstalled,
+            ApiError::InstallFailed { .. } => ErrorType::InstallFailed,
+            ApiError::TokenInvalid => ErrorType::TokenInvalid,
+            ApiError::SessionNotFound { .. } => ErrorType::SessionNotFound,
+            ApiError::SessionAlreadyExists { .. } => ErrorType::SessionAlreadyExists,
+            ApiError::SessionEnded { .. } => ErrorType::SessionEnded,
+            ApiError::RequestNotFound { .. } => ErrorType::RequestNotFound,
+            ApiError::ModeNotSupported(_) => ErrorType::ModeNotSupported,
+            ApiError::AdapterFailed { .. } => ErrorType::AdapterFailed,
+            ApiError::NotFound(_) => ErrorType::NotFound,
+            ApiError::MethodNotAllowed => ErrorType::MethodNotAllowed,
+            ApiError::PayloadTooLarge => ErrorType::PayloadTooLarge,
+            ApiError::Timeout(_) => ErrorType::Timeout,
+            ApiError::Internal(_) => ErrorType::Internal,
+        }
+    }
+
+    /// The HTTP status of the problem.
+    pub fn status(&self) -> StatusCode {
+        match self.error_type() {
+            ErrorType::InvalidRequest | ErrorType::UnsupportedAgent | ErrorType::ModeNotSupported => {
+                StatusCode::BAD_REQUEST
+            }
+            ErrorType::TokenInvalid => StatusCode::UNAUTHORIZED,
+            ErrorType::PermissionDenied => StatusCode::FORBIDDEN,
+            ErrorType::AgentNotInstalled
+            | ErrorType::SessionNotFound
+            | ErrorType::RequestNotFound
+            | ErrorType::NotFound => StatusCode::NOT_FOUND,
+            ErrorType::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorType::SessionAlreadyExists | ErrorType::SessionEnded => StatusCode::CONFLICT,
+            ErrorType::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorType::StreamError => StatusCode::BAD_GATEWAY,
+            ErrorType::Timeout => StatusCode::GATEWAY_TIMEOUT,
+            ErrorType::InstallFailed
+            | ErrorType::AgentProcessExited
+            | ErrorType::AdapterFailed
+            | ErrorType::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The problem document.
+    pub fn problem(&self) -> ProblemDetails {
+        let status = self.status();
+        let mut problem = ProblemDetails {
+            problem_type: format!("{PROBLEM_TYPE_PREFIX}{}", self.error_type().code()),
+            title: status.canonical_reason().unwrap_or("Error").to_owned(),
+            status: status.as_u16(),
+            detail: Some(self.to_string()),
+            instance: None,
+            agent: None,
+            session_id: None,
+            exit_code: None,
+            stderr: None,
+        };
+        match self {
+            ApiError::UnsupportedAgent { agent } | ApiError::AdapterFailed { agent, .. } => {
+                problem.agent = Some(agent.clone())
+            }
+            ApiError::AgentNotInstalled { agent, detail } => {
+                problem.agent = Some(agent.clone());
+                problem.detail = Some(format!("{self}: {detail}"));
+            }
+            ApiError::InstallFailed { agent, .. } => problem.agent = Some(agent.clone()),
+            ApiError::SessionNotFound { session_id }
+            | ApiError::SessionAlreadyExists { session_id }
+            | ApiError::SessionEnded { session_id }
+            | ApiError::RequestNotFound { session_id, .. } => problem.session_id = Some(session_id.clone()),
+            _ => {}
+        }
+        problem
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if self.status().is_server_error() {
+            tracing::error!(error = %self, "request failed");
+        }
+        let problem = self.problem();
+        let body = serde_json::to_vec(&problem).unwrap_or_default();
+        (self.status(), [(header::CONTENT_TYPE, "application/problem+json")], body).into_response()
+    }
+}

@@ -1,0 +1,18 @@
+//! The sandbox-agent daemon: one HTTP API over every coding agent.
+//!
+//! This crate drives; it knows no agent by name. Adapter components (loaded by
+//! `sandbox-agent-host`) decide what to launch and how to translate; this crate
+//! owns everything with side effects: the HTTP server ([`server`]), sessions and
+//! their transcripts ([`sessions`]), child processes, loopback HTTP and timers the
+//! adapters ask for, and the command line ([`cli`]).
+
+pub mod adapters;
+pub mod agents;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod server;
+pub mod sessions;
+
+/// The daemon's version, reported by `GET /v1/health`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,135 @@
+//! The HTTP server: router, middleware (auth, CORS, tracing, body limits) and
+//! graceful shutdown. Handlers live in [`routes`].
+
+mod auth;
+mod extract;
+pub mod openapi;
+mod routes;
+pub mod sse;
+
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderName, HeaderValue, Method, Uri};
+use axum::routing::{get, post};
+use axum::Router;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::trace::TraceLayer;
+
+use crate::agents::AgentCatalog;
+use crate::config::{CorsConfig, DaemonConfig};
+use crate::error::ApiError;
+use crate::sessions::SessionManager;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub catalog: Arc<AgentCatalog>,
+    pub sessions: Arc<SessionManager>,
+}
+
+/// The router with every route and layer.
+pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> {
+    let mut router = Router::new()
+        .route("/v1/health", get(routes::health))
+        .route("/v1/openapi.json", get(routes::openapi))
+        .route("/v1/agents", get(routes::list_agents))
+        .route("/v1/agents/{agent}/modes", get(routes::agent_modes))
+        .route("/v1/agents/{agent}/models", get(routes::agent_models))
+        .route("/v1/agents/{agent}/install", post(routes::install_agent))
+        .route("/v1/sessions", get(routes::list_sessions))
+        .route("/v1/sessions/{session_id}", post(routes::create_session))
+        .route("/v1/sessions/{session_id}/messages", post(routes::post_message))
+        .route("/v1/sessions/{session_id}/messages/stream", post(routes::post_message_stream))
+        .route("/v1/sessions/{session_id}/events", get(routes::get_events))
+        .route("/v1/sessions/{session_id}/events/sse", get(routes::get_events_sse))
+        .route("/v1/sessions/{session_id}/questions/{question_id}/reply", post(routes::reply_question))
+        .route("/v1/sessions/{session_id}/questions/{question_id}/reject", post(routes::reject_question))
+        .route("/v1/sessions/{session_id}/permissions/{permission_id}/reply", post(routes::reply_permission))
+        .route("/v1/sessions/{session_id}/cancel", post(routes::cancel))
+        .route("/v1/sessions/{session_id}/terminate", post(routes::terminate))
+        .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(config.body_limit));
+    if let Some(token) = &config.token {
+        router = router.layer(axum::middleware::from_fn_with_state(Arc::new(token.clone()), auth::require_token));
+    }
+    router = router.layer(TraceLayer::new_for_http());
+    if let Some(cors) = cors_layer(&config.cors)? {
+        router = router.layer(cors);
+    }
+    Ok(router)
+}
+
+/// CORS is off unless origins are configured.
+fn cors_layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, String> {
+    if cors.allow_origins.is_empty() {
+        return Ok(None);
+    }
+    let origins = if cors.allow_origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        let values = cors
+            .allow_origins
+            .iter()
+            .map(|o| HeaderValue::from_str(o).map_err(|_| format!("invalid CORS origin {o:?}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        AllowOrigin::list(values)
+    };
+    let headers = if cors.allow_headers.is_empty() {
+        vec!["content-type", "authorization", "x-sandbox-token", "last-event-id"]
+            .into_iter()
+            .map(HeaderName::from_static)
+            .collect()
+    } else {
+        cors.allow_headers
+            .iter()
+            .map(|h| HeaderName::from_bytes(h.as_bytes()).map_err(|_| format!("invalid CORS header {h:?}")))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    let methods = if cors.allow_methods.is_empty() {
+        vec![Method::GET, Method::POST, Method::DELETE, Method::OPTIONS]
+    } else {
+        cors.allow_methods
+            .iter()
+            .map(|m| Method::from_bytes(m.to_ascii_uppercase().as_bytes()).map_err(|_| format!("invalid CORS method {m:?}")))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok(Some(
+        CorsLayer::new()
+            .allow_origin(origins)
+            .allow_headers(headers)
+            .allow_methods(methods)
+            .allow_credentials(cors.allow_credentials),
+    ))
+}
+
+/// Loads the adapters, binds, and serves until SIGINT/SIGTERM, which ends every session.
+pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&config.data_dir)?;
+    let registry = crate::adapters::load_registry(config.host.clone(), config.adapters_dir.as_deref())?;
+    let catalog = Arc::new(AgentCatalog::new(registry, config.install_dir.clone()));
+    let sessions = Arc::new(SessionManager::new(catalog.clone(), config.max_line_bytes));
+    let state = AppState { catalog, sessions: sessions.clone() };
+    let app = router(state, &config).map_err(anyhow::Error::msg)?;
+    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    tracing::info!(address = %listener.local_addr()?, auth = config.token.is_some(), "sandbox-agent listening");
+    // Ending the sessions first lets their SSE streams finish, so the server can drain.
+    let shutdown = async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down: terminating sessions");
+        sessions.terminate_all().await;
+    };
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("installing the SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+}

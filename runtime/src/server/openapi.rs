@@ -1,0 +1,62 @@
+//! The OpenAPI 3.1 document of the API, generated from the handlers and types.
+
+use sandbox_agent_api::*;
+use sandbox_agent_universal::*;
+use utoipa::OpenApi;
+
+use super::routes;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "sandbox-agent",
+        description = "One HTTP API over every coding agent, run inside a sandbox.",
+        license(name = "Apache-2.0"),
+    ),
+    paths(
+        routes::health,
+        routes::list_agents,
+        routes::agent_modes,
+        routes::agent_models,
+        routes::install_agent,
+        routes::list_sessions,
+        routes::create_session,
+        routes::post_message,
+        routes::post_message_stream,
+        routes::get_events,
+        routes::get_events_sse,
+        routes::reply_question,
+        routes::reject_question,
+        routes::reply_permission,
+        routes::cancel,
+        routes::terminate,
+        routes::openapi,
+    ),
+    components(schemas(
+        UniversalEvent, UniversalEventData, UniversalEventType, EventSource, ContentPart, UniversalItem,
+        ItemKind, ItemRole, ItemStatus, FileAction, ReasoningVisibility, SessionStartedData, SessionEndedData,
+        SessionEndReason, TerminatedBy, StderrOutput, TurnEventData, TurnPhase, Usage, ItemEventData,
+        ItemDeltaData, ErrorData, AgentUnparsedData, PermissionEventData, PermissionStatus, QuestionEventData,
+        QuestionStatus, ErrorType, AgentError,
+    )),
+    tags(
+        (name = "meta", description = "Health and API description"),
+        (name = "agents", description = "The agents this daemon drives"),
+        (name = "sessions", description = "Sessions, messages, transcripts and human-in-the-loop replies"),
+    )
+)]
+struct ApiDoc;
+
+/// The document, with the daemon's version.
+pub fn document() -> utoipa::openapi::OpenApi {
+    let mut doc = ApiDoc::openapi();
+    doc.info.version = crate::VERSION.to_owned();
+    doc
+}
+
+/// The document as pretty JSON with a final newline, as committed in `docs/openapi.json`.
+pub fn document_json() -> String {
+    let mut text = serde_json::to_string_pretty(&document()).expect("serializing the OpenAPI document");
+    text.push('\n');
+    text
+}

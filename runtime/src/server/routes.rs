@@ -1,0 +1,318 @@
+//! One small handler per route of `/v1`. Each is the happy path; failures are
+//! [`ApiError`]s that become problem documents.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use futures::StreamExt;
+use sandbox_agent_api::*;
+use sandbox_agent_host::{Attachment, MessagePart as AdapterPart};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::extract::{Json, OptionalJson, Path, Query};
+use super::sse::{self, Until};
+use super::AppState;
+use crate::error::ApiError;
+use crate::sessions::Command;
+
+type Result<T> = std::result::Result<T, ApiError>;
+
+/// Liveness and version.
+#[utoipa::path(get, path = "/v1/health", tag = "meta", responses((status = 200, body = HealthResponse)))]
+pub async fn health() -> axum::Json<HealthResponse> {
+    axum::Json(HealthResponse { status: "ok".into(), version: Some(crate::VERSION.into()) })
+}
+
+/// Every agent this daemon can drive, with install state and capabilities.
+#[utoipa::path(get, path = "/v1/agents", tag = "agents", responses((status = 200, body = AgentListResponse)))]
+pub async fn list_agents(State(state): State<AppState>) -> axum::Json<AgentListResponse> {
+    let mut agents = Vec::new();
+    for adapter in state.catalog.adapters() {
+        agents.push(state.catalog.describe(&adapter).await);
+    }
+    axum::Json(AgentListResponse { agents })
+}
+
+/// The agent's modes.
+#[utoipa::path(get, path = "/v1/agents/{agent}/modes", tag = "agents",
+    params(("agent" = String, Path, description = "Agent id")),
+    responses((status = 200, body = AgentModesResponse), (status = 400, body = ProblemDetails)))]
+pub async fn agent_modes(State(state): State<AppState>, Path(agent): Path<String>) -> Result<axum::Json<AgentModesResponse>> {
+    Ok(axum::Json(AgentModesResponse { modes: state.catalog.modes(&agent)? }))
+}
+
+/// The agent's models and variants.
+#[utoipa::path(get, path = "/v1/agents/{agent}/models", tag = "agents",
+    params(("agent" = String, Path, description = "Agent id")),
+    responses((status = 200, body = AgentModelsResponse), (status = 400, body = ProblemDetails)))]
+pub async fn agent_models(
+    State(state): State<AppState>,
+    Path(agent): Path<String>,
+) -> Result<axum::Json<AgentModelsResponse>> {
+    let (models, default_model) = state.catalog.models(&agent)?;
+    Ok(axum::Json(AgentModelsResponse { models, default_model }))
+}
+
+/// Installs the agent's binary (a no-op for builtin or already installed agents
+/// unless `reinstall`).
+#[utoipa::path(post, path = "/v1/agents/{agent}/install", tag = "agents",
+    params(("agent" = String, Path, description = "Agent id")),
+    request_body(content = Option<AgentInstallRequest>, description = "Optional; an empty body is accepted"),
+    responses((status = 204, description = "Installed"), (status = 400, body = ProblemDetails),
+              (status = 500, body = ProblemDetails)))]
+pub async fn install_agent(
+    State(state): State<AppState>,
+    Path(agent): Path<String>,
+    OptionalJson(request): OptionalJson<AgentInstallRequest>,
+) -> Result<StatusCode> {
+    let adapter = state.catalog.adapter(&agent)?;
+    let installed = adapter.info().builtin || state.catalog.binary_path(&adapter).is_some();
+    if installed && !request.reinstall.unwrap_or(false) {
+        return Ok(StatusCode::NO_CONTENT);
+    }
+    if adapter.info().builtin {
+        return Ok(StatusCode::NO_CONTENT);
+    }
+    Err(ApiError::InstallFailed {
+        agent,
+        detail: format!(
+            "this daemon cannot download agents yet; put the binary on PATH or in {}",
+            state.catalog.install_dir().display()
+        ),
+    })
+}
+
+/// Every session.
+#[utoipa::path(get, path = "/v1/sessions", tag = "sessions", responses((status = 200, body = SessionListResponse)))]
+pub async fn list_sessions(State(state): State<AppState>) -> axum::Json<SessionListResponse> {
+    axum::Json(SessionListResponse { sessions: state.sessions.list().iter().map(|s| s.info()).collect() })
+}
+
+/// Creates a session and starts its agent.
+#[utoipa::path(post, path = "/v1/sessions/{session_id}", tag = "sessions",
+    params(("session_id" = String, Path, description = "Client-chosen session id: 1-128 of [A-Za-z0-9._-]")),
+    request_body = CreateSessionRequest,
+    responses((status = 200, body = CreateSessionResponse), (status = 400, body = ProblemDetails),
+              (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails)))]
+pub async fn create_session(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+    Json(request): Json<CreateSessionRequest>,
+) -> Result<axum::Json<CreateSessionResponse>> {
+    let agent = request.agent.clone();
+    let session = state.sessions.create(&session_id, request).await?;
+    let started = session.command(Command::Start).await;
+    let native_session_id = session.shared.state.lock().unwrap().native_session_id.clone();
+    Ok(axum::Json(match started {
+        Ok(()) => CreateSessionResponse { healthy: true, error: None, native_session_id },
+        Err(error) => CreateSessionResponse {
+            healthy: false,
+            error: Some(AgentError {
+                error_type: error.error_type(),
+                message: error.to_string(),
+                agent: Some(agent),
+                session_id: Some(session_id),
+                details: None,
+            }),
+            native_session_id,
+        },
+    }))
+}
+
+/// Sends a message; queued when a turn is running.
+#[utoipa::path(post, path = "/v1/sessions/{session_id}/messages", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id")),
+    request_body = MessageRequest,
+    responses((status = 204, description = "Accepted"), (status = 400, body = ProblemDetails),
+              (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails)))]
+pub async fn post_message(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+    Json(request): Json<MessageRequest>,
+) -> Result<StatusCode> {
+    let session = state.sessions.get(&session_id)?;
+    session.send(message_parts(request)?).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `include_raw` query of the streaming routes.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct StreamQuery {
+    /// Include native payloads; `includeRaw` is accepted too.
+    #[serde(default, alias = "include_raw")]
+    include_raw: Option<bool>,
+    /// Last sequence already seen (exclusive); `Last-Event-ID` takes precedence.
+    #[serde(default)]
+    offset: Option<u64>,
+}
+
+/// Sends a message and streams the events of its turn, ending with the event
+/// that needs the client (`turn.ended`, `permission.requested`...).
+#[utoipa::path(post, path = "/v1/sessions/{session_id}/messages/stream", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id"), StreamQuery),
+    request_body = MessageRequest,
+    responses((status = 200, description = "SSE stream of UniversalEvent", content_type = "text/event-stream"),
+              (status = 404, body = ProblemDetails)))]
+pub async fn post_message_stream(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+    Query(query): Query<StreamQuery>,
+    Json(request): Json<MessageRequest>,
+) -> Result<impl IntoResponse> {
+    let session = state.sessions.get(&session_id)?;
+    let turn_started = session.send(message_parts(request)?).await?;
+    let include_raw = query.include_raw.unwrap_or(false);
+    let events = futures::stream::once(turn_started).flat_map(move |after| {
+        // A turn that never started (session ended first) streams nothing.
+        let after = after.unwrap_or(u64::MAX);
+        sse::events_after(session.clone(), after, include_raw, Until::ClientNeeded)
+    });
+    Ok(sse::response(events))
+}
+
+/// A page of the transcript.
+#[utoipa::path(get, path = "/v1/sessions/{session_id}/events", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id"), EventsQuery),
+    responses((status = 200, body = EventsResponse), (status = 404, body = ProblemDetails)))]
+pub async fn get_events(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+    Query(query): Query<EventsQuery>,
+) -> Result<axum::Json<EventsResponse>> {
+    let session = state.sessions.get(&session_id)?;
+    let limit = query.limit.map(|limit| limit as usize);
+    let page = session.shared.log.read(query.offset.unwrap_or(0), limit, query.include_raw.unwrap_or(false));
+    Ok(axum::Json(EventsResponse { events: page.events, has_more: page.has_more }))
+}
+
+/// The transcript from an offset (or `Last-Event-ID`), then live.
+#[utoipa::path(get, path = "/v1/sessions/{session_id}/events/sse", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id"), StreamQuery,
+           ("Last-Event-ID" = Option<u64>, Header, description = "Resume after this sequence")),
+    responses((status = 200, description = "SSE stream of UniversalEvent", content_type = "text/event-stream"),
+              (status = 404, body = ProblemDetails)))]
+pub async fn get_events_sse(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+    Query(query): Query<StreamQuery>,
+    headers: HeaderMap,
+) -> Result<impl IntoResponse> {
+    let session = state.sessions.get(&session_id)?;
+    let last_event_id = match headers.get("last-event-id") {
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .ok_or_else(|| ApiError::InvalidRequest("Last-Event-ID must be an event sequence number".into()))?,
+        ),
+        None => None,
+    };
+    let after = last_event_id.or(query.offset).unwrap_or(0);
+    let events = sse::events_after(session, after, query.include_raw.unwrap_or(false), Until::SessionEnd);
+    Ok(sse::response(events))
+}
+
+/// Answers a question.
+#[utoipa::path(post, path = "/v1/sessions/{session_id}/questions/{question_id}/reply", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id"), ("question_id" = String, Path, description = "Question id")),
+    request_body = QuestionReplyRequest,
+    responses((status = 204, description = "Answered"), (status = 400, body = ProblemDetails), (status = 404, body = ProblemDetails)))]
+pub async fn reply_question(
+    State(state): State<AppState>,
+    Path((session_id, question_id)): Path<(String, String)>,
+    Json(request): Json<QuestionReplyRequest>,
+) -> Result<StatusCode> {
+    let session = state.sessions.get(&session_id)?;
+    session.command(Command::ReplyQuestion { question_id, answers: request.answers }).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Declines a question.
+#[utoipa::path(post, path = "/v1/sessions/{session_id}/questions/{question_id}/reject", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id"), ("question_id" = String, Path, description = "Question id")),
+    responses((status = 204, description = "Rejected"), (status = 404, body = ProblemDetails)))]
+pub async fn reject_question(
+    State(state): State<AppState>,
+    Path((session_id, question_id)): Path<(String, String)>,
+) -> Result<StatusCode> {
+    let session = state.sessions.get(&session_id)?;
+    session.command(Command::RejectQuestion { question_id }).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Answers a permission request.
+#[utoipa::path(post, path = "/v1/sessions/{session_id}/permissions/{permission_id}/reply", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id"), ("permission_id" = String, Path, description = "Permission id")),
+    request_body = PermissionReplyRequest,
+    responses((status = 204, description = "Answered"), (status = 400, body = ProblemDetails), (status = 404, body = ProblemDetails)))]
+pub async fn reply_permission(
+    State(state): State<AppState>,
+    Path((session_id, permission_id)): Path<(String, String)>,
+    Json(request): Json<PermissionReplyRequest>,
+) -> Result<StatusCode> {
+    let session = state.sessions.get(&session_id)?;
+    let reply = match request.reply {
+        PermissionReply::Once => sandbox_agent_host::PermissionReply::Once,
+        PermissionReply::Always => sandbox_agent_host::PermissionReply::Always,
+        PermissionReply::Reject => sandbox_agent_host::PermissionReply::Reject,
+    };
+    session.reply_permission(permission_id, reply).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Interrupts the running turn; the session stays open. A no-op when idle.
+#[utoipa::path(post, path = "/v1/sessions/{session_id}/cancel", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id")),
+    responses((status = 204, description = "Cancelled"), (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails)))]
+pub async fn cancel(State(state): State<AppState>, Path(session_id): Path<String>) -> Result<StatusCode> {
+    state.sessions.get(&session_id)?.command(Command::Cancel).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Ends the session and kills its processes. Terminating an ended session is a no-op.
+#[utoipa::path(post, path = "/v1/sessions/{session_id}/terminate", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id")),
+    responses((status = 204, description = "Terminated"), (status = 404, body = ProblemDetails)))]
+pub async fn terminate(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+) -> Result<StatusCode> {
+    match state.sessions.get(&session_id)?.command(Command::Terminate).await {
+        Ok(()) | Err(ApiError::SessionEnded { .. }) => Ok(StatusCode::NO_CONTENT),
+        Err(error) => Err(error),
+    }
+}
+
+/// This API's OpenAPI document.
+#[utoipa::path(get, path = "/v1/openapi.json", tag = "meta", responses((status = 200, description = "OpenAPI 3.1 document")))]
+pub async fn openapi() -> axum::Json<utoipa::openapi::OpenApi> {
+    axum::Json(super::openapi::document())
+}
+
+/// A message request as the adapter's message parts.
+fn message_parts(request: MessageRequest) -> Result<Vec<AdapterPart>> {
+    let mut parts = Vec::new();
+    if let Some(text) = request.message {
+        parts.push(AdapterPart::Text(text));
+    }
+    for attachment in request.attachments {
+        let image = attachment.mime.as_deref().is_some_and(|mime| mime.starts_with("image/"));
+        let attachment = Attachment { path: attachment.path, mime: attachment.mime, filename: attachment.filename };
+        parts.push(if image { AdapterPart::Image(attachment) } else { AdapterPart::File(attachment) });
+    }
+    for part in request.parts.unwrap_or_default() {
+        parts.push(match part {
+            MessagePart::Text { text } => AdapterPart::Text(text),
+            MessagePart::Image { path, mime } => AdapterPart::Image(Attachment { path, mime, filename: None }),
+            MessagePart::File { path, mime, filename } => AdapterPart::File(Attachment { path, mime, filename }),
+        });
+    }
+    if parts.is_empty() {
+        return Err(ApiError::InvalidRequest("a message needs `message` or `parts`".into()));
+    }
+    Ok(parts)
+}

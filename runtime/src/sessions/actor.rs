@@ -1,0 +1,407 @@
+//! The task that runs one session: it owns the adapter instance, feeds it every
+//! input in order, and carries out the actions it returns.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sandbox_agent_host::{Action, AdapterSession, EmittedEvent, HostError, Input, MessagePart};
+use sandbox_agent_universal::{
+    AgentUnparsedData, ErrorData, SessionEndReason, SessionEndedData, TerminatedBy, UniversalEventData,
+    UniversalEventType,
+};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::oneshot;
+use tokio::task::AbortHandle;
+
+use super::processes::{self, ProcessEntry, SpawnContext, Stream};
+use super::stderr::StderrCapture;
+use super::{loopback, SessionShared};
+use crate::error::ApiError;
+
+/// What reaches a session task from its own I/O.
+pub enum Incoming {
+    /// Something for the adapter.
+    Adapter(Input),
+    /// A process printed a line longer than the limit; it is not given to the adapter.
+    LineTooLong { process_id: String, stream: Stream, length: usize, head: String },
+}
+
+/// A request from the HTTP layer.
+pub enum Command {
+    Start,
+    Send { parts: Vec<MessagePart>, turn_started: Option<oneshot::Sender<u64>> },
+    ReplyPermission { permission_id: String, reply: sandbox_agent_host::PermissionReply },
+    ReplyQuestion { question_id: String, answers: Vec<Vec<String>> },
+    RejectQuestion { question_id: String },
+    Cancel,
+    Terminate,
+}
+
+/// A command and where to report its outcome.
+pub struct Request {
+    pub command: Command,
+    pub done: oneshot::Sender<Result<(), ApiError>>,
+}
+
+/// A message waiting for the running turn to end.
+struct Queued {
+    parts: Vec<MessagePart>,
+    turn_started: Option<oneshot::Sender<u64>>,
+}
+
+/// State of one running session task.
+pub struct Actor {
+    shared: Arc<SessionShared>,
+    adapter: AdapterSession,
+    spawn: SpawnContext,
+    incoming_tx: UnboundedSender<Incoming>,
+    http: reqwest::Client,
+    processes: BTreeMap<String, ProcessEntry>,
+    timers: BTreeMap<String, AbortHandle>,
+    streams: BTreeMap<String, AbortHandle>,
+    stderr: StderrCapture,
+    queue: VecDeque<Queued>,
+    turn_running: bool,
+    pending_permissions: BTreeSet<String>,
+    pending_questions: BTreeSet<String>,
+    ended: bool,
+}
+
+impl Actor {
+    /// A session task around a freshly created adapter session.
+    pub fn new(
+        shared: Arc<SessionShared>,
+        adapter: AdapterSession,
+        spawn: SpawnContext,
+        incoming_tx: UnboundedSender<Incoming>,
+    ) -> Self {
+        Self {
+            shared,
+            adapter,
+            spawn,
+            incoming_tx,
+            http: loopback::client(),
+            processes: BTreeMap::new(),
+            timers: BTreeMap::new(),
+            streams: BTreeMap::new(),
+            stderr: StderrCapture::default(),
+            queue: VecDeque::new(),
+            turn_running: false,
+            pending_permissions: BTreeSet::new(),
+            pending_questions: BTreeSet::new(),
+            ended: false,
+        }
+    }
+
+    /// Runs until the session ends or the daemon drops the session.
+    pub async fn run(mut self, mut requests: UnboundedReceiver<Request>, mut incoming: UnboundedReceiver<Incoming>) {
+        while !self.ended {
+            tokio::select! {
+                request = requests.recv() => match request {
+                    Some(Request { command, done }) => {
+                        let result = self.on_command(command);
+                        let _ = done.send(result);
+                    }
+                    None => {
+                        let _ = self.on_command(Command::Terminate);
+                    }
+                },
+                Some(message) = incoming.recv() => self.on_incoming(message),
+            }
+            self.publish_state();
+        }
+        self.shutdown();
+        self.publish_state();
+        // Answer what is still queued so no caller waits forever.
+        while let Ok(Request { done, .. }) = requests.try_recv() {
+            let _ = done.send(Err(ApiError::SessionEnded { session_id: self.shared.id.clone() }));
+        }
+    }
+
+    fn on_command(&mut self, command: Command) -> Result<(), ApiError> {
+        if self.ended {
+            return Err(ApiError::SessionEnded { session_id: self.shared.id.clone() });
+        }
+        match command {
+            Command::Start => self.feed(Input::Start),
+            Command::Send { parts, turn_started } => {
+                self.queue.push_back(Queued { parts, turn_started });
+                self.start_next_turn();
+                Ok(())
+            }
+            Command::ReplyPermission { permission_id, reply } => {
+                self.require_pending("permission", &permission_id)?;
+                self.feed(Input::ReplyPermission { permission_id, reply })
+            }
+            Command::ReplyQuestion { question_id, answers } => {
+                self.require_pending("question", &question_id)?;
+                self.feed(Input::ReplyQuestion { question_id, answers })
+            }
+            Command::RejectQuestion { question_id } => {
+                self.require_pending("question", &question_id)?;
+                self.feed(Input::RejectQuestion { question_id })
+            }
+            Command::Cancel => {
+                if self.turn_running {
+                    self.feed(Input::CancelTurn)?;
+                }
+                Ok(())
+            }
+            Command::Terminate => {
+                let result = self.feed(Input::Terminate);
+                if !self.ended {
+                    self.end(SessionEndedData {
+                        reason: SessionEndReason::Terminated,
+                        terminated_by: TerminatedBy::Daemon,
+                        message: None,
+                        exit_code: None,
+                        stderr: None,
+                    });
+                }
+                result.or(Ok(()))
+            }
+        }
+    }
+
+    fn require_pending(&self, what: &'static str, id: &str) -> Result<(), ApiError> {
+        let pending = if what == "permission" { &self.pending_permissions } else { &self.pending_questions };
+        if pending.contains(id) {
+            Ok(())
+        } else {
+            Err(ApiError::RequestNotFound { session_id: self.shared.id.clone(), what, id: id.to_owned() })
+        }
+    }
+
+    fn on_incoming(&mut self, message: Incoming) {
+        match message {
+            Incoming::Adapter(input) => {
+                match &input {
+                    Input::Stderr { line, .. } => self.stderr.push(line),
+                    Input::Exit { process_id, .. } => {
+                        self.processes.remove(process_id);
+                    }
+                    Input::Timer { timer_id } => {
+                        if self.timers.remove(timer_id).is_none() {
+                            return; // cancelled after it fired
+                        }
+                    }
+                    Input::SseClosed { stream_id, .. } => {
+                        if self.streams.remove(stream_id).is_none() {
+                            return; // closed by the adapter
+                        }
+                    }
+                    _ => {}
+                }
+                let _ = self.feed(input);
+            }
+            Incoming::LineTooLong { process_id, stream, length, head } => {
+                let limit = self.spawn.max_line_bytes;
+                self.append(EmittedEvent {
+                    event_type: UniversalEventType::AgentUnparsed,
+                    data: UniversalEventData::AgentUnparsed(AgentUnparsedData {
+                        error: format!("line of {length} bytes is longer than the {limit}-byte limit"),
+                        location: format!("{}:{process_id}", stream.name()),
+                        raw_hash: None,
+                    }),
+                    synthetic: true,
+                    raw: Some(serde_json::Value::String(head)),
+                });
+            }
+        }
+    }
+
+    /// Gives the adapter one input and carries out what it returns. A fatal adapter
+    /// failure ends the session; a rejection is reported to the caller only.
+    fn feed(&mut self, input: Input) -> Result<(), ApiError> {
+        let result = tokio::task::block_in_place(|| self.adapter.handle(input));
+        match result {
+            Ok(actions) => {
+                self.apply(actions);
+                self.start_next_turn();
+                Ok(())
+            }
+            Err(HostError::Rejected(reason)) => Err(ApiError::AdapterRejected(reason)),
+            Err(error) => {
+                let detail = error.to_string();
+                self.fail(error);
+                Err(ApiError::AdapterFailed { agent: self.shared.agent.clone(), detail })
+            }
+        }
+    }
+
+    fn start_next_turn(&mut self) {
+        if self.turn_running || self.ended {
+            return;
+        }
+        let Some(next) = self.queue.pop_front() else { return };
+        if let Some(turn_started) = next.turn_started {
+            let _ = turn_started.send(self.shared.log.last_sequence());
+        }
+        self.turn_running = true;
+        let _ = self.feed(Input::SendMessage(next.parts));
+    }
+
+    fn apply(&mut self, actions: Vec<Action>) {
+        for action in actions {
+            if self.ended {
+                return;
+            }
+            match action {
+                Action::Emit(event) => self.append(event),
+                Action::SetNativeSessionId(id) => self.shared.state.lock().unwrap().native_session_id = Some(id),
+                Action::Spawn(request) => {
+                    let process_id = request.process_id.clone();
+                    match processes::spawn(&request, &self.spawn, self.incoming_tx.clone()) {
+                        Ok(entry) => {
+                            tracing::debug!(session = %self.shared.id, process = %process_id, argv = ?request.argv, "spawned");
+                            self.processes.insert(process_id, entry);
+                        }
+                        Err(error) => {
+                            let message = format!("cannot start {:?}: {error}", request.argv[0]);
+                            let input = Input::SpawnFailed { process_id, message };
+                            let _ = self.incoming_tx.send(Incoming::Adapter(input));
+                        }
+                    }
+                }
+                Action::WriteStdin(write) => {
+                    if let Some(stdin) = self.processes.get(&write.process_id).and_then(|p| p.stdin.as_ref()) {
+                        let _ = stdin.send(write.data);
+                    }
+                }
+                Action::CloseStdin(id) => {
+                    if let Some(process) = self.processes.get_mut(&id) {
+                        process.stdin = None;
+                    }
+                }
+                Action::Kill(id) => {
+                    if let Some(process) = self.processes.get(&id) {
+                        process.kill();
+                    }
+                }
+                Action::HttpRequest(request) => loopback::send(&self.http, request, self.incoming_tx.clone()),
+                Action::OpenSse(request) => {
+                    let id = request.stream_id.clone();
+                    let task = loopback::open_sse(&self.http, request, self.incoming_tx.clone());
+                    if let Some(old) = self.streams.insert(id, task.abort_handle()) {
+                        old.abort();
+                    }
+                }
+                Action::CloseSse(id) => {
+                    if let Some(stream) = self.streams.remove(&id) {
+                        stream.abort();
+                    }
+                }
+                Action::SetTimer(timer) => {
+                    let incoming = self.incoming_tx.clone();
+                    let timer_id = timer.timer_id.clone();
+                    let task = tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(timer.delay_ms.into())).await;
+                        let _ = incoming.send(Incoming::Adapter(Input::Timer { timer_id }));
+                    });
+                    if let Some(old) = self.timers.insert(timer.timer_id, task.abort_handle()) {
+                        old.abort();
+                    }
+                }
+                Action::CancelTimer(id) => {
+                    if let Some(timer) = self.timers.remove(&id) {
+                        timer.abort();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records an event and updates the session state it implies.
+    fn append(&mut self, mut event: EmittedEvent) {
+        match &mut event.data {
+            UniversalEventData::Permission(p) => {
+                if event.event_type == UniversalEventType::PermissionRequested {
+                    self.pending_permissions.insert(p.permission_id.clone());
+                } else {
+                    self.pending_permissions.remove(&p.permission_id);
+                }
+            }
+            UniversalEventData::Question(q) => {
+                if event.event_type == UniversalEventType::QuestionRequested {
+                    self.pending_questions.insert(q.question_id.clone());
+                } else {
+                    self.pending_questions.remove(&q.question_id);
+                }
+            }
+            UniversalEventData::SessionEnded(ended) => {
+                if ended.reason == SessionEndReason::Error && ended.stderr.is_none() {
+                    ended.stderr = self.stderr.excerpt();
+                }
+                self.ended = true;
+            }
+            _ => {}
+        }
+        if event.event_type == UniversalEventType::TurnEnded {
+            self.turn_running = false;
+        }
+        let native = self.shared.state.lock().unwrap().native_session_id.clone();
+        self.shared.log.append(event, native);
+        self.shared.state.lock().unwrap().updated_at = super::log::now_millis();
+        if self.ended {
+            self.shutdown();
+        }
+    }
+
+    /// Ends the session with a daemon-made `session.ended`.
+    fn end(&mut self, data: SessionEndedData) {
+        self.append(EmittedEvent {
+            event_type: UniversalEventType::SessionEnded,
+            data: UniversalEventData::SessionEnded(data),
+            synthetic: true,
+            raw: None,
+        });
+    }
+
+    /// An adapter failure: report it and end this session only.
+    fn fail(&mut self, error: HostError) {
+        tracing::warn!(session = %self.shared.id, %error, "adapter failed; ending session");
+        self.append(EmittedEvent {
+            event_type: UniversalEventType::Error,
+            data: UniversalEventData::Error(ErrorData {
+                message: error.to_string(),
+                code: Some("adapter_failed".into()),
+                details: None,
+            }),
+            synthetic: true,
+            raw: None,
+        });
+        if !self.ended {
+            self.end(SessionEndedData {
+                reason: SessionEndReason::Error,
+                terminated_by: TerminatedBy::Daemon,
+                message: Some(error.to_string()),
+                exit_code: None,
+                stderr: None,
+            });
+        }
+    }
+
+    /// Kills every process and stops every timer and stream of the session.
+    fn shutdown(&mut self) {
+        for process in std::mem::take(&mut self.processes).into_values() {
+            process.kill();
+        }
+        for task in std::mem::take(&mut self.timers).into_values().chain(std::mem::take(&mut self.streams).into_values()) {
+            task.abort();
+        }
+        self.queue.clear();
+        self.turn_running = false;
+        self.pending_permissions.clear();
+        self.pending_questions.clear();
+    }
+
+    /// Copies what `GET /v1/sessions` shows into the shared state.
+    fn publish_state(&self) {
+        let mut state = self.shared.state.lock().unwrap();
+        state.ended = self.ended;
+        state.turn_running = self.turn_running;
+        state.awaiting_input = !self.pending_permissions.is_empty() || !self.pending_questions.is_empty();
+        state.queued_messages = self.queue.len() as u64;
+    }
+}

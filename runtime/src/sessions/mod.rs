@@ -1,0 +1,266 @@
+//! Sessions: each one an adapter instance driven by its own task, with a
+//! transcript that clients poll or stream.
+
+mod actor;
+pub mod log;
+pub mod loopback;
+pub mod processes;
+pub mod stderr;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+
+use sandbox_agent_api::{CreateSessionRequest, SessionInfo, SessionStatus};
+use sandbox_agent_host::{MessagePart, PermissionReply, SessionConfig};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+use tokio::sync::oneshot;
+
+pub use actor::Command;
+use actor::{Actor, Request};
+pub use log::EventLog;
+use processes::SpawnContext;
+
+use crate::agents::AgentCatalog;
+use crate::error::ApiError;
+
+/// What `GET /v1/sessions` shows about a session, kept current by its task.
+#[derive(Debug, Default)]
+pub struct SessionState {
+    pub native_session_id: Option<String>,
+    pub ended: bool,
+    pub turn_running: bool,
+    pub awaiting_input: bool,
+    pub queued_messages: u64,
+    /// Unix milliseconds of the latest event.
+    pub updated_at: i64,
+}
+
+/// The parts of a session shared between its task and the HTTP layer.
+pub struct SessionShared {
+    pub id: String,
+    pub agent: String,
+    pub agent_mode: String,
+    pub permission_mode: String,
+    pub model: Option<String>,
+    pub variant: Option<String>,
+    pub title: Option<String>,
+    pub directory: String,
+    pub created_at: i64,
+    pub log: EventLog,
+    pub state: Mutex<SessionState>,
+}
+
+/// A handle on a live or ended session.
+pub struct Session {
+    pub shared: Arc<SessionShared>,
+    requests: UnboundedSender<Request>,
+}
+
+impl Session {
+    /// Sends a command to the session's task and waits for its outcome.
+    pub async fn command(&self, command: Command) -> Result<(), ApiError> {
+        let (done, outcome) = oneshot::channel();
+        let ended = || ApiError::SessionEnded { session_id: self.shared.id.clone() };
+        self.requests.send(Request { command, done }).map_err(|_| ended())?;
+        outcome.await.map_err(|_| ended())?
+    }
+
+    /// Queues a user message. The returned receiver yields the last sequence
+    /// before the message's turn starts (for streaming that turn).
+    pub async fn send(&self, parts: Vec<MessagePart>) -> Result<oneshot::Receiver<u64>, ApiError> {
+        let (turn_started, started) = oneshot::channel();
+        self.command(Command::Send { parts, turn_started: Some(turn_started) }).await?;
+        Ok(started)
+    }
+
+    /// Answers a permission request.
+    pub async fn reply_permission(&self, permission_id: String, reply: PermissionReply) -> Result<(), ApiError> {
+        self.command(Command::ReplyPermission { permission_id, reply }).await
+    }
+
+    /// The listing entry of this session.
+    pub fn info(&self) -> SessionInfo {
+        let shared = &self.shared;
+        let state = shared.state.lock().unwrap();
+        let status = if state.ended {
+            SessionStatus::Ended
+        } else if state.awaiting_input {
+            SessionStatus::AwaitingInput
+        } else if state.turn_running {
+            SessionStatus::Running
+        } else {
+            SessionStatus::Idle
+        };
+        SessionInfo {
+            session_id: shared.id.clone(),
+            agent: shared.agent.clone(),
+            agent_mode: shared.agent_mode.clone(),
+            permission_mode: shared.permission_mode.clone(),
+            model: shared.model.clone(),
+            variant: shared.variant.clone(),
+            title: shared.title.clone(),
+            directory: Some(shared.directory.clone()),
+            native_session_id: state.native_session_id.clone(),
+            ended: state.ended,
+            event_count: shared.log.last_sequence(),
+            created_at: shared.created_at,
+            updated_at: state.updated_at.max(shared.created_at),
+            status,
+            queued_messages: state.queued_messages,
+        }
+    }
+}
+
+/// The permission modes every agent accepts.
+pub const PERMISSION_MODES: &[&str] = &["default", "plan", "bypass"];
+
+/// Every session of the daemon.
+pub struct SessionManager {
+    sessions: RwLock<BTreeMap<String, Arc<Session>>>,
+    catalog: Arc<AgentCatalog>,
+    max_line_bytes: usize,
+}
+
+impl SessionManager {
+    /// A manager that creates sessions on the catalog's adapters.
+    pub fn new(catalog: Arc<AgentCatalog>, max_line_bytes: usize) -> Self {
+        Self { sessions: RwLock::new(BTreeMap::new()), catalog, max_line_bytes }
+    }
+
+    /// A session by id.
+    pub fn get(&self, id: &str) -> Result<Arc<Session>, ApiError> {
+        self.sessions
+            .read()
+            .unwrap()
+            .get(id)
+            .cloned()
+            .ok_or_else(|| ApiError::SessionNotFound { session_id: id.to_owned() })
+    }
+
+    /// Every session, in id order.
+    pub fn list(&self) -> Vec<Arc<Session>> {
+        self.sessions.read().unwrap().values().cloned().collect()
+    }
+
+    /// Creates a session and starts its adapter.
+    pub async fn create(&self, id: &str, request: CreateSessionRequest) -> Result<Arc<Session>, ApiError> {
+        validate_session_id(id)?;
+        let adapter = self.catalog.adapter(&request.agent)?;
+        let info = adapter.info();
+        let agent_mode = request.agent_mode.clone().unwrap_or_else(|| info.default_mode.clone());
+        if !info.modes.iter().any(|mode| mode.id == agent_mode) {
+            let modes: Vec<&str> = info.modes.iter().map(|mode| mode.id.as_str()).collect();
+            return Err(ApiError::ModeNotSupported(format!(
+                "agent {:?} has no mode {agent_mode:?}; its modes are {modes:?}",
+                info.id
+            )));
+        }
+        let permission_mode = request.permission_mode.clone().unwrap_or_else(|| "default".into());
+        if !PERMISSION_MODES.contains(&permission_mode.as_str()) {
+            return Err(ApiError::ModeNotSupported(format!(
+                "permission mode {permission_mode:?} is not one of {PERMISSION_MODES:?}"
+            )));
+        }
+        let directory = resolve_directory(request.directory.as_deref())?;
+        let agent_binary = self.catalog.require_installed(&adapter)?;
+
+        let mut env: Vec<(String, String)> = self.catalog.credentials_env(&adapter);
+        env.extend(request.env.clone().unwrap_or_default());
+        let config = SessionConfig {
+            session_id: id.to_owned(),
+            agent_mode: agent_mode.clone(),
+            permission_mode: permission_mode.clone(),
+            model: request.model.clone(),
+            variant: request.variant.clone(),
+            directory: directory.display().to_string(),
+            agent_binary: agent_binary.map(|path| path.display().to_string()),
+            env: env.clone(),
+            resume_native_session_id: None,
+        };
+
+        let shared = Arc::new(SessionShared {
+            id: id.to_owned(),
+            agent: info.id.clone(),
+            agent_mode,
+            permission_mode,
+            model: request.model,
+            variant: request.variant,
+            title: request.title,
+            directory: directory.display().to_string(),
+            created_at: log::now_millis(),
+            log: EventLog::new(id),
+            state: Mutex::new(SessionState::default()),
+        });
+        let (requests, requests_rx) = unbounded_channel();
+        let session = Arc::new(Session { shared: shared.clone(), requests });
+        {
+            let mut sessions = self.sessions.write().unwrap();
+            if sessions.contains_key(id) {
+                return Err(ApiError::SessionAlreadyExists { session_id: id.to_owned() });
+            }
+            sessions.insert(id.to_owned(), session.clone());
+        }
+        let adapter_session = match adapter.new_session(config) {
+            Ok(adapter_session) => adapter_session,
+            Err(error) => {
+                self.sessions.write().unwrap().remove(id);
+                return Err(ApiError::AdapterFailed { agent: info.id.clone(), detail: error.to_string() });
+            }
+        };
+        let spawn = SpawnContext {
+            env,
+            directory,
+            install_dir: self.catalog.install_dir().to_owned(),
+            max_line_bytes: self.max_line_bytes,
+        };
+        let (incoming_tx, incoming_rx) = unbounded_channel();
+        let actor = Actor::new(shared, adapter_session, spawn, incoming_tx);
+        tokio::spawn(actor.run(requests_rx, incoming_rx));
+        Ok(session)
+    }
+
+    /// Terminates every live session (daemon shutdown).
+    pub async fn terminate_all(&self) {
+        for session in self.list() {
+            let _ = session.command(Command::Terminate).await;
+        }
+    }
+}
+
+/// Session ids: 1-128 characters of `[A-Za-z0-9._-]`.
+pub fn validate_session_id(id: &str) -> Result<(), ApiError> {
+    let valid = (1..=128).contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if valid {
+        Ok(())
+    } else {
+        Err(ApiError::InvalidRequest(format!(
+            "invalid session id {id:?}: use 1-128 characters of letters, digits, '.', '_' and '-'"
+        )))
+    }
+}
+
+fn resolve_directory(directory: Option<&str>) -> Result<PathBuf, ApiError> {
+    let cwd = std::env::current_dir().map_err(|e| ApiError::Internal(format!("current directory: {e}")))?;
+    let path = directory.map_or(cwd.clone(), |dir| cwd.join(dir));
+    if !path.is_dir() {
+        return Err(ApiError::InvalidRequest(format!("directory {} does not exist", path.display())));
+    }
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_are_checked() {
+        for ok in ["a", "my-session_1.2", &"x".repeat(128)] {
+            assert!(validate_session_id(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "has space", "slash/y", "ünï", &"x".repeat(129)] {
+            assert!(validate_session_id(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! `probe`: a test-only adapter that misbehaves on request, to test the daemon's
+//! WebAssembly host (its CPU and memory limits, trap isolation, missing WASI imports
+//! and action checks). Never shipped.
+//!
+//! It answers each message by its first word:
+//!
+//! | message     | what the guest does                                                  |
+//! |-------------|----------------------------------------------------------------------|
+//! | `loop`      | spins forever (the host's CPU budget must stop it)                   |
+//! | `alloc`     | allocates and touches 1 MiB blocks until memory runs out             |
+//! | `trap`      | panics, which traps                                                  |
+//! | `open`      | reads `/etc/hostname` with `std::fs` and reports the result as text  |
+//! | `badaction` | returns an `http-request` to `http://example.com/` (not loopback)    |
+//! | other text  | replies with the same text in one assistant message, ends the turn   |
+//!
+//! Every turn opens with `turn.started` and the synthetic user item (the kit's
+//! [`ReplySession`]), so a test can tell "the guest was called" from "it finished".
+
+use std::hint::black_box;
+
+use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::reply::{Replier, Reply, ReplySession};
+
+/// The probe adapter (agent id `probe`).
+pub struct Probe;
+
+impl Adapter for Probe {
+    type Session = ReplySession<Probe>;
+
+    fn info() -> AdapterInfo {
+        AdapterInfo::builtin(
+            "probe",
+            "Probe",
+            env!("CARGO_PKG_VERSION"),
+            Capabilities::TEXT,
+        )
+    }
+}
+
+impl Replier for Probe {
+    fn reply(text: &str) -> Reply {
+        match text::command(text).0.as_str() {
+            "loop" => spin(),
+            "alloc" => exhaust_memory(),
+            "trap" => panic!("probe: trap requested"),
+            "open" => Reply::Text(match std::fs::read_to_string("/etc/hostname") {
+                Ok(contents) => format!("open: read {} bytes", contents.len()),
+                Err(error) => format!("open failed: {error}"),
+            }),
+            "badaction" => Reply::Actions(vec![Action::HttpRequest(HttpRequest {
+                request_id: "probe-1".to_owned(),
+                method: "GET".to_owned(),
+                url: "http://example.com/".to_owned(),
+                headers: Vec::new(),
+                body: Vec::new(),
+                timeout_ms: Some(1_000),
+            })]),
+            _ => Reply::Text(text.to_owned()),
+        }
+    }
+}
+
+/// Loops forever, in a way the optimizer cannot remove.
+fn spin() -> ! {
+    let mut counter: u64 = 0;
+    loop {
+        counter = black_box(counter.wrapping_add(1));
+    }
+}
+
+/// Allocates 1 MiB blocks, writing to every page so the memory is really used, until
+/// an allocation fails (which aborts, i.e. traps).
+fn exhaust_memory() -> ! {
+    const BLOCK: usize = 1 << 20;
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    loop {
+        let mut block = vec![0u8; BLOCK];
+        for page in block.iter_mut().step_by(4096) {
+            *page = 1;
+        }
+        blocks.push(black_box(block));
+    }
+}
+
+sandbox_agent_adapter_kit::export!(Probe);
+
+#[cfg(test)]
+mod tests {
+    use sandbox_agent_adapter_kit::transcript::render;
+
+    use super::*;
+
+    fn send(text: &str) -> Vec<String> {
+        let config = SessionConfig {
+            session_id: "p".into(),
+            agent_mode: "build".into(),
+            permission_mode: "default".into(),
+            model: None,
+            variant: None,
+            directory: "/".into(),
+            agent_binary: None,
+            env: Vec::new(),
+            resume_native_session_id: None,
+        };
+        let mut session = <Probe as Adapter>::Session::new(config);
+        render(&session.send_message(vec![MessagePart::Text(text.into())]))
+    }
+
+    #[test]
+    fn other_text_is_answered_in_one_turn() {
+        assert_eq!(
+            send("hi"),
+            [
+                "turn.started turn_1",
+                r#"item.started itm_1 message/user in_progress [text "hi"] (synthetic)"#,
+                r#"item.completed itm_1 message/user completed [text "hi"] (synthetic)"#,
+                "item.started itm_2 message/assistant in_progress []",
+                r#"item.delta itm_2 "hi""#,
+                r#"item.completed itm_2 message/assistant completed [text "hi"]"#,
+                "turn.ended turn_1",
+            ]
+        );
+    }
+
+    #[test]
+    fn badaction_asks_for_a_non_loopback_request() {
+        let lines = send("badaction");
+        assert_eq!(
+            lines.last().unwrap(),
+            "http-request probe-1 GET http://example.com/"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "trap requested")]
+    fn trap_panics() {
+        send("trap");
+    }
+}
