@@ -379,6 +379,29 @@ pub struct EventsQuery {
     pub include_raw: Option<bool>,
 }
 
+/// Query of `POST /v1/sessions/{id}/messages/stream`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct TurnStreamQuery {
+    /// Include native payloads (`raw`); `include_raw` is accepted too.
+    #[serde(default, alias = "include_raw")]
+    pub include_raw: Option<bool>,
+}
+
+/// Query of `GET /v1/sessions/{id}/events/sse`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct EventsSseQuery {
+    /// Last sequence already seen (exclusive); the `Last-Event-ID` header takes precedence.
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// Include native payloads (`raw`); `include_raw` is accepted too.
+    #[serde(default, alias = "include_raw")]
+    pub include_raw: Option<bool>,
+}
+
 /// `GET /v1/sessions/{id}/events`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

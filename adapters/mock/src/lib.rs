@@ -17,6 +17,8 @@
 //! - [`MockSession`] is the session state machine.
 //! - The `commands` module holds the script: what each command emits.
 
+#![warn(missing_docs)]
+
 use sandbox_agent_adapter_kit::prelude::*;
 
 mod commands;

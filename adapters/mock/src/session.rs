@@ -18,9 +18,10 @@ const STATE_VERSION: u32 = 1;
 
 /// One mock session.
 ///
-/// Everything but the configuration lives in [`State`], which [`SessionMachine::snapshot`]
-/// serializes whole: a restored session continues exactly where it was, mid-turn
-/// included (a pending permission, a running `shell` command, a `slow` stream).
+/// Everything but the configuration lives in one serializable state, which
+/// [`SessionMachine::snapshot`] serializes whole: a restored session continues exactly
+/// where it was, mid-turn included (a pending permission, a running `shell` command, a
+/// `slow` stream).
 pub struct MockSession {
     config: SessionConfig,
     state: State,

@@ -85,6 +85,9 @@ pub struct ServerArgs {
     /// Where agent binaries are installed [default: <data-dir>/bin].
     #[arg(long, env = "SANDBOX_AGENT_INSTALL_DIR")]
     install_dir: Option<PathBuf>,
+    /// Where compiled adapter components are cached [default: <data-dir>/cache].
+    #[arg(long, env = "SANDBOX_AGENT_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
     /// Largest request body, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     body_limit: usize,
@@ -132,7 +135,7 @@ impl ServerArgs {
                 memory_limit_bytes,
                 call_timeout: Duration::from_millis(self.adapter_call_timeout_ms),
                 recycle_threshold_bytes: (8 << 20).min(memory_limit_bytes / 2),
-                cache_dir: Some(data_dir.join("cache")),
+                cache_dir: Some(self.cache_dir.unwrap_or_else(|| data_dir.join("cache"))),
             },
             data_dir,
         })

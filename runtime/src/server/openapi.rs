@@ -37,7 +37,7 @@ use super::routes;
         ItemKind, ItemRole, ItemStatus, FileAction, ReasoningVisibility, SessionStartedData, SessionEndedData,
         SessionEndReason, TerminatedBy, StderrOutput, TurnEventData, TurnPhase, Usage, ItemEventData,
         ItemDeltaData, ErrorData, AgentUnparsedData, PermissionEventData, PermissionStatus, QuestionEventData,
-        QuestionStatus, ErrorType, AgentError,
+        QuestionStatus, ErrorType, AgentError, EventsQuery, TurnStreamQuery, EventsSseQuery,
     )),
     tags(
         (name = "meta", description = "Health and API description"),

@@ -7,8 +7,6 @@ use axum::response::IntoResponse;
 use futures::StreamExt;
 use sandbox_agent_api::*;
 use sandbox_agent_host::{Attachment, MessagePart as AdapterPart};
-use serde::Deserialize;
-use utoipa::IntoParams;
 
 use super::extract::{Json, OptionalJson, Path, Query};
 use super::sse::{self, Until};
@@ -136,30 +134,17 @@ pub async fn post_message(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// `include_raw` query of the streaming routes.
-#[derive(Debug, Default, Deserialize, IntoParams)]
-#[serde(rename_all = "camelCase")]
-#[into_params(parameter_in = Query)]
-pub struct StreamQuery {
-    /// Include native payloads; `includeRaw` is accepted too.
-    #[serde(default, alias = "include_raw")]
-    include_raw: Option<bool>,
-    /// Last sequence already seen (exclusive); `Last-Event-ID` takes precedence.
-    #[serde(default)]
-    offset: Option<u64>,
-}
-
 /// Sends a message and streams the events of its turn, ending with the event
 /// that needs the client (`turn.ended`, `permission.requested`...).
 #[utoipa::path(post, path = "/v1/sessions/{session_id}/messages/stream", tag = "sessions",
-    params(("session_id" = String, Path, description = "Session id"), StreamQuery),
+    params(("session_id" = String, Path, description = "Session id"), TurnStreamQuery),
     request_body = MessageRequest,
     responses((status = 200, description = "SSE stream of UniversalEvent", content_type = "text/event-stream"),
               (status = 404, body = ProblemDetails)))]
 pub async fn post_message_stream(
     State(state): State<AppState>,
     Path(session_id): Path<String>,
-    Query(query): Query<StreamQuery>,
+    Query(query): Query<TurnStreamQuery>,
     Json(request): Json<MessageRequest>,
 ) -> Result<impl IntoResponse> {
     let session = state.sessions.get(&session_id)?;
@@ -190,14 +175,14 @@ pub async fn get_events(
 
 /// The transcript from an offset (or `Last-Event-ID`), then live.
 #[utoipa::path(get, path = "/v1/sessions/{session_id}/events/sse", tag = "sessions",
-    params(("session_id" = String, Path, description = "Session id"), StreamQuery,
+    params(("session_id" = String, Path, description = "Session id"), EventsSseQuery,
            ("Last-Event-ID" = Option<u64>, Header, description = "Resume after this sequence")),
     responses((status = 200, description = "SSE stream of UniversalEvent", content_type = "text/event-stream"),
               (status = 404, body = ProblemDetails)))]
 pub async fn get_events_sse(
     State(state): State<AppState>,
     Path(session_id): Path<String>,
-    Query(query): Query<StreamQuery>,
+    Query(query): Query<EventsSseQuery>,
     headers: HeaderMap,
 ) -> Result<impl IntoResponse> {
     let session = state.sessions.get(&session_id)?;

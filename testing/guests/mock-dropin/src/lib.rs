@@ -5,6 +5,8 @@
 //! adapter without rebuilding the daemon: `GET /v1/agents` then reports adapter version
 //! `99.0.0-dropin`, and a session's reply is upper-cased. Never shipped.
 
+#![warn(missing_docs)]
+
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::reply::{Replier, Reply, ReplySession};
 

@@ -16,6 +16,8 @@
 //! Every turn opens with `turn.started` and the synthetic user item (the kit's
 //! [`ReplySession`]), so a test can tell "the guest was called" from "it finished".
 
+#![warn(missing_docs)]
+
 use std::hint::black_box;
 
 use sandbox_agent_adapter_kit::prelude::*;

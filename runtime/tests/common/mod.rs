@@ -1,0 +1,120 @@
+//! Test harness: runs the real `sandbox-agent` binary on a free loopback port.
+
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The daemon binary built by cargo for these tests.
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_sandbox-agent")
+}
+
+/// A compile cache shared by every test run, so each daemon does not recompile
+/// the adapter components.
+pub fn shared_cache_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("adapter-cache")
+}
+
+/// A running daemon, killed on drop.
+pub struct Daemon {
+    child: Child,
+    pub port: u16,
+    pub endpoint: String,
+    pub token: Option<String>,
+    pub data_dir: tempfile::TempDir,
+}
+
+/// How to start a daemon.
+#[derive(Default)]
+pub struct Options {
+    /// `None` runs with `--no-token`.
+    pub token: Option<String>,
+    /// Extra flags for `sandbox-agent server`.
+    pub args: Vec<String>,
+}
+
+impl Daemon {
+    /// Starts a daemon with `--no-token`.
+    pub fn start() -> Daemon {
+        Daemon::start_with(Options::default())
+    }
+
+    /// Starts a daemon and waits until `GET /v1/health` answers.
+    pub fn start_with(options: Options) -> Daemon {
+        let data_dir = tempfile::tempdir().expect("temp data dir");
+        let port = free_port();
+        let mut command = Command::new(binary());
+        command
+            .args(["server", "--host", "127.0.0.1", "--port", &port.to_string()])
+            .arg("--data-dir")
+            .arg(data_dir.path())
+            .arg("--cache-dir")
+            .arg(shared_cache_dir())
+            .args(&options.args)
+            .env_remove("SANDBOX_AGENT_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        match &options.token {
+            Some(token) => command.args(["--token", token]),
+            None => command.arg("--no-token"),
+        };
+        let child = command.spawn().expect("starting sandbox-agent");
+        let endpoint = format!("http://127.0.0.1:{port}");
+        let mut daemon = Daemon { child, port, endpoint, token: options.token, data_dir };
+        daemon.wait_healthy(Duration::from_secs(60));
+        daemon
+    }
+
+    fn wait_healthy(&mut self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        let url = format!("{}/v1/health", self.endpoint);
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().expect("polling the daemon") {
+                panic!("sandbox-agent exited during start-up: {status}");
+            }
+            if let Ok(response) = reqwest::blocking::get(&url) {
+                if response.status().is_success() {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("sandbox-agent did not become healthy within {timeout:?}");
+    }
+
+    /// A URL on this daemon.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.endpoint, path)
+    }
+
+    /// Sends SIGTERM and waits for the process to exit.
+    pub fn stop(mut self) -> std::process::ExitStatus {
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("polling the daemon") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "sandbox-agent did not stop after SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port nothing listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").expect("binding a free port").local_addr().unwrap().port()
+}
