@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use sandbox_agent_api::{AgentCapabilities, AgentInfo, AgentModeInfo, AgentModelInfo};
+use sandbox_agent_api::{AgentCapabilities, AgentInfo, AgentModeInfo, AgentModelInfo, ServerStatusInfo};
 use sandbox_agent_host::{AdapterRegistry, Arch, Capabilities, Libc, LoadedAdapter, Os, Platform};
 
 use crate::error::ApiError;
@@ -111,7 +111,7 @@ impl AgentCatalog {
     }
 
     /// The `GET /v1/agents` entry of an agent.
-    pub async fn describe(&self, adapter: &LoadedAdapter) -> AgentInfo {
+    pub async fn describe(&self, adapter: &LoadedAdapter, server_status: Option<ServerStatusInfo>) -> AgentInfo {
         let info = adapter.info();
         let path = self.binary_path(adapter);
         let version = match &path {
@@ -127,7 +127,7 @@ impl AgentCatalog {
             version,
             path: path.map(|p| p.display().to_string()),
             capabilities: capabilities(&info.capabilities),
-            server_status: None,
+            server_status,
             adapter_version: info.version.clone(),
         }
     }

@@ -27,7 +27,8 @@ pub async fn health() -> axum::Json<HealthResponse> {
 pub async fn list_agents(State(state): State<AppState>) -> axum::Json<AgentListResponse> {
     let mut agents = Vec::new();
     for adapter in state.catalog.adapters() {
-        agents.push(state.catalog.describe(&adapter).await);
+        let server_status = state.sessions.shared_processes().status(adapter.id());
+        agents.push(state.catalog.describe(&adapter, server_status).await);
     }
     axum::Json(AgentListResponse { agents })
 }

@@ -14,7 +14,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
-use super::processes::{self, ProcessEntry, SpawnContext, Stream};
+use super::processes::{self, ProcessEntry, SpawnContext, Stream, Subscriber};
+use super::shared::SharedProcesses;
 use super::stderr::StderrCapture;
 use super::{loopback, SessionShared};
 use crate::error::ApiError;
@@ -44,6 +45,12 @@ pub struct Request {
     pub done: oneshot::Sender<Result<(), ApiError>>,
 }
 
+/// A process a session uses: its own, or a shared one it is attached to.
+struct Attached {
+    entry: Arc<ProcessEntry>,
+    share_key: Option<String>,
+}
+
 /// A message waiting for the running turn to end.
 struct Queued {
     parts: Vec<MessagePart>,
@@ -57,7 +64,8 @@ pub struct Actor {
     spawn: SpawnContext,
     incoming_tx: UnboundedSender<Incoming>,
     http: reqwest::Client,
-    processes: BTreeMap<String, ProcessEntry>,
+    processes: BTreeMap<String, Attached>,
+    shared_processes: Arc<SharedProcesses>,
     timers: BTreeMap<String, AbortHandle>,
     streams: BTreeMap<String, AbortHandle>,
     stderr: StderrCapture,
@@ -75,6 +83,7 @@ impl Actor {
         adapter: AdapterSession,
         spawn: SpawnContext,
         incoming_tx: UnboundedSender<Incoming>,
+        shared_processes: Arc<SharedProcesses>,
     ) -> Self {
         Self {
             shared,
@@ -83,6 +92,7 @@ impl Actor {
             incoming_tx,
             http: loopback::client(),
             processes: BTreeMap::new(),
+            shared_processes,
             timers: BTreeMap::new(),
             streams: BTreeMap::new(),
             stderr: StderrCapture::default(),
@@ -252,10 +262,24 @@ impl Actor {
                 Action::SetNativeSessionId(id) => self.shared.state.lock().unwrap().native_session_id = Some(id),
                 Action::Spawn(request) => {
                     let process_id = request.process_id.clone();
-                    match processes::spawn(&request, &self.spawn, self.incoming_tx.clone()) {
+                    let subscriber = Subscriber {
+                        session_id: self.shared.id.clone(),
+                        process_id: process_id.clone(),
+                        incoming: self.incoming_tx.clone(),
+                    };
+                    let spawned = match &request.share_key {
+                        Some(key) => {
+                            self.shared_processes.attach_or_spawn(&self.shared.agent, key, &request, &self.spawn, subscriber)
+                        }
+                        None => processes::spawn(&request, &self.spawn, subscriber),
+                    };
+                    match spawned {
                         Ok(entry) => {
                             tracing::debug!(session = %self.shared.id, process = %process_id, argv = ?request.argv, "spawned");
-                            self.processes.insert(process_id, entry);
+                            let attached = Attached { entry, share_key: request.share_key.clone() };
+                            if let Some(old) = self.processes.insert(process_id, attached) {
+                                self.release(old);
+                            }
                         }
                         Err(error) => {
                             let message = format!("cannot start {:?}: {error}", request.argv[0]);
@@ -265,18 +289,18 @@ impl Actor {
                     }
                 }
                 Action::WriteStdin(write) => {
-                    if let Some(stdin) = self.processes.get(&write.process_id).and_then(|p| p.stdin.as_ref()) {
-                        let _ = stdin.send(write.data);
+                    if let Some(process) = self.processes.get(&write.process_id) {
+                        process.entry.write_stdin(write.data);
                     }
                 }
                 Action::CloseStdin(id) => {
-                    if let Some(process) = self.processes.get_mut(&id) {
-                        process.stdin = None;
+                    if let Some(process) = self.processes.get(&id) {
+                        process.entry.close_stdin();
                     }
                 }
                 Action::Kill(id) => {
-                    if let Some(process) = self.processes.get(&id) {
-                        process.kill();
+                    if let Some(process) = self.processes.remove(&id) {
+                        self.release(process);
                     }
                 }
                 Action::HttpRequest(request) => loopback::send(&self.http, request, self.incoming_tx.clone()),
@@ -382,10 +406,18 @@ impl Actor {
         }
     }
 
+    /// Kills an own process; detaches from a shared one (killed when unused).
+    fn release(&self, process: Attached) {
+        match process.share_key {
+            Some(key) => self.shared_processes.detach(&self.shared.agent, &key, &self.shared.id),
+            None => process.entry.kill(),
+        }
+    }
+
     /// Kills every process and stops every timer and stream of the session.
     fn shutdown(&mut self) {
         for process in std::mem::take(&mut self.processes).into_values() {
-            process.kill();
+            self.release(process);
         }
         for task in std::mem::take(&mut self.timers).into_values().chain(std::mem::take(&mut self.streams).into_values()) {
             task.abort();

@@ -5,6 +5,7 @@ mod actor;
 pub mod log;
 pub mod loopback;
 pub mod processes;
+pub mod shared;
 pub mod stderr;
 
 use std::collections::BTreeMap;
@@ -119,13 +120,19 @@ pub const PERMISSION_MODES: &[&str] = &["default", "plan", "bypass"];
 pub struct SessionManager {
     sessions: RwLock<BTreeMap<String, Arc<Session>>>,
     catalog: Arc<AgentCatalog>,
+    shared_processes: Arc<shared::SharedProcesses>,
     max_line_bytes: usize,
 }
 
 impl SessionManager {
     /// A manager that creates sessions on the catalog's adapters.
     pub fn new(catalog: Arc<AgentCatalog>, max_line_bytes: usize) -> Self {
-        Self { sessions: RwLock::new(BTreeMap::new()), catalog, max_line_bytes }
+        Self { sessions: RwLock::new(BTreeMap::new()), catalog, shared_processes: Arc::default(), max_line_bytes }
+    }
+
+    /// The processes shared between sessions.
+    pub fn shared_processes(&self) -> &shared::SharedProcesses {
+        &self.shared_processes
     }
 
     /// A session by id.
@@ -215,7 +222,7 @@ impl SessionManager {
             max_line_bytes: self.max_line_bytes,
         };
         let (incoming_tx, incoming_rx) = unbounded_channel();
-        let actor = Actor::new(shared, adapter_session, spawn, incoming_tx);
+        let actor = Actor::new(shared, adapter_session, spawn, incoming_tx, self.shared_processes.clone());
         tokio::spawn(actor.run(requests_rx, incoming_rx));
         Ok(session)
     }

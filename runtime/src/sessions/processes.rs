@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sandbox_agent_host::{ExitStatus, Input, SpawnRequest};
@@ -26,14 +28,54 @@ pub struct SpawnContext {
     pub max_line_bytes: usize,
 }
 
-/// A running child process.
+/// A session that receives a process's output, under its own name for it.
+pub struct Subscriber {
+    pub session_id: String,
+    pub process_id: String,
+    pub incoming: UnboundedSender<Incoming>,
+}
+
+/// A running child process and the sessions that receive its output (one, or
+/// several for a shared process).
 pub struct ProcessEntry {
     pub pid: u32,
     /// Feeds the stdin writer; `None` once stdin is closed.
-    pub stdin: Option<UnboundedSender<Vec<u8>>>,
+    pub stdin: Mutex<Option<UnboundedSender<Vec<u8>>>>,
+    pub subscribers: Mutex<Vec<Subscriber>>,
+    exited: AtomicBool,
 }
 
 impl ProcessEntry {
+    /// Whether the process has ended.
+    pub fn exited(&self) -> bool {
+        self.exited.load(Ordering::SeqCst)
+    }
+
+    /// Queues bytes for the process's stdin (dropped once stdin is closed).
+    pub fn write_stdin(&self, bytes: Vec<u8>) {
+        if let Some(stdin) = self.stdin.lock().unwrap().as_ref() {
+            let _ = stdin.send(bytes);
+        }
+    }
+
+    /// Closes the process's stdin.
+    pub fn close_stdin(&self) {
+        self.stdin.lock().unwrap().take();
+    }
+
+    /// Stops sending output to a session; returns how many subscribers remain.
+    pub fn unsubscribe(&self, session_id: &str) -> usize {
+        let mut subscribers = self.subscribers.lock().unwrap();
+        subscribers.retain(|s| s.session_id != session_id);
+        subscribers.len()
+    }
+
+    /// Sends one message to every subscriber, built for its name of the process.
+    fn broadcast(&self, message: impl Fn(&str) -> Incoming) {
+        let mut subscribers = self.subscribers.lock().unwrap();
+        subscribers.retain(|s| s.incoming.send(message(&s.process_id)).is_ok());
+    }
+
     /// Kills the process and everything in its process group.
     pub fn kill(&self) {
         // SAFETY: killpg only sends a signal; the group id is the child's pid because
@@ -52,12 +94,13 @@ pub fn resolve_program(program: &str, install_dir: &Path) -> PathBuf {
     which::which(program).unwrap_or_else(|_| install_dir.join(program))
 }
 
-/// Starts a process; its output, overlong lines and exit arrive on `incoming`.
+/// Starts a process; its output, overlong lines and exit go to `subscriber` (and to
+/// whoever subscribes later).
 pub fn spawn(
     request: &SpawnRequest,
     context: &SpawnContext,
-    incoming: UnboundedSender<Incoming>,
-) -> std::io::Result<ProcessEntry> {
+    subscriber: Subscriber,
+) -> std::io::Result<Arc<ProcessEntry>> {
     let program = resolve_program(&request.argv[0], &context.install_dir);
     let mut command = Command::new(&program);
     command
@@ -70,10 +113,14 @@ pub fn spawn(
         .stderr(Stdio::piped())
         .process_group(0);
     let mut child = command.spawn()?;
-    let pid = child.id().unwrap_or_default();
-    let process_id = request.process_id.clone();
-
     let (stdin_tx, mut stdin_rx) = unbounded_channel::<Vec<u8>>();
+    let entry = Arc::new(ProcessEntry {
+        pid: child.id().unwrap_or_default(),
+        stdin: Mutex::new(Some(stdin_tx)),
+        subscribers: Mutex::new(vec![subscriber]),
+        exited: AtomicBool::new(false),
+    });
+
     if let Some(mut stdin) = child.stdin.take() {
         tokio::spawn(async move {
             while let Some(bytes) = stdin_rx.recv().await {
@@ -84,15 +131,11 @@ pub fn spawn(
         });
     }
 
-    let stdout = child.stdout.take().map(|out| {
-        let (id, tx) = (process_id.clone(), incoming.clone());
-        tokio::spawn(forward_lines(out, context.max_line_bytes, Stream::Stdout, id, tx))
-    });
-    let stderr = child.stderr.take().map(|err| {
-        let (id, tx) = (process_id.clone(), incoming.clone());
-        tokio::spawn(forward_lines(err, context.max_line_bytes, Stream::Stderr, id, tx))
-    });
+    let max = context.max_line_bytes;
+    let stdout = child.stdout.take().map(|out| tokio::spawn(forward_lines(out, max, Stream::Stdout, entry.clone())));
+    let stderr = child.stderr.take().map(|err| tokio::spawn(forward_lines(err, max, Stream::Stderr, entry.clone())));
 
+    let waiter = entry.clone();
     tokio::spawn(async move {
         let status = child.wait().await;
         for reader in [stdout, stderr].into_iter().flatten() {
@@ -108,10 +151,13 @@ pub fn spawn(
             }
             Err(_) => ExitStatus { code: None, signal: None },
         };
-        let _ = incoming.send(Incoming::Adapter(Input::Exit { process_id, status }));
+        waiter.exited.store(true, Ordering::SeqCst);
+        waiter.broadcast(|process_id| {
+            Incoming::Adapter(Input::Exit { process_id: process_id.to_owned(), status: status.clone() })
+        });
     });
 
-    Ok(ProcessEntry { pid, stdin: Some(stdin_tx) })
+    Ok(entry)
 }
 
 /// Which output stream a line came from.
@@ -131,31 +177,21 @@ impl Stream {
     }
 }
 
-async fn forward_lines(
-    reader: impl AsyncRead + Unpin,
-    max_line_bytes: usize,
-    stream: Stream,
-    process_id: String,
-    incoming: UnboundedSender<Incoming>,
-) {
+async fn forward_lines(reader: impl AsyncRead + Unpin, max_line_bytes: usize, stream: Stream, entry: Arc<ProcessEntry>) {
     let mut reader = BufReader::new(reader);
-    loop {
-        let line = match read_bounded_line(&mut reader, max_line_bytes).await {
-            Ok(Some(line)) => line,
-            Ok(None) | Err(_) => return,
-        };
-        let message = match line {
-            Line::Text(line) => Incoming::Adapter(match stream {
-                Stream::Stdout => Input::Stdout { process_id: process_id.clone(), line },
-                Stream::Stderr => Input::Stderr { process_id: process_id.clone(), line },
-            }),
-            Line::TooLong { length, head } => {
-                Incoming::LineTooLong { process_id: process_id.clone(), stream, length, head }
+    while let Ok(Some(line)) = read_bounded_line(&mut reader, max_line_bytes).await {
+        entry.broadcast(|process_id| {
+            let process_id = process_id.to_owned();
+            match &line {
+                Line::Text(line) => Incoming::Adapter(match stream {
+                    Stream::Stdout => Input::Stdout { process_id, line: line.clone() },
+                    Stream::Stderr => Input::Stderr { process_id, line: line.clone() },
+                }),
+                Line::TooLong { length, head } => {
+                    Incoming::LineTooLong { process_id, stream, length: *length, head: head.clone() }
+                }
             }
-        };
-        if incoming.send(message).is_err() {
-            return;
-        }
+        });
     }
 }
 
@@ -164,7 +200,7 @@ async fn forward_lines(
 pub enum Line {
     /// A line within the limit (invalid UTF-8 replaced), without its line ending.
     Text(String),
-    /// A line past the limit: its full length and its first bytes.
+    /// A line past the limit: its length (without the line ending) and its first bytes.
     TooLong { length: usize, head: String },
 }
 
@@ -189,7 +225,8 @@ pub async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(reader: &mut R, max: 
         let read = (&mut *reader).take(64 << 10).read_until(b'\n', &mut buf).await?;
         length += buf.len();
         if read == 0 || buf.last() == Some(&b'\n') {
-            return Ok(Some(Line::TooLong { length, head }));
+            let ending = buf.iter().rev().take_while(|b| matches!(b, b'\n' | b'\r')).count();
+            return Ok(Some(Line::TooLong { length: length - ending, head }));
         }
     }
 }
@@ -211,9 +248,9 @@ mod tests {
             vec![
                 Line::Text("one".into()),
                 Line::Text("two".into()),
-                Line::TooLong { length: 17, head: "0123456789a".into() },
+                Line::TooLong { length: 16, head: "0123456789a".into() },
                 Line::Text("short".into()),
-                Line::TooLong { length: 20, head: "last-without-newline".into() },
+                Line::TooLong { length: 20, head: "last-withou".into() },
             ]
         );
     }

@@ -2,6 +2,10 @@
 
 #![allow(dead_code)]
 
+pub mod api;
+pub mod guests;
+pub mod sse;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -117,4 +121,35 @@ impl Drop for Daemon {
 /// A port nothing listens on right now.
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").expect("binding a free port").local_addr().unwrap().port()
+}
+
+/// Builds the test-only components of `testing/guests` (once per test process;
+/// cargo's lock serializes concurrent builds) and returns the path of one of them
+/// (`probe`, `mock_dropin`).
+pub fn test_guest(name: &str) -> PathBuf {
+    static BUILD: std::sync::Once = std::sync::Once::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("testing/guests");
+    BUILD.call_once(|| {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--release", "--target", "wasm32-wasip2", "--manifest-path"])
+            .arg(root.join("Cargo.toml"))
+            .env_remove("CARGO_TARGET_DIR")
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .status()
+            .expect("running cargo to build the test guests");
+        assert!(status.success(), "building testing/guests failed");
+    });
+    let path = root.join(format!("target/wasm32-wasip2/release/{name}.wasm"));
+    assert!(path.is_file(), "no component at {}", path.display());
+    path
+}
+
+/// A fresh adapters folder holding copies of the given test components.
+pub fn adapters_dir_with(names: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp adapters dir");
+    for name in names {
+        std::fs::copy(test_guest(name), dir.path().join(format!("{name}.wasm"))).expect("copying a component");
+    }
+    dir
 }

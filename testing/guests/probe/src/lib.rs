@@ -11,7 +11,15 @@
 //! | `trap`      | panics, which traps                                                  |
 //! | `open`      | reads `/etc/hostname` with `std::fs` and reports the result as text  |
 //! | `badaction` | returns an `http-request` to `http://example.com/` (not loopback)    |
+//! | `fetch URL` | `http-request` GET to URL; the response comes back as `agent.unparsed` |
+//! | `sse URL`   | `open-sse` on URL; each event comes back as `agent.unparsed`           |
+//! | `share KEY CMD` | spawns `sh -c CMD` shared under KEY; stdout lines come back as `agent.unparsed` |
+//! | `grow MIB`  | allocates and frees MIB MiB (the instance's memory stays grown), replies `grew` |
 //! | other text  | replies with the same text in one assistant message, ends the turn   |
+//!
+//! The commands that start I/O leave the turn open: their results arrive through
+//! the kit's default handlers, which report them as `agent.unparsed` with the raw
+//! payload kept.
 //!
 //! Every turn opens with `turn.started` and the synthetic user item (the kit's
 //! [`ReplySession`]), so a test can tell "the guest was called" from "it finished".
@@ -57,9 +65,42 @@ impl Replier for Probe {
                 body: Vec::new(),
                 timeout_ms: Some(1_000),
             })]),
+            "fetch" => Reply::Actions(vec![Action::HttpRequest(HttpRequest {
+                request_id: "fetch".to_owned(),
+                method: "GET".to_owned(),
+                url: text::command(text).1.to_owned(),
+                headers: Vec::new(),
+                body: Vec::new(),
+                timeout_ms: Some(5_000),
+            })]),
+            "sse" => Reply::Actions(vec![Action::OpenSse(SseRequest {
+                stream_id: "sse".to_owned(),
+                url: text::command(text).1.to_owned(),
+                headers: Vec::new(),
+            })]),
+            "share" => {
+                let rest = text::command(text).1;
+                let (key, command) = rest.split_once(' ').unwrap_or((rest, "true"));
+                let spawn = SpawnRequest::command("shared", ["sh", "-c", command]).shared(key);
+                Reply::Actions(vec![Action::Spawn(spawn)])
+            }
+            "grow" => {
+                let mib: usize = text::command(text).1.parse().unwrap_or(16);
+                grow(mib);
+                Reply::Text("grew".to_owned())
+            }
             _ => Reply::Text(text.to_owned()),
         }
     }
+}
+
+/// Allocates and touches `mib` MiB, then frees it: linear memory stays that large.
+fn grow(mib: usize) {
+    let mut block = vec![0u8; mib << 20];
+    for page in block.iter_mut().step_by(4096) {
+        *page = 1;
+    }
+    black_box(&block);
 }
 
 /// Loops forever, in a way the optimizer cannot remove.
