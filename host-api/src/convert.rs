@@ -104,15 +104,15 @@ fn convert_event(event: ev::Event) -> Result<(u::UniversalEventType, u::Universa
         ev::Event::ItemDelta(delta) => (
             T::ItemDelta,
             D::ItemDelta(u::ItemDeltaData {
-                item_id: delta.item_id,
+                item_id: non_empty("item id", delta.item_id)?,
                 native_item_id: delta.native_item_id,
                 delta: delta.delta,
             }),
         ),
         ev::Event::PermissionRequested(p) => (T::PermissionRequested, D::Permission(convert_permission(p)?)),
         ev::Event::PermissionResolved(p) => (T::PermissionResolved, D::Permission(convert_permission(p)?)),
-        ev::Event::QuestionRequested(q) => (T::QuestionRequested, D::Question(convert_question(q))),
-        ev::Event::QuestionResolved(q) => (T::QuestionResolved, D::Question(convert_question(q))),
+        ev::Event::QuestionRequested(q) => (T::QuestionRequested, D::Question(convert_question(q)?)),
+        ev::Event::QuestionResolved(q) => (T::QuestionResolved, D::Question(convert_question(q)?)),
         ev::Event::Error(error) => (
             T::Error,
             D::Error(u::ErrorData { message: error.message, code: error.code, details: opt_json("details", error.details)? }),
@@ -236,9 +236,9 @@ fn convert_permission(p: ev::Permission) -> Result<u::PermissionEventData, Strin
     })
 }
 
-fn convert_question(q: ev::Question) -> u::QuestionEventData {
-    u::QuestionEventData {
-        question_id: q.question_id,
+fn convert_question(q: ev::Question) -> Result<u::QuestionEventData, String> {
+    Ok(u::QuestionEventData {
+        question_id: non_empty("question id", q.question_id)?,
         prompt: q.prompt,
         options: q.options,
         status: match q.status {
@@ -247,7 +247,7 @@ fn convert_question(q: ev::Question) -> u::QuestionEventData {
             ev::QuestionStatus::Rejected => u::QuestionStatus::Rejected,
         },
         response: q.response,
-    }
+    })
 }
 
 #[cfg(test)]

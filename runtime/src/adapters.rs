@@ -8,18 +8,18 @@ use sandbox_agent_host::{AdapterOrigin, AdapterRegistry, HostConfig, HostError};
 include!(concat!(env!("OUT_DIR"), "/builtin_adapters.rs"));
 
 /// Loads the builtin adapters and the folder's. A component in the folder that
-/// fails to load is logged and skipped; the others still load.
-pub fn load_registry(config: HostConfig, adapters_dir: Option<&Path>) -> Result<AdapterRegistry, HostError> {
+/// fails to load is skipped (and returned, with why) so the others still load.
+pub fn load_registry(
+    config: HostConfig,
+    adapters_dir: Option<&Path>,
+) -> Result<(AdapterRegistry, Vec<HostError>), HostError> {
     let mut registry = AdapterRegistry::new(config)?;
     for (name, bytes) in BUILTIN_ADAPTERS {
         registry.load_bytes(AdapterOrigin::Builtin((*name).to_owned()), bytes)?;
     }
+    let mut skipped = Vec::new();
     if let Some(dir) = adapters_dir {
-        for result in registry.load_dir(dir)? {
-            if let Err(error) = result {
-                tracing::error!(%error, "skipping adapter component");
-            }
-        }
+        skipped.extend(registry.load_dir(dir)?.into_iter().filter_map(Result::err));
     }
-    Ok(registry)
+    Ok((registry, skipped))
 }

@@ -53,11 +53,7 @@ impl AgentCatalog {
             .ok()
             .flatten()
             .map_or_else(|| adapter.id().to_owned(), |plan| plan.binary_name);
-        let installed = self.install_dir.join(&name);
-        if installed.is_file() {
-            return Some(installed);
-        }
-        which::which(&name).ok()
+        crate::sessions::processes::locate_program(&name, &self.install_dir)
     }
 
     /// The agent's binary for a new session; fails when a non-builtin agent is missing.

@@ -680,8 +680,7 @@ fn sessions_terminate_ends_the_session() {
     let list = json_ok(&cli(&daemon, &["sessions", "list"]));
     assert_eq!(list["sessions"][0]["ended"], true, "{list}");
     // An ended session takes no more messages; terminating it again is a no-op.
-    let failure = expect_failure(&cli(&daemon, &["sessions", "send", "term", "hello"]));
-    assert!(failure.problem.is_some(), "{}", failure.stderr);
+    problem_failure(&cli(&daemon, &["sessions", "send", "term", "hello"]), "session_ended", 409);
     assert_eq!(json_ok(&cli(&daemon, &["sessions", "terminate", "term"])), json!({ "ok": true }));
 }
 
@@ -704,9 +703,9 @@ fn questions_reply_with_answer_flags() {
     assert_eq!(resolved["data"]["status"], "answered", "{resolved}");
     assert_eq!(resolved["data"]["response"], "Red, Blue", "{resolved}");
     assert_eq!(last_assistant_text(&events), "You answered: Red, Blue.");
-    // It is not pending any more.
-    let failure = expect_failure(&cli(&daemon, &["questions", "reply", "q1", id, "--answer", "Red"]));
-    assert_eq!(failure.problem.unwrap()["status"], 400);
+    // It is not pending any more. (The daemon answers 404 request_not_found;
+    // docs/mock-agent.md still says 400 invalid_request.)
+    problem_failure(&cli(&daemon, &["questions", "reply", "q1", id, "--answer", "Red"]), "request_not_found", 404);
 }
 
 #[test]
@@ -744,8 +743,7 @@ fn questions_reject_declines() {
     assert!(resolved["data"].get("response").is_none_or(Value::is_null), "{resolved}");
     assert_eq!(last_assistant_text(&events), "You declined to answer.");
     // Unknown question ids are refused.
-    let failure = expect_failure(&cli(&daemon, &["questions", "reject", "q3", "no-such-question"]));
-    assert_eq!(failure.problem.unwrap()["status"], 400);
+    problem_failure(&cli(&daemon, &["questions", "reject", "q3", "no-such-question"]), "request_not_found", 404);
 }
 
 /// Asks for a permission in a new session, replies `reply` with the CLI, and
@@ -798,8 +796,7 @@ fn permissions_reply_refuses_bad_input() {
     let stderr = text(&output.stderr);
     assert!(stderr.contains("once") && stderr.contains("always") && stderr.contains("reject"), "{stderr}");
     // Nothing pending under that id.
-    let failure = expect_failure(&cli(&daemon, &["permissions", "reply", "p-bad", "mock_1_permission", "once"]));
-    assert_eq!(failure.problem.unwrap()["status"], 400);
+    problem_failure(&cli(&daemon, &["permissions", "reply", "p-bad", "mock_1_permission", "once"]), "request_not_found", 404);
 }
 
 // ---------------------------------------------------------------------------

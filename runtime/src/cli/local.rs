@@ -8,14 +8,19 @@ use sandbox_agent_host::{AdapterOrigin, AdapterRegistry, HostConfig, LoadedAdapt
 use serde::Serialize;
 
 use crate::agents::capabilities;
+use crate::config::default_data_dir;
 
 #[derive(Debug, Subcommand)]
 pub enum AdaptersCommand {
     /// The adapters a daemon would load: the builtins, then the folder's.
     List {
-        /// Folder of extra components, as for `server --adapters-dir`.
+        /// Folder of extra components, as for `server --adapters-dir`
+        /// [default: <data-dir>/adapters when it exists].
         #[arg(long, env = "SANDBOX_AGENT_ADAPTERS_DIR")]
         adapters_dir: Option<PathBuf>,
+        /// The daemon's data dir (for the default adapters folder and the compile cache).
+        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        data_dir: Option<PathBuf>,
     },
     /// Load one component file and print what it declares.
     Inspect {
@@ -79,11 +84,18 @@ impl AdapterView {
 
 /// `sandbox-agent adapters ...`.
 pub fn adapters(command: AdaptersCommand) -> Result<(), String> {
-    let views = match command {
-        AdaptersCommand::List { adapters_dir } => {
-            let registry = crate::adapters::load_registry(HostConfig::default(), adapters_dir.as_deref())
-                .map_err(|e| e.to_string())?;
-            registry.list().iter().map(|adapter| AdapterView::of(adapter)).collect::<Vec<_>>()
+    match command {
+        AdaptersCommand::List { adapters_dir, data_dir } => {
+            let data_dir = data_dir.unwrap_or_else(default_data_dir);
+            let adapters_dir = adapters_dir.or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
+            let host = HostConfig { cache_dir: Some(data_dir.join("cache")), ..HostConfig::default() };
+            let (registry, skipped) =
+                crate::adapters::load_registry(host, adapters_dir.as_deref()).map_err(|e| e.to_string())?;
+            let adapters: Vec<_> = registry.list().iter().map(|adapter| AdapterView::of(adapter)).collect();
+            let skipped: Vec<String> = skipped.iter().map(ToString::to_string).collect();
+            let listing = serde_json::json!({ "adapters": adapters, "skipped": skipped });
+            println!("{}", serde_json::to_string_pretty(&listing).map_err(|e| e.to_string())?);
+            Ok(())
         }
         AdaptersCommand::Inspect { file } => {
             let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
@@ -91,9 +103,7 @@ pub fn adapters(command: AdaptersCommand) -> Result<(), String> {
             let adapter = registry.compile(AdapterOrigin::File(file), &bytes).map_err(|e| e.to_string())?;
             let view = AdapterView::of(&adapter);
             println!("{}", serde_json::to_string_pretty(&view).map_err(|e| e.to_string())?);
-            return Ok(());
+            Ok(())
         }
-    };
-    println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "adapters": views })).map_err(|e| e.to_string())?);
-    Ok(())
+    }
 }

@@ -67,7 +67,11 @@ fn cors_layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, String> {
     if cors.allow_origins.is_empty() {
         return Ok(None);
     }
-    let origins = if cors.allow_origins.iter().any(|o| o == "*") {
+    let any_origin = cors.allow_origins.iter().any(|o| o == "*");
+    if any_origin && cors.allow_credentials {
+        return Err("--cors-allow-credentials cannot be combined with --cors-allow-origin '*': name the origins".into());
+    }
+    let origins = if any_origin {
         AllowOrigin::any()
     } else {
         let values = cors
@@ -89,7 +93,7 @@ fn cors_layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, String> {
             .collect::<Result<Vec<_>, _>>()?
     };
     let methods = if cors.allow_methods.is_empty() {
-        vec![Method::GET, Method::POST, Method::DELETE, Method::OPTIONS]
+        vec![Method::GET, Method::POST, Method::OPTIONS]
     } else {
         cors.allow_methods
             .iter()
@@ -108,7 +112,10 @@ fn cors_layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, String> {
 /// Loads the adapters, binds, and serves until SIGINT/SIGTERM, which ends every session.
 pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     std::fs::create_dir_all(&config.data_dir)?;
-    let registry = crate::adapters::load_registry(config.host.clone(), config.adapters_dir.as_deref())?;
+    let (registry, skipped) = crate::adapters::load_registry(config.host.clone(), config.adapters_dir.as_deref())?;
+    for error in skipped {
+        tracing::error!(%error, "skipping adapter component");
+    }
     let catalog = Arc::new(AgentCatalog::new(registry, config.install_dir.clone()));
     let sessions = Arc::new(SessionManager::new(catalog.clone(), config.max_line_bytes));
     let state = AppState { catalog, sessions: sessions.clone() };

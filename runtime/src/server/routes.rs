@@ -66,11 +66,9 @@ pub async fn install_agent(
     OptionalJson(request): OptionalJson<AgentInstallRequest>,
 ) -> Result<StatusCode> {
     let adapter = state.catalog.adapter(&agent)?;
-    let installed = adapter.info().builtin || state.catalog.binary_path(&adapter).is_some();
-    if installed && !request.reinstall.unwrap_or(false) {
-        return Ok(StatusCode::NO_CONTENT);
-    }
-    if adapter.info().builtin {
+    let nothing_to_do = adapter.info().builtin
+        || (state.catalog.binary_path(&adapter).is_some() && !request.reinstall.unwrap_or(false));
+    if nothing_to_do {
         return Ok(StatusCode::NO_CONTENT);
     }
     Err(ApiError::InstallFailed {

@@ -137,8 +137,7 @@ impl Actor {
             Command::Start => self.feed(Input::Start),
             Command::Send { parts, turn_started } => {
                 self.queue.push_back(Queued { parts, turn_started });
-                self.start_next_turn();
-                Ok(())
+                self.start_next_turn()
             }
             Command::ReplyPermission { permission_id, reply } => {
                 self.require_pending("permission", &permission_id)?;
@@ -228,7 +227,9 @@ impl Actor {
         match result {
             Ok(actions) => {
                 self.apply(actions);
-                self.start_next_turn();
+                // A queued message that fails reports through the transcript; its
+                // sender already had its answer.
+                let _ = self.start_next_turn();
                 Ok(())
             }
             Err(HostError::Rejected(reason)) => Err(ApiError::AdapterRejected(reason)),
@@ -240,16 +241,17 @@ impl Actor {
         }
     }
 
-    fn start_next_turn(&mut self) {
+    /// Starts the next queued message when no turn runs; its outcome is returned.
+    fn start_next_turn(&mut self) -> Result<(), ApiError> {
         if self.turn_running || self.ended {
-            return;
+            return Ok(());
         }
-        let Some(next) = self.queue.pop_front() else { return };
+        let Some(next) = self.queue.pop_front() else { return Ok(()) };
         if let Some(turn_started) = next.turn_started {
             let _ = turn_started.send(self.shared.log.last_sequence());
         }
         self.turn_running = true;
-        let _ = self.feed(Input::SendMessage(next.parts));
+        self.feed(Input::SendMessage(next.parts))
     }
 
     fn apply(&mut self, actions: Vec<Action>) {
@@ -278,6 +280,8 @@ impl Actor {
                             tracing::debug!(session = %self.shared.id, process = %process_id, argv = ?request.argv, "spawned");
                             let attached = Attached { entry, share_key: request.share_key.clone() };
                             if let Some(old) = self.processes.insert(process_id, attached) {
+                                // The replaced process's exit must not reach the new one's name.
+                                old.entry.unsubscribe(&self.shared.id);
                                 self.release(old);
                             }
                         }

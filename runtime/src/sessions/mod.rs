@@ -237,7 +237,10 @@ impl SessionManager {
 
 /// Session ids: 1-128 characters of `[A-Za-z0-9._-]`.
 pub fn validate_session_id(id: &str) -> Result<(), ApiError> {
+    // `.` and `..` fit the alphabet but cannot stand as a URL path segment.
     let valid = (1..=128).contains(&id.len())
+        && id != "."
+        && id != ".."
         && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
     if valid {
         Ok(())
@@ -266,7 +269,7 @@ mod tests {
         for ok in ["a", "my-session_1.2", &"x".repeat(128)] {
             assert!(validate_session_id(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "has space", "slash/y", "ünï", &"x".repeat(129)] {
+        for bad in ["", ".", "..", "has space", "slash/y", "ünï", &"x".repeat(129)] {
             assert!(validate_session_id(bad).is_err(), "{bad}");
         }
     }

@@ -86,12 +86,17 @@ impl ProcessEntry {
     }
 }
 
-/// Resolves a program name: paths as given, bare names on PATH, then in the install dir.
-pub fn resolve_program(program: &str, install_dir: &Path) -> PathBuf {
+/// Finds a program: a path as given; a bare name in the daemon's install dir
+/// (agents it installed win), then on PATH.
+pub fn locate_program(program: &str, install_dir: &Path) -> Option<PathBuf> {
     if program.contains('/') {
-        return PathBuf::from(program);
+        return Some(PathBuf::from(program));
     }
-    which::which(program).unwrap_or_else(|_| install_dir.join(program))
+    let installed = install_dir.join(program);
+    if installed.is_file() {
+        return Some(installed);
+    }
+    which::which(program).ok()
 }
 
 /// Starts a process; its output, overlong lines and exit go to `subscriber` (and to
@@ -101,7 +106,8 @@ pub fn spawn(
     context: &SpawnContext,
     subscriber: Subscriber,
 ) -> std::io::Result<Arc<ProcessEntry>> {
-    let program = resolve_program(&request.argv[0], &context.install_dir);
+    let program = locate_program(&request.argv[0], &context.install_dir)
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not in the install dir nor on PATH"))?;
     let mut command = Command::new(&program);
     command
         .args(&request.argv[1..])

@@ -3,7 +3,6 @@
 #![allow(dead_code)]
 
 pub mod api;
-pub mod guests;
 pub mod sse;
 
 use std::net::TcpListener;
@@ -59,6 +58,10 @@ impl Daemon {
             .arg(shared_cache_dir())
             .args(&options.args)
             .env_remove("SANDBOX_AGENT_TOKEN")
+            .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
+            .env_remove("SANDBOX_AGENT_INSTALL_DIR")
+            // Quiet unless asked: warnings and errors only.
+            .env("SANDBOX_AGENT_LOG", std::env::var("SANDBOX_AGENT_LOG").unwrap_or_else(|_| "warn".into()))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());

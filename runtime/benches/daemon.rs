@@ -1,0 +1,557 @@
+//! Daemon benchmarks: `cargo bench -p sandbox-agent --bench daemon`.
+//!
+//! Not a timed test: it measures and prints, it does not assert thresholds. Everything
+//! runs on loopback against the real `sandbox-agent` binary (built with the bench
+//! profile), except the last group, which drives the mock adapter component through the
+//! host crate directly. Bounded to well under a minute on a 2-core machine.
+//!
+//! What each number means is described in `docs/benchmarks.md`.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use sandbox_agent_client::{Client, CreateSessionRequest, MessageRequest};
+use sandbox_agent_host::{
+    Action, AdapterRegistry, ExitStatus, HostConfig, Input, MessagePart, SessionConfig,
+};
+
+const TOKEN: &str = "bench-token";
+/// Cold and warm start-ups measured (the median is reported).
+const COLD_STARTS: usize = 2;
+const WARM_STARTS: usize = 3;
+/// Idle mock sessions created for the RSS measurement.
+const IDLE_SESSIONS: usize = 100;
+/// Concurrent clients and duration of each `GET /v1/agents` run.
+const RPS_CLIENTS: [usize; 2] = [1, 16];
+const RPS_DURATION: Duration = Duration::from_secs(3);
+/// Messages timed for the event latency (after a few warm-up ones).
+const LATENCY_MESSAGES: usize = 50;
+const LATENCY_WARMUP: usize = 5;
+/// Adapter calls timed per input kind, and per turn (to keep adapter state small).
+const CONVERT_CALLS: usize = 10_000;
+const CONVERT_CALLS_PER_TURN: usize = 2_000;
+
+fn main() {
+    // `cargo bench` passes `--bench` (and filters); there is nothing to filter.
+    let started = Instant::now();
+    let mut table = Table::default();
+    let scratch = tempfile::tempdir().expect("scratch directory");
+
+    eprintln!("[1/5] daemon start-up (cold, then warm compile cache)");
+    startup(&mut table, scratch.path());
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let cache_dir = scratch.path().join("warm-cache");
+    let daemon = Daemon::start(scratch.path(), &cache_dir);
+
+    eprintln!("[2/5] idle RSS");
+    runtime.block_on(idle_rss(&mut table, &daemon));
+
+    eprintln!("[3/5] GET /v1/agents throughput");
+    runtime.block_on(agents_rps(&mut table, &daemon));
+
+    eprintln!("[4/5] mock event latency over SSE");
+    runtime.block_on(event_latency(&mut table, &daemon));
+    drop(daemon);
+    drop(runtime);
+
+    eprintln!("[5/5] WASM adapter calls through the host crate");
+    adapter_calls(&mut table);
+
+    table.print();
+    println!("\n(total bench time {:.1} s, {} CPUs)", started.elapsed().as_secs_f64(), cpus());
+}
+
+// ---------------------------------------------------------------------------
+// The daemon process
+
+struct Daemon {
+    child: Child,
+    port: u16,
+    endpoint: String,
+    _data_dir: tempfile::TempDir,
+}
+
+impl Daemon {
+    /// Starts a daemon with a fresh data dir and `cache_dir`, and waits until it is healthy.
+    fn start(scratch: &Path, cache_dir: &Path) -> Daemon {
+        Daemon::start_timed(scratch, cache_dir).0
+    }
+
+    /// Also returns the time from spawning the process to the first healthy answer.
+    fn start_timed(scratch: &Path, cache_dir: &Path) -> (Daemon, Duration) {
+        let data_dir = tempfile::tempdir_in(scratch).expect("data dir");
+        let port = free_port();
+        let begin = Instant::now();
+        let child = Command::new(env!("CARGO_BIN_EXE_sandbox-agent"))
+            .args(["server", "--host", "127.0.0.1", "--port", &port.to_string(), "--token", TOKEN])
+            .arg("--data-dir")
+            .arg(data_dir.path())
+            .arg("--cache-dir")
+            .arg(cache_dir)
+            .env("SANDBOX_AGENT_LOG", "warn")
+            .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("starting sandbox-agent");
+        let mut daemon = Daemon { child, port, endpoint: format!("http://127.0.0.1:{port}"), _data_dir: data_dir };
+        let deadline = begin + Duration::from_secs(120);
+        loop {
+            if let Some(status) = daemon.child.try_wait().unwrap() {
+                panic!("sandbox-agent exited during start-up: {status}");
+            }
+            if health_status(port) == Some(200) {
+                return (daemon, begin.elapsed());
+            }
+            assert!(Instant::now() < deadline, "sandbox-agent did not become healthy");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn client(&self) -> Client {
+        Client::new(&self.endpoint, Some(TOKEN.into())).unwrap()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if self.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `GET /v1/health` over a plain socket (no client library start-up in the measurement).
+fn health_status(port: u16) -> Option<u16> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    stream
+        .write_all(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .ok()?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).ok()?;
+    let head = String::from_utf8_lossy(&answer);
+    head.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Resident set size of a process, from `/proc/<pid>/status`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("reading /proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS in /proc status")
+}
+
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+// ---------------------------------------------------------------------------
+// 1. Start-up
+
+fn startup(table: &mut Table, scratch: &Path) {
+    let mut cold = Vec::new();
+    for i in 0..COLD_STARTS {
+        // A fresh cache dir each time: the adapter components are compiled from scratch.
+        let (daemon, elapsed) = Daemon::start_timed(scratch, &scratch.join(format!("cold-cache-{i}")));
+        cold.push(elapsed);
+        drop(daemon);
+    }
+    // Fill the cache that the warm start-ups (and the rest of the bench) use.
+    drop(Daemon::start(scratch, &scratch.join("warm-cache")));
+    let mut warm = Vec::new();
+    for _ in 0..WARM_STARTS {
+        let (daemon, elapsed) = Daemon::start_timed(scratch, &scratch.join("warm-cache"));
+        warm.push(elapsed);
+        drop(daemon);
+    }
+    table.section("Start-up (spawn → first 200 from GET /v1/health)");
+    table.row(
+        "cold: fresh data dir + fresh compile cache",
+        ms(median(&mut cold)),
+        format!("median of {COLD_STARTS}; all: {}", list_ms(&cold)),
+    );
+    table.row(
+        "warm: fresh data dir, compile cache filled",
+        ms(median(&mut warm)),
+        format!("median of {WARM_STARTS}; all: {}", list_ms(&warm)),
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 2. Idle RSS
+
+async fn idle_rss(table: &mut Table, daemon: &Daemon) {
+    let client = daemon.client();
+    let settle = || tokio::time::sleep(Duration::from_millis(300));
+    settle().await;
+    let at_start = rss_kib(daemon.pid());
+    let begin = Instant::now();
+    for i in 0..IDLE_SESSIONS {
+        let request = CreateSessionRequest { agent: "mock".into(), ..Default::default() };
+        let created = client.create_session(&format!("idle-{i}"), &request).await.expect("creating a session");
+        assert!(created.healthy, "session {i} is not healthy");
+    }
+    let create_time = begin.elapsed();
+    settle().await;
+    let after = rss_kib(daemon.pid());
+    table.section("Idle memory (VmRSS of the daemon)");
+    table.row("after start-up, no session", mib(at_start), "warm start, after 300 ms idle".into());
+    table.row(
+        &format!("after {IDLE_SESSIONS} idle mock sessions"),
+        mib(after),
+        format!(
+            "+{:.0} KiB per session; creating them took {:.1} ms each",
+            after.saturating_sub(at_start) as f64 / IDLE_SESSIONS as f64,
+            create_time.as_secs_f64() * 1000.0 / IDLE_SESSIONS as f64
+        ),
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 3. GET /v1/agents throughput
+
+async fn agents_rps(table: &mut Table, daemon: &Daemon) {
+    table.section(&format!("GET /v1/agents throughput ({:.0} s per run, keep-alive, token auth)", RPS_DURATION.as_secs_f64()));
+    let url = format!("{}/v1/agents", daemon.endpoint);
+    for clients in RPS_CLIENTS {
+        let http = reqwest::Client::builder().no_proxy().pool_max_idle_per_host(clients).build().unwrap();
+        // Warm the connections.
+        for _ in 0..clients {
+            http.get(&url).bearer_auth(TOKEN).send().await.unwrap().bytes().await.unwrap();
+        }
+        let begin = Instant::now();
+        let deadline = begin + RPS_DURATION;
+        let tasks: Vec<_> = (0..clients)
+            .map(|_| {
+                let http = http.clone();
+                let url = url.clone();
+                tokio::spawn(async move {
+                    let mut latencies = Vec::new();
+                    while Instant::now() < deadline {
+                        let t = Instant::now();
+                        let response = http.get(&url).bearer_auth(TOKEN).send().await.expect("GET /v1/agents");
+                        assert!(response.status().is_success(), "GET /v1/agents: {}", response.status());
+                        response.bytes().await.unwrap();
+                        latencies.push(t.elapsed());
+                    }
+                    latencies
+                })
+            })
+            .collect();
+        let mut latencies = Vec::new();
+        for task in tasks {
+            latencies.extend(task.await.unwrap());
+        }
+        let elapsed = begin.elapsed();
+        let rps = latencies.len() as f64 / elapsed.as_secs_f64();
+        table.row(
+            &format!("{clients} concurrent client{}", if clients == 1 { "" } else { "s" }),
+            format!("{rps:.0} req/s"),
+            format!(
+                "{} requests; latency p50 {} p95 {}",
+                latencies.len(),
+                us(percentile(&mut latencies, 50.0)),
+                us(percentile(&mut latencies, 95.0))
+            ),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 4. Event latency
+
+async fn event_latency(table: &mut Table, daemon: &Daemon) {
+    let client = daemon.client();
+    let id = "latency";
+    let request = CreateSessionRequest { agent: "mock".into(), ..Default::default() };
+    client.create_session(id, &request).await.unwrap();
+    let after = client.events(id, &Default::default()).await.unwrap().events.last().map_or(0, |e| e.sequence);
+    let mut stream = client.events_sse(id, Some(after), false, None).await.expect("opening the SSE stream");
+
+    let mut first_event = Vec::new();
+    let mut turn_ended = Vec::new();
+    let mut post_answered = Vec::new();
+    for i in 0..LATENCY_WARMUP + LATENCY_MESSAGES {
+        let message = MessageRequest { message: Some(format!("ping number {i}")), ..Default::default() };
+        let begin = Instant::now();
+        let send = async {
+            client.send_message(id, &message).await.expect("POST message");
+            begin.elapsed()
+        };
+        let first = async {
+            let event = stream.next().await.expect("SSE stream ended").expect("SSE event");
+            (event, begin.elapsed())
+        };
+        let (posted, (event, first_at)) = tokio::join!(send, first);
+        assert_eq!(event.event_type.as_str(), "turn.started", "first event of a turn");
+        // Drain the rest of the turn.
+        let ended_at = loop {
+            let event = tokio::time::timeout(Duration::from_secs(10), stream.next())
+                .await
+                .expect("turn did not end")
+                .expect("SSE stream ended")
+                .expect("SSE event");
+            if event.event_type.as_str() == "turn.ended" {
+                break begin.elapsed();
+            }
+        };
+        if i >= LATENCY_WARMUP {
+            first_event.push(first_at);
+            turn_ended.push(ended_at);
+            post_answered.push(posted);
+        }
+    }
+    table.section(&format!(
+        "Mock event latency ({LATENCY_MESSAGES} messages, SSE stream already open, one at a time)"
+    ));
+    for (name, samples) in [
+        ("POST /messages → first event (turn.started) on SSE", &mut first_event),
+        ("POST /messages → turn.ended on SSE (echo turn, 9 events)", &mut turn_ended),
+        ("POST /messages → its 204 answer", &mut post_answered),
+    ] {
+        table.row(
+            name,
+            format!("{} median", us(percentile(samples, 50.0))),
+            format!("p95 {}, max {}", us(percentile(samples, 95.0)), us(percentile(samples, 100.0))),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 5. Adapter calls through the host crate
+
+fn mock_component() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/target/wasm32-wasip2/release/sandbox_agent_adapter_mock.wasm")
+}
+
+fn adapter_calls(table: &mut Table) {
+    let path = mock_component();
+    assert!(path.is_file(), "the mock component is not built at {} (runtime/build.rs builds it)", path.display());
+    let begin = Instant::now();
+    let mut registry = AdapterRegistry::new(HostConfig::default()).expect("adapter registry");
+    let adapter = registry.load_file(&path).expect("loading the mock component");
+    let compile = begin.elapsed();
+
+    let config = SessionConfig {
+        session_id: "bench".into(),
+        agent_mode: "build".into(),
+        permission_mode: "default".into(),
+        model: None,
+        variant: None,
+        directory: "/tmp".into(),
+        agent_binary: None,
+        env: Vec::new(),
+        resume_native_session_id: None,
+    };
+    let begin = Instant::now();
+    let mut session = adapter.new_session(config.clone()).expect("new adapter session");
+    let new_session = begin.elapsed();
+    session.handle(Input::Start).expect("start");
+
+    table.section("WASM adapter calls (mock component via sandbox-agent-host, no daemon)");
+    table.row(
+        "load + compile the mock component (no cache)",
+        ms(compile),
+        format!("{} KiB component", std::fs::metadata(&path).unwrap().len() / 1024),
+    );
+    table.row("new adapter session (instantiate)", us(new_session), String::new());
+
+    // on-stdout: a `shell` turn waits for its process; each line becomes one item.delta.
+    let line = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"a line of native agent output, about 120 bytes"}]}}"#;
+    let mut samples = Vec::with_capacity(CONVERT_CALLS);
+    let mut turns = 0;
+    while samples.len() < CONVERT_CALLS {
+        let actions = session.handle(Input::SendMessage(vec![MessagePart::Text("shell cat".into())])).unwrap();
+        let process_id = actions
+            .iter()
+            .find_map(|a| match a {
+                Action::Spawn(spawn) => Some(spawn.process_id.clone()),
+                _ => None,
+            })
+            .expect("the shell command spawns a process");
+        for _ in 0..CONVERT_CALLS_PER_TURN {
+            let input = Input::Stdout { process_id: process_id.clone(), line: line.to_owned() };
+            let t = Instant::now();
+            let actions = session.handle(input).unwrap();
+            samples.push(t.elapsed());
+            assert_eq!(actions.len(), 1, "one item.delta per stdout line");
+        }
+        session.handle(Input::Exit { process_id, status: ExitStatus { code: Some(0), signal: None } }).unwrap();
+        turns += 1;
+    }
+    call_row(table, "on-stdout: 1 native line → 1 item.delta", &mut samples, &format!("{turns} shell turns"));
+
+    // on-timer: a `slow` turn ticks; each tick is one item.delta and the next timer.
+    let mut samples = Vec::with_capacity(CONVERT_CALLS);
+    while samples.len() < CONVERT_CALLS {
+        let actions = session.handle(Input::SendMessage(vec![MessagePart::Text("slow 36000".into())])).unwrap();
+        let mut timer_id = timer_of(&actions);
+        for _ in 0..CONVERT_CALLS_PER_TURN {
+            let input = Input::Timer { timer_id: timer_id.clone() };
+            let t = Instant::now();
+            let actions = session.handle(input).unwrap();
+            samples.push(t.elapsed());
+            timer_id = timer_of(&actions);
+        }
+        session.handle(Input::CancelTurn).unwrap();
+    }
+    call_row(table, "on-timer: 1 tick → 1 item.delta + next timer", &mut samples, "");
+
+    // on-stderr: a line kept in the adapter's state, no action (the boundary cost alone).
+    let mut samples = Vec::with_capacity(CONVERT_CALLS);
+    while samples.len() < CONVERT_CALLS {
+        let actions = session.handle(Input::SendMessage(vec![MessagePart::Text("shell cat".into())])).unwrap();
+        let process_id = process_of(&actions);
+        for _ in 0..CONVERT_CALLS_PER_TURN {
+            let input = Input::Stderr { process_id: process_id.clone(), line: "warning: something".into() };
+            let t = Instant::now();
+            let actions = session.handle(input).unwrap();
+            samples.push(t.elapsed());
+            assert!(actions.is_empty());
+        }
+        session.handle(Input::Exit { process_id, status: ExitStatus { code: Some(0), signal: None } }).unwrap();
+    }
+    call_row(table, "on-stderr: 1 line, no action (call overhead)", &mut samples, "");
+
+    // send-message: a whole echo turn (9 events) in one call.
+    let mut fresh = adapter.new_session(config).unwrap();
+    fresh.handle(Input::Start).unwrap();
+    let mut samples = Vec::with_capacity(2_000);
+    for i in 0..2_000 {
+        let input = Input::SendMessage(vec![MessagePart::Text(format!("hello there number {i}"))]);
+        let t = Instant::now();
+        let actions = fresh.handle(input).unwrap();
+        samples.push(t.elapsed());
+        assert!(actions.len() >= 9, "an echo turn emits at least 9 events");
+    }
+    call_row(table, "send-message: 1 echo turn → 9 events", &mut samples, "");
+    table.row(
+        "instance recycles during the above",
+        format!("{}", session.recycled() + fresh.recycled()),
+        format!("memory now {} KiB", session.memory_size() / 1024),
+    );
+}
+
+fn process_of(actions: &[Action]) -> String {
+    actions
+        .iter()
+        .find_map(|a| match a {
+            Action::Spawn(spawn) => Some(spawn.process_id.clone()),
+            _ => None,
+        })
+        .expect("the shell command spawns a process")
+}
+
+fn timer_of(actions: &[Action]) -> String {
+    actions
+        .iter()
+        .find_map(|a| match a {
+            Action::SetTimer(timer) => Some(timer.timer_id.clone()),
+            _ => None,
+        })
+        .expect("the slow command sets a timer")
+}
+
+fn call_row(table: &mut Table, name: &str, samples: &mut [Duration], note: &str) {
+    let mean = samples.iter().sum::<Duration>() / samples.len() as u32;
+    let p50 = percentile(samples, 50.0);
+    let p95 = percentile(samples, 95.0);
+    let mut text = format!("{} calls; mean {}, p95 {}", samples.len(), us(mean), us(p95));
+    if !note.is_empty() {
+        text.push_str("; ");
+        text.push_str(note);
+    }
+    table.row(name, format!("{} /call", us(p50)), text);
+}
+
+// ---------------------------------------------------------------------------
+// Statistics and printing
+
+fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    samples.sort_unstable();
+    let rank = ((p / 100.0) * (samples.len() - 1) as f64).round() as usize;
+    samples[rank.min(samples.len() - 1)]
+}
+
+fn median(samples: &mut [Duration]) -> Duration {
+    percentile(samples, 50.0)
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn us(d: Duration) -> String {
+    let micros = d.as_secs_f64() * 1e6;
+    if micros >= 1000.0 {
+        format!("{:.2} ms", micros / 1000.0)
+    } else {
+        format!("{micros:.1} µs")
+    }
+}
+
+fn list_ms(samples: &[Duration]) -> String {
+    samples.iter().map(|d| format!("{:.0}", d.as_secs_f64() * 1000.0)).collect::<Vec<_>>().join(", ") + " ms"
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
+}
+
+#[derive(Default)]
+struct Table {
+    rows: Vec<Option<(String, String, String)>>,
+    sections: Vec<(usize, String)>,
+}
+
+impl Table {
+    fn section(&mut self, title: &str) {
+        self.sections.push((self.rows.len(), title.to_owned()));
+    }
+
+    fn row(&mut self, name: &str, value: String, note: String) {
+        self.rows.push(Some((name.to_owned(), value, note)));
+    }
+
+    fn print(&self) {
+        let rows: Vec<_> = self.rows.iter().flatten().collect();
+        let name_width = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+        let value_width = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+        println!("\nsandbox-agent daemon benchmarks");
+        for (index, row) in self.rows.iter().enumerate() {
+            for (_, title) in self.sections.iter().filter(|(at, _)| *at == index) {
+                println!("\n{title}");
+                println!("  {}", "-".repeat(name_width + value_width + 4));
+            }
+            if let Some((name, value, note)) = row {
+                println!("  {name:<name_width$}  {value:>value_width$}  {note}");
+            }
+        }
+    }
+}

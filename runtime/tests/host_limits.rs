@@ -1,0 +1,92 @@
+//! The adapter host's own guarantees, checked on real components: instances are
+//! recycled from their snapshot when their memory grows, and components built for
+//! another contract are refused with a clear error.
+
+mod common;
+
+use sandbox_agent::adapters::BUILTIN_ADAPTERS;
+use sandbox_agent_host::{AdapterOrigin, AdapterRegistry, Action, HostConfig, HostError, Input, MessagePart, SessionConfig};
+use sandbox_agent_universal::UniversalEventData;
+
+fn config() -> SessionConfig {
+    SessionConfig {
+        session_id: "s".into(),
+        agent_mode: "build".into(),
+        permission_mode: "default".into(),
+        model: None,
+        variant: None,
+        directory: "/".into(),
+        agent_binary: None,
+        env: Vec::new(),
+        resume_native_session_id: None,
+    }
+}
+
+/// Host settings for tests: the shared compile cache, and the given overrides.
+fn host(config: HostConfig) -> HostConfig {
+    HostConfig { cache_dir: Some(common::shared_cache_dir()), ..config }
+}
+
+fn mock_registry(config: HostConfig) -> AdapterRegistry {
+    let mut registry = AdapterRegistry::new(host(config)).unwrap();
+    let (name, bytes) = BUILTIN_ADAPTERS.iter().find(|(name, _)| name.contains("mock")).expect("mock is builtin");
+    registry.load_bytes(AdapterOrigin::Builtin(name.to_string()), bytes).unwrap();
+    registry
+}
+
+fn item_ids(actions: &[Action]) -> Vec<String> {
+    actions
+        .iter()
+        .filter_map(|action| match action {
+            Action::Emit(event) => match &event.data {
+                UniversalEventData::Item(item) => Some(item.item.item_id.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_grown_instance_is_rebuilt_from_its_snapshot() {
+    let registry = mock_registry(HostConfig { recycle_threshold_bytes: 4 << 20, ..HostConfig::default() });
+    let mut session = registry.get("mock").unwrap().new_session(config()).unwrap();
+    session.handle(Input::Start).unwrap();
+    let first = session.handle(Input::SendMessage(vec![MessagePart::Text("hello".into())])).unwrap();
+    assert_eq!(session.recycled(), 0);
+
+    // A 6 MiB native line grows the guest's memory past the threshold.
+    let line = "x".repeat(6 << 20);
+    session.handle(Input::Stdout { process_id: "agent".into(), line }).unwrap();
+    assert_eq!(session.recycled(), 1);
+    assert!(session.memory_size() < 2 << 20, "memory after recycling: {}", session.memory_size());
+
+    // The state came along: item ids continue instead of starting over.
+    let second = session.handle(Input::SendMessage(vec![MessagePart::Text("again".into())])).unwrap();
+    let (first, second) = (item_ids(&first), item_ids(&second));
+    assert!(!first.is_empty() && !second.is_empty());
+    assert!(second.iter().all(|id| !first.contains(id)), "ids repeated after recycling: {first:?} {second:?}");
+}
+
+#[test]
+fn a_component_for_another_contract_is_refused_clearly() {
+    let registry = AdapterRegistry::new(host(HostConfig::default())).unwrap();
+    let error = registry.compile(AdapterOrigin::File("other.wasm".into()), b"(component)").unwrap_err();
+    assert!(matches!(error, HostError::IncompatibleContract { .. }), "{error}");
+    let message = error.to_string();
+    assert!(message.contains("other.wasm") && message.contains("sandbox-agent:adapter@0.1.0"), "{message}");
+
+    let error = registry.compile(AdapterOrigin::File("junk.wasm".into()), b"not wasm at all").unwrap_err();
+    assert!(matches!(error, HostError::Load { .. }), "{error}");
+}
+
+#[test]
+fn each_session_has_its_own_instance() {
+    let registry = mock_registry(HostConfig::default());
+    let adapter = registry.get("mock").unwrap();
+    let mut one = adapter.new_session(config()).unwrap();
+    let mut two = adapter.new_session(config()).unwrap();
+    let a = one.handle(Input::SendMessage(vec![MessagePart::Text("a".into())])).unwrap();
+    let b = two.handle(Input::SendMessage(vec![MessagePart::Text("b".into())])).unwrap();
+    assert_eq!(item_ids(&a), item_ids(&b), "separate instances count from the same start");
+}
