@@ -186,12 +186,12 @@ impl AdapterRegistry {
     /// Compiles and describes a component without registering it.
     pub fn compile(&self, origin: AdapterOrigin, bytes: &[u8]) -> Result<LoadedAdapter, HostError> {
         let load_error = |reason: String| HostError::Load { origin: origin.to_string(), reason };
-        let component = Component::new(&self.engine, bytes).map_err(|e| load_error(format!("{e:#}")))?;
+        let component = Component::new(&self.engine, bytes).map_err(|e| load_error(one_line(&e)))?;
         let mut linker = Linker::new(&self.engine);
         // Guests built for wasm32-wasip2 import WASI even when they never use it;
         // those imports are satisfied with functions that trap: nothing is granted.
-        linker.define_unknown_imports_as_traps(&component).map_err(|e| load_error(format!("{e:#}")))?;
-        let instance_pre = linker.instantiate_pre(&component).map_err(|e| load_error(format!("{e:#}")))?;
+        linker.define_unknown_imports_as_traps(&component).map_err(|e| load_error(one_line(&e)))?;
+        let instance_pre = linker.instantiate_pre(&component).map_err(|e| load_error(one_line(&e)))?;
         let pre = AdapterComponentPre::new(instance_pre).map_err(|e| HostError::IncompatibleContract {
             origin: origin.to_string(),
             supported: SUPPORTED_CONTRACTS.join(", "),
@@ -282,9 +282,14 @@ fn start_epoch_ticker(engine: &Engine) {
         .expect("spawning the epoch ticker thread");
 }
 
+/// An error chain on one line (wasmtime's messages can span several).
+fn one_line(error: &wasmtime::Error) -> String {
+    format!("{error:#}").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn describe_exports(engine: &Engine, component: &Component, error: &wasmtime::Error) -> String {
     let exports: Vec<String> = component.component_type().exports(engine).map(|(name, _)| name.to_owned()).collect();
-    format!("it exports [{}] ({error:#})", exports.join(", "))
+    format!("it exports [{}] ({})", exports.join(", "), one_line(error))
 }
 
 fn validate_info(origin: &AdapterOrigin, info: &AdapterInfo) -> Result<(), HostError> {

@@ -71,7 +71,6 @@ fn main() {
 
 struct Daemon {
     child: Child,
-    port: u16,
     endpoint: String,
     _data_dir: tempfile::TempDir,
 }
@@ -100,7 +99,7 @@ impl Daemon {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("starting sandbox-agent");
-        let mut daemon = Daemon { child, port, endpoint: format!("http://127.0.0.1:{port}"), _data_dir: data_dir };
+        let mut daemon = Daemon { child, endpoint: format!("http://127.0.0.1:{port}"), _data_dir: data_dir };
         let deadline = begin + Duration::from_secs(120);
         loop {
             if let Some(status) = daemon.child.try_wait().unwrap() {
@@ -338,7 +337,13 @@ async fn event_latency(table: &mut Table, daemon: &Daemon) {
         table.row(
             name,
             format!("{} median", us(percentile(samples, 50.0))),
-            format!("p95 {}, max {}", us(percentile(samples, 95.0)), us(percentile(samples, 100.0))),
+            format!(
+                "p95 {}, max {}; {} of {} over 10 ms",
+                us(percentile(samples, 95.0)),
+                us(percentile(samples, 100.0)),
+                samples.iter().filter(|d| **d > Duration::from_millis(10)).count(),
+                samples.len()
+            ),
         );
     }
 }

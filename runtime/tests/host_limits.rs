@@ -71,7 +71,9 @@ fn a_grown_instance_is_rebuilt_from_its_snapshot() {
 #[test]
 fn a_component_for_another_contract_is_refused_clearly() {
     let registry = AdapterRegistry::new(host(HostConfig::default())).unwrap();
-    let error = registry.compile(AdapterOrigin::File("other.wasm".into()), b"(component)").unwrap_err();
+    // The smallest valid component: a header with no exports at all.
+    const EMPTY_COMPONENT: &[u8] = b"\0asm\x0d\x00\x01\x00";
+    let error = registry.compile(AdapterOrigin::File("other.wasm".into()), EMPTY_COMPONENT).unwrap_err();
     assert!(matches!(error, HostError::IncompatibleContract { .. }), "{error}");
     let message = error.to_string();
     assert!(message.contains("other.wasm") && message.contains("sandbox-agent:adapter@0.1.0"), "{message}");

@@ -88,9 +88,8 @@ fn sessions_are_listed_and_transcripts_polled() {
     check_turns(&all, true);
     assert!(all.iter().all(|e| e["native_session_id"] == "mock-s1"), "native session id on every event");
     let last = sequence(all.last().unwrap());
-    let info = api.session_info("s1");
+    let info = api.wait_for_info("s1", "idle", |i| i["status"] == "idle");
     assert_eq!(info["eventCount"], last);
-    assert_eq!(info["status"], "idle");
 
     // `offset` is exclusive, `limit` caps the page, `hasMore` says whether more follow.
     let page = api.events_page("s1", "offset=3&limit=2");
@@ -306,7 +305,7 @@ fn permissions_are_answered() {
         assert_eq!((&resolved["permission_id"], &resolved["status"]), (&json!(id), &json!(status)), "{resolved}");
         assert_eq!(resolved["action"], "command_execution");
         assert_eq!(assistant_texts(&rest), [answer]);
-        assert_eq!(api.session_info("perm")["status"], "idle");
+        api.wait_for_info("perm", "idle", |i| i["status"] == "idle");
 
         // An answered request is no longer pending.
         let again = api.post_json(&reply_path(&id), json!({ "reply": "once" }));
@@ -421,10 +420,10 @@ fn messages_sent_during_a_turn_are_queued_in_order() {
     let info = api.session_info("queue");
     assert_eq!((&info["status"], &info["queuedMessages"]), (&json!("running"), &json!(0)), "{info}");
     api.send("queue", "echo first queued");
-    let info = api.session_info("queue");
-    assert_eq!((&info["status"], &info["queuedMessages"]), (&json!("running"), &json!(1)), "right after the 204: {info}");
+    let info = api.wait_for_info("queue", "one queued", |i| i["queuedMessages"] == 1);
+    assert_eq!(info["status"], "running");
     api.send("queue", "echo second queued");
-    assert_eq!(api.session_info("queue")["queuedMessages"], 2);
+    api.wait_for_info("queue", "two queued", |i| i["queuedMessages"] == 2);
     let events = api.events_after("queue", offset);
     assert_eq!(events.iter().filter(|e| e["type"] == "turn.started").count(), 1, "queued messages wait:\n{}", pretty(&events));
 
@@ -444,8 +443,8 @@ fn messages_sent_during_a_turn_are_queued_in_order() {
     api.send("queue", "permission");
     let asked = api.wait_for_type("queue", offset, "permission.requested");
     api.send("queue", "echo after the permission");
-    let info = api.session_info("queue");
-    assert_eq!((&info["status"], &info["queuedMessages"]), (&json!("awaiting_input"), &json!(1)), "{info}");
+    let info = api.wait_for_info("queue", "one queued", |i| i["queuedMessages"] == 1);
+    assert_eq!(info["status"], "awaiting_input");
     assert_eq!(api.events_after("queue", offset), asked, "nothing runs while the turn waits");
     let id = asked.last().unwrap()["data"]["permission_id"].as_str().unwrap().to_owned();
     let reply = api.post_json(&format!("/v1/sessions/queue/permissions/{id}/reply"), json!({ "reply": "once" }));
@@ -493,8 +492,8 @@ fn cancel_ends_the_running_turn_and_keeps_the_session() {
     check_echo_turn(&rest, "echo after the cancel", "after the cancel");
     let again = api.turn("c", "still here");
     check_echo_turn(&again, "still here", "still here");
-    let info = api.session_info("c");
-    assert_eq!((&info["status"], &info["ended"]), (&json!("idle"), &json!(false)));
+    let info = api.wait_for_info("c", "idle", |i| i["status"] == "idle");
+    assert_eq!(info["ended"], false);
 
     // A cancelled turn that waited for a permission resolves it as rejected.
     let offset = api.last_sequence("c");
@@ -504,7 +503,7 @@ fn cancel_ends_the_running_turn_and_keeps_the_session() {
     let turn = api.wait_for_type("c", offset, "turn.ended");
     assert_types(&turn, &["turn.started", "item.started", "item.completed", "permission.requested", "permission.resolved", "turn.ended"]);
     assert_eq!(turn[4]["data"]["status"], "reject");
-    assert_eq!(api.session_info("c")["status"], "idle");
+    api.wait_for_info("c", "idle", |i| i["status"] == "idle");
 
     let all = api.events("c");
     check_envelopes("c", 0, &all);

@@ -43,7 +43,10 @@ fn a_misbehaving_adapter_ends_only_its_own_session() {
     for (command, causes) in cases {
         let id = format!("probe-{command}");
         api.create(&id, "probe");
-        api.send(&id, command);
+        // The message that broke the adapter is answered with the failure.
+        let sent = api.post_json(&format!("/v1/sessions/{id}/messages"), json!({ "message": command }));
+        let problem = expect_problem(sent, 500, "adapter_failed");
+        assert_eq!(problem["agent"], "probe", "{problem}");
         let events = api.wait_for_type(&id, 0, "session.ended");
         assert_types(&events, &["session.started", "error", "session.ended"]);
         check_envelopes(&id, 0, &events);
@@ -60,8 +63,8 @@ fn a_misbehaving_adapter_ends_only_its_own_session() {
         assert!(ended["message"].as_str().is_some_and(|m| causes.iter().all(|c| m.contains(c))), "{ended}");
 
         // The session is over; the daemon is not.
-        let info = api.session_info(&id);
-        assert_eq!((&info["ended"], &info["status"]), (&json!(true), &json!("ended")), "{info}");
+        let info = api.wait_for_info(&id, "ended", |i| i["ended"] == true);
+        assert_eq!(info["status"], "ended", "{info}");
         expect_problem(api.post_json(&format!("/v1/sessions/{id}/messages"), json!({ "message": "hi" })), 409, "session_ended");
         expect_no_content(api.post_empty(&format!("/v1/sessions/{id}/terminate")), "terminating a failed session");
         assert_eq!(api.events(&id), events, "nothing after session.ended");

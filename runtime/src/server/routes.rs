@@ -244,7 +244,7 @@ pub async fn reply_permission(
         PermissionReply::Always => sandbox_agent_host::PermissionReply::Always,
         PermissionReply::Reject => sandbox_agent_host::PermissionReply::Reject,
     };
-    session.reply_permission(permission_id, reply).await?;
+    session.command(Command::ReplyPermission { permission_id, reply }).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -111,6 +111,8 @@ impl Actor {
                 request = requests.recv() => match request {
                     Some(Request { command, done }) => {
                         let result = self.on_command(command);
+                        // Whoever gets the answer must see the state it left.
+                        self.publish_state();
                         let _ = done.send(result);
                     }
                     None => {
@@ -370,6 +372,9 @@ impl Actor {
         }
         let native = self.shared.state.lock().unwrap().native_session_id.clone();
         self.shared.log.append(event, native);
+        // Right after the event (never before: `ended` must imply that
+        // `session.ended` is in the log, which SSE streams rely on).
+        self.publish_state();
         self.shared.state.lock().unwrap().updated_at = super::log::now_millis();
         if self.ended {
             self.shutdown();

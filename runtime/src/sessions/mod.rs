@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
 use sandbox_agent_api::{CreateSessionRequest, SessionInfo, SessionStatus};
-use sandbox_agent_host::{MessagePart, PermissionReply, SessionConfig};
+use sandbox_agent_host::{MessagePart, SessionConfig};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio::sync::oneshot;
 
@@ -75,11 +75,6 @@ impl Session {
         Ok(started)
     }
 
-    /// Answers a permission request.
-    pub async fn reply_permission(&self, permission_id: String, reply: PermissionReply) -> Result<(), ApiError> {
-        self.command(Command::ReplyPermission { permission_id, reply }).await
-    }
-
     /// The listing entry of this session.
     pub fn info(&self) -> SessionInfo {
         let shared = &self.shared;
@@ -113,8 +108,10 @@ impl Session {
     }
 }
 
-/// The permission modes every agent accepts.
-pub const PERMISSION_MODES: &[&str] = &["default", "plan", "bypass"];
+/// The permission modes a session can ask for; adapters map them to their agent's
+/// own settings (`acceptEdits`, from 0.1.x, behaves as `default` where an agent
+/// has no such mode).
+pub const PERMISSION_MODES: &[&str] = &["default", "plan", "bypass", "acceptEdits"];
 
 /// Every session of the daemon.
 pub struct SessionManager {
@@ -165,8 +162,8 @@ impl SessionManager {
         }
         let permission_mode = request.permission_mode.clone().unwrap_or_else(|| "default".into());
         if !PERMISSION_MODES.contains(&permission_mode.as_str()) {
-            return Err(ApiError::ModeNotSupported(format!(
-                "permission mode {permission_mode:?} is not one of {PERMISSION_MODES:?}"
+            return Err(ApiError::InvalidRequest(format!(
+                "invalid permission mode {permission_mode:?}: use one of {PERMISSION_MODES:?}"
             )));
         }
         let directory = resolve_directory(request.directory.as_deref())?;
