@@ -62,28 +62,8 @@ pub enum AgentsCommand {
 pub enum SessionsCommand {
     /// Create a session.
     Create {
-        session_id: String,
-        #[arg(long)]
-        agent: String,
-        #[arg(long)]
-        agent_mode: Option<String>,
-        /// default, plan or bypass.
-        #[arg(long)]
-        permission_mode: Option<String>,
-        #[arg(long)]
-        model: Option<String>,
-        #[arg(long)]
-        variant: Option<String>,
-        #[arg(long)]
-        agent_version: Option<String>,
-        /// Working directory of the agent.
-        #[arg(long)]
-        directory: Option<String>,
-        #[arg(long)]
-        title: Option<String>,
-        /// Extra environment variable for the agent (KEY=VALUE, repeatable).
-        #[arg(long = "env", value_parser = parse_key_value)]
-        env: Vec<(String, String)>,
+        #[command(flatten)]
+        session: CreateArgs,
         #[command(flatten)]
         connection: Connection,
     },
@@ -143,6 +123,51 @@ pub enum SessionsCommand {
         #[command(flatten)]
         connection: Connection,
     },
+}
+
+/// The flags of `sessions create`: the create request's fields.
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    session_id: String,
+    #[arg(long)]
+    agent: String,
+    #[arg(long)]
+    agent_mode: Option<String>,
+    /// default, plan or bypass.
+    #[arg(long)]
+    permission_mode: Option<String>,
+    #[arg(long)]
+    model: Option<String>,
+    #[arg(long)]
+    variant: Option<String>,
+    #[arg(long)]
+    agent_version: Option<String>,
+    /// Working directory of the agent.
+    #[arg(long)]
+    directory: Option<String>,
+    #[arg(long)]
+    title: Option<String>,
+    /// Extra environment variable for the agent (KEY=VALUE, repeatable).
+    #[arg(long = "env", value_parser = parse_key_value)]
+    env: Vec<(String, String)>,
+}
+
+impl CreateArgs {
+    /// The session id and the request body.
+    fn into_request(self) -> (String, CreateSessionRequest) {
+        let request = CreateSessionRequest {
+            agent: self.agent,
+            agent_mode: self.agent_mode,
+            permission_mode: self.permission_mode,
+            model: self.model,
+            variant: self.variant,
+            agent_version: self.agent_version,
+            directory: self.directory,
+            title: self.title,
+            env: (!self.env.is_empty()).then(|| self.env.into_iter().collect()),
+        };
+        (self.session_id, request)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -220,30 +245,8 @@ pub async fn agents(command: AgentsCommand) -> Result<(), String> {
 /// `sandbox-agent sessions ...`.
 pub async fn sessions(command: SessionsCommand) -> Result<(), String> {
     match command {
-        SessionsCommand::Create {
-            session_id,
-            agent,
-            agent_mode,
-            permission_mode,
-            model,
-            variant,
-            agent_version,
-            directory,
-            title,
-            env,
-            connection: c,
-        } => {
-            let request = CreateSessionRequest {
-                agent,
-                agent_mode,
-                permission_mode,
-                model,
-                variant,
-                agent_version,
-                directory,
-                title,
-                env: (!env.is_empty()).then(|| env.into_iter().collect()),
-            };
+        SessionsCommand::Create { session, connection: c } => {
+            let (session_id, request) = session.into_request();
             print_json(&call(&c, c.client()?.create_session(&session_id, &request)).await?)
         }
         SessionsCommand::List(c) => print_json(&call(&c, c.client()?.list_sessions()).await?),
