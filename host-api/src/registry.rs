@@ -256,13 +256,16 @@ fn build_engine(host: &HostConfig) -> Result<Engine, HostError> {
     config.memory_guard_size(64 << 10);
     config.memory_reservation_for_growth(0);
     if let Some(dir) = &host.cache_dir {
+        // A cache is an optimisation: without one (read-only disk...) components
+        // are compiled on every load.
         let mut cache = wasmtime::CacheConfig::new();
         cache.with_directory(dir);
-        let cache = wasmtime::Cache::new(cache).map_err(|e| HostError::Load {
-            origin: dir.display().to_string(),
-            reason: format!("compile cache: {e:#}"),
-        })?;
-        config.cache(Some(cache));
+        match wasmtime::Cache::new(cache) {
+            Ok(cache) => {
+                config.cache(Some(cache));
+            }
+            Err(error) => tracing::warn!(dir = %dir.display(), "no compile cache: {error:#}"),
+        }
     }
     Engine::new(&config).map_err(|e| HostError::Load { origin: "engine".into(), reason: format!("{e:#}") })
 }

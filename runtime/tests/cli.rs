@@ -410,8 +410,8 @@ fn sessions_create_passes_every_option() {
     let events = send_stream(&daemon, "env", "shell echo \"$GREETING\"; pwd");
     let result = events
         .iter()
-        .filter(|e| e["type"] == "item.completed" && e["data"]["item"]["kind"] == "tool_result")
-        .last()
+        .rev()
+        .find(|e| e["type"] == "item.completed" && e["data"]["item"]["kind"] == "tool_result")
         .unwrap_or_else(|| panic!("no tool result: {:?}", types(&events)));
     let output = result["data"]["item"]["content"][0]["output"].as_str().unwrap();
     let real_dir = dir.path().canonicalize().unwrap();

@@ -26,6 +26,9 @@ pub enum AdaptersCommand {
     Inspect {
         /// The component (`.wasm`).
         file: PathBuf,
+        /// The daemon's data dir (for the compile cache).
+        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        data_dir: Option<PathBuf>,
     },
 }
 
@@ -82,24 +85,29 @@ impl AdapterView {
     }
 }
 
+/// Default limits, with the daemon's compile cache so components compile once.
+fn cached_host(data_dir: &std::path::Path) -> HostConfig {
+    HostConfig { cache_dir: Some(data_dir.join("cache")), ..HostConfig::default() }
+}
+
 /// `sandbox-agent adapters ...`.
 pub fn adapters(command: AdaptersCommand) -> Result<(), String> {
     match command {
         AdaptersCommand::List { adapters_dir, data_dir } => {
             let data_dir = data_dir.unwrap_or_else(default_data_dir);
             let adapters_dir = adapters_dir.or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
-            let host = HostConfig { cache_dir: Some(data_dir.join("cache")), ..HostConfig::default() };
-            let (registry, skipped) =
-                crate::adapters::load_registry(host, adapters_dir.as_deref()).map_err(|e| e.to_string())?;
+            let (registry, skipped) = crate::adapters::load_registry(cached_host(&data_dir), adapters_dir.as_deref())
+                .map_err(|e| e.to_string())?;
             let adapters: Vec<_> = registry.list().iter().map(|adapter| AdapterView::of(adapter)).collect();
             let skipped: Vec<String> = skipped.iter().map(ToString::to_string).collect();
             let listing = serde_json::json!({ "adapters": adapters, "skipped": skipped });
             println!("{}", serde_json::to_string_pretty(&listing).map_err(|e| e.to_string())?);
             Ok(())
         }
-        AdaptersCommand::Inspect { file } => {
+        AdaptersCommand::Inspect { file, data_dir } => {
             let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-            let registry = AdapterRegistry::new(HostConfig::default()).map_err(|e| e.to_string())?;
+            let data_dir = data_dir.unwrap_or_else(default_data_dir);
+            let registry = AdapterRegistry::new(cached_host(&data_dir)).map_err(|e| e.to_string())?;
             let adapter = registry.compile(AdapterOrigin::File(file), &bytes).map_err(|e| e.to_string())?;
             let view = AdapterView::of(&adapter);
             println!("{}", serde_json::to_string_pretty(&view).map_err(|e| e.to_string())?);

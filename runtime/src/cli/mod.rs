@@ -159,8 +159,10 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Prints the one-line error and returns the failure exit code.
 fn fail(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
+    let line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    eprintln!("error: {line}");
     ExitCode::FAILURE
 }
 

@@ -122,6 +122,10 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     let app = router(state, &config).map_err(anyhow::Error::msg)?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(address = %listener.local_addr()?, auth = config.token.is_some(), "sandbox-agent listening");
+    // Events are small writes that must leave at once (no Nagle delay on SSE).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     // Ending the sessions first lets their SSE streams finish, so the server can drain.
     let shutdown = async move {
         shutdown_signal().await;
