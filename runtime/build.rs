@@ -18,15 +18,29 @@ fn main() {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut build = Command::new(cargo);
     build
-        .args(["build", "--release", "--target", WASM_TARGET, "--manifest-path"])
+        .args([
+            "build",
+            "--release",
+            "--target",
+            WASM_TARGET,
+            "--manifest-path",
+        ])
         .arg(adapters.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target_dir);
     // The outer build's settings are for the host target, not for the adapters.
-    for var in ["CARGO_ENCODED_RUSTFLAGS", "RUSTFLAGS", "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET", "RUSTC_WORKSPACE_WRAPPER"] {
+    for var in [
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTC_WORKSPACE_WRAPPER",
+    ] {
         build.env_remove(var);
     }
-    let status = build.status().expect("running cargo to build the adapter components");
+    let status = build
+        .status()
+        .expect("running cargo to build the adapter components");
     if !status.success() {
         panic!(
             "building the adapter components failed; is the {WASM_TARGET} target installed? \
@@ -44,11 +58,15 @@ fn main() {
         })
         .collect();
     components.sort();
-    let mut generated = String::from("/// Adapter components built from `adapters/`: (file name, bytes).\n");
+    let mut generated =
+        String::from("/// Adapter components built from `adapters/`: (file name, bytes).\n");
     generated.push_str("pub const BUILTIN_ADAPTERS: &[(&str, &[u8])] = &[\n");
     for path in &components {
         let name = path.file_name().unwrap().to_string_lossy();
-        generated.push_str(&format!("    ({name:?}, include_bytes!({:?})),\n", path.display().to_string()));
+        generated.push_str(&format!(
+            "    ({name:?}, include_bytes!({:?})),\n",
+            path.display().to_string()
+        ));
     }
     generated.push_str("];\n");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("builtin_adapters.rs");

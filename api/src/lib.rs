@@ -461,6 +461,8 @@ pub const PROBLEM_TYPE_PREFIX: &str = "urn:sandbox-agent:error:";
 impl ProblemDetails {
     /// The error code (`session_not_found`) of this problem's `type`.
     pub fn code(&self) -> &str {
-        self.problem_type.strip_prefix(PROBLEM_TYPE_PREFIX).unwrap_or(&self.problem_type)
+        self.problem_type
+            .strip_prefix(PROBLEM_TYPE_PREFIX)
+            .unwrap_or(&self.problem_type)
     }
 }

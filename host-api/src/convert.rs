@@ -8,11 +8,17 @@ use crate::{Action, EmittedEvent, HostError};
 
 /// Checks and converts the actions one guest call returned. Any invalid action
 /// fails the whole list: the host never half-applies a bad batch.
-pub(crate) fn convert_actions(adapter: &str, actions: Vec<wit::Action>) -> Result<Vec<Action>, HostError> {
+pub(crate) fn convert_actions(
+    adapter: &str,
+    actions: Vec<wit::Action>,
+) -> Result<Vec<Action>, HostError> {
     actions
         .into_iter()
         .map(|action| {
-            convert_action(action).map_err(|reason| HostError::InvalidAction { adapter: adapter.to_owned(), reason })
+            convert_action(action).map_err(|reason| HostError::InvalidAction {
+                adapter: adapter.to_owned(),
+                reason,
+            })
         })
         .collect()
 }
@@ -20,11 +26,16 @@ pub(crate) fn convert_actions(adapter: &str, actions: Vec<wit::Action>) -> Resul
 fn convert_action(action: wit::Action) -> Result<Action, String> {
     Ok(match action {
         wit::Action::Emit(emitted) => Action::Emit(convert_emitted(emitted)?),
-        wit::Action::SetNativeSessionId(id) => Action::SetNativeSessionId(non_empty("native session id", id)?),
+        wit::Action::SetNativeSessionId(id) => {
+            Action::SetNativeSessionId(non_empty("native session id", id)?)
+        }
         wit::Action::Spawn(spawn) => {
             non_empty("process id", spawn.process_id.clone())?;
             if spawn.argv.first().is_none_or(|program| program.is_empty()) {
-                return Err(format!("spawn of process {:?} has no program", spawn.process_id));
+                return Err(format!(
+                    "spawn of process {:?} has no program",
+                    spawn.process_id
+                ));
             }
             Action::Spawn(spawn)
         }
@@ -84,23 +95,54 @@ fn opt_json(field: &str, text: Option<String>) -> Result<Option<Value>, String> 
 
 fn convert_emitted(emitted: ev::EmittedEvent) -> Result<EmittedEvent, String> {
     // A raw payload that is not JSON is kept as a JSON string: nothing is dropped.
-    let raw = emitted.raw.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text)));
+    let raw = emitted
+        .raw
+        .map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text)));
     let (event_type, data) = convert_event(emitted.event)?;
-    Ok(EmittedEvent { event_type, data, synthetic: emitted.synthetic, raw })
+    Ok(EmittedEvent {
+        event_type,
+        data,
+        synthetic: emitted.synthetic,
+        raw,
+    })
 }
 
-fn convert_event(event: ev::Event) -> Result<(u::UniversalEventType, u::UniversalEventData), String> {
+fn convert_event(
+    event: ev::Event,
+) -> Result<(u::UniversalEventType, u::UniversalEventData), String> {
     use u::UniversalEventData as D;
     use u::UniversalEventType as T;
     Ok(match event {
-        ev::Event::SessionStarted(metadata) => {
-            (T::SessionStarted, D::SessionStarted(u::SessionStartedData { metadata: opt_json("metadata", metadata)? }))
-        }
-        ev::Event::SessionEnded(ended) => (T::SessionEnded, D::SessionEnded(convert_session_ended(ended))),
-        ev::Event::TurnStarted(turn) => (T::TurnStarted, D::Turn(convert_turn(u::TurnPhase::Started, turn)?)),
-        ev::Event::TurnEnded(turn) => (T::TurnEnded, D::Turn(convert_turn(u::TurnPhase::Ended, turn)?)),
-        ev::Event::ItemStarted(item) => (T::ItemStarted, D::Item(u::ItemEventData { item: convert_item(item)? })),
-        ev::Event::ItemCompleted(item) => (T::ItemCompleted, D::Item(u::ItemEventData { item: convert_item(item)? })),
+        ev::Event::SessionStarted(metadata) => (
+            T::SessionStarted,
+            D::SessionStarted(u::SessionStartedData {
+                metadata: opt_json("metadata", metadata)?,
+            }),
+        ),
+        ev::Event::SessionEnded(ended) => (
+            T::SessionEnded,
+            D::SessionEnded(convert_session_ended(ended)),
+        ),
+        ev::Event::TurnStarted(turn) => (
+            T::TurnStarted,
+            D::Turn(convert_turn(u::TurnPhase::Started, turn)?),
+        ),
+        ev::Event::TurnEnded(turn) => (
+            T::TurnEnded,
+            D::Turn(convert_turn(u::TurnPhase::Ended, turn)?),
+        ),
+        ev::Event::ItemStarted(item) => (
+            T::ItemStarted,
+            D::Item(u::ItemEventData {
+                item: convert_item(item)?,
+            }),
+        ),
+        ev::Event::ItemCompleted(item) => (
+            T::ItemCompleted,
+            D::Item(u::ItemEventData {
+                item: convert_item(item)?,
+            }),
+        ),
         ev::Event::ItemDelta(delta) => (
             T::ItemDelta,
             D::ItemDelta(u::ItemDeltaData {
@@ -109,13 +151,24 @@ fn convert_event(event: ev::Event) -> Result<(u::UniversalEventType, u::Universa
                 delta: delta.delta,
             }),
         ),
-        ev::Event::PermissionRequested(p) => (T::PermissionRequested, D::Permission(convert_permission(p)?)),
-        ev::Event::PermissionResolved(p) => (T::PermissionResolved, D::Permission(convert_permission(p)?)),
-        ev::Event::QuestionRequested(q) => (T::QuestionRequested, D::Question(convert_question(q)?)),
+        ev::Event::PermissionRequested(p) => (
+            T::PermissionRequested,
+            D::Permission(convert_permission(p)?),
+        ),
+        ev::Event::PermissionResolved(p) => {
+            (T::PermissionResolved, D::Permission(convert_permission(p)?))
+        }
+        ev::Event::QuestionRequested(q) => {
+            (T::QuestionRequested, D::Question(convert_question(q)?))
+        }
         ev::Event::QuestionResolved(q) => (T::QuestionResolved, D::Question(convert_question(q)?)),
         ev::Event::Error(error) => (
             T::Error,
-            D::Error(u::ErrorData { message: error.message, code: error.code, details: opt_json("details", error.details)? }),
+            D::Error(u::ErrorData {
+                message: error.message,
+                code: error.code,
+                details: opt_json("details", error.details)?,
+            }),
         ),
         ev::Event::AgentUnparsed(unparsed) => (
             T::AgentUnparsed,
@@ -189,18 +242,29 @@ fn convert_item(item: ev::Item) -> Result<u::UniversalItem, String> {
             ev::ItemStatus::Completed => u::ItemStatus::Completed,
             ev::ItemStatus::Failed => u::ItemStatus::Failed,
         },
-        content: item.content.into_iter().map(convert_part).collect::<Result<_, _>>()?,
+        content: item
+            .content
+            .into_iter()
+            .map(convert_part)
+            .collect::<Result<_, _>>()?,
     })
 }
 
 fn convert_part(part: ev::ContentPart) -> Result<u::ContentPart, String> {
     Ok(match part {
         ev::ContentPart::Text(text) => u::ContentPart::Text { text },
-        ev::ContentPart::Json(text) => u::ContentPart::Json { json: json("json content part", text)? },
-        ev::ContentPart::ToolCall(call) => {
-            u::ContentPart::ToolCall { name: call.name, arguments: call.arguments, call_id: call.call_id }
-        }
-        ev::ContentPart::ToolResult(result) => u::ContentPart::ToolResult { call_id: result.call_id, output: result.output },
+        ev::ContentPart::Json(text) => u::ContentPart::Json {
+            json: json("json content part", text)?,
+        },
+        ev::ContentPart::ToolCall(call) => u::ContentPart::ToolCall {
+            name: call.name,
+            arguments: call.arguments,
+            call_id: call.call_id,
+        },
+        ev::ContentPart::ToolResult(result) => u::ContentPart::ToolResult {
+            call_id: result.call_id,
+            output: result.output,
+        },
         ev::ContentPart::FileRef(file) => u::ContentPart::FileRef {
             path: file.path,
             action: match file.action {
@@ -217,8 +281,14 @@ fn convert_part(part: ev::ContentPart) -> Result<u::ContentPart, String> {
                 ev::ReasoningVisibility::Private => u::ReasoningVisibility::Private,
             },
         },
-        ev::ContentPart::Image(image) => u::ContentPart::Image { path: image.path, mime: image.mime },
-        ev::ContentPart::Status(status) => u::ContentPart::Status { label: status.label, detail: status.detail },
+        ev::ContentPart::Image(image) => u::ContentPart::Image {
+            path: image.path,
+            mime: image.mime,
+        },
+        ev::ContentPart::Status(status) => u::ContentPart::Status {
+            label: status.label,
+            detail: status.detail,
+        },
     })
 }
 
@@ -256,10 +326,21 @@ mod tests {
 
     #[test]
     fn only_loopback_urls_pass() {
-        for ok in ["http://127.0.0.1:4096/session", "http://localhost:1/x", "http://[::1]:80/", "http://127.9.9.9/"] {
+        for ok in [
+            "http://127.0.0.1:4096/session",
+            "http://localhost:1/x",
+            "http://[::1]:80/",
+            "http://127.9.9.9/",
+        ] {
             assert!(check_loopback(ok).is_ok(), "{ok}");
         }
-        for bad in ["http://example.com/", "http://10.0.0.1/", "file:///etc/passwd", "http://0.0.0.0/", "nonsense"] {
+        for bad in [
+            "http://example.com/",
+            "http://10.0.0.1/",
+            "file:///etc/passwd",
+            "http://0.0.0.0/",
+            "nonsense",
+        ] {
             assert!(check_loopback(bad).is_err(), "{bad}");
         }
     }
@@ -278,7 +359,11 @@ mod tests {
     #[test]
     fn non_json_raw_is_kept_as_a_string() {
         let emitted = ev::EmittedEvent {
-            event: ev::Event::AgentUnparsed(ev::Unparsed { error: "e".into(), location: "stdout".into(), raw_hash: None }),
+            event: ev::Event::AgentUnparsed(ev::Unparsed {
+                error: "e".into(),
+                location: "stdout".into(),
+                raw_hash: None,
+            }),
             synthetic: false,
             raw: Some("plain text line".into()),
         };

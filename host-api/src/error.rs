@@ -10,19 +10,35 @@ pub enum HostError {
     Load { origin: String, reason: String },
     /// The component does not implement a contract version this host accepts.
     #[error("adapter {origin} does not implement a supported contract ({supported}): {reason}")]
-    IncompatibleContract { origin: String, supported: String, reason: String },
+    IncompatibleContract {
+        origin: String,
+        supported: String,
+        reason: String,
+    },
     /// The adapter's `info()` is unusable (bad id...).
     #[error("adapter {origin} describes itself badly: {reason}")]
     InvalidInfo { origin: String, reason: String },
     /// The guest trapped (a bug in the adapter).
     #[error("adapter {adapter} trapped in {call}: {reason}")]
-    Trap { adapter: String, call: String, reason: String },
+    Trap {
+        adapter: String,
+        call: String,
+        reason: String,
+    },
     /// The guest asked for more memory than allowed.
     #[error("adapter {adapter} exceeded its memory limit of {limit_bytes} bytes in {call}")]
-    MemoryLimit { adapter: String, call: String, limit_bytes: usize },
+    MemoryLimit {
+        adapter: String,
+        call: String,
+        limit_bytes: usize,
+    },
     /// The guest ran past its time budget.
     #[error("adapter {adapter} ran longer than {timeout_ms} ms in {call}")]
-    Timeout { adapter: String, call: String, timeout_ms: u128 },
+    Timeout {
+        adapter: String,
+        call: String,
+        timeout_ms: u128,
+    },
     /// The guest returned an action the host refuses.
     #[error("adapter {adapter} returned an invalid action: {reason}")]
     InvalidAction { adapter: String, reason: String },
@@ -34,7 +50,10 @@ pub enum HostError {
     Poisoned,
     /// Reading the adapters folder failed.
     #[error("cannot read adapters folder {path}: {source}")]
-    Folder { path: PathBuf, source: std::io::Error },
+    Folder {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl HostError {

@@ -26,7 +26,10 @@ pub(crate) struct InstanceLimits {
 
 impl InstanceLimits {
     pub(crate) fn new(memory_limit: usize) -> Self {
-        Self { memory_limit, memory_size: 0 }
+        Self {
+            memory_limit,
+            memory_size: 0,
+        }
     }
 }
 

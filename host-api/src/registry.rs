@@ -49,15 +49,24 @@ pub(crate) struct Compiled {
 
 impl Compiled {
     /// A fresh instance with its own store, memory cap and call budget.
-    pub(crate) fn instantiate(&self, origin: &AdapterOrigin) -> Result<(Store<InstanceLimits>, AdapterComponent), HostError> {
-        let mut store = Store::new(&self.engine, InstanceLimits::new(self.config.memory_limit_bytes));
+    pub(crate) fn instantiate(
+        &self,
+        origin: &AdapterOrigin,
+    ) -> Result<(Store<InstanceLimits>, AdapterComponent), HostError> {
+        let mut store = Store::new(
+            &self.engine,
+            InstanceLimits::new(self.config.memory_limit_bytes),
+        );
         store.limiter(|limits| limits);
         store.epoch_deadline_trap();
         store.set_epoch_deadline(call_budget_ticks(&self.config));
-        let bindings = self.pre.instantiate(&mut store).map_err(|e| HostError::Load {
-            origin: origin.to_string(),
-            reason: format!("{e:#}"),
-        })?;
+        let bindings = self
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| HostError::Load {
+                origin: origin.to_string(),
+                reason: format!("{e:#}"),
+            })?;
         Ok((store, bindings))
     }
 
@@ -69,7 +78,13 @@ impl Compiled {
         f: impl FnOnce(&AdapterComponent, &mut Store<InstanceLimits>) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
         let (mut store, bindings) = self.instantiate(origin)?;
-        call_guest(&mut store, &origin.to_string(), call, &self.config, |store| f(&bindings, store))
+        call_guest(
+            &mut store,
+            &origin.to_string(),
+            call,
+            &self.config,
+            |store| f(&bindings, store),
+        )
     }
 }
 
@@ -110,7 +125,9 @@ impl LoadedAdapter {
         &self.compiled.config
     }
 
-    pub(crate) fn instantiate(&self) -> Result<(Store<InstanceLimits>, AdapterComponent), HostError> {
+    pub(crate) fn instantiate(
+        &self,
+    ) -> Result<(Store<InstanceLimits>, AdapterComponent), HostError> {
         self.compiled.instantiate(&self.origin)
     }
 
@@ -129,31 +146,39 @@ impl LoadedAdapter {
         version: Option<&str>,
     ) -> Result<Option<crate::InstallRecipe>, HostError> {
         self.stateless("install-plan", |b, store| {
-            b.sandbox_agent_adapter_adapter().call_install_plan(store, platform, version)
+            b.sandbox_agent_adapter_adapter()
+                .call_install_plan(store, platform, version)
         })
     }
 
     /// The latest version named in the body of the plan's `latest-version-url`.
     pub fn parse_latest_version(&self, body: &str) -> Result<Option<String>, HostError> {
         self.stateless("parse-latest-version", |b, store| {
-            b.sandbox_agent_adapter_adapter().call_parse_latest_version(store, body)
+            b.sandbox_agent_adapter_adapter()
+                .call_parse_latest_version(store, body)
         })
     }
 
     /// The arguments that make the agent print its version.
     pub fn version_args(&self) -> Result<Option<Vec<String>>, HostError> {
-        self.stateless("version-args", |b, store| b.sandbox_agent_adapter_adapter().call_version_args(store))
+        self.stateless("version-args", |b, store| {
+            b.sandbox_agent_adapter_adapter().call_version_args(store)
+        })
     }
 
     /// The version in what the agent printed for `version_args`.
     pub fn parse_version(&self, output: &str) -> Result<Option<String>, HostError> {
         self.stateless("parse-version", |b, store| {
-            b.sandbox_agent_adapter_adapter().call_parse_version(store, output)
+            b.sandbox_agent_adapter_adapter()
+                .call_parse_version(store, output)
         })
     }
 
     /// Starts a new adapter session (call [`AdapterSession::handle`] with `Input::Start` next).
-    pub fn new_session(self: &Arc<Self>, config: SessionConfig) -> Result<AdapterSession, HostError> {
+    pub fn new_session(
+        self: &Arc<Self>,
+        config: SessionConfig,
+    ) -> Result<AdapterSession, HostError> {
         AdapterSession::create(self.clone(), config, None)
     }
 
@@ -180,34 +205,63 @@ impl AdapterRegistry {
     pub fn new(config: HostConfig) -> Result<Self, HostError> {
         let engine = build_engine(&config)?;
         start_epoch_ticker(&engine);
-        Ok(Self { engine, config: Arc::new(config), adapters: BTreeMap::new() })
+        Ok(Self {
+            engine,
+            config: Arc::new(config),
+            adapters: BTreeMap::new(),
+        })
     }
 
     /// Compiles and describes a component without registering it.
     pub fn compile(&self, origin: AdapterOrigin, bytes: &[u8]) -> Result<LoadedAdapter, HostError> {
-        let load_error = |reason: String| HostError::Load { origin: origin.to_string(), reason };
-        let component = Component::new(&self.engine, bytes).map_err(|e| load_error(one_line(&e)))?;
+        let load_error = |reason: String| HostError::Load {
+            origin: origin.to_string(),
+            reason,
+        };
+        let component =
+            Component::new(&self.engine, bytes).map_err(|e| load_error(one_line(&e)))?;
         let mut linker = Linker::new(&self.engine);
         // Guests built for wasm32-wasip2 import WASI even when they never use it;
         // those imports are satisfied with functions that trap: nothing is granted.
-        linker.define_unknown_imports_as_traps(&component).map_err(|e| load_error(one_line(&e)))?;
-        let instance_pre = linker.instantiate_pre(&component).map_err(|e| load_error(one_line(&e)))?;
-        let pre = AdapterComponentPre::new(instance_pre).map_err(|e| HostError::IncompatibleContract {
-            origin: origin.to_string(),
-            supported: SUPPORTED_CONTRACTS.join(", "),
-            reason: describe_exports(&self.engine, &component, &e),
+        linker
+            .define_unknown_imports_as_traps(&component)
+            .map_err(|e| load_error(one_line(&e)))?;
+        let instance_pre = linker
+            .instantiate_pre(&component)
+            .map_err(|e| load_error(one_line(&e)))?;
+        let pre = AdapterComponentPre::new(instance_pre).map_err(|e| {
+            HostError::IncompatibleContract {
+                origin: origin.to_string(),
+                supported: SUPPORTED_CONTRACTS.join(", "),
+                reason: describe_exports(&self.engine, &component, &e),
+            }
         })?;
-        let compiled = Compiled { pre, engine: self.engine.clone(), config: self.config.clone() };
-        let info = compiled.stateless(&origin, "info", |b, store| b.sandbox_agent_adapter_adapter().call_info(store))?;
+        let compiled = Compiled {
+            pre,
+            engine: self.engine.clone(),
+            config: self.config.clone(),
+        };
+        let info = compiled.stateless(&origin, "info", |b, store| {
+            b.sandbox_agent_adapter_adapter().call_info(store)
+        })?;
         validate_info(&origin, &info)?;
-        Ok(LoadedAdapter { info, origin, compiled })
+        Ok(LoadedAdapter {
+            info,
+            origin,
+            compiled,
+        })
     }
 
     /// Compiles a component and registers it under its agent id.
-    pub fn load_bytes(&mut self, origin: AdapterOrigin, bytes: &[u8]) -> Result<Arc<LoadedAdapter>, HostError> {
+    pub fn load_bytes(
+        &mut self,
+        origin: AdapterOrigin,
+        bytes: &[u8],
+    ) -> Result<Arc<LoadedAdapter>, HostError> {
         let adapter = Arc::new(self.compile(origin, bytes)?);
         tracing::info!(agent = adapter.id(), version = %adapter.info.version, origin = %adapter.origin, "adapter loaded");
-        self.adapters.insert(adapter.id().to_owned(), adapter.clone());
+        self.adapters
+            .insert(adapter.id().to_owned(), adapter.clone());
         Ok(adapter)
     }
 
@@ -222,8 +276,14 @@ impl AdapterRegistry {
 
     /// Loads every `*.wasm` file of a folder, in name order. Returns one result per
     /// file so a broken component does not keep the others from loading.
-    pub fn load_dir(&mut self, dir: &Path) -> Result<Vec<Result<Arc<LoadedAdapter>, HostError>>, HostError> {
-        let folder_error = |source| HostError::Folder { path: dir.to_owned(), source };
+    pub fn load_dir(
+        &mut self,
+        dir: &Path,
+    ) -> Result<Vec<Result<Arc<LoadedAdapter>, HostError>>, HostError> {
+        let folder_error = |source| HostError::Folder {
+            path: dir.to_owned(),
+            source,
+        };
         let mut paths = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(folder_error)? {
             let path = entry.map_err(folder_error)?.path();
@@ -267,7 +327,10 @@ fn build_engine(host: &HostConfig) -> Result<Engine, HostError> {
             Err(error) => tracing::warn!(dir = %dir.display(), "no compile cache: {error:#}"),
         }
     }
-    Engine::new(&config).map_err(|e| HostError::Load { origin: "engine".into(), reason: format!("{e:#}") })
+    Engine::new(&config).map_err(|e| HostError::Load {
+        origin: "engine".into(),
+        reason: format!("{e:#}"),
+    })
 }
 
 /// Advances the engine's epoch every tick, for as long as the engine lives.
@@ -287,30 +350,45 @@ fn start_epoch_ticker(engine: &Engine) {
 
 /// An error chain on one line (wasmtime's messages can span several).
 fn one_line(error: &wasmtime::Error) -> String {
-    format!("{error:#}").split_whitespace().collect::<Vec<_>>().join(" ")
+    format!("{error:#}")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn describe_exports(engine: &Engine, component: &Component, error: &wasmtime::Error) -> String {
-    let exports: Vec<String> = component.component_type().exports(engine).map(|(name, _)| name.to_owned()).collect();
+    let exports: Vec<String> = component
+        .component_type()
+        .exports(engine)
+        .map(|(name, _)| name.to_owned())
+        .collect();
     format!("it exports [{}] ({})", exports.join(", "), one_line(error))
 }
 
 fn validate_info(origin: &AdapterOrigin, info: &AdapterInfo) -> Result<(), HostError> {
     let valid_id = !info.id.is_empty()
         && info.id.len() <= 64
-        && info.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        && info
+            .id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
     if !valid_id {
         return Err(HostError::InvalidInfo {
             origin: origin.to_string(),
-            reason: format!("agent id {:?} must be 1-64 characters of [a-z0-9_-]", info.id),
+            reason: format!(
+                "agent id {:?} must be 1-64 characters of [a-z0-9_-]",
+                info.id
+            ),
         });
     }
     if !info.modes.iter().any(|mode| mode.id == info.default_mode) {
         return Err(HostError::InvalidInfo {
             origin: origin.to_string(),
-            reason: format!("default mode {:?} is not among its modes", info.default_mode),
+            reason: format!(
+                "default mode {:?} is not among its modes",
+                info.default_mode
+            ),
         });
     }
     Ok(())
 }
-

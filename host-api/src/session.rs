@@ -36,7 +36,12 @@ impl AdapterSession {
         state: Option<&[u8]>,
     ) -> Result<Self, HostError> {
         let live = instantiate_session(&adapter, &config, state)?;
-        Ok(Self { adapter, config, live: Some(live), recycled: 0 })
+        Ok(Self {
+            adapter,
+            config,
+            live: Some(live),
+            recycled: 0,
+        })
     }
 
     /// The adapter this session runs on.
@@ -46,7 +51,9 @@ impl AdapterSession {
 
     /// Linear memory of the current instance, in bytes.
     pub fn memory_size(&self) -> usize {
-        self.live.as_ref().map_or(0, |live| live.store.data().memory_size)
+        self.live
+            .as_ref()
+            .map_or(0, |live| live.store.data().memory_size)
     }
 
     /// How many times the instance was rebuilt from a snapshot to give memory back.
@@ -63,27 +70,40 @@ impl AdapterSession {
             Ok(Err(rejection)) => return Err(HostError::Rejected(rejection)),
             Err(error) => return Err(error),
         };
-        let actions = convert_actions(&self.adapter.info().id, actions).inspect_err(|_| self.live = None)?;
+        let actions =
+            convert_actions(&self.adapter.info().id, actions).inspect_err(|_| self.live = None)?;
         self.recycle_if_grown()?;
         Ok(actions)
     }
 
     /// The adapter's state as an opaque blob (see `restore_session`).
     pub fn snapshot(&mut self) -> Result<Vec<u8>, HostError> {
-        self.call("snapshot", |b, store, session| b.sandbox_agent_adapter_adapter().session().call_snapshot(store, session))
+        self.call("snapshot", |b, store, session| {
+            b.sandbox_agent_adapter_adapter()
+                .session()
+                .call_snapshot(store, session)
+        })
     }
 
     fn call<R>(
         &mut self,
         call: &str,
-        f: impl FnOnce(&AdapterComponent, &mut Store<InstanceLimits>, ResourceAny) -> wasmtime::Result<R>,
+        f: impl FnOnce(
+            &AdapterComponent,
+            &mut Store<InstanceLimits>,
+            ResourceAny,
+        ) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
         let live = self.live.as_mut().ok_or(HostError::Poisoned)?;
         let session = live.session;
         let bindings = &live.bindings;
-        let result = call_guest(&mut live.store, &self.adapter.info().id, call, self.adapter.config(), |store| {
-            f(bindings, store, session)
-        });
+        let result = call_guest(
+            &mut live.store,
+            &self.adapter.info().id,
+            call,
+            self.adapter.config(),
+            |store| f(bindings, store, session),
+        );
         if result.is_err() {
             self.live = None;
         }
@@ -97,10 +117,16 @@ impl AdapterSession {
         }
         let state = self.snapshot()?;
         let before = self.memory_size();
-        let live = instantiate_session(&self.adapter, &self.config, Some(&state)).inspect_err(|_| self.live = None)?;
+        let live = instantiate_session(&self.adapter, &self.config, Some(&state))
+            .inspect_err(|_| self.live = None)?;
         self.live = Some(live);
         self.recycled += 1;
-        tracing::debug!(agent = self.adapter.id(), before, after = self.memory_size(), "recycled adapter instance");
+        tracing::debug!(
+            agent = self.adapter.id(),
+            before,
+            after = self.memory_size(),
+            "recycled adapter instance"
+        );
         Ok(())
     }
 }
@@ -114,11 +140,23 @@ fn instantiate_session(
     let guest = bindings.sandbox_agent_adapter_adapter().session();
     let id = &adapter.info().id;
     let session = match state {
-        None => call_guest(&mut store, id, "constructor", adapter.config(), |store| guest.call_constructor(store, config))?,
-        Some(state) => call_guest(&mut store, id, "restore", adapter.config(), |store| guest.call_restore(store, config, state))?
-            .map_err(|reason| HostError::Trap { adapter: id.clone(), call: "restore".into(), reason })?,
+        None => call_guest(&mut store, id, "constructor", adapter.config(), |store| {
+            guest.call_constructor(store, config)
+        })?,
+        Some(state) => call_guest(&mut store, id, "restore", adapter.config(), |store| {
+            guest.call_restore(store, config, state)
+        })?
+        .map_err(|reason| HostError::Trap {
+            adapter: id.clone(),
+            call: "restore".into(),
+            reason,
+        })?,
     };
-    Ok(Live { store, bindings, session })
+    Ok(Live {
+        store,
+        bindings,
+        session,
+    })
 }
 
 type GuestActions = Result<Vec<crate::bindings::actions::Action>, String>;
@@ -134,19 +172,41 @@ fn dispatch(
     match input {
         Input::Start => ok(guest.call_start(store, session)),
         Input::SendMessage(parts) => ok(guest.call_send_message(store, session, &parts)),
-        Input::ReplyPermission { permission_id, reply } => guest.call_reply_permission(store, session, &permission_id, reply),
-        Input::ReplyQuestion { question_id, answers } => guest.call_reply_question(store, session, &question_id, &answers),
-        Input::RejectQuestion { question_id } => guest.call_reject_question(store, session, &question_id),
+        Input::ReplyPermission {
+            permission_id,
+            reply,
+        } => guest.call_reply_permission(store, session, &permission_id, reply),
+        Input::ReplyQuestion {
+            question_id,
+            answers,
+        } => guest.call_reply_question(store, session, &question_id, &answers),
+        Input::RejectQuestion { question_id } => {
+            guest.call_reject_question(store, session, &question_id)
+        }
         Input::CancelTurn => ok(guest.call_cancel_turn(store, session)),
         Input::Terminate => ok(guest.call_terminate(store, session)),
-        Input::Stdout { process_id, line } => ok(guest.call_on_stdout(store, session, &process_id, &line)),
-        Input::Stderr { process_id, line } => ok(guest.call_on_stderr(store, session, &process_id, &line)),
-        Input::Exit { process_id, status } => ok(guest.call_on_exit(store, session, &process_id, status)),
-        Input::SpawnFailed { process_id, message } => ok(guest.call_on_spawn_failed(store, session, &process_id, &message)),
+        Input::Stdout { process_id, line } => {
+            ok(guest.call_on_stdout(store, session, &process_id, &line))
+        }
+        Input::Stderr { process_id, line } => {
+            ok(guest.call_on_stderr(store, session, &process_id, &line))
+        }
+        Input::Exit { process_id, status } => {
+            ok(guest.call_on_exit(store, session, &process_id, status))
+        }
+        Input::SpawnFailed {
+            process_id,
+            message,
+        } => ok(guest.call_on_spawn_failed(store, session, &process_id, &message)),
         Input::HttpResponse(response) => ok(guest.call_on_http_response(store, session, &response)),
-        Input::HttpError { request_id, message } => ok(guest.call_on_http_error(store, session, &request_id, &message)),
+        Input::HttpError {
+            request_id,
+            message,
+        } => ok(guest.call_on_http_error(store, session, &request_id, &message)),
         Input::SseEvent(event) => ok(guest.call_on_sse_event(store, session, &event)),
-        Input::SseClosed { stream_id, error } => ok(guest.call_on_sse_closed(store, session, &stream_id, error.as_deref())),
+        Input::SseClosed { stream_id, error } => {
+            ok(guest.call_on_sse_closed(store, session, &stream_id, error.as_deref()))
+        }
         Input::Timer { timer_id } => ok(guest.call_on_timer(store, session, &timer_id)),
     }
 }
@@ -163,11 +223,23 @@ pub(crate) fn call_guest<R>(
     f(store).map_err(|error| {
         let (adapter, call) = (adapter.to_owned(), call.to_owned());
         if error.downcast_ref::<MemoryLimitHit>().is_some() {
-            HostError::MemoryLimit { adapter, call, limit_bytes: config.memory_limit_bytes }
+            HostError::MemoryLimit {
+                adapter,
+                call,
+                limit_bytes: config.memory_limit_bytes,
+            }
         } else if error.downcast_ref::<Trap>() == Some(&Trap::Interrupt) {
-            HostError::Timeout { adapter, call, timeout_ms: config.call_timeout.as_millis() }
+            HostError::Timeout {
+                adapter,
+                call,
+                timeout_ms: config.call_timeout.as_millis(),
+            }
         } else {
-            HostError::Trap { adapter, call, reason: format!("{error:#}") }
+            HostError::Trap {
+                adapter,
+                call,
+                reason: format!("{error:#}"),
+            }
         }
     })
 }

@@ -49,20 +49,48 @@ pub enum Input {
     Start,
     /// A user message (starts a turn).
     SendMessage(Vec<MessagePart>),
-    ReplyPermission { permission_id: String, reply: PermissionReply },
-    ReplyQuestion { question_id: String, answers: Vec<Vec<String>> },
-    RejectQuestion { question_id: String },
+    ReplyPermission {
+        permission_id: String,
+        reply: PermissionReply,
+    },
+    ReplyQuestion {
+        question_id: String,
+        answers: Vec<Vec<String>>,
+    },
+    RejectQuestion {
+        question_id: String,
+    },
     CancelTurn,
     Terminate,
-    Stdout { process_id: String, line: String },
-    Stderr { process_id: String, line: String },
-    Exit { process_id: String, status: ExitStatus },
-    SpawnFailed { process_id: String, message: String },
+    Stdout {
+        process_id: String,
+        line: String,
+    },
+    Stderr {
+        process_id: String,
+        line: String,
+    },
+    Exit {
+        process_id: String,
+        status: ExitStatus,
+    },
+    SpawnFailed {
+        process_id: String,
+        message: String,
+    },
     HttpResponse(HttpResponse),
-    HttpError { request_id: String, message: String },
+    HttpError {
+        request_id: String,
+        message: String,
+    },
     SseEvent(SseEvent),
-    SseClosed { stream_id: String, error: Option<String> },
-    Timer { timer_id: String },
+    SseClosed {
+        stream_id: String,
+        error: Option<String>,
+    },
+    Timer {
+        timer_id: String,
+    },
 }
 
 impl Input {

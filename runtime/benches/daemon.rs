@@ -44,7 +44,11 @@ fn main() {
     eprintln!("[1/5] daemon start-up (cold, then warm compile cache)");
     startup(&mut table, scratch.path());
 
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     let cache_dir = scratch.path().join("warm-cache");
     let daemon = Daemon::start(scratch.path(), &cache_dir);
 
@@ -63,7 +67,11 @@ fn main() {
     adapter_calls(&mut table);
 
     table.print();
-    println!("\n(total bench time {:.1} s, {} CPUs)", started.elapsed().as_secs_f64(), cpus());
+    println!(
+        "\n(total bench time {:.1} s, {} CPUs)",
+        started.elapsed().as_secs_f64(),
+        cpus()
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -87,7 +95,15 @@ impl Daemon {
         let port = free_port();
         let begin = Instant::now();
         let child = Command::new(env!("CARGO_BIN_EXE_sandbox-agent"))
-            .args(["server", "--host", "127.0.0.1", "--port", &port.to_string(), "--token", TOKEN])
+            .args([
+                "server",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+                "--token",
+                TOKEN,
+            ])
             .arg("--data-dir")
             .arg(data_dir.path())
             .arg("--cache-dir")
@@ -99,7 +115,11 @@ impl Daemon {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("starting sandbox-agent");
-        let mut daemon = Daemon { child, endpoint: format!("http://127.0.0.1:{port}"), _data_dir: data_dir };
+        let mut daemon = Daemon {
+            child,
+            endpoint: format!("http://127.0.0.1:{port}"),
+            _data_dir: data_dir,
+        };
         let deadline = begin + Duration::from_secs(120);
         loop {
             if let Some(status) = daemon.child.try_wait().unwrap() {
@@ -108,7 +128,10 @@ impl Daemon {
             if health_status(port) == Some(200) {
                 return (daemon, begin.elapsed());
             }
-            assert!(Instant::now() < deadline, "sandbox-agent did not become healthy");
+            assert!(
+                Instant::now() < deadline,
+                "sandbox-agent did not become healthy"
+            );
             std::thread::sleep(Duration::from_millis(2));
         }
     }
@@ -153,12 +176,17 @@ fn health_status(port: u16) -> Option<u16> {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// Resident set size of a process, from `/proc/<pid>/status`, in KiB.
 fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("reading /proc status");
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).expect("reading /proc status");
     status
         .lines()
         .find_map(|line| line.strip_prefix("VmRSS:"))
@@ -177,7 +205,8 @@ fn startup(table: &mut Table, scratch: &Path) {
     let mut cold = Vec::new();
     for i in 0..COLD_STARTS {
         // A fresh cache dir each time: the adapter components are compiled from scratch.
-        let (daemon, elapsed) = Daemon::start_timed(scratch, &scratch.join(format!("cold-cache-{i}")));
+        let (daemon, elapsed) =
+            Daemon::start_timed(scratch, &scratch.join(format!("cold-cache-{i}")));
         cold.push(elapsed);
         drop(daemon);
     }
@@ -212,15 +241,25 @@ async fn idle_rss(table: &mut Table, daemon: &Daemon) {
     let at_start = rss_kib(daemon.pid());
     let begin = Instant::now();
     for i in 0..IDLE_SESSIONS {
-        let request = CreateSessionRequest { agent: "mock".into(), ..Default::default() };
-        let created = client.create_session(&format!("idle-{i}"), &request).await.expect("creating a session");
+        let request = CreateSessionRequest {
+            agent: "mock".into(),
+            ..Default::default()
+        };
+        let created = client
+            .create_session(&format!("idle-{i}"), &request)
+            .await
+            .expect("creating a session");
         assert!(created.healthy, "session {i} is not healthy");
     }
     let create_time = begin.elapsed();
     settle().await;
     let after = rss_kib(daemon.pid());
     table.section("Idle memory (VmRSS of the daemon)");
-    table.row("after start-up, no session", mib(at_start), "warm start, after 300 ms idle".into());
+    table.row(
+        "after start-up, no session",
+        mib(at_start),
+        "warm start, after 300 ms idle".into(),
+    );
     table.row(
         &format!("after {IDLE_SESSIONS} idle mock sessions"),
         mib(after),
@@ -236,13 +275,27 @@ async fn idle_rss(table: &mut Table, daemon: &Daemon) {
 // 3. GET /v1/agents throughput
 
 async fn agents_rps(table: &mut Table, daemon: &Daemon) {
-    table.section(&format!("GET /v1/agents throughput ({:.0} s per run, keep-alive, token auth)", RPS_DURATION.as_secs_f64()));
+    table.section(&format!(
+        "GET /v1/agents throughput ({:.0} s per run, keep-alive, token auth)",
+        RPS_DURATION.as_secs_f64()
+    ));
     let url = format!("{}/v1/agents", daemon.endpoint);
     for clients in RPS_CLIENTS {
-        let http = reqwest::Client::builder().no_proxy().pool_max_idle_per_host(clients).build().unwrap();
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .pool_max_idle_per_host(clients)
+            .build()
+            .unwrap();
         // Warm the connections.
         for _ in 0..clients {
-            http.get(&url).bearer_auth(TOKEN).send().await.unwrap().bytes().await.unwrap();
+            http.get(&url)
+                .bearer_auth(TOKEN)
+                .send()
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap();
         }
         let begin = Instant::now();
         let deadline = begin + RPS_DURATION;
@@ -254,8 +307,17 @@ async fn agents_rps(table: &mut Table, daemon: &Daemon) {
                     let mut latencies = Vec::new();
                     while Instant::now() < deadline {
                         let t = Instant::now();
-                        let response = http.get(&url).bearer_auth(TOKEN).send().await.expect("GET /v1/agents");
-                        assert!(response.status().is_success(), "GET /v1/agents: {}", response.status());
+                        let response = http
+                            .get(&url)
+                            .bearer_auth(TOKEN)
+                            .send()
+                            .await
+                            .expect("GET /v1/agents");
+                        assert!(
+                            response.status().is_success(),
+                            "GET /v1/agents: {}",
+                            response.status()
+                        );
                         response.bytes().await.unwrap();
                         latencies.push(t.elapsed());
                     }
@@ -270,7 +332,10 @@ async fn agents_rps(table: &mut Table, daemon: &Daemon) {
         let elapsed = begin.elapsed();
         let rps = latencies.len() as f64 / elapsed.as_secs_f64();
         table.row(
-            &format!("{clients} concurrent client{}", if clients == 1 { "" } else { "s" }),
+            &format!(
+                "{clients} concurrent client{}",
+                if clients == 1 { "" } else { "s" }
+            ),
             format!("{rps:.0} req/s"),
             format!(
                 "{} requests; latency p50 {} p95 {}",
@@ -288,27 +353,53 @@ async fn agents_rps(table: &mut Table, daemon: &Daemon) {
 async fn event_latency(table: &mut Table, daemon: &Daemon) {
     let client = daemon.client();
     let id = "latency";
-    let request = CreateSessionRequest { agent: "mock".into(), ..Default::default() };
+    let request = CreateSessionRequest {
+        agent: "mock".into(),
+        ..Default::default()
+    };
     client.create_session(id, &request).await.unwrap();
-    let after = client.events(id, &Default::default()).await.unwrap().events.last().map_or(0, |e| e.sequence);
-    let mut stream = client.events_sse(id, Some(after), false, None).await.expect("opening the SSE stream");
+    let after = client
+        .events(id, &Default::default())
+        .await
+        .unwrap()
+        .events
+        .last()
+        .map_or(0, |e| e.sequence);
+    let mut stream = client
+        .events_sse(id, Some(after), false, None)
+        .await
+        .expect("opening the SSE stream");
 
     let mut first_event = Vec::new();
     let mut turn_ended = Vec::new();
     let mut post_answered = Vec::new();
     for i in 0..LATENCY_WARMUP + LATENCY_MESSAGES {
-        let message = MessageRequest { message: Some(format!("ping number {i}")), ..Default::default() };
+        let message = MessageRequest {
+            message: Some(format!("ping number {i}")),
+            ..Default::default()
+        };
         let begin = Instant::now();
         let send = async {
-            client.send_message(id, &message).await.expect("POST message");
+            client
+                .send_message(id, &message)
+                .await
+                .expect("POST message");
             begin.elapsed()
         };
         let first = async {
-            let event = stream.next().await.expect("SSE stream ended").expect("SSE event");
+            let event = stream
+                .next()
+                .await
+                .expect("SSE stream ended")
+                .expect("SSE event");
             (event, begin.elapsed())
         };
         let (posted, (event, first_at)) = tokio::join!(send, first);
-        assert_eq!(event.event_type.as_str(), "turn.started", "first event of a turn");
+        assert_eq!(
+            event.event_type.as_str(),
+            "turn.started",
+            "first event of a turn"
+        );
         // Drain the rest of the turn.
         let ended_at = loop {
             let event = tokio::time::timeout(Duration::from_secs(10), stream.next())
@@ -330,8 +421,14 @@ async fn event_latency(table: &mut Table, daemon: &Daemon) {
         "Mock event latency ({LATENCY_MESSAGES} messages, SSE stream already open, one at a time)"
     ));
     for (name, samples) in [
-        ("POST /messages → first event (turn.started) on SSE", &mut first_event),
-        ("POST /messages → turn.ended on SSE (echo turn, 9 events)", &mut turn_ended),
+        (
+            "POST /messages → first event (turn.started) on SSE",
+            &mut first_event,
+        ),
+        (
+            "POST /messages → turn.ended on SSE (echo turn, 9 events)",
+            &mut turn_ended,
+        ),
         ("POST /messages → its 204 answer", &mut post_answered),
     ] {
         table.row(
@@ -341,7 +438,10 @@ async fn event_latency(table: &mut Table, daemon: &Daemon) {
                 "p95 {}, max {}; {} of {} over 10 ms",
                 us(percentile(samples, 95.0)),
                 us(percentile(samples, 100.0)),
-                samples.iter().filter(|d| **d > Duration::from_millis(10)).count(),
+                samples
+                    .iter()
+                    .filter(|d| **d > Duration::from_millis(10))
+                    .count(),
                 samples.len()
             ),
         );
@@ -352,15 +452,22 @@ async fn event_latency(table: &mut Table, daemon: &Daemon) {
 // 5. Adapter calls through the host crate
 
 fn mock_component() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/target/wasm32-wasip2/release/sandbox_agent_adapter_mock.wasm")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../adapters/target/wasm32-wasip2/release/sandbox_agent_adapter_mock.wasm")
 }
 
 fn adapter_calls(table: &mut Table) {
     let path = mock_component();
-    assert!(path.is_file(), "the mock component is not built at {} (runtime/build.rs builds it)", path.display());
+    assert!(
+        path.is_file(),
+        "the mock component is not built at {} (runtime/build.rs builds it)",
+        path.display()
+    );
     let begin = Instant::now();
     let mut registry = AdapterRegistry::new(HostConfig::default()).expect("adapter registry");
-    let adapter = registry.load_file(&path).expect("loading the mock component");
+    let adapter = registry
+        .load_file(&path)
+        .expect("loading the mock component");
     let compile = begin.elapsed();
 
     let config = SessionConfig {
@@ -375,7 +482,9 @@ fn adapter_calls(table: &mut Table) {
         resume_native_session_id: None,
     };
     let begin = Instant::now();
-    let mut session = adapter.new_session(config.clone()).expect("new adapter session");
+    let mut session = adapter
+        .new_session(config.clone())
+        .expect("new adapter session");
     let new_session = begin.elapsed();
     session.handle(Input::Start).expect("start");
 
@@ -383,16 +492,27 @@ fn adapter_calls(table: &mut Table) {
     table.row(
         "load + compile the mock component (no cache)",
         ms(compile),
-        format!("{} KiB component", std::fs::metadata(&path).unwrap().len() / 1024),
+        format!(
+            "{} KiB component",
+            std::fs::metadata(&path).unwrap().len() / 1024
+        ),
     );
-    table.row("new adapter session (instantiate)", us(new_session), String::new());
+    table.row(
+        "new adapter session (instantiate)",
+        us(new_session),
+        String::new(),
+    );
 
     // on-stdout: a `shell` turn waits for its process; each line becomes one item.delta.
     let line = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"a line of native agent output, about 120 bytes"}]}}"#;
     let mut samples = Vec::with_capacity(CONVERT_CALLS);
     let mut turns = 0;
     while samples.len() < CONVERT_CALLS {
-        let actions = session.handle(Input::SendMessage(vec![MessagePart::Text("shell cat".into())])).unwrap();
+        let actions = session
+            .handle(Input::SendMessage(vec![MessagePart::Text(
+                "shell cat".into(),
+            )]))
+            .unwrap();
         let process_id = actions
             .iter()
             .find_map(|a| match a {
@@ -401,24 +521,46 @@ fn adapter_calls(table: &mut Table) {
             })
             .expect("the shell command spawns a process");
         for _ in 0..CONVERT_CALLS_PER_TURN {
-            let input = Input::Stdout { process_id: process_id.clone(), line: line.to_owned() };
+            let input = Input::Stdout {
+                process_id: process_id.clone(),
+                line: line.to_owned(),
+            };
             let t = Instant::now();
             let actions = session.handle(input).unwrap();
             samples.push(t.elapsed());
             assert_eq!(actions.len(), 1, "one item.delta per stdout line");
         }
-        session.handle(Input::Exit { process_id, status: ExitStatus { code: Some(0), signal: None } }).unwrap();
+        session
+            .handle(Input::Exit {
+                process_id,
+                status: ExitStatus {
+                    code: Some(0),
+                    signal: None,
+                },
+            })
+            .unwrap();
         turns += 1;
     }
-    call_row(table, "on-stdout: 1 native line → 1 item.delta", &mut samples, &format!("{turns} shell turns"));
+    call_row(
+        table,
+        "on-stdout: 1 native line → 1 item.delta",
+        &mut samples,
+        &format!("{turns} shell turns"),
+    );
 
     // on-timer: a `slow` turn ticks; each tick is one item.delta and the next timer.
     let mut samples = Vec::with_capacity(CONVERT_CALLS);
     while samples.len() < CONVERT_CALLS {
-        let actions = session.handle(Input::SendMessage(vec![MessagePart::Text("slow 36000".into())])).unwrap();
+        let actions = session
+            .handle(Input::SendMessage(vec![MessagePart::Text(
+                "slow 36000".into(),
+            )]))
+            .unwrap();
         let mut timer_id = timer_of(&actions);
         for _ in 0..CONVERT_CALLS_PER_TURN {
-            let input = Input::Timer { timer_id: timer_id.clone() };
+            let input = Input::Timer {
+                timer_id: timer_id.clone(),
+            };
             let t = Instant::now();
             let actions = session.handle(input).unwrap();
             samples.push(t.elapsed());
@@ -426,23 +568,48 @@ fn adapter_calls(table: &mut Table) {
         }
         session.handle(Input::CancelTurn).unwrap();
     }
-    call_row(table, "on-timer: 1 tick → 1 item.delta + next timer", &mut samples, "");
+    call_row(
+        table,
+        "on-timer: 1 tick → 1 item.delta + next timer",
+        &mut samples,
+        "",
+    );
 
     // on-stderr: a line kept in the adapter's state, no action (the boundary cost alone).
     let mut samples = Vec::with_capacity(CONVERT_CALLS);
     while samples.len() < CONVERT_CALLS {
-        let actions = session.handle(Input::SendMessage(vec![MessagePart::Text("shell cat".into())])).unwrap();
+        let actions = session
+            .handle(Input::SendMessage(vec![MessagePart::Text(
+                "shell cat".into(),
+            )]))
+            .unwrap();
         let process_id = process_of(&actions);
         for _ in 0..CONVERT_CALLS_PER_TURN {
-            let input = Input::Stderr { process_id: process_id.clone(), line: "warning: something".into() };
+            let input = Input::Stderr {
+                process_id: process_id.clone(),
+                line: "warning: something".into(),
+            };
             let t = Instant::now();
             let actions = session.handle(input).unwrap();
             samples.push(t.elapsed());
             assert!(actions.is_empty());
         }
-        session.handle(Input::Exit { process_id, status: ExitStatus { code: Some(0), signal: None } }).unwrap();
+        session
+            .handle(Input::Exit {
+                process_id,
+                status: ExitStatus {
+                    code: Some(0),
+                    signal: None,
+                },
+            })
+            .unwrap();
     }
-    call_row(table, "on-stderr: 1 line, no action (call overhead)", &mut samples, "");
+    call_row(
+        table,
+        "on-stderr: 1 line, no action (call overhead)",
+        &mut samples,
+        "",
+    );
 
     // send-message: a whole echo turn (9 events) in one call.
     let mut fresh = adapter.new_session(config).unwrap();
@@ -455,7 +622,12 @@ fn adapter_calls(table: &mut Table) {
         samples.push(t.elapsed());
         assert!(actions.len() >= 9, "an echo turn emits at least 9 events");
     }
-    call_row(table, "send-message: 1 echo turn → 9 events", &mut samples, "");
+    call_row(
+        table,
+        "send-message: 1 echo turn → 9 events",
+        &mut samples,
+        "",
+    );
     table.row(
         "instance recycles during the above",
         format!("{}", session.recycled() + fresh.recycled()),
@@ -487,7 +659,12 @@ fn call_row(table: &mut Table, name: &str, samples: &mut [Duration], note: &str)
     let mean = samples.iter().sum::<Duration>() / samples.len() as u32;
     let p50 = percentile(samples, 50.0);
     let p95 = percentile(samples, 95.0);
-    let mut text = format!("{} calls; mean {}, p95 {}", samples.len(), us(mean), us(p95));
+    let mut text = format!(
+        "{} calls; mean {}, p95 {}",
+        samples.len(),
+        us(mean),
+        us(p95)
+    );
     if !note.is_empty() {
         text.push_str("; ");
         text.push_str(note);
@@ -522,7 +699,12 @@ fn us(d: Duration) -> String {
 }
 
 fn list_ms(samples: &[Duration]) -> String {
-    samples.iter().map(|d| format!("{:.0}", d.as_secs_f64() * 1000.0)).collect::<Vec<_>>().join(", ") + " ms"
+    samples
+        .iter()
+        .map(|d| format!("{:.0}", d.as_secs_f64() * 1000.0))
+        .collect::<Vec<_>>()
+        .join(", ")
+        + " ms"
 }
 
 fn mib(kib: u64) -> String {

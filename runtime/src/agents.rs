@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use sandbox_agent_api::{AgentCapabilities, AgentInfo, AgentModeInfo, AgentModelInfo, ServerStatusInfo};
+use sandbox_agent_api::{
+    AgentCapabilities, AgentInfo, AgentModeInfo, AgentModelInfo, ServerStatusInfo,
+};
 use sandbox_agent_host::{AdapterRegistry, Arch, Capabilities, Libc, LoadedAdapter, Os, Platform};
 
 use crate::error::ApiError;
@@ -25,7 +27,11 @@ pub struct AgentCatalog {
 impl AgentCatalog {
     /// A catalog over the loaded adapters.
     pub fn new(registry: AdapterRegistry, install_dir: PathBuf) -> Self {
-        Self { registry, install_dir, versions: Mutex::new(BTreeMap::new()) }
+        Self {
+            registry,
+            install_dir,
+            versions: Mutex::new(BTreeMap::new()),
+        }
     }
 
     /// Where agent binaries are installed.
@@ -35,7 +41,11 @@ impl AgentCatalog {
 
     /// The adapter for an agent id.
     pub fn adapter(&self, agent: &str) -> Result<Arc<LoadedAdapter>, ApiError> {
-        self.registry.get(agent).ok_or_else(|| ApiError::UnsupportedAgent { agent: agent.to_owned() })
+        self.registry
+            .get(agent)
+            .ok_or_else(|| ApiError::UnsupportedAgent {
+                agent: agent.to_owned(),
+            })
     }
 
     /// Every adapter.
@@ -85,14 +95,24 @@ impl AgentCatalog {
         let args = adapter.version_args().ok().flatten()?;
         let output = tokio::time::timeout(
             VERSION_PROBE_TIMEOUT,
-            tokio::process::Command::new(path).args(&args).kill_on_drop(true).output(),
+            tokio::process::Command::new(path)
+                .args(&args)
+                .kill_on_drop(true)
+                .output(),
         )
         .await
         .ok()?
         .ok()?;
-        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
         let version = adapter.parse_version(&text).ok().flatten();
-        self.versions.lock().unwrap().insert(path.to_owned(), (modified, version.clone()));
+        self.versions
+            .lock()
+            .unwrap()
+            .insert(path.to_owned(), (modified, version.clone()));
         version
     }
 
@@ -102,12 +122,21 @@ impl AgentCatalog {
             .info()
             .credential_env
             .iter()
-            .filter_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()).map(|value| (name.clone(), value)))
+            .filter_map(|name| {
+                std::env::var(name)
+                    .ok()
+                    .filter(|v| !v.is_empty())
+                    .map(|value| (name.clone(), value))
+            })
             .collect()
     }
 
     /// The `GET /v1/agents` entry of an agent.
-    pub async fn describe(&self, adapter: &LoadedAdapter, server_status: Option<ServerStatusInfo>) -> AgentInfo {
+    pub async fn describe(
+        &self,
+        adapter: &LoadedAdapter,
+        server_status: Option<ServerStatusInfo>,
+    ) -> AgentInfo {
         let info = adapter.info();
         let path = self.binary_path(adapter);
         let version = match &path {
@@ -119,7 +148,8 @@ impl AgentCatalog {
             id: info.id.clone(),
             name: Some(info.name.clone()),
             installed: info.builtin || path.is_some(),
-            credentials_available: info.credential_env.is_empty() || !self.credentials_env(adapter).is_empty(),
+            credentials_available: info.credential_env.is_empty()
+                || !self.credentials_env(adapter).is_empty(),
             version,
             path: path.map(|p| p.display().to_string()),
             capabilities: capabilities(&info.capabilities),
@@ -135,7 +165,11 @@ impl AgentCatalog {
             .info()
             .modes
             .iter()
-            .map(|mode| AgentModeInfo { id: mode.id.clone(), name: mode.name.clone(), description: mode.description.clone() })
+            .map(|mode| AgentModeInfo {
+                id: mode.id.clone(),
+                name: mode.name.clone(),
+                description: mode.description.clone(),
+            })
             .collect())
     }
 
@@ -203,6 +237,8 @@ pub fn current_platform() -> Platform {
 /// A musl system has a musl dynamic loader in /lib.
 fn is_musl() -> bool {
     std::fs::read_dir("/lib").is_ok_and(|entries| {
-        entries.flatten().any(|entry| entry.file_name().to_string_lossy().starts_with("ld-musl-"))
+        entries
+            .flatten()
+            .any(|entry| entry.file_name().to_string_lossy().starts_with("ld-musl-"))
     })
 }

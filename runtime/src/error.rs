@@ -25,7 +25,11 @@ pub enum ApiError {
     #[error("session {session_id:?} has ended")]
     SessionEnded { session_id: String },
     #[error("{what} {id:?} is not pending in session {session_id:?}")]
-    RequestNotFound { session_id: String, what: &'static str, id: String },
+    RequestNotFound {
+        session_id: String,
+        what: &'static str,
+        id: String,
+    },
     #[error("{0}")]
     ModeNotSupported(String),
     #[error("the adapter rejected the request: {0}")]
@@ -70,9 +74,9 @@ impl ApiError {
     /// The HTTP status of the problem.
     pub fn status(&self) -> StatusCode {
         match self.error_type() {
-            ErrorType::InvalidRequest | ErrorType::UnsupportedAgent | ErrorType::ModeNotSupported => {
-                StatusCode::BAD_REQUEST
-            }
+            ErrorType::InvalidRequest
+            | ErrorType::UnsupportedAgent
+            | ErrorType::ModeNotSupported => StatusCode::BAD_REQUEST,
             ErrorType::TokenInvalid => StatusCode::UNAUTHORIZED,
             ErrorType::PermissionDenied => StatusCode::FORBIDDEN,
             ErrorType::AgentNotInstalled
@@ -117,7 +121,9 @@ impl ApiError {
             ApiError::SessionNotFound { session_id }
             | ApiError::SessionAlreadyExists { session_id }
             | ApiError::SessionEnded { session_id }
-            | ApiError::RequestNotFound { session_id, .. } => problem.session_id = Some(session_id.clone()),
+            | ApiError::RequestNotFound { session_id, .. } => {
+                problem.session_id = Some(session_id.clone())
+            }
             _ => {}
         }
         problem
@@ -131,6 +137,11 @@ impl IntoResponse for ApiError {
         }
         let problem = self.problem();
         let body = serde_json::to_vec(&problem).unwrap_or_default();
-        (self.status(), [(header::CONTENT_TYPE, "application/problem+json")], body).into_response()
+        (
+            self.status(),
+            [(header::CONTENT_TYPE, "application/problem+json")],
+            body,
+        )
+            .into_response()
     }
 }

@@ -11,23 +11,38 @@ use serde_json::{json, Value};
 
 fn start_with_probe(extra: &[&str]) -> (Daemon, tempfile::TempDir) {
     let adapters = adapters_dir_with(&["probe"]);
-    let mut args = vec!["--adapters-dir".to_owned(), adapters.path().display().to_string()];
+    let mut args = vec![
+        "--adapters-dir".to_owned(),
+        adapters.path().display().to_string(),
+    ];
     args.extend(extra.iter().map(|a| a.to_string()));
     (Daemon::start_with(Options { token: None, args }), adapters)
 }
 
 fn post(daemon: &Daemon, path: &str, body: Value) -> reqwest::blocking::Response {
-    reqwest::blocking::Client::new().post(daemon.url(path)).json(&body).send().unwrap()
+    reqwest::blocking::Client::new()
+        .post(daemon.url(path))
+        .json(&body)
+        .send()
+        .unwrap()
 }
 
 fn create(daemon: &Daemon, id: &str, agent: &str) {
-    let response = post(daemon, &format!("/v1/sessions/{id}"), json!({ "agent": agent }));
+    let response = post(
+        daemon,
+        &format!("/v1/sessions/{id}"),
+        json!({ "agent": agent }),
+    );
     assert_eq!(response.status(), 200);
     assert_eq!(response.json::<Value>().unwrap()["healthy"], true);
 }
 
 fn send(daemon: &Daemon, id: &str, message: &str) {
-    let response = post(daemon, &format!("/v1/sessions/{id}/messages"), json!({ "message": message }));
+    let response = post(
+        daemon,
+        &format!("/v1/sessions/{id}/messages"),
+        json!({ "message": message }),
+    );
     assert_eq!(response.status(), 204, "{}", response.text().unwrap());
 }
 
@@ -45,21 +60,39 @@ fn wait_for(daemon: &Daemon, id: &str, what: &str, matches: impl Fn(&Value) -> b
         if let Some(event) = all.iter().find(|e| matches(e)) {
             return event.clone();
         }
-        assert!(Instant::now() < deadline, "no {what} in session {id}: {all:#?}");
+        assert!(
+            Instant::now() < deadline,
+            "no {what} in session {id}: {all:#?}"
+        );
         std::thread::sleep(Duration::from_millis(25));
     }
 }
 
 fn unparsed_at(location_prefix: &'static str) -> impl Fn(&Value) -> bool {
-    move |e| e["type"] == "agent.unparsed" && e["data"]["location"].as_str().unwrap_or("").starts_with(location_prefix)
+    move |e| {
+        e["type"] == "agent.unparsed"
+            && e["data"]["location"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with(location_prefix)
+    }
 }
 
 #[test]
 fn adapters_reach_loopback_servers_over_http() {
     let (daemon, _adapters) = start_with_probe(&[]);
     create(&daemon, "fetcher", "probe");
-    send(&daemon, "fetcher", &format!("fetch {}", daemon.url("/v1/health")));
-    let response = wait_for(&daemon, "fetcher", "HTTP response", unparsed_at("http:fetch"));
+    send(
+        &daemon,
+        "fetcher",
+        &format!("fetch {}", daemon.url("/v1/health")),
+    );
+    let response = wait_for(
+        &daemon,
+        "fetcher",
+        "HTTP response",
+        unparsed_at("http:fetch"),
+    );
     let body: Value = serde_json::from_str(response["raw"].as_str().unwrap_or_default())
         .unwrap_or_else(|_| response["raw"].clone());
     assert_eq!(body["status"], "ok", "{response:#}");
@@ -71,7 +104,11 @@ fn adapters_follow_loopback_sse_streams() {
     create(&daemon, "watched", "mock");
     send(&daemon, "watched", "hello from mock");
     create(&daemon, "watcher", "probe");
-    send(&daemon, "watcher", &format!("sse {}", daemon.url("/v1/sessions/watched/events/sse")));
+    send(
+        &daemon,
+        "watcher",
+        &format!("sse {}", daemon.url("/v1/sessions/watched/events/sse")),
+    );
     // The probe reports each SSE event's data (a universal event of `watched`).
     let seen = wait_for(&daemon, "watcher", "SSE event", |e| {
         unparsed_at("sse:")(e) && e["raw"]["type"] == "turn.ended"
@@ -87,27 +124,64 @@ fn a_shared_process_serves_every_session_that_asks_for_its_key() {
         create(&daemon, id, "probe");
         send(&daemon, id, script);
     }
-    let first = wait_for(&daemon, "first", "shared output", unparsed_at("stdout:shared"));
-    let second = wait_for(&daemon, "second", "shared output", unparsed_at("stdout:shared"));
-    assert_eq!(first["raw"], second["raw"], "both sessions read the same process");
+    let first = wait_for(
+        &daemon,
+        "first",
+        "shared output",
+        unparsed_at("stdout:shared"),
+    );
+    let second = wait_for(
+        &daemon,
+        "second",
+        "shared output",
+        unparsed_at("stdout:shared"),
+    );
+    assert_eq!(
+        first["raw"], second["raw"],
+        "both sessions read the same process"
+    );
 
-    let agents: Value = reqwest::blocking::get(daemon.url("/v1/agents")).unwrap().json().unwrap();
-    let probe = agents["agents"].as_array().unwrap().iter().find(|a| a["id"] == "probe").unwrap().clone();
+    let agents: Value = reqwest::blocking::get(daemon.url("/v1/agents"))
+        .unwrap()
+        .json()
+        .unwrap();
+    let probe = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "probe")
+        .unwrap()
+        .clone();
     assert_eq!(probe["serverStatus"]["status"], "running", "{probe:#}");
     assert_eq!(probe["serverStatus"]["restartCount"], 0);
 
     // The process outlives the first session and stops with the last one.
     for id in ["first", "second"] {
-        assert_eq!(post(&daemon, &format!("/v1/sessions/{id}/terminate"), json!({})).status(), 204);
+        assert_eq!(
+            post(&daemon, &format!("/v1/sessions/{id}/terminate"), json!({})).status(),
+            204
+        );
     }
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let agents: Value = reqwest::blocking::get(daemon.url("/v1/agents")).unwrap().json().unwrap();
-        let probe = agents["agents"].as_array().unwrap().iter().find(|a| a["id"] == "probe").unwrap().clone();
+        let agents: Value = reqwest::blocking::get(daemon.url("/v1/agents"))
+            .unwrap()
+            .json()
+            .unwrap();
+        let probe = agents["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == "probe")
+            .unwrap()
+            .clone();
         if probe["serverStatus"]["status"] == "stopped" {
             break;
         }
-        assert!(Instant::now() < deadline, "shared process still running: {probe:#}");
+        assert!(
+            Instant::now() < deadline,
+            "shared process still running: {probe:#}"
+        );
         std::thread::sleep(Duration::from_millis(25));
     }
 }
@@ -116,12 +190,24 @@ fn a_shared_process_serves_every_session_that_asks_for_its_key() {
 fn overlong_output_lines_are_reported_not_fed_to_the_adapter() {
     let (daemon, _adapters) = start_with_probe(&["--max-line-bytes", "1000"]);
     create(&daemon, "long", "probe");
-    send(&daemon, "long", "share long head -c 5000 /dev/zero | tr '\\0' a; echo; echo short");
+    send(
+        &daemon,
+        "long",
+        "share long head -c 5000 /dev/zero | tr '\\0' a; echo; echo short",
+    );
     let too_long = wait_for(&daemon, "long", "overlong line report", |e| {
         e["type"] == "agent.unparsed" && e["source"] == "daemon"
     });
-    assert!(too_long["data"]["error"].as_str().unwrap().contains("5000 bytes"), "{too_long:#}");
+    assert!(
+        too_long["data"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("5000 bytes"),
+        "{too_long:#}"
+    );
     assert_eq!(too_long["data"]["location"], "stdout:shared");
     // The next line still reaches the adapter.
-    wait_for(&daemon, "long", "the line after", |e| unparsed_at("stdout:shared")(e) && e["raw"] == "short");
+    wait_for(&daemon, "long", "the line after", |e| {
+        unparsed_at("stdout:shared")(e) && e["raw"] == "short"
+    });
 }

@@ -11,7 +11,12 @@ use serde_json::Value;
 
 fn mock_entry(api: &Api) -> Value {
     let agents = api.get_ok("/v1/agents");
-    let mocks: Vec<&Value> = agents["agents"].as_array().unwrap().iter().filter(|a| a["id"] == "mock").collect();
+    let mocks: Vec<&Value> = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["id"] == "mock")
+        .collect();
     assert_eq!(mocks.len(), 1, "one mock agent: {agents}");
     mocks[0].clone()
 }
@@ -30,7 +35,10 @@ fn a_dropped_in_component_replaces_the_builtin_mock() {
     let adapters = adapters_dir_with(&["mock_dropin"]);
     let daemon = Daemon::start_with(Options {
         token: None,
-        args: vec!["--adapters-dir".into(), adapters.path().display().to_string()],
+        args: vec![
+            "--adapters-dir".into(),
+            adapters.path().display().to_string(),
+        ],
     });
     let api = Api::new(&daemon);
     let mock = mock_entry(&api);

@@ -5,7 +5,10 @@
 mod common;
 
 use sandbox_agent::adapters::BUILTIN_ADAPTERS;
-use sandbox_agent_host::{AdapterOrigin, AdapterRegistry, Action, HostConfig, HostError, Input, MessagePart, SessionConfig};
+use sandbox_agent_host::{
+    Action, AdapterOrigin, AdapterRegistry, HostConfig, HostError, Input, MessagePart,
+    SessionConfig,
+};
 use sandbox_agent_universal::UniversalEventData;
 
 fn config() -> SessionConfig {
@@ -24,13 +27,21 @@ fn config() -> SessionConfig {
 
 /// Host settings for tests: the shared compile cache, and the given overrides.
 fn host(config: HostConfig) -> HostConfig {
-    HostConfig { cache_dir: Some(common::shared_cache_dir()), ..config }
+    HostConfig {
+        cache_dir: Some(common::shared_cache_dir()),
+        ..config
+    }
 }
 
 fn mock_registry(config: HostConfig) -> AdapterRegistry {
     let mut registry = AdapterRegistry::new(host(config)).unwrap();
-    let (name, bytes) = BUILTIN_ADAPTERS.iter().find(|(name, _)| name.contains("mock")).expect("mock is builtin");
-    registry.load_bytes(AdapterOrigin::Builtin(name.to_string()), bytes).unwrap();
+    let (name, bytes) = BUILTIN_ADAPTERS
+        .iter()
+        .find(|(name, _)| name.contains("mock"))
+        .expect("mock is builtin");
+    registry
+        .load_bytes(AdapterOrigin::Builtin(name.to_string()), bytes)
+        .unwrap();
     registry
 }
 
@@ -49,23 +60,42 @@ fn item_ids(actions: &[Action]) -> Vec<String> {
 
 #[test]
 fn a_grown_instance_is_rebuilt_from_its_snapshot() {
-    let registry = mock_registry(HostConfig { recycle_threshold_bytes: 4 << 20, ..HostConfig::default() });
+    let registry = mock_registry(HostConfig {
+        recycle_threshold_bytes: 4 << 20,
+        ..HostConfig::default()
+    });
     let mut session = registry.get("mock").unwrap().new_session(config()).unwrap();
     session.handle(Input::Start).unwrap();
-    let first = session.handle(Input::SendMessage(vec![MessagePart::Text("hello".into())])).unwrap();
+    let first = session
+        .handle(Input::SendMessage(vec![MessagePart::Text("hello".into())]))
+        .unwrap();
     assert_eq!(session.recycled(), 0);
 
     // A 6 MiB native line grows the guest's memory past the threshold.
     let line = "x".repeat(6 << 20);
-    session.handle(Input::Stdout { process_id: "agent".into(), line }).unwrap();
+    session
+        .handle(Input::Stdout {
+            process_id: "agent".into(),
+            line,
+        })
+        .unwrap();
     assert_eq!(session.recycled(), 1);
-    assert!(session.memory_size() < 2 << 20, "memory after recycling: {}", session.memory_size());
+    assert!(
+        session.memory_size() < 2 << 20,
+        "memory after recycling: {}",
+        session.memory_size()
+    );
 
     // The state came along: item ids continue instead of starting over.
-    let second = session.handle(Input::SendMessage(vec![MessagePart::Text("again".into())])).unwrap();
+    let second = session
+        .handle(Input::SendMessage(vec![MessagePart::Text("again".into())]))
+        .unwrap();
     let (first, second) = (item_ids(&first), item_ids(&second));
     assert!(!first.is_empty() && !second.is_empty());
-    assert!(second.iter().all(|id| !first.contains(id)), "ids repeated after recycling: {first:?} {second:?}");
+    assert!(
+        second.iter().all(|id| !first.contains(id)),
+        "ids repeated after recycling: {first:?} {second:?}"
+    );
 }
 
 #[test]
@@ -73,12 +103,22 @@ fn a_component_for_another_contract_is_refused_clearly() {
     let registry = AdapterRegistry::new(host(HostConfig::default())).unwrap();
     // The smallest valid component: a header with no exports at all.
     const EMPTY_COMPONENT: &[u8] = b"\0asm\x0d\x00\x01\x00";
-    let error = registry.compile(AdapterOrigin::File("other.wasm".into()), EMPTY_COMPONENT).unwrap_err();
-    assert!(matches!(error, HostError::IncompatibleContract { .. }), "{error}");
+    let error = registry
+        .compile(AdapterOrigin::File("other.wasm".into()), EMPTY_COMPONENT)
+        .unwrap_err();
+    assert!(
+        matches!(error, HostError::IncompatibleContract { .. }),
+        "{error}"
+    );
     let message = error.to_string();
-    assert!(message.contains("other.wasm") && message.contains("sandbox-agent:adapter@0.1.0"), "{message}");
+    assert!(
+        message.contains("other.wasm") && message.contains("sandbox-agent:adapter@0.1.0"),
+        "{message}"
+    );
 
-    let error = registry.compile(AdapterOrigin::File("junk.wasm".into()), b"not wasm at all").unwrap_err();
+    let error = registry
+        .compile(AdapterOrigin::File("junk.wasm".into()), b"not wasm at all")
+        .unwrap_err();
     assert!(matches!(error, HostError::Load { .. }), "{error}");
 }
 
@@ -88,7 +128,15 @@ fn each_session_has_its_own_instance() {
     let adapter = registry.get("mock").unwrap();
     let mut one = adapter.new_session(config()).unwrap();
     let mut two = adapter.new_session(config()).unwrap();
-    let a = one.handle(Input::SendMessage(vec![MessagePart::Text("a".into())])).unwrap();
-    let b = two.handle(Input::SendMessage(vec![MessagePart::Text("b".into())])).unwrap();
-    assert_eq!(item_ids(&a), item_ids(&b), "separate instances count from the same start");
+    let a = one
+        .handle(Input::SendMessage(vec![MessagePart::Text("a".into())]))
+        .unwrap();
+    let b = two
+        .handle(Input::SendMessage(vec![MessagePart::Text("b".into())]))
+        .unwrap();
+    assert_eq!(
+        item_ids(&a),
+        item_ids(&b),
+        "separate instances count from the same start"
+    );
 }

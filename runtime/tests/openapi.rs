@@ -12,7 +12,10 @@ fn repo_root() -> &'static Path {
 }
 
 fn generated() -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_sandbox-agent")).arg("openapi").output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_sandbox-agent"))
+        .arg("openapi")
+        .output()
+        .unwrap();
     assert!(output.status.success());
     String::from_utf8(output.stdout).unwrap()
 }
@@ -42,13 +45,19 @@ fn reference() -> Option<Value> {
 
 /// Route families the spec leaves for a later step.
 fn deferred(name: &str) -> bool {
-    name.starts_with("/v1/fs/") || ["Fs", "Mcp", "Skill"].iter().any(|prefix| name.starts_with(prefix))
+    name.starts_with("/v1/fs/")
+        || ["Fs", "Mcp", "Skill"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
 }
 
 fn names(value: Option<&Value>) -> BTreeSet<String> {
     match value {
         Some(Value::Object(map)) => map.keys().cloned().collect(),
-        Some(Value::Array(items)) => items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
         _ => BTreeSet::new(),
     }
 }
@@ -79,22 +88,32 @@ fn every_reference_route_and_field_is_still_served() {
             continue;
         }
         for property in names(schema.get("properties")) {
-            if deferred(&property[..1].to_uppercase()) || property == "mcp" || property == "skills" {
+            if deferred(&property[..1].to_uppercase()) || property == "mcp" || property == "skills"
+            {
                 continue;
             }
             if our["properties"][&property].is_null() {
                 problems.push(format!("{name}.{property} is gone"));
             }
         }
-        let newly_required: Vec<_> =
-            names(our.get("required")).difference(&names(schema.get("required"))).cloned().collect();
+        let newly_required: Vec<_> = names(our.get("required"))
+            .difference(&names(schema.get("required")))
+            .cloned()
+            .collect();
         if !newly_required.is_empty() && name.ends_with("Request") {
             problems.push(format!("{name} now requires {newly_required:?}"));
         }
-        let missing_values: Vec<_> = names(schema.get("enum")).difference(&names(our.get("enum"))).cloned().collect();
+        let missing_values: Vec<_> = names(schema.get("enum"))
+            .difference(&names(our.get("enum")))
+            .cloned()
+            .collect();
         if !missing_values.is_empty() {
             problems.push(format!("{name} lost enum values {missing_values:?}"));
         }
     }
-    assert!(problems.is_empty(), "not wire-compatible with 0.1.x:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "not wire-compatible with 0.1.x:\n{}",
+        problems.join("\n")
+    );
 }

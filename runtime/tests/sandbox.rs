@@ -25,7 +25,12 @@ fn a_misbehaving_adapter_ends_only_its_own_session() {
     });
     let api = Api::new(&daemon);
     let agents = api.get_ok("/v1/agents");
-    let ids: Vec<&str> = agents["agents"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap())
+        .collect();
     assert!(ids.contains(&"probe") && ids.contains(&"mock"), "{agents}");
 
     // A mock turn runs across all the failures below, and must be unaffected.
@@ -34,17 +39,20 @@ fn a_misbehaving_adapter_ends_only_its_own_session() {
 
     // (command, what the error message must name)
     let cases: [(&str, &[&str]); 5] = [
-        ("loop", &["longer than 500 ms"]),           // the CPU budget (epoch interruption)
-        ("alloc", &["memory limit"]),                // the memory cap
-        ("trap", &["trapped"]),                      // a guest panic
-        ("open", &["trapped", "wasi:filesystem"]),   // no filesystem is granted
+        ("loop", &["longer than 500 ms"]), // the CPU budget (epoch interruption)
+        ("alloc", &["memory limit"]),      // the memory cap
+        ("trap", &["trapped"]),            // a guest panic
+        ("open", &["trapped", "wasi:filesystem"]), // no filesystem is granted
         ("badaction", &["invalid action", "loopback"]), // a request off the loopback interface
     ];
     for (command, causes) in cases {
         let id = format!("probe-{command}");
         api.create(&id, "probe");
         // The message that broke the adapter is answered with the failure.
-        let sent = api.post_json(&format!("/v1/sessions/{id}/messages"), json!({ "message": command }));
+        let sent = api.post_json(
+            &format!("/v1/sessions/{id}/messages"),
+            json!({ "message": command }),
+        );
         let problem = expect_problem(sent, 500, "adapter_failed");
         assert_eq!(problem["agent"], "probe", "{problem}");
         let events = api.wait_for_type(&id, 0, "session.ended");
@@ -52,21 +60,47 @@ fn a_misbehaving_adapter_ends_only_its_own_session() {
         check_envelopes(&id, 0, &events);
 
         let error = &events[1];
-        assert_eq!((&error["source"], &error["synthetic"]), (&json!("daemon"), &json!(true)), "{error}");
+        assert_eq!(
+            (&error["source"], &error["synthetic"]),
+            (&json!("daemon"), &json!(true)),
+            "{error}"
+        );
         assert_eq!(error["data"]["code"], "adapter_failed", "{error}");
         let message = error["data"]["message"].as_str().unwrap();
         for cause in causes {
-            assert!(message.contains(cause), "{command}: the error names {cause:?}: {message}");
+            assert!(
+                message.contains(cause),
+                "{command}: the error names {cause:?}: {message}"
+            );
         }
         let ended = &events[2]["data"];
-        assert_eq!((&ended["reason"], &ended["terminated_by"]), (&json!("error"), &json!("daemon")), "{ended}");
-        assert!(ended["message"].as_str().is_some_and(|m| causes.iter().all(|c| m.contains(c))), "{ended}");
+        assert_eq!(
+            (&ended["reason"], &ended["terminated_by"]),
+            (&json!("error"), &json!("daemon")),
+            "{ended}"
+        );
+        assert!(
+            ended["message"]
+                .as_str()
+                .is_some_and(|m| causes.iter().all(|c| m.contains(c))),
+            "{ended}"
+        );
 
         // The session is over; the daemon is not.
         let info = api.wait_for_info(&id, "ended", |i| i["ended"] == true);
         assert_eq!(info["status"], "ended", "{info}");
-        expect_problem(api.post_json(&format!("/v1/sessions/{id}/messages"), json!({ "message": "hi" })), 409, "session_ended");
-        expect_no_content(api.post_empty(&format!("/v1/sessions/{id}/terminate")), "terminating a failed session");
+        expect_problem(
+            api.post_json(
+                &format!("/v1/sessions/{id}/messages"),
+                json!({ "message": "hi" }),
+            ),
+            409,
+            "session_ended",
+        );
+        expect_no_content(
+            api.post_empty(&format!("/v1/sessions/{id}/terminate")),
+            "terminating a failed session",
+        );
         assert_eq!(api.events(&id), events, "nothing after session.ended");
         assert_eq!(api.get_ok("/v1/health")["status"], "ok");
     }
@@ -77,11 +111,18 @@ fn a_misbehaving_adapter_ends_only_its_own_session() {
     assert_eq!(assistant_texts(&turn), ["still alive"]);
     check_turns(&turn, true);
     api.create("mock-ok", "mock");
-    assert_eq!(assistant_texts(&api.turn("mock-ok", "hello after the storm")), ["hello after the storm"]);
+    assert_eq!(
+        assistant_texts(&api.turn("mock-ok", "hello after the storm")),
+        ["hello after the storm"]
+    );
 
     // The bystander's turn finished normally, all ten ticks of it.
     let events = api.wait_for_type("bystander", 0, "turn.ended");
-    assert!(events.iter().all(|e| e["type"] != "error"), "{}", pretty(&events));
+    assert!(
+        events.iter().all(|e| e["type"] != "error"),
+        "{}",
+        pretty(&events)
+    );
     let reply = assistant_texts(&events);
     assert_eq!(reply.len(), 1);
     assert!(reply[0].ends_with("tick 10/10\n"), "{reply:?}");

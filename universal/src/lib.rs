@@ -347,17 +347,31 @@ pub enum ItemStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentPart {
-    Text { text: String },
-    Json { json: Value },
-    ToolCall { name: String, arguments: String, call_id: String },
-    ToolResult { call_id: String, output: String },
+    Text {
+        text: String,
+    },
+    Json {
+        json: Value,
+    },
+    ToolCall {
+        name: String,
+        arguments: String,
+        call_id: String,
+    },
+    ToolResult {
+        call_id: String,
+        output: String,
+    },
     FileRef {
         path: String,
         action: FileAction,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         diff: Option<String>,
     },
-    Reasoning { text: String, visibility: ReasoningVisibility },
+    Reasoning {
+        text: String,
+        visibility: ReasoningVisibility,
+    },
     Image {
         path: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -424,14 +438,23 @@ mod tests {
     #[test]
     fn data_variants_round_trip_through_untagged_json() {
         let samples = vec![
-            UniversalEventData::SessionStarted(SessionStartedData { metadata: Some(json!({"a":1})) }),
+            UniversalEventData::SessionStarted(SessionStartedData {
+                metadata: Some(json!({"a":1})),
+            }),
             UniversalEventData::Turn(TurnEventData {
                 phase: TurnPhase::Ended,
                 turn_id: None,
                 metadata: None,
-                usage: Some(Usage { input_tokens: Some(3), ..Default::default() }),
+                usage: Some(Usage {
+                    input_tokens: Some(3),
+                    ..Default::default()
+                }),
             }),
-            UniversalEventData::Error(ErrorData { message: "x".into(), code: None, details: None }),
+            UniversalEventData::Error(ErrorData {
+                message: "x".into(),
+                code: None,
+                details: None,
+            }),
             UniversalEventData::AgentUnparsed(AgentUnparsedData {
                 error: "bad".into(),
                 location: "stdout".into(),
@@ -454,7 +477,11 @@ mod tests {
 
     #[test]
     fn content_parts_are_tagged_by_type() {
-        let part = ContentPart::FileRef { path: "a.rs".into(), action: FileAction::Patch, diff: None };
+        let part = ContentPart::FileRef {
+            path: "a.rs".into(),
+            action: FileAction::Patch,
+            diff: None,
+        };
         assert_eq!(
             serde_json::to_value(&part).unwrap(),
             json!({"type":"file_ref","path":"a.rs","action":"patch"})

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 use sandbox_agent_api::{AgentCapabilities, AgentModeInfo, AgentModelInfo};
-use sandbox_agent_host::{AdapterOrigin, AdapterRegistry, HostConfig, LoadedAdapter, SUPPORTED_CONTRACTS};
+use sandbox_agent_host::{
+    AdapterOrigin, AdapterRegistry, HostConfig, LoadedAdapter, SUPPORTED_CONTRACTS,
+};
 use serde::Serialize;
 
 use crate::agents::capabilities;
@@ -66,7 +68,11 @@ impl AdapterView {
             modes: info
                 .modes
                 .iter()
-                .map(|m| AgentModeInfo { id: m.id.clone(), name: m.name.clone(), description: m.description.clone() })
+                .map(|m| AgentModeInfo {
+                    id: m.id.clone(),
+                    name: m.name.clone(),
+                    description: m.description.clone(),
+                })
                 .collect(),
             models: info
                 .models
@@ -87,30 +93,52 @@ impl AdapterView {
 
 /// Default limits, with the daemon's compile cache so components compile once.
 fn cached_host(data_dir: &std::path::Path) -> HostConfig {
-    HostConfig { cache_dir: Some(data_dir.join("cache")), ..HostConfig::default() }
+    HostConfig {
+        cache_dir: Some(data_dir.join("cache")),
+        ..HostConfig::default()
+    }
 }
 
 /// `sandbox-agent adapters ...`.
 pub fn adapters(command: AdaptersCommand) -> Result<(), String> {
     match command {
-        AdaptersCommand::List { adapters_dir, data_dir } => {
+        AdaptersCommand::List {
+            adapters_dir,
+            data_dir,
+        } => {
             let data_dir = data_dir.unwrap_or_else(default_data_dir);
-            let adapters_dir = adapters_dir.or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
-            let (registry, skipped) = crate::adapters::load_registry(cached_host(&data_dir), adapters_dir.as_deref())
-                .map_err(|e| e.to_string())?;
-            let adapters: Vec<_> = registry.list().iter().map(|adapter| AdapterView::of(adapter)).collect();
+            let adapters_dir =
+                adapters_dir.or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
+            let (registry, skipped) =
+                crate::adapters::load_registry(cached_host(&data_dir), adapters_dir.as_deref())
+                    .map_err(|e| e.to_string())?;
+            let adapters: Vec<_> = registry
+                .list()
+                .iter()
+                .map(|adapter| AdapterView::of(adapter))
+                .collect();
             let skipped: Vec<String> = skipped.iter().map(ToString::to_string).collect();
             let listing = serde_json::json!({ "adapters": adapters, "skipped": skipped });
-            println!("{}", serde_json::to_string_pretty(&listing).map_err(|e| e.to_string())?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&listing).map_err(|e| e.to_string())?
+            );
             Ok(())
         }
         AdaptersCommand::Inspect { file, data_dir } => {
-            let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let bytes =
+                std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
             let data_dir = data_dir.unwrap_or_else(default_data_dir);
-            let registry = AdapterRegistry::new(cached_host(&data_dir)).map_err(|e| e.to_string())?;
-            let adapter = registry.compile(AdapterOrigin::File(file), &bytes).map_err(|e| e.to_string())?;
+            let registry =
+                AdapterRegistry::new(cached_host(&data_dir)).map_err(|e| e.to_string())?;
+            let adapter = registry
+                .compile(AdapterOrigin::File(file), &bytes)
+                .map_err(|e| e.to_string())?;
             let view = AdapterView::of(&adapter);
-            println!("{}", serde_json::to_string_pretty(&view).map_err(|e| e.to_string())?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&view).map_err(|e| e.to_string())?
+            );
             Ok(())
         }
     }

@@ -58,7 +58,12 @@ pub struct ServerArgs {
     #[arg(long, default_value_t = 2468, env = "SANDBOX_AGENT_PORT")]
     port: u16,
     /// Token clients must send (`Authorization: Bearer` or `x-sandbox-token`).
-    #[arg(long, env = "SANDBOX_AGENT_TOKEN", hide_env_values = true, conflicts_with = "no_token")]
+    #[arg(
+        long,
+        env = "SANDBOX_AGENT_TOKEN",
+        hide_env_values = true,
+        conflicts_with = "no_token"
+    )]
     token: Option<String>,
     /// Serve without authentication.
     #[arg(long)]
@@ -111,7 +116,9 @@ impl ServerArgs {
             return Err("--token must not be empty".into());
         }
         let data_dir = self.data_dir.unwrap_or_else(default_data_dir);
-        let adapters_dir = self.adapters_dir.or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
+        let adapters_dir = self
+            .adapters_dir
+            .or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
         if let Some(dir) = &adapters_dir {
             if !dir.is_dir() {
                 return Err(format!("adapters folder {} does not exist", dir.display()));
@@ -146,7 +153,10 @@ impl ServerArgs {
 /// with a one-line message on stderr.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => return fail(&format!("cannot start the async runtime: {error}")),
     };
@@ -171,7 +181,9 @@ async fn run(command: Command) -> Result<(), String> {
         Command::Server(args) => {
             init_tracing();
             let config = args.into_config()?;
-            crate::server::serve(config).await.map_err(|e| format!("{e:#}"))
+            crate::server::serve(config)
+                .await
+                .map_err(|e| format!("{e:#}"))
         }
         Command::Health(connection) => remote::health(connection).await,
         Command::Agents(command) => remote::agents(command).await,
@@ -189,5 +201,8 @@ async fn run(command: Command) -> Result<(), String> {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SANDBOX_AGENT_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
 }

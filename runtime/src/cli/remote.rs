@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 use futures::StreamExt;
 use sandbox_agent_client::{
-    AgentInstallRequest, Client, ClientError, CreateSessionRequest, EventStream, EventsQuery, MessageAttachment,
-    MessageRequest, PermissionReply,
+    AgentInstallRequest, Client, ClientError, CreateSessionRequest, EventStream, EventsQuery,
+    MessageAttachment, MessageRequest, PermissionReply,
 };
 use serde::Serialize;
 
@@ -15,7 +15,11 @@ use serde::Serialize;
 #[derive(Debug, Args)]
 pub struct Connection {
     /// Base URL of the daemon.
-    #[arg(long, env = "SANDBOX_AGENT_ENDPOINT", default_value = "http://127.0.0.1:2468")]
+    #[arg(
+        long,
+        env = "SANDBOX_AGENT_ENDPOINT",
+        default_value = "http://127.0.0.1:2468"
+    )]
     endpoint: String,
     /// Token of the daemon.
     #[arg(long, env = "SANDBOX_AGENT_TOKEN", hide_env_values = true)]
@@ -215,7 +219,9 @@ pub enum ReplyArg {
 }
 
 fn parse_key_value(text: &str) -> Result<(String, String), String> {
-    let (key, value) = text.split_once('=').ok_or_else(|| format!("expected KEY=VALUE, got {text:?}"))?;
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected KEY=VALUE, got {text:?}"))?;
     if key.is_empty() {
         return Err(format!("empty variable name in {text:?}"));
     }
@@ -232,10 +238,24 @@ pub async fn health(connection: Connection) -> Result<(), String> {
 pub async fn agents(command: AgentsCommand) -> Result<(), String> {
     match command {
         AgentsCommand::List(c) => print_json(&call(&c, c.client()?.list_agents()).await?),
-        AgentsCommand::Modes { agent, connection: c } => print_json(&call(&c, c.client()?.agent_modes(&agent)).await?),
-        AgentsCommand::Models { agent, connection: c } => print_json(&call(&c, c.client()?.agent_models(&agent)).await?),
-        AgentsCommand::Install { agent, reinstall, version, connection: c } => {
-            let request = AgentInstallRequest { reinstall: Some(reinstall), version };
+        AgentsCommand::Modes {
+            agent,
+            connection: c,
+        } => print_json(&call(&c, c.client()?.agent_modes(&agent)).await?),
+        AgentsCommand::Models {
+            agent,
+            connection: c,
+        } => print_json(&call(&c, c.client()?.agent_models(&agent)).await?),
+        AgentsCommand::Install {
+            agent,
+            reinstall,
+            version,
+            connection: c,
+        } => {
+            let request = AgentInstallRequest {
+                reinstall: Some(reinstall),
+                version,
+            };
             call(&c, c.client()?.install_agent(&agent, &request)).await?;
             print_done()
         }
@@ -245,42 +265,86 @@ pub async fn agents(command: AgentsCommand) -> Result<(), String> {
 /// `sandbox-agent sessions ...`.
 pub async fn sessions(command: SessionsCommand) -> Result<(), String> {
     match command {
-        SessionsCommand::Create { session, connection: c } => {
+        SessionsCommand::Create {
+            session,
+            connection: c,
+        } => {
             let (session_id, request) = session.into_request();
             print_json(&call(&c, c.client()?.create_session(&session_id, &request)).await?)
         }
         SessionsCommand::List(c) => print_json(&call(&c, c.client()?.list_sessions()).await?),
-        SessionsCommand::Send { session_id, message, attachments, stream, include_raw, connection: c } => {
+        SessionsCommand::Send {
+            session_id,
+            message,
+            attachments,
+            stream,
+            include_raw,
+            connection: c,
+        } => {
             let request = MessageRequest {
                 message: Some(message.join(" ")),
                 attachments: attachments
                     .into_iter()
-                    .map(|path| MessageAttachment { path: path.display().to_string(), mime: None, filename: None })
+                    .map(|path| MessageAttachment {
+                        path: path.display().to_string(),
+                        mime: None,
+                        filename: None,
+                    })
                     .collect(),
                 parts: None,
             };
             let client = c.client()?;
             if stream {
-                let events = call(&c, client.send_message_stream(&session_id, &request, include_raw)).await?;
+                let events = call(
+                    &c,
+                    client.send_message_stream(&session_id, &request, include_raw),
+                )
+                .await?;
                 print_events(&c, events).await
             } else {
                 call(&c, client.send_message(&session_id, &request)).await?;
                 print_done()
             }
         }
-        SessionsCommand::Events { session_id, offset, limit, include_raw, connection: c } => {
-            let query = EventsQuery { offset, limit, include_raw: Some(include_raw) };
+        SessionsCommand::Events {
+            session_id,
+            offset,
+            limit,
+            include_raw,
+            connection: c,
+        } => {
+            let query = EventsQuery {
+                offset,
+                limit,
+                include_raw: Some(include_raw),
+            };
             print_json(&call(&c, c.client()?.events(&session_id, &query)).await?)
         }
-        SessionsCommand::Watch { session_id, offset, include_raw, connection: c } => {
-            let events = call(&c, c.client()?.events_sse(&session_id, offset, include_raw, None)).await?;
+        SessionsCommand::Watch {
+            session_id,
+            offset,
+            include_raw,
+            connection: c,
+        } => {
+            let events = call(
+                &c,
+                c.client()?
+                    .events_sse(&session_id, offset, include_raw, None),
+            )
+            .await?;
             print_events(&c, events).await
         }
-        SessionsCommand::Cancel { session_id, connection: c } => {
+        SessionsCommand::Cancel {
+            session_id,
+            connection: c,
+        } => {
             call(&c, c.client()?.cancel(&session_id)).await?;
             print_done()
         }
-        SessionsCommand::Terminate { session_id, connection: c } => {
+        SessionsCommand::Terminate {
+            session_id,
+            connection: c,
+        } => {
             call(&c, c.client()?.terminate(&session_id)).await?;
             print_done()
         }
@@ -290,16 +354,31 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), String> {
 /// `sandbox-agent questions ...`.
 pub async fn questions(command: QuestionsCommand) -> Result<(), String> {
     match command {
-        QuestionsCommand::Reply { session_id, question_id, answer, answers, connection: c } => {
+        QuestionsCommand::Reply {
+            session_id,
+            question_id,
+            answer,
+            answers,
+            connection: c,
+        } => {
             let answers = match answers {
                 Some(json) => serde_json::from_str::<Vec<Vec<String>>>(&json)
                     .map_err(|e| format!("--answers must be a JSON array of string arrays: {e}"))?,
                 None => vec![answer],
             };
-            call(&c, c.client()?.reply_question(&session_id, &question_id, answers)).await?;
+            call(
+                &c,
+                c.client()?
+                    .reply_question(&session_id, &question_id, answers),
+            )
+            .await?;
             print_done()
         }
-        QuestionsCommand::Reject { session_id, question_id, connection: c } => {
+        QuestionsCommand::Reject {
+            session_id,
+            question_id,
+            connection: c,
+        } => {
             call(&c, c.client()?.reject_question(&session_id, &question_id)).await?;
             print_done()
         }
@@ -309,13 +388,23 @@ pub async fn questions(command: QuestionsCommand) -> Result<(), String> {
 /// `sandbox-agent permissions ...`.
 pub async fn permissions(command: PermissionsCommand) -> Result<(), String> {
     match command {
-        PermissionsCommand::Reply { session_id, permission_id, reply, connection: c } => {
+        PermissionsCommand::Reply {
+            session_id,
+            permission_id,
+            reply,
+            connection: c,
+        } => {
             let reply = match reply {
                 ReplyArg::Once => PermissionReply::Once,
                 ReplyArg::Always => PermissionReply::Always,
                 ReplyArg::Reject => PermissionReply::Reject,
             };
-            call(&c, c.client()?.reply_permission(&session_id, &permission_id, reply)).await?;
+            call(
+                &c,
+                c.client()?
+                    .reply_permission(&session_id, &permission_id, reply),
+            )
+            .await?;
             print_done()
         }
     }
@@ -326,7 +415,9 @@ async fn call<T>(
     connection: &Connection,
     request: impl std::future::Future<Output = Result<T, ClientError>>,
 ) -> Result<T, String> {
-    request.await.map_err(|error| describe(&connection.endpoint, error))
+    request
+        .await
+        .map_err(|error| describe(&connection.endpoint, error))
 }
 
 fn describe(endpoint: &str, error: ClientError) -> String {
@@ -354,13 +445,19 @@ fn describe(endpoint: &str, error: ClientError) -> String {
 async fn print_events(connection: &Connection, mut events: EventStream) -> Result<(), String> {
     while let Some(event) = events.next().await {
         let event = event.map_err(|e| describe(&connection.endpoint, e))?;
-        println!("{}", serde_json::to_string(&event).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string(&event).map_err(|e| e.to_string())?
+        );
     }
     Ok(())
 }
 
 fn print_json(value: &impl Serialize) -> Result<(), String> {
-    println!("{}", serde_json::to_string_pretty(value).map_err(|e| e.to_string())?);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).map_err(|e| e.to_string())?
+    );
     Ok(())
 }
 

@@ -1,11 +1,11 @@
 //! Request extractors whose rejections are problem documents, not axum's plain
 //! text: a bad body, path or query always answers in the API's error format.
 
+use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
-use axum::body::Bytes;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
@@ -33,7 +33,9 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJ
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        let bytes = Bytes::from_request(request, state).await.map_err(body_error)?;
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(body_error)?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(OptionalJson(T::default()));
         }

@@ -39,21 +39,45 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> 
         .route("/v1/agents/{agent}/install", post(routes::install_agent))
         .route("/v1/sessions", get(routes::list_sessions))
         .route("/v1/sessions/{session_id}", post(routes::create_session))
-        .route("/v1/sessions/{session_id}/messages", post(routes::post_message))
-        .route("/v1/sessions/{session_id}/messages/stream", post(routes::post_message_stream))
+        .route(
+            "/v1/sessions/{session_id}/messages",
+            post(routes::post_message),
+        )
+        .route(
+            "/v1/sessions/{session_id}/messages/stream",
+            post(routes::post_message_stream),
+        )
         .route("/v1/sessions/{session_id}/events", get(routes::get_events))
-        .route("/v1/sessions/{session_id}/events/sse", get(routes::get_events_sse))
-        .route("/v1/sessions/{session_id}/questions/{question_id}/reply", post(routes::reply_question))
-        .route("/v1/sessions/{session_id}/questions/{question_id}/reject", post(routes::reject_question))
-        .route("/v1/sessions/{session_id}/permissions/{permission_id}/reply", post(routes::reply_permission))
+        .route(
+            "/v1/sessions/{session_id}/events/sse",
+            get(routes::get_events_sse),
+        )
+        .route(
+            "/v1/sessions/{session_id}/questions/{question_id}/reply",
+            post(routes::reply_question),
+        )
+        .route(
+            "/v1/sessions/{session_id}/questions/{question_id}/reject",
+            post(routes::reject_question),
+        )
+        .route(
+            "/v1/sessions/{session_id}/permissions/{permission_id}/reply",
+            post(routes::reply_permission),
+        )
         .route("/v1/sessions/{session_id}/cancel", post(routes::cancel))
-        .route("/v1/sessions/{session_id}/terminate", post(routes::terminate))
+        .route(
+            "/v1/sessions/{session_id}/terminate",
+            post(routes::terminate),
+        )
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .with_state(state)
         .layer(DefaultBodyLimit::max(config.body_limit));
     if let Some(token) = &config.token {
-        router = router.layer(axum::middleware::from_fn_with_state(Arc::new(token.clone()), auth::require_token));
+        router = router.layer(axum::middleware::from_fn_with_state(
+            Arc::new(token.clone()),
+            auth::require_token,
+        ));
     }
     router = router.layer(TraceLayer::new_for_http());
     if let Some(cors) = cors_layer(&config.cors)? {
@@ -82,14 +106,22 @@ fn cors_layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, String> {
         AllowOrigin::list(values)
     };
     let headers = if cors.allow_headers.is_empty() {
-        vec!["content-type", "authorization", "x-sandbox-token", "last-event-id"]
-            .into_iter()
-            .map(HeaderName::from_static)
-            .collect()
+        vec![
+            "content-type",
+            "authorization",
+            "x-sandbox-token",
+            "last-event-id",
+        ]
+        .into_iter()
+        .map(HeaderName::from_static)
+        .collect()
     } else {
         cors.allow_headers
             .iter()
-            .map(|h| HeaderName::from_bytes(h.as_bytes()).map_err(|_| format!("invalid CORS header {h:?}")))
+            .map(|h| {
+                HeaderName::from_bytes(h.as_bytes())
+                    .map_err(|_| format!("invalid CORS header {h:?}"))
+            })
             .collect::<Result<Vec<_>, _>>()?
     };
     let methods = if cors.allow_methods.is_empty() {
@@ -97,7 +129,10 @@ fn cors_layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, String> {
     } else {
         cors.allow_methods
             .iter()
-            .map(|m| Method::from_bytes(m.to_ascii_uppercase().as_bytes()).map_err(|_| format!("invalid CORS method {m:?}")))
+            .map(|m| {
+                Method::from_bytes(m.to_ascii_uppercase().as_bytes())
+                    .map_err(|_| format!("invalid CORS method {m:?}"))
+            })
             .collect::<Result<Vec<_>, _>>()?
     };
     Ok(Some(
@@ -112,13 +147,17 @@ fn cors_layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, String> {
 /// Loads the adapters, binds, and serves until SIGINT/SIGTERM, which ends every session.
 pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     std::fs::create_dir_all(&config.data_dir)?;
-    let (registry, skipped) = crate::adapters::load_registry(config.host.clone(), config.adapters_dir.as_deref())?;
+    let (registry, skipped) =
+        crate::adapters::load_registry(config.host.clone(), config.adapters_dir.as_deref())?;
     for error in skipped {
         tracing::error!(%error, "skipping adapter component");
     }
     let catalog = Arc::new(AgentCatalog::new(registry, config.install_dir.clone()));
     let sessions = Arc::new(SessionManager::new(catalog.clone(), config.max_line_bytes));
-    let state = AppState { catalog, sessions: sessions.clone() };
+    let state = AppState {
+        catalog,
+        sessions: sessions.clone(),
+    };
     let app = router(state, &config).map_err(anyhow::Error::msg)?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(address = %listener.local_addr()?, auth = config.token.is_some(), "sandbox-agent listening");
@@ -132,7 +171,9 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         tracing::info!("shutting down: terminating sessions");
         sessions.terminate_all().await;
     };
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
     Ok(())
 }
 

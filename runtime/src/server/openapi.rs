@@ -56,7 +56,8 @@ pub fn document() -> utoipa::openapi::OpenApi {
 
 /// The document as pretty JSON with a final newline, as committed in `docs/openapi.json`.
 pub fn document_json() -> String {
-    let mut text = serde_json::to_string_pretty(&document()).expect("serializing the OpenAPI document");
+    let mut text =
+        serde_json::to_string_pretty(&document()).expect("serializing the OpenAPI document");
     text.push('\n');
     text
 }

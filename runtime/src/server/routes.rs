@@ -19,7 +19,10 @@ type Result<T> = std::result::Result<T, ApiError>;
 /// Liveness and version.
 #[utoipa::path(get, path = "/v1/health", tag = "meta", responses((status = 200, body = HealthResponse)))]
 pub async fn health() -> axum::Json<HealthResponse> {
-    axum::Json(HealthResponse { status: "ok".into(), version: Some(crate::VERSION.into()) })
+    axum::Json(HealthResponse {
+        status: "ok".into(),
+        version: Some(crate::VERSION.into()),
+    })
 }
 
 /// Every agent this daemon can drive, with install state and capabilities.
@@ -37,8 +40,13 @@ pub async fn list_agents(State(state): State<AppState>) -> axum::Json<AgentListR
 #[utoipa::path(get, path = "/v1/agents/{agent}/modes", tag = "agents",
     params(("agent" = String, Path, description = "Agent id")),
     responses((status = 200, body = AgentModesResponse), (status = 400, body = ProblemDetails)))]
-pub async fn agent_modes(State(state): State<AppState>, Path(agent): Path<String>) -> Result<axum::Json<AgentModesResponse>> {
-    Ok(axum::Json(AgentModesResponse { modes: state.catalog.modes(&agent)? }))
+pub async fn agent_modes(
+    State(state): State<AppState>,
+    Path(agent): Path<String>,
+) -> Result<axum::Json<AgentModesResponse>> {
+    Ok(axum::Json(AgentModesResponse {
+        modes: state.catalog.modes(&agent)?,
+    }))
 }
 
 /// The agent's models and variants.
@@ -50,7 +58,10 @@ pub async fn agent_models(
     Path(agent): Path<String>,
 ) -> Result<axum::Json<AgentModelsResponse>> {
     let (models, default_model) = state.catalog.models(&agent)?;
-    Ok(axum::Json(AgentModelsResponse { models, default_model }))
+    Ok(axum::Json(AgentModelsResponse {
+        models,
+        default_model,
+    }))
 }
 
 /// Installs the agent's binary (a no-op for builtin or already installed agents
@@ -83,7 +94,9 @@ pub async fn install_agent(
 /// Every session.
 #[utoipa::path(get, path = "/v1/sessions", tag = "sessions", responses((status = 200, body = SessionListResponse)))]
 pub async fn list_sessions(State(state): State<AppState>) -> axum::Json<SessionListResponse> {
-    axum::Json(SessionListResponse { sessions: state.sessions.list().iter().map(|s| s.info()).collect() })
+    axum::Json(SessionListResponse {
+        sessions: state.sessions.list().iter().map(|s| s.info()).collect(),
+    })
 }
 
 /// Creates a session and starts its agent.
@@ -100,9 +113,19 @@ pub async fn create_session(
     let agent = request.agent.clone();
     let session = state.sessions.create(&session_id, request).await?;
     let started = session.command(Command::Start).await;
-    let native_session_id = session.shared.state.lock().unwrap().native_session_id.clone();
+    let native_session_id = session
+        .shared
+        .state
+        .lock()
+        .unwrap()
+        .native_session_id
+        .clone();
     Ok(axum::Json(match started {
-        Ok(()) => CreateSessionResponse { healthy: true, error: None, native_session_id },
+        Ok(()) => CreateSessionResponse {
+            healthy: true,
+            error: None,
+            native_session_id,
+        },
         Err(error) => CreateSessionResponse {
             healthy: false,
             error: Some(AgentError {
@@ -168,8 +191,15 @@ pub async fn get_events(
 ) -> Result<axum::Json<EventsResponse>> {
     let session = state.sessions.get(&session_id)?;
     let limit = query.limit.map(|limit| limit as usize);
-    let page = session.shared.log.read(query.offset.unwrap_or(0), limit, query.include_raw.unwrap_or(false));
-    Ok(axum::Json(EventsResponse { events: page.events, has_more: page.has_more }))
+    let page = session.shared.log.read(
+        query.offset.unwrap_or(0),
+        limit,
+        query.include_raw.unwrap_or(false),
+    );
+    Ok(axum::Json(EventsResponse {
+        events: page.events,
+        has_more: page.has_more,
+    }))
 }
 
 /// The transcript from an offset (or `Last-Event-ID`), then live.
@@ -191,12 +221,21 @@ pub async fn get_events_sse(
                 .to_str()
                 .ok()
                 .and_then(|v| v.trim().parse::<u64>().ok())
-                .ok_or_else(|| ApiError::InvalidRequest("Last-Event-ID must be an event sequence number".into()))?,
+                .ok_or_else(|| {
+                    ApiError::InvalidRequest(
+                        "Last-Event-ID must be an event sequence number".into(),
+                    )
+                })?,
         ),
         None => None,
     };
     let after = last_event_id.or(query.offset).unwrap_or(0);
-    let events = sse::events_after(session, after, query.include_raw.unwrap_or(false), Until::SessionEnd);
+    let events = sse::events_after(
+        session,
+        after,
+        query.include_raw.unwrap_or(false),
+        Until::SessionEnd,
+    );
     Ok(sse::response(events))
 }
 
@@ -211,7 +250,12 @@ pub async fn reply_question(
     Json(request): Json<QuestionReplyRequest>,
 ) -> Result<StatusCode> {
     let session = state.sessions.get(&session_id)?;
-    session.command(Command::ReplyQuestion { question_id, answers: request.answers }).await?;
+    session
+        .command(Command::ReplyQuestion {
+            question_id,
+            answers: request.answers,
+        })
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -224,7 +268,9 @@ pub async fn reject_question(
     Path((session_id, question_id)): Path<(String, String)>,
 ) -> Result<StatusCode> {
     let session = state.sessions.get(&session_id)?;
-    session.command(Command::RejectQuestion { question_id }).await?;
+    session
+        .command(Command::RejectQuestion { question_id })
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -244,7 +290,12 @@ pub async fn reply_permission(
         PermissionReply::Always => sandbox_agent_host::PermissionReply::Always,
         PermissionReply::Reject => sandbox_agent_host::PermissionReply::Reject,
     };
-    session.command(Command::ReplyPermission { permission_id, reply }).await?;
+    session
+        .command(Command::ReplyPermission {
+            permission_id,
+            reply,
+        })
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -252,8 +303,15 @@ pub async fn reply_permission(
 #[utoipa::path(post, path = "/v1/sessions/{session_id}/cancel", tag = "sessions",
     params(("session_id" = String, Path, description = "Session id")),
     responses((status = 204, description = "Cancelled"), (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails)))]
-pub async fn cancel(State(state): State<AppState>, Path(session_id): Path<String>) -> Result<StatusCode> {
-    state.sessions.get(&session_id)?.command(Command::Cancel).await?;
+pub async fn cancel(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+) -> Result<StatusCode> {
+    state
+        .sessions
+        .get(&session_id)?
+        .command(Command::Cancel)
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -265,7 +323,12 @@ pub async fn terminate(
     State(state): State<AppState>,
     Path(session_id): Path<String>,
 ) -> Result<StatusCode> {
-    match state.sessions.get(&session_id)?.command(Command::Terminate).await {
+    match state
+        .sessions
+        .get(&session_id)?
+        .command(Command::Terminate)
+        .await
+    {
         Ok(()) | Err(ApiError::SessionEnded { .. }) => Ok(StatusCode::NO_CONTENT),
         Err(error) => Err(error),
     }
@@ -284,19 +347,44 @@ fn message_parts(request: MessageRequest) -> Result<Vec<AdapterPart>> {
         parts.push(AdapterPart::Text(text));
     }
     for attachment in request.attachments {
-        let image = attachment.mime.as_deref().is_some_and(|mime| mime.starts_with("image/"));
-        let attachment = Attachment { path: attachment.path, mime: attachment.mime, filename: attachment.filename };
-        parts.push(if image { AdapterPart::Image(attachment) } else { AdapterPart::File(attachment) });
+        let image = attachment
+            .mime
+            .as_deref()
+            .is_some_and(|mime| mime.starts_with("image/"));
+        let attachment = Attachment {
+            path: attachment.path,
+            mime: attachment.mime,
+            filename: attachment.filename,
+        };
+        parts.push(if image {
+            AdapterPart::Image(attachment)
+        } else {
+            AdapterPart::File(attachment)
+        });
     }
     for part in request.parts.unwrap_or_default() {
         parts.push(match part {
             MessagePart::Text { text } => AdapterPart::Text(text),
-            MessagePart::Image { path, mime } => AdapterPart::Image(Attachment { path, mime, filename: None }),
-            MessagePart::File { path, mime, filename } => AdapterPart::File(Attachment { path, mime, filename }),
+            MessagePart::Image { path, mime } => AdapterPart::Image(Attachment {
+                path,
+                mime,
+                filename: None,
+            }),
+            MessagePart::File {
+                path,
+                mime,
+                filename,
+            } => AdapterPart::File(Attachment {
+                path,
+                mime,
+                filename,
+            }),
         });
     }
     if parts.is_empty() {
-        return Err(ApiError::InvalidRequest("a message needs `message` or `parts`".into()));
+        return Err(ApiError::InvalidRequest(
+            "a message needs `message` or `parts`".into(),
+        ));
     }
     Ok(parts)
 }

@@ -42,7 +42,15 @@ pub fn events_after(
     until: Until,
 ) -> impl Stream<Item = UniversalEvent> + Send {
     let changes = session.shared.log.subscribe();
-    let cursor = Cursor { session, after, include_raw, until, changes, buffer: VecDeque::new(), done: false };
+    let cursor = Cursor {
+        session,
+        after,
+        include_raw,
+        until,
+        changes,
+        buffer: VecDeque::new(),
+        done: false,
+    };
     futures::stream::unfold(cursor, |mut cursor| async move {
         loop {
             if cursor.done {
@@ -65,7 +73,9 @@ pub fn events_after(
                 cursor.buffer.extend(page.events);
                 continue;
             }
-            if cursor.session.shared.state.lock().unwrap().ended && cursor.after >= log.last_sequence() {
+            if cursor.session.shared.state.lock().unwrap().ended
+                && cursor.after >= log.last_sequence()
+            {
                 return None;
             }
             if cursor.changes.changed().await.is_err() {

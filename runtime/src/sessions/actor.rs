@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use sandbox_agent_host::{Action, AdapterSession, EmittedEvent, HostError, Input, MessagePart};
 use sandbox_agent_universal::{
-    AgentUnparsedData, ErrorData, SessionEndReason, SessionEndedData, TerminatedBy, UniversalEventData,
-    UniversalEventType,
+    AgentUnparsedData, ErrorData, SessionEndReason, SessionEndedData, TerminatedBy,
+    UniversalEventData, UniversalEventType,
 };
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::sync::oneshot;
@@ -25,16 +25,32 @@ pub enum Incoming {
     /// Something for the adapter.
     Adapter(Input),
     /// A process printed a line longer than the limit; it is not given to the adapter.
-    LineTooLong { process_id: String, stream: Stream, length: usize, head: String },
+    LineTooLong {
+        process_id: String,
+        stream: Stream,
+        length: usize,
+        head: String,
+    },
 }
 
 /// A request from the HTTP layer.
 pub enum Command {
     Start,
-    Send { parts: Vec<MessagePart>, turn_started: Option<oneshot::Sender<u64>> },
-    ReplyPermission { permission_id: String, reply: sandbox_agent_host::PermissionReply },
-    ReplyQuestion { question_id: String, answers: Vec<Vec<String>> },
-    RejectQuestion { question_id: String },
+    Send {
+        parts: Vec<MessagePart>,
+        turn_started: Option<oneshot::Sender<u64>>,
+    },
+    ReplyPermission {
+        permission_id: String,
+        reply: sandbox_agent_host::PermissionReply,
+    },
+    ReplyQuestion {
+        question_id: String,
+        answers: Vec<Vec<String>>,
+    },
+    RejectQuestion {
+        question_id: String,
+    },
     Cancel,
     Terminate,
 }
@@ -105,7 +121,11 @@ impl Actor {
     }
 
     /// Runs until the session ends or the daemon drops the session.
-    pub async fn run(mut self, mut requests: UnboundedReceiver<Request>, mut incoming: UnboundedReceiver<Incoming>) {
+    pub async fn run(
+        mut self,
+        mut requests: UnboundedReceiver<Request>,
+        mut incoming: UnboundedReceiver<Incoming>,
+    ) {
         while !self.ended {
             tokio::select! {
                 request = requests.recv() => match request {
@@ -127,27 +147,49 @@ impl Actor {
         self.publish_state();
         // Answer what is still queued so no caller waits forever.
         while let Ok(Request { done, .. }) = requests.try_recv() {
-            let _ = done.send(Err(ApiError::SessionEnded { session_id: self.shared.id.clone() }));
+            let _ = done.send(Err(ApiError::SessionEnded {
+                session_id: self.shared.id.clone(),
+            }));
         }
     }
 
     fn on_command(&mut self, command: Command) -> Result<(), ApiError> {
         if self.ended {
-            return Err(ApiError::SessionEnded { session_id: self.shared.id.clone() });
+            return Err(ApiError::SessionEnded {
+                session_id: self.shared.id.clone(),
+            });
         }
         match command {
             Command::Start => self.feed(Input::Start),
-            Command::Send { parts, turn_started } => {
-                self.queue.push_back(Queued { parts, turn_started });
+            Command::Send {
+                parts,
+                turn_started,
+            } => {
+                self.queue.push_back(Queued {
+                    parts,
+                    turn_started,
+                });
                 self.start_next_turn()
             }
-            Command::ReplyPermission { permission_id, reply } => {
+            Command::ReplyPermission {
+                permission_id,
+                reply,
+            } => {
                 self.require_pending("permission", &permission_id)?;
-                self.feed(Input::ReplyPermission { permission_id, reply })
+                self.feed(Input::ReplyPermission {
+                    permission_id,
+                    reply,
+                })
             }
-            Command::ReplyQuestion { question_id, answers } => {
+            Command::ReplyQuestion {
+                question_id,
+                answers,
+            } => {
                 self.require_pending("question", &question_id)?;
-                self.feed(Input::ReplyQuestion { question_id, answers })
+                self.feed(Input::ReplyQuestion {
+                    question_id,
+                    answers,
+                })
             }
             Command::RejectQuestion { question_id } => {
                 self.require_pending("question", &question_id)?;
@@ -176,42 +218,57 @@ impl Actor {
     }
 
     fn require_pending(&self, what: &'static str, id: &str) -> Result<(), ApiError> {
-        let pending = if what == "permission" { &self.pending_permissions } else { &self.pending_questions };
+        let pending = if what == "permission" {
+            &self.pending_permissions
+        } else {
+            &self.pending_questions
+        };
         if pending.contains(id) {
             Ok(())
         } else {
-            Err(ApiError::RequestNotFound { session_id: self.shared.id.clone(), what, id: id.to_owned() })
+            Err(ApiError::RequestNotFound {
+                session_id: self.shared.id.clone(),
+                what,
+                id: id.to_owned(),
+            })
         }
     }
 
     fn on_incoming(&mut self, message: Incoming) {
         match message {
             Incoming::Adapter(input) => {
-                match &input {
-                    Input::Stderr { line, .. } => self.stderr.push(line),
+                let stale = match &input {
+                    Input::Stderr { line, .. } => {
+                        self.stderr.push(line);
+                        false
+                    }
                     Input::Exit { process_id, .. } => {
                         self.processes.remove(process_id);
+                        false
                     }
-                    Input::Timer { timer_id } => {
-                        if self.timers.remove(timer_id).is_none() {
-                            return; // cancelled after it fired
-                        }
-                    }
-                    Input::SseClosed { stream_id, .. } => {
-                        if self.streams.remove(stream_id).is_none() {
-                            return; // closed by the adapter
-                        }
-                    }
-                    _ => {}
+                    // A timer cancelled after it fired, or a stream the adapter
+                    // closed itself: nothing to report.
+                    Input::Timer { timer_id } => self.timers.remove(timer_id).is_none(),
+                    Input::SseClosed { stream_id, .. } => self.streams.remove(stream_id).is_none(),
+                    _ => false,
+                };
+                if !stale {
+                    let _ = self.feed(input);
                 }
-                let _ = self.feed(input);
             }
-            Incoming::LineTooLong { process_id, stream, length, head } => {
+            Incoming::LineTooLong {
+                process_id,
+                stream,
+                length,
+                head,
+            } => {
                 let limit = self.spawn.max_line_bytes;
                 self.append(EmittedEvent {
                     event_type: UniversalEventType::AgentUnparsed,
                     data: UniversalEventData::AgentUnparsed(AgentUnparsedData {
-                        error: format!("line of {length} bytes is longer than the {limit}-byte limit"),
+                        error: format!(
+                            "line of {length} bytes is longer than the {limit}-byte limit"
+                        ),
                         location: format!("{}:{process_id}", stream.name()),
                         raw_hash: None,
                     }),
@@ -238,7 +295,10 @@ impl Actor {
             Err(error) => {
                 let detail = error.to_string();
                 self.fail(error);
-                Err(ApiError::AdapterFailed { agent: self.shared.agent.clone(), detail })
+                Err(ApiError::AdapterFailed {
+                    agent: self.shared.agent.clone(),
+                    detail,
+                })
             }
         }
     }
@@ -248,7 +308,9 @@ impl Actor {
         if self.turn_running || self.ended {
             return Ok(());
         }
-        let Some(next) = self.queue.pop_front() else { return Ok(()) };
+        let Some(next) = self.queue.pop_front() else {
+            return Ok(());
+        };
         if let Some(turn_started) = next.turn_started {
             let _ = turn_started.send(self.shared.log.last_sequence());
         }
@@ -263,7 +325,9 @@ impl Actor {
             }
             match action {
                 Action::Emit(event) => self.append(event),
-                Action::SetNativeSessionId(id) => self.shared.state.lock().unwrap().native_session_id = Some(id),
+                Action::SetNativeSessionId(id) => {
+                    self.shared.state.lock().unwrap().native_session_id = Some(id)
+                }
                 Action::Spawn(request) => {
                     let process_id = request.process_id.clone();
                     let subscriber = Subscriber {
@@ -272,15 +336,22 @@ impl Actor {
                         incoming: self.incoming_tx.clone(),
                     };
                     let spawned = match &request.share_key {
-                        Some(key) => {
-                            self.shared_processes.attach_or_spawn(&self.shared.agent, key, &request, &self.spawn, subscriber)
-                        }
+                        Some(key) => self.shared_processes.attach_or_spawn(
+                            &self.shared.agent,
+                            key,
+                            &request,
+                            &self.spawn,
+                            subscriber,
+                        ),
                         None => processes::spawn(&request, &self.spawn, subscriber),
                     };
                     match spawned {
                         Ok(entry) => {
                             tracing::debug!(session = %self.shared.id, process = %process_id, argv = ?request.argv, "spawned");
-                            let attached = Attached { entry, share_key: request.share_key.clone() };
+                            let attached = Attached {
+                                entry,
+                                share_key: request.share_key.clone(),
+                            };
                             if let Some(old) = self.processes.insert(process_id, attached) {
                                 // The replaced process's exit must not reach the new one's name.
                                 old.entry.unsubscribe(&self.shared.id);
@@ -289,7 +360,10 @@ impl Actor {
                         }
                         Err(error) => {
                             let message = format!("cannot start {:?}: {error}", request.argv[0]);
-                            let input = Input::SpawnFailed { process_id, message };
+                            let input = Input::SpawnFailed {
+                                process_id,
+                                message,
+                            };
                             let _ = self.incoming_tx.send(Incoming::Adapter(input));
                         }
                     }
@@ -309,7 +383,9 @@ impl Actor {
                         self.release(process);
                     }
                 }
-                Action::HttpRequest(request) => loopback::send(&self.http, request, self.incoming_tx.clone()),
+                Action::HttpRequest(request) => {
+                    loopback::send(&self.http, request, self.incoming_tx.clone())
+                }
                 Action::OpenSse(request) => {
                     let id = request.stream_id.clone();
                     let task = loopback::open_sse(&self.http, request, self.incoming_tx.clone());
@@ -418,7 +494,9 @@ impl Actor {
     /// Kills an own process; detaches from a shared one (killed when unused).
     fn release(&self, process: Attached) {
         match process.share_key {
-            Some(key) => self.shared_processes.detach(&self.shared.agent, &key, &self.shared.id),
+            Some(key) => self
+                .shared_processes
+                .detach(&self.shared.agent, &key, &self.shared.id),
             None => process.entry.kill(),
         }
     }
@@ -428,7 +506,10 @@ impl Actor {
         for process in std::mem::take(&mut self.processes).into_values() {
             self.release(process);
         }
-        for task in std::mem::take(&mut self.timers).into_values().chain(std::mem::take(&mut self.streams).into_values()) {
+        for task in std::mem::take(&mut self.timers)
+            .into_values()
+            .chain(std::mem::take(&mut self.streams).into_values())
+        {
             task.abort();
         }
         self.queue.clear();
@@ -442,7 +523,8 @@ impl Actor {
         let mut state = self.shared.state.lock().unwrap();
         state.ended = self.ended;
         state.turn_running = self.turn_running;
-        state.awaiting_input = !self.pending_permissions.is_empty() || !self.pending_questions.is_empty();
+        state.awaiting_input =
+            !self.pending_permissions.is_empty() || !self.pending_questions.is_empty();
         state.queued_messages = self.queue.len() as u64;
     }
 }

@@ -25,11 +25,19 @@ pub struct Page {
 impl EventLog {
     /// An empty transcript for a session.
     pub fn new(session_id: &str) -> Self {
-        Self { session_id: session_id.to_owned(), events: Mutex::new(Vec::new()), latest: watch::channel(0).0 }
+        Self {
+            session_id: session_id.to_owned(),
+            events: Mutex::new(Vec::new()),
+            latest: watch::channel(0).0,
+        }
     }
 
     /// Wraps an emitted event in its envelope, stores it and wakes readers.
-    pub fn append(&self, emitted: EmittedEvent, native_session_id: Option<String>) -> UniversalEvent {
+    pub fn append(
+        &self,
+        emitted: EmittedEvent,
+        native_session_id: Option<String>,
+    ) -> UniversalEvent {
         let mut events = self.events.lock().unwrap();
         let sequence = events.len() as u64 + 1;
         let event = UniversalEvent {
@@ -38,7 +46,11 @@ impl EventLog {
             time: now_rfc3339(),
             session_id: self.session_id.clone(),
             native_session_id,
-            source: if emitted.synthetic { EventSource::Daemon } else { EventSource::Agent },
+            source: if emitted.synthetic {
+                EventSource::Daemon
+            } else {
+                EventSource::Agent
+            },
             synthetic: emitted.synthetic,
             event_type: emitted.event_type,
             data: emitted.data,
@@ -54,7 +66,9 @@ impl EventLog {
     pub fn read(&self, after: u64, limit: Option<usize>, include_raw: bool) -> Page {
         let events = self.events.lock().unwrap();
         let start = (after as usize).min(events.len());
-        let end = limit.map_or(events.len(), |limit| start.saturating_add(limit).min(events.len()));
+        let end = limit.map_or(events.len(), |limit| {
+            start.saturating_add(limit).min(events.len())
+        });
         let page = events[start..end]
             .iter()
             .map(|event| {
@@ -65,7 +79,10 @@ impl EventLog {
                 event
             })
             .collect();
-        Page { events: page, has_more: end < events.len() }
+        Page {
+            events: page,
+            has_more: end < events.len(),
+        }
     }
 
     /// Sequence of the newest event (0 when empty).
@@ -82,7 +99,9 @@ impl EventLog {
 /// The current time as RFC 3339 with milliseconds.
 pub fn now_rfc3339() -> String {
     let now = OffsetDateTime::now_utc();
-    let now = now.replace_nanosecond(now.millisecond() as u32 * 1_000_000).unwrap_or(now);
+    let now = now
+        .replace_nanosecond(now.millisecond() as u32 * 1_000_000)
+        .unwrap_or(now);
     now.format(&Rfc3339).unwrap_or_default()
 }
 
@@ -99,7 +118,11 @@ mod tests {
     fn error_event(message: &str, synthetic: bool) -> EmittedEvent {
         EmittedEvent {
             event_type: UniversalEventType::Error,
-            data: UniversalEventData::Error(ErrorData { message: message.into(), code: None, details: None }),
+            data: UniversalEventData::Error(ErrorData {
+                message: message.into(),
+                code: None,
+                details: None,
+            }),
             synthetic,
             raw: Some(serde_json::json!({"native": message})),
         }

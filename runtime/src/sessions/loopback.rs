@@ -15,7 +15,10 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// An HTTP client that never goes through a proxy (everything is local).
 pub fn client() -> reqwest::Client {
-    reqwest::Client::builder().no_proxy().build().expect("building the loopback HTTP client")
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("building the loopback HTTP client")
 }
 
 /// Sends a request; the response or failure arrives on `incoming`.
@@ -25,30 +28,54 @@ pub fn send(client: &reqwest::Client, request: HttpRequest, incoming: UnboundedS
         let request_id = request.request_id.clone();
         let input = match perform(&client, request).await {
             Ok(response) => Input::HttpResponse(response),
-            Err(message) => Input::HttpError { request_id, message },
+            Err(message) => Input::HttpError {
+                request_id,
+                message,
+            },
         };
         let _ = incoming.send(Incoming::Adapter(input));
     });
 }
 
 async fn perform(client: &reqwest::Client, request: HttpRequest) -> Result<HttpResponse, String> {
-    let method = reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|e| e.to_string())?;
-    let timeout = request.timeout_ms.map_or(DEFAULT_TIMEOUT, |ms| Duration::from_millis(ms.into()));
+    let method =
+        reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|e| e.to_string())?;
+    let timeout = request
+        .timeout_ms
+        .map_or(DEFAULT_TIMEOUT, |ms| Duration::from_millis(ms.into()));
     let mut builder = client.request(method, &request.url).timeout(timeout);
     for (name, value) in &request.headers {
         builder = builder.header(name, value);
     }
-    let response = builder.body(request.body).send().await.map_err(|e| format!("{e:#}"))?;
+    let response = builder
+        .body(request.body)
+        .send()
+        .await
+        .map_err(|e| format!("{e:#}"))?;
     let status = response.status().as_u16();
     let headers = header_pairs(response.headers());
-    let body = response.bytes().await.map_err(|e| format!("{e:#}"))?.to_vec();
-    Ok(HttpResponse { request_id: request.request_id, status, headers, body })
+    let body = response
+        .bytes()
+        .await
+        .map_err(|e| format!("{e:#}"))?
+        .to_vec();
+    Ok(HttpResponse {
+        request_id: request.request_id,
+        status,
+        headers,
+        body,
+    })
 }
 
 fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
     headers
         .iter()
-        .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .map(|(name, value)| {
+            (
+                name.as_str().to_owned(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            )
+        })
         .collect()
 }
 
@@ -72,7 +99,9 @@ async fn stream_events(
     request: SseRequest,
     incoming: &UnboundedSender<Incoming>,
 ) -> Result<(), String> {
-    let mut builder = client.get(&request.url).header(reqwest::header::ACCEPT, "text/event-stream");
+    let mut builder = client
+        .get(&request.url)
+        .header(reqwest::header::ACCEPT, "text/event-stream");
     for (name, value) in &request.headers {
         builder = builder.header(name, value);
     }
@@ -85,7 +114,11 @@ async fn stream_events(
         let event = event.map_err(|e| e.to_string())?;
         let input = Input::SseEvent(SseEvent {
             stream_id: request.stream_id.clone(),
-            event: if event.event.is_empty() { "message".into() } else { event.event },
+            event: if event.event.is_empty() {
+                "message".into()
+            } else {
+                event.event
+            },
             data: event.data,
             id: (!event.id.is_empty()).then_some(event.id),
         });

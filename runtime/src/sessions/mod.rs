@@ -62,8 +62,12 @@ impl Session {
     /// Sends a command to the session's task and waits for its outcome.
     pub async fn command(&self, command: Command) -> Result<(), ApiError> {
         let (done, outcome) = oneshot::channel();
-        let ended = || ApiError::SessionEnded { session_id: self.shared.id.clone() };
-        self.requests.send(Request { command, done }).map_err(|_| ended())?;
+        let ended = || ApiError::SessionEnded {
+            session_id: self.shared.id.clone(),
+        };
+        self.requests
+            .send(Request { command, done })
+            .map_err(|_| ended())?;
         outcome.await.map_err(|_| ended())?
     }
 
@@ -71,7 +75,11 @@ impl Session {
     /// before the message's turn starts (for streaming that turn).
     pub async fn send(&self, parts: Vec<MessagePart>) -> Result<oneshot::Receiver<u64>, ApiError> {
         let (turn_started, started) = oneshot::channel();
-        self.command(Command::Send { parts, turn_started: Some(turn_started) }).await?;
+        self.command(Command::Send {
+            parts,
+            turn_started: Some(turn_started),
+        })
+        .await?;
         Ok(started)
     }
 
@@ -124,7 +132,12 @@ pub struct SessionManager {
 impl SessionManager {
     /// A manager that creates sessions on the catalog's adapters.
     pub fn new(catalog: Arc<AgentCatalog>, max_line_bytes: usize) -> Self {
-        Self { sessions: RwLock::new(BTreeMap::new()), catalog, shared_processes: Arc::default(), max_line_bytes }
+        Self {
+            sessions: RwLock::new(BTreeMap::new()),
+            catalog,
+            shared_processes: Arc::default(),
+            max_line_bytes,
+        }
     }
 
     /// The processes shared between sessions.
@@ -139,7 +152,9 @@ impl SessionManager {
             .unwrap()
             .get(id)
             .cloned()
-            .ok_or_else(|| ApiError::SessionNotFound { session_id: id.to_owned() })
+            .ok_or_else(|| ApiError::SessionNotFound {
+                session_id: id.to_owned(),
+            })
     }
 
     /// Every session, in id order.
@@ -148,11 +163,18 @@ impl SessionManager {
     }
 
     /// Creates a session and starts its adapter.
-    pub async fn create(&self, id: &str, request: CreateSessionRequest) -> Result<Arc<Session>, ApiError> {
+    pub async fn create(
+        &self,
+        id: &str,
+        request: CreateSessionRequest,
+    ) -> Result<Arc<Session>, ApiError> {
         validate_session_id(id)?;
         let adapter = self.catalog.adapter(&request.agent)?;
         let info = adapter.info();
-        let agent_mode = request.agent_mode.clone().unwrap_or_else(|| info.default_mode.clone());
+        let agent_mode = request
+            .agent_mode
+            .clone()
+            .unwrap_or_else(|| info.default_mode.clone());
         if !info.modes.iter().any(|mode| mode.id == agent_mode) {
             let modes: Vec<&str> = info.modes.iter().map(|mode| mode.id.as_str()).collect();
             return Err(ApiError::ModeNotSupported(format!(
@@ -160,7 +182,10 @@ impl SessionManager {
                 info.id
             )));
         }
-        let permission_mode = request.permission_mode.clone().unwrap_or_else(|| "default".into());
+        let permission_mode = request
+            .permission_mode
+            .clone()
+            .unwrap_or_else(|| "default".into());
         if !PERMISSION_MODES.contains(&permission_mode.as_str()) {
             return Err(ApiError::InvalidRequest(format!(
                 "invalid permission mode {permission_mode:?}: use one of {PERMISSION_MODES:?}"
@@ -197,11 +222,16 @@ impl SessionManager {
             state: Mutex::new(SessionState::default()),
         });
         let (requests, requests_rx) = unbounded_channel();
-        let session = Arc::new(Session { shared: shared.clone(), requests });
+        let session = Arc::new(Session {
+            shared: shared.clone(),
+            requests,
+        });
         {
             let mut sessions = self.sessions.write().unwrap();
             if sessions.contains_key(id) {
-                return Err(ApiError::SessionAlreadyExists { session_id: id.to_owned() });
+                return Err(ApiError::SessionAlreadyExists {
+                    session_id: id.to_owned(),
+                });
             }
             sessions.insert(id.to_owned(), session.clone());
         }
@@ -209,7 +239,10 @@ impl SessionManager {
             Ok(adapter_session) => adapter_session,
             Err(error) => {
                 self.sessions.write().unwrap().remove(id);
-                return Err(ApiError::AdapterFailed { agent: info.id.clone(), detail: error.to_string() });
+                return Err(ApiError::AdapterFailed {
+                    agent: info.id.clone(),
+                    detail: error.to_string(),
+                });
             }
         };
         let spawn = SpawnContext {
@@ -219,7 +252,13 @@ impl SessionManager {
             max_line_bytes: self.max_line_bytes,
         };
         let (incoming_tx, incoming_rx) = unbounded_channel();
-        let actor = Actor::new(shared, adapter_session, spawn, incoming_tx, self.shared_processes.clone());
+        let actor = Actor::new(
+            shared,
+            adapter_session,
+            spawn,
+            incoming_tx,
+            self.shared_processes.clone(),
+        );
         tokio::spawn(actor.run(requests_rx, incoming_rx));
         Ok(session)
     }
@@ -238,7 +277,9 @@ pub fn validate_session_id(id: &str) -> Result<(), ApiError> {
     let valid = (1..=128).contains(&id.len())
         && id != "."
         && id != ".."
-        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
     if valid {
         Ok(())
     } else {
@@ -249,10 +290,14 @@ pub fn validate_session_id(id: &str) -> Result<(), ApiError> {
 }
 
 fn resolve_directory(directory: Option<&str>) -> Result<PathBuf, ApiError> {
-    let cwd = std::env::current_dir().map_err(|e| ApiError::Internal(format!("current directory: {e}")))?;
+    let cwd = std::env::current_dir()
+        .map_err(|e| ApiError::Internal(format!("current directory: {e}")))?;
     let path = directory.map_or(cwd.clone(), |dir| cwd.join(dir));
     if !path.is_dir() {
-        return Err(ApiError::InvalidRequest(format!("directory {} does not exist", path.display())));
+        return Err(ApiError::InvalidRequest(format!(
+            "directory {} does not exist",
+            path.display()
+        )));
     }
     Ok(path)
 }
@@ -266,7 +311,15 @@ mod tests {
         for ok in ["a", "my-session_1.2", &"x".repeat(128)] {
             assert!(validate_session_id(ok).is_ok(), "{ok}");
         }
-        for bad in ["", ".", "..", "has space", "slash/y", "ünï", &"x".repeat(129)] {
+        for bad in [
+            "",
+            ".",
+            "..",
+            "has space",
+            "slash/y",
+            "ünï",
+            &"x".repeat(129),
+        ] {
             assert!(validate_session_id(bad).is_err(), "{bad}");
         }
     }

@@ -106,14 +106,24 @@ pub fn spawn(
     context: &SpawnContext,
     subscriber: Subscriber,
 ) -> std::io::Result<Arc<ProcessEntry>> {
-    let program = locate_program(&request.argv[0], &context.install_dir)
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not in the install dir nor on PATH"))?;
+    let program = locate_program(&request.argv[0], &context.install_dir).ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "not in the install dir nor on PATH",
+        )
+    })?;
     let mut command = Command::new(&program);
     command
         .args(&request.argv[1..])
         .envs(context.env.iter().cloned())
         .envs(request.env.iter().cloned())
-        .current_dir(request.cwd.as_deref().map(Path::new).unwrap_or(&context.directory))
+        .current_dir(
+            request
+                .cwd
+                .as_deref()
+                .map(Path::new)
+                .unwrap_or(&context.directory),
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -138,28 +148,46 @@ pub fn spawn(
     }
 
     let max = context.max_line_bytes;
-    let stdout = child.stdout.take().map(|out| tokio::spawn(forward_lines(out, max, Stream::Stdout, entry.clone())));
-    let stderr = child.stderr.take().map(|err| tokio::spawn(forward_lines(err, max, Stream::Stderr, entry.clone())));
+    let stdout = child
+        .stdout
+        .take()
+        .map(|out| tokio::spawn(forward_lines(out, max, Stream::Stdout, entry.clone())));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|err| tokio::spawn(forward_lines(err, max, Stream::Stderr, entry.clone())));
 
     let waiter = entry.clone();
     tokio::spawn(async move {
         let status = child.wait().await;
         for reader in [stdout, stderr].into_iter().flatten() {
             let abort = reader.abort_handle();
-            if tokio::time::timeout(DRAIN_AFTER_EXIT, reader).await.is_err() {
+            if tokio::time::timeout(DRAIN_AFTER_EXIT, reader)
+                .await
+                .is_err()
+            {
                 abort.abort();
             }
         }
         let status = match status {
             Ok(status) => {
                 use std::os::unix::process::ExitStatusExt;
-                ExitStatus { code: status.code(), signal: status.signal() }
+                ExitStatus {
+                    code: status.code(),
+                    signal: status.signal(),
+                }
             }
-            Err(_) => ExitStatus { code: None, signal: None },
+            Err(_) => ExitStatus {
+                code: None,
+                signal: None,
+            },
         };
         waiter.exited.store(true, Ordering::SeqCst);
         waiter.broadcast(|process_id| {
-            Incoming::Adapter(Input::Exit { process_id: process_id.to_owned(), status: status.clone() })
+            Incoming::Adapter(Input::Exit {
+                process_id: process_id.to_owned(),
+                status,
+            })
         });
     });
 
@@ -183,19 +211,33 @@ impl Stream {
     }
 }
 
-async fn forward_lines(reader: impl AsyncRead + Unpin, max_line_bytes: usize, stream: Stream, entry: Arc<ProcessEntry>) {
+async fn forward_lines(
+    reader: impl AsyncRead + Unpin,
+    max_line_bytes: usize,
+    stream: Stream,
+    entry: Arc<ProcessEntry>,
+) {
     let mut reader = BufReader::new(reader);
     while let Ok(Some(line)) = read_bounded_line(&mut reader, max_line_bytes).await {
         entry.broadcast(|process_id| {
             let process_id = process_id.to_owned();
             match &line {
                 Line::Text(line) => Incoming::Adapter(match stream {
-                    Stream::Stdout => Input::Stdout { process_id, line: line.clone() },
-                    Stream::Stderr => Input::Stderr { process_id, line: line.clone() },
+                    Stream::Stdout => Input::Stdout {
+                        process_id,
+                        line: line.clone(),
+                    },
+                    Stream::Stderr => Input::Stderr {
+                        process_id,
+                        line: line.clone(),
+                    },
                 }),
-                Line::TooLong { length, head } => {
-                    Incoming::LineTooLong { process_id, stream, length: *length, head: head.clone() }
-                }
+                Line::TooLong { length, head } => Incoming::LineTooLong {
+                    process_id,
+                    stream,
+                    length: *length,
+                    head: head.clone(),
+                },
             }
         });
     }
@@ -211,9 +253,15 @@ pub enum Line {
 }
 
 /// Reads one line of at most `max` bytes; `None` at end of input.
-pub async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(reader: &mut R, max: usize) -> std::io::Result<Option<Line>> {
+pub async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(
+    reader: &mut R,
+    max: usize,
+) -> std::io::Result<Option<Line>> {
     let mut buf = Vec::new();
-    let read = (&mut *reader).take(max as u64 + 1).read_until(b'\n', &mut buf).await?;
+    let read = (&mut *reader)
+        .take(max as u64 + 1)
+        .read_until(b'\n', &mut buf)
+        .await?;
     if read == 0 {
         return Ok(None);
     }
@@ -228,11 +276,21 @@ pub async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(reader: &mut R, max: 
     let mut length = buf.len();
     loop {
         buf.clear();
-        let read = (&mut *reader).take(64 << 10).read_until(b'\n', &mut buf).await?;
+        let read = (&mut *reader)
+            .take(64 << 10)
+            .read_until(b'\n', &mut buf)
+            .await?;
         length += buf.len();
         if read == 0 || buf.last() == Some(&b'\n') {
-            let ending = buf.iter().rev().take_while(|b| matches!(b, b'\n' | b'\r')).count();
-            return Ok(Some(Line::TooLong { length: length - ending, head }));
+            let ending = buf
+                .iter()
+                .rev()
+                .take_while(|b| matches!(b, b'\n' | b'\r'))
+                .count();
+            return Ok(Some(Line::TooLong {
+                length: length - ending,
+                head,
+            }));
         }
     }
 }
@@ -254,9 +312,15 @@ mod tests {
             vec![
                 Line::Text("one".into()),
                 Line::Text("two".into()),
-                Line::TooLong { length: 16, head: "0123456789a".into() },
+                Line::TooLong {
+                    length: 16,
+                    head: "0123456789a".into()
+                },
                 Line::Text("short".into()),
-                Line::TooLong { length: 20, head: "last-withou".into() },
+                Line::TooLong {
+                    length: 20,
+                    head: "last-withou".into()
+                },
             ]
         );
     }

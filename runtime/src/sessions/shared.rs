@@ -45,8 +45,19 @@ impl SharedProcesses {
             }
         }
         let entry = processes::spawn(request, context, subscriber)?;
-        processes.insert(map_key, Shared { entry: entry.clone(), started_at: Instant::now() });
-        *self.spawns.lock().unwrap().entry(agent.to_owned()).or_default() += 1;
+        processes.insert(
+            map_key,
+            Shared {
+                entry: entry.clone(),
+                started_at: Instant::now(),
+            },
+        );
+        *self
+            .spawns
+            .lock()
+            .unwrap()
+            .entry(agent.to_owned())
+            .or_default() += 1;
         Ok(entry)
     }
 
@@ -66,9 +77,15 @@ impl SharedProcesses {
     pub fn status(&self, agent: &str) -> Option<ServerStatusInfo> {
         let spawns = *self.spawns.lock().unwrap().get(agent)?;
         let processes = self.processes.lock().unwrap();
-        let live = processes.iter().find(|((a, _), shared)| a == agent && !shared.entry.exited());
+        let live = processes
+            .iter()
+            .find(|((a, _), shared)| a == agent && !shared.entry.exited());
         Some(ServerStatusInfo {
-            status: if live.is_some() { ServerStatus::Running } else { ServerStatus::Stopped },
+            status: if live.is_some() {
+                ServerStatus::Running
+            } else {
+                ServerStatus::Stopped
+            },
             restart_count: spawns.saturating_sub(1),
             base_url: None,
             last_error: None,

@@ -39,7 +39,9 @@ impl StderrCapture {
             return None;
         }
         let truncated = self.total > (HEAD_LINES + TAIL_LINES) as u64;
-        let join = |lines: &mut dyn Iterator<Item = &String>| lines.cloned().collect::<Vec<_>>().join("\n");
+        let join = |lines: &mut dyn Iterator<Item = &String>| {
+            lines.cloned().collect::<Vec<_>>().join("\n")
+        };
         if truncated {
             Some(StderrOutput {
                 head: Some(join(&mut self.head.iter())),

@@ -22,7 +22,10 @@ pub struct Api<'a> {
 
 impl<'a> Api<'a> {
     pub fn new(daemon: &'a Daemon) -> Self {
-        let client = Client::builder().timeout(DEADLINE).build().expect("an HTTP client");
+        let client = Client::builder()
+            .timeout(DEADLINE)
+            .build()
+            .expect("an HTTP client");
         Api { daemon, client }
     }
 
@@ -39,16 +42,23 @@ impl<'a> Api<'a> {
     }
 
     pub fn get(&self, path: &str) -> Response {
-        self.auth(self.client.get(self.daemon.url(path))).send().expect("GET")
+        self.auth(self.client.get(self.daemon.url(path)))
+            .send()
+            .expect("GET")
     }
 
     pub fn post_json(&self, path: &str, body: Value) -> Response {
-        self.auth(self.client.post(self.daemon.url(path))).json(&body).send().expect("POST")
+        self.auth(self.client.post(self.daemon.url(path)))
+            .json(&body)
+            .send()
+            .expect("POST")
     }
 
     /// A POST with no body and no content type, as the 0.1.x SDK sends bodiless routes.
     pub fn post_empty(&self, path: &str) -> Response {
-        self.auth(self.client.post(self.daemon.url(path))).send().expect("POST")
+        self.auth(self.client.post(self.daemon.url(path)))
+            .send()
+            .expect("POST")
     }
 
     /// `GET` that must answer 200 with JSON.
@@ -58,14 +68,18 @@ impl<'a> Api<'a> {
 
     /// Creates a session of `agent` and checks that it is healthy.
     pub fn create(&self, id: &str, agent: &str) -> Value {
-        let body = ok_json(self.post_json(&format!("/v1/sessions/{id}"), json!({ "agent": agent })));
+        let body =
+            ok_json(self.post_json(&format!("/v1/sessions/{id}"), json!({ "agent": agent })));
         assert_eq!(body["healthy"], json!(true), "creating {id}: {body}");
         body
     }
 
     /// Sends a text message; must be accepted with 204.
     pub fn send(&self, id: &str, text: &str) {
-        let response = self.post_json(&format!("/v1/sessions/{id}/messages"), json!({ "message": text }));
+        let response = self.post_json(
+            &format!("/v1/sessions/{id}/messages"),
+            json!({ "message": text }),
+        );
         expect_no_content(response, &format!("sending {text:?} to {id}"));
     }
 
@@ -77,7 +91,11 @@ impl<'a> Api<'a> {
     /// Every event after `offset`.
     pub fn events_after(&self, id: &str, offset: u64) -> Vec<Value> {
         let page = self.events_page(id, &format!("offset={offset}"));
-        assert_eq!(page["hasMore"], json!(false), "no limit, so nothing more: {page}");
+        assert_eq!(
+            page["hasMore"],
+            json!(false),
+            "no limit, so nothing more: {page}"
+        );
         page["events"].as_array().expect("events array").clone()
     }
 
@@ -88,7 +106,13 @@ impl<'a> Api<'a> {
 
     /// Polls the transcript after `offset` until an event matches `done`; returns the
     /// events after `offset` up to and including the first match.
-    pub fn wait_for(&self, id: &str, offset: u64, what: &str, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+    pub fn wait_for(
+        &self,
+        id: &str,
+        offset: u64,
+        what: &str,
+        done: impl Fn(&Value) -> bool,
+    ) -> Vec<Value> {
         let deadline = Instant::now() + DEADLINE;
         loop {
             let events = self.events_after(id, offset);
@@ -141,7 +165,10 @@ impl<'a> Api<'a> {
             if done(&info) {
                 return info;
             }
-            assert!(Instant::now() < deadline, "session {id}: never {what}; last listing {info}");
+            assert!(
+                Instant::now() < deadline,
+                "session {id}: never {what}; last listing {info}"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -161,7 +188,11 @@ pub fn ok_json(response: Response) -> Value {
 pub fn expect_no_content(response: Response, what: &str) {
     let status = response.status();
     let text = response.text().expect("response body");
-    assert_eq!(status, StatusCode::NO_CONTENT, "{what}: expected 204, got {status}: {text}");
+    assert_eq!(
+        status,
+        StatusCode::NO_CONTENT,
+        "{what}: expected 204, got {status}: {text}"
+    );
     assert!(text.is_empty(), "{what}: a 204 has no body, got {text:?}");
 }
 
@@ -176,35 +207,66 @@ pub fn expect_problem(response: Response, status: u16, code: &str) -> Value {
         .map(|v| v.to_str().unwrap_or_default().to_owned())
         .unwrap_or_default();
     let text = response.text().expect("response body");
-    assert_eq!(actual, status, "expected {status} {code}, got {actual}: {text}");
-    assert_eq!(content_type, "application/problem+json", "content type of {code}: {text}");
-    let problem: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("problem is not JSON ({e}): {text}"));
-    assert_eq!(problem["type"], format!("urn:sandbox-agent:error:{code}"), "{problem}");
+    assert_eq!(
+        actual, status,
+        "expected {status} {code}, got {actual}: {text}"
+    );
+    assert_eq!(
+        content_type, "application/problem+json",
+        "content type of {code}: {text}"
+    );
+    let problem: Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("problem is not JSON ({e}): {text}"));
+    assert_eq!(
+        problem["type"],
+        format!("urn:sandbox-agent:error:{code}"),
+        "{problem}"
+    );
     assert_eq!(problem["status"], json!(status), "{problem}");
-    assert!(problem["title"].as_str().is_some_and(|t| !t.is_empty()), "a problem has a title: {problem}");
-    assert!(problem["detail"].as_str().is_some_and(|t| !t.is_empty()), "a problem has a detail: {problem}");
+    assert!(
+        problem["title"].as_str().is_some_and(|t| !t.is_empty()),
+        "a problem has a title: {problem}"
+    );
+    assert!(
+        problem["detail"].as_str().is_some_and(|t| !t.is_empty()),
+        "a problem has a detail: {problem}"
+    );
     problem
 }
 
 /// An event's sequence.
 pub fn sequence(event: &Value) -> u64 {
-    event["sequence"].as_u64().unwrap_or_else(|| panic!("event without a sequence: {event}"))
+    event["sequence"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("event without a sequence: {event}"))
 }
 
 /// The `type`s of events, in order.
 pub fn types(events: &[Value]) -> Vec<String> {
-    events.iter().map(|e| e["type"].as_str().unwrap_or("?").to_owned()).collect()
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap_or("?").to_owned())
+        .collect()
 }
 
 /// The events' types as `&str`s, for comparing with a literal list.
 #[track_caller]
 pub fn assert_types(events: &[Value], expected: &[&str]) {
     let actual = types(events);
-    assert_eq!(actual, expected, "event types differ; events:\n{}", pretty(events));
+    assert_eq!(
+        actual,
+        expected,
+        "event types differ; events:\n{}",
+        pretty(events)
+    );
 }
 
 pub fn pretty(events: &[Value]) -> String {
-    events.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+    events
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The events' types with every run of `item.delta` collapsed into one `item.delta*`.
@@ -271,19 +333,38 @@ pub fn find<'e>(events: &'e [Value], event_type: &str) -> &'e Value {
 pub fn check_envelopes(session_id: &str, offset: u64, events: &[Value]) {
     let mut ids = std::collections::BTreeSet::new();
     for (index, event) in events.iter().enumerate() {
-        let object = event.as_object().unwrap_or_else(|| panic!("event is not an object: {event}"));
-        assert_eq!(sequence(event), offset + 1 + index as u64, "sequences are gap-free:\n{}", pretty(events));
+        let object = event
+            .as_object()
+            .unwrap_or_else(|| panic!("event is not an object: {event}"));
+        assert_eq!(
+            sequence(event),
+            offset + 1 + index as u64,
+            "sequences are gap-free:\n{}",
+            pretty(events)
+        );
         let event_id = event["event_id"].as_str().unwrap_or_default();
         assert!(!event_id.is_empty(), "event_id: {event}");
-        assert!(ids.insert(event_id.to_owned()), "event_id {event_id} repeats");
+        assert!(
+            ids.insert(event_id.to_owned()),
+            "event_id {event_id} repeats"
+        );
         let time = event["time"].as_str().unwrap_or_default();
         assert!(is_rfc3339(time), "time {time:?} is not RFC 3339: {event}");
         assert_eq!(event["session_id"], session_id, "{event}");
-        let synthetic = event["synthetic"].as_bool().unwrap_or_else(|| panic!("synthetic: {event}"));
+        let synthetic = event["synthetic"]
+            .as_bool()
+            .unwrap_or_else(|| panic!("synthetic: {event}"));
         let source = event["source"].as_str().unwrap_or_default();
         assert!(source == "agent" || source == "daemon", "source: {event}");
-        assert_eq!(source == "daemon", synthetic, "a synthetic event comes from the daemon: {event}");
-        assert!(event["type"].is_string() && object.contains_key("data"), "{event}");
+        assert_eq!(
+            source == "daemon",
+            synthetic,
+            "a synthetic event comes from the daemon: {event}"
+        );
+        assert!(
+            event["type"].is_string() && object.contains_key("data"),
+            "{event}"
+        );
         if let Some(native) = object.get("native_session_id") {
             assert!(native.is_string(), "{event}");
         }
@@ -299,28 +380,35 @@ pub fn check_turns(events: &[Value], complete: bool) {
     for event in events {
         match event["type"].as_str().unwrap_or_default() {
             "turn.started" => {
-                assert!(open.is_none(), "turn.started {} inside a running turn:\n{}", sequence(event), pretty(events));
+                assert!(
+                    open.is_none(),
+                    "turn.started {} inside a running turn:\n{}",
+                    sequence(event),
+                    pretty(events)
+                );
                 open = Some((sequence(event), false));
             }
             "item.completed" => {
                 let item = &event["data"]["item"];
                 if item["role"] == "user" {
-                    let (started, seen) = open.as_mut().unwrap_or_else(|| panic!("user item outside a turn: {event}"));
+                    let (started, seen) = open
+                        .as_mut()
+                        .unwrap_or_else(|| panic!("user item outside a turn: {event}"));
                     assert!(!*seen, "turn {started} has two user items");
                     assert_eq!(item["kind"], "message", "{event}");
                     assert_eq!(item["status"], "completed", "{event}");
                     *seen = true;
                 }
             }
-            "item.started" | "item.delta" => {
-                if event["data"]["item"]["role"] != "user" {
-                    if let Some((started, seen)) = open {
-                        assert!(seen, "turn {started}: agent output before the user item: {event}");
-                    }
+            "item.started" | "item.delta" if event["data"]["item"]["role"] != "user" => {
+                if let Some((started, seen)) = open {
+                    assert!(seen, "turn {started}: agent output before the user item: {event}");
                 }
             }
             "turn.ended" => {
-                let (started, seen) = open.take().unwrap_or_else(|| panic!("turn.ended without turn.started: {event}"));
+                let (started, seen) = open
+                    .take()
+                    .unwrap_or_else(|| panic!("turn.ended without turn.started: {event}"));
                 assert!(seen, "turn {started} ended without a completed user item");
             }
             _ => {}
@@ -334,11 +422,19 @@ pub fn check_turns(events: &[Value], complete: bool) {
 /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
 pub fn is_rfc3339(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let digits = |range: std::ops::Range<usize>| bytes.get(range).is_some_and(|b| b.iter().all(u8::is_ascii_digit));
+    let digits = |range: std::ops::Range<usize>| {
+        bytes
+            .get(range)
+            .is_some_and(|b| b.iter().all(u8::is_ascii_digit))
+    };
     if bytes.len() < 20
         || !(digits(0..4) && bytes[4] == b'-' && digits(5..7) && bytes[7] == b'-' && digits(8..10))
         || !matches!(bytes[10], b'T' | b't')
-        || !(digits(11..13) && bytes[13] == b':' && digits(14..16) && bytes[16] == b':' && digits(17..19))
+        || !(digits(11..13)
+            && bytes[13] == b':'
+            && digits(14..16)
+            && bytes[16] == b':'
+            && digits(17..19))
     {
         return false;
     }

@@ -61,7 +61,10 @@ impl Daemon {
             .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
             .env_remove("SANDBOX_AGENT_INSTALL_DIR")
             // Quiet unless asked: warnings and errors only.
-            .env("SANDBOX_AGENT_LOG", std::env::var("SANDBOX_AGENT_LOG").unwrap_or_else(|_| "warn".into()))
+            .env(
+                "SANDBOX_AGENT_LOG",
+                std::env::var("SANDBOX_AGENT_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
@@ -71,7 +74,13 @@ impl Daemon {
         };
         let child = command.spawn().expect("starting sandbox-agent");
         let endpoint = format!("http://127.0.0.1:{port}");
-        let mut daemon = Daemon { child, port, endpoint, token: options.token, data_dir };
+        let mut daemon = Daemon {
+            child,
+            port,
+            endpoint,
+            token: options.token,
+            data_dir,
+        };
         daemon.wait_healthy(Duration::from_secs(60));
         daemon
     }
@@ -108,7 +117,10 @@ impl Daemon {
             if let Some(status) = self.child.try_wait().expect("polling the daemon") {
                 return status;
             }
-            assert!(Instant::now() < deadline, "sandbox-agent did not stop after SIGTERM");
+            assert!(
+                Instant::now() < deadline,
+                "sandbox-agent did not stop after SIGTERM"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -123,7 +135,11 @@ impl Drop for Daemon {
 
 /// A port nothing listens on right now.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("binding a free port").local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .expect("binding a free port")
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// Builds the test-only components of `testing/guests` (once per test process;
@@ -131,10 +147,19 @@ pub fn free_port() -> u16 {
 /// (`probe`, `mock_dropin`).
 pub fn test_guest(name: &str) -> PathBuf {
     static BUILD: std::sync::Once = std::sync::Once::new();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("testing/guests");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("testing/guests");
     BUILD.call_once(|| {
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--release", "--target", "wasm32-wasip2", "--manifest-path"])
+            .args([
+                "build",
+                "--release",
+                "--target",
+                "wasm32-wasip2",
+                "--manifest-path",
+            ])
             .arg(root.join("Cargo.toml"))
             .env_remove("CARGO_TARGET_DIR")
             .env_remove("RUSTFLAGS")
@@ -152,7 +177,8 @@ pub fn test_guest(name: &str) -> PathBuf {
 pub fn adapters_dir_with(names: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp adapters dir");
     for name in names {
-        std::fs::copy(test_guest(name), dir.path().join(format!("{name}.wasm"))).expect("copying a component");
+        std::fs::copy(test_guest(name), dir.path().join(format!("{name}.wasm")))
+            .expect("copying a component");
     }
     dir
 }

@@ -27,7 +27,10 @@ pub struct SseStream {
 
 /// A client without a total timeout, for streams that stay open.
 pub fn streaming_client() -> Client {
-    Client::builder().timeout(None).build().expect("an HTTP client")
+    Client::builder()
+        .timeout(None)
+        .build()
+        .expect("an HTTP client")
 }
 
 impl SseStream {
@@ -42,13 +45,23 @@ impl SseStream {
             .map(|v| v.to_str().unwrap_or_default().to_owned())
             .unwrap_or_default();
         if status != 200 {
-            panic!("SSE request answered {status}: {}", response.text().unwrap_or_default());
+            panic!(
+                "SSE request answered {status}: {}",
+                response.text().unwrap_or_default()
+            );
         }
-        assert!(content_type.starts_with("text/event-stream"), "SSE content type is {content_type:?}");
+        assert!(
+            content_type.starts_with("text/event-stream"),
+            "SSE content type is {content_type:?}"
+        );
         let (tx, frames) = channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(response);
-            let mut frame = Frame { id: None, event: None, data: String::new() };
+            let mut frame = Frame {
+                id: None,
+                event: None,
+                data: String::new(),
+            };
             let mut has_data = false;
             loop {
                 let mut line = String::new();
@@ -67,13 +80,24 @@ impl SseStream {
                 let line = line.strip_suffix('\n').unwrap_or(&line);
                 if line.is_empty() {
                     if has_data {
-                        let done = std::mem::replace(&mut frame, Frame { id: None, event: None, data: String::new() });
+                        let done = std::mem::replace(
+                            &mut frame,
+                            Frame {
+                                id: None,
+                                event: None,
+                                data: String::new(),
+                            },
+                        );
                         has_data = false;
                         if tx.send(Ok(done)).is_err() {
                             return;
                         }
                     } else {
-                        frame = Frame { id: None, event: None, data: String::new() };
+                        frame = Frame {
+                            id: None,
+                            event: None,
+                            data: String::new(),
+                        };
                     }
                     continue;
                 }
@@ -98,7 +122,10 @@ impl SseStream {
                 }
             }
         });
-        SseStream { frames, ended: false }
+        SseStream {
+            frames,
+            ended: false,
+        }
     }
 
     /// The next frame, or `None` when the server ended the stream. Panics after the
@@ -124,10 +151,17 @@ impl SseStream {
     #[track_caller]
     pub fn next_event(&mut self) -> Option<Value> {
         let frame = self.next_frame(DEADLINE)?;
-        assert_eq!(frame.event, None, "frames are default `message` events: {frame:?}");
-        let event: Value =
-            serde_json::from_str(&frame.data).unwrap_or_else(|e| panic!("frame data is not JSON ({e}): {frame:?}"));
-        assert_eq!(frame.id, Some(sequence(&event).to_string()), "a frame's id is its event's sequence: {frame:?}");
+        assert_eq!(
+            frame.event, None,
+            "frames are default `message` events: {frame:?}"
+        );
+        let event: Value = serde_json::from_str(&frame.data)
+            .unwrap_or_else(|e| panic!("frame data is not JSON ({e}): {frame:?}"));
+        assert_eq!(
+            frame.id,
+            Some(sequence(&event).to_string()),
+            "a frame's id is its event's sequence: {frame:?}"
+        );
         Some(event)
     }
 
@@ -138,7 +172,11 @@ impl SseStream {
         while events.len() < n {
             match self.next_event() {
                 Some(event) => events.push(event),
-                None => panic!("stream ended after {} of {n} events:\n{}", events.len(), pretty(&events)),
+                None => panic!(
+                    "stream ended after {} of {n} events:\n{}",
+                    events.len(),
+                    pretty(&events)
+                ),
             }
         }
         events
@@ -164,12 +202,16 @@ impl SseStream {
 
     /// Every event until the server ends the stream (within the deadline).
     #[track_caller]
-    pub fn to_end(&mut self) -> Vec<Value> {
+    pub fn read_to_end(&mut self) -> Vec<Value> {
         let deadline = Instant::now() + DEADLINE;
         let mut events = Vec::new();
         while let Some(event) = self.next_event() {
             events.push(event);
-            assert!(Instant::now() < deadline, "the stream did not end:\n{}", pretty(&events));
+            assert!(
+                Instant::now() < deadline,
+                "the stream did not end:\n{}",
+                pretty(&events)
+            );
         }
         events
     }
