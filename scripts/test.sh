@@ -8,3 +8,16 @@ scripts/setup.sh
 cargo test --workspace --locked
 cargo test --locked --manifest-path adapters/Cargo.toml
 cargo test --locked --manifest-path testing/guests/Cargo.toml
+
+# The TypeScript SDK (sdks/typescript): its generated types match docs/openapi.json, it
+# type-checks and builds (ESM + CJS), and its vitest suite passes against the daemon binary
+# (`cargo build -p sandbox-agent`, already built above, or $SANDBOX_AGENT_BIN).
+if ! command -v npm >/dev/null 2>&1; then
+  echo "scripts/test.sh: npm (Node.js 20+) is needed for the TypeScript SDK's tests" >&2
+  exit 1
+fi
+(
+  cd sdks/typescript
+  npm ci --no-audit --no-fund
+  npm test
+)

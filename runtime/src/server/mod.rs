@@ -9,6 +9,7 @@ pub mod sse;
 
 use std::sync::Arc;
 
+use anyhow::Context;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue, Method, Uri};
 use axum::routing::{get, post};
@@ -147,6 +148,10 @@ fn cors_layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, String> {
 /// Loads the adapters, binds, and serves until SIGINT/SIGTERM, which ends every session.
 pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     std::fs::create_dir_all(&config.data_dir)?;
+    // Bind first: a taken port fails at once, before adapters are compiled.
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
     let (registry, skipped) =
         crate::adapters::load_registry(config.host.clone(), config.adapters_dir.as_deref())?;
     for error in skipped {
@@ -159,7 +164,6 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         sessions: sessions.clone(),
     };
     let app = router(state, &config).map_err(anyhow::Error::msg)?;
-    let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(address = %listener.local_addr()?, auth = config.token.is_some(), "sandbox-agent listening");
     // Events are small writes that must leave at once (no Nagle delay on SSE).
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {

@@ -402,7 +402,10 @@ pub fn check_turns(events: &[Value], complete: bool) {
             }
             "item.started" | "item.delta" if event["data"]["item"]["role"] != "user" => {
                 if let Some((started, seen)) = open {
-                    assert!(seen, "turn {started}: agent output before the user item: {event}");
+                    assert!(
+                        seen,
+                        "turn {started}: agent output before the user item: {event}"
+                    );
                 }
             }
             "turn.ended" => {

@@ -1,0 +1,1397 @@
+// Generated from docs/openapi.json by `npm run generate` (openapi-typescript).
+// Do not edit: change the daemon, regenerate docs/openapi.json, then run `npm run generate`.
+
+export interface paths {
+    "/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every agent this daemon can drive, with install state and capabilities. */
+        get: operations["list_agents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agent}/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Installs the agent's binary (a no-op for builtin or already installed agents
+         *     unless `reinstall`).
+         */
+        post: operations["install_agent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agent}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's models and variants. */
+        get: operations["agent_models"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agent}/modes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's modes. */
+        get: operations["agent_modes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness and version. */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This API's OpenAPI document. */
+        get: operations["openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every session. */
+        get: operations["list_sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Creates a session and starts its agent. */
+        post: operations["create_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Interrupts the running turn; the session stays open. A no-op when idle. */
+        post: operations["cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the transcript. */
+        get: operations["get_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/events/sse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The transcript from an offset (or `Last-Event-ID`), then live. */
+        get: operations["get_events_sse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sends a message; queued when a turn is running. */
+        post: operations["post_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/messages/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a message and streams the events of its turn, ending with the event
+         *     that needs the client (`turn.ended`, `permission.requested`...).
+         */
+        post: operations["post_message_stream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/permissions/{permission_id}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answers a permission request. */
+        post: operations["reply_permission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/questions/{question_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Declines a question. */
+        post: operations["reject_question"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/questions/{question_id}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answers a question. */
+        post: operations["reply_question"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/terminate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ends the session and kills its processes. Terminating an ended session is a no-op. */
+        post: operations["terminate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description What an agent can report through the universal API. */
+        AgentCapabilities: {
+            /** @description A running turn can be cancelled and the session kept. */
+            cancel?: boolean;
+            commandExecution: boolean;
+            errorEvents: boolean;
+            fileAttachments: boolean;
+            fileChanges: boolean;
+            images: boolean;
+            itemStarted: boolean;
+            mcpTools: boolean;
+            permissions: boolean;
+            planMode: boolean;
+            questions: boolean;
+            reasoning: boolean;
+            /** @description A session continues after its agent process exits (native resume). */
+            resume?: boolean;
+            sessionLifecycle: boolean;
+            /** @description The agent uses a shared long-running process or server. */
+            sharedProcess: boolean;
+            status: boolean;
+            streamingDeltas: boolean;
+            textMessages: boolean;
+            toolCalls: boolean;
+            toolResults: boolean;
+            /** @description Turns report token usage. */
+            usage?: boolean;
+            /** @description Models have variants (reasoning effort...). */
+            variants?: boolean;
+        };
+        /** @description An error reported in a body that otherwise succeeded (`CreateSessionResponse`). */
+        AgentError: {
+            agent?: string | null;
+            details?: unknown;
+            message: string;
+            session_id?: string | null;
+            type: components["schemas"]["ErrorType"];
+        };
+        /** @description One agent the daemon can drive (one loaded adapter). */
+        AgentInfo: {
+            /** @description Version of the adapter component driving the agent. */
+            adapterVersion?: string;
+            capabilities: components["schemas"]["AgentCapabilities"];
+            /** @description Whether the credentials the agent needs are available. */
+            credentialsAvailable: boolean;
+            id: string;
+            installed: boolean;
+            /** @description Human-readable name. */
+            name?: string | null;
+            /** @description Path of the installed binary. */
+            path?: string | null;
+            serverStatus?: null | components["schemas"]["ServerStatusInfo"];
+            /** @description Installed agent version. */
+            version?: string | null;
+        };
+        /** @description `POST /v1/agents/{agent}/install`. */
+        AgentInstallRequest: {
+            /** @description Install again even when installed. */
+            reinstall?: boolean | null;
+            /** @description Version to install; the latest when absent. */
+            version?: string | null;
+        };
+        /** @description `GET /v1/agents`. */
+        AgentListResponse: {
+            agents: components["schemas"]["AgentInfo"][];
+        };
+        /** @description One agent mode. */
+        AgentModeInfo: {
+            description: string;
+            id: string;
+            name: string;
+        };
+        /** @description One model. */
+        AgentModelInfo: {
+            defaultVariant?: string | null;
+            id: string;
+            name?: string | null;
+            variants?: string[] | null;
+        };
+        /** @description `GET /v1/agents/{agent}/models`. */
+        AgentModelsResponse: {
+            defaultModel?: string | null;
+            models: components["schemas"]["AgentModelInfo"][];
+        };
+        /** @description `GET /v1/agents/{agent}/modes`. */
+        AgentModesResponse: {
+            modes: components["schemas"]["AgentModeInfo"][];
+        };
+        /**
+         * @description Data of `agent.unparsed`: native output the adapter did not understand. The
+         *     native text is kept in the event's `raw`.
+         */
+        AgentUnparsedData: {
+            error: string;
+            location: string;
+            raw_hash?: string | null;
+        };
+        /** @description One typed piece of an item's content. */
+        ContentPart: {
+            text: string;
+            /** @enum {string} */
+            type: "text";
+        } | {
+            json: unknown;
+            /** @enum {string} */
+            type: "json";
+        } | {
+            arguments: string;
+            call_id: string;
+            name: string;
+            /** @enum {string} */
+            type: "tool_call";
+        } | {
+            call_id: string;
+            output: string;
+            /** @enum {string} */
+            type: "tool_result";
+        } | {
+            action: components["schemas"]["FileAction"];
+            diff?: string | null;
+            path: string;
+            /** @enum {string} */
+            type: "file_ref";
+        } | {
+            text: string;
+            /** @enum {string} */
+            type: "reasoning";
+            visibility: components["schemas"]["ReasoningVisibility"];
+        } | {
+            mime?: string | null;
+            path: string;
+            /** @enum {string} */
+            type: "image";
+        } | {
+            detail?: string | null;
+            label: string;
+            /** @enum {string} */
+            type: "status";
+        };
+        /** @description `POST /v1/sessions/{id}`. */
+        CreateSessionRequest: {
+            /** @description Agent id (`GET /v1/agents`). */
+            agent: string;
+            /** @description Agent mode; the agent's default (`build`) when absent. */
+            agentMode?: string | null;
+            agentVersion?: string | null;
+            /** @description Working directory of the agent; the daemon's when absent. */
+            directory?: string | null;
+            /** @description Extra environment variables for the agent's processes. */
+            env?: {
+                [key: string]: string;
+            } | null;
+            model?: string | null;
+            /** @description `default`, `plan` or `bypass`; `default` when absent. */
+            permissionMode?: string | null;
+            title?: string | null;
+            variant?: string | null;
+        };
+        /** @description `POST /v1/sessions/{id}` response. */
+        CreateSessionResponse: {
+            error?: null | components["schemas"]["AgentError"];
+            /** @description Whether the agent started. */
+            healthy: boolean;
+            nativeSessionId?: string | null;
+        };
+        /** @description Data of `error`. */
+        ErrorData: {
+            code?: string | null;
+            details?: unknown;
+            message: string;
+        };
+        /**
+         * @description Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
+         * @enum {string}
+         */
+        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal";
+        /**
+         * @description Who produced an event.
+         * @enum {string}
+         */
+        EventSource: "agent" | "daemon";
+        /** @description Query of `GET /v1/sessions/{id}/events`. */
+        EventsQuery: {
+            /** @description Include native payloads (`raw`); `include_raw` is accepted too. */
+            includeRaw?: boolean | null;
+            /**
+             * Format: int64
+             * @description Most events to return.
+             */
+            limit?: number | null;
+            /**
+             * Format: int64
+             * @description Last sequence already seen (exclusive).
+             */
+            offset?: number | null;
+        };
+        /** @description `GET /v1/sessions/{id}/events`. */
+        EventsResponse: {
+            events: components["schemas"]["UniversalEvent"][];
+            hasMore: boolean;
+        };
+        /** @description Query of `GET /v1/sessions/{id}/events/sse`. */
+        EventsSseQuery: {
+            /** @description Include native payloads (`raw`); `include_raw` is accepted too. */
+            includeRaw?: boolean | null;
+            /**
+             * Format: int64
+             * @description Last sequence already seen (exclusive); the `Last-Event-ID` header takes precedence.
+             */
+            offset?: number | null;
+        };
+        /**
+         * @description What happened to a referenced file.
+         * @enum {string}
+         */
+        FileAction: "read" | "write" | "patch";
+        /** @description `GET /v1/health`. */
+        HealthResponse: {
+            /** @description Always `ok` when the daemon answers. */
+            status: string;
+            /** @description The daemon's version. */
+            version?: string | null;
+        };
+        /** @description Data of `item.delta`. */
+        ItemDeltaData: {
+            delta: string;
+            item_id: string;
+            native_item_id?: string | null;
+        };
+        /** @description Data of `item.started` and `item.completed`. */
+        ItemEventData: {
+            item: components["schemas"]["UniversalItem"];
+        };
+        /**
+         * @description What an item is.
+         * @enum {string}
+         */
+        ItemKind: "message" | "tool_call" | "tool_result" | "system" | "status" | "unknown";
+        /**
+         * @description Who produced an item.
+         * @enum {string}
+         */
+        ItemRole: "user" | "assistant" | "system" | "tool";
+        /**
+         * @description Lifecycle state of an item.
+         * @enum {string}
+         */
+        ItemStatus: "in_progress" | "completed" | "failed";
+        /** @description A file attached to a 0.1.x message. */
+        MessageAttachment: {
+            filename?: string | null;
+            mime?: string | null;
+            path: string;
+        };
+        /** @description One part of a message sent as `parts`. */
+        MessagePart: {
+            text: string;
+            /** @enum {string} */
+            type: "text";
+        } | {
+            mime?: string | null;
+            path: string;
+            /** @enum {string} */
+            type: "image";
+        } | {
+            filename?: string | null;
+            mime?: string | null;
+            path: string;
+            /** @enum {string} */
+            type: "file";
+        };
+        /**
+         * @description `POST /v1/sessions/{id}/messages`: either `message` (+ `attachments`), the 0.1.x
+         *     form, or `parts`.
+         */
+        MessageRequest: {
+            attachments?: components["schemas"]["MessageAttachment"][];
+            message?: string | null;
+            parts?: components["schemas"]["MessagePart"][] | null;
+        };
+        /** @description Data of `permission.requested` and `permission.resolved`. */
+        PermissionEventData: {
+            /** @description What the agent wants to do. */
+            action: string;
+            metadata?: unknown;
+            permission_id: string;
+            status: components["schemas"]["PermissionStatus"];
+        };
+        /**
+         * @description A reply to a permission request.
+         * @enum {string}
+         */
+        PermissionReply: "once" | "always" | "reject";
+        /** @description `POST /v1/sessions/{id}/permissions/{pid}/reply`. */
+        PermissionReplyRequest: {
+            reply: components["schemas"]["PermissionReply"];
+        };
+        /**
+         * @description State of a permission request.
+         * @enum {string}
+         */
+        PermissionStatus: "requested" | "accept" | "accept_for_session" | "reject";
+        /** @description An RFC 7807 problem document: every error response of the API. */
+        ProblemDetails: {
+            agent?: string | null;
+            detail?: string | null;
+            /** Format: int32 */
+            exitCode?: number | null;
+            instance?: string | null;
+            sessionId?: string | null;
+            /** Format: int32 */
+            status: number;
+            stderr?: string | null;
+            title: string;
+            /** @description `urn:sandbox-agent:error:<code>`. */
+            type: string;
+        };
+        /** @description Data of `question.requested` and `question.resolved`. */
+        QuestionEventData: {
+            options: string[];
+            prompt: string;
+            question_id: string;
+            response?: string | null;
+            status: components["schemas"]["QuestionStatus"];
+        };
+        /** @description `POST /v1/sessions/{id}/questions/{qid}/reply`. */
+        QuestionReplyRequest: {
+            /** @description One list of chosen answers per prompt. */
+            answers: string[][];
+        };
+        /**
+         * @description State of a question.
+         * @enum {string}
+         */
+        QuestionStatus: "requested" | "answered" | "rejected";
+        /**
+         * @description Whether reasoning text is meant for end users.
+         * @enum {string}
+         */
+        ReasoningVisibility: "public" | "private";
+        /**
+         * @description State of an agent's shared server process.
+         * @enum {string}
+         */
+        ServerStatus: "running" | "stopped" | "error";
+        /** @description Details of an agent's shared server process. */
+        ServerStatusInfo: {
+            baseUrl?: string | null;
+            lastError?: string | null;
+            /** Format: int64 */
+            restartCount: number;
+            status: components["schemas"]["ServerStatus"];
+            /** Format: int64 */
+            uptimeMs?: number | null;
+        };
+        /**
+         * @description Why a session ended.
+         * @enum {string}
+         */
+        SessionEndReason: "completed" | "error" | "terminated";
+        /** @description Data of `session.ended`. */
+        SessionEndedData: {
+            /**
+             * Format: int32
+             * @description Process exit code when the agent process ended the session.
+             */
+            exit_code?: number | null;
+            /** @description Error message when the reason is `error`. */
+            message?: string | null;
+            reason: components["schemas"]["SessionEndReason"];
+            stderr?: null | components["schemas"]["StderrOutput"];
+            terminated_by: components["schemas"]["TerminatedBy"];
+        };
+        /** @description One session, as listed. */
+        SessionInfo: {
+            agent: string;
+            agentMode: string;
+            /**
+             * Format: int64
+             * @description Unix time in milliseconds.
+             */
+            createdAt: number;
+            directory?: string | null;
+            ended: boolean;
+            /** Format: int64 */
+            eventCount: number;
+            model?: string | null;
+            nativeSessionId?: string | null;
+            permissionMode: string;
+            /**
+             * Format: int64
+             * @description Messages waiting for the running turn to end.
+             */
+            queuedMessages: number;
+            sessionId: string;
+            status: components["schemas"]["SessionStatus"];
+            title?: string | null;
+            /**
+             * Format: int64
+             * @description Unix time in milliseconds of the latest event.
+             */
+            updatedAt: number;
+            variant?: string | null;
+        };
+        /** @description `GET /v1/sessions`. */
+        SessionListResponse: {
+            sessions: components["schemas"]["SessionInfo"][];
+        };
+        /** @description Data of `session.started`. */
+        SessionStartedData: {
+            metadata?: unknown;
+        };
+        /**
+         * @description What a session is doing.
+         * @enum {string}
+         */
+        SessionStatus: "idle" | "running" | "awaiting_input" | "ended";
+        /** @description A bounded excerpt of stderr. */
+        StderrOutput: {
+            /** @description First lines, or all of them when not truncated. */
+            head?: string | null;
+            /** @description Last lines, only when truncated. */
+            tail?: string | null;
+            /** Format: int64 */
+            total_lines?: number | null;
+            truncated: boolean;
+        };
+        /**
+         * @description Who ended a session.
+         * @enum {string}
+         */
+        TerminatedBy: "agent" | "daemon";
+        /** @description Data of `turn.started` and `turn.ended`. */
+        TurnEventData: {
+            metadata?: unknown;
+            phase: components["schemas"]["TurnPhase"];
+            turn_id?: string | null;
+            usage?: null | components["schemas"]["Usage"];
+        };
+        /**
+         * @description Whether a turn event opens or closes the turn.
+         * @enum {string}
+         */
+        TurnPhase: "started" | "ended";
+        /** @description Query of `POST /v1/sessions/{id}/messages/stream`. */
+        TurnStreamQuery: {
+            /** @description Include native payloads (`raw`); `include_raw` is accepted too. */
+            includeRaw?: boolean | null;
+        };
+        /** @description One event of a session's transcript, as clients receive it. */
+        UniversalEvent: {
+            /** @description The event's payload. */
+            data: components["schemas"]["UniversalEventData"];
+            /** @description Unique identifier of this event. */
+            event_id: string;
+            /** @description The agent's own session or thread id, once known. */
+            native_session_id?: string | null;
+            /** @description The native payload, only with `include_raw=true`. */
+            raw?: unknown;
+            /**
+             * Format: int64
+             * @description Position in the session's transcript: starts at 1, no gaps.
+             */
+            sequence: number;
+            /** @description The daemon's session id. */
+            session_id: string;
+            /** @description `agent` for native events, `daemon` for synthetic ones. */
+            source: components["schemas"]["EventSource"];
+            /** @description Whether the event fills a gap in the agent's native stream. */
+            synthetic: boolean;
+            /** @description RFC 3339 time the daemon recorded the event. */
+            time: string;
+            /** @description What kind of event this is; selects the shape of `data`. */
+            type: components["schemas"]["UniversalEventType"];
+        };
+        /**
+         * @description The payload of an event; which variant is given by the envelope's `type`.
+         *
+         *     Untagged on the wire. Variants with required fields come first so that
+         *     deserializing picks the right one.
+         */
+        UniversalEventData: components["schemas"]["TurnEventData"] | components["schemas"]["SessionEndedData"] | components["schemas"]["ItemEventData"] | components["schemas"]["ItemDeltaData"] | components["schemas"]["PermissionEventData"] | components["schemas"]["QuestionEventData"] | components["schemas"]["AgentUnparsedData"] | components["schemas"]["ErrorData"] | components["schemas"]["SessionStartedData"];
+        /**
+         * @description The event types of the universal transcript.
+         * @enum {string}
+         */
+        UniversalEventType: "session.started" | "session.ended" | "turn.started" | "turn.ended" | "item.started" | "item.delta" | "item.completed" | "error" | "permission.requested" | "permission.resolved" | "question.requested" | "question.resolved" | "agent.unparsed";
+        /** @description A discrete unit of a transcript. */
+        UniversalItem: {
+            content: components["schemas"]["ContentPart"][];
+            item_id: string;
+            kind: components["schemas"]["ItemKind"];
+            native_item_id?: string | null;
+            /** @description The item this one belongs to (a subagent's parent tool call...). */
+            parent_id?: string | null;
+            role?: null | components["schemas"]["ItemRole"];
+            status: components["schemas"]["ItemStatus"];
+        };
+        /** @description Token and cost accounting of a turn. */
+        Usage: {
+            /** Format: int64 */
+            cached_tokens?: number | null;
+            /** Format: double */
+            cost_usd?: number | null;
+            /** Format: int64 */
+            input_tokens?: number | null;
+            /** Format: int64 */
+            output_tokens?: number | null;
+            /** Format: int64 */
+            reasoning_tokens?: number | null;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    list_agents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentListResponse"];
+                };
+            };
+        };
+    };
+    install_agent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; an empty body is accepted */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["AgentInstallRequest"];
+            };
+        };
+        responses: {
+            /** @description Installed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    agent_models: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentModelsResponse"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    agent_modes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentModesResponse"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthResponse"];
+                };
+            };
+        };
+    };
+    openapi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.1 document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListResponse"];
+                };
+            };
+        };
+    };
+    create_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Client-chosen session id: 1-128 of [A-Za-z0-9._-] */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSessionResponse"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    get_events: {
+        parameters: {
+            query?: {
+                /** @description Last sequence already seen (exclusive). */
+                offset?: number;
+                /** @description Most events to return. */
+                limit?: number;
+                /** @description Include native payloads (`raw`); `include_raw` is accepted too. */
+                includeRaw?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsResponse"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    get_events_sse: {
+        parameters: {
+            query?: {
+                /** @description Last sequence already seen (exclusive); the `Last-Event-ID` header takes precedence. */
+                offset?: number;
+                /** @description Include native payloads (`raw`); `include_raw` is accepted too. */
+                includeRaw?: boolean;
+            };
+            header?: {
+                /** @description Resume after this sequence */
+                "Last-Event-ID"?: number | null;
+            };
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SSE stream of UniversalEvent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    post_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    post_message_stream: {
+        parameters: {
+            query?: {
+                /** @description Include native payloads (`raw`); `include_raw` is accepted too. */
+                includeRaw?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageRequest"];
+            };
+        };
+        responses: {
+            /** @description SSE stream of UniversalEvent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    reply_permission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Permission id */
+                permission_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PermissionReplyRequest"];
+            };
+        };
+        responses: {
+            /** @description Answered */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    reject_question: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Question id */
+                question_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rejected */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    reply_question: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Question id */
+                question_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuestionReplyRequest"];
+            };
+        };
+        responses: {
+            /** @description Answered */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    terminate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Terminated */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+}

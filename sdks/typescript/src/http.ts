@@ -1,0 +1,203 @@
+/**
+ * The one place requests are made: URL building, the token header, abort signals, and turning
+ * every failure into a `SandboxAgentError` (or the caller's abort reason).
+ */
+import { SandboxAgentError, errorFromResponse } from "./errors.js";
+
+/** How to reach a daemon. */
+export interface ClientOptions {
+  /** The daemon's address, e.g. `http://127.0.0.1:2468` (a path prefix is kept). */
+  baseUrl: string;
+  /** The daemon's token, sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+  /** Headers added to every request. */
+  headers?: Record<string, string>;
+}
+
+/** Every call takes these. */
+export interface RequestOptions {
+  /** Aborts the call; it then rejects with the signal's `reason`. */
+  signal?: AbortSignal;
+}
+
+type QueryValue = string | number | boolean | null | undefined;
+
+/** What one request carries besides its method and path. */
+interface SendOptions {
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal | undefined;
+}
+
+/** Percent-encodes one path segment (session, agent, request ids). */
+export function seg(value: string): string {
+  return encodeURIComponent(value);
+}
+
+export class Transport {
+  readonly baseUrl: string;
+  readonly token: string | undefined;
+  private readonly fetchImpl: typeof fetch;
+  private readonly headers: Record<string, string>;
+
+  constructor(options: ClientOptions) {
+    if (!options.baseUrl) throw new TypeError("baseUrl is required");
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.token = options.token;
+    if (!options.fetch && typeof globalThis.fetch !== "function") {
+      throw new TypeError("no fetch implementation: pass `fetch` in the options");
+    }
+    // Called as a plain function: browsers require the global fetch's `this` to be the window.
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.headers = { ...options.headers };
+  }
+
+  url(path: string, query?: Record<string, QueryValue>): string {
+    let url = this.baseUrl + path;
+    if (query) {
+      const params = new URLSearchParams();
+      for (const [key, value] of Object.entries(query)) {
+        if (value !== undefined && value !== null) params.set(key, String(value));
+      }
+      const text = params.toString();
+      if (text) url += `?${text}`;
+    }
+    return url;
+  }
+
+  /** Sends a request and returns the response when its status is 2xx; throws otherwise. */
+  async send(method: string, path: string, init: SendOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { accept: "application/json", ...this.headers, ...init.headers };
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(init.body);
+    }
+    init.signal?.throwIfAborted();
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.url(path, init.query), {
+        method,
+        headers,
+        body,
+        signal: init.signal,
+      });
+    } catch (error) {
+      throw networkError(error, init.signal, `${method} ${path}`);
+    }
+    if (!response.ok) {
+      let text = "";
+      try {
+        text = await response.text();
+      } catch (error) {
+        throw networkError(error, init.signal, `${method} ${path}`);
+      }
+      throw errorFromResponse(response.status, response.statusText, text);
+    }
+    return response;
+  }
+
+  /** A request whose 2xx answer is a JSON body. */
+  async json<T>(method: string, path: string, init: SendOptions = {}): Promise<T> {
+    const response = await this.send(method, path, init);
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw networkError(error, init.signal, `${method} ${path}`);
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw SandboxAgentError.create(
+        "unexpected_response",
+        response.status,
+        `${method} ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`,
+        {},
+        error,
+      );
+    }
+  }
+
+  /** A request whose 2xx answer has no body we need (204). */
+  async none(method: string, path: string, init: SendOptions = {}): Promise<void> {
+    const response = await this.send(method, path, init);
+    // Drain the body so the connection can be reused.
+    await response.arrayBuffer().catch(() => undefined);
+  }
+
+  /** A request answered with `text/event-stream`: the response, body unread. */
+  async stream(method: string, path: string, init: SendOptions = {}): Promise<Response> {
+    const response = await this.send(method, path, {
+      ...init,
+      headers: { accept: "text/event-stream", ...init.headers },
+    });
+    const type = response.headers.get("content-type") ?? "";
+    if (!type.includes("text/event-stream") || !response.body) {
+      const text = await response.text().catch(() => "");
+      throw SandboxAgentError.create(
+        "unexpected_response",
+        response.status,
+        `${method} ${path} answered ${response.status} (${type || "no content type"}) instead of an event stream${text ? `: ${text.slice(0, 200)}` : ""}`,
+      );
+    }
+    return response;
+  }
+}
+
+/** The caller's abort reason when its signal fired, else a `network_error`. */
+export function networkError(error: unknown, signal: AbortSignal | undefined, what: string): unknown {
+  if (signal?.aborted) return signal.reason;
+  if (error instanceof SandboxAgentError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+  return SandboxAgentError.create("network_error", 0, `${what} failed: ${message}${cause}`, {}, error);
+}
+
+/**
+ * A signal that fires when any of `signals` fires (`AbortSignal.any` is missing from early
+ * Node 20 releases). `dispose` detaches the listeners.
+ */
+export function anySignal(signals: Array<AbortSignal | undefined>): {
+  signal: AbortSignal;
+  controller: AbortController;
+  dispose: () => void;
+} {
+  const controller = new AbortController();
+  const cleanups: Array<() => void> = [];
+  for (const s of signals) {
+    if (!s) continue;
+    if (s.aborted) {
+      controller.abort(s.reason);
+      break;
+    }
+    const onAbort = () => controller.abort(s.reason);
+    s.addEventListener("abort", onAbort, { once: true });
+    cleanups.push(() => s.removeEventListener("abort", onAbort));
+  }
+  return {
+    signal: controller.signal,
+    controller,
+    dispose: () => cleanups.forEach((c) => c()),
+  };
+}
+
+/** Waits `ms`, or rejects with the signal's reason when it fires first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,624 @@
+/**
+ * `Session`: one daemon session. Sends messages, reads the transcript (a page, or a live
+ * iterator that reconnects without losing or repeating an event), answers permission requests
+ * and questions, cancels and terminates; `prompt` runs one turn and returns what it produced.
+ */
+import type { SandboxAgent } from "./client.js";
+import { SandboxAgentError } from "./errors.js";
+import { anySignal, networkError, seg, sleep, type RequestOptions } from "./http.js";
+import { parseSse, type SseMessage } from "./sse.js";
+import type {
+  CreateSessionResponse,
+  EventOf,
+  EventsResponse,
+  MessagePart,
+  MessageRequest,
+  PermissionEventData,
+  PermissionReply,
+  QuestionEventData,
+  SessionInfo,
+  UniversalEvent,
+  UniversalItem,
+  Usage,
+} from "./types.js";
+
+/** A message: text, a list of parts, or the whole request body (0.1.x `message` + `attachments`). */
+export type MessageInput = string | MessagePart[] | MessageRequest;
+
+type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Called for each `permission.requested` seen while iterating `events()` or during `prompt()`.
+ * Return `once`, `always` or `reject` to reply; return nothing to leave the request pending
+ * (answer it later with `replyPermission`).
+ */
+export type PermissionHandler = (
+  request: PermissionEventData,
+  event: EventOf<"permission.requested">,
+) => MaybePromise<PermissionReply | undefined | void>;
+
+/**
+ * An answer to a question: one list of chosen options per prompt (`[["Red"]]`), a flat list
+ * for a single prompt (`["Red"]`), or `"reject"` to decline.
+ */
+export type QuestionAnswer = string[][] | string[] | "reject";
+
+/**
+ * Called for each `question.requested` seen while iterating `events()` or during `prompt()`.
+ * Return the answers (or `"reject"`) to reply; return nothing to leave the question pending.
+ */
+export type QuestionHandler = (
+  request: QuestionEventData,
+  event: EventOf<"question.requested">,
+) => MaybePromise<QuestionAnswer | undefined | void>;
+
+/** Handlers for the requests that need the client; per call, they override the session's. */
+export interface RequestHandlers {
+  onPermission?: PermissionHandler;
+  onQuestion?: QuestionHandler;
+}
+
+export interface GetEventsOptions extends RequestOptions {
+  /** The last sequence already seen; events after it are returned (default 0: from the first). */
+  offset?: number;
+  /** Most events to return (default: all). */
+  limit?: number;
+  /** Include each event's native payload as `raw`. */
+  includeRaw?: boolean;
+}
+
+export interface EventsOptions extends RequestOptions, RequestHandlers {
+  /** The last sequence already seen; iteration starts after it (default 0: from the first). */
+  offset?: number;
+  /** Include each event's native payload as `raw`. */
+  includeRaw?: boolean;
+  /**
+   * Reconnect attempts in a row that may fail (no connection, or a connection closed before
+   * it brought any data) before the iterator throws a `stream_error`. Default 10.
+   */
+  maxRetries?: number;
+  /** Delay before the first reconnect after a failure; doubles up to 5 s. Default 250 ms. */
+  retryDelayMs?: number;
+  /**
+   * A connection silent for this long (the daemon sends a keep-alive every 15 s) is treated as
+   * dropped and reopened. Default 45 000 ms; 0 disables.
+   */
+  idleTimeoutMs?: number;
+}
+
+export interface PromptOptions
+  extends RequestOptions,
+    RequestHandlers,
+    Pick<EventsOptions, "maxRetries" | "retryDelayMs" | "idleTimeoutMs"> {
+  /** Include each event's native payload as `raw`. */
+  includeRaw?: boolean;
+  /** Called with every event of the turn as it arrives (deltas included). */
+  onEvent?: (event: UniversalEvent) => MaybePromise<void>;
+}
+
+/** What `prompt` resolves with. */
+export interface PromptResult {
+  /** Every event of the turn, from `turn.started` to `turn.ended` (or `session.ended`). */
+  events: UniversalEvent[];
+  /** The items the turn completed (`item.completed`), in order; the user's message first. */
+  items: UniversalItem[];
+  /**
+   * The text of the turn's completed assistant messages: each message's text parts joined,
+   * messages separated by a blank line.
+   */
+  text: string;
+  /** The turn's id, when the agent gave one. */
+  turnId?: string;
+  /** Token usage from `turn.ended`, when the agent reports it. */
+  usage?: Usage;
+  /** `turn_ended`, or `session_ended` when the session ended before its turn did. */
+  stopReason: "turn_ended" | "session_ended";
+  /** The sequence of the turn's last event: the `offset` to follow the session from. */
+  lastSequence: number;
+}
+
+/** Three keep-alive periods of the daemon (15 s each). */
+const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
+
+/**
+ * Aborts `controller` when `touch` has not been called for `ms` (a silent, probably half-open
+ * connection). `ms` = 0 disables it.
+ */
+function watchIdle(controller: AbortController, ms: number): { touch: () => void; stop: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = () => clearTimeout(timer);
+  const touch = () => {
+    stop();
+    if (ms > 0) {
+      timer = setTimeout(
+        () => controller.abort(SandboxAgentError.create("network_error", 0, `no data from the daemon for ${ms} ms`)),
+        ms,
+      );
+    }
+  };
+  touch();
+  return { touch, stop };
+}
+
+/** The delay before reconnect attempt `failures` (1, 2...): doubling from `base`, at most 5 s. */
+function backoff(base: number, failures: number): number {
+  return Math.min(base * 2 ** (failures - 1), 5_000);
+}
+
+/** Turns a `MessageInput` into the request body. */
+export function toMessageRequest(input: MessageInput): MessageRequest {
+  if (typeof input === "string") return { message: input };
+  if (Array.isArray(input)) return { parts: input };
+  return input;
+}
+
+function toAnswers(answer: string[][] | string[]): string[][] {
+  return answer.every((a) => Array.isArray(a)) ? (answer as string[][]) : [answer as string[]];
+}
+
+function parseEvent(message: SseMessage): UniversalEvent | undefined {
+  if (!message.data) return undefined;
+  try {
+    return JSON.parse(message.data) as UniversalEvent;
+  } catch (error) {
+    throw SandboxAgentError.create(
+      "unexpected_response",
+      200,
+      `an SSE message is not an event: ${message.data.slice(0, 200)}`,
+      {},
+      error,
+    );
+  }
+}
+
+/** Errors worth a reconnect: no answer, a server error, or a non-SSE answer from a proxy. */
+function retryable(error: unknown): boolean {
+  if (!(error instanceof SandboxAgentError)) return true;
+  return (
+    error.status === 0 ||
+    error.status >= 500 ||
+    error.status === 408 ||
+    error.status === 429 ||
+    error.code === "unexpected_response"
+  );
+}
+
+/** Runs `reply`, ignoring that the request is gone (answered elsewhere, cancelled, ended). */
+async function replyIfPending(reply: Promise<void>): Promise<void> {
+  try {
+    await reply;
+  } catch (error) {
+    if (SandboxAgentError.is(error, "request_not_found") || SandboxAgentError.is(error, "session_ended")) return;
+    throw error;
+  }
+}
+
+function requestKey(event: UniversalEvent): string | undefined {
+  switch (event.type) {
+    case "permission.requested":
+    case "permission.resolved":
+      return `permission:${event.data.permission_id}`;
+    case "question.requested":
+    case "question.resolved":
+      return `question:${event.data.question_id}`;
+    default:
+      return undefined;
+  }
+}
+
+export class Session {
+  /** The session id. */
+  readonly id: string;
+  readonly client: SandboxAgent;
+  /** The session as last listed (`getSession`, `refresh`); undefined until then. */
+  info: SessionInfo | undefined;
+  /** The daemon's answer to the creation, for a session made by `createSession`. */
+  readonly created: CreateSessionResponse | undefined;
+  private readonly handlers: RequestHandlers = {};
+
+  constructor(
+    client: SandboxAgent,
+    id: string,
+    init: { info?: SessionInfo; created?: CreateSessionResponse } = {},
+  ) {
+    this.client = client;
+    this.id = id;
+    this.info = init.info;
+    this.created = init.created;
+  }
+
+  private get path(): string {
+    return `/v1/sessions/${seg(this.id)}`;
+  }
+
+  /**
+   * Sets the permission handler used by `events()` and `prompt()` when the call gives none.
+   * Returns a function that removes it.
+   */
+  onPermission(handler: PermissionHandler): () => void {
+    this.handlers.onPermission = handler;
+    return () => {
+      if (this.handlers.onPermission === handler) delete this.handlers.onPermission;
+    };
+  }
+
+  /**
+   * Sets the question handler used by `events()` and `prompt()` when the call gives none.
+   * Returns a function that removes it.
+   */
+  onQuestion(handler: QuestionHandler): () => void {
+    this.handlers.onQuestion = handler;
+    return () => {
+      if (this.handlers.onQuestion === handler) delete this.handlers.onQuestion;
+    };
+  }
+
+  /** Lists the session again (`GET /v1/sessions`) and updates `info`. */
+  async refresh(options: RequestOptions = {}): Promise<SessionInfo> {
+    this.info = await this.client.sessionInfo(this.id, options);
+    return this.info;
+  }
+
+  /**
+   * Sends a message (`POST .../messages`). It starts a turn at once, or waits in the queue
+   * while a turn runs. Resolves when the daemon accepted it.
+   */
+  async send(input: MessageInput, options: RequestOptions = {}): Promise<void> {
+    await this.client.transport.none("POST", `${this.path}/messages`, {
+      body: toMessageRequest(input),
+      signal: options.signal,
+    });
+  }
+
+  /** A page of the transcript (`GET .../events`). */
+  async getEvents(options: GetEventsOptions = {}): Promise<EventsResponse> {
+    return this.client.transport.json<EventsResponse>("GET", `${this.path}/events`, {
+      query: {
+        offset: options.offset,
+        limit: options.limit,
+        includeRaw: options.includeRaw || undefined,
+      },
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * The transcript after `offset`, then live events as they happen (`GET .../events/sse`).
+   * A dropped connection is reopened with `Last-Event-ID` = the last sequence yielded, so no
+   * event is repeated or skipped. Ends after `session.ended` (at once for a session that
+   * ended at or before `offset`). Permission and question handlers run before their event is
+   * yielded; requests already resolved before the iteration started are not handed to them.
+   */
+  async *events(options: EventsOptions = {}): AsyncGenerator<UniversalEvent, void, undefined> {
+    const settled = this.hasHandlers(options)
+      ? await this.settledRequests(options.offset ?? 0, options)
+      : new Set<string>();
+    for await (const event of this.follow(options)) {
+      await this.answer(event, options, settled);
+      yield event;
+    }
+  }
+
+  /**
+   * Sends `input` and resolves when its turn ends, with the turn's events, completed items and
+   * assistant text (`POST .../messages/stream`, then `.../events/sse` after a request that
+   * needs the client). Permission requests and questions go to the handlers (the call's, else
+   * the session's); without one, the turn waits until someone replies. Aborting the signal
+   * stops waiting; it does not cancel the turn (use `cancel()`).
+   */
+  async prompt(input: MessageInput, options: PromptOptions = {}): Promise<PromptResult> {
+    const { signal, includeRaw } = options;
+    const events: UniversalEvent[] = [];
+    const settled = new Set<string>();
+    let finished = false;
+    const take = async (event: UniversalEvent) => {
+      events.push(event);
+      await options.onEvent?.(event);
+      await this.answer(event, options, settled);
+      finished = event.type === "turn.ended" || event.type === "session.ended";
+    };
+
+    const connection = anySignal([signal]);
+    const idle = watchIdle(connection.controller, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+    try {
+      const response = await this.client.transport.stream("POST", `${this.path}/messages/stream`, {
+        body: toMessageRequest(input),
+        query: { includeRaw: includeRaw || undefined },
+        signal: connection.signal,
+      });
+      const messages = parseSse(response.body!, idle.touch);
+      try {
+        while (!finished) {
+          let next: IteratorResult<SseMessage>;
+          try {
+            next = await messages.next();
+          } catch (error) {
+            if (signal?.aborted) throw signal.reason;
+            break; // dropped: follow the rest below
+          }
+          if (next.done) break;
+          const event = parseEvent(next.value);
+          if (event) await take(event);
+        }
+      } finally {
+        await messages.return(undefined);
+      }
+    } finally {
+      idle.stop();
+      connection.controller.abort();
+      connection.dispose();
+    }
+
+    if (!finished) {
+      if (events.length === 0) {
+        // Nothing of the turn came: the session ended before the message's turn started, or
+        // the connection dropped while the message waited in the queue.
+        const info = await this.refresh({ signal });
+        if (info.ended) {
+          throw SandboxAgentError.create(
+            "session_ended",
+            409,
+            `session "${this.id}" ended before the message's turn started`,
+            { sessionId: this.id },
+          );
+        }
+        throw SandboxAgentError.create(
+          "stream_error",
+          0,
+          `the turn stream of session "${this.id}" ended before the turn started`,
+          { sessionId: this.id },
+        );
+      }
+      const offset = events[events.length - 1]!.sequence;
+      for await (const event of this.follow({ ...options, offset })) {
+        await take(event);
+        if (finished) break;
+      }
+    }
+    return summarize(events);
+  }
+
+  /** Answers a permission request (`POST .../permissions/{id}/reply`). */
+  async replyPermission(permissionId: string, reply: PermissionReply, options: RequestOptions = {}): Promise<void> {
+    await this.client.transport.none("POST", `${this.path}/permissions/${seg(permissionId)}/reply`, {
+      body: { reply },
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Answers a question (`POST .../questions/{id}/reply`): one list of chosen options per
+   * prompt, or a flat list for a single prompt.
+   */
+  async replyQuestion(questionId: string, answers: string[][] | string[], options: RequestOptions = {}): Promise<void> {
+    await this.client.transport.none("POST", `${this.path}/questions/${seg(questionId)}/reply`, {
+      body: { answers: toAnswers(answers) },
+      signal: options.signal,
+    });
+  }
+
+  /** Declines a question (`POST .../questions/{id}/reject`). */
+  async rejectQuestion(questionId: string, options: RequestOptions = {}): Promise<void> {
+    await this.client.transport.none("POST", `${this.path}/questions/${seg(questionId)}/reject`, {
+      signal: options.signal,
+    });
+  }
+
+  /** Interrupts the running turn and keeps the session (`POST .../cancel`). */
+  async cancel(options: RequestOptions = {}): Promise<void> {
+    await this.client.transport.none("POST", `${this.path}/cancel`, { signal: options.signal });
+  }
+
+  /** Ends the session and kills its processes (`POST .../terminate`). */
+  async terminate(options: RequestOptions = {}): Promise<void> {
+    await this.client.transport.none("POST", `${this.path}/terminate`, { signal: options.signal });
+  }
+
+  private hasHandlers(options: RequestHandlers): boolean {
+    return Boolean(
+      options.onPermission ?? this.handlers.onPermission ?? options.onQuestion ?? this.handlers.onQuestion,
+    );
+  }
+
+  /** The requests resolved in the transcript after `offset`: handlers must not see them. */
+  private async settledRequests(offset: number, options: RequestOptions): Promise<Set<string>> {
+    const page = await this.getEvents({ offset, signal: options.signal });
+    const settled = new Set<string>();
+    for (const event of page.events) {
+      if (event.type === "permission.resolved" || event.type === "question.resolved") {
+        settled.add(requestKey(event)!);
+      }
+    }
+    return settled;
+  }
+
+  /** Hands a request to its handler and sends the handler's reply. */
+  private async answer(event: UniversalEvent, options: EventsOptions | PromptOptions, settled: Set<string>) {
+    const key = requestKey(event);
+    if (key === undefined) return;
+    if (event.type === "permission.resolved" || event.type === "question.resolved" || settled.has(key)) {
+      settled.add(key);
+      return;
+    }
+    const signal = options.signal;
+    if (event.type === "permission.requested") {
+      const handler = options.onPermission ?? this.handlers.onPermission;
+      if (!handler) return;
+      const reply = await handler(event.data, event);
+      if (reply === undefined) return;
+      settled.add(key);
+      await replyIfPending(this.replyPermission(event.data.permission_id, reply, { signal }));
+    } else if (event.type === "question.requested") {
+      const handler = options.onQuestion ?? this.handlers.onQuestion;
+      if (!handler) return;
+      const answer = await handler(event.data, event);
+      if (answer === undefined) return;
+      settled.add(key);
+      const id = event.data.question_id;
+      await replyIfPending(
+        answer === "reject" ? this.rejectQuestion(id, { signal }) : this.replyQuestion(id, answer, { signal }),
+      );
+    }
+  }
+
+  /**
+   * The SSE transcript after `options.offset`, reconnecting with `Last-Event-ID` from the last
+   * sequence yielded; fills a gap from `GET .../events` should one ever appear.
+   */
+  private async *follow(options: EventsOptions): AsyncGenerator<UniversalEvent, void, undefined> {
+    const { signal, includeRaw } = options;
+    const maxRetries = options.maxRetries ?? 10;
+    const retryDelayMs = options.retryDelayMs ?? 250;
+    const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    let last = options.offset ?? 0;
+    let failures = 0;
+    let lastError: unknown;
+
+    let delay = 0;
+
+    for (;;) {
+      signal?.throwIfAborted();
+      if (failures > maxRetries) {
+        throw SandboxAgentError.create(
+          "stream_error",
+          lastError instanceof SandboxAgentError ? lastError.status : 0,
+          `the event stream of session "${this.id}" failed ${failures} times in a row` +
+            (lastError instanceof Error ? `; last: ${lastError.message}` : ""),
+          { sessionId: this.id },
+          lastError,
+        );
+      }
+      if (delay > 0) await sleep(delay, signal);
+
+      const connection = anySignal([signal]);
+      const idle = watchIdle(connection.controller, idleTimeoutMs);
+      // `alive`: the connection brought bytes (events or keep-alives), so it was no failure.
+      let alive = false;
+      let progressed = false;
+      try {
+        let response: Response;
+        try {
+          response = await this.client.transport.stream("GET", `${this.path}/events/sse`, {
+            query: { offset: last, includeRaw: includeRaw || undefined },
+            headers: last > 0 ? { "last-event-id": String(last) } : {},
+            signal: connection.signal,
+          });
+        } catch (error) {
+          if (signal?.aborted) throw signal.reason;
+          if (!retryable(error)) throw error;
+          lastError = error;
+          failures++;
+          delay = backoff(retryDelayMs, failures);
+          continue;
+        }
+        const messages = parseSse(response.body!, () => {
+          idle.touch();
+          alive = true;
+          failures = 0;
+        });
+        try {
+          for (;;) {
+            let next: IteratorResult<SseMessage>;
+            try {
+              next = await messages.next();
+            } catch (error) {
+              if (signal?.aborted) throw signal.reason;
+              lastError = networkError(error, undefined, "reading the event stream");
+              break;
+            }
+            if (next.done) break;
+            const event = parseEvent(next.value);
+            if (!event || event.sequence <= last) continue;
+            let batch = [event];
+            if (event.sequence > last + 1) {
+              try {
+                batch = [...(await this.missing(last, event.sequence, options)), event];
+              } catch (error) {
+                if (signal?.aborted) throw signal.reason;
+                if (!retryable(error)) throw error;
+                lastError = error;
+                break; // reconnect from `last`: the stream sends the missing events again
+              }
+            }
+            for (const e of batch) {
+              last = e.sequence;
+              progressed = true;
+              yield e;
+              if (e.type === "session.ended") return;
+            }
+          }
+        } finally {
+          await messages.return(undefined);
+        }
+      } finally {
+        idle.stop();
+        connection.controller.abort();
+        connection.dispose();
+      }
+
+      // The stream ended or dropped before `session.ended`.
+      if (!progressed) {
+        // Nothing new came: the session may have ended at or before `last`.
+        try {
+          const info = await this.refresh({ signal });
+          if (info.ended && info.eventCount <= last) return;
+        } catch (error) {
+          if (signal?.aborted) throw signal.reason;
+          if (!retryable(error)) throw error;
+          lastError = error;
+          alive = false; // the daemon is unreachable: count a failure
+        }
+      }
+      if (alive) {
+        delay = progressed ? 0 : retryDelayMs;
+      } else {
+        lastError ??= SandboxAgentError.create("stream_error", 0, "the event stream closed without any data");
+        failures++;
+        delay = backoff(retryDelayMs, failures);
+      }
+    }
+  }
+
+  /** Events strictly between `after` and `before`, from `GET .../events`. */
+  private async missing(after: number, before: number, options: EventsOptions): Promise<UniversalEvent[]> {
+    const page = await this.getEvents({
+      offset: after,
+      limit: before - after - 1,
+      includeRaw: options.includeRaw,
+      signal: options.signal,
+    });
+    return page.events.filter((e) => e.sequence > after && e.sequence < before);
+  }
+}
+
+function summarize(events: UniversalEvent[]): PromptResult {
+  const items: UniversalItem[] = [];
+  let turnId: string | undefined;
+  let usage: Usage | undefined;
+  for (const event of events) {
+    if (event.type === "item.completed") items.push(event.data.item);
+    if ((event.type === "turn.started" || event.type === "turn.ended") && event.data.turn_id) {
+      turnId ??= event.data.turn_id;
+    }
+    if (event.type === "turn.ended" && event.data.usage) usage = event.data.usage;
+  }
+  const text = items
+    .filter((item) => item.kind === "message" && item.role === "assistant")
+    .map((item) =>
+      item.content
+        .map((part) => (part.type === "text" ? part.text : ""))
+        .join(""),
+    )
+    .filter((t) => t.length > 0)
+    .join("\n\n");
+  const lastEvent = events[events.length - 1]!;
+  return {
+    events,
+    items,
+    text,
+    ...(turnId !== undefined ? { turnId } : {}),
+    ...(usage !== undefined ? { usage } : {}),
+    stopReason: lastEvent.type === "session.ended" ? "session_ended" : "turn_ended",
+    lastSequence: lastEvent.sequence,
+  };
+}

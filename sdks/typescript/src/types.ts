@@ -1,0 +1,104 @@
+/**
+ * Names for the API's types. Every shape comes from `src/generated/openapi.ts`, which is
+ * generated from the committed `docs/openapi.json`; this module only gives them short names
+ * and adds `UniversalEvent` as a union discriminated by `type`.
+ */
+import type { components, operations, paths } from "./generated/openapi.js";
+
+export type { components, operations, paths };
+
+type Schemas = components["schemas"];
+
+export type HealthResponse = Schemas["HealthResponse"];
+export type AgentInfo = Schemas["AgentInfo"];
+export type AgentCapabilities = Schemas["AgentCapabilities"];
+export type AgentListResponse = Schemas["AgentListResponse"];
+export type AgentModeInfo = Schemas["AgentModeInfo"];
+export type AgentModesResponse = Schemas["AgentModesResponse"];
+export type AgentModelInfo = Schemas["AgentModelInfo"];
+export type AgentModelsResponse = Schemas["AgentModelsResponse"];
+export type AgentInstallRequest = Schemas["AgentInstallRequest"];
+export type AgentError = Schemas["AgentError"];
+export type ServerStatus = Schemas["ServerStatus"];
+export type ServerStatusInfo = Schemas["ServerStatusInfo"];
+
+export type SessionInfo = Schemas["SessionInfo"];
+export type SessionStatus = Schemas["SessionStatus"];
+export type SessionListResponse = Schemas["SessionListResponse"];
+export type CreateSessionRequest = Schemas["CreateSessionRequest"];
+export type CreateSessionResponse = Schemas["CreateSessionResponse"];
+export type MessageRequest = Schemas["MessageRequest"];
+export type MessagePart = Schemas["MessagePart"];
+export type MessageAttachment = Schemas["MessageAttachment"];
+export type PermissionReply = Schemas["PermissionReply"];
+export type PermissionStatus = Schemas["PermissionStatus"];
+export type QuestionStatus = Schemas["QuestionStatus"];
+export type ProblemDetails = Schemas["ProblemDetails"];
+/** The error codes the daemon documents (`urn:sandbox-agent:error:<code>`). */
+export type ErrorType = Schemas["ErrorType"];
+
+export type UniversalEventType = Schemas["UniversalEventType"];
+export type UniversalEventData = Schemas["UniversalEventData"];
+export type EventSource = Schemas["EventSource"];
+export type UniversalItem = Schemas["UniversalItem"];
+export type ItemKind = Schemas["ItemKind"];
+export type ItemRole = Schemas["ItemRole"];
+export type ItemStatus = Schemas["ItemStatus"];
+export type ContentPart = Schemas["ContentPart"];
+export type FileAction = Schemas["FileAction"];
+export type ReasoningVisibility = Schemas["ReasoningVisibility"];
+export type Usage = Schemas["Usage"];
+export type StderrOutput = Schemas["StderrOutput"];
+export type SessionEndReason = Schemas["SessionEndReason"];
+export type TerminatedBy = Schemas["TerminatedBy"];
+export type SessionStartedData = Schemas["SessionStartedData"];
+export type SessionEndedData = Schemas["SessionEndedData"];
+export type TurnEventData = Schemas["TurnEventData"];
+export type ItemEventData = Schemas["ItemEventData"];
+export type ItemDeltaData = Schemas["ItemDeltaData"];
+export type PermissionEventData = Schemas["PermissionEventData"];
+export type QuestionEventData = Schemas["QuestionEventData"];
+export type ErrorData = Schemas["ErrorData"];
+export type AgentUnparsedData = Schemas["AgentUnparsedData"];
+
+/**
+ * Accepts a map only when its keys are exactly the OpenAPI document's event types, so a
+ * regenerated schema that gains or loses one fails to compile here.
+ */
+type EveryEventType<
+  T extends Record<UniversalEventType, unknown> & Record<Exclude<keyof T, UniversalEventType>, never>,
+> = T;
+
+/** The shape of `data` for each event `type` (the API documents this pairing). */
+export type EventDataMap = EveryEventType<{
+  "session.started": SessionStartedData;
+  "session.ended": SessionEndedData;
+  "turn.started": TurnEventData;
+  "turn.ended": TurnEventData;
+  "item.started": ItemEventData;
+  "item.delta": ItemDeltaData;
+  "item.completed": ItemEventData;
+  error: ErrorData;
+  "permission.requested": PermissionEventData;
+  "permission.resolved": PermissionEventData;
+  "question.requested": QuestionEventData;
+  "question.resolved": QuestionEventData;
+  "agent.unparsed": AgentUnparsedData;
+}>;
+
+/** The envelope fields every event has. */
+export type UniversalEventEnvelope = Omit<Schemas["UniversalEvent"], "type" | "data">;
+
+/**
+ * One event of a session's transcript. A union discriminated by `type`, so
+ * `if (event.type === "item.delta") event.data.delta` type-checks.
+ */
+export type UniversalEvent = {
+  [K in UniversalEventType]: UniversalEventEnvelope & { type: K; data: EventDataMap[K] };
+}[UniversalEventType];
+
+/** `GET /v1/sessions/{id}/events`: a page of events, typed as `UniversalEvent`. */
+export type EventsResponse = Omit<Schemas["EventsResponse"], "events"> & { events: UniversalEvent[] };
+
+/** The event of one type: `EventOf<"permission.requested">`. */
+export type EventOf<T extends UniversalEventType> = Extract<UniversalEvent, { type: T }>;

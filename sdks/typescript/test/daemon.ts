@@ -1,0 +1,70 @@
+/**
+ * Test daemons: the binary under test on a free loopback port, with its own data dir. No vitest
+ * import, so the global setup can use it too.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface Daemon {
+  baseUrl: string;
+  port: number;
+  token: string | undefined;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `binary` (`--no-token` unless `token`) and resolves once it answers its health check. */
+export async function spawnDaemon(options: {
+  binary: string;
+  cacheDir: string;
+  token?: string;
+  timeoutMs?: number;
+}): Promise<Daemon> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "sandbox-agent-sdk-data-"));
+  const args = ["server", "--port", String(port), "--data-dir", dataDir, "--cache-dir", options.cacheDir];
+  args.push(...(options.token ? ["--token", options.token] : ["--no-token"]));
+  const env = { ...process.env };
+  delete env.SANDBOX_AGENT_TOKEN; // it would conflict with --no-token
+  const child = spawn(options.binary, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${stderr}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`daemon not healthy in time: ${stderr}`);
+    }
+    const healthy = await fetch(`${baseUrl}/v1/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (healthy) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { baseUrl, port, token: options.token, process: child, stop };
+}

@@ -1,0 +1,130 @@
+/** Token auth, problem documents, failures that are not problem documents, aborts. */
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, SandboxAgent, SandboxAgentError } from "../src/index.js";
+import { collect, failure, startDaemon, uniqueId, type Daemon } from "./helpers.js";
+
+const TOKEN = "sdk-test-token";
+let daemon: Daemon;
+
+beforeAll(async () => {
+  daemon = await startDaemon({ token: TOKEN });
+});
+afterAll(() => daemon?.stop());
+
+
+describe("token auth", () => {
+  it("works with the token, on plain and streaming routes", async () => {
+    const client = await connect({ baseUrl: daemon.baseUrl, token: TOKEN });
+    expect(client.token).toBe(TOKEN);
+    expect((await client.listAgents()).some((a) => a.id === "mock")).toBe(true);
+    const session = await client.createSession(uniqueId("auth"), { agent: "mock" });
+    expect((await session.prompt("hello")).text).toBe("hello");
+    const events = await collect(session.events(), (e) => e.type === "turn.ended");
+    expect(events.length).toBeGreaterThan(3);
+  });
+
+  it("maps a missing or wrong token to token_invalid, SSE included", async () => {
+    for (const token of [undefined, "wrong"]) {
+      // connect only checks health, which needs no token.
+      const client = await connect({ baseUrl: daemon.baseUrl, ...(token ? { token } : {}) });
+      const error = await failure(client.listAgents());
+      expect(error).toMatchObject({
+        type: "urn:sandbox-agent:error:token_invalid",
+        code: "token_invalid",
+        status: 401,
+        title: "Unauthorized",
+      });
+      expect(error.detail).toMatch(/token/);
+      expect(error.problem).toMatchObject({ status: 401 });
+      expect(error.message).toBe(`Unauthorized: ${error.detail}`);
+      expect((await failure(collect(client.session("x").events()))).code).toBe("token_invalid");
+      expect((await failure(client.session("x").prompt("hi"))).code).toBe("token_invalid");
+    }
+  });
+});
+
+describe("problem documents", () => {
+  it("carry the context fields", async () => {
+    const client = new SandboxAgent({ baseUrl: daemon.baseUrl, token: TOKEN });
+    const notFound = await failure(client.session("missing").send("hi"));
+    expect(notFound).toMatchObject({ code: "session_not_found", status: 404, sessionId: "missing" });
+    expect(notFound.detail).toContain("missing");
+    const agent = await failure(client.createSession(uniqueId(), { agent: "nope" }));
+    expect(agent).toMatchObject({ code: "unsupported_agent", status: 400 });
+    expect(agent.agent).toBe("nope");
+    // The class keeps exitCode and stderr when a problem has them.
+    const made = new SandboxAgentError({
+      type: "urn:sandbox-agent:error:agent_process_exited",
+      title: "Internal Server Error",
+      status: 500,
+      detail: "exited",
+      agent: "claude",
+      sessionId: "s",
+      exitCode: 2,
+      stderr: "boom",
+    });
+    expect(made).toMatchObject({ code: "agent_process_exited", agent: "claude", exitCode: 2, stderr: "boom" });
+  });
+});
+
+describe("failures that are not problem documents", () => {
+  let server: Server;
+  let baseUrl: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === "/v1/health") {
+        res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+      } else if (req.url === "/v1/agents") {
+        res.writeHead(502, { "content-type": "text/html" }).end("<html>Bad Gateway</html>");
+      } else if (req.url === "/v1/sessions") {
+        res.writeHead(200, { "content-type": "application/json" }).end("not json");
+      } else if (req.url?.startsWith("/v1/agents/mock/modes")) {
+        res.writeHead(404, { "content-type": "application/json" }).end('{"error":"nope"}');
+      } else if (req.url?.includes("/events/sse")) {
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      }
+      // anything else: never answers
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("maps HTTP errors without a problem body to unexpected_response", async () => {
+    const client = await connect({ baseUrl });
+    const gateway = await failure(client.listAgents());
+    expect(gateway).toMatchObject({ code: "unexpected_response", status: 502, title: "Bad Gateway" });
+    expect(gateway.detail).toContain("<html>Bad Gateway</html>");
+    expect(gateway.problem).toBeUndefined();
+    const json404 = await failure(client.listAgentModes("mock"));
+    expect(json404).toMatchObject({ code: "unexpected_response", status: 404 });
+  });
+
+  it("maps a 2xx body that is not JSON, or not an event stream, to unexpected_response", async () => {
+    const client = new SandboxAgent({ baseUrl });
+    expect(await failure(client.listSessions())).toMatchObject({ code: "unexpected_response", status: 200 });
+    const stream = await failure(collect(client.session("s").events({ maxRetries: 1, retryDelayMs: 1 })));
+    expect(stream.code).toBe("stream_error");
+    expect((stream.cause as SandboxAgentError).code).toBe("unexpected_response");
+  });
+
+  it("rejects with the abort reason, before or during a request", async () => {
+    const client = new SandboxAgent({ baseUrl });
+    const before = new AbortController();
+    before.abort();
+    await expect(client.health({ signal: before.signal })).rejects.toMatchObject({ name: "AbortError" });
+    const during = new AbortController();
+    const reason = new Error("stop waiting");
+    setTimeout(() => during.abort(reason), 50);
+    await expect(client.session("s").send("hi", { signal: during.signal })).rejects.toBe(reason);
+    const connecting = new AbortController();
+    setTimeout(() => connecting.abort(), 50);
+    await expect(client.installAgent("mock", { signal: connecting.signal })).rejects.toMatchObject({
+      name: "AbortError",
+    });
+  });
+});
