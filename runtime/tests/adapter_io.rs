@@ -68,6 +68,21 @@ fn wait_for(daemon: &Daemon, id: &str, what: &str, matches: impl Fn(&Value) -> b
     }
 }
 
+/// The `probe` entry of `GET /v1/agents`.
+fn probe_agent(daemon: &Daemon) -> Value {
+    let agents: Value = reqwest::blocking::get(daemon.url("/v1/agents"))
+        .unwrap()
+        .json()
+        .unwrap();
+    agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "probe")
+        .unwrap()
+        .clone()
+}
+
 fn unparsed_at(location_prefix: &'static str) -> impl Fn(&Value) -> bool {
     move |e| {
         e["type"] == "agent.unparsed"
@@ -141,17 +156,7 @@ fn a_shared_process_serves_every_session_that_asks_for_its_key() {
         "both sessions read the same process"
     );
 
-    let agents: Value = reqwest::blocking::get(daemon.url("/v1/agents"))
-        .unwrap()
-        .json()
-        .unwrap();
-    let probe = agents["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["id"] == "probe")
-        .unwrap()
-        .clone();
+    let probe = probe_agent(&daemon);
     assert_eq!(probe["serverStatus"]["status"], "running", "{probe:#}");
     assert_eq!(probe["serverStatus"]["restartCount"], 0);
 
@@ -164,17 +169,7 @@ fn a_shared_process_serves_every_session_that_asks_for_its_key() {
     }
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let agents: Value = reqwest::blocking::get(daemon.url("/v1/agents"))
-            .unwrap()
-            .json()
-            .unwrap();
-        let probe = agents["agents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|a| a["id"] == "probe")
-            .unwrap()
-            .clone();
+        let probe = probe_agent(&daemon);
         if probe["serverStatus"]["status"] == "stopped" {
             break;
         }
