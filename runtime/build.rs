@@ -1,18 +1,31 @@
 //! Builds the default adapter components (`adapters/`, for `wasm32-wasip2`) and
 //! embeds them in the daemon, so `sandbox-agent server` works with no files next
 //! to it. Adapters stay replaceable at run time through `--adapters-dir`.
+//!
+//! `SANDBOX_AGENT_BUILTIN_ADAPTERS=mock,claude` (comma-separated agent crates
+//! under `adapters/`) builds and embeds only those: for a daemon with fewer agents,
+//! or to keep building while another adapter crate is mid-edit.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::{env, fs};
 
 const WASM_TARGET: &str = "wasm32-wasip2";
+/// Environment variable that limits the built-in adapters (see the module docs).
+const SELECTION_VAR: &str = "SANDBOX_AGENT_BUILTIN_ADAPTERS";
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest_dir.parent().unwrap();
     let adapters = root.join("adapters");
     watch_sources(&adapters, &root.join("wit"));
+
+    println!("cargo:rerun-if-env-changed={SELECTION_VAR}");
+    let selection: Option<Vec<String>> = env::var(SELECTION_VAR).ok().map(|list| {
+        list.split(',')
+            .map(|name| format!("sandbox-agent-adapter-{}", name.trim()))
+            .collect()
+    });
 
     let target_dir = adapters.join("target");
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -28,6 +41,9 @@ fn main() {
         .arg(adapters.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target_dir);
+    for package in selection.iter().flatten() {
+        build.args(["-p", package]);
+    }
     // The outer build's settings are for the host target, not for the adapters.
     for var in [
         "CARGO_ENCODED_RUSTFLAGS",
@@ -54,7 +70,13 @@ fn main() {
         .map(|entry| entry.unwrap().path())
         .filter(|path| {
             let name = path.file_name().unwrap().to_string_lossy();
-            name.starts_with("sandbox_agent_adapter_") && name.ends_with(".wasm")
+            name.starts_with("sandbox_agent_adapter_")
+                && name.ends_with(".wasm")
+                && selection.as_ref().is_none_or(|packages| {
+                    packages
+                        .iter()
+                        .any(|p| format!("{}.wasm", p.replace('-', "_")) == name)
+                })
         })
         .collect();
     components.sort();

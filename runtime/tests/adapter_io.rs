@@ -182,6 +182,25 @@ fn a_shared_process_serves_every_session_that_asks_for_its_key() {
 }
 
 #[test]
+fn a_session_attaching_late_first_hears_the_shared_process_banner() {
+    let (daemon, _adapters) = start_with_probe(&[]);
+    let script = "share k2 echo banner-$$; while true; do sleep 0.1; echo tick; done";
+    create(&daemon, "early", "probe");
+    send(&daemon, "early", script);
+    let banner = wait_for(&daemon, "early", "banner", |e| {
+        unparsed_at("stdout:shared")(e) && e["raw"].as_str().unwrap_or("").starts_with("banner-")
+    });
+    // Attach once the banner is long gone from the live output.
+    wait_for(&daemon, "early", "a later line", |e| {
+        unparsed_at("stdout:shared")(e) && e["raw"] == "tick"
+    });
+    create(&daemon, "late", "probe");
+    send(&daemon, "late", script);
+    let replayed = wait_for(&daemon, "late", "replayed banner", unparsed_at("stdout:shared"));
+    assert_eq!(replayed["raw"], banner["raw"], "the first line the late session hears");
+}
+
+#[test]
 fn overlong_output_lines_are_reported_not_fed_to_the_adapter() {
     let (daemon, _adapters) = start_with_probe(&["--max-line-bytes", "1000"]);
     create(&daemon, "long", "probe");

@@ -18,6 +18,10 @@ use super::actor::Incoming;
 /// hold the pipes open) before the exit is reported anyway.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 
+/// How many of a process's first stdout lines are kept for sessions that attach to
+/// it later (a shared server's banner names its URL; see the WIT `share-key`).
+pub const REPLAYED_LINES: usize = 64;
+
 /// What a session needs to start its processes.
 pub struct SpawnContext {
     /// Session-wide variables (client env, credentials).
@@ -42,6 +46,8 @@ pub struct ProcessEntry {
     /// Feeds the stdin writer; `None` once stdin is closed.
     pub stdin: Mutex<Option<UnboundedSender<Vec<u8>>>>,
     pub subscribers: Mutex<Vec<Subscriber>>,
+    /// The first [`REPLAYED_LINES`] stdout lines, for subscribers that come later.
+    first_lines: Mutex<Vec<String>>,
     exited: AtomicBool,
 }
 
@@ -63,6 +69,27 @@ impl ProcessEntry {
         self.stdin.lock().unwrap().take();
     }
 
+    /// Adds a subscriber to a running process: it first receives the process's
+    /// first stdout lines, then everything printed from now on. Returns the
+    /// subscriber back when the process has already exited.
+    pub fn attach(&self, subscriber: Subscriber) -> Result<(), Subscriber> {
+        // Under the subscribers lock no line is broadcast, so the replay and the
+        // live lines neither overlap nor leave a gap; and a process that has not
+        // yet broadcast its exit will deliver it to the new subscriber too.
+        let mut subscribers = self.subscribers.lock().unwrap();
+        if self.exited() {
+            return Err(subscriber);
+        }
+        for line in self.first_lines.lock().unwrap().iter() {
+            let _ = subscriber.incoming.send(Incoming::Adapter(Input::Stdout {
+                process_id: subscriber.process_id.clone(),
+                line: line.clone(),
+            }));
+        }
+        subscribers.push(subscriber);
+        Ok(())
+    }
+
     /// Stops sending output to a session; returns how many subscribers remain.
     pub fn unsubscribe(&self, session_id: &str) -> usize {
         let mut subscribers = self.subscribers.lock().unwrap();
@@ -72,7 +99,20 @@ impl ProcessEntry {
 
     /// Sends one message to every subscriber, built for its name of the process.
     fn broadcast(&self, message: impl Fn(&str) -> Incoming) {
+        self.broadcast_line(None, message);
+    }
+
+    /// Like [`Self::broadcast`], first keeping `replayed` among the lines replayed
+    /// to later subscribers (under the same lock as [`Self::attach`], so a line is
+    /// either replayed to a new subscriber or broadcast to it, never both).
+    fn broadcast_line(&self, replayed: Option<&str>, message: impl Fn(&str) -> Incoming) {
         let mut subscribers = self.subscribers.lock().unwrap();
+        if let Some(line) = replayed {
+            let mut first = self.first_lines.lock().unwrap();
+            if first.len() < REPLAYED_LINES {
+                first.push(line.to_owned());
+            }
+        }
         subscribers.retain(|s| s.incoming.send(message(&s.process_id)).is_ok());
     }
 
@@ -134,6 +174,7 @@ pub fn spawn(
         pid: child.id().unwrap_or_default(),
         stdin: Mutex::new(Some(stdin_tx)),
         subscribers: Mutex::new(vec![subscriber]),
+        first_lines: Mutex::new(Vec::new()),
         exited: AtomicBool::new(false),
     });
 
@@ -219,7 +260,11 @@ async fn forward_lines(
 ) {
     let mut reader = BufReader::new(reader);
     while let Ok(Some(line)) = read_bounded_line(&mut reader, max_line_bytes).await {
-        entry.broadcast(|process_id| {
+        let replayed = match (stream, &line) {
+            (Stream::Stdout, Line::Text(text)) => Some(text.as_str()),
+            _ => None,
+        };
+        entry.broadcast_line(replayed, |process_id| {
             let process_id = process_id.to_owned();
             match &line {
                 Line::Text(line) => Incoming::Adapter(match stream {

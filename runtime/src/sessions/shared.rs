@@ -35,15 +35,13 @@ impl SharedProcesses {
     ) -> std::io::Result<Arc<ProcessEntry>> {
         let mut processes = self.processes.lock().unwrap();
         let map_key = (agent.to_owned(), key.to_owned());
-        if let Some(shared) = processes.get(&map_key) {
-            // Checked under the subscribers lock: a process that has not yet
-            // broadcast its exit will deliver it to the new subscriber too.
-            let mut subscribers = shared.entry.subscribers.lock().unwrap();
-            if !shared.entry.exited() {
-                subscribers.push(subscriber);
-                return Ok(shared.entry.clone());
-            }
-        }
+        let subscriber = match processes.get(&map_key) {
+            Some(shared) => match shared.entry.attach(subscriber) {
+                Ok(()) => return Ok(shared.entry.clone()),
+                Err(subscriber) => subscriber,
+            },
+            None => subscriber,
+        };
         let entry = processes::spawn(request, context, subscriber)?;
         processes.insert(
             map_key,

@@ -1,0 +1,183 @@
+//! A scripted model server for testing real agent CLIs offline.
+//!
+//! The conformance suite points Claude Code, Codex and OpenCode at this server
+//! (`ANTHROPIC_BASE_URL`, a provider `base_url`) instead of a model vendor. It speaks
+//! the streaming Anthropic Messages API, the OpenAI Responses API and OpenAI Chat
+//! Completions on 127.0.0.1, and answers from a script keyed by the user's text
+//! ([`script`]): `run: CMD` makes the model call the agent's shell tool, `think: X`
+//! streams reasoning, `slow: N` streams slowly, anything else is echoed. So a test
+//! drives a real agent through text, tool calls, permissions and cancellation
+//! deterministically, with no network and no key.
+//!
+//! - [`ModelServer::start`] runs it on a background thread (for tests);
+//!   the `model-server` binary runs it from the command line.
+//! - `GET /requests` returns what the server was asked, for assertions.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+mod anthropic;
+mod chat;
+mod responses;
+pub mod script;
+mod sse;
+pub mod tools;
+
+/// The server's state: a counter for response and call ids, and the request log.
+#[derive(Default)]
+struct Shared {
+    counter: AtomicU64,
+    requests: Mutex<Vec<Value>>,
+}
+
+/// The three wire protocols.
+#[derive(Clone, Copy)]
+enum Api {
+    Anthropic,
+    Responses,
+    Chat,
+}
+
+impl Api {
+    fn name(self) -> &'static str {
+        match self {
+            Api::Anthropic => "anthropic",
+            Api::Responses => "responses",
+            Api::Chat => "chat",
+        }
+    }
+}
+
+/// The HTTP routes of the model server.
+pub fn router() -> Router {
+    let shared = Arc::new(Shared::default());
+    let route = |api: Api| {
+        post(
+            move |State(shared): State<Arc<Shared>>, Json(body): Json<Value>| async move {
+                answer(&shared, api, &body)
+            },
+        )
+    };
+    Router::new()
+        .route("/v1/messages", route(Api::Anthropic))
+        .route("/messages", route(Api::Anthropic))
+        .route("/v1/messages/count_tokens", post(count_tokens))
+        .route("/v1/responses", route(Api::Responses))
+        .route("/responses", route(Api::Responses))
+        .route("/v1/chat/completions", route(Api::Chat))
+        .route("/chat/completions", route(Api::Chat))
+        .route("/v1/models", get(models))
+        .route("/models", get(models))
+        .route("/requests", get(requests))
+        .fallback(|| async { (StatusCode::NOT_FOUND, Json(openai_error("no such route"))) })
+        .with_state(shared)
+}
+
+fn answer(shared: &Shared, api: Api, body: &Value) -> Response {
+    let conversation = match api {
+        Api::Anthropic => anthropic::conversation(body),
+        Api::Responses => responses::conversation(body),
+        Api::Chat => chat::conversation(body),
+    };
+    let id = shared.counter.fetch_add(1, Ordering::SeqCst) + 1;
+    let reply = script::reply(&conversation, id);
+    shared.requests.lock().unwrap().push(json!({
+        "api": api.name(),
+        "model": body["model"],
+        "userText": conversation.user_text,
+        "toolOutput": conversation.tool_output,
+        "tools": conversation.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
+        "reply": format!("{reply:?}"),
+        "body": body,
+    }));
+    let model = body["model"].as_str().unwrap_or("scripted");
+    let stream = body["stream"].as_bool().unwrap_or(false);
+    match api {
+        Api::Anthropic => anthropic::respond(&reply, model, id, stream),
+        Api::Responses => responses::respond(&reply, model, id, stream),
+        Api::Chat => chat::respond(&reply, model, id, stream),
+    }
+}
+
+async fn count_tokens() -> Json<Value> {
+    Json(json!({ "input_tokens": script::USAGE.input_tokens }))
+}
+
+async fn models(State(shared): State<Arc<Shared>>, uri: axum::http::Uri) -> Json<Value> {
+    shared
+        .requests
+        .lock()
+        .unwrap()
+        .push(json!({"api": "models", "path": uri.to_string()}));
+    Json(json!({
+        "object": "list",
+        "data": [{"id": "scripted", "object": "model", "created": 0, "owned_by": "sandbox-agent"}],
+    }))
+}
+
+async fn requests(State(shared): State<Arc<Shared>>) -> Response {
+    Json(shared.requests.lock().unwrap().clone()).into_response()
+}
+
+/// An OpenAI-style error body.
+fn openai_error(message: &str) -> Value {
+    json!({"error": {"message": message, "type": "invalid_request_error", "param": null, "code": null}})
+}
+
+/// The items of a JSON array (none for anything else).
+fn list(value: &Value) -> impl Iterator<Item = &Value> {
+    value.as_array().into_iter().flatten()
+}
+
+/// Text an agent adds to the user's turn on its own (`<system-reminder>`,
+/// `<environment_context>`...), which the script must not read as the user's words.
+fn is_agent_context(text: &str) -> bool {
+    let text = text.trim_start();
+    text.is_empty() || text.starts_with('<')
+}
+
+/// A model server running on a background thread; it stops when the process ends.
+pub struct ModelServer {
+    addr: SocketAddr,
+}
+
+impl ModelServer {
+    /// Starts a server on 127.0.0.1 on a free port.
+    pub fn start() -> std::io::Result<Self> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        std::thread::Builder::new()
+            .name("model-server".into())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("a tokio runtime for the model server");
+                runtime.block_on(async move {
+                    let listener = tokio::net::TcpListener::from_std(listener)
+                        .expect("the model server's listener");
+                    axum::serve(listener, router()).await.ok();
+                });
+            })?;
+        Ok(Self { addr })
+    }
+
+    /// `http://127.0.0.1:PORT` (Claude Code's `ANTHROPIC_BASE_URL`).
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// `http://127.0.0.1:PORT/v1` (the base URL OpenAI clients take).
+    pub fn openai_url(&self) -> String {
+        format!("{}/v1", self.url())
+    }
+}

@@ -1,0 +1,248 @@
+//! The script: what the model answers, decided from the conversation alone.
+//!
+//! Each wire protocol parses its request into a [`Conversation`]; [`reply`] picks
+//! the answer from the latest user text (`run: echo hi`, `think: x`...) or, when the
+//! agent is reporting a tool's result, finishes the turn. Protocol modules then
+//! render the [`Reply`] in their own streaming format.
+
+use serde_json::Value;
+
+use crate::tools::{self, Tool};
+
+/// What the model was asked, independent of the wire protocol.
+#[derive(Debug, Clone, Default)]
+pub struct Conversation {
+    /// The text the user typed last (agents' own reminders and context removed).
+    pub user_text: String,
+    /// The output of the tool the model called, when the request reports one.
+    pub tool_output: Option<String>,
+    /// The tools the agent offers.
+    pub tools: Vec<Tool>,
+}
+
+/// One block of the model's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    /// Reasoning text.
+    Reasoning(String),
+    /// Assistant text, streamed as these chunks.
+    Text(Vec<String>),
+    /// A call of one of the agent's tools.
+    ToolCall(ToolCall),
+}
+
+/// A tool call the model makes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The call id (`call_1`...).
+    pub id: String,
+    /// The tool's name, as the agent offered it.
+    pub name: String,
+    /// Arguments: a JSON object for function tools, or the raw text for free-form
+    /// (custom) tools.
+    pub input: ToolInput,
+}
+
+/// The arguments of a [`ToolCall`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolInput {
+    /// JSON arguments of a function tool.
+    Json(Value),
+    /// The free-form input of a custom tool (Codex's `apply_patch`).
+    Text(String),
+}
+
+/// The model's whole answer to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// Stream these blocks; wait `chunk_delay_ms` between text chunks.
+    Blocks {
+        blocks: Vec<Block>,
+        chunk_delay_ms: u64,
+    },
+    /// Fail the request with an API error (HTTP 400).
+    Error(String),
+}
+
+impl Reply {
+    fn text(text: impl Into<String>) -> Self {
+        Reply::Blocks {
+            blocks: vec![Block::Text(split(&text.into()))],
+            chunk_delay_ms: 0,
+        }
+    }
+
+    fn say_then_call(text: &str, call: Option<ToolCall>, action: &str) -> Self {
+        match call {
+            Some(call) => Reply::Blocks {
+                blocks: vec![Block::Text(vec![text.to_owned()]), Block::ToolCall(call)],
+                chunk_delay_ms: 0,
+            },
+            None => Reply::text(format!("No tool to {action} with.")),
+        }
+    }
+
+    /// Whether the answer ends with a tool call (the turn goes on).
+    pub fn calls_tool(&self) -> bool {
+        matches!(self, Reply::Blocks { blocks, .. } if matches!(blocks.last(), Some(Block::ToolCall(_))))
+    }
+}
+
+/// Token counts reported with every answer.
+pub const USAGE: Usage = Usage {
+    input_tokens: 100,
+    output_tokens: 10,
+};
+
+/// Token counts of one answer.
+#[derive(Debug, Clone, Copy)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// The answer to a conversation. `call_number` makes tool call ids unique.
+pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
+    if conversation.tool_output.is_some() {
+        return Reply::text("done");
+    }
+    let call_id = format!("call_{call_number}");
+    let text = conversation.user_text.trim();
+    // Some agents quote the user's words (`opencode run`).
+    let text = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(text);
+    // A request without tools is the agent's own side task (a title, a summary):
+    // it gets no tool call.
+    let side_task = conversation.tools.is_empty();
+    let directive = directive(text).filter(|(command, _)| {
+        !(side_task && ["run", "write", "read", "ask", "plan"].contains(command))
+    });
+    let Some((command, argument)) = directive else {
+        return Reply::text(format!("Echo: {text}"));
+    };
+    let tools = &conversation.tools;
+    match command {
+        "run" => Reply::say_then_call(
+            "I'll run the command.",
+            tools::shell(tools, &call_id, argument),
+            "run commands",
+        ),
+        "write" => {
+            let (path, content) = argument.split_once(": ").unwrap_or((argument, ""));
+            Reply::say_then_call(
+                "I'll write the file.",
+                tools::write(tools, &call_id, path.trim(), content),
+                "write files",
+            )
+        }
+        "read" => Reply::say_then_call(
+            "I'll read the file.",
+            tools::read(tools, &call_id, argument),
+            "read files",
+        ),
+        "ask" => Reply::say_then_call(
+            "I have a question.",
+            tools::ask(tools, &call_id, argument),
+            "ask questions",
+        ),
+        "plan" => Reply::say_then_call(
+            "Here is my plan.",
+            tools::exit_plan(tools, &call_id, argument),
+            "present plans",
+        ),
+        "think" => Reply::Blocks {
+            blocks: vec![
+                Block::Reasoning(format!("Let me think about {argument}.")),
+                Block::Text(split(&format!("Thought about {argument}."))),
+            ],
+            chunk_delay_ms: 0,
+        },
+        "slow" => {
+            let ticks = argument.parse::<u64>().unwrap_or(20).min(10_000);
+            Reply::Blocks {
+                blocks: vec![Block::Text(
+                    (1..=ticks).map(|i| format!("tick {i} ")).collect(),
+                )],
+                chunk_delay_ms: 250,
+            }
+        }
+        "fail" => Reply::Error(argument.to_owned()),
+        _ => Reply::text(format!("Echo: {text}")),
+    }
+}
+
+/// `("run", "echo hi")` from `run: echo hi`, for the known directives.
+fn directive(text: &str) -> Option<(&str, &str)> {
+    let (command, argument) = text.split_once(':')?;
+    let known = [
+        "run", "write", "read", "ask", "plan", "think", "slow", "fail",
+    ];
+    known.contains(&command).then(|| (command, argument.trim()))
+}
+
+/// Splits text into a few chunks on word boundaries, so agents see several deltas.
+fn split(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split_inclusive(' ').collect();
+    let per_chunk = words.len().div_ceil(3).max(1);
+    words.chunks(per_chunk).map(|c| c.concat()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn asked(text: &str, tools: &[&str]) -> Reply {
+        let conversation = Conversation {
+            user_text: text.to_owned(),
+            tool_output: None,
+            tools: tools
+                .iter()
+                .map(|name| Tool::function(name, json!({})))
+                .collect(),
+        };
+        reply(&conversation, 1)
+    }
+
+    #[test]
+    fn plain_text_is_echoed_in_several_chunks() {
+        let Reply::Blocks { blocks, .. } = asked("hello there my friend", &[]) else {
+            panic!()
+        };
+        let [Block::Text(chunks)] = &blocks[..] else {
+            panic!("{blocks:?}")
+        };
+        assert!(chunks.len() > 1);
+        assert_eq!(chunks.concat(), "Echo: hello there my friend");
+    }
+
+    #[test]
+    fn run_calls_the_shell_tool_and_a_tool_result_finishes() {
+        let reply = asked("run: echo hello", &["Read", "Bash"]);
+        assert!(reply.calls_tool(), "{reply:?}");
+        let conversation = Conversation {
+            tool_output: Some("hello".into()),
+            ..Default::default()
+        };
+        assert_eq!(super::reply(&conversation, 2), Reply::text("done"));
+    }
+
+    #[test]
+    fn a_missing_tool_is_said_not_invented() {
+        let reply = asked("run: ls", &["Read"]);
+        assert_eq!(reply, Reply::text("No tool to run commands with."));
+    }
+
+    #[test]
+    fn side_requests_without_tools_and_quoted_text_are_echoed() {
+        assert_eq!(asked("run: ls", &[]), Reply::text("Echo: run: ls"));
+        assert!(asked("\"run: ls\"", &["bash"]).calls_tool());
+    }
+
+    #[test]
+    fn fail_is_an_api_error() {
+        assert_eq!(asked("fail: boom", &[]), Reply::Error("boom".into()));
+    }
+}

@@ -1,0 +1,182 @@
+//! The agents' tools, and how to call the right one for a scripted action.
+//!
+//! Agents name their tools differently (Claude Code `Bash`, Codex `exec_command`,
+//! OpenCode `bash`...). Each function here looks for the tools it knows by name
+//! among those the request offers and builds that tool's arguments.
+
+use serde_json::{json, Value};
+
+use crate::script::{ToolCall, ToolInput};
+
+/// A tool the agent offers the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    /// The tool's name.
+    pub name: String,
+    /// Free-form (custom) tools take raw text instead of JSON arguments.
+    pub free_form: bool,
+    /// The JSON schema of its arguments (empty for free-form tools).
+    pub schema: Value,
+}
+
+impl Tool {
+    /// A function tool with a JSON schema.
+    pub fn function(name: &str, schema: Value) -> Self {
+        Self {
+            name: name.to_owned(),
+            free_form: false,
+            schema,
+        }
+    }
+
+    /// A free-form tool.
+    pub fn free_form(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            free_form: true,
+            schema: Value::Null,
+        }
+    }
+
+    fn has_property(&self, property: &str) -> bool {
+        self.schema["properties"].get(property).is_some()
+    }
+
+    fn call(&self, id: &str, input: ToolInput) -> ToolCall {
+        ToolCall {
+            id: id.to_owned(),
+            name: self.name.clone(),
+            input,
+        }
+    }
+}
+
+fn find<'a>(tools: &'a [Tool], names: &[&str]) -> Option<&'a Tool> {
+    names
+        .iter()
+        .find_map(|name| tools.iter().find(|tool| tool.name == *name))
+}
+
+/// A call of the shell tool running `command`.
+pub fn shell(tools: &[Tool], id: &str, command: &str) -> Option<ToolCall> {
+    let names = [
+        "Bash",
+        "bash",
+        "exec_command",
+        "shell_command",
+        "shell",
+        "run_shell_command",
+    ];
+    let tool = find(tools, &names)?;
+    let arguments = if tool.name == "shell" && !tool.has_property("cmd") {
+        // Codex's classic `shell` takes an argv.
+        json!({ "command": ["bash", "-lc", command] })
+    } else if tool.has_property("cmd") {
+        json!({ "cmd": command })
+    } else {
+        json!({ "command": command, "description": "Run the command" })
+    };
+    Some(tool.call(id, ToolInput::Json(arguments)))
+}
+
+/// A call that writes `content` to `path` (a patch for Codex's `apply_patch`).
+pub fn write(tools: &[Tool], id: &str, path: &str, content: &str) -> Option<ToolCall> {
+    if let Some(tool) = find(tools, &["apply_patch"]) {
+        let added: String = content.lines().map(|line| format!("+{line}\n")).collect();
+        let patch = format!("*** Begin Patch\n*** Add File: {path}\n{added}*** End Patch\n");
+        let input = if tool.free_form {
+            ToolInput::Text(patch)
+        } else {
+            ToolInput::Json(json!({ "input": patch }))
+        };
+        return Some(tool.call(id, input));
+    }
+    let tool = find(tools, &["Write", "write", "write_file"])?;
+    let path_key = path_property(tool);
+    Some(tool.call(
+        id,
+        ToolInput::Json(json!({ path_key: path, "content": content })),
+    ))
+}
+
+/// A call that reads `path` (a `cat` through the shell when there is no read tool).
+pub fn read(tools: &[Tool], id: &str, path: &str) -> Option<ToolCall> {
+    match find(tools, &["Read", "read", "read_file"]) {
+        Some(tool) => Some(tool.call(id, ToolInput::Json(json!({ path_property(tool): path })))),
+        None => shell(tools, id, &format!("cat {path}")),
+    }
+}
+
+/// A question with the options "yes" and "no" (Claude Code's `AskUserQuestion`).
+pub fn ask(tools: &[Tool], id: &str, question: &str) -> Option<ToolCall> {
+    let tool = find(tools, &["AskUserQuestion"])?;
+    Some(tool.call(
+        id,
+        ToolInput::Json(json!({
+            "questions": [{
+                "question": question,
+                "header": "Question",
+                "multiSelect": false,
+                "options": [
+                    { "label": "yes", "description": "Yes" },
+                    { "label": "no", "description": "No" },
+                ],
+            }]
+        })),
+    ))
+}
+
+/// The end of plan mode with `plan` (Claude Code's `ExitPlanMode`).
+pub fn exit_plan(tools: &[Tool], id: &str, plan: &str) -> Option<ToolCall> {
+    let tool = find(tools, &["ExitPlanMode"])?;
+    Some(tool.call(id, ToolInput::Json(json!({ "plan": plan }))))
+}
+
+/// The name the tool gives its path argument.
+fn path_property(tool: &Tool) -> &'static str {
+    ["file_path", "filePath", "absolute_path", "path"]
+        .into_iter()
+        .find(|key| tool.has_property(key))
+        .unwrap_or("file_path")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_follow_each_agents_schema() {
+        let codex = [Tool::function(
+            "exec_command",
+            json!({"properties": {"cmd": {"type": "string"}}}),
+        )];
+        let call = shell(&codex, "c1", "ls").unwrap();
+        assert_eq!(call.input, ToolInput::Json(json!({"cmd": "ls"})));
+
+        let opencode = [Tool::function(
+            "write",
+            json!({"properties": {"filePath": {}, "content": {}}}),
+        )];
+        let call = write(&opencode, "c2", "/tmp/a", "x").unwrap();
+        assert_eq!(
+            call.input,
+            ToolInput::Json(json!({"filePath": "/tmp/a", "content": "x"}))
+        );
+
+        let patcher = [Tool::free_form("apply_patch")];
+        let ToolInput::Text(patch) = write(&patcher, "c3", "a.txt", "hi").unwrap().input else {
+            panic!()
+        };
+        assert_eq!(
+            patch,
+            "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n"
+        );
+    }
+
+    #[test]
+    fn read_falls_back_to_cat() {
+        let tools = [Tool::function("shell_command", json!({}))];
+        let call = read(&tools, "c1", "x.txt").unwrap();
+        assert_eq!(call.name, "shell_command");
+    }
+}
