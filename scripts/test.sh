@@ -5,6 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+if ! command -v npm >/dev/null 2>&1; then
+  echo "scripts/test.sh: npm (Node.js 20+) is needed for the agent CLIs and the TypeScript SDK" >&2
+  exit 1
+fi
+
+# The real agent CLIs the conformance suite drives (runtime/tests/conformance.rs),
+# pinned in testing/agents/package-lock.json and installed from the npm registry.
+(cd testing/agents && npm ci --no-audit --no-fund)
 cargo test --workspace --locked
 cargo test --locked --manifest-path adapters/Cargo.toml
 cargo test --locked --manifest-path testing/guests/Cargo.toml
@@ -12,10 +20,6 @@ cargo test --locked --manifest-path testing/guests/Cargo.toml
 # The TypeScript SDK (sdks/typescript): its generated types match docs/openapi.json, it
 # type-checks and builds (ESM + CJS), and its vitest suite passes against the daemon binary
 # (`cargo build -p sandbox-agent`, already built above, or $SANDBOX_AGENT_BIN).
-if ! command -v npm >/dev/null 2>&1; then
-  echo "scripts/test.sh: npm (Node.js 20+) is needed for the TypeScript SDK's tests" >&2
-  exit 1
-fi
 (
   cd sdks/typescript
   npm ci --no-audit --no-fund

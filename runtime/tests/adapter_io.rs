@@ -16,7 +16,10 @@ fn start_with_probe(extra: &[&str]) -> (Daemon, tempfile::TempDir) {
         adapters.path().display().to_string(),
     ];
     args.extend(extra.iter().map(|a| a.to_string()));
-    (Daemon::start_with(Options { token: None, args }), adapters)
+    (Daemon::start_with(Options {
+        args,
+        ..Options::default()
+    }), adapters)
 }
 
 fn post(daemon: &Daemon, path: &str, body: Value) -> reqwest::blocking::Response {

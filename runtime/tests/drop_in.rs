@@ -39,6 +39,7 @@ fn a_dropped_in_component_replaces_the_builtin_mock() {
             "--adapters-dir".into(),
             adapters.path().display().to_string(),
         ],
+        ..Options::default()
     });
     let api = Api::new(&daemon);
     let mock = mock_entry(&api);

@@ -431,6 +431,7 @@ fn the_token_guards_every_route_but_health() {
     let daemon = Daemon::start_with(Options {
         token: Some(token.into()),
         args: vec![],
+        ..Options::default()
     });
     let api = Api::new(&daemon); // sends the token
     let anonymous = reqwest::blocking::Client::new();
@@ -557,6 +558,7 @@ fn request_bodies_are_limited() {
     let daemon = Daemon::start_with(Options {
         token: None,
         args: vec!["--body-limit".into(), "1000".into()],
+        ..Options::default()
     });
     let api = Api::new(&daemon);
     let big = "x".repeat(2000);
@@ -631,6 +633,7 @@ fn cors_answers_configured_origins() {
     let daemon = Daemon::start_with(Options {
         token: Some(token.into()),
         args,
+        ..Options::default()
     });
     let client = reqwest::blocking::Client::new();
     let preflight = |origin: &str| {

@@ -22,6 +22,7 @@ fn a_misbehaving_adapter_ends_only_its_own_session() {
             "--adapter-memory-mib".into(),
             "32".into(),
         ],
+        ..Options::default()
     });
     let api = Api::new(&daemon);
     let agents = api.get_ok("/v1/agents");

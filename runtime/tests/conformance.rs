@@ -1,0 +1,49 @@
+//! The conformance suite: every real agent CLI (installed from the npm registry
+//! by `npm ci` in `testing/agents`), driven through the daemon's HTTP API while it
+//! talks to our scripted model server on 127.0.0.1. No agent is mocked.
+//!
+//! One set of checks (`conformance/checks.rs`) runs for every agent in
+//! `conformance/agents.rs`. Locally, an agent that is not installed is skipped
+//! with a message; under CI (`CI` set) it fails.
+
+mod common;
+
+#[path = "conformance/agents.rs"]
+mod agents;
+#[path = "conformance/checks.rs"]
+mod checks;
+#[path = "conformance/harness.rs"]
+mod harness;
+
+/// Runs a check against a fresh harness for the agent.
+fn run(agent: &str, check: fn(&harness::Harness)) {
+    if let Some(harness) = harness::Harness::start(agent) {
+        check(&harness);
+    }
+}
+
+/// One test per (agent, check).
+macro_rules! conformance {
+    ($agent:ident: $($check:ident),* $(,)?) => {
+        mod $agent {
+            $(
+                #[test]
+                fn $check() {
+                    super::run(stringify!($agent), super::checks::$check);
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! every_check {
+    ($($agent:ident),*) => {$(
+        conformance!($agent:
+            installed_with_its_version, text_turn, tool_call_and_result, file_change,
+            multi_turn, permission_once, permission_always, permission_reject, question,
+            cancel_mid_turn, terminate, agent_crash, resume_after_exit, include_raw,
+        );
+    )*};
+}
+
+every_check!(claude, codex, opencode);

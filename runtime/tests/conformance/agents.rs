@@ -1,0 +1,142 @@
+//! The real agents under test: where `npm ci` in `testing/agents` puts each one's
+//! native binary, and how the test points it at the scripted model server.
+
+use std::path::{Path, PathBuf};
+
+use sandbox_agent_model_server::ModelServer;
+
+/// One agent CLI the suite drives.
+pub struct Agent {
+    /// Agent id in the API.
+    pub id: &'static str,
+    /// The npm package whose version the test shows and expects.
+    pub package: &'static str,
+    /// The native binary, relative to `testing/agents/node_modules`.
+    binary: fn() -> String,
+    /// Variables that point the agent at the model server (`home` is the agent's
+    /// private home directory).
+    env: fn(&ModelServer, &Path) -> Vec<(String, String)>,
+}
+
+/// Every agent the conformance suite covers.
+pub const AGENTS: &[Agent] = &[
+    Agent {
+        id: "claude",
+        package: "@anthropic-ai/claude-code",
+        binary: || format!("@anthropic-ai/claude-code-linux-{}/claude", npm_arch()),
+        env: claude_env,
+    },
+    Agent {
+        id: "codex",
+        package: "@openai/codex",
+        binary: || {
+            format!(
+                "@openai/codex-linux-{}/vendor/{}-unknown-linux-musl/bin/codex",
+                npm_arch(),
+                std::env::consts::ARCH
+            )
+        },
+        env: codex_env,
+    },
+    Agent {
+        id: "opencode",
+        package: "opencode-ai",
+        binary: || format!("opencode-linux-{}/bin/opencode", npm_arch()),
+        env: opencode_env,
+    },
+];
+
+impl Agent {
+    /// The agent by id.
+    pub fn named(id: &str) -> &'static Agent {
+        AGENTS.iter().find(|a| a.id == id).expect("a known agent")
+    }
+
+    /// The installed native binary, when `npm ci` ran in `testing/agents`.
+    pub fn binary(&self) -> Option<PathBuf> {
+        let path = node_modules().join((self.binary)());
+        path.is_file().then_some(path)
+    }
+
+    /// The version `testing/agents/package-lock.json` pinned (from the installed package).
+    pub fn pinned_version(&self) -> String {
+        let manifest = node_modules().join(self.package).join("package.json");
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&manifest).expect("the package's manifest"))
+                .expect("package.json is JSON");
+        manifest["version"].as_str().expect("a version").to_owned()
+    }
+
+    /// Variables for the daemon that point this agent at `model`.
+    pub fn env(&self, model: &ModelServer, home: &Path) -> Vec<(String, String)> {
+        (self.env)(model, home)
+    }
+}
+
+/// Where `npm ci` installs the agents.
+pub fn node_modules() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testing/agents/node_modules")
+}
+
+fn npm_arch() -> &'static str {
+    match std::env::consts::ARCH {
+        "aarch64" => "arm64",
+        _ => "x64",
+    }
+}
+
+fn pairs(pairs: &[(&str, String)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
+}
+
+fn claude_env(model: &ModelServer, _home: &Path) -> Vec<(String, String)> {
+    pairs(&[
+        ("ANTHROPIC_BASE_URL", model.url()),
+        ("ANTHROPIC_API_KEY", "sk-scripted".into()),
+        ("CLAUDE_CODE_MAX_RETRIES", "0".into()),
+        ("DISABLE_TELEMETRY", "1".into()),
+        ("DISABLE_ERROR_REPORTING", "1".into()),
+    ])
+}
+
+/// Codex reads its provider from `$CODEX_HOME/config.toml`.
+fn codex_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
+    let codex_home = home.join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let config = format!(
+        "model = \"scripted\"\n\
+         model_provider = \"scripted\"\n\
+         [model_providers.scripted]\n\
+         name = \"Scripted\"\n\
+         base_url = \"{}\"\n\
+         env_key = \"SCRIPTED_API_KEY\"\n\
+         wire_api = \"responses\"\n",
+        model.openai_url()
+    );
+    std::fs::write(codex_home.join("config.toml"), config).unwrap();
+    pairs(&[
+        ("CODEX_HOME", codex_home.display().to_string()),
+        ("SCRIPTED_API_KEY", "sk-scripted".into()),
+    ])
+}
+
+/// OpenCode takes its whole configuration from `OPENCODE_CONFIG_CONTENT`.
+fn opencode_env(model: &ModelServer, _home: &Path) -> Vec<(String, String)> {
+    let config = serde_json::json!({
+        "provider": {
+            "scripted": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Scripted",
+                "options": { "baseURL": model.openai_url(), "apiKey": "sk-scripted" },
+                "models": { "scripted": { "name": "Scripted" } }
+            }
+        },
+        "model": "scripted/scripted",
+        "autoupdate": false,
+        "share": "disabled"
+    });
+    pairs(&[("OPENCODE_CONFIG_CONTENT", config.to_string())])
+}

@@ -1,0 +1,366 @@
+//! The checks, written once against the HTTP API and run for every agent. A check
+//! whose feature the adapter does not declare asserts the documented behaviour
+//! instead (the turn still ends, no request the client could not answer).
+
+use serde_json::{json, Value};
+
+use super::harness::Harness;
+use crate::common::api::{assistant_texts, check_turns, expect_no_content, pretty};
+
+/// `GET /v1/agents` shows the agent installed with the pinned version.
+pub fn installed_with_its_version(h: &Harness) {
+    let info = h.agent_info();
+    let pinned = h.agent.pinned_version();
+    eprintln!(
+        "{} {} (npm {})",
+        h.agent.id, info["version"], h.agent.package
+    );
+    assert_eq!(info["installed"], json!(true), "{info:#}");
+    assert_eq!(info["version"], json!(pinned), "{info:#}");
+}
+
+/// A text turn: user item, streamed assistant text, usage.
+pub fn text_turn(h: &Harness) {
+    let session = h.create("default");
+    let events = h.turn(&session, "hello conformance");
+    check_turns(&events, true);
+    let texts = assistant_texts(&events);
+    assert!(
+        texts.iter().any(|t| t.contains("Echo: hello conformance")),
+        "{texts:?}\n{}",
+        pretty(&events)
+    );
+    if h.can("streamingDeltas") {
+        assert!(
+            events.iter().any(|e| e["type"] == "item.delta"),
+            "streamingDeltas declared but no item.delta:\n{}",
+            pretty(&events)
+        );
+    }
+    let ended = events.last().unwrap();
+    if h.can("usage") {
+        assert!(
+            ended["data"]["usage"]["input_tokens"].as_u64() > Some(0),
+            "usage declared but missing: {ended:#}"
+        );
+    }
+    let native = h.api().session_info(&session)["nativeSessionId"].clone();
+    assert!(
+        native.is_string(),
+        "a native session id is reported: {native}"
+    );
+}
+
+fn items<'e>(events: &'e [Value], kind: &str) -> Vec<&'e Value> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "item.completed" && e["data"]["item"]["kind"] == kind)
+        .map(|e| &e["data"]["item"])
+        .collect()
+}
+
+/// A tool call and its result, then the final answer.
+pub fn tool_call_and_result(h: &Harness) {
+    let session = h.create("bypass");
+    let events = h.turn(&session, "run: echo tool-output-$((40+2))");
+    check_turns(&events, true);
+    assert!(
+        !items(&events, "tool_call").is_empty(),
+        "{}",
+        pretty(&events)
+    );
+    let results = items(&events, "tool_result");
+    assert!(
+        results
+            .iter()
+            .any(|r| r.to_string().contains("tool-output-42")),
+        "the command's output is in a tool_result:\n{}",
+        pretty(&events)
+    );
+    assert!(
+        assistant_texts(&events).iter().any(|t| t.contains("done")),
+        "{}",
+        pretty(&events)
+    );
+}
+
+/// A file the agent writes exists, and the change is reported with a diff.
+pub fn file_change(h: &Harness) {
+    let session = h.create("bypass");
+    let events = h.turn(&session, "write: notes.txt: hello file");
+    check_turns(&events, true);
+    let written = std::fs::read_to_string(h.path("notes.txt")).unwrap_or_default();
+    assert!(
+        written.contains("hello file"),
+        "notes.txt: {written:?}\n{}",
+        pretty(&events)
+    );
+    if h.can("fileChanges") {
+        let file_ref = events.iter().find(|e| {
+            e["type"] == "item.completed"
+                && e["data"]["item"]["content"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|p| {
+                        p["type"] == "file_ref"
+                            && p["path"].as_str().is_some_and(|p| p.ends_with("notes.txt"))
+                    })
+        });
+        assert!(
+            file_ref.is_some(),
+            "fileChanges declared but no file_ref:\n{}",
+            pretty(&events)
+        );
+    }
+}
+
+/// Two turns in one session share the conversation.
+pub fn multi_turn(h: &Harness) {
+    let session = h.create("default");
+    h.turn(&session, "first-turn-marker");
+    let events = h.turn(&session, "second turn");
+    check_turns(&h.events(&session), true);
+    assert!(assistant_texts(&events)
+        .iter()
+        .any(|t| t.contains("Echo: second turn")));
+    let last = h
+        .model_requests()
+        .into_iter()
+        .filter(|r| {
+            r["userText"]
+                .as_str()
+                .is_some_and(|t| t.contains("second turn"))
+        })
+        .last();
+    let last = last.expect("the model saw the second turn");
+    assert!(
+        last["body"].to_string().contains("first-turn-marker"),
+        "the second request carries the first turn"
+    );
+}
+
+/// Sends a command in `default` mode and waits for its permission request.
+fn ask_permission(h: &Harness, session: &str, command: &str) -> (u64, String) {
+    let offset = h.last_sequence(session);
+    h.send(session, &format!("run: {command}"));
+    let events = h.wait_for_type(session, offset, "permission.requested");
+    let request = events.last().unwrap();
+    let id = request["data"]["permission_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (offset, id)
+}
+
+/// Permission answered `once`: the command runs; the next one asks again.
+pub fn permission_once(h: &Harness) {
+    let session = h.create("default");
+    let (offset, id) = ask_permission(h, &session, "touch once.txt");
+    h.reply_permission(&session, &id, "once");
+    let events = h.wait_for_type(&session, offset, "turn.ended");
+    assert!(h.path("once.txt").exists(), "{}", pretty(&events));
+    let resolved = events
+        .iter()
+        .find(|e| e["type"] == "permission.resolved")
+        .expect("permission.resolved");
+    assert_eq!(resolved["data"]["permission_id"], json!(id));
+    // Once means once.
+    let (offset, id) = ask_permission(h, &session, "touch twice.txt");
+    h.reply_permission(&session, &id, "once");
+    h.wait_for_type(&session, offset, "turn.ended");
+    assert!(h.path("twice.txt").exists());
+}
+
+/// Permission answered `always`: the same kind of command no longer asks.
+pub fn permission_always(h: &Harness) {
+    let session = h.create("default");
+    let (offset, id) = ask_permission(h, &session, "touch always.txt");
+    h.reply_permission(&session, &id, "always");
+    h.wait_for_type(&session, offset, "turn.ended");
+    assert!(h.path("always.txt").exists());
+    let events = h.turn(&session, "run: touch always.txt");
+    assert!(
+        !events.iter().any(|e| e["type"] == "permission.requested"),
+        "asked again after always:\n{}",
+        pretty(&events)
+    );
+}
+
+/// Permission rejected: the command does not run and the turn ends.
+pub fn permission_reject(h: &Harness) {
+    let session = h.create("default");
+    let (offset, id) = ask_permission(h, &session, "touch rejected.txt");
+    h.reply_permission(&session, &id, "reject");
+    let events = h.wait_for_type(&session, offset, "turn.ended");
+    assert!(!h.path("rejected.txt").exists(), "{}", pretty(&events));
+    let resolved = events
+        .iter()
+        .find(|e| e["type"] == "permission.resolved")
+        .expect("permission.resolved");
+    assert_eq!(resolved["data"]["status"], json!("reject"), "{resolved:#}");
+}
+
+/// A question answered by the client (agents with questions); otherwise the
+/// turn ends without a question.
+pub fn question(h: &Harness) {
+    let session = h.create("default");
+    let offset = h.last_sequence(&session);
+    h.send(&session, "ask: Proceed?");
+    if !h.can("questions") {
+        let events = h.wait_for_type(&session, offset, "turn.ended");
+        assert!(
+            !events.iter().any(|e| e["type"] == "question.requested"),
+            "{}",
+            pretty(&events)
+        );
+        return;
+    }
+    let events = h.wait_for_type(&session, offset, "question.requested");
+    let question = &events.last().unwrap()["data"];
+    assert!(
+        question["prompt"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Proceed?"),
+        "{question:#}"
+    );
+    assert_eq!(question["options"], json!(["yes", "no"]), "{question:#}");
+    let id = question["question_id"].as_str().unwrap();
+    expect_no_content(
+        h.api().post_json(
+            &format!("/v1/sessions/{session}/questions/{id}/reply"),
+            json!({ "answers": [["yes"]] }),
+        ),
+        "question reply",
+    );
+    let events = h.wait_for_type(&session, offset, "turn.ended");
+    let resolved = events
+        .iter()
+        .find(|e| e["type"] == "question.resolved")
+        .expect("question.resolved");
+    assert_eq!(
+        resolved["data"]["status"],
+        json!("answered"),
+        "{resolved:#}"
+    );
+}
+
+/// Cancel interrupts a streaming turn; the session takes the next message.
+pub fn cancel_mid_turn(h: &Harness) {
+    let session = h.create("default");
+    let offset = h.last_sequence(&session);
+    h.send(&session, "slow: 200");
+    h.wait_for_type(&session, offset, "item.delta");
+    expect_no_content(
+        h.api()
+            .post_empty(&format!("/v1/sessions/{session}/cancel")),
+        "cancel",
+    );
+    let events = h.wait_for_type(&session, offset, "turn.ended");
+    let ticks = events.iter().filter(|e| e["type"] == "item.delta").count();
+    assert!(ticks < 150, "the turn stopped early ({ticks} deltas)");
+    let events = h.turn(&session, "after cancel");
+    assert!(
+        assistant_texts(&events)
+            .iter()
+            .any(|t| t.contains("Echo: after cancel")),
+        "{}",
+        pretty(&events)
+    );
+}
+
+/// Terminate ends the session and stops the agent.
+pub fn terminate(h: &Harness) {
+    let session = h.create("default");
+    h.turn(&session, "hello");
+    expect_no_content(
+        h.api()
+            .post_empty(&format!("/v1/sessions/{session}/terminate")),
+        "terminate",
+    );
+    let events = h.wait_for_type(&session, 0, "session.ended");
+    let ended = &events.last().unwrap()["data"];
+    assert_eq!(ended["terminated_by"], json!("client"), "{ended:#}");
+    h.wait_agent_running(false);
+}
+
+/// The agent process dies mid-turn: `session.ended` with the exit, daemon fine.
+pub fn agent_crash(h: &Harness) {
+    let session = h.create("default");
+    let offset = h.last_sequence(&session);
+    h.send(&session, "slow: 400");
+    h.wait_for_type(&session, offset, "item.delta");
+    h.kill_agent();
+    let events = h.wait_for_type(&session, offset, "session.ended");
+    let ended = &events.last().unwrap()["data"];
+    assert_eq!(ended["reason"], json!("error"), "{ended:#}");
+    assert!(
+        ended["exit_code"].is_number()
+            || ended["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("signal")),
+        "the exit is reported: {ended:#}"
+    );
+    assert_eq!(h.api().get_ok("/v1/health")["status"], json!("ok"));
+    // Other sessions still work.
+    let other = h.create("default");
+    let events = h.turn(&other, "still here");
+    assert!(assistant_texts(&events)
+        .iter()
+        .any(|t| t.contains("Echo: still here")));
+}
+
+/// The agent process exits between turns: the next message resumes the native
+/// session, with the earlier conversation.
+pub fn resume_after_exit(h: &Harness) {
+    let session = h.create("default");
+    h.turn(&session, "remember-marker-7");
+    let native = h.api().session_info(&session)["nativeSessionId"].clone();
+    h.kill_agent();
+    let events = h.turn(&session, "what did I say");
+    assert!(
+        assistant_texts(&events)
+            .iter()
+            .any(|t| t.contains("Echo: what did I say")),
+        "{}",
+        pretty(&events)
+    );
+    let last = h
+        .model_requests()
+        .into_iter()
+        .filter(|r| {
+            r["userText"]
+                .as_str()
+                .is_some_and(|t| t.contains("what did I say"))
+        })
+        .last();
+    assert!(
+        last.expect("the model saw the message")["body"]
+            .to_string()
+            .contains("remember-marker-7"),
+        "the resumed agent still has the first turn"
+    );
+    assert_eq!(h.api().session_info(&session)["nativeSessionId"], native);
+}
+
+/// `include_raw=true` carries the native line on agent events, and only then.
+pub fn include_raw(h: &Harness) {
+    let session = h.create("default");
+    h.turn(&session, "raw please");
+    let with_raw = h.api().events_page(&session, "include_raw=true");
+    let native: Vec<&Value> = with_raw["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["source"] == "agent" && e["synthetic"] == json!(false))
+        .collect();
+    assert!(!native.is_empty());
+    for event in native {
+        assert!(
+            event["raw"].is_string() || event["raw"].is_object(),
+            "no raw: {event:#}"
+        );
+    }
+    assert!(h.events(&session).iter().all(|e| e.get("raw").is_none()));
+}

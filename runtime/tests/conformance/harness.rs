@@ -1,0 +1,244 @@
+//! One real agent behind one daemon, pointed at one scripted model server, with
+//! the few operations the checks are written in.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use sandbox_agent_model_server::ModelServer;
+use serde_json::{json, Value};
+
+use super::agents::Agent;
+use crate::common::api::{expect_no_content, ok_json, types, Api};
+use crate::common::{Daemon, Options};
+
+/// How long a real agent may take for one step (start-up included).
+pub const AGENT_DEADLINE: Duration = Duration::from_secs(90);
+
+/// A daemon whose `agent` talks to a scripted model server.
+pub struct Harness {
+    pub agent: &'static Agent,
+    pub model: ModelServer,
+    pub daemon: Daemon,
+    /// The sessions' working directory.
+    pub workspace: tempfile::TempDir,
+    binary: PathBuf,
+    _home: tempfile::TempDir,
+    _install: tempfile::TempDir,
+    sessions: AtomicU32,
+}
+
+impl Harness {
+    /// A harness for the agent, or `None` (after saying why) when its CLI is not
+    /// installed and this is not CI. Under CI a missing agent fails the test.
+    pub fn start(id: &str) -> Option<Harness> {
+        let agent = Agent::named(id);
+        let Some(binary) = agent.binary() else {
+            let message =
+                format!("{id}: the agent CLI is not installed; run `npm ci` in testing/agents");
+            assert!(std::env::var_os("CI").is_none(), "{message}");
+            eprintln!("skipped: {message}");
+            return None;
+        };
+        let model = ModelServer::start().expect("starting the model server");
+        let home = tempfile::tempdir().unwrap();
+        let install = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(&binary, install.path().join(id)).unwrap();
+        let home_path = home.path().to_path_buf();
+        let mut env = vec![("HOME".to_owned(), home_path.display().to_string())];
+        for (var, dir) in [
+            ("XDG_CONFIG_HOME", ".config"),
+            ("XDG_DATA_HOME", ".local/share"),
+            ("XDG_STATE_HOME", ".local/state"),
+            ("XDG_CACHE_HOME", ".cache"),
+        ] {
+            env.push((var.to_owned(), home_path.join(dir).display().to_string()));
+        }
+        env.extend(agent.env(&model, &home_path));
+        let daemon = Daemon::start_with(Options {
+            args: vec!["--install-dir".into(), install.path().display().to_string()],
+            env,
+            ..Options::default()
+        });
+        Some(Harness {
+            agent,
+            model,
+            daemon,
+            workspace: tempfile::tempdir().unwrap(),
+            binary: binary.canonicalize().unwrap(),
+            _home: home,
+            _install: install,
+            sessions: AtomicU32::new(0),
+        })
+    }
+
+    /// A client for the daemon.
+    pub fn api(&self) -> Api<'_> {
+        Api::new(&self.daemon)
+    }
+
+    /// The agent's entry of `GET /v1/agents`.
+    pub fn agent_info(&self) -> Value {
+        let agents = self.api().get_ok("/v1/agents");
+        agents["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == self.agent.id)
+            .unwrap_or_else(|| panic!("{} not listed: {agents}", self.agent.id))
+            .clone()
+    }
+
+    /// Whether the adapter declares the capability (a `GET /v1/agents` name).
+    pub fn can(&self, capability: &str) -> bool {
+        self.agent_info()["capabilities"][capability] == json!(true)
+    }
+
+    /// Creates a session in the workspace with the permission mode; returns its id.
+    pub fn create(&self, permission_mode: &str) -> String {
+        let id = format!("s{}", self.sessions.fetch_add(1, Ordering::SeqCst) + 1);
+        let body = ok_json(self.api().post_json(
+            &format!("/v1/sessions/{id}"),
+            json!({
+                "agent": self.agent.id,
+                "permissionMode": permission_mode,
+                "directory": self.workspace.path(),
+            }),
+        ));
+        assert_eq!(body["healthy"], json!(true), "creating {id}: {body}");
+        id
+    }
+
+    /// Sends a message (accepted with 204).
+    pub fn send(&self, session: &str, text: &str) {
+        self.api().send(session, text);
+    }
+
+    /// The session's whole transcript.
+    pub fn events(&self, session: &str) -> Vec<Value> {
+        self.api().events(session)
+    }
+
+    /// Polls until an event after `offset` matches; returns the events up to it.
+    pub fn wait_for(
+        &self,
+        session: &str,
+        offset: u64,
+        what: &str,
+        done: impl Fn(&Value) -> bool,
+    ) -> Vec<Value> {
+        let deadline = Instant::now() + AGENT_DEADLINE;
+        loop {
+            let events = self.api().events_after(session, offset);
+            if let Some(position) = events.iter().position(&done) {
+                return events[..=position].to_vec();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} session {session}: no {what} after {offset}; got {}\n{}",
+                self.agent.id,
+                types(&events).join(", "),
+                crate::common::api::pretty(&events)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Polls until an event of the type follows `offset`.
+    pub fn wait_for_type(&self, session: &str, offset: u64, event_type: &str) -> Vec<Value> {
+        self.wait_for(session, offset, event_type, |e| e["type"] == event_type)
+    }
+
+    /// Sends `text` and returns the events of its turn (through `turn.ended`).
+    pub fn turn(&self, session: &str, text: &str) -> Vec<Value> {
+        let offset = self.last_sequence(session);
+        self.send(session, text);
+        self.wait_for_type(session, offset, "turn.ended")
+    }
+
+    /// Sequence of the newest event.
+    pub fn last_sequence(&self, session: &str) -> u64 {
+        self.api().last_sequence(session)
+    }
+
+    /// Answers a permission request.
+    pub fn reply_permission(&self, session: &str, permission_id: &str, reply: &str) {
+        let response = self.api().post_json(
+            &format!("/v1/sessions/{session}/permissions/{permission_id}/reply"),
+            json!({ "reply": reply }),
+        );
+        expect_no_content(response, "permission reply");
+    }
+
+    /// Every request the model server answered (model API calls only).
+    pub fn model_requests(&self) -> Vec<Value> {
+        let requests: Value = reqwest::blocking::get(format!("{}/requests", self.model.url()))
+            .unwrap()
+            .json()
+            .unwrap();
+        requests
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["api"] != "models")
+            .cloned()
+            .collect()
+    }
+
+    /// The pids of the agent's processes (the daemon's children running its binary).
+    pub fn agent_pids(&self) -> Vec<i32> {
+        let daemon = self.daemon.pid() as i32;
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| parent_of(*pid) == Some(daemon))
+            .filter(|pid| {
+                std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == self.binary)
+            })
+            .collect()
+    }
+
+    /// Waits until the agent runs (or runs no more).
+    pub fn wait_agent_running(&self, running: bool) -> Vec<i32> {
+        let deadline = Instant::now() + AGENT_DEADLINE;
+        loop {
+            let pids = self.agent_pids();
+            if pids.is_empty() != running {
+                return pids;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{}: agent process running={} never reached (pids {pids:?})",
+                self.agent.id,
+                running
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Kills every process of the agent with SIGKILL.
+    pub fn kill_agent(&self) {
+        let pids = self.wait_agent_running(true);
+        for pid in pids {
+            // SAFETY: sending a signal to a process we found as the daemon's child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        self.wait_agent_running(false);
+    }
+
+    /// A path in the workspace.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.workspace.path().join(name)
+    }
+}
+
+/// The parent pid of a process, from `/proc/PID/stat`.
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat =
+        std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat")).ok()?;
+    // The command name in parentheses may hold spaces: fields follow the last ')'.
+    let after = &stat[stat.rfind(')')? + 2..];
+    after.split(' ').nth(1)?.parse().ok()
+}
