@@ -4,7 +4,8 @@
 //! `sandbox-agent-host`) decide what to launch and how to translate; this crate
 //! owns everything with side effects: the HTTP server ([`server`]), sessions and
 //! their transcripts ([`sessions`]), child processes, loopback HTTP and timers the
-//! adapters ask for, and the command line ([`cli`]).
+//! adapters ask for, the command line ([`cli`]), and the replay of recorded
+//! transcripts through an adapter ([`transcripts`], `sandbox-agent adapters test`).
 
 pub mod adapters;
 pub mod agents;
@@ -13,6 +14,7 @@ pub mod config;
 pub mod error;
 pub mod server;
 pub mod sessions;
+pub mod transcripts;
 
 /// The daemon's version, reported by `GET /v1/health`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

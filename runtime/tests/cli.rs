@@ -13,7 +13,7 @@ use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{binary, free_port, Daemon, Options};
+use common::{binary, describe, free_port, text, Daemon, Options};
 use serde_json::{json, Value};
 
 /// Longest a single CLI call may take before the test fails (compiling an adapter
@@ -104,19 +104,6 @@ fn client_command(daemon: &Daemon, args: &[&str]) -> Command {
 /// Runs a client subcommand against `daemon`.
 fn cli(daemon: &Daemon, args: &[&str]) -> Output {
     run_command(client_command(daemon, args), COMMAND_TIMEOUT)
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn describe(output: &Output) -> String {
-    format!(
-        "status {}\n--- stdout\n{}\n--- stderr\n{}",
-        output.status,
-        text(&output.stdout),
-        text(&output.stderr)
-    )
 }
 
 /// Asserts the command succeeded and printed one JSON document on stdout.

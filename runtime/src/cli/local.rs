@@ -1,16 +1,20 @@
-//! Local tools for adapter components: list what a daemon would load, inspect a file.
+//! Local tools for adapter components: list what a daemon would load, inspect a file,
+//! replay recorded transcripts through a component.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Subcommand;
 use sandbox_agent_api::{AgentCapabilities, AgentModeInfo, AgentModelInfo};
 use sandbox_agent_host::{
-    AdapterOrigin, AdapterRegistry, HostConfig, LoadedAdapter, SUPPORTED_CONTRACTS,
+    AdapterOrigin, AdapterRegistry, HostConfig, HostError, LoadedAdapter, SUPPORTED_CONTRACTS,
 };
 use serde::Serialize;
 
+use super::Failure;
 use crate::agents::capabilities;
 use crate::config::default_data_dir;
+use crate::transcripts::{self, Mode};
 
 #[derive(Debug, Subcommand)]
 pub enum AdaptersCommand {
@@ -29,6 +33,25 @@ pub enum AdaptersCommand {
         /// The component (`.wasm`).
         file: PathBuf,
         /// The daemon's data dir (for the compile cache).
+        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        data_dir: Option<PathBuf>,
+    },
+    /// Replay recorded transcripts through a component and compare what it returns
+    /// with the expected files (docs/adapters/testing.md).
+    Test {
+        /// A component file (`.wasm`), or the agent id of a loaded adapter (builtin or
+        /// from the adapters folder).
+        component: String,
+        /// Folder of cases: `NAME.jsonl` (inputs) and `NAME.expected.jsonl` (output).
+        dir: PathBuf,
+        /// Write the expected files from this run instead of comparing.
+        #[arg(long)]
+        update: bool,
+        /// Folder of extra components, as for `server --adapters-dir`
+        /// [default: <data-dir>/adapters when it exists].
+        #[arg(long, env = "SANDBOX_AGENT_ADAPTERS_DIR")]
+        adapters_dir: Option<PathBuf>,
+        /// The daemon's data dir (for the default adapters folder and the compile cache).
         #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
         data_dir: Option<PathBuf>,
     },
@@ -99,47 +122,99 @@ fn cached_host(data_dir: &std::path::Path) -> HostConfig {
     }
 }
 
+/// The builtin adapters and the folder's, as a daemon with these flags would load them.
+fn load_registry(
+    adapters_dir: Option<PathBuf>,
+    data_dir: Option<PathBuf>,
+) -> Result<(AdapterRegistry, Vec<HostError>), String> {
+    let data_dir = data_dir.unwrap_or_else(default_data_dir);
+    let adapters_dir =
+        adapters_dir.or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
+    crate::adapters::load_registry(cached_host(&data_dir), adapters_dir.as_deref())
+        .map_err(|e| e.to_string())
+}
+
+/// Reads and compiles one component file.
+fn compile_file(file: &Path, data_dir: Option<PathBuf>) -> Result<LoadedAdapter, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let data_dir = data_dir.unwrap_or_else(default_data_dir);
+    let registry = AdapterRegistry::new(cached_host(&data_dir)).map_err(|e| e.to_string())?;
+    registry
+        .compile(AdapterOrigin::File(file.to_owned()), &bytes)
+        .map_err(|e| e.to_string())
+}
+
+/// Prints a value as pretty JSON on stdout.
+fn print_json(value: &impl Serialize) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    println!("{text}");
+    Ok(())
+}
+
 /// `sandbox-agent adapters ...`.
-pub fn adapters(command: AdaptersCommand) -> Result<(), String> {
+pub(super) fn adapters(command: AdaptersCommand) -> Result<(), Failure> {
     match command {
         AdaptersCommand::List {
             adapters_dir,
             data_dir,
         } => {
-            let data_dir = data_dir.unwrap_or_else(default_data_dir);
-            let adapters_dir =
-                adapters_dir.or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
-            let (registry, skipped) =
-                crate::adapters::load_registry(cached_host(&data_dir), adapters_dir.as_deref())
-                    .map_err(|e| e.to_string())?;
+            let (registry, skipped) = load_registry(adapters_dir, data_dir)?;
             let adapters: Vec<_> = registry
                 .list()
                 .iter()
                 .map(|adapter| AdapterView::of(adapter))
                 .collect();
             let skipped: Vec<String> = skipped.iter().map(ToString::to_string).collect();
-            let listing = serde_json::json!({ "adapters": adapters, "skipped": skipped });
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&listing).map_err(|e| e.to_string())?
-            );
-            Ok(())
+            Ok(print_json(
+                &serde_json::json!({ "adapters": adapters, "skipped": skipped }),
+            )?)
         }
         AdaptersCommand::Inspect { file, data_dir } => {
-            let bytes =
-                std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-            let data_dir = data_dir.unwrap_or_else(default_data_dir);
-            let registry =
-                AdapterRegistry::new(cached_host(&data_dir)).map_err(|e| e.to_string())?;
-            let adapter = registry
-                .compile(AdapterOrigin::File(file), &bytes)
-                .map_err(|e| e.to_string())?;
-            let view = AdapterView::of(&adapter);
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&view).map_err(|e| e.to_string())?
-            );
+            let adapter = compile_file(&file, data_dir)?;
+            Ok(print_json(&AdapterView::of(&adapter))?)
+        }
+        AdaptersCommand::Test {
+            component,
+            dir,
+            update,
+            adapters_dir,
+            data_dir,
+        } => {
+            let adapter =
+                resolve_adapter(&component, adapters_dir, data_dir).map_err(Failure::bad_input)?;
+            let mode = if update { Mode::Update } else { Mode::Compare };
+            let summary = transcripts::test_dir(&adapter, &dir, mode, &mut std::io::stdout())
+                .map_err(Failure::bad_input)?;
+            if summary.failed > 0 {
+                return Err(format!(
+                    "{} in {}; review the differences above, and accept the new output with --update",
+                    summary,
+                    dir.display()
+                )
+                .into());
+            }
             Ok(())
         }
     }
+}
+
+/// The component `adapters test` replays through: a `.wasm` file when `component`
+/// names one (or looks like a path), else the loaded adapter with that agent id.
+fn resolve_adapter(
+    component: &str,
+    adapters_dir: Option<PathBuf>,
+    data_dir: Option<PathBuf>,
+) -> Result<Arc<LoadedAdapter>, String> {
+    let path = Path::new(component);
+    if path.is_file() || component.contains('/') || component.ends_with(".wasm") {
+        return compile_file(path, data_dir).map(Arc::new);
+    }
+    let (registry, _) = load_registry(adapters_dir, data_dir)?;
+    registry.get(component).ok_or_else(|| {
+        let ids: Vec<String> = registry.list().iter().map(|a| a.id().to_owned()).collect();
+        format!(
+            "no adapter {component:?}: give a component file (.wasm) or a loaded agent id ({})",
+            ids.join(", ")
+        )
+    })
 }

@@ -41,7 +41,7 @@ enum Command {
     /// Answer an agent's permission requests.
     #[command(subcommand)]
     Permissions(remote::PermissionsCommand),
-    /// Inspect adapter components (no daemon needed).
+    /// Inspect and test adapter components (no daemon needed).
     #[command(subcommand)]
     Adapters(local::AdaptersCommand),
     /// Print the OpenAPI document of the HTTP API.
@@ -158,38 +158,63 @@ pub fn main() -> ExitCode {
         .build()
     {
         Ok(runtime) => runtime,
-        Err(error) => return fail(&format!("cannot start the async runtime: {error}")),
+        Err(error) => return fail(&format!("cannot start the async runtime: {error}"), 1),
     };
     let result = runtime.block_on(run(cli.command));
     // Do not wait for lingering blocking tasks (stdin readers...) on exit.
     runtime.shutdown_timeout(Duration::from_millis(100));
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => fail(&message),
+        Err(failure) => fail(&failure.message, failure.code),
+    }
+}
+
+/// Why a command failed: a message for the `error:` line and the exit code.
+#[derive(Debug)]
+struct Failure {
+    message: String,
+    code: u8,
+}
+
+impl Failure {
+    /// The command could not do its job at all because of what it was given
+    /// (`adapters test`: bad transcript input, missing folder, unusable component).
+    fn bad_input(message: impl ToString) -> Self {
+        Self {
+            message: message.to_string(),
+            code: 2,
+        }
+    }
+}
+
+/// Any other failure exits with 1.
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Self { message, code: 1 }
     }
 }
 
 /// Prints the one-line error and returns the failure exit code.
-fn fail(message: &str) -> ExitCode {
+fn fail(message: &str, code: u8) -> ExitCode {
     let line = message.split_whitespace().collect::<Vec<_>>().join(" ");
     eprintln!("error: {line}");
-    ExitCode::FAILURE
+    ExitCode::from(code)
 }
 
-async fn run(command: Command) -> Result<(), String> {
+async fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Server(args) => {
             init_tracing();
             let config = args.into_config()?;
-            crate::server::serve(config)
+            Ok(crate::server::serve(config)
                 .await
-                .map_err(|e| format!("{e:#}"))
+                .map_err(|e| format!("{e:#}"))?)
         }
-        Command::Health(connection) => remote::health(connection).await,
-        Command::Agents(command) => remote::agents(command).await,
-        Command::Sessions(command) => remote::sessions(command).await,
-        Command::Questions(command) => remote::questions(command).await,
-        Command::Permissions(command) => remote::permissions(command).await,
+        Command::Health(connection) => Ok(remote::health(connection).await?),
+        Command::Agents(command) => Ok(remote::agents(command).await?),
+        Command::Sessions(command) => Ok(remote::sessions(command).await?),
+        Command::Questions(command) => Ok(remote::questions(command).await?),
+        Command::Permissions(command) => Ok(remote::permissions(command).await?),
         Command::Adapters(command) => local::adapters(command),
         Command::Openapi => {
             print!("{}", crate::server::openapi::document_json());

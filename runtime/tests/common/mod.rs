@@ -7,7 +7,7 @@ pub mod sse;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The daemon binary built by cargo for these tests.
@@ -37,6 +37,8 @@ pub struct Options {
     pub token: Option<String>,
     /// Extra flags for `sandbox-agent server`.
     pub args: Vec<String>,
+    /// Extra environment variables for the daemon (and so for its agents).
+    pub env: Vec<(String, String)>,
 }
 
 impl Daemon {
@@ -57,6 +59,7 @@ impl Daemon {
             .arg("--cache-dir")
             .arg(shared_cache_dir())
             .args(&options.args)
+            .envs(options.env.iter().cloned())
             .env_remove("SANDBOX_AGENT_TOKEN")
             .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
             .env_remove("SANDBOX_AGENT_INSTALL_DIR")
@@ -102,6 +105,11 @@ impl Daemon {
         panic!("sandbox-agent did not become healthy within {timeout:?}");
     }
 
+    /// The daemon's process id (its agents are its children).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// A URL on this daemon.
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.endpoint, path)
@@ -131,6 +139,21 @@ impl Drop for Daemon {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Bytes a command printed, as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A command's status and output, for assertion messages.
+pub fn describe(output: &Output) -> String {
+    format!(
+        "status {}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status,
+        text(&output.stdout),
+        text(&output.stderr)
+    )
 }
 
 /// A port nothing listens on right now.

@@ -1,0 +1,50 @@
+//! Replaying recorded transcripts through an adapter component: the engine of
+//! `sandbox-agent adapters test` (user documentation: `docs/adapters/testing.md`).
+//!
+//! A transcript folder holds cases: `NAME.jsonl` lists the inputs of one session, one
+//! JSON object per line (the format is in [`input`]'s documentation), and
+//! `NAME.expected.jsonl` is what the component returned for them, rendered one JSON
+//! line per action ([`render`]). [`test_dir`] replays every case through a fresh
+//! session of the component, with the host's own session code (the daemon's path,
+//! including its action checks), and compares the rendering with the expected file,
+//! or rewrites the expected files.
+
+mod check;
+mod input;
+mod render;
+mod replay;
+
+use std::path::PathBuf;
+
+pub use check::{test_dir, Mode, Summary};
+
+/// Why a transcript folder cannot be tested at all (as opposed to a case whose
+/// output differs, which [`test_dir`] counts in its [`Summary`]).
+#[derive(Debug, thiserror::Error)]
+pub enum TranscriptError {
+    /// The folder, a case or an expected file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// An expected file could not be written (`--update`).
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A line of a case is not a valid input.
+    #[error("{}:{line}: {reason}", path.display())]
+    Input {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    /// The folder holds no case.
+    #[error("no transcript cases (NAME.jsonl) in {}", dir.display())]
+    NoCases { dir: PathBuf },
+    /// The report could not be printed.
+    #[error("cannot print the report: {0}")]
+    Report(std::io::Error),
+}
