@@ -16,10 +16,13 @@ fn start_with_probe(extra: &[&str]) -> (Daemon, tempfile::TempDir) {
         adapters.path().display().to_string(),
     ];
     args.extend(extra.iter().map(|a| a.to_string()));
-    (Daemon::start_with(Options {
-        args,
-        ..Options::default()
-    }), adapters)
+    (
+        Daemon::start_with(Options {
+            args,
+            ..Options::default()
+        }),
+        adapters,
+    )
 }
 
 fn post(daemon: &Daemon, path: &str, body: Value) -> reqwest::blocking::Response {
@@ -199,8 +202,16 @@ fn a_session_attaching_late_first_hears_the_shared_process_banner() {
     });
     create(&daemon, "late", "probe");
     send(&daemon, "late", script);
-    let replayed = wait_for(&daemon, "late", "replayed banner", unparsed_at("stdout:shared"));
-    assert_eq!(replayed["raw"], banner["raw"], "the first line the late session hears");
+    let replayed = wait_for(
+        &daemon,
+        "late",
+        "replayed banner",
+        unparsed_at("stdout:shared"),
+    );
+    assert_eq!(
+        replayed["raw"], banner["raw"],
+        "the first line the late session hears"
+    );
 }
 
 #[test]

@@ -1320,6 +1320,32 @@ fn adapters_list_shows_the_builtin_mock() {
 }
 
 #[test]
+fn the_coverage_matrix_doc_matches_the_builtin_adapters() {
+    if std::env::var_os("SANDBOX_AGENT_BUILTIN_ADAPTERS").is_some() {
+        eprintln!("skipped: this daemon was built with a subset of the adapters");
+        return;
+    }
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut matrix = command(&["adapters", "matrix", "--data-dir"]);
+    matrix.arg(data_dir.path());
+    let output = run_command(matrix, COMMAND_TIMEOUT);
+    assert!(output.status.success(), "{}", describe(&output));
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/coverage-matrix.md");
+    let committed = std::fs::read_to_string(&doc).unwrap_or_default();
+    assert!(
+        committed == text(&output.stdout),
+        "docs/coverage-matrix.md is stale; regenerate it with \
+         `cargo run -p sandbox-agent -- adapters matrix > docs/coverage-matrix.md`"
+    );
+    for agent in ["Claude Code", "Codex", "OpenCode", "Mock"] {
+        assert!(
+            committed.contains(agent),
+            "{agent} is a column of the matrix"
+        );
+    }
+}
+
+#[test]
 fn adapters_inspect_describes_the_mock_component() {
     let wasm = mock_wasm();
     assert!(

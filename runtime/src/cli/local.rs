@@ -36,6 +36,17 @@ pub enum AdaptersCommand {
         #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
         data_dir: Option<PathBuf>,
     },
+    /// Print the coverage matrix (capabilities per adapter) as Markdown, as in
+    /// docs/coverage-matrix.md.
+    Matrix {
+        /// Folder of extra components, as for `server --adapters-dir`
+        /// [default: <data-dir>/adapters when it exists].
+        #[arg(long, env = "SANDBOX_AGENT_ADAPTERS_DIR")]
+        adapters_dir: Option<PathBuf>,
+        /// The daemon's data dir (for the default adapters folder and the compile cache).
+        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        data_dir: Option<PathBuf>,
+    },
     /// Replay recorded transcripts through a component and compare what it returns
     /// with the expected files (docs/adapters/testing.md).
     Test {
@@ -168,6 +179,14 @@ pub(super) fn adapters(command: AdaptersCommand) -> Result<(), Failure> {
             Ok(print_json(
                 &serde_json::json!({ "adapters": adapters, "skipped": skipped }),
             )?)
+        }
+        AdaptersCommand::Matrix {
+            adapters_dir,
+            data_dir,
+        } => {
+            let (registry, _skipped) = load_registry(adapters_dir, data_dir)?;
+            print!("{}", super::matrix::render(&registry.list()));
+            Ok(())
         }
         AdaptersCommand::Inspect { file, data_dir } => {
             let adapter = compile_file(&file, data_dir)?;

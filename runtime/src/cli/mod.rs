@@ -3,6 +3,7 @@
 //! plus local tools for adapter components.
 
 mod local;
+mod matrix;
 mod remote;
 
 use std::net::{IpAddr, SocketAddr};

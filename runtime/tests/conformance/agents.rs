@@ -11,6 +11,9 @@ pub struct Agent {
     pub id: &'static str,
     /// The npm package whose version the test shows and expects.
     pub package: &'static str,
+    /// The permission mode in which the agent can ask the user questions
+    /// (Codex offers its question tool only in plan mode).
+    pub question_mode: &'static str,
     /// The native binary, relative to `testing/agents/node_modules`.
     binary: fn() -> String,
     /// Variables that point the agent at the model server (`home` is the agent's
@@ -23,12 +26,14 @@ pub const AGENTS: &[Agent] = &[
     Agent {
         id: "claude",
         package: "@anthropic-ai/claude-code",
+        question_mode: "default",
         binary: || format!("@anthropic-ai/claude-code-linux-{}/claude", npm_arch()),
         env: claude_env,
     },
     Agent {
         id: "codex",
         package: "@openai/codex",
+        question_mode: "plan",
         binary: || {
             format!(
                 "@openai/codex-linux-{}/vendor/{}-unknown-linux-musl/bin/codex",
@@ -41,6 +46,7 @@ pub const AGENTS: &[Agent] = &[
     Agent {
         id: "opencode",
         package: "opencode-ai",
+        question_mode: "default",
         binary: || format!("opencode-linux-{}/bin/opencode", npm_arch()),
         env: opencode_env,
     },
@@ -102,12 +108,13 @@ fn claude_env(model: &ModelServer, _home: &Path) -> Vec<(String, String)> {
     ])
 }
 
-/// Codex reads its provider from `$CODEX_HOME/config.toml`.
+/// Codex reads its provider from `$CODEX_HOME/config.toml`. The model is one Codex
+/// knows (so it offers its `apply_patch` tool); the provider is the model server.
 fn codex_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
     let codex_home = home.join(".codex");
     std::fs::create_dir_all(&codex_home).unwrap();
     let config = format!(
-        "model = \"scripted\"\n\
+        "model = \"gpt-5.5\"\n\
          model_provider = \"scripted\"\n\
          [model_providers.scripted]\n\
          name = \"Scripted\"\n\

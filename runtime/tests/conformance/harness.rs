@@ -216,7 +216,9 @@ impl Harness {
         }
     }
 
-    /// Kills every process of the agent with SIGKILL.
+    /// Kills every process of the agent with SIGKILL, and gives the daemon the
+    /// time to report the exit (it waits up to 2 s for output a process's
+    /// children still hold before it reports the exit).
     pub fn kill_agent(&self) {
         let pids = self.wait_agent_running(true);
         for pid in pids {
@@ -226,6 +228,7 @@ impl Harness {
             }
         }
         self.wait_agent_running(false);
+        std::thread::sleep(Duration::from_millis(2500));
     }
 
     /// A path in the workspace.

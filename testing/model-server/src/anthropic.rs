@@ -20,7 +20,11 @@ pub fn conversation(body: &Value) -> Conversation {
             )
         })
         .collect();
-    let last = list(&body["messages"]).last();
+    // Agents may close the conversation with a `system` note (Claude Code after a
+    // plan approval): the last user or assistant message is what counts.
+    let last = list(&body["messages"])
+        .filter(|m| m["role"] != "system")
+        .last();
     let tool_output = last
         .map(|m| blocks(&m["content"]))
         .unwrap_or_default()

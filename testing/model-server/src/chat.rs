@@ -22,7 +22,9 @@ pub fn conversation(body: &Value) -> Conversation {
             ))
         })
         .collect();
-    let messages: Vec<&Value> = list(&body["messages"]).collect();
+    let messages: Vec<&Value> = list(&body["messages"])
+        .filter(|m| m["role"] != "system")
+        .collect();
     let tool_output = messages
         .last()
         .filter(|m| m["role"] == "tool")

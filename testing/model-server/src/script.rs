@@ -173,9 +173,11 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
     }
 }
 
-/// `("run", "echo hi")` from `run: echo hi`, for the known directives.
+/// `("run", "echo hi")` from `run: echo hi`, for the known directives. Only the
+/// first line counts (agents may append their own notes to the user's text).
 fn directive(text: &str) -> Option<(&str, &str)> {
-    let (command, argument) = text.split_once(':')?;
+    let first_line = text.lines().next()?;
+    let (command, argument) = first_line.split_once(':')?;
     let known = [
         "run", "write", "read", "ask", "plan", "think", "slow", "fail",
     ];

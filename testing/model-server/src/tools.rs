@@ -107,8 +107,25 @@ pub fn read(tools: &[Tool], id: &str, path: &str) -> Option<ToolCall> {
     }
 }
 
-/// A question with the options "yes" and "no" (Claude Code's `AskUserQuestion`).
+/// A question with the options "yes" and "no" (Claude Code's `AskUserQuestion`,
+/// Codex's `request_user_input`).
 pub fn ask(tools: &[Tool], id: &str, question: &str) -> Option<ToolCall> {
+    if let Some(tool) = find(tools, &["request_user_input"]) {
+        return Some(tool.call(
+            id,
+            ToolInput::Json(json!({
+                "questions": [{
+                    "id": "q1",
+                    "header": "Question",
+                    "question": question,
+                    "options": [
+                        { "label": "yes", "description": "Yes" },
+                        { "label": "no", "description": "No" },
+                    ],
+                }]
+            })),
+        ));
+    }
     let tool = find(tools, &["AskUserQuestion"])?;
     Some(tool.call(
         id,

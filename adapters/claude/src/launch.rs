@@ -1,0 +1,79 @@
+//! How a session's `claude` process is started: argv and environment.
+
+use sandbox_agent_adapter_kit::prelude::*;
+
+/// The program when the session has no installed binary path.
+const PROGRAM: &str = "claude";
+
+/// Flags of every launch: print mode with stream-json both ways, the model's streaming
+/// deltas, and permission prompts as `control_request`s on stdout.
+const BASE_ARGS: [&str; 9] = [
+    "-p",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--include-partial-messages",
+    "--permission-prompt-tool",
+    "stdio",
+];
+
+/// The spawn of the session's CLI process `process_id`, resuming the native session
+/// `resume` when given.
+pub(crate) fn spawn(
+    config: &SessionConfig,
+    process_id: &str,
+    resume: Option<&str>,
+) -> SpawnRequest {
+    let mut argv: Vec<String> = vec![program(config).to_owned()];
+    argv.extend(BASE_ARGS.iter().map(|arg| (*arg).to_owned()));
+    let mode = permission_mode(config);
+    argv.extend(["--permission-mode".to_owned(), mode.to_owned()]);
+    if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
+        argv.extend(["--model".to_owned(), model.to_owned()]);
+    }
+    if let Some(effort) = config.variant.as_deref().filter(|v| !v.is_empty()) {
+        argv.extend(["--effort".to_owned(), effort.to_owned()]);
+    }
+    if let Some(id) = resume {
+        argv.extend(["--resume".to_owned(), id.to_owned()]);
+    }
+    SpawnRequest::command(process_id, argv).with_env(environment(mode))
+}
+
+/// The program to run: the installed binary's path, else `claude` (looked up by the
+/// host).
+pub(crate) fn program(config: &SessionConfig) -> &str {
+    config.agent_binary.as_deref().unwrap_or(PROGRAM)
+}
+
+/// The CLI's `--permission-mode` for the session: plan mode when the agent mode or
+/// the permission mode asks for it, `bypassPermissions` for `bypass`.
+pub(crate) fn permission_mode(config: &SessionConfig) -> &'static str {
+    if config.agent_mode == "plan" {
+        return "plan";
+    }
+    match config.permission_mode.as_str() {
+        "plan" => "plan",
+        "bypass" => "bypassPermissions",
+        "acceptEdits" => "acceptEdits",
+        _ => "default",
+    }
+}
+
+/// Variables for the CLI: no update checks or other non-essential traffic, and in
+/// bypass mode `IS_SANDBOX=1`, without which the CLI refuses to skip permissions when
+/// it runs as root (as it often does in a sandbox).
+fn environment(mode: &str) -> Vec<(String, String)> {
+    let mut env = vec![
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        ("DISABLE_AUTOUPDATER", "1"),
+    ];
+    if mode == "bypassPermissions" {
+        env.push(("IS_SANDBOX", "1"));
+    }
+    env.into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}

@@ -1,0 +1,135 @@
+//! The Claude Code adapter: drives the `claude` CLI (Anthropic's Claude Code) for
+//! sandbox-agent.
+//!
+//! Each session runs one long-lived `claude -p` process that speaks stream-json on
+//! stdin and stdout, with permission prompts routed over the same pipes
+//! (`--permission-prompt-tool stdio`). The adapter writes the user's messages and the
+//! answers to the CLI's `control_request`s, and turns every line the CLI prints into
+//! universal events. `README.md` next to this crate has the launch recipe and the
+//! mapping table.
+//!
+//! - [`Claude`] holds the static facts (info, install plan, version probe) and
+//!   registers the component.
+//! - [`ClaudeSession`] is the session state machine (`session` module); it hands the
+//!   CLI's output to the `output` module, its requests to `requests`, and builds
+//!   the lines it writes with `protocol`.
+
+#![warn(missing_docs)]
+
+use sandbox_agent_adapter_kit::prelude::*;
+
+mod diff;
+mod install;
+mod launch;
+mod output;
+mod protocol;
+mod requests;
+mod session;
+mod state;
+mod tools;
+
+#[cfg(test)]
+mod tests;
+
+pub use session::ClaudeSession;
+
+/// The Claude Code adapter (agent id `claude`).
+pub struct Claude;
+
+/// Effort levels of `--effort`, offered as model variants.
+const EFFORT_LEVELS: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
+
+impl Adapter for Claude {
+    type Session = ClaudeSession;
+
+    /// Modes `build` and `plan`, the CLI's model aliases with effort levels as
+    /// variants, and the capabilities the adapter maps and its tests prove.
+    fn info() -> AdapterInfo {
+        let model = |id: &str, name: &str, variants: &[&str]| Model {
+            id: id.to_owned(),
+            name: Some(name.to_owned()),
+            variants: variants.iter().map(|v| (*v).to_owned()).collect(),
+            default_variant: None,
+        };
+        AdapterInfo {
+            id: "claude".to_owned(),
+            name: "Claude Code".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            agent_versions: ">=2.1, <3".to_owned(),
+            capabilities: CAPABILITIES,
+            modes: vec![
+                AgentMode::new("build", "Build", "Claude Code with its full tool set"),
+                AgentMode::new(
+                    "plan",
+                    "Plan",
+                    "Claude Code's plan mode: read-only until the plan is approved",
+                ),
+            ],
+            default_mode: "build".to_owned(),
+            models: vec![
+                model("sonnet", "Sonnet (latest)", &EFFORT_LEVELS),
+                model("opus", "Opus (latest)", &EFFORT_LEVELS),
+                model("haiku", "Haiku (latest)", &[]),
+            ],
+            default_model: None,
+            credential_env: vec![
+                "ANTHROPIC_API_KEY".to_owned(),
+                "CLAUDE_CODE_OAUTH_TOKEN".to_owned(),
+            ],
+            builtin: false,
+        }
+    }
+
+    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
+        let _ = version;
+        install::recipe(&target)
+    }
+
+    /// The body of the release bucket's `latest` file is the version itself.
+    fn parse_latest_version(body: String) -> Option<String> {
+        install::parse_version(&body)
+    }
+
+    fn version_args() -> Option<Vec<String>> {
+        Some(vec!["--version".to_owned()])
+    }
+
+    /// `2.1.197 (Claude Code)` → `2.1.197`.
+    fn parse_version(output: String) -> Option<String> {
+        install::parse_version(&output)
+    }
+}
+
+/// What the adapter maps and its tests cover. Not `images`/`file_attachments` (the
+/// CLI's stream-json input takes no file paths: attachments reach the model only as
+/// paths in the text), not `status` (the CLI's notices become status items, but no
+/// test has a real one yet), not `mcp_tools` (MCP calls are ordinary tool calls here,
+/// untested with a real MCP server), not `session_lifecycle` (the CLI reports no
+/// session start or end: `session.started`/`session.ended` are the adapter's,
+/// synthetic), not `shared_process` (one CLI process per session).
+const CAPABILITIES: Capabilities = Capabilities {
+    plan_mode: true,
+    permissions: true,
+    questions: true,
+    tool_calls: true,
+    tool_results: true,
+    text_messages: true,
+    images: false,
+    file_attachments: false,
+    session_lifecycle: false,
+    error_events: true,
+    reasoning: true,
+    status: false,
+    command_execution: true,
+    file_changes: true,
+    mcp_tools: false,
+    streaming_deltas: true,
+    item_started: true,
+    shared_process: false,
+    resume: true,
+    cancel: true,
+    usage: true,
+    variants: true,
+};
+
+sandbox_agent_adapter_kit::export!(Claude);

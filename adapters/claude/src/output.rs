@@ -1,0 +1,632 @@
+//! The CLI's stdout, one stream-json line at a time, as universal events.
+//!
+//! | native line | universal events |
+//! |---|---|
+//! | `system/init` | `set-native-session-id` (when it changes) |
+//! | `system/status`, `system/thinking_tokens`, `keep_alive`, `control_response` | nothing (an error response: `error`) |
+//! | other `system/*` notices | a `status` item (label = subtype) |
+//! | `stream_event` `content_block_start` | `item.started`: assistant text, reasoning, or `tool_call` |
+//! | `stream_event` `text_delta` / `thinking_delta` | `item.delta` |
+//! | `assistant` (one content block per line) | `item.completed` of the streamed item (or a whole item) |
+//! | `assistant` with `error` | `error` |
+//! | `user` `tool_result` | a `tool_result` item (with `file_ref` parts) |
+//! | `user` text (`[Request interrupted by user]`...) | a `system` item |
+//! | `control_request` `can_use_tool` | `permission.requested` or `question.requested` (see `requests`) |
+//! | `control_cancel_request` | `*.resolved` as rejected |
+//! | `result` | `turn.ended` with usage (`error` first when it is an error) |
+//! | anything else | `agent.unparsed` with the line |
+//!
+//! Content that arrives while no turn runs (the CLI can start a turn by itself, for
+//! a finished background task) opens a synthetic turn.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use serde_json::{json, Value};
+
+use crate::protocol;
+use crate::requests;
+use crate::state::{BlockKind, OpenBlock, State, ToolCall, TurnState};
+
+/// Where the events being emitted come from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// A native line: events are native and carry it as `raw`.
+    Line(&'a str),
+    /// The adapter itself (a reply, a cancel): native events without `raw`.
+    Adapter,
+    /// A gap the adapter fills (a turn ended by a timeout): synthetic events.
+    Synthetic,
+}
+
+/// The session's state and the actions of the current input, plus where the events
+/// come from.
+pub(crate) struct Output<'a> {
+    /// The session's state.
+    pub state: &'a mut State,
+    /// The actions being returned.
+    pub out: &'a mut Actions,
+    source: Source<'a>,
+}
+
+impl<'a> Output<'a> {
+    /// For events that come from `line`.
+    pub fn from_line(state: &'a mut State, out: &'a mut Actions, line: &'a str) -> Self {
+        Self {
+            state,
+            out,
+            source: Source::Line(line),
+        }
+    }
+
+    /// For events the adapter emits in answer to the client.
+    pub fn from_adapter(state: &'a mut State, out: &'a mut Actions) -> Self {
+        Self {
+            state,
+            out,
+            source: Source::Adapter,
+        }
+    }
+
+    /// For events that fill a gap in the CLI's stream.
+    pub fn synthetic(state: &'a mut State, out: &'a mut Actions) -> Self {
+        Self {
+            state,
+            out,
+            source: Source::Synthetic,
+        }
+    }
+
+    /// Emits `event`, marked by where it comes from.
+    pub fn emit(&mut self, event: EmittedEvent) {
+        let event = match self.source {
+            Source::Line(line) => event.with_raw(line),
+            Source::Adapter => event,
+            Source::Synthetic => event.synthetic(),
+        };
+        self.out.emit(event);
+    }
+
+    /// Writes one line to the live CLI process (nothing when none runs).
+    pub fn write(&mut self, line: &str) {
+        if let Some(process) = &self.state.process {
+            self.out.write_line(process.id.clone(), line);
+        }
+    }
+
+    /// A fresh item id.
+    pub fn item_id(&mut self) -> String {
+        self.state.ids.next("itm")
+    }
+
+    /// The running turn; a synthetic one is opened when the CLI started it by itself.
+    pub fn turn(&mut self) -> &mut TurnState {
+        let state = &mut *self.state;
+        if state.turn.is_none() {
+            let id = format!("turn_{}", state.ids.next_number("turn"));
+            self.out
+                .emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
+            state.turn = Some(TurnState {
+                id,
+                ..TurnState::default()
+            });
+        }
+        state.turn.get_or_insert_with(TurnState::default)
+    }
+
+    /// Emits `turn.ended` for the running turn: closes what is still streaming
+    /// (failed when cancelled), resolves what is still pending as rejected, and reports
+    /// `usage`. Nothing when no turn runs.
+    pub fn end_turn(&mut self, usage: Option<Usage>) {
+        let Some(turn) = self.state.turn.take() else {
+            return;
+        };
+        for block in turn.blocks {
+            let item = block_item(&block, turn.cancelling || turn.errored);
+            self.emit(event::item_completed(item));
+        }
+        requests::reject_all(self);
+        let mut data = Turn::with_id(turn.id);
+        data.usage = usage;
+        if turn.cancelling {
+            data = data.with_metadata(json!({ "cancelled": true }).to_string());
+            self.out.cancel_timer(crate::session::INTERRUPT_TIMER);
+        }
+        self.emit(event::turn_ended(data));
+    }
+
+    /// Handles one stdout line of the CLI.
+    pub fn line(&mut self, line: &str) {
+        let Ok(message) = serde_json::from_str::<Value>(line) else {
+            self.unparsed("not a JSON line");
+            return;
+        };
+        match message
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+        {
+            "system" => self.system(&message),
+            "stream_event" => self.stream_event(&message),
+            "assistant" => self.assistant(&message),
+            "user" => self.user(&message),
+            "result" => self.result(&message),
+            "control_request" => self.control_request(&message),
+            "control_cancel_request" => {
+                let id = str_field(&message, "request_id");
+                requests::cancelled_by_agent(self, id);
+            }
+            "control_response" => self.control_response(&message),
+            "keep_alive" => {}
+            other => self.unparsed(&format!("unknown message type {other:?}")),
+        }
+    }
+
+    fn unparsed(&mut self, error: &str) {
+        if let Source::Line(line) = self.source {
+            self.out
+                .emit(event::unparsed(error, "stdout", text::raw_json(line)));
+        }
+    }
+
+    fn system(&mut self, message: &Value) {
+        match str_field(message, "subtype") {
+            "init" => {
+                let id = str_field(message, "session_id");
+                if !id.is_empty() && self.state.native_session_id.as_deref() != Some(id) {
+                    self.state.native_session_id = Some(id.to_owned());
+                    self.out.set_native_session_id(id);
+                }
+            }
+            "status" | "thinking_tokens" => {}
+            subtype => {
+                let detail = ["message", "content", "text"]
+                    .iter()
+                    .find_map(|key| message.get(*key).and_then(Value::as_str))
+                    .map(str::to_owned);
+                let item = item::status(self.item_id(), subtype, detail);
+                self.whole(item);
+            }
+        }
+    }
+
+    fn stream_event(&mut self, message: &Value) {
+        let stream = stream_of(message);
+        let Some(event) = message.get("event") else {
+            self.unparsed("stream_event without event");
+            return;
+        };
+        let index = event.get("index").and_then(Value::as_u64).unwrap_or(0);
+        match str_field(event, "type") {
+            "message_start" => {
+                let id = event
+                    .get("message")
+                    .map(|m| str_field(m, "id"))
+                    .unwrap_or_default()
+                    .to_owned();
+                self.turn().messages.insert(stream, id);
+            }
+            "content_block_start" => {
+                let block = event.get("content_block").unwrap_or(&Value::Null);
+                self.block_started(stream, index, block);
+            }
+            "content_block_delta" => {
+                let delta = event.get("delta").unwrap_or(&Value::Null);
+                self.block_delta(&stream, index, delta);
+            }
+            "content_block_stop" | "message_delta" | "message_stop" | "ping" => {}
+            other => self.unparsed(&format!("unknown stream event {other:?}")),
+        }
+    }
+
+    /// A streamed block starts: its item starts (in progress, no content yet). Blocks
+    /// of other types are left to their `assistant` line.
+    fn block_started(&mut self, stream: String, index: u64, block: &Value) {
+        let kind = match str_field(block, "type") {
+            "text" => BlockKind::Text,
+            "thinking" => BlockKind::Thinking,
+            "tool_use" | "server_tool_use" | "mcp_tool_use" => BlockKind::ToolUse {
+                call_id: str_field(block, "id").to_owned(),
+                name: str_field(block, "name").to_owned(),
+            },
+            _ => return,
+        };
+        let parent = self.parent_of(&stream);
+        let message_id = self
+            .turn()
+            .messages
+            .get(&stream)
+            .cloned()
+            .unwrap_or_default();
+        let open = OpenBlock {
+            stream,
+            message_id,
+            index,
+            item_id: self.item_id(),
+            kind,
+            text: String::new(),
+        };
+        let mut item = block_item(&open, false).in_progress();
+        match &open.kind {
+            BlockKind::ToolUse { call_id, .. } => item = item.with_native_id(call_id.clone()),
+            BlockKind::Text | BlockKind::Thinking => {
+                item = item.without_content();
+                if !open.message_id.is_empty() {
+                    item = item.with_native_id(open.message_id.clone());
+                }
+            }
+        }
+        if let Some(parent) = parent {
+            item = item.with_parent(parent);
+        }
+        self.emit(event::item_started(item));
+        self.turn().blocks.push(open);
+    }
+
+    fn block_delta(&mut self, stream: &str, index: u64, delta: &Value) {
+        let (piece, streamed) = match str_field(delta, "type") {
+            "text_delta" => (str_field(delta, "text"), true),
+            "thinking_delta" => (str_field(delta, "thinking"), true),
+            "input_json_delta" => (str_field(delta, "partial_json"), false),
+            "signature_delta" => return,
+            other => {
+                self.unparsed(&format!("unknown content delta {other:?}"));
+                return;
+            }
+        };
+        let turn = self.turn();
+        let message_id = turn.messages.get(stream).cloned().unwrap_or_default();
+        let Some(block) = turn
+            .blocks
+            .iter_mut()
+            .find(|b| b.stream == stream && b.message_id == message_id && b.index == index)
+        else {
+            return;
+        };
+        block.text.push_str(piece);
+        if streamed && !piece.is_empty() {
+            let item_id = block.item_id.clone();
+            self.emit(event::item_delta(item_id, piece));
+        }
+    }
+
+    fn assistant(&mut self, message: &Value) {
+        let body = message.get("message").unwrap_or(&Value::Null);
+        let content = body.get("content").and_then(Value::as_array);
+        if let Some(code) = message.get("error").and_then(Value::as_str) {
+            // The CLI classifies API errors (`rate_limit`, `authentication_failed`...).
+            let code = if code == "unknown" { "api_error" } else { code };
+            let text = content
+                .map(|blocks| crate::tools::output_text(Some(&Value::Array(blocks.clone()))))
+                .unwrap_or_default();
+            self.turn().errored = true;
+            self.emit(event::error(text, Some(code)));
+            return;
+        }
+        let stream = stream_of(message);
+        let message_id = str_field(body, "id").to_owned();
+        for block in content.into_iter().flatten() {
+            self.assistant_block(&stream, &message_id, block);
+        }
+    }
+
+    /// One content block of an `assistant` line: completes the item that streamed it,
+    /// or emits the whole item.
+    fn assistant_block(&mut self, stream: &str, message_id: &str, block: &Value) {
+        let (kind, content) = match str_field(block, "type") {
+            "text" => (
+                Some(BlockKind::Text),
+                ContentPart::Text(str_field(block, "text").to_owned()),
+            ),
+            "thinking" => (
+                Some(BlockKind::Thinking),
+                item::reasoning_part(str_field(block, "thinking"), ReasoningVisibility::Public),
+            ),
+            "redacted_thinking" => (None, item::reasoning_part("", ReasoningVisibility::Private)),
+            "tool_use" | "server_tool_use" | "mcp_tool_use" => {
+                let call_id = str_field(block, "id").to_owned();
+                let name = str_field(block, "name").to_owned();
+                let input = block.get("input").cloned().unwrap_or(json!({}));
+                let part = ContentPart::ToolCall(ToolCallPart {
+                    name: name.clone(),
+                    arguments: input.to_string(),
+                    call_id: call_id.clone(),
+                });
+                let kind = BlockKind::ToolUse {
+                    call_id: call_id.clone(),
+                    name: name.clone(),
+                };
+                let item_id = self.complete_block(stream, message_id, Some(kind), part);
+                self.turn().tools.insert(
+                    call_id,
+                    ToolCall {
+                        item_id,
+                        name,
+                        input,
+                    },
+                );
+                return;
+            }
+            _ => (None, ContentPart::Json(block.to_string())),
+        };
+        self.complete_block(stream, message_id, kind, content);
+    }
+
+    /// Completes the streamed block of `kind` in `message_id` with `content`, or emits
+    /// a whole item (with one delta for text) when none streamed. Returns its item id.
+    fn complete_block(
+        &mut self,
+        stream: &str,
+        message_id: &str,
+        kind: Option<BlockKind>,
+        content: ContentPart,
+    ) -> String {
+        let parent = self.parent_of(stream);
+        let turn = self.turn();
+        let interrupted = turn.cancelling;
+        let position = kind.as_ref().and_then(|kind| {
+            turn.blocks.iter().position(|b| {
+                b.stream == stream && b.message_id == message_id && same_kind(&b.kind, kind)
+            })
+        });
+        let streamed = position.map(|p| turn.blocks.remove(p));
+        let item_id = match &streamed {
+            Some(block) => block.item_id.clone(),
+            None => self.item_id(),
+        };
+        let mut item = match (&kind, &content) {
+            (Some(BlockKind::ToolUse { .. }), _) => Item::new(
+                item_id.clone(),
+                ItemKind::ToolCall,
+                Some(ItemRole::Assistant),
+                ItemStatus::Completed,
+                vec![content.clone()],
+            ),
+            (None, ContentPart::Json(_)) => Item::new(
+                item_id.clone(),
+                ItemKind::Unknown,
+                Some(ItemRole::Assistant),
+                ItemStatus::Completed,
+                vec![content.clone()],
+            ),
+            _ => item::assistant_message(item_id.clone(), vec![content.clone()]),
+        };
+        if !message_id.is_empty() && !matches!(kind, Some(BlockKind::ToolUse { .. })) {
+            item = item.with_native_id(message_id);
+        }
+        if let Some(BlockKind::ToolUse { call_id, .. }) = &kind {
+            item = item.with_native_id(call_id.clone());
+        }
+        if let Some(parent) = parent {
+            item = item.with_parent(parent);
+        }
+        if interrupted {
+            item = item.failed();
+        }
+        if streamed.is_none() {
+            let mut started = item.clone().in_progress();
+            let text = match &content {
+                ContentPart::Text(text) => Some(text.clone()),
+                ContentPart::Reasoning(reasoning) => Some(reasoning.text.clone()),
+                _ => None,
+            };
+            if text.is_some() {
+                started = started.without_content();
+            }
+            self.emit(event::item_started(started));
+            if let Some(text) = text.filter(|t| !t.is_empty()) {
+                self.emit(event::item_delta(item_id.clone(), text));
+            }
+        }
+        self.emit(event::item_completed(item));
+        item_id
+    }
+
+    fn user(&mut self, message: &Value) {
+        let stream = stream_of(message);
+        let content = message.get("message").and_then(|m| m.get("content"));
+        let blocks = match content {
+            Some(Value::String(text)) => vec![json!({ "type": "text", "text": text })],
+            Some(Value::Array(blocks)) => blocks.clone(),
+            _ => Vec::new(),
+        };
+        let results = blocks
+            .iter()
+            .filter(|b| str_field(b, "type") == "tool_result")
+            .count();
+        let structured = message.get("tool_use_result").filter(|_| results == 1);
+        for block in &blocks {
+            match str_field(block, "type") {
+                "tool_result" => {
+                    let call_id = str_field(block, "tool_use_id");
+                    let call = self.turn().tools.get(call_id).cloned();
+                    let item_id = self.item_id();
+                    let item = crate::tools::result_item(item_id, call.as_ref(), block, structured);
+                    self.whole(item);
+                }
+                "text" => {
+                    let text = str_field(block, "text").to_owned();
+                    let item = match self.parent_of(&stream) {
+                        // A subagent's prompt.
+                        Some(parent) => {
+                            item::user_message(self.item_id(), &[MessagePart::Text(text)])
+                                .with_parent(parent)
+                        }
+                        // A notice of the CLI's own (`[Request interrupted by user]`).
+                        None => item::system_text(self.item_id(), text),
+                    };
+                    self.whole(item);
+                }
+                _ => {
+                    let item = Item::new(
+                        self.item_id(),
+                        ItemKind::Unknown,
+                        Some(ItemRole::User),
+                        ItemStatus::Completed,
+                        vec![ContentPart::Json(block.to_string())],
+                    );
+                    self.whole(item);
+                }
+            }
+        }
+    }
+
+    fn result(&mut self, message: &Value) {
+        let is_error = message.get("is_error").and_then(Value::as_bool) == Some(true);
+        let cost = message.get("total_cost_usd").and_then(Value::as_f64);
+        let turn_cost = match (&mut self.state.process, cost) {
+            (Some(process), Some(total)) => {
+                // Rounded to a billionth of a cent: the difference of two sums
+                // is not exact in floating point.
+                let spent = ((total - process.cost_usd).max(0.0) * 1e11).round() / 1e11;
+                process.cost_usd = total;
+                Some(spent)
+            }
+            (None, cost) => cost,
+            (_, None) => None,
+        };
+        let reported = match &self.state.turn {
+            Some(turn) => turn.cancelling || turn.errored,
+            None => false,
+        };
+        if is_error && forgets_session(message) {
+            // `--resume` of a conversation the CLI does not have: start afresh next
+            // time instead of failing every message.
+            self.state.native_session_id = None;
+        }
+        if is_error && !reported {
+            let (text, code) = result_error(message);
+            self.emit(event::error(text, Some(&code)));
+        }
+        let usage = message.get("usage").map(|usage| {
+            let mut usage = usage_of(usage);
+            usage.cost_usd = turn_cost;
+            usage
+        });
+        self.end_turn(usage);
+    }
+
+    fn control_request(&mut self, message: &Value) {
+        let request_id = str_field(message, "request_id").to_owned();
+        let request = message.get("request").unwrap_or(&Value::Null);
+        match str_field(request, "subtype") {
+            "can_use_tool" => requests::asked(self, &request_id, request),
+            other => {
+                let error = format!("unsupported control request {other:?}");
+                self.unparsed(&error);
+                self.write(&protocol::error(&request_id, &error));
+            }
+        }
+    }
+
+    fn control_response(&mut self, message: &Value) {
+        let response = message.get("response").unwrap_or(&Value::Null);
+        if str_field(response, "subtype") == "error" {
+            let text = str_field(response, "error").to_owned();
+            self.emit(event::error(text, Some("control_error")));
+        }
+    }
+
+    /// `item.started` (in progress) then `item.completed` of `item`.
+    fn whole(&mut self, item: Item) {
+        self.emit(event::item_started(item.clone().in_progress()));
+        self.emit(event::item_completed(item));
+    }
+
+    /// The item a subagent's stream belongs to: the call of its `Task` tool.
+    fn parent_of(&mut self, stream: &str) -> Option<String> {
+        if stream.is_empty() {
+            return None;
+        }
+        let turn = self.turn();
+        turn.tools.get(stream).map(|call| call.item_id.clone())
+    }
+}
+
+/// The item a streamed block has become so far: its text, or the tool call with the
+/// input streamed so far; failed when the turn was cancelled or failed.
+fn block_item(block: &OpenBlock, failed: bool) -> Item {
+    let item = match &block.kind {
+        BlockKind::Text => item::assistant_text(block.item_id.clone(), block.text.clone()),
+        BlockKind::Thinking => item::reasoning(
+            block.item_id.clone(),
+            block.text.clone(),
+            ReasoningVisibility::Public,
+        ),
+        BlockKind::ToolUse { call_id, name } => {
+            let arguments = if block.text.is_empty() {
+                "{}".to_owned()
+            } else {
+                block.text.clone()
+            };
+            item::tool_call(block.item_id.clone(), name, arguments, call_id)
+        }
+    };
+    if failed {
+        item.failed()
+    } else {
+        item
+    }
+}
+
+fn same_kind(open: &BlockKind, kind: &BlockKind) -> bool {
+    match (open, kind) {
+        (BlockKind::Text, BlockKind::Text) | (BlockKind::Thinking, BlockKind::Thinking) => true,
+        (BlockKind::ToolUse { call_id: a, .. }, BlockKind::ToolUse { call_id: b, .. }) => a == b,
+        _ => false,
+    }
+}
+
+/// The stream a line belongs to: its `parent_tool_use_id`, empty for the main agent.
+fn stream_of(message: &Value) -> String {
+    str_field(message, "parent_tool_use_id").to_owned()
+}
+
+/// A string field, empty when absent.
+fn str_field<'v>(value: &'v Value, key: &str) -> &'v str {
+    value.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// The message and code of an error `result`: its `result` text or `errors`, and
+/// its subtype (`api_error` for a failed API call).
+fn result_error(message: &Value) -> (String, String) {
+    let errors: Vec<&str> = message
+        .get("errors")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let text = match message.get("result").and_then(Value::as_str) {
+        Some(text) if !text.is_empty() => text.to_owned(),
+        _ if !errors.is_empty() => errors.join("\n"),
+        _ => "Claude Code reported an error".to_owned(),
+    };
+    let code = match str_field(message, "subtype") {
+        "success" | "" => "api_error",
+        subtype => subtype,
+    };
+    (text, code.to_owned())
+}
+
+/// True when an error `result` says the resumed conversation does not exist.
+fn forgets_session(message: &Value) -> bool {
+    let errors = message.get("errors").and_then(Value::as_array);
+    errors
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .any(|error| error.starts_with("No conversation found with session ID"))
+}
+
+/// A turn's token counts: input includes the tokens written to and read from the
+/// prompt cache; `cached` is the part read from it.
+fn usage_of(usage: &Value) -> Usage {
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let cached = count("cache_read_input_tokens");
+    Usage {
+        input_tokens: Some(count("input_tokens") + count("cache_creation_input_tokens") + cached),
+        output_tokens: Some(count("output_tokens")),
+        cached_tokens: Some(cached),
+        reasoning_tokens: None,
+        cost_usd: None,
+    }
+}

@@ -1,0 +1,257 @@
+//! [`ClaudeSession`]: one sandbox-agent session driving one `claude` process.
+//!
+//! The process starts with the session and stays up between turns. When it exits
+//! while no turn runs, the session stays: the next message starts a new process with
+//! `--resume <native session id>`, so the conversation goes on. When it exits during
+//! a turn, the session ends with an error and the exit code.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot;
+use serde_json::json;
+
+use crate::launch;
+use crate::output::Output;
+use crate::protocol;
+use crate::requests;
+use crate::state::{Process, State, TurnState};
+
+/// The format version of the snapshot; bump it when [`State`] changes shape.
+const STATE_VERSION: u32 = 1;
+/// The timer that gives up on an interrupt the CLI does not answer.
+pub(crate) const INTERRUPT_TIMER: &str = "interrupt";
+/// How long the CLI gets to end an interrupted turn before its process is killed.
+const INTERRUPT_TIMEOUT_MS: u32 = 10_000;
+
+/// One Claude Code session.
+pub struct ClaudeSession {
+    config: SessionConfig,
+    state: State,
+}
+
+impl ClaudeSession {
+    /// Starts a CLI process (resuming the native session when there is one) and
+    /// sends it the control-protocol handshake.
+    fn launch(&mut self, out: &mut Actions) {
+        let id = format!("claude_{}", self.state.ids.next_number("process"));
+        let resume = self.state.native_session_id.as_deref();
+        out.spawn(launch::spawn(&self.config, &id, resume));
+        let request = self.state.ids.next("req");
+        out.write_line(id.clone(), &protocol::initialize(&request));
+        self.state.process = Some(Process { id, cost_usd: 0.0 });
+    }
+
+    /// True when `process_id` is the live CLI process.
+    fn is_current(&self, process_id: &str) -> bool {
+        self.state
+            .process
+            .as_ref()
+            .is_some_and(|process| process.id == process_id)
+    }
+
+    /// Ends the session with an error: `error`, the end of the running turn (its
+    /// open items failed), `session.ended` by the agent.
+    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
+        out.emit(event::error(message.clone(), Some(code)).synthetic());
+        Output::synthetic(&mut self.state, out).end_turn(None);
+        let mut ended =
+            event::session_ended(SessionEndReason::Error, TerminatedBy::Agent, Some(message));
+        if let Event::SessionEnded(data) = &mut ended.event {
+            data.exit_code = exit_code;
+        }
+        out.emit(ended.synthetic());
+        self.state.ended = true;
+    }
+}
+
+impl SessionMachine for ClaudeSession {
+    fn new(config: SessionConfig) -> Self {
+        let state = State {
+            native_session_id: config.resume_native_session_id.clone(),
+            ..State::default()
+        };
+        Self { config, state }
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Ok(Self {
+            config,
+            state: snapshot::decode(STATE_VERSION, state)?,
+        })
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        snapshot::encode(STATE_VERSION, &self.state)
+    }
+
+    /// `session.started` with the launch settings, then the CLI process.
+    fn start(&mut self) -> Vec<Action> {
+        let config = &self.config;
+        let metadata = json!({
+            "agent": "claude",
+            "agentMode": config.agent_mode,
+            "permissionMode": launch::permission_mode(config),
+            "model": config.model,
+            "variant": config.variant,
+        });
+        let mut out = Actions::new();
+        if let Some(id) = &self.state.native_session_id {
+            out.set_native_session_id(id.clone());
+        }
+        out.emit(event::session_started(Some(metadata.to_string())).synthetic());
+        self.launch(&mut out);
+        out.finish()
+    }
+
+    /// Opens a turn (`turn.started`, the user's message) and writes the message to
+    /// the CLI, starting it again first when it exited.
+    fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        if self.state.process.is_none() {
+            self.launch(&mut out);
+        }
+        if self.state.turn.is_none() {
+            let id = format!("turn_{}", self.state.ids.next_number("turn"));
+            out.emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
+            self.state.turn = Some(TurnState {
+                id,
+                ..TurnState::default()
+            });
+        }
+        out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        o.write(&protocol::user_message(&parts));
+        out.finish()
+    }
+
+    fn reply_permission(
+        &mut self,
+        permission_id: String,
+        reply: PermissionReply,
+    ) -> Result<Vec<Action>, String> {
+        let mut out = Actions::new();
+        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        requests::reply_permission(&mut o, &permission_id, reply)?;
+        Ok(out.finish())
+    }
+
+    fn reply_question(
+        &mut self,
+        question_id: String,
+        answers: Vec<Vec<String>>,
+    ) -> Result<Vec<Action>, String> {
+        let mut out = Actions::new();
+        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        requests::reply_question(&mut o, &question_id, Some(answers))?;
+        Ok(out.finish())
+    }
+
+    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
+        let mut out = Actions::new();
+        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        requests::reply_question(&mut o, &question_id, None)?;
+        Ok(out.finish())
+    }
+
+    /// Sends the CLI an `interrupt`; its `result` ends the turn as cancelled. What
+    /// the client was asked resolves as rejected now (the CLI withdraws it). A timer
+    /// kills the process if the CLI does not answer.
+    fn cancel_turn(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        let Some(turn) = self.state.turn.as_mut() else {
+            return out.finish();
+        };
+        if turn.cancelling {
+            return out.finish();
+        }
+        turn.cancelling = true;
+        let request = self.state.ids.next("req");
+        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        o.write(&protocol::interrupt(&request));
+        requests::reject_all(&mut o);
+        out.set_timer(INTERRUPT_TIMER, INTERRUPT_TIMEOUT_MS);
+        out.finish()
+    }
+
+    /// Ends the running turn as cancelled, closes the CLI's stdin (it exits) and ends
+    /// the session.
+    fn terminate(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        if let Some(turn) = self.state.turn.as_mut() {
+            turn.cancelling = true;
+        }
+        Output::synthetic(&mut self.state, &mut out).end_turn(None);
+        if let Some(process) = self.state.process.take() {
+            out.close_stdin(process.id);
+        }
+        out.emit(
+            event::session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
+                .synthetic(),
+        );
+        self.state.ended = true;
+        out.finish()
+    }
+
+    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended || !self.is_current(&process_id) {
+            return out.finish();
+        }
+        Output::from_line(&mut self.state, &mut out, &line).line(&line);
+        out.finish()
+    }
+
+    /// The daemon keeps the stderr lines itself (for a `session.ended` error).
+    fn on_stderr(&mut self, _process_id: String, _line: String) -> Vec<Action> {
+        Vec::new()
+    }
+
+    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended || !self.is_current(&process_id) {
+            return out.finish();
+        }
+        self.state.process = None;
+        if let Some(turn) = self.state.turn.as_mut() {
+            turn.errored = true;
+            let message = format!(
+                "Claude Code exited during a turn with {}",
+                status.describe()
+            );
+            self.fail(&mut out, message, "agent_exited", status.code);
+        }
+        out.finish()
+    }
+
+    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended || !self.is_current(&process_id) {
+            return out.finish();
+        }
+        self.state.process = None;
+        let program = launch::program(&self.config);
+        let message = format!("could not start {program}: {message}");
+        self.fail(&mut out, message, "spawn_failed", None);
+        out.finish()
+    }
+
+    /// The CLI did not end an interrupted turn in time: its process is killed (the
+    /// next message resumes the session in a new one) and the turn ends.
+    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        let cancelling = self.state.turn.as_ref().is_some_and(|t| t.cancelling);
+        if timer_id != INTERRUPT_TIMER || !cancelling {
+            return out.finish();
+        }
+        if let Some(process) = self.state.process.take() {
+            out.kill(process.id);
+        }
+        Output::synthetic(&mut self.state, &mut out).end_turn(None);
+        out.finish()
+    }
+}

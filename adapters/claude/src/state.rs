@@ -1,0 +1,150 @@
+//! The session's serializable state: what [`crate::ClaudeSession::snapshot`] keeps.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use sandbox_agent_adapter_kit::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Everything but the configuration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct State {
+    /// Item, turn, process and control-request ids.
+    pub ids: IdCounter,
+    /// The CLI's session id (`session_id` of `system/init`), for `--resume`.
+    pub native_session_id: Option<String>,
+    /// The live CLI process, when one runs.
+    pub process: Option<Process>,
+    /// The running turn.
+    pub turn: Option<TurnState>,
+    /// Permission requests and questions the client has not answered, by universal id.
+    pub pending: BTreeMap<String, Pending>,
+    /// Answers collected so far for `AskUserQuestion` requests with several questions,
+    /// by the CLI's request id: question text → answer.
+    pub answers: BTreeMap<String, BTreeMap<String, String>>,
+    /// Tools the client allowed for the rest of the session (`always`).
+    pub always_allowed: BTreeSet<String>,
+    /// True once `session.ended` was emitted.
+    pub ended: bool,
+}
+
+/// The session's CLI process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Process {
+    /// Its process id (`claude_<n>`: a fresh one per launch, so output of a killed
+    /// predecessor is never mistaken for the live one's).
+    pub id: String,
+    /// The `total_cost_usd` it last reported: the CLI sums the cost per process, turns
+    /// get the difference.
+    pub cost_usd: f64,
+}
+
+/// The running turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct TurnState {
+    /// `turn_<n>`.
+    pub id: String,
+    /// An interrupt was sent; its `result` ends the turn as cancelled.
+    pub cancelling: bool,
+    /// An `error` event was emitted for this turn (the `result` repeats it).
+    pub errored: bool,
+    /// Content blocks streamed with `stream_event`s whose `assistant` line has not
+    /// arrived yet.
+    pub blocks: Vec<OpenBlock>,
+    /// The message each stream (by `parent_tool_use_id`, empty for the main agent)
+    /// is streaming.
+    pub messages: BTreeMap<String, String>,
+    /// The tool calls of the turn, by the CLI's `tool_use` id.
+    pub tools: BTreeMap<String, ToolCall>,
+}
+
+/// A content block that is streaming.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct OpenBlock {
+    /// The stream it belongs to (`parent_tool_use_id`, empty for the main agent).
+    pub stream: String,
+    /// The model's message id.
+    pub message_id: String,
+    /// Its index in the message.
+    pub index: u64,
+    /// The universal item it streams into.
+    pub item_id: String,
+    /// What it holds.
+    pub kind: BlockKind,
+    /// The text streamed so far (text, thinking, or tool input JSON).
+    pub text: String,
+}
+
+/// The kind of a streamed content block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) enum BlockKind {
+    /// Assistant text.
+    Text,
+    /// Extended thinking.
+    Thinking,
+    /// A tool call being written.
+    ToolUse {
+        /// The CLI's `tool_use` id.
+        call_id: String,
+        /// The tool's name.
+        name: String,
+    },
+}
+
+/// A tool call of the running turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ToolCall {
+    /// Its `tool_call` item.
+    pub item_id: String,
+    /// The tool's name (`Bash`, `Write`...).
+    pub name: String,
+    /// Its input.
+    pub input: Value,
+}
+
+/// A request the client has to answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Pending {
+    /// The CLI's `control_request` id to answer.
+    pub request_id: String,
+    /// The tool input to allow.
+    pub input: Value,
+    /// What the client is asked.
+    pub kind: PendingKind,
+}
+
+/// What a pending request asks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) enum PendingKind {
+    /// May the agent use a tool?
+    Permission {
+        /// The universal request.
+        permission: Permission,
+        /// The tool's name.
+        tool: String,
+        /// The CLI's suggested rules for "don't ask again".
+        suggestions: Option<Value>,
+    },
+    /// One question of an `AskUserQuestion` call.
+    Question {
+        /// The universal question.
+        question: Question,
+    },
+    /// Approve the plan of an `ExitPlanMode` call?
+    Plan {
+        /// The universal question (options `approve`, `reject`).
+        question: Question,
+    },
+}
+
+impl Pending {
+    /// The universal id the client answers with.
+    pub fn id(&self) -> &str {
+        match &self.kind {
+            PendingKind::Permission { permission, .. } => &permission.permission_id,
+            PendingKind::Question { question } | PendingKind::Plan { question } => {
+                &question.question_id
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Where the `codex` binary comes from, and how to read its version.
+//!
+//! OpenAI publishes one native binary per target triple on GitHub releases (tag
+//! `rust-v<version>`, asset `codex-<triple>.tar.gz` holding `codex-<triple>`), and on
+//! npm as platform builds of `@openai/codex` (version `<version>-<platform>`, the
+//! binary at `vendor/<triple>/bin/codex`), which the `@openai/codex` wrapper lists as
+//! optional dependencies. Linux builds are static (musl), so glibc and musl hosts get
+//! the same binary.
+
+use sandbox_agent_adapter_kit::prelude::*;
+
+/// The version the adapter was written and tested against; installed when the caller
+/// names none (npm has no per-platform "latest" tag).
+const TESTED_VERSION: &str = "0.169.0";
+
+/// GitHub's API document of the latest release (`tag_name` is `rust-v<version>`).
+const LATEST_URL: &str = "https://api.github.com/repos/openai/codex/releases/latest";
+
+/// The recipe for `target`: the GitHub release archive, then the npm platform build.
+pub(crate) fn recipe(target: &Platform, version: Option<&str>) -> Option<InstallRecipe> {
+    let triple = triple(target);
+    let (binary, sources) = match target.os {
+        Os::Windows => ("codex.exe", Vec::new()),
+        Os::Linux | Os::Macos => (
+            "codex",
+            vec![InstallSource {
+                url: format!(
+                    "https://github.com/openai/codex/releases/download/rust-v{{version}}/codex-{triple}.tar.gz"
+                ),
+                archive: ArchiveKind::TarGz,
+                binary_path: format!("codex-{triple}"),
+                sha256_url: None,
+            }],
+        ),
+    };
+    let version = version.unwrap_or(TESTED_VERSION);
+    Some(InstallRecipe {
+        binary_name: binary.to_owned(),
+        latest_version_url: Some(LATEST_URL.to_owned()),
+        sources,
+        npm_package: Some(format!("@openai/codex@{version}-{}", npm_platform(target))),
+        npm_binary_path: Some(format!("vendor/{triple}/bin/{binary}")),
+    })
+}
+
+/// The Rust target triple of the release build for `target`.
+fn triple(target: &Platform) -> &'static str {
+    match (target.os, target.arch) {
+        (Os::Linux, Arch::X8664) => "x86_64-unknown-linux-musl",
+        (Os::Linux, Arch::Aarch64) => "aarch64-unknown-linux-musl",
+        (Os::Macos, Arch::X8664) => "x86_64-apple-darwin",
+        (Os::Macos, Arch::Aarch64) => "aarch64-apple-darwin",
+        (Os::Windows, Arch::X8664) => "x86_64-pc-windows-msvc",
+        (Os::Windows, Arch::Aarch64) => "aarch64-pc-windows-msvc",
+    }
+}
+
+/// The platform suffix of the npm builds: `linux-x64`, `darwin-arm64`, `win32-x64`...
+fn npm_platform(target: &Platform) -> String {
+    let os = match target.os {
+        Os::Linux => "linux",
+        Os::Macos => "darwin",
+        Os::Windows => "win32",
+    };
+    let arch = match target.arch {
+        Arch::X8664 => "x64",
+        Arch::Aarch64 => "arm64",
+    };
+    format!("{os}-{arch}")
+}
+
+/// The version in the latest-release document: its `tag_name` without `rust-v`.
+pub(crate) fn parse_latest_version(body: &str) -> Option<String> {
+    let document: serde_json::Value = serde_json::from_str(body).ok()?;
+    let tag = document.get("tag_name")?.as_str()?;
+    let version = tag.strip_prefix("rust-v").unwrap_or(tag);
+    is_version(version).then(|| version.to_owned())
+}
+
+/// The version in `codex --version` output (`codex-cli 0.169.0`).
+pub(crate) fn parse_version(output: &str) -> Option<String> {
+    output
+        .split_whitespace()
+        .find(|word| is_version(word))
+        .map(str::to_owned)
+}
+
+/// True for dotted numbers with an optional pre-release suffix: `0.169.0`, `0.170.0-alpha.1`.
+fn is_version(word: &str) -> bool {
+    let core = word.split('-').next().unwrap_or_default();
+    let mut parts = core.split('.');
+    parts.clone().count() >= 2
+        && parts.all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
+}

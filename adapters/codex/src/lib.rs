@@ -1,0 +1,113 @@
+//! The Codex adapter: drives OpenAI's `codex` CLI through `codex app-server`.
+//!
+//! One `codex app-server` process (JSON-RPC over stdio, one JSON object per line) serves
+//! every Codex session of the daemon: each session spawns it with the share key
+//! [`session::SHARE_KEY`], so the host starts it once and attaches later sessions to the
+//! running process. Every attached session receives every line the server prints, so a
+//! session
+//!
+//! - namespaces its JSON-RPC request ids (`<session id>:<n>`, strings) and ignores
+//!   responses to ids it did not send;
+//! - opens one Codex thread (`thread/start`, or `thread/resume` after the server was
+//!   restarted) and ignores notifications and server requests of other threads.
+//!
+//! Each message is a `turn/start` on that thread; approvals arrive as server requests
+//! and become `permission.requested`; `request_user_input` (plan mode) becomes a
+//! question. The README of this crate has the launch recipe and the mapping table.
+//!
+//! - [`Codex`] holds the static facts and registers the component.
+//! - [`CodexSession`] is the session state machine.
+
+#![warn(missing_docs)]
+
+use sandbox_agent_adapter_kit::prelude::*;
+
+mod convert;
+mod input;
+mod install;
+mod requests;
+mod rpc;
+mod session;
+mod settings;
+mod state;
+mod turn;
+
+#[cfg(test)]
+mod tests;
+
+pub use session::CodexSession;
+
+/// The Codex adapter (agent id `codex`).
+pub struct Codex;
+
+impl Adapter for Codex {
+    type Session = CodexSession;
+
+    /// Not built in; modes `build` and `plan` (Codex's plan collaboration mode); the
+    /// GPT-5 models with their reasoning efforts as variants; credentials
+    /// `OPENAI_API_KEY` and `CODEX_API_KEY`.
+    fn info() -> AdapterInfo {
+        AdapterInfo {
+            agent_versions: ">=0.169.0, <0.170".to_owned(),
+            modes: vec![
+                AgentMode::new("build", "Build", "Codex's default collaboration mode"),
+                AgentMode::new(
+                    "plan",
+                    "Plan",
+                    "Codex's plan collaboration mode: it explores, asks and proposes a plan",
+                ),
+            ],
+            models: settings::models(),
+            default_model: Some("gpt-6.1-sol".to_owned()),
+            credential_env: vec!["OPENAI_API_KEY".to_owned(), "CODEX_API_KEY".to_owned()],
+            builtin: false,
+            ..AdapterInfo::builtin("codex", "Codex", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+        }
+    }
+
+    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
+        install::recipe(&target, version.as_deref())
+    }
+
+    fn parse_latest_version(body: String) -> Option<String> {
+        install::parse_latest_version(&body)
+    }
+
+    fn version_args() -> Option<Vec<String>> {
+        Some(vec!["--version".to_owned()])
+    }
+
+    fn parse_version(output: String) -> Option<String> {
+        install::parse_version(&output)
+    }
+}
+
+/// What the adapter reports. Images are sent as `localImage` inputs; attached files as
+/// a line naming the path (Codex has no file input); questions exist in plan mode only
+/// (`request_user_input`).
+const CAPABILITIES: Capabilities = Capabilities {
+    plan_mode: true,
+    permissions: true,
+    questions: true,
+    tool_calls: true,
+    tool_results: true,
+    text_messages: true,
+    images: true,
+    file_attachments: true,
+    session_lifecycle: true,
+    error_events: true,
+    reasoning: true,
+    status: true,
+    command_execution: true,
+    file_changes: true,
+    mcp_tools: true,
+    streaming_deltas: true,
+    item_started: true,
+    shared_process: true,
+    resume: true,
+    cancel: true,
+    usage: true,
+    variants: true,
+};
+
+sandbox_agent_adapter_kit::export!(Codex);

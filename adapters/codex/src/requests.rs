@@ -1,0 +1,214 @@
+//! Server requests of this session's thread: approvals become permission requests,
+//! `request_user_input` becomes a question, and the client's answers become the
+//! JSON-RPC responses Codex waits for.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use serde_json::{json, Map, Value};
+
+use crate::convert::str_of;
+use crate::rpc;
+use crate::state::{Ask, Pending, Shape, TurnState};
+
+/// What the session does with a server request.
+// Built and consumed at once, never stored: the size difference does not matter.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Handling {
+    /// Ask the client: keep `pending` under `id` and emit `event`.
+    Ask {
+        id: String,
+        pending: Pending,
+        event: EmittedEvent,
+    },
+    /// Answer at once with this line (requests this adapter does not support).
+    Refuse(String),
+}
+
+/// How to handle server request `method`; `next_id` hands out permission and
+/// question ids (`perm`, `question` prefixes).
+pub(crate) fn handle(
+    rpc_id: Value,
+    method: &str,
+    params: &Value,
+    turn: Option<&TurnState>,
+    mut next_id: impl FnMut(&str) -> String,
+) -> Handling {
+    let metadata = Some(params.to_string());
+    let ask = |id: String, ask: Ask, event: EmittedEvent| Handling::Ask {
+        id,
+        pending: Pending {
+            rpc_id: rpc_id.clone(),
+            ask,
+        },
+        event,
+    };
+    match method {
+        "item/commandExecution/requestApproval" | "item/fileChange/requestApproval" => {
+            let permission = Permission::requested(
+                next_id("perm"),
+                approval_action(method, params, turn),
+                metadata,
+            );
+            let event = event::permission_requested(permission.clone());
+            ask(
+                permission.permission_id.clone(),
+                Ask::Approval(permission),
+                event,
+            )
+        }
+        "item/permissions/requestApproval" => {
+            let reason = str_of(params, "reason");
+            let action = match reason {
+                "" => "permissions: more sandbox access".to_owned(),
+                reason => format!("permissions: {reason}"),
+            };
+            let permission = Permission::requested(next_id("perm"), action, metadata);
+            let event = event::permission_requested(permission.clone());
+            let requested = params.get("permissions").cloned().unwrap_or(Value::Null);
+            let id = permission.permission_id.clone();
+            ask(
+                id,
+                Ask::Permissions {
+                    permission,
+                    requested,
+                },
+                event,
+            )
+        }
+        "item/tool/requestUserInput" => {
+            let (question, ids) = question(next_id("question"), params);
+            let event = event::question_requested(question.clone());
+            ask(
+                question.question_id.clone(),
+                Ask::Question { question, ids },
+                event,
+            )
+        }
+        "mcpServer/elicitation/request" => Handling::Refuse(rpc::result(
+            &rpc_id,
+            json!({ "action": "decline", "content": null, "_meta": null }),
+        )),
+        _ => Handling::Refuse(rpc::error(
+            &rpc_id,
+            -32601,
+            &format!("{method} is not supported by sandbox-agent"),
+        )),
+    }
+}
+
+/// A few words on what an approval allows: the command, or the files a patch changes
+/// (from the `fileChange` item that started before the request).
+fn approval_action(method: &str, params: &Value, turn: Option<&TurnState>) -> String {
+    let item = str_of(params, "itemId");
+    let open = turn.and_then(|turn| turn.items.get(item));
+    if let Some(Shape::Tool { action, .. }) = open.map(|open| &open.shape) {
+        return action.clone();
+    }
+    match method {
+        "item/commandExecution/requestApproval" => {
+            format!("shell: {}", str_of(params, "command"))
+        }
+        _ => "edit: files".to_owned(),
+    }
+}
+
+/// The universal question of a `request_user_input` request, and Codex's question ids
+/// in order. One question is shown as is; several are joined into one prompt (the
+/// client answers with one list of choices per question, in order).
+fn question(question_id: String, params: &Value) -> (Question, Vec<String>) {
+    let questions = params
+        .get("questions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let ids = questions
+        .iter()
+        .map(|q| str_of(q, "id").to_owned())
+        .collect();
+    let prompts: Vec<&str> = questions.iter().map(|q| str_of(q, "question")).collect();
+    let mut options: Vec<String> = Vec::new();
+    for question in &questions {
+        for option in question
+            .get("options")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let label = str_of(option, "label").to_owned();
+            if !options.contains(&label) {
+                options.push(label);
+            }
+        }
+    }
+    (
+        Question::requested(question_id, prompts.join("\n"), options),
+        ids,
+    )
+}
+
+/// The response to a pending approval or permissions request, and its
+/// `permission.resolved` event; `None` for a question.
+pub(crate) fn answer_permission(
+    pending: &Pending,
+    reply: PermissionReply,
+) -> Option<(String, EmittedEvent)> {
+    let (result, permission) = match &pending.ask {
+        Ask::Approval(permission) => {
+            let decision = match reply {
+                PermissionReply::Once => "accept",
+                PermissionReply::Always => "acceptForSession",
+                PermissionReply::Reject => "decline",
+            };
+            (json!({ "decision": decision }), permission)
+        }
+        Ask::Permissions {
+            permission,
+            requested,
+        } => {
+            let (granted, scope) = match reply {
+                PermissionReply::Once => (requested.clone(), "turn"),
+                PermissionReply::Always => (requested.clone(), "session"),
+                PermissionReply::Reject => (json!({}), "turn"),
+            };
+            (
+                json!({ "permissions": granted, "scope": scope }),
+                permission,
+            )
+        }
+        Ask::Question { .. } => return None,
+    };
+    let event = event::permission_resolved(permission.resolved(reply));
+    Some((rpc::result(&pending.rpc_id, result), event))
+}
+
+/// The response to a pending question (`answers`: one list per Codex question; `None`
+/// when the client rejected it, answered with no answers), and its
+/// `question.resolved` event; `None` for a permission.
+pub(crate) fn answer_question(
+    pending: &Pending,
+    answers: Option<&[Vec<String>]>,
+) -> Option<(String, EmittedEvent)> {
+    let Ask::Question { question, ids } = &pending.ask else {
+        return None;
+    };
+    let mut map = Map::new();
+    for (id, chosen) in ids.iter().zip(answers.unwrap_or_default()) {
+        map.insert(id.clone(), json!({ "answers": chosen }));
+    }
+    let resolved = match answers {
+        Some(answers) => question.answered(answers),
+        None => question.rejected(),
+    };
+    let line = rpc::result(&pending.rpc_id, json!({ "answers": map }));
+    Some((line, event::question_resolved(resolved)))
+}
+
+/// The event that resolves a pending request as rejected (turn ended or cancelled;
+/// Codex drops the request itself).
+pub(crate) fn rejected(pending: &Pending) -> EmittedEvent {
+    match &pending.ask {
+        Ask::Approval(permission) | Ask::Permissions { permission, .. } => {
+            event::permission_resolved(permission.resolved(PermissionReply::Reject))
+        }
+        Ask::Question { question, .. } => event::question_resolved(question.rejected()),
+    }
+}

@@ -1,0 +1,692 @@
+//! [`CodexSession`]: the session state machine.
+//!
+//! This module owns the connection to the shared app-server (spawn or attach,
+//! `initialize`, `thread/start` or `thread/resume`), routes the server's lines to this
+//! session (responses by request id, notifications and server requests by thread id),
+//! and runs the turn lifecycle: start, cancel, process exit, terminate. The events of a
+//! turn are built in [`crate::turn`], server requests in [`crate::requests`].
+
+use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot;
+use sandbox_agent_adapter_kit::text::raw_json;
+use serde_json::{json, Value};
+
+use crate::convert::str_of;
+use crate::requests::{self, Handling};
+use crate::rpc::{self, Incoming, RpcError};
+use crate::settings;
+use crate::state::{Call, Link, State, TurnState, STATE_VERSION};
+
+/// The share key of the app-server process: one for every Codex session.
+pub const SHARE_KEY: &str = "app-server";
+
+/// This session's name for the app-server process.
+const PROCESS: &str = "app-server";
+
+/// The timer that ends a cancelled turn if Codex does not confirm the interrupt.
+const CANCEL_TIMER: &str = "cancel";
+
+/// How long Codex gets to confirm an interrupt.
+const CANCEL_GRACE_MS: u32 = 5_000;
+
+/// Notifications that repeat state the transcript already has (thread status, read
+/// markers, the turn's aggregated diff, per-file patch updates) or that concern the
+/// account rather than a session; they are understood and not shown.
+const QUIET: [&str; 15] = [
+    "thread/started",
+    "thread/status/changed",
+    "thread/settings/updated",
+    "thread/readState/changed",
+    "thread/name/updated",
+    "thread/compacted",
+    "thread/goal/cleared",
+    "turn/diff/updated",
+    "item/reasoning/summaryPartAdded",
+    "item/fileChange/patchUpdated",
+    "item/commandExecution/terminalInteraction",
+    "account/rateLimits/updated",
+    "account/updated",
+    "remoteControl/status/changed",
+    "mcpServer/startupStatus/updated",
+];
+
+/// Notifications Codex sends to warn the user; shown as `warning` status items.
+const WARNINGS: [&str; 4] = [
+    "warning",
+    "configWarning",
+    "deprecationNotice",
+    "guardianWarning",
+];
+
+/// One Codex session: one thread on the shared app-server.
+pub struct CodexSession {
+    config: SessionConfig,
+    state: State,
+}
+
+impl CodexSession {
+    /// The configuration the session was created with.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// Sends a request with a fresh id (`<session id>:<n>`) and remembers what it was.
+    fn call(&mut self, out: &mut Actions, call: Call, method: &str, params: Value) {
+        let number = self.state.ids.next_number("rpc");
+        let id = format!("{}:{number}", self.config.session_id);
+        self.state.calls.insert(id.clone(), call);
+        out.write_line(PROCESS, &rpc::request(&id, method, params));
+    }
+
+    /// Spawns the shared app-server (or attaches to the running one) and initializes
+    /// this session's use of it. A server that is already initialized answers
+    /// `Already initialized`, which is fine: the connection is shared.
+    fn connect(&mut self, out: &mut Actions) {
+        let binary = self.config.agent_binary.as_deref().unwrap_or("codex");
+        out.spawn(SpawnRequest::command(PROCESS, [binary, "app-server"]).shared(SHARE_KEY));
+        self.state.link = Link::Initializing;
+        let params = json!({
+            "clientInfo": {
+                "name": "sandbox-agent",
+                "title": "sandbox-agent",
+                "version": env!("CARGO_PKG_VERSION"),
+            },
+            "capabilities": {
+                "experimentalApi": true,
+                "optOutNotificationMethods": [
+                    "account/rateLimits/updated",
+                    "thread/readState/changed",
+                ],
+            },
+        });
+        self.call(out, Call::Initialize, "initialize", params);
+    }
+
+    /// Starts this session's thread, or resumes it when it has one (after the server
+    /// was restarted, or for a resumed session).
+    fn open_thread(&mut self, out: &mut Actions) {
+        self.state.link = Link::Opening;
+        let thread = self.state.thread.clone();
+        let params = settings::thread_params(&self.config, thread.as_deref());
+        let (method, resume) = match thread {
+            Some(_) => ("thread/resume", true),
+            None => ("thread/start", false),
+        };
+        self.call(out, Call::OpenThread { resume }, method, params);
+    }
+
+    /// Sends the waiting turn once the thread is ready.
+    fn send_turn(&mut self, out: &mut Actions) {
+        let (Link::Ready, Some(thread)) = (self.state.link, self.state.thread.clone()) else {
+            return;
+        };
+        let Some(turn) = &mut self.state.turn else {
+            return;
+        };
+        if turn.sent {
+            return;
+        }
+        turn.sent = true;
+        let input = crate::input::user_input(&turn.parts);
+        let params =
+            settings::turn_params(&self.config, &thread, input, self.state.model.as_deref());
+        self.call(out, Call::StartTurn, "turn/start", params);
+    }
+
+    /// Asks Codex to interrupt the running turn, once its id is known.
+    fn interrupt(&mut self, out: &mut Actions) {
+        let (Some(thread), Some(turn)) = (
+            self.state.thread.clone(),
+            self.state.turn.as_ref().and_then(|t| t.native_id.clone()),
+        ) else {
+            return;
+        };
+        let params = json!({ "threadId": thread, "turnId": turn });
+        self.call(out, Call::Interrupt, "turn/interrupt", params);
+    }
+
+    /// Ends the session with an error (`code`: `agent_exited`, `spawn_failed`,
+    /// `agent_failed`): `error`, the end of the running turn, `session.ended` by the
+    /// agent with the exit code. Synthetic: the adapter concludes them from an exit or
+    /// a refusal (the host adds the captured stderr).
+    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
+        out.emit(event::error(message.clone(), Some(code)).synthetic());
+        self.state.end_turn(out, None, None, "failed");
+        let ended = EmittedEvent::native(Event::SessionEnded(SessionEnded {
+            reason: SessionEndReason::Error,
+            terminated_by: TerminatedBy::Agent,
+            message: Some(message),
+            exit_code,
+            stderr: None,
+        }));
+        out.emit(ended.synthetic());
+        self.state.ended = true;
+    }
+
+    /// A response to one of this session's requests (others' are ignored).
+    fn on_response(
+        &mut self,
+        out: &mut Actions,
+        id: &Value,
+        outcome: Result<Value, RpcError>,
+        raw: &str,
+    ) {
+        let Some(call) = id.as_str().and_then(|id| self.state.calls.remove(id)) else {
+            return;
+        };
+        match (call, outcome) {
+            (Call::Initialize, Ok(_)) => {
+                out.write_line(PROCESS, &rpc::notification("initialized"));
+                self.connected(out);
+            }
+            (Call::Initialize, Err(error)) if error.message.contains("Already initialized") => {
+                self.connected(out);
+            }
+            (Call::Initialize, Err(error)) => {
+                let message = format!("codex app-server refused to initialize: {}", error.message);
+                self.fail(out, message, "agent_failed", None);
+            }
+            (Call::OpenThread { .. }, Ok(result)) => {
+                let thread = result
+                    .get("thread")
+                    .map(|t| str_of(t, "id"))
+                    .unwrap_or_default();
+                if thread.is_empty() {
+                    out.emit(event::unparsed(
+                        "thread response without a thread id",
+                        "stdout",
+                        raw,
+                    ));
+                    return;
+                }
+                self.state.thread = Some(thread.to_owned());
+                self.state.model = result
+                    .get("model")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                self.state.link = Link::Ready;
+                out.set_native_session_id(thread);
+                self.send_turn(out);
+            }
+            (Call::OpenThread { resume: true }, Err(error)) => {
+                let thread = self.state.thread.take().unwrap_or_default();
+                let message = format!(
+                    "could not resume Codex thread {thread}: {}; starting a new thread",
+                    error.message
+                );
+                out.emit(event::error(message, Some("resume_failed")).with_raw(raw));
+                self.open_thread(out);
+            }
+            (Call::OpenThread { resume: false }, Err(error)) => {
+                let message = format!("codex could not start a thread: {}", error.message);
+                self.fail(out, message, "agent_failed", None);
+            }
+            (Call::StartTurn, Ok(result)) => {
+                let turn_id = result
+                    .get("turn")
+                    .map(|t| str_of(t, "id"))
+                    .unwrap_or_default();
+                let Some(turn) = &mut self.state.turn else {
+                    return;
+                };
+                if turn.native_id.is_none() && !turn_id.is_empty() {
+                    turn.native_id = Some(turn_id.to_owned());
+                }
+                if turn.cancelling {
+                    self.interrupt(out);
+                }
+            }
+            (Call::StartTurn, Err(error)) => {
+                if let Some(turn) = &mut self.state.turn {
+                    turn.error_reported = true;
+                }
+                self.state.open_turn(out, None);
+                out.emit(
+                    event::error(
+                        format!("codex refused the turn: {}", error.message),
+                        Some("turn_failed"),
+                    )
+                    .with_raw(raw),
+                );
+                self.state.end_turn(out, None, None, "failed");
+            }
+            (Call::Interrupt | Call::Unsubscribe, _) => {}
+        }
+    }
+
+    /// `initialize` done: open the thread.
+    fn connected(&mut self, out: &mut Actions) {
+        self.state.link = Link::Connected;
+        self.open_thread(out);
+    }
+
+    /// A server request: handled when it is for this session's thread.
+    fn on_request(
+        &mut self,
+        out: &mut Actions,
+        id: Value,
+        method: &str,
+        params: &Value,
+        raw: &str,
+    ) {
+        if !self.is_mine(params) {
+            return;
+        }
+        let ids = &mut self.state.ids;
+        match requests::handle(id, method, params, self.state.turn.as_ref(), |prefix| {
+            ids.next(prefix)
+        }) {
+            Handling::Ask { id, pending, event } => {
+                self.state.requests.insert(id, pending);
+                out.emit(event.with_raw(raw));
+            }
+            Handling::Refuse(line) => {
+                out.write_line(PROCESS, &line);
+                out.emit(event::unparsed(
+                    "unsupported server request, refused",
+                    "stdout",
+                    raw,
+                ));
+            }
+        }
+    }
+
+    /// True when a turn runs and `params` does not name another turn (a late line of a
+    /// turn the adapter already ended).
+    fn is_current_turn(&self, params: &Value) -> bool {
+        let Some(turn) = &self.state.turn else {
+            return false;
+        };
+        match (
+            params.get("turnId").and_then(Value::as_str),
+            &turn.native_id,
+        ) {
+            (Some(named), Some(current)) => named == current,
+            _ => true,
+        }
+    }
+
+    /// True when `params` names this session's thread.
+    fn is_mine(&self, params: &Value) -> bool {
+        let thread = params.get("threadId").and_then(Value::as_str);
+        thread.is_some() && thread == self.state.thread.as_deref()
+    }
+
+    /// A notification: warnings for everyone, the rest only for this session's thread.
+    fn on_notification(&mut self, out: &mut Actions, method: &str, params: &Value, raw: &str) {
+        if WARNINGS.contains(&method) {
+            let thread = params.get("threadId").and_then(Value::as_str);
+            if thread.is_none() || self.is_mine(params) {
+                self.warning(out, params, raw);
+            }
+            return;
+        }
+        if QUIET.contains(&method) || !self.is_mine(params) {
+            return;
+        }
+        if method == "error" {
+            return self.state.turn_error(out, params, raw);
+        }
+        if method == "thread/closed" {
+            if self.state.link == Link::Ready {
+                self.state.link = Link::Connected;
+            }
+            return;
+        }
+        if method == "serverRequest/resolved" {
+            return self.resolved_by_codex(out, params, raw);
+        }
+        if !self.is_current_turn(params) {
+            out.emit(event::unparsed(
+                "notification outside the running turn",
+                "stdout",
+                raw,
+            ));
+            return;
+        }
+        match method {
+            "turn/started" => {
+                let turn_id = params
+                    .get("turn")
+                    .map(|t| str_of(t, "id"))
+                    .unwrap_or_default();
+                if let Some(turn) = &mut self.state.turn {
+                    if turn.native_id.is_none() && !turn_id.is_empty() {
+                        turn.native_id = Some(turn_id.to_owned());
+                    }
+                }
+                self.state.open_turn(out, Some(raw));
+            }
+            "turn/completed" => {
+                if self.state.turn.as_ref().is_some_and(|t| t.cancelling) {
+                    out.cancel_timer(CANCEL_TIMER);
+                }
+                let turn = params.get("turn").cloned();
+                self.state
+                    .end_turn(out, turn.as_ref(), Some(raw), "completed");
+            }
+            "item/started" => self.state.item_started(out, params, raw),
+            "item/completed" => self.state.item_completed(out, params, raw),
+            "item/agentMessage/delta"
+            | "item/plan/delta"
+            | "item/reasoning/summaryTextDelta"
+            | "item/reasoning/textDelta"
+            | "item/commandExecution/outputDelta"
+            | "item/fileChange/outputDelta" => {
+                let text = str_of(params, "delta").to_owned();
+                self.state.item_delta(out, params, &text, raw);
+            }
+            "item/mcpToolCall/progress" => {
+                let text = format!("{}\n", str_of(params, "message"));
+                self.state.item_delta(out, params, &text, raw);
+            }
+            "thread/tokenUsage/updated" => self.state.usage_updated(params),
+            "turn/plan/updated" => self.plan_updated(out, params, raw),
+            _ => {
+                out.emit(event::unparsed("unknown notification", "stdout", raw));
+            }
+        }
+    }
+
+    /// Codex dropped one of this session's pending requests itself (an interrupt).
+    fn resolved_by_codex(&mut self, out: &mut Actions, params: &Value, raw: &str) {
+        let Some(request_id) = params.get("requestId") else {
+            return;
+        };
+        let id = self
+            .state
+            .requests
+            .iter()
+            .find(|(_, pending)| &pending.rpc_id == request_id)
+            .map(|(id, _)| id.clone());
+        if let Some(pending) = id.and_then(|id| self.state.requests.remove(&id)) {
+            out.emit(requests::rejected(&pending).with_raw(raw));
+        }
+    }
+
+    /// A warning, shown as a `warning` status item in the running or next turn.
+    fn warning(&mut self, out: &mut Actions, params: &Value, raw: &str) {
+        let message = match str_of(params, "message") {
+            "" => str_of(params, "summary"),
+            message => message,
+        };
+        self.state.notice(out, message.to_owned(), raw);
+    }
+
+    /// `turn/plan/updated`: the agent's to-do list as a `plan` status item, one step a
+    /// line (`[completed] Write tests`).
+    fn plan_updated(&mut self, out: &mut Actions, params: &Value, raw: &str) {
+        let mut lines: Vec<String> = Vec::new();
+        if let Some(explanation) = params.get("explanation").and_then(Value::as_str) {
+            lines.push(explanation.to_owned());
+        }
+        for step in params
+            .get("plan")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            lines.push(format!(
+                "[{}] {}",
+                str_of(step, "status"),
+                str_of(step, "step")
+            ));
+        }
+        let id = self.state.ids.next("itm");
+        let plan = item::status(&id, "plan", Some(lines.join("\n")));
+        out.emit(event::item_started(plan.clone().in_progress()).with_raw(raw))
+            .emit(event::item_completed(plan).with_raw(raw));
+    }
+
+    /// Rejects every pending request (the turn is cancelled; Codex drops them itself).
+    fn reject_pending(&mut self, out: &mut Actions) {
+        for (_, pending) in std::mem::take(&mut self.state.requests) {
+            out.emit(requests::rejected(&pending).synthetic());
+        }
+    }
+}
+
+impl SessionMachine for CodexSession {
+    fn new(config: SessionConfig) -> Self {
+        Self {
+            config,
+            state: State::default(),
+        }
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Ok(Self {
+            config,
+            state: snapshot::decode(STATE_VERSION, state)?,
+        })
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        snapshot::encode(STATE_VERSION, &self.state)
+    }
+
+    /// Emits `session.started`, then spawns (or attaches to) the app-server and opens
+    /// the thread: a new one, or `resume-native-session-id`'s.
+    fn start(&mut self) -> Vec<Action> {
+        let config = &self.config;
+        let metadata = json!({
+            "agent": "codex",
+            "agentMode": config.agent_mode,
+            "permissionMode": config.permission_mode,
+            "model": config.model,
+            "variant": config.variant,
+        });
+        let mut out = Actions::new();
+        out.emit(event::session_started(Some(metadata.to_string())).synthetic());
+        self.state.thread = config.resume_native_session_id.clone();
+        self.connect(&mut out);
+        out.finish()
+    }
+
+    /// Starts a turn: at once when the thread is ready, after (re)connecting otherwise.
+    /// `turn.started` and the user item come from Codex's own notifications.
+    fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
+        if self.state.ended {
+            return Vec::new();
+        }
+        if self.state.turn.is_some() {
+            // The host queues messages while a turn runs, so this is a host bug.
+            return Actions::one(event::error(
+                "a turn is already running",
+                Some("turn_running"),
+            ));
+        }
+        self.state.turn = Some(TurnState::new(parts));
+        let mut out = Actions::new();
+        match self.state.link {
+            Link::Down => self.connect(&mut out),
+            Link::Connected => self.open_thread(&mut out),
+            Link::Ready => self.send_turn(&mut out),
+            Link::Initializing | Link::Opening => {}
+        }
+        out.finish()
+    }
+
+    fn reply_permission(
+        &mut self,
+        permission_id: String,
+        reply: PermissionReply,
+    ) -> Result<Vec<Action>, String> {
+        let answer = self
+            .state
+            .requests
+            .get(&permission_id)
+            .and_then(|pending| requests::answer_permission(pending, reply));
+        let Some((line, event)) = answer else {
+            return Err(format!("unknown permission id: {permission_id}"));
+        };
+        self.state.requests.remove(&permission_id);
+        let mut out = Actions::new();
+        out.write_line(PROCESS, &line).emit(event);
+        Ok(out.finish())
+    }
+
+    fn reply_question(
+        &mut self,
+        question_id: String,
+        answers: Vec<Vec<String>>,
+    ) -> Result<Vec<Action>, String> {
+        self.answer_question(question_id, Some(answers))
+    }
+
+    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
+        self.answer_question(question_id, None)
+    }
+
+    /// Interrupts the turn with `turn/interrupt` (as soon as Codex named the turn) and
+    /// rejects its pending requests; Codex ends the turn with status `interrupted`. A
+    /// turn Codex never received ends at once; one Codex does not end within
+    /// [`CANCEL_GRACE_MS`] is ended by the adapter.
+    fn cancel_turn(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        let Some(turn) = &mut self.state.turn else {
+            return Vec::new();
+        };
+        turn.cancelling = true;
+        let sent = turn.sent;
+        self.reject_pending(&mut out);
+        if sent {
+            self.interrupt(&mut out);
+            out.set_timer(CANCEL_TIMER, CANCEL_GRACE_MS);
+        } else {
+            self.state.end_turn(&mut out, None, None, "interrupted");
+        }
+        out.finish()
+    }
+
+    /// Interrupts a running turn and ends it, unsubscribes from the thread (the shared
+    /// server keeps running for the other sessions; the host detaches this one), and
+    /// emits `session.ended`.
+    fn terminate(&mut self) -> Vec<Action> {
+        if self.state.ended {
+            return Vec::new();
+        }
+        let mut out = Actions::new();
+        if let Some(turn) = &mut self.state.turn {
+            turn.cancelling = true;
+            self.interrupt(&mut out);
+            self.state.end_turn(&mut out, None, None, "interrupted");
+            out.cancel_timer(CANCEL_TIMER);
+        }
+        if let (Link::Ready, Some(thread)) = (self.state.link, self.state.thread.clone()) {
+            self.call(
+                &mut out,
+                Call::Unsubscribe,
+                "thread/unsubscribe",
+                json!({ "threadId": thread }),
+            );
+        }
+        out.emit(event::session_ended(
+            SessionEndReason::Terminated,
+            TerminatedBy::Daemon,
+            None,
+        ));
+        self.state.ended = true;
+        out.finish()
+    }
+
+    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return Vec::new();
+        }
+        if process_id != PROCESS {
+            out.emit(event::unparsed(
+                "output of an unknown process",
+                format!("stdout:{process_id}"),
+                raw_json(&line),
+            ));
+            return out.finish();
+        }
+        match Incoming::parse(&line) {
+            Some(Incoming::Response { id, outcome }) => {
+                self.on_response(&mut out, &id, outcome, &line)
+            }
+            Some(Incoming::Request { id, method, params }) => {
+                self.on_request(&mut out, id, &method, &params, &line)
+            }
+            Some(Incoming::Notification { method, params }) => {
+                self.on_notification(&mut out, &method, &params, &line)
+            }
+            None => {
+                out.emit(event::unparsed(
+                    "not a JSON-RPC message",
+                    "stdout",
+                    raw_json(&line),
+                ));
+            }
+        }
+        out.finish()
+    }
+
+    /// The app-server exited. During a turn the session ends with an error; between
+    /// turns it stays: the next message starts a new server and resumes the thread.
+    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
+        if process_id != PROCESS || self.state.ended {
+            return Vec::new();
+        }
+        self.state.link = Link::Down;
+        self.state.calls.clear();
+        let mut out = Actions::new();
+        if self.state.turn.is_some() {
+            let message = format!(
+                "codex app-server exited with {} during a turn",
+                status.describe()
+            );
+            self.fail(&mut out, message, "agent_exited", status.code);
+        } else {
+            self.state.requests.clear();
+        }
+        out.finish()
+    }
+
+    /// The binary could not be started: the session ends with an error naming it.
+    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
+        if process_id != PROCESS || self.state.ended {
+            return Vec::new();
+        }
+        self.state.link = Link::Down;
+        self.state.calls.clear();
+        let binary = self.config.agent_binary.as_deref().unwrap_or("codex");
+        let mut out = Actions::new();
+        let message = format!("could not start `{binary} app-server`: {message}");
+        self.fail(&mut out, message, "spawn_failed", None);
+        out.finish()
+    }
+
+    /// Codex did not confirm an interrupt in time: the turn ends here.
+    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if timer_id == CANCEL_TIMER && self.state.turn.as_ref().is_some_and(|t| t.cancelling) {
+            self.state.end_turn(&mut out, None, None, "interrupted");
+        }
+        out.finish()
+    }
+}
+
+impl CodexSession {
+    /// Answers (`Some`) or rejects (`None`) a pending question.
+    fn answer_question(
+        &mut self,
+        question_id: String,
+        answers: Option<Vec<Vec<String>>>,
+    ) -> Result<Vec<Action>, String> {
+        let answer = self
+            .state
+            .requests
+            .get(&question_id)
+            .and_then(|pending| requests::answer_question(pending, answers.as_deref()));
+        let Some((line, event)) = answer else {
+            return Err(format!("unknown question id: {question_id}"));
+        };
+        self.state.requests.remove(&question_id);
+        let mut out = Actions::new();
+        out.write_line(PROCESS, &line).emit(event);
+        Ok(out.finish())
+    }
+}

@@ -1,0 +1,124 @@
+//! How a session's configuration becomes Codex settings: approval policy, sandbox,
+//! collaboration mode, model and reasoning effort; and the static model list.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use serde_json::{json, Map, Value};
+
+/// Codex's settings for a session.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Policy {
+    /// `approvalPolicy`: `untrusted` asks before every command that is not known to be
+    /// read-only and before every patch; `never` never asks.
+    pub approval: &'static str,
+    /// `sandbox`: where commands may write.
+    pub sandbox: &'static str,
+    /// Codex's plan collaboration mode.
+    pub plan: bool,
+}
+
+impl Policy {
+    /// `bypass` runs everything without asking and without a sandbox; `plan` (or agent
+    /// mode `plan`) uses the plan collaboration mode, a read-only sandbox and asks;
+    /// `default` asks before commands and patches, which run unsandboxed once allowed
+    /// (Codex's Linux sandbox needs user namespaces, which many sandboxes lack).
+    pub(crate) fn of(config: &SessionConfig) -> Self {
+        let plan = config.agent_mode == "plan" || config.permission_mode == "plan";
+        match config.permission_mode.as_str() {
+            "bypass" => Self {
+                approval: "never",
+                sandbox: "danger-full-access",
+                plan,
+            },
+            _ if plan => Self {
+                approval: "untrusted",
+                sandbox: "read-only",
+                plan,
+            },
+            _ => Self {
+                approval: "untrusted",
+                sandbox: "danger-full-access",
+                plan,
+            },
+        }
+    }
+}
+
+/// The params of `thread/start` (no `thread`) or `thread/resume` (`thread` given).
+pub(crate) fn thread_params(config: &SessionConfig, thread: Option<&str>) -> Value {
+    let policy = Policy::of(config);
+    let mut params = Map::new();
+    if let Some(thread) = thread {
+        params.insert("threadId".into(), thread.into());
+        params.insert("excludeTurns".into(), true.into());
+    }
+    params.insert("cwd".into(), config.directory.clone().into());
+    params.insert("approvalPolicy".into(), policy.approval.into());
+    params.insert("sandbox".into(), policy.sandbox.into());
+    if let Some(model) = &config.model {
+        params.insert("model".into(), model.clone().into());
+    }
+    Value::Object(params)
+}
+
+/// The params of `turn/start`: the input, and the model, reasoning effort and
+/// collaboration mode of the session. `thread_model` is the model the thread runs,
+/// which the plan collaboration mode must name when the session names none.
+pub(crate) fn turn_params(
+    config: &SessionConfig,
+    thread: &str,
+    input: Value,
+    thread_model: Option<&str>,
+) -> Value {
+    let mut params = Map::new();
+    params.insert("threadId".into(), thread.into());
+    params.insert("input".into(), input);
+    if let Some(model) = &config.model {
+        params.insert("model".into(), model.clone().into());
+    }
+    if let Some(effort) = &config.variant {
+        params.insert("effort".into(), effort.clone().into());
+    }
+    let model = config.model.as_deref().or(thread_model);
+    if let (true, Some(model)) = (Policy::of(config).plan, model) {
+        params.insert(
+            "collaborationMode".into(),
+            json!({
+                "mode": "plan",
+                "settings": {
+                    "model": model,
+                    "reasoning_effort": config.variant,
+                    "developer_instructions": null,
+                },
+            }),
+        );
+    }
+    Value::Object(params)
+}
+
+/// The models Codex 0.169 lists (`model/list`), with their reasoning efforts as
+/// variants and the default effort as the default variant.
+pub(crate) fn models() -> Vec<Model> {
+    const ALL: [&str; 6] = ["low", "medium", "high", "xhigh", "max", "ultra"];
+    const NO_ULTRA: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
+    const CLASSIC: [&str; 4] = ["low", "medium", "high", "xhigh"];
+    let table: [(&str, &str, &[&str], &str); 9] = [
+        ("gpt-6.1-sol", "GPT-6.1-Sol", &ALL, "low"),
+        ("gpt-6-astra", "GPT-6-Astra", &ALL, "low"),
+        ("gpt-6-sol", "GPT-6-Sol", &ALL, "medium"),
+        ("gpt-6-luna", "GPT-6-Luna", &NO_ULTRA, "medium"),
+        ("gpt-5.6-sol", "GPT-5.6-Sol", &ALL, "low"),
+        ("gpt-6.1-terra", "GPT-6.1-Terra", &ALL, "low"),
+        ("gpt-5.6-terra", "GPT-5.6-Terra", &ALL, "medium"),
+        ("gpt-5.6-luna", "GPT-5.6-Luna", &NO_ULTRA, "medium"),
+        ("gpt-5.5", "GPT-5.5", &CLASSIC, "medium"),
+    ];
+    table
+        .iter()
+        .map(|(id, name, efforts, default)| Model {
+            id: (*id).to_owned(),
+            name: Some((*name).to_owned()),
+            variants: efforts.iter().map(|e| (*e).to_owned()).collect(),
+            default_variant: Some((*default).to_owned()),
+        })
+        .collect()
+}

@@ -1,0 +1,132 @@
+//! The OpenCode adapter of sandbox-agent.
+//!
+//! OpenCode runs as a local HTTP server, `opencode serve --hostname 127.0.0.1 --port 0`,
+//! shared by every sandbox-agent session of the same binary and environment (a
+//! `spawn` with a share key). The server prints the URL it listens on; each session
+//! then talks to it over loopback HTTP:
+//!
+//! - `GET /event?directory=DIR` (Server-Sent Events): everything that happens in that
+//!   directory's OpenCode instance, for every session there; the adapter keeps the
+//!   events of its own native session;
+//! - `POST /session` creates the native session (permission rules per
+//!   `permissionMode`), `POST /session/:id/prompt_async` starts a turn,
+//!   `POST /session/:id/abort` cancels it, `POST /permission/:id/reply` and
+//!   `POST /question/:id/reply|reject` answer the agent.
+//!
+//! Modules:
+//! - [`install`]: where the binary comes from and how its version reads;
+//! - `api`: the requests the adapter sends and the URL the server prints;
+//! - `native`: the shapes of the event stream;
+//! - `turn`: one turn's bookkeeping, and OpenCode's message parts as universal items;
+//! - `state` and `session`: the session state machine.
+//!
+//! `README.md` next to this crate has the launch recipe and the mapping table.
+
+#![warn(missing_docs)]
+
+use sandbox_agent_adapter_kit::prelude::*;
+
+mod api;
+pub mod install;
+mod native;
+mod session;
+mod state;
+mod turn;
+
+#[cfg(test)]
+mod tests;
+
+pub use session::OpenCodeSession;
+
+/// The OpenCode adapter (agent id `opencode`).
+pub struct OpenCode;
+
+sandbox_agent_adapter_kit::export!(OpenCode);
+
+impl Adapter for OpenCode {
+    type Session = OpenCodeSession;
+
+    /// Modes `build` (default) and `plan` (OpenCode's read-only planning agent); no
+    /// static models (OpenCode's models come from its configuration, named
+    /// `provider/model`).
+    fn info() -> AdapterInfo {
+        AdapterInfo {
+            agent_versions: ">=1.18, <2".to_owned(),
+            modes: vec![
+                AgentMode::new(
+                    "build",
+                    "Build",
+                    "OpenCode's default agent: edits files and runs commands",
+                ),
+                AgentMode::new("plan", "Plan", "OpenCode's read-only planning agent"),
+            ],
+            credential_env: CREDENTIAL_ENV
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect(),
+            builtin: false,
+            ..AdapterInfo::builtin(
+                "opencode",
+                "OpenCode",
+                env!("CARGO_PKG_VERSION"),
+                CAPABILITIES,
+            )
+        }
+    }
+
+    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
+        Some(install::recipe(&target, version.as_deref()))
+    }
+
+    fn parse_latest_version(body: String) -> Option<String> {
+        install::parse_latest_version(&body)
+    }
+
+    fn version_args() -> Option<Vec<String>> {
+        Some(vec!["--version".to_owned()])
+    }
+
+    /// `opencode --version` prints the bare version (`1.18.33`).
+    fn parse_version(output: String) -> Option<String> {
+        install::parse_version(&output)
+    }
+}
+
+/// Provider credentials OpenCode reads from its environment (plus its own
+/// `OPENCODE_API_KEY` for OpenCode Zen).
+const CREDENTIAL_ENV: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GOOGLE_GENERATIVE_AI_API_KEY",
+    "GEMINI_API_KEY",
+    "OPENCODE_API_KEY",
+];
+
+/// What the adapter maps and its tests cover. Not `mcp_tools` (MCP calls would come
+/// as ordinary tool parts, untested) and not `status` (retry and compaction notices
+/// become status items, but no recording has one yet).
+const CAPABILITIES: Capabilities = Capabilities {
+    plan_mode: true,
+    permissions: true,
+    questions: false,
+    tool_calls: true,
+    tool_results: true,
+    text_messages: true,
+    images: true,
+    file_attachments: true,
+    session_lifecycle: true,
+    error_events: true,
+    reasoning: true,
+    status: false,
+    command_execution: true,
+    file_changes: true,
+    mcp_tools: false,
+    streaming_deltas: true,
+    item_started: true,
+    shared_process: true,
+    resume: true,
+    cancel: true,
+    usage: true,
+    variants: true,
+};

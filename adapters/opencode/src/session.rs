@@ -1,0 +1,633 @@
+//! [`OpenCodeSession`]: one sandbox-agent session driving one OpenCode session on the
+//! shared server.
+//!
+//! Life of a session: `start` spawns (or attaches to) `opencode serve`; the URL it
+//! prints opens the directory's event stream and creates the native session
+//! (`POST /session`, or the session to resume). Each message starts a turn
+//! (`turn.started` and the user's item, synthetic) and sends `prompt_async`; the
+//! stream's events of this native session become items, permissions, questions and
+//! errors, and `session.idle` ends the turn with its usage. A cancel aborts the native
+//! turn and ends ours at once. When the server exits between turns the session stays:
+//! the next message starts a server again and continues the same native session.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot;
+use sandbox_agent_adapter_kit::text::raw_json;
+use serde_json::{json, Value};
+
+use crate::api::{self, ServerLine, EVENTS, SERVER};
+use crate::native::{
+    CreatedSession, Envelope, MessageUpdated, PartDelta, PartUpdated, PermissionAsked,
+    PermissionReplied, QuestionAsked, QuestionSettled, SessionError, SessionStatus,
+};
+use crate::state::{Server, State, STATE_VERSION};
+use crate::turn::{Emitter, RunningTurn};
+
+/// The request id of `POST /session`.
+const CREATE: &str = "create";
+
+/// The timer that reopens a failed event stream.
+const REOPEN: &str = "reopen-events";
+
+/// Event-stream failures in a row after which the session ends.
+const MAX_STREAM_FAILURES: u32 = 5;
+
+/// Events of this native session that carry nothing for the transcript: session
+/// metadata, diffs, todo lists, removals (and OpenCode's experimental `session.next.*`
+/// family, which repeats the events above).
+const IGNORED: &[&str] = &[
+    "session.created",
+    "session.updated",
+    "session.deleted",
+    "session.diff",
+    "session.compacted",
+    "message.removed",
+    "message.part.removed",
+    "todo.updated",
+    "command.executed",
+];
+
+/// One OpenCode session.
+pub struct OpenCodeSession {
+    config: SessionConfig,
+    state: State,
+}
+
+impl OpenCodeSession {
+    /// Spawns the shared server (or attaches to it).
+    fn launch(&mut self, out: &mut Actions) {
+        self.state.server = Server::Starting;
+        out.spawn(api::spawn_server(&self.config));
+    }
+
+    /// The server listens at `base`: opens the event stream, then creates the native
+    /// session or sends the waiting prompt.
+    fn connected(&mut self, base: &str, out: &mut Actions) {
+        self.state.server = Server::Up(base.to_owned());
+        self.state.stream_failures = 0;
+        out.open_sse(api::open_events(base, &self.config.directory));
+        self.proceed(out);
+    }
+
+    /// Creates the native session when there is none yet, else sends the queued prompt.
+    fn proceed(&mut self, out: &mut Actions) {
+        let Some(base) = self.state.base_url().map(str::to_owned) else {
+            return;
+        };
+        let base = base.as_str();
+        let directory = &self.config.directory;
+        let Some(native_id) = &self.state.native_id else {
+            if !self.state.creating {
+                self.state.creating = true;
+                let body = api::create_session(&self.config).to_string();
+                out.http_request(api::post(CREATE, base, "/session", directory, body));
+            }
+            return;
+        };
+        let (Some(body), Some(turn)) = (self.state.queued_prompt.take(), &self.state.turn) else {
+            return;
+        };
+        let path = format!("/session/{native_id}/prompt_async");
+        let request_id = format!("prompt-{}", turn.number);
+        out.http_request(api::post(request_id, base, &path, directory, body));
+    }
+
+    /// Ends the running turn: closes its open items and emits `turn.ended` with its
+    /// usage (native when `raw` is OpenCode's `session.idle`, else synthetic).
+    fn end_turn(&mut self, out: &mut Actions, interrupted: bool, raw: Option<&str>) {
+        let Some(mut turn) = self.state.turn.take() else {
+            return;
+        };
+        self.state.queued_prompt = None;
+        turn.close_items(interrupted, out);
+        let mut data = Turn::with_id(turn.id);
+        data.usage = turn.usage;
+        if interrupted {
+            data = data.with_metadata(r#"{"cancelled":true}"#);
+        }
+        let ended = event::turn_ended(data);
+        out.emit(match raw {
+            Some(raw) => ended.with_raw(raw),
+            None => ended.synthetic(),
+        });
+    }
+
+    /// Interrupts the running turn: rejects what waits for the client, aborts the
+    /// native turn (unless its prompt was never sent) and ends the turn.
+    fn interrupt(&mut self, out: &mut Actions) {
+        if self.state.turn.is_none() {
+            return;
+        }
+        for (id, permission) in std::mem::take(&mut self.state.permissions) {
+            out.emit(
+                event::permission_resolved(permission.resolved(PermissionReply::Reject))
+                    .synthetic(),
+            );
+            self.request(
+                out,
+                "permission",
+                &format!("/permission/{id}/reply"),
+                json!({ "reply": "reject" }),
+            );
+        }
+        for (id, question) in std::mem::take(&mut self.state.questions) {
+            out.emit(event::question_resolved(question.rejected()).synthetic());
+            self.request(
+                out,
+                "question",
+                &format!("/question/{id}/reject"),
+                json!({}),
+            );
+        }
+        let prompt_sent = self.state.queued_prompt.is_none();
+        if let (true, Some(native_id)) = (prompt_sent, self.state.native_id.clone()) {
+            self.request(
+                out,
+                "abort",
+                &format!("/session/{native_id}/abort"),
+                json!({}),
+            );
+        }
+        self.end_turn(out, true, None);
+    }
+
+    /// Sends a request whose answer only matters when it fails (replies, abort);
+    /// nothing when the server is not listening.
+    fn request(&mut self, out: &mut Actions, kind: &str, path: &str, body: Value) {
+        let Some(base) = self.state.base_url().map(str::to_owned) else {
+            return;
+        };
+        let request_id = self.state.ids.next(kind);
+        out.http_request(api::post(
+            request_id,
+            &base,
+            path,
+            &self.config.directory,
+            body.to_string(),
+        ));
+    }
+
+    /// Ends the session with an error (`error` then `session.ended`), by the agent.
+    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
+        out.emit(event::error(message.clone(), Some(code)).synthetic());
+        let mut ended =
+            event::session_ended(SessionEndReason::Error, TerminatedBy::Agent, Some(message));
+        if let Event::SessionEnded(data) = &mut ended.event {
+            data.exit_code = exit_code;
+        }
+        out.emit(ended.synthetic());
+        self.state.ended = true;
+    }
+
+    /// A failed request: the error, and the end of the turn when it was its prompt.
+    fn request_failed(&mut self, out: &mut Actions, request_id: &str, message: String, raw: &str) {
+        if request_id == CREATE {
+            self.state.creating = false;
+            if self.state.turn.is_some() {
+                self.fail(
+                    out,
+                    format!("OpenCode could not create a session: {message}"),
+                    "session_create_failed",
+                    None,
+                );
+            }
+            return;
+        }
+        let error = event::error(
+            format!("OpenCode request {request_id} failed: {message}"),
+            Some("request_failed"),
+        );
+        out.emit(error.with_raw(raw));
+        let is_prompt = |turn: &RunningTurn| request_id == format!("prompt-{}", turn.number);
+        if self.state.turn.as_ref().is_some_and(is_prompt) {
+            self.end_turn(out, false, None);
+        }
+    }
+
+    /// One event of the stream.
+    fn on_event(
+        &mut self,
+        envelope: Envelope,
+        raw: &str,
+        out: &mut Actions,
+    ) -> Result<(), serde_json::Error> {
+        // Other sessions' events, and the server's own (plugins, heartbeats, files).
+        if envelope.session_id().is_none()
+            || envelope.session_id() != self.state.native_id.as_deref()
+        {
+            return Ok(());
+        }
+        let mut em = Emitter { out, raw };
+        let state = &mut self.state;
+        match envelope.kind.as_str() {
+            "message.updated" => {
+                let info = envelope.parse::<MessageUpdated>()?.info;
+                if let Some(turn) = &mut state.turn {
+                    if info.role == "user" && turn.user_message.is_none() && turn.owns(&info.id) {
+                        turn.user_message = Some(info.id.clone());
+                        turn.armed = true;
+                    }
+                }
+                state.saw_message(&info.id);
+            }
+            "message.part.updated" => {
+                let part = envelope.parse::<PartUpdated>()?.part;
+                if let Some(turn) = &mut state.turn {
+                    turn.on_part(&mut state.ids, part, &mut em);
+                }
+            }
+            "message.part.delta" => {
+                let delta = envelope.parse::<PartDelta>()?;
+                if let Some(turn) = &mut state.turn {
+                    turn.on_delta(delta, &mut em);
+                }
+            }
+            "session.status" => {
+                let status = envelope.parse::<SessionStatus>()?.status;
+                if let (Some(turn), "busy") = (&mut state.turn, status.kind.as_str()) {
+                    turn.armed = true;
+                }
+            }
+            "session.idle" => {
+                if state.turn.as_ref().is_some_and(|turn| turn.armed) {
+                    self.end_turn(out, false, Some(raw));
+                }
+            }
+            "session.error" => match envelope.parse::<SessionError>()?.error {
+                // A cancelled turn's (already ended), or one aborted elsewhere.
+                Some(error) if error.is_abort() => {}
+                Some(error) => {
+                    let details = envelope.properties.get("error").map(Value::to_string);
+                    em.emit(event::error_with_details(
+                        error.message(),
+                        Some(error.code()),
+                        details,
+                    ));
+                }
+                None => em.emit(event::error(
+                    "OpenCode reported an error",
+                    Some("agent_error"),
+                )),
+            },
+            "permission.asked" => {
+                self.permission_asked(envelope.parse()?, &envelope.properties, raw, out)
+            }
+            "permission.replied" => {
+                let replied = envelope.parse::<PermissionReplied>()?;
+                if let Some(permission) = state.permissions.remove(&replied.request_id) {
+                    let reply = match replied.reply.as_str() {
+                        "once" => PermissionReply::Once,
+                        "always" => PermissionReply::Always,
+                        _ => PermissionReply::Reject,
+                    };
+                    em.emit(event::permission_resolved(permission.resolved(reply)));
+                }
+            }
+            "question.asked" => {
+                let asked = envelope.parse::<QuestionAsked>()?;
+                let prompt: Vec<&str> = asked
+                    .questions
+                    .iter()
+                    .map(|q| q.question.as_str())
+                    .collect();
+                let options = asked
+                    .questions
+                    .iter()
+                    .flat_map(|q| q.options.iter().map(|o| o.label.clone()));
+                let question = Question::requested(&asked.id, prompt.join("\n"), options);
+                state.questions.insert(asked.id, question.clone());
+                em.emit(event::question_requested(question));
+            }
+            "question.replied" | "question.rejected" => {
+                let settled = envelope.parse::<QuestionSettled>()?;
+                if let Some(question) = state.questions.remove(&settled.request_id) {
+                    let resolved = if envelope.kind == "question.rejected" {
+                        question.rejected()
+                    } else {
+                        question.answered(&[])
+                    };
+                    em.emit(event::question_resolved(resolved));
+                }
+            }
+            kind if IGNORED.contains(&kind) || kind.starts_with("session.next.") => {}
+            kind => em.emit(event::unparsed(
+                "unknown event type",
+                format!("sse:{kind}"),
+                raw,
+            )),
+        }
+        Ok(())
+    }
+
+    /// `permission.asked`: a pending request for the client (its diff kept for the
+    /// file change it is about).
+    fn permission_asked(
+        &mut self,
+        asked: PermissionAsked,
+        properties: &Value,
+        raw: &str,
+        out: &mut Actions,
+    ) {
+        let action = match asked.patterns.is_empty() {
+            true => asked.permission.clone(),
+            false => format!("{}: {}", asked.permission, asked.patterns.join(", ")),
+        };
+        let diff = asked.metadata.get("diff").and_then(Value::as_str);
+        if let (Some(turn), Some(tool), Some(diff)) = (&mut self.state.turn, &asked.tool, diff) {
+            turn.diffs.insert(tool.call_id.clone(), diff.to_owned());
+        }
+        let permission = Permission::requested(&asked.id, action, Some(properties.to_string()));
+        self.state.permissions.insert(asked.id, permission.clone());
+        out.emit(event::permission_requested(permission).with_raw(raw));
+    }
+}
+
+impl SessionMachine for OpenCodeSession {
+    fn new(config: SessionConfig) -> Self {
+        let state = State {
+            native_id: config.resume_native_session_id.clone(),
+            ..State::default()
+        };
+        Self { config, state }
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Ok(Self {
+            config,
+            state: snapshot::decode(STATE_VERSION, state)?,
+        })
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        snapshot::encode(STATE_VERSION, &self.state)
+    }
+
+    /// Records the session to resume (if any), emits `session.started` and starts the
+    /// server.
+    fn start(&mut self) -> Vec<Action> {
+        let config = &self.config;
+        let metadata = json!({
+            "agent": "opencode",
+            "agentMode": config.agent_mode,
+            "permissionMode": config.permission_mode,
+            "model": config.model,
+            "variant": config.variant,
+            "directory": config.directory,
+        });
+        let mut out = Actions::new();
+        if let Some(id) = &self.state.native_id {
+            out.set_native_session_id(id.clone());
+        }
+        out.emit(event::session_started(Some(metadata.to_string())).synthetic());
+        self.launch(&mut out);
+        out.finish()
+    }
+
+    fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        if self.state.turn.is_some() {
+            // The host queues messages while a turn runs, so this is a host bug.
+            out.emit(event::error(
+                "a turn is already running",
+                Some("turn_running"),
+            ));
+            return out.finish();
+        }
+        let number = self.state.ids.next_number("turn");
+        let turn = RunningTurn::new(number, self.state.newest_message.clone());
+        out.emit(event::turn_started(Turn::with_id(turn.id.clone())).synthetic())
+            .emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+        self.state.turn = Some(turn);
+        self.state.queued_prompt = Some(api::prompt(&self.config, &parts).to_string());
+        match self.state.server {
+            Server::Down => self.launch(&mut out),
+            Server::Starting => {}
+            Server::Up(_) => self.proceed(&mut out),
+        }
+        out.finish()
+    }
+
+    fn reply_permission(
+        &mut self,
+        permission_id: String,
+        reply: PermissionReply,
+    ) -> Result<Vec<Action>, String> {
+        let Some(permission) = self.state.permissions.remove(&permission_id) else {
+            return Err(format!("unknown permission id: {permission_id}"));
+        };
+        let mut out = Actions::new();
+        out.emit(event::permission_resolved(permission.resolved(reply)));
+        let reply = match reply {
+            PermissionReply::Once => "once",
+            PermissionReply::Always => "always",
+            PermissionReply::Reject => "reject",
+        };
+        let path = format!("/permission/{permission_id}/reply");
+        self.request(&mut out, "permission", &path, json!({ "reply": reply }));
+        Ok(out.finish())
+    }
+
+    fn reply_question(
+        &mut self,
+        question_id: String,
+        answers: Vec<Vec<String>>,
+    ) -> Result<Vec<Action>, String> {
+        let Some(question) = self.state.questions.remove(&question_id) else {
+            return Err(format!("unknown question id: {question_id}"));
+        };
+        let mut out = Actions::new();
+        out.emit(event::question_resolved(question.answered(&answers)));
+        let path = format!("/question/{question_id}/reply");
+        self.request(&mut out, "question", &path, json!({ "answers": answers }));
+        Ok(out.finish())
+    }
+
+    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
+        let Some(question) = self.state.questions.remove(&question_id) else {
+            return Err(format!("unknown question id: {question_id}"));
+        };
+        let mut out = Actions::new();
+        out.emit(event::question_resolved(question.rejected()));
+        self.request(
+            &mut out,
+            "question",
+            &format!("/question/{question_id}/reject"),
+            json!({}),
+        );
+        Ok(out.finish())
+    }
+
+    fn cancel_turn(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        self.interrupt(&mut out);
+        out.finish()
+    }
+
+    /// Cancels the running turn, closes the event stream and ends the session (the
+    /// host detaches it from the shared server).
+    fn terminate(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        self.interrupt(&mut out);
+        out.close_sse(EVENTS).emit(event::session_ended(
+            SessionEndReason::Terminated,
+            TerminatedBy::Daemon,
+            None,
+        ));
+        self.state.ended = true;
+        out.finish()
+    }
+
+    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if process_id != SERVER || self.state.ended {
+            return out.finish();
+        }
+        match api::server_line(&line) {
+            // Attaching to a running server replays its banner: already known.
+            ServerLine::Listening(url) if self.state.base_url() == Some(url) => {}
+            ServerLine::Listening(url) => self.connected(url, &mut out),
+            ServerLine::Notice => {}
+            ServerLine::Other => {
+                out.emit(event::unparsed(
+                    "unexpected output",
+                    "stdout:server",
+                    raw_json(&line),
+                ));
+            }
+        }
+        out.finish()
+    }
+
+    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
+        let mut out = Actions::new();
+        if process_id != SERVER || self.state.ended {
+            return out.finish();
+        }
+        self.state.server = Server::Down;
+        self.state.creating = false;
+        if self.state.turn.is_some() {
+            let message = format!(
+                "opencode serve exited during a turn with {}",
+                status.describe()
+            );
+            self.fail(&mut out, message, "agent_exited", status.code);
+        }
+        out.finish()
+    }
+
+    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if process_id != SERVER || self.state.ended {
+            return out.finish();
+        }
+        self.state.server = Server::Down;
+        let program = api::program(&self.config);
+        self.fail(
+            &mut out,
+            format!("could not start {program}: {message}"),
+            "spawn_failed",
+            None,
+        );
+        out.finish()
+    }
+
+    fn on_http_response(&mut self, response: HttpResponse) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        let body = String::from_utf8_lossy(&response.body).into_owned();
+        let raw = raw_json(&body);
+        if !(200..300).contains(&response.status) {
+            let message = format!("HTTP {}: {body}", response.status);
+            self.request_failed(&mut out, &response.request_id, message, &raw);
+            return out.finish();
+        }
+        if response.request_id == CREATE {
+            self.state.creating = false;
+            match serde_json::from_str::<CreatedSession>(&body) {
+                Ok(created) => {
+                    out.set_native_session_id(created.id.clone());
+                    self.state.native_id = Some(created.id);
+                    self.proceed(&mut out);
+                }
+                Err(error) => {
+                    out.emit(event::unparsed(error.to_string(), "http:create", raw));
+                    self.fail(
+                        &mut out,
+                        "OpenCode answered POST /session without a session".to_owned(),
+                        "session_create_failed",
+                        None,
+                    );
+                }
+            }
+        }
+        out.finish()
+    }
+
+    fn on_http_error(&mut self, request_id: String, message: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if !self.state.ended {
+            let raw = raw_json(&message);
+            self.request_failed(&mut out, &request_id, message, &raw);
+        }
+        out.finish()
+    }
+
+    fn on_sse_event(&mut self, sse_event: SseEvent) -> Vec<Action> {
+        let mut out = Actions::new();
+        if sse_event.stream_id != EVENTS || self.state.ended {
+            return out.finish();
+        }
+        self.state.stream_failures = 0;
+        let data = sse_event.data;
+        let parsed = serde_json::from_str::<Envelope>(&data)
+            .and_then(|envelope| self.on_event(envelope, &data, &mut out));
+        if let Err(error) = parsed {
+            out.emit(event::unparsed(
+                error.to_string(),
+                format!("sse:{}", sse_event.event),
+                raw_json(&data),
+            ));
+        }
+        out.finish()
+    }
+
+    /// The stream ended while the server runs: reopened after a second, up to
+    /// [`MAX_STREAM_FAILURES`] times in a row, then the session ends.
+    fn on_sse_closed(&mut self, stream_id: String, error: Option<String>) -> Vec<Action> {
+        let mut out = Actions::new();
+        if stream_id != EVENTS || self.state.ended || self.state.base_url().is_none() {
+            return out.finish();
+        }
+        self.state.stream_failures += 1;
+        if self.state.stream_failures > MAX_STREAM_FAILURES {
+            let reason = error.unwrap_or_else(|| "closed by the server".to_owned());
+            self.fail(
+                &mut out,
+                format!("the OpenCode event stream keeps failing: {reason}"),
+                "stream_failed",
+                None,
+            );
+        } else {
+            out.set_timer(REOPEN, 1000);
+        }
+        out.finish()
+    }
+
+    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if let (REOPEN, false, Some(base)) =
+            (timer_id.as_str(), self.state.ended, self.state.base_url())
+        {
+            out.open_sse(api::open_events(base, &self.config.directory));
+        }
+        out.finish()
+    }
+}
