@@ -9,8 +9,9 @@ use sandbox_agent_model_server::ModelServer;
 pub struct Agent {
     /// Agent id in the API.
     pub id: &'static str,
-    /// The npm package whose version the test shows and expects.
-    pub package: &'static str,
+    /// The npm package whose version the test shows and expects (relative to
+    /// `node_modules`).
+    pub package: fn() -> String,
     /// The permission mode in which the agent can ask the user questions
     /// (Codex offers its question tool only in plan mode).
     pub question_mode: &'static str,
@@ -25,14 +26,14 @@ pub struct Agent {
 pub const AGENTS: &[Agent] = &[
     Agent {
         id: "claude",
-        package: "@anthropic-ai/claude-code",
+        package: || "@anthropic-ai/claude-code".into(),
         question_mode: "default",
         binary: || format!("@anthropic-ai/claude-code-linux-{}/claude", npm_arch()),
         env: claude_env,
     },
     Agent {
         id: "codex",
-        package: "@openai/codex",
+        package: || "@openai/codex".into(),
         question_mode: "plan",
         binary: || {
             format!(
@@ -45,7 +46,8 @@ pub const AGENTS: &[Agent] = &[
     },
     Agent {
         id: "opencode",
-        package: "opencode-ai",
+        // The platform package itself (see testing/agents/package.json).
+        package: || format!("opencode-linux-{}", npm_arch()),
         question_mode: "default",
         binary: || format!("opencode-linux-{}/bin/opencode", npm_arch()),
         env: opencode_env,
@@ -66,7 +68,7 @@ impl Agent {
 
     /// The version `testing/agents/package-lock.json` pinned (from the installed package).
     pub fn pinned_version(&self) -> String {
-        let manifest = node_modules().join(self.package).join("package.json");
+        let manifest = node_modules().join((self.package)()).join("package.json");
         let manifest: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&manifest).expect("the package's manifest"))
                 .expect("package.json is JSON");

@@ -13,7 +13,7 @@ pub fn installed_with_its_version(h: &Harness) {
     let pinned = h.agent.pinned_version();
     eprintln!(
         "{} {} (npm {})",
-        h.agent.id, info["version"], h.agent.package
+        h.agent.id, info["version"], (h.agent.package)()
     );
     assert_eq!(info["installed"], json!(true), "{info:#}");
     assert_eq!(info["version"], json!(pinned), "{info:#}");
