@@ -18,6 +18,11 @@ adapters:
     scripts/setup.sh
     cargo build --release --target wasm32-wasip2 --manifest-path adapters/Cargo.toml
 
+# Build the adapter template (examples/adapter-template) and validate the component.
+adapter-template:
+    cd examples/adapter-template && cargo build --release --target wasm32-wasip2
+    cargo run -q -p sandbox-agent -- adapters validate examples/adapter-template/target/wasm32-wasip2/release/adapter_template.wasm
+
 # Print the daemon's performance numbers.
 bench:
     cargo bench -p sandbox-agent --bench daemon

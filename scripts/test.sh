@@ -16,6 +16,9 @@ fi
 cargo test --workspace --locked
 cargo test --locked --manifest-path adapters/Cargo.toml
 cargo test --locked --manifest-path testing/guests/Cargo.toml
+# The adapter template replays its transcripts through the daemon binary built above.
+SANDBOX_AGENT_BIN="$PWD/target/debug/sandbox-agent" \
+  cargo test --locked --manifest-path examples/adapter-template/Cargo.toml
 
 # The TypeScript SDK (sdks/typescript): its generated types match docs/openapi.json, it
 # type-checks and builds (ESM + CJS), and its vitest suite passes against the daemon binary

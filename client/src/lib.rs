@@ -311,6 +311,12 @@ impl Client {
             .await
     }
 
+    /// `DELETE /v1/sessions/{id}`: removes the session and its transcript for good.
+    pub async fn delete_session(&self, id: &str) -> Result<(), ClientError> {
+        self.no_content(self.request(Method::DELETE, &["sessions", id])?)
+            .await
+    }
+
     /// The URL of `/v1/<segments...>` under the endpoint, each segment percent-encoded.
     fn url(&self, segments: &[&str]) -> Result<Url, ClientError> {
         // `Url` drops `.` and `..` segments and would send `sessions/../terminate` as

@@ -94,6 +94,7 @@ async fn start() -> (String, Daemon) {
         )
         .route("/v1/sessions/{id}/cancel", post(accepted))
         .route("/v1/sessions/{id}/terminate", post(accepted))
+        .route("/v1/sessions/{id}", axum::routing::delete(accepted))
         .with_state(daemon.clone());
     let app = Router::new()
         .merge(v1.clone())
@@ -466,6 +467,7 @@ async fn input_routes_send_their_bodies_and_accept_no_content() {
         .unwrap();
     client.cancel("s.1").await.unwrap();
     client.terminate("s_1-x").await.unwrap();
+    client.delete_session("old one").await.unwrap();
 
     let seen = daemon.seen();
     let lines: Vec<_> = seen.iter().map(|seen| seen.line.as_str()).collect();
@@ -479,6 +481,7 @@ async fn input_routes_send_their_bodies_and_accept_no_content() {
             "POST /v1/sessions/s/permissions/p1/reply",
             "POST /v1/sessions/s.1/cancel",
             "POST /v1/sessions/s_1-x/terminate",
+            "DELETE /v1/sessions/old%20one",
         ]
     );
     assert_eq!(

@@ -15,6 +15,7 @@
 //! from its own snapshot.
 
 mod bindings;
+mod contract;
 mod convert;
 mod error;
 mod limits;

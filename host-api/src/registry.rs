@@ -10,6 +10,7 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Store};
 
 use crate::bindings::{AdapterComponent, AdapterComponentPre};
+use crate::contract;
 use crate::limits::InstanceLimits;
 use crate::session::{call_guest, AdapterSession};
 use crate::{AdapterInfo, HostConfig, HostError, Platform, SessionConfig, SUPPORTED_CONTRACTS};
@@ -92,6 +93,7 @@ impl Compiled {
 pub struct LoadedAdapter {
     info: AdapterInfo,
     origin: AdapterOrigin,
+    contract: String,
     compiled: Compiled,
 }
 
@@ -119,6 +121,13 @@ impl LoadedAdapter {
     /// Where the component was loaded from.
     pub fn origin(&self) -> &AdapterOrigin {
         &self.origin
+    }
+
+    /// The contract version the component was built against, as it exports it
+    /// (`sandbox-agent:adapter@0.1.0`). A semver-compatible later patch
+    /// (`@0.1.1`) is run as the supported version it is compatible with.
+    pub fn contract(&self) -> &str {
+        &self.contract
     }
 
     pub(crate) fn config(&self) -> &HostConfig {
@@ -218,6 +227,7 @@ impl AdapterRegistry {
             origin: origin.to_string(),
             reason,
         };
+        contract::check_format(bytes).map_err(load_error)?;
         let component =
             Component::new(&self.engine, bytes).map_err(|e| load_error(one_line(&e)))?;
         let mut linker = Linker::new(&self.engine);
@@ -233,9 +243,12 @@ impl AdapterRegistry {
             HostError::IncompatibleContract {
                 origin: origin.to_string(),
                 supported: SUPPORTED_CONTRACTS.join(", "),
-                reason: describe_exports(&self.engine, &component, &e),
+                reason: contract::incompatibility(&self.engine, &component, &one_line(&e)),
             }
         })?;
+        // Linking succeeded, so the component exports a compatible adapter interface.
+        let exported = contract::exported_contract(&self.engine, &component)
+            .unwrap_or_else(|| SUPPORTED_CONTRACTS[0].to_owned());
         let compiled = Compiled {
             pre,
             engine: self.engine.clone(),
@@ -248,6 +261,7 @@ impl AdapterRegistry {
         Ok(LoadedAdapter {
             info,
             origin,
+            contract: exported,
             compiled,
         })
     }
@@ -354,15 +368,6 @@ fn one_line(error: &wasmtime::Error) -> String {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-fn describe_exports(engine: &Engine, component: &Component, error: &wasmtime::Error) -> String {
-    let exports: Vec<String> = component
-        .component_type()
-        .exports(engine)
-        .map(|(name, _)| name.to_owned())
-        .collect();
-    format!("it exports [{}] ({})", exports.join(", "), one_line(error))
 }
 
 fn validate_info(origin: &AdapterOrigin, info: &AdapterInfo) -> Result<(), HostError> {

@@ -31,6 +31,11 @@ const RPS_DURATION: Duration = Duration::from_secs(3);
 /// Messages timed for the event latency (after a few warm-up ones).
 const LATENCY_MESSAGES: usize = 50;
 const LATENCY_WARMUP: usize = 5;
+/// Mock sessions writing at once, and how long their events are counted, for the
+/// sustained event rate with and without the session store.
+const STORE_SESSIONS: usize = 8;
+const STORE_QUEUED: usize = 150;
+const STORE_DURATION: Duration = Duration::from_secs(4);
 /// Adapter calls timed per input kind, and per turn (to keep adapter state small).
 const CONVERT_CALLS: usize = 10_000;
 const CONVERT_CALLS_PER_TURN: usize = 2_000;
@@ -41,7 +46,7 @@ fn main() {
     let mut table = Table::default();
     let scratch = tempfile::tempdir().expect("scratch directory");
 
-    eprintln!("[1/5] daemon start-up (cold, then warm compile cache)");
+    eprintln!("[1/6] daemon start-up (cold, then warm compile cache)");
     startup(&mut table, scratch.path());
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -52,18 +57,25 @@ fn main() {
     let cache_dir = scratch.path().join("warm-cache");
     let daemon = Daemon::start(scratch.path(), &cache_dir);
 
-    eprintln!("[2/5] idle RSS");
+    eprintln!("[2/6] idle RSS");
     runtime.block_on(idle_rss(&mut table, &daemon));
 
-    eprintln!("[3/5] GET /v1/agents throughput");
+    eprintln!("[3/6] GET /v1/agents throughput");
     runtime.block_on(agents_rps(&mut table, &daemon));
 
-    eprintln!("[4/5] mock event latency over SSE");
+    eprintln!("[4/6] mock event latency over SSE");
     runtime.block_on(event_latency(&mut table, &daemon));
     drop(daemon);
+
+    eprintln!("[5/6] sustained events/s, SQLite store vs --ephemeral");
+    table.section("Sustained event rate (8 mock sessions streaming at once)");
+    for (label, args) in [("SQLite store (default)", &[][..]), ("--ephemeral", &["--ephemeral"][..])] {
+        let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
+        runtime.block_on(event_throughput(&mut table, &daemon, label));
+    }
     drop(runtime);
 
-    eprintln!("[5/5] WASM adapter calls through the host crate");
+    eprintln!("[6/6] WASM adapter calls through the host crate");
     adapter_calls(&mut table);
 
     table.print();
@@ -89,8 +101,17 @@ impl Daemon {
         Daemon::start_timed(scratch, cache_dir).0
     }
 
+    /// Starts a daemon with extra `server` flags.
+    fn start_with(scratch: &Path, cache_dir: &Path, args: &[&str]) -> Daemon {
+        Daemon::start_timed_with(scratch, cache_dir, args).0
+    }
+
     /// Also returns the time from spawning the process to the first healthy answer.
     fn start_timed(scratch: &Path, cache_dir: &Path) -> (Daemon, Duration) {
+        Daemon::start_timed_with(scratch, cache_dir, &[])
+    }
+
+    fn start_timed_with(scratch: &Path, cache_dir: &Path, args: &[&str]) -> (Daemon, Duration) {
         let data_dir = tempfile::tempdir_in(scratch).expect("data dir");
         let port = free_port();
         let begin = Instant::now();
@@ -108,6 +129,7 @@ impl Daemon {
             .arg(data_dir.path())
             .arg("--cache-dir")
             .arg(cache_dir)
+            .args(args)
             .env("SANDBOX_AGENT_LOG", "warn")
             .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
             .stdin(Stdio::null())
@@ -450,6 +472,45 @@ async fn event_latency(table: &mut Table, daemon: &Daemon) {
 
 // ---------------------------------------------------------------------------
 // 5. Adapter calls through the host crate
+
+/// Events per second the daemon commits and publishes while several mock
+/// sessions stream at once (each with a queue of long `echo` turns, so the
+/// sessions never wait for a client).
+async fn event_throughput(table: &mut Table, daemon: &Daemon, label: &str) {
+    let client = daemon.client();
+    let text = format!("echo {}", "stream these words one by one ".repeat(8));
+    let request = CreateSessionRequest {
+        agent: "mock".into(),
+        ..Default::default()
+    };
+    for session in 0..STORE_SESSIONS {
+        let id = format!("load-{session}");
+        client.create_session(&id, &request).await.unwrap();
+        for _ in 0..STORE_QUEUED {
+            let message = MessageRequest {
+                message: Some(text.clone()),
+                ..Default::default()
+            };
+            client.send_message(&id, &message).await.unwrap();
+        }
+    }
+    let count = |list: sandbox_agent_client::SessionListResponse| {
+        let events: u64 = list.sessions.iter().map(|s| s.event_count).sum();
+        let queued: u64 = list.sessions.iter().map(|s| s.queued_messages).sum();
+        (events, queued)
+    };
+    let (before, _) = count(client.list_sessions().await.unwrap());
+    let begin = Instant::now();
+    tokio::time::sleep(STORE_DURATION).await;
+    let (after, queued) = count(client.list_sessions().await.unwrap());
+    let rate = (after - before) as f64 / begin.elapsed().as_secs_f64();
+    let note = if queued == 0 {
+        "the queues ran dry: a lower bound".to_owned()
+    } else {
+        format!("{} events in {:.1} s", after - before, begin.elapsed().as_secs_f64())
+    };
+    table.row(label, format!("{rate:.0} events/s"), note);
+}
 
 fn mock_component() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

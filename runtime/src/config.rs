@@ -21,7 +21,7 @@ pub struct DaemonConfig {
     /// Required token; `None` only with an explicit `--no-token`.
     pub token: Option<String>,
     pub cors: CorsConfig,
-    /// Root of the daemon's files (compile cache, installed agents).
+    /// Root of the daemon's files (session database, compile cache, installed agents).
     pub data_dir: PathBuf,
     /// Extra adapter components; override builtins by agent id.
     pub adapters_dir: Option<PathBuf>,
@@ -31,6 +31,10 @@ pub struct DaemonConfig {
     pub body_limit: usize,
     /// Longest output line of an agent process handed to an adapter, in bytes.
     pub max_line_bytes: usize,
+    /// Keep sessions in memory only (`--ephemeral`), not in the data dir's database.
+    pub ephemeral: bool,
+    /// Which ended sessions are removed on their own.
+    pub retention: Option<crate::sessions::retention::Retention>,
     pub host: HostConfig,
 }
 

@@ -14,6 +14,7 @@ pub mod config;
 pub mod error;
 pub mod server;
 pub mod sessions;
+pub mod store;
 pub mod transcripts;
 
 /// The daemon's version, reported by `GET /v1/health`.

@@ -232,3 +232,38 @@ fn bad_input_is_a_one_line_error_naming_file_and_line() {
     let output = test_dir("no-such-agent", &mock_transcripts(), &[]);
     assert_bad_input(&output, &["no-such-agent", "mock"]);
 }
+
+/// Amp cannot run offline (its current CLI runs the agent loop on Amp's servers), so
+/// its recorded transcripts are its only end-to-end test: every case must be there
+/// and replay, through the built component (present whenever the daemon embeds Amp).
+#[test]
+fn amp_transcripts_cover_its_lifecycle_and_replay() {
+    let wasm = adapters_root().join("target/wasm32-wasip2/release/sandbox_agent_adapter_amp.wasm");
+    if !wasm.is_file() {
+        eprintln!("note: no Amp component at {}: not tested", wasm.display());
+        return;
+    }
+    let output = test_dir(
+        wasm.to_str().unwrap(),
+        &adapters_root().join("amp/transcripts"),
+        &[],
+    );
+    assert!(output.status.success(), "{}", describe(&output));
+    let stdout = text(&output.stdout);
+    for case in [
+        "text-turn",
+        "tool-call",
+        "thinking",
+        "multi-turn-continue",
+        "new-cli-unreachable",
+        "exit-mid-turn",
+        "error-result",
+        "cancel",
+        "spawn-failed",
+    ] {
+        assert!(
+            stdout.contains(&format!("ok      {case}\n")),
+            "{case}: {stdout}"
+        );
+    }
+}

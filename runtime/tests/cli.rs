@@ -1067,6 +1067,23 @@ fn sessions_terminate_ends_the_session() {
     );
 }
 
+#[test]
+fn sessions_delete_removes_the_session() {
+    let daemon = start_daemon();
+    create_mock_session(&daemon, "doomed");
+    assert_eq!(
+        json_ok(&cli(&daemon, &["sessions", "delete", "doomed"])),
+        json!({ "ok": true })
+    );
+    let list = json_ok(&cli(&daemon, &["sessions", "list"]));
+    assert_eq!(list["sessions"], json!([]), "{list}");
+    problem_failure(
+        &cli(&daemon, &["sessions", "delete", "doomed"]),
+        "session_not_found",
+        404,
+    );
+}
+
 // ---------------------------------------------------------------------------
 // questions, permissions
 
@@ -1433,13 +1450,14 @@ fn adapters_inspect_refuses_a_non_wasm_file() {
 #[test]
 fn unknown_session_is_session_not_found() {
     let daemon = start_daemon();
-    let commands: [&[&str]; 9] = [
+    let commands: [&[&str]; 10] = [
         &["sessions", "send", "ghost", "hello"],
         &["sessions", "send", "ghost", "hello", "--stream"],
         &["sessions", "events", "ghost"],
         &["sessions", "watch", "ghost"],
         &["sessions", "cancel", "ghost"],
         &["sessions", "terminate", "ghost"],
+        &["sessions", "delete", "ghost"],
         &["questions", "reply", "ghost", "q", "--answer", "x"],
         &["questions", "reject", "ghost", "q"],
         &["permissions", "reply", "ghost", "p", "once"],

@@ -16,9 +16,9 @@ mod checks;
 mod harness;
 
 /// Runs a check against a fresh harness for the agent.
-fn run(agent: &str, check: fn(&harness::Harness)) {
-    if let Some(harness) = harness::Harness::start(agent) {
-        check(&harness);
+fn run(agent: &str, check: impl FnOnce(&mut harness::Harness)) {
+    if let Some(mut harness) = harness::Harness::start(agent) {
+        check(&mut harness);
     }
 }
 
@@ -29,7 +29,7 @@ macro_rules! conformance {
             $(
                 #[test]
                 fn $check() {
-                    super::run(stringify!($agent), super::checks::$check);
+                    super::run(stringify!($agent), |h| super::checks::$check(h));
                 }
             )*
         }
@@ -41,9 +41,10 @@ macro_rules! every_check {
         conformance!($agent:
             installed_with_its_version, text_turn, tool_call_and_result, file_change,
             multi_turn, permission_once, permission_always, permission_reject, question,
-            cancel_mid_turn, terminate, agent_crash, resume_after_exit, include_raw,
+            cancel_mid_turn, terminate, agent_crash, resume_after_exit,
+            resume_after_daemon_restart, include_raw,
         );
     )*};
 }
 
-every_check!(claude, codex, opencode);
+every_check!(claude, codex, opencode, pi, gemini);

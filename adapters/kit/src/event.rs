@@ -113,6 +113,40 @@ impl Usage {
             cost_usd: None,
         }
     }
+
+    /// The token counts of an Anthropic Messages API `usage` object, as Claude Code and
+    /// Amp print them in stream-json: input includes the tokens written to and read
+    /// from the prompt cache, `cached` is the part read from it. Missing counts are 0.
+    ///
+    /// ```
+    /// use sandbox_agent_adapter_kit::prelude::*;
+    ///
+    /// let usage = Usage::from_anthropic(&serde_json::json!({
+    ///     "input_tokens": 10, "cache_creation_input_tokens": 5,
+    ///     "cache_read_input_tokens": 100, "output_tokens": 7,
+    /// }));
+    /// assert_eq!(usage.input_tokens, Some(115));
+    /// assert_eq!(usage.cached_tokens, Some(100));
+    /// assert_eq!(usage.output_tokens, Some(7));
+    /// ```
+    pub fn from_anthropic(usage: &serde_json::Value) -> Self {
+        let count = |key: &str| {
+            usage
+                .get(key)
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0)
+        };
+        let cached = count("cache_read_input_tokens");
+        Self {
+            input_tokens: Some(
+                count("input_tokens") + count("cache_creation_input_tokens") + cached,
+            ),
+            output_tokens: Some(count("output_tokens")),
+            cached_tokens: Some(cached),
+            reasoning_tokens: None,
+            cost_usd: None,
+        }
+    }
 }
 
 /// `turn.started`.

@@ -1,5 +1,5 @@
-//! Local tools for adapter components: list what a daemon would load, inspect a file,
-//! replay recorded transcripts through a component.
+//! Local tools for adapter components: list what a daemon would load, inspect and
+//! validate a file, replay recorded transcripts through a component.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,6 +30,16 @@ pub enum AdaptersCommand {
     },
     /// Load one component file and print what it declares.
     Inspect {
+        /// The component (`.wasm`).
+        file: PathBuf,
+        /// The daemon's data dir (for the compile cache).
+        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        data_dir: Option<PathBuf>,
+    },
+    /// Check a component file: its format, contract version, `info()`, install plan,
+    /// version probe and a session's start, snapshot and restore. Prints one line per
+    /// finding; exits 1 when there is a problem.
+    Validate {
         /// The component (`.wasm`).
         file: PathBuf,
         /// The daemon's data dir (for the compile cache).
@@ -191,6 +201,10 @@ pub(super) fn adapters(command: AdaptersCommand) -> Result<(), Failure> {
         AdaptersCommand::Inspect { file, data_dir } => {
             let adapter = compile_file(&file, data_dir)?;
             Ok(print_json(&AdapterView::of(&adapter))?)
+        }
+        AdaptersCommand::Validate { file, data_dir } => {
+            let data_dir = data_dir.unwrap_or_else(default_data_dir);
+            super::validate::validate(&file, cached_host(&data_dir))
         }
         AdaptersCommand::Test {
             component,

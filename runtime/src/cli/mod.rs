@@ -5,6 +5,7 @@
 mod local;
 mod matrix;
 mod remote;
+mod validate;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -106,6 +107,13 @@ pub struct ServerArgs {
     /// Longest agent output line handed to an adapter, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     max_line_bytes: usize,
+    /// Keep sessions in memory only: nothing survives the daemon.
+    #[arg(long, env = "SANDBOX_AGENT_EPHEMERAL")]
+    ephemeral: bool,
+    /// Remove ended sessions older than an age (7d, 12h, 30m, 90s) or beyond a
+    /// count (100 keeps the newest hundred) [default: keep all].
+    #[arg(long, env = "SANDBOX_AGENT_RETENTION")]
+    retention: Option<crate::sessions::retention::Retention>,
 }
 
 impl ServerArgs {
@@ -139,6 +147,8 @@ impl ServerArgs {
             adapters_dir,
             body_limit: self.body_limit,
             max_line_bytes: self.max_line_bytes,
+            ephemeral: self.ephemeral,
+            retention: self.retention,
             host: HostConfig {
                 memory_limit_bytes,
                 call_timeout: Duration::from_millis(self.adapter_call_timeout_ms),

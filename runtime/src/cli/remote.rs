@@ -127,6 +127,12 @@ pub enum SessionsCommand {
         #[command(flatten)]
         connection: Connection,
     },
+    /// Remove a session and its transcript for good (ending it first if it runs).
+    Delete {
+        session_id: String,
+        #[command(flatten)]
+        connection: Connection,
+    },
 }
 
 /// The flags of `sessions create`: the create request's fields.
@@ -346,6 +352,13 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), String> {
             connection: c,
         } => {
             call(&c, c.client()?.terminate(&session_id)).await?;
+            print_done()
+        }
+        SessionsCommand::Delete {
+            session_id,
+            connection: c,
+        } => {
+            call(&c, c.client()?.delete_session(&session_id)).await?;
             print_done()
         }
     }

@@ -21,6 +21,8 @@ use crate::agents::AgentCatalog;
 use crate::config::{CorsConfig, DaemonConfig};
 use crate::error::ApiError;
 use crate::sessions::SessionManager;
+use crate::store::sqlite::SqliteStore;
+use crate::store::{EphemeralStore, Store};
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -39,7 +41,10 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> 
         .route("/v1/agents/{agent}/models", get(routes::agent_models))
         .route("/v1/agents/{agent}/install", post(routes::install_agent))
         .route("/v1/sessions", get(routes::list_sessions))
-        .route("/v1/sessions/{session_id}", post(routes::create_session))
+        .route(
+            "/v1/sessions/{session_id}",
+            post(routes::create_session).delete(routes::delete_session),
+        )
         .route(
             "/v1/sessions/{session_id}/messages",
             post(routes::post_message),
@@ -158,7 +163,20 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         tracing::error!(%error, "skipping adapter component");
     }
     let catalog = Arc::new(AgentCatalog::new(registry, config.install_dir.clone()));
-    let sessions = Arc::new(SessionManager::new(catalog.clone(), config.max_line_bytes));
+    let store = open_store(&config)?;
+    let stored = store.load()?;
+    let sessions = Arc::new(SessionManager::new(
+        catalog.clone(),
+        config.max_line_bytes,
+        store,
+    ));
+    if !stored.is_empty() {
+        tracing::info!(sessions = stored.len(), "restoring sessions");
+    }
+    sessions.restore(stored);
+    if let Some(retention) = config.retention {
+        sessions.spawn_retention(retention);
+    }
     let state = AppState {
         catalog,
         sessions: sessions.clone(),
@@ -172,13 +190,21 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     // Ending the sessions first lets their SSE streams finish, so the server can drain.
     let shutdown = async move {
         shutdown_signal().await;
-        tracing::info!("shutting down: terminating sessions");
-        sessions.terminate_all().await;
+        tracing::info!("shutting down: stopping sessions");
+        sessions.shut_down().await;
     };
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;
     Ok(())
+}
+
+/// The session store the flags ask for: the data dir's database, or memory only.
+fn open_store(config: &DaemonConfig) -> anyhow::Result<Arc<dyn Store>> {
+    if config.ephemeral {
+        return Ok(Arc::new(EphemeralStore));
+    }
+    Ok(Arc::new(SqliteStore::open(&config.data_dir)?))
 }
 
 async fn shutdown_signal() {

@@ -30,6 +30,7 @@ use super::routes;
         routes::reply_permission,
         routes::cancel,
         routes::terminate,
+        routes::delete_session,
         routes::openapi,
     ),
     components(schemas(

@@ -177,7 +177,7 @@ pub async fn post_message_stream(
         let after = after.unwrap_or(u64::MAX);
         sse::events_after(session.clone(), after, include_raw, Until::ClientNeeded)
     });
-    Ok(sse::response(events))
+    Ok(sse::response(events.take_until(state.sessions.closing())))
 }
 
 /// A page of the transcript.
@@ -236,7 +236,7 @@ pub async fn get_events_sse(
         query.include_raw.unwrap_or(false),
         Until::SessionEnd,
     );
-    Ok(sse::response(events))
+    Ok(sse::response(events.take_until(state.sessions.closing())))
 }
 
 /// Answers a question.
@@ -387,4 +387,16 @@ fn message_parts(request: MessageRequest) -> Result<Vec<AdapterPart>> {
         ));
     }
     Ok(parts)
+}
+
+/// Removes a session and its transcript for good, ending it first if it runs.
+#[utoipa::path(delete, path = "/v1/sessions/{session_id}", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id")),
+    responses((status = 204, description = "Deleted"), (status = 404, body = ProblemDetails)))]
+pub async fn delete_session(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+) -> Result<StatusCode> {
+    state.sessions.delete(&session_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

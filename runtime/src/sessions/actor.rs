@@ -5,16 +5,20 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sandbox_agent_host::{Action, AdapterSession, EmittedEvent, HostError, Input, MessagePart};
+use sandbox_agent_host::{
+    Action, AdapterSession, EmittedEvent, ExitStatus, HostError, Input, MessagePart,
+};
 use sandbox_agent_universal::{
-    AgentUnparsedData, ErrorData, SessionEndReason, SessionEndedData, TerminatedBy,
-    UniversalEventData, UniversalEventType,
+    AgentUnparsedData, ContentPart, ErrorData, ItemEventData, ItemKind, ItemRole, ItemStatus,
+    PermissionStatus, QuestionStatus, SessionEndReason, SessionEndedData, TerminatedBy,
+    TurnEventData, TurnPhase, UniversalEventData, UniversalEventType, UniversalItem,
 };
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 use super::processes::{self, ProcessEntry, SpawnContext, Stream, Subscriber};
+use crate::store::{Checkpoint, Commit, ProcessMark, Store};
 use super::shared::SharedProcesses;
 use super::stderr::StderrCapture;
 use super::{loopback, SessionShared};
@@ -31,6 +35,44 @@ pub enum Incoming {
         length: usize,
         head: String,
     },
+}
+
+/// What a restarted daemon found about a session it carries on.
+pub struct Resumption {
+    /// Processes that were running and died with the previous daemon.
+    pub lost_processes: Vec<String>,
+    /// Timers the adapter had set that had not fired.
+    pub timers: Vec<String>,
+    /// The running turn died with its process: the adapter is a fresh one that
+    /// resumes the agent's native session, and the daemon closes the turn.
+    pub fresh_adapter: bool,
+}
+
+/// The transcript's note that the agent's process ended with the previous daemon.
+fn restart_marker(native_session_id: Option<&str>) -> EmittedEvent {
+    let detail = match native_session_id {
+        Some(id) => format!("The next message resumes the agent's session {id}."),
+        None => "The next message starts the agent again.".to_owned(),
+    };
+    EmittedEvent {
+        event_type: UniversalEventType::ItemCompleted,
+        data: UniversalEventData::Item(ItemEventData {
+            item: UniversalItem {
+                item_id: format!("daemon_restart_{}", super::log::now_millis()),
+                native_item_id: None,
+                parent_id: None,
+                kind: ItemKind::Status,
+                role: Some(ItemRole::System),
+                status: ItemStatus::Completed,
+                content: vec![ContentPart::Status {
+                    label: "agent process ended with the daemon".into(),
+                    detail: Some(detail),
+                }],
+            },
+        }),
+        synthetic: true,
+        raw: None,
+    }
 }
 
 /// A request from the HTTP layer.
@@ -53,6 +95,9 @@ pub enum Command {
     },
     Cancel,
     Terminate,
+    /// Daemon shutdown with a durable store: stop without ending the session,
+    /// leaving the last checkpoint for the next daemon to resume from.
+    Suspend,
 }
 
 /// A command and where to report its outcome.
@@ -79,6 +124,7 @@ pub struct Actor {
     adapter: AdapterSession,
     spawn: SpawnContext,
     incoming_tx: UnboundedSender<Incoming>,
+    incoming_rx: Option<UnboundedReceiver<Incoming>>,
     http: reqwest::Client,
     processes: BTreeMap<String, Attached>,
     shared_processes: Arc<SharedProcesses>,
@@ -90,6 +136,13 @@ pub struct Actor {
     pending_permissions: BTreeSet<String>,
     pending_questions: BTreeSet<String>,
     ended: bool,
+    /// Stopped for a daemon shutdown: nothing more is committed.
+    suspended: bool,
+    /// Unix milliseconds of the latest event.
+    updated_at: i64,
+    store: Arc<dyn Store>,
+    /// What the store last heard, to skip commits that would change nothing.
+    committed: Checkpoint,
 }
 
 impl Actor {
@@ -98,14 +151,17 @@ impl Actor {
         shared: Arc<SessionShared>,
         adapter: AdapterSession,
         spawn: SpawnContext,
-        incoming_tx: UnboundedSender<Incoming>,
         shared_processes: Arc<SharedProcesses>,
+        store: Arc<dyn Store>,
     ) -> Self {
+        let updated_at = shared.created_at;
+        let (incoming_tx, incoming_rx) = tokio::sync::mpsc::unbounded_channel();
         Self {
             shared,
             adapter,
             spawn,
             incoming_tx,
+            incoming_rx: Some(incoming_rx),
             http: loopback::client(),
             processes: BTreeMap::new(),
             shared_processes,
@@ -117,22 +173,109 @@ impl Actor {
             pending_permissions: BTreeSet::new(),
             pending_questions: BTreeSet::new(),
             ended: false,
+            suspended: false,
+            updated_at,
+            store,
+            committed: Checkpoint::default(),
+        }
+    }
+
+    /// Carries on from a checkpoint a previous daemon committed: the turn and the
+    /// open requests it had (its processes and timers are gone; see `resume`).
+    pub fn with_checkpoint(mut self, checkpoint: &Checkpoint) -> Self {
+        self.turn_running = checkpoint.turn_running;
+        self.pending_permissions = checkpoint.pending_permissions.iter().cloned().collect();
+        self.pending_questions = checkpoint.pending_questions.iter().cloned().collect();
+        self.updated_at = checkpoint.updated_at;
+        self.committed = checkpoint.clone();
+        self
+    }
+
+    /// First steps of a session a restarted daemon carries on: tells the adapter
+    /// its processes and timers are gone, or, when the running turn died with its
+    /// process, closes that turn and starts the fresh adapter that resumes the
+    /// agent's native session.
+    pub fn resume(&mut self, resumption: Resumption) {
+        if !resumption.lost_processes.is_empty() {
+            let native = self.shared.state.lock().unwrap().native_session_id.clone();
+            self.append(restart_marker(native.as_deref()));
+        }
+        if resumption.fresh_adapter {
+            self.close_lost_turn();
+            let _ = self.feed(Input::Start);
+        } else {
+            for process_id in resumption.lost_processes {
+                let status = ExitStatus {
+                    code: None,
+                    signal: Some(libc::SIGKILL),
+                };
+                let _ = self.feed(Input::Exit { process_id, status });
+            }
+            // Late rather than never.
+            for timer_id in resumption.timers {
+                let _ = self.feed(Input::Timer { timer_id });
+            }
+        }
+        self.commit();
+    }
+
+    /// Rejects what the lost turn asked and ends it, all daemon-made.
+    fn close_lost_turn(&mut self) {
+        let log = &self.shared.log;
+        let mut closing = Vec::new();
+        for id in &self.pending_permissions {
+            if let Some(UniversalEventData::Permission(mut permission)) =
+                log.find_last(|e| matches!(&e.data, UniversalEventData::Permission(p) if &p.permission_id == id)).map(|e| e.data)
+            {
+                permission.status = PermissionStatus::Reject;
+                closing.push((UniversalEventType::PermissionResolved, UniversalEventData::Permission(permission)));
+            }
+        }
+        for id in &self.pending_questions {
+            if let Some(UniversalEventData::Question(mut question)) =
+                log.find_last(|e| matches!(&e.data, UniversalEventData::Question(q) if &q.question_id == id)).map(|e| e.data)
+            {
+                question.status = QuestionStatus::Rejected;
+                closing.push((UniversalEventType::QuestionResolved, UniversalEventData::Question(question)));
+            }
+        }
+        if self.turn_running {
+            let turn_id = log
+                .find_last(|e| e.event_type == UniversalEventType::TurnStarted)
+                .and_then(|e| match e.data {
+                    UniversalEventData::Turn(turn) => turn.turn_id,
+                    _ => None,
+                });
+            closing.push((
+                UniversalEventType::TurnEnded,
+                UniversalEventData::Turn(TurnEventData {
+                    phase: TurnPhase::Ended,
+                    turn_id,
+                    metadata: Some(serde_json::json!({"reason": "daemon_restart"})),
+                    usage: None,
+                }),
+            ));
+        }
+        for (event_type, data) in closing {
+            self.append(EmittedEvent {
+                event_type,
+                data,
+                synthetic: true,
+                raw: None,
+            });
         }
     }
 
     /// Runs until the session ends or the daemon drops the session.
-    pub async fn run(
-        mut self,
-        mut requests: UnboundedReceiver<Request>,
-        mut incoming: UnboundedReceiver<Incoming>,
-    ) {
-        while !self.ended {
+    pub async fn run(mut self, mut requests: UnboundedReceiver<Request>) {
+        let mut incoming = self.incoming_rx.take().expect("a session task runs once");
+        while !self.ended && !self.suspended {
             tokio::select! {
                 request = requests.recv() => match request {
                     Some(Request { command, done }) => {
                         let result = self.on_command(command);
                         // Whoever gets the answer must see the state it left.
-                        self.publish_state();
+                        self.commit();
                         let _ = done.send(result);
                     }
                     None => {
@@ -141,10 +284,12 @@ impl Actor {
                 },
                 Some(message) = incoming.recv() => self.on_incoming(message),
             }
-            self.publish_state();
+            self.commit();
         }
         self.shutdown();
-        self.publish_state();
+        if !self.suspended {
+            self.commit();
+        }
         // Answer what is still queued so no caller waits forever.
         while let Ok(Request { done, .. }) = requests.try_recv() {
             let _ = done.send(Err(ApiError::SessionEnded {
@@ -213,6 +358,10 @@ impl Actor {
                     });
                 }
                 result.or(Ok(()))
+            }
+            Command::Suspend => {
+                self.suspended = true;
+                Ok(())
             }
         }
     }
@@ -312,7 +461,7 @@ impl Actor {
             return Ok(());
         };
         if let Some(turn_started) = next.turn_started {
-            let _ = turn_started.send(self.shared.log.last_sequence());
+            let _ = turn_started.send(self.shared.log.last_assigned());
         }
         self.turn_running = true;
         self.feed(Input::SendMessage(next.parts))
@@ -447,13 +596,69 @@ impl Actor {
             self.turn_running = false;
         }
         let native = self.shared.state.lock().unwrap().native_session_id.clone();
-        self.shared.log.append(event, native);
-        // Right after the event (never before: `ended` must imply that
-        // `session.ended` is in the log, which SSE streams rely on).
-        self.publish_state();
-        self.shared.state.lock().unwrap().updated_at = super::log::now_millis();
+        self.shared.log.stage(event, native);
+        self.updated_at = super::log::now_millis();
         if self.ended {
             self.shutdown();
+        }
+    }
+
+    /// Stores the staged events with the state they leave the session in, then
+    /// lets readers see them (never before: what a client saw is never lost, and
+    /// `ended` must imply that `session.ended` is readable, which SSE relies on).
+    fn commit(&mut self) {
+        let events = self.shared.log.staged();
+        let checkpoint = self.checkpoint();
+        if !events.is_empty() || checkpoint != self.committed {
+            self.store_commit(events, checkpoint);
+        }
+        self.shared.log.publish();
+        self.shared.state.lock().unwrap().updated_at = self.updated_at;
+        self.publish_state();
+    }
+
+    fn store_commit(&mut self, events: Vec<sandbox_agent_universal::UniversalEvent>, checkpoint: Checkpoint) {
+        let store = self.store.clone();
+        let adapter = &mut self.adapter;
+        let ended = self.ended;
+        let result = tokio::task::block_in_place(|| {
+            // The adapter's state goes with the events it produced, so a restart
+            // resumes from a consistent pair.
+            let snapshot = (store.durable() && !ended)
+                .then(|| adapter.snapshot().ok())
+                .flatten();
+            store.commit(Commit {
+                session_id: self.shared.id.clone(),
+                events,
+                checkpoint: checkpoint.clone(),
+                snapshot,
+            })
+        });
+        if let Err(error) = result {
+            tracing::error!(session = %self.shared.id, %error, "events could not be stored; they stay in memory only");
+        }
+        self.committed = checkpoint;
+    }
+
+    /// The state a restarted daemon needs, as of now.
+    fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            native_session_id: self.shared.state.lock().unwrap().native_session_id.clone(),
+            ended: self.ended,
+            turn_running: self.turn_running,
+            pending_permissions: self.pending_permissions.iter().cloned().collect(),
+            pending_questions: self.pending_questions.iter().cloned().collect(),
+            processes: self
+                .processes
+                .iter()
+                .map(|(id, process)| ProcessMark {
+                    id: id.clone(),
+                    pid: process.entry.pid,
+                    started: process.entry.started,
+                })
+                .collect(),
+            timers: self.timers.keys().cloned().collect(),
+            updated_at: self.updated_at,
         }
     }
 

@@ -1,5 +1,9 @@
 //! A session's transcript: envelope assignment and ordered, gap-free storage that
 //! readers can poll or wait on.
+//!
+//! Appending is two steps so that nothing is seen before it is stored: `stage`
+//! numbers an event, the session task commits the staged batch to the store, and
+//! `publish` makes it readable.
 
 use std::sync::Mutex;
 
@@ -13,6 +17,8 @@ use tokio::sync::watch;
 pub struct EventLog {
     session_id: String,
     events: Mutex<Vec<UniversalEvent>>,
+    /// Numbered but not yet stored, so not yet readable.
+    staged: Mutex<Vec<UniversalEvent>>,
     latest: watch::Sender<u64>,
 }
 
@@ -25,21 +31,25 @@ pub struct Page {
 impl EventLog {
     /// An empty transcript for a session.
     pub fn new(session_id: &str) -> Self {
+        Self::restore(session_id, Vec::new())
+    }
+
+    /// A transcript loaded from the store (sequences 1..=n, in order).
+    pub fn restore(session_id: &str, events: Vec<UniversalEvent>) -> Self {
+        let last = events.last().map_or(0, |event| event.sequence);
         Self {
             session_id: session_id.to_owned(),
-            events: Mutex::new(Vec::new()),
-            latest: watch::channel(0).0,
+            events: Mutex::new(events),
+            staged: Mutex::new(Vec::new()),
+            latest: watch::channel(last).0,
         }
     }
 
-    /// Wraps an emitted event in its envelope, stores it and wakes readers.
-    pub fn append(
-        &self,
-        emitted: EmittedEvent,
-        native_session_id: Option<String>,
-    ) -> UniversalEvent {
-        let mut events = self.events.lock().unwrap();
-        let sequence = events.len() as u64 + 1;
+    /// Wraps an emitted event in its envelope with the next sequence and holds it
+    /// until [`publish`](Self::publish).
+    pub fn stage(&self, emitted: EmittedEvent, native_session_id: Option<String>) {
+        let mut staged = self.staged.lock().unwrap();
+        let sequence = self.last_sequence() + staged.len() as u64 + 1;
         let event = UniversalEvent {
             event_id: format!("evt_{sequence}"),
             sequence,
@@ -56,10 +66,22 @@ impl EventLog {
             data: emitted.data,
             raw: emitted.raw,
         };
-        events.push(event.clone());
-        drop(events);
-        self.latest.send_replace(sequence);
-        event
+        staged.push(event);
+    }
+
+    /// The staged events, for the store (they stay staged).
+    pub fn staged(&self) -> Vec<UniversalEvent> {
+        self.staged.lock().unwrap().clone()
+    }
+
+    /// Makes every staged event readable and wakes readers.
+    pub fn publish(&self) {
+        let staged = std::mem::take(&mut *self.staged.lock().unwrap());
+        let Some(last) = staged.last().map(|event| event.sequence) else {
+            return;
+        };
+        self.events.lock().unwrap().extend(staged);
+        self.latest.send_replace(last);
     }
 
     /// Events with a sequence above `after`, at most `limit` of them.
@@ -85,7 +107,17 @@ impl EventLog {
         }
     }
 
-    /// Sequence of the newest event (0 when empty).
+    /// The newest readable event that matches.
+    pub fn find_last(&self, matches: impl Fn(&UniversalEvent) -> bool) -> Option<UniversalEvent> {
+        self.events.lock().unwrap().iter().rev().find(|e| matches(e)).cloned()
+    }
+
+    /// Sequence of the newest event, staged or readable (0 when empty).
+    pub fn last_assigned(&self) -> u64 {
+        self.last_sequence() + self.staged.lock().unwrap().len() as u64
+    }
+
+    /// Sequence of the newest readable event (0 when empty).
     pub fn last_sequence(&self) -> u64 {
         *self.latest.borrow()
     }
@@ -132,8 +164,12 @@ mod tests {
     fn sequences_start_at_one_and_reads_are_exclusive_of_offset() {
         let log = EventLog::new("s1");
         for i in 0..5 {
-            log.append(error_event(&i.to_string(), i % 2 == 0), None);
+            log.stage(error_event(&i.to_string(), i % 2 == 0), None);
         }
+        assert!(log.read(0, None, false).events.is_empty(), "staged is not readable");
+        assert_eq!(log.staged().len(), 5);
+        log.publish();
+        assert!(log.staged().is_empty());
         let page = log.read(2, Some(2), false);
         let sequences: Vec<u64> = page.events.iter().map(|e| e.sequence).collect();
         assert_eq!(sequences, vec![3, 4]);

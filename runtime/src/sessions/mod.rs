@@ -5,6 +5,8 @@ mod actor;
 pub mod log;
 pub mod loopback;
 pub mod processes;
+mod restore;
+pub mod retention;
 pub mod shared;
 pub mod stderr;
 
@@ -15,7 +17,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use sandbox_agent_api::{CreateSessionRequest, SessionInfo, SessionStatus};
 use sandbox_agent_host::{MessagePart, SessionConfig};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 pub use actor::Command;
 use actor::{Actor, Request};
@@ -24,6 +26,7 @@ use processes::SpawnContext;
 
 use crate::agents::AgentCatalog;
 use crate::error::ApiError;
+use crate::store::{SessionRecord, Store};
 
 /// What `GET /v1/sessions` shows about a session, kept current by its task.
 #[derive(Debug, Default)]
@@ -50,6 +53,25 @@ pub struct SessionShared {
     pub created_at: i64,
     pub log: EventLog,
     pub state: Mutex<SessionState>,
+}
+
+impl SessionShared {
+    /// The shared part of a session created with `record`.
+    fn new(record: &SessionRecord, log: EventLog) -> Self {
+        Self {
+            id: record.id.clone(),
+            agent: record.agent.clone(),
+            agent_mode: record.agent_mode.clone(),
+            permission_mode: record.permission_mode.clone(),
+            model: record.model.clone(),
+            variant: record.variant.clone(),
+            title: record.title.clone(),
+            directory: record.directory.clone(),
+            created_at: record.created_at,
+            log,
+            state: Mutex::new(SessionState::default()),
+        }
+    }
 }
 
 /// A handle on a live or ended session.
@@ -127,16 +149,30 @@ pub struct SessionManager {
     catalog: Arc<AgentCatalog>,
     shared_processes: Arc<shared::SharedProcesses>,
     max_line_bytes: usize,
+    store: Arc<dyn Store>,
+    /// Becomes true when the daemon shuts down (open streams end).
+    closing: watch::Sender<bool>,
 }
 
 impl SessionManager {
-    /// A manager that creates sessions on the catalog's adapters.
-    pub fn new(catalog: Arc<AgentCatalog>, max_line_bytes: usize) -> Self {
+    /// A manager that creates sessions on the catalog's adapters and keeps them
+    /// in `store`.
+    pub fn new(catalog: Arc<AgentCatalog>, max_line_bytes: usize, store: Arc<dyn Store>) -> Self {
         Self {
             sessions: RwLock::new(BTreeMap::new()),
             catalog,
             shared_processes: Arc::default(),
             max_line_bytes,
+            store,
+            closing: watch::channel(false).0,
+        }
+    }
+
+    /// Resolves when the daemon starts shutting down.
+    pub fn closing(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut closing = self.closing.subscribe();
+        async move {
+            let _ = closing.wait_for(|closing| *closing).await;
         }
     }
 
@@ -192,23 +228,7 @@ impl SessionManager {
             )));
         }
         let directory = resolve_directory(request.directory.as_deref())?;
-        let agent_binary = self.catalog.require_installed(&adapter)?;
-
-        let mut env: Vec<(String, String)> = self.catalog.credentials_env(&adapter);
-        env.extend(request.env.clone().unwrap_or_default());
-        let config = SessionConfig {
-            session_id: id.to_owned(),
-            agent_mode: agent_mode.clone(),
-            permission_mode: permission_mode.clone(),
-            model: request.model.clone(),
-            variant: request.variant.clone(),
-            directory: directory.display().to_string(),
-            agent_binary: agent_binary.map(|path| path.display().to_string()),
-            env: env.clone(),
-            resume_native_session_id: None,
-        };
-
-        let shared = Arc::new(SessionShared {
+        let record = SessionRecord {
             id: id.to_owned(),
             agent: info.id.clone(),
             agent_mode,
@@ -218,9 +238,10 @@ impl SessionManager {
             title: request.title,
             directory: directory.display().to_string(),
             created_at: log::now_millis(),
-            log: EventLog::new(id),
-            state: Mutex::new(SessionState::default()),
-        });
+            env: request.env.unwrap_or_default().into_iter().collect(),
+        };
+        let (config, env) = self.session_config(&adapter, &record, None)?;
+        let shared = Arc::new(SessionShared::new(&record, EventLog::new(id)));
         let (requests, requests_rx) = unbounded_channel();
         let session = Arc::new(Session {
             shared: shared.clone(),
@@ -235,39 +256,107 @@ impl SessionManager {
             }
             sessions.insert(id.to_owned(), session.clone());
         }
-        let adapter_session = match adapter.new_session(config) {
+        let started = adapter
+            .new_session(config)
+            .map_err(|error| ApiError::AdapterFailed {
+                agent: info.id.clone(),
+                detail: error.to_string(),
+            })
+            .and_then(|adapter_session| {
+                tokio::task::block_in_place(|| self.store.insert_session(&record))
+                    .map_err(|error| ApiError::Internal(error.to_string()))?;
+                Ok(adapter_session)
+            });
+        let adapter_session = match started {
             Ok(adapter_session) => adapter_session,
             Err(error) => {
                 self.sessions.write().unwrap().remove(id);
-                return Err(ApiError::AdapterFailed {
-                    agent: info.id.clone(),
-                    detail: error.to_string(),
-                });
+                return Err(error);
             }
         };
+        let actor = self.actor(shared, adapter_session, env, directory);
+        tokio::spawn(actor.run(requests_rx));
+        Ok(session)
+    }
+
+    /// What the adapter is told about a session, and the environment of its
+    /// processes: the agent's credentials, then the client's variables.
+    fn session_config(
+        &self,
+        adapter: &Arc<sandbox_agent_host::LoadedAdapter>,
+        record: &SessionRecord,
+        resume_native_session_id: Option<String>,
+    ) -> Result<(SessionConfig, Vec<(String, String)>), ApiError> {
+        let agent_binary = self.catalog.require_installed(adapter)?;
+        let mut env: Vec<(String, String)> = self.catalog.credentials_env(adapter);
+        env.extend(record.env.iter().cloned());
+        let config = SessionConfig {
+            session_id: record.id.clone(),
+            agent_mode: record.agent_mode.clone(),
+            permission_mode: record.permission_mode.clone(),
+            model: record.model.clone(),
+            variant: record.variant.clone(),
+            directory: record.directory.clone(),
+            agent_binary: agent_binary.map(|path| path.display().to_string()),
+            env: env.clone(),
+            resume_native_session_id,
+        };
+        Ok((config, env))
+    }
+
+    /// A task for a session, with everything it needs from the daemon.
+    fn actor(
+        &self,
+        shared: Arc<SessionShared>,
+        adapter_session: sandbox_agent_host::AdapterSession,
+        env: Vec<(String, String)>,
+        directory: PathBuf,
+    ) -> Actor {
         let spawn = SpawnContext {
             env,
             directory,
             install_dir: self.catalog.install_dir().to_owned(),
             max_line_bytes: self.max_line_bytes,
         };
-        let (incoming_tx, incoming_rx) = unbounded_channel();
-        let actor = Actor::new(
+        Actor::new(
             shared,
             adapter_session,
             spawn,
-            incoming_tx,
             self.shared_processes.clone(),
-        );
-        tokio::spawn(actor.run(requests_rx, incoming_rx));
-        Ok(session)
+            self.store.clone(),
+        )
     }
 
-    /// Terminates every live session (daemon shutdown).
-    pub async fn terminate_all(&self) {
-        for session in self.list() {
+    /// Removes a session and its transcript, ending it first if it runs.
+    pub async fn delete(&self, id: &str) -> Result<(), ApiError> {
+        let session = self.get(id)?;
+        if !session.shared.state.lock().unwrap().ended {
             let _ = session.command(Command::Terminate).await;
         }
+        tokio::task::block_in_place(|| self.remove_ended(id))
+    }
+
+    /// Forgets an ended session here and in the store.
+    fn remove_ended(&self, id: &str) -> Result<(), ApiError> {
+        self.sessions.write().unwrap().remove(id);
+        self.store
+            .delete_session(id)
+            .map_err(|error| ApiError::Internal(error.to_string()))
+    }
+
+    /// Daemon shutdown. With a durable store every live session is suspended
+    /// (its agent stops, the session resumes when the daemon starts again);
+    /// otherwise it is terminated. Open event streams end either way.
+    pub async fn shut_down(&self) {
+        let command = if self.store.durable() {
+            || Command::Suspend
+        } else {
+            || Command::Terminate
+        };
+        for session in self.list() {
+            let _ = session.command(command()).await;
+        }
+        self.closing.send_replace(true);
     }
 }
 

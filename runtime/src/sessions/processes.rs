@@ -43,6 +43,8 @@ pub struct Subscriber {
 /// several for a shared process).
 pub struct ProcessEntry {
     pub pid: u32,
+    /// When the kernel started it (see [`start_time`]), to recognise it later.
+    pub started: Option<u64>,
     /// Feeds the stdin writer; `None` once stdin is closed.
     pub stdin: Mutex<Option<UnboundedSender<Vec<u8>>>>,
     pub subscribers: Mutex<Vec<Subscriber>>,
@@ -118,11 +120,37 @@ impl ProcessEntry {
 
     /// Kills the process and everything in its process group.
     pub fn kill(&self) {
-        // SAFETY: killpg only sends a signal; the group id is the child's pid because
-        // it was started with `process_group(0)`.
-        unsafe {
-            libc::killpg(self.pid as libc::pid_t, libc::SIGKILL);
-        }
+        kill_group(self.pid);
+    }
+}
+
+/// The start time of a process in clock ticks since boot (`/proc/<pid>/stat`
+/// field 22): with the pid, it names one process even after pids are reused.
+pub fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces; the fields after it do not.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Kills the process group of an agent a previous daemon started, if that
+/// process still runs (a daemon killed with SIGKILL leaves its agents behind).
+pub fn kill_orphan(pid: u32, started: Option<u64>) {
+    if started.is_some() && start_time(pid) == started {
+        tracing::info!(pid, "killing an agent process left by the previous daemon");
+        kill_group(pid);
+    }
+}
+
+/// SIGKILL to a child's process group (its id is the child's pid: children start
+/// with `process_group(0)`). Pid 0 would be our own group: never.
+fn kill_group(pid: u32) {
+    if pid == 0 {
+        return;
+    }
+    // SAFETY: killpg only sends a signal.
+    unsafe {
+        libc::killpg(pid as libc::pid_t, libc::SIGKILL);
     }
 }
 
@@ -170,8 +198,10 @@ pub fn spawn(
         .process_group(0);
     let mut child = command.spawn()?;
     let (stdin_tx, mut stdin_rx) = unbounded_channel::<Vec<u8>>();
+    let pid = child.id().unwrap_or_default();
     let entry = Arc::new(ProcessEntry {
-        pid: child.id().unwrap_or_default(),
+        pid,
+        started: start_time(pid),
         stdin: Mutex::new(Some(stdin_tx)),
         subscribers: Mutex::new(vec![subscriber]),
         first_lines: Mutex::new(Vec::new()),
@@ -343,6 +373,26 @@ pub async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn orphans_are_killed_only_when_they_are_the_same_process() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let started = start_time(pid);
+        assert!(started.is_some());
+        // Another process that happens to have the same pid: left alone.
+        kill_orphan(pid, started.map(|t| t + 1));
+        assert!(child.try_wait().unwrap().is_none(), "a stranger was killed");
+        kill_orphan(pid, started);
+        let status = child.wait().unwrap();
+        assert!(!status.success());
+        assert_eq!(start_time(pid), None);
+    }
 
     #[tokio::test]
     async fn lines_are_split_trimmed_and_bounded() {

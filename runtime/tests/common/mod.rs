@@ -39,6 +39,8 @@ pub struct Options {
     pub args: Vec<String>,
     /// Extra environment variables for the daemon (and so for its agents).
     pub env: Vec<(String, String)>,
+    /// The data dir of an earlier daemon to carry on from; a fresh one otherwise.
+    pub data_dir: Option<tempfile::TempDir>,
 }
 
 impl Daemon {
@@ -49,7 +51,9 @@ impl Daemon {
 
     /// Starts a daemon and waits until `GET /v1/health` answers.
     pub fn start_with(options: Options) -> Daemon {
-        let data_dir = tempfile::tempdir().expect("temp data dir");
+        let data_dir = options
+            .data_dir
+            .unwrap_or_else(|| tempfile::tempdir().expect("temp data dir"));
         let port = free_port();
         let mut command = Command::new(binary());
         command
@@ -113,6 +117,22 @@ impl Daemon {
     /// A URL on this daemon.
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.endpoint, path)
+    }
+
+    /// Kills the daemon with SIGKILL (no chance to clean up) and hands back its
+    /// data dir for a successor.
+    pub fn kill(&mut self) -> tempfile::TempDir {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().expect("reaping the daemon");
+        std::mem::replace(&mut self.data_dir, tempfile::tempdir().unwrap())
+    }
+
+    /// Stops the daemon with SIGTERM and hands back its data dir for a successor.
+    pub fn stop_keeping_data(mut self) -> tempfile::TempDir {
+        let data_dir = std::mem::replace(&mut self.data_dir, tempfile::tempdir().unwrap());
+        let status = self.stop();
+        assert!(status.success(), "sandbox-agent exited with {status} on SIGTERM");
+        data_dir
     }
 
     /// Sends SIGTERM and waits for the process to exit.

@@ -15,6 +15,10 @@ pub struct Agent {
     /// The permission mode in which the agent can ask the user questions
     /// (Codex offers its question tool only in plan mode).
     pub question_mode: &'static str,
+    /// The agent can only resume a session in a later wall-clock minute than the
+    /// one it started in (Gemini CLI 0.61.0's `session/load` bug: see
+    /// adapters/gemini/README.md), so the resume check exits it in the next minute.
+    pub resumes_next_minute: bool,
     /// The native binary, relative to `testing/agents/node_modules`.
     binary: fn() -> String,
     /// Variables that point the agent at the model server (`home` is the agent's
@@ -28,6 +32,7 @@ pub const AGENTS: &[Agent] = &[
         id: "claude",
         package: || "@anthropic-ai/claude-code".into(),
         question_mode: "default",
+        resumes_next_minute: false,
         binary: || format!("@anthropic-ai/claude-code-linux-{}/claude", npm_arch()),
         env: claude_env,
     },
@@ -35,6 +40,7 @@ pub const AGENTS: &[Agent] = &[
         id: "codex",
         package: || "@openai/codex".into(),
         question_mode: "plan",
+        resumes_next_minute: false,
         binary: || {
             format!(
                 "@openai/codex-linux-{}/vendor/{}-unknown-linux-musl/bin/codex",
@@ -49,8 +55,27 @@ pub const AGENTS: &[Agent] = &[
         // The platform package itself (see testing/agents/package.json).
         package: || format!("opencode-linux-{}", npm_arch()),
         question_mode: "default",
+        resumes_next_minute: false,
         binary: || format!("opencode-linux-{}/bin/opencode", npm_arch()),
         env: opencode_env,
+    },
+    Agent {
+        id: "pi",
+        package: || "@mariozechner/pi-coding-agent".into(),
+        question_mode: "default",
+        resumes_next_minute: false,
+        // A Node script (its `bin` entry `pi`); the harness finds it as `node <script>`.
+        binary: || "@mariozechner/pi-coding-agent/dist/cli.js".into(),
+        env: pi_env,
+    },
+    Agent {
+        id: "gemini",
+        package: || "@google/gemini-cli".into(),
+        question_mode: "default",
+        resumes_next_minute: true,
+        // A Node script (its `bin` entry `gemini`), like Pi's.
+        binary: || "@google/gemini-cli/bundle/gemini.js".into(),
+        env: gemini_env,
     },
 ];
 
@@ -148,4 +173,41 @@ fn opencode_env(model: &ModelServer, _home: &Path) -> Vec<(String, String)> {
         "share": "disabled"
     });
     pairs(&[("OPENCODE_CONFIG_CONTENT", config.to_string())])
+}
+
+/// Pi reads custom providers from `~/.pi/agent/models.json` and its default model
+/// from `~/.pi/agent/settings.json`: the model server as an Anthropic Messages
+/// provider. `PI_OFFLINE` skips its start-up update checks.
+fn pi_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
+    let agent_dir = home.join(".pi/agent");
+    std::fs::create_dir_all(&agent_dir).unwrap();
+    let models = serde_json::json!({
+        "providers": {
+            "scripted": {
+                "baseUrl": model.url(),
+                "api": "anthropic-messages",
+                "apiKey": "sk-scripted",
+                "models": [{ "id": "scripted", "name": "Scripted", "reasoning": true,
+                             "input": ["text", "image"] }]
+            }
+        }
+    });
+    std::fs::write(agent_dir.join("models.json"), models.to_string()).unwrap();
+    let settings = serde_json::json!({ "defaultProvider": "scripted", "defaultModel": "scripted" });
+    std::fs::write(agent_dir.join("settings.json"), settings.to_string()).unwrap();
+    pairs(&[("PI_OFFLINE", "1".into())])
+}
+
+/// The Gemini CLI talks to `GOOGLE_GEMINI_BASE_URL` with an API key once
+/// `~/.gemini/settings.json` selects API-key auth (without it: exit 41).
+fn gemini_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
+    let gemini_dir = home.join(".gemini");
+    std::fs::create_dir_all(&gemini_dir).unwrap();
+    let settings =
+        serde_json::json!({ "security": { "auth": { "selectedType": "gemini-api-key" } } });
+    std::fs::write(gemini_dir.join("settings.json"), settings.to_string()).unwrap();
+    pairs(&[
+        ("GOOGLE_GEMINI_BASE_URL", model.url()),
+        ("GEMINI_API_KEY", "scripted-key".into()),
+    ])
 }

@@ -62,7 +62,9 @@ fn items<'e>(events: &'e [Value], kind: &str) -> Vec<&'e Value> {
 /// A tool call and its result, then the final answer.
 pub fn tool_call_and_result(h: &Harness) {
     let session = h.create("bypass");
-    let events = h.turn(&session, "run: echo tool-output-$((40+2))");
+    // The output is not in the command's text. No `$(( ))`: the Gemini CLI refuses
+    // anything that looks like command substitution.
+    let events = h.turn(&session, "run: printf tool-output-%d 42");
     check_turns(&events, true);
     assert!(
         !items(&events, "tool_call").is_empty(),
@@ -153,8 +155,24 @@ fn ask_permission(h: &Harness, session: &str, command: &str) -> (u64, String) {
     (offset, id)
 }
 
+/// An agent without permission prompts (`permissions` not declared, Pi) runs the
+/// command in `default` mode without asking.
+fn runs_without_asking(h: &Harness, file: &str) {
+    let session = h.create("default");
+    let events = h.turn(&session, &format!("run: touch {file}"));
+    assert!(
+        !events.iter().any(|e| e["type"] == "permission.requested"),
+        "permissions not declared but asked:\n{}",
+        pretty(&events)
+    );
+    assert!(h.path(file).exists(), "{}", pretty(&events));
+}
+
 /// Permission answered `once`: the command runs; the next one asks again.
 pub fn permission_once(h: &Harness) {
+    if !h.can("permissions") {
+        return runs_without_asking(h, "once.txt");
+    }
     let session = h.create("default");
     let (offset, id) = ask_permission(h, &session, "touch once.txt");
     h.reply_permission(&session, &id, "once");
@@ -174,6 +192,9 @@ pub fn permission_once(h: &Harness) {
 
 /// Permission answered `always`: the same kind of command no longer asks.
 pub fn permission_always(h: &Harness) {
+    if !h.can("permissions") {
+        return runs_without_asking(h, "always.txt");
+    }
     let session = h.create("default");
     let (offset, id) = ask_permission(h, &session, "touch always.txt");
     h.reply_permission(&session, &id, "always");
@@ -189,6 +210,9 @@ pub fn permission_always(h: &Harness) {
 
 /// Permission rejected: the command does not run and the turn ends.
 pub fn permission_reject(h: &Harness) {
+    if !h.can("permissions") {
+        return runs_without_asking(h, "unasked.txt");
+    }
     let session = h.create("default");
     let (offset, id) = ask_permission(h, &session, "touch rejected.txt");
     h.reply_permission(&session, &id, "reject");
@@ -314,15 +338,58 @@ pub fn agent_crash(h: &Harness) {
 
 /// The agent process exits between turns: the next message resumes the native
 /// session, with the earlier conversation.
-pub fn resume_after_exit(h: &Harness) {
+pub fn resume_after_exit(h: &mut Harness) {
     let session = h.create("default");
     h.turn(&session, "remember-marker-7");
     let native = h.api().session_info(&session)["nativeSessionId"].clone();
-    // An agent may persist its session just after it reports the turn's end
-    // (Claude Code writes its session file ~100 ms later): exit while idle.
-    std::thread::sleep(std::time::Duration::from_secs(1));
+    let_the_agent_save(h);
     h.kill_agent();
-    let events = h.turn(&session, "what did I say");
+    assert_resumed(h, &session, "remember-marker-7");
+    assert_eq!(h.api().session_info(&session)["nativeSessionId"], native);
+}
+
+/// The daemon is killed (SIGKILL) while the session is idle: the next daemon
+/// lists the session with its whole transcript, marks that the agent's process
+/// ended with the daemon, and the next message resumes the agent's own session.
+pub fn resume_after_daemon_restart(h: &mut Harness) {
+    let session = h.create("default");
+    h.turn(&session, "remember-marker-8");
+    let native = h.api().session_info(&session)["nativeSessionId"].clone();
+    let before = h.api().events(&session);
+    let_the_agent_save(h);
+    h.restart_daemon();
+    let after = h.api().events(&session);
+    assert_eq!(after[..before.len()], before[..], "the transcript survived as it was");
+    let info = h.api().session_info(&session);
+    assert_eq!(info["ended"], json!(false), "{info}");
+    assert_eq!(info["nativeSessionId"], native, "{info}");
+    assert!(
+        after[before.len()..]
+            .iter()
+            .any(|e| e["type"] == "item.completed" && e["data"]["item"]["kind"] == "status"),
+        "a marker says the agent's process ended with the daemon: {}",
+        pretty(&after[before.len()..])
+    );
+    assert_resumed(h, &session, "remember-marker-8");
+}
+
+/// Gives the agent time to persist its session after the turn ended (Claude Code
+/// writes its session file ~100 ms later; some agents resume only sessions from
+/// an earlier minute).
+fn let_the_agent_save(h: &Harness) {
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    if h.agent.resumes_next_minute {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        std::thread::sleep(std::time::Duration::from_secs(61 - now % 60));
+    }
+}
+
+/// The next turn is answered, and the model saw the earlier turn's `marker`.
+fn assert_resumed(h: &Harness, session: &str, marker: &str) {
+    let events = h.turn(session, "what did I say");
     assert!(
         assistant_texts(&events)
             .iter()
@@ -342,10 +409,9 @@ pub fn resume_after_exit(h: &Harness) {
     assert!(
         last.expect("the model saw the message")["body"]
             .to_string()
-            .contains("remember-marker-7"),
+            .contains(marker),
         "the resumed agent still has the first turn"
     );
-    assert_eq!(h.api().session_info(&session)["nativeSessionId"], native);
 }
 
 /// `include_raw=true` carries the native line on agent events, and only then.

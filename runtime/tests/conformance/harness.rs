@@ -20,6 +20,8 @@ pub struct Harness {
     pub agent: &'static Agent,
     pub model: ModelServer,
     pub daemon: Daemon,
+    /// What the daemon was started with, for a successor.
+    launch: (Vec<String>, Vec<(String, String)>),
     /// The sessions' working directory.
     pub workspace: tempfile::TempDir,
     binary: PathBuf,
@@ -55,21 +57,35 @@ impl Harness {
             env.push((var.to_owned(), home_path.join(dir).display().to_string()));
         }
         env.extend(agent.env(&model, &home_path));
+        let args = vec!["--install-dir".into(), install.path().display().to_string()];
         let daemon = Daemon::start_with(Options {
-            args: vec!["--install-dir".into(), install.path().display().to_string()],
-            env,
+            args: args.clone(),
+            env: env.clone(),
             ..Options::default()
         });
         Some(Harness {
             agent,
             model,
             daemon,
+            launch: (args, env),
             workspace: tempfile::tempdir().unwrap(),
             binary: binary.canonicalize().unwrap(),
             _home: home,
             _install: install,
             sessions: AtomicU32::new(0),
         })
+    }
+
+    /// Kills the daemon with SIGKILL and starts a new one on the same data dir.
+    pub fn restart_daemon(&mut self) {
+        let data_dir = self.daemon.kill();
+        let (args, env) = self.launch.clone();
+        self.daemon = Daemon::start_with(Options {
+            args,
+            env,
+            data_dir: Some(data_dir),
+            ..Options::default()
+        });
     }
 
     /// A client for the daemon.
@@ -185,15 +201,22 @@ impl Harness {
             .collect()
     }
 
-    /// The pids of the agent's processes (the daemon's children running its binary).
+    /// The pids of the agent's processes (the daemon's children running its binary,
+    /// or, for a script such as a Node CLI, its interpreter: `node` rewrites its
+    /// command line to the CLI's title, so the interpreter is all there is to match).
     pub fn agent_pids(&self) -> Vec<i32> {
         let daemon = self.daemon.pid() as i32;
+        let interpreter = interpreter_of(&self.binary);
         std::fs::read_dir("/proc")
             .unwrap()
             .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
             .filter(|pid| parent_of(*pid) == Some(daemon))
             .filter(|pid| {
                 std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == self.binary)
+                    || interpreter.as_deref().is_some_and(|name| {
+                        std::fs::read_link(format!("/proc/{pid}/exe"))
+                            .is_ok_and(|exe| exe.file_name() == Some(name.as_ref()))
+                    })
             })
             .collect()
     }
@@ -235,6 +258,16 @@ impl Harness {
     pub fn path(&self, name: &str) -> PathBuf {
         self.workspace.path().join(name)
     }
+}
+
+/// The interpreter a script names in its `#!` line (`#!/usr/bin/env node` →
+/// `node`), or `None` for a binary.
+fn interpreter_of(path: &Path) -> Option<String> {
+    let text = std::fs::read(path).ok()?;
+    let line = text.strip_prefix(b"#!")?.split(|b| *b == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?;
+    let program = line.split_whitespace().last()?;
+    Some(program.rsplit('/').next()?.to_owned())
 }
 
 /// The parent pid of a process, from `/proc/PID/stat`.

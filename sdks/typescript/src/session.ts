@@ -414,6 +414,11 @@ export class Session {
     await this.client.transport.none("POST", `${this.path}/terminate`, { signal: options.signal });
   }
 
+  /** Removes the session and its transcript for good, ending it first if it runs (`DELETE /v1/sessions/{id}`). */
+  async delete(options: RequestOptions = {}): Promise<void> {
+    await this.client.transport.none("DELETE", this.path, { signal: options.signal });
+  }
+
   private hasHandlers(options: RequestHandlers): boolean {
     return Boolean(
       options.onPermission ?? this.handlers.onPermission ?? options.onQuestion ?? this.handlers.onQuestion,

@@ -184,6 +184,15 @@ describe("sessions", () => {
     expect((await session.refresh()).ended).toBe(true);
   });
 
+  it("deletes a session and its transcript; later calls are session_not_found", async () => {
+    const session = await client.createSession(uniqueId("del"), { agent: "mock" });
+    await session.send("echo hi");
+    await until(session, (e) => e.type === "turn.ended");
+    await session.delete();
+    expect((await failure(session.refresh())).code).toBe("session_not_found");
+    expect((await failure(session.delete())).status).toBe(404);
+  });
+
   it("replies to permissions and questions by id; unknown ids are request_not_found", async () => {
     const session = await client.createSession(uniqueId("reply"), { agent: "mock" });
     await session.send("permission");

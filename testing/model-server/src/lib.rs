@@ -1,9 +1,9 @@
 //! A scripted model server for testing real agent CLIs offline.
 //!
-//! The conformance suite points Claude Code, Codex and OpenCode at this server
-//! (`ANTHROPIC_BASE_URL`, a provider `base_url`) instead of a model vendor. It speaks
-//! the streaming Anthropic Messages API, the OpenAI Responses API and OpenAI Chat
-//! Completions on 127.0.0.1, and answers from a script keyed by the user's text
+//! The conformance suite points Claude Code, Codex, OpenCode and the Gemini CLI at
+//! this server (`ANTHROPIC_BASE_URL`, a provider `base_url`, `GOOGLE_GEMINI_BASE_URL`)
+//! instead of a model vendor. It speaks the streaming Anthropic Messages API, the
+//! OpenAI Responses API, OpenAI Chat Completions and the Gemini API on 127.0.0.1, and answers from a script keyed by the user's text
 //! ([`script`]): `run: CMD` makes the model call the agent's shell tool, `think: X`
 //! streams reasoning, `slow: N` streams slowly, anything else is echoed. So a test
 //! drives a real agent through text, tool calls, permissions and cancellation
@@ -17,7 +17,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -26,6 +26,7 @@ use serde_json::{json, Value};
 
 mod anthropic;
 mod chat;
+mod gemini;
 mod responses;
 pub mod script;
 mod sse;
@@ -38,12 +39,13 @@ struct Shared {
     requests: Mutex<Vec<Value>>,
 }
 
-/// The three wire protocols.
+/// The wire protocols.
 #[derive(Clone, Copy)]
 enum Api {
     Anthropic,
     Responses,
     Chat,
+    Gemini,
 }
 
 impl Api {
@@ -52,6 +54,7 @@ impl Api {
             Api::Anthropic => "anthropic",
             Api::Responses => "responses",
             Api::Chat => "chat",
+            Api::Gemini => "gemini",
         }
     }
 }
@@ -74,6 +77,7 @@ pub fn router() -> Router {
         .route("/responses", route(Api::Responses))
         .route("/v1/chat/completions", route(Api::Chat))
         .route("/chat/completions", route(Api::Chat))
+        .route("/v1beta/models/{action}", post(gemini_action))
         .route("/v1/models", get(models))
         .route("/models", get(models))
         .route("/requests", get(requests))
@@ -81,14 +85,43 @@ pub fn router() -> Router {
         .with_state(shared)
 }
 
+/// `POST /v1beta/models/{model}:{method}`: the Gemini API names the model and the
+/// method in one path segment. `streamGenerateContent` streams (the CLI asks for
+/// `alt=sse`), `generateContent` answers whole, `countTokens` counts.
+async fn gemini_action(
+    State(shared): State<Arc<Shared>>,
+    Path(action): Path<String>,
+    Json(mut body): Json<Value>,
+) -> Response {
+    let (model, method) = action.rsplit_once(':').unwrap_or((&action, ""));
+    match method {
+        "streamGenerateContent" | "generateContent" => {
+            body["model"] = json!(model);
+            body["stream"] = json!(method == "streamGenerateContent");
+            answer(&shared, Api::Gemini, &body)
+        }
+        "countTokens" => Json(json!({ "totalTokens": script::USAGE.input_tokens })).into_response(),
+        _ => (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": {"code": 404, "message": format!("no method {method}"), "status": "NOT_FOUND"}})),
+        )
+            .into_response(),
+    }
+}
+
 fn answer(shared: &Shared, api: Api, body: &Value) -> Response {
     let conversation = match api {
         Api::Anthropic => anthropic::conversation(body),
         Api::Responses => responses::conversation(body),
         Api::Chat => chat::conversation(body),
+        Api::Gemini => gemini::conversation(body),
     };
     let id = shared.counter.fetch_add(1, Ordering::SeqCst) + 1;
-    let reply = script::reply(&conversation, id);
+    let structured = match api {
+        Api::Gemini => gemini::structured_reply(body),
+        _ => None,
+    };
+    let reply = structured.unwrap_or_else(|| script::reply(&conversation, id));
     shared.requests.lock().unwrap().push(json!({
         "api": api.name(),
         "model": body["model"],
@@ -104,6 +137,7 @@ fn answer(shared: &Shared, api: Api, body: &Value) -> Response {
         Api::Anthropic => anthropic::respond(&reply, model, id, stream),
         Api::Responses => responses::respond(&reply, model, id, stream),
         Api::Chat => chat::respond(&reply, model, id, stream),
+        Api::Gemini => gemini::respond(&reply, model, id, stream),
     }
 }
 

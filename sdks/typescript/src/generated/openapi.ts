@@ -135,7 +135,8 @@ export interface paths {
         put?: never;
         /** Creates a session and starts its agent. */
         post: operations["create_session"];
-        delete?: never;
+        /** Removes a session and its transcript for good, ending it first if it runs. */
+        delete: operations["delete_session"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1039,6 +1040,35 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    delete_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,70 @@
+//! The processes a session starts: the `--help` probe and one `amp` per turn.
+
+use sandbox_agent_adapter_kit::prelude::*;
+
+use crate::flags::{Flags, Resume};
+
+/// The program when the session has no installed binary path.
+const PROGRAM: &str = "amp";
+
+/// The program to run: the installed binary's path, else `amp` (looked up by the host).
+pub(crate) fn program(config: &SessionConfig) -> &str {
+    config.agent_binary.as_deref().unwrap_or(PROGRAM)
+}
+
+/// `amp --help`, whose output says which flags this version has.
+pub(crate) fn probe(config: &SessionConfig, process_id: &str) -> SpawnRequest {
+    SpawnRequest::command(process_id, [program(config), "--help"])
+}
+
+/// One turn: execute mode with stream-json output, continuing `thread` when given.
+/// The prompt goes to stdin (written by the session), never into argv, so a message
+/// that starts with `-` is not read as a flag.
+pub(crate) fn turn(
+    config: &SessionConfig,
+    flags: &Flags,
+    process_id: &str,
+    thread: Option<&str>,
+) -> SpawnRequest {
+    let mut argv: Vec<String> = vec![program(config).to_owned()];
+    let thread = thread.filter(|id| !id.is_empty());
+    if let (Some(id), Resume::ThreadsContinue) = (thread, flags.resume) {
+        argv.extend(["threads".to_owned(), "continue".to_owned(), id.to_owned()]);
+    }
+    argv.push(flags.execute.clone());
+    argv.extend(flags.stream.iter().cloned());
+    if let (Some(id), Resume::Flag) = (thread, flags.resume) {
+        argv.extend(["--continue".to_owned(), id.to_owned()]);
+    }
+    if bypass(config) {
+        argv.push(flags.bypass.clone());
+    }
+    if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
+        argv.extend([flags.model.clone(), model.to_owned()]);
+    }
+    SpawnRequest::command(process_id, argv)
+}
+
+/// True when the session skips permission prompts (permission mode `bypass`).
+pub(crate) fn bypass(config: &SessionConfig) -> bool {
+    config.permission_mode == "bypass"
+}
+
+/// What the turn process reads on stdin: the message's text, then the paths of its
+/// attachments (execute mode takes text only), ending with a newline.
+pub(crate) fn prompt(parts: &[MessagePart]) -> String {
+    let mut prompt = text::message_text(parts);
+    let paths = text::attachment_paths(parts);
+    if !paths.is_empty() {
+        if !prompt.is_empty() {
+            prompt.push_str("\n\n");
+        }
+        prompt.push_str("Attached files:");
+        for path in paths {
+            prompt.push_str("\n- ");
+            prompt.push_str(path);
+        }
+    }
+    prompt.push('\n');
+    prompt
+}

@@ -1,0 +1,101 @@
+//! The Amp adapter: drives Sourcegraph's `amp` CLI for sandbox-agent.
+//!
+//! Amp runs one turn per process: `amp --execute --stream-json` reads the prompt on
+//! stdin, prints Claude Code-compatible stream-json (`system/init`, `user`,
+//! `assistant`, `result`) and exits; later turns continue the Amp thread by id. Flag
+//! names differ between Amp releases, so each session first reads `amp --help` and
+//! builds its launches from the flags listed there. `README.md` next to this crate
+//! has the launch recipe, the flag table and the mapping.
+//!
+//! - [`Amp`] holds the static facts (info, install plan, version probe) and registers
+//!   the component.
+//! - [`AmpSession`] is the session state machine (`session` module); `flags` reads
+//!   the probe, `launch` builds the argv, `output` maps the stream-json lines.
+
+#![warn(missing_docs)]
+
+use sandbox_agent_adapter_kit::prelude::*;
+
+mod flags;
+mod install;
+mod launch;
+mod output;
+mod session;
+mod state;
+mod tools;
+
+#[cfg(test)]
+mod tests;
+
+pub use session::AmpSession;
+
+/// The Amp adapter (agent id `amp`).
+pub struct Amp;
+
+impl Adapter for Amp {
+    type Session = AmpSession;
+
+    /// One `build` mode (Amp has no plan mode), no static models (the session's
+    /// model is passed as Amp's `--mode`, whose names change between releases), and
+    /// the capabilities the adapter maps.
+    fn info() -> AdapterInfo {
+        AdapterInfo {
+            id: "amp".to_owned(),
+            name: "Amp".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            agent_versions: "*".to_owned(),
+            capabilities: CAPABILITIES,
+            modes: vec![AgentMode::new(
+                "build",
+                "Build",
+                "Amp in execute mode with its full tool set",
+            )],
+            default_mode: "build".to_owned(),
+            models: Vec::new(),
+            default_model: None,
+            credential_env: vec!["AMP_API_KEY".to_owned()],
+            builtin: false,
+        }
+    }
+
+    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
+        let _ = version;
+        install::recipe(&target)
+    }
+
+    /// The bucket's `cli-version.txt` holds the version itself.
+    fn parse_latest_version(body: String) -> Option<String> {
+        install::parse_version(&body)
+    }
+
+    fn version_args() -> Option<Vec<String>> {
+        Some(vec!["--version".to_owned()])
+    }
+
+    /// `0.0.1790142911-g7618fb (released …)` → `0.0.1790142911-g7618fb`.
+    fn parse_version(output: String) -> Option<String> {
+        install::parse_version(&output)
+    }
+}
+
+/// What the adapter maps. Not `permissions`/`questions`/`plan_mode` (execute mode
+/// has no prompts: Amp runs what its allowlist allows, or everything with
+/// `--dangerously-allow-all`), not `streaming_deltas` (stream-json has whole
+/// messages), not `file_changes` (file tools get `file_ref`s without diffs), not
+/// `images`/`file_attachments` (the prompt is text; attachments are listed by path),
+/// not `session_lifecycle` (Amp reports no session start or end), not `status` and
+/// not `mcp_tools` (no recording has them).
+const CAPABILITIES: Capabilities = Capabilities {
+    tool_calls: true,
+    tool_results: true,
+    error_events: true,
+    reasoning: true,
+    command_execution: true,
+    resume: true,
+    cancel: true,
+    usage: true,
+    session_lifecycle: false,
+    ..Capabilities::TEXT
+};
+
+sandbox_agent_adapter_kit::export!(Amp);

@@ -1,0 +1,103 @@
+//! Extension UI requests (`extension_ui_request`): Pi itself never asks the user
+//! anything, but its extensions can, through dialogs that wait for an
+//! `extension_ui_response`.
+//!
+//! | method | universal |
+//! |---|---|
+//! | `select` | `question.requested` with its options; the answer is the chosen option |
+//! | `confirm` | `question.requested` (title and message) with options `yes`/`no` |
+//! | `input`, `editor` | `question.requested` without options; the answer is the text |
+//! | `notify` | a `status` item (label `notify`) |
+//! | `setStatus`, `setWidget`, `setTitle`, `set_editor_text` | nothing (terminal UI only) |
+//!
+//! A declined question, a cancelled turn and the end of the turn answer
+//! `cancelled: true`.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use serde_json::Value;
+
+use crate::output::{str_field, Output};
+use crate::protocol;
+use crate::state::Dialog;
+
+/// An `extension_ui_request` line.
+pub(crate) fn request(o: &mut Output, message: &Value) {
+    let method = str_field(message, "method");
+    let title = str_field(message, "title");
+    let (prompt, options): (String, Vec<String>) = match method {
+        "select" => {
+            let options = message
+                .get("options")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            (title.to_owned(), options)
+        }
+        "confirm" => {
+            let text = match str_field(message, "message") {
+                "" => title.to_owned(),
+                more => format!("{title}\n\n{more}"),
+            };
+            (text, vec!["yes".to_owned(), "no".to_owned()])
+        }
+        "input" | "editor" => (title.to_owned(), Vec::new()),
+        "notify" => {
+            let detail = Some(str_field(message, "message").to_owned());
+            let item = item::status(o.item_id(), "notify", detail);
+            o.whole(item);
+            return;
+        }
+        "setStatus" | "setWidget" | "setTitle" | "set_editor_text" => return,
+        other => {
+            o.unparsed(&format!("unknown extension UI method {other:?}"));
+            return;
+        }
+    };
+    let id = o.state.ids.next("question");
+    let question = Question::requested(id.clone(), prompt, options);
+    o.emit(event::question_requested(question.clone()));
+    let dialog = Dialog {
+        request_id: str_field(message, "id").to_owned(),
+        method: method.to_owned(),
+        question,
+    };
+    o.state.questions.insert(id, dialog);
+}
+
+/// The client's answer (`None`: declined) to question `id`.
+pub(crate) fn answer(
+    o: &mut Output,
+    id: &str,
+    answers: Option<&[Vec<String>]>,
+) -> Result<(), String> {
+    let dialog = o
+        .state
+        .questions
+        .remove(id)
+        .ok_or_else(|| format!("no pending question {id:?}"))?;
+    let chosen =
+        answers.map(|answers| answers.iter().flatten().next().cloned().unwrap_or_default());
+    o.write(&protocol::dialog_response(
+        &dialog.request_id,
+        &dialog.method,
+        chosen.as_deref(),
+    ));
+    let resolved = match answers {
+        Some(answers) => dialog.question.answered(answers),
+        None => dialog.question.rejected(),
+    };
+    o.emit(event::question_resolved(resolved));
+    Ok(())
+}
+
+/// Declines every pending dialog (the turn is over or cancelled).
+pub(crate) fn decline_all(o: &mut Output) {
+    let ids: Vec<String> = o.state.questions.keys().cloned().collect();
+    for id in ids {
+        // The id comes from the map: the answer cannot fail.
+        let _ = answer(o, &id, None);
+    }
+}

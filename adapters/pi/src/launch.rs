@@ -1,0 +1,52 @@
+//! How a session's `pi` process is started: argv and environment.
+//!
+//! ```text
+//! pi --mode rpc [--tools read,grep,find,ls] [--model <model>] [--thinking <variant>]
+//!    [--session <native session id>]
+//! ```
+
+use sandbox_agent_adapter_kit::prelude::*;
+
+/// The program when the session has no installed binary path.
+const PROGRAM: &str = "pi";
+
+/// The read-only tool set of permission mode `plan` (Pi has no plan mode: without
+/// `write`, `edit` and `bash` it cannot change anything).
+pub(crate) const READ_ONLY_TOOLS: &str = "read,grep,find,ls";
+
+/// The spawn of the session's process `process_id`, resuming the native session
+/// `resume` when given.
+pub(crate) fn spawn(
+    config: &SessionConfig,
+    process_id: &str,
+    resume: Option<&str>,
+) -> SpawnRequest {
+    let mut argv: Vec<String> = vec![program(config).to_owned(), "--mode".into(), "rpc".into()];
+    if let Some(tools) = tools(config) {
+        argv.extend(["--tools".to_owned(), tools.to_owned()]);
+    }
+    if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
+        argv.extend(["--model".to_owned(), model.to_owned()]);
+    }
+    if let Some(level) = config.variant.as_deref().filter(|v| !v.is_empty()) {
+        argv.extend(["--thinking".to_owned(), level.to_owned()]);
+    }
+    if let Some(id) = resume {
+        argv.extend(["--session".to_owned(), id.to_owned()]);
+    }
+    let env = [("PI_SKIP_VERSION_CHECK", "1"), ("PI_TELEMETRY", "0")]
+        .map(|(k, v)| (k.to_owned(), v.to_owned()));
+    SpawnRequest::command(process_id, argv).with_env(env)
+}
+
+/// The program to run: the installed binary's path, else `pi` (looked up by the host).
+pub(crate) fn program(config: &SessionConfig) -> &str {
+    config.agent_binary.as_deref().unwrap_or(PROGRAM)
+}
+
+/// The tool allowlist of the session: read-only tools in permission mode `plan`, Pi's
+/// defaults otherwise (Pi never asks before a tool runs, so `default` and `bypass`
+/// behave the same).
+pub(crate) fn tools(config: &SessionConfig) -> Option<&'static str> {
+    (config.permission_mode == "plan").then_some(READ_ONLY_TOOLS)
+}

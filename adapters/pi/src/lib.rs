@@ -1,0 +1,130 @@
+//! The Pi adapter: drives the `pi` coding agent (`@mariozechner/pi-coding-agent`)
+//! for sandbox-agent.
+//!
+//! Each session runs one long-lived `pi --mode rpc` process that reads JSON commands
+//! on stdin and prints responses and agent events on stdout. The adapter writes the
+//! user's prompts (with images), aborts and dialog answers, and turns every line Pi
+//! prints into universal events. `README.md` next to this crate has the launch recipe
+//! and the mapping table.
+//!
+//! - [`Pi`] holds the static facts (info, install plan, version probe) and registers
+//!   the component.
+//! - [`PiSession`] is the session state machine (`session` module); it hands Pi's
+//!   output to `output` (messages), `tools` (tool executions) and `dialogs`
+//!   (extension UI requests), builds the lines it writes with `protocol`, and reads
+//!   image attachments with `images`.
+
+#![warn(missing_docs)]
+
+use sandbox_agent_adapter_kit::prelude::*;
+
+mod dialogs;
+mod images;
+mod install;
+mod launch;
+mod output;
+mod protocol;
+mod session;
+mod state;
+mod tools;
+
+#[cfg(test)]
+mod tests;
+
+pub use session::PiSession;
+
+/// The Pi adapter (agent id `pi`).
+pub struct Pi;
+
+impl Adapter for Pi {
+    type Session = PiSession;
+
+    /// One mode (`build`); Pi's models come from its own registry and
+    /// `~/.pi/agent/models.json`, so none are listed.
+    fn info() -> AdapterInfo {
+        AdapterInfo {
+            id: "pi".to_owned(),
+            name: "Pi".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            agent_versions: ">=0.73, <0.74".to_owned(),
+            capabilities: CAPABILITIES,
+            modes: vec![AgentMode::new(
+                "build",
+                "Build",
+                "Pi with its default tools (read, bash, edit, write)",
+            )],
+            default_mode: "build".to_owned(),
+            models: Vec::new(),
+            default_model: None,
+            credential_env: [
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_OAUTH_TOKEN",
+                "OPENAI_API_KEY",
+                "GEMINI_API_KEY",
+                "OPENROUTER_API_KEY",
+                "GROQ_API_KEY",
+                "XAI_API_KEY",
+                "MISTRAL_API_KEY",
+                "DEEPSEEK_API_KEY",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+            builtin: false,
+        }
+    }
+
+    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
+        let _ = version;
+        install::recipe(&target)
+    }
+
+    /// The registry's `latest` document of the npm package.
+    fn parse_latest_version(body: String) -> Option<String> {
+        install::parse_latest(&body)
+    }
+
+    fn version_args() -> Option<Vec<String>> {
+        Some(vec!["--version".to_owned()])
+    }
+
+    /// `0.73.1` → `0.73.1`.
+    fn parse_version(output: String) -> Option<String> {
+        install::parse_version(&output)
+    }
+}
+
+/// What the adapter maps and its tests cover. Not `permissions` (Pi never asks before
+/// a tool runs, by design) nor `plan_mode` (Pi has none; permission mode `plan` only
+/// restricts it to read-only tools). Not `questions` (only extensions ask, through
+/// dialogs the adapter maps to questions, untested with a real extension), not
+/// `file_attachments` (files are listed by path in the prompt), not
+/// `session_lifecycle` (Pi reports no session start or end), not `mcp_tools` (Pi has
+/// no MCP), not `status` (compaction and retry notices become status items, but no
+/// recording has one), not `shared_process` (one process per session). `variants` are Pi's
+/// thinking levels (`--thinking`).
+const CAPABILITIES: Capabilities = Capabilities {
+    plan_mode: false,
+    permissions: false,
+    questions: false,
+    tool_calls: true,
+    tool_results: true,
+    text_messages: true,
+    images: true,
+    file_attachments: false,
+    session_lifecycle: false,
+    error_events: true,
+    reasoning: true,
+    status: false,
+    command_execution: true,
+    file_changes: true,
+    mcp_tools: false,
+    streaming_deltas: true,
+    item_started: true,
+    shared_process: false,
+    resume: true,
+    cancel: true,
+    usage: true,
+    variants: true,
+};
+
+sandbox_agent_adapter_kit::export!(Pi);

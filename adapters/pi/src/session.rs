@@ -1,0 +1,402 @@
+//! [`PiSession`]: one sandbox-agent session driving one `pi --mode rpc` process.
+//!
+//! The process starts with the session and stays up between turns; the adapter asks
+//! it for its state right away to learn Pi's session id. When the process exits while
+//! no turn runs, the session stays: the next message starts a new process with
+//! `--session <id>`, so the conversation goes on. When it exits during a turn, the
+//! session ends with an error and the exit code.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot;
+use serde_json::json;
+
+use crate::dialogs;
+use crate::images;
+use crate::launch;
+use crate::output::Output;
+use crate::protocol;
+use crate::state::{Process, State, TurnState};
+
+/// The format version of the snapshot; bump it when [`State`] changes shape.
+const STATE_VERSION: u32 = 1;
+/// The timer that gives up on an abort Pi does not finish.
+pub(crate) const ABORT_TIMER: &str = "abort";
+/// How long Pi gets to end an aborted turn before its process is killed.
+const ABORT_TIMEOUT_MS: u32 = 10_000;
+/// What Pi prints on stderr (then exits 1) when `--session` names no session file.
+const NO_SESSION: &str = "No session found matching";
+
+/// One Pi session.
+pub struct PiSession {
+    config: SessionConfig,
+    state: State,
+}
+
+impl PiSession {
+    /// Starts a Pi process (resuming the native session when Pi has saved it) and
+    /// asks for its state.
+    fn launch(&mut self, out: &mut Actions) {
+        let id = format!("pi_{}", self.state.ids.next_number("process"));
+        let resume = self
+            .state
+            .native_session_id
+            .clone()
+            .filter(|_| self.state.persisted);
+        out.spawn(launch::spawn(&self.config, &id, resume.as_deref()));
+        let request = self.state.ids.next("req");
+        out.write_line(id.clone(), &protocol::get_state(&request));
+        self.state.process = Some(Process {
+            id,
+            resumed: resume,
+            ready: false,
+            resume_missing: false,
+        });
+    }
+
+    /// True when `process_id` is the live Pi process.
+    fn is_current(&self, process_id: &str) -> bool {
+        self.state
+            .process
+            .as_ref()
+            .is_some_and(|process| process.id == process_id)
+    }
+
+    /// True when `process_id` reads an image of the running turn's prompt.
+    fn is_image_reader(&self, process_id: &str) -> bool {
+        self.prompt_images()
+            .any(|image| image.process_id == process_id)
+    }
+
+    fn prompt_images(&self) -> impl Iterator<Item = &crate::state::Image> {
+        self.state
+            .turn
+            .as_ref()
+            .and_then(|turn| turn.prompt.as_ref())
+            .into_iter()
+            .flat_map(|prompt| prompt.images.iter())
+    }
+
+    /// Writes the turn's prompt once its images are read.
+    fn send_prompt(&mut self, out: &mut Actions) {
+        let Some(process) = &self.state.process else {
+            return;
+        };
+        let Some(prompt) = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut()) else {
+            return;
+        };
+        if prompt.sent || !images::all_read(prompt) {
+            return;
+        }
+        prompt.sent = true;
+        out.write_line(process.id.clone(), &protocol::prompt(prompt));
+    }
+
+    /// Kills the helpers still reading images and forgets the prompt.
+    fn drop_prompt(&mut self, out: &mut Actions) {
+        let Some(prompt) = self.state.turn.as_mut().and_then(|t| t.prompt.take()) else {
+            return;
+        };
+        for image in prompt.images.iter().filter(|image| image.data.is_none()) {
+            out.kill(image.process_id.clone());
+        }
+    }
+
+    /// An image could not be read: the turn fails without reaching Pi.
+    fn image_failed(&mut self, out: &mut Actions, process_id: &str, reason: String) {
+        let path = self
+            .prompt_images()
+            .find(|image| image.process_id == process_id)
+            .map(|image| image.path.clone())
+            .unwrap_or_default();
+        if let Some(prompt) = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut()) {
+            prompt.images.retain(|image| image.process_id != process_id);
+        }
+        self.drop_prompt(out);
+        if let Some(turn) = self.state.turn.as_mut() {
+            turn.errored = true;
+        }
+        let message = format!("could not read the image {path}: {reason}");
+        out.emit(event::error(message, Some("attachment_unreadable")).synthetic());
+        self.output(out).end_turn();
+    }
+
+    /// Ends the session with an error: `error`, the end of the running turn (its
+    /// open items failed), `session.ended` by the agent.
+    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
+        out.emit(event::error(message.clone(), Some(code)).synthetic());
+        self.drop_prompt(out);
+        self.output(out).end_turn();
+        let mut ended =
+            event::session_ended(SessionEndReason::Error, TerminatedBy::Agent, Some(message));
+        if let Event::SessionEnded(data) = &mut ended.event {
+            data.exit_code = exit_code;
+        }
+        out.emit(ended.synthetic());
+        self.state.ended = true;
+    }
+
+    /// An output for synthetic events.
+    fn output<'a>(&'a mut self, out: &'a mut Actions) -> Output<'a> {
+        Output::synthetic(&mut self.state, out, &self.config.directory)
+    }
+
+    /// The process exited; it was the live one.
+    fn process_exited(&mut self, out: &mut Actions, process: Process, status: ExitStatus) {
+        if let (Some(id), true, false) = (&process.resumed, process.resume_missing, process.ready) {
+            // Pi never saved that session: start a new one, and send the prompt again.
+            let message = format!("Pi has no saved session {id} to resume: a new session starts");
+            out.emit(event::error(message, Some("resume_failed")).synthetic());
+            self.state.native_session_id = None;
+            self.state.persisted = false;
+            self.launch(out);
+            if let Some(prompt) = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut()) {
+                prompt.sent = false;
+            }
+            self.send_prompt(out);
+            return;
+        }
+        if self.state.turn.is_some() {
+            if let Some(turn) = self.state.turn.as_mut() {
+                turn.errored = true;
+            }
+            let message = format!("Pi exited during a turn with {}", status.describe());
+            self.fail(out, message, "agent_exited", status.code);
+        } else if !process.ready {
+            let message = format!("Pi exited at start with {}", status.describe());
+            self.fail(out, message, "agent_exited", status.code);
+        }
+    }
+}
+
+impl SessionMachine for PiSession {
+    fn new(config: SessionConfig) -> Self {
+        let resume = config.resume_native_session_id.clone();
+        let state = State {
+            persisted: resume.is_some(),
+            native_session_id: resume,
+            ..State::default()
+        };
+        Self { config, state }
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Ok(Self {
+            config,
+            state: snapshot::decode(STATE_VERSION, state)?,
+        })
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        snapshot::encode(STATE_VERSION, &self.state)
+    }
+
+    /// `session.started` with the launch settings, then the Pi process.
+    fn start(&mut self) -> Vec<Action> {
+        let config = &self.config;
+        let metadata = json!({
+            "agent": "pi",
+            "permissionMode": config.permission_mode,
+            "tools": launch::tools(config),
+            "model": config.model,
+            "variant": config.variant,
+        });
+        let mut out = Actions::new();
+        if let Some(id) = &self.state.native_session_id {
+            out.set_native_session_id(id.clone());
+        }
+        out.emit(event::session_started(Some(metadata.to_string())).synthetic());
+        self.launch(&mut out);
+        out.finish()
+    }
+
+    /// Opens a turn (`turn.started`, the user's message), starts Pi again when it
+    /// exited, reads the images, and writes the prompt.
+    fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        let id = format!("turn_{}", self.state.ids.next_number("turn"));
+        out.emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
+        out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+        if self.state.process.is_none() {
+            self.launch(&mut out);
+        }
+        let request = self.state.ids.next("req");
+        let prompt = images::prompt(request, &parts, &mut self.state.ids);
+        for reader in images::readers(&prompt) {
+            out.spawn(reader);
+        }
+        self.state.turn = Some(TurnState {
+            id,
+            prompt: Some(prompt),
+            ..TurnState::default()
+        });
+        self.send_prompt(&mut out);
+        out.finish()
+    }
+
+    fn reply_question(
+        &mut self,
+        question_id: String,
+        answers: Vec<Vec<String>>,
+    ) -> Result<Vec<Action>, String> {
+        let mut out = Actions::new();
+        let mut o = Output::from_adapter(&mut self.state, &mut out, &self.config.directory);
+        dialogs::answer(&mut o, &question_id, Some(&answers))?;
+        Ok(out.finish())
+    }
+
+    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
+        let mut out = Actions::new();
+        let mut o = Output::from_adapter(&mut self.state, &mut out, &self.config.directory);
+        dialogs::answer(&mut o, &question_id, None)?;
+        Ok(out.finish())
+    }
+
+    /// Sends Pi an `abort`; its `agent_end` ends the turn as cancelled. Open dialogs
+    /// are declined. A timer kills the process if Pi does not finish. A turn whose
+    /// images are still being read ends at once.
+    fn cancel_turn(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        let Some(turn) = self.state.turn.as_mut() else {
+            return out.finish();
+        };
+        if turn.cancelling {
+            return out.finish();
+        }
+        turn.cancelling = true;
+        if turn.prompt.as_ref().is_some_and(|prompt| !prompt.sent) {
+            self.drop_prompt(&mut out);
+            self.output(&mut out).end_turn();
+            return out.finish();
+        }
+        let request = self.state.ids.next("req");
+        let mut o = Output::from_adapter(&mut self.state, &mut out, &self.config.directory);
+        o.write(&protocol::abort(&request));
+        dialogs::decline_all(&mut o);
+        out.set_timer(ABORT_TIMER, ABORT_TIMEOUT_MS);
+        out.finish()
+    }
+
+    /// Ends the running turn as cancelled, closes Pi's stdin (it exits) and ends the
+    /// session.
+    fn terminate(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        if let Some(turn) = self.state.turn.as_mut() {
+            turn.cancelling = true;
+        }
+        self.drop_prompt(&mut out);
+        self.output(&mut out).end_turn();
+        if let Some(process) = self.state.process.take() {
+            out.close_stdin(process.id);
+        }
+        out.emit(
+            event::session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
+                .synthetic(),
+        );
+        self.state.ended = true;
+        out.finish()
+    }
+
+    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        if self.is_image_reader(&process_id) {
+            let images = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut());
+            if let Some(image) = images
+                .into_iter()
+                .flat_map(|prompt| prompt.images.iter_mut())
+                .find(|image| image.process_id == process_id)
+            {
+                image.data = Some(line.trim().to_owned());
+            }
+            return out.finish();
+        }
+        let Some(process) = self.state.process.as_mut().filter(|p| p.id == process_id) else {
+            return out.finish();
+        };
+        process.ready = true;
+        Output::from_line(&mut self.state, &mut out, &self.config.directory, &line).line(&line);
+        out.finish()
+    }
+
+    /// Notes a failed resume; the daemon keeps the stderr lines itself (for a
+    /// `session.ended` error).
+    fn on_stderr(&mut self, process_id: String, line: String) -> Vec<Action> {
+        if let Some(process) = self.state.process.as_mut().filter(|p| p.id == process_id) {
+            if line.contains(NO_SESSION) {
+                process.resume_missing = true;
+            }
+        }
+        Vec::new()
+    }
+
+    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        if self.is_image_reader(&process_id) {
+            let read = self
+                .prompt_images()
+                .any(|image| image.process_id == process_id && image.data.is_some());
+            if status.success() && read {
+                self.send_prompt(&mut out);
+            } else {
+                self.image_failed(&mut out, &process_id, status.describe());
+            }
+            return out.finish();
+        }
+        if !self.is_current(&process_id) {
+            return out.finish();
+        }
+        if let Some(process) = self.state.process.take() {
+            self.process_exited(&mut out, process, status);
+        }
+        out.finish()
+    }
+
+    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        if self.is_image_reader(&process_id) {
+            self.image_failed(
+                &mut out,
+                &process_id,
+                format!("could not start node: {message}"),
+            );
+            return out.finish();
+        }
+        if !self.is_current(&process_id) {
+            return out.finish();
+        }
+        self.state.process = None;
+        let program = launch::program(&self.config);
+        let message = format!("could not start {program}: {message}");
+        self.fail(&mut out, message, "spawn_failed", None);
+        out.finish()
+    }
+
+    /// Pi did not end an aborted turn in time: its process is killed (the next
+    /// message resumes the session in a new one) and the turn ends.
+    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        let cancelling = self.state.turn.as_ref().is_some_and(|t| t.cancelling);
+        if timer_id != ABORT_TIMER || !cancelling {
+            return out.finish();
+        }
+        if let Some(process) = self.state.process.take() {
+            out.kill(process.id);
+        }
+        self.output(&mut out).end_turn();
+        out.finish()
+    }
+}

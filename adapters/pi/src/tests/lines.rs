@@ -1,0 +1,278 @@
+//! Native lines and situations the recordings do not have, fed one at a time.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use serde_json::{json, Value};
+
+use super::replay::{check, config_of, render_without_raw};
+use crate::PiSession;
+
+/// A started session whose process answered `get_state`.
+fn started() -> PiSession {
+    let mut session = PiSession::new(config_of(&Value::Null));
+    session.start();
+    let state = json!({"id":"req_1","type":"response","command":"get_state","success":true,
+                       "data":{"sessionId":"abc"}});
+    session.on_stdout("pi_1".into(), state.to_string());
+    session
+}
+
+/// A started session with one message sent (turn 1, user item `itm_1`, prompt `req_2`).
+fn in_turn() -> PiSession {
+    let mut session = started();
+    session.send_message(vec![MessagePart::Text("hi".into())]);
+    session
+}
+
+/// Feeds one stdout line of `pi_1`, rendered without raw payloads.
+fn line(session: &mut PiSession, value: Value) -> Vec<String> {
+    render_without_raw(session.on_stdout("pi_1".into(), value.to_string()))
+}
+
+fn image(path: &str, mime: Option<&str>) -> MessagePart {
+    MessagePart::Image(Attachment {
+        path: path.to_owned(),
+        mime: mime.map(str::to_owned),
+        filename: None,
+    })
+}
+
+#[test]
+fn lines_not_understood_are_unparsed_with_the_line_kept() {
+    let mut session = in_turn();
+    for (text, error) in [
+        ("not json at all", "not a JSON line"),
+        (
+            r#"{"type":"brand_new"}"#,
+            "unknown message type \"brand_new\"",
+        ),
+    ] {
+        let actions = session.on_stdout("pi_1".into(), text.into());
+        let [Action::Emit(event)] = actions.as_slice() else {
+            panic!("{actions:?}");
+        };
+        assert!(matches!(&event.event, Event::AgentUnparsed(u) if u.error == error));
+        assert_eq!(event.raw.as_deref(), Some(text::raw_json(text).as_str()));
+    }
+}
+
+#[test]
+fn images_are_read_by_helpers_then_sent_inline() {
+    let mut session = started();
+    let sent = session.send_message(vec![
+        MessagePart::Text("what is this".into()),
+        image("dot.png", None),
+        image("/tmp/photo", Some("image/jpeg")),
+    ]);
+    let rendered = render_without_raw(sent);
+    assert!(
+        rendered[1].contains("[text \"what is this\", image dot.png"),
+        "{rendered:?}"
+    );
+    assert!(
+        rendered[3].starts_with(r#"spawn image_1 ["node", "-e""#),
+        "{rendered:?}"
+    );
+    assert!(rendered[3].ends_with(r#""dot.png"]"#), "{rendered:?}");
+    assert!(rendered[4].starts_with("spawn image_2"), "{rendered:?}");
+    assert_eq!(rendered.len(), 5, "no prompt before the images are read");
+    assert!(session
+        .on_stdout("image_1".into(), "iVBORw0=".into())
+        .is_empty());
+    let ok = ExitStatus {
+        code: Some(0),
+        signal: None,
+    };
+    assert!(session.on_exit("image_1".into(), ok).is_empty());
+    assert!(session
+        .on_stdout("image_2".into(), "/9j/4A==".into())
+        .is_empty());
+    let Some(Action::WriteStdin(write)) = session.on_exit("image_2".into(), ok).pop() else {
+        panic!("the prompt is written");
+    };
+    let prompt: Value = serde_json::from_slice(&write.data).unwrap();
+    assert_eq!(
+        prompt,
+        json!({"id":"req_2","type":"prompt","message":"what is this","images":[
+            {"type":"image","data":"iVBORw0=","mimeType":"image/png"},
+            {"type":"image","data":"/9j/4A==","mimeType":"image/jpeg"}]})
+    );
+}
+
+#[test]
+fn an_unreadable_image_fails_the_turn_without_reaching_pi() {
+    let mut session = started();
+    session.send_message(vec![image("a.png", None), image("b.png", None)]);
+    let failed = session.on_exit(
+        "image_1".into(),
+        ExitStatus {
+            code: Some(1),
+            signal: None,
+        },
+    );
+    check(
+        render_without_raw(failed),
+        &[
+            "kill image_2",
+            r#"error "could not read the image a.png: exit code 1" code=attachment_unreadable (synthetic)"#,
+            "turn.ended turn_1 (synthetic)",
+        ],
+    );
+}
+
+#[test]
+fn files_are_listed_by_path_in_the_prompt() {
+    let mut session = started();
+    let file = MessagePart::File(Attachment {
+        path: "/workspace/notes.md".into(),
+        mime: None,
+        filename: None,
+    });
+    let actions = session.send_message(vec![MessagePart::Text("summarize".into()), file]);
+    let Some(Action::WriteStdin(write)) = actions.last() else {
+        panic!("{actions:?}");
+    };
+    let prompt: Value = serde_json::from_slice(&write.data).unwrap();
+    assert_eq!(
+        prompt["message"],
+        "summarize\n\nAttached files:\n- /workspace/notes.md"
+    );
+}
+
+#[test]
+fn a_refused_prompt_ends_the_turn_with_an_error() {
+    let mut session = in_turn();
+    let refused = json!({"id":"req_2","type":"response","command":"prompt","success":false,
+                         "error":"No API key found for the selected model."});
+    check(
+        line(&mut session, refused),
+        &[
+            r#"error "No API key found for the selected model." code=prompt_failed"#,
+            "turn.ended turn_1",
+        ],
+    );
+}
+
+#[test]
+fn an_edit_is_a_patch_with_pis_diff() {
+    let mut session = in_turn();
+    let call = json!({"type":"toolCall","id":"call_1","name":"edit","arguments":{}});
+    let partial = json!({"role":"assistant","content":[call]});
+    line(
+        &mut session,
+        json!({"type":"message_update",
+        "assistantMessageEvent":{"type":"toolcall_start","contentIndex":0,"partial":partial}}),
+    );
+    let args = json!({"path":"src/a.txt","edits":[{"oldText":"a","newText":"b"}]});
+    line(
+        &mut session,
+        json!({"type":"message_update","assistantMessageEvent":{
+        "type":"toolcall_end","contentIndex":0,
+        "toolCall":{"type":"toolCall","id":"call_1","name":"edit","arguments":args}}}),
+    );
+    line(
+        &mut session,
+        json!({"type":"tool_execution_start","toolCallId":"call_1",
+        "toolName":"edit","args":args}),
+    );
+    let ended = line(
+        &mut session,
+        json!({"type":"tool_execution_end","toolCallId":"call_1",
+        "toolName":"edit","isError":false,"result":{
+            "content":[{"type":"text","text":"Successfully replaced 1 block(s) in src/a.txt."}],
+            "details":{"diff":"-1 a\n+1 b","firstChangedLine":1}}}),
+    );
+    check(
+        ended,
+        &[
+            r#"item.completed itm_3 tool_result/tool completed parent=itm_2 [tool_result call_1 "Successfully replaced 1 block(s) in src/a.txt.", file_ref patch /workspace/src/a.txt diff="-1 a\n+1 b"]"#,
+        ],
+    );
+}
+
+#[test]
+fn extension_dialogs_are_questions() {
+    let mut session = in_turn();
+    let asked = line(
+        &mut session,
+        json!({"type":"extension_ui_request","id":"u1",
+        "method":"select","title":"Allow dangerous command?","options":["Allow","Block"]}),
+    );
+    check(
+        asked,
+        &[
+            r#"question.requested question_1 requested "Allow dangerous command?" ["Allow", "Block"]"#,
+        ],
+    );
+    let answered = session
+        .reply_question("question_1".into(), vec![vec!["Block".into()]])
+        .unwrap();
+    let rendered = render_without_raw(answered);
+    assert_eq!(
+        rendered[0],
+        r#"write-stdin pi_1 "{\"id\":\"u1\",\"type\":\"extension_ui_response\",\"value\":\"Block\"}\n""#
+    );
+    assert!(
+        rendered[1].starts_with("question.resolved question_1 answered"),
+        "{rendered:?}"
+    );
+    assert!(session.reject_question("question_1".into()).is_err());
+    line(
+        &mut session,
+        json!({"type":"extension_ui_request","id":"u2","method":"confirm",
+        "title":"Clear?","message":"All lost."}),
+    );
+    let declined = render_without_raw(session.reject_question("question_2".into()).unwrap());
+    assert!(
+        declined[0].contains(r#"\"cancelled\":true"#),
+        "{declined:?}"
+    );
+    let notified = line(
+        &mut session,
+        json!({"type":"extension_ui_request","id":"u3",
+        "method":"notify","message":"Blocked"}),
+    );
+    assert!(notified[0].contains("status/assistant"), "{notified:?}");
+}
+
+#[test]
+fn an_abort_pi_does_not_finish_kills_the_process() {
+    let mut session = in_turn();
+    let cancel = render_without_raw(session.cancel_turn());
+    check(
+        cancel,
+        &[
+            r#"write-stdin pi_1 "{\"id\":\"req_3\",\"type\":\"abort\"}\n""#,
+            "set-timer abort 10000ms",
+        ],
+    );
+    check(
+        render_without_raw(session.on_timer("abort".into())),
+        &[
+            "kill pi_1",
+            "cancel-timer abort",
+            r#"turn.ended turn_1 {"cancelled":true} (synthetic)"#,
+        ],
+    );
+    let next = render_without_raw(session.send_message(vec![MessagePart::Text("again".into())]));
+    assert!(next.iter().any(|l| l.starts_with("spawn pi_2")), "{next:?}");
+}
+
+#[test]
+fn a_process_that_dies_at_start_ends_the_session() {
+    let mut session = PiSession::new(config_of(&Value::Null));
+    session.start();
+    let exited = session.on_exit(
+        "pi_1".into(),
+        ExitStatus {
+            code: Some(1),
+            signal: None,
+        },
+    );
+    check(
+        render_without_raw(exited),
+        &[
+            r#"error "Pi exited at start with exit code 1" code=agent_exited (synthetic)"#,
+            r#"session.ended error by agent "Pi exited at start with exit code 1" (synthetic)"#,
+        ],
+    );
+}

@@ -1,0 +1,279 @@
+//! The transcripts recorded from the real CLI (`tests/record.py`) and the shared
+//! capture, replayed: the shape every transcript must have, then what each scenario
+//! must show.
+
+use std::collections::BTreeMap;
+
+use sandbox_agent_adapter_kit::prelude::*;
+use serde_json::Value;
+
+use super::replay::{check, names, only, replay, Step};
+
+/// Native lines that carry nothing for the universal schema: acknowledgements, Pi's
+/// loop framing, echoes of the prompt and of tool results, tool-argument JSON,
+/// message ends that only add usage.
+fn is_silent(line: &str) -> bool {
+    let Ok(message) = serde_json::from_str::<Value>(line) else {
+        return false;
+    };
+    let field = |value: &Value, key: &str| value[key].as_str().unwrap_or_default().to_owned();
+    match field(&message, "type").as_str() {
+        "response" => message["success"] == true,
+        "agent_start" | "turn_start" | "turn_end" | "message_start" | "queue_update" => true,
+        // Pi repeats the whole output so far: only new output makes a delta.
+        "tool_execution_update" => true,
+        "message_end" => field(&message["message"], "stopReason") != "error",
+        "message_update" => ["start", "toolcall_delta", "done", "error"]
+            .contains(&field(&message["assistantMessageEvent"], "type").as_str()),
+        _ => false,
+    }
+}
+
+/// Checks the shape of a replayed transcript: nothing unparsed, every stdout line
+/// either kept as the `raw` of its events or silent, items started once before their
+/// deltas and completion, turns opened and closed in pairs, each message in a turn
+/// with its user item.
+fn check_shape(name: &str, steps: &[Step]) {
+    let mut items: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+    let mut turn_open = false;
+    let mut ended = false;
+    for step in steps {
+        let is_stdout = step.input["input"] == "stdout";
+        let line = step.input["line"].as_str().unwrap_or_default();
+        let emitted: Vec<&EmittedEvent> = step
+            .actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Emit(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        if is_stdout && !is_silent(line) && !ended {
+            assert!(
+                emitted.iter().any(|e| e.raw.as_deref() == Some(line)),
+                "{name}: a stdout line left no trace: {line}"
+            );
+        }
+        for event in &emitted {
+            if let Some(raw) = &event.raw {
+                assert!(
+                    is_stdout && raw == line,
+                    "{name}: raw of another line: {raw}"
+                );
+            }
+            match &event.event {
+                Event::AgentUnparsed(u) => panic!("{name}: unparsed {u:?} in {line}"),
+                Event::TurnStarted(_) => {
+                    assert!(!turn_open, "{name}: a turn started inside a turn");
+                    turn_open = true;
+                }
+                Event::TurnEnded(_) => {
+                    assert!(turn_open, "{name}: a turn ended that was not open");
+                    turn_open = false;
+                }
+                Event::SessionEnded(_) => ended = true,
+                Event::ItemStarted(item) => {
+                    let entry = items.entry(item.item_id.clone()).or_default();
+                    assert_eq!(*entry, (0, 0), "{name}: {} started twice", item.item_id);
+                    entry.0 = 1;
+                }
+                Event::ItemDelta(delta) => {
+                    let entry = items.get(&delta.item_id).copied().unwrap_or_default();
+                    assert_eq!(entry, (1, 0), "{name}: delta outside {}", delta.item_id);
+                }
+                Event::ItemCompleted(item) => {
+                    let entry = items.entry(item.item_id.clone()).or_default();
+                    assert_eq!(
+                        *entry,
+                        (1, 0),
+                        "{name}: {} completed out of order",
+                        item.item_id
+                    );
+                    entry.1 = 1;
+                }
+                _ => {}
+            }
+        }
+        if step.input["input"] == "sendMessage" {
+            assert!(turn_open, "{name}: a message outside a turn");
+        }
+    }
+    assert!(!turn_open || ended, "{name}: the last turn never ended");
+    for (id, (started, completed)) in items {
+        assert!(
+            started == 1 && completed == 1,
+            "{name}: item {id} left open"
+        );
+    }
+}
+
+#[test]
+fn every_transcript_has_the_universal_shape() {
+    let names = names();
+    assert!(names.len() >= 12, "{names:?}");
+    for name in names {
+        check_shape(&name, &replay(&name));
+    }
+}
+
+#[test]
+fn bash_output_streams_into_the_tool_result() {
+    let steps = replay("tool-run");
+    let lines = only(
+        &steps,
+        &[
+            "item.delta itm_4",
+            "item.completed itm_3",
+            "item.completed itm_4",
+        ],
+    );
+    check(
+        lines,
+        &[
+            r#"item.completed itm_3 tool_call/assistant completed [tool_call call_18 bash {"command":"echo hi && sleep 0.3 && echo there","description":"Run the command"}]"#,
+            r#"item.delta itm_4 "hi\n""#,
+            r#"item.delta itm_4 "there\n""#,
+            r#"item.completed itm_4 tool_result/tool completed parent=itm_3 [tool_result call_18 "hi\nthere\n"]"#,
+        ],
+    );
+}
+
+#[test]
+fn file_tools_are_file_refs() {
+    let steps = replay("file-write-read");
+    let refs: Vec<String> = only(&steps, &["item.completed"])
+        .into_iter()
+        .filter(|line| line.contains("file_ref"))
+        .collect();
+    check(
+        refs,
+        &[
+            r#"item.completed itm_4 tool_result/tool completed parent=itm_3 [tool_result call_20 "Successfully wrote 10 bytes to notes.txt", file_ref write /workspace/notes.txt]"#,
+            r#"item.completed itm_9 tool_result/tool completed parent=itm_8 [tool_result call_22 "hello file", file_ref read /workspace/notes.txt]"#,
+        ],
+    );
+}
+
+#[test]
+fn thinking_is_a_reasoning_item() {
+    let steps = replay("think");
+    check(
+        only(&steps, &["item.completed itm_2"]),
+        &[
+            r#"item.completed itm_2 message/assistant completed [reasoning public "Let me think about colors."]"#,
+        ],
+    );
+}
+
+#[test]
+fn plan_mode_runs_pi_with_read_only_tools() {
+    let steps = replay("plan-read-only");
+    check(
+        only(&steps, &["spawn"]),
+        &[r#"spawn pi_1 ["pi", "--mode", "rpc", "--tools", "read,grep,find,ls"]"#],
+    );
+}
+
+#[test]
+fn an_api_error_is_an_error_event_and_the_turn_ends() {
+    let steps = replay("api-error");
+    check(
+        only(&steps, &["error", "turn.ended"]),
+        &[
+            r#"error "400 {\"error\":{\"message\":\"boom\",\"type\":\"invalid_request_error\"},\"type\":\"error\"}" code=api_error"#,
+            "turn.ended turn_1 usage(in=0 out=0 cached=0 cost=$0)",
+        ],
+    );
+}
+
+#[test]
+fn cancel_aborts_and_the_session_goes_on() {
+    let steps = replay("cancel-streaming");
+    check(
+        only(
+            &steps,
+            &[
+                "write-stdin pi_1 \"{\\\"id\\\":\\\"req_3",
+                "item.completed itm_2",
+                "turn.ended",
+            ],
+        ),
+        &[
+            r#"write-stdin pi_1 "{\"id\":\"req_3\",\"type\":\"abort\"}\n""#,
+            r#"item.completed itm_2 message/assistant failed [text "tick 1 tick 2 tick 3 "]"#,
+            r#"turn.ended turn_1 usage(in=100 out=1 cached=0 cost=$0) {"cancelled":true}"#,
+            "turn.ended turn_2 usage(in=100 out=10 cached=0 cost=$0)",
+        ],
+    );
+}
+
+#[test]
+fn a_crash_mid_turn_ends_the_session_with_the_signal() {
+    let steps = replay("crash-mid-turn");
+    check(
+        only(
+            &steps,
+            &[
+                "error",
+                "item.completed itm_2",
+                "turn.ended",
+                "session.ended",
+            ],
+        ),
+        &[
+            r#"error "Pi exited during a turn with signal 9" code=agent_exited (synthetic)"#,
+            r#"item.completed itm_2 message/assistant failed [text "tick 1 tick 2 tick 3 "] (synthetic)"#,
+            "turn.ended turn_1 (synthetic)",
+            r#"session.ended error by agent "Pi exited during a turn with signal 9" (synthetic)"#,
+        ],
+    );
+}
+
+#[test]
+fn an_idle_exit_resumes_the_session_in_a_new_process() {
+    let steps = replay("idle-exit-resume");
+    check(
+        only(&steps, &["spawn", "set-native-session-id"]),
+        &[
+            r#"spawn pi_1 ["pi", "--mode", "rpc"]"#,
+            "set-native-session-id 01a208c9-3db9-76ad-9e99-af037aceba7e",
+            r#"spawn pi_2 ["pi", "--mode", "rpc", "--session", "01a208c9-3db9-76ad-9e99-af037aceba7e"]"#,
+        ],
+    );
+}
+
+#[test]
+fn a_session_pi_never_saved_starts_afresh() {
+    let steps = replay("resume-missing");
+    check(
+        only(&steps, &["spawn", "set-native-session-id", "error"]),
+        &[
+            "set-native-session-id 01a208c3-0000-7000-8000-000000000000",
+            r#"spawn pi_1 ["pi", "--mode", "rpc", "--session", "01a208c3-0000-7000-8000-000000000000"]"#,
+            r#"error "Pi has no saved session 01a208c3-0000-7000-8000-000000000000 to resume: a new session starts" code=resume_failed (synthetic)"#,
+            r#"spawn pi_2 ["pi", "--mode", "rpc"]"#,
+            "set-native-session-id 01a208c9-6d75-72ef-8131-22b778abc0b4",
+        ],
+    );
+}
+
+#[test]
+fn terminate_closes_stdin_and_ends_the_session() {
+    let steps = replay("terminate");
+    check(
+        only(&steps, &["close-stdin", "session.ended"]),
+        &[
+            "close-stdin pi_1",
+            "session.ended terminated by daemon (synthetic)",
+        ],
+    );
+}
+
+#[test]
+fn usage_sums_the_turns_model_calls() {
+    let steps = replay("capture-rpc");
+    check(
+        only(&steps, &["turn.ended"]),
+        &["turn.ended turn_1 usage(in=200 out=20 cached=0 cost=$0)"],
+    );
+}

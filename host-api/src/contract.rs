@@ -1,0 +1,138 @@
+//! What a component file is, and which version of the contract it was built against:
+//! the plain-words diagnosis behind [`HostError::Load`] and
+//! [`HostError::IncompatibleContract`].
+//!
+//! [`HostError::Load`]: crate::HostError::Load
+//! [`HostError::IncompatibleContract`]: crate::HostError::IncompatibleContract
+
+use std::cmp::Ordering;
+
+use wasmtime::component::Component;
+use wasmtime::Engine;
+
+use crate::SUPPORTED_CONTRACTS;
+
+/// The contract's package name; its interfaces are exported as `PACKAGE/NAME@VERSION`.
+const PACKAGE: &str = "sandbox-agent:adapter";
+
+/// Refuses bytes that are not a WebAssembly component, saying what they are instead.
+pub(crate) fn check_format(bytes: &[u8]) -> Result<(), String> {
+    const MAGIC: &[u8] = b"\0asm";
+    // After the magic: a 2-byte version and a 2-byte layer (0 = core module, 1 = component).
+    let Some(header) = bytes.get(..8).filter(|header| header.starts_with(MAGIC)) else {
+        return Err("not a WebAssembly file (it does not start with the \\0asm header)".into());
+    };
+    if header[6..8] == [0, 0] {
+        return Err(
+            "a core WebAssembly module, not a component: build the adapter for \
+             wasm32-wasip2 (cargo build --target wasm32-wasip2), or wrap the module with \
+             `wasm-tools component new`"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The contract version (`sandbox-agent:adapter@0.1.0`) whose `adapter` interface the
+/// component exports, when it exports one.
+pub(crate) fn exported_contract(engine: &Engine, component: &Component) -> Option<String> {
+    let prefix = format!("{PACKAGE}/adapter@");
+    component
+        .component_type()
+        .exports(engine)
+        .find_map(|(name, _)| {
+            name.strip_prefix(&prefix)
+                .map(|version| format!("{PACKAGE}@{version}"))
+        })
+}
+
+/// Why a component that could not be linked as a supported contract is incompatible,
+/// in plain words: built against a newer or an older contract, a matching version whose
+/// functions or types differ, or no adapter interface at all.
+pub(crate) fn incompatibility(engine: &Engine, component: &Component, link_error: &str) -> String {
+    let exports: Vec<String> = component
+        .component_type()
+        .exports(engine)
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    let Some(found) = exported_contract(engine, component) else {
+        return format!(
+            "it does not export the {PACKAGE}/adapter interface (it exports [{}]); an adapter \
+             targets the world adapter-component of the contract",
+            exports.join(", ")
+        );
+    };
+    match compare_with_supported(&found) {
+        Some(Ordering::Greater) => format!(
+            "it was built against {found}, a newer contract than this daemon supports: \
+             upgrade sandbox-agent, or build the adapter against a supported version"
+        ),
+        Some(Ordering::Less) => format!(
+            "it was built against {found}, an older contract than this daemon supports: \
+             rebuild the adapter against a supported version"
+        ),
+        _ => format!(
+            "it exports {found}, but its functions or types do not match that contract \
+             ({link_error})"
+        ),
+    }
+}
+
+/// How `contract`'s version compares with every supported version: greater than all,
+/// less than all, or `None` (between them, or not a version).
+fn compare_with_supported(contract: &str) -> Option<Ordering> {
+    let version = version_of(contract)?;
+    let supported: Vec<[u64; 3]> = SUPPORTED_CONTRACTS
+        .iter()
+        .filter_map(|c| version_of(c))
+        .collect();
+    if supported.iter().all(|s| version > *s) {
+        Some(Ordering::Greater)
+    } else if supported.iter().all(|s| version < *s) {
+        Some(Ordering::Less)
+    } else {
+        None
+    }
+}
+
+/// `major.minor.patch` of `package@1.2.3[-pre][+build]`.
+fn version_of(contract: &str) -> Option<[u64; 3]> {
+    let (_, version) = contract.rsplit_once('@')?;
+    let core = version.split(['-', '+']).next()?;
+    let mut parts = core.split('.').map(|part| part.parse::<u64>().ok());
+    let version = [parts.next()??, parts.next()??, parts.next()??];
+    parts.next().is_none().then_some(version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_with_the_supported_ones() {
+        assert_eq!(
+            compare_with_supported("sandbox-agent:adapter@0.2.0"),
+            Some(Ordering::Greater)
+        );
+        assert_eq!(
+            compare_with_supported("sandbox-agent:adapter@0.0.9"),
+            Some(Ordering::Less)
+        );
+        assert_eq!(compare_with_supported("sandbox-agent:adapter@0.1.0"), None);
+        assert_eq!(compare_with_supported("sandbox-agent:adapter@x"), None);
+        assert_eq!(version_of("p@1.2.3-rc.1"), Some([1, 2, 3]));
+        assert_eq!(version_of("p@1.2"), None);
+    }
+
+    #[test]
+    fn the_format_check_names_what_the_bytes_are() {
+        assert!(check_format(b"hello")
+            .unwrap_err()
+            .contains("not a WebAssembly file"));
+        let module = b"\0asm\x01\x00\x00\x00";
+        assert!(check_format(module)
+            .unwrap_err()
+            .contains("core WebAssembly module"));
+        assert!(check_format(b"\0asm\x0d\x00\x01\x00").is_ok());
+    }
+}

@@ -1,0 +1,166 @@
+//! Start-up: the sessions a previous daemon left in the store come back, ended
+//! ones readable as they were, live ones carried on by a new session task.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use sandbox_agent_host::EmittedEvent;
+use sandbox_agent_universal::{
+    ErrorData, SessionEndReason, SessionEndedData, TerminatedBy, UniversalEventData,
+    UniversalEventType,
+};
+use tokio::sync::mpsc::unbounded_channel;
+
+use super::actor::Resumption;
+use super::{EventLog, Session, SessionManager, SessionShared, SessionState};
+use crate::error::ApiError;
+use crate::store::{Checkpoint, Commit, StoredSession};
+
+impl SessionManager {
+    /// Brings back every stored session. Call once, before serving.
+    pub fn restore(&self, stored: Vec<StoredSession>) {
+        for session in stored {
+            let id = session.record.id.clone();
+            let checkpoint = session.checkpoint.clone();
+            let log = EventLog::restore(&id, session.events.clone());
+            let shared = Arc::new(SessionShared::new(&session.record, log));
+            *shared.state.lock().unwrap() = SessionState {
+                native_session_id: checkpoint.native_session_id.clone(),
+                ended: checkpoint.ended,
+                updated_at: checkpoint.updated_at,
+                ..SessionState::default()
+            };
+            let handle = if checkpoint.ended {
+                Ok(self.readable_only(shared.clone()))
+            } else {
+                self.carry_on(shared.clone(), session)
+            };
+            let handle = handle.unwrap_or_else(|error| {
+                tracing::warn!(session = %id, %error, "cannot resume session; ending it");
+                self.end_unresumable(&shared, &checkpoint, &error.to_string());
+                self.readable_only(shared)
+            });
+            self.sessions.write().unwrap().insert(id, handle);
+        }
+    }
+
+    /// A handle whose commands all answer "session ended".
+    fn readable_only(&self, shared: Arc<SessionShared>) -> Arc<Session> {
+        let (requests, _) = unbounded_channel();
+        Arc::new(Session { shared, requests })
+    }
+
+    /// A new task for a session that had not ended.
+    fn carry_on(
+        &self,
+        shared: Arc<SessionShared>,
+        stored: StoredSession,
+    ) -> Result<Arc<Session>, ApiError> {
+        let checkpoint = stored.checkpoint;
+        let adapter = self.catalog.adapter(&stored.record.agent)?;
+        // The turn cannot go on without its process: a fresh adapter resumes the
+        // agent's own session instead of the snapshot that waits for that process.
+        let fresh_adapter = checkpoint.turn_running && !checkpoint.processes.is_empty();
+        if fresh_adapter && !adapter.info().capabilities.resume {
+            return Err(ApiError::AdapterFailed {
+                agent: stored.record.agent.clone(),
+                detail: "the agent's process ended with the daemon in the middle of a turn, \
+                         and this agent cannot resume a session"
+                    .into(),
+            });
+        }
+        let (config, env) = self.session_config(
+            &adapter,
+            &stored.record,
+            checkpoint.native_session_id.clone(),
+        )?;
+        let adapter_session = match (&stored.snapshot, fresh_adapter) {
+            (Some(snapshot), false) => adapter.restore_session(config, snapshot),
+            _ => adapter.new_session(config),
+        }
+        .map_err(|error| ApiError::AdapterFailed {
+            agent: stored.record.agent.clone(),
+            detail: error.to_string(),
+        })?;
+        let mut actor = self
+            .actor(
+                shared.clone(),
+                adapter_session,
+                env,
+                PathBuf::from(&stored.record.directory),
+            )
+            .with_checkpoint(&checkpoint);
+        let (requests, requests_rx) = unbounded_channel();
+        for process in &checkpoint.processes {
+            super::processes::kill_orphan(process.pid, process.started);
+        }
+        let resumption = Resumption {
+            lost_processes: checkpoint.processes.into_iter().map(|p| p.id).collect(),
+            timers: checkpoint.timers,
+            // Without a snapshot there is no adapter state to continue either.
+            fresh_adapter: fresh_adapter || stored.snapshot.is_none(),
+        };
+        tokio::spawn(async move {
+            actor.resume(resumption);
+            actor.run(requests_rx).await;
+        });
+        Ok(Arc::new(Session { shared, requests }))
+    }
+
+    /// Ends a stored session that cannot go on, with daemon-made events saying why.
+    fn end_unresumable(&self, shared: &SessionShared, checkpoint: &Checkpoint, reason: &str) {
+        let native = checkpoint.native_session_id.clone();
+        let message = format!("the session could not be resumed after a daemon restart: {reason}");
+        shared.log.stage(
+            EmittedEvent {
+                event_type: UniversalEventType::Error,
+                data: UniversalEventData::Error(ErrorData {
+                    message: message.clone(),
+                    code: Some("resume_failed".into()),
+                    details: None,
+                }),
+                synthetic: true,
+                raw: None,
+            },
+            native.clone(),
+        );
+        shared.log.stage(
+            EmittedEvent {
+                event_type: UniversalEventType::SessionEnded,
+                data: UniversalEventData::SessionEnded(SessionEndedData {
+                    reason: SessionEndReason::Error,
+                    terminated_by: TerminatedBy::Daemon,
+                    message: Some(message),
+                    exit_code: None,
+                    stderr: None,
+                }),
+                synthetic: true,
+                raw: None,
+            },
+            native,
+        );
+        let updated_at = super::log::now_millis();
+        let commit = Commit {
+            session_id: shared.id.clone(),
+            events: shared.log.staged(),
+            checkpoint: Checkpoint {
+                ended: true,
+                turn_running: false,
+                pending_permissions: Vec::new(),
+                pending_questions: Vec::new(),
+                processes: Vec::new(),
+                timers: Vec::new(),
+                updated_at,
+                ..checkpoint.clone()
+            },
+            snapshot: None,
+        };
+        if let Err(error) = self.store.commit(commit) {
+            tracing::error!(session = %shared.id, %error, "storing the end of a session failed");
+        }
+        shared.log.publish();
+        let mut state = shared.state.lock().unwrap();
+        state.ended = true;
+        state.updated_at = updated_at;
+    }
+}

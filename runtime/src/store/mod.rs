@@ -1,0 +1,150 @@
+//! Where sessions and their transcripts are kept so that a daemon restart, clean
+//! or not, loses nothing a client has seen.
+//!
+//! The session task commits every batch of events (with a checkpoint of its live
+//! state and the adapter's snapshot) before any reader can see them. The default
+//! backend is SQLite in the data dir ([`sqlite::SqliteStore`]); `--ephemeral`
+//! keeps everything in memory ([`EphemeralStore`]). `docs/storage.md` describes the
+//! contract and the PostgreSQL backend planned for fleets of daemons.
+
+mod migrations;
+pub mod sqlite;
+
+use std::path::PathBuf;
+
+use sandbox_agent_universal::UniversalEvent;
+use serde::{Deserialize, Serialize};
+
+/// Why the store could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database file cannot be used as it is; it is left untouched.
+    #[error("the session database {path} cannot be opened: {reason}")]
+    Unusable { path: PathBuf, reason: String },
+    /// A read or write failed.
+    #[error("session store: {0}")]
+    Io(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        Self::Io(error.to_string())
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(error: serde_json::Error) -> Self {
+        Self::Io(format!("encoding: {error}"))
+    }
+}
+
+/// What a session was created with: enough to rebuild it after a restart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRecord {
+    pub id: String,
+    pub agent: String,
+    pub agent_mode: String,
+    pub permission_mode: String,
+    pub model: Option<String>,
+    pub variant: Option<String>,
+    pub title: Option<String>,
+    pub directory: String,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// Variables the client asked for at creation (the agent needs them again
+    /// when it is relaunched after a restart).
+    pub env: Vec<(String, String)>,
+}
+
+/// The live state of a session as of its last committed event: what a restarted
+/// daemon needs to carry on where the session was.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Checkpoint {
+    pub native_session_id: Option<String>,
+    pub ended: bool,
+    pub turn_running: bool,
+    pub pending_permissions: Vec<String>,
+    pub pending_questions: Vec<String>,
+    /// Processes of the session that were running (they die with the daemon).
+    pub processes: Vec<ProcessMark>,
+    /// Timers the adapter had set and that had not fired.
+    pub timers: Vec<String>,
+    /// Unix milliseconds of the latest event.
+    pub updated_at: i64,
+}
+
+/// A running process of a session, as the adapter names it and as the system
+/// knows it (so a successor daemon can end it if it outlived its parent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessMark {
+    /// The adapter's name for it.
+    pub id: String,
+    pub pid: u32,
+    /// Start time in clock ticks since boot (`/proc/<pid>/stat`).
+    pub started: Option<u64>,
+}
+
+/// One session as loaded at start.
+#[derive(Debug, Clone)]
+pub struct StoredSession {
+    pub record: SessionRecord,
+    pub checkpoint: Checkpoint,
+    /// The adapter's state as of the checkpoint, when one was taken.
+    pub snapshot: Option<Vec<u8>>,
+    pub events: Vec<UniversalEvent>,
+}
+
+/// One atomic write of a session task: its new events, in order, with the state
+/// they leave the session in.
+#[derive(Debug, Clone)]
+pub struct Commit {
+    pub session_id: String,
+    pub events: Vec<UniversalEvent>,
+    pub checkpoint: Checkpoint,
+    /// Replaces the stored snapshot when present.
+    pub snapshot: Option<Vec<u8>>,
+}
+
+/// A place sessions are kept. Every method returns once the change is durable;
+/// implementations batch concurrent callers into one transaction.
+pub trait Store: Send + Sync {
+    /// Whether anything outlives the process (false for `--ephemeral`); session
+    /// tasks skip the work of taking snapshots when it does not.
+    fn durable(&self) -> bool;
+    /// Every session with its transcript, in id order.
+    fn load(&self) -> Result<Vec<StoredSession>, StoreError>;
+    /// Records a new session.
+    fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError>;
+    /// Appends events and replaces the checkpoint, atomically.
+    fn commit(&self, commit: Commit) -> Result<(), StoreError>;
+    /// Removes a session and its transcript.
+    fn delete_session(&self, session_id: &str) -> Result<(), StoreError>;
+}
+
+/// The `--ephemeral` store: nothing is written; the daemon's memory is all there is.
+pub struct EphemeralStore;
+
+impl Store for EphemeralStore {
+    fn durable(&self) -> bool {
+        false
+    }
+
+    fn load(&self) -> Result<Vec<StoredSession>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    fn insert_session(&self, _record: &SessionRecord) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn commit(&self, _commit: Commit) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn delete_session(&self, _session_id: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+}

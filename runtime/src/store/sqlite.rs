@@ -1,0 +1,332 @@
+//! The SQLite store: one database file in the data dir, WAL mode, written by one
+//! thread that groups whatever is waiting into a single transaction (group
+//! commit), so many sessions streaming at once cost one commit per batch.
+//!
+//! `synchronous = NORMAL`: a commit survives the daemon being killed at any
+//! point (the write-ahead log is in the OS's hands); only a power loss can drop
+//! the last commits, never corrupt the file.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::Mutex;
+use std::thread;
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+
+use super::migrations::{migrate, MIGRATIONS};
+use super::{Commit, SessionRecord, Store, StoreError, StoredSession};
+
+/// Most jobs folded into one transaction.
+const MAX_BATCH: usize = 512;
+
+/// A write and where to report that it is durable.
+struct Job {
+    write: Write,
+    done: SyncSender<Result<(), String>>,
+}
+
+enum Write {
+    Insert(SessionRecord),
+    Commit(Commit),
+    Delete(String),
+}
+
+/// Sessions in `sessions.db` under the data dir.
+pub struct SqliteStore {
+    path: PathBuf,
+    jobs: Mutex<Sender<Job>>,
+}
+
+impl SqliteStore {
+    /// The file name inside the data dir.
+    pub const FILE_NAME: &'static str = "sessions.db";
+
+    /// Opens (creating or upgrading) the database in `data_dir`. A file that is
+    /// not ours, corrupt, or from a newer daemon is refused and left untouched.
+    pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        let path = data_dir.join(Self::FILE_NAME);
+        let unusable = |reason: String| StoreError::Unusable {
+            path: path.clone(),
+            reason,
+        };
+        let mut connection = connect(&path).map_err(|e| unusable(e.to_string()))?;
+        // Reading the header first: a file that is not a database fails here,
+        // before anything is written to it.
+        connection
+            .query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
+            .map_err(|e| unusable(format!("{e} (the file was left as it is)")))?;
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| unusable(e.to_string()))?;
+        let from = migrate(&mut connection, MIGRATIONS.len()).map_err(|e| unusable(e.to_string()))?;
+        if from != 0 && from < MIGRATIONS.len() as i64 {
+            tracing::info!(path = %path.display(), from, to = MIGRATIONS.len(), "upgraded the session database");
+        }
+        restrict_permissions(&path);
+        let (jobs, receiver) = mpsc::channel();
+        thread::Builder::new()
+            .name("session-store".into())
+            .spawn(move || write_loop(connection, receiver))
+            .map_err(|e| StoreError::Io(format!("starting the store's writer: {e}")))?;
+        Ok(Self {
+            path,
+            jobs: Mutex::new(jobs),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn submit(&self, write: Write) -> Result<(), StoreError> {
+        let (done, outcome) = mpsc::sync_channel(1);
+        let sent = self.jobs.lock().unwrap().send(Job { write, done });
+        let gone = || StoreError::Io("the store's writer stopped".into());
+        sent.map_err(|_| gone())?;
+        outcome.recv().map_err(|_| gone())?.map_err(StoreError::Io)
+    }
+}
+
+impl Store for SqliteStore {
+    fn durable(&self) -> bool {
+        true
+    }
+
+    fn load(&self) -> Result<Vec<StoredSession>, StoreError> {
+        let connection = connect(&self.path)?;
+        let mut sessions = Vec::new();
+        let mut rows = connection
+            .prepare("SELECT record, checkpoint, snapshot FROM sessions ORDER BY id")?;
+        let mut events = connection
+            .prepare("SELECT event FROM events WHERE session_id = ?1 ORDER BY sequence")?;
+        let loaded = rows.query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, Option<Vec<u8>>>(2)?,
+            ))
+        })?;
+        for row in loaded {
+            let (record, checkpoint, snapshot) = row?;
+            let record: SessionRecord = serde_json::from_str(&record)?;
+            let transcript = events
+                .query_map([&record.id], |row| row.get::<_, String>(0))?
+                .map(|event| Ok(serde_json::from_str(&event?)?))
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            sessions.push(StoredSession {
+                checkpoint: serde_json::from_str(&checkpoint)?,
+                record,
+                snapshot,
+                events: transcript,
+            });
+        }
+        Ok(sessions)
+    }
+
+    fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError> {
+        self.submit(Write::Insert(record.clone()))
+    }
+
+    fn commit(&self, commit: Commit) -> Result<(), StoreError> {
+        self.submit(Write::Commit(commit))
+    }
+
+    fn delete_session(&self, session_id: &str) -> Result<(), StoreError> {
+        self.submit(Write::Delete(session_id.to_owned()))
+    }
+}
+
+fn connect(path: &Path) -> Result<Connection, rusqlite::Error> {
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    connection.busy_timeout(std::time::Duration::from_secs(5))?;
+    connection.pragma_update(None, "foreign_keys", true)?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(connection)
+}
+
+/// The database holds the clients' environment variables: owner only.
+fn restrict_permissions(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        let _ = std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600));
+    }
+}
+
+/// The writer thread: waits for a job, takes every other job already waiting,
+/// runs them in one transaction and answers each.
+fn write_loop(mut connection: Connection, jobs: Receiver<Job>) {
+    while let Ok(first) = jobs.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let outcome = write_batch(&mut connection, &batch).map_err(|e| e.to_string());
+        if let Err(error) = &outcome {
+            tracing::error!(%error, jobs = batch.len(), "writing sessions to the database failed");
+        }
+        for job in batch {
+            let _ = job.done.send(outcome.clone());
+        }
+    }
+}
+
+fn write_batch(connection: &mut Connection, batch: &[Job]) -> Result<(), StoreError> {
+    let transaction = connection.transaction()?;
+    for job in batch {
+        match &job.write {
+            Write::Insert(record) => {
+                transaction.execute(
+                    "INSERT INTO sessions (id, record, checkpoint, created_at, updated_at)
+                     VALUES (?1, ?2, '{}', ?3, ?3)",
+                    params![record.id, serde_json::to_string(record)?, record.created_at],
+                )?;
+            }
+            Write::Commit(commit) => write_commit(&transaction, commit)?,
+            Write::Delete(session_id) => {
+                transaction.execute("DELETE FROM sessions WHERE id = ?1", [session_id])?;
+            }
+        }
+    }
+    transaction.commit()?;
+    Ok(())
+}
+
+fn write_commit(transaction: &rusqlite::Transaction<'_>, commit: &Commit) -> Result<(), StoreError> {
+    let exists = transaction
+        .query_row("SELECT 1 FROM sessions WHERE id = ?1", [&commit.session_id], |_| Ok(()))
+        .optional()?;
+    if exists.is_none() {
+        // Deleted while its task was still finishing: nothing to keep.
+        return Ok(());
+    }
+    let mut insert = transaction
+        .prepare_cached("INSERT INTO events (session_id, sequence, event) VALUES (?1, ?2, ?3)")?;
+    for event in &commit.events {
+        insert.execute(params![
+            commit.session_id,
+            event.sequence as i64,
+            serde_json::to_string(event)?
+        ])?;
+    }
+    let checkpoint = &commit.checkpoint;
+    transaction.execute(
+        "UPDATE sessions SET checkpoint = ?2, ended = ?3, updated_at = ?4,
+             snapshot = coalesce(?5, snapshot)
+         WHERE id = ?1",
+        params![
+            commit.session_id,
+            serde_json::to_string(checkpoint)?,
+            checkpoint.ended,
+            checkpoint.updated_at,
+            commit.snapshot
+        ],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Checkpoint;
+    use sandbox_agent_universal::{
+        ErrorData, EventSource, UniversalEvent, UniversalEventData, UniversalEventType,
+    };
+
+    fn record(id: &str) -> SessionRecord {
+        SessionRecord {
+            id: id.into(),
+            agent: "mock".into(),
+            agent_mode: "build".into(),
+            permission_mode: "default".into(),
+            model: None,
+            variant: None,
+            title: Some("t".into()),
+            directory: "/workspace".into(),
+            created_at: 1,
+            env: vec![("K".into(), "V".into())],
+        }
+    }
+
+    fn event(session: &str, sequence: u64) -> UniversalEvent {
+        UniversalEvent {
+            event_id: format!("evt_{sequence}"),
+            sequence,
+            time: "2026-11-23T00:00:00.000Z".into(),
+            session_id: session.into(),
+            native_session_id: None,
+            source: EventSource::Daemon,
+            synthetic: true,
+            event_type: UniversalEventType::Error,
+            data: UniversalEventData::Error(ErrorData {
+                message: format!("m{sequence}"),
+                code: None,
+                details: None,
+            }),
+            raw: Some(serde_json::json!({"n": sequence})),
+        }
+    }
+
+    #[test]
+    fn commits_survive_reopening_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path()).unwrap();
+        store.insert_session(&record("b")).unwrap();
+        store.insert_session(&record("a")).unwrap();
+        for batch in [1..4, 4..6] {
+            store
+                .commit(Commit {
+                    session_id: "b".into(),
+                    events: batch.map(|n| event("b", n)).collect(),
+                    checkpoint: Checkpoint {
+                        turn_running: true,
+                        processes: vec![crate::store::ProcessMark {
+                            id: "agent".into(),
+                            pid: 42,
+                            started: Some(7),
+                        }],
+                        updated_at: 9,
+                        ..Checkpoint::default()
+                    },
+                    snapshot: Some(b"state".to_vec()),
+                })
+                .unwrap();
+        }
+        drop(store);
+        let store = SqliteStore::open(dir.path()).unwrap();
+        let sessions = store.load().unwrap();
+        let ids: Vec<&str> = sessions.iter().map(|s| s.record.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        let b = &sessions[1];
+        assert_eq!(b.record, record("b"));
+        let sequences: Vec<u64> = b.events.iter().map(|e| e.sequence).collect();
+        assert_eq!(sequences, [1, 2, 3, 4, 5]);
+        assert_eq!(b.events[2], event("b", 3));
+        assert_eq!(b.checkpoint.processes[0].id, "agent");
+        assert_eq!(b.snapshot.as_deref(), Some(&b"state"[..]));
+        store.delete_session("b").unwrap();
+        assert_eq!(store.load().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_refused_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SqliteStore::FILE_NAME);
+        let garbage = b"this is not a database, but someone's data".repeat(100);
+        std::fs::write(&path, &garbage).unwrap();
+        let error = SqliteStore::open(dir.path()).err().expect("refused");
+        assert!(matches!(error, StoreError::Unusable { .. }), "{error}");
+        assert!(error.to_string().contains("sessions.db"), "{error}");
+        assert_eq!(std::fs::read(&path).unwrap(), garbage);
+    }
+}
