@@ -154,7 +154,7 @@ impl Actor {
         shared_processes: Arc<SharedProcesses>,
         store: Arc<dyn Store>,
     ) -> Self {
-        let updated_at = shared.created_at;
+        let updated_at = shared.record.created_at;
         let (incoming_tx, incoming_rx) = tokio::sync::mpsc::unbounded_channel();
         Self {
             shared,
@@ -293,7 +293,7 @@ impl Actor {
         // Answer what is still queued so no caller waits forever.
         while let Ok(Request { done, .. }) = requests.try_recv() {
             let _ = done.send(Err(ApiError::SessionEnded {
-                session_id: self.shared.id.clone(),
+                session_id: self.shared.record.id.clone(),
             }));
         }
     }
@@ -301,7 +301,7 @@ impl Actor {
     fn on_command(&mut self, command: Command) -> Result<(), ApiError> {
         if self.ended {
             return Err(ApiError::SessionEnded {
-                session_id: self.shared.id.clone(),
+                session_id: self.shared.record.id.clone(),
             });
         }
         match command {
@@ -376,7 +376,7 @@ impl Actor {
             Ok(())
         } else {
             Err(ApiError::RequestNotFound {
-                session_id: self.shared.id.clone(),
+                session_id: self.shared.record.id.clone(),
                 what,
                 id: id.to_owned(),
             })
@@ -445,7 +445,7 @@ impl Actor {
                 let detail = error.to_string();
                 self.fail(error);
                 Err(ApiError::AdapterFailed {
-                    agent: self.shared.agent.clone(),
+                    agent: self.shared.record.agent.clone(),
                     detail,
                 })
             }
@@ -480,13 +480,13 @@ impl Actor {
                 Action::Spawn(request) => {
                     let process_id = request.process_id.clone();
                     let subscriber = Subscriber {
-                        session_id: self.shared.id.clone(),
+                        session_id: self.shared.record.id.clone(),
                         process_id: process_id.clone(),
                         incoming: self.incoming_tx.clone(),
                     };
                     let spawned = match &request.share_key {
                         Some(key) => self.shared_processes.attach_or_spawn(
-                            &self.shared.agent,
+                            &self.shared.record.agent,
                             key,
                             &request,
                             &self.spawn,
@@ -496,14 +496,14 @@ impl Actor {
                     };
                     match spawned {
                         Ok(entry) => {
-                            tracing::debug!(session = %self.shared.id, process = %process_id, argv = ?request.argv, "spawned");
+                            tracing::debug!(session = %self.shared.record.id, process = %process_id, argv = ?request.argv, "spawned");
                             let attached = Attached {
                                 entry,
                                 share_key: request.share_key.clone(),
                             };
                             if let Some(old) = self.processes.insert(process_id, attached) {
                                 // The replaced process's exit must not reach the new one's name.
-                                old.entry.unsubscribe(&self.shared.id);
+                                old.entry.unsubscribe(&self.shared.record.id);
                                 self.release(old);
                             }
                         }
@@ -628,14 +628,14 @@ impl Actor {
                 .then(|| adapter.snapshot().ok())
                 .flatten();
             store.commit(Commit {
-                session_id: self.shared.id.clone(),
+                session_id: self.shared.record.id.clone(),
                 events,
                 checkpoint: checkpoint.clone(),
                 snapshot,
             })
         });
         if let Err(error) = result {
-            tracing::error!(session = %self.shared.id, %error, "events could not be stored; they stay in memory only");
+            tracing::error!(session = %self.shared.record.id, %error, "events could not be stored; they stay in memory only");
         }
         self.committed = checkpoint;
     }
@@ -674,7 +674,7 @@ impl Actor {
 
     /// An adapter failure: report it and end this session only.
     fn fail(&mut self, error: HostError) {
-        tracing::warn!(session = %self.shared.id, %error, "adapter failed; ending session");
+        tracing::warn!(session = %self.shared.record.id, %error, "adapter failed; ending session");
         self.append(EmittedEvent {
             event_type: UniversalEventType::Error,
             data: UniversalEventData::Error(ErrorData {
@@ -701,7 +701,7 @@ impl Actor {
         match process.share_key {
             Some(key) => self
                 .shared_processes
-                .detach(&self.shared.agent, &key, &self.shared.id),
+                .detach(&self.shared.record.agent, &key, &self.shared.record.id),
             None => process.entry.kill(),
         }
     }

@@ -42,15 +42,8 @@ pub struct SessionState {
 
 /// The parts of a session shared between its task and the HTTP layer.
 pub struct SessionShared {
-    pub id: String,
-    pub agent: String,
-    pub agent_mode: String,
-    pub permission_mode: String,
-    pub model: Option<String>,
-    pub variant: Option<String>,
-    pub title: Option<String>,
-    pub directory: String,
-    pub created_at: i64,
+    /// What the session was created with (as stored).
+    pub record: SessionRecord,
     pub log: EventLog,
     pub state: Mutex<SessionState>,
 }
@@ -59,15 +52,7 @@ impl SessionShared {
     /// The shared part of a session created with `record`.
     fn new(record: &SessionRecord, log: EventLog) -> Self {
         Self {
-            id: record.id.clone(),
-            agent: record.agent.clone(),
-            agent_mode: record.agent_mode.clone(),
-            permission_mode: record.permission_mode.clone(),
-            model: record.model.clone(),
-            variant: record.variant.clone(),
-            title: record.title.clone(),
-            directory: record.directory.clone(),
-            created_at: record.created_at,
+            record: record.clone(),
             log,
             state: Mutex::new(SessionState::default()),
         }
@@ -85,7 +70,7 @@ impl Session {
     pub async fn command(&self, command: Command) -> Result<(), ApiError> {
         let (done, outcome) = oneshot::channel();
         let ended = || ApiError::SessionEnded {
-            session_id: self.shared.id.clone(),
+            session_id: self.shared.record.id.clone(),
         };
         self.requests
             .send(Request { command, done })
@@ -108,6 +93,7 @@ impl Session {
     /// The listing entry of this session.
     pub fn info(&self) -> SessionInfo {
         let shared = &self.shared;
+        let record = &shared.record;
         let state = shared.state.lock().unwrap();
         let status = if state.ended {
             SessionStatus::Ended
@@ -119,19 +105,19 @@ impl Session {
             SessionStatus::Idle
         };
         SessionInfo {
-            session_id: shared.id.clone(),
-            agent: shared.agent.clone(),
-            agent_mode: shared.agent_mode.clone(),
-            permission_mode: shared.permission_mode.clone(),
-            model: shared.model.clone(),
-            variant: shared.variant.clone(),
-            title: shared.title.clone(),
-            directory: Some(shared.directory.clone()),
+            session_id: record.id.clone(),
+            agent: record.agent.clone(),
+            agent_mode: record.agent_mode.clone(),
+            permission_mode: record.permission_mode.clone(),
+            model: record.model.clone(),
+            variant: record.variant.clone(),
+            title: record.title.clone(),
+            directory: Some(record.directory.clone()),
             native_session_id: state.native_session_id.clone(),
             ended: state.ended,
             event_count: shared.log.last_sequence(),
-            created_at: shared.created_at,
-            updated_at: state.updated_at.max(shared.created_at),
+            created_at: record.created_at,
+            updated_at: state.updated_at.max(record.created_at),
             status,
             queued_messages: state.queued_messages,
         }

@@ -141,7 +141,7 @@ impl SessionManager {
         );
         let updated_at = super::log::now_millis();
         let commit = Commit {
-            session_id: shared.id.clone(),
+            session_id: shared.record.id.clone(),
             events: shared.log.staged(),
             checkpoint: Checkpoint {
                 ended: true,
@@ -156,7 +156,7 @@ impl SessionManager {
             snapshot: None,
         };
         if let Err(error) = self.store.commit(commit) {
-            tracing::error!(session = %shared.id, %error, "storing the end of a session failed");
+            tracing::error!(session = %shared.record.id, %error, "storing the end of a session failed");
         }
         shared.log.publish();
         let mut state = shared.state.lock().unwrap();

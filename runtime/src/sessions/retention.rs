@@ -50,7 +50,7 @@ impl SessionManager {
                 let state = session.shared.state.lock().unwrap();
                 state
                     .ended
-                    .then(|| (state.updated_at, session.shared.id.clone()))
+                    .then(|| (state.updated_at, session.shared.record.id.clone()))
             })
             .collect();
         // Newest first.

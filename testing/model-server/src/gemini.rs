@@ -75,7 +75,10 @@ fn structured(schema: &Value) -> Value {
     if let Some(first) = schema["enum"].get(0) {
         return first.clone();
     }
-    let kind = schema["type"].as_str().unwrap_or("object").to_ascii_lowercase();
+    let kind = schema["type"]
+        .as_str()
+        .unwrap_or("object")
+        .to_ascii_lowercase();
     match kind.as_str() {
         "object" => {
             let properties = schema["properties"].as_object();
@@ -87,7 +90,9 @@ fn structured(schema: &Value) -> Value {
             Value::Object(object)
         }
         "array" => json!([]),
-        "integer" | "number" => schema["minimum"].as_i64().map_or(json!(1), |min| json!(min)),
+        "integer" | "number" => schema["minimum"]
+            .as_i64()
+            .map_or(json!(1), |min| json!(min)),
         "boolean" => json!(false),
         _ => json!("scripted"),
     }
@@ -97,7 +102,8 @@ fn structured(schema: &Value) -> Value {
 pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
     let (blocks, delay) = match reply {
         Reply::Error(message) => {
-            let error = json!({"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}});
+            let error =
+                json!({"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}});
             return (StatusCode::BAD_REQUEST, Json(error)).into_response();
         }
         Reply::Blocks {
@@ -171,5 +177,53 @@ fn parts(block: &Block) -> Vec<Value> {
             // The real API gives calls no id; the CLI makes its own.
             vec![json!({"functionCall": {"name": call.name, "args": args}})]
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_function_response_is_the_tool_output_and_context_is_skipped() {
+        let body = json!({
+            "contents": [
+                {"role": "user", "parts": [{"text": "<session_context>\nsetup\n</session_context>"}]},
+                {"role": "user", "parts": [{"text": "run: ls"}]},
+                {"role": "model", "parts": [{"functionCall": {"name": "run_shell_command", "args": {"command": "ls"}}}]},
+                {"role": "user", "parts": [{"functionResponse": {"name": "run_shell_command", "response": {"output": "a.txt"}}}]},
+            ],
+            "tools": [{"functionDeclarations": [
+                {"name": "run_shell_command", "parametersJsonSchema": {"properties": {"command": {}}}},
+            ]}],
+        });
+        let conversation = conversation(&body);
+        assert_eq!(conversation.user_text, "run: ls");
+        assert_eq!(conversation.tool_output.as_deref(), Some("a.txt"));
+        assert_eq!(conversation.tools[0].name, "run_shell_command");
+    }
+
+    #[test]
+    fn json_requests_get_an_object_that_fits_the_schema() {
+        let body = json!({"generationConfig": {
+            "responseMimeType": "application/json",
+            "responseJsonSchema": {"type": "OBJECT", "properties": {
+                "reasoning": {"type": "STRING"},
+                "score": {"type": "INTEGER"},
+                "next_speaker": {"type": "STRING", "enum": ["user", "model"]},
+            }},
+        }});
+        let Some(Reply::Blocks { blocks, .. }) = structured_reply(&body) else {
+            panic!("a structured reply")
+        };
+        let [Block::Text(chunks)] = &blocks[..] else {
+            panic!("{blocks:?}")
+        };
+        let answer: Value = serde_json::from_str(&chunks.concat()).unwrap();
+        assert_eq!(
+            answer,
+            json!({"reasoning": "scripted", "score": 1, "next_speaker": "user"})
+        );
+        assert!(structured_reply(&json!({})).is_none());
     }
 }

@@ -3,9 +3,10 @@
 //! The conformance suite points Claude Code, Codex, OpenCode and the Gemini CLI at
 //! this server (`ANTHROPIC_BASE_URL`, a provider `base_url`, `GOOGLE_GEMINI_BASE_URL`)
 //! instead of a model vendor. It speaks the streaming Anthropic Messages API, the
-//! OpenAI Responses API, OpenAI Chat Completions and the Gemini API on 127.0.0.1, and answers from a script keyed by the user's text
-//! ([`script`]): `run: CMD` makes the model call the agent's shell tool, `think: X`
-//! streams reasoning, `slow: N` streams slowly, anything else is echoed. So a test
+//! OpenAI Responses API, OpenAI Chat Completions and the Gemini API on 127.0.0.1,
+//! and answers from a script keyed by the user's text ([`script`]): `run: CMD` makes
+//! the model call the agent's shell tool, `think: X` streams reasoning, `slow: N`
+//! streams slowly, anything else is echoed. So a test
 //! drives a real agent through text, tool calls, permissions and cancellation
 //! deterministically, with no network and no key.
 //!

@@ -1,0 +1,127 @@
+//! The Gemini CLI adapter: drives Google's `gemini` CLI for sandbox-agent.
+//!
+//! Each session runs one long-lived `gemini --acp` process that speaks the Agent
+//! Client Protocol (JSON-RPC 2.0, one message per line) on stdin and stdout. The
+//! adapter opens a native session with `session/new` (or `session/load` to resume),
+//! sends each message as `session/prompt`, turns the CLI's `session/update`
+//! notifications into universal events, and answers its `session/request_permission`
+//! requests with the client's replies. `README.md` next to this crate has the launch
+//! recipe, the mapping table and the reasons for ACP over `-p --output-format
+//! stream-json`.
+//!
+//! - [`Gemini`] holds the static facts (info, install plan, version probe) and
+//!   registers the component.
+//! - [`GeminiSession`] is the session state machine (`session` module); it reads the
+//!   CLI's messages with `rpc`, maps `session/update`s with `updates`, and starts
+//!   the process with `launch`.
+
+#![warn(missing_docs)]
+
+use sandbox_agent_adapter_kit::prelude::*;
+
+mod diff;
+mod install;
+mod launch;
+mod rpc;
+mod session;
+mod state;
+mod updates;
+
+#[cfg(test)]
+mod tests;
+
+pub use session::GeminiSession;
+
+/// The Gemini CLI adapter (agent id `gemini`).
+pub struct Gemini;
+
+impl Adapter for Gemini {
+    type Session = GeminiSession;
+
+    /// Modes `build` and `plan` (the CLI's read-only approval mode), the models the
+    /// CLI lists, and the capabilities the adapter maps and its tests prove.
+    fn info() -> AdapterInfo {
+        let model = |id: &str| Model {
+            id: id.to_owned(),
+            name: None,
+            variants: Vec::new(),
+            default_variant: None,
+        };
+        AdapterInfo {
+            id: "gemini".to_owned(),
+            name: "Gemini CLI".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            agent_versions: ">=0.61, <1".to_owned(),
+            capabilities: CAPABILITIES,
+            modes: vec![
+                AgentMode::new("build", "Build", "Gemini CLI with its full tool set"),
+                AgentMode::new("plan", "Plan", "Gemini CLI's plan mode: read-only tools"),
+            ],
+            default_mode: "build".to_owned(),
+            models: [
+                "auto",
+                "gemini-2.5-pro",
+                "gemini-2.5-flash",
+                "gemini-3-flash-preview",
+            ]
+            .into_iter()
+            .map(model)
+            .collect(),
+            default_model: Some("auto".to_owned()),
+            credential_env: vec![
+                "GEMINI_API_KEY".to_owned(),
+                "GOOGLE_API_KEY".to_owned(),
+                "GOOGLE_GEMINI_BASE_URL".to_owned(),
+            ],
+            builtin: false,
+        }
+    }
+
+    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
+        let _ = (target, version);
+        Some(install::recipe())
+    }
+
+    fn version_args() -> Option<Vec<String>> {
+        Some(vec!["--version".to_owned()])
+    }
+
+    /// `0.61.0` → `0.61.0`.
+    fn parse_version(output: String) -> Option<String> {
+        install::parse_version(&output)
+    }
+}
+
+/// What the adapter maps and its tests cover. Not `questions` (the CLI has no
+/// question tool in ACP mode), not `images`/`file_attachments` (attachments are sent
+/// as paths in the text: the adapter cannot read files), not `mcp_tools` (untested),
+/// not `status` (the CLI's plan updates become status items, but no test has one),
+/// not `session_lifecycle` (`session.started`/`session.ended` are the adapter's),
+/// not `shared_process` (one CLI per session), not `variants` (no effort levels),
+/// and no streaming of tool output (the CLI reports it when the tool is done).
+const CAPABILITIES: Capabilities = Capabilities {
+    plan_mode: true,
+    permissions: true,
+    questions: false,
+    tool_calls: true,
+    tool_results: true,
+    text_messages: true,
+    images: false,
+    file_attachments: false,
+    session_lifecycle: false,
+    error_events: true,
+    reasoning: true,
+    status: false,
+    command_execution: true,
+    file_changes: true,
+    mcp_tools: false,
+    streaming_deltas: true,
+    item_started: true,
+    shared_process: false,
+    resume: true,
+    cancel: true,
+    usage: true,
+    variants: false,
+};
+
+sandbox_agent_adapter_kit::export!(Gemini);

@@ -1,0 +1,572 @@
+//! [`GeminiSession`]: one `gemini --acp` process per session, driven over ACP.
+
+use std::collections::BTreeMap;
+
+use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot;
+use serde_json::{json, Value};
+
+use crate::launch;
+use crate::rpc::{self, Message, RpcError};
+use crate::state::{Call, PendingPermission, Phase, Process, State, TurnState};
+use crate::updates;
+
+/// Version of the snapshot format.
+const STATE_VERSION: u32 = 1;
+
+/// Fires when the CLI has not ended a cancelled turn in time.
+const CANCEL_TIMER: &str = "cancel";
+/// How long a cancelled turn may take to end before the process is killed.
+const CANCEL_TIMEOUT_MS: u32 = 10_000;
+/// Fires when the CLI's replay of a loaded session is over.
+const REPLAY_TIMER: &str = "replay";
+/// How long the CLI gets to replay a loaded conversation (which it sends after
+/// answering `session/load`) before the next prompt goes out.
+const REPLAY_MS: u32 = 500;
+
+/// A Gemini CLI session.
+pub struct GeminiSession {
+    config: SessionConfig,
+    state: State,
+}
+
+impl SessionMachine for GeminiSession {
+    fn new(config: SessionConfig) -> Self {
+        let state = State {
+            native_session_id: config.resume_native_session_id.clone(),
+            ..State::default()
+        };
+        Self { config, state }
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Ok(Self {
+            config,
+            state: snapshot::decode(STATE_VERSION, state)?,
+        })
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        snapshot::encode(STATE_VERSION, &self.state)
+    }
+
+    fn start(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        let metadata = json!({
+            "approvalMode": launch::approval_mode(&self.config),
+            "model": self.config.model,
+        });
+        out.emit(event::session_started(Some(metadata.to_string())).synthetic());
+        self.launch(&mut out);
+        out.finish()
+    }
+
+    fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
+        let mut out = Actions::new();
+        let turn_id = self.state.ids.next("turn");
+        let user_id = self.state.ids.next("itm");
+        out.emit(event::turn_started(Turn::with_id(&turn_id)).synthetic())
+            .emit_all(event::user_message(user_id, &parts));
+        self.state.turn = Some(TurnState {
+            id: turn_id,
+            unsent: Some(prompt_text(&parts)),
+            ..TurnState::default()
+        });
+        match &self.state.process {
+            None => self.launch(&mut out),
+            Some(process) if process.phase == Phase::Ready => self.send_prompt(&mut out),
+            Some(_) => {} // Sent once the native session is open.
+        }
+        out.finish()
+    }
+
+    fn reply_permission(
+        &mut self,
+        permission_id: String,
+        reply: PermissionReply,
+    ) -> Result<Vec<Action>, String> {
+        let pending = self
+            .state
+            .pending
+            .remove(&permission_id)
+            .ok_or_else(|| format!("unknown permission id: {permission_id}"))?;
+        let option = |kinds: &[&str]| {
+            kinds
+                .iter()
+                .find_map(|kind| pending.options.get(*kind).map(String::as_str))
+        };
+        let chosen = match reply {
+            PermissionReply::Once => option(&["allow_once"]),
+            PermissionReply::Always => option(&["allow_always", "allow_once"]),
+            PermissionReply::Reject => option(&["reject_once", "reject_always"]),
+        };
+        let mut out = Actions::new();
+        self.write(
+            &mut out,
+            &rpc::result(&pending.request_id, rpc::permission_outcome(chosen)),
+        );
+        out.emit(event::permission_resolved(pending.permission.resolved(reply)).synthetic());
+        if reply == PermissionReply::Reject {
+            self.fail_tool_call(&mut out, &pending.tool_call_id, "rejected by the user");
+        }
+        Ok(out.finish())
+    }
+
+    fn cancel_turn(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        let Some(turn) = self.state.turn.as_mut() else {
+            return out.finish();
+        };
+        turn.cancelling = true;
+        if turn.unsent.is_some() {
+            // Nothing reached the CLI yet: the turn ends here.
+            self.end_turn(&mut out, None, None);
+            return out.finish();
+        }
+        self.reject_pending(&mut out);
+        if let Some(session_id) = self.state.native_session_id.clone() {
+            self.write(
+                &mut out,
+                &rpc::notification("session/cancel", json!({ "sessionId": session_id })),
+            );
+        }
+        out.set_timer(CANCEL_TIMER, CANCEL_TIMEOUT_MS);
+        out.finish()
+    }
+
+    fn terminate(&mut self) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        if let Some(turn) = self.state.turn.as_mut() {
+            turn.cancelling = true;
+            self.reject_pending(&mut out);
+            self.end_turn(&mut out, None, None);
+        }
+        if let Some(process) = self.state.process.take() {
+            out.close_stdin(process.id);
+        }
+        out.emit(
+            event::session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
+                .synthetic(),
+        );
+        self.state.ended = true;
+        out.finish()
+    }
+
+    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended || !self.is_current(&process_id) {
+            return out.finish();
+        }
+        match rpc::parse(&line) {
+            Some(Message::Response { id, outcome }) => {
+                self.on_response(&mut out, id, outcome, &line)
+            }
+            Some(Message::Notification { method, params }) if method == "session/update" => {
+                let replaying = self
+                    .state
+                    .process
+                    .as_ref()
+                    .is_some_and(|p| p.phase == Phase::Replaying);
+                // The replay of a loaded session is history, already in the transcript.
+                if !replaying {
+                    updates::apply(&mut self.state, &mut out, &params["update"], &line);
+                }
+            }
+            Some(Message::Request { id, method, params })
+                if method == "session/request_permission" =>
+            {
+                self.on_permission_request(&mut out, id, &params, &line);
+            }
+            Some(Message::Request { id, method, .. }) => {
+                let message = format!("method not supported by sandbox-agent: {method}");
+                self.write(&mut out, &rpc::error(&id, -32601, &message));
+                out.emit(event::unparsed("unsupported ACP request", "stdout", line));
+            }
+            Some(Message::Notification { .. }) => {
+                out.emit(event::unparsed("unknown ACP notification", "stdout", line));
+            }
+            None => {
+                out.emit(event::unparsed(
+                    "not a JSON-RPC message",
+                    "stdout",
+                    text::raw_json(&line),
+                ));
+            }
+        }
+        out.finish()
+    }
+
+    /// The daemon keeps the stderr lines itself (for a `session.ended` error).
+    fn on_stderr(&mut self, _process_id: String, _line: String) -> Vec<Action> {
+        Vec::new()
+    }
+
+    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended || !self.is_current(&process_id) {
+            return out.finish();
+        }
+        let phase = self.state.process.take().map(|p| p.phase);
+        if self.state.turn.is_some() {
+            let message = format!("Gemini CLI exited during a turn with {}", status.describe());
+            self.fail(&mut out, message, "agent_exited", status.code);
+        } else if phase == Some(Phase::Starting) {
+            let message = format!(
+                "Gemini CLI exited before its session started, with {}",
+                status.describe()
+            );
+            self.fail(&mut out, message, "agent_exited", status.code);
+        }
+        // An idle exit: the next message relaunches and loads the native session.
+        out.finish()
+    }
+
+    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended || !self.is_current(&process_id) {
+            return out.finish();
+        }
+        self.state.process = None;
+        let program = launch::program(&self.config);
+        let message = format!("could not start {program}: {message}");
+        self.fail(&mut out, message, "spawn_failed", None);
+        out.finish()
+    }
+
+    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
+        let mut out = Actions::new();
+        if self.state.ended {
+            return out.finish();
+        }
+        match timer_id.as_str() {
+            REPLAY_TIMER => {
+                if let Some(process) = self.state.process.as_mut() {
+                    process.phase = Phase::Ready;
+                    self.send_prompt(&mut out);
+                }
+            }
+            CANCEL_TIMER if self.state.turn.as_ref().is_some_and(|t| t.cancelling) => {
+                // The CLI did not end the turn: kill it; the next message relaunches.
+                if let Some(process) = self.state.process.take() {
+                    out.kill(process.id);
+                }
+                self.end_turn(&mut out, None, None);
+            }
+            _ => {}
+        }
+        out.finish()
+    }
+}
+
+impl GeminiSession {
+    /// Starts a CLI process and its ACP handshake.
+    fn launch(&mut self, out: &mut Actions) {
+        let id = self.state.ids.next("gemini");
+        out.spawn(launch::spawn(&self.config, &id));
+        self.state.process = Some(Process {
+            id,
+            last_request: 0,
+            requests: BTreeMap::new(),
+            phase: Phase::Starting,
+        });
+        self.request(
+            out,
+            "initialize",
+            rpc::initialize_params(),
+            Call::Initialize,
+        );
+    }
+
+    /// Whether `process_id` is the live process (not a killed predecessor).
+    fn is_current(&self, process_id: &str) -> bool {
+        self.state
+            .process
+            .as_ref()
+            .is_some_and(|p| p.id == process_id)
+    }
+
+    /// Writes one line to the live process.
+    fn write(&self, out: &mut Actions, line: &str) {
+        if let Some(process) = &self.state.process {
+            out.write_line(&process.id, line);
+        }
+    }
+
+    /// Sends a request to the live process and remembers what it was.
+    fn request(&mut self, out: &mut Actions, method: &str, params: Value, call: Call) {
+        let Some(process) = self.state.process.as_mut() else {
+            return;
+        };
+        process.last_request += 1;
+        let id = process.last_request;
+        process.requests.insert(id, call);
+        out.write_line(&process.id, &rpc::request(id, method, params));
+    }
+
+    /// Sends the running turn's prompt, if it is still unsent and the session open.
+    fn send_prompt(&mut self, out: &mut Actions) {
+        let (Some(session_id), Some(turn)) = (
+            self.state.native_session_id.clone(),
+            self.state.turn.as_mut(),
+        ) else {
+            return;
+        };
+        let Some(text) = turn.unsent.take() else {
+            return;
+        };
+        let params = rpc::prompt_params(&session_id, &text);
+        self.request(out, "session/prompt", params, Call::Prompt);
+    }
+
+    /// The answer to one of the adapter's requests.
+    fn on_response(
+        &mut self,
+        out: &mut Actions,
+        id: u64,
+        outcome: Result<Value, RpcError>,
+        line: &str,
+    ) {
+        let call = self
+            .state
+            .process
+            .as_mut()
+            .and_then(|p| p.requests.remove(&id));
+        match (call, outcome) {
+            (Some(Call::Initialize), Ok(_)) => match self.state.native_session_id.clone() {
+                Some(native) => {
+                    let params = rpc::load_session_params(&native, &self.config.directory);
+                    self.request(out, "session/load", params, Call::LoadSession(native));
+                }
+                None => self.new_session(out),
+            },
+            (Some(Call::NewSession), Ok(result)) => {
+                let Some(native) = result["sessionId"].as_str() else {
+                    let message = "session/new answered without a sessionId".to_owned();
+                    self.fail(out, message, "agent_failed", None);
+                    return;
+                };
+                self.state.native_session_id = Some(native.to_owned());
+                out.set_native_session_id(native);
+                self.set_phase(Phase::Ready);
+                self.send_prompt(out);
+            }
+            (Some(Call::LoadSession(_)), Ok(_)) => {
+                self.set_phase(Phase::Replaying);
+                out.set_timer(REPLAY_TIMER, REPLAY_MS);
+            }
+            (Some(Call::LoadSession(native)), Err(error)) => {
+                let message = format!(
+                    "could not resume Gemini session {native} ({}); continuing in a new \
+                     session without the earlier conversation",
+                    error.describe().trim_end_matches('.')
+                );
+                out.emit(event::error(message, Some("resume_failed")).with_raw(line));
+                self.state.native_session_id = None;
+                self.new_session(out);
+            }
+            (Some(Call::Prompt), Ok(result)) => self.on_prompt_result(out, &result, line),
+            (Some(Call::Prompt), Err(error)) => {
+                let details = json!({"code": error.code, "message": error.message}).to_string();
+                if let Some(turn) = self.state.turn.as_mut() {
+                    turn.errored = true;
+                }
+                out.emit(
+                    event::error_with_details(error.describe(), Some("api_error"), Some(details))
+                        .with_raw(line),
+                );
+                self.end_turn(out, None, None);
+            }
+            (Some(Call::Initialize | Call::NewSession), Err(error)) => {
+                let message = format!("Gemini CLI could not open a session: {}", error.describe());
+                self.fail(out, message, "agent_failed", None);
+                if let Some(process) = self.state.process.take() {
+                    out.kill(process.id);
+                }
+            }
+            (None, _) => {
+                out.emit(event::unparsed("answer to no request", "stdout", line));
+            }
+        }
+    }
+
+    fn new_session(&mut self, out: &mut Actions) {
+        let params = rpc::new_session_params(&self.config.directory);
+        self.request(out, "session/new", params, Call::NewSession);
+    }
+
+    fn set_phase(&mut self, phase: Phase) {
+        if let Some(process) = self.state.process.as_mut() {
+            process.phase = phase;
+        }
+    }
+
+    /// `session/prompt` answered: the turn is over.
+    fn on_prompt_result(&mut self, out: &mut Actions, result: &Value, line: &str) {
+        let tokens = &result["_meta"]["quota"]["token_count"];
+        let usage = match (
+            tokens["input_tokens"].as_u64(),
+            tokens["output_tokens"].as_u64(),
+        ) {
+            (Some(input), Some(output)) => Some(Usage::tokens(input, output)),
+            _ => None,
+        };
+        let stop = result["stopReason"].as_str().unwrap_or("end_turn");
+        let metadata = match stop {
+            "end_turn" => None,
+            "cancelled" => Some(json!({"cancelled": true})),
+            other => Some(json!({ "stopReason": other })),
+        };
+        self.end_turn(out, usage, Some((metadata, line)));
+    }
+
+    /// Ends the running turn: open items completed (failed when cancelled), calls
+    /// without a result failed, `turn.ended` (native with the prompt's answer when
+    /// `native` has it, else synthetic).
+    fn end_turn(
+        &mut self,
+        out: &mut Actions,
+        usage: Option<Usage>,
+        native: Option<(Option<Value>, &str)>,
+    ) {
+        let Some(mut turn) = self.state.turn.take() else {
+            return;
+        };
+        let interrupted = turn.cancelling || turn.errored;
+        updates::close_open(&mut turn, out, interrupted);
+        let open_calls: Vec<String> = turn
+            .tools
+            .iter()
+            .filter(|(_, call)| !call.done)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for call_id in open_calls {
+            updates::fail_tool_call(&mut self.state.ids, &mut turn, out, &call_id, "interrupted");
+        }
+        let mut data = Turn::with_id(&turn.id);
+        if let Some(usage) = usage {
+            data = data.with_usage(usage);
+        }
+        let ended = match native {
+            Some((metadata, line)) => {
+                if let Some(metadata) = metadata {
+                    data = data.with_metadata(metadata.to_string());
+                }
+                event::turn_ended(data).with_raw(line)
+            }
+            None => {
+                if turn.cancelling {
+                    data = data.with_metadata(json!({"cancelled": true}).to_string());
+                }
+                event::turn_ended(data).synthetic()
+            }
+        };
+        if turn.cancelling {
+            out.cancel_timer(CANCEL_TIMER);
+        }
+        out.emit(ended);
+    }
+
+    /// `session/request_permission`: the tool call it is about, and the request.
+    fn on_permission_request(&mut self, out: &mut Actions, id: Value, params: &Value, line: &str) {
+        let tool_call = &params["toolCall"];
+        let Some(turn) = self.state.turn.as_mut().filter(|t| !t.cancelling) else {
+            // Nothing to ask the client about: refuse.
+            self.write(out, &rpc::result(&id, rpc::permission_outcome(None)));
+            out.emit(event::unparsed(
+                "permission request outside a turn",
+                "stdout",
+                line,
+            ));
+            return;
+        };
+        updates::close_open(turn, out, false);
+        updates::open_tool_call(&mut self.state.ids, turn, out, tool_call, line);
+        let mut options = BTreeMap::new();
+        for option in params["options"].as_array().into_iter().flatten() {
+            if let (Some(kind), Some(option_id)) =
+                (option["kind"].as_str(), option["optionId"].as_str())
+            {
+                options
+                    .entry(kind.to_owned())
+                    .or_insert_with(|| option_id.to_owned());
+            }
+        }
+        let action = format!(
+            "{}: {}",
+            tool_call["kind"].as_str().unwrap_or("tool"),
+            tool_call["title"].as_str().unwrap_or("")
+        );
+        let metadata = json!({"toolCall": tool_call, "options": params["options"]});
+        let permission = Permission::requested(
+            self.state.ids.next("perm"),
+            action,
+            Some(metadata.to_string()),
+        );
+        out.emit(event::permission_requested(permission.clone()).with_raw(line));
+        self.state.pending.insert(
+            permission.permission_id.clone(),
+            PendingPermission {
+                request_id: id,
+                permission,
+                options,
+                tool_call_id: tool_call["toolCallId"].as_str().unwrap_or("").to_owned(),
+            },
+        );
+    }
+
+    /// Answers every pending permission request as cancelled (a cancel or terminate)
+    /// and resolves it as rejected.
+    fn reject_pending(&mut self, out: &mut Actions) {
+        for (_, pending) in std::mem::take(&mut self.state.pending) {
+            self.write(
+                out,
+                &rpc::result(&pending.request_id, rpc::permission_outcome(None)),
+            );
+            out.emit(
+                event::permission_resolved(pending.permission.resolved(PermissionReply::Reject))
+                    .synthetic(),
+            );
+            self.fail_tool_call(out, &pending.tool_call_id, "cancelled");
+        }
+    }
+
+    fn fail_tool_call(&mut self, out: &mut Actions, call_id: &str, output: &str) {
+        if let Some(turn) = self.state.turn.as_mut() {
+            updates::fail_tool_call(&mut self.state.ids, turn, out, call_id, output);
+        }
+    }
+
+    /// A fatal failure: `error`, the turn ended, `session.ended` (error, by agent).
+    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
+        out.emit(event::error(message.clone(), Some(code)).synthetic());
+        if let Some(turn) = self.state.turn.as_mut() {
+            turn.errored = true;
+        }
+        self.state.pending.clear();
+        self.end_turn(out, None, None);
+        let mut ended =
+            event::session_ended(SessionEndReason::Error, TerminatedBy::Agent, Some(message));
+        if let Event::SessionEnded(data) = &mut ended.event {
+            data.exit_code = exit_code;
+        }
+        out.emit(ended.synthetic());
+        self.state.ended = true;
+    }
+}
+
+/// The prompt for the CLI: the message's text, then the paths of its attachments
+/// (ACP would take their contents, which the adapter cannot read).
+fn prompt_text(parts: &[MessagePart]) -> String {
+    let mut prompt = text::message_text(parts);
+    let paths = text::attachment_paths(parts);
+    if !paths.is_empty() {
+        prompt.push_str("\n\nAttached files:");
+        for path in paths {
+            prompt.push_str(&format!("\n- {path}"));
+        }
+    }
+    prompt
+}

@@ -1,0 +1,110 @@
+//! The session's serializable state: what [`crate::GeminiSession::snapshot`] keeps.
+
+use std::collections::BTreeMap;
+
+use sandbox_agent_adapter_kit::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Everything but the configuration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct State {
+    /// Item, turn, process and permission ids.
+    pub ids: IdCounter,
+    /// The CLI's session id (`session/new`), for `session/load` after a relaunch.
+    pub native_session_id: Option<String>,
+    /// The live CLI process, when one runs.
+    pub process: Option<Process>,
+    /// The running turn.
+    pub turn: Option<TurnState>,
+    /// Permission requests the client has not answered, by universal id.
+    pub pending: BTreeMap<String, PendingPermission>,
+    /// True once `session.ended` was emitted.
+    pub ended: bool,
+}
+
+/// The session's CLI process and where its ACP handshake is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Process {
+    /// Its process id (`gemini_<n>`: a fresh one per launch, so output of a killed
+    /// predecessor is never mistaken for the live one's).
+    pub id: String,
+    /// The last JSON-RPC request id used.
+    pub last_request: u64,
+    /// What each request waiting for an answer was, by request id.
+    pub requests: BTreeMap<u64, Call>,
+    /// Where the handshake is.
+    pub phase: Phase,
+}
+
+/// One of the adapter's requests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) enum Call {
+    Initialize,
+    NewSession,
+    /// `session/load` of this native session.
+    LoadSession(String),
+    Prompt,
+}
+
+/// Where a process's handshake is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) enum Phase {
+    /// `initialize`, then `session/new` or `session/load`, are under way.
+    Starting,
+    /// `session/load` answered; the CLI replays the conversation before the next
+    /// prompt goes out (its replay is not part of this transcript).
+    Replaying,
+    /// The native session is open.
+    Ready,
+}
+
+/// The running turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct TurnState {
+    /// `turn_<n>`.
+    pub id: String,
+    /// The prompt, until it is sent (while the process starts).
+    pub unsent: Option<String>,
+    /// `session/cancel` was sent (or the prompt was never sent).
+    pub cancelling: bool,
+    /// An `error` event was emitted for this turn.
+    pub errored: bool,
+    /// The message or reasoning streaming now.
+    pub open: Option<OpenItem>,
+    /// The tool calls of the turn, by the CLI's `toolCallId`.
+    pub tools: BTreeMap<String, ToolCall>,
+}
+
+/// A streaming assistant message or reasoning item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct OpenItem {
+    pub item_id: String,
+    /// True for reasoning (`agent_thought_chunk`), false for text.
+    pub reasoning: bool,
+    /// The text so far.
+    pub text: String,
+}
+
+/// A tool call of the running turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ToolCall {
+    /// Its `tool_call` item.
+    pub item_id: String,
+    /// Its result was reported.
+    pub done: bool,
+}
+
+/// A `session/request_permission` the client has not answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PendingPermission {
+    /// The CLI's request id to answer.
+    pub request_id: Value,
+    /// The universal request.
+    pub permission: Permission,
+    /// The CLI's options, by kind (`allow_once`, `allow_always`, `reject_once`...)
+    /// → `optionId`.
+    pub options: BTreeMap<String, String>,
+    /// The tool call it is about.
+    pub tool_call_id: String,
+}

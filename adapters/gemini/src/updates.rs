@@ -1,0 +1,250 @@
+//! `session/update` notifications → universal events, and the items of a turn.
+//!
+//! Text and thought chunks stream into one assistant message or reasoning item
+//! until something else arrives; `tool_call` opens a `tool_call` item and
+//! `tool_call_update` (completed or failed) adds its `tool_result`, with diffs as
+//! `file_ref` parts.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use serde_json::{json, Value};
+
+use crate::diff;
+use crate::state::{OpenItem, State, ToolCall, TurnState};
+
+/// The kinds of `session/update` the adapter knows and shows nothing for: the
+/// CLI's slash commands, its mode and the client's own message echoed back.
+const SILENT: [&str; 3] = [
+    "available_commands_update",
+    "current_mode_update",
+    "user_message_chunk",
+];
+
+/// Turns one `session/update` (`params.update`) of the running turn into events.
+/// `raw` is the native line. Updates outside a turn are shown as unparsed, except the
+/// silent kinds.
+pub(crate) fn apply(state: &mut State, out: &mut Actions, update: &Value, raw: &str) {
+    let kind = update["sessionUpdate"].as_str().unwrap_or("");
+    if SILENT.contains(&kind) {
+        return;
+    }
+    let State { ids, turn, .. } = state;
+    let Some(turn) = turn.as_mut() else {
+        out.emit(event::unparsed(
+            "session/update outside a turn",
+            "stdout",
+            raw,
+        ));
+        return;
+    };
+    match kind {
+        "agent_message_chunk" | "agent_thought_chunk" => {
+            let Some(text) = update["content"]["text"].as_str() else {
+                out.emit(event::unparsed("chunk without text", "stdout", raw));
+                return;
+            };
+            chunk(ids, turn, out, kind == "agent_thought_chunk", text, raw);
+        }
+        "tool_call" => {
+            close_open(turn, out, false);
+            open_tool_call(ids, turn, out, update, raw);
+        }
+        "tool_call_update" => {
+            close_open(turn, out, false);
+            tool_call_update(ids, turn, out, update, raw);
+        }
+        "plan" => {
+            close_open(turn, out, false);
+            let detail = update["entries"].to_string();
+            let item = item::status(ids.next("itm"), "plan", Some(detail));
+            out.emit(event::item_completed(item).with_raw(raw));
+        }
+        _ => {
+            out.emit(event::unparsed("unknown session/update", "stdout", raw));
+        }
+    }
+}
+
+/// A text or thought chunk: a delta of the open item, or of a new one.
+fn chunk(
+    ids: &mut IdCounter,
+    turn: &mut TurnState,
+    out: &mut Actions,
+    reasoning: bool,
+    text: &str,
+    raw: &str,
+) {
+    if turn.open.as_ref().is_some_and(|o| o.reasoning != reasoning) {
+        close_open(turn, out, false);
+    }
+    let text = if reasoning {
+        // The CLI formats a thought as `**subject**\n<text>`; without a subject
+        // only the empty bold marks remain.
+        text.strip_prefix("****\n").unwrap_or(text)
+    } else {
+        text
+    };
+    let open = turn.open.get_or_insert_with(|| {
+        let item_id = ids.next("itm");
+        let started = if reasoning {
+            item::reasoning(&item_id, "", ReasoningVisibility::Public)
+        } else {
+            item::assistant_text(&item_id, "")
+        };
+        out.emit(event::item_started(started.in_progress().without_content()).with_raw(raw));
+        OpenItem {
+            item_id,
+            reasoning,
+            text: String::new(),
+        }
+    });
+    open.text.push_str(text);
+    out.emit(event::item_delta(open.item_id.clone(), text).with_raw(raw));
+}
+
+/// Completes the streaming message or reasoning item, if any (`failed` when the
+/// turn was interrupted).
+pub(crate) fn close_open(turn: &mut TurnState, out: &mut Actions, failed: bool) {
+    let Some(open) = turn.open.take() else {
+        return;
+    };
+    let mut item = if open.reasoning {
+        item::reasoning(open.item_id, open.text, ReasoningVisibility::Public)
+    } else {
+        item::assistant_text(open.item_id, open.text)
+    };
+    if failed {
+        item = item.failed();
+    }
+    out.emit(event::item_completed(item).synthetic());
+}
+
+/// The tool's name: the CLI's call ids are `<tool>__<tool>_<time>_<n>`; else the
+/// ACP kind (`execute`, `edit`, `read`...).
+fn tool_name(tool_call: &Value) -> String {
+    let id = tool_call["toolCallId"].as_str().unwrap_or("");
+    match id.split_once("__") {
+        Some((name, _)) if !name.is_empty() => name.to_owned(),
+        _ => tool_call["kind"].as_str().unwrap_or("tool").to_owned(),
+    }
+}
+
+/// A `tool_call` item for an ACP tool call (from `tool_call`, or from the
+/// `toolCall` of a permission request): its arguments are the CLI's description
+/// (title, kind, locations), as ACP carries no raw input.
+pub(crate) fn open_tool_call(
+    ids: &mut IdCounter,
+    turn: &mut TurnState,
+    out: &mut Actions,
+    tool_call: &Value,
+    raw: &str,
+) {
+    let call_id = tool_call["toolCallId"].as_str().unwrap_or("").to_owned();
+    if turn.tools.contains_key(&call_id) {
+        return;
+    }
+    let arguments = json!({
+        "title": tool_call["title"],
+        "kind": tool_call["kind"],
+        "locations": tool_call["locations"],
+    });
+    let item_id = ids.next("itm");
+    let call = item::tool_call(
+        &item_id,
+        tool_name(tool_call),
+        arguments.to_string(),
+        &call_id,
+    )
+    .with_native_id(&call_id);
+    out.emit(event::item_started(call.clone().in_progress()).with_raw(raw))
+        .emit(event::item_completed(call).with_raw(raw));
+    turn.tools.insert(
+        call_id,
+        ToolCall {
+            item_id,
+            done: false,
+        },
+    );
+}
+
+/// A `tool_call_update`: the `tool_result` once the call completed or failed.
+fn tool_call_update(
+    ids: &mut IdCounter,
+    turn: &mut TurnState,
+    out: &mut Actions,
+    update: &Value,
+    raw: &str,
+) {
+    let status = update["status"].as_str().unwrap_or("");
+    if !matches!(status, "completed" | "failed") {
+        // Progress of a running call: nothing to show yet.
+        return;
+    }
+    open_tool_call(ids, turn, out, update, raw);
+    let call_id = update["toolCallId"].as_str().unwrap_or("");
+    let Some(call) = turn.tools.get_mut(call_id) else {
+        return;
+    };
+    call.done = true;
+    let mut texts = Vec::new();
+    let mut files = Vec::new();
+    for content in update["content"].as_array().into_iter().flatten() {
+        match content["type"].as_str() {
+            Some("diff") => {
+                let path = content["path"].as_str().unwrap_or("");
+                let old = content["oldText"].as_str().unwrap_or("");
+                let new = content["newText"].as_str().unwrap_or("");
+                let action = if content["oldText"].is_null() || old.is_empty() {
+                    FileAction::Write
+                } else {
+                    FileAction::Patch
+                };
+                files.push(item::file_ref(
+                    path,
+                    action,
+                    Some(diff::unified(path, old, new)),
+                ));
+            }
+            _ => {
+                if let Some(text) = content["content"]["text"].as_str() {
+                    texts.push(text.to_owned());
+                }
+            }
+        }
+    }
+    if update["kind"] == "read" {
+        for location in update["locations"].as_array().into_iter().flatten() {
+            if let Some(path) = location["path"].as_str() {
+                files.push(item::file_ref(path, FileAction::Read, None));
+            }
+        }
+    }
+    let mut result = item::tool_result(ids.next("itm"), call_id, texts.join("\n"))
+        .with_parent(&call.item_id)
+        .with_native_id(call_id);
+    result.content.extend(files);
+    if status == "failed" {
+        result = result.failed();
+    }
+    out.emit(event::item_started(result.clone().in_progress()).with_raw(raw))
+        .emit(event::item_completed(result).with_raw(raw));
+}
+
+/// A synthetic failed `tool_result` for a call that will report none (its
+/// permission was rejected, or the turn was cancelled), with `output`.
+pub(crate) fn fail_tool_call(
+    ids: &mut IdCounter,
+    turn: &mut TurnState,
+    out: &mut Actions,
+    call_id: &str,
+    output: &str,
+) {
+    let Some(call) = turn.tools.get_mut(call_id).filter(|c| !c.done) else {
+        return;
+    };
+    call.done = true;
+    let result = item::tool_result(ids.next("itm"), call_id, output)
+        .with_parent(&call.item_id)
+        .with_native_id(call_id)
+        .failed();
+    out.emit(event::item_completed(result).synthetic());
+}
