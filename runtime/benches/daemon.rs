@@ -69,7 +69,10 @@ fn main() {
 
     eprintln!("[5/6] sustained events/s, SQLite store vs --ephemeral");
     table.section("Sustained event rate (8 mock sessions streaming at once)");
-    for (label, args) in [("SQLite store (default)", &[][..]), ("--ephemeral", &["--ephemeral"][..])] {
+    for (label, args) in [
+        ("SQLite store (default)", &[][..]),
+        ("--ephemeral", &["--ephemeral"][..]),
+    ] {
         let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
         runtime.block_on(event_throughput(&mut table, &daemon, label));
     }
@@ -507,7 +510,11 @@ async fn event_throughput(table: &mut Table, daemon: &Daemon, label: &str) {
     let note = if queued == 0 {
         "the queues ran dry: a lower bound".to_owned()
     } else {
-        format!("{} events in {:.1} s", after - before, begin.elapsed().as_secs_f64())
+        format!(
+            "{} events in {:.1} s",
+            after - before,
+            begin.elapsed().as_secs_f64()
+        )
     };
     table.row(label, format!("{rate:.0} events/s"), note);
 }

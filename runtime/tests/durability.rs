@@ -71,7 +71,11 @@ fn check_transcript(api: &Api, session: &str, seen: &BTreeMap<u64, Value>) -> Ve
     let events = page["events"].as_array().unwrap().clone();
     for (index, event) in events.iter().enumerate() {
         let sequence = index as u64 + 1;
-        assert_eq!(event["sequence"], json!(sequence), "{session}: gap or duplicate");
+        assert_eq!(
+            event["sequence"],
+            json!(sequence),
+            "{session}: gap or duplicate"
+        );
         assert_eq!(event["event_id"], json!(format!("evt_{sequence}")));
     }
     for (sequence, event) in seen {
@@ -132,14 +136,20 @@ fn survive(stop_daemon: fn(Daemon) -> tempfile::TempDir) {
         let log = log.lock().unwrap();
         let events = check_transcript(&api, id, &log);
         assert!(events.len() >= log.len());
-        assert_eq!(listed[id]["ended"], json!(false), "{id} is still a live session");
+        assert_eq!(
+            listed[id]["ended"],
+            json!(false),
+            "{id} is still a live session"
+        );
         assert_eq!(listed[id]["eventCount"], json!(events.len()));
     }
     // Every session takes messages again, numbered on from where it was.
     for id in &ids {
         let before = api.last_sequence(id);
         let turn = api.turn(id, "echo after the restart");
-        assert!(turn.iter().all(|e| e["sequence"].as_u64().unwrap() > before));
+        assert!(turn
+            .iter()
+            .all(|e| e["sequence"].as_u64().unwrap() > before));
         assert!(types(&turn).contains(&"turn.ended".to_owned()), "{turn:?}");
     }
     // The permission asked before the restart is still answerable.
@@ -160,7 +170,9 @@ fn survive(stop_daemon: fn(Daemon) -> tempfile::TempDir) {
     );
     let rest = api.wait_for_type("asking", offset, "turn.ended");
     assert_eq!(
-        rest.iter().find(|e| e["type"] == "permission.resolved").unwrap()["data"]["status"],
+        rest.iter()
+            .find(|e| e["type"] == "permission.resolved")
+            .unwrap()["data"]["status"],
         json!("accept")
     );
 }
@@ -191,7 +203,11 @@ fn ended_sessions_stay_readable_and_deleted_ones_stay_gone() {
         .send()
         .unwrap();
     expect_no_content(response, "delete");
-    expect_problem(api.get("/v1/sessions/deleted/events"), 404, "session_not_found");
+    expect_problem(
+        api.get("/v1/sessions/deleted/events"),
+        404,
+        "session_not_found",
+    );
 
     let mut daemon = daemon;
     let daemon = Daemon::start_with(Options {
@@ -203,8 +219,16 @@ fn ended_sessions_stay_readable_and_deleted_ones_stay_gone() {
     let info = api.session_info("kept");
     assert_eq!(info["ended"], json!(true));
     assert_eq!(info["status"], json!("ended"));
-    expect_problem(api.post_json("/v1/sessions/kept/messages", json!({"message": "hi"})), 409, "session_ended");
-    expect_problem(api.get("/v1/sessions/deleted/events"), 404, "session_not_found");
+    expect_problem(
+        api.post_json("/v1/sessions/kept/messages", json!({"message": "hi"})),
+        409,
+        "session_ended",
+    );
+    expect_problem(
+        api.get("/v1/sessions/deleted/events"),
+        404,
+        "session_not_found",
+    );
     let response = api
         .client()
         .delete(daemon.url("/v1/sessions/never"))
@@ -258,7 +282,10 @@ fn retention_removes_ended_sessions_beyond_the_count_and_keeps_live_ones() {
         if ids == ["b-new", "c-live"] {
             break;
         }
-        assert!(Instant::now() < deadline, "retention did not prune: {ids:?}");
+        assert!(
+            Instant::now() < deadline,
+            "retention did not prune: {ids:?}"
+        );
         thread::sleep(Duration::from_millis(100));
     }
     // Pruned from the database too.
@@ -280,10 +307,20 @@ fn retention_by_age_removes_sessions_that_ended_long_enough_ago() {
     let api = Api::new(&daemon);
     api.create("short", "mock");
     expect_no_content(api.post_empty("/v1/sessions/short/terminate"), "terminate");
-    assert_eq!(ok_json(api.get("/v1/sessions/short/events"))["events"].as_array().unwrap().len() > 0, true);
+    assert_eq!(
+        ok_json(api.get("/v1/sessions/short/events"))["events"]
+            .as_array()
+            .unwrap()
+            .len()
+            > 0,
+        true
+    );
     let deadline = Instant::now() + Duration::from_secs(15);
     while api.get("/v1/sessions/short/events").status() != 404 {
-        assert!(Instant::now() < deadline, "the ended session was not pruned");
+        assert!(
+            Instant::now() < deadline,
+            "the ended session was not pruned"
+        );
         thread::sleep(Duration::from_millis(200));
     }
 }
@@ -329,6 +366,53 @@ fn a_database_from_the_first_release_opens() {
     let events = api.events("from-v1");
     assert_eq!(
         types(&events),
-        ["session.started", "turn.started", "item.completed", "turn.ended", "session.ended"]
+        [
+            "session.started",
+            "turn.started",
+            "item.completed",
+            "turn.ended",
+            "session.ended"
+        ]
     );
+}
+
+/// A stored snapshot the adapter refuses (as after an incompatible upgrade of the
+/// component) does not lose the session: a fresh adapter carries on.
+#[test]
+fn a_snapshot_the_adapter_refuses_starts_it_afresh() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    api.create("upgraded", "mock");
+    api.turn("upgraded", "echo before");
+    let before = api.events("upgraded");
+    let data_dir = daemon.stop_keeping_data();
+    let database = rusqlite::Connection::open(data_dir.path().join("sessions.db")).unwrap();
+    let changed = database
+        .execute(
+            "UPDATE sessions SET snapshot = x'00ff' WHERE id = 'upgraded'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    drop(database);
+
+    let daemon = Daemon::start_with(Options {
+        data_dir: Some(data_dir),
+        ..Options::default()
+    });
+    let api = Api::new(&daemon);
+    let turn = api.turn("upgraded", "echo after");
+    assert!(
+        common::api::assistant_texts(&turn)
+            .iter()
+            .any(|t| t.contains("after")),
+        "{turn:?}"
+    );
+    let after = api.events("upgraded");
+    assert_eq!(after[..before.len()], before[..]);
+    let started = types(&after)
+        .iter()
+        .filter(|t| *t == "session.started")
+        .count();
+    assert_eq!(started, 2, "the fresh adapter started again");
 }

@@ -18,11 +18,11 @@ use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 use super::processes::{self, ProcessEntry, SpawnContext, Stream, Subscriber};
-use crate::store::{Checkpoint, Commit, ProcessMark, Store};
 use super::shared::SharedProcesses;
 use super::stderr::StderrCapture;
 use super::{loopback, SessionShared};
 use crate::error::ApiError;
+use crate::store::{Checkpoint, Commit, ProcessMark, Store};
 
 /// What reaches a session task from its own I/O.
 pub enum Incoming {
@@ -232,11 +232,17 @@ impl Actor {
             }
         }
         for id in &self.pending_questions {
-            if let Some(UniversalEventData::Question(mut question)) =
-                log.find_last(|e| matches!(&e.data, UniversalEventData::Question(q) if &q.question_id == id)).map(|e| e.data)
+            if let Some(UniversalEventData::Question(mut question)) = log
+                .find_last(
+                    |e| matches!(&e.data, UniversalEventData::Question(q) if &q.question_id == id),
+                )
+                .map(|e| e.data)
             {
                 question.status = QuestionStatus::Rejected;
-                closing.push((UniversalEventType::QuestionResolved, UniversalEventData::Question(question)));
+                closing.push((
+                    UniversalEventType::QuestionResolved,
+                    UniversalEventData::Question(question),
+                ));
             }
         }
         if self.turn_running {
@@ -617,7 +623,11 @@ impl Actor {
         self.publish_state();
     }
 
-    fn store_commit(&mut self, events: Vec<sandbox_agent_universal::UniversalEvent>, checkpoint: Checkpoint) {
+    fn store_commit(
+        &mut self,
+        events: Vec<sandbox_agent_universal::UniversalEvent>,
+        checkpoint: Checkpoint,
+    ) {
         let store = self.store.clone();
         let adapter = &mut self.adapter;
         let ended = self.ended;
@@ -699,9 +709,11 @@ impl Actor {
     /// Kills an own process; detaches from a shared one (killed when unused).
     fn release(&self, process: Attached) {
         match process.share_key {
-            Some(key) => self
-                .shared_processes
-                .detach(&self.shared.record.agent, &key, &self.shared.record.id),
+            Some(key) => self.shared_processes.detach(
+                &self.shared.record.agent,
+                &key,
+                &self.shared.record.id,
+            ),
             None => process.entry.kill(),
         }
     }

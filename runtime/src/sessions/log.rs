@@ -109,7 +109,13 @@ impl EventLog {
 
     /// The newest readable event that matches.
     pub fn find_last(&self, matches: impl Fn(&UniversalEvent) -> bool) -> Option<UniversalEvent> {
-        self.events.lock().unwrap().iter().rev().find(|e| matches(e)).cloned()
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|e| matches(e))
+            .cloned()
     }
 
     /// Sequence of the newest event, staged or readable (0 when empty).
@@ -166,7 +172,10 @@ mod tests {
         for i in 0..5 {
             log.stage(error_event(&i.to_string(), i % 2 == 0), None);
         }
-        assert!(log.read(0, None, false).events.is_empty(), "staged is not readable");
+        assert!(
+            log.read(0, None, false).events.is_empty(),
+            "staged is not readable"
+        );
         assert_eq!(log.staged().len(), 5);
         log.publish();
         assert!(log.staged().is_empty());

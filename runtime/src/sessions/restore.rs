@@ -74,14 +74,27 @@ impl SessionManager {
             &stored.record,
             checkpoint.native_session_id.clone(),
         )?;
-        let adapter_session = match (&stored.snapshot, fresh_adapter) {
-            (Some(snapshot), false) => adapter.restore_session(config, snapshot),
-            _ => adapter.new_session(config),
-        }
-        .map_err(|error| ApiError::AdapterFailed {
-            agent: stored.record.agent.clone(),
-            detail: error.to_string(),
-        })?;
+        // A snapshot the adapter no longer accepts (an upgraded component, say)
+        // falls back to a fresh adapter on the native id too.
+        let restored = match &stored.snapshot {
+            Some(snapshot) if !fresh_adapter => adapter
+                .restore_session(config.clone(), snapshot)
+                .inspect_err(|error| {
+                    tracing::warn!(session = %stored.record.id, %error, "snapshot not restorable; starting afresh on the native session id")
+                })
+                .ok(),
+            _ => None,
+        };
+        let fresh_adapter = restored.is_none();
+        let adapter_session = match restored {
+            Some(session) => session,
+            None => adapter
+                .new_session(config)
+                .map_err(|error| ApiError::AdapterFailed {
+                    agent: stored.record.agent.clone(),
+                    detail: error.to_string(),
+                })?,
+        };
         let mut actor = self
             .actor(
                 shared.clone(),
@@ -97,8 +110,7 @@ impl SessionManager {
         let resumption = Resumption {
             lost_processes: checkpoint.processes.into_iter().map(|p| p.id).collect(),
             timers: checkpoint.timers,
-            // Without a snapshot there is no adapter state to continue either.
-            fresh_adapter: fresh_adapter || stored.snapshot.is_none(),
+            fresh_adapter,
         };
         tokio::spawn(async move {
             actor.resume(resumption);

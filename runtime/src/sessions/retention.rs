@@ -36,7 +36,9 @@ impl FromStr for Retention {
             "d" => 86_400,
             _ => return Err(bad()),
         };
-        Ok(Self::MaxAge(Duration::from_secs(number.saturating_mul(seconds))))
+        Ok(Self::MaxAge(Duration::from_secs(
+            number.saturating_mul(seconds),
+        )))
     }
 }
 
@@ -102,9 +104,18 @@ mod tests {
 
     #[test]
     fn ages_and_counts_parse() {
-        assert_eq!("7d".parse(), Ok(Retention::MaxAge(Duration::from_secs(7 * 86_400))));
-        assert_eq!("90s".parse(), Ok(Retention::MaxAge(Duration::from_secs(90))));
-        assert_eq!("12h".parse(), Ok(Retention::MaxAge(Duration::from_secs(12 * 3600))));
+        assert_eq!(
+            "7d".parse(),
+            Ok(Retention::MaxAge(Duration::from_secs(7 * 86_400)))
+        );
+        assert_eq!(
+            "90s".parse(),
+            Ok(Retention::MaxAge(Duration::from_secs(90)))
+        );
+        assert_eq!(
+            "12h".parse(),
+            Ok(Retention::MaxAge(Duration::from_secs(12 * 3600)))
+        );
         assert_eq!("100".parse(), Ok(Retention::MaxCount(100)));
         for bad in ["", "d", "7w", "-3d", "1.5h", "many"] {
             let error = bad.parse::<Retention>().unwrap_err();

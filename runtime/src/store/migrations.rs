@@ -39,7 +39,10 @@ pub enum MigrationError {
     /// Another program's SQLite file.
     Foreign(i32),
     /// Written by a newer daemon.
-    TooNew { found: i64, supported: i64 },
+    TooNew {
+        found: i64,
+        supported: i64,
+    },
     Sql(rusqlite::Error),
 }
 
@@ -94,7 +97,12 @@ pub fn migrate(connection: &mut Connection, upto: usize) -> Result<i64, Migratio
             supported,
         });
     }
-    for (index, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(version as usize) {
+    for (index, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .take(upto)
+        .skip(version as usize)
+    {
         let transaction = connection.transaction()?;
         transaction.execute_batch(sql)?;
         transaction.pragma_update(None, "user_version", index as i64 + 1)?;

@@ -58,7 +58,8 @@ impl SqliteStore {
         connection
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| unusable(e.to_string()))?;
-        let from = migrate(&mut connection, MIGRATIONS.len()).map_err(|e| unusable(e.to_string()))?;
+        let from =
+            migrate(&mut connection, MIGRATIONS.len()).map_err(|e| unusable(e.to_string()))?;
         if from != 0 && from < MIGRATIONS.len() as i64 {
             tracing::info!(path = %path.display(), from, to = MIGRATIONS.len(), "upgraded the session database");
         }
@@ -96,8 +97,8 @@ impl Store for SqliteStore {
     fn load(&self) -> Result<Vec<StoredSession>, StoreError> {
         let connection = connect(&self.path)?;
         let mut sessions = Vec::new();
-        let mut rows = connection
-            .prepare("SELECT record, checkpoint, snapshot FROM sessions ORDER BY id")?;
+        let mut rows =
+            connection.prepare("SELECT record, checkpoint, snapshot FROM sessions ORDER BY id")?;
         let mut events = connection
             .prepare("SELECT event FROM events WHERE session_id = ?1 ORDER BY sequence")?;
         let loaded = rows.query_map([], |row| {
@@ -202,9 +203,16 @@ fn write_batch(connection: &mut Connection, batch: &[Job]) -> Result<(), StoreEr
     Ok(())
 }
 
-fn write_commit(transaction: &rusqlite::Transaction<'_>, commit: &Commit) -> Result<(), StoreError> {
+fn write_commit(
+    transaction: &rusqlite::Transaction<'_>,
+    commit: &Commit,
+) -> Result<(), StoreError> {
     let exists = transaction
-        .query_row("SELECT 1 FROM sessions WHERE id = ?1", [&commit.session_id], |_| Ok(()))
+        .query_row(
+            "SELECT 1 FROM sessions WHERE id = ?1",
+            [&commit.session_id],
+            |_| Ok(()),
+        )
         .optional()?;
     if exists.is_none() {
         // Deleted while its task was still finishing: nothing to keep.

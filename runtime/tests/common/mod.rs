@@ -131,7 +131,10 @@ impl Daemon {
     pub fn stop_keeping_data(mut self) -> tempfile::TempDir {
         let data_dir = std::mem::replace(&mut self.data_dir, tempfile::tempdir().unwrap());
         let status = self.stop();
-        assert!(status.success(), "sandbox-agent exited with {status} on SIGTERM");
+        assert!(
+            status.success(),
+            "sandbox-agent exited with {status} on SIGTERM"
+        );
         data_dir
     }
 

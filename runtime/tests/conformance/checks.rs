@@ -13,7 +13,9 @@ pub fn installed_with_its_version(h: &Harness) {
     let pinned = h.agent.pinned_version();
     eprintln!(
         "{} {} (npm {})",
-        h.agent.id, info["version"], (h.agent.package)()
+        h.agent.id,
+        info["version"],
+        (h.agent.package)()
     );
     assert_eq!(info["installed"], json!(true), "{info:#}");
     assert_eq!(info["version"], json!(pinned), "{info:#}");
@@ -359,7 +361,11 @@ pub fn resume_after_daemon_restart(h: &mut Harness) {
     let_the_agent_save(h);
     h.restart_daemon();
     let after = h.api().events(&session);
-    assert_eq!(after[..before.len()], before[..], "the transcript survived as it was");
+    assert_eq!(
+        after[..before.len()],
+        before[..],
+        "the transcript survived as it was"
+    );
     let info = h.api().session_info(&session);
     assert_eq!(info["ended"], json!(false), "{info}");
     assert_eq!(info["nativeSessionId"], native, "{info}");

@@ -1,0 +1,83 @@
+//! Helpers for adapter tests (cargo feature `testing`; enable it on the kit as a
+//! dev-dependency: `sandbox-agent-adapter-kit = { workspace = true, features =
+//! ["testing"] }`). Native only: these helpers read files and run processes.
+//!
+//! - [`replay`]: replays a recorded transcript (`transcripts/NAME.jsonl`, the input
+//!   format of `sandbox-agent adapters test`) through a [`crate::SessionMachine`],
+//!   snapshotting and restoring the session after every input, and renders what it
+//!   returned.
+//! - [`shape`]: the checks every replayed transcript must pass (nothing unparsed,
+//!   every native line kept as a `raw`, items and turns opened and closed in order).
+//! - [`record`]: a small native host that records such transcripts from the real
+//!   agent, for ignored `tests/record.rs` tests.
+//! - [`config`], [`without_raw`], [`render_without_raw`] and [`check`] for tests that
+//!   feed single lines.
+
+pub mod record;
+pub mod replay;
+pub mod shape;
+
+use crate::transcript::render;
+use crate::types::{Action, EmittedEvent, SessionConfig};
+
+/// The session configuration a transcript gets when its `create` line leaves
+/// everything out: session `s1`, mode `build`, permission mode `default`, directory
+/// `/workspace`, nothing else.
+pub fn config() -> SessionConfig {
+    replay::config_of(&serde_json::Value::Null)
+}
+
+/// `actions` with the raw payloads of their events left out (they repeat the native
+/// line the test fed).
+pub fn without_raw(actions: impl IntoIterator<Item = Action>) -> Vec<Action> {
+    actions
+        .into_iter()
+        .map(|action| match action {
+            Action::Emit(event) => Action::Emit(EmittedEvent { raw: None, ..event }),
+            other => other,
+        })
+        .collect()
+}
+
+/// `actions` rendered one line each ([`crate::transcript::render`]), raw payloads
+/// left out.
+pub fn render_without_raw(actions: impl IntoIterator<Item = Action>) -> Vec<String> {
+    render(&without_raw(actions))
+}
+
+/// Compares rendered lines, printing both lists in full when they differ.
+#[track_caller]
+pub fn check(actual: Vec<String>, expected: &[&str]) {
+    if actual != expected {
+        panic!(
+            "transcript differs\n--- actual:\n{}\n--- expected:\n{}\n",
+            actual.join("\n"),
+            expected.join("\n")
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event;
+
+    #[test]
+    fn raw_payloads_are_left_out() {
+        let actions = vec![Action::Emit(event::error("boom", None).with_raw("{}"))];
+        let stripped = without_raw(actions.clone());
+        assert!(matches!(&stripped[0], Action::Emit(e) if e.raw.is_none()));
+        check(render_without_raw(actions), &["error \"boom\""]);
+    }
+
+    #[test]
+    fn the_default_config_is_the_transcripts() {
+        let config = config();
+        assert_eq!(
+            (config.session_id.as_str(), config.agent_mode.as_str()),
+            ("s1", "build")
+        );
+        assert_eq!(config.permission_mode, "default");
+        assert_eq!(config.directory, "/workspace");
+    }
+}
