@@ -1,7 +1,7 @@
 //! What the daemon knows about each agent: its adapter, whether and where its
 //! binary is installed, which version it is, and whether its credentials are set.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -9,9 +9,14 @@ use std::time::{Duration, SystemTime};
 use sandbox_agent_api::{
     AgentCapabilities, AgentInfo, AgentModeInfo, AgentModelInfo, ServerStatusInfo,
 };
-use sandbox_agent_host::{AdapterRegistry, Arch, Capabilities, Libc, LoadedAdapter, Os, Platform};
+use futures::FutureExt;
+use sandbox_agent_host::{AdapterRegistry, Capabilities, LoadedAdapter};
 
+use crate::credentials::{self, Lookup, Scan};
 use crate::error::ApiError;
+use crate::install::{
+    Done, Follow, InstallOutcome, InstallRequest, InstallSettings, Installed, Installer,
+};
 
 /// How long a `--version` probe of an agent binary may take.
 const VERSION_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -19,24 +24,27 @@ const VERSION_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 /// The agents of this daemon.
 pub struct AgentCatalog {
     registry: AdapterRegistry,
-    install_dir: PathBuf,
+    installer: Installer,
     /// Probed versions by binary path, valid while the binary's mtime is unchanged.
     versions: Mutex<BTreeMap<PathBuf, (SystemTime, Option<String>)>>,
+    /// Credential file warnings already logged (each is logged once).
+    warned: Mutex<BTreeSet<String>>,
 }
 
 impl AgentCatalog {
-    /// A catalog over the loaded adapters.
-    pub fn new(registry: AdapterRegistry, install_dir: PathBuf) -> Self {
+    /// A catalog over the loaded adapters, installing agents as `install` says.
+    pub fn new(registry: AdapterRegistry, install: InstallSettings) -> Self {
         Self {
             registry,
-            install_dir,
+            installer: Installer::new(install),
             versions: Mutex::new(BTreeMap::new()),
+            warned: Mutex::new(BTreeSet::new()),
         }
     }
 
     /// Where agent binaries are installed.
     pub fn install_dir(&self) -> &Path {
-        &self.install_dir
+        &self.installer.settings().dir
     }
 
     /// The adapter for an agent id.
@@ -59,11 +67,11 @@ impl AgentCatalog {
             return None;
         }
         let name = adapter
-            .install_plan(current_platform(), None)
+            .install_plan(self.installer.settings().platform, None)
             .ok()
             .flatten()
             .map_or_else(|| adapter.id().to_owned(), |plan| plan.binary_name);
-        crate::sessions::processes::locate_program(&name, &self.install_dir)
+        crate::sessions::processes::locate_program(&name, self.install_dir())
     }
 
     /// The agent's binary for a new session; fails when a non-builtin agent is missing.
@@ -77,11 +85,125 @@ impl AgentCatalog {
                 agent: adapter.id().to_owned(),
                 detail: format!(
                     "no binary on PATH or in {}; install it with POST /v1/agents/{}/install",
-                    self.install_dir.display(),
+                    self.install_dir().display(),
                     adapter.id()
                 ),
             }),
         }
+    }
+
+    /// Starts installing an agent, or joins the install of it under way; the
+    /// returned [`Follow`] has its progress and its result.
+    pub async fn install(
+        self: &Arc<Self>,
+        agent: &str,
+        request: InstallRequest,
+    ) -> Result<Follow, ApiError> {
+        let adapter = self.adapter(agent)?;
+        if let Some(version) = &request.version {
+            let valid = !version.is_empty()
+                && version.len() <= 64
+                && version
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'));
+            if !valid {
+                return Err(ApiError::InvalidRequest(format!(
+                    "invalid version {version:?}: use letters, digits, '.', '-', '_' and '+'"
+                )));
+            }
+        }
+        let catalog = self.clone();
+        let job_request = request.clone();
+        let job = move |progress: Arc<crate::install::Progress>| {
+            async move { catalog.run_install(&adapter, &job_request, &progress).await }.boxed()
+        };
+        Ok(self.installer.follow(agent, &request, job).await)
+    }
+
+    /// Installs the agent unless the wanted version is there; reports what it did.
+    async fn run_install(
+        &self,
+        adapter: &LoadedAdapter,
+        request: &InstallRequest,
+        progress: &crate::install::Progress,
+    ) -> crate::install::InstallResult {
+        let info = adapter.info();
+        let outcome = |path: Option<&Path>, version, already_installed, source| InstallOutcome {
+            agent: info.id.clone(),
+            version,
+            path: path.map(|path| path.display().to_string()),
+            already_installed,
+            source,
+        };
+        if info.builtin {
+            return Ok(outcome(None, Some(info.version.clone()), true, None));
+        }
+        let installed = match self.binary_path(adapter) {
+            Some(path) => Some(Installed {
+                version: self.version(adapter, &path).await,
+                path,
+            }),
+            None => None,
+        };
+        match self
+            .installer
+            .install(adapter, request, installed, progress)
+            .await?
+        {
+            Done::AlreadyInstalled(installed) => {
+                tracing::info!(agent = %info.id, path = %installed.path.display(), version = ?installed.version, "already installed");
+                Ok(outcome(Some(&installed.path), installed.version, true, None))
+            }
+            Done::Placed { path, version, source } => {
+                self.versions.lock().unwrap().remove(&path);
+                let version = self.version(adapter, &path).await.or(version);
+                tracing::info!(agent = %info.id, path = %path.display(), ?version, %source, "installed");
+                Ok(outcome(Some(&path), version, false, Some(source)))
+            }
+        }
+    }
+
+    /// Before a session starts: installs the agent when it is missing or is not the
+    /// `version` asked for, unless installing on create is off (`--no-install`).
+    pub async fn ensure_installed(
+        self: &Arc<Self>,
+        adapter: &LoadedAdapter,
+        version: Option<&str>,
+    ) -> Result<(), ApiError> {
+        if adapter.info().builtin {
+            return Ok(());
+        }
+        let missing = match (self.binary_path(adapter), version) {
+            (None, _) => "no binary on PATH or in the install dir".to_owned(),
+            (Some(path), Some(wanted)) => match self.version(adapter, &path).await {
+                Some(found) if found == wanted => return Ok(()),
+                found => format!(
+                    "version {wanted} is not installed ({} has {})",
+                    path.display(),
+                    found.as_deref().unwrap_or("an unknown version")
+                ),
+            },
+            (Some(_), None) => return Ok(()),
+        };
+        if !self.installer.settings().on_create {
+            return Err(ApiError::AgentNotInstalled {
+                agent: adapter.id().to_owned(),
+                detail: format!(
+                    "{missing}, and this daemon does not install agents on session create (--no-install); install it with POST /v1/agents/{}/install",
+                    adapter.id()
+                ),
+            });
+        }
+        let request = InstallRequest {
+            version: version.map(str::to_owned),
+            reinstall: false,
+        };
+        self.install(adapter.id(), request)
+            .await?
+            .result
+            .await
+            .map(drop)
+            .map_err(|error| install_failed(adapter.id(), &error))
     }
 
     /// The installed version, probed at most once per binary change.
@@ -116,19 +238,43 @@ impl AgentCatalog {
         version
     }
 
-    /// The credential variables of the daemon's environment the agent uses.
+    /// The agent's credentials, from the daemon's environment and the agent's config
+    /// files under the daemon's `HOME` (see docs/credentials.md). Each file problem is
+    /// logged once.
+    pub fn credentials(&self, adapter: &LoadedAdapter) -> Scan {
+        let info = adapter.info();
+        let scan = credentials::scan(&info.id, &info.credential_env, &Lookup::from_process());
+        let mut warned = self.warned.lock().unwrap();
+        for warning in &scan.warnings {
+            if warned.insert(warning.to_string()) {
+                tracing::warn!("credentials: {warning}");
+            }
+        }
+        scan
+    }
+
+    /// The credential variables the agent's processes get: those of its adapter's
+    /// `credential-env` set in the daemon's environment, then keys found only in
+    /// its config files.
     pub fn credentials_env(&self, adapter: &LoadedAdapter) -> Vec<(String, String)> {
-        adapter
-            .info()
-            .credential_env
-            .iter()
-            .filter_map(|name| {
-                std::env::var(name)
-                    .ok()
-                    .filter(|v| !v.is_empty())
-                    .map(|value| (name.clone(), value))
-            })
-            .collect()
+        self.credentials(adapter).session_env()
+    }
+
+    /// Other agents' credential variables, which the agent's processes must not
+    /// inherit from the daemon's environment.
+    pub fn foreign_credential_env(&self, agent: &str) -> Vec<String> {
+        let adapters = self.registry.list();
+        let own = self
+            .registry
+            .get(agent)
+            .map(|adapter| adapter.info().credential_env.clone())
+            .unwrap_or_default();
+        credentials::foreign_variables(
+            &own,
+            adapters
+                .iter()
+                .map(|adapter| adapter.info().credential_env.as_slice()),
+        )
     }
 
     /// The `GET /v1/agents` entry of an agent.
@@ -149,7 +295,7 @@ impl AgentCatalog {
             name: Some(info.name.clone()),
             installed: info.builtin || path.is_some(),
             credentials_available: info.credential_env.is_empty()
-                || !self.credentials_env(adapter).is_empty(),
+                || self.credentials(adapter).available(),
             version,
             path: path.map(|p| p.display().to_string()),
             capabilities: capabilities(&info.capabilities),
@@ -219,26 +365,10 @@ pub fn capabilities(c: &Capabilities) -> AgentCapabilities {
     }
 }
 
-/// The platform this daemon runs on, as install plans want it.
-pub fn current_platform() -> Platform {
-    let os = match std::env::consts::OS {
-        "macos" => Os::Macos,
-        "windows" => Os::Windows,
-        _ => Os::Linux,
-    };
-    let arch = match std::env::consts::ARCH {
-        "aarch64" => Arch::Aarch64,
-        _ => Arch::X8664,
-    };
-    let libc = (os == Os::Linux).then(|| if is_musl() { Libc::Musl } else { Libc::Gnu });
-    Platform { os, arch, libc }
-}
-
-/// A musl system has a musl dynamic loader in /lib.
-fn is_musl() -> bool {
-    std::fs::read_dir("/lib").is_ok_and(|entries| {
-        entries
-            .flatten()
-            .any(|entry| entry.file_name().to_string_lossy().starts_with("ld-musl-"))
-    })
+/// The `install_failed` problem for an install error.
+pub fn install_failed(agent: &str, error: &crate::install::InstallError) -> ApiError {
+    ApiError::InstallFailed {
+        agent: agent.to_owned(),
+        detail: error.to_string(),
+    }
 }

@@ -25,8 +25,8 @@ pub struct DaemonConfig {
     pub data_dir: PathBuf,
     /// Extra adapter components; override builtins by agent id.
     pub adapters_dir: Option<PathBuf>,
-    /// Where agent binaries are installed and looked up after PATH.
-    pub install_dir: PathBuf,
+    /// Where and how agent binaries are installed (looked up there before PATH).
+    pub install: crate::install::InstallSettings,
     /// Largest request body accepted, in bytes.
     pub body_limit: usize,
     /// Longest output line of an agent process handed to an adapter, in bytes.

@@ -73,3 +73,47 @@ fn is_version(word: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '.')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn platform(os: Os, arch: Arch, libc: Option<Libc>) -> Platform {
+        Platform { os, arch, libc }
+    }
+
+    /// Seed 003's table: no musl build.
+    #[test]
+    fn every_platform_maps_to_its_bucket_file() {
+        let cases = [
+            (platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)), "linux-x64", "amp"),
+            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)), "linux-arm64", "amp"),
+            (platform(Os::Macos, Arch::Aarch64, None), "darwin-arm64", "amp"),
+            (platform(Os::Macos, Arch::X8664, None), "darwin-x64", "amp"),
+            (platform(Os::Windows, Arch::X8664, None), "win32-x64", "amp.exe"),
+        ];
+        for (target, name, binary) in cases {
+            let recipe = recipe(&target).unwrap();
+            assert_eq!(recipe.binary_name, binary);
+            assert_eq!(
+                recipe.latest_version_url.as_deref(),
+                Some(format!("{BUCKET}/cli-version.txt").as_str())
+            );
+            assert_eq!(recipe.sources[0].url, format!("{BUCKET}/{{version}}/amp-{name}"));
+            assert!(matches!(recipe.sources[0].archive, ArchiveKind::None));
+            assert_eq!(recipe.npm_package, Some(format!("@ampcode/cli-{name}")));
+        }
+        for arch in [Arch::X8664, Arch::Aarch64] {
+            assert!(recipe(&platform(Os::Linux, arch, Some(Libc::Musl))).is_none());
+        }
+    }
+
+    #[test]
+    fn the_version_file_holds_the_version() {
+        assert_eq!(
+            parse_version("0.0.1790142911-g7618fb\n").as_deref(),
+            Some("0.0.1790142911-g7618fb")
+        );
+        assert_eq!(parse_version("<html>"), None);
+    }
+}

@@ -2,8 +2,9 @@
 //!
 //! `Edit` and `Write` results carry a `structuredPatch`: hunks of
 //! `{oldStart, oldLines, newStart, newLines, lines}` whose lines already start with
-//! ` `, `-` or `+`. A new file has no hunks, only its content. The diffs have hunks
-//! only (no `---`/`+++` header): the path is in the `file_ref` part.
+//! ` `, `-` or `+`. A new file has no hunks, only its content: its diff is the kit's
+//! (`sandbox_agent_adapter_kit::diff::created`). The diffs have hunks only (no
+//! `---`/`+++` header): the path is in the `file_ref` part.
 
 use serde_json::Value;
 
@@ -31,19 +32,4 @@ pub(crate) fn from_hunks(hunks: &Value) -> Option<String> {
         }
     }
     Some(diff)
-}
-
-/// The diff that creates a file holding `content`.
-pub(crate) fn created(content: &str) -> String {
-    let lines: Vec<&str> = content.lines().collect();
-    let mut diff = format!("@@ -0,0 +1,{} @@\n", lines.len());
-    for line in &lines {
-        diff.push('+');
-        diff.push_str(line);
-        diff.push('\n');
-    }
-    if !content.is_empty() && !content.ends_with('\n') {
-        diff.push_str("\\ No newline at end of file\n");
-    }
-    diff
 }

@@ -4,7 +4,9 @@
 //! (`<bucket>/<version>/<platform>/claude`, the latest version named by
 //! `<bucket>/latest`) and as npm packages `@anthropic-ai/claude-code-<platform>`
 //! holding the binary at the package root (the `@anthropic-ai/claude-code` wrapper
-//! lists them as optional dependencies).
+//! lists them as optional dependencies). Each release has a `manifest.json` with the
+//! SHA-256 of every platform's binary (`platforms.<platform>.checksum`), which the
+//! recipe names through a JSON-pointer fragment.
 
 use sandbox_agent_adapter_kit::prelude::*;
 
@@ -25,7 +27,9 @@ pub(crate) fn recipe(target: &Platform) -> Option<InstallRecipe> {
             url: format!("{BUCKET}/{{version}}/{platform}/{binary}"),
             archive: ArchiveKind::None,
             binary_path: binary.to_owned(),
-            sha256_url: None,
+            sha256_url: Some(format!(
+                "{BUCKET}/{{version}}/manifest.json#/platforms/{platform}/checksum"
+            )),
         }],
         npm_package: Some(format!("@anthropic-ai/claude-code-{platform}")),
         npm_binary_path: Some(binary.to_owned()),
@@ -57,4 +61,48 @@ pub(crate) fn parse_version(text: &str) -> Option<String> {
                 && parts.all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
         })
         .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn platform(os: Os, arch: Arch, libc: Option<Libc>) -> Platform {
+        Platform { os, arch, libc }
+    }
+
+    /// The platform names of the release bucket (seed 003's table, plus Windows).
+    #[test]
+    fn every_platform_maps_to_its_bucket_folder_and_checksum() {
+        let cases = [
+            (platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)), "linux-x64", "claude"),
+            (platform(Os::Linux, Arch::X8664, Some(Libc::Musl)), "linux-x64-musl", "claude"),
+            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)), "linux-arm64", "claude"),
+            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)), "linux-arm64-musl", "claude"),
+            (platform(Os::Macos, Arch::Aarch64, None), "darwin-arm64", "claude"),
+            (platform(Os::Macos, Arch::X8664, None), "darwin-x64", "claude"),
+            (platform(Os::Windows, Arch::X8664, None), "win32-x64", "claude.exe"),
+        ];
+        for (target, name, binary) in cases {
+            let recipe = recipe(&target).unwrap();
+            assert_eq!(recipe.binary_name, binary);
+            assert_eq!(recipe.latest_version_url.as_deref(), Some(format!("{BUCKET}/latest").as_str()));
+            let source = &recipe.sources[0];
+            assert_eq!(source.url, format!("{BUCKET}/{{version}}/{name}/{binary}"));
+            assert!(matches!(source.archive, ArchiveKind::None));
+            assert_eq!(
+                source.sha256_url.as_deref(),
+                Some(format!("{BUCKET}/{{version}}/manifest.json#/platforms/{name}/checksum").as_str())
+            );
+            assert_eq!(recipe.npm_package, Some(format!("@anthropic-ai/claude-code-{name}")));
+            assert_eq!(recipe.npm_binary_path.as_deref(), Some(binary));
+        }
+    }
+
+    #[test]
+    fn the_latest_file_holds_the_version() {
+        assert_eq!(parse_version("2.1.197\n").as_deref(), Some("2.1.197"));
+        assert_eq!(parse_version("2.1.197 (Claude Code)").as_deref(), Some("2.1.197"));
+        assert_eq!(parse_version("<Error>NoSuchKey</Error>"), None);
+    }
 }

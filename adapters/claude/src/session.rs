@@ -6,7 +6,6 @@
 //! a turn, the session ends with an error and the exit code.
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::snapshot;
 use serde_json::json;
 
 use crate::launch;
@@ -53,12 +52,7 @@ impl ClaudeSession {
     fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
         out.emit(event::error(message.clone(), Some(code)).synthetic());
         Output::synthetic(&mut self.state, out).end_turn(None);
-        let mut ended =
-            event::session_ended(SessionEndReason::Error, TerminatedBy::Agent, Some(message));
-        if let Event::SessionEnded(data) = &mut ended.event {
-            data.exit_code = exit_code;
-        }
-        out.emit(ended.synthetic());
+        out.emit(event::session_failed(message, exit_code).synthetic());
         self.state.ended = true;
     }
 }
@@ -72,16 +66,7 @@ impl SessionMachine for ClaudeSession {
         Self { config, state }
     }
 
-    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
-        Ok(Self {
-            config,
-            state: snapshot::decode(STATE_VERSION, state)?,
-        })
-    }
-
-    fn snapshot(&self) -> Vec<u8> {
-        snapshot::encode(STATE_VERSION, &self.state)
-    }
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
 
     /// `session.started` with the launch settings, then the CLI process.
     fn start(&mut self) -> Vec<Action> {

@@ -5,6 +5,7 @@
 //! (`tool_use_result`) adds `file_ref` parts: `Read` → read, `Write` → write (with the
 //! diff of the new or replaced content), `Edit`/`MultiEdit`/`NotebookEdit` → patch.
 
+use sandbox_agent_adapter_kit::diff as kit_diff;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::Value;
 
@@ -66,7 +67,7 @@ fn file_ref(call: &ToolCall, structured: &Value) -> Option<ContentPart> {
                 Some("create") => structured
                     .get("content")
                     .and_then(Value::as_str)
-                    .map(diff::created),
+                    .map(kit_diff::created),
                 _ => structured.get("structuredPatch").and_then(diff::from_hunks),
             };
             item::file_ref(path, FileAction::Write, diff)

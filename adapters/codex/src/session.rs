@@ -7,7 +7,6 @@
 //! turn are built in [`crate::turn`], server requests in [`crate::requests`].
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::snapshot;
 use sandbox_agent_adapter_kit::text::raw_json;
 use serde_json::{json, Value};
 
@@ -454,16 +453,7 @@ impl SessionMachine for CodexSession {
         }
     }
 
-    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
-        Ok(Self {
-            config,
-            state: snapshot::decode(STATE_VERSION, state)?,
-        })
-    }
-
-    fn snapshot(&self) -> Vec<u8> {
-        snapshot::encode(STATE_VERSION, &self.state)
-    }
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
 
     /// Emits `session.started`, then spawns (or attaches to) the app-server and opens
     /// the thread: a new one, or `resume-native-session-id`'s.

@@ -4,6 +4,7 @@
 //! cancel before Codex named the turn, spawn failure, restore).
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::testing;
 use sandbox_agent_adapter_kit::transcript::{render, render_events};
 use serde_json::{json, Value};
 
@@ -19,12 +20,7 @@ fn config(id: &str, permission_mode: &str, agent_mode: &str) -> SessionConfig {
         session_id: id.into(),
         agent_mode: agent_mode.into(),
         permission_mode: permission_mode.into(),
-        model: None,
-        variant: None,
-        directory: "/workspace".into(),
-        agent_binary: None,
-        env: Vec::new(),
-        resume_native_session_id: None,
+        ..testing::config()
     }
 }
 
@@ -44,7 +40,7 @@ impl Harness {
         let mut out = Vec::new();
         for line in lines {
             let actions = self.session.on_stdout("app-server".into(), line.clone());
-            out.extend(render(&strip_raw(actions)));
+            out.extend(testing::render_without_raw(actions));
         }
         out
     }
@@ -56,20 +52,6 @@ impl Harness {
                 .send_message(vec![MessagePart::Text(text.into())]),
         )
     }
-}
-
-/// The actions without the events' raw payloads (which repeat the input line).
-fn strip_raw(actions: Vec<Action>) -> Vec<Action> {
-    actions
-        .into_iter()
-        .map(|action| match action {
-            Action::Emit(mut event) => {
-                event.raw = None;
-                Action::Emit(event)
-            }
-            other => other,
-        })
-        .collect()
 }
 
 /// A capture's server lines, with the capture driver's numeric request ids renamed to
@@ -371,10 +353,10 @@ fn cancel_interrupts_and_codex_ends_the_turn() {
             "set-timer cancel 5000ms",
         ]
     );
-    let ended = render(&strip_raw(h.session.on_stdout(
+    let ended = testing::render_without_raw(h.session.on_stdout(
         "app-server".into(),
         r#"{"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u1","status":"interrupted","error":null}}}"#.into(),
-    )));
+    ));
     assert_eq!(
         ended,
         [

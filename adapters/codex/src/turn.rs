@@ -13,15 +13,6 @@ use crate::convert::{self, str_of, Kind};
 use crate::requests;
 use crate::state::{OpenItem, Shape, State, TurnState};
 
-/// `item.delta` with the native item id.
-fn delta(item_id: &str, native_id: &str, text: &str) -> EmittedEvent {
-    EmittedEvent::native(Event::ItemDelta(ItemDelta {
-        item_id: item_id.to_owned(),
-        native_item_id: Some(native_id.to_owned()),
-        delta: text.to_owned(),
-    }))
-}
-
 impl State {
     /// Emits `turn.started` and the user's message if not done yet: native (with
     /// `raw`) when Codex reported the turn, synthetic when the turn ends before that.
@@ -243,7 +234,7 @@ impl State {
             return;
         };
         open.text.push_str(text);
-        out.emit(delta(&open.item_id, native_id, text).with_raw(raw));
+        out.emit(event::native_item_delta(&open.item_id, native_id, text).with_raw(raw));
     }
 
     /// `thread/tokenUsage/updated`: adds the last request's tokens to the turn's usage

@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::snapshot;
 use serde_json::{json, Value};
 
 use crate::launch;
@@ -39,16 +38,7 @@ impl SessionMachine for GeminiSession {
         Self { config, state }
     }
 
-    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
-        Ok(Self {
-            config,
-            state: snapshot::decode(STATE_VERSION, state)?,
-        })
-    }
-
-    fn snapshot(&self) -> Vec<u8> {
-        snapshot::encode(STATE_VERSION, &self.state)
-    }
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
 
     fn start(&mut self) -> Vec<Action> {
         let mut out = Actions::new();
@@ -547,12 +537,7 @@ impl GeminiSession {
         }
         self.state.pending.clear();
         self.end_turn(out, None, None);
-        let mut ended =
-            event::session_ended(SessionEndReason::Error, TerminatedBy::Agent, Some(message));
-        if let Event::SessionEnded(data) = &mut ended.event {
-            data.exit_code = exit_code;
-        }
-        out.emit(ended.synthetic());
+        out.emit(event::session_failed(message, exit_code).synthetic());
         self.state.ended = true;
     }
 }

@@ -3,21 +3,16 @@
 //! test` (runtime/tests/adapter_transcripts.rs).
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::testing;
 use sandbox_agent_adapter_kit::transcript::render;
 
 use crate::{Gemini, GeminiSession};
 
+/// The transcripts' default config with `permission_mode`.
 fn config(permission_mode: &str) -> SessionConfig {
     SessionConfig {
-        session_id: "s1".into(),
-        agent_mode: "build".into(),
         permission_mode: permission_mode.into(),
-        model: None,
-        variant: None,
-        directory: "/workspace".into(),
-        agent_binary: None,
-        env: Vec::new(),
-        resume_native_session_id: None,
+        ..testing::config()
     }
 }
 

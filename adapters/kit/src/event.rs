@@ -173,6 +173,28 @@ pub fn item_delta(item_id: impl Into<String>, delta: impl Into<String>) -> Emitt
     }))
 }
 
+/// `item.delta` that also names the agent's own id of the item.
+///
+/// ```
+/// use sandbox_agent_adapter_kit::prelude::*;
+///
+/// let delta = event::native_item_delta("itm_2", "msg_abc", "Hel");
+/// let Event::ItemDelta(data) = &delta.event else { unreachable!() };
+/// assert_eq!(data.native_item_id.as_deref(), Some("msg_abc"));
+/// assert_eq!((data.item_id.as_str(), data.delta.as_str()), ("itm_2", "Hel"));
+/// ```
+pub fn native_item_delta(
+    item_id: impl Into<String>,
+    native_item_id: impl Into<String>,
+    delta: impl Into<String>,
+) -> EmittedEvent {
+    EmittedEvent::native(Event::ItemDelta(ItemDelta {
+        item_id: item_id.into(),
+        native_item_id: Some(native_item_id.into()),
+        delta: delta.into(),
+    }))
+}
+
 /// `item.completed` with the item's final content and status.
 pub fn item_completed(item: Item) -> EmittedEvent {
     EmittedEvent::native(Event::ItemCompleted(item))
@@ -315,6 +337,31 @@ impl Question {
 /// `question.requested`; the client answers with `reply-question` or `reject-question`.
 pub fn question_requested(question: Question) -> EmittedEvent {
     EmittedEvent::native(Event::QuestionRequested(question))
+}
+
+/// `session.ended` for a session that failed: reason `error`, ended by the agent,
+/// with `message` and the agent process's exit code when it exited. Adapters emit
+/// it (synthetic) after an [`error`] event and the end of the running turn.
+///
+/// ```
+/// use sandbox_agent_adapter_kit::prelude::*;
+///
+/// let ended = event::session_failed("claude exited with code 1", Some(1));
+/// let Event::SessionEnded(data) = &ended.event else { unreachable!() };
+/// assert_eq!((data.reason, data.terminated_by), (SessionEndReason::Error, TerminatedBy::Agent));
+/// assert_eq!(data.exit_code, Some(1));
+/// assert_eq!(data.message.as_deref(), Some("claude exited with code 1"));
+/// ```
+pub fn session_failed(message: impl Into<String>, exit_code: Option<i32>) -> EmittedEvent {
+    let mut ended = session_ended(
+        SessionEndReason::Error,
+        TerminatedBy::Agent,
+        Some(message.into()),
+    );
+    if let Event::SessionEnded(data) = &mut ended.event {
+        data.exit_code = exit_code;
+    }
+    ended
 }
 
 /// `question.resolved`.

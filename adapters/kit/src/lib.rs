@@ -19,8 +19,11 @@
 //! - [`Actions`], a builder for the list an input returns, and constructors for the
 //!   events and items every adapter emits ([`event`], [`item`]), so adapter code reads
 //!   like the transcript it produces.
-//! - [`IdCounter`] for item, call and request ids, [`snapshot`] for the state blob,
-//!   [`text`] for message text, [`transcript`] to render actions in tests, and
+//! - [`IdCounter`] for item, call and request ids, [`snapshot`] for the state blob
+//!   ([`snapshot_state!`] writes `restore`/`snapshot` for the usual session shape),
+//!   [`text`] for message text, [`diff`] for file changes, [`transcript`] to render
+//!   actions in tests, `testing` (cargo feature `testing`) to replay and record
+//!   transcripts natively, and
 //!   [`reply`], a ready-made session for agents that answer every message with one
 //!   assistant message.
 //!
@@ -84,6 +87,7 @@
 
 mod actions;
 pub mod bindings;
+pub mod diff;
 pub mod event;
 mod ids;
 mod info;
@@ -91,6 +95,8 @@ pub mod item;
 pub mod reply;
 mod session;
 pub mod snapshot;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod text;
 pub mod transcript;
 pub mod types;

@@ -50,3 +50,65 @@ pub fn decode<T: DeserializeOwned>(version: u32, bytes: &[u8]) -> Result<T, Stri
     let state = envelope.state.unwrap_or(serde_json::Value::Null);
     serde_json::from_value(state).map_err(|e| format!("snapshot state is not valid: {e}"))
 }
+
+/// Implements [`crate::SessionMachine::restore`] and [`crate::SessionMachine::snapshot`]
+/// for the usual session shape: a struct with a `config: SessionConfig` field and a
+/// `state` field holding everything else (`Serialize` + `Deserialize`). The state is
+/// stored with [`encode`] at format `version` and read back with [`decode`]; the
+/// configuration is the host's. Write it inside `impl SessionMachine for ...`:
+///
+/// ```
+/// use sandbox_agent_adapter_kit::prelude::*;
+///
+/// /// The format version of the snapshot.
+/// const STATE_VERSION: u32 = 1;
+///
+/// struct Counting {
+///     config: SessionConfig,
+///     state: u32,
+/// }
+///
+/// impl SessionMachine for Counting {
+///     fn new(config: SessionConfig) -> Self {
+///         Self { config, state: 0 }
+///     }
+///
+///     sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+///
+///     fn start(&mut self) -> Vec<Action> {
+///         Vec::new()
+///     }
+///
+///     fn send_message(&mut self, _parts: Vec<MessagePart>) -> Vec<Action> {
+///         self.state += 1;
+///         Vec::new()
+///     }
+/// }
+/// # let config = SessionConfig {
+/// #     session_id: "s1".into(), agent_mode: "build".into(), permission_mode: "default".into(),
+/// #     model: None, variant: None, directory: "/workspace".into(), agent_binary: None,
+/// #     env: Vec::new(), resume_native_session_id: None,
+/// # };
+/// let mut session = Counting::new(config.clone());
+/// session.send_message(Vec::new());
+/// let restored = Counting::restore(config, &session.snapshot()).unwrap();
+/// assert_eq!(restored.state, 1);
+/// ```
+#[macro_export]
+macro_rules! snapshot_state {
+    ($version:expr) => {
+        fn restore(
+            config: $crate::types::SessionConfig,
+            state: &[u8],
+        ) -> ::core::result::Result<Self, ::std::string::String> {
+            ::core::result::Result::Ok(Self {
+                config,
+                state: $crate::snapshot::decode($version, state)?,
+            })
+        }
+
+        fn snapshot(&self) -> ::std::vec::Vec<u8> {
+            $crate::snapshot::encode($version, &self.state)
+        }
+    };
+}

@@ -1,4 +1,5 @@
-//! Small text helpers: a message's text, words, streaming chunks, raw payloads.
+//! Small text helpers: a message's text, words, streaming chunks, raw payloads,
+//! version words.
 
 use crate::types::MessagePart;
 
@@ -87,4 +88,34 @@ pub fn raw_json(line: &str) -> String {
         Ok(_) => line.to_owned(),
         Err(_) => serde_json::Value::String(line.to_owned()).to_string(),
     }
+}
+
+/// The first whitespace-separated word of `output` that looks like a version, without
+/// a leading `v`: two or more dot-separated numbers, optionally followed by a
+/// pre-release suffix after `-` (`1.2.3-beta.1`). For [`crate::Adapter::parse_version`]
+/// on what `--version` printed, and for registry documents that hold a bare version.
+///
+/// ```
+/// use sandbox_agent_adapter_kit::text::version_word;
+///
+/// assert_eq!(version_word("2.1.197 (Claude Code)").as_deref(), Some("2.1.197"));
+/// assert_eq!(version_word("codex-cli 0.169.0\n").as_deref(), Some("0.169.0"));
+/// assert_eq!(version_word("amp v0.0.1-beta.2").as_deref(), Some("0.0.1-beta.2"));
+/// assert_eq!(version_word("version 3"), None);
+/// assert_eq!(version_word("1..2 x.1"), None);
+/// ```
+pub fn version_word(output: &str) -> Option<String> {
+    output
+        .split_whitespace()
+        .map(|word| word.strip_prefix('v').unwrap_or(word))
+        .find(|word| {
+            let (core, suffix) = word.split_once('-').unwrap_or((word, ""));
+            let mut numbers = core.split('.');
+            numbers.clone().count() >= 2
+                && numbers.all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                && suffix
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.')
+        })
+        .map(str::to_owned)
 }

@@ -8,7 +8,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::snapshot;
 use serde::{Deserialize, Serialize};
 
 use crate::commands::{self, Ctx, Flow};
@@ -240,16 +239,7 @@ impl SessionMachine for MockSession {
         }
     }
 
-    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
-        Ok(Self {
-            config,
-            state: snapshot::decode(STATE_VERSION, state)?,
-        })
-    }
-
-    fn snapshot(&self) -> Vec<u8> {
-        snapshot::encode(STATE_VERSION, &self.state)
-    }
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
 
     /// Records the native session id `mock-<session id>` and emits `session.started`
     /// with the session's configuration as metadata.

@@ -2,6 +2,7 @@
 //! timer tick) in, universal events and actions out, one rendered line each.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::testing::check;
 use sandbox_agent_adapter_kit::transcript::render;
 
 use crate::{Mock, MockSession};
@@ -121,18 +122,6 @@ impl Harness {
             self.session.snapshot(),
             bytes,
             "a restored session snapshots the same"
-        );
-    }
-}
-
-/// Compares a transcript line by line, printing both in full when they differ.
-#[track_caller]
-fn check(actual: Vec<String>, expected: &[&str]) {
-    if actual != expected {
-        panic!(
-            "transcript differs\n--- actual:\n{}\n--- expected:\n{}\n",
-            actual.join("\n"),
-            expected.join("\n")
         );
     }
 }

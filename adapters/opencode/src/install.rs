@@ -83,3 +83,49 @@ fn is_version(word: &str) -> bool {
     parts.clone().count() >= 2
         && parts.all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn platform(os: Os, arch: Arch, libc: Option<Libc>) -> Platform {
+        Platform { os, arch, libc }
+    }
+
+    /// Seed 003's table, plus arm64 musl and Windows: tar.gz on Linux, zip elsewhere.
+    #[test]
+    fn every_platform_maps_to_its_release_archive() {
+        let cases = [
+            (platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)), "linux-x64.tar.gz", "opencode"),
+            (platform(Os::Linux, Arch::X8664, Some(Libc::Musl)), "linux-x64-musl.tar.gz", "opencode"),
+            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)), "linux-arm64.tar.gz", "opencode"),
+            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)), "linux-arm64-musl.tar.gz", "opencode"),
+            (platform(Os::Macos, Arch::Aarch64, None), "darwin-arm64.zip", "opencode"),
+            (platform(Os::Macos, Arch::X8664, None), "darwin-x64.zip", "opencode"),
+            (platform(Os::Windows, Arch::X8664, None), "windows-x64.zip", "opencode.exe"),
+        ];
+        for (target, asset, binary) in cases {
+            let recipe = recipe(&target, Some("1.2.3"));
+            assert_eq!(recipe.binary_name, binary);
+            assert_eq!(recipe.latest_version_url.as_deref(), Some(LATEST_URL));
+            let source = &recipe.sources[0];
+            assert_eq!(
+                source.url,
+                format!("https://github.com/anomalyco/opencode/releases/download/v{{version}}/opencode-{asset}")
+            );
+            let zip = asset.ends_with(".zip");
+            assert!(matches!(source.archive, ArchiveKind::Zip) == zip);
+            assert!(matches!(source.archive, ArchiveKind::TarGz) != zip);
+            assert_eq!(source.binary_path, binary);
+            let npm = asset.trim_end_matches(".tar.gz").trim_end_matches(".zip");
+            assert_eq!(recipe.npm_package, Some(format!("opencode-{npm}@1.2.3")));
+            assert_eq!(recipe.npm_binary_path, Some(format!("bin/{binary}")));
+        }
+    }
+
+    #[test]
+    fn the_latest_release_document_names_the_version() {
+        assert_eq!(parse_latest_version(r#"{"tag_name":"v1.19.0"}"#).as_deref(), Some("1.19.0"));
+        assert_eq!(parse_latest_version(r#"{}"#), None);
+    }
+}

@@ -11,7 +11,6 @@
 //! the next message starts a server again and continues the same native session.
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::snapshot;
 use sandbox_agent_adapter_kit::text::raw_json;
 use serde_json::{json, Value};
 
@@ -170,12 +169,7 @@ impl OpenCodeSession {
     /// Ends the session with an error (`error` then `session.ended`), by the agent.
     fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
         out.emit(event::error(message.clone(), Some(code)).synthetic());
-        let mut ended =
-            event::session_ended(SessionEndReason::Error, TerminatedBy::Agent, Some(message));
-        if let Event::SessionEnded(data) = &mut ended.event {
-            data.exit_code = exit_code;
-        }
-        out.emit(ended.synthetic());
+        out.emit(event::session_failed(message, exit_code).synthetic());
         self.state.ended = true;
     }
 
@@ -351,16 +345,7 @@ impl SessionMachine for OpenCodeSession {
         Self { config, state }
     }
 
-    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
-        Ok(Self {
-            config,
-            state: snapshot::decode(STATE_VERSION, state)?,
-        })
-    }
-
-    fn snapshot(&self) -> Vec<u8> {
-        snapshot::encode(STATE_VERSION, &self.state)
-    }
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
 
     /// Records the session to resume (if any), emits `session.started` and starts the
     /// server.

@@ -3,6 +3,7 @@
 //! server) replayed natively, one rendered line per action, plus focused cases.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::testing::{self, check};
 use sandbox_agent_adapter_kit::transcript::render;
 use serde_json::Value;
 
@@ -10,21 +11,7 @@ use crate::{api, install, OpenCodeSession};
 
 /// A session config as the transcripts' `create` line spells it.
 fn config(line: Option<&Value>) -> SessionConfig {
-    let field = |name: &str| {
-        line.and_then(|l| l["config"][name].as_str())
-            .map(str::to_owned)
-    };
-    SessionConfig {
-        session_id: "s1".into(),
-        agent_mode: field("agentMode").unwrap_or_else(|| "build".into()),
-        permission_mode: field("permissionMode").unwrap_or_else(|| "default".into()),
-        model: field("model"),
-        variant: field("variant"),
-        directory: field("directory").unwrap_or_else(|| "/workspace".into()),
-        agent_binary: field("agentBinary"),
-        env: Vec::new(),
-        resume_native_session_id: field("resumeNativeSessionId"),
-    }
+    testing::replay::config_of(line.map_or(&Value::Null, |l| &l["config"]))
 }
 
 /// Replays a transcript case, returning the rendered actions of every input (inputs
@@ -103,18 +90,6 @@ fn events(lines: &[String]) -> Vec<String> {
             None => line.clone(),
         })
         .collect()
-}
-
-/// Compares line by line, printing both in full when they differ.
-#[track_caller]
-fn check(actual: Vec<String>, expected: &[&str]) {
-    if actual != expected {
-        panic!(
-            "transcript differs\n--- actual:\n{}\n--- expected:\n{}\n",
-            actual.join("\n"),
-            expected.join("\n")
-        );
-    }
 }
 
 /// The start of every case: the server spawned, its URL read, the stream opened and

@@ -1,9 +1,13 @@
 //! Where the `pi` binary comes from, and how to read its version.
 //!
-//! Pi is a Node.js CLI published on npm as `@mariozechner/pi-coding-agent`; its `bin`
-//! entry `pi` is `dist/cli.js` (a script with a `node` shebang, Node >= 20.6). The
-//! project also publishes standalone builds on GitHub releases, whose archive layout
-//! this adapter has not verified, so the recipe names the npm package only.
+//! Pi publishes standalone builds (Bun-compiled) on GitHub releases, tag
+//! `v<version>`: `pi-<platform>.tar.gz` for `linux-x64`, `linux-arm64`, `darwin-arm64`
+//! and `darwin-x64`, holding a `pi/` folder with the `pi` binary and the files it
+//! reads next to it (themes, `package.json`, a wasm module), so the whole folder is
+//! installed. There is no musl build. Pi is also the npm package
+//! `@mariozechner/pi-coding-agent`, whose `bin` entry `pi` is `dist/cli.js` (a
+//! script with a `node` shebang, Node >= 20.6, that needs the package's
+//! dependencies): the second source, and the only one on musl and Windows.
 
 use sandbox_agent_adapter_kit::prelude::*;
 
@@ -11,20 +15,45 @@ use sandbox_agent_adapter_kit::prelude::*;
 const NPM_PACKAGE: &str = "@mariozechner/pi-coding-agent";
 /// The `bin` entry of the npm package.
 const NPM_BINARY: &str = "dist/cli.js";
+/// Where the release archives are.
+const RELEASES: &str = "https://github.com/badlogic/pi-mono/releases/download";
 
-/// The recipe for every platform Node runs on: the npm package, binary `pi`.
+/// The recipe for `target`: the release build where there is one, then the npm
+/// package. The latest version is the npm registry's (releases carry the same
+/// version, and the registry has no API rate limit).
 pub(crate) fn recipe(target: &Platform) -> Option<InstallRecipe> {
     let binary = match target.os {
         Os::Windows => "pi.cmd",
         Os::Linux | Os::Macos => "pi",
     };
+    let sources = release_platform(target)
+        .map(|platform| InstallSource {
+            url: format!("{RELEASES}/v{{version}}/pi-{platform}.tar.gz"),
+            archive: ArchiveKind::TarGz,
+            binary_path: "pi/pi".to_owned(),
+            sha256_url: None,
+        })
+        .into_iter()
+        .collect();
     Some(InstallRecipe {
         binary_name: binary.to_owned(),
         latest_version_url: Some(format!("https://registry.npmjs.org/{NPM_PACKAGE}/latest")),
-        sources: Vec::new(),
+        sources,
         npm_package: Some(NPM_PACKAGE.to_owned()),
         npm_binary_path: Some(NPM_BINARY.to_owned()),
     })
+}
+
+/// The release build's platform name; none on musl Linux and Windows (whose build
+/// is a zip of `pi.exe`, not the `pi.cmd` npm installs).
+fn release_platform(target: &Platform) -> Option<&'static str> {
+    match (target.os, target.arch, target.libc) {
+        (Os::Linux, _, Some(Libc::Musl)) | (Os::Windows, _, _) => None,
+        (Os::Linux, Arch::X8664, _) => Some("linux-x64"),
+        (Os::Linux, Arch::Aarch64, _) => Some("linux-arm64"),
+        (Os::Macos, Arch::X8664, _) => Some("darwin-x64"),
+        (Os::Macos, Arch::Aarch64, _) => Some("darwin-arm64"),
+    }
 }
 
 /// The version in the registry's `latest` document (`{"version":"0.73.1",...}`).
@@ -44,4 +73,48 @@ pub(crate) fn parse_version(text: &str) -> Option<String> {
                 && parts.all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
         })
         .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn platform(os: Os, arch: Arch, libc: Option<Libc>) -> Platform {
+        Platform { os, arch, libc }
+    }
+
+    /// The release workflow's archive names; npm everywhere.
+    #[test]
+    fn every_platform_maps_to_its_release_archive_or_npm_only() {
+        let cases = [
+            (platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)), Some("linux-x64"), "pi"),
+            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)), Some("linux-arm64"), "pi"),
+            (platform(Os::Macos, Arch::Aarch64, None), Some("darwin-arm64"), "pi"),
+            (platform(Os::Macos, Arch::X8664, None), Some("darwin-x64"), "pi"),
+            (platform(Os::Linux, Arch::X8664, Some(Libc::Musl)), None, "pi"),
+            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)), None, "pi"),
+            (platform(Os::Windows, Arch::X8664, None), None, "pi.cmd"),
+        ];
+        for (target, release, binary) in cases {
+            let recipe = recipe(&target).unwrap();
+            assert_eq!(recipe.binary_name, binary);
+            let urls: Vec<&str> = recipe.sources.iter().map(|s| s.url.as_str()).collect();
+            match release {
+                Some(name) => {
+                    assert_eq!(urls, [format!("{RELEASES}/v{{version}}/pi-{name}.tar.gz")]);
+                    assert!(matches!(recipe.sources[0].archive, ArchiveKind::TarGz));
+                    assert_eq!(recipe.sources[0].binary_path, "pi/pi");
+                }
+                None => assert!(urls.is_empty()),
+            }
+            assert_eq!(recipe.npm_package.as_deref(), Some(NPM_PACKAGE));
+            assert_eq!(recipe.npm_binary_path.as_deref(), Some(NPM_BINARY));
+        }
+    }
+
+    #[test]
+    fn the_registry_document_names_the_version() {
+        assert_eq!(parse_latest(r#"{"name":"x","version":"0.73.1"}"#).as_deref(), Some("0.73.1"));
+        assert_eq!(parse_latest(r#"{"error":"Not found"}"#), None);
+    }
 }

@@ -7,7 +7,6 @@
 //! session ends with an error and the exit code.
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::snapshot;
 use serde_json::json;
 
 use crate::dialogs;
@@ -126,12 +125,7 @@ impl PiSession {
         out.emit(event::error(message.clone(), Some(code)).synthetic());
         self.drop_prompt(out);
         self.output(out).end_turn();
-        let mut ended =
-            event::session_ended(SessionEndReason::Error, TerminatedBy::Agent, Some(message));
-        if let Event::SessionEnded(data) = &mut ended.event {
-            data.exit_code = exit_code;
-        }
-        out.emit(ended.synthetic());
+        out.emit(event::session_failed(message, exit_code).synthetic());
         self.state.ended = true;
     }
 
@@ -179,16 +173,7 @@ impl SessionMachine for PiSession {
         Self { config, state }
     }
 
-    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
-        Ok(Self {
-            config,
-            state: snapshot::decode(STATE_VERSION, state)?,
-        })
-    }
-
-    fn snapshot(&self) -> Vec<u8> {
-        snapshot::encode(STATE_VERSION, &self.state)
-    }
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
 
     /// `session.started` with the launch settings, then the Pi process.
     fn start(&mut self) -> Vec<Action> {

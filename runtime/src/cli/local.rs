@@ -144,7 +144,7 @@ fn cached_host(data_dir: &std::path::Path) -> HostConfig {
 }
 
 /// The builtin adapters and the folder's, as a daemon with these flags would load them.
-fn load_registry(
+pub(super) fn load_registry(
     adapters_dir: Option<PathBuf>,
     data_dir: Option<PathBuf>,
 ) -> Result<(AdapterRegistry, Vec<HostError>), String> {

@@ -2,6 +2,8 @@
 //! subcommands are thin clients of its HTTP API (one per route) that print JSON,
 //! plus local tools for adapter components.
 
+mod credentials;
+mod install;
 mod local;
 mod matrix;
 mod remote;
@@ -46,6 +48,9 @@ enum Command {
     /// Inspect and test adapter components (no daemon needed).
     #[command(subcommand)]
     Adapters(local::AdaptersCommand),
+    /// The agents' credentials found here, redacted (no daemon needed).
+    #[command(subcommand)]
+    Credentials(credentials::CredentialsCommand),
     /// Print the OpenAPI document of the HTTP API.
     Openapi,
 }
@@ -92,6 +97,8 @@ pub struct ServerArgs {
     /// Where agent binaries are installed [default: <data-dir>/bin].
     #[arg(long, env = "SANDBOX_AGENT_INSTALL_DIR")]
     install_dir: Option<PathBuf>,
+    #[command(flatten)]
+    install: install::InstallArgs,
     /// Where compiled adapter components are cached [default: <data-dir>/cache].
     #[arg(long, env = "SANDBOX_AGENT_CACHE_DIR")]
     cache_dir: Option<PathBuf>,
@@ -143,7 +150,9 @@ impl ServerArgs {
                 allow_methods: self.cors_allow_method,
                 allow_credentials: self.cors_allow_credentials,
             },
-            install_dir: self.install_dir.unwrap_or_else(|| data_dir.join("bin")),
+            install: self
+                .install
+                .into_settings(self.install_dir.unwrap_or_else(|| data_dir.join("bin")))?,
             adapters_dir,
             body_limit: self.body_limit,
             max_line_bytes: self.max_line_bytes,
@@ -227,6 +236,7 @@ async fn run(command: Command) -> Result<(), Failure> {
         Command::Questions(command) => Ok(remote::questions(command).await?),
         Command::Permissions(command) => Ok(remote::permissions(command).await?),
         Command::Adapters(command) => local::adapters(command),
+        Command::Credentials(command) => credentials::credentials(command),
         Command::Openapi => {
             print!("{}", crate::server::openapi::document_json());
             Ok(())

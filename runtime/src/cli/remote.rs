@@ -20,10 +20,10 @@ pub struct Connection {
         env = "SANDBOX_AGENT_ENDPOINT",
         default_value = "http://127.0.0.1:2468"
     )]
-    endpoint: String,
+    pub(super) endpoint: String,
     /// Token of the daemon.
     #[arg(long, env = "SANDBOX_AGENT_TOKEN", hide_env_values = true)]
-    token: Option<String>,
+    pub(super) token: Option<String>,
 }
 
 impl Connection {
@@ -48,14 +48,14 @@ pub enum AgentsCommand {
         #[command(flatten)]
         connection: Connection,
     },
-    /// Install an agent's binary.
+    /// Install an agent's binary (progress on stderr, the outcome as JSON).
     Install {
         agent: String,
-        /// Install again even when installed.
+        /// Install again even when the version is already installed.
         #[arg(long)]
         reinstall: bool,
         /// Version to install (latest when absent).
-        #[arg(long = "agent-version")]
+        #[arg(long = "version", visible_alias = "agent-version")]
         version: Option<String>,
         #[command(flatten)]
         connection: Connection,
@@ -262,8 +262,9 @@ pub async fn agents(command: AgentsCommand) -> Result<(), String> {
                 reinstall: Some(reinstall),
                 version,
             };
-            call(&c, c.client()?.install_agent(&agent, &request)).await?;
-            print_done()
+            print_json(
+                &super::install::follow(&c.endpoint, c.token.as_deref(), &agent, &request).await?,
+            )
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod auth;
 mod extract;
+mod install_events;
 pub mod openapi;
 mod routes;
 pub mod sse;
@@ -162,7 +163,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     for error in skipped {
         tracing::error!(%error, "skipping adapter component");
     }
-    let catalog = Arc::new(AgentCatalog::new(registry, config.install_dir.clone()));
+    let catalog = Arc::new(AgentCatalog::new(registry, config.install.clone()));
     let store = open_store(&config)?;
     let stored = store.load()?;
     let sessions = Arc::new(SessionManager::new(

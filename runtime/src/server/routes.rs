@@ -64,31 +64,36 @@ pub async fn agent_models(
     }))
 }
 
-/// Installs the agent's binary (a no-op for builtin or already installed agents
-/// unless `reinstall`).
+/// Installs the agent's binary: the latest version (or `version`), a no-op when
+/// that version is already installed unless `reinstall`. With
+/// `Accept: text/event-stream` the answer is a stream of `progress` events, then one
+/// `result` or `error` event.
 #[utoipa::path(post, path = "/v1/agents/{agent}/install", tag = "agents",
     params(("agent" = String, Path, description = "Agent id")),
     request_body(content = Option<AgentInstallRequest>, description = "Optional; an empty body is accepted"),
-    responses((status = 204, description = "Installed"), (status = 400, body = ProblemDetails),
+    responses((status = 204, description = "Installed"),
+              (status = 200, description = "With `Accept: text/event-stream`: `progress` events, then a `result` or `error` event", content_type = "text/event-stream"),
+              (status = 400, body = ProblemDetails),
               (status = 500, body = ProblemDetails)))]
 pub async fn install_agent(
     State(state): State<AppState>,
     Path(agent): Path<String>,
+    headers: HeaderMap,
     OptionalJson(request): OptionalJson<AgentInstallRequest>,
-) -> Result<StatusCode> {
-    let adapter = state.catalog.adapter(&agent)?;
-    let nothing_to_do = adapter.info().builtin
-        || (state.catalog.binary_path(&adapter).is_some() && !request.reinstall.unwrap_or(false));
-    if nothing_to_do {
-        return Ok(StatusCode::NO_CONTENT);
+) -> Result<axum::response::Response> {
+    let request = crate::install::InstallRequest {
+        version: request.version,
+        reinstall: request.reinstall.unwrap_or(false),
+    };
+    let follow = state.catalog.install(&agent, request).await?;
+    if super::install_events::wants_events(&headers) {
+        return Ok(super::install_events::stream(agent, follow).into_response());
     }
-    Err(ApiError::InstallFailed {
-        agent,
-        detail: format!(
-            "this daemon cannot download agents yet; put the binary on PATH or in {}",
-            state.catalog.install_dir().display()
-        ),
-    })
+    follow
+        .result
+        .await
+        .map_err(|error| crate::agents::install_failed(&agent, &error))?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// Every session.

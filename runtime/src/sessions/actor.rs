@@ -463,6 +463,12 @@ impl Actor {
         if self.turn_running || self.ended {
             return Ok(());
         }
+        // A process that died is reported only after its last output is read
+        // (up to a few seconds): the message waits for the adapter to hear of
+        // the exit, so it relaunches the agent instead of writing to a dead one.
+        if self.processes.values().any(|process| process.entry.gone()) {
+            return Ok(());
+        }
         let Some(next) = self.queue.pop_front() else {
             return Ok(());
         };

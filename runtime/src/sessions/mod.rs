@@ -226,6 +226,9 @@ impl SessionManager {
             created_at: log::now_millis(),
             env: request.env.unwrap_or_default().into_iter().collect(),
         };
+        self.catalog
+            .ensure_installed(&adapter, request.agent_version.as_deref())
+            .await?;
         let (config, env) = self.session_config(&adapter, &record, None)?;
         let shared = Arc::new(SessionShared::new(&record, EventLog::new(id)));
         let (requests, requests_rx) = unbounded_channel();
@@ -300,6 +303,7 @@ impl SessionManager {
     ) -> Actor {
         let spawn = SpawnContext {
             env,
+            env_remove: self.catalog.foreign_credential_env(&shared.record.agent),
             directory,
             install_dir: self.catalog.install_dir().to_owned(),
             max_line_bytes: self.max_line_bytes,

@@ -26,6 +26,9 @@ pub const REPLAYED_LINES: usize = 64;
 pub struct SpawnContext {
     /// Session-wide variables (client env, credentials).
     pub env: Vec<(String, String)>,
+    /// Variables of the daemon's environment the processes do not inherit (other
+    /// agents' credentials); `env` and the request's variables may still set them.
+    pub env_remove: Vec<String>,
     pub directory: PathBuf,
     /// Searched after PATH for bare program names.
     pub install_dir: PathBuf,
@@ -51,12 +54,20 @@ pub struct ProcessEntry {
     /// The first [`REPLAYED_LINES`] stdout lines, for subscribers that come later.
     first_lines: Mutex<Vec<String>>,
     exited: AtomicBool,
+    /// The process is gone (`wait` returned) though its exit may not be reported
+    /// yet: its remaining output is still being read.
+    gone: AtomicBool,
 }
 
 impl ProcessEntry {
     /// Whether the process has ended.
     pub fn exited(&self) -> bool {
         self.exited.load(Ordering::SeqCst)
+    }
+
+    /// Whether the process is gone, reported or not.
+    pub fn gone(&self) -> bool {
+        self.gone.load(Ordering::SeqCst)
     }
 
     /// Queues bytes for the process's stdin (dropped once stdin is closed).
@@ -181,6 +192,9 @@ pub fn spawn(
         )
     })?;
     let mut command = Command::new(&program);
+    for name in &context.env_remove {
+        command.env_remove(name);
+    }
     command
         .args(&request.argv[1..])
         .envs(context.env.iter().cloned())
@@ -206,6 +220,7 @@ pub fn spawn(
         subscribers: Mutex::new(vec![subscriber]),
         first_lines: Mutex::new(Vec::new()),
         exited: AtomicBool::new(false),
+        gone: AtomicBool::new(false),
     });
 
     if let Some(mut stdin) = child.stdin.take() {
@@ -231,6 +246,7 @@ pub fn spawn(
     let waiter = entry.clone();
     tokio::spawn(async move {
         let status = child.wait().await;
+        waiter.gone.store(true, Ordering::SeqCst);
         for reader in [stdout, stderr].into_iter().flatten() {
             let abort = reader.abort_handle();
             if tokio::time::timeout(DRAIN_AFTER_EXIT, reader)

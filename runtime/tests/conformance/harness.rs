@@ -239,19 +239,25 @@ impl Harness {
         }
     }
 
-    /// Kills every process of the agent with SIGKILL, and gives the daemon the
-    /// time to report the exit (it waits up to 2 s for output a process's
-    /// children still hold before it reports the exit).
+    /// Kills every process of the agent with SIGKILL and waits until the daemon
+    /// has reaped them. The next message must relaunch the agent at once: the
+    /// daemon holds it until the adapter has heard of the exit.
     pub fn kill_agent(&self) {
         let pids = self.wait_agent_running(true);
-        for pid in pids {
+        for pid in &pids {
             // SAFETY: sending a signal to a process we found as the daemon's child.
             unsafe {
-                libc::kill(pid, libc::SIGKILL);
+                libc::kill(*pid, libc::SIGKILL);
             }
         }
-        self.wait_agent_running(false);
-        std::thread::sleep(Duration::from_millis(2500));
+        let deadline = Instant::now() + AGENT_DEADLINE;
+        while pids
+            .iter()
+            .any(|pid| Path::new(&format!("/proc/{pid}")).exists())
+        {
+            assert!(Instant::now() < deadline, "the daemon never reaped {pids:?}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     /// A path in the workspace.

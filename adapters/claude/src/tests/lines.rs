@@ -1,15 +1,15 @@
 //! Native lines and situations the recordings do not have, fed one at a time.
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::transcript::render;
+use sandbox_agent_adapter_kit::testing::{check, render_without_raw};
 use serde_json::{json, Value};
 
-use super::replay::check;
+use super::replay::config_of;
 use crate::ClaudeSession;
 
 /// A started session with one message sent (turn 1, user item `itm_1`).
 fn in_turn() -> ClaudeSession {
-    let mut session = ClaudeSession::new(super::replay::config_of(&Value::Null));
+    let mut session = ClaudeSession::new(config_of(&Value::Null));
     session.start();
     session.send_message(vec![MessagePart::Text("hi".into())]);
     session
@@ -17,18 +17,7 @@ fn in_turn() -> ClaudeSession {
 
 /// Feeds one stdout line of `claude_1`, rendered without raw payloads.
 fn line(session: &mut ClaudeSession, value: Value) -> Vec<String> {
-    lines_of(session.on_stdout("claude_1".into(), value.to_string()))
-}
-
-fn lines_of(actions: Vec<Action>) -> Vec<String> {
-    let actions: Vec<Action> = actions
-        .into_iter()
-        .map(|action| match action {
-            Action::Emit(event) => Action::Emit(EmittedEvent { raw: None, ..event }),
-            other => other,
-        })
-        .collect();
-    render(&actions)
+    render_without_raw(session.on_stdout("claude_1".into(), value.to_string()))
 }
 
 fn can_use_tool(request_id: &str, tool: &str, input: Value) -> Value {
@@ -89,11 +78,11 @@ fn several_questions_are_answered_in_one_allow() {
     );
     let first = session.reply_question("q-1".into(), vec![vec!["a".into()]]);
     check(
-        lines_of(first.expect("known")),
+        render_without_raw(first.expect("known")),
         &[r#"question.resolved q-1 answered "First?" ["a", "b"] response="a""#],
     );
     let second = session.reply_question("q-2".into(), vec![vec!["a".into(), "b".into()]]);
-    let rendered = lines_of(second.expect("known"));
+    let rendered = render_without_raw(second.expect("known"));
     assert_eq!(
         rendered[0],
         r#"question.resolved q-2 answered "Second?" ["a", "b"] response="a, b""#
@@ -114,7 +103,7 @@ fn declining_one_of_several_questions_denies_the_call() {
         {"question":"Second?","header":"2","options":options,"multiSelect":false},
     ]});
     line(&mut session, can_use_tool("q", "AskUserQuestion", input));
-    let rendered = lines_of(session.reject_question("q-2".into()).expect("known"));
+    let rendered = render_without_raw(session.reject_question("q-2".into()).expect("known"));
     assert_eq!(
         rendered[0],
         r#"question.resolved q-2 rejected "First?" ["a", "b"]"#.replace("First", "Second")
@@ -183,7 +172,7 @@ fn an_unanswered_interrupt_kills_the_process_and_the_next_message_resumes() {
     );
     session.cancel_turn();
     check(
-        lines_of(session.on_timer("interrupt".into())),
+        render_without_raw(session.on_timer("interrupt".into())),
         &[
             "kill claude_1",
             "cancel-timer interrupt",
@@ -203,7 +192,7 @@ fn an_unanswered_interrupt_kills_the_process_and_the_next_message_resumes() {
             }
         )
         .is_empty());
-    let next = lines_of(session.send_message(vec![MessagePart::Text("again".into())]));
+    let next = render_without_raw(session.send_message(vec![MessagePart::Text("again".into())]));
     assert!(next[0].starts_with("spawn claude_2 "), "{next:?}");
     assert!(next[0].ends_with(r#""--resume", "native-1"]"#), "{next:?}");
 }
@@ -241,7 +230,7 @@ fn system_notices_become_status_items() {
 
 #[test]
 fn output_while_idle_opens_a_turn_of_the_agents_own() {
-    let mut session = ClaudeSession::new(super::replay::config_of(&Value::Null));
+    let mut session = ClaudeSession::new(config_of(&Value::Null));
     session.start();
     let text = json!({"type":"assistant","parent_tool_use_id":null,"message":{"id":"m1","content":[
         {"type":"text","text":"background task done"}]}});
@@ -257,8 +246,8 @@ fn output_while_idle_opens_a_turn_of_the_agents_own() {
 #[test]
 fn a_failed_resume_forgets_the_native_session() {
     let config = json!({"resumeNativeSessionId": "gone"});
-    let mut session = ClaudeSession::new(super::replay::config_of(&config));
-    let start = lines_of(session.start());
+    let mut session = ClaudeSession::new(config_of(&config));
+    let start = render_without_raw(session.start());
     assert_eq!(start[0], "set-native-session-id gone");
     assert!(start[2].ends_with(r#""--resume", "gone"]"#), "{start:?}");
     session.send_message(vec![MessagePart::Text("hi".into())]);
@@ -276,7 +265,7 @@ fn a_failed_resume_forgets_the_native_session() {
             signal: None,
         },
     );
-    let next = lines_of(session.send_message(vec![MessagePart::Text("again".into())]));
+    let next = render_without_raw(session.send_message(vec![MessagePart::Text("again".into())]));
     assert!(!next[0].contains("--resume"), "{next:?}");
 }
 
@@ -295,7 +284,7 @@ fn attachments_are_listed_by_path() {
             filename: None,
         }),
     ];
-    let rendered = lines_of(session.send_message(parts));
+    let rendered = render_without_raw(session.send_message(parts));
     let written = rendered
         .iter()
         .find(|l| l.starts_with("write-stdin"))

@@ -64,8 +64,8 @@ impl Transcripts {
     /// The names of every transcript (`NAME` of `NAME.jsonl`, not the
     /// `.expected.jsonl` files), sorted.
     pub fn names(&self) -> Vec<String> {
-        let entries = std::fs::read_dir(&self.dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", self.dir.display()));
+        let entries =
+            std::fs::read_dir(&self.dir).unwrap_or_else(|e| panic!("{}: {e}", self.dir.display()));
         let mut names: Vec<String> = entries
             .filter_map(|entry| {
                 let name = entry.ok()?.file_name().into_string().ok()?;
@@ -80,8 +80,8 @@ impl Transcripts {
     /// The input lines of transcript `name`, parsed (blank lines skipped).
     pub fn inputs(&self, name: &str) -> Vec<Value> {
         let path = self.dir.join(format!("{name}.jsonl"));
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         text.lines()
             .filter(|line| !line.trim().is_empty())
             .map(|line| serde_json::from_str(line).expect("a JSON input line"))
@@ -225,7 +225,7 @@ pub fn events(steps: &[Step]) -> Vec<&EmittedEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reply::{Reply, Replier, ReplySession};
+    use crate::reply::{Replier, Reply, ReplySession};
     use serde_json::json;
 
     struct Echo;

@@ -1,9 +1,10 @@
 //! Native lines and situations the recordings do not have, fed one at a time.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::testing::{check, render_without_raw};
 use serde_json::{json, Value};
 
-use super::replay::{check, config_of, render_without_raw};
+use super::replay::config_of;
 use crate::PiSession;
 
 /// A started session whose process answered `get_state`.

@@ -1,0 +1,86 @@
+//! `sandbox-agent credentials list`: the credentials a daemon started here would
+//! find for each agent, read locally (no daemon), with every secret redacted.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+use serde::Serialize;
+
+use super::Failure;
+use crate::credentials::{self, Credential, Lookup, Warning};
+
+#[derive(Debug, Subcommand)]
+pub enum CredentialsCommand {
+    /// List the agents' credentials found in the environment and in their config
+    /// files (values redacted), and which variable each session would get.
+    List {
+        /// Only this agent.
+        #[arg(long)]
+        agent: Option<String>,
+        /// Look for the agents' config files under this folder instead of `$HOME`
+        /// (their folder variables, such as `CODEX_HOME`, are then ignored).
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// Folder of extra adapter components, as for `server --adapters-dir`
+        /// [default: <data-dir>/adapters when it exists].
+        #[arg(long, env = "SANDBOX_AGENT_ADAPTERS_DIR")]
+        adapters_dir: Option<PathBuf>,
+        /// The daemon's data dir (for the default adapters folder and the compile cache).
+        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        data_dir: Option<PathBuf>,
+    },
+}
+
+/// What `credentials list` prints.
+#[derive(Serialize)]
+struct Listing {
+    credentials: Vec<Credential>,
+    warnings: Vec<Warning>,
+}
+
+/// `sandbox-agent credentials ...`.
+pub(super) fn credentials(command: CredentialsCommand) -> Result<(), Failure> {
+    let CredentialsCommand::List {
+        agent,
+        home,
+        adapters_dir,
+        data_dir,
+    } = command;
+    let mut lookup = Lookup::from_process();
+    if let Some(home) = home {
+        if !home.is_dir() {
+            return Err(Failure::bad_input(format!(
+                "--home {} is not a directory",
+                home.display()
+            )));
+        }
+        lookup = lookup.with_home(home);
+    }
+    let (registry, _skipped) = super::local::load_registry(adapters_dir, data_dir)?;
+    let adapters = match &agent {
+        None => registry.list(),
+        Some(id) => vec![registry.get(id).ok_or_else(|| {
+            let known: Vec<String> = registry.list().iter().map(|a| a.id().to_owned()).collect();
+            Failure::bad_input(format!(
+                "unknown agent {id:?} (known: {})",
+                known.join(", ")
+            ))
+        })?],
+    };
+    let mut listing = Listing {
+        credentials: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for adapter in adapters {
+        let info = adapter.info();
+        let scan = credentials::scan(&info.id, &info.credential_env, &lookup);
+        listing.credentials.extend(scan.credentials);
+        listing.warnings.extend(scan.warnings);
+    }
+    for warning in &listing.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let text = serde_json::to_string_pretty(&listing).map_err(|e| e.to_string())?;
+    println!("{text}");
+    Ok(())
+}

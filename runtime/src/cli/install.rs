@@ -1,0 +1,170 @@
+//! Installing agents from the command line: the daemon's install flags, and
+//! `sandbox-agent agents install`, which follows the daemon's install as an event
+//! stream and shows a progress bar on a terminal (plain lines otherwise).
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::Args;
+use futures::StreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use sandbox_agent_api::{AgentInstallRequest, ProblemDetails};
+
+use crate::install::{
+    platform, InstallOutcome, InstallProgress, InstallSettings, Mirror, SourcePreference, Stage,
+};
+
+/// `sandbox-agent server` flags about installing agents.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// Never install an agent when a session is created: a missing agent (or a
+    /// missing `agentVersion`) is `agent_not_installed`.
+    #[arg(long, env = "SANDBOX_AGENT_NO_INSTALL")]
+    no_install: bool,
+    /// Where agents are installed from: the vendors' release downloads then the npm
+    /// package (`auto`), only the downloads (`release`) or only npm (`npm`).
+    #[arg(long, value_enum, default_value = "auto", env = "SANDBOX_AGENT_INSTALL_SOURCE")]
+    install_source: SourcePreference,
+    /// Fetch every release URL `https://HOST/PATH` from `MIRROR/HOST/PATH` instead.
+    #[arg(long, value_name = "MIRROR", env = "SANDBOX_AGENT_RELEASES_MIRROR")]
+    releases_mirror: Option<String>,
+    /// Install builds for this platform (`linux-x64`, `linux-x64-musl`,
+    /// `linux-arm64`, `darwin-arm64`...) [default: detected].
+    #[arg(long, value_name = "PLATFORM", env = "SANDBOX_AGENT_INSTALL_PLATFORM")]
+    install_platform: Option<String>,
+}
+
+impl InstallArgs {
+    /// The install settings for an install dir.
+    pub fn into_settings(self, dir: PathBuf) -> Result<InstallSettings, String> {
+        if let Some(mirror) = &self.releases_mirror {
+            if !(mirror.starts_with("http://") || mirror.starts_with("https://")) {
+                return Err(format!("--releases-mirror {mirror:?} is not an http(s) URL"));
+            }
+        }
+        let mut settings = InstallSettings::new(dir);
+        settings.on_create = !self.no_install;
+        settings.source = self.install_source;
+        settings.mirror = Mirror::new(self.releases_mirror);
+        if let Some(name) = &self.install_platform {
+            settings.platform = platform::parse(name).map_err(|e| format!("--install-platform: {e}"))?;
+        }
+        Ok(settings)
+    }
+}
+
+/// `sandbox-agent agents install`: asks the daemon for an event stream of the
+/// install and returns its outcome.
+pub async fn follow(
+    endpoint: &str,
+    token: Option<&str>,
+    agent: &str,
+    request: &AgentInstallRequest,
+) -> Result<InstallOutcome, String> {
+    let url = format!(
+        "{}/v1/agents/{agent}/install",
+        endpoint.trim_end_matches('/')
+    );
+    let mut call = reqwest::Client::new()
+        .post(&url)
+        .header(reqwest::header::ACCEPT, "text/event-stream")
+        .json(request);
+    if let Some(token) = token {
+        call = call.bearer_auth(token);
+    }
+    let response = call
+        .send()
+        .await
+        .map_err(|e| format!("cannot reach the daemon at {endpoint}: {e}"))?;
+    if !response.status().is_success() {
+        let status = response.status();
+        let body = response.text().await.unwrap_or_default();
+        return Err(match serde_json::from_str::<ProblemDetails>(&body) {
+            Ok(problem) => describe(&problem),
+            Err(_) => format!("{status}: {body}"),
+        });
+    }
+    let mut display = Display::new();
+    let mut events = eventsource_stream::EventStream::new(response.bytes_stream());
+    while let Some(event) = events.next().await {
+        let event = event.map_err(|e| format!("the install stream broke: {e}"))?;
+        match event.event.as_str() {
+            "progress" => {
+                if let Ok(report) = serde_json::from_str::<InstallProgress>(&event.data) {
+                    display.show(&report);
+                }
+            }
+            "result" => {
+                display.finish();
+                return serde_json::from_str(&event.data).map_err(|e| e.to_string());
+            }
+            "error" => {
+                display.finish();
+                let problem: ProblemDetails =
+                    serde_json::from_str(&event.data).map_err(|e| e.to_string())?;
+                return Err(describe(&problem));
+            }
+            _ => {}
+        }
+    }
+    display.finish();
+    Err("the daemon closed the install stream without a result".into())
+}
+
+fn describe(problem: &ProblemDetails) -> String {
+    format!(
+        "{} {} ({}): {}",
+        problem.status,
+        problem.title,
+        problem.code(),
+        problem.detail.as_deref().unwrap_or("")
+    )
+}
+
+/// Progress on stderr: a bar on a terminal, one line per step otherwise.
+struct Display {
+    bar: Option<ProgressBar>,
+    last: Option<(Stage, String)>,
+}
+
+impl Display {
+    fn new() -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+                )
+                .expect("the template is valid")
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        Self { bar, last: None }
+    }
+
+    fn show(&mut self, report: &InstallProgress) {
+        let step = (report.stage, report.target.clone());
+        let new_step = self.last.as_ref() != Some(&step);
+        self.last = Some(step);
+        let label = format!("{:?} {}", report.stage, report.target).to_lowercase();
+        match &self.bar {
+            Some(bar) => {
+                if new_step {
+                    bar.set_message(label);
+                    bar.set_position(0);
+                }
+                bar.set_length(report.bytes_total.unwrap_or(report.bytes_done));
+                bar.set_position(report.bytes_done);
+            }
+            None if new_step => eprintln!("{label}"),
+            None => {}
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}

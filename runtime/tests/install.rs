@@ -1,0 +1,662 @@
+//! Installing agents for real: a loopback HTTP server plays the vendors' release
+//! servers (version files, GitHub-release-like documents and archives holding fake
+//! binaries, small shell scripts that print a version), and the daemon fetches from
+//! it through `--releases-mirror`. The npm source is tested with the real `npm`
+//! against its configured registry.
+
+mod common;
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::api::{expect_no_content, expect_problem, Api};
+use common::{Daemon, Options};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+/// Seed 003's release locations, as the mirror serves them (`/<host>/<path>`).
+const CLAUDE: &str =
+    "/storage.googleapis.com/claude-code-dist-86c565f3-f756-42ad-8dfa-d59b1c096819/claude-code-releases";
+const AMP: &str = "/storage.googleapis.com/amp-public-assets-prod-0/cli";
+const CODEX_LATEST: &str = "/api.github.com/repos/openai/codex/releases/latest";
+const CODEX_DOWNLOADS: &str = "/github.com/openai/codex/releases/download";
+const OPENCODE_LATEST: &str = "/api.github.com/repos/anomalyco/opencode/releases/latest";
+const OPENCODE_DOWNLOADS: &str = "/github.com/anomalyco/opencode/releases/download";
+const PI_LATEST: &str = "/registry.npmjs.org/@mariozechner/pi-coding-agent/latest";
+const PI_DOWNLOADS: &str = "/github.com/badlogic/pi-mono/releases/download";
+
+/// How a path is answered.
+#[derive(Clone)]
+enum Reply {
+    Body(Vec<u8>),
+    Status(u16),
+    /// Announces `claimed` bytes, sends the body, closes the connection.
+    Truncated { body: Vec<u8>, claimed: usize },
+    /// Sends the body in small pieces with pauses.
+    Trickle { body: Vec<u8>, piece: usize, pause: Duration },
+}
+
+/// The fake vendor servers: one loopback listener, a reply per path, and how often
+/// each path was asked for.
+#[derive(Clone)]
+struct Vendors {
+    base: String,
+    replies: Arc<Mutex<HashMap<String, Reply>>>,
+    hits: Arc<Mutex<HashMap<String, usize>>>,
+    trickled: Arc<Mutex<usize>>,
+}
+
+impl Vendors {
+    fn start() -> Vendors {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let vendors = Vendors {
+            base: format!("http://{}", listener.local_addr().unwrap()),
+            replies: Arc::default(),
+            hits: Arc::default(),
+            trickled: Arc::default(),
+        };
+        let server = vendors.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let server = server.clone();
+                std::thread::spawn(move || server.answer(stream));
+            }
+        });
+        vendors
+    }
+
+    fn set(&self, path: &str, reply: Reply) {
+        self.replies.lock().unwrap().insert(path.to_owned(), reply);
+    }
+
+    fn body(&self, path: &str, body: impl Into<Vec<u8>>) {
+        self.set(path, Reply::Body(body.into()));
+    }
+
+    fn hits(&self, path: &str) -> usize {
+        self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+
+    fn answer(&self, mut stream: TcpStream) {
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => head.push(byte[0]),
+                _ => return,
+            }
+        }
+        let head = String::from_utf8_lossy(&head);
+        let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+        *self.hits.lock().unwrap().entry(path.clone()).or_default() += 1;
+        let reply = self.replies.lock().unwrap().get(&path).cloned();
+        let ok = |length: usize| {
+            format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n")
+        };
+        match reply {
+            None | Some(Reply::Status(404)) => {
+                let _ = stream.write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found",
+                );
+            }
+            Some(Reply::Status(status)) => {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} Failed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                );
+            }
+            Some(Reply::Body(body)) => {
+                let _ = stream.write_all(ok(body.len()).as_bytes());
+                let _ = stream.write_all(&body);
+            }
+            Some(Reply::Truncated { body, claimed }) => {
+                let _ = stream.write_all(ok(claimed).as_bytes());
+                let _ = stream.write_all(&body);
+            }
+            Some(Reply::Trickle { body, piece, pause }) => {
+                let _ = stream.write_all(ok(body.len()).as_bytes());
+                for chunk in body.chunks(piece) {
+                    if stream.write_all(chunk).and_then(|()| stream.flush()).is_err() {
+                        return;
+                    }
+                    *self.trickled.lock().unwrap() += chunk.len();
+                    std::thread::sleep(pause);
+                }
+            }
+        }
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+    }
+
+    /// Claude Code `version` in the bucket (with its manifest checksum), and as latest.
+    fn publish_claude(&self, version: &str) -> Vec<u8> {
+        let binary = fake_binary(version);
+        self.publish_claude_binary(version, &binary);
+        binary
+    }
+
+    /// Claude Code `version` with these bytes as its linux-x64 binary.
+    fn publish_claude_binary(&self, version: &str, binary: &[u8]) {
+        self.body(&format!("{CLAUDE}/latest"), version);
+        self.body(&format!("{CLAUDE}/{version}/linux-x64/claude"), binary);
+        let manifest = json!({"version": version, "platforms": {
+            "linux-x64": {"checksum": sha256(binary)},
+            "darwin-arm64": {"checksum": sha256(b"another build")},
+        }});
+        self.body(&format!("{CLAUDE}/{version}/manifest.json"), manifest.to_string());
+    }
+}
+
+/// A fake agent binary: a script that prints its version.
+fn fake_binary(version: &str) -> Vec<u8> {
+    format!("#!/bin/sh\necho \"{version}\"\n").into_bytes()
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+fn tar_gz(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut builder = tar::Builder::new(gz);
+    for (name, data) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append_data(&mut header, name, *data).unwrap();
+    }
+    builder.into_inner().unwrap().finish().unwrap()
+}
+
+fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, data) in files {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(data).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+/// A daemon that installs from `vendors` for Linux x64 glibc, releases only.
+fn daemon(vendors: &Vendors, extra: &[&str]) -> Daemon {
+    daemon_with(vendors, extra, None)
+}
+
+fn daemon_with(vendors: &Vendors, extra: &[&str], data_dir: Option<tempfile::TempDir>) -> Daemon {
+    let mut args = vec!["--releases-mirror".to_owned(), vendors.base.clone()];
+    for (flag, default) in [("--install-platform", "linux-x64"), ("--install-source", "release")] {
+        if !extra.contains(&flag) {
+            args.extend([flag.to_owned(), default.to_owned()]);
+        }
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    Daemon::start_with(Options {
+        args,
+        // No agent from the machine's PATH.
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        data_dir,
+        ..Options::default()
+    })
+}
+
+fn install_dir(daemon: &Daemon) -> PathBuf {
+    daemon.data_dir.path().join("bin")
+}
+
+/// `GET /v1/agents` entry of `agent`.
+fn agent_entry(api: &Api, agent: &str) -> Value {
+    let agents = api.get_ok("/v1/agents");
+    agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|entry| entry["id"] == agent)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {agent} in {agents}"))
+}
+
+/// `POST /v1/agents/{agent}/install` as an event stream: the progress reports and
+/// the last event (`result` or `error`).
+fn install_events(daemon: &Daemon, agent: &str, body: Value) -> (Vec<Value>, String, Value) {
+    let text = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(600))
+        .build()
+        .unwrap()
+        .post(daemon.url(&format!("/v1/agents/{agent}/install")))
+        .header("accept", "text/event-stream")
+        .json(&body)
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let mut progress = Vec::new();
+    let mut last = (String::new(), Value::Null);
+    for frame in text.split("\n\n") {
+        let event = frame.lines().find_map(|l| l.strip_prefix("event: ")).unwrap_or_default();
+        let data = frame.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or_default();
+        if event.is_empty() {
+            continue;
+        }
+        let data: Value = serde_json::from_str(data).unwrap_or(Value::Null);
+        match event {
+            "progress" => progress.push(data),
+            _ => last = (event.to_owned(), data),
+        }
+    }
+    (progress, last.0, last.1)
+}
+
+/// The names in the install dir (hidden staging files included).
+fn install_dir_entries(daemon: &Daemon) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(install_dir(daemon))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+fn run(binary: &Path) -> String {
+    let output = std::process::Command::new(binary).output().unwrap();
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+#[test]
+fn each_agent_installs_from_its_release_recipe() {
+    let vendors = Vendors::start();
+    vendors.publish_claude("2.1.7");
+    vendors.body(CODEX_LATEST, json!({"tag_name": "rust-v0.170.1"}).to_string());
+    vendors.body(
+        &format!("{CODEX_DOWNLOADS}/rust-v0.170.1/codex-x86_64-unknown-linux-musl.tar.gz"),
+        tar_gz(&[("codex-x86_64-unknown-linux-musl", &fake_binary("0.170.1"))]),
+    );
+    vendors.body(OPENCODE_LATEST, json!({"tag_name": "v1.19.2"}).to_string());
+    vendors.body(
+        &format!("{OPENCODE_DOWNLOADS}/v1.19.2/opencode-linux-x64.tar.gz"),
+        tar_gz(&[("opencode", &fake_binary("1.19.2"))]),
+    );
+    vendors.body(&format!("{AMP}/cli-version.txt"), "0.0.1790000000-gabc123\n");
+    vendors.body(
+        &format!("{AMP}/0.0.1790000000-gabc123/amp-linux-x64"),
+        fake_binary("0.0.1790000000-gabc123"),
+    );
+    vendors.body(PI_LATEST, json!({"name": "pi", "version": "0.74.0"}).to_string());
+    vendors.body(
+        &format!("{PI_DOWNLOADS}/v0.74.0/pi-linux-x64.tar.gz"),
+        tar_gz(&[("pi/pi", &fake_binary("0.74.0")), ("pi/theme/dark.json", b"{}")]),
+    );
+    let daemon = daemon(&vendors, &[]);
+    let api = Api::new(&daemon);
+    let expected = [
+        ("claude", "claude", "2.1.7"),
+        ("codex", "codex", "0.170.1"),
+        ("opencode", "opencode", "1.19.2"),
+        ("amp", "amp", "0.0.1790000000-gabc123"),
+        ("pi", "pi", "0.74.0"),
+    ];
+    for (agent, binary, version) in expected {
+        assert_eq!(agent_entry(&api, agent)["installed"], false, "{agent} before");
+        expect_no_content(
+            api.post_json(&format!("/v1/agents/{agent}/install"), json!({})),
+            agent,
+        );
+        let entry = agent_entry(&api, agent);
+        let path = install_dir(&daemon).join(binary);
+        assert_eq!(entry["installed"], true, "{entry}");
+        assert_eq!(entry["version"], version, "{entry}");
+        assert_eq!(entry["path"], path.display().to_string(), "{entry}");
+        assert_eq!(run(&path), version, "{agent} runs");
+    }
+    // Pi's release folder is kept whole next to the binary.
+    let pi = std::fs::canonicalize(install_dir(&daemon).join("pi")).unwrap();
+    assert!(pi.parent().unwrap().join("theme/dark.json").is_file());
+    // Nothing half-done is left behind.
+    let leftovers: Vec<String> = install_dir_entries(&daemon)
+        .into_iter()
+        .filter(|name| name.contains(".tmp-") || name.contains(".link-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn opencode_on_macos_comes_as_a_zip() {
+    let vendors = Vendors::start();
+    vendors.body(OPENCODE_LATEST, json!({"tag_name": "v1.19.3"}).to_string());
+    vendors.body(
+        &format!("{OPENCODE_DOWNLOADS}/v1.19.3/opencode-darwin-arm64.zip"),
+        zip(&[("opencode", &fake_binary("1.19.3"))]),
+    );
+    let daemon = daemon(&vendors, &["--install-platform", "darwin-arm64"]);
+    let api = Api::new(&daemon);
+    expect_no_content(api.post_json("/v1/agents/opencode/install", json!({})), "zip");
+    let entry = agent_entry(&api, "opencode");
+    assert_eq!(entry["version"], "1.19.3", "{entry}");
+}
+
+#[test]
+fn pinned_versions_reinstall_and_no_op() {
+    let vendors = Vendors::start();
+    vendors.publish_claude("1.0.4");
+    vendors.publish_claude("2.0.1");
+    let daemon = daemon(&vendors, &[]);
+    let api = Api::new(&daemon);
+    let old = format!("{CLAUDE}/1.0.4/linux-x64/claude");
+    let new = format!("{CLAUDE}/2.0.1/linux-x64/claude");
+
+    let (progress, last, outcome) = install_events(&daemon, "claude", json!({"version": "1.0.4"}));
+    assert_eq!(last, "result", "{outcome}");
+    assert_eq!(outcome["version"], "1.0.4", "{outcome}");
+    assert_eq!(outcome["alreadyInstalled"], false, "{outcome}");
+    assert!(
+        progress.iter().any(|p| p["stage"] == "downloading" && p["bytesDone"] == p["bytesTotal"]),
+        "{progress:?}"
+    );
+    assert_eq!(agent_entry(&api, "claude")["version"], "1.0.4");
+    assert_eq!(vendors.hits(&format!("{CLAUDE}/latest")), 0, "a pinned version needs no lookup");
+
+    // The same version again: nothing to download.
+    let (_, _, outcome) = install_events(&daemon, "claude", json!({"version": "1.0.4"}));
+    assert_eq!(outcome["alreadyInstalled"], true, "{outcome}");
+    assert_eq!(vendors.hits(&old), 1);
+
+    // The latest differs from the installed one: installed.
+    expect_no_content(api.post_json("/v1/agents/claude/install", json!({})), "latest");
+    assert_eq!(agent_entry(&api, "claude")["version"], "2.0.1");
+    assert_eq!(vendors.hits(&new), 1);
+    let (_, _, outcome) = install_events(&daemon, "claude", json!({}));
+    assert_eq!(outcome["alreadyInstalled"], true, "{outcome}");
+    assert_eq!(vendors.hits(&new), 1);
+
+    // `reinstall` downloads again, and back to the old version the version follows.
+    expect_no_content(
+        api.post_json("/v1/agents/claude/install", json!({"reinstall": true})),
+        "reinstall",
+    );
+    assert_eq!(vendors.hits(&new), 2);
+    assert_eq!(agent_entry(&api, "claude")["version"], "2.0.1");
+    expect_no_content(
+        api.post_json("/v1/agents/claude/install", json!({"version": "1.0.4", "reinstall": true})),
+        "pinned reinstall",
+    );
+    assert_eq!(agent_entry(&api, "claude")["version"], "1.0.4");
+    assert_eq!(run(&install_dir(&daemon).join("claude")), "1.0.4");
+
+    let problem = expect_problem(
+        api.post_json("/v1/agents/claude/install", json!({"version": "../x"})),
+        400,
+        "invalid_request",
+    );
+    assert!(problem["detail"].as_str().unwrap().contains("../x"), "{problem}");
+}
+
+/// Installs claude and expects `install_failed` naming `needle`; the final path
+/// keeps what it had and no staging file is left.
+fn expect_install_failure(daemon: &Daemon, needle: &str) -> Value {
+    let api = Api::new(daemon);
+    let before = std::fs::read(install_dir(daemon).join("claude")).ok();
+    let problem = expect_problem(
+        api.post_json("/v1/agents/claude/install", json!({"reinstall": true})),
+        500,
+        "install_failed",
+    );
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(detail.contains(needle), "{needle:?} not in {detail}");
+    assert_eq!(problem["agent"], "claude", "{problem}");
+    assert_eq!(std::fs::read(install_dir(daemon).join("claude")).ok(), before);
+    assert!(
+        install_dir_entries(daemon).iter().all(|name| !name.starts_with('.')),
+        "{:?}",
+        install_dir_entries(daemon)
+    );
+    problem
+}
+
+#[test]
+fn corrupted_truncated_and_missing_downloads_fail_cleanly() {
+    let vendors = Vendors::start();
+    vendors.publish_claude("3.0.0");
+    let daemon = daemon(&vendors, &[]);
+    let binary = format!("{CLAUDE}/3.0.0/linux-x64/claude");
+
+    // Checksum mismatch: the bucket serves other bytes than the manifest names.
+    vendors.body(&binary, fake_binary("3.0.0-tampered"));
+    let problem = expect_install_failure(&daemon, "checksum mismatch");
+    assert!(problem["detail"].as_str().unwrap().contains("/3.0.0/linux-x64/claude"));
+
+    // Truncated: fewer bytes than announced, then the connection closes.
+    let full = fake_binary("3.0.0");
+    vendors.set(
+        &binary,
+        Reply::Truncated {
+            body: full[..full.len() / 2].to_vec(),
+            claimed: full.len(),
+        },
+    );
+    expect_install_failure(&daemon, "/3.0.0/linux-x64/claude");
+
+    // An empty body.
+    vendors.body(&binary, Vec::new());
+    expect_install_failure(&daemon, "empty download");
+
+    // 404 and 500, with the URL and status.
+    vendors.set(&binary, Reply::Status(404));
+    let problem = expect_install_failure(&daemon, "HTTP 404");
+    assert!(problem["detail"].as_str().unwrap().contains(&vendors.base));
+    vendors.set(&binary, Reply::Status(503));
+    expect_install_failure(&daemon, "HTTP 503");
+
+    // An archive without the binary the recipe names.
+    vendors.body(CODEX_LATEST, json!({"tag_name": "rust-v0.1.0"}).to_string());
+    vendors.body(
+        &format!("{CODEX_DOWNLOADS}/rust-v0.1.0/codex-x86_64-unknown-linux-musl.tar.gz"),
+        tar_gz(&[("README.md", b"no binary here")]),
+    );
+    let problem = expect_problem(
+        Api::new(&daemon).post_json("/v1/agents/codex/install", json!({})),
+        500,
+        "install_failed",
+    );
+    assert!(
+        problem["detail"].as_str().unwrap().contains("has no codex-x86_64-unknown-linux-musl"),
+        "{problem}"
+    );
+
+    // The good bytes install.
+    vendors.body(&binary, full);
+    expect_no_content(
+        Api::new(&daemon).post_json("/v1/agents/claude/install", json!({})),
+        "after the failures",
+    );
+}
+
+#[test]
+fn a_daemon_killed_mid_download_leaves_the_old_binary_and_a_retry_works() {
+    let vendors = Vendors::start();
+    vendors.publish_claude("4.0.0");
+    let mut daemon = daemon(&vendors, &[]);
+    expect_no_content(
+        Api::new(&daemon).post_json("/v1/agents/claude/install", json!({})),
+        "first install",
+    );
+    let final_path = install_dir(&daemon).join("claude");
+    let installed = std::fs::read(&final_path).unwrap();
+
+    // 4.0.1 trickles; the daemon dies in the middle of it.
+    let mut next = fake_binary("4.0.1");
+    next.resize(64 << 10, b'\n');
+    vendors.publish_claude_binary("4.0.1", &next);
+    let path = format!("{CLAUDE}/4.0.1/linux-x64/claude");
+    vendors.set(
+        &path,
+        Reply::Trickle {
+            body: next.clone(),
+            piece: 1024,
+            pause: Duration::from_millis(50),
+        },
+    );
+    let endpoint = daemon.url("/v1/agents/claude/install");
+    let request = std::thread::spawn(move || {
+        reqwest::blocking::Client::new().post(endpoint).json(&json!({})).send()
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while *vendors.trickled.lock().unwrap() < 8 << 10 {
+        assert!(Instant::now() < deadline, "the download never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let data_dir = daemon.kill();
+    assert!(request.join().unwrap().is_err(), "the request died with the daemon");
+    assert_eq!(std::fs::read(&final_path).unwrap(), installed, "the old binary is intact");
+    assert_eq!(run(&final_path), "4.0.0");
+
+    // A new daemon on the same data dir: the retry installs and cleans up.
+    vendors.body(&path, next);
+    let daemon = daemon_with(&vendors, &[], Some(data_dir));
+    let api = Api::new(&daemon);
+    expect_no_content(api.post_json("/v1/agents/claude/install", json!({})), "retry");
+    assert_eq!(agent_entry(&api, "claude")["version"], "4.0.1");
+    assert_eq!(install_dir_entries(&daemon), ["claude"]);
+}
+
+#[test]
+fn concurrent_installs_download_once() {
+    let vendors = Vendors::start();
+    let binary = vendors.publish_claude("5.0.0");
+    let path = format!("{CLAUDE}/5.0.0/linux-x64/claude");
+    vendors.set(
+        &path,
+        Reply::Trickle {
+            body: binary,
+            piece: 8,
+            pause: Duration::from_millis(40),
+        },
+    );
+    let daemon = daemon(&vendors, &[]);
+    let endpoint = daemon.url("/v1/agents/claude/install");
+    let requests: Vec<_> = (0..3)
+        .map(|_| {
+            let endpoint = endpoint.clone();
+            std::thread::spawn(move || {
+                reqwest::blocking::Client::new()
+                    .post(endpoint)
+                    .json(&json!({}))
+                    .send()
+                    .unwrap()
+                    .status()
+                    .as_u16()
+            })
+        })
+        .collect();
+    for request in requests {
+        assert_eq!(request.join().unwrap(), 204);
+    }
+    assert_eq!(vendors.hits(&path), 1, "one download for three requests");
+    assert_eq!(agent_entry(&Api::new(&daemon), "claude")["version"], "5.0.0");
+}
+
+#[test]
+fn session_create_installs_the_agent_version_asked_for() {
+    let vendors = Vendors::start();
+    vendors.publish_claude("6.0.0");
+    vendors.publish_claude("6.1.0");
+    let daemon = daemon(&vendors, &[]);
+    let api = Api::new(&daemon);
+    let response = api.post_json(
+        "/v1/sessions/s1",
+        json!({"agent": "claude", "agentVersion": "6.0.0"}),
+    );
+    let status = response.status();
+    assert!(status.is_success(), "{status}: {}", response.text().unwrap());
+    assert_eq!(agent_entry(&api, "claude")["version"], "6.0.0");
+    assert_eq!(vendors.hits(&format!("{CLAUDE}/latest")), 0);
+    // Without agentVersion an installed agent is used as is.
+    let response = api.post_json("/v1/sessions/s2", json!({"agent": "claude"}));
+    assert!(response.status().is_success());
+    assert_eq!(agent_entry(&api, "claude")["version"], "6.0.0");
+}
+
+#[test]
+fn no_install_makes_a_missing_agent_not_installed() {
+    let vendors = Vendors::start();
+    vendors.publish_claude("7.0.0");
+    let daemon = daemon(&vendors, &["--no-install"]);
+    let api = Api::new(&daemon);
+    let problem = expect_problem(
+        api.post_json("/v1/sessions/s1", json!({"agent": "claude"})),
+        404,
+        "agent_not_installed",
+    );
+    assert!(problem["detail"].as_str().unwrap().contains("--no-install"), "{problem}");
+    assert_eq!(vendors.hits(&format!("{CLAUDE}/7.0.0/linux-x64/claude")), 0);
+    // An explicit install request still installs.
+    expect_no_content(api.post_json("/v1/agents/claude/install", json!({})), "explicit");
+    let response = api.post_json("/v1/sessions/s1", json!({"agent": "claude"}));
+    assert!(response.status().is_success());
+    let problem = expect_problem(
+        api.post_json("/v1/sessions/s2", json!({"agent": "claude", "agentVersion": "6.9.0"})),
+        404,
+        "agent_not_installed",
+    );
+    assert!(problem["detail"].as_str().unwrap().contains("6.9.0"), "{problem}");
+}
+
+#[test]
+fn the_cli_prints_progress_and_the_outcome() {
+    let vendors = Vendors::start();
+    vendors.publish_claude("8.0.0");
+    let daemon = daemon(&vendors, &[]);
+    let output = std::process::Command::new(common::binary())
+        .args(["agents", "install", "claude", "--version", "8.0.0", "--endpoint", &daemon.endpoint])
+        .env_remove("SANDBOX_AGENT_TOKEN")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let outcome: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(outcome["version"], "8.0.0", "{outcome}");
+    assert_eq!(outcome["path"], install_dir(&daemon).join("claude").display().to_string());
+    assert!(stderr.contains("downloading"), "plain progress lines: {stderr}");
+
+    vendors.set(&format!("{CLAUDE}/8.0.1/linux-x64/claude"), Reply::Status(404));
+    vendors.body(&format!("{CLAUDE}/8.0.1/manifest.json"), "{}");
+    let output = std::process::Command::new(common::binary())
+        .args(["agents", "install", "claude", "--version", "8.0.1", "--endpoint", &daemon.endpoint])
+        .env_remove("SANDBOX_AGENT_TOKEN")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("install_failed") && stderr.contains("HTTP 404"), "{stderr}");
+}
+
+/// The npm source for real: Pi's package from npm's configured registry.
+#[test]
+fn the_npm_source_installs_pi_with_npm() {
+    if which::which("npm").is_err() {
+        assert!(std::env::var_os("CI").is_none(), "npm is required under CI");
+        eprintln!("skipping: npm is not on PATH");
+        return;
+    }
+    let vendors = Vendors::start();
+    let daemon = daemon(&vendors, &["--install-source", "npm"]);
+    let (_, last, outcome) = install_events(&daemon, "pi", json!({}));
+    assert_eq!(last, "result", "{outcome}");
+    assert!(outcome["source"].as_str().unwrap().starts_with("npm:@mariozechner/pi-coding-agent"));
+    // The version is npm's latest, as the registry tells npm.
+    let latest = std::process::Command::new("npm")
+        .args(["view", "@mariozechner/pi-coding-agent", "version"])
+        .output()
+        .unwrap();
+    let latest = String::from_utf8_lossy(&latest.stdout).trim().to_owned();
+    let entry = agent_entry(&Api::new(&daemon), "pi");
+    assert_eq!(entry["version"], latest, "{entry}");
+    assert_eq!(entry["path"], install_dir(&daemon).join("pi").display().to_string());
+}
