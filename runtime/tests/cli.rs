@@ -464,14 +464,11 @@ fn agents_models_lists_mock_models() {
 #[test]
 fn agents_install_builtin_mock_succeeds() {
     let daemon = start_daemon();
-    assert_eq!(
-        json_ok(&cli(&daemon, &["agents", "install", "mock"])),
-        json!({ "ok": true })
-    );
-    assert_eq!(
-        json_ok(&cli(&daemon, &["agents", "install", "mock", "--reinstall"])),
-        json!({ "ok": true })
-    );
+    for args in [&["agents", "install", "mock"][..], &["agents", "install", "mock", "--reinstall"]] {
+        let outcome = json_ok(&cli(&daemon, args));
+        assert_eq!(outcome["agent"], "mock", "{outcome}");
+        assert_eq!(outcome["alreadyInstalled"], true, "{outcome}");
+    }
 }
 
 #[test]

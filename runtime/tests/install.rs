@@ -35,9 +35,16 @@ enum Reply {
     Body(Vec<u8>),
     Status(u16),
     /// Announces `claimed` bytes, sends the body, closes the connection.
-    Truncated { body: Vec<u8>, claimed: usize },
+    Truncated {
+        body: Vec<u8>,
+        claimed: usize,
+    },
     /// Sends the body in small pieces with pauses.
-    Trickle { body: Vec<u8>, piece: usize, pause: Duration },
+    Trickle {
+        body: Vec<u8>,
+        piece: usize,
+        pause: Duration,
+    },
 }
 
 /// The fake vendor servers: one loopback listener, a reply per path, and how often
@@ -120,7 +127,11 @@ impl Vendors {
             Some(Reply::Trickle { body, piece, pause }) => {
                 let _ = stream.write_all(ok(body.len()).as_bytes());
                 for chunk in body.chunks(piece) {
-                    if stream.write_all(chunk).and_then(|()| stream.flush()).is_err() {
+                    if stream
+                        .write_all(chunk)
+                        .and_then(|()| stream.flush())
+                        .is_err()
+                    {
                         return;
                     }
                     *self.trickled.lock().unwrap() += chunk.len();
@@ -146,7 +157,10 @@ impl Vendors {
             "linux-x64": {"checksum": sha256(binary)},
             "darwin-arm64": {"checksum": sha256(b"another build")},
         }});
-        self.body(&format!("{CLAUDE}/{version}/manifest.json"), manifest.to_string());
+        self.body(
+            &format!("{CLAUDE}/{version}/manifest.json"),
+            manifest.to_string(),
+        );
     }
 }
 
@@ -189,7 +203,10 @@ fn daemon(vendors: &Vendors, extra: &[&str]) -> Daemon {
 
 fn daemon_with(vendors: &Vendors, extra: &[&str], data_dir: Option<tempfile::TempDir>) -> Daemon {
     let mut args = vec!["--releases-mirror".to_owned(), vendors.base.clone()];
-    for (flag, default) in [("--install-platform", "linux-x64"), ("--install-source", "release")] {
+    for (flag, default) in [
+        ("--install-platform", "linux-x64"),
+        ("--install-source", "release"),
+    ] {
         if !extra.contains(&flag) {
             args.extend([flag.to_owned(), default.to_owned()]);
         }
@@ -237,8 +254,14 @@ fn install_events(daemon: &Daemon, agent: &str, body: Value) -> (Vec<Value>, Str
     let mut progress = Vec::new();
     let mut last = (String::new(), Value::Null);
     for frame in text.split("\n\n") {
-        let event = frame.lines().find_map(|l| l.strip_prefix("event: ")).unwrap_or_default();
-        let data = frame.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or_default();
+        let event = frame
+            .lines()
+            .find_map(|l| l.strip_prefix("event: "))
+            .unwrap_or_default();
+        let data = frame
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .unwrap_or_default();
         if event.is_empty() {
             continue;
         }
@@ -274,7 +297,10 @@ fn run(binary: &Path) -> String {
 fn each_agent_installs_from_its_release_recipe() {
     let vendors = Vendors::start();
     vendors.publish_claude("2.1.7");
-    vendors.body(CODEX_LATEST, json!({"tag_name": "rust-v0.170.1"}).to_string());
+    vendors.body(
+        CODEX_LATEST,
+        json!({"tag_name": "rust-v0.170.1"}).to_string(),
+    );
     vendors.body(
         &format!("{CODEX_DOWNLOADS}/rust-v0.170.1/codex-x86_64-unknown-linux-musl.tar.gz"),
         tar_gz(&[("codex-x86_64-unknown-linux-musl", &fake_binary("0.170.1"))]),
@@ -284,15 +310,24 @@ fn each_agent_installs_from_its_release_recipe() {
         &format!("{OPENCODE_DOWNLOADS}/v1.19.2/opencode-linux-x64.tar.gz"),
         tar_gz(&[("opencode", &fake_binary("1.19.2"))]),
     );
-    vendors.body(&format!("{AMP}/cli-version.txt"), "0.0.1790000000-gabc123\n");
+    vendors.body(
+        &format!("{AMP}/cli-version.txt"),
+        "0.0.1790000000-gabc123\n",
+    );
     vendors.body(
         &format!("{AMP}/0.0.1790000000-gabc123/amp-linux-x64"),
         fake_binary("0.0.1790000000-gabc123"),
     );
-    vendors.body(PI_LATEST, json!({"name": "pi", "version": "0.74.0"}).to_string());
+    vendors.body(
+        PI_LATEST,
+        json!({"name": "pi", "version": "0.74.0"}).to_string(),
+    );
     vendors.body(
         &format!("{PI_DOWNLOADS}/v0.74.0/pi-linux-x64.tar.gz"),
-        tar_gz(&[("pi/pi", &fake_binary("0.74.0")), ("pi/theme/dark.json", b"{}")]),
+        tar_gz(&[
+            ("pi/pi", &fake_binary("0.74.0")),
+            ("pi/theme/dark.json", b"{}"),
+        ]),
     );
     let daemon = daemon(&vendors, &[]);
     let api = Api::new(&daemon);
@@ -304,7 +339,11 @@ fn each_agent_installs_from_its_release_recipe() {
         ("pi", "pi", "0.74.0"),
     ];
     for (agent, binary, version) in expected {
-        assert_eq!(agent_entry(&api, agent)["installed"], false, "{agent} before");
+        assert_eq!(
+            agent_entry(&api, agent)["installed"],
+            false,
+            "{agent} before"
+        );
         expect_no_content(
             api.post_json(&format!("/v1/agents/{agent}/install"), json!({})),
             agent,
@@ -337,7 +376,10 @@ fn opencode_on_macos_comes_as_a_zip() {
     );
     let daemon = daemon(&vendors, &["--install-platform", "darwin-arm64"]);
     let api = Api::new(&daemon);
-    expect_no_content(api.post_json("/v1/agents/opencode/install", json!({})), "zip");
+    expect_no_content(
+        api.post_json("/v1/agents/opencode/install", json!({})),
+        "zip",
+    );
     let entry = agent_entry(&api, "opencode");
     assert_eq!(entry["version"], "1.19.3", "{entry}");
 }
@@ -357,11 +399,17 @@ fn pinned_versions_reinstall_and_no_op() {
     assert_eq!(outcome["version"], "1.0.4", "{outcome}");
     assert_eq!(outcome["alreadyInstalled"], false, "{outcome}");
     assert!(
-        progress.iter().any(|p| p["stage"] == "downloading" && p["bytesDone"] == p["bytesTotal"]),
+        progress
+            .iter()
+            .any(|p| p["stage"] == "downloading" && p["bytesDone"] == p["bytesTotal"]),
         "{progress:?}"
     );
     assert_eq!(agent_entry(&api, "claude")["version"], "1.0.4");
-    assert_eq!(vendors.hits(&format!("{CLAUDE}/latest")), 0, "a pinned version needs no lookup");
+    assert_eq!(
+        vendors.hits(&format!("{CLAUDE}/latest")),
+        0,
+        "a pinned version needs no lookup"
+    );
 
     // The same version again: nothing to download.
     let (_, _, outcome) = install_events(&daemon, "claude", json!({"version": "1.0.4"}));
@@ -369,7 +417,10 @@ fn pinned_versions_reinstall_and_no_op() {
     assert_eq!(vendors.hits(&old), 1);
 
     // The latest differs from the installed one: installed.
-    expect_no_content(api.post_json("/v1/agents/claude/install", json!({})), "latest");
+    expect_no_content(
+        api.post_json("/v1/agents/claude/install", json!({})),
+        "latest",
+    );
     assert_eq!(agent_entry(&api, "claude")["version"], "2.0.1");
     assert_eq!(vendors.hits(&new), 1);
     let (_, _, outcome) = install_events(&daemon, "claude", json!({}));
@@ -384,7 +435,10 @@ fn pinned_versions_reinstall_and_no_op() {
     assert_eq!(vendors.hits(&new), 2);
     assert_eq!(agent_entry(&api, "claude")["version"], "2.0.1");
     expect_no_content(
-        api.post_json("/v1/agents/claude/install", json!({"version": "1.0.4", "reinstall": true})),
+        api.post_json(
+            "/v1/agents/claude/install",
+            json!({"version": "1.0.4", "reinstall": true}),
+        ),
         "pinned reinstall",
     );
     assert_eq!(agent_entry(&api, "claude")["version"], "1.0.4");
@@ -395,7 +449,10 @@ fn pinned_versions_reinstall_and_no_op() {
         400,
         "invalid_request",
     );
-    assert!(problem["detail"].as_str().unwrap().contains("../x"), "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("../x"),
+        "{problem}"
+    );
 }
 
 /// Installs claude and expects `install_failed` naming `needle`; the final path
@@ -411,9 +468,14 @@ fn expect_install_failure(daemon: &Daemon, needle: &str) -> Value {
     let detail = problem["detail"].as_str().unwrap();
     assert!(detail.contains(needle), "{needle:?} not in {detail}");
     assert_eq!(problem["agent"], "claude", "{problem}");
-    assert_eq!(std::fs::read(install_dir(daemon).join("claude")).ok(), before);
+    assert_eq!(
+        std::fs::read(install_dir(daemon).join("claude")).ok(),
+        before
+    );
     assert!(
-        install_dir_entries(daemon).iter().all(|name| !name.starts_with('.')),
+        install_dir_entries(daemon)
+            .iter()
+            .all(|name| !name.starts_with('.')),
         "{:?}",
         install_dir_entries(daemon)
     );
@@ -430,7 +492,10 @@ fn corrupted_truncated_and_missing_downloads_fail_cleanly() {
     // Checksum mismatch: the bucket serves other bytes than the manifest names.
     vendors.body(&binary, fake_binary("3.0.0-tampered"));
     let problem = expect_install_failure(&daemon, "checksum mismatch");
-    assert!(problem["detail"].as_str().unwrap().contains("/3.0.0/linux-x64/claude"));
+    assert!(problem["detail"]
+        .as_str()
+        .unwrap()
+        .contains("/3.0.0/linux-x64/claude"));
 
     // Truncated: fewer bytes than announced, then the connection closes.
     let full = fake_binary("3.0.0");
@@ -466,7 +531,10 @@ fn corrupted_truncated_and_missing_downloads_fail_cleanly() {
         "install_failed",
     );
     assert!(
-        problem["detail"].as_str().unwrap().contains("has no codex-x86_64-unknown-linux-musl"),
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("has no codex-x86_64-unknown-linux-musl"),
         "{problem}"
     );
 
@@ -505,7 +573,10 @@ fn a_daemon_killed_mid_download_leaves_the_old_binary_and_a_retry_works() {
     );
     let endpoint = daemon.url("/v1/agents/claude/install");
     let request = std::thread::spawn(move || {
-        reqwest::blocking::Client::new().post(endpoint).json(&json!({})).send()
+        reqwest::blocking::Client::new()
+            .post(endpoint)
+            .json(&json!({}))
+            .send()
     });
     let deadline = Instant::now() + Duration::from_secs(20);
     while *vendors.trickled.lock().unwrap() < 8 << 10 {
@@ -513,15 +584,25 @@ fn a_daemon_killed_mid_download_leaves_the_old_binary_and_a_retry_works() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let data_dir = daemon.kill();
-    assert!(request.join().unwrap().is_err(), "the request died with the daemon");
-    assert_eq!(std::fs::read(&final_path).unwrap(), installed, "the old binary is intact");
+    assert!(
+        request.join().unwrap().is_err(),
+        "the request died with the daemon"
+    );
+    assert_eq!(
+        std::fs::read(&final_path).unwrap(),
+        installed,
+        "the old binary is intact"
+    );
     assert_eq!(run(&final_path), "4.0.0");
 
     // A new daemon on the same data dir: the retry installs and cleans up.
     vendors.body(&path, next);
     let daemon = daemon_with(&vendors, &[], Some(data_dir));
     let api = Api::new(&daemon);
-    expect_no_content(api.post_json("/v1/agents/claude/install", json!({})), "retry");
+    expect_no_content(
+        api.post_json("/v1/agents/claude/install", json!({})),
+        "retry",
+    );
     assert_eq!(agent_entry(&api, "claude")["version"], "4.0.1");
     assert_eq!(install_dir_entries(&daemon), ["claude"]);
 }
@@ -559,7 +640,10 @@ fn concurrent_installs_download_once() {
         assert_eq!(request.join().unwrap(), 204);
     }
     assert_eq!(vendors.hits(&path), 1, "one download for three requests");
-    assert_eq!(agent_entry(&Api::new(&daemon), "claude")["version"], "5.0.0");
+    assert_eq!(
+        agent_entry(&Api::new(&daemon), "claude")["version"],
+        "5.0.0"
+    );
 }
 
 #[test]
@@ -574,7 +658,11 @@ fn session_create_installs_the_agent_version_asked_for() {
         json!({"agent": "claude", "agentVersion": "6.0.0"}),
     );
     let status = response.status();
-    assert!(status.is_success(), "{status}: {}", response.text().unwrap());
+    assert!(
+        status.is_success(),
+        "{status}: {}",
+        response.text().unwrap()
+    );
     assert_eq!(agent_entry(&api, "claude")["version"], "6.0.0");
     assert_eq!(vendors.hits(&format!("{CLAUDE}/latest")), 0);
     // Without agentVersion an installed agent is used as is.
@@ -594,18 +682,30 @@ fn no_install_makes_a_missing_agent_not_installed() {
         404,
         "agent_not_installed",
     );
-    assert!(problem["detail"].as_str().unwrap().contains("--no-install"), "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("--no-install"),
+        "{problem}"
+    );
     assert_eq!(vendors.hits(&format!("{CLAUDE}/7.0.0/linux-x64/claude")), 0);
     // An explicit install request still installs.
-    expect_no_content(api.post_json("/v1/agents/claude/install", json!({})), "explicit");
+    expect_no_content(
+        api.post_json("/v1/agents/claude/install", json!({})),
+        "explicit",
+    );
     let response = api.post_json("/v1/sessions/s1", json!({"agent": "claude"}));
     assert!(response.status().is_success());
     let problem = expect_problem(
-        api.post_json("/v1/sessions/s2", json!({"agent": "claude", "agentVersion": "6.9.0"})),
+        api.post_json(
+            "/v1/sessions/s2",
+            json!({"agent": "claude", "agentVersion": "6.9.0"}),
+        ),
         404,
         "agent_not_installed",
     );
-    assert!(problem["detail"].as_str().unwrap().contains("6.9.0"), "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("6.9.0"),
+        "{problem}"
+    );
 }
 
 #[test]
@@ -614,7 +714,15 @@ fn the_cli_prints_progress_and_the_outcome() {
     vendors.publish_claude("8.0.0");
     let daemon = daemon(&vendors, &[]);
     let output = std::process::Command::new(common::binary())
-        .args(["agents", "install", "claude", "--version", "8.0.0", "--endpoint", &daemon.endpoint])
+        .args([
+            "agents",
+            "install",
+            "claude",
+            "--version",
+            "8.0.0",
+            "--endpoint",
+            &daemon.endpoint,
+        ])
         .env_remove("SANDBOX_AGENT_TOKEN")
         .output()
         .unwrap();
@@ -622,19 +730,39 @@ fn the_cli_prints_progress_and_the_outcome() {
     assert!(output.status.success(), "{stderr}");
     let outcome: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(outcome["version"], "8.0.0", "{outcome}");
-    assert_eq!(outcome["path"], install_dir(&daemon).join("claude").display().to_string());
-    assert!(stderr.contains("downloading"), "plain progress lines: {stderr}");
+    assert_eq!(
+        outcome["path"],
+        install_dir(&daemon).join("claude").display().to_string()
+    );
+    assert!(
+        stderr.contains("downloading"),
+        "plain progress lines: {stderr}"
+    );
 
-    vendors.set(&format!("{CLAUDE}/8.0.1/linux-x64/claude"), Reply::Status(404));
+    vendors.set(
+        &format!("{CLAUDE}/8.0.1/linux-x64/claude"),
+        Reply::Status(404),
+    );
     vendors.body(&format!("{CLAUDE}/8.0.1/manifest.json"), "{}");
     let output = std::process::Command::new(common::binary())
-        .args(["agents", "install", "claude", "--version", "8.0.1", "--endpoint", &daemon.endpoint])
+        .args([
+            "agents",
+            "install",
+            "claude",
+            "--version",
+            "8.0.1",
+            "--endpoint",
+            &daemon.endpoint,
+        ])
         .env_remove("SANDBOX_AGENT_TOKEN")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
-    assert!(stderr.contains("install_failed") && stderr.contains("HTTP 404"), "{stderr}");
+    assert!(
+        stderr.contains("install_failed") && stderr.contains("HTTP 404"),
+        "{stderr}"
+    );
 }
 
 /// The npm source for real: Pi's package from npm's configured registry.
@@ -649,7 +777,10 @@ fn the_npm_source_installs_pi_with_npm() {
     let daemon = daemon(&vendors, &["--install-source", "npm"]);
     let (_, last, outcome) = install_events(&daemon, "pi", json!({}));
     assert_eq!(last, "result", "{outcome}");
-    assert!(outcome["source"].as_str().unwrap().starts_with("npm:@mariozechner/pi-coding-agent"));
+    assert!(outcome["source"]
+        .as_str()
+        .unwrap()
+        .starts_with("npm:@mariozechner/pi-coding-agent"));
     // The version is npm's latest, as the registry tells npm.
     let latest = std::process::Command::new("npm")
         .args(["view", "@mariozechner/pi-coding-agent", "version"])
@@ -658,5 +789,8 @@ fn the_npm_source_installs_pi_with_npm() {
     let latest = String::from_utf8_lossy(&latest.stdout).trim().to_owned();
     let entry = agent_entry(&Api::new(&daemon), "pi");
     assert_eq!(entry["version"], latest, "{entry}");
-    assert_eq!(entry["path"], install_dir(&daemon).join("pi").display().to_string());
+    assert_eq!(
+        entry["path"],
+        install_dir(&daemon).join("pi").display().to_string()
+    );
 }

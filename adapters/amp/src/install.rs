@@ -86,11 +86,27 @@ mod tests {
     #[test]
     fn every_platform_maps_to_its_bucket_file() {
         let cases = [
-            (platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)), "linux-x64", "amp"),
-            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)), "linux-arm64", "amp"),
-            (platform(Os::Macos, Arch::Aarch64, None), "darwin-arm64", "amp"),
+            (
+                platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)),
+                "linux-x64",
+                "amp",
+            ),
+            (
+                platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)),
+                "linux-arm64",
+                "amp",
+            ),
+            (
+                platform(Os::Macos, Arch::Aarch64, None),
+                "darwin-arm64",
+                "amp",
+            ),
             (platform(Os::Macos, Arch::X8664, None), "darwin-x64", "amp"),
-            (platform(Os::Windows, Arch::X8664, None), "win32-x64", "amp.exe"),
+            (
+                platform(Os::Windows, Arch::X8664, None),
+                "win32-x64",
+                "amp.exe",
+            ),
         ];
         for (target, name, binary) in cases {
             let recipe = recipe(&target).unwrap();
@@ -99,7 +115,10 @@ mod tests {
                 recipe.latest_version_url.as_deref(),
                 Some(format!("{BUCKET}/cli-version.txt").as_str())
             );
-            assert_eq!(recipe.sources[0].url, format!("{BUCKET}/{{version}}/amp-{name}"));
+            assert_eq!(
+                recipe.sources[0].url,
+                format!("{BUCKET}/{{version}}/amp-{name}")
+            );
             assert!(matches!(recipe.sources[0].archive, ArchiveKind::None));
             assert_eq!(recipe.npm_package, Some(format!("@ampcode/cli-{name}")));
         }

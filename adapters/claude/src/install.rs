@@ -75,26 +75,63 @@ mod tests {
     #[test]
     fn every_platform_maps_to_its_bucket_folder_and_checksum() {
         let cases = [
-            (platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)), "linux-x64", "claude"),
-            (platform(Os::Linux, Arch::X8664, Some(Libc::Musl)), "linux-x64-musl", "claude"),
-            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)), "linux-arm64", "claude"),
-            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)), "linux-arm64-musl", "claude"),
-            (platform(Os::Macos, Arch::Aarch64, None), "darwin-arm64", "claude"),
-            (platform(Os::Macos, Arch::X8664, None), "darwin-x64", "claude"),
-            (platform(Os::Windows, Arch::X8664, None), "win32-x64", "claude.exe"),
+            (
+                platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)),
+                "linux-x64",
+                "claude",
+            ),
+            (
+                platform(Os::Linux, Arch::X8664, Some(Libc::Musl)),
+                "linux-x64-musl",
+                "claude",
+            ),
+            (
+                platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)),
+                "linux-arm64",
+                "claude",
+            ),
+            (
+                platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)),
+                "linux-arm64-musl",
+                "claude",
+            ),
+            (
+                platform(Os::Macos, Arch::Aarch64, None),
+                "darwin-arm64",
+                "claude",
+            ),
+            (
+                platform(Os::Macos, Arch::X8664, None),
+                "darwin-x64",
+                "claude",
+            ),
+            (
+                platform(Os::Windows, Arch::X8664, None),
+                "win32-x64",
+                "claude.exe",
+            ),
         ];
         for (target, name, binary) in cases {
             let recipe = recipe(&target).unwrap();
             assert_eq!(recipe.binary_name, binary);
-            assert_eq!(recipe.latest_version_url.as_deref(), Some(format!("{BUCKET}/latest").as_str()));
+            assert_eq!(
+                recipe.latest_version_url.as_deref(),
+                Some(format!("{BUCKET}/latest").as_str())
+            );
             let source = &recipe.sources[0];
             assert_eq!(source.url, format!("{BUCKET}/{{version}}/{name}/{binary}"));
             assert!(matches!(source.archive, ArchiveKind::None));
             assert_eq!(
                 source.sha256_url.as_deref(),
-                Some(format!("{BUCKET}/{{version}}/manifest.json#/platforms/{name}/checksum").as_str())
+                Some(
+                    format!("{BUCKET}/{{version}}/manifest.json#/platforms/{name}/checksum")
+                        .as_str()
+                )
             );
-            assert_eq!(recipe.npm_package, Some(format!("@anthropic-ai/claude-code-{name}")));
+            assert_eq!(
+                recipe.npm_package,
+                Some(format!("@anthropic-ai/claude-code-{name}"))
+            );
             assert_eq!(recipe.npm_binary_path.as_deref(), Some(binary));
         }
     }
@@ -102,7 +139,10 @@ mod tests {
     #[test]
     fn the_latest_file_holds_the_version() {
         assert_eq!(parse_version("2.1.197\n").as_deref(), Some("2.1.197"));
-        assert_eq!(parse_version("2.1.197 (Claude Code)").as_deref(), Some("2.1.197"));
+        assert_eq!(
+            parse_version("2.1.197 (Claude Code)").as_deref(),
+            Some("2.1.197")
+        );
         assert_eq!(parse_version("<Error>NoSuchKey</Error>"), None);
     }
 }

@@ -105,12 +105,36 @@ mod tests {
     #[test]
     fn every_platform_maps_to_its_release_archive() {
         let cases = [
-            (platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)), "x86_64-unknown-linux-musl", "linux-x64"),
-            (platform(Os::Linux, Arch::X8664, Some(Libc::Musl)), "x86_64-unknown-linux-musl", "linux-x64"),
-            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)), "aarch64-unknown-linux-musl", "linux-arm64"),
-            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)), "aarch64-unknown-linux-musl", "linux-arm64"),
-            (platform(Os::Macos, Arch::Aarch64, None), "aarch64-apple-darwin", "darwin-arm64"),
-            (platform(Os::Macos, Arch::X8664, None), "x86_64-apple-darwin", "darwin-x64"),
+            (
+                platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)),
+                "x86_64-unknown-linux-musl",
+                "linux-x64",
+            ),
+            (
+                platform(Os::Linux, Arch::X8664, Some(Libc::Musl)),
+                "x86_64-unknown-linux-musl",
+                "linux-x64",
+            ),
+            (
+                platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)),
+                "aarch64-unknown-linux-musl",
+                "linux-arm64",
+            ),
+            (
+                platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)),
+                "aarch64-unknown-linux-musl",
+                "linux-arm64",
+            ),
+            (
+                platform(Os::Macos, Arch::Aarch64, None),
+                "aarch64-apple-darwin",
+                "darwin-arm64",
+            ),
+            (
+                platform(Os::Macos, Arch::X8664, None),
+                "x86_64-apple-darwin",
+                "darwin-x64",
+            ),
         ];
         for (target, triple, npm) in cases {
             let recipe = recipe(&target, Some("1.2.3")).unwrap();
@@ -123,15 +147,27 @@ mod tests {
             );
             assert!(matches!(source.archive, ArchiveKind::TarGz));
             assert_eq!(source.binary_path, format!("codex-{triple}"));
-            assert_eq!(recipe.npm_package, Some(format!("@openai/codex@1.2.3-{npm}")));
-            assert_eq!(recipe.npm_binary_path, Some(format!("vendor/{triple}/bin/codex")));
+            assert_eq!(
+                recipe.npm_package,
+                Some(format!("@openai/codex@1.2.3-{npm}"))
+            );
+            assert_eq!(
+                recipe.npm_binary_path,
+                Some(format!("vendor/{triple}/bin/codex"))
+            );
         }
     }
 
     #[test]
     fn the_latest_release_document_names_the_version() {
-        assert_eq!(parse_latest_version(r#"{"tag_name":"rust-v0.170.0"}"#).as_deref(), Some("0.170.0"));
-        assert_eq!(parse_latest_version(r#"{"message":"API rate limit exceeded"}"#), None);
+        assert_eq!(
+            parse_latest_version(r#"{"tag_name":"rust-v0.170.0"}"#).as_deref(),
+            Some("0.170.0")
+        );
+        assert_eq!(
+            parse_latest_version(r#"{"message":"API rate limit exceeded"}"#),
+            None
+        );
         assert_eq!(parse_latest_version("not json"), None);
     }
 }

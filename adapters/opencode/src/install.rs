@@ -96,13 +96,41 @@ mod tests {
     #[test]
     fn every_platform_maps_to_its_release_archive() {
         let cases = [
-            (platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)), "linux-x64.tar.gz", "opencode"),
-            (platform(Os::Linux, Arch::X8664, Some(Libc::Musl)), "linux-x64-musl.tar.gz", "opencode"),
-            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)), "linux-arm64.tar.gz", "opencode"),
-            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)), "linux-arm64-musl.tar.gz", "opencode"),
-            (platform(Os::Macos, Arch::Aarch64, None), "darwin-arm64.zip", "opencode"),
-            (platform(Os::Macos, Arch::X8664, None), "darwin-x64.zip", "opencode"),
-            (platform(Os::Windows, Arch::X8664, None), "windows-x64.zip", "opencode.exe"),
+            (
+                platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)),
+                "linux-x64.tar.gz",
+                "opencode",
+            ),
+            (
+                platform(Os::Linux, Arch::X8664, Some(Libc::Musl)),
+                "linux-x64-musl.tar.gz",
+                "opencode",
+            ),
+            (
+                platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)),
+                "linux-arm64.tar.gz",
+                "opencode",
+            ),
+            (
+                platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)),
+                "linux-arm64-musl.tar.gz",
+                "opencode",
+            ),
+            (
+                platform(Os::Macos, Arch::Aarch64, None),
+                "darwin-arm64.zip",
+                "opencode",
+            ),
+            (
+                platform(Os::Macos, Arch::X8664, None),
+                "darwin-x64.zip",
+                "opencode",
+            ),
+            (
+                platform(Os::Windows, Arch::X8664, None),
+                "windows-x64.zip",
+                "opencode.exe",
+            ),
         ];
         for (target, asset, binary) in cases {
             let recipe = recipe(&target, Some("1.2.3"));
@@ -125,7 +153,10 @@ mod tests {
 
     #[test]
     fn the_latest_release_document_names_the_version() {
-        assert_eq!(parse_latest_version(r#"{"tag_name":"v1.19.0"}"#).as_deref(), Some("1.19.0"));
+        assert_eq!(
+            parse_latest_version(r#"{"tag_name":"v1.19.0"}"#).as_deref(),
+            Some("1.19.0")
+        );
         assert_eq!(parse_latest_version(r#"{}"#), None);
     }
 }

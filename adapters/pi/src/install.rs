@@ -87,12 +87,36 @@ mod tests {
     #[test]
     fn every_platform_maps_to_its_release_archive_or_npm_only() {
         let cases = [
-            (platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)), Some("linux-x64"), "pi"),
-            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)), Some("linux-arm64"), "pi"),
-            (platform(Os::Macos, Arch::Aarch64, None), Some("darwin-arm64"), "pi"),
-            (platform(Os::Macos, Arch::X8664, None), Some("darwin-x64"), "pi"),
-            (platform(Os::Linux, Arch::X8664, Some(Libc::Musl)), None, "pi"),
-            (platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)), None, "pi"),
+            (
+                platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)),
+                Some("linux-x64"),
+                "pi",
+            ),
+            (
+                platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)),
+                Some("linux-arm64"),
+                "pi",
+            ),
+            (
+                platform(Os::Macos, Arch::Aarch64, None),
+                Some("darwin-arm64"),
+                "pi",
+            ),
+            (
+                platform(Os::Macos, Arch::X8664, None),
+                Some("darwin-x64"),
+                "pi",
+            ),
+            (
+                platform(Os::Linux, Arch::X8664, Some(Libc::Musl)),
+                None,
+                "pi",
+            ),
+            (
+                platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)),
+                None,
+                "pi",
+            ),
             (platform(Os::Windows, Arch::X8664, None), None, "pi.cmd"),
         ];
         for (target, release, binary) in cases {
@@ -114,7 +138,10 @@ mod tests {
 
     #[test]
     fn the_registry_document_names_the_version() {
-        assert_eq!(parse_latest(r#"{"name":"x","version":"0.73.1"}"#).as_deref(), Some("0.73.1"));
+        assert_eq!(
+            parse_latest(r#"{"name":"x","version":"0.73.1"}"#).as_deref(),
+            Some("0.73.1")
+        );
         assert_eq!(parse_latest(r#"{"error":"Not found"}"#), None);
     }
 }

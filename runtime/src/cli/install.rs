@@ -23,7 +23,12 @@ pub struct InstallArgs {
     no_install: bool,
     /// Where agents are installed from: the vendors' release downloads then the npm
     /// package (`auto`), only the downloads (`release`) or only npm (`npm`).
-    #[arg(long, value_enum, default_value = "auto", env = "SANDBOX_AGENT_INSTALL_SOURCE")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        env = "SANDBOX_AGENT_INSTALL_SOURCE"
+    )]
     install_source: SourcePreference,
     /// Fetch every release URL `https://HOST/PATH` from `MIRROR/HOST/PATH` instead.
     #[arg(long, value_name = "MIRROR", env = "SANDBOX_AGENT_RELEASES_MIRROR")]
@@ -39,7 +44,9 @@ impl InstallArgs {
     pub fn into_settings(self, dir: PathBuf) -> Result<InstallSettings, String> {
         if let Some(mirror) = &self.releases_mirror {
             if !(mirror.starts_with("http://") || mirror.starts_with("https://")) {
-                return Err(format!("--releases-mirror {mirror:?} is not an http(s) URL"));
+                return Err(format!(
+                    "--releases-mirror {mirror:?} is not an http(s) URL"
+                ));
             }
         }
         let mut settings = InstallSettings::new(dir);
@@ -47,7 +54,8 @@ impl InstallArgs {
         settings.source = self.install_source;
         settings.mirror = Mirror::new(self.releases_mirror);
         if let Some(name) = &self.install_platform {
-            settings.platform = platform::parse(name).map_err(|e| format!("--install-platform: {e}"))?;
+            settings.platform =
+                platform::parse(name).map_err(|e| format!("--install-platform: {e}"))?;
         }
         Ok(settings)
     }
@@ -111,7 +119,11 @@ pub async fn follow(
     Err("the daemon closed the install stream without a result".into())
 }
 
+/// Prints the problem document on stderr and returns the one-line error.
 fn describe(problem: &ProblemDetails) -> String {
+    if let Ok(json) = serde_json::to_string_pretty(problem) {
+        eprintln!("{json}");
+    }
     format!(
         "{} {} ({}): {}",
         problem.status,

@@ -29,10 +29,13 @@ pub(super) struct Read {
     pub problems: Vec<String>,
 }
 
+/// Reads the credentials out of a file's text.
+pub(super) type Reader = fn(&str, &Lookup) -> Read;
+
 /// A config file of an agent and how to read it.
 pub(super) struct AgentFile {
     pub path: PathBuf,
-    pub read: fn(&str, &Lookup) -> Read,
+    pub read: Reader,
 }
 
 /// The config files of an agent that hold credentials (none for unknown agents).
@@ -40,7 +43,7 @@ pub(super) fn agent_files(agent: &str, lookup: &Lookup) -> Vec<AgentFile> {
     let data_home = lookup
         .agent_dir("XDG_DATA_HOME")
         .or_else(|| lookup.under_home(".local/share"));
-    let files: Vec<(Option<PathBuf>, fn(&str, &Lookup) -> Read)> = match agent {
+    let files: Vec<(Option<PathBuf>, Reader)> = match agent {
         "claude" => {
             let config_dir = lookup.agent_dir("CLAUDE_CONFIG_DIR");
             vec![

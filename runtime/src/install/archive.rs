@@ -46,7 +46,9 @@ pub fn find_binary(root: &Path, binary_path: &str) -> Result<Unpacked, String> {
     let metadata = std::fs::symlink_metadata(&binary)
         .map_err(|_| format!("the archive has no {binary_path}"))?;
     if !metadata.is_file() {
-        return Err(format!("{binary_path} in the archive is not a regular file"));
+        return Err(format!(
+            "{binary_path} in the archive is not a regular file"
+        ));
     }
     Ok(Unpacked {
         alone: count_files(root) == 1,
@@ -68,7 +70,10 @@ fn unpack_tar_gz(download: &Path, staging: &Path) -> Result<(), String> {
             .unpack_in(staging)
             .map_err(|e| format!("broken tar.gz archive: {e}"))?;
         if !unpacked {
-            let path = entry.path().map(|p| p.display().to_string()).unwrap_or_default();
+            let path = entry
+                .path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
             return Err(format!("archive entry {path:?} leaves the archive"));
         }
     }
@@ -134,12 +139,17 @@ mod tests {
     fn a_tar_gz_with_assets_and_a_missing_binary() {
         let dir = tempfile::tempdir().unwrap();
         let archive = dir.path().join("a.tar.gz");
-        tar_gz(&archive, &[("pi/pi", b"bin"), ("pi/theme/dark.json", b"{}")]);
+        tar_gz(
+            &archive,
+            &[("pi/pi", b"bin"), ("pi/theme/dark.json", b"{}")],
+        );
         let staging = dir.path().join("staging");
         std::fs::create_dir(&staging).unwrap();
         let unpacked = unpack(&archive, ArchiveKind::TarGz, "pi/pi", &staging).unwrap();
         assert!(!unpacked.alone);
-        assert!(find_binary(&staging, "pi/missing").unwrap_err().contains("no pi/missing"));
+        assert!(find_binary(&staging, "pi/missing")
+            .unwrap_err()
+            .contains("no pi/missing"));
         assert!(find_binary(&staging, "../a.tar.gz").is_err());
         assert!(find_binary(&staging, "pi").is_err());
     }
@@ -149,8 +159,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let archive = dir.path().join("a.zip");
         let mut zip = zip::ZipWriter::new(File::create(&archive).unwrap());
-        zip.start_file("opencode", zip::write::SimpleFileOptions::default().unix_permissions(0o755))
-            .unwrap();
+        zip.start_file(
+            "opencode",
+            zip::write::SimpleFileOptions::default().unix_permissions(0o755),
+        )
+        .unwrap();
         zip.write_all(b"#!/bin/sh\n").unwrap();
         zip.finish().unwrap();
         let staging = dir.path().join("staging");

@@ -15,10 +15,14 @@ pub fn split_pointer(url: &str) -> (&str, Option<&str>) {
 }
 
 /// The expected lowercase hex digest for `file_name` in a checksum document.
-pub fn expected_digest(body: &str, pointer: Option<&str>, file_name: &str) -> Result<String, String> {
+pub fn expected_digest(
+    body: &str,
+    pointer: Option<&str>,
+    file_name: &str,
+) -> Result<String, String> {
     if let Some(pointer) = pointer {
-        let document: serde_json::Value =
-            serde_json::from_str(body).map_err(|e| format!("checksum document is not JSON: {e}"))?;
+        let document: serde_json::Value = serde_json::from_str(body)
+            .map_err(|e| format!("checksum document is not JSON: {e}"))?;
         let digest = document
             .pointer(pointer)
             .and_then(serde_json::Value::as_str)
@@ -41,7 +45,9 @@ pub fn expected_digest(body: &str, pointer: Option<&str>, file_name: &str) -> Re
     match all.as_slice() {
         [(digest, _)] => Ok(digest.clone()),
         [] => Err("no SHA-256 digest in the checksum document".into()),
-        _ => Err(format!("the checksum document names no digest for {file_name}")),
+        _ => Err(format!(
+            "the checksum document names no digest for {file_name}"
+        )),
     }
 }
 
@@ -61,8 +67,14 @@ mod tests {
     fn a_bare_digest_or_sha256sum_output() {
         assert_eq!(expected_digest(&format!("{A}\n"), None, "x").unwrap(), A);
         let sums = format!("{A}  tool-linux.tar.gz\n{B} *tool-darwin.zip\n");
-        assert_eq!(expected_digest(&sums, None, "tool-darwin.zip").unwrap(), B.to_ascii_lowercase());
-        assert_eq!(expected_digest(&sums, None, "tool-linux.tar.gz").unwrap(), A);
+        assert_eq!(
+            expected_digest(&sums, None, "tool-darwin.zip").unwrap(),
+            B.to_ascii_lowercase()
+        );
+        assert_eq!(
+            expected_digest(&sums, None, "tool-linux.tar.gz").unwrap(),
+            A
+        );
         assert!(expected_digest(&sums, None, "other").is_err());
         assert!(expected_digest("not found", None, "x").is_err());
     }
@@ -72,9 +84,13 @@ mod tests {
         let url = "https://h/1.0/manifest.json#/platforms/linux-x64/checksum";
         let (base, pointer) = split_pointer(url);
         assert_eq!(base, "https://h/1.0/manifest.json");
-        let manifest = format!(r#"{{"platforms":{{"linux-x64":{{"checksum":"{A}"}},"darwin-x64":{{"checksum":"{B}"}}}}}}"#);
+        let manifest = format!(
+            r#"{{"platforms":{{"linux-x64":{{"checksum":"{A}"}},"darwin-x64":{{"checksum":"{B}"}}}}}}"#
+        );
         assert_eq!(expected_digest(&manifest, pointer, "claude").unwrap(), A);
-        assert!(expected_digest(&manifest, Some("/platforms/win32-x64/checksum"), "claude").is_err());
+        assert!(
+            expected_digest(&manifest, Some("/platforms/win32-x64/checksum"), "claude").is_err()
+        );
         assert!(expected_digest("<html>", pointer, "claude").is_err());
         assert_eq!(split_pointer("https://h/SUMS#x"), ("https://h/SUMS", None));
     }

@@ -67,7 +67,9 @@ pub async fn download(
         done += chunk.len() as u64;
         progress.report(Stage::Downloading, url, done, total);
     }
-    file.sync_all().await.map_err(|e| InstallError::io(dest, e))?;
+    file.sync_all()
+        .await
+        .map_err(|e| InstallError::io(dest, e))?;
     if done == 0 {
         return Err(InstallError::Transfer {
             url: url.to_owned(),

@@ -72,12 +72,15 @@ pub struct InstallOutcome {
     pub agent: String,
     /// The version the installed binary reports (or the one installed, when it
     /// reports none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// The binary (none for builtin agents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Nothing was downloaded: the wanted version was already installed.
     pub already_installed: bool,
     /// The URL or npm package installed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
 }
 
@@ -170,7 +173,9 @@ impl Installer {
         F: FnOnce(Arc<Progress>) -> BoxFuture<'static, InstallResult>,
     {
         let (sender, _) = broadcast::channel(256);
-        let id = self.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = self
+            .next_id
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let in_flight = self.in_flight.clone();
         let job = job(Arc::new(Progress::new(agent, sender.clone())));
         let owner = agent.to_owned();
@@ -181,7 +186,9 @@ impl Installer {
         });
         let result = async move {
             task.await.unwrap_or_else(|error| {
-                Err(InstallError::Adapter(format!("the install task failed: {error}")))
+                Err(InstallError::Adapter(format!(
+                    "the install task failed: {error}"
+                )))
             })
         }
         .boxed()
@@ -214,7 +221,9 @@ impl Installer {
             || binary_name.starts_with('.')
             || binary_name.contains(['/', '\\'])
         {
-            return Err(InstallError::Adapter(format!("invalid binary name {binary_name:?}")));
+            return Err(InstallError::Adapter(format!(
+                "invalid binary name {binary_name:?}"
+            )));
         }
         let mut failures = Vec::new();
         if self.settings.source.releases() {
@@ -226,8 +235,17 @@ impl Installer {
                     continue;
                 };
                 let url = self.settings.mirror.rewrite(&url);
-                match self.from_release(&recipe, source, &url, version.as_deref(), progress).await {
-                    Ok(path) => return Ok(Done::Placed { path, version, source: url }),
+                match self
+                    .install_release(&recipe, source, &url, version.as_deref(), progress)
+                    .await
+                {
+                    Ok(path) => {
+                        return Ok(Done::Placed {
+                            path,
+                            version,
+                            source: url,
+                        })
+                    }
                     Err(error) => {
                         tracing::warn!(agent = adapter.id(), %error, "install source failed");
                         failures.push(error);
@@ -237,8 +255,14 @@ impl Installer {
         }
         if let (true, Some(package)) = (self.settings.source.npm(), &recipe.npm_package) {
             let spec = sources::npm_spec(package, version.as_deref());
-            match self.from_npm(&recipe, &spec, progress).await {
-                Ok(path) => return Ok(Done::Placed { path, version, source: format!("npm:{spec}") }),
+            match self.install_npm(&recipe, &spec, progress).await {
+                Ok(path) => {
+                    return Ok(Done::Placed {
+                        path,
+                        version,
+                        source: format!("npm:{spec}"),
+                    })
+                }
                 Err(error) => failures.push(error),
             }
         }
@@ -305,7 +329,7 @@ impl Installer {
     }
 
     /// Downloads one source, checks it, unpacks it and places the binary.
-    async fn from_release(
+    async fn install_release(
         &self,
         recipe: &InstallRecipe,
         source: &InstallSource,
@@ -318,13 +342,17 @@ impl Installer {
         let download = staging.path().join("download");
         let digest = download::download(&self.client, url, &download, progress).await?;
         if let Some(template) = &source.sha256_url {
-            self.verify(template, version, &file_name, &digest, url, progress).await?;
+            self.verify(template, version, &file_name, &digest, url, progress)
+                .await?;
         }
         progress.report(Stage::Extracting, url, 0, None);
         let unpacked_root = staging.path().join("unpacked");
         let unpacked = {
-            let (archive, binary_path, root) =
-                (source.archive, source.binary_path.clone(), unpacked_root.clone());
+            let (archive, binary_path, root) = (
+                source.archive,
+                source.binary_path.clone(),
+                unpacked_root.clone(),
+            );
             tokio::task::spawn_blocking(move || {
                 std::fs::create_dir(&root).map_err(|e| e.to_string())?;
                 archive::unpack(&download, archive, &binary_path, &root)
@@ -372,13 +400,16 @@ impl Installer {
     }
 
     /// Fetches the npm package and places its binary.
-    async fn from_npm(
+    async fn install_npm(
         &self,
         recipe: &InstallRecipe,
         spec: &str,
         progress: &Progress,
     ) -> Result<PathBuf, InstallError> {
-        let binary_path = recipe.npm_binary_path.as_deref().unwrap_or(&recipe.binary_name);
+        let binary_path = recipe
+            .npm_binary_path
+            .as_deref()
+            .unwrap_or(&recipe.binary_name);
         let staging = place::Staging::new(&self.settings.dir, &recipe.binary_name)?;
         let unpacked = npm::fetch(spec, binary_path, staging.path(), progress).await?;
         let root = staging.path().join("unpacked/package");

@@ -41,7 +41,12 @@ pub async fn fetch(
     {
         let (tarball, unpacked) = (tarball.clone(), unpacked.clone());
         tokio::task::spawn_blocking(move || {
-            archive::unpack(&tarball, sandbox_agent_host::ArchiveKind::TarGz, "package/package.json", &unpacked)
+            archive::unpack(
+                &tarball,
+                sandbox_agent_host::ArchiveKind::TarGz,
+                "package/package.json",
+                &unpacked,
+            )
         })
         .await
         .map_err(|e| fail(e.to_string()))?
@@ -50,7 +55,13 @@ pub async fn fetch(
     if has_dependencies(&root.join("package.json")) {
         run(
             &npm,
-            &["install", "--omit=dev", "--no-audit", "--no-fund", "--no-package-lock"],
+            &[
+                "install",
+                "--omit=dev",
+                "--no-audit",
+                "--no-fund",
+                "--no-package-lock",
+            ],
             &root,
         )
         .await
@@ -64,7 +75,12 @@ fn has_dependencies(manifest: &Path) -> bool {
     std::fs::read(manifest)
         .ok()
         .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .and_then(|manifest| manifest.get("dependencies")?.as_object().map(|d| !d.is_empty()))
+        .and_then(|manifest| {
+            manifest
+                .get("dependencies")?
+                .as_object()
+                .map(|d| !d.is_empty())
+        })
         .unwrap_or(false)
 }
 
@@ -89,5 +105,8 @@ async fn run(npm: &Path, args: &[&str], dir: &Path) -> Result<(), String> {
         .filter(|line| !line.trim().is_empty() && !line.contains("npm warn"))
         .collect();
     let tail = tail[tail.len().saturating_sub(4)..].join(" / ");
-    Err(format!("npm {} failed ({}): {tail}", args[0], output.status))
+    Err(format!(
+        "npm {} failed ({}): {tail}",
+        args[0], output.status
+    ))
 }

@@ -158,7 +158,10 @@ mod tests {
         std::fs::write(root.join("bin/tool"), "v1").unwrap();
         let placed = place_package(&root, &root.join("bin/tool"), dir.path(), "tool").unwrap();
         assert_eq!(std::fs::read_to_string(&placed).unwrap(), "v1");
-        assert!(std::fs::symlink_metadata(&placed).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(&placed)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         drop(staging);
 
         let staging = Staging::new(dir.path(), "tool").unwrap();
@@ -166,9 +169,16 @@ mod tests {
         std::fs::write(&file, "v2").unwrap();
         let placed = place_file(&file, dir.path(), "tool").unwrap();
         assert_eq!(std::fs::read_to_string(&placed).unwrap(), "v2");
-        assert_eq!(std::fs::metadata(&placed).unwrap().permissions().mode() & 0o777, 0o755);
+        assert_eq!(
+            std::fs::metadata(&placed).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
         drop(staging);
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
         assert_eq!(left, vec![std::ffi::OsString::from("tool")]);
     }
 
@@ -178,7 +188,9 @@ mod tests {
         // Pid 0x7fffffff does not exist.
         let dead = dir.path().join(".tool.tmp-2147483647-1");
         std::fs::create_dir(&dead).unwrap();
-        let live = dir.path().join(format!(".tool.tmp-{}-x", std::process::id()));
+        let live = dir
+            .path()
+            .join(format!(".tool.tmp-{}-x", std::process::id()));
         std::fs::create_dir(&live).unwrap();
         let _staging = Staging::new(dir.path(), "tool").unwrap();
         assert!(!dead.exists());

@@ -71,9 +71,8 @@ fn elf_interpreter(elf: &[u8]) -> Option<String> {
     }
     let u16_at = |at: usize| Some(u16::from_le_bytes(elf.get(at..at + 2)?.try_into().ok()?));
     let u32_at = |at: usize| Some(u32::from_le_bytes(elf.get(at..at + 4)?.try_into().ok()?));
-    let u64_at = |at: usize| {
-        Some(usize::try_from(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?)).ok()?)
-    };
+    let u64_at =
+        |at: usize| usize::try_from(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?)).ok();
     let table = u64_at(0x20)?;
     let entry_size = usize::from(u16_at(0x36)?);
     let count = usize::from(u16_at(0x38)?);
@@ -155,9 +154,18 @@ mod tests {
     fn the_shell_interpreter_tells_musl_from_glibc() {
         let musl = elf_with_interpreter("/lib/ld-musl-x86_64.so.1");
         let glibc = elf_with_interpreter("/lib64/ld-linux-x86-64.so.2");
-        assert_eq!(elf_interpreter(&musl).as_deref(), Some("/lib/ld-musl-x86_64.so.1"));
-        assert_eq!(libc_of_interpreter(&elf_interpreter(&musl).unwrap()), Libc::Musl);
-        assert_eq!(libc_of_interpreter(&elf_interpreter(&glibc).unwrap()), Libc::Gnu);
+        assert_eq!(
+            elf_interpreter(&musl).as_deref(),
+            Some("/lib/ld-musl-x86_64.so.1")
+        );
+        assert_eq!(
+            libc_of_interpreter(&elf_interpreter(&musl).unwrap()),
+            Libc::Musl
+        );
+        assert_eq!(
+            libc_of_interpreter(&elf_interpreter(&glibc).unwrap()),
+            Libc::Gnu
+        );
     }
 
     #[test]
@@ -180,7 +188,15 @@ mod tests {
 
     #[test]
     fn platform_names_round_trip() {
-        for name in ["linux-x64", "linux-x64-musl", "linux-arm64", "linux-arm64-musl", "darwin-arm64", "darwin-x64", "windows-x64"] {
+        for name in [
+            "linux-x64",
+            "linux-x64-musl",
+            "linux-arm64",
+            "linux-arm64-musl",
+            "darwin-arm64",
+            "darwin-x64",
+            "windows-x64",
+        ] {
             assert_eq!(super::name(&parse(name).unwrap()), name);
         }
         assert_eq!(parse("linux-x64-gnu").unwrap().libc, Some(Libc::Gnu));

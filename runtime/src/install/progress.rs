@@ -69,9 +69,8 @@ impl Progress {
         };
         let (log, send) = {
             let mut last = self.last.lock().unwrap();
-            let milestone = stage != Stage::Downloading
-                || bytes_done == 0
-                || Some(bytes_done) == bytes_total;
+            let milestone =
+                stage != Stage::Downloading || bytes_done == 0 || Some(bytes_done) == bytes_total;
             let log = milestone || last.0.is_none_or(|at| at.elapsed() >= LOG_EVERY);
             let send = milestone || bytes_done >= last.1 + REPORT_EVERY_BYTES;
             if log {

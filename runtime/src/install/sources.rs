@@ -69,9 +69,7 @@ pub fn with_version(template: &str, version: Option<&str>) -> Option<String> {
 /// version (`@openai/codex@0.1.0-linux-x64`), else `package@version` or the bare
 /// package (npm's `latest`).
 pub fn npm_spec(package: &str, version: Option<&str>) -> String {
-    let has_version = package
-        .char_indices()
-        .any(|(at, c)| c == '@' && at > 0);
+    let has_version = package.char_indices().any(|(at, c)| c == '@' && at > 0);
     match version {
         Some(version) if !has_version => format!("{package}@{version}"),
         _ => package.to_owned(),
@@ -90,21 +88,36 @@ mod tests {
             "http://127.0.0.1:9/github.com/o/r/releases/download/v1/a.tar.gz"
         );
         assert_eq!(Mirror::new(None).rewrite("https://x/y"), "https://x/y");
-        assert_eq!(Mirror::new(Some(String::new())).rewrite("https://x/y"), "https://x/y");
+        assert_eq!(
+            Mirror::new(Some(String::new())).rewrite("https://x/y"),
+            "https://x/y"
+        );
     }
 
     #[test]
     fn versions_fill_templates() {
-        assert_eq!(with_version("https://h/{version}/a", Some("1.2")).unwrap(), "https://h/1.2/a");
+        assert_eq!(
+            with_version("https://h/{version}/a", Some("1.2")).unwrap(),
+            "https://h/1.2/a"
+        );
         assert_eq!(with_version("https://h/{version}/a", None), None);
-        assert_eq!(with_version("https://h/latest/a", None).unwrap(), "https://h/latest/a");
+        assert_eq!(
+            with_version("https://h/latest/a", None).unwrap(),
+            "https://h/latest/a"
+        );
     }
 
     #[test]
     fn npm_specs_keep_a_version_the_recipe_names() {
         assert_eq!(npm_spec("@scope/pkg", Some("1.0.0")), "@scope/pkg@1.0.0");
         assert_eq!(npm_spec("pkg", None), "pkg");
-        assert_eq!(npm_spec("@openai/codex@1.0.0-linux-x64", Some("1.0.0")), "@openai/codex@1.0.0-linux-x64");
-        assert_eq!(npm_spec("opencode-linux-x64@1.0.0", Some("2.0.0")), "opencode-linux-x64@1.0.0");
+        assert_eq!(
+            npm_spec("@openai/codex@1.0.0-linux-x64", Some("1.0.0")),
+            "@openai/codex@1.0.0-linux-x64"
+        );
+        assert_eq!(
+            npm_spec("opencode-linux-x64@1.0.0", Some("2.0.0")),
+            "opencode-linux-x64@1.0.0"
+        );
     }
 }
