@@ -19,7 +19,7 @@ use crate::install::{
 };
 
 /// How long a `--version` probe of an agent binary may take.
-const VERSION_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+const VERSION_PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The agents of this daemon.
 pub struct AgentCatalog {

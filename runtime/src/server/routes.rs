@@ -28,11 +28,13 @@ pub async fn health() -> axum::Json<HealthResponse> {
 /// Every agent this daemon can drive, with install state and capabilities.
 #[utoipa::path(get, path = "/v1/agents", tag = "agents", responses((status = 200, body = AgentListResponse)))]
 pub async fn list_agents(State(state): State<AppState>) -> axum::Json<AgentListResponse> {
-    let mut agents = Vec::new();
-    for adapter in state.catalog.adapters() {
+    // Version probes start agent binaries (a Node CLI takes seconds): all at once.
+    let adapters = state.catalog.adapters();
+    let agents = futures::future::join_all(adapters.iter().map(|adapter| {
         let server_status = state.sessions.shared_processes().status(adapter.id());
-        agents.push(state.catalog.describe(&adapter, server_status).await);
-    }
+        state.catalog.describe(adapter, server_status)
+    }))
+    .await;
     axum::Json(AgentListResponse { agents })
 }
 

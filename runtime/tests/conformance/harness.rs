@@ -95,7 +95,16 @@ impl Harness {
 
     /// The agent's entry of `GET /v1/agents`.
     pub fn agent_info(&self) -> Value {
-        let agents = self.api().get_ok("/v1/agents");
+        // The daemon runs the agent's binary to read its version: a Node CLI on a
+        // loaded machine may take longer than the client's usual deadline.
+        let response = reqwest::blocking::Client::builder()
+            .timeout(AGENT_DEADLINE)
+            .build()
+            .unwrap()
+            .get(self.daemon.url("/v1/agents"))
+            .send()
+            .expect("GET /v1/agents");
+        let agents = ok_json(response);
         agents["agents"]
             .as_array()
             .unwrap()
