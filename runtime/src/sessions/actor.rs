@@ -624,9 +624,12 @@ impl Actor {
         if !events.is_empty() || checkpoint != self.committed {
             self.store_commit(events, checkpoint);
         }
-        self.shared.log.publish();
+        let published = self.shared.log.publish();
         self.shared.state.lock().unwrap().updated_at = self.updated_at;
         self.publish_state();
+        if let Some(last) = published {
+            self.shared.log.notify(last);
+        }
     }
 
     fn store_commit(

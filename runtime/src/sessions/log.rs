@@ -49,7 +49,7 @@ impl EventLog {
     /// until [`publish`](Self::publish).
     pub fn stage(&self, emitted: EmittedEvent, native_session_id: Option<String>) {
         let mut staged = self.staged.lock().unwrap();
-        let sequence = self.last_sequence() + staged.len() as u64 + 1;
+        let sequence = self.events.lock().unwrap().len() as u64 + staged.len() as u64 + 1;
         let event = UniversalEvent {
             event_id: format!("evt_{sequence}"),
             sequence,
@@ -74,13 +74,19 @@ impl EventLog {
         self.staged.lock().unwrap().clone()
     }
 
-    /// Makes every staged event readable and wakes readers.
-    pub fn publish(&self) {
+    /// Makes every staged event readable; returns the new last sequence for
+    /// [`notify`](Self::notify), which wakes the readers waiting for it.
+    pub fn publish(&self) -> Option<u64> {
         let staged = std::mem::take(&mut *self.staged.lock().unwrap());
-        let Some(last) = staged.last().map(|event| event.sequence) else {
-            return;
-        };
+        let last = staged.last().map(|event| event.sequence)?;
         self.events.lock().unwrap().extend(staged);
+        Some(last)
+    }
+
+    /// Wakes the readers waiting for events up to `last` (the session task calls
+    /// it once the session's state matches the events, so a woken reader that
+    /// finds `ended` also finds `session.ended`).
+    pub fn notify(&self, last: u64) {
         self.latest.send_replace(last);
     }
 
@@ -120,7 +126,8 @@ impl EventLog {
 
     /// Sequence of the newest event, staged or readable (0 when empty).
     pub fn last_assigned(&self) -> u64 {
-        self.last_sequence() + self.staged.lock().unwrap().len() as u64
+        let staged = self.staged.lock().unwrap().len() as u64;
+        self.events.lock().unwrap().len() as u64 + staged
     }
 
     /// Sequence of the newest readable event (0 when empty).
@@ -177,7 +184,10 @@ mod tests {
             "staged is not readable"
         );
         assert_eq!(log.staged().len(), 5);
-        log.publish();
+        assert_eq!(log.publish(), Some(5));
+        assert_eq!(log.last_sequence(), 0, "readers are woken by notify");
+        log.notify(5);
+        assert_eq!(log.last_sequence(), 5);
         assert!(log.staged().is_empty());
         let page = log.read(2, Some(2), false);
         let sequences: Vec<u64> = page.events.iter().map(|e| e.sequence).collect();

@@ -170,9 +170,14 @@ impl SessionManager {
         if let Err(error) = self.store.commit(commit) {
             tracing::error!(session = %shared.record.id, %error, "storing the end of a session failed");
         }
-        shared.log.publish();
-        let mut state = shared.state.lock().unwrap();
-        state.ended = true;
-        state.updated_at = updated_at;
+        let published = shared.log.publish();
+        {
+            let mut state = shared.state.lock().unwrap();
+            state.ended = true;
+            state.updated_at = updated_at;
+        }
+        if let Some(last) = published {
+            shared.log.notify(last);
+        }
     }
 }

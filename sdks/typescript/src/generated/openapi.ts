@@ -29,8 +29,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Installs the agent's binary (a no-op for builtin or already installed agents
-         *     unless `reinstall`).
+         * Installs the agent's binary: the latest version (or `version`), a no-op when
+         *     that version is already installed unless `reinstall`. With
+         *     `Accept: text/event-stream` the answer is a stream of `progress` events, then one
+         *     `result` or `error` event.
          */
         post: operations["install_agent"];
         delete?: never;
@@ -858,6 +860,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description With `Accept: text/event-stream`: `progress` events, then a `result` or `error` event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
             /** @description Installed */
             204: {
                 headers: {
