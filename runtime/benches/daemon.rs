@@ -34,7 +34,6 @@ const LATENCY_WARMUP: usize = 5;
 /// Mock sessions writing at once, and how long their events are counted, for the
 /// sustained event rate with and without the session store.
 const STORE_SESSIONS: usize = 8;
-const STORE_QUEUED: usize = 150;
 const STORE_DURATION: Duration = Duration::from_secs(4);
 /// Adapter calls timed per input kind, and per turn (to keep adapter state small).
 const CONVERT_CALLS: usize = 10_000;
@@ -477,8 +476,9 @@ async fn event_latency(table: &mut Table, daemon: &Daemon) {
 // 5. Adapter calls through the host crate
 
 /// Events per second the daemon commits and publishes while several mock
-/// sessions stream at once (each with a queue of long `echo` turns, so the
-/// sessions never wait for a client).
+/// sessions stream at once: one client per session sends `echo` turns back to back
+/// (each queued while the previous runs) for a while; the clock stops when every
+/// queued turn has run.
 async fn event_throughput(table: &mut Table, daemon: &Daemon, label: &str) {
     let client = daemon.client();
     let text = format!("echo {}", "stream these words one by one ".repeat(8));
@@ -486,37 +486,53 @@ async fn event_throughput(table: &mut Table, daemon: &Daemon, label: &str) {
         agent: "mock".into(),
         ..Default::default()
     };
-    for session in 0..STORE_SESSIONS {
-        let id = format!("load-{session}");
-        client.create_session(&id, &request).await.unwrap();
-        for _ in 0..STORE_QUEUED {
-            let message = MessageRequest {
-                message: Some(text.clone()),
-                ..Default::default()
-            };
-            client.send_message(&id, &message).await.unwrap();
-        }
+    let ids: Vec<String> = (0..STORE_SESSIONS).map(|s| format!("load-{s}")).collect();
+    for id in &ids {
+        client.create_session(id, &request).await.unwrap();
     }
-    let count = |list: sandbox_agent_client::SessionListResponse| {
+    let totals = |list: sandbox_agent_client::SessionListResponse| {
         let events: u64 = list.sessions.iter().map(|s| s.event_count).sum();
         let queued: u64 = list.sessions.iter().map(|s| s.queued_messages).sum();
-        (events, queued)
+        let running = list
+            .sessions
+            .iter()
+            .any(|s| s.status != sandbox_agent_client::SessionStatus::Idle);
+        (events, queued, running)
     };
-    let (before, _) = count(client.list_sessions().await.unwrap());
+    let (before, _, _) = totals(client.list_sessions().await.unwrap());
     let begin = Instant::now();
-    tokio::time::sleep(STORE_DURATION).await;
-    let (after, queued) = count(client.list_sessions().await.unwrap());
-    let rate = (after - before) as f64 / begin.elapsed().as_secs_f64();
-    let note = if queued == 0 {
-        "the queues ran dry: a lower bound".to_owned()
-    } else {
-        format!(
-            "{} events in {:.1} s",
-            after - before,
-            begin.elapsed().as_secs_f64()
-        )
-    };
-    table.row(label, format!("{rate:.0} events/s"), note);
+    let senders = ids.iter().map(|id| {
+        let client = daemon.client();
+        let text = text.clone();
+        async move {
+            let mut sent = 0u64;
+            while begin.elapsed() < STORE_DURATION {
+                let message = MessageRequest {
+                    message: Some(text.clone()),
+                    ..Default::default()
+                };
+                client.send_message(id, &message).await.unwrap();
+                sent += 1;
+            }
+            sent
+        }
+    });
+    let sent: u64 = futures::future::join_all(senders).await.into_iter().sum();
+    loop {
+        let (_, queued, running) = totals(client.list_sessions().await.unwrap());
+        if queued == 0 && !running {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let elapsed = begin.elapsed().as_secs_f64();
+    let (after, _, _) = totals(client.list_sessions().await.unwrap());
+    let events = after - before;
+    table.row(
+        label,
+        format!("{:.0} events/s", events as f64 / elapsed),
+        format!("{events} events of {sent} turns in {elapsed:.1} s"),
+    );
 }
 
 fn mock_component() -> PathBuf {
