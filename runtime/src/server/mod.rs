@@ -174,7 +174,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     if !stored.is_empty() {
         tracing::info!(sessions = stored.len(), "restoring sessions");
     }
-    sessions.restore(stored);
+    sessions.restore(stored).await;
     if let Some(retention) = config.retention {
         sessions.spawn_retention(retention);
     }

@@ -10,6 +10,7 @@ use sandbox_agent_universal::{
     UniversalEventType,
 };
 use tokio::sync::mpsc::unbounded_channel;
+use tokio::sync::oneshot;
 
 use super::actor::Resumption;
 use super::{EventLog, Session, SessionManager, SessionShared, SessionState};
@@ -17,8 +18,11 @@ use crate::error::ApiError;
 use crate::store::{Checkpoint, Commit, StoredSession};
 
 impl SessionManager {
-    /// Brings back every stored session. Call once, before serving.
-    pub fn restore(&self, stored: Vec<StoredSession>) {
+    /// Brings back every stored session. Call once, before serving: it returns
+    /// when every carried-on session has taken its first steps (restart marker,
+    /// lost processes reported), so the first client already sees them.
+    pub async fn restore(&self, stored: Vec<StoredSession>) {
+        let mut resumed = Vec::new();
         for session in stored {
             let id = session.record.id.clone();
             let checkpoint = session.checkpoint.clone();
@@ -34,6 +38,10 @@ impl SessionManager {
                 Ok(self.readable_only(shared.clone()))
             } else {
                 self.carry_on(shared.clone(), session)
+                    .map(|(handle, first_steps)| {
+                        resumed.push(first_steps);
+                        handle
+                    })
             };
             let handle = handle.unwrap_or_else(|error| {
                 tracing::warn!(session = %id, %error, "cannot resume session; ending it");
@@ -41,6 +49,9 @@ impl SessionManager {
                 self.readable_only(shared)
             });
             self.sessions.write().unwrap().insert(id, handle);
+        }
+        for first_steps in resumed {
+            let _ = first_steps.await;
         }
     }
 
@@ -50,12 +61,13 @@ impl SessionManager {
         Arc::new(Session { shared, requests })
     }
 
-    /// A new task for a session that had not ended.
+    /// A new task for a session that had not ended, and what resolves once it has
+    /// taken its first steps.
     fn carry_on(
         &self,
         shared: Arc<SessionShared>,
         stored: StoredSession,
-    ) -> Result<Arc<Session>, ApiError> {
+    ) -> Result<(Arc<Session>, oneshot::Receiver<()>), ApiError> {
         let checkpoint = stored.checkpoint;
         let adapter = self.catalog.adapter(&stored.record.agent)?;
         // The turn cannot go on without its process: a fresh adapter resumes the
@@ -112,11 +124,13 @@ impl SessionManager {
             timers: checkpoint.timers,
             fresh_adapter,
         };
+        let (resumed, first_steps) = oneshot::channel();
         tokio::spawn(async move {
             actor.resume(resumption);
+            let _ = resumed.send(());
             actor.run(requests_rx).await;
         });
-        Ok(Arc::new(Session { shared, requests }))
+        Ok((Arc::new(Session { shared, requests }), first_steps))
     }
 
     /// Ends a stored session that cannot go on, with daemon-made events saying why.
