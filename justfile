@@ -11,7 +11,7 @@ test:
 
 # Regenerate the committed OpenAPI document after an API change.
 openapi:
-    cargo run -q -p sandbox-agent -- openapi > docs/openapi.json
+    cargo run -q -p agentplex -- openapi > docs/openapi.json
 
 # Build the adapter components (wasm32-wasip2).
 adapters:
@@ -21,8 +21,8 @@ adapters:
 # Build the adapter template (examples/adapter-template) and validate the component.
 adapter-template:
     cd examples/adapter-template && cargo build --release --target wasm32-wasip2
-    cargo run -q -p sandbox-agent -- adapters validate examples/adapter-template/target/wasm32-wasip2/release/adapter_template.wasm
+    cargo run -q -p agentplex -- adapters validate examples/adapter-template/target/wasm32-wasip2/release/adapter_template.wasm
 
 # Print the daemon's performance numbers.
 bench:
-    cargo bench -p sandbox-agent --bench daemon
+    cargo bench -p agentplex --bench daemon

@@ -1,6 +1,16 @@
-//! Builds the default adapter components (`adapters/`, for `wasm32-wasip2`) and
-//! embeds them in the daemon, so `sandbox-agent server` works with no files next
-//! to it. Adapters stay replaceable at run time through `--adapters-dir`.
+//! Builds the default adapter components (`adapters/`, for `wasm32-wasip2`),
+//! precompiles them for the target the daemon is built for, and embeds both, so
+//! `sandbox-agent server` works with no files next to it and starts without
+//! compiling anything. Adapters stay replaceable at run time through
+//! `--adapters-dir`.
+//!
+//! Precompiling goes through the host crate itself (`sandbox_agent_host::precompile`,
+//! wasmtime's `Engine::precompile_component` under the engine settings the daemon
+//! runs with by default), and gives portable code: the target's baseline CPU
+//! features only. When the daemon later runs with other settings, its host sees
+//! that the code does not fit and compiles the embedded WebAssembly instead.
+//!
+//! It also stamps the binary with the commit and target `--version` prints.
 //!
 //! `SANDBOX_AGENT_BUILTIN_ADAPTERS=mock,claude` (comma-separated agent crates
 //! under `adapters/`) builds and embeds only those: for a daemon with fewer agents,
@@ -80,19 +90,103 @@ fn main() {
         })
         .collect();
     components.sort();
-    let mut generated =
-        String::from("/// Adapter components built from `adapters/`: (file name, bytes).\n");
-    generated.push_str("pub const BUILTIN_ADAPTERS: &[(&str, &[u8])] = &[\n");
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let target = env::var("TARGET").unwrap();
+    let mut generated = String::from(
+        "/// Adapter components built from `adapters/`, precompiled where possible.\n",
+    );
+    generated.push_str("pub const BUILTIN_ADAPTERS: &[Builtin] = &[\n");
     for path in &components {
         let name = path.file_name().unwrap().to_string_lossy();
+        let precompiled = match precompile(path, &out_dir, &target) {
+            Ok(artifact) => format!("Some(include_bytes!({:?}))", artifact.display().to_string()),
+            Err(error) => {
+                println!("cargo:warning=not precompiling {name} for {target}: {error}; the daemon will compile it when it starts");
+                "None".to_owned()
+            }
+        };
+        let compressed_wasm = compress(path, &out_dir);
         generated.push_str(&format!(
-            "    ({name:?}, include_bytes!({:?})),\n",
-            path.display().to_string()
+            "    Builtin {{ name: {name:?}, compressed_wasm: include_bytes!({:?}), precompiled: {precompiled} }},\n",
+            compressed_wasm.display().to_string()
         ));
     }
     generated.push_str("];\n");
-    let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("builtin_adapters.rs");
-    fs::write(out, generated).unwrap();
+    fs::write(out_dir.join("builtin_adapters.rs"), generated).unwrap();
+    stamp_version(root, &target);
+}
+
+/// Precompiles one component into `out_dir`, reusing an earlier artifact of the
+/// same component and target (build scripts rerun on every commit, for the stamp).
+fn precompile(wasm_path: &Path, out_dir: &Path, target: &str) -> Result<PathBuf, String> {
+    use sandbox_agent_host::artifact::{sha256, Artifact};
+    use sandbox_agent_host::{AdapterOrigin, HostConfig};
+
+    let wasm = fs::read(wasm_path).map_err(|e| e.to_string())?;
+    let stem = wasm_path.file_stem().unwrap().to_string_lossy();
+    let artifact_path = out_dir.join(format!("{stem}.{target}.precompiled"));
+    if let Ok(existing) = fs::read(&artifact_path) {
+        if Artifact::decode(&existing).is_ok_and(|a| a.source_sha256 == sha256(&wasm)) {
+            return Ok(artifact_path);
+        }
+    }
+    let origin = AdapterOrigin::Builtin(wasm_path.file_name().unwrap().to_string_lossy().into());
+    let artifact = sandbox_agent_host::precompile(&HostConfig::default(), origin, &wasm, target)
+        .map_err(|e| e.to_string())?;
+    fs::write(&artifact_path, artifact).map_err(|e| e.to_string())?;
+    Ok(artifact_path)
+}
+
+/// The component zstd-compressed into `out_dir` (kept while the component is unchanged).
+fn compress(wasm_path: &Path, out_dir: &Path) -> PathBuf {
+    let wasm = fs::read(wasm_path).expect("reading an adapter component");
+    let compressed_path = out_dir.join(format!(
+        "{}.wasm.zst",
+        wasm_path.file_stem().unwrap().to_string_lossy()
+    ));
+    let stamp = compressed_path.with_extension("zst.sha256");
+    let digest = sandbox_agent_host::artifact::sha256(&wasm);
+    if fs::read(&stamp).is_ok_and(|known| known == digest) && compressed_path.is_file() {
+        return compressed_path;
+    }
+    fs::write(
+        &compressed_path,
+        sandbox_agent_host::artifact::compress(&wasm),
+    )
+    .unwrap();
+    fs::write(&stamp, digest).unwrap();
+    compressed_path
+}
+
+/// `SANDBOX_AGENT_COMMIT` (from the environment, else `git rev-parse`) and
+/// `SANDBOX_AGENT_TARGET` for `sandbox-agent --version`.
+fn stamp_version(root: &Path, target: &str) {
+    println!("cargo:rerun-if-env-changed=SANDBOX_AGENT_COMMIT");
+    let git = root.join(".git");
+    if git.is_dir() {
+        println!("cargo:rerun-if-changed={}", git.join("HEAD").display());
+        if let Ok(head) = fs::read_to_string(git.join("HEAD")) {
+            if let Some(reference) = head.trim().strip_prefix("ref: ") {
+                println!("cargo:rerun-if-changed={}", git.join(reference).display());
+            }
+        }
+    }
+    let commit = env::var("SANDBOX_AGENT_COMMIT").ok().or_else(|| {
+        let output = Command::new("git")
+            .args(["rev-parse", "--short=12", "HEAD"])
+            .current_dir(root)
+            .output()
+            .ok()?;
+        output
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    });
+    println!(
+        "cargo:rustc-env=SANDBOX_AGENT_COMMIT={}",
+        commit.as_deref().unwrap_or("unknown")
+    );
+    println!("cargo:rustc-env=SANDBOX_AGENT_TARGET={target}");
 }
 
 /// Rebuild when an adapter's sources or the contract change (not on every build

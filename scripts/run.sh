@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 if [ -n "${SANDBOX_AGENT_TOKEN:-}" ]; then auth=(); else auth=(--no-token); fi
-exec cargo run --release -p sandbox-agent -- server "${auth[@]}" "$@"
+exec cargo run --release -p agentplex -- server "${auth[@]}" "$@"

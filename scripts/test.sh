@@ -22,7 +22,7 @@ SANDBOX_AGENT_BIN="$PWD/target/debug/sandbox-agent" \
 
 # The TypeScript SDK (sdks/typescript): its generated types match docs/openapi.json, it
 # type-checks and builds (ESM + CJS), and its vitest suite passes against the daemon binary
-# (`cargo build -p sandbox-agent`, already built above, or $SANDBOX_AGENT_BIN).
+# (`cargo build -p agentplex`, already built above, or $SANDBOX_AGENT_BIN).
 (
   cd sdks/typescript
   npm ci --no-audit --no-fund

@@ -3,6 +3,9 @@
 wasmtime::component::bindgen!({
     path: "../wit/v0.1.0",
     world: "adapter-component",
+    // Facts of an adapter (its info, install plans...) are kept in precompiled
+    // artifacts as JSON.
+    additional_derives: [PartialEq, serde::Serialize, serde::Deserialize],
 });
 
 pub use exports::sandbox_agent::adapter::adapter as guest;

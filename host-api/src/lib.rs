@@ -2,7 +2,8 @@
 //!
 //! An adapter is a WebAssembly component implementing the WIT contract in `wit/`
 //! (`sandbox-agent:adapter`). This crate loads such components ([`AdapterRegistry`]),
-//! compiles them once (with an on-disk cache), and runs one isolated instance per
+//! compiles them once (ahead of time for the builtins, through an on-disk cache
+//! for the others), and runs one isolated instance per
 //! daemon session ([`AdapterSession`]). It knows nothing of any particular agent, of
 //! processes or of HTTP: it turns inputs into the actions an adapter returns, and
 //! checks them. The daemon (`runtime/`) carries the actions out.
@@ -14,17 +15,24 @@
 //! memory never shrinks, a session whose instance grew past a threshold is rebuilt
 //! from its own snapshot.
 
+mod adapter;
+pub mod artifact;
 mod bindings;
+mod cache;
+mod compile;
 mod contract;
 mod convert;
+pub mod engine;
 mod error;
 mod limits;
 mod registry;
 mod session;
 mod types;
 
+pub use adapter::LoadedAdapter;
+pub use artifact::AdapterFacts;
 pub use error::HostError;
-pub use registry::{AdapterOrigin, AdapterRegistry, LoadedAdapter};
+pub use registry::{precompile, AdapterOrigin, AdapterRegistry};
 pub use session::AdapterSession;
 pub use types::*;
 

@@ -5,10 +5,11 @@ use std::sync::Arc;
 use wasmtime::component::ResourceAny;
 use wasmtime::{Store, Trap};
 
+use crate::adapter::LoadedAdapter;
 use crate::bindings::AdapterComponent;
 use crate::convert::convert_actions;
 use crate::limits::{InstanceLimits, MemoryLimitHit};
-use crate::registry::{call_budget_ticks, LoadedAdapter};
+use crate::registry::call_budget_ticks;
 use crate::{Action, HostConfig, HostError, Input, SessionConfig};
 
 /// A live guest instance holding one session resource.

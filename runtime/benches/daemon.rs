@@ -1,4 +1,4 @@
-//! Daemon benchmarks: `cargo bench -p sandbox-agent --bench daemon`.
+//! Daemon benchmarks: `cargo bench -p agentplex --bench daemon`.
 //!
 //! Not a timed test: it measures and prints, it does not assert thresholds. Everything
 //! runs on loopback against the real `sandbox-agent` binary (built with the bench
@@ -548,7 +548,7 @@ fn adapter_calls(table: &mut Table) {
         path.display()
     );
     let begin = Instant::now();
-    let mut registry = AdapterRegistry::new(HostConfig::default()).expect("adapter registry");
+    let registry = AdapterRegistry::new(HostConfig::default()).expect("adapter registry");
     let adapter = registry
         .load_file(&path)
         .expect("loading the mock component");

@@ -1,25 +1,54 @@
 //! The adapter set a daemon runs with: the components built into the binary,
-//! then every `*.wasm` in the adapters folder (which override builtins by agent id).
+//! known at once from the facts precompiled with them (their code is loaded when a
+//! session first needs it), then every `*.wasm` in the adapters folder, compiled
+//! once into the compile cache; those override builtins by agent id.
 
 use std::path::Path;
 
-use sandbox_agent_host::{AdapterOrigin, AdapterRegistry, HostConfig, HostError};
+use sandbox_agent_host::{AdapterRegistry, HostConfig, HostError};
+
+/// An adapter component built into the daemon (see `build.rs`).
+pub struct Builtin {
+    /// The component's file name.
+    pub name: &'static str,
+    /// The component, zstd-compressed.
+    pub compressed_wasm: &'static [u8],
+    /// Its precompiled artifact for the daemon's target, when the build made one.
+    pub precompiled: Option<&'static [u8]>,
+}
 
 include!(concat!(env!("OUT_DIR"), "/builtin_adapters.rs"));
 
-/// Loads the builtin adapters and the folder's. A component in the folder that
-/// fails to load is skipped (and returned, with why) so the others still load.
+/// A registry holding the builtin adapters. Nothing is compiled or instantiated
+/// unless a builtin lacks its precompiled artifact.
+pub fn builtin_registry(config: HostConfig) -> Result<AdapterRegistry, HostError> {
+    let registry = AdapterRegistry::new(config)?;
+    for builtin in BUILTIN_ADAPTERS {
+        registry.add_builtin(builtin.name, builtin.compressed_wasm, builtin.precompiled)?;
+    }
+    Ok(registry)
+}
+
+/// Adds the folder's components to the registry. A component that fails to load
+/// is skipped (and returned, with why) so the others still load.
+pub fn load_folder(registry: &AdapterRegistry, dir: &Path) -> Result<Vec<HostError>, HostError> {
+    Ok(registry
+        .load_dir(dir)?
+        .into_iter()
+        .filter_map(Result::err)
+        .collect())
+}
+
+/// The builtin adapters and the folder's, loaded before returning (for commands
+/// that need the whole set at once).
 pub fn load_registry(
     config: HostConfig,
     adapters_dir: Option<&Path>,
 ) -> Result<(AdapterRegistry, Vec<HostError>), HostError> {
-    let mut registry = AdapterRegistry::new(config)?;
-    for (name, bytes) in BUILTIN_ADAPTERS {
-        registry.load_bytes(AdapterOrigin::Builtin((*name).to_owned()), bytes)?;
-    }
-    let mut skipped = Vec::new();
-    if let Some(dir) = adapters_dir {
-        skipped.extend(registry.load_dir(dir)?.into_iter().filter_map(Result::err));
-    }
+    let registry = builtin_registry(config)?;
+    let skipped = match adapters_dir {
+        Some(dir) => load_folder(&registry, dir)?,
+        None => Vec::new(),
+    };
     Ok((registry, skipped))
 }

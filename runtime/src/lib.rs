@@ -21,3 +21,14 @@ pub mod transcripts;
 
 /// The daemon's version, reported by `GET /v1/health`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The version, the commit it was built from and the target it was built for,
+/// as `sandbox-agent --version` prints them: `0.2.0 (3f1c2a9e0b7d x86_64-unknown-linux-musl)`.
+pub const BUILD: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("SANDBOX_AGENT_COMMIT"),
+    " ",
+    env!("SANDBOX_AGENT_TARGET"),
+    ")"
+);

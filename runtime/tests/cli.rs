@@ -464,7 +464,10 @@ fn agents_models_lists_mock_models() {
 #[test]
 fn agents_install_builtin_mock_succeeds() {
     let daemon = start_daemon();
-    for args in [&["agents", "install", "mock"][..], &["agents", "install", "mock", "--reinstall"]] {
+    for args in [
+        &["agents", "install", "mock"][..],
+        &["agents", "install", "mock", "--reinstall"],
+    ] {
         let outcome = json_ok(&cli(&daemon, args));
         assert_eq!(outcome["agent"], "mock", "{outcome}");
         assert_eq!(outcome["alreadyInstalled"], true, "{outcome}");
@@ -1349,7 +1352,7 @@ fn the_coverage_matrix_doc_matches_the_builtin_adapters() {
     assert!(
         committed == text(&output.stdout),
         "docs/coverage-matrix.md is stale; regenerate it with \
-         `cargo run -p sandbox-agent -- adapters matrix > docs/coverage-matrix.md`"
+         `cargo run -p agentplex -- adapters matrix > docs/coverage-matrix.md`"
     );
     for agent in ["Claude Code", "Codex", "OpenCode", "Mock"] {
         assert!(

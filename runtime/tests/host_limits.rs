@@ -34,13 +34,13 @@ fn host(config: HostConfig) -> HostConfig {
 }
 
 fn mock_registry(config: HostConfig) -> AdapterRegistry {
-    let mut registry = AdapterRegistry::new(host(config)).unwrap();
-    let (name, bytes) = BUILTIN_ADAPTERS
+    let registry = AdapterRegistry::new(host(config)).unwrap();
+    let mock = BUILTIN_ADAPTERS
         .iter()
-        .find(|(name, _)| name.contains("mock"))
+        .find(|builtin| builtin.name.contains("mock"))
         .expect("mock is builtin");
     registry
-        .load_bytes(AdapterOrigin::Builtin(name.to_string()), bytes)
+        .add_builtin(mock.name, mock.compressed_wasm, mock.precompiled)
         .unwrap();
     registry
 }

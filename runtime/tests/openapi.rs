@@ -25,7 +25,7 @@ fn committed_document_is_current() {
     let committed = std::fs::read_to_string(repo_root().join("docs/openapi.json")).unwrap();
     assert!(
         committed == generated(),
-        "docs/openapi.json is stale: regenerate it with `cargo run -p sandbox-agent -- openapi > docs/openapi.json`"
+        "docs/openapi.json is stale: regenerate it with `cargo run -p agentplex -- openapi > docs/openapi.json`"
     );
 }
 

@@ -21,7 +21,7 @@ use crate::config::{default_data_dir, CorsConfig, DaemonConfig};
 
 /// One HTTP API over every coding agent.
 #[derive(Debug, Parser)]
-#[command(name = "sandbox-agent", version, about)]
+#[command(name = "sandbox-agent", version = crate::BUILD, about)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

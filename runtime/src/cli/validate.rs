@@ -417,10 +417,7 @@ fn is_http_url(url: &str) -> bool {
 
 fn check_version_probe(report: &mut Report, adapter: &LoadedAdapter) {
     let topic = "version probe";
-    let args = match adapter.version_args() {
-        Ok(args) => args,
-        Err(error) => return report.problem(topic, error),
-    };
+    let args = adapter.version_args();
     for (call, result) in [
         ("parse-version", adapter.parse_version("")),
         ("parse-latest-version", adapter.parse_latest_version("")),

@@ -280,6 +280,14 @@ pub fn scan(agent: &str, credential_env: &[String], lookup: &Lookup) -> Scan {
     scan
 }
 
+/// The config files an agent's credentials are read from (they may not exist).
+pub fn files_of(agent: &str, lookup: &Lookup) -> Vec<PathBuf> {
+    files::agent_files(agent, lookup)
+        .into_iter()
+        .map(|file| file.path)
+        .collect()
+}
+
 /// The credential variables of every other agent that an agent's processes must
 /// not inherit from the daemon's environment: those of `every_agent` not in `own`.
 pub fn foreign_variables<'a>(

@@ -34,9 +34,9 @@ pub struct AppState {
 
 /// The router with every route and layer.
 pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> {
-    let mut router = Router::new()
-        .route("/v1/health", get(routes::health))
-        .route("/v1/openapi.json", get(routes::openapi))
+    // Everything but health and the document needs the adapter set: those routes
+    // wait while the adapters folder is still being loaded after start-up.
+    let adapters = Router::new()
         .route("/v1/agents", get(routes::list_agents))
         .route("/v1/agents/{agent}/modes", get(routes::agent_modes))
         .route("/v1/agents/{agent}/models", get(routes::agent_models))
@@ -76,6 +76,14 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> 
             "/v1/sessions/{session_id}/terminate",
             post(routes::terminate),
         )
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.catalog.clone(),
+            wait_for_adapters,
+        ));
+    let mut router = Router::new()
+        .route("/v1/health", get(routes::health))
+        .route("/v1/openapi.json", get(routes::openapi))
+        .merge(adapters)
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .with_state(state)
@@ -91,6 +99,16 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> 
         router = router.layer(cors);
     }
     Ok(router)
+}
+
+/// Holds a request until the adapters folder is loaded.
+async fn wait_for_adapters(
+    axum::extract::State(catalog): axum::extract::State<Arc<AgentCatalog>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    catalog.loaded().await;
+    next.run(request).await
 }
 
 /// CORS is off unless origins are configured.
@@ -152,18 +170,37 @@ fn cors_layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, String> {
 }
 
 /// Loads the adapters, binds, and serves until SIGINT/SIGTERM, which ends every session.
+///
+/// Start-up compiles nothing: builtin adapters come precompiled and are loaded
+/// when a session first needs them; the adapters folder is loaded (compiled once
+/// into the cache) in the background while the daemon already answers.
 pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     std::fs::create_dir_all(&config.data_dir)?;
-    // Bind first: a taken port fails at once, before adapters are compiled.
+    // Bind first: a taken port fails at once.
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
-    let (registry, skipped) =
-        crate::adapters::load_registry(config.host.clone(), config.adapters_dir.as_deref())?;
-    for error in skipped {
-        tracing::error!(%error, "skipping adapter component");
+    let registry = Arc::new(crate::adapters::builtin_registry(config.host.clone())?);
+    let (loaded, loaded_signal) = tokio::sync::watch::channel(config.adapters_dir.is_none());
+    if let Some(dir) = config.adapters_dir.clone() {
+        let registry = registry.clone();
+        tokio::task::spawn_blocking(move || {
+            match crate::adapters::load_folder(&registry, &dir) {
+                Ok(skipped) => {
+                    for error in skipped {
+                        tracing::error!(%error, "skipping adapter component");
+                    }
+                }
+                Err(error) => tracing::error!(%error, "cannot load the adapters folder"),
+            }
+            let _ = loaded.send(true);
+        });
     }
-    let catalog = Arc::new(AgentCatalog::new(registry, config.install.clone()));
+    let catalog = Arc::new(AgentCatalog::loading(
+        registry,
+        config.install.clone(),
+        loaded_signal,
+    ));
     let store = open_store(&config)?;
     let stored = store.load()?;
     let sessions = Arc::new(SessionManager::new(
@@ -173,6 +210,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     ));
     if !stored.is_empty() {
         tracing::info!(sessions = stored.len(), "restoring sessions");
+        catalog.loaded().await;
     }
     sessions.restore(stored).await;
     if let Some(retention) = config.retention {

@@ -16,13 +16,21 @@ use crate::sessions::Command;
 
 type Result<T> = std::result::Result<T, ApiError>;
 
-/// Liveness and version.
+/// Liveness and version. The answer never changes, so it is encoded once.
 #[utoipa::path(get, path = "/v1/health", tag = "meta", responses((status = 200, body = HealthResponse)))]
-pub async fn health() -> axum::Json<HealthResponse> {
-    axum::Json(HealthResponse {
-        status: "ok".into(),
-        version: Some(crate::VERSION.into()),
-    })
+pub async fn health() -> impl IntoResponse {
+    static BODY: std::sync::LazyLock<axum::body::Bytes> = std::sync::LazyLock::new(|| {
+        serde_json::to_vec(&HealthResponse {
+            status: "ok".into(),
+            version: Some(crate::VERSION.into()),
+        })
+        .expect("the health answer serializes")
+        .into()
+    });
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        BODY.clone(),
+    )
 }
 
 /// Every agent this daemon can drive, with install state and capabilities.

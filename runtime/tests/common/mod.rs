@@ -41,6 +41,8 @@ pub struct Options {
     pub env: Vec<(String, String)>,
     /// The data dir of an earlier daemon to carry on from; a fresh one otherwise.
     pub data_dir: Option<tempfile::TempDir>,
+    /// The compile cache; the one shared by the test run otherwise.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Daemon {
@@ -61,7 +63,7 @@ impl Daemon {
             .arg("--data-dir")
             .arg(data_dir.path())
             .arg("--cache-dir")
-            .arg(shared_cache_dir())
+            .arg(options.cache_dir.unwrap_or_else(shared_cache_dir))
             .args(&options.args)
             .envs(options.env.iter().cloned())
             .env_remove("SANDBOX_AGENT_TOKEN")

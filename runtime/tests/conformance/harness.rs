@@ -264,7 +264,10 @@ impl Harness {
             .iter()
             .any(|pid| Path::new(&format!("/proc/{pid}")).exists())
         {
-            assert!(Instant::now() < deadline, "the daemon never reaped {pids:?}");
+            assert!(
+                Instant::now() < deadline,
+                "the daemon never reaped {pids:?}"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }

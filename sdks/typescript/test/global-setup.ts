@@ -27,7 +27,7 @@ export default async function setup(project: TestProject) {
     cleanups.push(() => rmSync(cacheDir, { recursive: true, force: true }));
   } else {
     const repo = resolve(import.meta.dirname, "../../..");
-    execFileSync("cargo", ["build", "-p", "sandbox-agent"], { cwd: repo, stdio: "inherit" });
+    execFileSync("cargo", ["build", "-p", "agentplex"], { cwd: repo, stdio: "inherit" });
     binary = join(repo, "target", "debug", process.platform === "win32" ? "sandbox-agent.exe" : "sandbox-agent");
     // Kept between runs (the cache is keyed by the components' bytes and the engine config).
     cacheDir = join(repo, "target", "sdk-typescript-test-cache");

@@ -15,25 +15,25 @@ const load = (specifier: string) => import(/* @vite-ignore */ specifier);
 
 describe.runIf(built)("the built package", () => {
   it("loads as ES modules", async () => {
-    const main = await load("sandbox-agent");
+    const main = await load("agentplex");
     expect(typeof main.connect).toBe("function");
     expect(typeof main.SandboxAgent).toBe("function");
     expect(typeof main.SandboxAgentError).toBe("function");
     expect(main.start).toBeUndefined();
-    const node = await load("sandbox-agent/node");
+    const node = await load("agentplex/node");
     expect(typeof node.start).toBe("function");
     expect(node.SandboxAgentError).toBe(main.SandboxAgentError);
   });
 
   it("loads as CommonJS", () => {
     const require = createRequire(join(root, "package.json"));
-    const main = require("sandbox-agent");
+    const main = require("agentplex");
     expect(typeof main.connect).toBe("function");
     expect(main.start).toBeUndefined();
     const error = main.SandboxAgentError.create("timeout", 504, "slow");
     expect(error).toBeInstanceOf(Error);
     expect(error.code).toBe("timeout");
-    const node = require("sandbox-agent/node");
+    const node = require("agentplex/node");
     expect(typeof node.start).toBe("function");
     expect(node.SandboxAgentError).toBe(main.SandboxAgentError);
   });

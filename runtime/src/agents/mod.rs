@@ -1,16 +1,21 @@
 //! What the daemon knows about each agent: its adapter, whether and where its
 //! binary is installed, which version it is, and whether its credentials are set.
+//! That status is worked out once and kept until a file behind it changes
+//! ([`watch`]).
+
+mod watch;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
+use futures::FutureExt;
 use sandbox_agent_api::{
     AgentCapabilities, AgentInfo, AgentModeInfo, AgentModelInfo, ServerStatusInfo,
 };
-use futures::FutureExt;
 use sandbox_agent_host::{AdapterRegistry, Capabilities, LoadedAdapter};
+use tokio::sync::watch as signal;
 
 use crate::credentials::{self, Lookup, Scan};
 use crate::error::ApiError;
@@ -21,25 +26,59 @@ use crate::install::{
 /// How long a `--version` probe of an agent binary may take.
 const VERSION_PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// Whether an agent is installed, which version, and whether its credentials are there.
+#[derive(Debug, Clone)]
+struct AgentStatus {
+    path: Option<PathBuf>,
+    version: Option<String>,
+    credentials_available: bool,
+}
+
 /// The agents of this daemon.
 pub struct AgentCatalog {
-    registry: AdapterRegistry,
+    registry: Arc<AdapterRegistry>,
+    /// False while the adapters folder is still being loaded.
+    loaded: signal::Receiver<bool>,
     installer: Installer,
     /// Probed versions by binary path, valid while the binary's mtime is unchanged.
     versions: Mutex<BTreeMap<PathBuf, (SystemTime, Option<String>)>>,
+    /// Each agent's status and the change count it was worked out at.
+    statuses: Mutex<BTreeMap<String, (u64, AgentStatus)>>,
+    changes: watch::ChangeCounter,
     /// Credential file warnings already logged (each is logged once).
     warned: Mutex<BTreeSet<String>>,
 }
 
 impl AgentCatalog {
     /// A catalog over the loaded adapters, installing agents as `install` says.
-    pub fn new(registry: AdapterRegistry, install: InstallSettings) -> Self {
+    pub fn new(registry: Arc<AdapterRegistry>, install: InstallSettings) -> Self {
+        Self::loading(registry, install, signal::channel(true).1)
+    }
+
+    /// A catalog whose registry is still being filled: [`AgentCatalog::loaded`]
+    /// waits until `loaded` turns true (or its sender is gone).
+    pub fn loading(
+        registry: Arc<AdapterRegistry>,
+        install: InstallSettings,
+        loaded: signal::Receiver<bool>,
+    ) -> Self {
+        // Watched directly, so changes elsewhere in the data dir are not counted.
+        let _ = std::fs::create_dir_all(&install.dir);
         Self {
             registry,
+            loaded,
             installer: Installer::new(install),
             versions: Mutex::new(BTreeMap::new()),
+            statuses: Mutex::new(BTreeMap::new()),
+            changes: watch::ChangeCounter::new(),
             warned: Mutex::new(BTreeSet::new()),
         }
+    }
+
+    /// Waits until every adapter of the adapters folder is loaded.
+    pub async fn loaded(&self) {
+        let mut loaded = self.loaded.clone();
+        let _ = loaded.wait_for(|done| *done).await;
     }
 
     /// Where agent binaries are installed.
@@ -152,10 +191,20 @@ impl AgentCatalog {
         {
             Done::AlreadyInstalled(installed) => {
                 tracing::info!(agent = %info.id, path = %installed.path.display(), version = ?installed.version, "already installed");
-                Ok(outcome(Some(&installed.path), installed.version, true, None))
+                Ok(outcome(
+                    Some(&installed.path),
+                    installed.version,
+                    true,
+                    None,
+                ))
             }
-            Done::Placed { path, version, source } => {
+            Done::Placed {
+                path,
+                version,
+                source,
+            } => {
                 self.versions.lock().unwrap().remove(&path);
+                self.changes.bump();
                 let version = self.version(adapter, &path).await.or(version);
                 tracing::info!(agent = %info.id, path = %path.display(), ?version, %source, "installed");
                 Ok(outcome(Some(&path), version, false, Some(source)))
@@ -214,7 +263,7 @@ impl AgentCatalog {
                 return version.clone();
             }
         }
-        let args = adapter.version_args().ok().flatten()?;
+        let args = adapter.version_args()?;
         let output = tokio::time::timeout(
             VERSION_PROBE_TIMEOUT,
             tokio::process::Command::new(path)
@@ -277,6 +326,52 @@ impl AgentCatalog {
         )
     }
 
+    /// The agent's install and credential status: the one worked out earlier
+    /// unless a file behind it changed since.
+    async fn status(&self, adapter: &LoadedAdapter) -> AgentStatus {
+        let info = adapter.info();
+        let generation = self.changes.generation();
+        if let Some(generation) = generation {
+            if let Some((at, status)) = self.statuses.lock().unwrap().get(&info.id) {
+                if *at == generation {
+                    return status.clone();
+                }
+            }
+        }
+        // Watch first, then look: a change made while looking counts.
+        self.changes.watch(self.watched_paths(adapter));
+        let generation = self.changes.generation();
+        let path = self.binary_path(adapter);
+        let version = match &path {
+            Some(path) => self.version(adapter, path).await,
+            None if info.builtin => Some(info.version.clone()),
+            None => None,
+        };
+        let status = AgentStatus {
+            path,
+            version,
+            credentials_available: info.credential_env.is_empty()
+                || self.credentials(adapter).available(),
+        };
+        if let Some(generation) = generation {
+            self.statuses
+                .lock()
+                .unwrap()
+                .insert(info.id.clone(), (generation, status.clone()));
+        }
+        status
+    }
+
+    /// The files and folders an agent's status is read from.
+    fn watched_paths(&self, adapter: &LoadedAdapter) -> Vec<PathBuf> {
+        let mut paths = vec![self.install_dir().to_owned()];
+        if let Some(path) = std::env::var_os("PATH") {
+            paths.extend(std::env::split_paths(&path));
+        }
+        paths.extend(credentials::files_of(adapter.id(), &Lookup::from_process()));
+        paths
+    }
+
     /// The `GET /v1/agents` entry of an agent.
     pub async fn describe(
         &self,
@@ -284,20 +379,14 @@ impl AgentCatalog {
         server_status: Option<ServerStatusInfo>,
     ) -> AgentInfo {
         let info = adapter.info();
-        let path = self.binary_path(adapter);
-        let version = match &path {
-            Some(path) => self.version(adapter, path).await,
-            None if info.builtin => Some(info.version.clone()),
-            None => None,
-        };
+        let status = self.status(adapter).await;
         AgentInfo {
             id: info.id.clone(),
             name: Some(info.name.clone()),
-            installed: info.builtin || path.is_some(),
-            credentials_available: info.credential_env.is_empty()
-                || self.credentials(adapter).available(),
-            version,
-            path: path.map(|p| p.display().to_string()),
+            installed: info.builtin || status.path.is_some(),
+            credentials_available: status.credentials_available,
+            version: status.version,
+            path: status.path.map(|p| p.display().to_string()),
             capabilities: capabilities(&info.capabilities),
             server_status,
             adapter_version: info.version.clone(),

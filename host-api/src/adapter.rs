@@ -1,0 +1,242 @@
+//! One adapter known to the host: its facts at once, its compiled component only
+//! when an instance is first needed.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use wasmtime::component::Component;
+use wasmtime::Store;
+
+use crate::artifact::{AdapterFacts, Stored};
+use crate::bindings::AdapterComponent;
+use crate::compile::{one_line, Compiled};
+use crate::limits::InstanceLimits;
+use crate::registry::Host;
+use crate::session::AdapterSession;
+use crate::{AdapterInfo, AdapterOrigin, HostConfig, HostError, Platform, SessionConfig};
+
+/// Machine code compiled when the daemon was built, and the WebAssembly it came
+/// from (compressed) for when that code does not fit the running engine.
+pub(crate) struct Embedded {
+    pub(crate) code: Stored<'static>,
+    pub(crate) compressed_wasm: &'static [u8],
+}
+
+/// An adapter component and the facts it reported.
+pub struct LoadedAdapter {
+    facts: AdapterFacts,
+    origin: AdapterOrigin,
+    host: Arc<Host>,
+    /// Set on the first instance (or at once for components compiled on load).
+    compiled: OnceLock<Result<Compiled, String>>,
+    embedded: Option<Embedded>,
+}
+
+impl fmt::Debug for LoadedAdapter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadedAdapter")
+            .field("id", &self.facts.info.id)
+            .field("version", &self.facts.info.version)
+            .field("origin", &self.origin)
+            .finish()
+    }
+}
+
+impl LoadedAdapter {
+    /// An adapter whose component is already compiled and linked.
+    pub(crate) fn compiled(
+        host: Arc<Host>,
+        origin: AdapterOrigin,
+        facts: AdapterFacts,
+        compiled: Compiled,
+    ) -> Self {
+        Self {
+            facts,
+            origin,
+            host,
+            compiled: OnceLock::from(Ok(compiled)),
+            embedded: None,
+        }
+    }
+
+    /// An adapter known by its facts, compiled from `embedded` when first needed.
+    pub(crate) fn lazy(
+        host: Arc<Host>,
+        origin: AdapterOrigin,
+        facts: AdapterFacts,
+        embedded: Embedded,
+    ) -> Self {
+        Self {
+            facts,
+            origin,
+            host,
+            compiled: OnceLock::new(),
+            embedded: Some(embedded),
+        }
+    }
+
+    /// The adapter's agent id.
+    pub fn id(&self) -> &str {
+        &self.facts.info.id
+    }
+
+    /// Everything `info()` reported.
+    pub fn info(&self) -> &AdapterInfo {
+        &self.facts.info
+    }
+
+    /// What the host knows of the adapter without running it.
+    pub fn facts(&self) -> &AdapterFacts {
+        &self.facts
+    }
+
+    /// Where the component was loaded from.
+    pub fn origin(&self) -> &AdapterOrigin {
+        &self.origin
+    }
+
+    /// The contract version the component was built against, as it exports it
+    /// (`sandbox-agent:adapter@0.1.0`). A semver-compatible later patch
+    /// (`@0.1.1`) is run as the supported version it is compatible with.
+    pub fn contract(&self) -> &str {
+        &self.facts.contract
+    }
+
+    /// Whether the component has been compiled or loaded into the engine yet
+    /// (builtin adapters are, only once a session needs them).
+    pub fn is_compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+
+    pub(crate) fn config(&self) -> &HostConfig {
+        &self.host.config
+    }
+
+    /// The linked component, loading it on first use.
+    fn ready(&self) -> Result<&Compiled, HostError> {
+        self.compiled
+            .get_or_init(|| self.load().map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|reason| HostError::Load {
+                origin: self.origin.to_string(),
+                reason: reason.clone(),
+            })
+    }
+
+    /// Loads the embedded precompiled code, or compiles the WebAssembly when that
+    /// code does not fit this engine (other limits, another CPU).
+    fn load(&self) -> Result<Compiled, HostError> {
+        let Some(embedded) = &self.embedded else {
+            return Err(HostError::Load {
+                origin: self.origin.to_string(),
+                reason: "no component to load".into(),
+            });
+        };
+        let deserialized = embedded
+            .code
+            .decode()
+            .map_err(|e| e.to_string())
+            .and_then(|code| {
+                // SAFETY: the code was produced by `Engine::precompile_component` of
+                // this very build (it is embedded in the binary next to the host that
+                // reads it), its checksum matched, and wasmtime checks its header,
+                // target and settings before using it.
+                unsafe { Component::deserialize(&self.host.engine, &code) }
+                    .map_err(|e| one_line(&e))
+            });
+        match deserialized {
+            Ok(component) => Compiled::link(
+                &self.host.engine,
+                &self.host.config,
+                &self.origin,
+                &component,
+            ),
+            Err(why) => {
+                tracing::info!(
+                    origin = %self.origin,
+                    "precompiled adapter does not fit this engine ({why}); compiling it"
+                );
+                let wasm =
+                    crate::registry::decompress_wasm(&self.origin, embedded.compressed_wasm)?;
+                self.host
+                    .compile(&self.origin, &wasm, Some(&self.facts))
+                    .map(|(compiled, _)| compiled)
+            }
+        }
+    }
+
+    pub(crate) fn instantiate(
+        &self,
+    ) -> Result<(Store<InstanceLimits>, AdapterComponent), HostError> {
+        self.ready()?.instantiate(&self.origin)
+    }
+
+    fn stateless<R>(
+        &self,
+        call: &str,
+        f: impl FnOnce(&AdapterComponent, &mut Store<InstanceLimits>) -> wasmtime::Result<R>,
+    ) -> Result<R, HostError> {
+        self.ready()?.stateless(&self.origin, call, f)
+    }
+
+    /// How to install the agent on `platform` (none when not installable). The
+    /// latest version's plan is known without running the adapter.
+    pub fn install_plan(
+        &self,
+        platform: Platform,
+        version: Option<&str>,
+    ) -> Result<Option<crate::InstallRecipe>, HostError> {
+        if version.is_none() {
+            if let Some((_, plan)) = self
+                .facts
+                .install_plans
+                .iter()
+                .find(|(known, _)| *known == platform)
+            {
+                return Ok(plan.clone());
+            }
+        }
+        self.stateless("install-plan", |b, store| {
+            b.sandbox_agent_adapter_adapter()
+                .call_install_plan(store, platform, version)
+        })
+    }
+
+    /// The latest version named in the body of the plan's `latest-version-url`.
+    pub fn parse_latest_version(&self, body: &str) -> Result<Option<String>, HostError> {
+        self.stateless("parse-latest-version", |b, store| {
+            b.sandbox_agent_adapter_adapter()
+                .call_parse_latest_version(store, body)
+        })
+    }
+
+    /// The arguments that make the agent print its version.
+    pub fn version_args(&self) -> Option<Vec<String>> {
+        self.facts.version_args.clone()
+    }
+
+    /// The version in what the agent printed for `version_args`.
+    pub fn parse_version(&self, output: &str) -> Result<Option<String>, HostError> {
+        self.stateless("parse-version", |b, store| {
+            b.sandbox_agent_adapter_adapter()
+                .call_parse_version(store, output)
+        })
+    }
+
+    /// Starts a new adapter session (call [`AdapterSession::handle`] with `Input::Start` next).
+    pub fn new_session(
+        self: &Arc<Self>,
+        config: SessionConfig,
+    ) -> Result<AdapterSession, HostError> {
+        AdapterSession::create(self.clone(), config, None)
+    }
+
+    /// Rebuilds an adapter session from a snapshot taken earlier.
+    pub fn restore_session(
+        self: &Arc<Self>,
+        config: SessionConfig,
+        state: &[u8],
+    ) -> Result<AdapterSession, HostError> {
+        AdapterSession::create(self.clone(), config, Some(state))
+    }
+}

@@ -1,0 +1,370 @@
+//! The precompiled form of an adapter component: what the host knows of the
+//! adapter without running it (its [`AdapterFacts`]) and the component's machine
+//! code, in one self-checking blob.
+//!
+//! Builtin adapters are precompiled when the daemon is built and embedded in the
+//! binary; components from the adapters folder are precompiled once into the
+//! compile cache. Either way nothing is loaded blindly: the header, both
+//! checksums and the engine's own compatibility check must pass, or the blob is
+//! refused and the component is compiled from its WebAssembly again.
+//!
+//! Layout (integers little-endian):
+//!
+//! ```text
+//! magic "SAGTPREC" | format u32 | code encoding u32 | compatibility u64
+//! | source sha256 [32] | facts length u32 | code length u64 | facts sha256 [32]
+//! | code sha256 [32] | facts (JSON) | code (wasmtime's serialized component)
+//! ```
+//!
+//! The code is stored as it is (cache entries, loaded often) or zstd-compressed
+//! (artifacts embedded in the binary, 4x smaller); the checksum covers the stored
+//! bytes. The facts are never compressed: a daemon reads every builtin's at start.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::{AdapterInfo, InstallRecipe, Platform};
+
+const MAGIC: &[u8; 8] = b"SAGTPREC";
+/// Bumped whenever the layout or the facts' shape changes.
+const FORMAT: u32 = 1;
+const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 32 + 4 + 8 + 32 + 32;
+/// zstd level for embedded artifacts: slow to compress (once, at build time),
+/// as fast as any level to decompress.
+const ZSTD_LEVEL: i32 = 19;
+
+/// How an artifact's code is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// As wasmtime serialized it.
+    Plain,
+    /// zstd-compressed.
+    Zstd,
+}
+
+impl Encoding {
+    fn tag(self) -> u32 {
+        match self {
+            Encoding::Plain => 0,
+            Encoding::Zstd => 1,
+        }
+    }
+
+    fn from_tag(tag: u32) -> Option<Self> {
+        match tag {
+            0 => Some(Encoding::Plain),
+            1 => Some(Encoding::Zstd),
+            _ => None,
+        }
+    }
+}
+
+/// What the host knows of an adapter without instantiating it: enough for
+/// `GET /v1/agents`, modes, models, and finding the agent's binary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdapterFacts {
+    /// What `info()` returned.
+    pub info: AdapterInfo,
+    /// The contract version the component exports (`sandbox-agent:adapter@0.1.0`).
+    pub contract: String,
+    /// What `version-args()` returned.
+    pub version_args: Option<Vec<String>>,
+    /// What `install-plan(platform, none)` returned for every platform a daemon runs on.
+    pub install_plans: Vec<(Platform, Option<InstallRecipe>)>,
+}
+
+/// Why a blob is not a usable artifact.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ArtifactError {
+    #[error("not a precompiled adapter (bad magic number)")]
+    NotAnArtifact,
+    #[error("precompiled with format {0}, this daemon reads format {FORMAT}")]
+    Format(u32),
+    #[error("unknown code encoding {0}")]
+    Encoding(u32),
+    #[error("compressed code does not decompress: {0}")]
+    Decompress(String),
+    #[error("truncated ({0} bytes)")]
+    Truncated(usize),
+    #[error("the {0} do not match their checksum")]
+    Checksum(&'static str),
+    #[error("unreadable facts: {0}")]
+    Facts(String),
+}
+
+/// A decoded artifact whose header and facts were checked. The code is checked
+/// with [`Artifact::verified_code`] before it is handed to wasmtime.
+#[derive(Debug)]
+pub struct Artifact<'a> {
+    /// The adapter's facts.
+    pub facts: AdapterFacts,
+    /// [`crate::engine::compatibility_key`] of the engine that compiled the code.
+    pub compatibility: u64,
+    /// SHA-256 of the component the code was compiled from.
+    pub source_sha256: [u8; 32],
+    encoding: Encoding,
+    code: &'a [u8],
+    code_sha256: [u8; 32],
+}
+
+impl<'a> Artifact<'a> {
+    /// Reads an artifact's header and facts.
+    pub fn decode(bytes: &'a [u8]) -> Result<Self, ArtifactError> {
+        if bytes.len() < HEADER_LEN {
+            return Err(if bytes.starts_with(MAGIC) || bytes.len() < MAGIC.len() {
+                ArtifactError::Truncated(bytes.len())
+            } else {
+                ArtifactError::NotAnArtifact
+            });
+        }
+        let mut reader = Reader(bytes);
+        if reader.take(8) != MAGIC {
+            return Err(ArtifactError::NotAnArtifact);
+        }
+        let format = u32::from_le_bytes(reader.array());
+        if format != FORMAT {
+            return Err(ArtifactError::Format(format));
+        }
+        let tag = u32::from_le_bytes(reader.array());
+        let encoding = Encoding::from_tag(tag).ok_or(ArtifactError::Encoding(tag))?;
+        let compatibility = u64::from_le_bytes(reader.array());
+        let source_sha256 = reader.array();
+        let facts_len = u32::from_le_bytes(reader.array()) as usize;
+        let code_len = u64::from_le_bytes(reader.array());
+        let facts_sha256: [u8; 32] = reader.array();
+        let code_sha256 = reader.array();
+        let body = reader.0;
+        if usize::try_from(code_len)
+            .ok()
+            .and_then(|c| c.checked_add(facts_len))
+            != Some(body.len())
+        {
+            return Err(ArtifactError::Truncated(bytes.len()));
+        }
+        let (facts, code) = body.split_at(facts_len);
+        if sha256(facts) != facts_sha256 {
+            return Err(ArtifactError::Checksum("facts"));
+        }
+        let facts =
+            serde_json::from_slice(facts).map_err(|e| ArtifactError::Facts(e.to_string()))?;
+        Ok(Self {
+            facts,
+            compatibility,
+            source_sha256,
+            encoding,
+            code,
+            code_sha256,
+        })
+    }
+
+    /// The stored code, once its checksum matched (still compressed if it was).
+    pub fn verified(&self) -> Result<Stored<'a>, ArtifactError> {
+        if sha256(self.code) != self.code_sha256 {
+            return Err(ArtifactError::Checksum("compiled code"));
+        }
+        Ok(Stored {
+            encoding: self.encoding,
+            bytes: self.code,
+        })
+    }
+
+    /// The compiled code, checked and decompressed.
+    pub fn verified_code(&self) -> Result<Cow<'a, [u8]>, ArtifactError> {
+        self.verified()?.decode()
+    }
+}
+
+/// An artifact's code as stored, checksum already checked.
+#[derive(Debug, Clone, Copy)]
+pub struct Stored<'a> {
+    encoding: Encoding,
+    bytes: &'a [u8],
+}
+
+impl<'a> Stored<'a> {
+    /// The code as wasmtime serialized it.
+    pub fn decode(&self) -> Result<Cow<'a, [u8]>, ArtifactError> {
+        match self.encoding {
+            Encoding::Plain => Ok(Cow::Borrowed(self.bytes)),
+            Encoding::Zstd => decompress(self.bytes).map(Cow::Owned),
+        }
+    }
+}
+
+/// zstd-compresses bytes for embedding.
+pub fn compress(bytes: &[u8]) -> Vec<u8> {
+    zstd::bulk::compress(bytes, ZSTD_LEVEL).expect("zstd compresses in memory")
+}
+
+/// Undoes [`compress`].
+pub fn decompress(bytes: &[u8]) -> Result<Vec<u8>, ArtifactError> {
+    zstd::stream::decode_all(bytes).map_err(|e| ArtifactError::Decompress(e.to_string()))
+}
+
+/// Writes an artifact, compressing the code when `encoding` says so.
+pub fn encode(
+    facts: &AdapterFacts,
+    compatibility: u64,
+    source: &[u8],
+    code: &[u8],
+    encoding: Encoding,
+) -> Vec<u8> {
+    let facts = serde_json::to_vec(facts).expect("adapter facts serialize");
+    let code: Cow<'_, [u8]> = match encoding {
+        Encoding::Plain => Cow::Borrowed(code),
+        Encoding::Zstd => Cow::Owned(compress(code)),
+    };
+    let code = code.as_ref();
+    let mut out = Vec::with_capacity(HEADER_LEN + facts.len() + code.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT.to_le_bytes());
+    out.extend_from_slice(&encoding.tag().to_le_bytes());
+    out.extend_from_slice(&compatibility.to_le_bytes());
+    out.extend_from_slice(&sha256(source));
+    out.extend_from_slice(&(facts.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(code.len() as u64).to_le_bytes());
+    out.extend_from_slice(&sha256(&facts));
+    out.extend_from_slice(&sha256(code));
+    out.extend_from_slice(&facts);
+    out.extend_from_slice(code);
+    out
+}
+
+/// SHA-256 of some bytes.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// Reads fixed-size fields off the front of a slice already checked to be long enough.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        head
+    }
+
+    fn array<const N: usize>(&mut self) -> [u8; N] {
+        self.take(N).try_into().expect("length checked")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Capabilities, Os};
+
+    fn facts() -> AdapterFacts {
+        AdapterFacts {
+            info: AdapterInfo {
+                id: "probe".into(),
+                name: "Probe".into(),
+                version: "1.0.0".into(),
+                agent_versions: "*".into(),
+                capabilities: Capabilities {
+                    plan_mode: false,
+                    permissions: true,
+                    questions: false,
+                    tool_calls: true,
+                    tool_results: true,
+                    text_messages: true,
+                    images: false,
+                    file_attachments: false,
+                    session_lifecycle: true,
+                    error_events: true,
+                    reasoning: false,
+                    status: false,
+                    command_execution: false,
+                    file_changes: false,
+                    mcp_tools: false,
+                    streaming_deltas: true,
+                    item_started: true,
+                    shared_process: false,
+                    resume: false,
+                    cancel: true,
+                    usage: false,
+                    variants: false,
+                },
+                modes: vec![],
+                default_mode: "build".into(),
+                models: vec![],
+                default_model: None,
+                credential_env: vec!["PROBE_KEY".into()],
+                builtin: true,
+            },
+            contract: "sandbox-agent:adapter@0.1.0".into(),
+            version_args: Some(vec!["--version".into()]),
+            install_plans: vec![(
+                Platform {
+                    os: Os::Linux,
+                    arch: crate::Arch::X8664,
+                    libc: None,
+                },
+                None,
+            )],
+        }
+    }
+
+    #[test]
+    fn an_artifact_reads_back_what_was_written() {
+        let code = b"machine code ".repeat(100);
+        for encoding in [Encoding::Plain, Encoding::Zstd] {
+            let blob = encode(&facts(), 42, b"component", &code, encoding);
+            let artifact = Artifact::decode(&blob).unwrap();
+            assert_eq!(artifact.facts, facts());
+            assert_eq!(artifact.compatibility, 42);
+            assert_eq!(artifact.source_sha256, sha256(b"component"));
+            assert_eq!(artifact.verified_code().unwrap().as_ref(), &code[..]);
+            if encoding == Encoding::Zstd {
+                assert!(blob.len() < code.len(), "compressed: {}", blob.len());
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_or_foreign_blobs_are_refused() {
+        let blob = encode(&facts(), 42, b"component", b"machine code", Encoding::Plain);
+        assert_eq!(
+            Artifact::decode(b"\x7fELF and more bytes than a header needs, surely, yes, many more bytes than that, plenty really").unwrap_err(),
+            ArtifactError::NotAnArtifact
+        );
+        assert!(matches!(
+            Artifact::decode(&blob[..blob.len() - 1]).unwrap_err(),
+            ArtifactError::Truncated(_)
+        ));
+        assert!(matches!(
+            Artifact::decode(&blob[..20]).unwrap_err(),
+            ArtifactError::Truncated(_)
+        ));
+        let mut flipped = blob.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        assert_eq!(
+            Artifact::decode(&flipped)
+                .unwrap()
+                .verified_code()
+                .unwrap_err(),
+            ArtifactError::Checksum("compiled code")
+        );
+        let mut unknown = blob.clone();
+        unknown[12] = 7;
+        assert_eq!(
+            Artifact::decode(&unknown).unwrap_err(),
+            ArtifactError::Encoding(7)
+        );
+        let mut facts_flipped = blob.clone();
+        facts_flipped[HEADER_LEN + 3] ^= 1;
+        assert_eq!(
+            Artifact::decode(&facts_flipped).unwrap_err(),
+            ArtifactError::Checksum("facts")
+        );
+        let mut newer = blob;
+        newer[8] = 99;
+        assert_eq!(
+            Artifact::decode(&newer).unwrap_err(),
+            ArtifactError::Format(99)
+        );
+    }
+}

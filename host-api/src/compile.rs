@@ -1,0 +1,194 @@
+//! From WebAssembly bytes to a linked component, and from a linked component to
+//! the adapter's facts.
+
+use std::sync::Arc;
+
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Engine, Store};
+
+use crate::artifact::AdapterFacts;
+use crate::bindings::{AdapterComponent, AdapterComponentPre};
+use crate::contract;
+use crate::limits::InstanceLimits;
+use crate::session::call_guest;
+use crate::{
+    AdapterInfo, AdapterOrigin, Arch, HostConfig, HostError, Libc, Os, Platform,
+    SUPPORTED_CONTRACTS,
+};
+
+/// A compiled, linked component, ready to instantiate.
+pub(crate) struct Compiled {
+    pre: AdapterComponentPre<InstanceLimits>,
+    engine: Engine,
+    config: Arc<HostConfig>,
+    /// The contract version the component exports.
+    pub(crate) contract: String,
+}
+
+impl Compiled {
+    /// Links a component compiled (or deserialized) for `engine`.
+    pub(crate) fn link(
+        engine: &Engine,
+        config: &Arc<HostConfig>,
+        origin: &AdapterOrigin,
+        component: &Component,
+    ) -> Result<Self, HostError> {
+        let mut linker = Linker::new(engine);
+        // Guests built for wasm32-wasip2 import WASI even when they never use it;
+        // those imports are satisfied with functions that trap: nothing is granted.
+        linker
+            .define_unknown_imports_as_traps(component)
+            .map_err(|e| load_error(origin, &e))?;
+        let instance_pre = linker
+            .instantiate_pre(component)
+            .map_err(|e| load_error(origin, &e))?;
+        let pre = AdapterComponentPre::new(instance_pre).map_err(|e| {
+            HostError::IncompatibleContract {
+                origin: origin.to_string(),
+                supported: SUPPORTED_CONTRACTS.join(", "),
+                reason: contract::incompatibility(engine, component, &one_line(&e)),
+            }
+        })?;
+        // Linking succeeded, so the component exports a compatible adapter interface.
+        let contract = contract::exported_contract(engine, component)
+            .unwrap_or_else(|| SUPPORTED_CONTRACTS[0].to_owned());
+        Ok(Self {
+            pre,
+            engine: engine.clone(),
+            config: config.clone(),
+            contract,
+        })
+    }
+
+    /// A fresh instance with its own store, memory cap and call budget.
+    pub(crate) fn instantiate(
+        &self,
+        origin: &AdapterOrigin,
+    ) -> Result<(Store<InstanceLimits>, AdapterComponent), HostError> {
+        let mut store = Store::new(
+            &self.engine,
+            InstanceLimits::new(self.config.memory_limit_bytes),
+        );
+        store.limiter(|limits| limits);
+        store.epoch_deadline_trap();
+        store.set_epoch_deadline(crate::registry::call_budget_ticks(&self.config));
+        let bindings = self
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| HostError::Load {
+                origin: origin.to_string(),
+                reason: format!("{e:#}"),
+            })?;
+        Ok((store, bindings))
+    }
+
+    /// Runs one stateless export on a fresh instance.
+    pub(crate) fn stateless<R>(
+        &self,
+        origin: &AdapterOrigin,
+        call: &str,
+        f: impl FnOnce(&AdapterComponent, &mut Store<InstanceLimits>) -> wasmtime::Result<R>,
+    ) -> Result<R, HostError> {
+        let (mut store, bindings) = self.instantiate(origin)?;
+        call_guest(
+            &mut store,
+            &origin.to_string(),
+            call,
+            &self.config,
+            |store| f(&bindings, store),
+        )
+    }
+
+    /// Asks the component everything the host keeps about it without running it.
+    pub(crate) fn describe(&self, origin: &AdapterOrigin) -> Result<AdapterFacts, HostError> {
+        let info = self.stateless(origin, "info", |b, store| {
+            b.sandbox_agent_adapter_adapter().call_info(store)
+        })?;
+        validate_info(origin, &info)?;
+        let version_args = self.stateless(origin, "version-args", |b, store| {
+            b.sandbox_agent_adapter_adapter().call_version_args(store)
+        })?;
+        let mut install_plans = Vec::new();
+        for platform in daemon_platforms() {
+            let plan = self.stateless(origin, "install-plan", |b, store| {
+                b.sandbox_agent_adapter_adapter()
+                    .call_install_plan(store, platform, None)
+            })?;
+            install_plans.push((platform, plan));
+        }
+        Ok(AdapterFacts {
+            info,
+            contract: self.contract.clone(),
+            version_args,
+            install_plans,
+        })
+    }
+}
+
+/// Compiles WebAssembly bytes for `engine`, after checking they are a component.
+pub(crate) fn compile_wasm(
+    engine: &Engine,
+    origin: &AdapterOrigin,
+    bytes: &[u8],
+) -> Result<Component, HostError> {
+    contract::check_format(bytes).map_err(|reason| HostError::Load {
+        origin: origin.to_string(),
+        reason,
+    })?;
+    Component::new(engine, bytes).map_err(|e| load_error(origin, &e))
+}
+
+/// Every platform a daemon can run on, for the install plans kept in the facts.
+pub(crate) fn daemon_platforms() -> Vec<Platform> {
+    let linux = [Some(Libc::Gnu), Some(Libc::Musl)]
+        .into_iter()
+        .map(|libc| (Os::Linux, libc));
+    let others = [(Os::Macos, None), (Os::Windows, None)];
+    linux
+        .chain(others)
+        .flat_map(|(os, libc)| [Arch::X8664, Arch::Aarch64].map(|arch| Platform { os, arch, libc }))
+        .collect()
+}
+
+fn load_error(origin: &AdapterOrigin, error: &wasmtime::Error) -> HostError {
+    HostError::Load {
+        origin: origin.to_string(),
+        reason: one_line(error),
+    }
+}
+
+/// An error chain on one line (wasmtime's messages can span several).
+pub(crate) fn one_line(error: &wasmtime::Error) -> String {
+    format!("{error:#}")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn validate_info(origin: &AdapterOrigin, info: &AdapterInfo) -> Result<(), HostError> {
+    let valid_id = !info.id.is_empty()
+        && info.id.len() <= 64
+        && info
+            .id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+    if !valid_id {
+        return Err(HostError::InvalidInfo {
+            origin: origin.to_string(),
+            reason: format!(
+                "agent id {:?} must be 1-64 characters of [a-z0-9_-]",
+                info.id
+            ),
+        });
+    }
+    if !info.modes.iter().any(|mode| mode.id == info.default_mode) {
+        return Err(HostError::InvalidInfo {
+            origin: origin.to_string(),
+            reason: format!(
+                "default mode {:?} is not among its modes",
+                info.default_mode
+            ),
+        });
+    }
+    Ok(())
+}

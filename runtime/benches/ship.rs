@@ -1,0 +1,313 @@
+//! Start-up, idle memory and request throughput of the daemon binary, side by side
+//! with reference binaries: `cargo bench -p agentplex --bench ship`.
+//!
+//! Not a timed test: it measures and prints. What it runs:
+//!
+//! - ours: `SANDBOX_AGENT_BENCH_BIN` (for instance the static release binary that
+//!   `scripts/release.sh` builds), else the binary of this bench build;
+//! - references: `SANDBOX_AGENT_REFERENCES=0.1.11=/path/to/sandbox-agent,0.4.2=/path/...`
+//!   (any binaries taking `server --host --port --no-token`); none by default.
+//!
+//! Every start gets a fresh `HOME`, data dir and compile cache, so "cold" is the first
+//! start in a new sandbox. Throughput uses `wrk -t2 -c50` when `wrk` is installed.
+//! What each number means is described in `docs/benchmarks.md`.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Cold starts per binary (the median is reported).
+const STARTS: usize = 7;
+/// RSS samples per binary, each on its own fresh daemon.
+const RSS_SAMPLES: usize = 3;
+/// wrk runs per binary and route, interleaved between binaries.
+const WRK_RUNS: usize = 2;
+const WRK_SECONDS: u32 = 5;
+const TOKEN: &str = "ship-bench-token";
+
+fn main() {
+    let scratch = tempfile::tempdir().expect("scratch folder");
+    let mut binaries = vec![Binary::ours()];
+    binaries.extend(Binary::references());
+    for binary in &binaries {
+        println!(
+            "{:<10} {} ({:.1} MB)",
+            binary.name,
+            binary.path.display(),
+            std::fs::metadata(&binary.path).map_or(0.0, |m| m.len() as f64 / 1e6)
+        );
+    }
+
+    let mut starts = vec![Vec::new(); binaries.len()];
+    for _ in 0..STARTS {
+        for (i, binary) in binaries.iter().enumerate() {
+            let (daemon, elapsed) = Daemon::start(binary, scratch.path());
+            starts[i].push(elapsed);
+            drop(daemon);
+        }
+    }
+    section("Cold start: exec -> first 200 from GET /v1/health (fresh HOME, data dir, cache)");
+    report(&binaries, &mut starts, |d| format!("{:.1} ms", ms(d)));
+
+    let mut rss = vec![Vec::new(); binaries.len()];
+    for _ in 0..RSS_SAMPLES {
+        for (i, binary) in binaries.iter().enumerate() {
+            let (daemon, _) = Daemon::start(binary, scratch.path());
+            std::thread::sleep(Duration::from_millis(500));
+            rss[i].push(Duration::from_micros(rss_kib(daemon.child.id())));
+            drop(daemon);
+        }
+    }
+    section("Idle RSS after start, no session (VmRSS, 500 ms after the first 200)");
+    report(&binaries, &mut rss, |d| {
+        format!("{:.1} MB", d.as_micros() as f64 * 1024.0 / 1e6)
+    });
+
+    if Command::new("wrk").arg("--version").output().is_err() {
+        println!("\n(wrk not installed: no throughput figures; apt-get install wrk)");
+        return;
+    }
+    let daemons: Vec<Daemon> = binaries
+        .iter()
+        .map(|binary| {
+            let daemon = Daemon::start(binary, scratch.path()).0;
+            // The first agents listing probes agent versions; keep it out of the figures.
+            let _ = http_get(daemon.port, "/v1/agents", daemon.token.as_deref());
+            daemon
+        })
+        .collect();
+    for route in ["/v1/health", "/v1/agents"] {
+        let mut rps = vec![Vec::new(); daemons.len()];
+        for _ in 0..WRK_RUNS {
+            for (i, daemon) in daemons.iter().enumerate() {
+                rps[i].push(wrk(daemon, route));
+            }
+        }
+        section(&format!(
+            "GET {route} throughput (wrk -t2 -c50 -d{WRK_SECONDS}s; client on the same cores)"
+        ));
+        report(&binaries, &mut rps, |d| {
+            format!("{:.0} req/s", d.as_secs_f64())
+        });
+    }
+}
+
+/// A daemon binary to measure.
+struct Binary {
+    name: String,
+    path: PathBuf,
+    /// Ours takes a token and our flags; references run with `--no-token`.
+    ours: bool,
+}
+
+impl Binary {
+    fn ours() -> Self {
+        let path = std::env::var_os("SANDBOX_AGENT_BENCH_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_sandbox-agent")));
+        Self {
+            name: "ours".into(),
+            path,
+            ours: true,
+        }
+    }
+
+    fn references() -> Vec<Self> {
+        let list = std::env::var("SANDBOX_AGENT_REFERENCES").unwrap_or_default();
+        list.split(',')
+            .filter(|entry| !entry.trim().is_empty())
+            .map(|entry| {
+                let (name, path) = entry
+                    .split_once('=')
+                    .expect("SANDBOX_AGENT_REFERENCES entries are NAME=PATH");
+                Self {
+                    name: name.trim().into(),
+                    path: PathBuf::from(path.trim()),
+                    ours: false,
+                }
+            })
+            .collect()
+    }
+}
+
+/// A running daemon in a fresh home of its own.
+struct Daemon {
+    child: Child,
+    port: u16,
+    token: Option<String>,
+    _home: tempfile::TempDir,
+}
+
+impl Daemon {
+    /// Starts `binary` with a fresh home and returns it once `GET /v1/health` answers 200,
+    /// with the time that took.
+    fn start(binary: &Binary, scratch: &Path) -> (Daemon, Duration) {
+        let home = tempfile::tempdir_in(scratch).expect("home");
+        let port = free_port();
+        let mut command = Command::new(&binary.path);
+        command
+            .args(["server", "--host", "127.0.0.1", "--port", &port.to_string()])
+            .env("HOME", home.path())
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
+            .env_remove("SANDBOX_AGENT_DATA_DIR")
+            .env_remove("SANDBOX_AGENT_CACHE_DIR")
+            .env("SANDBOX_AGENT_LOG", "warn")
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let token = if binary.ours {
+            command.args(["--token", TOKEN]);
+            Some(TOKEN.to_owned())
+        } else {
+            command.args(["--no-token", "--no-telemetry"]);
+            None
+        };
+        let begin = Instant::now();
+        let child = command.spawn().expect("starting the daemon");
+        let mut daemon = Daemon {
+            child,
+            port,
+            token,
+            _home: home,
+        };
+        let deadline = begin + Duration::from_secs(120);
+        loop {
+            if let Some(status) = daemon.child.try_wait().unwrap() {
+                panic!("{} exited during start-up: {status}", binary.name);
+            }
+            if http_get(port, "/v1/health", None) == Some(200) {
+                return (daemon, begin.elapsed());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} never became healthy",
+                binary.name
+            );
+            std::thread::sleep(Duration::from_micros(250));
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if self.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The status of one GET over a plain socket (no client library in the measurement).
+fn http_get(port: u16, path: &str, token: Option<&str>) -> Option<u16> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .ok()?;
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Connection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).ok()?;
+    String::from_utf8_lossy(&answer)
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// Requests per second `wrk` reached, carried in a `Duration` of that many seconds so
+/// one report function serves every figure.
+fn wrk(daemon: &Daemon, route: &str) -> Duration {
+    let mut command = Command::new("wrk");
+    command.args([
+        "-t2",
+        "-c50",
+        &format!("-d{WRK_SECONDS}s"),
+        &format!("http://127.0.0.1:{}{route}", daemon.port),
+    ]);
+    if let Some(token) = &daemon.token {
+        command.args(["-H", &format!("Authorization: Bearer {token}")]);
+    }
+    let output = command.output().expect("running wrk");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let non_2xx = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("Non-2xx or 3xx responses:"))
+        .map(|n| n.trim().to_owned());
+    assert!(non_2xx.is_none(), "wrk {route}: {non_2xx:?} failed answers");
+    let rps: f64 = text
+        .lines()
+        .find_map(|line| line.strip_prefix("Requests/sec:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no Requests/sec in wrk's output:\n{text}"));
+    Duration::from_secs_f64(rps)
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Resident set size of a process, from `/proc/<pid>/status`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .expect("reading /proc status")
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS in /proc status")
+}
+
+fn section(title: &str) {
+    println!("\n{title}");
+}
+
+/// One line per binary: median, range, and ours against each reference.
+fn report(binaries: &[Binary], samples: &mut [Vec<Duration>], show: impl Fn(Duration) -> String) {
+    let medians: Vec<Duration> = samples.iter_mut().map(|s| median(s)).collect();
+    for (i, binary) in binaries.iter().enumerate() {
+        let (min, max) = (samples[i][0], samples[i][samples[i].len() - 1]);
+        let versus = if i == 0 {
+            String::new()
+        } else {
+            let ratio = medians[0].as_secs_f64() / medians[i].as_secs_f64();
+            format!("   ours/{} = {ratio:.2}x", binary.name)
+        };
+        println!(
+            "  {:<10} median {:>12}   range {} .. {}{}",
+            binary.name,
+            show(medians[i]),
+            show(min),
+            show(max),
+            versus
+        );
+    }
+}
+
+/// Sorts the samples and returns the middle one.
+fn median(samples: &mut [Duration]) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Smoke test of a release binary: testing/release/smoke.sh BINARY
+#
+# Checks that BINARY is a static executable, prints its version, starts as a
+# daemon with a fresh home (no data dir, no compile cache) and answers at once,
+# lists the builtin agents, runs a mock session through one streamed turn, and
+# stops cleanly on SIGTERM. Loopback only. Ends with a line `N passed, M failed`.
+set -euo pipefail
+
+bin="${1:?usage: testing/release/smoke.sh BINARY}"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+version="$(awk -F'"' '/^\[workspace.package\]/ { section = 1 } section && /^version/ { print $2; exit }' "$root/Cargo.toml")"
+tmp="$(mktemp -d)"
+pid=""
+passed=0
+failed=0
+
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1${2:+: $2}"; }
+check() { # check NAME COMMAND...: passes when the command succeeds
+  local name="$1"; shift
+  if "$@" >"$tmp/out" 2>&1; then pass "$name"; else fail "$name" "$(tail -n 3 "$tmp/out" | tr '\n' ' ')"; fi
+}
+
+static_binary() {
+  if command -v file >/dev/null 2>&1; then
+    file -L "$bin" | grep -Eq 'statically linked|static-pie linked'
+  else
+    ! ldd "$bin" >/dev/null 2>&1
+  fi
+}
+check "the binary is statically linked" static_binary
+
+version_line="$("$bin" --version)"
+if [[ "$version_line" == "sandbox-agent $version ("*")" ]]; then
+  pass "--version: $version_line"
+else
+  fail "--version" "'$version_line' does not start with 'sandbox-agent $version ('"
+fi
+
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+base="http://127.0.0.1:$port"
+mkdir -p "$tmp/home"
+started="$(date +%s%N)"
+HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" SANDBOX_AGENT_LOG=warn \
+  "$bin" server --no-token --host 127.0.0.1 --port "$port" >"$tmp/server.log" 2>&1 &
+pid=$!
+healthy=no
+for _ in $(seq 1 2000); do
+  if curl -fsS -o /dev/null "$base/v1/health" 2>/dev/null; then healthy=yes; break; fi
+  sleep 0.005
+done
+if [ "$healthy" = yes ]; then
+  pass "a cold start answers GET /v1/health ($(( ($(date +%s%N) - started) / 1000000 )) ms, polled with curl)"
+else
+  fail "a cold start answers GET /v1/health" "$(tail -n 3 "$tmp/server.log" | tr '\n' ' ')"
+fi
+
+agents="$(curl -fsS "$base/v1/agents" || true)"
+count="$(printf '%s' "$agents" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["agents"]))' 2>/dev/null || echo 0)"
+if [ "$count" -ge 7 ]; then pass "GET /v1/agents lists the $count builtin agents"; else fail "GET /v1/agents" "$agents"; fi
+
+created="$(curl -fsS -X POST "$base/v1/sessions/smoke" -H 'content-type: application/json' -d '{"agent":"mock"}' || true)"
+if [[ "$created" == *'"healthy":true'* ]]; then pass "a mock session is created"; else fail "creating a mock session" "$created"; fi
+
+turn="$(curl -fsSN --max-time 20 -X POST "$base/v1/sessions/smoke/messages/stream" \
+  -H 'content-type: application/json' -d '{"message":"hello from the release"}' || true)"
+if [[ "$turn" == *'"type":"turn.ended"'* && "$turn" == *'hello from the release'* ]]; then
+  pass "a streamed mock turn echoes and ends"
+else
+  fail "a streamed mock turn" "$(printf '%s' "$turn" | tail -c 300)"
+fi
+
+kill -TERM "$pid"
+rc=0
+for _ in $(seq 1 1000); do
+  if ! kill -0 "$pid" 2>/dev/null; then break; fi
+  sleep 0.01
+done
+if kill -0 "$pid" 2>/dev/null; then
+  fail "SIGTERM stops the daemon within 10 s"
+else
+  wait "$pid" || rc=$?
+  if [ "$rc" -eq 0 ]; then pass "SIGTERM stops the daemon (exit 0)"; else fail "SIGTERM stops the daemon" "exit $rc"; fi
+fi
+pid=""
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
