@@ -28,3 +28,12 @@ SANDBOX_AGENT_BIN="$PWD/target/debug/sandbox-agent" \
   npm ci --no-audit --no-fund
   npm test
 )
+
+# The release (docs/installation.md): the static x86_64 musl binary as scripts/release.sh
+# builds it (cargo-zigbuild with Zig from PyPI, installed by the script when missing) into
+# dist/ with its archive, checksums, install script and npm packages; a smoke run of that
+# binary; the install script against dist/ served on loopback (and a tampered copy); the
+# npm packages installed offline into an empty project.
+scripts/release.sh --target x86_64-unknown-linux-musl
+testing/release/smoke.sh target/x86_64-unknown-linux-musl/dist/sandbox-agent
+testing/release/test.sh dist
