@@ -159,33 +159,36 @@ impl<'a> Artifact<'a> {
         })
     }
 
-    /// The stored code, once its checksum matched (still compressed if it was).
-    pub fn verified(&self) -> Result<Stored<'a>, ArtifactError> {
-        if sha256(self.code) != self.code_sha256 {
-            return Err(ArtifactError::Checksum("compiled code"));
-        }
-        Ok(Stored {
+    /// The stored code (still compressed if it was); its checksum is checked when it
+    /// is decoded, so merely knowing an artifact reads none of its code.
+    pub fn code(&self) -> Stored<'a> {
+        Stored {
             encoding: self.encoding,
             bytes: self.code,
-        })
+            sha256: self.code_sha256,
+        }
     }
 
     /// The compiled code, checked and decompressed.
     pub fn verified_code(&self) -> Result<Cow<'a, [u8]>, ArtifactError> {
-        self.verified()?.decode()
+        self.code().decode()
     }
 }
 
-/// An artifact's code as stored, checksum already checked.
+/// An artifact's code as stored, with the checksum it must match.
 #[derive(Debug, Clone, Copy)]
 pub struct Stored<'a> {
     encoding: Encoding,
     bytes: &'a [u8],
+    sha256: [u8; 32],
 }
 
 impl<'a> Stored<'a> {
-    /// The code as wasmtime serialized it.
+    /// The code as wasmtime serialized it, once the stored bytes matched their checksum.
     pub fn decode(&self) -> Result<Cow<'a, [u8]>, ArtifactError> {
+        if sha256(self.bytes) != self.sha256 {
+            return Err(ArtifactError::Checksum("compiled code"));
+        }
         match self.encoding {
             Encoding::Plain => Ok(Cow::Borrowed(self.bytes)),
             Encoding::Zstd => decompress(self.bytes).map(Cow::Owned),

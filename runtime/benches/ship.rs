@@ -6,7 +6,9 @@
 //! - ours: `SANDBOX_AGENT_BENCH_BIN` (for instance the static release binary that
 //!   `scripts/release.sh` builds), else the binary of this bench build;
 //! - references: `SANDBOX_AGENT_REFERENCES=0.1.11=/path/to/sandbox-agent,0.4.2=/path/...`
-//!   (any binaries taking `server --host --port --no-token`); none by default.
+//!   (any binaries taking `server --host --port --no-token --no-telemetry`); none by
+//!   default. An entry whose name starts with `ours` is another build of ours (run
+//!   with a token, like ours).
 //!
 //! Every start gets a fresh `HOME`, data dir and compile cache, so "cold" is the first
 //! start in a new sandbox. Throughput uses `wrk -t2 -c50` when `wrk` is installed.
@@ -125,7 +127,7 @@ impl Binary {
                 Self {
                     name: name.trim().into(),
                     path: PathBuf::from(path.trim()),
-                    ours: false,
+                    ours: name.trim().starts_with("ours"),
                 }
             })
             .collect()
@@ -156,8 +158,9 @@ impl Daemon {
             .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
             .env_remove("SANDBOX_AGENT_DATA_DIR")
             .env_remove("SANDBOX_AGENT_CACHE_DIR")
-            .env("SANDBOX_AGENT_LOG", "warn")
-            .env("RUST_LOG", "warn")
+            // Each daemon logs as it does by default (to a null stderr).
+            .env_remove("SANDBOX_AGENT_LOG")
+            .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());

@@ -16,9 +16,10 @@ use crate::sessions::Command;
 
 type Result<T> = std::result::Result<T, ApiError>;
 
-/// Liveness and version. The answer never changes, so it is encoded once.
+/// Liveness and version.
 #[utoipa::path(get, path = "/v1/health", tag = "meta", responses((status = 200, body = HealthResponse)))]
 pub async fn health() -> impl IntoResponse {
+    // The answer never changes, so it is encoded once.
     static BODY: std::sync::LazyLock<axum::body::Bytes> = std::sync::LazyLock::new(|| {
         serde_json::to_vec(&HealthResponse {
             status: "ok".into(),
