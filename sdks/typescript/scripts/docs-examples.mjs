@@ -1,5 +1,5 @@
 // Type-checks the TypeScript examples of docs/sdk-typescript.md against the SDK's sources:
-// each ```ts block becomes a module under .docs-examples/ (imports of "sandbox-agent" point at
+// each ```ts block becomes a module under .docs-examples/ (imports of "agentplex" point at
 // src/), with `client` and `session` declared when the block does not make its own.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,8 +15,8 @@ mkdirSync(outDir);
 const blocks = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
 const files = blocks.map((code, i) => {
   const body = code
-    .replaceAll('"sandbox-agent/node"', '"../src/node.js"')
-    .replaceAll('"sandbox-agent"', '"../src/index.js"');
+    .replaceAll('"agentplex/node"', '"../src/node.js"')
+    .replaceAll('"agentplex"', '"../src/index.js"');
   const declares = (name) => new RegExp(`\\b(?:const|let|var)\\s+${name}\\b|\\bimport[^;]*\\b${name}\\b`).test(body);
   const prelude = [
     'import type { LocalSandboxAgent as __Client, Session as __Session } from "../src/node.js";',
