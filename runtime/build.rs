@@ -5,6 +5,7 @@
 //! `--adapters-dir`.
 //!
 //! Precompiling goes through the host crate itself (`sandbox_agent_host::precompile`,
+//! by way of `sandbox-agent-precompile`,
 //! wasmtime's `Engine::precompile_component` under the engine settings the daemon
 //! runs with by default), and gives portable code: the target's baseline CPU
 //! features only. When the daemon later runs with other settings, its host sees
@@ -119,8 +120,7 @@ fn main() {
 /// Precompiles one component into `out_dir`, reusing an earlier artifact of the
 /// same component and target (build scripts rerun on every commit, for the stamp).
 fn precompile(wasm_path: &Path, out_dir: &Path, target: &str) -> Result<PathBuf, String> {
-    use sandbox_agent_host::artifact::{sha256, Artifact};
-    use sandbox_agent_host::{AdapterOrigin, HostConfig};
+    use sandbox_agent_precompile::{sha256, AdapterOrigin, Artifact, HostConfig};
 
     let wasm = fs::read(wasm_path).map_err(|e| e.to_string())?;
     let stem = wasm_path.file_stem().unwrap().to_string_lossy();
@@ -131,7 +131,7 @@ fn precompile(wasm_path: &Path, out_dir: &Path, target: &str) -> Result<PathBuf,
         }
     }
     let origin = AdapterOrigin::Builtin(wasm_path.file_name().unwrap().to_string_lossy().into());
-    let artifact = sandbox_agent_host::precompile(&HostConfig::default(), origin, &wasm, target)
+    let artifact = sandbox_agent_precompile::precompile(&HostConfig::default(), origin, &wasm, target)
         .map_err(|e| e.to_string())?;
     fs::write(&artifact_path, artifact).map_err(|e| e.to_string())?;
     Ok(artifact_path)
@@ -145,13 +145,13 @@ fn compress(wasm_path: &Path, out_dir: &Path) -> PathBuf {
         wasm_path.file_stem().unwrap().to_string_lossy()
     ));
     let stamp = compressed_path.with_extension("zst.sha256");
-    let digest = sandbox_agent_host::artifact::sha256(&wasm);
+    let digest = sandbox_agent_precompile::sha256(&wasm);
     if fs::read(&stamp).is_ok_and(|known| known == digest) && compressed_path.is_file() {
         return compressed_path;
     }
     fs::write(
         &compressed_path,
-        sandbox_agent_host::artifact::compress(&wasm),
+        sandbox_agent_precompile::compress(&wasm),
     )
     .unwrap();
     fs::write(&stamp, digest).unwrap();

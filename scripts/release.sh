@@ -188,7 +188,11 @@ build() {
   if [ "$(uname -s)" = Darwin ] && [[ "$triple" == *-apple-darwin ]]; then
     (cd "$root" && cargo build --locked --profile dist --target "$triple" -p agentplex --bin "$BINARY") >&2 || return 1
   else
-    (cd "$root" && cargo zigbuild --locked --profile dist --target "$triple" -p agentplex --bin "$BINARY") >&2 || return 1
+    # The build script precompiles the builtin adapters for TRIPLE; for another
+    # architecture than this machine's it needs Cranelift's other backends.
+    local features=()
+    [[ "$triple" == "$(uname -m)"-* ]] || features=(--features cross-precompile)
+    (cd "$root" && cargo zigbuild --locked --profile dist --target "$triple" -p agentplex --bin "$BINARY" "${features[@]}") >&2 || return 1
   fi
   printf '%s\n' "$target_dir/$triple/dist/$BINARY"
 }

@@ -80,8 +80,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> 
             state.catalog.clone(),
             wait_for_adapters,
         ));
-    let mut router = Router::new()
-        .route("/v1/health", get(routes::health))
+    let mut api = Router::new()
         .route("/v1/openapi.json", get(routes::openapi))
         .merge(adapters)
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
@@ -89,12 +88,18 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> 
         .with_state(state)
         .layer(DefaultBodyLimit::max(config.body_limit));
     if let Some(token) = &config.token {
-        router = router.layer(axum::middleware::from_fn_with_state(
+        api = api.layer(axum::middleware::from_fn_with_state(
             Arc::new(token.clone()),
             auth::require_token,
         ));
     }
-    router = router.layer(TraceLayer::new_for_http());
+    api = api.layer(TraceLayer::new_for_http());
+    // Liveness probes hit health often: it answers before the tracing, body limit
+    // and token layers (it needs none of them), and everything else goes on to `api`.
+    let mut router = Router::new()
+        .route("/v1/health", get(routes::health))
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        .fallback_service(api);
     if let Some(cors) = cors_layer(&config.cors)? {
         router = router.layer(cors);
     }
