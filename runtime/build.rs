@@ -131,8 +131,9 @@ fn precompile(wasm_path: &Path, out_dir: &Path, target: &str) -> Result<PathBuf,
         }
     }
     let origin = AdapterOrigin::Builtin(wasm_path.file_name().unwrap().to_string_lossy().into());
-    let artifact = sandbox_agent_precompile::precompile(&HostConfig::default(), origin, &wasm, target)
-        .map_err(|e| e.to_string())?;
+    let artifact =
+        sandbox_agent_precompile::precompile(&HostConfig::default(), origin, &wasm, target)
+            .map_err(|e| e.to_string())?;
     fs::write(&artifact_path, artifact).map_err(|e| e.to_string())?;
     Ok(artifact_path)
 }
@@ -149,11 +150,7 @@ fn compress(wasm_path: &Path, out_dir: &Path) -> PathBuf {
     if fs::read(&stamp).is_ok_and(|known| known == digest) && compressed_path.is_file() {
         return compressed_path;
     }
-    fs::write(
-        &compressed_path,
-        sandbox_agent_precompile::compress(&wasm),
-    )
-    .unwrap();
+    fs::write(&compressed_path, sandbox_agent_precompile::compress(&wasm)).unwrap();
     fs::write(&stamp, digest).unwrap();
     compressed_path
 }

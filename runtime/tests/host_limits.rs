@@ -7,23 +7,8 @@ mod common;
 use sandbox_agent::adapters::BUILTIN_ADAPTERS;
 use sandbox_agent_host::{
     Action, AdapterOrigin, AdapterRegistry, HostConfig, HostError, Input, MessagePart,
-    SessionConfig,
 };
 use sandbox_agent_universal::UniversalEventData;
-
-fn config() -> SessionConfig {
-    SessionConfig {
-        session_id: "s".into(),
-        agent_mode: "build".into(),
-        permission_mode: "default".into(),
-        model: None,
-        variant: None,
-        directory: "/".into(),
-        agent_binary: None,
-        env: Vec::new(),
-        resume_native_session_id: None,
-    }
-}
 
 /// Host settings for tests: the shared compile cache, and the given overrides.
 fn host(config: HostConfig) -> HostConfig {
@@ -64,7 +49,11 @@ fn a_grown_instance_is_rebuilt_from_its_snapshot() {
         recycle_threshold_bytes: 4 << 20,
         ..HostConfig::default()
     });
-    let mut session = registry.get("mock").unwrap().new_session(config()).unwrap();
+    let mut session = registry
+        .get("mock")
+        .unwrap()
+        .new_session(common::adapter_session_config())
+        .unwrap();
     session.handle(Input::Start).unwrap();
     let first = session
         .handle(Input::SendMessage(vec![MessagePart::Text("hello".into())]))
@@ -126,8 +115,12 @@ fn a_component_for_another_contract_is_refused_clearly() {
 fn each_session_has_its_own_instance() {
     let registry = mock_registry(HostConfig::default());
     let adapter = registry.get("mock").unwrap();
-    let mut one = adapter.new_session(config()).unwrap();
-    let mut two = adapter.new_session(config()).unwrap();
+    let mut one = adapter
+        .new_session(common::adapter_session_config())
+        .unwrap();
+    let mut two = adapter
+        .new_session(common::adapter_session_config())
+        .unwrap();
     let a = one
         .handle(Input::SendMessage(vec![MessagePart::Text("a".into())]))
         .unwrap();

@@ -12,26 +12,14 @@ use common::{adapters_dir_with, test_guest, Daemon, Options};
 use sandbox_agent::adapters::{builtin_registry, BUILTIN_ADAPTERS};
 use sandbox_agent_host::artifact::{sha256, Artifact};
 use sandbox_agent_host::{
-    AdapterOrigin, AdapterRegistry, HostConfig, Input, LoadedAdapter, MessagePart, SessionConfig,
+    AdapterOrigin, AdapterRegistry, HostConfig, Input, LoadedAdapter, MessagePart,
 };
-
-fn session_config() -> SessionConfig {
-    SessionConfig {
-        session_id: "s".into(),
-        agent_mode: "build".into(),
-        permission_mode: "default".into(),
-        model: None,
-        variant: None,
-        directory: "/".into(),
-        agent_binary: None,
-        env: Vec::new(),
-        resume_native_session_id: None,
-    }
-}
 
 /// Runs one echo turn through an adapter and returns how many actions it gave.
 fn run_turn(adapter: &std::sync::Arc<LoadedAdapter>) -> usize {
-    let mut session = adapter.new_session(session_config()).unwrap();
+    let mut session = adapter
+        .new_session(common::adapter_session_config())
+        .unwrap();
     session.handle(Input::Start).unwrap();
     let actions = session
         .handle(Input::SendMessage(vec![MessagePart::Text("hello".into())]))
@@ -196,7 +184,11 @@ fn a_damaged_builtin_artifact_falls_back_to_compiling() {
         // code section is found when the code is first loaded.
         assert_eq!(adapter.is_compiled(), artifact.is_none());
         run_turn(&adapter);
-        assert_eq!(entries(cache.path()).len(), 1, "compiled once, into the cache");
+        assert_eq!(
+            entries(cache.path()).len(),
+            1,
+            "compiled once, into the cache"
+        );
     }
 }
 

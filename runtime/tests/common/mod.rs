@@ -17,6 +17,21 @@ pub fn binary() -> &'static str {
 
 /// A compile cache shared by every test run, so each daemon does not recompile
 /// the adapter components.
+/// A session config for driving an adapter directly through the host crate.
+pub fn adapter_session_config() -> sandbox_agent_host::SessionConfig {
+    sandbox_agent_host::SessionConfig {
+        session_id: "s".into(),
+        agent_mode: "build".into(),
+        permission_mode: "default".into(),
+        model: None,
+        variant: None,
+        directory: "/".into(),
+        agent_binary: None,
+        env: Vec::new(),
+        resume_native_session_id: None,
+    }
+}
+
 pub fn shared_cache_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("adapter-cache")
 }
