@@ -7,11 +7,11 @@
 //!
 //! What each number means is described in `docs/benchmarks.md`.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
 
 use futures::StreamExt;
 use sandbox_agent_client::{Client, CreateSessionRequest, MessageRequest};
@@ -115,7 +115,7 @@ impl Daemon {
 
     fn start_timed_with(scratch: &Path, cache_dir: &Path, args: &[&str]) -> (Daemon, Duration) {
         let data_dir = tempfile::tempdir_in(scratch).expect("data dir");
-        let port = free_port();
+        let port = common::free_port();
         let begin = Instant::now();
         let child = Command::new(env!("CARGO_BIN_EXE_sandbox-agent"))
             .args([
@@ -149,7 +149,7 @@ impl Daemon {
             if let Some(status) = daemon.child.try_wait().unwrap() {
                 panic!("sandbox-agent exited during start-up: {status}");
             }
-            if health_status(port) == Some(200) {
+            if common::http_get(port, "/v1/health", None) == Some(200) {
                 return (daemon, begin.elapsed());
             }
             assert!(
@@ -171,51 +171,8 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGTERM);
-        }
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if self.child.try_wait().ok().flatten().is_some() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        common::stop(&mut self.child);
     }
-}
-
-/// `GET /v1/health` over a plain socket (no client library start-up in the measurement).
-fn health_status(port: u16) -> Option<u16> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    stream
-        .write_all(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        .ok()?;
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).ok()?;
-    let head = String::from_utf8_lossy(&answer);
-    head.split_whitespace().nth(1)?.parse().ok()
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Resident set size of a process, from `/proc/<pid>/status`, in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    let status =
-        std::fs::read_to_string(format!("/proc/{pid}/status")).expect("reading /proc status");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS in /proc status")
 }
 
 fn cpus() -> usize {
@@ -262,7 +219,7 @@ async fn idle_rss(table: &mut Table, daemon: &Daemon) {
     let client = daemon.client();
     let settle = || tokio::time::sleep(Duration::from_millis(300));
     settle().await;
-    let at_start = rss_kib(daemon.pid());
+    let at_start = common::rss_kib(daemon.pid());
     let begin = Instant::now();
     for i in 0..IDLE_SESSIONS {
         let request = CreateSessionRequest {
@@ -277,7 +234,7 @@ async fn idle_rss(table: &mut Table, daemon: &Daemon) {
     }
     let create_time = begin.elapsed();
     settle().await;
-    let after = rss_kib(daemon.pid());
+    let after = common::rss_kib(daemon.pid());
     table.section("Idle memory (VmRSS of the daemon)");
     table.row(
         "after start-up, no session",

@@ -14,8 +14,8 @@
 //! start in a new sandbox. Throughput uses `wrk -t2 -c50` when `wrk` is installed.
 //! What each number means is described in `docs/benchmarks.md`.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -58,7 +58,7 @@ fn main() {
         for (i, binary) in binaries.iter().enumerate() {
             let (daemon, _) = Daemon::start(binary, scratch.path());
             std::thread::sleep(Duration::from_millis(500));
-            rss[i].push(Duration::from_micros(rss_kib(daemon.child.id())));
+            rss[i].push(Duration::from_micros(common::rss_kib(daemon.child.id())));
             drop(daemon);
         }
     }
@@ -76,7 +76,7 @@ fn main() {
         .map(|binary| {
             let daemon = Daemon::start(binary, scratch.path()).0;
             // The first agents listing probes agent versions; keep it out of the figures.
-            let _ = http_get(daemon.port, "/v1/agents", daemon.token.as_deref());
+            let _ = common::http_get(daemon.port, "/v1/agents", daemon.token.as_deref());
             daemon
         })
         .collect();
@@ -147,7 +147,7 @@ impl Daemon {
     /// with the time that took.
     fn start(binary: &Binary, scratch: &Path) -> (Daemon, Duration) {
         let home = tempfile::tempdir_in(scratch).expect("home");
-        let port = free_port();
+        let port = common::free_port();
         let mut command = Command::new(&binary.path);
         command
             .args(["server", "--host", "127.0.0.1", "--port", &port.to_string()])
@@ -184,7 +184,7 @@ impl Daemon {
             if let Some(status) = daemon.child.try_wait().unwrap() {
                 panic!("{} exited during start-up: {status}", binary.name);
             }
-            if http_get(port, "/v1/health", None) == Some(200) {
+            if common::http_get(port, "/v1/health", None) == Some(200) {
                 return (daemon, begin.elapsed());
             }
             assert!(
@@ -199,38 +199,8 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGTERM);
-        }
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if self.child.try_wait().ok().flatten().is_some() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        common::stop(&mut self.child);
     }
-}
-
-/// The status of one GET over a plain socket (no client library in the measurement).
-fn http_get(port: u16, path: &str, token: Option<&str>) -> Option<u16> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .ok()?;
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    let request =
-        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Connection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).ok()?;
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).ok()?;
-    String::from_utf8_lossy(&answer)
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
 }
 
 /// Requests per second `wrk` reached, carried in a `Duration` of that many seconds so
@@ -259,24 +229,6 @@ fn wrk(daemon: &Daemon, route: &str) -> Duration {
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("no Requests/sec in wrk's output:\n{text}"));
     Duration::from_secs_f64(rps)
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Resident set size of a process, from `/proc/<pid>/status`, in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .expect("reading /proc status")
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS in /proc status")
 }
 
 fn section(title: &str) {
