@@ -145,12 +145,7 @@ impl LoadedAdapter {
                     .map_err(|e| one_line(&e))
             });
         match deserialized {
-            Ok(component) => Compiled::link(
-                &self.host.engine,
-                &self.host.config,
-                &self.origin,
-                &component,
-            ),
+            Ok(component) => Compiled::link(&self.host, &self.origin, &component),
             Err(why) => {
                 tracing::info!(
                     origin = %self.origin,

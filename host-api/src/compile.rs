@@ -10,7 +10,9 @@ use crate::artifact::AdapterFacts;
 use crate::bindings::{AdapterComponent, AdapterComponentPre};
 use crate::contract;
 use crate::limits::InstanceLimits;
+use crate::registry::Host;
 use crate::session::call_guest;
+use crate::ticker::EpochTicker;
 use crate::{
     AdapterInfo, AdapterOrigin, Arch, HostConfig, HostError, Libc, Os, Platform,
     SUPPORTED_CONTRACTS,
@@ -21,18 +23,19 @@ pub(crate) struct Compiled {
     pre: AdapterComponentPre<InstanceLimits>,
     engine: Engine,
     config: Arc<HostConfig>,
+    ticker: EpochTicker,
     /// The contract version the component exports.
     pub(crate) contract: String,
 }
 
 impl Compiled {
-    /// Links a component compiled (or deserialized) for `engine`.
+    /// Links a component compiled (or deserialized) for the host's engine.
     pub(crate) fn link(
-        engine: &Engine,
-        config: &Arc<HostConfig>,
+        host: &Host,
         origin: &AdapterOrigin,
         component: &Component,
     ) -> Result<Self, HostError> {
+        let engine = &host.engine;
         let mut linker = Linker::new(engine);
         // Guests built for wasm32-wasip2 import WASI even when they never use it;
         // those imports are satisfied with functions that trap: nothing is granted.
@@ -55,7 +58,8 @@ impl Compiled {
         Ok(Self {
             pre,
             engine: engine.clone(),
-            config: config.clone(),
+            config: host.config.clone(),
+            ticker: host.ticker.clone(),
             contract,
         })
     }
@@ -67,18 +71,18 @@ impl Compiled {
     ) -> Result<(Store<InstanceLimits>, AdapterComponent), HostError> {
         let mut store = Store::new(
             &self.engine,
-            InstanceLimits::new(self.config.memory_limit_bytes),
+            InstanceLimits::new(self.config.memory_limit_bytes, self.ticker.clone()),
         );
         store.limiter(|limits| limits);
         store.epoch_deadline_trap();
         store.set_epoch_deadline(crate::registry::call_budget_ticks(&self.config));
-        let bindings = self
-            .pre
-            .instantiate(&mut store)
-            .map_err(|e| HostError::Load {
-                origin: origin.to_string(),
-                reason: format!("{e:#}"),
-            })?;
+        let running = self.ticker.running();
+        let bindings = self.pre.instantiate(&mut store);
+        drop(running);
+        let bindings = bindings.map_err(|e| HostError::Load {
+            origin: origin.to_string(),
+            reason: format!("{e:#}"),
+        })?;
         Ok((store, bindings))
     }
 

@@ -27,6 +27,7 @@ mod error;
 mod limits;
 mod registry;
 mod session;
+mod ticker;
 mod types;
 
 pub use adapter::LoadedAdapter;

@@ -3,6 +3,8 @@
 
 use wasmtime::ResourceLimiter;
 
+use crate::ticker::EpochTicker;
+
 /// Marker error raised inside a guest call when it asks for memory past the cap;
 /// recognised afterwards to report [`crate::HostError::MemoryLimit`].
 #[derive(Debug)]
@@ -17,18 +19,21 @@ impl std::fmt::Display for MemoryLimitHit {
 impl std::error::Error for MemoryLimitHit {}
 
 /// The store data of an adapter instance: caps memory and tables, remembers how
-/// large the linear memory has grown.
+/// large the linear memory has grown, and holds the clock that bounds call time.
 pub(crate) struct InstanceLimits {
     memory_limit: usize,
     /// Largest memory size granted so far, in bytes.
     pub(crate) memory_size: usize,
+    /// The engine's epoch clock; a guest call marks itself running on it.
+    pub(crate) ticker: EpochTicker,
 }
 
 impl InstanceLimits {
-    pub(crate) fn new(memory_limit: usize) -> Self {
+    pub(crate) fn new(memory_limit: usize, ticker: EpochTicker) -> Self {
         Self {
             memory_limit,
             memory_size: 0,
+            ticker,
         }
     }
 }

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
 
 use wasmtime::component::Component;
 use wasmtime::Engine;
@@ -14,10 +13,8 @@ use crate::adapter::{Embedded, LoadedAdapter};
 use crate::artifact::{self, AdapterFacts, Artifact, Encoding};
 use crate::cache::CompileCache;
 use crate::compile::{compile_wasm, one_line, Compiled};
+use crate::ticker::{EpochTicker, EPOCH_TICK};
 use crate::{engine, HostConfig, HostError};
-
-/// How often the engine's epoch advances; the unit of the per-call time budget.
-const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// The per-call time budget in epoch ticks.
 pub(crate) fn call_budget_ticks(config: &HostConfig) -> u64 {
@@ -46,6 +43,8 @@ impl fmt::Display for AdapterOrigin {
 pub(crate) struct Host {
     pub(crate) engine: Engine,
     pub(crate) config: Arc<HostConfig>,
+    /// Bounds the time of guest calls.
+    pub(crate) ticker: EpochTicker,
     cache: Option<CompileCache>,
     compatibility: u64,
 }
@@ -70,7 +69,7 @@ impl Host {
             // target and settings again before using it.
             match unsafe { Component::deserialize(&self.engine, &entry.code) } {
                 Ok(component) => {
-                    let compiled = Compiled::link(&self.engine, &self.config, origin, &component)?;
+                    let compiled = Compiled::link(self, origin, &component)?;
                     return Ok((compiled, entry.facts));
                 }
                 Err(error) => {
@@ -79,7 +78,7 @@ impl Host {
             }
         }
         let component = compile_wasm(&self.engine, origin, wasm)?;
-        let compiled = Compiled::link(&self.engine, &self.config, origin, &component)?;
+        let compiled = Compiled::link(self, origin, &component)?;
         let facts = match known {
             Some(facts) => facts.clone(),
             None => compiled.describe(origin)?,
@@ -111,10 +110,10 @@ impl AdapterRegistry {
     /// A registry with an engine configured for isolation and the given limits.
     pub fn new(config: HostConfig) -> Result<Self, HostError> {
         let engine = engine::native(&config)?;
-        start_epoch_ticker(&engine);
         let compatibility = engine::compatibility_key(&engine);
         Ok(Self {
             host: Arc::new(Host {
+                ticker: EpochTicker::start(&engine),
                 engine,
                 cache: config.cache_dir.as_deref().map(CompileCache::new),
                 config: Arc::new(config),
@@ -271,7 +270,7 @@ pub fn precompile(
         Err(_) => compile_wasm(&host.engine, &origin, wasm)?,
     };
     let facts =
-        Compiled::link(&host.engine, &host.config, &origin, &component)?.describe(&origin)?;
+        Compiled::link(host, &origin, &component)?.describe(&origin)?;
     Ok(artifact::encode(
         &facts,
         engine::compatibility_key(&portable),
@@ -290,19 +289,4 @@ pub(crate) fn decompress_wasm(
         origin: origin.to_string(),
         reason: e.to_string(),
     })
-}
-
-/// Advances the engine's epoch every tick, for as long as the engine lives.
-fn start_epoch_ticker(engine: &Engine) {
-    let weak = engine.weak();
-    std::thread::Builder::new()
-        .name("adapter-epoch".into())
-        .spawn(move || loop {
-            std::thread::sleep(EPOCH_TICK);
-            match weak.upgrade() {
-                Some(engine) => engine.increment_epoch(),
-                None => break,
-            }
-        })
-        .expect("spawning the epoch ticker thread");
 }

@@ -220,6 +220,7 @@ pub(crate) fn call_guest<R>(
     config: &HostConfig,
     f: impl FnOnce(&mut Store<InstanceLimits>) -> wasmtime::Result<R>,
 ) -> Result<R, HostError> {
+    let _running = store.data().ticker.running();
     store.set_epoch_deadline(call_budget_ticks(config));
     f(store).map_err(|error| {
         let (adapter, call) = (adapter.to_owned(), call.to_owned());
