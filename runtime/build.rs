@@ -13,7 +13,7 @@
 //!
 //! It also stamps the binary with the commit and target `--version` prints.
 //!
-//! `SANDBOX_AGENT_BUILTIN_ADAPTERS=mock,claude` (comma-separated agent crates
+//! `SANDBOX_AGENT_BUILTIN_ADAPTERS=mock,<agent>` (comma-separated agent crates
 //! under `adapters/`) builds and embeds only those: for a daemon with fewer agents,
 //! or to keep building while another adapter crate is mid-edit.
 

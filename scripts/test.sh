@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# Agent knowledge lives in the adapters: the daemon and the host name no agent.
+scripts/check-agent-names.sh
 if ! command -v npm >/dev/null 2>&1; then
   echo "scripts/test.sh: npm (Node.js 20+) is needed for the agent CLIs and the TypeScript SDK" >&2
   exit 1

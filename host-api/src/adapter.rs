@@ -8,12 +8,14 @@ use wasmtime::component::Component;
 use wasmtime::Store;
 
 use crate::artifact::{AdapterFacts, Stored};
-use crate::bindings::AdapterComponent;
 use crate::compile::{one_line, Compiled};
-use crate::limits::InstanceLimits;
+use crate::guest::Guest;
+use crate::limits::InstanceData;
 use crate::registry::Host;
 use crate::session::AdapterSession;
-use crate::{AdapterInfo, AdapterOrigin, HostConfig, HostError, Platform, SessionConfig};
+use crate::{
+    AdapterInfo, AdapterOrigin, CredentialRead, HostConfig, HostError, Platform, SessionConfig,
+};
 
 /// Machine code compiled when the daemon was built, and the WebAssembly it came
 /// from (compressed) for when that code does not fit the running engine.
@@ -160,16 +162,14 @@ impl LoadedAdapter {
         }
     }
 
-    pub(crate) fn instantiate(
-        &self,
-    ) -> Result<(Store<InstanceLimits>, AdapterComponent), HostError> {
+    pub(crate) fn instantiate(&self) -> Result<(Store<InstanceData>, Guest), HostError> {
         self.ready()?.instantiate(&self.origin)
     }
 
     fn stateless<R>(
         &self,
         call: &str,
-        f: impl FnOnce(&AdapterComponent, &mut Store<InstanceLimits>) -> wasmtime::Result<R>,
+        f: impl FnOnce(&Guest, &mut Store<InstanceData>) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
         self.ready()?.stateless(&self.origin, call, f)
     }
@@ -191,17 +191,15 @@ impl LoadedAdapter {
                 return Ok(plan.clone());
             }
         }
-        self.stateless("install-plan", |b, store| {
-            b.sandbox_agent_adapter_adapter()
-                .call_install_plan(store, platform, version)
+        self.stateless("install-plan", |guest, store| {
+            guest.install_plan(store, platform, version)
         })
     }
 
     /// The latest version named in the body of the plan's `latest-version-url`.
     pub fn parse_latest_version(&self, body: &str) -> Result<Option<String>, HostError> {
-        self.stateless("parse-latest-version", |b, store| {
-            b.sandbox_agent_adapter_adapter()
-                .call_parse_latest_version(store, body)
+        self.stateless("parse-latest-version", |guest, store| {
+            guest.parse_latest_version(store, body)
         })
     }
 
@@ -212,9 +210,40 @@ impl LoadedAdapter {
 
     /// The version in what the agent printed for `version_args`.
     pub fn parse_version(&self, output: &str) -> Result<Option<String>, HostError> {
-        self.stateless("parse-version", |b, store| {
-            b.sandbox_agent_adapter_adapter()
-                .call_parse_version(store, output)
+        self.stateless("parse-version", |guest, store| {
+            guest.parse_version(store, output)
+        })
+    }
+
+    /// The SHA-256 of `file_name` in the checksum document fetched from `url` (an
+    /// install source's `checksum-url`), or why the document names none.
+    pub fn parse_checksum(
+        &self,
+        url: &str,
+        body: &str,
+        file_name: &str,
+    ) -> Result<Result<String, String>, HostError> {
+        self.stateless("parse-checksum", |guest, store| {
+            guest.parse_checksum(store, url, body, file_name)
+        })
+    }
+
+    /// The files the agent keeps credentials in, given the home folder and the
+    /// set variables of the adapter's `location-env`.
+    pub fn credential_files(
+        &self,
+        home: Option<&str>,
+        env: &[(String, String)],
+    ) -> Result<Vec<String>, HostError> {
+        self.stateless("credential-files", |guest, store| {
+            guest.credential_files(store, home, env)
+        })
+    }
+
+    /// The credentials in the text of one of [`Self::credential_files`].
+    pub fn parse_credentials(&self, path: &str, text: &str) -> Result<CredentialRead, HostError> {
+        self.stateless("parse-credentials", |guest, store| {
+            guest.parse_credentials(store, path, text)
         })
     }
 

@@ -258,7 +258,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Capabilities, Os};
+    use crate::{CredentialKind, CredentialVariable, Os};
 
     fn facts() -> AdapterFacts {
         AdapterFacts {
@@ -267,38 +267,22 @@ mod tests {
                 name: "Probe".into(),
                 version: "1.0.0".into(),
                 agent_versions: "*".into(),
-                capabilities: Capabilities {
-                    plan_mode: false,
-                    permissions: true,
-                    questions: false,
-                    tool_calls: true,
-                    tool_results: true,
-                    text_messages: true,
-                    images: false,
-                    file_attachments: false,
-                    session_lifecycle: true,
-                    error_events: true,
-                    reasoning: false,
-                    status: false,
-                    command_execution: false,
-                    file_changes: false,
-                    mcp_tools: false,
-                    streaming_deltas: true,
-                    item_started: true,
-                    shared_process: false,
-                    resume: false,
-                    cancel: true,
-                    usage: false,
-                    variants: false,
-                },
+                capabilities: ["permissions", "tool-calls", "text-messages", "cancel"]
+                    .map(str::to_owned)
+                    .to_vec(),
                 modes: vec![],
                 default_mode: "build".into(),
                 models: vec![],
                 default_model: None,
-                credential_env: vec!["PROBE_KEY".into()],
+                credential_env: vec![CredentialVariable {
+                    name: "PROBE_KEY".into(),
+                    provider: "probe".into(),
+                    kind: CredentialKind::ApiKey,
+                }],
+                location_env: vec!["PROBE_HOME".into()],
                 builtin: true,
             },
-            contract: "sandbox-agent:adapter@0.1.0".into(),
+            contract: "sandbox-agent:adapter@0.2.0".into(),
             version_args: Some(vec!["--version".into()]),
             install_plans: vec![(
                 Platform {

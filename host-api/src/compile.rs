@@ -3,13 +3,13 @@
 
 use std::sync::Arc;
 
-use wasmtime::component::{Component, Linker};
+use wasmtime::component::Component;
 use wasmtime::{Engine, Store};
 
 use crate::artifact::AdapterFacts;
-use crate::bindings::{AdapterComponent, AdapterComponentPre};
 use crate::contract;
-use crate::limits::InstanceLimits;
+use crate::guest::{Guest, GuestPre};
+use crate::limits::InstanceData;
 use crate::registry::Host;
 use crate::session::call_guest;
 use crate::ticker::EpochTicker;
@@ -20,7 +20,7 @@ use crate::{
 
 /// A compiled, linked component, ready to instantiate.
 pub(crate) struct Compiled {
-    pre: AdapterComponentPre<InstanceLimits>,
+    pre: GuestPre,
     engine: Engine,
     config: Arc<HostConfig>,
     ticker: EpochTicker,
@@ -36,25 +36,18 @@ impl Compiled {
         component: &Component,
     ) -> Result<Self, HostError> {
         let engine = &host.engine;
-        let mut linker = Linker::new(engine);
-        // Guests built for wasm32-wasip2 import WASI even when they never use it;
-        // those imports are satisfied with functions that trap: nothing is granted.
-        linker
-            .define_unknown_imports_as_traps(component)
-            .map_err(|e| load_error(origin, &e))?;
-        let instance_pre = linker
-            .instantiate_pre(component)
-            .map_err(|e| load_error(origin, &e))?;
-        let pre = AdapterComponentPre::new(instance_pre).map_err(|e| {
-            HostError::IncompatibleContract {
-                origin: origin.to_string(),
-                supported: SUPPORTED_CONTRACTS.join(", "),
-                reason: contract::incompatibility(engine, component, &one_line(&e)),
-            }
-        })?;
-        // Linking succeeded, so the component exports a compatible adapter interface.
+        let incompatible = |reason: String| HostError::IncompatibleContract {
+            origin: origin.to_string(),
+            supported: SUPPORTED_CONTRACTS.join(", "),
+            reason,
+        };
         let contract = contract::exported_contract(engine, component)
-            .unwrap_or_else(|| SUPPORTED_CONTRACTS[0].to_owned());
+            .filter(|found| contract::supported_version(found).is_some())
+            .ok_or_else(|| incompatible(contract::incompatibility(engine, component, "")))?;
+        let version = contract::supported_version(&contract).unwrap_or_default();
+        let pre = GuestPre::link(engine, component, version).map_err(|e| {
+            incompatible(contract::incompatibility(engine, component, &one_line(&e)))
+        })?;
         Ok(Self {
             pre,
             engine: engine.clone(),
@@ -68,10 +61,14 @@ impl Compiled {
     pub(crate) fn instantiate(
         &self,
         origin: &AdapterOrigin,
-    ) -> Result<(Store<InstanceLimits>, AdapterComponent), HostError> {
+    ) -> Result<(Store<InstanceData>, Guest), HostError> {
         let mut store = Store::new(
             &self.engine,
-            InstanceLimits::new(self.config.memory_limit_bytes, self.ticker.clone()),
+            InstanceData::new(
+                origin.to_string().into(),
+                self.config.memory_limit_bytes,
+                self.ticker.clone(),
+            ),
         );
         store.limiter(|limits| limits);
         store.epoch_deadline_trap();
@@ -91,7 +88,7 @@ impl Compiled {
         &self,
         origin: &AdapterOrigin,
         call: &str,
-        f: impl FnOnce(&AdapterComponent, &mut Store<InstanceLimits>) -> wasmtime::Result<R>,
+        f: impl FnOnce(&Guest, &mut Store<InstanceData>) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
         let (mut store, bindings) = self.instantiate(origin)?;
         call_guest(
@@ -105,18 +102,15 @@ impl Compiled {
 
     /// Asks the component everything the host keeps about it without running it.
     pub(crate) fn describe(&self, origin: &AdapterOrigin) -> Result<AdapterFacts, HostError> {
-        let info = self.stateless(origin, "info", |b, store| {
-            b.sandbox_agent_adapter_adapter().call_info(store)
-        })?;
+        let info = self.stateless(origin, "info", |guest, store| guest.info(store))?;
         validate_info(origin, &info)?;
-        let version_args = self.stateless(origin, "version-args", |b, store| {
-            b.sandbox_agent_adapter_adapter().call_version_args(store)
+        let version_args = self.stateless(origin, "version-args", |guest, store| {
+            guest.version_args(store)
         })?;
         let mut install_plans = Vec::new();
         for platform in daemon_platforms() {
-            let plan = self.stateless(origin, "install-plan", |b, store| {
-                b.sandbox_agent_adapter_adapter()
-                    .call_install_plan(store, platform, None)
+            let plan = self.stateless(origin, "install-plan", |guest, store| {
+                guest.install_plan(store, platform, None)
             })?;
             install_plans.push((platform, plan));
         }

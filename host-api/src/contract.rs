@@ -46,6 +46,18 @@ pub(crate) fn exported_contract(engine: &Engine, component: &Component) -> Optio
         })
 }
 
+/// The supported contract version (`0.2.0`) that `contract`
+/// (`sandbox-agent:adapter@0.2.1`) is compatible with, by semver: the same
+/// `0.minor` (or major), any patch.
+pub(crate) fn supported_version(contract: &str) -> Option<&'static str> {
+    let [major, minor, _] = version_of(contract)?;
+    SUPPORTED_CONTRACTS.iter().find_map(|supported| {
+        let [s_major, s_minor, _] = version_of(supported)?;
+        let compatible = major == s_major && (major > 0 || minor == s_minor);
+        compatible.then(|| supported.rsplit_once('@').map_or("", |(_, v)| v))
+    })
+}
+
 /// Why a component that could not be linked as a supported contract is incompatible,
 /// in plain words: built against a newer or an older contract, a matching version whose
 /// functions or types differ, or no adapter interface at all.
@@ -111,7 +123,7 @@ mod tests {
     #[test]
     fn versions_compare_with_the_supported_ones() {
         assert_eq!(
-            compare_with_supported("sandbox-agent:adapter@0.2.0"),
+            compare_with_supported("sandbox-agent:adapter@1.0.0"),
             Some(Ordering::Greater)
         );
         assert_eq!(
@@ -119,6 +131,19 @@ mod tests {
             Some(Ordering::Less)
         );
         assert_eq!(compare_with_supported("sandbox-agent:adapter@0.1.0"), None);
+        assert_eq!(
+            compare_with_supported("sandbox-agent:adapter@0.3.0"),
+            Some(Ordering::Greater)
+        );
+        assert_eq!(
+            supported_version("sandbox-agent:adapter@0.1.3"),
+            Some("0.1.0")
+        );
+        assert_eq!(
+            supported_version("sandbox-agent:adapter@0.2.0"),
+            Some("0.2.0")
+        );
+        assert_eq!(supported_version("sandbox-agent:adapter@0.3.0"), None);
         assert_eq!(compare_with_supported("sandbox-agent:adapter@x"), None);
         assert_eq!(version_of("p@1.2.3-rc.1"), Some([1, 2, 3]));
         assert_eq!(version_of("p@1.2"), None);

@@ -53,6 +53,10 @@ fn convert_action(action: wit::Action) -> Result<Action, String> {
         wit::Action::CloseSse(id) => Action::CloseSse(id),
         wit::Action::SetTimer(timer) => Action::SetTimer(timer),
         wit::Action::CancelTimer(id) => Action::CancelTimer(id),
+        wit::Action::WriteFile(write) => {
+            check_scratch_path(&write.path)?;
+            Action::WriteFile(write)
+        }
     })
 }
 
@@ -61,6 +65,23 @@ fn non_empty(what: &str, value: String) -> Result<String, String> {
         Err(format!("empty {what}"))
     } else {
         Ok(value)
+    }
+}
+
+/// Files are written inside the session's scratch folder only: a relative path of
+/// plain names.
+fn check_scratch_path(path: &str) -> Result<(), String> {
+    use std::path::Component;
+    let plain = !path.is_empty()
+        && std::path::Path::new(path)
+            .components()
+            .all(|part| matches!(part, Component::Normal(_)));
+    if plain {
+        Ok(())
+    } else {
+        Err(format!(
+            "file path {path:?} must be relative to the scratch folder, without `..`"
+        ))
     }
 }
 

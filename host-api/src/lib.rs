@@ -24,6 +24,7 @@ mod contract;
 mod convert;
 pub mod engine;
 mod error;
+mod guest;
 mod limits;
 mod registry;
 mod session;
@@ -38,4 +39,16 @@ pub use session::AdapterSession;
 pub use types::*;
 
 /// The WIT package versions this host accepts.
-pub const SUPPORTED_CONTRACTS: &[&str] = &["sandbox-agent:adapter@0.1.0"];
+pub const SUPPORTED_CONTRACTS: &[&str] =
+    &["sandbox-agent:adapter@0.2.0", "sandbox-agent:adapter@0.1.0"];
+
+/// The supported contract a component exporting `contract`
+/// (`sandbox-agent:adapter@0.2.1`) is run as (`sandbox-agent:adapter@0.2.0`), by
+/// semver; `None` when it is not compatible with any.
+pub fn run_as(contract: &str) -> Option<&'static str> {
+    let version = contract::supported_version(contract)?;
+    SUPPORTED_CONTRACTS
+        .iter()
+        .copied()
+        .find(|supported| supported.ends_with(&format!("@{version}")))
+}

@@ -1,5 +1,7 @@
-//! Per-instance resource accounting: the memory cap and the growth that triggers
-//! recycling.
+//! Per-instance state: the memory cap and the growth that triggers recycling, the
+//! call clock, and the adapter's name.
+
+use std::sync::Arc;
 
 use wasmtime::ResourceLimiter;
 
@@ -19,8 +21,11 @@ impl std::fmt::Display for MemoryLimitHit {
 impl std::error::Error for MemoryLimitHit {}
 
 /// The store data of an adapter instance: caps memory and tables, remembers how
-/// large the linear memory has grown, and holds the clock that bounds call time.
-pub(crate) struct InstanceLimits {
+/// large the linear memory has grown, holds the clock that bounds call time, and
+/// names the adapter for its log lines.
+pub(crate) struct InstanceData {
+    /// The adapter's id (or its origin while the id is not known yet).
+    pub(crate) adapter: Arc<str>,
     memory_limit: usize,
     /// Largest memory size granted so far, in bytes.
     pub(crate) memory_size: usize,
@@ -28,9 +33,10 @@ pub(crate) struct InstanceLimits {
     pub(crate) ticker: EpochTicker,
 }
 
-impl InstanceLimits {
-    pub(crate) fn new(memory_limit: usize, ticker: EpochTicker) -> Self {
+impl InstanceData {
+    pub(crate) fn new(adapter: Arc<str>, memory_limit: usize, ticker: EpochTicker) -> Self {
         Self {
+            adapter,
             memory_limit,
             memory_size: 0,
             ticker,
@@ -42,7 +48,7 @@ impl InstanceLimits {
 /// are a few thousand entries).
 const TABLE_ELEMENTS_LIMIT: usize = 100_000;
 
-impl ResourceLimiter for InstanceLimits {
+impl ResourceLimiter for InstanceData {
     fn memory_growing(
         &mut self,
         _current: usize,

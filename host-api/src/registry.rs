@@ -269,8 +269,7 @@ pub fn precompile(
         Ok(component) => component,
         Err(_) => compile_wasm(&host.engine, &origin, wasm)?,
     };
-    let facts =
-        Compiled::link(host, &origin, &component)?.describe(&origin)?;
+    let facts = Compiled::link(host, &origin, &component)?.describe(&origin)?;
     Ok(artifact::encode(
         &facts,
         engine::compatibility_key(&portable),

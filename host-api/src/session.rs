@@ -6,16 +6,16 @@ use wasmtime::component::ResourceAny;
 use wasmtime::{Store, Trap};
 
 use crate::adapter::LoadedAdapter;
-use crate::bindings::AdapterComponent;
 use crate::convert::convert_actions;
-use crate::limits::{InstanceLimits, MemoryLimitHit};
+use crate::guest::Guest;
+use crate::limits::{InstanceData, MemoryLimitHit};
 use crate::registry::call_budget_ticks;
 use crate::{Action, HostConfig, HostError, Input, SessionConfig};
 
 /// A live guest instance holding one session resource.
 struct Live {
-    store: Store<InstanceLimits>,
-    bindings: AdapterComponent,
+    store: Store<InstanceData>,
+    bindings: Guest,
     session: ResourceAny,
 }
 
@@ -45,6 +45,11 @@ impl AdapterSession {
         })
     }
 
+    /// What the adapter was told about the session.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
     /// The adapter this session runs on.
     pub fn adapter(&self) -> &Arc<LoadedAdapter> {
         &self.adapter
@@ -65,7 +70,9 @@ impl AdapterSession {
     /// Feeds one input to the adapter and returns the checked actions it asked for.
     pub fn handle(&mut self, input: Input) -> Result<Vec<Action>, HostError> {
         let call = input.name();
-        let result = self.call(call, |b, store, session| dispatch(b, store, session, input));
+        let result = self.call(call, |guest, store, session| {
+            guest.handle(store, session, input)
+        });
         let actions = match result {
             Ok(Ok(actions)) => actions,
             Ok(Err(rejection)) => return Err(HostError::Rejected(rejection)),
@@ -79,21 +86,15 @@ impl AdapterSession {
 
     /// The adapter's state as an opaque blob (see `restore_session`).
     pub fn snapshot(&mut self) -> Result<Vec<u8>, HostError> {
-        self.call("snapshot", |b, store, session| {
-            b.sandbox_agent_adapter_adapter()
-                .session()
-                .call_snapshot(store, session)
+        self.call("snapshot", |guest, store, session| {
+            guest.snapshot(store, session)
         })
     }
 
     fn call<R>(
         &mut self,
         call: &str,
-        f: impl FnOnce(
-            &AdapterComponent,
-            &mut Store<InstanceLimits>,
-            ResourceAny,
-        ) -> wasmtime::Result<R>,
+        f: impl FnOnce(&Guest, &mut Store<InstanceData>, ResourceAny) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
         let live = self.live.as_mut().ok_or(HostError::Poisoned)?;
         let session = live.session;
@@ -138,14 +139,13 @@ fn instantiate_session(
     state: Option<&[u8]>,
 ) -> Result<Live, HostError> {
     let (mut store, bindings) = adapter.instantiate()?;
-    let guest = bindings.sandbox_agent_adapter_adapter().session();
     let id = &adapter.info().id;
     let session = match state {
         None => call_guest(&mut store, id, "constructor", adapter.config(), |store| {
-            guest.call_constructor(store, config)
+            bindings.new_session(store, config)
         })?,
         Some(state) => call_guest(&mut store, id, "restore", adapter.config(), |store| {
-            guest.call_restore(store, config, state)
+            bindings.restore_session(store, config, state)
         })?
         .map_err(|reason| HostError::Trap {
             adapter: id.clone(),
@@ -160,65 +160,13 @@ fn instantiate_session(
     })
 }
 
-type GuestActions = Result<Vec<crate::bindings::actions::Action>, String>;
-
-fn dispatch(
-    bindings: &AdapterComponent,
-    store: &mut Store<InstanceLimits>,
-    session: ResourceAny,
-    input: Input,
-) -> wasmtime::Result<GuestActions> {
-    let guest = bindings.sandbox_agent_adapter_adapter().session();
-    let ok = |actions: wasmtime::Result<Vec<_>>| actions.map(Ok);
-    match input {
-        Input::Start => ok(guest.call_start(store, session)),
-        Input::SendMessage(parts) => ok(guest.call_send_message(store, session, &parts)),
-        Input::ReplyPermission {
-            permission_id,
-            reply,
-        } => guest.call_reply_permission(store, session, &permission_id, reply),
-        Input::ReplyQuestion {
-            question_id,
-            answers,
-        } => guest.call_reply_question(store, session, &question_id, &answers),
-        Input::RejectQuestion { question_id } => {
-            guest.call_reject_question(store, session, &question_id)
-        }
-        Input::CancelTurn => ok(guest.call_cancel_turn(store, session)),
-        Input::Terminate => ok(guest.call_terminate(store, session)),
-        Input::Stdout { process_id, line } => {
-            ok(guest.call_on_stdout(store, session, &process_id, &line))
-        }
-        Input::Stderr { process_id, line } => {
-            ok(guest.call_on_stderr(store, session, &process_id, &line))
-        }
-        Input::Exit { process_id, status } => {
-            ok(guest.call_on_exit(store, session, &process_id, status))
-        }
-        Input::SpawnFailed {
-            process_id,
-            message,
-        } => ok(guest.call_on_spawn_failed(store, session, &process_id, &message)),
-        Input::HttpResponse(response) => ok(guest.call_on_http_response(store, session, &response)),
-        Input::HttpError {
-            request_id,
-            message,
-        } => ok(guest.call_on_http_error(store, session, &request_id, &message)),
-        Input::SseEvent(event) => ok(guest.call_on_sse_event(store, session, &event)),
-        Input::SseClosed { stream_id, error } => {
-            ok(guest.call_on_sse_closed(store, session, &stream_id, error.as_deref()))
-        }
-        Input::Timer { timer_id } => ok(guest.call_on_timer(store, session, &timer_id)),
-    }
-}
-
 /// Runs one guest call with a fresh time budget and classifies its failure.
 pub(crate) fn call_guest<R>(
-    store: &mut Store<InstanceLimits>,
+    store: &mut Store<InstanceData>,
     adapter: &str,
     call: &str,
     config: &HostConfig,
-    f: impl FnOnce(&mut Store<InstanceLimits>) -> wasmtime::Result<R>,
+    f: impl FnOnce(&mut Store<InstanceData>) -> wasmtime::Result<R>,
 ) -> Result<R, HostError> {
     let _running = store.data().ticker.running();
     store.set_epoch_deadline(call_budget_ticks(config));

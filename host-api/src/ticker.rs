@@ -41,7 +41,9 @@ struct State {
 impl Shared {
     fn state(&self) -> MutexGuard<'_, State> {
         // The state is two counters that stay consistent even if a holder panicked.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -140,12 +142,19 @@ mod tests {
         assert_eq!(ticks.load(Ordering::SeqCst), 0, "idle clock ticked");
         let call = ticker.clone().running();
         std::thread::sleep(EPOCH_TICK * 5);
-        assert!(ticks.load(Ordering::SeqCst) > 0, "running clock stood still");
+        assert!(
+            ticks.load(Ordering::SeqCst) > 0,
+            "running clock stood still"
+        );
         drop(call);
         std::thread::sleep(EPOCH_TICK * 3);
         let parked = ticks.load(Ordering::SeqCst);
         std::thread::sleep(EPOCH_TICK * 5);
-        assert_eq!(ticks.load(Ordering::SeqCst), parked, "clock ticked after the call");
+        assert_eq!(
+            ticks.load(Ordering::SeqCst),
+            parked,
+            "clock ticked after the call"
+        );
         // The thread holds the only other reference to `ticks`; it lets go when it ends.
         drop(ticker);
         for _ in 0..100 {

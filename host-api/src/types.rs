@@ -10,13 +10,23 @@ use std::time::Duration;
 use sandbox_agent_universal::{UniversalEventData, UniversalEventType};
 
 pub use crate::bindings::actions::{
-    ExitStatus, HttpRequest, HttpResponse, SpawnRequest, SseEvent, SseRequest, StdinWrite,
-    TimerRequest,
+    ExitStatus, FileWrite, HttpRequest, HttpResponse, SpawnRequest, SseEvent, SseRequest,
+    StdinWrite, TimerRequest,
 };
 pub use crate::bindings::guest::{
-    AdapterInfo, AgentMode, Arch, ArchiveKind, Attachment, Capabilities, InstallRecipe,
-    InstallSource, Libc, MessagePart, Model, Os, PermissionReply, Platform, SessionConfig,
+    AdapterInfo, AgentMode, Arch, ArchiveKind, Attachment, CredentialKind, CredentialRead,
+    CredentialValue, CredentialVariable, FoundCredential, InstallRecipe, InstallSource, Libc,
+    McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer, McpTransport,
+    MessagePart, Model, Os, PermissionReply, Platform, SessionConfig, Skill,
 };
+
+impl AdapterInfo {
+    /// Whether the adapter names `capability` (`resume`, `mcp-servers`...) among its
+    /// capabilities.
+    pub fn has(&self, capability: &str) -> bool {
+        self.capabilities.iter().any(|name| name == capability)
+    }
+}
 
 /// Limits and caching for the adapter host.
 #[derive(Debug, Clone)]
@@ -143,4 +153,6 @@ pub enum Action {
     CloseSse(String),
     SetTimer(TimerRequest),
     CancelTimer(String),
+    /// Its path is relative, without `..`: it stays inside the scratch folder.
+    WriteFile(FileWrite),
 }

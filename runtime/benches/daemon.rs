@@ -521,6 +521,9 @@ fn adapter_calls(table: &mut Table) {
         agent_binary: None,
         env: Vec::new(),
         resume_native_session_id: None,
+        mcp_servers: Vec::new(),
+        skills: Vec::new(),
+        scratch_dir: String::new(),
     };
     let begin = Instant::now();
     let mut session = adapter

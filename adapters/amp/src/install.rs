@@ -30,7 +30,7 @@ pub(crate) fn recipe(target: &Platform) -> Option<InstallRecipe> {
             url: format!("{BUCKET}/{{version}}/amp-{platform}"),
             archive: ArchiveKind::None,
             binary_path: binary.to_owned(),
-            sha256_url: None,
+            checksum_url: None,
         }],
         npm_package: Some(format!("@ampcode/cli-{platform}")),
         npm_binary_path: Some(binary.to_owned()),

@@ -16,6 +16,7 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 
+mod credentials;
 mod flags;
 mod install;
 mod launch;
@@ -44,7 +45,7 @@ impl Adapter for Amp {
             name: "Amp".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             agent_versions: "*".to_owned(),
-            capabilities: CAPABILITIES,
+            capabilities: CAPABILITIES.names(),
             modes: vec![AgentMode::new(
                 "build",
                 "Build",
@@ -53,7 +54,8 @@ impl Adapter for Amp {
             default_mode: "build".to_owned(),
             models: Vec::new(),
             default_model: None,
-            credential_env: vec!["AMP_API_KEY".to_owned()],
+            credential_env: credentials::variables(),
+            location_env: vec![credentials::LOCATION_ENV.to_owned()],
             builtin: false,
         }
     }
@@ -75,6 +77,14 @@ impl Adapter for Amp {
     /// `0.0.1790142911-g7618fb (released …)` → `0.0.1790142911-g7618fb`.
     fn parse_version(output: String) -> Option<String> {
         install::parse_version(&output)
+    }
+
+    fn credential_files(locations: Locations) -> Vec<String> {
+        credentials::files(&locations)
+    }
+
+    fn parse_credentials(_path: String, text: String) -> CredentialRead {
+        credentials::parse(&text)
     }
 }
 

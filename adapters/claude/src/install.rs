@@ -27,13 +27,22 @@ pub(crate) fn recipe(target: &Platform) -> Option<InstallRecipe> {
             url: format!("{BUCKET}/{{version}}/{platform}/{binary}"),
             archive: ArchiveKind::None,
             binary_path: binary.to_owned(),
-            sha256_url: Some(format!(
+            checksum_url: Some(format!(
                 "{BUCKET}/{{version}}/manifest.json#/platforms/{platform}/checksum"
             )),
         }],
         npm_package: Some(format!("@anthropic-ai/claude-code-{platform}")),
         npm_binary_path: Some(binary.to_owned()),
     })
+}
+
+/// The digest a checksum URL of [`recipe`] points at: the string at the JSON
+/// pointer of its fragment in the release's `manifest.json`.
+pub(crate) fn manifest_checksum(url: &str, manifest: &str) -> Result<String, String> {
+    let (_, pointer) = url
+        .split_once('#')
+        .ok_or_else(|| format!("{url} has no JSON pointer fragment"))?;
+    sandbox_agent_adapter_kit::checksum::json_pointer(manifest, pointer)
 }
 
 /// The platform suffix Anthropic uses: `linux-x64`, `linux-arm64-musl`, `darwin-arm64`,
@@ -122,7 +131,7 @@ mod tests {
             assert_eq!(source.url, format!("{BUCKET}/{{version}}/{name}/{binary}"));
             assert!(matches!(source.archive, ArchiveKind::None));
             assert_eq!(
-                source.sha256_url.as_deref(),
+                source.checksum_url.as_deref(),
                 Some(
                     format!("{BUCKET}/{{version}}/manifest.json#/platforms/{name}/checksum")
                         .as_str()

@@ -18,6 +18,7 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 
+mod credentials;
 mod diff;
 mod install;
 mod launch;
@@ -56,7 +57,7 @@ impl Adapter for Claude {
             name: "Claude Code".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             agent_versions: ">=2.1, <3".to_owned(),
-            capabilities: CAPABILITIES,
+            capabilities: CAPABILITIES.names(),
             modes: vec![
                 AgentMode::new("build", "Build", "Claude Code with its full tool set"),
                 AgentMode::new(
@@ -72,10 +73,8 @@ impl Adapter for Claude {
                 model("haiku", "Haiku (latest)", &[]),
             ],
             default_model: None,
-            credential_env: vec![
-                "ANTHROPIC_API_KEY".to_owned(),
-                "CLAUDE_CODE_OAUTH_TOKEN".to_owned(),
-            ],
+            credential_env: credentials::variables(),
+            location_env: vec![credentials::LOCATION_ENV.to_owned()],
             builtin: false,
         }
     }
@@ -97,6 +96,19 @@ impl Adapter for Claude {
     /// `2.1.197 (Claude Code)` → `2.1.197`.
     fn parse_version(output: String) -> Option<String> {
         install::parse_version(&output)
+    }
+
+    /// The release's `manifest.json`, at the JSON pointer of the URL's fragment.
+    fn parse_checksum(url: String, body: String, _file_name: String) -> Result<String, String> {
+        install::manifest_checksum(&url, &body)
+    }
+
+    fn credential_files(locations: Locations) -> Vec<String> {
+        credentials::files(&locations)
+    }
+
+    fn parse_credentials(path: String, text: String) -> CredentialRead {
+        credentials::parse(&path, &text)
     }
 }
 
@@ -130,6 +142,8 @@ const CAPABILITIES: Capabilities = Capabilities {
     cancel: true,
     usage: true,
     variants: true,
+    mcp_servers: false,
+    skills: false,
 };
 
 sandbox_agent_adapter_kit::export!(Claude);

@@ -29,7 +29,7 @@ pub(crate) fn recipe(target: &Platform, version: Option<&str>) -> Option<Install
                 ),
                 archive: ArchiveKind::TarGz,
                 binary_path: format!("codex-{triple}"),
-                sha256_url: None,
+                checksum_url: None,
             }],
         ),
     };

@@ -23,6 +23,7 @@
 use sandbox_agent_adapter_kit::prelude::*;
 
 mod convert;
+mod credentials;
 mod input;
 mod install;
 mod requests;
@@ -59,7 +60,8 @@ impl Adapter for Codex {
             ],
             models: settings::models(),
             default_model: Some("gpt-6.1-sol".to_owned()),
-            credential_env: vec!["OPENAI_API_KEY".to_owned(), "CODEX_API_KEY".to_owned()],
+            credential_env: credentials::variables(),
+            location_env: vec![credentials::LOCATION_ENV.to_owned()],
             builtin: false,
             ..AdapterInfo::builtin("codex", "Codex", env!("CARGO_PKG_VERSION"), CAPABILITIES)
         }
@@ -79,6 +81,14 @@ impl Adapter for Codex {
 
     fn parse_version(output: String) -> Option<String> {
         install::parse_version(&output)
+    }
+
+    fn credential_files(locations: Locations) -> Vec<String> {
+        credentials::files(&locations)
+    }
+
+    fn parse_credentials(_path: String, text: String) -> CredentialRead {
+        credentials::parse(&text)
     }
 }
 
@@ -108,6 +118,8 @@ const CAPABILITIES: Capabilities = Capabilities {
     cancel: true,
     usage: true,
     variants: true,
+    mcp_servers: false,
+    skills: false,
 };
 
 sandbox_agent_adapter_kit::export!(Codex);

@@ -97,6 +97,9 @@ impl Host {
             agent_binary: None,
             env: Vec::new(),
             resume_native_session_id: None,
+            mcp_servers: Vec::new(),
+            skills: Vec::new(),
+            scratch_dir: String::new(),
         }
     }
 

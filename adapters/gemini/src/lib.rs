@@ -19,6 +19,7 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 
+mod credentials;
 mod diff;
 mod install;
 mod launch;
@@ -52,7 +53,7 @@ impl Adapter for Gemini {
             name: "Gemini CLI".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             agent_versions: ">=0.61, <1".to_owned(),
-            capabilities: CAPABILITIES,
+            capabilities: CAPABILITIES.names(),
             modes: vec![
                 AgentMode::new("build", "Build", "Gemini CLI with its full tool set"),
                 AgentMode::new("plan", "Plan", "Gemini CLI's plan mode: read-only tools"),
@@ -68,11 +69,8 @@ impl Adapter for Gemini {
             .map(model)
             .collect(),
             default_model: Some("auto".to_owned()),
-            credential_env: vec![
-                "GEMINI_API_KEY".to_owned(),
-                "GOOGLE_API_KEY".to_owned(),
-                "GOOGLE_GEMINI_BASE_URL".to_owned(),
-            ],
+            credential_env: credentials::variables(),
+            location_env: vec![credentials::LOCATION_ENV.to_owned()],
             builtin: false,
         }
     }
@@ -89,6 +87,14 @@ impl Adapter for Gemini {
     /// `0.61.0` → `0.61.0`.
     fn parse_version(output: String) -> Option<String> {
         install::parse_version(&output)
+    }
+
+    fn credential_files(locations: Locations) -> Vec<String> {
+        credentials::files(&locations)
+    }
+
+    fn parse_credentials(path: String, text: String) -> CredentialRead {
+        credentials::parse(&path, &text)
     }
 }
 
@@ -122,6 +128,8 @@ const CAPABILITIES: Capabilities = Capabilities {
     cancel: true,
     usage: true,
     variants: false,
+    mcp_servers: false,
+    skills: false,
 };
 
 sandbox_agent_adapter_kit::export!(Gemini);

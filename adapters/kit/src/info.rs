@@ -1,6 +1,61 @@
-//! Shorthands for [`AdapterInfo`] and [`Capabilities`].
+//! Shorthands for [`AdapterInfo`], and [`Capabilities`] as a struct of booleans.
 
-use crate::types::{AdapterInfo, AgentMode, Capabilities};
+use crate::types::{AdapterInfo, AgentMode, CredentialKind, CredentialVariable};
+
+/// What the agent can do through the universal API. The contract carries
+/// capabilities as a list of names (`AdapterInfo::capabilities`);
+/// [`Capabilities::names`] makes that list, so a typo is a compile error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Capabilities {
+    /// The 0.1.x API capability `plan_mode`.
+    pub plan_mode: bool,
+    /// The 0.1.x API capability `permissions`.
+    pub permissions: bool,
+    /// The 0.1.x API capability `questions`.
+    pub questions: bool,
+    /// The 0.1.x API capability `tool_calls`.
+    pub tool_calls: bool,
+    /// The 0.1.x API capability `tool_results`.
+    pub tool_results: bool,
+    /// The 0.1.x API capability `text_messages`.
+    pub text_messages: bool,
+    /// The 0.1.x API capability `images`.
+    pub images: bool,
+    /// The 0.1.x API capability `file_attachments`.
+    pub file_attachments: bool,
+    /// The 0.1.x API capability `session_lifecycle`.
+    pub session_lifecycle: bool,
+    /// The 0.1.x API capability `error_events`.
+    pub error_events: bool,
+    /// The 0.1.x API capability `reasoning`.
+    pub reasoning: bool,
+    /// The 0.1.x API capability `status`.
+    pub status: bool,
+    /// The 0.1.x API capability `command_execution`.
+    pub command_execution: bool,
+    /// The 0.1.x API capability `file_changes`.
+    pub file_changes: bool,
+    /// The 0.1.x API capability `mcp_tools`.
+    pub mcp_tools: bool,
+    /// The 0.1.x API capability `streaming_deltas`.
+    pub streaming_deltas: bool,
+    /// The 0.1.x API capability `item_started`.
+    pub item_started: bool,
+    /// One long-lived process or server serves every session.
+    pub shared_process: bool,
+    /// A session can continue after its agent process exits (native resume).
+    pub resume: bool,
+    /// A running turn can be interrupted and the session kept.
+    pub cancel: bool,
+    /// Turns report token usage.
+    pub usage: bool,
+    /// Models have variants (reasoning effort...).
+    pub variants: bool,
+    /// The session's MCP servers reach the agent.
+    pub mcp_servers: bool,
+    /// The session's skills reach the agent.
+    pub skills: bool,
+}
 
 impl Capabilities {
     /// Nothing supported: the starting point for `Capabilities { tool_calls: true, ..Capabilities::NONE }`.
@@ -27,6 +82,8 @@ impl Capabilities {
         cancel: false,
         usage: false,
         variants: false,
+        mcp_servers: false,
+        skills: false,
     };
 
     /// An agent that exchanges text messages and reports its session and item lifecycle.
@@ -36,6 +93,89 @@ impl Capabilities {
         item_started: true,
         ..Capabilities::NONE
     };
+
+    /// The contract's names of the capabilities that are set (`plan-mode`...).
+    pub fn names(&self) -> Vec<String> {
+        [
+            ("plan-mode", self.plan_mode),
+            ("permissions", self.permissions),
+            ("questions", self.questions),
+            ("tool-calls", self.tool_calls),
+            ("tool-results", self.tool_results),
+            ("text-messages", self.text_messages),
+            ("images", self.images),
+            ("file-attachments", self.file_attachments),
+            ("session-lifecycle", self.session_lifecycle),
+            ("error-events", self.error_events),
+            ("reasoning", self.reasoning),
+            ("status", self.status),
+            ("command-execution", self.command_execution),
+            ("file-changes", self.file_changes),
+            ("mcp-tools", self.mcp_tools),
+            ("streaming-deltas", self.streaming_deltas),
+            ("item-started", self.item_started),
+            ("shared-process", self.shared_process),
+            ("resume", self.resume),
+            ("cancel", self.cancel),
+            ("usage", self.usage),
+            ("variants", self.variants),
+            ("mcp-servers", self.mcp_servers),
+            ("skills", self.skills),
+        ]
+        .into_iter()
+        .filter(|(_, set)| *set)
+        .map(|(name, _)| name.to_owned())
+        .collect()
+    }
+
+    /// The capabilities named in `names` (unknown names are ignored).
+    pub fn from_names(names: &[String]) -> Self {
+        let mut all = Self::NONE;
+        for (name, flag) in all.flags_mut() {
+            *flag = names.iter().any(|n| n == name);
+        }
+        all
+    }
+
+    fn flags_mut(&mut self) -> [(&'static str, &mut bool); 24] {
+        [
+            ("plan-mode", &mut self.plan_mode),
+            ("permissions", &mut self.permissions),
+            ("questions", &mut self.questions),
+            ("tool-calls", &mut self.tool_calls),
+            ("tool-results", &mut self.tool_results),
+            ("text-messages", &mut self.text_messages),
+            ("images", &mut self.images),
+            ("file-attachments", &mut self.file_attachments),
+            ("session-lifecycle", &mut self.session_lifecycle),
+            ("error-events", &mut self.error_events),
+            ("reasoning", &mut self.reasoning),
+            ("status", &mut self.status),
+            ("command-execution", &mut self.command_execution),
+            ("file-changes", &mut self.file_changes),
+            ("mcp-tools", &mut self.mcp_tools),
+            ("streaming-deltas", &mut self.streaming_deltas),
+            ("item-started", &mut self.item_started),
+            ("shared-process", &mut self.shared_process),
+            ("resume", &mut self.resume),
+            ("cancel", &mut self.cancel),
+            ("usage", &mut self.usage),
+            ("variants", &mut self.variants),
+            ("mcp-servers", &mut self.mcp_servers),
+            ("skills", &mut self.skills),
+        ]
+    }
+}
+
+impl CredentialVariable {
+    /// An environment variable carrying `provider`'s credential of `kind`.
+    pub fn new(name: &str, provider: &str, kind: CredentialKind) -> Self {
+        Self {
+            name: name.to_owned(),
+            provider: provider.to_owned(),
+            kind,
+        }
+    }
 }
 
 impl AgentMode {
@@ -58,12 +198,13 @@ impl AdapterInfo {
             name: name.to_owned(),
             version: version.to_owned(),
             agent_versions: "*".to_owned(),
-            capabilities,
+            capabilities: capabilities.names(),
             modes: vec![AgentMode::new("build", "Build", "Default mode")],
             default_mode: "build".to_owned(),
             models: Vec::new(),
             default_model: None,
             credential_env: Vec::new(),
+            location_env: Vec::new(),
             builtin: true,
         }
     }

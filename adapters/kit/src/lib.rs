@@ -1,7 +1,7 @@
 //! The toolkit every sandbox-agent adapter is written with.
 //!
 //! An adapter teaches the daemon one coding agent. It is a WebAssembly component that
-//! implements the WIT contract in `wit/v0.1.0` (package `sandbox-agent:adapter@0.1.0`,
+//! implements the WIT contract in `wit/v0.2.0` (package `sandbox-agent:adapter@0.2.0`,
 //! world `adapter-component`), and it is a pure state machine: the host calls one of its
 //! functions with an input (a user message, a line a process printed, a timer tick...),
 //! the adapter returns a list of [`Action`]s (emit an event, spawn a process, write to
@@ -87,11 +87,14 @@
 
 mod actions;
 pub mod bindings;
+pub mod checksum;
+pub mod credentials;
 pub mod diff;
 pub mod event;
 mod ids;
 mod info;
 pub mod item;
+pub mod log;
 pub mod reply;
 mod session;
 pub mod snapshot;
@@ -125,6 +128,7 @@ macro_rules! export {
 
 /// Everything an adapter usually needs, for `use sandbox_agent_adapter_kit::prelude::*;`.
 pub mod prelude {
+    pub use crate::credentials::Locations;
     pub use crate::event;
     pub use crate::item;
     pub use crate::text;

@@ -13,8 +13,8 @@ use std::cell::RefCell;
 use crate::event;
 use crate::text::raw_json;
 use crate::types::{
-    Action, AdapterInfo, ExitStatus, Guest, GuestSession, HttpResponse, InstallRecipe, MessagePart,
-    PermissionReply, Platform, Session, SessionConfig, SseEvent,
+    Action, AdapterInfo, CredentialRead, ExitStatus, Guest, GuestSession, HttpResponse,
+    InstallRecipe, MessagePart, PermissionReply, Platform, Session, SessionConfig, SseEvent,
 };
 use crate::Actions;
 
@@ -53,6 +53,30 @@ pub trait Adapter: 'static {
     fn parse_version(output: String) -> Option<String> {
         let _ = output;
         None
+    }
+
+    /// The SHA-256 of `file_name` in the body of an install source's
+    /// `checksum_url` (`url`). By default the body is `sha256sum` output
+    /// ([`crate::checksum::sha256sum`]).
+    fn parse_checksum(url: String, body: String, file_name: String) -> Result<String, String> {
+        let _ = url;
+        crate::checksum::sha256sum(&body, &file_name)
+    }
+
+    /// The files the agent keeps credentials in (see [`crate::credentials`]); none
+    /// by default.
+    fn credential_files(locations: crate::credentials::Locations) -> Vec<String> {
+        let _ = locations;
+        Vec::new()
+    }
+
+    /// The credentials in one of [`Adapter::credential_files`]; nothing by default.
+    fn parse_credentials(path: String, text: String) -> CredentialRead {
+        let _ = (path, text);
+        CredentialRead {
+            found: Vec::new(),
+            problems: Vec::new(),
+        }
     }
 }
 
@@ -318,5 +342,17 @@ impl<A: Adapter> Guest for A {
 
     fn parse_version(output: String) -> Option<String> {
         A::parse_version(output)
+    }
+
+    fn parse_checksum(url: String, body: String, file_name: String) -> Result<String, String> {
+        A::parse_checksum(url, body, file_name)
+    }
+
+    fn credential_files(home: Option<String>, env: Vec<(String, String)>) -> Vec<String> {
+        A::credential_files(crate::credentials::Locations::new(home, env))
+    }
+
+    fn parse_credentials(path: String, text: String) -> CredentialRead {
+        A::parse_credentials(path, text)
     }
 }

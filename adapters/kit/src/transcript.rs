@@ -84,6 +84,12 @@ pub fn render_action(action: &Action) -> String {
         Action::CloseSse(id) => format!("close-sse {id}"),
         Action::SetTimer(timer) => format!("set-timer {} {}ms", timer.timer_id, timer.delay_ms),
         Action::CancelTimer(id) => format!("cancel-timer {id}"),
+        Action::WriteFile(file) => format!(
+            "write-file {}{} {:?}",
+            file.path,
+            if file.executable { " (executable)" } else { "" },
+            String::from_utf8_lossy(&file.contents)
+        ),
     }
 }
 

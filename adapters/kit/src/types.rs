@@ -6,12 +6,14 @@
 //! flattens them. See the WIT files (or the generated docs) for every field.
 
 pub use crate::bindings::exports::sandbox_agent::adapter::adapter::{
-    AdapterInfo, AgentMode, Arch, ArchiveKind, Attachment, Capabilities, InstallRecipe,
-    InstallSource, Libc, MessagePart, Model, Os, PermissionReply, Platform, SessionConfig,
+    AdapterInfo, AgentMode, Arch, ArchiveKind, Attachment, CredentialKind, CredentialRead,
+    CredentialValue, CredentialVariable, FoundCredential, InstallRecipe, InstallSource, Libc,
+    McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer, McpTransport,
+    MessagePart, Model, Os, PermissionReply, Platform, SessionConfig, Skill,
 };
 pub use crate::bindings::sandbox_agent::adapter::actions::{
-    Action, ExitStatus, HttpRequest, HttpResponse, SpawnRequest, SseEvent, SseRequest, StdinWrite,
-    TimerRequest,
+    Action, ExitStatus, FileWrite, HttpRequest, HttpResponse, SpawnRequest, SseEvent, SseRequest,
+    StdinWrite, TimerRequest,
 };
 pub use crate::bindings::sandbox_agent::adapter::events::{
     ContentPart, EmittedEvent, ErrorInfo, Event, FileAction, FileRefPart, ImagePart, Item,
@@ -19,6 +21,7 @@ pub use crate::bindings::sandbox_agent::adapter::events::{
     QuestionStatus, ReasoningPart, ReasoningVisibility, SessionEndReason, SessionEnded, StatusPart,
     StderrOutput, TerminatedBy, ToolCallPart, ToolResultPart, Turn, Unparsed, Usage,
 };
+pub use crate::info::Capabilities;
 
 /// The generated trait a component's root type implements (blanket-implemented for
 /// every [`crate::Adapter`]).

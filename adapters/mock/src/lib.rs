@@ -93,6 +93,8 @@ const CAPABILITIES: Capabilities = Capabilities {
     cancel: true,
     usage: true,
     variants: true,
+    mcp_servers: false,
+    skills: false,
 };
 
 sandbox_agent_adapter_kit::export!(Mock);

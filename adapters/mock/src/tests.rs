@@ -37,6 +37,9 @@ impl Harness {
             agent_binary: None,
             env: vec![("MOCK_ENV".into(), "1".into())],
             resume_native_session_id: None,
+            mcp_servers: Vec::new(),
+            skills: Vec::new(),
+            scratch_dir: String::new(),
         };
         configure(&mut config);
         let mut session = MockSession::new(config);
@@ -164,8 +167,15 @@ fn info_describes_a_builtin_agent() {
     let models: Vec<&str> = info.models.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(models, ["mock", "mock-large"]);
     assert_eq!(info.default_model.as_deref(), Some("mock"));
-    assert!(info.capabilities.permissions && info.capabilities.cancel && info.capabilities.usage);
-    assert!(!info.capabilities.mcp_tools && !info.capabilities.shared_process);
+    assert!(
+        Capabilities::from_names(&info.capabilities).permissions
+            && Capabilities::from_names(&info.capabilities).cancel
+            && Capabilities::from_names(&info.capabilities).usage
+    );
+    assert!(
+        !Capabilities::from_names(&info.capabilities).mcp_tools
+            && !Capabilities::from_names(&info.capabilities).shared_process
+    );
     let platform = Platform {
         os: Os::Linux,
         arch: Arch::X8664,

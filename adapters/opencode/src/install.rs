@@ -34,7 +34,7 @@ pub fn recipe(target: &Platform, version: Option<&str>) -> InstallRecipe {
             ),
             archive,
             binary_path: binary.to_owned(),
-            sha256_url: None,
+            checksum_url: None,
         }],
         npm_package: Some(format!("opencode-{platform}@{version}")),
         npm_binary_path: Some(format!("bin/{binary}")),

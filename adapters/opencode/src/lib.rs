@@ -27,6 +27,7 @@
 use sandbox_agent_adapter_kit::prelude::*;
 
 mod api;
+mod credentials;
 pub mod install;
 mod native;
 mod session;
@@ -60,10 +61,8 @@ impl Adapter for OpenCode {
                 ),
                 AgentMode::new("plan", "Plan", "OpenCode's read-only planning agent"),
             ],
-            credential_env: CREDENTIAL_ENV
-                .iter()
-                .map(|name| (*name).to_owned())
-                .collect(),
+            credential_env: credentials::variables(),
+            location_env: vec![credentials::LOCATION_ENV.to_owned()],
             builtin: false,
             ..AdapterInfo::builtin(
                 "opencode",
@@ -90,18 +89,15 @@ impl Adapter for OpenCode {
     fn parse_version(output: String) -> Option<String> {
         install::parse_version(&output)
     }
-}
 
-/// Provider credentials OpenCode reads from its environment (plus its own
-/// `OPENCODE_API_KEY` for OpenCode Zen).
-const CREDENTIAL_ENV: &[&str] = &[
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "OPENROUTER_API_KEY",
-    "GOOGLE_GENERATIVE_AI_API_KEY",
-    "GEMINI_API_KEY",
-    "OPENCODE_API_KEY",
-];
+    fn credential_files(locations: Locations) -> Vec<String> {
+        credentials::files(&locations)
+    }
+
+    fn parse_credentials(_path: String, text: String) -> CredentialRead {
+        credentials::parse(&text)
+    }
+}
 
 /// What the adapter maps and its tests cover. Not `mcp_tools` (MCP calls would come
 /// as ordinary tool parts, untested) and not `status` (retry and compaction notices
@@ -129,4 +125,6 @@ const CAPABILITIES: Capabilities = Capabilities {
     cancel: true,
     usage: true,
     variants: true,
+    mcp_servers: false,
+    skills: false,
 };

@@ -31,7 +31,7 @@ pub(crate) fn recipe(target: &Platform) -> Option<InstallRecipe> {
             url: format!("{RELEASES}/v{{version}}/pi-{platform}.tar.gz"),
             archive: ArchiveKind::TarGz,
             binary_path: "pi/pi".to_owned(),
-            sha256_url: None,
+            checksum_url: None,
         })
         .into_iter()
         .collect();

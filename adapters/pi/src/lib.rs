@@ -18,6 +18,7 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 
+mod credentials;
 mod dialogs;
 mod images;
 mod install;
@@ -47,7 +48,7 @@ impl Adapter for Pi {
             name: "Pi".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             agent_versions: ">=0.73, <0.74".to_owned(),
-            capabilities: CAPABILITIES,
+            capabilities: CAPABILITIES.names(),
             modes: vec![AgentMode::new(
                 "build",
                 "Build",
@@ -56,19 +57,8 @@ impl Adapter for Pi {
             default_mode: "build".to_owned(),
             models: Vec::new(),
             default_model: None,
-            credential_env: [
-                "ANTHROPIC_API_KEY",
-                "ANTHROPIC_OAUTH_TOKEN",
-                "OPENAI_API_KEY",
-                "GEMINI_API_KEY",
-                "OPENROUTER_API_KEY",
-                "GROQ_API_KEY",
-                "XAI_API_KEY",
-                "MISTRAL_API_KEY",
-                "DEEPSEEK_API_KEY",
-            ]
-            .map(str::to_owned)
-            .to_vec(),
+            credential_env: credentials::variables(),
+            location_env: vec![credentials::LOCATION_ENV.to_owned()],
             builtin: false,
         }
     }
@@ -90,6 +80,14 @@ impl Adapter for Pi {
     /// `0.73.1` → `0.73.1`.
     fn parse_version(output: String) -> Option<String> {
         install::parse_version(&output)
+    }
+
+    fn credential_files(locations: Locations) -> Vec<String> {
+        credentials::files(&locations)
+    }
+
+    fn parse_credentials(path: String, text: String) -> CredentialRead {
+        credentials::parse(&path, &text)
     }
 }
 
@@ -125,6 +123,8 @@ const CAPABILITIES: Capabilities = Capabilities {
     cancel: true,
     usage: true,
     variants: true,
+    mcp_servers: false,
+    skills: false,
 };
 
 sandbox_agent_adapter_kit::export!(Pi);

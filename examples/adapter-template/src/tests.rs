@@ -17,6 +17,9 @@ fn started() -> TemplateSession {
         agent_binary: Some("/bin/sh".into()),
         env: Vec::new(),
         resume_native_session_id: None,
+        mcp_servers: Vec::new(),
+        skills: Vec::new(),
+        scratch_dir: String::new(),
     });
     assert_eq!(
         render(&session.start()),
@@ -180,6 +183,9 @@ impl TemplateSession {
             agent_binary: None,
             env: Vec::new(),
             resume_native_session_id: None,
+            mcp_servers: Vec::new(),
+            skills: Vec::new(),
+            scratch_dir: String::new(),
         }
     }
 }

@@ -14,7 +14,7 @@ use futures::FutureExt;
 use sandbox_agent_api::{
     AgentCapabilities, AgentInfo, AgentModeInfo, AgentModelInfo, ServerStatusInfo,
 };
-use sandbox_agent_host::{AdapterRegistry, Capabilities, LoadedAdapter};
+use sandbox_agent_host::{AdapterInfo, AdapterRegistry, LoadedAdapter};
 use tokio::sync::watch as signal;
 
 use crate::credentials::{self, Lookup, Scan};
@@ -291,8 +291,7 @@ impl AgentCatalog {
     /// files under the daemon's `HOME` (see docs/credentials.md). Each file problem is
     /// logged once.
     pub fn credentials(&self, adapter: &LoadedAdapter) -> Scan {
-        let info = adapter.info();
-        let scan = credentials::scan(&info.id, &info.credential_env, &Lookup::from_process());
+        let scan = credentials::scan(adapter, &Lookup::from_process());
         let mut warned = self.warned.lock().unwrap();
         for warning in &scan.warnings {
             if warned.insert(warning.to_string()) {
@@ -313,17 +312,20 @@ impl AgentCatalog {
     /// inherit from the daemon's environment.
     pub fn foreign_credential_env(&self, agent: &str) -> Vec<String> {
         let adapters = self.registry.list();
+        let names = |adapter: &LoadedAdapter| -> Vec<String> {
+            adapter
+                .info()
+                .credential_env
+                .iter()
+                .map(|variable| variable.name.clone())
+                .collect()
+        };
         let own = self
             .registry
             .get(agent)
-            .map(|adapter| adapter.info().credential_env.clone())
+            .map(|a| names(&a))
             .unwrap_or_default();
-        credentials::foreign_variables(
-            &own,
-            adapters
-                .iter()
-                .map(|adapter| adapter.info().credential_env.as_slice()),
-        )
+        credentials::foreign_variables(&own, adapters.iter().map(|adapter| names(adapter)))
     }
 
     /// The agent's install and credential status: the one worked out earlier
@@ -368,7 +370,10 @@ impl AgentCatalog {
         if let Some(path) = std::env::var_os("PATH") {
             paths.extend(std::env::split_paths(&path));
         }
-        paths.extend(credentials::files_of(adapter.id(), &Lookup::from_process()));
+        match credentials::files_of(adapter, &Lookup::from_process()) {
+            Ok(files) => paths.extend(files),
+            Err(error) => tracing::warn!(agent = adapter.id(), %error, "credential files unknown"),
+        }
         paths
     }
 
@@ -387,7 +392,7 @@ impl AgentCatalog {
             credentials_available: status.credentials_available,
             version: status.version,
             path: status.path.map(|p| p.display().to_string()),
-            capabilities: capabilities(&info.capabilities),
+            capabilities: capabilities(info),
             server_status,
             adapter_version: info.version.clone(),
         }
@@ -426,31 +431,31 @@ impl AgentCatalog {
     }
 }
 
-/// The adapter's capability record in the API's shape.
-pub fn capabilities(c: &Capabilities) -> AgentCapabilities {
+/// The adapter's capabilities in the API's shape.
+pub fn capabilities(info: &AdapterInfo) -> AgentCapabilities {
     AgentCapabilities {
-        plan_mode: c.plan_mode,
-        permissions: c.permissions,
-        questions: c.questions,
-        tool_calls: c.tool_calls,
-        tool_results: c.tool_results,
-        text_messages: c.text_messages,
-        images: c.images,
-        file_attachments: c.file_attachments,
-        session_lifecycle: c.session_lifecycle,
-        error_events: c.error_events,
-        reasoning: c.reasoning,
-        status: c.status,
-        command_execution: c.command_execution,
-        file_changes: c.file_changes,
-        mcp_tools: c.mcp_tools,
-        streaming_deltas: c.streaming_deltas,
-        item_started: c.item_started,
-        shared_process: c.shared_process,
-        resume: c.resume,
-        cancel: c.cancel,
-        usage: c.usage,
-        variants: c.variants,
+        plan_mode: info.has("plan-mode"),
+        permissions: info.has("permissions"),
+        questions: info.has("questions"),
+        tool_calls: info.has("tool-calls"),
+        tool_results: info.has("tool-results"),
+        text_messages: info.has("text-messages"),
+        images: info.has("images"),
+        file_attachments: info.has("file-attachments"),
+        session_lifecycle: info.has("session-lifecycle"),
+        error_events: info.has("error-events"),
+        reasoning: info.has("reasoning"),
+        status: info.has("status"),
+        command_execution: info.has("command-execution"),
+        file_changes: info.has("file-changes"),
+        mcp_tools: info.has("mcp-tools"),
+        streaming_deltas: info.has("streaming-deltas"),
+        item_started: info.has("item-started"),
+        shared_process: info.has("shared-process"),
+        resume: info.has("resume"),
+        cancel: info.has("cancel"),
+        usage: info.has("usage"),
+        variants: info.has("variants"),
     }
 }
 

@@ -72,8 +72,7 @@ pub(super) fn credentials(command: CredentialsCommand) -> Result<(), Failure> {
         warnings: Vec::new(),
     };
     for adapter in adapters {
-        let info = adapter.info();
-        let scan = credentials::scan(&info.id, &info.credential_env, &lookup);
+        let scan = credentials::scan(&adapter, &lookup);
         listing.credentials.extend(scan.credentials);
         listing.warnings.extend(scan.warnings);
     }

@@ -6,9 +6,7 @@ use std::sync::Arc;
 
 use clap::Subcommand;
 use sandbox_agent_api::{AgentCapabilities, AgentModeInfo, AgentModelInfo};
-use sandbox_agent_host::{
-    AdapterOrigin, AdapterRegistry, HostConfig, HostError, LoadedAdapter, SUPPORTED_CONTRACTS,
-};
+use sandbox_agent_host::{AdapterOrigin, AdapterRegistry, HostConfig, HostError, LoadedAdapter};
 use serde::Serialize;
 
 use super::Failure;
@@ -87,7 +85,7 @@ struct AdapterView {
     version: String,
     agent_versions: String,
     origin: String,
-    contract: &'static str,
+    contract: String,
     builtin: bool,
     default_mode: String,
     modes: Vec<AgentModeInfo>,
@@ -106,7 +104,9 @@ impl AdapterView {
             version: info.version.clone(),
             agent_versions: info.agent_versions.clone(),
             origin: adapter.origin().to_string(),
-            contract: SUPPORTED_CONTRACTS[0],
+            contract: sandbox_agent_host::run_as(adapter.contract())
+                .unwrap_or(adapter.contract())
+                .to_owned(),
             builtin: info.builtin,
             default_mode: info.default_mode.clone(),
             modes: info
@@ -129,8 +129,8 @@ impl AdapterView {
                 })
                 .collect(),
             default_model: info.default_model.clone(),
-            credential_env: info.credential_env.clone(),
-            capabilities: capabilities(&info.capabilities),
+            credential_env: info.credential_env.iter().map(|v| v.name.clone()).collect(),
+            capabilities: capabilities(info),
         }
     }
 }

@@ -163,7 +163,7 @@ fn check_contract(report: &mut Report, adapter: &LoadedAdapter) {
             "contract",
             format!(
                 "{exported} (world adapter-component), run as the compatible {}",
-                SUPPORTED_CONTRACTS.join(" or ")
+                sandbox_agent_host::run_as(exported).unwrap_or("supported contract")
             ),
         );
     }
@@ -199,7 +199,12 @@ fn check_info(report: &mut Report, info: &AdapterInfo) {
         report.problem("info", "a mode has an empty id");
     }
     check_models(report, info);
-    for name in &info.credential_env {
+    for name in info
+        .credential_env
+        .iter()
+        .map(|v| &v.name)
+        .chain(&info.location_env)
+    {
         if !is_env_name(name) {
             report.problem(
                 "info",
@@ -253,7 +258,7 @@ fn check_models(report: &mut Report, info: &AdapterInfo) {
         }
     }
     let has_variants = info.models.iter().any(|m| !m.variants.is_empty());
-    if has_variants && !info.capabilities.variants {
+    if has_variants && !info.has("variants") {
         report.warning(
             "capabilities",
             "models have variants but the `variants` capability is false",
@@ -386,8 +391,8 @@ fn recipe_issues(recipe: &InstallRecipe) -> Vec<String> {
                 source.url
             ));
         }
-        if let Some(url) = source.sha256_url.as_ref().filter(|url| !is_http_url(url)) {
-            issues.push(format!("sha256-url {url:?} is not an http(s) URL"));
+        if let Some(url) = source.checksum_url.as_ref().filter(|url| !is_http_url(url)) {
+            issues.push(format!("checksum-url {url:?} is not an http(s) URL"));
         }
         if source.url.contains("{version}") && recipe.latest_version_url.is_none() {
             issues.push(format!(
@@ -450,6 +455,9 @@ fn check_session(report: &mut Report, adapter: &Arc<LoadedAdapter>) {
         agent_binary: (!info.builtin).then(|| format!("/usr/local/bin/{}", info.id)),
         env: Vec::new(),
         resume_native_session_id: None,
+        mcp_servers: Vec::new(),
+        skills: Vec::new(),
+        scratch_dir: String::new(),
     };
     let mut session = match adapter.new_session(config.clone()) {
         Ok(session) => session,

@@ -1,13 +1,15 @@
 //! Agent credentials: API keys and tokens from the environment and from each
 //! agent's own config files (docs/credentials.md has the table).
 //!
-//! The adapter's `credential-env` names the variables an agent reads. A session's
-//! processes get those that are set, then a key found only in one of the agent's
-//! files as the variable the agent reads for it; never another agent's variables
-//! (see [`foreign_variables`]). OAuth logins stay in their files: the agent reads
-//! and refreshes them itself.
+//! The adapter knows where its agent keeps them: its `credential-env` names the
+//! variables the agent reads (with their provider and kind), `credential-files`
+//! the files, and `parse-credentials` reads a file's text. This module reads only
+//! those variables and files, and keeps every value in a [`Secret`]. A session's
+//! processes get the variables that are set, then a key found only in one of the
+//! agent's files as the variable the agent reads for it; never another agent's
+//! variables (see [`foreign_variables`]). OAuth logins stay in their files: the
+//! agent reads and refreshes them itself.
 
-mod files;
 mod secret;
 #[cfg(test)]
 mod tests;
@@ -16,9 +18,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use sandbox_agent_host::{CredentialKind, CredentialValue, LoadedAdapter};
 use serde::Serialize;
 
 pub use secret::Secret;
+
+/// The largest credential file read; a larger one is reported, not read.
+const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// What a credential is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -30,10 +36,23 @@ pub enum Kind {
     OauthToken,
     /// Another bearer token.
     Token,
-    /// A shell command the agent runs to get its key (Pi's `"!command"`); never run here.
+    /// A shell command the agent runs to get its key (`"!command"` in some agents'
+    /// files); never run here.
     Command,
     /// A variable the adapter lists among its credentials that is no secret (a base URL).
     Setting,
+}
+
+impl From<CredentialKind> for Kind {
+    fn from(kind: CredentialKind) -> Self {
+        match kind {
+            CredentialKind::ApiKey => Kind::ApiKey,
+            CredentialKind::OauthToken => Kind::OauthToken,
+            CredentialKind::Token => Kind::Token,
+            CredentialKind::Command => Kind::Command,
+            CredentialKind::Setting => Kind::Setting,
+        }
+    }
 }
 
 /// Where a credential was found.
@@ -69,7 +88,7 @@ impl fmt::Display for Source {
 pub struct Credential {
     /// The agent id.
     pub agent: String,
-    /// Whose credential it is (`anthropic`, `openai`, `google`, `amp`...).
+    /// Whose credential it is: the provider the adapter names.
     pub provider: String,
     /// What it is.
     pub kind: Kind,
@@ -193,86 +212,107 @@ impl Lookup {
             .filter(|value| !value.is_empty())
     }
 
-    /// A folder an agent's variable points at, when those are honored.
-    fn agent_dir(&self, name: &str) -> Option<PathBuf> {
-        self.agent_dir_vars
-            .then(|| self.var(name).map(PathBuf::from))
-            .flatten()
+    /// The home folder, as the adapter is given it.
+    fn home_text(&self) -> Option<String> {
+        self.home
+            .as_deref()
+            .map(|home| home.to_string_lossy().into_owned())
     }
 
-    /// A path under the home folder.
-    fn under_home(&self, relative: &str) -> Option<PathBuf> {
-        self.home.as_deref().map(|home| home.join(relative))
-    }
-
-    /// The home folder.
-    fn home(&self) -> Option<&Path> {
-        self.home.as_deref()
+    /// The set variables among `names` (none when the agents' folder variables are
+    /// not honored).
+    fn location_env(&self, names: &[String]) -> Vec<(String, String)> {
+        if !self.agent_dir_vars {
+            return Vec::new();
+        }
+        names
+            .iter()
+            .filter_map(|name| Some((name.clone(), self.var(name)?.to_owned())))
+            .collect()
     }
 }
 
-/// An agent's credentials: the variables of `credential_env` that are set, then
-/// what the agent's config files hold. A file credential is passed to sessions as
+/// An agent's credentials: the variables of its `credential-env` that are set,
+/// then what the files it names hold. A file credential is passed to sessions as
 /// the variable the agent reads for it when that variable is one of
-/// `credential_env` and no earlier credential sets it (the environment wins).
-pub fn scan(agent: &str, credential_env: &[String], lookup: &Lookup) -> Scan {
+/// `credential-env` and no earlier credential sets it (the environment wins).
+pub fn scan(adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
+    let info = adapter.info();
+    let agent = info.id.as_str();
+    let variables: Vec<String> = info.credential_env.iter().map(|v| v.name.clone()).collect();
     let mut scan = Scan::default();
     let mut passed = BTreeSet::new();
-    for name in credential_env {
-        if let Some(value) = lookup.var(name) {
-            passed.insert(name.clone());
+    for variable in &info.credential_env {
+        if let Some(value) = lookup.var(&variable.name) {
+            passed.insert(variable.name.clone());
             scan.credentials.push(Credential {
                 agent: agent.to_owned(),
-                provider: variable_provider(name),
-                kind: variable_kind(name),
+                provider: variable.provider.clone(),
+                kind: variable.kind.into(),
                 source: Source::Env {
-                    variable: name.clone(),
+                    variable: variable.name.clone(),
                 },
                 value: Secret::new(value),
-                passed_as: Some(name.clone()),
+                passed_as: Some(variable.name.clone()),
             });
         }
     }
-    for file in files::agent_files(agent, lookup) {
-        let text = match std::fs::read_to_string(&file.path) {
-            Ok(text) => text,
-            Err(error)
-                if matches!(
-                    error.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-                ) =>
-            {
-                continue
-            }
-            Err(error) => {
-                scan.warnings.push(Warning {
-                    agent: agent.to_owned(),
-                    path: file.path,
-                    message: format!("cannot read: {error}"),
-                });
+    let warn = |scan: &mut Scan, path: &Path, message: String| {
+        scan.warnings.push(Warning {
+            agent: agent.to_owned(),
+            path: path.to_owned(),
+            message,
+        })
+    };
+    let paths = match files_of(adapter, lookup) {
+        Ok(paths) => paths,
+        Err(error) => {
+            warn(&mut scan, Path::new(""), error.to_string());
+            return scan;
+        }
+    };
+    for path in paths {
+        let text = match read_small(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => continue,
+            Err(message) => {
+                warn(&mut scan, &path, message);
                 continue;
             }
         };
-        let read = (file.read)(&text, lookup);
-        scan.warnings
-            .extend(read.problems.into_iter().map(|message| Warning {
-                agent: agent.to_owned(),
-                path: file.path.clone(),
-                message,
-            }));
+        let read = match adapter.parse_credentials(&path.to_string_lossy(), &text) {
+            Ok(read) => read,
+            Err(error) => {
+                warn(
+                    &mut scan,
+                    &path,
+                    format!("the adapter cannot read it: {error}"),
+                );
+                continue;
+            }
+        };
+        for message in read.problems {
+            warn(&mut scan, &path, message);
+        }
         for found in read.found {
             let passed_as = found
                 .env
-                .filter(|name| credential_env.contains(name) && passed.insert(name.clone()));
+                .filter(|name| variables.contains(name) && passed.insert(name.clone()));
+            let value = match found.value {
+                CredentialValue::Literal(value) => value,
+                CredentialValue::VariableOrLiteral(name) => {
+                    lookup.var(&name).map_or(name, str::to_owned)
+                }
+            };
             scan.credentials.push(Credential {
                 agent: agent.to_owned(),
                 provider: found.provider,
-                kind: found.kind,
+                kind: found.kind.into(),
                 source: Source::File {
-                    path: file.path.clone(),
+                    path: path.clone(),
                     key: found.key,
                 },
-                value: Secret::new(found.value),
+                value: Secret::new(value),
                 passed_as,
             });
         }
@@ -280,50 +320,64 @@ pub fn scan(agent: &str, credential_env: &[String], lookup: &Lookup) -> Scan {
     scan
 }
 
-/// The config files an agent's credentials are read from (they may not exist).
-pub fn files_of(agent: &str, lookup: &Lookup) -> Vec<PathBuf> {
-    files::agent_files(agent, lookup)
+/// A credential file's text; `None` when it does not exist; why it cannot be
+/// read otherwise (too large, unreadable, not UTF-8).
+fn read_small(path: &Path) -> Result<Option<String>, String> {
+    use std::io::Read;
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(error)
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None)
+        }
+        Err(error) => return Err(format!("cannot read: {error}")),
+    };
+    let mut text = String::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|error| format!("cannot read: {error}"))?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "larger than {} KiB: not read",
+            MAX_FILE_BYTES >> 10
+        ));
+    }
+    Ok(Some(text))
+}
+
+/// The files an agent's credentials are read from (they may not exist), as its
+/// adapter names them; only absolute paths are kept.
+pub fn files_of(
+    adapter: &LoadedAdapter,
+    lookup: &Lookup,
+) -> Result<Vec<PathBuf>, sandbox_agent_host::HostError> {
+    let info = adapter.info();
+    let paths = adapter.credential_files(
+        lookup.home_text().as_deref(),
+        &lookup.location_env(&info.location_env),
+    )?;
+    Ok(paths
         .into_iter()
-        .map(|file| file.path)
-        .collect()
+        .map(PathBuf::from)
+        .filter(|path| path.is_absolute())
+        .collect())
 }
 
 /// The credential variables of every other agent that an agent's processes must
 /// not inherit from the daemon's environment: those of `every_agent` not in `own`.
-pub fn foreign_variables<'a>(
+pub fn foreign_variables(
     own: &[String],
-    every_agent: impl IntoIterator<Item = &'a [String]>,
+    every_agent: impl IntoIterator<Item = Vec<String>>,
 ) -> Vec<String> {
     every_agent
         .into_iter()
         .flatten()
         .filter(|name| !own.contains(name))
-        .cloned()
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect()
-}
-
-/// The provider a credential variable belongs to, from its name.
-fn variable_provider(name: &str) -> String {
-    let first = name.split('_').next().unwrap_or(name);
-    match first {
-        "ANTHROPIC" | "CLAUDE" => "anthropic".to_owned(),
-        "OPENAI" | "CODEX" => "openai".to_owned(),
-        "GEMINI" | "GOOGLE" => "google".to_owned(),
-        other => other.to_lowercase(),
-    }
-}
-
-/// What a credential variable holds, from its name.
-fn variable_kind(name: &str) -> Kind {
-    if name.contains("OAUTH") {
-        Kind::OauthToken
-    } else if name.ends_with("_KEY") {
-        Kind::ApiKey
-    } else if name.ends_with("_TOKEN") {
-        Kind::Token
-    } else {
-        Kind::Setting
-    }
 }

@@ -20,22 +20,16 @@ const GEMINI_KEY: &str = "AIzaSy-gemini-dotenv-fixture-0011";
 const GEMINI_OAUTH: &str = "ya29.gemini-oauth-creds-fixture-0012";
 const ENV_KEY: &str = "sk-ant-api03-from-the-environment-0013";
 
-/// The adapters' `credential-env` lists.
-fn credential_env(agent: &str) -> Vec<String> {
-    let names: &[&str] = match agent {
-        "claude" => &["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
-        "codex" => &["OPENAI_API_KEY", "CODEX_API_KEY"],
-        "opencode" => &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENCODE_API_KEY"],
-        "amp" => &["AMP_API_KEY"],
-        "pi" => &[
-            "ANTHROPIC_API_KEY",
-            "ANTHROPIC_OAUTH_TOKEN",
-            "OPENAI_API_KEY",
-        ],
-        "gemini" => &["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"],
-        _ => &[],
-    };
-    names.iter().map(|name| (*name).to_owned()).collect()
+/// The builtin adapters, which know where each agent keeps its credentials.
+fn adapter(agent: &str) -> std::sync::Arc<LoadedAdapter> {
+    static REGISTRY: std::sync::OnceLock<sandbox_agent_host::AdapterRegistry> =
+        std::sync::OnceLock::new();
+    REGISTRY
+        .get_or_init(|| {
+            crate::adapters::builtin_registry(sandbox_agent_host::HostConfig::default()).unwrap()
+        })
+        .get(agent)
+        .unwrap_or_else(|| panic!("no builtin adapter {agent}"))
 }
 
 /// Writes a file, making its folders.
@@ -118,7 +112,7 @@ fn lookup(home: &Path, env: &[(&str, &str)]) -> Lookup {
 }
 
 fn scan_agent(agent: &str, lookup: &Lookup) -> Scan {
-    scan(agent, &credential_env(agent), lookup)
+    scan(&adapter(agent), lookup)
 }
 
 /// The credential with this value, which must be there.
@@ -399,14 +393,22 @@ fn an_agent_gets_none_of_the_other_agents_credentials() {
     assert_eq!(names, ["ANTHROPIC_API_KEY"]);
     // An agent without config files of its own (the mock, a third-party adapter)
     // gets only its variables.
-    let none = scan("mock", &[], &lookup);
+    let none = scan_agent("mock", &lookup);
     assert!(none.credentials.is_empty() && none.warnings.is_empty());
 }
 
 #[test]
 fn other_agents_variables_are_removed_from_a_session() {
-    let lists = ["claude", "codex", "amp", "opencode"].map(credential_env);
-    let foreign = foreign_variables(&lists[0], lists.iter().map(Vec::as_slice));
+    let lists: Vec<Vec<String>> = [
+        &["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"][..],
+        &["OPENAI_API_KEY", "CODEX_API_KEY"],
+        &["AMP_API_KEY"],
+        &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENCODE_API_KEY"],
+    ]
+    .iter()
+    .map(|names| names.iter().map(|name| (*name).to_owned()).collect())
+    .collect();
+    let foreign = foreign_variables(&lists[0], lists.iter().cloned());
     assert_eq!(
         foreign,
         [
@@ -416,7 +418,7 @@ fn other_agents_variables_are_removed_from_a_session() {
             "OPENCODE_API_KEY"
         ]
     );
-    let all = foreign_variables(&[], lists.iter().map(Vec::as_slice));
+    let all = foreign_variables(&[], lists.iter().cloned());
     assert!(
         all.contains(&"ANTHROPIC_API_KEY".to_owned()) && all.len() == 6,
         "{all:?}"

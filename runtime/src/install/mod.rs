@@ -6,7 +6,6 @@
 //! download); progress goes to the daemon log and to followers.
 
 mod archive;
-mod checksum;
 mod download;
 mod error;
 mod npm;
@@ -236,7 +235,7 @@ impl Installer {
                 };
                 let url = self.settings.mirror.rewrite(&url);
                 match self
-                    .install_release(&recipe, source, &url, version.as_deref(), progress)
+                    .install_release(adapter, &recipe, source, &url, version.as_deref(), progress)
                     .await
                 {
                     Ok(path) => {
@@ -331,6 +330,7 @@ impl Installer {
     /// Downloads one source, checks it, unpacks it and places the binary.
     async fn install_release(
         &self,
+        adapter: &LoadedAdapter,
         recipe: &InstallRecipe,
         source: &InstallSource,
         url: &str,
@@ -341,8 +341,13 @@ impl Installer {
         let file_name = url.rsplit('/').next().unwrap_or_default().to_owned();
         let download = staging.path().join("download");
         let digest = download::download(&self.client, url, &download, progress).await?;
-        if let Some(template) = &source.sha256_url {
-            self.verify(template, version, &file_name, &digest, url, progress)
+        if let Some(template) = &source.checksum_url {
+            let check = Check {
+                file_name: &file_name,
+                digest: &digest,
+                url,
+            };
+            self.verify(adapter, template, version, check, progress)
                 .await?;
         }
         progress.report(Stage::Extracting, url, 0, None);
@@ -367,33 +372,36 @@ impl Installer {
         self.place(&unpacked, &unpacked_root, &recipe.binary_name)
     }
 
-    /// Checks `digest` against the checksum published at `template`.
+    /// Checks a download against the checksum its vendor publishes at `template`:
+    /// the host fetches the document (through the mirror), the adapter finds the
+    /// digest in it.
     async fn verify(
         &self,
+        adapter: &LoadedAdapter,
         template: &str,
         version: Option<&str>,
-        file_name: &str,
-        digest: &str,
-        url: &str,
+        check: Check<'_>,
         progress: &Progress,
     ) -> Result<(), InstallError> {
-        let checksum_url = sources::with_version(template, version)
+        let vendor_url = sources::with_version(template, version)
             .ok_or_else(|| InstallError::NoSource(format!("{template} needs a version")))?;
-        let checksum_url = self.settings.mirror.rewrite(&checksum_url);
+        let checksum_url = self.settings.mirror.rewrite(&vendor_url);
         progress.report(Stage::Verifying, &checksum_url, 0, None);
-        let (document_url, pointer) = checksum::split_pointer(&checksum_url);
+        // The fragment (an adapter may point into a document with one) is not sent.
+        let document_url = checksum_url.split('#').next().unwrap_or_default();
         let body = download::fetch_text(&self.client, document_url).await?;
-        let expected = checksum::expected_digest(&body, pointer, file_name).map_err(|reason| {
-            InstallError::BadArchive {
+        let expected = adapter
+            .parse_checksum(&vendor_url, &body, check.file_name)
+            .map_err(|e| InstallError::Adapter(e.to_string()))?
+            .map_err(|reason| InstallError::BadArchive {
                 url: checksum_url.clone(),
                 reason,
-            }
-        })?;
-        if expected != digest {
+            })?;
+        if !expected.eq_ignore_ascii_case(check.digest) {
             return Err(InstallError::ChecksumMismatch {
-                url: url.to_owned(),
+                url: check.url.to_owned(),
                 expected,
-                actual: digest.to_owned(),
+                actual: check.digest.to_owned(),
             });
         }
         Ok(())
@@ -457,4 +465,14 @@ impl RemoveIfId for HashMap<String, InFlight> {
             self.remove(agent);
         }
     }
+}
+
+/// A download to check against its published checksum.
+struct Check<'a> {
+    /// The downloaded file's name, as the checksum document names it.
+    file_name: &'a str,
+    /// Its SHA-256, lowercase hex.
+    digest: &'a str,
+    /// Where it was downloaded from.
+    url: &'a str,
 }

@@ -66,7 +66,7 @@ pub fn with_version(template: &str, version: Option<&str>) -> Option<String> {
 }
 
 /// The spec handed to `npm`: the recipe's package as is when it already names a
-/// version (`@openai/codex@0.1.0-linux-x64`), else `package@version` or the bare
+/// version (`@vendor/tool@0.1.0-linux-x64`), else `package@version` or the bare
 /// package (npm's `latest`).
 pub fn npm_spec(package: &str, version: Option<&str>) -> String {
     let has_version = package.char_indices().any(|(at, c)| c == '@' && at > 0);

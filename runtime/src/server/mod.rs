@@ -212,6 +212,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         catalog.clone(),
         config.max_line_bytes,
         store,
+        config.data_dir.join("scratch"),
     ));
     if !stored.is_empty() {
         tracing::info!(sessions = stored.len(), "restoring sessions");

@@ -2,11 +2,12 @@
 //! input in order, and carries out the actions it returns.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use sandbox_agent_host::{
-    Action, AdapterSession, EmittedEvent, ExitStatus, HostError, Input, MessagePart,
+    Action, AdapterSession, EmittedEvent, ExitStatus, FileWrite, HostError, Input, MessagePart,
 };
 use sandbox_agent_universal::{
     AgentUnparsedData, ContentPart, ErrorData, ItemEventData, ItemKind, ItemRole, ItemStatus,
@@ -575,6 +576,16 @@ impl Actor {
                         timer.abort();
                     }
                 }
+                Action::WriteFile(file) => {
+                    let scratch = Path::new(&self.adapter.config().scratch_dir);
+                    if let Err(error) = write_scratch_file(scratch, &file) {
+                        let message = format!(
+                            "cannot write {} in the session's scratch folder: {error}",
+                            file.path
+                        );
+                        self.fail_with("scratch_write_failed", message);
+                    }
+                }
             }
         }
     }
@@ -693,12 +704,17 @@ impl Actor {
 
     /// An adapter failure: report it and end this session only.
     fn fail(&mut self, error: HostError) {
-        tracing::warn!(session = %self.shared.record.id, %error, "adapter failed; ending session");
+        self.fail_with("adapter_failed", error.to_string());
+    }
+
+    /// Reports an `error` event with `code` and ends this session only.
+    fn fail_with(&mut self, code: &str, message: String) {
+        tracing::warn!(session = %self.shared.record.id, code, %message, "ending session");
         self.append(EmittedEvent {
             event_type: UniversalEventType::Error,
             data: UniversalEventData::Error(ErrorData {
-                message: error.to_string(),
-                code: Some("adapter_failed".into()),
+                message: message.clone(),
+                code: Some(code.into()),
                 details: None,
             }),
             synthetic: true,
@@ -708,7 +724,7 @@ impl Actor {
             self.end(SessionEndedData {
                 reason: SessionEndReason::Error,
                 terminated_by: TerminatedBy::Daemon,
-                message: Some(error.to_string()),
+                message: Some(message),
                 exit_code: None,
                 stderr: None,
             });
@@ -753,4 +769,17 @@ impl Actor {
             !self.pending_permissions.is_empty() || !self.pending_questions.is_empty();
         state.queued_messages = self.queue.len() as u64;
     }
+}
+
+/// Writes a file an adapter asked for under the session's scratch folder (its
+/// path was checked by the host to be relative, without `..`).
+fn write_scratch_file(scratch: &Path, file: &FileWrite) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = scratch.join(&file.path);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&path, &file.contents)?;
+    let mode = if file.executable { 0o755 } else { 0o644 };
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
 }

@@ -11,7 +11,7 @@ pub mod shared;
 pub mod stderr;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 use sandbox_agent_api::{CreateSessionRequest, SessionInfo, SessionStatus};
@@ -136,20 +136,28 @@ pub struct SessionManager {
     shared_processes: Arc<shared::SharedProcesses>,
     max_line_bytes: usize,
     store: Arc<dyn Store>,
+    /// Where each session's scratch folder is made (see [`scratch_dir`]).
+    scratch_root: PathBuf,
     /// Becomes true when the daemon shuts down (open streams end).
     closing: watch::Sender<bool>,
 }
 
 impl SessionManager {
-    /// A manager that creates sessions on the catalog's adapters and keeps them
-    /// in `store`.
-    pub fn new(catalog: Arc<AgentCatalog>, max_line_bytes: usize, store: Arc<dyn Store>) -> Self {
+    /// A manager that creates sessions on the catalog's adapters, keeps them in
+    /// `store`, and makes their scratch folders under `scratch_root`.
+    pub fn new(
+        catalog: Arc<AgentCatalog>,
+        max_line_bytes: usize,
+        store: Arc<dyn Store>,
+        scratch_root: PathBuf,
+    ) -> Self {
         Self {
             sessions: RwLock::new(BTreeMap::new()),
             catalog,
             shared_processes: Arc::default(),
             max_line_bytes,
             store,
+            scratch_root,
             closing: watch::channel(false).0,
         }
     }
@@ -277,6 +285,13 @@ impl SessionManager {
         resume_native_session_id: Option<String>,
     ) -> Result<(SessionConfig, Vec<(String, String)>), ApiError> {
         let agent_binary = self.catalog.require_installed(adapter)?;
+        let scratch = scratch_dir(&self.scratch_root, &record.id);
+        std::fs::create_dir_all(&scratch).map_err(|error| {
+            ApiError::Internal(format!(
+                "cannot make the session's scratch folder {}: {error}",
+                scratch.display()
+            ))
+        })?;
         let mut env: Vec<(String, String)> = self.catalog.credentials_env(adapter);
         env.extend(record.env.iter().cloned());
         let config = SessionConfig {
@@ -289,6 +304,9 @@ impl SessionManager {
             agent_binary: agent_binary.map(|path| path.display().to_string()),
             env: env.clone(),
             resume_native_session_id,
+            mcp_servers: Vec::new(),
+            skills: Vec::new(),
+            scratch_dir: scratch.display().to_string(),
         };
         Ok((config, env))
     }
@@ -329,6 +347,14 @@ impl SessionManager {
     /// Forgets an ended session here and in the store.
     fn remove_ended(&self, id: &str) -> Result<(), ApiError> {
         self.sessions.write().unwrap().remove(id);
+        let scratch = scratch_dir(&self.scratch_root, id);
+        match std::fs::remove_dir_all(&scratch) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                tracing::warn!(session = id, %error, "cannot remove {}", scratch.display())
+            }
+        }
         self.store
             .delete_session(id)
             .map_err(|error| ApiError::Internal(error.to_string()))
@@ -401,5 +427,22 @@ mod tests {
         ] {
             assert!(validate_session_id(bad).is_err(), "{bad}");
         }
+    }
+}
+
+/// A session's scratch folder under `root`: named by the session id when that is a
+/// plain name, else by a hash of it.
+fn scratch_dir(root: &Path, id: &str) -> PathBuf {
+    let plain = !id.is_empty()
+        && id.len() <= 64
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if plain {
+        root.join(id)
+    } else {
+        use sha2::Digest;
+        root.join(format!("{:x}", sha2::Sha256::digest(id.as_bytes())))
     }
 }

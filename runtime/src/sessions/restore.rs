@@ -73,7 +73,7 @@ impl SessionManager {
         // The turn cannot go on without its process: a fresh adapter resumes the
         // agent's own session instead of the snapshot that waits for that process.
         let fresh_adapter = checkpoint.turn_running && !checkpoint.processes.is_empty();
-        if fresh_adapter && !adapter.info().capabilities.resume {
+        if fresh_adapter && !adapter.info().has("resume") {
             return Err(ApiError::AdapterFailed {
                 agent: stored.record.agent.clone(),
                 detail: "the agent's process ended with the daemon in the middle of a turn, \

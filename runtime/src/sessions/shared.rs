@@ -1,5 +1,5 @@
-//! Processes shared by several sessions of one agent (one `codex app-server` or
-//! `opencode serve` for all of them), keyed by the adapter's share key.
+//! Processes shared by several sessions of one agent (one app server or HTTP
+//! server of the agent for all of them), keyed by the adapter's share key.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

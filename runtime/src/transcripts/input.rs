@@ -66,6 +66,7 @@ pub(super) struct CreateConfig {
     #[serde(default)]
     env: Vec<(String, String)>,
     resume_native_session_id: Option<String>,
+    scratch_dir: Option<String>,
 }
 
 impl CreateConfig {
@@ -81,6 +82,9 @@ impl CreateConfig {
             agent_binary: self.agent_binary,
             env: self.env,
             resume_native_session_id: self.resume_native_session_id,
+            mcp_servers: Vec::new(),
+            skills: Vec::new(),
+            scratch_dir: self.scratch_dir.unwrap_or_else(|| "/tmp/scratch".into()),
         }
     }
 }

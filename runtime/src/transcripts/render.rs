@@ -121,6 +121,11 @@ enum ActionLine<'a> {
     CancelTimer {
         timer_id: &'a str,
     },
+    WriteFile {
+        path: &'a str,
+        contents: Payload<'a>,
+        executable: bool,
+    },
 }
 
 /// Bytes as text when they are UTF-8, else as numbers.
@@ -188,6 +193,11 @@ fn of_action(action: &Action) -> RenderedLine<'_> {
             delay_ms: timer.delay_ms,
         },
         Action::CancelTimer(timer_id) => ActionLine::CancelTimer { timer_id },
+        Action::WriteFile(file) => ActionLine::WriteFile {
+            path: &file.path,
+            contents: Payload::of(&file.contents),
+            executable: file.executable,
+        },
     })
 }
 

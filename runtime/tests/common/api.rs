@@ -47,6 +47,12 @@ impl<'a> Api<'a> {
             .expect("GET")
     }
 
+    pub fn delete(&self, path: &str) -> Response {
+        self.auth(self.client.delete(self.daemon.url(path)))
+            .send()
+            .expect("DELETE")
+    }
+
     pub fn post_json(&self, path: &str, body: Value) -> Response {
         self.auth(self.client.post(self.daemon.url(path)))
             .json(&body)

@@ -29,6 +29,9 @@ pub fn adapter_session_config() -> sandbox_agent_host::SessionConfig {
         agent_binary: None,
         env: Vec::new(),
         resume_native_session_id: None,
+        mcp_servers: Vec::new(),
+        skills: Vec::new(),
+        scratch_dir: String::new(),
     }
 }
 

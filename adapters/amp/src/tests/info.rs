@@ -8,10 +8,23 @@ use crate::Amp;
 fn info_names_the_agent_and_its_credentials() {
     let info = <Amp as Adapter>::info();
     assert_eq!(info.id, "amp");
-    assert_eq!(info.credential_env, ["AMP_API_KEY"]);
+    assert_eq!(
+        info.credential_env,
+        [CredentialVariable::new(
+            "AMP_API_KEY",
+            "amp",
+            CredentialKind::ApiKey
+        )]
+    );
     assert_eq!(info.default_mode, "build");
-    assert!(info.capabilities.resume && info.capabilities.cancel);
-    assert!(!info.capabilities.permissions && !info.capabilities.streaming_deltas);
+    assert!(
+        Capabilities::from_names(&info.capabilities).resume
+            && Capabilities::from_names(&info.capabilities).cancel
+    );
+    assert!(
+        !Capabilities::from_names(&info.capabilities).permissions
+            && !Capabilities::from_names(&info.capabilities).streaming_deltas
+    );
     assert!(!info.builtin);
 }
 

@@ -17,9 +17,16 @@ fn info_describes_claude_code() {
     assert_eq!(modes, ["build", "plan"]);
     assert_eq!(
         info.credential_env,
-        ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"]
+        [
+            CredentialVariable::new("ANTHROPIC_API_KEY", "anthropic", CredentialKind::ApiKey),
+            CredentialVariable::new(
+                "CLAUDE_CODE_OAUTH_TOKEN",
+                "anthropic",
+                CredentialKind::OauthToken
+            ),
+        ]
     );
-    let caps = info.capabilities;
+    let caps = Capabilities::from_names(&info.capabilities);
     assert!(caps.permissions && caps.questions && caps.plan_mode && caps.cancel && caps.resume);
     assert!(caps.reasoning && caps.file_changes && caps.usage && caps.streaming_deltas);
     assert!(!caps.shared_process && !caps.images && !caps.file_attachments);

@@ -139,6 +139,9 @@ pub fn config_of(config: &Value) -> SessionConfig {
         agent_binary: optional("agentBinary"),
         env,
         resume_native_session_id: optional("resumeNativeSessionId"),
+        mcp_servers: Vec::new(),
+        skills: Vec::new(),
+        scratch_dir: optional("scratchDir").unwrap_or_default(),
     }
 }
 

@@ -15,7 +15,7 @@ fn info_describes_pi() {
     );
     let modes: Vec<&str> = info.modes.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(modes, ["build"]);
-    let caps = info.capabilities;
+    let caps = Capabilities::from_names(&info.capabilities);
     assert!(caps.images && caps.cancel && caps.resume && caps.reasoning && caps.usage);
     assert!(caps.tool_calls && caps.command_execution && caps.file_changes && caps.variants);
     assert!(!caps.permissions && !caps.questions && !caps.plan_mode && !caps.shared_process);

@@ -15,6 +15,8 @@
 //! | `sse URL`   | `open-sse` on URL; each event comes back as `agent.unparsed`           |
 //! | `share KEY CMD` | spawns `sh -c CMD` shared under KEY; stdout lines come back as `agent.unparsed` |
 //! | `grow MIB`  | allocates and frees MIB MiB (the instance's memory stays grown), replies `grew` |
+//! | `log TEXT`  | writes TEXT to the daemon's log at `warn` (the host's `log` import), replies `logged` |
+//! | `write PATH TEXT` | asks the host to write TEXT to PATH in the scratch folder (`write-file`), replies `wrote` |
 //! | other text  | replies with the same text in one assistant message, ends the turn   |
 //!
 //! The commands that start I/O leave the turn open: their results arrive through
@@ -89,6 +91,19 @@ impl Replier for Probe {
                 grow(mib);
                 Reply::Text("grew".to_owned())
             }
+            "log" => {
+                sandbox_agent_adapter_kit::log::warn(text::command(text).1);
+                Reply::Text("logged".to_owned())
+            }
+            "write" => {
+                let rest = text::command(text).1;
+                let (path, contents) = rest.split_once(' ').unwrap_or((rest, ""));
+                Reply::Actions(vec![Action::WriteFile(FileWrite {
+                    path: path.to_owned(),
+                    contents: contents.as_bytes().to_vec(),
+                    executable: false,
+                })])
+            }
             _ => Reply::Text(text.to_owned()),
         }
     }
@@ -144,6 +159,9 @@ mod tests {
             agent_binary: None,
             env: Vec::new(),
             resume_native_session_id: None,
+            mcp_servers: Vec::new(),
+            skills: Vec::new(),
+            scratch_dir: String::new(),
         };
         let mut session = <Probe as Adapter>::Session::new(config);
         render(&session.send_message(vec![MessagePart::Text(text.into())]))

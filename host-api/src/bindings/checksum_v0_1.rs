@@ -1,4 +1,4 @@
-//! Published SHA-256 checksums. A checksum URL's body is read as:
+//! Published SHA-256 checksums as 0.1.0 components name them. A checksum URL's body is read as:
 //! - with a fragment that is a JSON pointer (`manifest.json#/platforms/linux-x64/checksum`,
 //!   RFC 6901 §6): the string at that pointer of the JSON body;
 //! - otherwise `sha256sum` output or a bare digest: the digest on the line naming the
@@ -6,7 +6,7 @@
 
 /// The checksum URL without its fragment (what is fetched) and the JSON pointer in
 /// the fragment, if any.
-pub fn split_pointer(url: &str) -> (&str, Option<&str>) {
+pub(crate) fn split_pointer(url: &str) -> (&str, Option<&str>) {
     match url.split_once('#') {
         Some((base, pointer)) if pointer.starts_with('/') => (base, Some(pointer)),
         Some((base, _)) => (base, None),
@@ -15,7 +15,7 @@ pub fn split_pointer(url: &str) -> (&str, Option<&str>) {
 }
 
 /// The expected lowercase hex digest for `file_name` in a checksum document.
-pub fn expected_digest(
+pub(crate) fn expected_digest(
     body: &str,
     pointer: Option<&str>,
     file_name: &str,
