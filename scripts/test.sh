@@ -7,6 +7,11 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 # Agent knowledge lives in the adapters: the daemon and the host name no agent.
 scripts/check-agent-names.sh
+# Lints, as errors, in every workspace.
+cargo clippy --workspace --all-targets --locked -- -D warnings
+for manifest in adapters/Cargo.toml testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
+  cargo clippy --all-targets --locked --manifest-path "$manifest" -- -D warnings
+done
 if ! command -v npm >/dev/null 2>&1; then
   echo "scripts/test.sh: npm (Node.js 20+) is needed for the agent CLIs and the TypeScript SDK" >&2
   exit 1

@@ -307,14 +307,10 @@ fn retention_by_age_removes_sessions_that_ended_long_enough_ago() {
     let api = Api::new(&daemon);
     api.create("short", "mock");
     expect_no_content(api.post_empty("/v1/sessions/short/terminate"), "terminate");
-    assert_eq!(
-        ok_json(api.get("/v1/sessions/short/events"))["events"]
-            .as_array()
-            .unwrap()
-            .len()
-            > 0,
-        true
-    );
+    assert!(!ok_json(api.get("/v1/sessions/short/events"))["events"]
+        .as_array()
+        .unwrap()
+        .is_empty());
     let deadline = Instant::now() + Duration::from_secs(15);
     while api.get("/v1/sessions/short/events").status() != 404 {
         assert!(

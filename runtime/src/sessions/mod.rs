@@ -407,6 +407,23 @@ fn resolve_directory(directory: Option<&str>) -> Result<PathBuf, ApiError> {
     Ok(path)
 }
 
+/// A session's scratch folder under `root`: named by the session id when that is a
+/// plain name, else by a hash of it.
+fn scratch_dir(root: &Path, id: &str) -> PathBuf {
+    let plain = !id.is_empty()
+        && id.len() <= 64
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if plain {
+        root.join(id)
+    } else {
+        use sha2::Digest;
+        root.join(format!("{:x}", sha2::Sha256::digest(id.as_bytes())))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,22 +444,5 @@ mod tests {
         ] {
             assert!(validate_session_id(bad).is_err(), "{bad}");
         }
-    }
-}
-
-/// A session's scratch folder under `root`: named by the session id when that is a
-/// plain name, else by a hash of it.
-fn scratch_dir(root: &Path, id: &str) -> PathBuf {
-    let plain = !id.is_empty()
-        && id.len() <= 64
-        && !id.starts_with('.')
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if plain {
-        root.join(id)
-    } else {
-        use sha2::Digest;
-        root.join(format!("{:x}", sha2::Sha256::digest(id.as_bytes())))
     }
 }

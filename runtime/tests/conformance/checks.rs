@@ -128,15 +128,11 @@ pub fn multi_turn(h: &Harness) {
     assert!(assistant_texts(&events)
         .iter()
         .any(|t| t.contains("Echo: second turn")));
-    let last = h
-        .model_requests()
-        .into_iter()
-        .filter(|r| {
-            r["userText"]
-                .as_str()
-                .is_some_and(|t| t.contains("second turn"))
-        })
-        .last();
+    let last = h.model_requests().into_iter().rfind(|r| {
+        r["userText"]
+            .as_str()
+            .is_some_and(|t| t.contains("second turn"))
+    });
     let last = last.expect("the model saw the second turn");
     assert!(
         last["body"].to_string().contains("first-turn-marker"),
@@ -403,15 +399,11 @@ fn assert_resumed(h: &Harness, session: &str, marker: &str) {
         "{}",
         pretty(&events)
     );
-    let last = h
-        .model_requests()
-        .into_iter()
-        .filter(|r| {
-            r["userText"]
-                .as_str()
-                .is_some_and(|t| t.contains("what did I say"))
-        })
-        .last();
+    let last = h.model_requests().into_iter().rfind(|r| {
+        r["userText"]
+            .as_str()
+            .is_some_and(|t| t.contains("what did I say"))
+    });
     assert!(
         last.expect("the model saw the message")["body"]
             .to_string()

@@ -33,8 +33,7 @@ pub fn conversation(body: &Value) -> Conversation {
         .iter()
         .filter(|m| m["role"] == "user")
         .map(|m| text_of(&m["content"]))
-        .filter(|text| !is_agent_context(text))
-        .last()
+        .rfind(|text| !is_agent_context(text))
         .unwrap_or_default();
     Conversation {
         user_text,

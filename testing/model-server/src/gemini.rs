@@ -126,7 +126,7 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
         body
     };
     if !stream {
-        let parts = blocks.iter().flat_map(|block| parts(block)).collect();
+        let parts = blocks.iter().flat_map(parts).collect();
         return Json(chunk(parts, true)).into_response();
     }
     let mut frames: Vec<Frame> = blocks
