@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 # Agent knowledge lives in the adapters: the daemon and the host name no agent.
 scripts/check-agent-names.sh
+scripts/check-file-length.sh
 # Lints, as errors, in every workspace.
 cargo clippy --workspace --all-targets --locked -- -D warnings
 for manifest in adapters/Cargo.toml testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
