@@ -114,7 +114,68 @@ fn main() {
     }
     generated.push_str("];\n");
     fs::write(out_dir.join("builtin_adapters.rs"), generated).unwrap();
+    embed_scaffold(root, &out_dir);
     stamp_version(root, &target);
+}
+
+/// What `sandbox-agent adapters new` writes: the adapter template, the kit and the
+/// contract it is built against, embedded file by file (`include_bytes!`, so a
+/// change to any of them rebuilds the daemon).
+fn embed_scaffold(root: &Path, out_dir: &Path) {
+    let template = root.join("examples/adapter-template");
+    let sets = [
+        (
+            "TEMPLATE_FILES",
+            template.clone(),
+            vec!["Cargo.lock", "src", "tests", "transcripts"],
+        ),
+        (
+            "KIT_FILES",
+            root.join("adapters/kit"),
+            vec!["Cargo.toml", "src"],
+        ),
+        ("KIT_WORKSPACE", root.join("adapters"), vec!["Cargo.toml"]),
+        ("WIT_FILES", root.join("wit/v0.2.0"), vec!["."]),
+    ];
+    let mut generated = String::new();
+    for (name, base, entries) in sets {
+        let mut files = Vec::new();
+        for entry in entries {
+            let path = base.join(entry);
+            println!("cargo:rerun-if-changed={}", path.display());
+            collect_files(&path, &mut files);
+        }
+        files.sort();
+        generated.push_str(&format!("pub(crate) const {name}: &[(&str, &[u8])] = &[\n"));
+        for file in files {
+            let relative = file
+                .strip_prefix(&base)
+                .unwrap()
+                .to_string_lossy()
+                .replace("/./", "/");
+            let relative = relative.trim_start_matches("./");
+            generated.push_str(&format!(
+                "    ({relative:?}, include_bytes!({:?})),\n",
+                file.display().to_string()
+            ));
+        }
+        generated.push_str("];\n");
+    }
+    fs::write(out_dir.join("scaffold_files.rs"), generated).unwrap();
+}
+
+/// Every file under `path` (or `path` itself), skipping build output.
+fn collect_files(path: &Path, files: &mut Vec<PathBuf>) {
+    if path.is_file() {
+        files.push(path.to_owned());
+        return;
+    }
+    for entry in fs::read_dir(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())) {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|name| name != "target") {
+            collect_files(&path, files);
+        }
+    }
 }
 
 /// Precompiles one component into `out_dir`, reusing an earlier artifact of the

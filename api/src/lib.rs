@@ -80,6 +80,31 @@ pub struct ServerStatusInfo {
     pub uptime_ms: Option<u64>,
 }
 
+/// An adapter component loaded from the adapters folder.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadedAdapterInfo {
+    /// The agent id it registers.
+    pub id: String,
+    /// The adapter's own version.
+    pub adapter_version: String,
+    /// The component file.
+    pub origin: String,
+    /// The contract it was built against (`sandbox-agent:adapter@0.2.0`).
+    pub contract: String,
+}
+
+/// `POST /v1/adapters/reload`: what the adapters folder holds now.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdaptersReloadResponse {
+    /// The folder's components that loaded, in file-name order; each overrides a
+    /// builtin with the same id.
+    pub adapters: Vec<LoadedAdapterInfo>,
+    /// Why each other component of the folder was skipped.
+    pub skipped: Vec<String>,
+}
+
 /// One agent the daemon can drive (one loaded adapter).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

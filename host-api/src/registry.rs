@@ -104,6 +104,8 @@ impl Host {
 pub struct AdapterRegistry {
     host: Arc<Host>,
     adapters: RwLock<BTreeMap<String, Arc<LoadedAdapter>>>,
+    /// The builtins by id, for a reloaded folder to fall back on.
+    builtins: RwLock<BTreeMap<String, Arc<LoadedAdapter>>>,
 }
 
 impl AdapterRegistry {
@@ -120,6 +122,7 @@ impl AdapterRegistry {
                 compatibility,
             }),
             adapters: RwLock::new(BTreeMap::new()),
+            builtins: RwLock::new(BTreeMap::new()),
         })
     }
 
@@ -159,7 +162,12 @@ impl AdapterRegistry {
                 self.compile(origin, &wasm)?
             }
         };
-        Ok(self.register(adapter))
+        let adapter = self.register(adapter);
+        self.builtins
+            .write()
+            .unwrap()
+            .insert(adapter.id().to_owned(), adapter.clone());
+        Ok(adapter)
     }
 
     /// Compiles and describes a component (through the cache) without registering it.
@@ -207,19 +215,40 @@ impl AdapterRegistry {
         &self,
         dir: &Path,
     ) -> Result<Vec<Result<Arc<LoadedAdapter>, HostError>>, HostError> {
-        let folder_error = |source| HostError::Folder {
-            path: dir.to_owned(),
-            source,
-        };
-        let mut paths = Vec::new();
-        for entry in std::fs::read_dir(dir).map_err(folder_error)? {
-            let path = entry.map_err(folder_error)?.path();
-            if path.extension().is_some_and(|ext| ext == "wasm") && path.is_file() {
-                paths.push(path);
-            }
+        Ok(wasm_files(dir)?
+            .iter()
+            .map(|path| self.load_file(path))
+            .collect())
+    }
+
+    /// Loads a folder anew, replacing what earlier loads of files registered: the
+    /// set becomes the builtins with the folder's components over them (a file
+    /// that is gone no longer counts; an agent only it provided is gone too).
+    /// Unchanged components come from the compile cache. The swap is atomic;
+    /// sessions keep the adapter they started with. Returns one result per file,
+    /// as [`Self::load_dir`].
+    pub fn reload_dir(
+        &self,
+        dir: &Path,
+    ) -> Result<Vec<Result<Arc<LoadedAdapter>, HostError>>, HostError> {
+        let results: Vec<Result<Arc<LoadedAdapter>, HostError>> = wasm_files(dir)?
+            .iter()
+            .map(|path| {
+                let bytes = std::fs::read(path).map_err(|e| HostError::Load {
+                    origin: path.display().to_string(),
+                    reason: e.to_string(),
+                })?;
+                Ok(Arc::new(
+                    self.compile(AdapterOrigin::File(path.to_owned()), &bytes)?,
+                ))
+            })
+            .collect();
+        let mut set = self.builtins.read().unwrap().clone();
+        for adapter in results.iter().flatten() {
+            set.insert(adapter.id().to_owned(), adapter.clone());
         }
-        paths.sort();
-        Ok(paths.iter().map(|path| self.load_file(path)).collect())
+        *self.adapters.write().unwrap() = set;
+        Ok(results)
     }
 
     /// The adapter for an agent id.
@@ -277,6 +306,23 @@ pub fn precompile(
         &code,
         Encoding::Zstd,
     ))
+}
+
+/// The `*.wasm` files of a folder, in name order.
+fn wasm_files(dir: &Path) -> Result<Vec<PathBuf>, HostError> {
+    let folder_error = |source| HostError::Folder {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut paths = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(folder_error)? {
+        let path = entry.map_err(folder_error)?.path();
+        if path.extension().is_some_and(|ext| ext == "wasm") && path.is_file() {
+            paths.push(path);
+        }
+    }
+    paths.sort();
+    Ok(paths)
 }
 
 /// A builtin's WebAssembly, decompressed.

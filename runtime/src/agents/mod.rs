@@ -355,13 +355,30 @@ impl AgentCatalog {
             credentials_available: info.credential_env.is_empty()
                 || self.credentials(adapter).available(),
         };
-        if let Some(generation) = generation {
+        // Kept only while this is still the agent's adapter (a reload may have
+        // replaced it meanwhile).
+        let current = self
+            .registry
+            .get(&info.id)
+            .is_some_and(|now| std::ptr::eq(&*now, adapter));
+        if let (Some(generation), true) = (generation, current) {
             self.statuses
                 .lock()
                 .unwrap()
                 .insert(info.id.clone(), (generation, status.clone()));
         }
         status
+    }
+
+    /// The adapter set changed (the adapters folder was loaded again): statuses
+    /// worked out for the earlier adapters are forgotten.
+    pub fn adapters_changed(&self) {
+        self.statuses.lock().unwrap().clear();
+    }
+
+    /// The adapters the daemon runs with.
+    pub fn registry(&self) -> &Arc<AdapterRegistry> {
+        &self.registry
     }
 
     /// The files and folders an agent's status is read from.

@@ -1,5 +1,6 @@
-//! Local tools for adapter components: list what a daemon would load, inspect and
-//! validate a file, replay recorded transcripts through a component.
+//! Local tools for adapter components: start a project, list what a daemon would
+//! load, inspect and validate a file, replay recorded transcripts through a
+//! component (or build a project and do all of that).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,6 +17,17 @@ use crate::transcripts::{self, Mode};
 
 #[derive(Debug, Subcommand)]
 pub enum AdaptersCommand {
+    /// Write a new adapter project (the template, with the kit and the contract
+    /// vendored) that builds anywhere with `cargo build --release --target
+    /// wasm32-wasip2`.
+    New {
+        /// The agent id it registers (1-64 characters of [a-z0-9_-], starting with a
+        /// letter).
+        name: String,
+        /// The project folder, new or empty [default: ./NAME-adapter].
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// The adapters a daemon would load: the builtins, then the folder's.
     List {
         /// Folder of extra components, as for `server --adapters-dir`
@@ -58,11 +70,13 @@ pub enum AdaptersCommand {
     /// Replay recorded transcripts through a component and compare what it returns
     /// with the expected files (docs/adapters/testing.md).
     Test {
-        /// A component file (`.wasm`), or the agent id of a loaded adapter (builtin or
-        /// from the adapters folder).
+        /// A component file (`.wasm`), the agent id of a loaded adapter (builtin or
+        /// from the adapters folder), or an adapter project folder (as `adapters new`
+        /// writes one): it is built and validated first.
         component: String,
-        /// Folder of cases: `NAME.jsonl` (inputs) and `NAME.expected.jsonl` (output).
-        dir: PathBuf,
+        /// Folder of cases: `NAME.jsonl` (inputs) and `NAME.expected.jsonl` (output)
+        /// [default for a project: its `transcripts/`].
+        dir: Option<PathBuf>,
         /// Write the expected files from this run instead of comparing.
         #[arg(long)]
         update: bool,
@@ -206,6 +220,18 @@ pub(super) fn adapters(command: AdaptersCommand) -> Result<(), Failure> {
             let data_dir = data_dir.unwrap_or_else(default_data_dir);
             super::validate::validate(&file, cached_host(&data_dir))
         }
+        AdaptersCommand::New { name, dir } => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from(format!("{name}-adapter")));
+            let made = super::scaffold::scaffold(&name, &dir).map_err(Failure::bad_input)?;
+            println!(
+                "wrote {} (package {}): cd there and run `cargo build --release --target wasm32-wasip2` \
+                 (the component is {}), or `sandbox-agent adapters test .` to build, validate and replay it",
+                made.dir.display(),
+                made.package,
+                made.component
+            );
+            Ok(())
+        }
         AdaptersCommand::Test {
             component,
             dir,
@@ -213,6 +239,19 @@ pub(super) fn adapters(command: AdaptersCommand) -> Result<(), Failure> {
             adapters_dir,
             data_dir,
         } => {
+            let project = Path::new(&component);
+            let (component, dir) = if super::project::is_project(project) {
+                let file = super::project::build(project)?;
+                let data_dir = data_dir.clone().unwrap_or_else(default_data_dir);
+                super::validate::validate(&file, cached_host(&data_dir))?;
+                let dir = dir.unwrap_or_else(|| project.join("transcripts"));
+                (file.display().to_string(), dir)
+            } else {
+                let dir = dir.ok_or_else(|| {
+                    Failure::bad_input("give the folder of transcripts after the component")
+                })?;
+                (component, dir)
+            };
             let adapter =
                 resolve_adapter(&component, adapters_dir, data_dir).map_err(Failure::bad_input)?;
             let mode = if update { Mode::Update } else { Mode::Compare };

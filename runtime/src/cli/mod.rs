@@ -6,7 +6,9 @@ mod credentials;
 mod install;
 mod local;
 mod matrix;
+mod project;
 mod remote;
+mod scaffold;
 mod validate;
 
 use std::net::{IpAddr, SocketAddr};

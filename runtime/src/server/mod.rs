@@ -30,6 +30,8 @@ use crate::store::{EphemeralStore, Store};
 pub struct AppState {
     pub catalog: Arc<AgentCatalog>,
     pub sessions: Arc<SessionManager>,
+    /// The `--adapters-dir` folder, when the daemon has one.
+    pub adapters_folder: Option<Arc<crate::adapters::AdaptersFolder>>,
 }
 
 /// The router with every route and layer.
@@ -71,6 +73,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> 
             "/v1/sessions/{session_id}/permissions/{permission_id}/reply",
             post(routes::reply_permission),
         )
+        .route("/v1/adapters/reload", post(routes::reload_adapters))
         .route("/v1/sessions/{session_id}/cancel", post(routes::cancel))
         .route(
             "/v1/sessions/{session_id}/terminate",
@@ -187,25 +190,34 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let registry = Arc::new(crate::adapters::builtin_registry(config.host.clone())?);
     let (loaded, loaded_signal) = tokio::sync::watch::channel(config.adapters_dir.is_none());
-    if let Some(dir) = config.adapters_dir.clone() {
-        let registry = registry.clone();
-        tokio::task::spawn_blocking(move || {
-            match crate::adapters::load_folder(&registry, &dir) {
-                Ok(skipped) => {
+    let catalog = Arc::new(AgentCatalog::loading(
+        registry.clone(),
+        config.install.clone(),
+        loaded_signal,
+    ));
+    let adapters_folder = config
+        .adapters_dir
+        .clone()
+        .map(|dir| crate::adapters::AdaptersFolder::new(dir, catalog.clone()));
+    if let Some(folder) = adapters_folder.clone() {
+        tokio::spawn(async move {
+            let dir = folder.dir().to_owned();
+            let first =
+                tokio::task::spawn_blocking(move || crate::adapters::load_folder(&registry, &dir))
+                    .await;
+            match first {
+                Ok(Ok(skipped)) => {
                     for error in skipped {
                         tracing::error!(%error, "skipping adapter component");
                     }
                 }
-                Err(error) => tracing::error!(%error, "cannot load the adapters folder"),
+                Ok(Err(error)) => tracing::error!(%error, "cannot load the adapters folder"),
+                Err(error) => tracing::error!(%error, "loading the adapters folder failed"),
             }
             let _ = loaded.send(true);
+            folder.watch();
         });
     }
-    let catalog = Arc::new(AgentCatalog::loading(
-        registry,
-        config.install.clone(),
-        loaded_signal,
-    ));
     let store = open_store(&config)?;
     let stored = store.load()?;
     let sessions = Arc::new(SessionManager::new(
@@ -225,6 +237,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     let state = AppState {
         catalog,
         sessions: sessions.clone(),
+        adapters_folder,
     };
     let app = router(state, &config).map_err(anyhow::Error::msg)?;
     tracing::info!(address = %listener.local_addr()?, auth = config.token.is_some(), "sandbox-agent listening");

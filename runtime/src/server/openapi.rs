@@ -16,6 +16,7 @@ use super::routes;
     paths(
         routes::health,
         routes::list_agents,
+        routes::reload_adapters,
         routes::agent_modes,
         routes::agent_models,
         routes::install_agent,

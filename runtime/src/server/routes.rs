@@ -47,6 +47,29 @@ pub async fn list_agents(State(state): State<AppState>) -> axum::Json<AgentListR
     axum::Json(AgentListResponse { agents })
 }
 
+/// Loads the `--adapters-dir` folder again: new and changed components serve new
+/// sessions at once (the daemon also does this by itself when a file in the folder
+/// changes). Running sessions keep the adapter they started with.
+#[utoipa::path(post, path = "/v1/adapters/reload", tag = "agents",
+    responses(
+        (status = 200, body = AdaptersReloadResponse),
+        (status = 400, description = "The daemon runs without an adapters folder", body = ProblemDetails, content_type = "application/problem+json"),
+    ))]
+pub async fn reload_adapters(
+    State(state): State<AppState>,
+) -> Result<axum::Json<AdaptersReloadResponse>> {
+    let folder = state.adapters_folder.as_ref().ok_or_else(|| {
+        ApiError::InvalidRequest(
+            "the daemon runs without an adapters folder (--adapters-dir): nothing to reload".into(),
+        )
+    })?;
+    folder
+        .reload()
+        .await
+        .map(axum::Json)
+        .map_err(ApiError::Internal)
+}
+
 /// The agent's modes.
 #[utoipa::path(get, path = "/v1/agents/{agent}/modes", tag = "agents",
     params(("agent" = String, Path, description = "Agent id")),

@@ -2,6 +2,27 @@
 // Do not edit: change the daemon, regenerate docs/openapi.json, then run `npm run generate`.
 
 export interface paths {
+    "/v1/adapters/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Loads the `--adapters-dir` folder again: new and changed components serve new
+         *     sessions at once (the daemon also does this by itself when a file in the folder
+         *     changes). Running sessions keep the adapter they started with.
+         */
+        post: operations["reload_adapters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents": {
         parameters: {
             query?: never;
@@ -304,6 +325,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description `POST /v1/adapters/reload`: what the adapters folder holds now. */
+        AdaptersReloadResponse: {
+            /**
+             * @description The folder's components that loaded, in file-name order; each overrides a
+             *     builtin with the same id.
+             */
+            adapters: components["schemas"]["LoadedAdapterInfo"][];
+            /** @description Why each other component of the folder was skipped. */
+            skipped: string[];
+        };
         /** @description What an agent can report through the universal API. */
         AgentCapabilities: {
             /** @description A running turn can be cancelled and the session kept. */
@@ -552,6 +583,17 @@ export interface components {
          * @enum {string}
          */
         ItemStatus: "in_progress" | "completed" | "failed";
+        /** @description An adapter component loaded from the adapters folder. */
+        LoadedAdapterInfo: {
+            /** @description The adapter's own version. */
+            adapterVersion: string;
+            /** @description The contract it was built against (`sandbox-agent:adapter@0.2.0`). */
+            contract: string;
+            /** @description The agent id it registers. */
+            id: string;
+            /** @description The component file. */
+            origin: string;
+        };
         /** @description A file attached to a 0.1.x message. */
         MessageAttachment: {
             filename?: string | null;
@@ -824,6 +866,34 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    reload_adapters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdaptersReloadResponse"];
+                };
+            };
+            /** @description The daemon runs without an adapters folder */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     list_agents: {
         parameters: {
             query?: never;

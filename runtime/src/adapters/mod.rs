@@ -7,6 +7,10 @@ use std::path::Path;
 
 use sandbox_agent_host::{AdapterRegistry, HostConfig, HostError};
 
+mod folder;
+
+pub use folder::AdaptersFolder;
+
 /// An adapter component built into the daemon (see `build.rs`).
 pub struct Builtin {
     /// The component's file name.
