@@ -181,3 +181,98 @@ fn adapters_new_refuses_bad_names_and_busy_folders() {
         "mine"
     );
 }
+
+/// The real Qwen Code CLI the conformance suite installs (`testing/agents`), when
+/// it is there.
+fn installed_acp_agent() -> Option<std::path::PathBuf> {
+    let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testing/agents/node_modules/@qwen-code/qwen-code/cli-entry.js");
+    if entry.is_file() {
+        return Some(entry);
+    }
+    let message = "Qwen Code is not installed: run `npm ci` in testing/agents";
+    assert!(std::env::var_os("CI").is_none(), "{message}");
+    eprintln!("skipping: {message}");
+    None
+}
+
+#[test]
+fn an_acp_adapter_made_from_a_command_line_drives_a_real_acp_agent() {
+    let Some(entry) = installed_acp_agent() else {
+        return;
+    };
+    // The agent's program on PATH under the name the command gives.
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(&entry, bin.path().join("qwen")).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let made = run(
+        outside.path(),
+        &[
+            "adapters",
+            "new",
+            "any-acp",
+            "--dir",
+            "any-acp",
+            "--acp",
+            "qwen --acp --auth-type openai",
+        ],
+    );
+    assert!(made.status.success(), "{}", describe(&made));
+    let project = outside.path().join("any-acp");
+    let tested = run(&project, &["adapters", "test", "."]);
+    assert!(tested.status.success(), "{}", describe(&tested));
+    assert!(
+        text(&tested.stdout).contains(r#"ok       info: agent "any-acp""#),
+        "{}",
+        describe(&tested)
+    );
+
+    let adapters = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        project.join("target/wasm32-wasip2/release/any_acp_adapter.wasm"),
+        adapters.path().join("any-acp.wasm"),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let daemon = Daemon::start_with(Options {
+        token: None,
+        args: vec![
+            "--adapters-dir".into(),
+            adapters.path().display().to_string(),
+        ],
+        env: vec![("PATH".into(), path)],
+        ..Options::default()
+    });
+    let api = Api::new(&daemon);
+    let model = sandbox_agent_model_server::ModelServer::start().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let created = api.post_json(
+        "/v1/sessions/q",
+        json!({
+            "agent": "any-acp",
+            "directory": workspace.path(),
+            "env": {
+                "HOME": home.path(),
+                "QWEN_HOME": home.path().join(".qwen"),
+                "OPENAI_BASE_URL": model.openai_url(),
+                "OPENAI_API_KEY": "sk-scripted",
+                "OPENAI_MODEL": "scripted",
+            },
+        }),
+    );
+    let created = ok_json(created);
+    assert_eq!(created["healthy"], true, "{created}");
+    let turn = api.turn("q", "hello from a generic adapter");
+    let texts = assistant_texts(&turn);
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("hello from a generic adapter")),
+        "{texts:?}\n{turn:?}"
+    );
+}

@@ -47,4 +47,4 @@ macro_rules! every_check {
     )*};
 }
 
-every_check!(claude, codex, opencode, pi, gemini);
+every_check!(claude, codex, opencode, pi, gemini, qwen);

@@ -27,7 +27,6 @@ mod credentials;
 mod input;
 mod install;
 mod requests;
-mod rpc;
 mod session;
 mod settings;
 mod state;
@@ -37,6 +36,10 @@ mod turn;
 mod tests;
 
 pub use session::CodexSession;
+
+/// `codex app-server` speaks JSON-RPC without the `jsonrpc` member.
+const RPC: sandbox_agent_adapter_kit::jsonrpc::Framing =
+    sandbox_agent_adapter_kit::jsonrpc::Framing::UNTAGGED;
 
 /// The Codex adapter (agent id `codex`).
 pub struct Codex;

@@ -6,8 +6,8 @@ use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
 
 use crate::convert::str_of;
-use crate::rpc;
 use crate::state::{Ask, Pending, Shape, TurnState};
+use crate::RPC;
 
 /// What the session does with a server request.
 // Built and consumed at once, never stored: the size difference does not matter.
@@ -83,11 +83,11 @@ pub(crate) fn handle(
                 event,
             )
         }
-        "mcpServer/elicitation/request" => Handling::Refuse(rpc::result(
+        "mcpServer/elicitation/request" => Handling::Refuse(RPC.result(
             &rpc_id,
             json!({ "action": "decline", "content": null, "_meta": null }),
         )),
-        _ => Handling::Refuse(rpc::error(
+        _ => Handling::Refuse(RPC.error(
             &rpc_id,
             -32601,
             &format!("{method} is not supported by sandbox-agent"),
@@ -177,7 +177,7 @@ pub(crate) fn answer_permission(
         Ask::Question { .. } => return None,
     };
     let event = event::permission_resolved(permission.resolved(reply));
-    Some((rpc::result(&pending.rpc_id, result), event))
+    Some((RPC.result(&pending.rpc_id, result), event))
 }
 
 /// The response to a pending question (`answers`: one list per Codex question; `None`
@@ -198,7 +198,7 @@ pub(crate) fn answer_question(
         Some(answers) => question.answered(answers),
         None => question.rejected(),
     };
-    let line = rpc::result(&pending.rpc_id, json!({ "answers": map }));
+    let line = RPC.result(&pending.rpc_id, json!({ "answers": map }));
     Some((line, event::question_resolved(resolved)))
 }
 

@@ -12,9 +12,10 @@ use serde_json::{json, Value};
 
 use crate::convert::str_of;
 use crate::requests::{self, Handling};
-use crate::rpc::{self, Incoming, RpcError};
 use crate::settings;
 use crate::state::{Call, Link, State, TurnState, STATE_VERSION};
+use crate::RPC;
+use sandbox_agent_adapter_kit::jsonrpc::{self, Message, RpcError};
 
 /// The share key of the app-server process: one for every Codex session.
 pub const SHARE_KEY: &str = "app-server";
@@ -74,7 +75,7 @@ impl CodexSession {
         let number = self.state.ids.next_number("rpc");
         let id = format!("{}:{number}", self.config.session_id);
         self.state.calls.insert(id.clone(), call);
-        out.write_line(PROCESS, &rpc::request(&id, method, params));
+        out.write_line(PROCESS, &RPC.request(id.as_str(), method, params));
     }
 
     /// Spawns the shared app-server (or attaches to the running one) and initializes
@@ -175,7 +176,7 @@ impl CodexSession {
         };
         match (call, outcome) {
             (Call::Initialize, Ok(_)) => {
-                out.write_line(PROCESS, &rpc::notification("initialized"));
+                out.write_line(PROCESS, &RPC.notification("initialized", Value::Null));
                 self.connected(out);
             }
             (Call::Initialize, Err(error)) if error.message.contains("Already initialized") => {
@@ -593,14 +594,14 @@ impl SessionMachine for CodexSession {
             ));
             return out.finish();
         }
-        match Incoming::parse(&line) {
-            Some(Incoming::Response { id, outcome }) => {
+        match jsonrpc::parse(&line) {
+            Some(Message::Response { id, outcome }) => {
                 self.on_response(&mut out, &id, outcome, &line)
             }
-            Some(Incoming::Request { id, method, params }) => {
+            Some(Message::Request { id, method, params }) => {
                 self.on_request(&mut out, id, &method, &params, &line)
             }
-            Some(Incoming::Notification { method, params }) => {
+            Some(Message::Notification { method, params }) => {
                 self.on_notification(&mut out, &method, &params, &line)
             }
             None => {

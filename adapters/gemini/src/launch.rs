@@ -20,7 +20,7 @@ pub(crate) fn spawn(config: &SessionConfig, process_id: &str) -> SpawnRequest {
 
 /// The program to run: the installed binary's path, else `gemini` (looked up by the
 /// host).
-pub(crate) fn program(config: &SessionConfig) -> &str {
+fn program(config: &SessionConfig) -> &str {
     config.agent_binary.as_deref().unwrap_or(PROGRAM)
 }
 

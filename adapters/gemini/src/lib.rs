@@ -9,32 +9,55 @@
 //! recipe, the mapping table and the reasons for ACP over `-p --output-format
 //! stream-json`.
 //!
-//! - [`Gemini`] holds the static facts (info, install plan, version probe) and
-//!   registers the component.
-//! - [`GeminiSession`] is the session state machine (`session` module); it reads the
-//!   CLI's messages with `rpc`, maps `session/update`s with `updates`, and starts
-//!   the process with `launch`.
+//! - [`Gemini`] holds the static facts (info, install plan, version probe,
+//!   credentials) and registers the component.
+//! - [`GeminiSession`] is the kit's generic ACP session
+//!   (`sandbox_agent_adapter_kit::acp`); what is Gemini's own is how the process is
+//!   started (`launch`) and the token usage it reports in `_meta`.
 
 #![warn(missing_docs)]
 
+use sandbox_agent_adapter_kit::acp::{AcpAgent, AcpSession};
 use sandbox_agent_adapter_kit::prelude::*;
+use serde_json::{json, Value};
 
 mod credentials;
-mod diff;
 mod install;
 mod launch;
-mod rpc;
-mod session;
-mod state;
-mod updates;
 
 #[cfg(test)]
 mod tests;
 
-pub use session::GeminiSession;
+/// A Gemini CLI session: one `gemini --acp` process, driven over ACP.
+pub type GeminiSession = AcpSession<Gemini>;
 
 /// The Gemini CLI adapter (agent id `gemini`).
 pub struct Gemini;
+
+impl AcpAgent for Gemini {
+    const NAME: &'static str = "Gemini CLI";
+    const PROCESS: &'static str = "gemini";
+
+    fn spawn(config: &SessionConfig, process_id: &str) -> SpawnRequest {
+        launch::spawn(config, process_id)
+    }
+
+    fn session_metadata(config: &SessionConfig) -> Option<Value> {
+        Some(json!({
+            "approvalMode": launch::approval_mode(config),
+            "model": config.model,
+        }))
+    }
+
+    /// The CLI reports the turn's tokens in `_meta.quota.token_count`.
+    fn usage(result: &Value) -> Option<Usage> {
+        let tokens = &result["_meta"]["quota"]["token_count"];
+        Some(Usage::tokens(
+            tokens["input_tokens"].as_u64()?,
+            tokens["output_tokens"].as_u64()?,
+        ))
+    }
+}
 
 impl Adapter for Gemini {
     type Session = GeminiSession;

@@ -85,6 +85,7 @@
 
 #![warn(missing_docs)]
 
+pub mod acp;
 mod actions;
 pub mod bindings;
 pub mod checksum;
@@ -94,6 +95,7 @@ pub mod event;
 mod ids;
 mod info;
 pub mod item;
+pub mod jsonrpc;
 pub mod log;
 pub mod reply;
 mod session;

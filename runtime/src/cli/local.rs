@@ -27,6 +27,10 @@ pub enum AdaptersCommand {
         /// The project folder, new or empty [default: ./NAME-adapter].
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Make an adapter for an agent that speaks the Agent Client Protocol on
+        /// stdio, started with this command line (`"my-agent --acp"`).
+        #[arg(long, value_name = "COMMAND")]
+        acp: Option<String>,
     },
     /// The adapters a daemon would load: the builtins, then the folder's.
     List {
@@ -220,9 +224,10 @@ pub(super) fn adapters(command: AdaptersCommand) -> Result<(), Failure> {
             let data_dir = data_dir.unwrap_or_else(default_data_dir);
             super::validate::validate(&file, cached_host(&data_dir))
         }
-        AdaptersCommand::New { name, dir } => {
+        AdaptersCommand::New { name, dir, acp } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from(format!("{name}-adapter")));
-            let made = super::scaffold::scaffold(&name, &dir).map_err(Failure::bad_input)?;
+            let made = super::scaffold::scaffold(&name, &dir, acp.as_deref())
+                .map_err(Failure::bad_input)?;
             println!(
                 "wrote {} (package {}): cd there and run `cargo build --release --target wasm32-wasip2` \
                  (the component is {}), or `sandbox-agent adapters test .` to build, validate and replay it",
@@ -244,7 +249,14 @@ pub(super) fn adapters(command: AdaptersCommand) -> Result<(), Failure> {
                 let file = super::project::build(project)?;
                 let data_dir = data_dir.clone().unwrap_or_else(default_data_dir);
                 super::validate::validate(&file, cached_host(&data_dir))?;
-                let dir = dir.unwrap_or_else(|| project.join("transcripts"));
+                let dir = match dir {
+                    Some(dir) => dir,
+                    None if project.join("transcripts").is_dir() => project.join("transcripts"),
+                    None => {
+                        println!("no transcripts/ to replay");
+                        return Ok(());
+                    }
+                };
                 (file.display().to_string(), dir)
             } else {
                 let dir = dir.ok_or_else(|| {

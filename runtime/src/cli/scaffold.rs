@@ -2,7 +2,9 @@
 //! anywhere on disk. It is the adapter template (`examples/adapter-template`)
 //! renamed, with the kit and the contract it is built against vendored under
 //! `vendor/`, so it needs nothing from this repository: `cargo build --release
-//! --target wasm32-wasip2` inside DIR makes the component.
+//! --target wasm32-wasip2` inside DIR makes the component. With `--acp COMMAND`
+//! it is an adapter for an agent that speaks the Agent Client Protocol instead:
+//! the kit's generic ACP session, started with COMMAND.
 
 use std::path::{Path, PathBuf};
 
@@ -26,15 +28,21 @@ pub struct Scaffolded {
 }
 
 /// Writes a new adapter project for agent `name` into `dir` (which must not exist,
-/// or be empty).
-pub fn scaffold(name: &str, dir: &Path) -> Result<Scaffolded, String> {
+/// or be empty): the template, or with `acp` (the agent's command line) an ACP
+/// adapter.
+pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded, String> {
     check_name(name)?;
+    let acp = acp.map(command_words).transpose()?;
     check_empty(dir)?;
     let package = format!("{name}-adapter");
     let library = package.replace('-', "_");
     let component = format!("target/wasm32-wasip2/release/{library}.wasm");
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     for (path, bytes) in TEMPLATE_FILES {
+        // An ACP adapter has its own source and no line-agent transcripts.
+        if acp.is_some() && *path != "Cargo.lock" {
+            continue;
+        }
         let text = String::from_utf8_lossy(bytes);
         let text = match *path {
             "Cargo.lock" => text.replacen(
@@ -57,7 +65,13 @@ pub fn scaffold(name: &str, dir: &Path) -> Result<Scaffolded, String> {
         "Cargo.toml".into(),
         project_manifest(&package, name).into_bytes(),
     ));
-    files.push(("README.md".into(), readme(name, &component).into_bytes()));
+    files.push((
+        "README.md".into(),
+        readme(name, &component, acp.as_deref()).into_bytes(),
+    ));
+    if let Some(command) = &acp {
+        files.push(("src/lib.rs".into(), acp_source(name, command).into_bytes()));
+    }
     files.push((".gitignore".into(), b"/target\n".to_vec()));
     for (path, bytes) in KIT_FILES {
         let bytes = match *path {
@@ -190,20 +204,184 @@ fn kit_manifest(kit: &str) -> Result<String, String> {
     Ok(out)
 }
 
-fn readme(name: &str, component: &str) -> String {
+/// The words of an agent's command line (`my-agent --acp`); quotes group words.
+fn command_words(command: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote = None;
+    let mut started = false;
+    for c in command.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if started || !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            (None, c) => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("--acp {command:?}: a quote is not closed"));
+    }
+    if started {
+        words.push(word);
+    }
+    if words.first().is_none_or(|program| program.is_empty()) {
+        return Err("--acp needs the agent's command, e.g. --acp \"my-agent --acp\"".into());
+    }
+    Ok(words)
+}
+
+/// `src/lib.rs` of an ACP adapter for `name`, started with `command`.
+fn acp_source(name: &str, command: &[String]) -> String {
+    let words: Vec<String> = command.iter().map(|word| format!("{word:?}")).collect();
+    let program = Path::new(&command[0])
+        .file_name()
+        .map_or(command[0].clone(), |name| {
+            name.to_string_lossy().into_owned()
+        });
+    format!(
+        r#"//! The sandbox-agent adapter for `{name}`, an agent that speaks the Agent Client
+//! Protocol on stdio. The session is the kit's generic ACP session
+//! (`sandbox_agent_adapter_kit::acp`); this file says how to start the agent and
+//! what it can do. Written by `sandbox-agent adapters new --acp`: add the agent's
+//! install recipe, credentials and models as it needs them (see the kit's docs).
+
+use sandbox_agent_adapter_kit::acp::{{AcpAgent, AcpSession}};
+use sandbox_agent_adapter_kit::prelude::*;
+
+/// The agent id clients use.
+pub const AGENT_ID: &str = "{name}";
+
+/// How the agent is started: the program, then the arguments that make it speak
+/// ACP on stdin and stdout.
+const COMMAND: &[&str] = &[{words}];
+
+/// The adapter.
+pub struct Agent;
+
+impl AcpAgent for Agent {{
+    const NAME: &'static str = "{name}";
+    const PROCESS: &'static str = "agent";
+
+    /// `COMMAND`, with the installed binary's path as the program when the daemon
+    /// found one.
+    fn spawn(config: &SessionConfig, process_id: &str) -> SpawnRequest {{
+        let mut argv: Vec<String> = COMMAND.iter().map(|word| (*word).to_owned()).collect();
+        if let Some(binary) = &config.agent_binary {{
+            argv[0] = binary.clone();
+        }}
+        SpawnRequest::command(process_id, argv)
+    }}
+}}
+
+impl Adapter for Agent {{
+    type Session = AcpSession<Agent>;
+
+    fn info() -> AdapterInfo {{
+        AdapterInfo {{
+            builtin: false,
+            ..AdapterInfo::builtin(AGENT_ID, "{name}", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+        }}
+    }}
+
+    /// The daemon looks for `{program}` in its install folder, then on `PATH`.
+    fn install_plan(_target: Platform, _version: Option<String>) -> Option<InstallRecipe> {{
+        Some(InstallRecipe {{
+            binary_name: "{program}".to_owned(),
+            latest_version_url: None,
+            sources: Vec::new(),
+            npm_package: None,
+            npm_binary_path: None,
+        }})
+    }}
+}}
+
+/// What the generic ACP session reports for an agent that uses what ACP offers;
+/// remove what your agent does not do.
+const CAPABILITIES: Capabilities = Capabilities {{
+    permissions: true,
+    tool_calls: true,
+    tool_results: true,
+    error_events: true,
+    reasoning: true,
+    command_execution: true,
+    file_changes: true,
+    streaming_deltas: true,
+    resume: true,
+    cancel: true,
+    session_lifecycle: false,
+    ..Capabilities::TEXT
+}};
+
+sandbox_agent_adapter_kit::export!(Agent);
+
+#[cfg(test)]
+mod tests {{
+    use sandbox_agent_adapter_kit::transcript::render;
+
+    use super::*;
+
+    #[test]
+    fn a_session_starts_the_agent_with_its_command() {{
+        let config = SessionConfig {{
+            session_id: "s1".into(),
+            agent_mode: "build".into(),
+            permission_mode: "default".into(),
+            model: None,
+            variant: None,
+            directory: "/workspace".into(),
+            agent_binary: None,
+            env: Vec::new(),
+            resume_native_session_id: None,
+            mcp_servers: Vec::new(),
+            skills: Vec::new(),
+            scratch_dir: "/tmp/scratch".into(),
+        }};
+        let started = render(&AcpSession::<Agent>::new(config).start());
+        assert!(started[1].starts_with("spawn agent_1"), "{{started:?}}");
+    }}
+}}
+"#,
+        words = words.join(", ")
+    )
+}
+
+fn readme(name: &str, component: &str, acp: Option<&[String]>) -> String {
+    let start = match acp {
+        Some(command) => format!(
+            "It drives an agent that speaks the Agent Client Protocol, started as `{}`,\n\
+             with the kit's generic ACP session. Adjust `src/lib.rs` (capabilities, install\n\
+             recipe, credentials) to your agent.",
+            command.join(" ")
+        ),
+        None => "It starts as the adapter template: the agent is a program that reads the \
+                 user's\nmessage on stdin and prints its answer line by line (`cat` by \
+                 default). Teach it\nyour agent in `src/lib.rs` (facts, install recipe, \
+                 credentials) and\n`src/session.rs` (the session state machine)."
+            .to_owned(),
+    };
     format!(
         r#"# `{name}`: a sandbox-agent adapter
 
-Written by `sandbox-agent adapters new`. It starts as the adapter template: the agent is
-a program that reads the user's message on stdin and prints its answer line by line (`cat`
-by default). Teach it your agent in `src/lib.rs` (facts, install recipe, credentials) and
-`src/session.rs` (the session state machine).
+Written by `sandbox-agent adapters new`. {start}
+
 
 ```bash
 rustup target add wasm32-wasip2                  # once
 cargo build --release --target wasm32-wasip2     # -> {component}
 sandbox-agent adapters validate {component}
-cargo test                                       # unit tests + transcripts/ replayed (needs sandbox-agent)
+cargo test                                       # unit tests (and transcripts/, when there is one)
 sandbox-agent adapters test .                    # builds, validates and replays in one go
 ```
 
@@ -233,6 +411,16 @@ mod tests {
         assert!(check_empty(&dir.path().join("new")).is_ok());
         std::fs::write(dir.path().join("x"), "").unwrap();
         assert!(check_empty(dir.path()).unwrap_err().contains("not empty"));
+    }
+
+    #[test]
+    fn acp_commands_are_split_into_words() {
+        assert_eq!(
+            command_words("node '/opt/my agent/cli.js' --acp").unwrap(),
+            ["node", "/opt/my agent/cli.js", "--acp"]
+        );
+        assert!(command_words("  ").is_err());
+        assert!(command_words("agent 'open").is_err());
     }
 
     #[test]

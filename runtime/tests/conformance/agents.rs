@@ -77,6 +77,15 @@ pub const AGENTS: &[Agent] = &[
         binary: || "@google/gemini-cli/bundle/gemini.js".into(),
         env: gemini_env,
     },
+    Agent {
+        id: "qwen",
+        package: || "@qwen-code/qwen-code".into(),
+        question_mode: "default",
+        resumes_next_minute: false,
+        // A Node script (its `bin` entry `qwen`), driven by the kit's generic ACP session.
+        binary: || "@qwen-code/qwen-code/cli-entry.js".into(),
+        env: qwen_env,
+    },
 ];
 
 impl Agent {
@@ -209,5 +218,16 @@ fn gemini_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
     pairs(&[
         ("GOOGLE_GEMINI_BASE_URL", model.url()),
         ("GEMINI_API_KEY", "scripted-key".into()),
+    ])
+}
+
+/// Qwen Code's OpenAI-compatible auth (the adapter passes `--auth-type openai`)
+/// pointed at the model server; its folder is the agent's private home.
+fn qwen_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
+    pairs(&[
+        ("OPENAI_BASE_URL", model.openai_url()),
+        ("OPENAI_API_KEY", "sk-scripted".into()),
+        ("OPENAI_MODEL", "scripted".into()),
+        ("QWEN_HOME", home.join(".qwen").display().to_string()),
     ])
 }

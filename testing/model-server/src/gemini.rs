@@ -48,6 +48,7 @@ pub fn conversation(body: &Value) -> Conversation {
         user_text,
         tool_output,
         tools,
+        working_dir: None,
     }
 }
 

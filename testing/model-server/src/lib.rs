@@ -111,12 +111,13 @@ async fn gemini_action(
 }
 
 fn answer(shared: &Shared, api: Api, body: &Value) -> Response {
-    let conversation = match api {
+    let mut conversation = match api {
         Api::Anthropic => anthropic::conversation(body),
         Api::Responses => responses::conversation(body),
         Api::Chat => chat::conversation(body),
         Api::Gemini => gemini::conversation(body),
     };
+    conversation.working_dir = script::working_dir(body);
     let id = shared.counter.fetch_add(1, Ordering::SeqCst) + 1;
     let structured = match api {
         Api::Gemini => gemini::structured_reply(body),

@@ -18,6 +18,21 @@ pub struct Conversation {
     pub tool_output: Option<String>,
     /// The tools the agent offers.
     pub tools: Vec<Tool>,
+    /// The agent's working directory, when its context names it (for tools that
+    /// want absolute paths, as a real model would write them).
+    pub working_dir: Option<String>,
+}
+
+/// The working directory an agent's context names (`I'm currently working in the
+/// directory: /path`, as Gemini CLI and its forks put it in their first message).
+pub fn working_dir(body: &Value) -> Option<String> {
+    const MARKER: &str = "working in the directory: ";
+    let text = body.to_string();
+    let start = text.find(MARKER)? + MARKER.len();
+    let rest = &text[start..];
+    let end = rest.find(['\\', '"', ' ']).unwrap_or(rest.len());
+    let dir = &rest[..end];
+    dir.starts_with('/').then(|| dir.to_owned())
 }
 
 /// One block of the model's answer.
@@ -133,7 +148,13 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
             let (path, content) = argument.split_once(": ").unwrap_or((argument, ""));
             Reply::say_then_call(
                 "I'll write the file.",
-                tools::write(tools, &call_id, path.trim(), content),
+                tools::write(
+                    tools,
+                    &call_id,
+                    path.trim(),
+                    content,
+                    conversation.working_dir.as_deref(),
+                ),
                 "write files",
             )
         }
@@ -204,8 +225,17 @@ mod tests {
                 .iter()
                 .map(|name| Tool::function(name, json!({})))
                 .collect(),
+            working_dir: None,
         };
         reply(&conversation, 1)
+    }
+
+    #[test]
+    fn the_working_directory_is_read_from_the_context() {
+        let body = json!({"messages": [{"role": "user", "content":
+            "My operating system is: linux\nI'm currently working in the directory: /tmp/ws\nHere"}]});
+        assert_eq!(working_dir(&body).as_deref(), Some("/tmp/ws"));
+        assert_eq!(working_dir(&json!({"messages": []})), None);
     }
 
     #[test]

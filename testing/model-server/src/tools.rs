@@ -80,7 +80,16 @@ pub fn shell(tools: &[Tool], id: &str, command: &str) -> Option<ToolCall> {
 }
 
 /// A call that writes `content` to `path` (a patch for Codex's `apply_patch`).
-pub fn write(tools: &[Tool], id: &str, path: &str, content: &str) -> Option<ToolCall> {
+///
+/// A tool whose path argument must be absolute gets `path` under `working_dir`,
+/// as a real model would write it.
+pub fn write(
+    tools: &[Tool],
+    id: &str,
+    path: &str,
+    content: &str,
+    working_dir: Option<&str>,
+) -> Option<ToolCall> {
     if let Some(tool) = find(tools, &["apply_patch"]) {
         let added: String = content.lines().map(|line| format!("+{line}\n")).collect();
         let patch = format!("*** Begin Patch\n*** Add File: {path}\n{added}*** End Patch\n");
@@ -93,6 +102,17 @@ pub fn write(tools: &[Tool], id: &str, path: &str, content: &str) -> Option<Tool
     }
     let tool = find(tools, &["Write", "write", "write_file"])?;
     let path_key = path_property(tool);
+    let wants_absolute = tool.schema["properties"][path_key]["description"]
+        .as_str()
+        .is_some_and(|description| description.to_lowercase().contains("absolute"));
+    let absolute;
+    let path = match working_dir {
+        Some(dir) if wants_absolute && !path.starts_with('/') => {
+            absolute = format!("{}/{path}", dir.trim_end_matches('/'));
+            absolute.as_str()
+        }
+        _ => path,
+    };
     Some(tool.call(
         id,
         ToolInput::Json(json!({ path_key: path, "content": content })),
@@ -174,19 +194,36 @@ mod tests {
             "write",
             json!({"properties": {"filePath": {}, "content": {}}}),
         )];
-        let call = write(&opencode, "c2", "/tmp/a", "x").unwrap();
+        let call = write(&opencode, "c2", "/tmp/a", "x", Some("/w")).unwrap();
         assert_eq!(
             call.input,
             ToolInput::Json(json!({"filePath": "/tmp/a", "content": "x"}))
         );
 
         let patcher = [Tool::free_form("apply_patch")];
-        let ToolInput::Text(patch) = write(&patcher, "c3", "a.txt", "hi").unwrap().input else {
+        let ToolInput::Text(patch) = write(&patcher, "c3", "a.txt", "hi", None).unwrap().input
+        else {
             panic!()
         };
         assert_eq!(
             patch,
             "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n"
+        );
+
+        // A tool that wants an absolute path gets one under the working directory.
+        let absolute = [Tool::function(
+            "write_file",
+            json!({"properties": {"file_path": {"description": "The absolute path"}, "content": {}}}),
+        )];
+        let call = write(&absolute, "c4", "notes.txt", "x", Some("/w/")).unwrap();
+        assert_eq!(
+            call.input,
+            ToolInput::Json(json!({"file_path": "/w/notes.txt", "content": "x"}))
+        );
+        let call = write(&absolute, "c5", "notes.txt", "x", None).unwrap();
+        assert_eq!(
+            call.input,
+            ToolInput::Json(json!({"file_path": "notes.txt", "content": "x"}))
         );
     }
 

@@ -5,11 +5,11 @@
 //! `tool_call_update` (completed or failed) adds its `tool_result`, with diffs as
 //! `file_ref` parts.
 
-use sandbox_agent_adapter_kit::prelude::*;
+use crate::prelude::*;
 use serde_json::{json, Value};
 
-use crate::diff;
-use crate::state::{OpenItem, State, ToolCall, TurnState};
+use super::diff;
+use super::state::{OpenItem, State, ToolCall, TurnState};
 
 /// The kinds of `session/update` the adapter knows and shows nothing for: the
 /// CLI's slash commands, its mode and the client's own message echoed back.
@@ -36,13 +36,24 @@ pub(crate) fn apply(state: &mut State, out: &mut Actions, update: &Value, raw: &
         ));
         return;
     };
+    // Some agents report the turn's tokens on an update (`_meta.usage`).
+    let usage = &update["_meta"]["usage"];
+    if let (Some(input), Some(output)) = (
+        usage["inputTokens"].as_u64(),
+        usage["outputTokens"].as_u64(),
+    ) {
+        turn.usage = Some(Usage::tokens(input, output));
+    }
     match kind {
         "agent_message_chunk" | "agent_thought_chunk" => {
             let Some(text) = update["content"]["text"].as_str() else {
                 out.emit(event::unparsed("chunk without text", "stdout", raw));
                 return;
             };
-            chunk(ids, turn, out, kind == "agent_thought_chunk", text, raw);
+            // An empty chunk carries only `_meta` (the usage above).
+            if !text.is_empty() {
+                chunk(ids, turn, out, kind == "agent_thought_chunk", text, raw);
+            }
         }
         "tool_call" => {
             close_open(turn, out, false);

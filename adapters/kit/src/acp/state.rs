@@ -1,8 +1,8 @@
-//! The session's serializable state: what [`crate::GeminiSession::snapshot`] keeps.
+//! The session's serializable state: what [`super::AcpSession`] snapshots.
 
 use std::collections::BTreeMap;
 
-use sandbox_agent_adapter_kit::prelude::*;
+use crate::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -26,8 +26,7 @@ pub(crate) struct State {
 /// The session's CLI process and where its ACP handshake is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Process {
-    /// Its process id (`gemini_<n>`: a fresh one per launch, so output of a killed
-    /// predecessor is never mistaken for the live one's).
+    /// Its process id (`<AcpAgent::PROCESS>_<n>`, see [`super::AcpAgent::PROCESS`]).
     pub id: String,
     /// The last JSON-RPC request id used.
     pub last_request: u64,
@@ -72,8 +71,11 @@ pub(crate) struct TurnState {
     pub errored: bool,
     /// The message or reasoning streaming now.
     pub open: Option<OpenItem>,
-    /// The tool calls of the turn, by the CLI's `toolCallId`.
+    /// The tool calls of the turn, by the agent's `toolCallId`.
     pub tools: BTreeMap<String, ToolCall>,
+    /// Token usage an update reported (`_meta.usage`).
+    #[serde(default)]
+    pub usage: Option<Usage>,
 }
 
 /// A streaming assistant message or reasoning item.

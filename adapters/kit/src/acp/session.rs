@@ -1,14 +1,17 @@
-//! [`GeminiSession`]: one `gemini --acp` process per session, driven over ACP.
+//! [`AcpSession`]: one ACP agent process per session.
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
-use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Value};
 
-use crate::launch;
-use crate::rpc::{self, Message, RpcError};
-use crate::state::{Call, PendingPermission, Phase, Process, State, TurnState};
-use crate::updates;
+use super::state::{Call, PendingPermission, Phase, Process, State, TurnState};
+use super::{updates, AcpAgent};
+use crate::jsonrpc::{self, Framing, Message, RpcError};
+use crate::prelude::*;
+
+/// ACP lines carry the `jsonrpc` member.
+const RPC: Framing = Framing::JSONRPC;
 
 /// Version of the snapshot format.
 const STATE_VERSION: u32 = 1;
@@ -23,30 +26,42 @@ const REPLAY_TIMER: &str = "replay";
 /// answering `session/load`) before the next prompt goes out.
 const REPLAY_MS: u32 = 500;
 
-/// A Gemini CLI session.
-pub struct GeminiSession {
+/// A session of the ACP agent `A`.
+pub struct AcpSession<A> {
     config: SessionConfig,
     state: State,
+    agent: PhantomData<A>,
 }
 
-impl SessionMachine for GeminiSession {
+impl<A: AcpAgent> SessionMachine for AcpSession<A> {
     fn new(config: SessionConfig) -> Self {
         let state = State {
             native_session_id: config.resume_native_session_id.clone(),
             ..State::default()
         };
-        Self { config, state }
+        Self {
+            config,
+            state,
+            agent: PhantomData,
+        }
     }
 
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Ok(Self {
+            config,
+            state: crate::snapshot::decode(STATE_VERSION, state)?,
+            agent: PhantomData,
+        })
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        crate::snapshot::encode(STATE_VERSION, &self.state)
+    }
 
     fn start(&mut self) -> Vec<Action> {
         let mut out = Actions::new();
-        let metadata = json!({
-            "approvalMode": launch::approval_mode(&self.config),
-            "model": self.config.model,
-        });
-        out.emit(event::session_started(Some(metadata.to_string())).synthetic());
+        let metadata = A::session_metadata(&self.config).map(|metadata| metadata.to_string());
+        out.emit(event::session_started(metadata).synthetic());
         self.launch(&mut out);
         out.finish()
     }
@@ -93,7 +108,7 @@ impl SessionMachine for GeminiSession {
         let mut out = Actions::new();
         self.write(
             &mut out,
-            &rpc::result(&pending.request_id, rpc::permission_outcome(chosen)),
+            &RPC.result(&pending.request_id, super::permission_outcome(chosen)),
         );
         out.emit(event::permission_resolved(pending.permission.resolved(reply)).synthetic());
         if reply == PermissionReply::Reject {
@@ -117,7 +132,7 @@ impl SessionMachine for GeminiSession {
         if let Some(session_id) = self.state.native_session_id.clone() {
             self.write(
                 &mut out,
-                &rpc::notification("session/cancel", json!({ "sessionId": session_id })),
+                &RPC.notification("session/cancel", json!({ "sessionId": session_id })),
             );
         }
         out.set_timer(CANCEL_TIMER, CANCEL_TIMEOUT_MS);
@@ -150,7 +165,7 @@ impl SessionMachine for GeminiSession {
         if self.state.ended || !self.is_current(&process_id) {
             return out.finish();
         }
-        match rpc::parse(&line) {
+        match jsonrpc::parse(&line) {
             Some(Message::Response { id, outcome }) => {
                 self.on_response(&mut out, id, outcome, &line)
             }
@@ -172,8 +187,10 @@ impl SessionMachine for GeminiSession {
             }
             Some(Message::Request { id, method, .. }) => {
                 let message = format!("method not supported by sandbox-agent: {method}");
-                self.write(&mut out, &rpc::error(&id, -32601, &message));
-                out.emit(event::unparsed("unsupported ACP request", "stdout", line));
+                self.write(&mut out, &RPC.error(&id, -32601, &message));
+                if !A::QUIET_REQUESTS.contains(&method.as_str()) {
+                    out.emit(event::unparsed("unsupported ACP request", "stdout", line));
+                }
             }
             Some(Message::Notification { .. }) => {
                 out.emit(event::unparsed("unknown ACP notification", "stdout", line));
@@ -201,11 +218,16 @@ impl SessionMachine for GeminiSession {
         }
         let phase = self.state.process.take().map(|p| p.phase);
         if self.state.turn.is_some() {
-            let message = format!("Gemini CLI exited during a turn with {}", status.describe());
+            let message = format!(
+                "{} exited during a turn with {}",
+                A::NAME,
+                status.describe()
+            );
             self.fail(&mut out, message, "agent_exited", status.code);
         } else if phase == Some(Phase::Starting) {
             let message = format!(
-                "Gemini CLI exited before its session started, with {}",
+                "{} exited before its session started, with {}",
+                A::NAME,
                 status.describe()
             );
             self.fail(&mut out, message, "agent_exited", status.code);
@@ -220,7 +242,8 @@ impl SessionMachine for GeminiSession {
             return out.finish();
         }
         self.state.process = None;
-        let program = launch::program(&self.config);
+        let spawn = A::spawn(&self.config, &process_id);
+        let program = spawn.argv.first().map_or(A::NAME, String::as_str);
         let message = format!("could not start {program}: {message}");
         self.fail(&mut out, message, "spawn_failed", None);
         out.finish()
@@ -251,11 +274,11 @@ impl SessionMachine for GeminiSession {
     }
 }
 
-impl GeminiSession {
-    /// Starts a CLI process and its ACP handshake.
+impl<A: AcpAgent> AcpSession<A> {
+    /// Starts an agent process and its ACP handshake.
     fn launch(&mut self, out: &mut Actions) {
-        let id = self.state.ids.next("gemini");
-        out.spawn(launch::spawn(&self.config, &id));
+        let id = self.state.ids.next(A::PROCESS);
+        out.spawn(A::spawn(&self.config, &id));
         self.state.process = Some(Process {
             id,
             last_request: 0,
@@ -265,7 +288,7 @@ impl GeminiSession {
         self.request(
             out,
             "initialize",
-            rpc::initialize_params(),
+            super::initialize_params(),
             Call::Initialize,
         );
     }
@@ -293,7 +316,7 @@ impl GeminiSession {
         process.last_request += 1;
         let id = process.last_request;
         process.requests.insert(id, call);
-        out.write_line(&process.id, &rpc::request(id, method, params));
+        out.write_line(&process.id, &RPC.request(id, method, params));
     }
 
     /// Sends the running turn's prompt, if it is still unsent and the session open.
@@ -307,7 +330,7 @@ impl GeminiSession {
         let Some(text) = turn.unsent.take() else {
             return;
         };
-        let params = rpc::prompt_params(&session_id, &text);
+        let params = super::prompt_params(&session_id, &text);
         self.request(out, "session/prompt", params, Call::Prompt);
     }
 
@@ -315,19 +338,20 @@ impl GeminiSession {
     fn on_response(
         &mut self,
         out: &mut Actions,
-        id: u64,
+        id: Value,
         outcome: Result<Value, RpcError>,
         line: &str,
     ) {
-        let call = self
-            .state
-            .process
-            .as_mut()
-            .and_then(|p| p.requests.remove(&id));
+        let call = id.as_u64().and_then(|id| {
+            self.state
+                .process
+                .as_mut()
+                .and_then(|p| p.requests.remove(&id))
+        });
         match (call, outcome) {
             (Some(Call::Initialize), Ok(_)) => match self.state.native_session_id.clone() {
                 Some(native) => {
-                    let params = rpc::load_session_params(&native, &self.config.directory);
+                    let params = super::load_session_params(&native, &self.config);
                     self.request(out, "session/load", params, Call::LoadSession(native));
                 }
                 None => self.new_session(out),
@@ -349,8 +373,9 @@ impl GeminiSession {
             }
             (Some(Call::LoadSession(native)), Err(error)) => {
                 let message = format!(
-                    "could not resume Gemini session {native} ({}); continuing in a new \
+                    "could not resume {} session {native} ({}); continuing in a new \
                      session without the earlier conversation",
+                    A::NAME,
                     error.describe().trim_end_matches('.')
                 );
                 out.emit(event::error(message, Some("resume_failed")).with_raw(line));
@@ -370,7 +395,7 @@ impl GeminiSession {
                 self.end_turn(out, None, None);
             }
             (Some(Call::Initialize | Call::NewSession), Err(error)) => {
-                let message = format!("Gemini CLI could not open a session: {}", error.describe());
+                let message = format!("{} could not open a session: {}", A::NAME, error.describe());
                 self.fail(out, message, "agent_failed", None);
                 if let Some(process) = self.state.process.take() {
                     out.kill(process.id);
@@ -383,7 +408,7 @@ impl GeminiSession {
     }
 
     fn new_session(&mut self, out: &mut Actions) {
-        let params = rpc::new_session_params(&self.config.directory);
+        let params = super::new_session_params(&self.config);
         self.request(out, "session/new", params, Call::NewSession);
     }
 
@@ -395,14 +420,8 @@ impl GeminiSession {
 
     /// `session/prompt` answered: the turn is over.
     fn on_prompt_result(&mut self, out: &mut Actions, result: &Value, line: &str) {
-        let tokens = &result["_meta"]["quota"]["token_count"];
-        let usage = match (
-            tokens["input_tokens"].as_u64(),
-            tokens["output_tokens"].as_u64(),
-        ) {
-            (Some(input), Some(output)) => Some(Usage::tokens(input, output)),
-            _ => None,
-        };
+        let reported = self.state.turn.as_mut().and_then(|turn| turn.usage.take());
+        let usage = A::usage(result).or(reported);
         let stop = result["stopReason"].as_str().unwrap_or("end_turn");
         let metadata = match stop {
             "end_turn" => None,
@@ -464,7 +483,7 @@ impl GeminiSession {
         let tool_call = &params["toolCall"];
         let Some(turn) = self.state.turn.as_mut().filter(|t| !t.cancelling) else {
             // Nothing to ask the client about: refuse.
-            self.write(out, &rpc::result(&id, rpc::permission_outcome(None)));
+            self.write(out, &RPC.result(&id, super::permission_outcome(None)));
             out.emit(event::unparsed(
                 "permission request outside a turn",
                 "stdout",
@@ -513,7 +532,7 @@ impl GeminiSession {
         for (_, pending) in std::mem::take(&mut self.state.pending) {
             self.write(
                 out,
-                &rpc::result(&pending.request_id, rpc::permission_outcome(None)),
+                &RPC.result(&pending.request_id, super::permission_outcome(None)),
             );
             out.emit(
                 event::permission_resolved(pending.permission.resolved(PermissionReply::Reject))
@@ -542,7 +561,7 @@ impl GeminiSession {
     }
 }
 
-/// The prompt for the CLI: the message's text, then the paths of its attachments
+/// The prompt for the agent: the message's text, then the paths of its attachments
 /// (ACP would take their contents, which the adapter cannot read).
 fn prompt_text(parts: &[MessagePart]) -> String {
     let mut prompt = text::message_text(parts);

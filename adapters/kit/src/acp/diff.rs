@@ -1,7 +1,7 @@
-//! Unified diffs for the file changes the CLI reports as old and new text.
+//! Unified diffs for the file changes an ACP agent reports as old and new text.
 
 /// A unified diff of `path` from `old` to `new`, as one hunk over the whole file
-/// (the CLI reports both texts, not its own diff). An empty `old` is a new file.
+/// (the agent reports both texts, not its own diff). An empty `old` is a new file.
 pub(crate) fn unified(path: &str, old: &str, new: &str) -> String {
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();

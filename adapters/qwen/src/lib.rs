@@ -1,0 +1,147 @@
+//! The Qwen Code adapter: drives Alibaba's `qwen` CLI (written against 0.24.4) for
+//! sandbox-agent.
+//!
+//! Qwen Code speaks the Agent Client Protocol with `--acp`, so the session is the
+//! kit's generic ACP session ([`AcpSession`]); this crate only says how to start
+//! the CLI, where it comes from and where its credentials are. It talks to any
+//! OpenAI-compatible endpoint (`--auth-type openai` with `OPENAI_BASE_URL`,
+//! `OPENAI_API_KEY` and `OPENAI_MODEL`), which is how the conformance suite runs it
+//! offline against the scripted model server.
+
+#![warn(missing_docs)]
+
+use sandbox_agent_adapter_kit::acp::{AcpAgent, AcpSession};
+use sandbox_agent_adapter_kit::prelude::*;
+use serde_json::{json, Value};
+
+mod credentials;
+
+#[cfg(test)]
+mod tests;
+
+/// A Qwen Code session: one `qwen --acp` process, driven over ACP.
+pub type QwenSession = AcpSession<Qwen>;
+
+/// The Qwen Code adapter (agent id `qwen`).
+pub struct Qwen;
+
+/// The program when the session has no installed binary path.
+const PROGRAM: &str = "qwen";
+
+impl AcpAgent for Qwen {
+    const NAME: &'static str = "Qwen Code";
+    const PROCESS: &'static str = "qwen";
+    /// After each tool call the CLI asks whether prompts were queued meanwhile
+    /// (its own extension); "method not found" means none.
+    const QUIET_REQUESTS: &'static [&'static str] = &["craft/drainMidTurnQueue"];
+
+    /// `qwen --acp --auth-type openai --approval-mode <mode> [--model <model>]`.
+    fn spawn(config: &SessionConfig, process_id: &str) -> SpawnRequest {
+        let program = config.agent_binary.as_deref().unwrap_or(PROGRAM);
+        let mut argv: Vec<String> = [program, "--acp", "--auth-type", "openai"]
+            .map(str::to_owned)
+            .to_vec();
+        argv.extend([
+            "--approval-mode".to_owned(),
+            approval_mode(config).to_owned(),
+        ]);
+        if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
+            argv.extend(["--model".to_owned(), model.to_owned()]);
+        }
+        SpawnRequest::command(process_id, argv)
+    }
+
+    fn session_metadata(config: &SessionConfig) -> Option<Value> {
+        Some(json!({ "approvalMode": approval_mode(config), "model": config.model }))
+    }
+}
+
+/// The CLI's `--approval-mode`: `plan` when the agent mode or the permission mode
+/// asks for it, `yolo` for `bypass`, `auto-edit` for `acceptEdits`, else `default`
+/// (ask before tools that change things).
+fn approval_mode(config: &SessionConfig) -> &'static str {
+    if config.agent_mode == "plan" {
+        return "plan";
+    }
+    match config.permission_mode.as_str() {
+        "plan" => "plan",
+        "bypass" => "yolo",
+        "acceptEdits" => "auto-edit",
+        _ => "default",
+    }
+}
+
+impl Adapter for Qwen {
+    type Session = QwenSession;
+
+    /// Modes `build` and `plan` (the CLI's analyze-only approval mode); the model
+    /// is whatever the OpenAI-compatible endpoint serves (`OPENAI_MODEL`, or the
+    /// session's `model`).
+    fn info() -> AdapterInfo {
+        AdapterInfo {
+            agent_versions: ">=0.24, <0.25".to_owned(),
+            modes: vec![
+                AgentMode::new("build", "Build", "Qwen Code with its full tool set"),
+                AgentMode::new("plan", "Plan", "Qwen Code's plan mode: analyze only"),
+            ],
+            credential_env: credentials::variables(),
+            location_env: vec![credentials::LOCATION_ENV.to_owned()],
+            builtin: false,
+            ..AdapterInfo::builtin("qwen", "Qwen Code", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+        }
+    }
+
+    /// The npm package `@qwen-code/qwen-code` (one JavaScript entry for every
+    /// platform, run by Node.js).
+    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
+        let _ = (target, version);
+        Some(InstallRecipe {
+            binary_name: PROGRAM.to_owned(),
+            latest_version_url: None,
+            sources: Vec::new(),
+            npm_package: Some("@qwen-code/qwen-code".to_owned()),
+            npm_binary_path: Some("cli-entry.js".to_owned()),
+        })
+    }
+
+    fn version_args() -> Option<Vec<String>> {
+        Some(vec!["--version".to_owned()])
+    }
+
+    /// `0.24.4` → `0.24.4`.
+    fn parse_version(output: String) -> Option<String> {
+        text::version_word(&output)
+    }
+
+    fn credential_files(locations: Locations) -> Vec<String> {
+        credentials::files(&locations)
+    }
+
+    fn parse_credentials(path: String, text: String) -> CredentialRead {
+        credentials::parse(&path, &text)
+    }
+}
+
+/// What the generic ACP session maps and the conformance suite proves on the real
+/// CLI: text, reasoning, tool calls and results with file changes, permission
+/// prompts, cancel, resume (`session/load`), and the token usage the CLI reports
+/// on its last update. Not `questions` (none over ACP), not attachments (paths in
+/// the text only), not `session_lifecycle` (the adapter's own events).
+const CAPABILITIES: Capabilities = Capabilities {
+    plan_mode: true,
+    permissions: true,
+    tool_calls: true,
+    tool_results: true,
+    error_events: true,
+    reasoning: true,
+    command_execution: true,
+    file_changes: true,
+    streaming_deltas: true,
+    resume: true,
+    cancel: true,
+    usage: true,
+    session_lifecycle: false,
+    ..Capabilities::TEXT
+};
+
+sandbox_agent_adapter_kit::export!(Qwen);

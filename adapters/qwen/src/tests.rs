@@ -1,0 +1,68 @@
+//! The static facts and the launch; the session itself is the kit's ACP session,
+//! run for real against the CLI by the conformance suite.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::testing;
+use sandbox_agent_adapter_kit::transcript::render;
+
+use crate::{Qwen, QwenSession};
+
+#[test]
+fn permission_modes_map_to_approval_modes_and_models_to_flags() {
+    for (mode, approval) in [
+        ("default", "default"),
+        ("plan", "plan"),
+        ("bypass", "yolo"),
+        ("acceptEdits", "auto-edit"),
+    ] {
+        let config = SessionConfig {
+            permission_mode: mode.into(),
+            model: Some("qwen3-coder".into()),
+            ..testing::config()
+        };
+        let started = render(&QwenSession::new(config).start());
+        assert!(
+            started[1].contains(&format!(
+                r#"["qwen", "--acp", "--auth-type", "openai", "--approval-mode", "{approval}", "--model", "qwen3-coder"]"#
+            )),
+            "{started:?}"
+        );
+        assert!(
+            started[2].starts_with("write-stdin qwen_1") && started[2].contains("initialize"),
+            "{started:?}"
+        );
+    }
+}
+
+#[test]
+fn facts_install_recipe_and_credentials() {
+    let info = <Qwen as Adapter>::info();
+    assert_eq!(info.id, "qwen");
+    assert!(info.capabilities.iter().any(|c| c == "permissions"));
+    assert_eq!(
+        <Qwen as Adapter>::parse_version("0.24.4\n".into()).as_deref(),
+        Some("0.24.4")
+    );
+    let recipe = <Qwen as Adapter>::install_plan(
+        Platform {
+            os: Os::Linux,
+            arch: Arch::X8664,
+            libc: Some(Libc::Musl),
+        },
+        None,
+    )
+    .unwrap();
+    assert_eq!(recipe.npm_package.as_deref(), Some("@qwen-code/qwen-code"));
+    let files =
+        <Qwen as Adapter>::credential_files(Locations::new(Some("/home/u".into()), Vec::new()));
+    assert_eq!(
+        files,
+        ["/home/u/.qwen/.env", "/home/u/.qwen/oauth_creds.json"]
+    );
+    let read = <Qwen as Adapter>::parse_credentials(
+        files[0].clone(),
+        "OPENAI_API_KEY=sk-test-qwen\nOTHER=1\n".into(),
+    );
+    assert_eq!(read.found.len(), 1);
+    assert_eq!(read.found[0].env.as_deref(), Some("OPENAI_API_KEY"));
+}
