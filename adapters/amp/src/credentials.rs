@@ -18,7 +18,7 @@ pub(crate) fn files(at: &Locations) -> Vec<String> {
     credentials::paths([at.data_home().map(|dir| dir.join("amp/secrets.json"))])
 }
 
-pub(crate) fn parse(text: &str) -> CredentialRead {
+pub(crate) fn parse(_path: &str, text: &str) -> CredentialRead {
     json_file(text, |json, read| {
         for (name, _) in read.entries(json, "") {
             if name.starts_with("apiKey@") {

@@ -41,22 +41,17 @@ impl Adapter for Amp {
     /// the capabilities the adapter maps.
     fn info() -> AdapterInfo {
         AdapterInfo {
-            id: "amp".to_owned(),
-            name: "Amp".to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
             agent_versions: "*".to_owned(),
-            capabilities: CAPABILITIES.names(),
             modes: vec![AgentMode::new(
                 "build",
                 "Build",
                 "Amp in execute mode with its full tool set",
             )],
-            default_mode: "build".to_owned(),
             models: Vec::new(),
             default_model: None,
             credential_env: credentials::variables(),
             location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            builtin: false,
+            ..AdapterInfo::agent("amp", "Amp", env!("CARGO_PKG_VERSION"), CAPABILITIES)
         }
     }
 
@@ -70,22 +65,8 @@ impl Adapter for Amp {
         install::parse_version(&body)
     }
 
-    fn version_args() -> Option<Vec<String>> {
-        Some(vec!["--version".to_owned()])
-    }
-
-    /// `0.0.1790142911-g7618fb (released …)` → `0.0.1790142911-g7618fb`.
-    fn parse_version(output: String) -> Option<String> {
-        install::parse_version(&output)
-    }
-
-    fn credential_files(locations: Locations) -> Vec<String> {
-        credentials::files(&locations)
-    }
-
-    fn parse_credentials(_path: String, text: String) -> CredentialRead {
-        credentials::parse(&text)
-    }
+    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter maps. Not `permissions`/`questions`/`plan_mode` (execute mode
@@ -95,17 +76,17 @@ impl Adapter for Amp {
 /// `images`/`file_attachments` (the prompt is text; attachments are listed by path),
 /// not `session_lifecycle` (Amp reports no session start or end), not `status` and
 /// not `mcp_tools` (no recording has them).
-const CAPABILITIES: Capabilities = Capabilities {
-    tool_calls: true,
-    tool_results: true,
-    error_events: true,
-    reasoning: true,
-    command_execution: true,
-    resume: true,
-    cancel: true,
-    usage: true,
-    session_lifecycle: false,
-    ..Capabilities::TEXT
-};
+const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    text_messages,
+    item_started,
+    tool_calls,
+    tool_results,
+    error_events,
+    reasoning,
+    command_execution,
+    resume,
+    cancel,
+    usage
+];
 
 sandbox_agent_adapter_kit::export!(Amp);

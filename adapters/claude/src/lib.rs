@@ -53,11 +53,7 @@ impl Adapter for Claude {
             default_variant: None,
         };
         AdapterInfo {
-            id: "claude".to_owned(),
-            name: "Claude Code".to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
             agent_versions: ">=2.1, <3".to_owned(),
-            capabilities: CAPABILITIES.names(),
             modes: vec![
                 AgentMode::new("build", "Build", "Claude Code with its full tool set"),
                 AgentMode::new(
@@ -66,7 +62,6 @@ impl Adapter for Claude {
                     "Claude Code's plan mode: read-only until the plan is approved",
                 ),
             ],
-            default_mode: "build".to_owned(),
             models: vec![
                 model("sonnet", "Sonnet (latest)", &EFFORT_LEVELS),
                 model("opus", "Opus (latest)", &EFFORT_LEVELS),
@@ -75,7 +70,12 @@ impl Adapter for Claude {
             default_model: None,
             credential_env: credentials::variables(),
             location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            builtin: false,
+            ..AdapterInfo::agent(
+                "claude",
+                "Claude Code",
+                env!("CARGO_PKG_VERSION"),
+                CAPABILITIES,
+            )
         }
     }
 
@@ -89,27 +89,13 @@ impl Adapter for Claude {
         install::parse_version(&body)
     }
 
-    fn version_args() -> Option<Vec<String>> {
-        Some(vec!["--version".to_owned()])
-    }
-
-    /// `2.1.197 (Claude Code)` → `2.1.197`.
-    fn parse_version(output: String) -> Option<String> {
-        install::parse_version(&output)
-    }
-
     /// The release's `manifest.json`, at the JSON pointer of the URL's fragment.
     fn parse_checksum(url: String, body: String, _file_name: String) -> Result<String, String> {
         install::manifest_checksum(&url, &body)
     }
 
-    fn credential_files(locations: Locations) -> Vec<String> {
-        credentials::files(&locations)
-    }
-
-    fn parse_credentials(path: String, text: String) -> CredentialRead {
-        credentials::parse(&path, &text)
-    }
+    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter maps and its tests cover. Not `images`/`file_attachments` (the
@@ -119,31 +105,23 @@ impl Adapter for Claude {
 /// untested with a real MCP server), not `session_lifecycle` (the CLI reports no
 /// session start or end: `session.started`/`session.ended` are the adapter's,
 /// synthetic), not `shared_process` (one CLI process per session).
-const CAPABILITIES: Capabilities = Capabilities {
-    plan_mode: true,
-    permissions: true,
-    questions: true,
-    tool_calls: true,
-    tool_results: true,
-    text_messages: true,
-    images: false,
-    file_attachments: false,
-    session_lifecycle: false,
-    error_events: true,
-    reasoning: true,
-    status: false,
-    command_execution: true,
-    file_changes: true,
-    mcp_tools: false,
-    streaming_deltas: true,
-    item_started: true,
-    shared_process: false,
-    resume: true,
-    cancel: true,
-    usage: true,
-    variants: true,
-    mcp_servers: false,
-    skills: false,
-};
+const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    plan_mode,
+    permissions,
+    questions,
+    tool_calls,
+    tool_results,
+    text_messages,
+    error_events,
+    reasoning,
+    command_execution,
+    file_changes,
+    streaming_deltas,
+    item_started,
+    resume,
+    cancel,
+    usage,
+    variants
+];
 
 sandbox_agent_adapter_kit::export!(Claude);

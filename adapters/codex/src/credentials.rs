@@ -20,7 +20,7 @@ pub(crate) fn files(at: &Locations) -> Vec<String> {
         .map(|dir| dir.join("auth.json"))])
 }
 
-pub(crate) fn parse(text: &str) -> CredentialRead {
+pub(crate) fn parse(_path: &str, text: &str) -> CredentialRead {
     json_file(text, |json, read| {
         read.string(json, &["OPENAI_API_KEY"], |value| {
             found(

@@ -65,8 +65,7 @@ impl Adapter for Codex {
             default_model: Some("gpt-6.1-sol".to_owned()),
             credential_env: credentials::variables(),
             location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            builtin: false,
-            ..AdapterInfo::builtin("codex", "Codex", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+            ..AdapterInfo::agent("codex", "Codex", env!("CARGO_PKG_VERSION"), CAPABILITIES)
         }
     }
 
@@ -78,51 +77,36 @@ impl Adapter for Codex {
         install::parse_latest_version(&body)
     }
 
-    fn version_args() -> Option<Vec<String>> {
-        Some(vec!["--version".to_owned()])
-    }
-
-    fn parse_version(output: String) -> Option<String> {
-        install::parse_version(&output)
-    }
-
-    fn credential_files(locations: Locations) -> Vec<String> {
-        credentials::files(&locations)
-    }
-
-    fn parse_credentials(_path: String, text: String) -> CredentialRead {
-        credentials::parse(&text)
-    }
+    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter reports. Images are sent as `localImage` inputs; attached files as
 /// a line naming the path (Codex has no file input); questions exist in plan mode only
 /// (`request_user_input`).
-const CAPABILITIES: Capabilities = Capabilities {
-    plan_mode: true,
-    permissions: true,
-    questions: true,
-    tool_calls: true,
-    tool_results: true,
-    text_messages: true,
-    images: true,
-    file_attachments: true,
-    session_lifecycle: true,
-    error_events: true,
-    reasoning: true,
-    status: true,
-    command_execution: true,
-    file_changes: true,
-    mcp_tools: true,
-    streaming_deltas: true,
-    item_started: true,
-    shared_process: true,
-    resume: true,
-    cancel: true,
-    usage: true,
-    variants: true,
-    mcp_servers: false,
-    skills: false,
-};
+const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    plan_mode,
+    permissions,
+    questions,
+    tool_calls,
+    tool_results,
+    text_messages,
+    images,
+    file_attachments,
+    session_lifecycle,
+    error_events,
+    reasoning,
+    status,
+    command_execution,
+    file_changes,
+    mcp_tools,
+    streaming_deltas,
+    item_started,
+    shared_process,
+    resume,
+    cancel,
+    usage,
+    variants
+];
 
 sandbox_agent_adapter_kit::export!(Codex);

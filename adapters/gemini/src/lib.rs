@@ -72,16 +72,11 @@ impl Adapter for Gemini {
             default_variant: None,
         };
         AdapterInfo {
-            id: "gemini".to_owned(),
-            name: "Gemini CLI".to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
             agent_versions: ">=0.61, <1".to_owned(),
-            capabilities: CAPABILITIES.names(),
             modes: vec![
                 AgentMode::new("build", "Build", "Gemini CLI with its full tool set"),
                 AgentMode::new("plan", "Plan", "Gemini CLI's plan mode: read-only tools"),
             ],
-            default_mode: "build".to_owned(),
             models: [
                 "auto",
                 "gemini-2.5-pro",
@@ -94,7 +89,12 @@ impl Adapter for Gemini {
             default_model: Some("auto".to_owned()),
             credential_env: credentials::variables(),
             location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            builtin: false,
+            ..AdapterInfo::agent(
+                "gemini",
+                "Gemini CLI",
+                env!("CARGO_PKG_VERSION"),
+                CAPABILITIES,
+            )
         }
     }
 
@@ -103,22 +103,8 @@ impl Adapter for Gemini {
         Some(install::recipe())
     }
 
-    fn version_args() -> Option<Vec<String>> {
-        Some(vec!["--version".to_owned()])
-    }
-
-    /// `0.61.0` → `0.61.0`.
-    fn parse_version(output: String) -> Option<String> {
-        install::parse_version(&output)
-    }
-
-    fn credential_files(locations: Locations) -> Vec<String> {
-        credentials::files(&locations)
-    }
-
-    fn parse_credentials(path: String, text: String) -> CredentialRead {
-        credentials::parse(&path, &text)
-    }
+    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter maps and its tests cover. Not `questions` (the CLI has no
@@ -128,31 +114,21 @@ impl Adapter for Gemini {
 /// not `session_lifecycle` (`session.started`/`session.ended` are the adapter's),
 /// not `shared_process` (one CLI per session), not `variants` (no effort levels),
 /// and no streaming of tool output (the CLI reports it when the tool is done).
-const CAPABILITIES: Capabilities = Capabilities {
-    plan_mode: true,
-    permissions: true,
-    questions: false,
-    tool_calls: true,
-    tool_results: true,
-    text_messages: true,
-    images: false,
-    file_attachments: false,
-    session_lifecycle: false,
-    error_events: true,
-    reasoning: true,
-    status: false,
-    command_execution: true,
-    file_changes: true,
-    mcp_tools: false,
-    streaming_deltas: true,
-    item_started: true,
-    shared_process: false,
-    resume: true,
-    cancel: true,
-    usage: true,
-    variants: false,
-    mcp_servers: false,
-    skills: false,
-};
+const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    plan_mode,
+    permissions,
+    tool_calls,
+    tool_results,
+    text_messages,
+    error_events,
+    reasoning,
+    command_execution,
+    file_changes,
+    streaming_deltas,
+    item_started,
+    resume,
+    cancel,
+    usage
+];
 
 sandbox_agent_adapter_kit::export!(Gemini);

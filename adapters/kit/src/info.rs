@@ -190,6 +190,16 @@ impl AgentMode {
 }
 
 impl AdapterInfo {
+    /// Facts for an agent the daemon runs as a program it must find or install:
+    /// [`AdapterInfo::builtin`] with `builtin: false`. Set its modes, models,
+    /// credentials and agent versions with struct update syntax.
+    pub fn agent(id: &str, name: &str, version: &str, capabilities: Capabilities) -> Self {
+        Self {
+            builtin: false,
+            ..Self::builtin(id, name, version, capabilities)
+        }
+    }
+
     /// Facts for a built-in agent (one that needs no binary): one `build` mode, no
     /// models, no credentials, any agent version. Adjust the fields for more.
     pub fn builtin(id: &str, name: &str, version: &str, capabilities: Capabilities) -> Self {

@@ -128,6 +128,56 @@ macro_rules! export {
     };
 }
 
+/// A [`Capabilities`] with the named flags set and every other one unset:
+/// `capabilities![tool_calls, tool_results, cancel]`.
+#[macro_export]
+macro_rules! capabilities {
+    ($($flag:ident),* $(,)?) => {
+        $crate::Capabilities {
+            $($flag: true,)*
+            ..$crate::Capabilities::NONE
+        }
+    };
+}
+
+/// In an `impl Adapter` block: the agent prints its version for `--version`, and
+/// `$parse` (a `fn(&str) -> Option<String>`) picks it out.
+///
+/// ```ignore
+/// impl Adapter for MyAgent {
+///     // ...
+///     sandbox_agent_adapter_kit::version_flag!(sandbox_agent_adapter_kit::text::version_word);
+/// }
+/// ```
+#[macro_export]
+macro_rules! version_flag {
+    ($parse:path) => {
+        fn version_args() -> Option<Vec<String>> {
+            Some(vec!["--version".to_owned()])
+        }
+
+        fn parse_version(output: String) -> Option<String> {
+            $parse(&output)
+        }
+    };
+}
+
+/// In an `impl Adapter` block: the agent's credential files and their parsing come
+/// from module `$module`, with `files(&Locations) -> Vec<String>` and
+/// `parse(path: &str, text: &str) -> CredentialRead` (see [`credentials`]).
+#[macro_export]
+macro_rules! credential_files_from {
+    ($module:ident) => {
+        fn credential_files(locations: $crate::credentials::Locations) -> Vec<String> {
+            $module::files(&locations)
+        }
+
+        fn parse_credentials(path: String, text: String) -> $crate::types::CredentialRead {
+            $module::parse(&path, &text)
+        }
+    };
+}
+
 /// Everything an adapter usually needs, for `use sandbox_agent_adapter_kit::prelude::*;`.
 pub mod prelude {
     pub use crate::credentials::Locations;

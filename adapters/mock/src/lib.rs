@@ -70,31 +70,27 @@ impl Adapter for Mock {
 
 /// What the mock's script exercises. Not `mcp_tools` (it has no MCP servers) and not
 /// `shared_process` (each `shell` command is its own process).
-const CAPABILITIES: Capabilities = Capabilities {
-    plan_mode: true,
-    permissions: true,
-    questions: true,
-    tool_calls: true,
-    tool_results: true,
-    text_messages: true,
-    images: true,
-    file_attachments: true,
-    session_lifecycle: true,
-    error_events: true,
-    reasoning: true,
-    status: true,
-    command_execution: true,
-    file_changes: true,
-    mcp_tools: false,
-    streaming_deltas: true,
-    item_started: true,
-    shared_process: false,
-    resume: true,
-    cancel: true,
-    usage: true,
-    variants: true,
-    mcp_servers: false,
-    skills: false,
-};
+const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    plan_mode,
+    permissions,
+    questions,
+    tool_calls,
+    tool_results,
+    text_messages,
+    images,
+    file_attachments,
+    session_lifecycle,
+    error_events,
+    reasoning,
+    status,
+    command_execution,
+    file_changes,
+    streaming_deltas,
+    item_started,
+    resume,
+    cancel,
+    usage,
+    variants
+];
 
 sandbox_agent_adapter_kit::export!(Mock);

@@ -27,7 +27,7 @@ pub(crate) fn files(at: &Locations) -> Vec<String> {
     credentials::paths([at.data_home().map(|dir| dir.join("opencode/auth.json"))])
 }
 
-pub(crate) fn parse(text: &str) -> CredentialRead {
+pub(crate) fn parse(_path: &str, text: &str) -> CredentialRead {
     json_file(text, |json, read| {
         for (provider, entry) in read.entries(json, "") {
             let (field, kind, env) = match entry.get("type").and_then(Value::as_str) {

@@ -63,8 +63,7 @@ impl Adapter for OpenCode {
             ],
             credential_env: credentials::variables(),
             location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            builtin: false,
-            ..AdapterInfo::builtin(
+            ..AdapterInfo::agent(
                 "opencode",
                 "OpenCode",
                 env!("CARGO_PKG_VERSION"),
@@ -81,50 +80,31 @@ impl Adapter for OpenCode {
         install::parse_latest_version(&body)
     }
 
-    fn version_args() -> Option<Vec<String>> {
-        Some(vec!["--version".to_owned()])
-    }
-
-    /// `opencode --version` prints the bare version (`1.18.33`).
-    fn parse_version(output: String) -> Option<String> {
-        install::parse_version(&output)
-    }
-
-    fn credential_files(locations: Locations) -> Vec<String> {
-        credentials::files(&locations)
-    }
-
-    fn parse_credentials(_path: String, text: String) -> CredentialRead {
-        credentials::parse(&text)
-    }
+    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter maps and its tests cover. Not `mcp_tools` (MCP calls would come
 /// as ordinary tool parts, untested) and not `status` (retry and compaction notices
 /// become status items, but no recording has one yet).
-const CAPABILITIES: Capabilities = Capabilities {
-    plan_mode: true,
-    permissions: true,
-    questions: false,
-    tool_calls: true,
-    tool_results: true,
-    text_messages: true,
-    images: true,
-    file_attachments: true,
-    session_lifecycle: true,
-    error_events: true,
-    reasoning: true,
-    status: false,
-    command_execution: true,
-    file_changes: true,
-    mcp_tools: false,
-    streaming_deltas: true,
-    item_started: true,
-    shared_process: true,
-    resume: true,
-    cancel: true,
-    usage: true,
-    variants: true,
-    mcp_servers: false,
-    skills: false,
-};
+const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    plan_mode,
+    permissions,
+    tool_calls,
+    tool_results,
+    text_messages,
+    images,
+    file_attachments,
+    session_lifecycle,
+    error_events,
+    reasoning,
+    command_execution,
+    file_changes,
+    streaming_deltas,
+    item_started,
+    shared_process,
+    resume,
+    cancel,
+    usage,
+    variants
+];

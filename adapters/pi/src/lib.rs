@@ -44,22 +44,17 @@ impl Adapter for Pi {
     /// `~/.pi/agent/models.json`, so none are listed.
     fn info() -> AdapterInfo {
         AdapterInfo {
-            id: "pi".to_owned(),
-            name: "Pi".to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
             agent_versions: ">=0.73, <0.74".to_owned(),
-            capabilities: CAPABILITIES.names(),
             modes: vec![AgentMode::new(
                 "build",
                 "Build",
                 "Pi with its default tools (read, bash, edit, write)",
             )],
-            default_mode: "build".to_owned(),
             models: Vec::new(),
             default_model: None,
             credential_env: credentials::variables(),
             location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            builtin: false,
+            ..AdapterInfo::agent("pi", "Pi", env!("CARGO_PKG_VERSION"), CAPABILITIES)
         }
     }
 
@@ -73,22 +68,8 @@ impl Adapter for Pi {
         install::parse_latest(&body)
     }
 
-    fn version_args() -> Option<Vec<String>> {
-        Some(vec!["--version".to_owned()])
-    }
-
-    /// `0.73.1` → `0.73.1`.
-    fn parse_version(output: String) -> Option<String> {
-        install::parse_version(&output)
-    }
-
-    fn credential_files(locations: Locations) -> Vec<String> {
-        credentials::files(&locations)
-    }
-
-    fn parse_credentials(path: String, text: String) -> CredentialRead {
-        credentials::parse(&path, &text)
-    }
+    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter maps and its tests cover. Not `permissions` (Pi never asks before
@@ -100,31 +81,21 @@ impl Adapter for Pi {
 /// no MCP), not `status` (compaction and retry notices become status items, but no
 /// recording has one), not `shared_process` (one process per session). `variants` are Pi's
 /// thinking levels (`--thinking`).
-const CAPABILITIES: Capabilities = Capabilities {
-    plan_mode: false,
-    permissions: false,
-    questions: false,
-    tool_calls: true,
-    tool_results: true,
-    text_messages: true,
-    images: true,
-    file_attachments: false,
-    session_lifecycle: false,
-    error_events: true,
-    reasoning: true,
-    status: false,
-    command_execution: true,
-    file_changes: true,
-    mcp_tools: false,
-    streaming_deltas: true,
-    item_started: true,
-    shared_process: false,
-    resume: true,
-    cancel: true,
-    usage: true,
-    variants: true,
-    mcp_servers: false,
-    skills: false,
-};
+const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    tool_calls,
+    tool_results,
+    text_messages,
+    images,
+    error_events,
+    reasoning,
+    command_execution,
+    file_changes,
+    streaming_deltas,
+    item_started,
+    resume,
+    cancel,
+    usage,
+    variants
+];
 
 sandbox_agent_adapter_kit::export!(Pi);

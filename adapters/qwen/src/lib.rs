@@ -86,8 +86,7 @@ impl Adapter for Qwen {
             ],
             credential_env: credentials::variables(),
             location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            builtin: false,
-            ..AdapterInfo::builtin("qwen", "Qwen Code", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+            ..AdapterInfo::agent("qwen", "Qwen Code", env!("CARGO_PKG_VERSION"), CAPABILITIES)
         }
     }
 
@@ -104,22 +103,8 @@ impl Adapter for Qwen {
         })
     }
 
-    fn version_args() -> Option<Vec<String>> {
-        Some(vec!["--version".to_owned()])
-    }
-
-    /// `0.24.4` → `0.24.4`.
-    fn parse_version(output: String) -> Option<String> {
-        text::version_word(&output)
-    }
-
-    fn credential_files(locations: Locations) -> Vec<String> {
-        credentials::files(&locations)
-    }
-
-    fn parse_credentials(path: String, text: String) -> CredentialRead {
-        credentials::parse(&path, &text)
-    }
+    sandbox_agent_adapter_kit::version_flag!(sandbox_agent_adapter_kit::text::version_word);
+    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the generic ACP session maps and the conformance suite proves on the real
@@ -127,21 +112,21 @@ impl Adapter for Qwen {
 /// prompts, cancel, resume (`session/load`), and the token usage the CLI reports
 /// on its last update. Not `questions` (none over ACP), not attachments (paths in
 /// the text only), not `session_lifecycle` (the adapter's own events).
-const CAPABILITIES: Capabilities = Capabilities {
-    plan_mode: true,
-    permissions: true,
-    tool_calls: true,
-    tool_results: true,
-    error_events: true,
-    reasoning: true,
-    command_execution: true,
-    file_changes: true,
-    streaming_deltas: true,
-    resume: true,
-    cancel: true,
-    usage: true,
-    session_lifecycle: false,
-    ..Capabilities::TEXT
-};
+const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    text_messages,
+    item_started,
+    plan_mode,
+    permissions,
+    tool_calls,
+    tool_results,
+    error_events,
+    reasoning,
+    command_execution,
+    file_changes,
+    streaming_deltas,
+    resume,
+    cancel,
+    usage
+];
 
 sandbox_agent_adapter_kit::export!(Qwen);
