@@ -8,14 +8,12 @@ use wasmtime::component::Component;
 use wasmtime::Store;
 
 use crate::artifact::{AdapterFacts, Stored};
-use crate::compile::{one_line, Compiled};
+use crate::compile::Compiled;
+use crate::error::one_line;
 use crate::guest::Guest;
+use crate::host::Host;
 use crate::limits::InstanceData;
-use crate::registry::Host;
-use crate::session::AdapterSession;
-use crate::{
-    AdapterInfo, AdapterOrigin, CredentialRead, HostConfig, HostError, Platform, SessionConfig,
-};
+use crate::{AdapterInfo, AdapterOrigin, CredentialRead, HostConfig, HostError, Platform};
 
 /// Machine code compiled when the daemon was built, and the WebAssembly it came
 /// from (compressed) for when that code does not fit the running engine.
@@ -153,8 +151,7 @@ impl LoadedAdapter {
                     origin = %self.origin,
                     "precompiled adapter does not fit this engine ({why}); compiling it"
                 );
-                let wasm =
-                    crate::registry::decompress_wasm(&self.origin, embedded.compressed_wasm)?;
+                let wasm = decompress_wasm(&self.origin, embedded.compressed_wasm)?;
                 self.host
                     .compile(&self.origin, &wasm, Some(&self.facts))
                     .map(|(compiled, _)| compiled)
@@ -246,21 +243,15 @@ impl LoadedAdapter {
             guest.parse_credentials(store, path, text)
         })
     }
+}
 
-    /// Starts a new adapter session (call [`AdapterSession::handle`] with `Input::Start` next).
-    pub fn new_session(
-        self: &Arc<Self>,
-        config: SessionConfig,
-    ) -> Result<AdapterSession, HostError> {
-        AdapterSession::create(self.clone(), config, None)
-    }
-
-    /// Rebuilds an adapter session from a snapshot taken earlier.
-    pub fn restore_session(
-        self: &Arc<Self>,
-        config: SessionConfig,
-        state: &[u8],
-    ) -> Result<AdapterSession, HostError> {
-        AdapterSession::create(self.clone(), config, Some(state))
-    }
+/// A builtin's WebAssembly, decompressed.
+pub(crate) fn decompress_wasm(
+    origin: &AdapterOrigin,
+    compressed: &[u8],
+) -> Result<Vec<u8>, HostError> {
+    crate::artifact::decompress(compressed).map_err(|e| HostError::Load {
+        origin: origin.to_string(),
+        reason: e.to_string(),
+    })
 }

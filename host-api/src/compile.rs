@@ -6,12 +6,13 @@ use std::sync::Arc;
 use wasmtime::component::Component;
 use wasmtime::{Engine, Store};
 
-use crate::artifact::AdapterFacts;
+use crate::artifact::{self, AdapterFacts, Encoding};
+use crate::call::{call_budget_ticks, call_guest};
 use crate::contract;
+use crate::error::one_line;
 use crate::guest::{Guest, GuestPre};
+use crate::host::Host;
 use crate::limits::InstanceData;
-use crate::registry::Host;
-use crate::session::call_guest;
 use crate::ticker::EpochTicker;
 use crate::{
     AdapterInfo, AdapterOrigin, Arch, HostConfig, HostError, Libc, Os, Platform,
@@ -72,7 +73,7 @@ impl Compiled {
         );
         store.limiter(|limits| limits);
         store.epoch_deadline_trap();
-        store.set_epoch_deadline(crate::registry::call_budget_ticks(&self.config));
+        store.set_epoch_deadline(call_budget_ticks(&self.config));
         let running = self.ticker.running();
         let bindings = self.pre.instantiate(&mut store);
         drop(running);
@@ -155,14 +156,6 @@ fn load_error(origin: &AdapterOrigin, error: &wasmtime::Error) -> HostError {
     }
 }
 
-/// An error chain on one line (wasmtime's messages can span several).
-pub(crate) fn one_line(error: &wasmtime::Error) -> String {
-    format!("{error:#}")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn validate_info(origin: &AdapterOrigin, info: &AdapterInfo) -> Result<(), HostError> {
     let valid_id = !info.id.is_empty()
         && info.id.len() <= 64
@@ -189,4 +182,53 @@ fn validate_info(origin: &AdapterOrigin, info: &AdapterInfo) -> Result<(), HostE
         });
     }
     Ok(())
+}
+
+impl Host {
+    /// Compiles a component on this machine (or takes it from the cache) and links
+    /// it; returns it with its facts (`known` ones, or asked of the component).
+    pub(crate) fn compile(
+        &self,
+        origin: &AdapterOrigin,
+        wasm: &[u8],
+        known: Option<&AdapterFacts>,
+    ) -> Result<(Compiled, AdapterFacts), HostError> {
+        let source = artifact::sha256(wasm);
+        if let Some(entry) = self
+            .cache
+            .as_ref()
+            .and_then(|cache| cache.load(&source, self.compatibility))
+        {
+            // SAFETY: the entry's checksums matched, it names this component and an
+            // engine of this build and machine, and wasmtime checks its header,
+            // target and settings again before using it.
+            match unsafe { Component::deserialize(&self.engine, &entry.code) } {
+                Ok(component) => {
+                    let compiled = Compiled::link(self, origin, &component)?;
+                    return Ok((compiled, entry.facts));
+                }
+                Err(error) => {
+                    tracing::warn!(%origin, "compile cache entry refused ({}); compiling again", one_line(&error))
+                }
+            }
+        }
+        let component = compile_wasm(&self.engine, origin, wasm)?;
+        let compiled = Compiled::link(self, origin, &component)?;
+        let facts = match known {
+            Some(facts) => facts.clone(),
+            None => compiled.describe(origin)?,
+        };
+        if let Some(cache) = &self.cache {
+            match component.serialize() {
+                Ok(code) => cache.store(
+                    &source,
+                    &artifact::encode(&facts, self.compatibility, wasm, &code, Encoding::Plain),
+                ),
+                Err(error) => {
+                    tracing::warn!(%origin, "cannot cache the compiled component: {}", one_line(&error))
+                }
+            }
+        }
+        Ok((compiled, facts))
+    }
 }

@@ -62,3 +62,11 @@ impl HostError {
         !matches!(self, HostError::Rejected(_))
     }
 }
+
+/// An error chain on one line (wasmtime's messages can span several).
+pub(crate) fn one_line(error: &wasmtime::Error) -> String {
+    format!("{error:#}")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}

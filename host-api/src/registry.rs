@@ -2,101 +2,20 @@
 //! components compiled (once, through the cache) from files or bytes.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use wasmtime::component::Component;
-use wasmtime::Engine;
 
+use crate::adapter::decompress_wasm;
 use crate::adapter::{Embedded, LoadedAdapter};
-use crate::artifact::{self, AdapterFacts, Artifact, Encoding};
+use crate::artifact::{self, Artifact, Encoding};
 use crate::cache::CompileCache;
-use crate::compile::{compile_wasm, one_line, Compiled};
-use crate::ticker::{EpochTicker, EPOCH_TICK};
+use crate::compile::{compile_wasm, Compiled};
+use crate::error::one_line;
+use crate::host::{AdapterOrigin, Host};
+use crate::ticker::EpochTicker;
 use crate::{engine, HostConfig, HostError};
-
-/// The per-call time budget in epoch ticks.
-pub(crate) fn call_budget_ticks(config: &HostConfig) -> u64 {
-    (config.call_timeout.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64
-}
-
-/// Where a component came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AdapterOrigin {
-    /// Shipped inside the daemon binary, by file name.
-    Builtin(String),
-    /// Loaded from a file (the adapters folder, or a path given on the command line).
-    File(PathBuf),
-}
-
-impl fmt::Display for AdapterOrigin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AdapterOrigin::Builtin(name) => write!(f, "builtin:{name}"),
-            AdapterOrigin::File(path) => write!(f, "{}", path.display()),
-        }
-    }
-}
-
-/// What every adapter of a registry shares: the engine, the limits and the cache.
-pub(crate) struct Host {
-    pub(crate) engine: Engine,
-    pub(crate) config: Arc<HostConfig>,
-    /// Bounds the time of guest calls.
-    pub(crate) ticker: EpochTicker,
-    cache: Option<CompileCache>,
-    compatibility: u64,
-}
-
-impl Host {
-    /// Compiles a component on this machine (or takes it from the cache) and links
-    /// it; returns it with its facts (`known` ones, or asked of the component).
-    pub(crate) fn compile(
-        &self,
-        origin: &AdapterOrigin,
-        wasm: &[u8],
-        known: Option<&AdapterFacts>,
-    ) -> Result<(Compiled, AdapterFacts), HostError> {
-        let source = artifact::sha256(wasm);
-        if let Some(entry) = self
-            .cache
-            .as_ref()
-            .and_then(|cache| cache.load(&source, self.compatibility))
-        {
-            // SAFETY: the entry's checksums matched, it names this component and an
-            // engine of this build and machine, and wasmtime checks its header,
-            // target and settings again before using it.
-            match unsafe { Component::deserialize(&self.engine, &entry.code) } {
-                Ok(component) => {
-                    let compiled = Compiled::link(self, origin, &component)?;
-                    return Ok((compiled, entry.facts));
-                }
-                Err(error) => {
-                    tracing::warn!(%origin, "compile cache entry refused ({}); compiling again", one_line(&error))
-                }
-            }
-        }
-        let component = compile_wasm(&self.engine, origin, wasm)?;
-        let compiled = Compiled::link(self, origin, &component)?;
-        let facts = match known {
-            Some(facts) => facts.clone(),
-            None => compiled.describe(origin)?,
-        };
-        if let Some(cache) = &self.cache {
-            match component.serialize() {
-                Ok(code) => cache.store(
-                    &source,
-                    &artifact::encode(&facts, self.compatibility, wasm, &code, Encoding::Plain),
-                ),
-                Err(error) => {
-                    tracing::warn!(%origin, "cannot cache the compiled component: {}", one_line(&error))
-                }
-            }
-        }
-        Ok((compiled, facts))
-    }
-}
 
 /// The set of loaded adapters, by agent id. A later load with the same id replaces
 /// the earlier one (a file in the adapters folder overrides a builtin). Adapters
@@ -323,15 +242,4 @@ fn wasm_files(dir: &Path) -> Result<Vec<PathBuf>, HostError> {
     }
     paths.sort();
     Ok(paths)
-}
-
-/// A builtin's WebAssembly, decompressed.
-pub(crate) fn decompress_wasm(
-    origin: &AdapterOrigin,
-    compressed: &[u8],
-) -> Result<Vec<u8>, HostError> {
-    artifact::decompress(compressed).map_err(|e| HostError::Load {
-        origin: origin.to_string(),
-        reason: e.to_string(),
-    })
 }

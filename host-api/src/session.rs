@@ -3,14 +3,14 @@
 use std::sync::Arc;
 
 use wasmtime::component::ResourceAny;
-use wasmtime::{Store, Trap};
+use wasmtime::Store;
 
 use crate::adapter::LoadedAdapter;
+use crate::call::call_guest;
 use crate::convert::convert_actions;
 use crate::guest::Guest;
-use crate::limits::{InstanceData, MemoryLimitHit};
-use crate::registry::call_budget_ticks;
-use crate::{Action, HostConfig, HostError, Input, SessionConfig};
+use crate::limits::InstanceData;
+use crate::{Action, HostError, Input, SessionConfig};
 
 /// A live guest instance holding one session resource.
 struct Live {
@@ -160,36 +160,21 @@ fn instantiate_session(
     })
 }
 
-/// Runs one guest call with a fresh time budget and classifies its failure.
-pub(crate) fn call_guest<R>(
-    store: &mut Store<InstanceData>,
-    adapter: &str,
-    call: &str,
-    config: &HostConfig,
-    f: impl FnOnce(&mut Store<InstanceData>) -> wasmtime::Result<R>,
-) -> Result<R, HostError> {
-    let _running = store.data().ticker.running();
-    store.set_epoch_deadline(call_budget_ticks(config));
-    f(store).map_err(|error| {
-        let (adapter, call) = (adapter.to_owned(), call.to_owned());
-        if error.downcast_ref::<MemoryLimitHit>().is_some() {
-            HostError::MemoryLimit {
-                adapter,
-                call,
-                limit_bytes: config.memory_limit_bytes,
-            }
-        } else if error.downcast_ref::<Trap>() == Some(&Trap::Interrupt) {
-            HostError::Timeout {
-                adapter,
-                call,
-                timeout_ms: config.call_timeout.as_millis(),
-            }
-        } else {
-            HostError::Trap {
-                adapter,
-                call,
-                reason: format!("{error:#}"),
-            }
-        }
-    })
+impl LoadedAdapter {
+    /// Starts a new adapter session (call [`AdapterSession::handle`] with `Input::Start` next).
+    pub fn new_session(
+        self: &Arc<Self>,
+        config: SessionConfig,
+    ) -> Result<AdapterSession, HostError> {
+        AdapterSession::create(self.clone(), config, None)
+    }
+
+    /// Rebuilds an adapter session from a snapshot taken earlier.
+    pub fn restore_session(
+        self: &Arc<Self>,
+        config: SessionConfig,
+        state: &[u8],
+    ) -> Result<AdapterSession, HostError> {
+        AdapterSession::create(self.clone(), config, Some(state))
+    }
 }

@@ -110,7 +110,7 @@ impl AgentCatalog {
             .ok()
             .flatten()
             .map_or_else(|| adapter.id().to_owned(), |plan| plan.binary_name);
-        crate::sessions::processes::locate_program(&name, self.install_dir())
+        crate::install::locate_program(&name, self.install_dir())
     }
 
     /// The agent's binary for a new session; fails when a non-builtin agent is missing.

@@ -8,6 +8,7 @@
 mod archive;
 mod download;
 mod error;
+mod locate;
 mod npm;
 mod place;
 pub mod platform;
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 pub use error::InstallError;
+pub use locate::locate_program;
 pub use progress::{InstallProgress, Progress, Stage};
 pub use sources::{Mirror, SourcePreference};
 

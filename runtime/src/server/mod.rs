@@ -84,7 +84,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> 
             wait_for_adapters,
         ));
     let mut api = Router::new()
-        .route("/v1/openapi.json", get(routes::openapi))
+        .route("/v1/openapi.json", get(openapi::openapi))
         .merge(adapters)
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })

@@ -14,6 +14,7 @@ use super::routes;
         license(name = "Apache-2.0"),
     ),
     paths(
+        openapi,
         routes::health,
         routes::list_agents,
         routes::reload_adapters,
@@ -32,7 +33,6 @@ use super::routes;
         routes::cancel,
         routes::terminate,
         routes::delete_session,
-        routes::openapi,
     ),
     components(schemas(
         UniversalEvent, UniversalEventData, UniversalEventType, EventSource, ContentPart, UniversalItem,
@@ -48,6 +48,12 @@ use super::routes;
     )
 )]
 struct ApiDoc;
+
+/// This API's OpenAPI document.
+#[utoipa::path(get, path = "/v1/openapi.json", tag = "meta", responses((status = 200, description = "OpenAPI 3.1 document")))]
+pub async fn openapi() -> axum::Json<utoipa::openapi::OpenApi> {
+    axum::Json(document())
+}
 
 /// The document, with the daemon's version.
 pub fn document() -> utoipa::openapi::OpenApi {

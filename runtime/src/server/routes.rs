@@ -373,12 +373,6 @@ pub async fn terminate(
     }
 }
 
-/// This API's OpenAPI document.
-#[utoipa::path(get, path = "/v1/openapi.json", tag = "meta", responses((status = 200, description = "OpenAPI 3.1 document")))]
-pub async fn openapi() -> axum::Json<utoipa::openapi::OpenApi> {
-    axum::Json(super::openapi::document())
-}
-
 /// A message request as the adapter's message parts.
 fn message_parts(request: MessageRequest) -> Result<Vec<AdapterPart>> {
     let mut parts = Vec::new();

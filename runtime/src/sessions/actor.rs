@@ -18,25 +18,13 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
-use super::processes::{self, ProcessEntry, SpawnContext, Stream, Subscriber};
+use super::incoming::Incoming;
+use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
 use super::shared::SharedProcesses;
 use super::stderr::StderrCapture;
 use super::{loopback, SessionShared};
 use crate::error::ApiError;
 use crate::store::{Checkpoint, Commit, ProcessMark, Store};
-
-/// What reaches a session task from its own I/O.
-pub enum Incoming {
-    /// Something for the adapter.
-    Adapter(Input),
-    /// A process printed a line longer than the limit; it is not given to the adapter.
-    LineTooLong {
-        process_id: String,
-        stream: Stream,
-        length: usize,
-        head: String,
-    },
-}
 
 /// What a restarted daemon found about a session it carries on.
 pub struct Resumption {

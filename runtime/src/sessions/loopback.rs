@@ -8,7 +8,7 @@ use futures::StreamExt;
 use sandbox_agent_host::{HttpRequest, HttpResponse, Input, SseEvent, SseRequest};
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::actor::Incoming;
+use super::incoming::Incoming;
 
 /// Default time budget of one request when the adapter gives none.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

@@ -2,6 +2,7 @@
 //! transcript that clients poll or stream.
 
 mod actor;
+mod incoming;
 pub mod log;
 pub mod loopback;
 pub mod processes;

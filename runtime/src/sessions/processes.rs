@@ -12,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufRead
 use tokio::process::Command;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
-use super::actor::Incoming;
+use super::incoming::{Incoming, Stream};
 
 /// How long output readers may run on after the process exits (a grandchild can
 /// hold the pipes open) before the exit is reported anyway.
@@ -165,19 +165,6 @@ fn kill_group(pid: u32) {
     }
 }
 
-/// Finds a program: a path as given; a bare name in the daemon's install dir
-/// (agents it installed win), then on PATH.
-pub fn locate_program(program: &str, install_dir: &Path) -> Option<PathBuf> {
-    if program.contains('/') {
-        return Some(PathBuf::from(program));
-    }
-    let installed = install_dir.join(program);
-    if installed.is_file() {
-        return Some(installed);
-    }
-    which::which(program).ok()
-}
-
 /// Starts a process; its output, overlong lines and exit go to `subscriber` (and to
 /// whoever subscribes later).
 pub fn spawn(
@@ -185,12 +172,13 @@ pub fn spawn(
     context: &SpawnContext,
     subscriber: Subscriber,
 ) -> std::io::Result<Arc<ProcessEntry>> {
-    let program = locate_program(&request.argv[0], &context.install_dir).ok_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            "not in the install dir nor on PATH",
-        )
-    })?;
+    let program = crate::install::locate_program(&request.argv[0], &context.install_dir)
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "not in the install dir nor on PATH",
+            )
+        })?;
     let mut command = Command::new(&program);
     for name in &context.env_remove {
         command.env_remove(name);
@@ -279,23 +267,6 @@ pub fn spawn(
     });
 
     Ok(entry)
-}
-
-/// Which output stream a line came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
-
-impl Stream {
-    /// `stdout` or `stderr`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stream::Stdout => "stdout",
-            Stream::Stderr => "stderr",
-        }
-    }
 }
 
 async fn forward_lines(
