@@ -21,6 +21,8 @@ fi
 # The real agent CLIs the conformance suite drives (runtime/tests/conformance.rs),
 # pinned in testing/agents/package-lock.json and installed from the npm registry.
 (cd testing/agents && npm ci --no-audit --no-fund)
+# Qwen Code is pinned apart (testing/agents/qwen/package.json says why).
+(cd testing/agents/qwen && npm install --omit=optional --no-package-lock --no-audit --no-fund)
 cargo test --workspace --locked
 cargo test --locked --manifest-path adapters/Cargo.toml
 cargo test --locked --manifest-path testing/guests/Cargo.toml

@@ -186,11 +186,11 @@ fn adapters_new_refuses_bad_names_and_busy_folders() {
 /// it is there.
 fn installed_acp_agent() -> Option<std::path::PathBuf> {
     let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../testing/agents/node_modules/@qwen-code/qwen-code/cli-entry.js");
+        .join("../testing/agents/qwen/node_modules/@qwen-code/qwen-code/cli-entry.js");
     if entry.is_file() {
         return Some(entry);
     }
-    let message = "Qwen Code is not installed: run `npm ci` in testing/agents";
+    let message = "Qwen Code is not installed: see testing/agents/qwen/package.json";
     assert!(std::env::var_os("CI").is_none(), "{message}");
     eprintln!("skipping: {message}");
     None

@@ -79,11 +79,12 @@ pub const AGENTS: &[Agent] = &[
     },
     Agent {
         id: "qwen",
-        package: || "@qwen-code/qwen-code".into(),
+        package: || "../qwen/node_modules/@qwen-code/qwen-code".into(),
         question_mode: "default",
         resumes_next_minute: false,
-        // A Node script (its `bin` entry `qwen`), driven by the kit's generic ACP session.
-        binary: || "@qwen-code/qwen-code/cli-entry.js".into(),
+        // A Node script (its `bin` entry `qwen`), driven by the kit's generic ACP
+        // session; installed apart, in `testing/agents/qwen` (see its package.json).
+        binary: || "../qwen/node_modules/@qwen-code/qwen-code/cli-entry.js".into(),
         env: qwen_env,
     },
 ];
