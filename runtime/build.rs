@@ -119,8 +119,9 @@ fn main() {
 }
 
 /// What `sandbox-agent adapters new` writes: the adapter template, the kit and the
-/// contract it is built against, embedded file by file (`include_bytes!`, so a
-/// change to any of them rebuilds the daemon).
+/// contract it is built against, embedded as one zstd-compressed bundle per set
+/// (for each file: its path's length and path, its length and bytes, lengths as
+/// little-endian `u32`), read back by `cli/scaffold.rs`.
 fn embed_scaffold(root: &Path, out_dir: &Path) {
     let template = root.join("examples/adapter-template");
     let sets = [
@@ -146,7 +147,7 @@ fn embed_scaffold(root: &Path, out_dir: &Path) {
             collect_files(&path, &mut files);
         }
         files.sort();
-        generated.push_str(&format!("pub(crate) const {name}: &[(&str, &[u8])] = &[\n"));
+        let mut bundle = Vec::new();
         for file in files {
             let relative = file
                 .strip_prefix(&base)
@@ -154,12 +155,18 @@ fn embed_scaffold(root: &Path, out_dir: &Path) {
                 .to_string_lossy()
                 .replace("/./", "/");
             let relative = relative.trim_start_matches("./");
-            generated.push_str(&format!(
-                "    ({relative:?}, include_bytes!({:?})),\n",
-                file.display().to_string()
-            ));
+            let bytes = fs::read(&file).unwrap();
+            for part in [relative.as_bytes(), &bytes] {
+                bundle.extend_from_slice(&u32::try_from(part.len()).unwrap().to_le_bytes());
+                bundle.extend_from_slice(part);
+            }
         }
-        generated.push_str("];\n");
+        let path = out_dir.join(format!("scaffold-{name}.zst"));
+        fs::write(&path, sandbox_agent_precompile::compress(&bundle)).unwrap();
+        generated.push_str(&format!(
+            "pub(crate) const {name}: &[u8] = include_bytes!({:?});\n",
+            path.display().to_string()
+        ));
     }
     fs::write(out_dir.join("scaffold_files.rs"), generated).unwrap();
 }

@@ -10,6 +10,31 @@ use std::path::{Path, PathBuf};
 
 include!(concat!(env!("OUT_DIR"), "/scaffold_files.rs"));
 
+/// The files of an embedded bundle (see `runtime/build.rs`), by path.
+fn bundle(compressed: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let damaged = |why: &str| format!("the embedded project files are damaged: {why}");
+    let bytes = sandbox_agent_host::artifact::decompress(compressed)
+        .map_err(|e| damaged(&e.to_string()))?;
+    let mut parts = Vec::new();
+    let mut rest = bytes.as_slice();
+    while let Some((length, after)) = rest.split_first_chunk::<4>() {
+        let length = u32::from_le_bytes(*length) as usize;
+        let part = after.get(..length).ok_or_else(|| damaged("truncated"))?;
+        parts.push(part.to_vec());
+        rest = &after[length..];
+    }
+    if !rest.is_empty() || parts.len() % 2 != 0 {
+        return Err(damaged("truncated"));
+    }
+    let mut parts = parts.into_iter();
+    let mut files = Vec::new();
+    while let (Some(path), Some(bytes)) = (parts.next(), parts.next()) {
+        let path = String::from_utf8(path).map_err(|e| damaged(&e.to_string()))?;
+        files.push((path, bytes));
+    }
+    Ok(files)
+}
+
 /// Where the kit goes inside the project.
 const KIT_DIR: &str = "vendor/sandbox-agent-adapter-kit";
 /// The contract the embedded kit is built against.
@@ -38,13 +63,13 @@ pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded,
     let library = package.replace('-', "_");
     let component = format!("target/wasm32-wasip2/release/{library}.wasm");
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    for (path, bytes) in TEMPLATE_FILES {
+    for (path, bytes) in bundle(TEMPLATE_FILES)? {
         // An ACP adapter has its own source and no line-agent transcripts.
-        if acp.is_some() && *path != "Cargo.lock" {
+        if acp.is_some() && path != "Cargo.lock" {
             continue;
         }
-        let text = String::from_utf8_lossy(bytes);
-        let text = match *path {
+        let text = String::from_utf8_lossy(&bytes);
+        let text = match path.as_str() {
             "Cargo.lock" => text.replacen(
                 "name = \"adapter-template\"",
                 &format!("name = \"{package}\""),
@@ -59,7 +84,7 @@ pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded,
                 .replacen("\"Template (line echo)\"", &format!("\"{name}\""), 1),
             _ => text.replace("adapter_template.wasm", &format!("{library}.wasm")),
         };
-        files.push(((*path).to_owned(), text.into_bytes()));
+        files.push((path.clone(), text.into_bytes()));
     }
     files.push((
         "Cargo.toml".into(),
@@ -73,21 +98,21 @@ pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded,
         files.push(("src/lib.rs".into(), acp_source(name, command).into_bytes()));
     }
     files.push((".gitignore".into(), b"/target\n".to_vec()));
-    for (path, bytes) in KIT_FILES {
-        let bytes = match *path {
-            "Cargo.toml" => kit_manifest(&String::from_utf8_lossy(bytes))?.into_bytes(),
-            "src/bindings.rs" => String::from_utf8_lossy(bytes)
+    for (path, bytes) in bundle(KIT_FILES)? {
+        let bytes = match path.as_str() {
+            "Cargo.toml" => kit_manifest(&String::from_utf8_lossy(&bytes))?.into_bytes(),
+            "src/bindings.rs" => String::from_utf8_lossy(&bytes)
                 .replace(
                     &format!("\"../../wit/{CONTRACT}\""),
                     &format!("\"wit/{CONTRACT}\""),
                 )
                 .into_bytes(),
-            _ => bytes.to_vec(),
+            _ => bytes,
         };
         files.push((format!("{KIT_DIR}/{path}"), bytes));
     }
-    for (path, bytes) in WIT_FILES {
-        files.push((format!("{KIT_DIR}/wit/{CONTRACT}/{path}"), bytes.to_vec()));
+    for (path, bytes) in bundle(WIT_FILES)? {
+        files.push((format!("{KIT_DIR}/wit/{CONTRACT}/{path}"), bytes));
     }
     for (path, bytes) in &files {
         let target = dir.join(path);
@@ -180,10 +205,10 @@ strip = true
 /// The kit's manifest with the workspace's values written in (the kit inherits
 /// its version, edition, license and dependency versions from `adapters/`).
 fn kit_manifest(kit: &str) -> Result<String, String> {
-    let workspace = KIT_WORKSPACE
-        .iter()
-        .find(|(path, _)| *path == "Cargo.toml")
-        .map(|(_, bytes)| String::from_utf8_lossy(bytes).into_owned())
+    let workspace = bundle(KIT_WORKSPACE)?
+        .into_iter()
+        .find(|(path, _)| path == "Cargo.toml")
+        .map(|(_, bytes)| String::from_utf8_lossy(&bytes).into_owned())
         .ok_or("the adapters workspace manifest is not embedded")?;
     let mut out = String::new();
     for line in kit.lines() {
@@ -425,10 +450,11 @@ mod tests {
 
     #[test]
     fn the_kit_manifest_stands_alone() {
-        let manifest = KIT_FILES
-            .iter()
-            .find(|(path, _)| *path == "Cargo.toml")
-            .map(|(_, bytes)| String::from_utf8_lossy(bytes).into_owned())
+        let manifest = bundle(KIT_FILES)
+            .unwrap()
+            .into_iter()
+            .find(|(path, _)| path == "Cargo.toml")
+            .map(|(_, bytes)| String::from_utf8_lossy(&bytes).into_owned())
             .unwrap();
         let standalone = kit_manifest(&manifest).unwrap();
         assert!(!standalone.contains(".workspace"), "{standalone}");
