@@ -296,3 +296,37 @@ fn parent_of(pid: i32) -> Option<i32> {
     let after = &stat[stat.rfind(')')? + 2..];
     after.split(' ').nth(1)?.parse().ok()
 }
+
+/// A daemon killed with SIGKILL cannot stop its agents: their processes (a shared
+/// `opencode serve`, an agent CLI mid-turn) outlive it. The harness gave every
+/// agent a private `HOME`, so what is left of this harness's agents is found by
+/// it and killed, keeping later tests from running on a loaded machine.
+impl Drop for Harness {
+    fn drop(&mut self) {
+        let marker = format!("HOME={}", self._home.path().display());
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            if environ
+                .split(|byte| *byte == 0)
+                .any(|variable| variable == marker.as_bytes())
+            {
+                // SAFETY: kill(2) with a pid read from /proc; at worst the process is gone.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+    }
+}
