@@ -48,20 +48,5 @@ pub(crate) fn parse(path: &str, text: &str) -> CredentialRead {
             });
         });
     }
-    let mut read = CredentialRead {
-        found: Vec::new(),
-        problems: Vec::new(),
-    };
-    match credentials::dotenv(text) {
-        Ok(pairs) => read.found.extend(
-            pairs
-                .into_iter()
-                .filter(|(name, _)| matches!(name.as_str(), "GEMINI_API_KEY" | "GOOGLE_API_KEY"))
-                .map(|(name, value)| {
-                    found("google", CredentialKind::ApiKey, &name, value, Some(&name))
-                }),
-        ),
-        Err(problem) => read.problems.push(problem),
-    }
-    read
+    credentials::dotenv_keys(text, "google", &["GEMINI_API_KEY", "GOOGLE_API_KEY"])
 }

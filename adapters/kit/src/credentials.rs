@@ -203,6 +203,27 @@ fn unescape(text: &str) -> String {
     out
 }
 
+/// The API keys of a dotenv file: the variables of `keys` that it sets, each a
+/// `provider` key the agent reads from the variable of that name.
+pub fn dotenv_keys(text: &str, provider: &str, keys: &[&str]) -> CredentialRead {
+    let mut read = CredentialRead {
+        found: Vec::new(),
+        problems: Vec::new(),
+    };
+    match dotenv(text) {
+        Ok(pairs) => read.found.extend(
+            pairs
+                .into_iter()
+                .filter(|(name, _)| keys.contains(&name.as_str()))
+                .map(|(name, value)| {
+                    found(provider, CredentialKind::ApiKey, &name, value, Some(&name))
+                }),
+        ),
+        Err(problem) => read.problems.push(problem),
+    }
+    read
+}
+
 /// Picking credentials out of a JSON document.
 pub trait JsonFields {
     /// The string at `path` under `json`, made into a credential; nothing when it

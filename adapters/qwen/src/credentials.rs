@@ -46,20 +46,5 @@ pub(crate) fn parse(path: &str, text: &str) -> CredentialRead {
             });
         });
     }
-    let mut read = CredentialRead {
-        found: Vec::new(),
-        problems: Vec::new(),
-    };
-    match credentials::dotenv(text) {
-        Ok(pairs) => read.found.extend(
-            pairs
-                .into_iter()
-                .filter(|(name, _)| name == "OPENAI_API_KEY")
-                .map(|(name, value)| {
-                    found("openai", CredentialKind::ApiKey, &name, value, Some(&name))
-                }),
-        ),
-        Err(problem) => read.problems.push(problem),
-    }
-    read
+    credentials::dotenv_keys(text, "openai", &["OPENAI_API_KEY"])
 }
