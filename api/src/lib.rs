@@ -10,6 +10,9 @@ use sandbox_agent_universal::UniversalEvent;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+mod fs;
+pub use fs::*;
+
 /// `GET /v1/health`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct HealthResponse {
@@ -241,6 +244,10 @@ pub enum ErrorType {
     AdapterFailed,
     /// An unexpected failure inside the daemon.
     Internal,
+    /// A filesystem route's path does not exist.
+    PathNotFound,
+    /// A filesystem route's target exists already, or a directory to remove is not empty.
+    PathConflict,
 }
 
 impl ErrorType {
@@ -266,6 +273,8 @@ impl ErrorType {
             Self::PayloadTooLarge => "payload_too_large",
             Self::AdapterFailed => "adapter_failed",
             Self::Internal => "internal",
+            Self::PathNotFound => "path_not_found",
+            Self::PathConflict => "path_conflict",
         }
     }
 }

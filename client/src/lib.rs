@@ -317,6 +317,83 @@ impl Client {
             .await
     }
 
+    /// `GET /v1/fs/entries`: the entries of a directory (the session's directory, or
+    /// the daemon's home directory, when `query.path` is absent).
+    pub async fn fs_entries(&self, query: &FsEntriesQuery) -> Result<Vec<FsEntry>, ClientError> {
+        self.json(self.get(&["fs", "entries"])?.query(query)).await
+    }
+
+    /// `GET /v1/fs/file`: a file's bytes, streamed as the daemon sends them.
+    pub async fn fs_read_file(
+        &self,
+        query: &FsPathQuery,
+    ) -> Result<BoxStream<'static, Result<bytes::Bytes, ClientError>>, ClientError> {
+        let response = self.send(self.get(&["fs", "file"])?.query(query)).await?;
+        Ok(response
+            .bytes_stream()
+            .map(|chunk| chunk.map_err(ClientError::from))
+            .boxed())
+    }
+
+    /// `PUT /v1/fs/file`: writes `body` (bytes, or a stream made with
+    /// [`reqwest::Body::wrap_stream`]) to a file, creating it and its parents.
+    pub async fn fs_write_file(
+        &self,
+        query: &FsPathQuery,
+        body: impl Into<reqwest::Body>,
+    ) -> Result<FsWriteResponse, ClientError> {
+        let request = self
+            .request(Method::PUT, &["fs", "file"])?
+            .query(query)
+            .header(
+                CONTENT_TYPE,
+                HeaderValue::from_static("application/octet-stream"),
+            )
+            .body(body);
+        self.json(request).await
+    }
+
+    /// `GET /v1/fs/stat`: a path's type, size and modification time.
+    pub async fn fs_stat(&self, query: &FsPathQuery) -> Result<FsStat, ClientError> {
+        self.json(self.get(&["fs", "stat"])?.query(query)).await
+    }
+
+    /// `POST /v1/fs/mkdir`: creates a directory and its missing parents.
+    pub async fn fs_mkdir(&self, query: &FsPathQuery) -> Result<FsActionResponse, ClientError> {
+        self.json(self.post_empty(&["fs", "mkdir"])?.query(query))
+            .await
+    }
+
+    /// `POST /v1/fs/move`: moves or renames a file or directory.
+    pub async fn fs_move(
+        &self,
+        query: &FsSessionQuery,
+        request: &FsMoveRequest,
+    ) -> Result<FsMoveResponse, ClientError> {
+        self.json(self.post(&["fs", "move"], request)?.query(query))
+            .await
+    }
+
+    /// `DELETE /v1/fs/entry`: deletes a file or directory.
+    pub async fn fs_delete(&self, query: &FsDeleteQuery) -> Result<FsActionResponse, ClientError> {
+        self.json(self.request(Method::DELETE, &["fs", "entry"])?.query(query))
+            .await
+    }
+
+    /// `POST /v1/fs/upload-batch`: unpacks a tar archive (plain or gzip) under a directory.
+    pub async fn fs_upload_batch(
+        &self,
+        query: &FsUploadBatchQuery,
+        archive: impl Into<reqwest::Body>,
+    ) -> Result<FsUploadBatchResponse, ClientError> {
+        let request = self
+            .post_empty(&["fs", "upload-batch"])?
+            .query(query)
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/x-tar"))
+            .body(archive);
+        self.json(request).await
+    }
+
     /// The URL of `/v1/<segments...>` under the endpoint, each segment percent-encoded.
     fn url(&self, segments: &[&str]) -> Result<Url, ClientError> {
         // `Url` drops `.` and `..` segments and would send `sessions/../terminate` as

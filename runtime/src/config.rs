@@ -27,8 +27,10 @@ pub struct DaemonConfig {
     pub adapters_dir: Option<PathBuf>,
     /// Where and how agent binaries are installed (looked up there before PATH).
     pub install: crate::install::InstallSettings,
-    /// Largest request body accepted, in bytes.
+    /// Largest request body accepted, in bytes (JSON bodies).
     pub body_limit: usize,
+    /// Largest file written or archive unpacked by the `/v1/fs/*` routes, in bytes.
+    pub fs_max_bytes: u64,
     /// Longest output line of an agent process handed to an adapter, in bytes.
     pub max_line_bytes: usize,
     /// Keep sessions in memory only (`--ephemeral`), not in the data dir's database.

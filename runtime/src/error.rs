@@ -46,6 +46,12 @@ pub enum ApiError {
     Timeout(String),
     #[error("internal error: {0}")]
     Internal(String),
+    #[error("{0}")]
+    PathNotFound(String),
+    #[error("{0}")]
+    PathConflict(String),
+    #[error("{0}")]
+    PermissionDenied(String),
 }
 
 impl ApiError {
@@ -68,6 +74,9 @@ impl ApiError {
             ApiError::PayloadTooLarge => ErrorType::PayloadTooLarge,
             ApiError::Timeout(_) => ErrorType::Timeout,
             ApiError::Internal(_) => ErrorType::Internal,
+            ApiError::PathNotFound(_) => ErrorType::PathNotFound,
+            ApiError::PathConflict(_) => ErrorType::PathConflict,
+            ApiError::PermissionDenied(_) => ErrorType::PermissionDenied,
         }
     }
 
@@ -82,9 +91,12 @@ impl ApiError {
             ErrorType::AgentNotInstalled
             | ErrorType::SessionNotFound
             | ErrorType::RequestNotFound
-            | ErrorType::NotFound => StatusCode::NOT_FOUND,
+            | ErrorType::NotFound
+            | ErrorType::PathNotFound => StatusCode::NOT_FOUND,
             ErrorType::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorType::SessionAlreadyExists | ErrorType::SessionEnded => StatusCode::CONFLICT,
+            ErrorType::SessionAlreadyExists | ErrorType::SessionEnded | ErrorType::PathConflict => {
+                StatusCode::CONFLICT
+            }
             ErrorType::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorType::StreamError => StatusCode::BAD_GATEWAY,
             ErrorType::Timeout => StatusCode::GATEWAY_TIMEOUT,

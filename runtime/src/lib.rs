@@ -13,6 +13,7 @@ pub mod cli;
 pub mod config;
 pub mod credentials;
 pub mod error;
+pub mod filesystem;
 pub mod install;
 pub mod server;
 pub mod sessions;

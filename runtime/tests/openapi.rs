@@ -45,10 +45,9 @@ fn reference() -> Option<Value> {
 
 /// Route families the spec leaves for a later step.
 fn deferred(name: &str) -> bool {
-    name.starts_with("/v1/fs/")
-        || ["Fs", "Mcp", "Skill"]
-            .iter()
-            .any(|prefix| name.starts_with(prefix))
+    ["Mcp", "Skill"]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
 }
 
 fn names(value: Option<&Value>) -> BTreeSet<String> {

@@ -3,6 +3,7 @@
 //! plus local tools for adapter components.
 
 mod credentials;
+mod files;
 mod install;
 mod local;
 mod matrix;
@@ -47,6 +48,9 @@ enum Command {
     /// Answer an agent's permission requests.
     #[command(subcommand)]
     Permissions(remote::PermissionsCommand),
+    /// The sandbox's files: list, read, write, move, delete, upload.
+    #[command(subcommand)]
+    Fs(files::FsCommand),
     /// Inspect and test adapter components (no daemon needed).
     #[command(subcommand)]
     Adapters(local::AdaptersCommand),
@@ -104,9 +108,13 @@ pub struct ServerArgs {
     /// Where compiled adapter components are cached [default: <data-dir>/cache].
     #[arg(long, env = "SANDBOX_AGENT_CACHE_DIR")]
     cache_dir: Option<PathBuf>,
-    /// Largest request body, in bytes.
+    /// Largest JSON request body, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     body_limit: usize,
+    /// Largest file written, or archive unpacked, through `/v1/fs/*`, in bytes (streamed:
+    /// never held in memory).
+    #[arg(long, default_value_t = 4 << 30, env = "SANDBOX_AGENT_FS_MAX_BYTES")]
+    fs_max_bytes: u64,
     /// Memory cap of one adapter instance, in MiB.
     #[arg(long, default_value_t = 128)]
     adapter_memory_mib: usize,
@@ -157,6 +165,7 @@ impl ServerArgs {
                 .into_settings(self.install_dir.unwrap_or_else(|| data_dir.join("bin")))?,
             adapters_dir,
             body_limit: self.body_limit,
+            fs_max_bytes: self.fs_max_bytes,
             max_line_bytes: self.max_line_bytes,
             ephemeral: self.ephemeral,
             retention: self.retention,
@@ -237,6 +246,7 @@ async fn run(command: Command) -> Result<(), Failure> {
         Command::Sessions(command) => Ok(remote::sessions(command).await?),
         Command::Questions(command) => Ok(remote::questions(command).await?),
         Command::Permissions(command) => Ok(remote::permissions(command).await?),
+        Command::Fs(command) => Ok(files::fs(command).await?),
         Command::Adapters(command) => local::adapters(command),
         Command::Credentials(command) => credentials::credentials(command),
         Command::Openapi => {

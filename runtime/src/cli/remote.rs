@@ -27,7 +27,7 @@ pub struct Connection {
 }
 
 impl Connection {
-    fn client(&self) -> Result<Client, String> {
+    pub(super) fn client(&self) -> Result<Client, String> {
         Client::new(&self.endpoint, self.token.clone()).map_err(|e| describe(&self.endpoint, e))
     }
 }
@@ -425,7 +425,7 @@ pub async fn permissions(command: PermissionsCommand) -> Result<(), String> {
 }
 
 /// Awaits a request, turning a failure into the printed problem and a one-line message.
-async fn call<T>(
+pub(super) async fn call<T>(
     connection: &Connection,
     request: impl std::future::Future<Output = Result<T, ClientError>>,
 ) -> Result<T, String> {
@@ -467,7 +467,7 @@ async fn print_events(connection: &Connection, mut events: EventStream) -> Resul
     Ok(())
 }
 
-fn print_json(value: &impl Serialize) -> Result<(), String> {
+pub(super) fn print_json(value: &impl Serialize) -> Result<(), String> {
     println!(
         "{}",
         serde_json::to_string_pretty(value).map_err(|e| e.to_string())?

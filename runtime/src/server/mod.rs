@@ -3,6 +3,7 @@
 
 mod auth;
 mod extract;
+mod fs_routes;
 mod install_events;
 pub mod openapi;
 mod routes;
@@ -32,6 +33,8 @@ pub struct AppState {
     pub sessions: Arc<SessionManager>,
     /// The `--adapters-dir` folder, when the daemon has one.
     pub adapters_folder: Option<Arc<crate::adapters::AdaptersFolder>>,
+    /// Largest file written, or archive unpacked, through `/v1/fs/*`.
+    pub fs_max_bytes: u64,
 }
 
 /// The router with every route and layer.
@@ -85,6 +88,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> 
         ));
     let mut api = Router::new()
         .route("/v1/openapi.json", get(openapi::openapi))
+        .merge(fs_routes::router())
         .merge(adapters)
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
@@ -238,6 +242,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         catalog,
         sessions: sessions.clone(),
         adapters_folder,
+        fs_max_bytes: config.fs_max_bytes,
     };
     let app = router(state, &config).map_err(anyhow::Error::msg)?;
     tracing::info!(address = %listener.local_addr()?, auth = config.token.is_some(), "sandbox-agent listening");

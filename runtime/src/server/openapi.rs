@@ -4,7 +4,7 @@ use sandbox_agent_api::*;
 use sandbox_agent_universal::*;
 use utoipa::OpenApi;
 
-use super::routes;
+use super::{fs_routes, routes};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -33,6 +33,14 @@ use super::routes;
         routes::cancel,
         routes::terminate,
         routes::delete_session,
+        fs_routes::entries,
+        fs_routes::read_file,
+        fs_routes::write_file,
+        fs_routes::stat,
+        fs_routes::mkdir,
+        fs_routes::move_entry,
+        fs_routes::delete_entry,
+        fs_routes::upload_batch,
     ),
     components(schemas(
         UniversalEvent, UniversalEventData, UniversalEventType, EventSource, ContentPart, UniversalItem,
@@ -40,11 +48,13 @@ use super::routes;
         SessionEndReason, TerminatedBy, StderrOutput, TurnEventData, TurnPhase, Usage, ItemEventData,
         ItemDeltaData, ErrorData, AgentUnparsedData, PermissionEventData, PermissionStatus, QuestionEventData,
         QuestionStatus, ErrorType, AgentError, EventsQuery, TurnStreamQuery, EventsSseQuery,
+        FsEntryType, FsEntriesQuery, FsUploadBatchQuery, FsPathQuery, FsDeleteQuery, FsSessionQuery,
     )),
     tags(
         (name = "meta", description = "Health and API description"),
         (name = "agents", description = "The agents this daemon drives"),
         (name = "sessions", description = "Sessions, messages, transcripts and human-in-the-loop replies"),
+        (name = "fs", description = "The sandbox's files: list, read, write, move, delete, upload archives"),
     )
 )]
 struct ApiDoc;

@@ -10,6 +10,7 @@ mod common;
 
 mod adapters;
 mod errors;
+mod files;
 mod meta;
 mod requests;
 mod sessions;

@@ -1,0 +1,272 @@
+//! `/v1/fs/*`: the sandbox's files, wire-compatible with 0.1.x. Paths are absolute, or
+//! relative to the directory of the session in `sessionId` (else the home directory).
+//! File bodies are streamed both ways, up to `--fs-max-bytes`.
+
+use std::path::{Path, PathBuf};
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json as JsonResponse, Router};
+use sandbox_agent_api::*;
+
+use super::extract::{Json, Query};
+use super::AppState;
+use crate::error::ApiError;
+use crate::filesystem::{self, ops, transfer, upload};
+
+type Result<T> = std::result::Result<T, ApiError>;
+
+/// The routes of the filesystem group.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/fs/entries", get(entries))
+        .route("/v1/fs/file", get(read_file).put(write_file))
+        .route("/v1/fs/stat", get(stat))
+        .route("/v1/fs/mkdir", post(mkdir))
+        .route("/v1/fs/move", post(move_entry))
+        .route("/v1/fs/entry", axum::routing::delete(delete_entry))
+        .route("/v1/fs/upload-batch", post(upload_batch))
+}
+
+/// The absolute path a request names: absolute as given, else relative to the
+/// session's directory (when `session_id` names one) or the home directory.
+fn resolve(state: &AppState, path: &str, session_id: Option<&str>) -> Result<PathBuf> {
+    let base = match session_id {
+        Some(id) if !Path::new(path).is_absolute() => {
+            PathBuf::from(&state.sessions.get(id)?.shared.record.directory)
+        }
+        _ => filesystem::home_dir(),
+    };
+    Ok(filesystem::resolve(&base, path)?)
+}
+
+/// Refuses a body whose declared length is over the limit before reading it.
+fn check_declared_length(headers: &HeaderMap, limit: u64) -> Result<()> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    match declared {
+        Some(length) if length > limit => Err(transfer::too_large(limit).into()),
+        _ => Ok(()),
+    }
+}
+
+fn shown(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Lists a directory (the session's directory, or the home directory, without `path`).
+#[utoipa::path(get, path = "/v1/fs/entries", tag = "fs", params(FsEntriesQuery),
+    responses(
+        (status = 200, description = "The directory's entries, sorted by name", body = Vec<FsEntry>),
+        (status = 400, description = "Not a directory, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "No such directory or session", body = ProblemDetails, content_type = "application/problem+json"),
+    ))]
+pub async fn entries(
+    State(state): State<AppState>,
+    Query(query): Query<FsEntriesQuery>,
+) -> Result<JsonResponse<Vec<FsEntry>>> {
+    let dir = resolve(
+        &state,
+        query.path.as_deref().unwrap_or("."),
+        query.session_id.as_deref(),
+    )?;
+    Ok(JsonResponse(
+        filesystem::blocking(move || ops::entries(&dir)).await?,
+    ))
+}
+
+/// Reads a file's raw bytes, streamed.
+#[utoipa::path(get, path = "/v1/fs/file", tag = "fs", params(FsPathQuery),
+    responses(
+        (status = 200, description = "The file's bytes", content_type = "application/octet-stream", body = Vec<u8>),
+        (status = 400, description = "A directory, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "No such file or session", body = ProblemDetails, content_type = "application/problem+json"),
+    ))]
+pub async fn read_file(
+    State(state): State<AppState>,
+    Query(query): Query<FsPathQuery>,
+) -> Result<Response> {
+    let path = resolve(&state, &query.path, query.session_id.as_deref())?;
+    let open = transfer::open(&path).await?;
+    let body = Body::from_stream(tokio_util::io::ReaderStream::new(open.file));
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
+            (header::CONTENT_LENGTH, open.len.to_string()),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// Writes the request body to a file (creating it and its parent directories),
+/// streamed into place: a failed upload leaves the old file as it was.
+#[utoipa::path(put, path = "/v1/fs/file", tag = "fs", params(FsPathQuery),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file's new bytes"),
+    responses(
+        (status = 200, body = FsWriteResponse),
+        (status = 400, description = "A directory, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "No such session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 413, description = "Larger than `--fs-max-bytes`", body = ProblemDetails, content_type = "application/problem+json"),
+    ))]
+pub async fn write_file(
+    State(state): State<AppState>,
+    Query(query): Query<FsPathQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<JsonResponse<FsWriteResponse>> {
+    check_declared_length(&headers, state.fs_max_bytes)?;
+    let path = resolve(&state, &query.path, query.session_id.as_deref())?;
+    let bytes_written = transfer::write(&path, body, state.fs_max_bytes).await?;
+    Ok(JsonResponse(FsWriteResponse {
+        path: shown(&path),
+        bytes_written,
+    }))
+}
+
+/// Metadata of a path.
+#[utoipa::path(get, path = "/v1/fs/stat", tag = "fs", params(FsPathQuery),
+    responses(
+        (status = 200, body = FsStat),
+        (status = 400, description = "A bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "No such path or session", body = ProblemDetails, content_type = "application/problem+json"),
+    ))]
+pub async fn stat(
+    State(state): State<AppState>,
+    Query(query): Query<FsPathQuery>,
+) -> Result<JsonResponse<FsStat>> {
+    let path = resolve(&state, &query.path, query.session_id.as_deref())?;
+    Ok(JsonResponse(
+        filesystem::blocking(move || ops::stat(&path)).await?,
+    ))
+}
+
+/// Creates a directory and its missing parents (an existing directory is fine).
+#[utoipa::path(post, path = "/v1/fs/mkdir", tag = "fs", params(FsPathQuery),
+    responses(
+        (status = 200, body = FsActionResponse),
+        (status = 400, description = "A bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "No such session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "A file is in the way", body = ProblemDetails, content_type = "application/problem+json"),
+    ))]
+pub async fn mkdir(
+    State(state): State<AppState>,
+    Query(query): Query<FsPathQuery>,
+) -> Result<JsonResponse<FsActionResponse>> {
+    let path = resolve(&state, &query.path, query.session_id.as_deref())?;
+    let created = path.clone();
+    filesystem::blocking(move || ops::mkdir(&created)).await?;
+    Ok(JsonResponse(FsActionResponse { path: shown(&path) }))
+}
+
+/// Moves or renames a file or directory.
+#[utoipa::path(post, path = "/v1/fs/move", tag = "fs", params(FsSessionQuery), request_body = FsMoveRequest,
+    responses(
+        (status = 200, body = FsMoveResponse),
+        (status = 400, description = "A bad path, or a move into itself", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "No such source or session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "The destination exists (without `overwrite`), or is a directory that is not empty", body = ProblemDetails, content_type = "application/problem+json"),
+    ))]
+pub async fn move_entry(
+    State(state): State<AppState>,
+    Query(query): Query<FsSessionQuery>,
+    Json(request): Json<FsMoveRequest>,
+) -> Result<JsonResponse<FsMoveResponse>> {
+    let session = query.session_id.as_deref();
+    let from = resolve(&state, &request.from, session)?;
+    let to = resolve(&state, &request.to, session)?;
+    let overwrite = request.overwrite.unwrap_or(false);
+    let (source, destination) = (from.clone(), to.clone());
+    filesystem::blocking(move || ops::rename(&source, &destination, overwrite)).await?;
+    Ok(JsonResponse(FsMoveResponse {
+        from: shown(&from),
+        to: shown(&to),
+    }))
+}
+
+/// Deletes a file, a symbolic link, or a directory (one that is not empty only with
+/// `recursive=true`).
+#[utoipa::path(delete, path = "/v1/fs/entry", tag = "fs", params(FsDeleteQuery),
+    responses(
+        (status = 200, body = FsActionResponse),
+        (status = 400, description = "A bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "No such path or session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "A directory that is not empty, without `recursive`", body = ProblemDetails, content_type = "application/problem+json"),
+    ))]
+pub async fn delete_entry(
+    State(state): State<AppState>,
+    Query(query): Query<FsDeleteQuery>,
+) -> Result<JsonResponse<FsActionResponse>> {
+    let path = resolve(&state, &query.path, query.session_id.as_deref())?;
+    let recursive = query.recursive.unwrap_or(false);
+    let removed = path.clone();
+    filesystem::blocking(move || ops::remove(&removed, recursive)).await?;
+    Ok(JsonResponse(FsActionResponse { path: shown(&path) }))
+}
+
+/// Unpacks a tar archive (plain or gzip-compressed), streamed from the body, under
+/// `path` (created when missing). Entries that would land outside it are refused and
+/// then nothing is written.
+#[utoipa::path(post, path = "/v1/fs/upload-batch", tag = "fs", params(FsUploadBatchQuery),
+    request_body(content = Vec<u8>, content_type = "application/x-tar", description = "A tar archive, optionally gzip-compressed"),
+    responses(
+        (status = 200, body = FsUploadBatchResponse),
+        (status = 400, description = "Not a tar archive, an entry outside the target, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "No such session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "An entry would replace a directory with a file (or the reverse), or go through a symbolic link out of the target", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 413, description = "The body or its unpacked size is over `--fs-max-bytes`", body = ProblemDetails, content_type = "application/problem+json"),
+    ))]
+pub async fn upload_batch(
+    State(state): State<AppState>,
+    Query(query): Query<FsUploadBatchQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<JsonResponse<FsUploadBatchResponse>> {
+    check_archive_type(&headers)?;
+    check_declared_length(&headers, state.fs_max_bytes)?;
+    let target = resolve(
+        &state,
+        query.path.as_deref().unwrap_or("."),
+        query.session_id.as_deref(),
+    )?;
+    Ok(JsonResponse(
+        upload::unpack(target, body, state.fs_max_bytes).await?,
+    ))
+}
+
+/// An archive is sent raw: form uploads, JSON and text are refused with a hint.
+fn check_archive_type(headers: &HeaderMap) -> Result<()> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let refused = [
+        "multipart/",
+        "application/json",
+        "text/",
+        "application/x-www-form-urlencoded",
+    ];
+    if refused
+        .iter()
+        .any(|prefix| content_type.starts_with(prefix))
+    {
+        return Err(ApiError::InvalidRequest(format!(
+            "send the archive itself as the body (content-type application/x-tar or application/gzip), not {content_type}"
+        )));
+    }
+    Ok(())
+}
