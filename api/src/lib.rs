@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 mod fs;
+mod mcp;
 pub use fs::*;
+pub use mcp::*;
 
 /// `GET /v1/health`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -58,6 +60,12 @@ pub struct AgentCapabilities {
     /// Models have variants (reasoning effort...).
     #[serde(default)]
     pub variants: bool,
+    /// The session's `mcp` servers reach the agent (else a create request with them is refused).
+    #[serde(default)]
+    pub mcp_servers: bool,
+    /// The session's `skills` reach the agent (else a create request with them is refused).
+    #[serde(default)]
+    pub skills: bool,
 }
 
 /// State of an agent's shared server process.
@@ -212,6 +220,13 @@ pub struct CreateSessionRequest {
     /// Extra environment variables for the agent's processes.
     #[serde(default)]
     pub env: Option<BTreeMap<String, String>>,
+    /// MCP servers for the agent, by name. Refused (400) for an agent without the
+    /// `mcpServers` capability.
+    #[serde(default)]
+    pub mcp: Option<BTreeMap<String, McpServerConfig>>,
+    /// Skills for the agent. Refused (400) for an agent without the `skills` capability.
+    #[serde(default)]
+    pub skills: Option<SkillsConfig>,
 }
 
 /// Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).

@@ -39,6 +39,10 @@ pub(crate) fn spawn(
     if let Some(id) = resume {
         argv.extend(["--resume".to_owned(), id.to_owned()]);
     }
+    if !config.mcp_servers.is_empty() {
+        let servers = sandbox_agent_adapter_kit::mcp::mcp_servers_config(&config.mcp_servers);
+        argv.extend(["--mcp-config".to_owned(), servers.to_string()]);
+    }
     SpawnRequest::command(process_id, argv).with_env(environment(mode))
 }
 

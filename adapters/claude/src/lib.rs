@@ -101,10 +101,11 @@ impl Adapter for Claude {
 /// What the adapter maps and its tests cover. Not `images`/`file_attachments` (the
 /// CLI's stream-json input takes no file paths: attachments reach the model only as
 /// paths in the text), not `status` (the CLI's notices become status items, but no
-/// test has a real one yet), not `mcp_tools` (MCP calls are ordinary tool calls here,
-/// untested with a real MCP server), not `session_lifecycle` (the CLI reports no
+/// test has a real one yet), not `session_lifecycle` (the CLI reports no
 /// session start or end: `session.started`/`session.ended` are the adapter's,
-/// synthetic), not `shared_process` (one CLI process per session).
+/// synthetic), not `shared_process` (one CLI process per session). The session's MCP
+/// servers reach the CLI as `--mcp-config` JSON (`mcp_servers`, `mcp_tools`: the
+/// conformance suite calls a real MCP server's tool through it).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     plan_mode,
     permissions,
@@ -121,7 +122,9 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     resume,
     cancel,
     usage,
-    variants
+    variants,
+    mcp_servers,
+    mcp_tools,
 ];
 
 sandbox_agent_adapter_kit::export!(Claude);

@@ -109,11 +109,12 @@ impl Adapter for Gemini {
 
 /// What the adapter maps and its tests cover. Not `questions` (the CLI has no
 /// question tool in ACP mode), not `images`/`file_attachments` (attachments are sent
-/// as paths in the text: the adapter cannot read files), not `mcp_tools` (untested),
-/// not `status` (the CLI's plan updates become status items, but no test has one),
+/// as paths in the text: the adapter cannot read files), not `status` (the CLI's plan updates become status items, but no test has one),
 /// not `session_lifecycle` (`session.started`/`session.ended` are the adapter's),
 /// not `shared_process` (one CLI per session), not `variants` (no effort levels),
 /// and no streaming of tool output (the CLI reports it when the tool is done).
+/// The session's MCP servers go in ACP's `session/new` (`mcp_servers`, `mcp_tools`:
+/// the conformance suite calls a real MCP server's tool through the CLI).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     plan_mode,
     permissions,
@@ -128,7 +129,9 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     item_started,
     resume,
     cancel,
-    usage
+    usage,
+    mcp_servers,
+    mcp_tools,
 ];
 
 sandbox_agent_adapter_kit::export!(Gemini);

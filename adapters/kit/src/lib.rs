@@ -97,6 +97,7 @@ mod info;
 pub mod item;
 pub mod jsonrpc;
 pub mod log;
+pub mod mcp;
 pub mod reply;
 mod session;
 pub mod snapshot;

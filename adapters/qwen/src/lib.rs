@@ -111,7 +111,9 @@ impl Adapter for Qwen {
 /// CLI: text, reasoning, tool calls and results with file changes, permission
 /// prompts, cancel, resume (`session/load`), and the token usage the CLI reports
 /// on its last update. Not `questions` (none over ACP), not attachments (paths in
-/// the text only), not `session_lifecycle` (the adapter's own events).
+/// the text only), not `session_lifecycle` (the adapter's own events). Not
+/// `mcp_servers` yet: Qwen Code 0.24 takes ACP's `mcpServers` but defers their tools
+/// behind its `tool_search` tool, so the suite's model is never offered them.
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     text_messages,
     item_started,
@@ -126,7 +128,7 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     streaming_deltas,
     resume,
     cancel,
-    usage
+    usage,
 ];
 
 sandbox_agent_adapter_kit::export!(Qwen);

@@ -473,6 +473,8 @@ pub fn capabilities(info: &AdapterInfo) -> AgentCapabilities {
         cancel: info.has("cancel"),
         usage: info.has("usage"),
         variants: info.has("variants"),
+        mcp_servers: info.has("mcp-servers"),
+        skills: info.has("skills"),
     }
 }
 

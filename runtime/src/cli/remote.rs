@@ -7,7 +7,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use futures::StreamExt;
 use sandbox_agent_client::{
     AgentInstallRequest, Client, ClientError, CreateSessionRequest, EventStream, EventsQuery,
-    MessageAttachment, MessageRequest, PermissionReply,
+    MessageAttachment, MessageRequest, PermissionReply, SkillSource, SkillsConfig,
 };
 use serde::Serialize;
 
@@ -67,7 +67,7 @@ pub enum SessionsCommand {
     /// Create a session.
     Create {
         #[command(flatten)]
-        session: CreateArgs,
+        session: Box<CreateArgs>,
         #[command(flatten)]
         connection: Connection,
     },
@@ -160,11 +160,41 @@ pub struct CreateArgs {
     /// Extra environment variable for the agent (KEY=VALUE, repeatable).
     #[arg(long = "env", value_parser = parse_key_value)]
     env: Vec<(String, String)>,
+    /// MCP servers: a JSON file of the request's `mcp` object (server name → config).
+    #[arg(long = "mcp-config")]
+    mcp_config: Option<PathBuf>,
+    /// A local skills folder (a skill, or folders of skills), repeatable.
+    #[arg(long = "skill")]
+    skills: Vec<String>,
 }
 
 impl CreateArgs {
     /// The session id and the request body.
-    fn into_request(self) -> (String, CreateSessionRequest) {
+    fn into_request(self) -> Result<(String, CreateSessionRequest), String> {
+        let mcp = match &self.mcp_config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                Some(serde_json::from_str(&text).map_err(|e| {
+                    format!(
+                        "{}: not an MCP server map (name → config): {e}",
+                        path.display()
+                    )
+                })?)
+            }
+            None => None,
+        };
+        let skills = (!self.skills.is_empty()).then(|| SkillsConfig {
+            sources: self
+                .skills
+                .iter()
+                .map(|source| SkillSource {
+                    source_type: "local".into(),
+                    source: source.clone(),
+                    ..SkillSource::default()
+                })
+                .collect(),
+        });
         let request = CreateSessionRequest {
             agent: self.agent,
             agent_mode: self.agent_mode,
@@ -175,8 +205,10 @@ impl CreateArgs {
             directory: self.directory,
             title: self.title,
             env: (!self.env.is_empty()).then(|| self.env.into_iter().collect()),
+            mcp,
+            skills,
         };
-        (self.session_id, request)
+        Ok((self.session_id, request))
     }
 }
 
@@ -276,7 +308,7 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), String> {
             session,
             connection: c,
         } => {
-            let (session_id, request) = session.into_request();
+            let (session_id, request) = (*session).into_request()?;
             print_json(&call(&c, c.client()?.create_session(&session_id, &request)).await?)
         }
         SessionsCommand::List(c) => print_json(&call(&c, c.client()?.list_sessions()).await?),

@@ -3,6 +3,7 @@
 
 mod actor;
 mod incoming;
+mod launch;
 pub mod log;
 pub mod loopback;
 pub mod processes;
@@ -223,6 +224,16 @@ impl SessionManager {
             )));
         }
         let directory = resolve_directory(request.directory.as_deref())?;
+        let mcp = launch::enabled_servers(request.mcp);
+        let skills = request.skills.filter(|skills| !skills.sources.is_empty());
+        launch::check_capabilities(info, !mcp.is_empty(), skills.is_some())?;
+        let skills = match skills {
+            Some(skills) => {
+                let cache = self.scratch_root.with_file_name("skills");
+                launch::resolve_skills(&skills, &directory, &cache).await?
+            }
+            None => Vec::new(),
+        };
         let record = SessionRecord {
             id: id.to_owned(),
             agent: info.id.clone(),
@@ -234,6 +245,8 @@ impl SessionManager {
             directory: directory.display().to_string(),
             created_at: log::now_millis(),
             env: request.env.unwrap_or_default().into_iter().collect(),
+            mcp,
+            skills,
         };
         self.catalog
             .ensure_installed(&adapter, request.agent_version.as_deref())
@@ -305,8 +318,16 @@ impl SessionManager {
             agent_binary: agent_binary.map(|path| path.display().to_string()),
             env: env.clone(),
             resume_native_session_id,
-            mcp_servers: Vec::new(),
-            skills: Vec::new(),
+            mcp_servers: launch::servers(&record.mcp, |name| {
+                record
+                    .env
+                    .iter()
+                    .rev()
+                    .find(|(key, _)| key == name)
+                    .map(|(_, value)| value.clone())
+                    .or_else(|| std::env::var(name).ok())
+            })?,
+            skills: launch::skills(&record.skills),
             scratch_dir: scratch.display().to_string(),
         };
         Ok((config, env))

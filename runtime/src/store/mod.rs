@@ -55,6 +55,13 @@ pub struct SessionRecord {
     /// Variables the client asked for at creation (the agent needs them again
     /// when it is relaunched after a restart).
     pub env: Vec<(String, String)>,
+    /// The enabled MCP servers the client asked for (secrets named by environment
+    /// variable are read again at each launch, never stored).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub mcp: std::collections::BTreeMap<String, sandbox_agent_api::McpServerConfig>,
+    /// The skills found at creation: (name, absolute folder).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<(String, String)>,
 }
 
 /// The live state of a session as of its last committed event: what a restarted

@@ -263,6 +263,8 @@ mod tests {
             directory: "/workspace".into(),
             created_at: 1,
             env: vec![("K".into(), "V".into())],
+            mcp: Default::default(),
+            skills: Vec::new(),
         }
     }
 

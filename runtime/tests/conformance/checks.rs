@@ -432,3 +432,63 @@ pub fn include_raw(h: &Harness) {
     }
     assert!(h.events(&session).iter().all(|e| e.get("raw").is_none()));
 }
+
+/// The test MCP server (`testing/mcp-server/add.mjs`) as a session's `mcp` config,
+/// logging what it is asked to `log`.
+fn add_server(log: &std::path::Path) -> Value {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testing/mcp-server/add.mjs");
+    json!({ "calc": {
+        "type": "local",
+        "command": ["node", std::fs::canonicalize(script).unwrap()],
+        "env": { "MCP_ADD_LOG": log },
+    }})
+}
+
+/// An MCP server of the session reaches the agent in its native form: the model is
+/// offered the server's tool, calls it, and the transcript shows the call and the
+/// server's answer. An agent that cannot take MCP servers refuses such a session.
+pub fn mcp_tool(h: &Harness) {
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("mcp-add.log");
+    if !h.can("mcpServers") {
+        let response = h.api().post_json(
+            "/v1/sessions/without-mcp",
+            json!({ "agent": h.agent.id, "mcp": add_server(&log) }),
+        );
+        crate::common::api::expect_problem(response, 400, "invalid_request");
+        return;
+    }
+    let session = h.create_with("bypass", json!({ "mcp": add_server(&log) }));
+    let events = h.turn(&session, r#"mcp: add {"a": 2, "b": 3}"#);
+    check_turns(&events, true);
+    let offered = h.model_requests().iter().any(|request| {
+        request["tools"].as_array().is_some_and(|tools| {
+            tools
+                .iter()
+                .any(|t| t.as_str().is_some_and(|t| t == "add" || t.ends_with("add")))
+        })
+    });
+    assert!(
+        offered,
+        "the model was never offered the MCP tool: {:#?}",
+        h.model_requests()
+    );
+    assert!(
+        !items(&events, "tool_call").is_empty(),
+        "{}",
+        pretty(&events)
+    );
+    assert!(
+        items(&events, "tool_result")
+            .iter()
+            .any(|r| r.to_string().contains("sum: 5")),
+        "the MCP tool's answer is in a tool_result:\n{}",
+        pretty(&events)
+    );
+    let asked = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        asked.contains("tools/call"),
+        "the MCP server was not called: {asked}"
+    );
+}

@@ -121,15 +121,21 @@ impl Harness {
 
     /// Creates a session in the workspace with the permission mode; returns its id.
     pub fn create(&self, permission_mode: &str) -> String {
+        self.create_with(permission_mode, json!({}))
+    }
+
+    /// Creates a session with more fields of the create request (`mcp`, `skills`...).
+    pub fn create_with(&self, permission_mode: &str, fields: Value) -> String {
         let id = format!("s{}", self.sessions.fetch_add(1, Ordering::SeqCst) + 1);
-        let body = ok_json(self.api().post_json(
-            &format!("/v1/sessions/{id}"),
-            json!({
-                "agent": self.agent.id,
-                "permissionMode": permission_mode,
-                "directory": self.workspace.path(),
-            }),
-        ));
+        let mut request = json!({
+            "agent": self.agent.id,
+            "permissionMode": permission_mode,
+            "directory": self.workspace.path(),
+        });
+        for (name, value) in fields.as_object().expect("fields are an object") {
+            request[name] = value.clone();
+        }
+        let body = ok_json(self.api().post_json(&format!("/v1/sessions/{id}"), request));
         assert_eq!(body["healthy"], json!(true), "creating {id}: {body}");
         id
     }

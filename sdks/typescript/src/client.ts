@@ -1,9 +1,10 @@
 /**
  * `SandboxAgent`: a thin fetch client over the daemon's `/v1` routes, and `connect`, which
- * makes one after checking the daemon's health. Session routes live on `Session`.
+ * makes one after checking the daemon's health. Session routes live on `Session`; the
+ * filesystem routes (`/v1/fs/*`) are here, with the 0.1.x SDK's method names.
  */
 import { SandboxAgentError } from "./errors.js";
-import { seg, Transport, type ClientOptions, type RequestOptions } from "./http.js";
+import { seg, Transport, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
 import { Session } from "./session.js";
 import type {
   AgentInfo,
@@ -13,6 +14,18 @@ import type {
   AgentModesResponse,
   CreateSessionRequest,
   CreateSessionResponse,
+  FsActionResponse,
+  FsDeleteQuery,
+  FsEntriesQuery,
+  FsEntry,
+  FsMoveRequest,
+  FsMoveResponse,
+  FsPathQuery,
+  FsSessionQuery,
+  FsStat,
+  FsUploadBatchQuery,
+  FsUploadBatchResponse,
+  FsWriteResponse,
   HealthResponse,
   SessionInfo,
   SessionListResponse,
@@ -22,6 +35,13 @@ export type { ClientOptions, RequestOptions };
 
 /** Options of `createSession`: the creation body (`agent` required) and a signal. */
 export interface CreateSessionOptions extends CreateSessionRequest, RequestOptions {}
+
+/**
+ * The body of `writeFsFile` (the file's bytes) and `uploadFsBatch` (a tar archive, plain or
+ * gzip), sent as is: bytes, a `Blob`, a string (as UTF-8), or a `ReadableStream` (sent chunked as
+ * it is read, never held whole in memory).
+ */
+export type FsBody = RawBody;
 
 /** Options of `installAgent`. */
 export interface InstallAgentOptions extends RequestOptions {
@@ -121,6 +141,97 @@ export class SandboxAgent {
   /** A handle on a session by id, without a request (for a session known to exist). */
   session(id: string): Session {
     return new Session(this, id);
+  }
+
+  /**
+   * `GET /v1/fs/entries`: the entries of a directory, sorted by name. Without `path`, the
+   * directory of the session named by `sessionId`, or the daemon user's home directory.
+   */
+  listFsEntries(query: FsEntriesQuery = {}, options: RequestOptions = {}): Promise<FsEntry[]> {
+    return this.transport.json<FsEntry[]>("GET", "/v1/fs/entries", { query, signal: options.signal });
+  }
+
+  /**
+   * `GET /v1/fs/file`: a file's bytes, read whole. A relative `path` starts from the directory
+   * of the session named by `sessionId`, or the home directory. `readFsFileStream` for large
+   * files.
+   */
+  readFsFile(query: FsPathQuery, options: RequestOptions = {}): Promise<Uint8Array> {
+    return this.transport.bytes("GET", "/v1/fs/file", { query, signal: options.signal });
+  }
+
+  /**
+   * `GET /v1/fs/file`: a file's bytes as a stream, once the daemon has answered (errors such as
+   * `path_not_found` reject here, not in the stream). Cancel the stream, or abort `signal`, to
+   * stop early.
+   */
+  readFsFileStream(query: FsPathQuery, options: RequestOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    return this.transport.byteStream("GET", "/v1/fs/file", { query, signal: options.signal });
+  }
+
+  /**
+   * `PUT /v1/fs/file`: writes `body` to a file as `application/octet-stream`, creating it and
+   * its parent directories; `{path, bytesWritten}`. The file is replaced only once the whole
+   * body has arrived. A larger body than the daemon's `--fs-max-bytes` is `payload_too_large`
+   * (413).
+   */
+  writeFsFile(query: FsPathQuery, body: FsBody, options: RequestOptions = {}): Promise<FsWriteResponse> {
+    return this.transport.json<FsWriteResponse>("PUT", "/v1/fs/file", {
+      query,
+      raw: body,
+      headers: { "content-type": "application/octet-stream" },
+      signal: options.signal,
+    });
+  }
+
+  /** `GET /v1/fs/stat`: a path's type, size and modification time. */
+  statFs(query: FsPathQuery, options: RequestOptions = {}): Promise<FsStat> {
+    return this.transport.json<FsStat>("GET", "/v1/fs/stat", { query, signal: options.signal });
+  }
+
+  /** `POST /v1/fs/mkdir`: creates a directory and its parents (an existing one is fine); `{path}`. */
+  mkdirFs(query: FsPathQuery, options: RequestOptions = {}): Promise<FsActionResponse> {
+    return this.transport.json<FsActionResponse>("POST", "/v1/fs/mkdir", { query, signal: options.signal });
+  }
+
+  /**
+   * `POST /v1/fs/move`: moves or renames `from` to `to` (its parents are created); both absolute
+   * paths. An existing `to` is `path_conflict` (409) unless `overwrite`. `query.sessionId`
+   * resolves relative paths.
+   */
+  moveFs(request: FsMoveRequest, query: FsSessionQuery = {}, options: RequestOptions = {}): Promise<FsMoveResponse> {
+    return this.transport.json<FsMoveResponse>("POST", "/v1/fs/move", {
+      query,
+      body: withoutUndefined(request),
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * `DELETE /v1/fs/entry`: deletes a file, a symbolic link or a directory; a directory that is
+   * not empty only with `recursive: true` (`path_conflict`, 409, without). `{path}`.
+   */
+  deleteFsEntry(query: FsDeleteQuery, options: RequestOptions = {}): Promise<FsActionResponse> {
+    return this.transport.json<FsActionResponse>("DELETE", "/v1/fs/entry", { query, signal: options.signal });
+  }
+
+  /**
+   * `POST /v1/fs/upload-batch`: unpacks a tar archive (plain or gzip) under `query.path`
+   * (created when missing; default the session's or home directory), sent as
+   * `application/x-tar`. All or nothing: an entry that would land outside the target refuses
+   * the whole archive (400). `paths` lists what was written (at most 1024, then `truncated`).
+   */
+  uploadFsBatch(
+    body: FsBody,
+    query: FsUploadBatchQuery = {},
+    options: RequestOptions = {},
+  ): Promise<FsUploadBatchResponse> {
+    return this.transport.json<FsUploadBatchResponse>("POST", "/v1/fs/upload-batch", {
+      query,
+      raw: body,
+      headers: { "content-type": "application/x-tar" },
+      signal: options.signal,
+    });
   }
 
   /** @internal The listed info of one session, or `session_not_found`. */

@@ -24,10 +24,19 @@ export interface RequestOptions {
 
 type QueryValue = string | number | boolean | null | undefined;
 
+/**
+ * A request body sent as is (not as JSON): bytes, a `Blob`, a string (as UTF-8), or a stream
+ * (sent chunked as it is read, never held whole in memory).
+ */
+export type RawBody = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | string | ReadableStream<Uint8Array>;
+
 /** What one request carries besides its method and path. */
 interface SendOptions {
   query?: Record<string, QueryValue>;
+  /** A JSON body. */
   body?: unknown;
+  /** A body sent as is, with the `content-type` given in `headers`; instead of `body`. */
+  raw?: RawBody;
   headers?: Record<string, string>;
   signal?: AbortSignal | undefined;
 }
@@ -72,20 +81,19 @@ export class Transport {
   async send(method: string, path: string, init: SendOptions = {}): Promise<Response> {
     const headers: Record<string, string> = { accept: "application/json", ...this.headers, ...init.headers };
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
-    let body: string | undefined;
-    if (init.body !== undefined) {
+    // `duplex: "half"` is how fetch (Node's, and browsers that stream uploads) takes a stream body.
+    const request: RequestInit & { duplex?: "half" } = { method, headers, signal: init.signal };
+    if (init.raw !== undefined) {
+      request.body = init.raw as BodyInit;
+      if (isReadableStream(init.raw)) request.duplex = "half";
+    } else if (init.body !== undefined) {
       headers["content-type"] = "application/json";
-      body = JSON.stringify(init.body);
+      request.body = JSON.stringify(init.body);
     }
     init.signal?.throwIfAborted();
     let response: Response;
     try {
-      response = await this.fetchImpl(this.url(path, init.query), {
-        method,
-        headers,
-        body,
-        signal: init.signal,
-      });
+      response = await this.fetchImpl(this.url(path, init.query), request);
     } catch (error) {
       throw networkError(error, init.signal, `${method} ${path}`);
     }
@@ -123,6 +131,29 @@ export class Transport {
     }
   }
 
+  /** A request whose 2xx answer is raw bytes, read whole. */
+  async bytes(method: string, path: string, init: SendOptions = {}): Promise<Uint8Array> {
+    const response = await this.send(method, path, {
+      ...init,
+      headers: { accept: "application/octet-stream", ...init.headers },
+    });
+    try {
+      return new Uint8Array(await response.arrayBuffer());
+    } catch (error) {
+      throw networkError(error, init.signal, `${method} ${path}`);
+    }
+  }
+
+  /** A request whose 2xx answer is raw bytes: the body as a stream, unread. */
+  async byteStream(method: string, path: string, init: SendOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.send(method, path, {
+      ...init,
+      headers: { accept: "application/octet-stream", ...init.headers },
+    });
+    // An answer without a body is an empty file.
+    return response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+  }
+
   /** A request whose 2xx answer has no body we need (204). */
   async none(method: string, path: string, init: SendOptions = {}): Promise<void> {
     const response = await this.send(method, path, init);
@@ -147,6 +178,11 @@ export class Transport {
     }
     return response;
   }
+}
+
+/** By shape, so a stream of another realm or polyfill counts too. */
+function isReadableStream(value: unknown): value is ReadableStream<Uint8Array> {
+  return typeof value === "object" && value !== null && typeof (value as ReadableStream).getReader === "function";
 }
 
 /** The caller's abort reason when its signal fired, else a `network_error`. */

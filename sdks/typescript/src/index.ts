@@ -3,7 +3,7 @@
  * browsers (fetch only). `start()`, which runs a local daemon, is in `sandbox-agent/node`.
  */
 export { connect, SandboxAgent } from "./client.js";
-export type { ConnectOptions, CreateSessionOptions, InstallAgentOptions } from "./client.js";
+export type { ConnectOptions, CreateSessionOptions, FsBody, InstallAgentOptions } from "./client.js";
 export type { ClientOptions, RequestOptions } from "./http.js";
 export { Session, toMessageRequest } from "./session.js";
 export type {

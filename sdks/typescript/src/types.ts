@@ -37,6 +37,20 @@ export type ProblemDetails = Schemas["ProblemDetails"];
 /** The error codes the daemon documents (`urn:sandbox-agent:error:<code>`). */
 export type ErrorType = Schemas["ErrorType"];
 
+export type FsEntriesQuery = Schemas["FsEntriesQuery"];
+export type FsPathQuery = Schemas["FsPathQuery"];
+export type FsDeleteQuery = Schemas["FsDeleteQuery"];
+export type FsSessionQuery = Schemas["FsSessionQuery"];
+export type FsUploadBatchQuery = Schemas["FsUploadBatchQuery"];
+export type FsEntry = Schemas["FsEntry"];
+export type FsEntryType = Schemas["FsEntryType"];
+export type FsStat = Schemas["FsStat"];
+export type FsActionResponse = Schemas["FsActionResponse"];
+export type FsMoveRequest = Schemas["FsMoveRequest"];
+export type FsMoveResponse = Schemas["FsMoveResponse"];
+export type FsWriteResponse = Schemas["FsWriteResponse"];
+export type FsUploadBatchResponse = Schemas["FsUploadBatchResponse"];
+
 export type UniversalEventType = Schemas["UniversalEventType"];
 export type UniversalEventData = Schemas["UniversalEventData"];
 export type EventSource = Schemas["EventSource"];

@@ -27,19 +27,25 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `binary` (`--no-token` unless `token`) and resolves once it answers its health check. */
+/**
+ * Starts `binary` (`--no-token` unless `token`; with `HOME` set to `home`, and `env` added to
+ * the environment, when given) and resolves once it answers its health check.
+ */
 export async function spawnDaemon(options: {
   binary: string;
   cacheDir: string;
   token?: string;
+  home?: string;
+  env?: Record<string, string>;
   timeoutMs?: number;
 }): Promise<Daemon> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "sandbox-agent-sdk-data-"));
   const args = ["server", "--port", String(port), "--data-dir", dataDir, "--cache-dir", options.cacheDir];
   args.push(...(options.token ? ["--token", options.token] : ["--no-token"]));
-  const env = { ...process.env };
+  const env = { ...process.env, ...options.env };
   delete env.SANDBOX_AGENT_TOKEN; // it would conflict with --no-token
+  if (options.home !== undefined) env.HOME = options.home;
   const child = spawn(options.binary, args, { env, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));

@@ -6,8 +6,13 @@ import { spawnDaemon, type Daemon } from "./daemon.js";
 
 export { freePort, type Daemon } from "./daemon.js";
 
-/** A daemon of the binary under test with the run's shared compile cache. */
-export function startDaemon(options: { token?: string } = {}): Promise<Daemon> {
+/**
+ * A daemon of the binary under test with the run's shared compile cache (`home`: its `HOME`;
+ * `env`: added to its environment).
+ */
+export function startDaemon(
+  options: { token?: string; home?: string; env?: Record<string, string> } = {},
+): Promise<Daemon> {
   return spawnDaemon({ binary: inject("binary"), cacheDir: inject("cacheDir"), ...options });
 }
 

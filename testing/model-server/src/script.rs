@@ -132,7 +132,7 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
     // it gets no tool call.
     let side_task = conversation.tools.is_empty();
     let directive = directive(text).filter(|(command, _)| {
-        !(side_task && ["run", "write", "read", "ask", "plan"].contains(command))
+        !(side_task && ["run", "write", "read", "ask", "plan", "mcp"].contains(command))
     });
     let Some((command, argument)) = directive else {
         return Reply::text(format!("Echo: {text}"));
@@ -173,6 +173,15 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
             tools::exit_plan(tools, &call_id, argument),
             "present plans",
         ),
+        "mcp" => {
+            let (name, arguments) = argument.split_once(' ').unwrap_or((argument, "{}"));
+            let arguments = serde_json::from_str(arguments).unwrap_or(Value::Null);
+            Reply::say_then_call(
+                "I'll use the MCP tool.",
+                tools::mcp(tools, &call_id, name, arguments),
+                &format!("call the MCP tool {name}"),
+            )
+        }
         "think" => Reply::Blocks {
             blocks: vec![
                 Block::Reasoning(format!("Let me think about {argument}.")),
@@ -200,7 +209,7 @@ fn directive(text: &str) -> Option<(&str, &str)> {
     let first_line = text.lines().next()?;
     let (command, argument) = first_line.split_once(':')?;
     let known = [
-        "run", "write", "read", "ask", "plan", "think", "slow", "fail",
+        "run", "write", "read", "ask", "plan", "think", "slow", "fail", "mcp",
     ];
     known.contains(&command).then(|| (command, argument.trim()))
 }
@@ -271,6 +280,26 @@ mod tests {
     fn side_requests_without_tools_and_quoted_text_are_echoed() {
         assert_eq!(asked("run: ls", &[]), Reply::text("Echo: run: ls"));
         assert!(asked("\"run: ls\"", &["bash"]).calls_tool());
+    }
+
+    #[test]
+    fn mcp_calls_the_server_tool_under_the_agents_name_for_it() {
+        for offered in ["mcp__calc__add", "calc_add", "add"] {
+            let Reply::Blocks { blocks, .. } =
+                asked(r#"mcp: add {"a": 2, "b": 3}"#, &["Bash", offered])
+            else {
+                panic!()
+            };
+            let Some(Block::ToolCall(call)) = blocks.last() else {
+                panic!("{blocks:?}")
+            };
+            assert_eq!(call.name, offered);
+            assert_eq!(call.input, ToolInput::Json(json!({"a": 2, "b": 3})));
+        }
+        assert_eq!(
+            asked("mcp: add {}", &["Bash"]),
+            Reply::text("No tool to call the MCP tool add with.")
+        );
     }
 
     #[test]

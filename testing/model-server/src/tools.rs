@@ -57,6 +57,19 @@ fn find<'a>(tools: &'a [Tool], names: &[&str]) -> Option<&'a Tool> {
         .find_map(|name| tools.iter().find(|tool| tool.name == *name))
 }
 
+/// A call of the MCP tool `name` with JSON `arguments`. Agents offer an MCP server's
+/// tools under their own names (`mcp__calc__add`, `calc_add`, `add`...): the tool
+/// named `name`, or ending in `name` after a separator, is called.
+pub fn mcp(tools: &[Tool], id: &str, name: &str, arguments: Value) -> Option<ToolCall> {
+    let tool = tools.iter().find(|tool| {
+        tool.name == name
+            || ["__", "_", "-", "."]
+                .iter()
+                .any(|separator| tool.name.ends_with(&format!("{separator}{name}")))
+    })?;
+    Some(tool.call(id, ToolInput::Json(arguments)))
+}
+
 /// A call of the shell tool running `command`.
 pub fn shell(tools: &[Tool], id: &str, command: &str) -> Option<ToolCall> {
     let names = [

@@ -96,6 +96,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/fs/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lists a directory (the session's directory, or the home directory, without `path`). */
+        get: operations["entries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fs/entry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deletes a file, a symbolic link, or a directory (one that is not empty only with
+         *     `recursive=true`).
+         */
+        delete: operations["delete_entry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fs/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reads a file's raw bytes, streamed. */
+        get: operations["read_file"];
+        /**
+         * Writes the request body to a file (creating it and its parent directories),
+         *     streamed into place: a failed upload leaves the old file as it was.
+         */
+        put: operations["write_file"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fs/mkdir": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Creates a directory and its missing parents (an existing directory is fine). */
+        post: operations["mkdir"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fs/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Moves or renames a file or directory. */
+        post: operations["move_entry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fs/stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Metadata of a path. */
+        get: operations["stat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fs/upload-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpacks a tar archive (plain or gzip-compressed), streamed from the body, under
+         *     `path` (created when missing). Entries that would land outside it are refused and
+         *     then nothing is written.
+         */
+        post: operations["upload_batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/health": {
         parameters: {
             query?: never;
@@ -345,6 +475,8 @@ export interface components {
             fileChanges: boolean;
             images: boolean;
             itemStarted: boolean;
+            /** @description The session's `mcp` servers reach the agent (else a create request with them is refused). */
+            mcpServers?: boolean;
             mcpTools: boolean;
             permissions: boolean;
             planMode: boolean;
@@ -355,6 +487,8 @@ export interface components {
             sessionLifecycle: boolean;
             /** @description The agent uses a shared long-running process or server. */
             sharedProcess: boolean;
+            /** @description The session's `skills` reach the agent (else a create request with them is refused). */
+            skills?: boolean;
             status: boolean;
             streamingDeltas: boolean;
             textMessages: boolean;
@@ -487,9 +621,17 @@ export interface components {
             env?: {
                 [key: string]: string;
             } | null;
+            /**
+             * @description MCP servers for the agent, by name. Refused (400) for an agent without the
+             *     `mcpServers` capability.
+             */
+            mcp?: {
+                [key: string]: components["schemas"]["McpServerConfig"];
+            } | null;
             model?: string | null;
             /** @description `default`, `plan` or `bypass`; `default` when absent. */
             permissionMode?: string | null;
+            skills?: null | components["schemas"]["SkillsConfig"];
             title?: string | null;
             variant?: string | null;
         };
@@ -510,7 +652,7 @@ export interface components {
          * @description Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal";
+        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict";
         /**
          * @description Who produced an event.
          * @enum {string}
@@ -551,6 +693,123 @@ export interface components {
          * @enum {string}
          */
         FileAction: "read" | "write" | "patch";
+        /** @description The answer of `mkdir` and `DELETE /v1/fs/entry`: the absolute path acted on. */
+        FsActionResponse: {
+            /** @description The absolute path. */
+            path: string;
+        };
+        /** @description Query of `DELETE /v1/fs/entry`. */
+        FsDeleteQuery: {
+            /** @description Absolute path, or relative to the session's directory (or the home directory). */
+            path: string;
+            /** @description Delete a non-empty directory with everything in it (409 without it). */
+            recursive?: boolean | null;
+            /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+            sessionId?: string | null;
+        };
+        /** @description Query of `GET /v1/fs/entries`. */
+        FsEntriesQuery: {
+            /**
+             * @description The directory to list: absolute, or relative to the session's directory (or the
+             *     home directory); that directory itself when absent.
+             */
+            path?: string | null;
+            /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+            sessionId?: string | null;
+        };
+        /** @description One entry of a directory listing (`GET /v1/fs/entries`). */
+        FsEntry: {
+            /** @description File or directory. */
+            entryType: components["schemas"]["FsEntryType"];
+            /** @description Last modification time (RFC 3339), when the filesystem records one. */
+            modified?: string | null;
+            /** @description The entry's file name. */
+            name: string;
+            /** @description Its absolute path. */
+            path: string;
+            /**
+             * Format: int64
+             * @description Size in bytes.
+             */
+            size: number;
+        };
+        /**
+         * @description What a path names.
+         * @enum {string}
+         */
+        FsEntryType: "file" | "directory";
+        /** @description Body of `POST /v1/fs/move`. */
+        FsMoveRequest: {
+            /** @description The path to move. */
+            from: string;
+            /** @description Replace an existing `to` (a file, or an empty directory); refused (409) without it. */
+            overwrite?: boolean | null;
+            /** @description Where it goes; its parent directories are created. */
+            to: string;
+        };
+        /** @description The answer of `POST /v1/fs/move`: both absolute paths. */
+        FsMoveResponse: {
+            /** @description The absolute source path. */
+            from: string;
+            /** @description The absolute destination path. */
+            to: string;
+        };
+        /** @description Query of the routes that take one path. */
+        FsPathQuery: {
+            /** @description Absolute path, or relative to the session's directory (or the home directory). */
+            path: string;
+            /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+            sessionId?: string | null;
+        };
+        /** @description Query of `POST /v1/fs/move`. */
+        FsSessionQuery: {
+            /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+            sessionId?: string | null;
+        };
+        /** @description Metadata of one path (`GET /v1/fs/stat`). */
+        FsStat: {
+            /** @description File or directory. */
+            entryType: components["schemas"]["FsEntryType"];
+            /** @description Last modification time (RFC 3339), when the filesystem records one. */
+            modified?: string | null;
+            /** @description The absolute path. */
+            path: string;
+            /**
+             * Format: int64
+             * @description Size in bytes.
+             */
+            size: number;
+        };
+        /** @description Query of `POST /v1/fs/upload-batch`. */
+        FsUploadBatchQuery: {
+            /**
+             * @description The directory to unpack into (created when missing): absolute, or relative to the
+             *     session's directory (or the home directory); that directory itself when absent.
+             */
+            path?: string | null;
+            /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+            sessionId?: string | null;
+        };
+        /** @description The answer of `POST /v1/fs/upload-batch`. */
+        FsUploadBatchResponse: {
+            /**
+             * @description The absolute paths written (files and directories), in archive order, at most
+             *     [`FS_UPLOAD_LISTED_PATHS`] of them.
+             */
+            paths: string[];
+            /** @description The archive held more entries than `paths` lists (all were written). */
+            truncated: boolean;
+        };
+        /** @description The answer of `PUT /v1/fs/file`. */
+        FsWriteResponse: {
+            /**
+             * Format: int64
+             * @description How many bytes the file now holds.
+             */
+            bytesWritten: number;
+            /** @description The absolute path written. */
+            path: string;
+        };
         /** @description `GET /v1/health`. */
         HealthResponse: {
             /** @description Always `ok` when the daemon answers. */
@@ -593,6 +852,73 @@ export interface components {
             id: string;
             /** @description The component file. */
             origin: string;
+        };
+        /** @description A local server's command: one string (the program) or a list (program and arguments). */
+        McpCommand: string | string[];
+        /** @description OAuth settings of a remote MCP server. */
+        McpOAuthConfig: {
+            clientId?: string | null;
+            clientSecret?: string | null;
+            scope?: string | null;
+        };
+        /** @description OAuth settings, or a boolean (`false` turns OAuth off, `true` keeps the agent's default). */
+        McpOAuthConfigOrDisabled: boolean | components["schemas"]["McpOAuthConfig"];
+        /**
+         * @description The protocol of a remote MCP server.
+         * @enum {string}
+         */
+        McpRemoteTransport: "http" | "sse";
+        /** @description How an MCP server is reached, by its `type`. */
+        McpServerConfig: {
+            /** @description Arguments after those in `command`. */
+            args?: string[];
+            /** @description The program, or the program and its arguments. */
+            command: components["schemas"]["McpCommand"];
+            /** @description Working directory; the session's directory when absent. */
+            cwd?: string | null;
+            /** @description `false` leaves the server out. */
+            enabled?: boolean | null;
+            /** @description Variables added to the server's environment. */
+            env?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * Format: int64
+             * @description How long the agent may wait for the server.
+             */
+            timeoutMs?: number | null;
+            /** @enum {string} */
+            type: "local";
+        } | {
+            /**
+             * @description A variable of the daemon's environment holding a bearer token, sent as
+             *     `Authorization: Bearer <value>`.
+             */
+            bearerTokenEnvVar?: string | null;
+            /** @description `false` leaves the server out. */
+            enabled?: boolean | null;
+            /**
+             * @description Request headers whose values the daemon reads from its environment:
+             *     header name → variable name.
+             */
+            envHeaders?: {
+                [key: string]: string;
+            } | null;
+            /** @description Request headers. */
+            headers?: {
+                [key: string]: string;
+            } | null;
+            oauth?: null | components["schemas"]["McpOAuthConfigOrDisabled"];
+            /**
+             * Format: int64
+             * @description How long the agent may wait for the server.
+             */
+            timeoutMs?: number | null;
+            transport?: null | components["schemas"]["McpRemoteTransport"];
+            /** @enum {string} */
+            type: "remote";
+            /** @description The server's URL. */
+            url: string;
         };
         /** @description A file attached to a 0.1.x message. */
         MessageAttachment: {
@@ -763,6 +1089,27 @@ export interface components {
          * @enum {string}
          */
         SessionStatus: "idle" | "running" | "awaiting_input" | "ended";
+        /** @description One source of skills: folders holding a `SKILL.md`. */
+        SkillSource: {
+            /** @description A git branch, tag or commit. */
+            ref?: string | null;
+            /** @description Only these skills (by folder name); all the source has when absent. */
+            skills?: string[] | null;
+            /**
+             * @description The directory (absolute, or relative to the session's directory), or the
+             *     repository URL.
+             */
+            source: string;
+            /** @description The folder inside the source that holds the skills. */
+            subpath?: string | null;
+            /** @description `local` (a directory on the sandbox's disk) or `git` (a repository the daemon clones). */
+            type: string;
+        };
+        /** @description Where a session's skills come from. */
+        SkillsConfig: {
+            /** @description The sources, in order; a later skill of the same name replaces an earlier one. */
+            sources: components["schemas"]["SkillSource"][];
+        };
         /** @description A bounded excerpt of stderr. */
         StderrOutput: {
             /** @description First lines, or all of them when not truncated. */
@@ -1020,6 +1367,490 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    entries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The directory to list: absolute, or relative to the session's directory (or the
+                 *     home directory); that directory itself when absent.
+                 */
+                path?: string;
+                /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+                sessionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The directory's entries, sorted by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FsEntry"][];
+                };
+            };
+            /** @description Not a directory, or a bad path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such directory or session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    delete_entry: {
+        parameters: {
+            query: {
+                /** @description Absolute path, or relative to the session's directory (or the home directory). */
+                path: string;
+                /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+                sessionId?: string;
+                /** @description Delete a non-empty directory with everything in it (409 without it). */
+                recursive?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FsActionResponse"];
+                };
+            };
+            /** @description A bad path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such path or session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A directory that is not empty, without `recursive` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    read_file: {
+        parameters: {
+            query: {
+                /** @description Absolute path, or relative to the session's directory (or the home directory). */
+                path: string;
+                /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+                sessionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": number[];
+                };
+            };
+            /** @description A directory, or a bad path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such file or session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    write_file: {
+        parameters: {
+            query: {
+                /** @description Absolute path, or relative to the session's directory (or the home directory). */
+                path: string;
+                /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+                sessionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The file's new bytes */
+        requestBody: {
+            content: {
+                "application/octet-stream": number[];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FsWriteResponse"];
+                };
+            };
+            /** @description A directory, or a bad path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Larger than `--fs-max-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    mkdir: {
+        parameters: {
+            query: {
+                /** @description Absolute path, or relative to the session's directory (or the home directory). */
+                path: string;
+                /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+                sessionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FsActionResponse"];
+                };
+            };
+            /** @description A bad path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A file is in the way */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    move_entry: {
+        parameters: {
+            query?: {
+                /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+                sessionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FsMoveRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FsMoveResponse"];
+                };
+            };
+            /** @description A bad path, or a move into itself */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such source or session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The destination exists (without `overwrite`), or is a directory that is not empty */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    stat: {
+        parameters: {
+            query: {
+                /** @description Absolute path, or relative to the session's directory (or the home directory). */
+                path: string;
+                /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+                sessionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FsStat"];
+                };
+            };
+            /** @description A bad path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such path or session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    upload_batch: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The directory to unpack into (created when missing): absolute, or relative to the
+                 *     session's directory (or the home directory); that directory itself when absent.
+                 */
+                path?: string;
+                /** @description Session whose directory relative paths start from; `session_id` is accepted too. */
+                sessionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A tar archive, optionally gzip-compressed */
+        requestBody: {
+            content: {
+                "application/x-tar": number[];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FsUploadBatchResponse"];
+                };
+            };
+            /** @description Not a tar archive, an entry outside the target, or a bad path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An entry would replace a directory with a file (or the reverse), or go through a symbolic link out of the target */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or its unpacked size is over `--fs-max-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
         };
