@@ -701,3 +701,61 @@ fn cors_answers_configured_origins() {
         response.headers()
     );
 }
+
+/// MCP servers and skills for an agent that cannot take them are refused with a 400
+/// naming the capability (never dropped silently); a disabled server is not asked for;
+/// a skill source that holds no skill is a 400 too.
+#[test]
+fn mcp_and_skills_are_refused_for_an_agent_without_them() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    let agents = api.get_ok("/v1/agents");
+    let mock = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "mock")
+        .unwrap();
+    assert_eq!(mock["capabilities"]["mcpServers"], json!(false), "{mock}");
+    assert_eq!(mock["capabilities"]["skills"], json!(false), "{mock}");
+
+    let server = json!({ "calc": { "type": "local", "command": ["node", "add.mjs"] } });
+    let problem = expect_problem(
+        api.post_json("/v1/sessions/m1", json!({ "agent": "mock", "mcp": server })),
+        400,
+        "invalid_request",
+    );
+    assert!(
+        problem["detail"].as_str().unwrap().contains("mcp-servers"),
+        "{problem}"
+    );
+    let skills = json!({ "sources": [{ "type": "local", "source": "/" }] });
+    let problem = expect_problem(
+        api.post_json(
+            "/v1/sessions/m2",
+            json!({ "agent": "mock", "skills": skills }),
+        ),
+        400,
+        "invalid_request",
+    );
+    assert!(
+        problem["detail"].as_str().unwrap().contains("skills"),
+        "{problem}"
+    );
+    // Disabled servers and empty skill lists ask for nothing.
+    let disabled = json!({ "calc": { "type": "local", "command": "x", "enabled": false } });
+    let created = api.post_json(
+        "/v1/sessions/m3",
+        json!({ "agent": "mock", "mcp": disabled, "skills": { "sources": [] } }),
+    );
+    assert_eq!(ok_json(created)["healthy"], json!(true));
+    // A malformed server is a 400 from the body's schema.
+    expect_problem(
+        api.post_json(
+            "/v1/sessions/m4",
+            json!({ "agent": "mock", "mcp": { "x": { "type": "pipe" } } }),
+        ),
+        400,
+        "invalid_request",
+    );
+}

@@ -83,7 +83,8 @@ impl Adapter for Codex {
 
 /// What the adapter reports. Images are sent as `localImage` inputs; attached files as
 /// a line naming the path (Codex has no file input); questions exist in plan mode only
-/// (`request_user_input`).
+/// (`request_user_input`). The session's MCP servers go in the thread's `config`
+/// (`mcp_servers`), so each thread on the shared app-server has its own.
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     plan_mode,
     permissions,
@@ -106,7 +107,8 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     resume,
     cancel,
     usage,
-    variants
+    variants,
+    mcp_servers,
 ];
 
 sandbox_agent_adapter_kit::export!(Codex);

@@ -1,5 +1,5 @@
 //! How a session's configuration becomes Codex settings: approval policy, sandbox,
-//! collaboration mode, model and reasoning effort; and the static model list.
+//! collaboration mode, model and reasoning effort, MCP servers; and the static model list.
 
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
@@ -57,7 +57,55 @@ pub(crate) fn thread_params(config: &SessionConfig, thread: Option<&str>) -> Val
     if let Some(model) = &config.model {
         params.insert("model".into(), model.clone().into());
     }
+    if !config.mcp_servers.is_empty() {
+        params.insert(
+            "config".into(),
+            json!({ "mcp_servers": mcp_servers(&config.mcp_servers) }),
+        );
+    }
     Value::Object(params)
+}
+
+/// The session's MCP servers as Codex's `mcp_servers` config table: a local
+/// `command` with `args`, `env` and `cwd`, or a streamable-HTTP `url` with
+/// `http_headers` (Codex speaks no SSE transport: an SSE server is given as its URL).
+fn mcp_servers(servers: &[McpServer]) -> Map<String, Value> {
+    let table = |pairs: &[(String, String)]| -> Map<String, Value> {
+        pairs
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone().into()))
+            .collect()
+    };
+    servers
+        .iter()
+        .map(|server| {
+            let mut entry = Map::new();
+            let timeout = match &server.transport {
+                McpTransport::Local(local) => {
+                    let program = local.command.first().cloned().unwrap_or_default();
+                    entry.insert("command".into(), program.into());
+                    entry.insert(
+                        "args".into(),
+                        json!(local.command.iter().skip(1).collect::<Vec<_>>()),
+                    );
+                    entry.insert("env".into(), Value::Object(table(&local.env)));
+                    if let Some(cwd) = &local.cwd {
+                        entry.insert("cwd".into(), cwd.clone().into());
+                    }
+                    local.timeout_ms
+                }
+                McpTransport::Remote(remote) => {
+                    entry.insert("url".into(), remote.url.clone().into());
+                    entry.insert("http_headers".into(), Value::Object(table(&remote.headers)));
+                    remote.timeout_ms
+                }
+            };
+            if let Some(timeout) = timeout {
+                entry.insert("startup_timeout_ms".into(), timeout.into());
+            }
+            (server.name.clone(), Value::Object(entry))
+        })
+        .collect()
 }
 
 /// The params of `turn/start`: the input, and the model, reasoning effort and

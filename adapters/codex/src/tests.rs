@@ -522,3 +522,23 @@ fn install_and_version() {
     );
     assert_eq!(<Codex as Adapter>::info().id, "codex");
 }
+
+#[test]
+fn mcp_servers_go_in_the_threads_config() {
+    let mut config = config("s1", "default", "build");
+    config.mcp_servers = vec![sandbox_agent_adapter_kit::testing::local_mcp_server(
+        "calc",
+        &["node", "add.mjs"],
+    )];
+    let params = crate::settings::thread_params(&config, None);
+    assert_eq!(
+        params["config"]["mcp_servers"],
+        serde_json::json!({ "calc": { "command": "node", "args": ["add.mjs"], "env": { "MCP_KEY": "v" } } })
+    );
+    let plain = crate::settings::thread_params(&config_without_mcp(), None);
+    assert!(plain.get("config").is_none(), "{plain}");
+}
+
+fn config_without_mcp() -> SessionConfig {
+    config("s1", "default", "build")
+}

@@ -1,7 +1,7 @@
 //! [`Actions`]: the list an adapter returns from each input, built one step at a time.
 
 use crate::types::{
-    Action, EmittedEvent, ExitStatus, HttpRequest, SpawnRequest, SseRequest, StdinWrite,
+    Action, EmittedEvent, ExitStatus, FileWrite, HttpRequest, SpawnRequest, SseRequest, StdinWrite,
     TimerRequest,
 };
 
@@ -115,6 +115,20 @@ impl Actions {
         self.push(Action::SetTimer(TimerRequest {
             timer_id: timer_id.into(),
             delay_ms,
+        }))
+    }
+
+    /// Asks the host to write a file in the session's scratch folder
+    /// (`SessionConfig::scratch_dir`), before it carries out the actions after this one.
+    pub fn write_file(
+        &mut self,
+        path: impl Into<String>,
+        contents: impl Into<Vec<u8>>,
+    ) -> &mut Self {
+        self.push(Action::WriteFile(FileWrite {
+            path: path.into(),
+            contents: contents.into(),
+            executable: false,
         }))
     }
 

@@ -43,11 +43,22 @@ pub(crate) fn server_line(line: &str) -> ServerLine<'_> {
 }
 
 /// The server's process: `opencode serve` on a free loopback port, shared by every
-/// session with the same binary and environment (they would configure it alike).
+/// session with the same binary and environment (they would configure it alike). A
+/// session with MCP servers names its own config file ([`MCP_CONFIG_FILE`] in its
+/// scratch folder) in `OPENCODE_CONFIG`, which OpenCode merges with the user's
+/// configuration; so it gets a server of its own.
 pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     let program = program(config);
-    let env = vec![("OPENCODE_DISABLE_AUTOUPDATE".to_owned(), "1".to_owned())];
-    let key = share_key(&program, &config.env);
+    let mut env = vec![("OPENCODE_DISABLE_AUTOUPDATE".to_owned(), "1".to_owned())];
+    if !config.mcp_servers.is_empty() {
+        let file = format!(
+            "{}/{MCP_CONFIG_FILE}",
+            config.scratch_dir.trim_end_matches('/')
+        );
+        env.push(("OPENCODE_CONFIG".to_owned(), file));
+    }
+    let keyed: Vec<(String, String)> = config.env.iter().chain(&env).cloned().collect();
+    let key = share_key(&program, &keyed);
     SpawnRequest::command(
         SERVER,
         [
@@ -61,6 +72,54 @@ pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     )
     .with_env(env)
     .shared(key)
+}
+
+/// The config file holding a session's MCP servers, in its scratch folder.
+pub(crate) const MCP_CONFIG_FILE: &str = "opencode-mcp.json";
+
+/// The contents of [`MCP_CONFIG_FILE`].
+pub(crate) fn mcp_config_file(servers: &[McpServer]) -> Vec<u8> {
+    json!({ "$schema": "https://opencode.ai/config.json", "mcp": mcp_config(servers) })
+        .to_string()
+        .into_bytes()
+}
+
+/// The session's MCP servers in OpenCode's `mcp` config: `local` servers with a
+/// `command` list and an `environment`, `remote` ones with a `url` and `headers`.
+fn mcp_config(servers: &[McpServer]) -> serde_json::Map<String, Value> {
+    let table = |pairs: &[(String, String)]| -> serde_json::Map<String, Value> {
+        pairs
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone().into()))
+            .collect()
+    };
+    servers
+        .iter()
+        .map(|server| {
+            let mut entry = match &server.transport {
+                McpTransport::Local(local) => json!({
+                    "type": "local",
+                    "command": local.command,
+                    "environment": table(&local.env),
+                    "enabled": true,
+                }),
+                McpTransport::Remote(remote) => json!({
+                    "type": "remote",
+                    "url": remote.url,
+                    "headers": table(&remote.headers),
+                    "enabled": true,
+                }),
+            };
+            let timeout = match &server.transport {
+                McpTransport::Local(local) => local.timeout_ms,
+                McpTransport::Remote(remote) => remote.timeout_ms,
+            };
+            if let Some(timeout) = timeout {
+                entry["timeout"] = timeout.into();
+            }
+            (server.name.clone(), entry)
+        })
+        .collect()
 }
 
 /// The program to run: the installed binary's path, or `opencode` on `PATH`.

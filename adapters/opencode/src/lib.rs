@@ -84,9 +84,10 @@ impl Adapter for OpenCode {
     sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
-/// What the adapter maps and its tests cover. Not `mcp_tools` (MCP calls would come
-/// as ordinary tool parts, untested) and not `status` (retry and compaction notices
-/// become status items, but no recording has one yet).
+/// What the adapter maps and its tests cover. Not `status` (retry and compaction
+/// notices become status items, but no recording has one yet). The session's MCP
+/// servers reach the server as inline configuration (`mcp_servers`; their calls are
+/// ordinary tool parts, `mcp_tools`, proven against a real MCP server).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     plan_mode,
     permissions,
@@ -106,5 +107,7 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     resume,
     cancel,
     usage,
-    variants
+    variants,
+    mcp_servers,
+    mcp_tools,
 ];

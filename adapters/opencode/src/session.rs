@@ -56,6 +56,12 @@ impl OpenCodeSession {
     /// Spawns the shared server (or attaches to it).
     fn launch(&mut self, out: &mut Actions) {
         self.state.server = Server::Starting;
+        if !self.config.mcp_servers.is_empty() {
+            out.write_file(
+                api::MCP_CONFIG_FILE,
+                api::mcp_config_file(&self.config.mcp_servers),
+            );
+        }
         out.spawn(api::spawn_server(&self.config));
     }
 

@@ -554,3 +554,26 @@ fn versions_and_install_recipes() {
         Some("bin/opencode.exe")
     );
 }
+
+#[test]
+fn mcp_servers_reach_the_server_in_a_config_file_of_the_session() {
+    let mut config = config(None);
+    config.scratch_dir = "/data/scratch/s1".into();
+    config.mcp_servers = vec![testing::local_mcp_server("calc", &["node", "add.mjs"])];
+    let spawn = api::spawn_server(&config);
+    let named = spawn.env.iter().find(|(name, _)| name == "OPENCODE_CONFIG");
+    assert_eq!(
+        named.map(|(_, v)| v.as_str()),
+        Some("/data/scratch/s1/opencode-mcp.json")
+    );
+    assert_ne!(
+        spawn.share_key,
+        api::spawn_server(&self::config(None)).share_key,
+        "a server of its own"
+    );
+    let file: Value = serde_json::from_slice(&api::mcp_config_file(&config.mcp_servers)).unwrap();
+    assert_eq!(
+        file["mcp"]["calc"],
+        serde_json::json!({ "type": "local", "command": ["node", "add.mjs"], "environment": { "MCP_KEY": "v" }, "enabled": true })
+    );
+}

@@ -6,3 +6,31 @@ mod info;
 mod lines;
 mod recorded;
 mod replay;
+
+#[test]
+fn mcp_servers_reach_the_cli_as_mcp_config_json() {
+    let mut config = sandbox_agent_adapter_kit::testing::config();
+    config.mcp_servers = vec![sandbox_agent_adapter_kit::testing::local_mcp_server(
+        "calc",
+        &["node", "add.mjs"],
+    )];
+    let spawn = crate::launch::spawn(&config, "turn-1", None);
+    let at = spawn
+        .argv
+        .iter()
+        .position(|arg| arg == "--mcp-config")
+        .expect("--mcp-config");
+    let servers: serde_json::Value = serde_json::from_str(&spawn.argv[at + 1]).unwrap();
+    assert_eq!(
+        servers,
+        serde_json::json!({ "mcpServers": { "calc": {
+            "type": "stdio", "command": "node", "args": ["add.mjs"], "env": { "MCP_KEY": "v" },
+        }}})
+    );
+    let without = crate::launch::spawn(
+        &sandbox_agent_adapter_kit::testing::config(),
+        "turn-1",
+        None,
+    );
+    assert!(!without.argv.iter().any(|arg| arg == "--mcp-config"));
+}

@@ -27,6 +27,20 @@ pub fn config() -> SessionConfig {
     replay::config_of(&serde_json::Value::Null)
 }
 
+/// A local MCP server `name` started with `command`, for tests of how an adapter
+/// passes a session's MCP servers on.
+pub fn local_mcp_server(name: &str, command: &[&str]) -> crate::types::McpServer {
+    crate::types::McpServer {
+        name: name.to_owned(),
+        transport: crate::types::McpTransport::Local(crate::types::McpLocal {
+            command: command.iter().map(|arg| (*arg).to_owned()).collect(),
+            env: vec![("MCP_KEY".to_owned(), "v".to_owned())],
+            cwd: None,
+            timeout_ms: None,
+        }),
+    }
+}
+
 /// `actions` with the raw payloads of their events left out (they repeat the native
 /// line the test fed).
 pub fn without_raw(actions: impl IntoIterator<Item = Action>) -> Vec<Action> {
