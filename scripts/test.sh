@@ -24,6 +24,8 @@ fi
 # Qwen Code is pinned apart (testing/agents/qwen/package.json says why).
 (cd testing/agents/qwen && npm install --omit=optional --no-package-lock --no-audit --no-fund)
 cargo test --workspace --locked
+# The served OpenAPI document against the daemon's real answers (schemathesis).
+scripts/check-openapi.sh target/debug/sandbox-agent
 cargo test --locked --manifest-path adapters/Cargo.toml
 cargo test --locked --manifest-path testing/guests/Cargo.toml
 # The adapter template replays its transcripts through the daemon binary built above.

@@ -71,8 +71,10 @@ pub struct FsWriteResponse {
 #[serde(deny_unknown_fields)]
 pub struct FsMoveRequest {
     /// The path to move.
+    #[schema(min_length = 1)]
     pub from: String,
     /// Where it goes; its parent directories are created.
+    #[schema(min_length = 1)]
     pub to: String,
     /// Replace an existing `to` (a file, or an empty directory); refused (409) without it.
     #[serde(default)]
@@ -107,6 +109,8 @@ pub const FS_UPLOAD_LISTED_PATHS: usize = 1024;
 #[into_params(parameter_in = Query)]
 pub struct FsPathQuery {
     /// Absolute path, or relative to the session's directory (or the home directory).
+    #[param(min_length = 1)]
+    #[schema(min_length = 1)]
     pub path: String,
     /// Session whose directory relative paths start from; `session_id` is accepted too.
     #[serde(default, alias = "session_id")]
@@ -121,6 +125,8 @@ pub struct FsEntriesQuery {
     /// The directory to list: absolute, or relative to the session's directory (or the
     /// home directory); that directory itself when absent.
     #[serde(default)]
+    #[param(min_length = 1)]
+    #[schema(min_length = 1)]
     pub path: Option<String>,
     /// Session whose directory relative paths start from; `session_id` is accepted too.
     #[serde(default, alias = "session_id")]
@@ -135,6 +141,8 @@ pub struct FsUploadBatchQuery {
     /// The directory to unpack into (created when missing): absolute, or relative to the
     /// session's directory (or the home directory); that directory itself when absent.
     #[serde(default)]
+    #[param(min_length = 1)]
+    #[schema(min_length = 1)]
     pub path: Option<String>,
     /// Session whose directory relative paths start from; `session_id` is accepted too.
     #[serde(default, alias = "session_id")]
@@ -147,6 +155,8 @@ pub struct FsUploadBatchQuery {
 #[into_params(parameter_in = Query)]
 pub struct FsDeleteQuery {
     /// Absolute path, or relative to the session's directory (or the home directory).
+    #[param(min_length = 1)]
+    #[schema(min_length = 1)]
     pub path: String,
     /// Session whose directory relative paths start from; `session_id` is accepted too.
     #[serde(default, alias = "session_id")]

@@ -263,6 +263,9 @@ pub enum ErrorType {
     PathNotFound,
     /// A filesystem route's target exists already, or a directory to remove is not empty.
     PathConflict,
+    /// The daemon runs without what the request needs (`POST /v1/adapters/reload`
+    /// without an adapters folder).
+    NotConfigured,
 }
 
 impl ErrorType {
@@ -290,6 +293,7 @@ impl ErrorType {
             Self::Internal => "internal",
             Self::PathNotFound => "path_not_found",
             Self::PathConflict => "path_conflict",
+            Self::NotConfigured => "not_configured",
         }
     }
 }

@@ -12,6 +12,12 @@ pub enum ApiError {
     InvalidRequest(String),
     #[error("unknown agent {agent:?}; GET /v1/agents lists the agents this daemon runs")]
     UnsupportedAgent { agent: String },
+    /// An unknown agent named in the path (`/v1/agents/{agent}/...`): the resource is
+    /// not there, so 404 (with the same `unsupported_agent` code).
+    #[error("unknown agent {agent:?}; GET /v1/agents lists the agents this daemon runs")]
+    AgentNotFound { agent: String },
+    #[error("{0}")]
+    NotConfigured(String),
     #[error("agent {agent:?} is not installed")]
     AgentNotInstalled { agent: String, detail: String },
     #[error("installing agent {agent:?} failed: {detail}")]
@@ -55,11 +61,22 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// The error of a route whose path names the agent: an unknown agent is a 404.
+    pub fn in_agent_path(self) -> Self {
+        match self {
+            ApiError::UnsupportedAgent { agent } => ApiError::AgentNotFound { agent },
+            other => other,
+        }
+    }
+
     /// The problem's code.
     pub fn error_type(&self) -> ErrorType {
         match self {
             ApiError::InvalidRequest(_) | ApiError::AdapterRejected(_) => ErrorType::InvalidRequest,
-            ApiError::UnsupportedAgent { .. } => ErrorType::UnsupportedAgent,
+            ApiError::UnsupportedAgent { .. } | ApiError::AgentNotFound { .. } => {
+                ErrorType::UnsupportedAgent
+            }
+            ApiError::NotConfigured(_) => ErrorType::NotConfigured,
             ApiError::AgentNotInstalled { .. } => ErrorType::AgentNotInstalled,
             ApiError::InstallFailed { .. } => ErrorType::InstallFailed,
             ApiError::TokenInvalid => ErrorType::TokenInvalid,
@@ -82,6 +99,9 @@ impl ApiError {
 
     /// The HTTP status of the problem.
     pub fn status(&self) -> StatusCode {
+        if let ApiError::AgentNotFound { .. } = self {
+            return StatusCode::NOT_FOUND;
+        }
         match self.error_type() {
             ErrorType::InvalidRequest
             | ErrorType::UnsupportedAgent
@@ -94,9 +114,10 @@ impl ApiError {
             | ErrorType::NotFound
             | ErrorType::PathNotFound => StatusCode::NOT_FOUND,
             ErrorType::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorType::SessionAlreadyExists | ErrorType::SessionEnded | ErrorType::PathConflict => {
-                StatusCode::CONFLICT
-            }
+            ErrorType::SessionAlreadyExists
+            | ErrorType::SessionEnded
+            | ErrorType::PathConflict
+            | ErrorType::NotConfigured => StatusCode::CONFLICT,
             ErrorType::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorType::StreamError => StatusCode::BAD_GATEWAY,
             ErrorType::Timeout => StatusCode::GATEWAY_TIMEOUT,
@@ -122,9 +143,9 @@ impl ApiError {
             stderr: None,
         };
         match self {
-            ApiError::UnsupportedAgent { agent } | ApiError::AdapterFailed { agent, .. } => {
-                problem.agent = Some(agent.clone())
-            }
+            ApiError::UnsupportedAgent { agent }
+            | ApiError::AgentNotFound { agent }
+            | ApiError::AdapterFailed { agent, .. } => problem.agent = Some(agent.clone()),
             ApiError::AgentNotInstalled { agent, detail } => {
                 problem.agent = Some(agent.clone());
                 problem.detail = Some(format!("{self}: {detail}"));
@@ -149,11 +170,18 @@ impl IntoResponse for ApiError {
         }
         let problem = self.problem();
         let body = serde_json::to_vec(&problem).unwrap_or_default();
-        (
+        let mut response = (
             self.status(),
             [(header::CONTENT_TYPE, "application/problem+json")],
             body,
         )
-            .into_response()
+            .into_response();
+        if let ApiError::TokenInvalid = self {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                header::HeaderValue::from_static("Bearer realm=\"sandbox-agent\""),
+            );
+        }
+        response
     }
 }

@@ -136,18 +136,15 @@ fn a_new_adapter_builds_outside_the_repo_and_loads_into_a_running_daemon() {
     assert_eq!(api.session_info("e")["agent"], "echoer");
 }
 
+/// The request is fine; the daemon is not set up for it: 409 `not_configured`.
 #[test]
-fn reload_without_an_adapters_folder_is_a_clear_400() {
+fn reload_without_an_adapters_folder_is_a_clear_409() {
     let daemon = Daemon::start_with(Options {
         token: None,
         ..Options::default()
     });
     let api = Api::new(&daemon);
-    let problem = expect_problem(
-        api.post_empty("/v1/adapters/reload"),
-        400,
-        "invalid_request",
-    );
+    let problem = expect_problem(api.post_empty("/v1/adapters/reload"), 409, "not_configured");
     assert!(
         problem["detail"]
             .as_str()

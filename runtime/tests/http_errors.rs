@@ -320,11 +320,12 @@ fn agents_modes_and_sessions_errors() {
         "unsupported_agent",
     );
     assert_eq!(problem["agent"], "nope", "{problem}");
-    expect_problem(api.get("/v1/agents/nope/modes"), 400, "unsupported_agent");
-    expect_problem(api.get("/v1/agents/nope/models"), 400, "unsupported_agent");
+    // An unknown agent in the path is a resource that is not there: 404, same code.
+    expect_problem(api.get("/v1/agents/nope/modes"), 404, "unsupported_agent");
+    expect_problem(api.get("/v1/agents/nope/models"), 404, "unsupported_agent");
     expect_problem(
         api.post_empty("/v1/agents/nope/install"),
-        400,
+        404,
         "unsupported_agent",
     );
 
@@ -426,7 +427,7 @@ fn bodiless_posts_accept_an_empty_body_without_content_type() {
 }
 
 #[test]
-fn the_token_guards_every_route_but_health() {
+fn the_token_guards_every_route_but_health_and_the_document() {
     let token = "s3cret-token";
     let daemon = Daemon::start_with(Options {
         token: Some(token.into()),
@@ -437,9 +438,11 @@ fn the_token_guards_every_route_but_health() {
     let anonymous = reqwest::blocking::Client::new();
     let url = |path: &str| daemon.url(path);
 
-    // Health is open.
+    // Health and the API's description are open.
     let health = anonymous.get(url("/v1/health")).send().unwrap();
     assert_eq!(health.status(), 200);
+    let document = anonymous.get(url("/v1/openapi.json")).send().unwrap();
+    assert_eq!(document.status(), 200);
 
     // Missing, wrong, or malformed credentials.
     for headers in [
@@ -464,7 +467,13 @@ fn the_token_guards_every_route_but_health() {
             .headers(map)
             .send()
             .unwrap();
+        let challenge = response.headers().get("www-authenticate").cloned();
         expect_problem(response, 401, "token_invalid");
+        assert_eq!(
+            challenge.as_ref().and_then(|v| v.to_str().ok()),
+            Some("Bearer realm=\"sandbox-agent\""),
+            "a 401 names the scheme"
+        );
     }
     // Both header forms work.
     assert_eq!(
@@ -497,8 +506,10 @@ fn the_token_guards_every_route_but_health() {
         "/v1/agents",
         "/v1/agents/mock/modes",
         "/v1/agents/mock/models",
-        "/v1/openapi.json",
         "/v1/sessions",
+        "/v1/fs/entries",
+        "/v1/fs/stat?path=x",
+        "/v1/fs/file?path=x",
     ] {
         expect_problem(
             anonymous.get(url(path)).send().unwrap(),

@@ -1,5 +1,6 @@
 //! Token authentication: `Authorization: Bearer <token>` or `x-sandbox-token`,
-//! compared in constant time. `GET /v1/health` stays open for liveness probes.
+//! compared in constant time. `GET /v1/health` stays open for liveness probes, and
+//! `GET /v1/openapi.json` for tools that read the API's description (it holds no data).
 
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use subtle::ConstantTimeEq;
 use crate::error::ApiError;
 
 /// Routes that answer without a token.
-const OPEN_PATHS: &[&str] = &["/v1/health"];
+const OPEN_PATHS: &[&str] = &["/v1/health", "/v1/openapi.json"];
 
 /// Rejects requests without the daemon's token.
 pub async fn require_token(

@@ -2,6 +2,7 @@
 
 use sandbox_agent_api::*;
 use sandbox_agent_universal::*;
+use serde_json::{json, Value};
 use utoipa::OpenApi;
 
 use super::{fs_routes, routes};
@@ -59,16 +60,18 @@ use super::{fs_routes, routes};
 )]
 struct ApiDoc;
 
-/// This API's OpenAPI document.
+/// This API's OpenAPI document (served without a token: it holds no data).
 #[utoipa::path(get, path = "/v1/openapi.json", tag = "meta", responses((status = 200, description = "OpenAPI 3.1 document")))]
-pub async fn openapi() -> axum::Json<utoipa::openapi::OpenApi> {
+pub async fn openapi() -> axum::Json<Value> {
     axum::Json(document())
 }
 
-/// The document, with the daemon's version.
-pub fn document() -> utoipa::openapi::OpenApi {
+/// The document, with the daemon's version and the answers every route shares.
+pub fn document() -> Value {
     let mut doc = ApiDoc::openapi();
     doc.info.version = crate::VERSION.to_owned();
+    let mut doc = serde_json::to_value(doc).expect("the OpenAPI document serializes");
+    complete_errors(&mut doc);
     doc
 }
 
@@ -78,4 +81,85 @@ pub fn document_json() -> String {
         serde_json::to_string_pretty(&document()).expect("serializing the OpenAPI document");
     text.push('\n');
     text
+}
+
+/// Open routes: no token needed, so no 401.
+const OPEN_PATHS: [&str; 2] = ["/v1/health", "/v1/openapi.json"];
+
+/// Routes that refuse input for a session that has ended (409 `session_ended`).
+const SESSION_INPUT_SUFFIXES: [&str; 6] = [
+    "/messages",
+    "/messages/stream",
+    "/reply",
+    "/reject",
+    "/cancel",
+    "/terminate",
+];
+
+/// Documents what every route can answer besides its own statuses, from the shape of
+/// its path: 400 for a bad parameter or body, 401 with `WWW-Authenticate` when the
+/// daemon has a token, 404 for an unknown session or agent in the path, 409 for input
+/// to an ended session, 500 for an internal failure; and gives every error answer the
+/// media type it is served with, `application/problem+json`.
+fn complete_errors(doc: &mut Value) {
+    doc["components"]["securitySchemes"]["token"] = json!({
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The daemon's token (`--token`); `x-sandbox-token: <token>` is accepted too. Not needed when the daemon runs with `--no-token`.",
+    });
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        let Some(operations) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, operation) in operations.iter_mut() {
+            let takes_input = operation
+                .get("parameters")
+                .is_some_and(|p| p.as_array().is_some_and(|a| !a.is_empty()))
+                || operation.get("requestBody").is_some();
+            let mut add = Vec::new();
+            if takes_input {
+                add.push(("400", "A bad parameter or body"));
+            }
+            if !OPEN_PATHS.contains(&path.as_str()) {
+                add.push(("401", "Missing or wrong token (when the daemon has one)"));
+                operation["security"] = json!([{ "token": [] }]);
+            }
+            if path.contains("{session_id}") {
+                add.push(("404", "No session has that id"));
+                if method == "post" && SESSION_INPUT_SUFFIXES.iter().any(|s| path.ends_with(s)) {
+                    add.push(("409", "The session has ended"));
+                }
+            }
+            if path.contains("{agent}") {
+                add.push(("404", "No agent has that id"));
+            }
+            if !OPEN_PATHS.contains(&path.as_str()) {
+                add.push(("500", "An internal failure"));
+            }
+            let responses = &mut operation["responses"];
+            for (status, description) in add {
+                if responses.get(status).is_none() {
+                    responses[status] = json!({ "description": description });
+                }
+            }
+            for (status, response) in responses.as_object_mut().into_iter().flatten() {
+                if status.starts_with('4') || status.starts_with('5') {
+                    response["content"] = json!({
+                        "application/problem+json": {
+                            "schema": { "$ref": "#/components/schemas/ProblemDetails" }
+                        }
+                    });
+                }
+                if status == "401" {
+                    response["headers"]["WWW-Authenticate"] = json!({
+                        "description": "`Bearer realm=\"sandbox-agent\"`",
+                        "schema": { "type": "string" }
+                    });
+                }
+            }
+        }
+    }
 }

@@ -53,13 +53,13 @@ pub async fn list_agents(State(state): State<AppState>) -> axum::Json<AgentListR
 #[utoipa::path(post, path = "/v1/adapters/reload", tag = "agents",
     responses(
         (status = 200, body = AdaptersReloadResponse),
-        (status = 400, description = "The daemon runs without an adapters folder", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "The daemon runs without an adapters folder", body = ProblemDetails, content_type = "application/problem+json"),
     ))]
 pub async fn reload_adapters(
     State(state): State<AppState>,
 ) -> Result<axum::Json<AdaptersReloadResponse>> {
     let folder = state.adapters_folder.as_ref().ok_or_else(|| {
-        ApiError::InvalidRequest(
+        ApiError::NotConfigured(
             "the daemon runs without an adapters folder (--adapters-dir): nothing to reload".into(),
         )
     })?;
@@ -79,7 +79,10 @@ pub async fn agent_modes(
     Path(agent): Path<String>,
 ) -> Result<axum::Json<AgentModesResponse>> {
     Ok(axum::Json(AgentModesResponse {
-        modes: state.catalog.modes(&agent)?,
+        modes: state
+            .catalog
+            .modes(&agent)
+            .map_err(ApiError::in_agent_path)?,
     }))
 }
 
@@ -91,7 +94,10 @@ pub async fn agent_models(
     State(state): State<AppState>,
     Path(agent): Path<String>,
 ) -> Result<axum::Json<AgentModelsResponse>> {
-    let (models, default_model) = state.catalog.models(&agent)?;
+    let (models, default_model) = state
+        .catalog
+        .models(&agent)
+        .map_err(ApiError::in_agent_path)?;
     Ok(axum::Json(AgentModelsResponse {
         models,
         default_model,
@@ -119,7 +125,11 @@ pub async fn install_agent(
         version: request.version,
         reinstall: request.reinstall.unwrap_or(false),
     };
-    let follow = state.catalog.install(&agent, request).await?;
+    let follow = state
+        .catalog
+        .install(&agent, request)
+        .await
+        .map_err(ApiError::in_agent_path)?;
     if super::install_events::wants_events(&headers) {
         return Ok(super::install_events::stream(agent, follow).into_response());
     }

@@ -142,6 +142,6 @@ fn agents_commands_refuse_an_unknown_agent() {
         &["agents", "models", "no-such-agent"],
         &["agents", "install", "no-such-agent"],
     ] {
-        problem_failure(&cli(&daemon, args), "unsupported_agent", 400);
+        problem_failure(&cli(&daemon, args), "unsupported_agent", 404);
     }
 }

@@ -67,7 +67,7 @@ describe("agents", () => {
     await expect(client.installAgent("mock")).resolves.toBeUndefined();
     await expect(client.installAgent("mock", { reinstall: false })).resolves.toBeUndefined();
     const error = await failure(client.listAgentModes("no-such-agent"));
-    expect(error).toMatchObject({ code: "unsupported_agent", status: 400, title: "Bad Request" });
+    expect(error).toMatchObject({ code: "unsupported_agent", status: 404, title: "Not Found" });
     expect((await failure(client.installAgent("no-such-agent"))).code).toBe("unsupported_agent");
     expect((await failure(client.listAgentModels("no-such-agent"))).code).toBe("unsupported_agent");
   });
