@@ -43,7 +43,37 @@ pub(crate) fn spawn(
         let servers = sandbox_agent_adapter_kit::mcp::mcp_servers_config(&config.mcp_servers);
         argv.extend(["--mcp-config".to_owned(), servers.to_string()]);
     }
-    SpawnRequest::command(process_id, argv).with_env(environment(mode))
+    if !config.skills.is_empty() {
+        argv.extend(["--plugin-dir".to_owned(), config.scratch_dir.clone()]);
+    }
+    let mut env = environment(mode);
+    if !config.mcp_servers.is_empty() {
+        // The first turn waits for the session's MCP servers: their tools are there
+        // when the model is first asked (the CLI connects in the background otherwise).
+        env.push(("MCP_CONNECTION_NONBLOCKING".to_owned(), "false".to_owned()));
+    }
+    SpawnRequest::command(process_id, argv).with_env(env)
+}
+
+/// The name of the plugin that carries a session's skills (the CLI shows them as
+/// `sandbox-agent-session:<skill>`).
+const SKILLS_PLUGIN: &str = "sandbox-agent-session";
+
+/// The manifest that makes the session's scratch folder a Claude Code plugin, when the
+/// session has skills: the host links each skill at `skills/<name>` in that folder,
+/// which is where a plugin's skills live; `--plugin-dir` loads it for the session only.
+pub(crate) fn skills_plugin(config: &SessionConfig) -> Option<(&'static str, Vec<u8>)> {
+    if config.skills.is_empty() {
+        return None;
+    }
+    let manifest = serde_json::json!({
+        "name": SKILLS_PLUGIN,
+        "description": "The skills of this sandbox-agent session",
+    });
+    Some((
+        ".claude-plugin/plugin.json",
+        manifest.to_string().into_bytes(),
+    ))
 }
 
 /// The program to run: the installed binary's path, else `claude` (looked up by the

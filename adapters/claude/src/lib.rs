@@ -105,7 +105,8 @@ impl Adapter for Claude {
 /// session start or end: `session.started`/`session.ended` are the adapter's,
 /// synthetic), not `shared_process` (one CLI process per session). The session's MCP
 /// servers reach the CLI as `--mcp-config` JSON (`mcp_servers`, `mcp_tools`: the
-/// conformance suite calls a real MCP server's tool through it).
+/// conformance suite calls a real MCP server's tool through it), its skills as a
+/// plugin made of its scratch folder (`skills`).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     plan_mode,
     permissions,
@@ -125,6 +126,7 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     variants,
     mcp_servers,
     mcp_tools,
+    skills,
 ];
 
 sandbox_agent_adapter_kit::export!(Claude);

@@ -33,6 +33,9 @@ impl ClaudeSession {
     fn launch(&mut self, out: &mut Actions) {
         let id = format!("claude_{}", self.state.ids.next_number("process"));
         let resume = self.state.native_session_id.as_deref();
+        if let Some((path, contents)) = launch::skills_plugin(&self.config) {
+            out.write_file(path, contents);
+        }
         out.spawn(launch::spawn(&self.config, &id, resume));
         let request = self.state.ids.next("req");
         out.write_line(id.clone(), &protocol::initialize(&request));

@@ -209,6 +209,30 @@ pub fn skills(resolved: &[(String, String)]) -> Vec<Skill> {
         .collect()
 }
 
+/// Links each skill's folder at `<scratch>/skills/<name>` (the layout the contract
+/// promises adapters), replacing links from an earlier launch.
+pub fn link_skills(scratch: &Path, skills: &[(String, String)]) -> Result<(), ApiError> {
+    if skills.is_empty() {
+        return Ok(());
+    }
+    let dir = scratch.join("skills");
+    let failed = |error: std::io::Error| {
+        ApiError::Internal(format!(
+            "linking the session's skills in {}: {error}",
+            dir.display()
+        ))
+    };
+    std::fs::create_dir_all(&dir).map_err(failed)?;
+    for (name, path) in skills {
+        let link = dir.join(name);
+        if std::fs::symlink_metadata(&link).is_ok() {
+            std::fs::remove_file(&link).map_err(failed)?;
+        }
+        std::os::unix::fs::symlink(path, &link).map_err(failed)?;
+    }
+    Ok(())
+}
+
 /// `root/subpath`, refusing a subpath that climbs out of `root`.
 fn inside(root: &Path, subpath: &str) -> Result<PathBuf, ApiError> {
     let relative = Path::new(subpath);
@@ -411,6 +435,24 @@ mod tests {
                 .unwrap_err();
             assert!(matches!(error, ApiError::InvalidRequest(_)), "{error}");
         }
+    }
+
+    #[test]
+    fn skills_are_linked_in_the_scratch_folder_again_at_each_launch() {
+        let dir = tempfile::tempdir().unwrap();
+        let skill = dir.path().join("review");
+        std::fs::create_dir_all(&skill).unwrap();
+        std::fs::write(skill.join("SKILL.md"), "# r").unwrap();
+        let skills = [("review".to_owned(), skill.display().to_string())];
+        let scratch = dir.path().join("scratch");
+        link_skills(&scratch, &skills).unwrap();
+        link_skills(&scratch, &skills).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(scratch.join("skills/review/SKILL.md")).unwrap(),
+            "# r"
+        );
+        link_skills(&dir.path().join("untouched"), &[]).unwrap();
+        assert!(!dir.path().join("untouched").exists());
     }
 
     #[tokio::test]

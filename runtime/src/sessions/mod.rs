@@ -306,6 +306,7 @@ impl SessionManager {
                 scratch.display()
             ))
         })?;
+        launch::link_skills(&scratch, &record.skills)?;
         let mut env: Vec<(String, String)> = self.catalog.credentials_env(adapter);
         env.extend(record.env.iter().cloned());
         let config = SessionConfig {

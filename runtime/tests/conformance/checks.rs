@@ -511,3 +511,44 @@ pub fn mcp_tool(h: &Harness) {
         "the MCP server was not called: {asked}"
     );
 }
+
+/// A skill from a local folder reaches the agent: the model is told of it (its
+/// description), calls the agent's skill tool, and the skill's instructions reach
+/// the model. An agent that cannot take skills refuses such a session.
+pub fn skill_from_a_folder(h: &Harness) {
+    let skills = tempfile::tempdir().unwrap();
+    let greet = skills.path().join("greet");
+    std::fs::create_dir_all(&greet).unwrap();
+    std::fs::write(
+        greet.join("SKILL.md"),
+        "---\nname: greet\ndescription: Greets in the conformance house style. Use when asked to greet.\n---\nAlways greet with the words \"Ahoy from the greet skill\".\n",
+    )
+    .unwrap();
+    let config = json!({ "sources": [{ "type": "local", "source": skills.path() }] });
+    if !h.can("skills") {
+        let response = h.api().post_json(
+            "/v1/sessions/without-skills",
+            json!({ "agent": h.agent.id, "skills": config }),
+        );
+        crate::common::api::expect_problem(response, 400, "invalid_request");
+        return;
+    }
+    let session = h.create_with("bypass", json!({ "skills": config }));
+    let events = h.turn(&session, "skill: greet");
+    check_turns(&events, true);
+    let requests = serde_json::to_string(&h.model_requests()).unwrap();
+    assert!(
+        requests.contains("conformance house style"),
+        "the model was not told of the skill"
+    );
+    assert!(
+        !items(&events, "tool_call").is_empty(),
+        "{}",
+        pretty(&events)
+    );
+    assert!(
+        requests.contains("Ahoy from the greet skill"),
+        "the skill's instructions never reached the model:\n{}",
+        pretty(&events)
+    );
+}

@@ -6,8 +6,8 @@
 //! OpenAI Responses API, OpenAI Chat Completions and the Gemini API on 127.0.0.1,
 //! and answers from a script keyed by the user's text ([`script`]): `run: CMD` makes
 //! the model call the agent's shell tool, `think: X` streams reasoning, `slow: N`
-//! streams slowly, `mcp: TOOL {JSON}` calls an MCP server's tool, anything else is
-//! echoed. So a test
+//! streams slowly, `mcp: TOOL {JSON}` calls an MCP server's tool, `skill: NAME` the
+//! agent's skill tool, anything else is echoed. So a test
 //! drives a real agent through text, tool calls, permissions and cancellation
 //! deterministically, with no network and no key.
 //!

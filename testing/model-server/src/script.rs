@@ -132,7 +132,7 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
     // it gets no tool call.
     let side_task = conversation.tools.is_empty();
     let directive = directive(text).filter(|(command, _)| {
-        !(side_task && ["run", "write", "read", "ask", "plan", "mcp"].contains(command))
+        !(side_task && ["run", "write", "read", "ask", "plan", "mcp", "skill"].contains(command))
     });
     let Some((command, argument)) = directive else {
         return Reply::text(format!("Echo: {text}"));
@@ -182,6 +182,11 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
                 &format!("call the MCP tool {name}"),
             )
         }
+        "skill" => Reply::say_then_call(
+            "I'll use the skill.",
+            tools::skill(tools, &call_id, argument),
+            "use skills",
+        ),
         "think" => Reply::Blocks {
             blocks: vec![
                 Block::Reasoning(format!("Let me think about {argument}.")),
@@ -209,7 +214,7 @@ fn directive(text: &str) -> Option<(&str, &str)> {
     let first_line = text.lines().next()?;
     let (command, argument) = first_line.split_once(':')?;
     let known = [
-        "run", "write", "read", "ask", "plan", "think", "slow", "fail", "mcp",
+        "run", "write", "read", "ask", "plan", "think", "slow", "fail", "mcp", "skill",
     ];
     known.contains(&command).then(|| (command, argument.trim()))
 }

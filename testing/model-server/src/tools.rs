@@ -57,6 +57,12 @@ fn find<'a>(tools: &'a [Tool], names: &[&str]) -> Option<&'a Tool> {
         .find_map(|name| tools.iter().find(|tool| tool.name == *name))
 }
 
+/// A call of the agent's skill tool (Claude Code's `Skill`) for the skill `name`.
+pub fn skill(tools: &[Tool], id: &str, name: &str) -> Option<ToolCall> {
+    let tool = find(tools, &["Skill", "skill"])?;
+    Some(tool.call(id, ToolInput::Json(json!({ "skill": name }))))
+}
+
 /// A call of the MCP tool `name` with JSON `arguments`. Agents offer an MCP server's
 /// tools under their own names (`mcp__calc__add`, `calc_add`, `add`...): the tool
 /// named `name`, or ending in `name` after a separator, is called.

@@ -34,3 +34,25 @@ fn mcp_servers_reach_the_cli_as_mcp_config_json() {
     );
     assert!(!without.argv.iter().any(|arg| arg == "--mcp-config"));
 }
+
+#[test]
+fn skills_reach_the_cli_as_a_plugin_made_of_the_scratch_folder() {
+    let mut config = sandbox_agent_adapter_kit::testing::config();
+    config.scratch_dir = "/data/scratch/s1".into();
+    assert!(crate::launch::skills_plugin(&config).is_none());
+    config.skills = vec![sandbox_agent_adapter_kit::types::Skill {
+        name: "greet".into(),
+        path: "/skills/greet".into(),
+    }];
+    let (path, manifest) = crate::launch::skills_plugin(&config).unwrap();
+    assert_eq!(path, ".claude-plugin/plugin.json");
+    let manifest: serde_json::Value = serde_json::from_slice(&manifest).unwrap();
+    assert_eq!(manifest["name"], "sandbox-agent-session");
+    let spawn = crate::launch::spawn(&config, "turn-1", None);
+    let at = spawn
+        .argv
+        .iter()
+        .position(|arg| arg == "--plugin-dir")
+        .expect("--plugin-dir");
+    assert_eq!(spawn.argv[at + 1], "/data/scratch/s1");
+}
