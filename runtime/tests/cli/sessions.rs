@@ -596,3 +596,60 @@ fn sessions_delete_removes_the_session() {
         404,
     );
 }
+
+#[test]
+fn sessions_create_sends_mcp_servers_and_skills() {
+    let daemon = start_daemon();
+    let dir = tempfile::tempdir().unwrap();
+    let servers = dir.path().join("mcp.json");
+    std::fs::write(
+        &servers,
+        r#"{"calc": {"type": "local", "command": ["node", "add.mjs"]}}"#,
+    )
+    .unwrap();
+    let servers = servers.to_str().unwrap();
+    // The mock takes neither: the daemon's refusal shows both reached it.
+    let output = cli(
+        &daemon,
+        &[
+            "sessions",
+            "create",
+            "m",
+            "--agent",
+            "mock",
+            "--mcp-config",
+            servers,
+        ],
+    );
+    let failure = problem_failure(&output, "invalid_request", 400);
+    assert!(failure.stderr.contains("mcp-servers"), "{}", failure.stderr);
+    let skills = dir.path().to_str().unwrap();
+    let output = cli(
+        &daemon,
+        &[
+            "sessions", "create", "m", "--agent", "mock", "--skill", skills,
+        ],
+    );
+    let failure = problem_failure(&output, "invalid_request", 400);
+    assert!(failure.stderr.contains("skills"), "{}", failure.stderr);
+    std::fs::write(dir.path().join("bad.json"), "[1]").unwrap();
+    let bad = dir.path().join("bad.json");
+    let output = cli(
+        &daemon,
+        &[
+            "sessions",
+            "create",
+            "m",
+            "--agent",
+            "mock",
+            "--mcp-config",
+            bad.to_str().unwrap(),
+        ],
+    );
+    let failure = expect_failure(&output);
+    assert!(
+        failure.stderr.contains("not an MCP server map"),
+        "{}",
+        failure.stderr
+    );
+}
