@@ -21,6 +21,13 @@ fi
 # The real agent CLIs the conformance suite drives (runtime/tests/conformance.rs),
 # pinned in testing/agents/package-lock.json and installed from the npm registry.
 (cd testing/agents && npm ci --no-audit --no-fund)
+# OpenCode's skill tool runs ripgrep, which OpenCode would download on first use (the
+# offline suite cannot): Debian's package.
+if ! command -v rg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get install -y ripgrep || { $sudo apt-get update && $sudo apt-get install -y ripgrep; }
+fi
 # Qwen Code is pinned apart (testing/agents/qwen/package.json says why).
 (cd testing/agents/qwen && npm install --omit=optional --no-package-lock --no-audit --no-fund)
 cargo test --workspace --locked

@@ -44,15 +44,15 @@ pub(crate) fn server_line(line: &str) -> ServerLine<'_> {
 
 /// The server's process: `opencode serve` on a free loopback port, shared by every
 /// session with the same binary and environment (they would configure it alike). A
-/// session with MCP servers names its own config file ([`MCP_CONFIG_FILE`] in its
-/// scratch folder) in `OPENCODE_CONFIG`, which OpenCode merges with the user's
+/// session with MCP servers or skills names its own config file ([`SESSION_CONFIG_FILE`]
+/// in its scratch folder) in `OPENCODE_CONFIG`, which OpenCode merges with the user's
 /// configuration; so it gets a server of its own.
 pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     let program = program(config);
     let mut env = vec![("OPENCODE_DISABLE_AUTOUPDATE".to_owned(), "1".to_owned())];
-    if !config.mcp_servers.is_empty() {
+    if session_config_file(config).is_some() {
         let file = format!(
-            "{}/{MCP_CONFIG_FILE}",
+            "{}/{SESSION_CONFIG_FILE}",
             config.scratch_dir.trim_end_matches('/')
         );
         env.push(("OPENCODE_CONFIG".to_owned(), file));
@@ -74,14 +74,29 @@ pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     .shared(key)
 }
 
-/// The config file holding a session's MCP servers, in its scratch folder.
-pub(crate) const MCP_CONFIG_FILE: &str = "opencode-mcp.json";
+/// The config file holding a session's MCP servers and skills, in its scratch folder.
+pub(crate) const SESSION_CONFIG_FILE: &str = "opencode-session.json";
 
-/// The contents of [`MCP_CONFIG_FILE`].
-pub(crate) fn mcp_config_file(servers: &[McpServer]) -> Vec<u8> {
-    json!({ "$schema": "https://opencode.ai/config.json", "mcp": mcp_config(servers) })
-        .to_string()
-        .into_bytes()
+/// The contents of [`SESSION_CONFIG_FILE`] for a session with MCP servers or skills:
+/// the servers in `mcp`, each skill's folder in `skills.paths` (OpenCode finds the
+/// `SKILL.md` in each).
+pub(crate) fn session_config_file(config: &SessionConfig) -> Option<Vec<u8>> {
+    if config.mcp_servers.is_empty() && config.skills.is_empty() {
+        return None;
+    }
+    let mut file = json!({ "$schema": "https://opencode.ai/config.json" });
+    if !config.mcp_servers.is_empty() {
+        file["mcp"] = Value::Object(mcp_config(&config.mcp_servers));
+    }
+    if !config.skills.is_empty() {
+        let paths: Vec<&str> = config
+            .skills
+            .iter()
+            .map(|skill| skill.path.as_str())
+            .collect();
+        file["skills"] = json!({ "paths": paths });
+    }
+    Some(file.to_string().into_bytes())
 }
 
 /// The session's MCP servers in OpenCode's `mcp` config: `local` servers with a

@@ -86,8 +86,9 @@ impl Adapter for OpenCode {
 
 /// What the adapter maps and its tests cover. Not `status` (retry and compaction
 /// notices become status items, but no recording has one yet). The session's MCP
-/// servers reach the server as inline configuration (`mcp_servers`; their calls are
-/// ordinary tool parts, `mcp_tools`, proven against a real MCP server).
+/// servers and skills reach the server in a config file of the session
+/// (`mcp_servers`, `skills`; MCP calls are ordinary tool parts, `mcp_tools`), proven
+/// against a real MCP server and a skill folder.
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     plan_mode,
     permissions,
@@ -110,4 +111,5 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     variants,
     mcp_servers,
     mcp_tools,
+    skills,
 ];

@@ -56,11 +56,8 @@ impl OpenCodeSession {
     /// Spawns the shared server (or attaches to it).
     fn launch(&mut self, out: &mut Actions) {
         self.state.server = Server::Starting;
-        if !self.config.mcp_servers.is_empty() {
-            out.write_file(
-                api::MCP_CONFIG_FILE,
-                api::mcp_config_file(&self.config.mcp_servers),
-            );
+        if let Some(contents) = api::session_config_file(&self.config) {
+            out.write_file(api::SESSION_CONFIG_FILE, contents);
         }
         out.spawn(api::spawn_server(&self.config));
     }

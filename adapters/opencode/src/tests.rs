@@ -556,7 +556,7 @@ fn versions_and_install_recipes() {
 }
 
 #[test]
-fn mcp_servers_reach_the_server_in_a_config_file_of_the_session() {
+fn mcp_servers_and_skills_reach_the_server_in_a_config_file_of_the_session() {
     let mut config = config(None);
     config.scratch_dir = "/data/scratch/s1".into();
     config.mcp_servers = vec![testing::local_mcp_server("calc", &["node", "add.mjs"])];
@@ -564,16 +564,25 @@ fn mcp_servers_reach_the_server_in_a_config_file_of_the_session() {
     let named = spawn.env.iter().find(|(name, _)| name == "OPENCODE_CONFIG");
     assert_eq!(
         named.map(|(_, v)| v.as_str()),
-        Some("/data/scratch/s1/opencode-mcp.json")
+        Some("/data/scratch/s1/opencode-session.json")
     );
     assert_ne!(
         spawn.share_key,
         api::spawn_server(&self::config(None)).share_key,
         "a server of its own"
     );
-    let file: Value = serde_json::from_slice(&api::mcp_config_file(&config.mcp_servers)).unwrap();
+    config.skills = vec![Skill {
+        name: "greet".into(),
+        path: "/skills/greet".into(),
+    }];
+    let file: Value = serde_json::from_slice(&api::session_config_file(&config).unwrap()).unwrap();
     assert_eq!(
         file["mcp"]["calc"],
         serde_json::json!({ "type": "local", "command": ["node", "add.mjs"], "environment": { "MCP_KEY": "v" }, "enabled": true })
     );
+    assert_eq!(
+        file["skills"]["paths"],
+        serde_json::json!(["/skills/greet"])
+    );
+    assert!(api::session_config_file(&self::config(None)).is_none());
 }

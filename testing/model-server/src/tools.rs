@@ -57,10 +57,16 @@ fn find<'a>(tools: &'a [Tool], names: &[&str]) -> Option<&'a Tool> {
         .find_map(|name| tools.iter().find(|tool| tool.name == *name))
 }
 
-/// A call of the agent's skill tool (Claude Code's `Skill`) for the skill `name`.
+/// A call of the agent's skill tool (Claude Code's `Skill`, OpenCode's `skill`) for the
+/// skill `name`, in the argument its schema names (`skill` or `name`).
 pub fn skill(tools: &[Tool], id: &str, name: &str) -> Option<ToolCall> {
     let tool = find(tools, &["Skill", "skill"])?;
-    Some(tool.call(id, ToolInput::Json(json!({ "skill": name }))))
+    let argument = if tool.has_property("name") {
+        "name"
+    } else {
+        "skill"
+    };
+    Some(tool.call(id, ToolInput::Json(json!({ argument: name }))))
 }
 
 /// A call of the MCP tool `name` with JSON `arguments`. Agents offer an MCP server's
