@@ -185,6 +185,7 @@ pub struct AgentModelsResponse {
 
 /// `POST /v1/agents/{agent}/install`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AgentInstallRequest {
     /// Install again even when installed.
     #[serde(default)]
@@ -197,6 +198,7 @@ pub struct AgentInstallRequest {
 /// `POST /v1/sessions/{id}`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields)]
 pub struct CreateSessionRequest {
     /// Agent id (`GET /v1/agents`).
     pub agent: String,
@@ -407,6 +409,7 @@ pub enum MessagePart {
 /// `POST /v1/sessions/{id}/messages`: either `message` (+ `attachments`), the 0.1.x
 /// form, or `parts`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct MessageRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -465,6 +468,7 @@ pub struct EventsResponse {
 
 /// `POST /v1/sessions/{id}/questions/{qid}/reply`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct QuestionReplyRequest {
     /// One list of chosen answers per prompt.
     pub answers: Vec<Vec<String>>,
@@ -481,6 +485,7 @@ pub enum PermissionReply {
 
 /// `POST /v1/sessions/{id}/permissions/{pid}/reply`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PermissionReplyRequest {
     pub reply: PermissionReply,
 }

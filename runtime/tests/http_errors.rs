@@ -760,6 +760,19 @@ fn mcp_and_skills_are_refused_for_an_agent_without_them() {
         json!({ "agent": "mock", "mcp": disabled, "skills": { "sources": [] } }),
     );
     assert_eq!(ok_json(created)["healthy"], json!(true));
+    // A misspelt field is refused, not ignored.
+    let problem = expect_problem(
+        api.post_json("/v1/sessions/m5", json!({ "agent": "mock", "mpc": {} })),
+        400,
+        "invalid_request",
+    );
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field `mpc`"),
+        "{problem}"
+    );
     // A malformed server is a 400 from the body's schema.
     expect_problem(
         api.post_json(
