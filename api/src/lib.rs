@@ -367,6 +367,13 @@ pub struct SessionInfo {
     pub status: SessionStatus,
     /// Messages waiting for the running turn to end.
     pub queued_messages: u64,
+    /// The session's MCP servers as created, with header and environment values
+    /// redacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<BTreeMap<String, McpServerConfig>>,
+    /// The session's skill sources as created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skills: Option<SkillsConfig>,
 }
 
 /// `GET /v1/sessions`.

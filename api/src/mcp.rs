@@ -20,16 +20,16 @@ pub enum McpServerConfig {
         #[serde(default)]
         args: Vec<String>,
         /// Variables added to the server's environment.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         env: Option<BTreeMap<String, String>>,
         /// Working directory; the session's directory when absent.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
         /// `false` leaves the server out.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         enabled: Option<bool>,
         /// How long the agent may wait for the server.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
     },
     /// A server reached over HTTP.
@@ -38,29 +38,49 @@ pub enum McpServerConfig {
         /// The server's URL.
         url: String,
         /// `http` (streamable HTTP, the default) or `sse`.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         transport: Option<McpRemoteTransport>,
         /// Request headers.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         headers: Option<BTreeMap<String, String>>,
         /// Request headers whose values the daemon reads from its environment:
         /// header name → variable name.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         env_headers: Option<BTreeMap<String, String>>,
         /// A variable of the daemon's environment holding a bearer token, sent as
         /// `Authorization: Bearer <value>`.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         bearer_token_env_var: Option<String>,
         /// OAuth settings, or `false` to turn OAuth off.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         oauth: Option<McpOAuthConfigOrDisabled>,
         /// `false` leaves the server out.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         enabled: Option<bool>,
         /// How long the agent may wait for the server.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
     },
+}
+
+impl McpServerConfig {
+    /// The config with the values of `headers` and `env` replaced by `<redacted>`, to
+    /// show it without the secrets they may hold.
+    pub fn redacted(&self) -> Self {
+        let hide = |map: &Option<BTreeMap<String, String>>| {
+            map.as_ref().map(|map| {
+                map.keys()
+                    .map(|key| (key.clone(), "<redacted>".to_owned()))
+                    .collect()
+            })
+        };
+        let mut copy = self.clone();
+        match &mut copy {
+            McpServerConfig::Local { env, .. } => *env = hide(env),
+            McpServerConfig::Remote { headers, .. } => *headers = hide(headers),
+        }
+        copy
+    }
 }
 
 /// A local server's command: one string (the program) or a list (program and arguments).
@@ -87,11 +107,11 @@ pub enum McpRemoteTransport {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct McpOAuthConfig {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
 }
 
@@ -122,12 +142,12 @@ pub struct SkillSource {
     /// repository URL.
     pub source: String,
     /// A git branch, tag or commit.
-    #[serde(default, rename = "ref")]
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
     pub git_ref: Option<String>,
     /// The folder inside the source that holds the skills.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subpath: Option<String>,
     /// Only these skills (by folder name); all the source has when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skills: Option<Vec<String>>,
 }

@@ -122,6 +122,14 @@ impl Session {
             updated_at: state.updated_at.max(record.created_at),
             status,
             queued_messages: state.queued_messages,
+            mcp: (!record.mcp.is_empty()).then(|| {
+                record
+                    .mcp
+                    .iter()
+                    .map(|(name, server)| (name.clone(), server.redacted()))
+                    .collect()
+            }),
+            skills: record.skill_sources.clone(),
         }
     }
 }
@@ -227,10 +235,10 @@ impl SessionManager {
         let mcp = launch::enabled_servers(request.mcp);
         let skills = request.skills.filter(|skills| !skills.sources.is_empty());
         launch::check_capabilities(info, !mcp.is_empty(), skills.is_some())?;
-        let skills = match skills {
+        let resolved = match &skills {
             Some(skills) => {
                 let cache = self.scratch_root.with_file_name("skills");
-                launch::resolve_skills(&skills, &directory, &cache).await?
+                launch::resolve_skills(skills, &directory, &cache).await?
             }
             None => Vec::new(),
         };
@@ -246,7 +254,8 @@ impl SessionManager {
             created_at: log::now_millis(),
             env: request.env.unwrap_or_default().into_iter().collect(),
             mcp,
-            skills,
+            skills: resolved,
+            skill_sources: skills,
         };
         self.catalog
             .ensure_installed(&adapter, request.agent_version.as_deref())

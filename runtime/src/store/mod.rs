@@ -62,6 +62,9 @@ pub struct SessionRecord {
     /// The skills found at creation: (name, absolute folder).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skills: Vec<(String, String)>,
+    /// The skill sources the client asked for (shown in the session list).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill_sources: Option<sandbox_agent_api::SkillsConfig>,
 }
 
 /// The live state of a session as of its last committed event: what a restarted

@@ -265,6 +265,7 @@ mod tests {
             env: vec![("K".into(), "V".into())],
             mcp: Default::default(),
             skills: Vec::new(),
+            skill_sources: None,
         }
     }
 

@@ -460,6 +460,10 @@ pub fn mcp_tool(h: &Harness) {
         return;
     }
     let session = h.create_with("bypass", json!({ "mcp": add_server(&log) }));
+    // The session list shows the servers as created, their environment values redacted.
+    let listed = &h.api().session_info(&session)["mcp"]["calc"];
+    assert_eq!(listed["type"], "local", "{listed}");
+    assert_eq!(listed["env"]["MCP_ADD_LOG"], "<redacted>", "{listed}");
     let events = h.turn(&session, r#"mcp: add {"a": 2, "b": 3}"#);
     check_turns(&events, true);
     let asked = std::fs::read_to_string(&log).unwrap_or_default();
@@ -534,6 +538,7 @@ pub fn skill_from_a_folder(h: &Harness) {
         return;
     }
     let session = h.create_with("bypass", json!({ "skills": config }));
+    assert_eq!(h.api().session_info(&session)["skills"], config);
     let events = h.turn(&session, "skill: greet");
     check_turns(&events, true);
     let requests = serde_json::to_string(&h.model_requests()).unwrap();

@@ -1058,6 +1058,13 @@ export interface components {
             ended: boolean;
             /** Format: int64 */
             eventCount: number;
+            /**
+             * @description The session's MCP servers as created, with header and environment values
+             *     redacted.
+             */
+            mcp?: {
+                [key: string]: components["schemas"]["McpServerConfig"];
+            } | null;
             model?: string | null;
             nativeSessionId?: string | null;
             permissionMode: string;
@@ -1067,6 +1074,7 @@ export interface components {
              */
             queuedMessages: number;
             sessionId: string;
+            skills?: null | components["schemas"]["SkillsConfig"];
             status: components["schemas"]["SessionStatus"];
             title?: string | null;
             /**
