@@ -43,6 +43,7 @@ pub fn conversation(body: &Value) -> Conversation {
         user_text,
         tool_output,
         tools,
+        found_tools: None,
         working_dir: None,
     }
 }
@@ -157,7 +158,7 @@ fn block_frames(index: usize, block: &Block, delay: u64) -> Vec<Frame> {
 
 fn input_json(input: &ToolInput) -> Value {
     match input {
-        ToolInput::Json(value) => value.clone(),
+        ToolInput::Json(value) | ToolInput::Search(value) => value.clone(),
         ToolInput::Text(text) => json!({ "input": text }),
     }
 }

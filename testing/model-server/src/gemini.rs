@@ -48,6 +48,7 @@ pub fn conversation(body: &Value) -> Conversation {
         user_text,
         tool_output,
         tools,
+        found_tools: None,
         working_dir: None,
     }
 }
@@ -172,7 +173,7 @@ fn parts(block: &Block) -> Vec<Value> {
         Block::Text(chunks) => chunks.iter().map(|text| json!({"text": text})).collect(),
         Block::ToolCall(call) => {
             let args = match &call.input {
-                ToolInput::Json(value) => value.clone(),
+                ToolInput::Json(value) | ToolInput::Search(value) => value.clone(),
                 ToolInput::Text(text) => json!({ "input": text }),
             };
             // The real API gives calls no id; the CLI makes its own.

@@ -6,8 +6,9 @@
 //! OpenAI Responses API, OpenAI Chat Completions and the Gemini API on 127.0.0.1,
 //! and answers from a script keyed by the user's text ([`script`]): `run: CMD` makes
 //! the model call the agent's shell tool, `think: X` streams reasoning, `slow: N`
-//! streams slowly, `mcp: TOOL {JSON}` calls an MCP server's tool, `skill: NAME` the
-//! agent's skill tool, anything else is echoed. So a test
+//! streams slowly, `mcp: TOOL {JSON}` calls an MCP server's tool (searching for it
+//! first when the agent defers its MCP tools behind a tool search), `skill: NAME`
+//! the agent's skill tool, anything else is echoed. So a test
 //! drives a real agent through text, tool calls, permissions and cancellation
 //! deterministically, with no network and no key.
 //!
@@ -125,12 +126,14 @@ fn answer(shared: &Shared, api: Api, body: &Value) -> Response {
         _ => None,
     };
     let reply = structured.unwrap_or_else(|| script::reply(&conversation, id));
+    let names = |tools: &[tools::Tool]| tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
     shared.requests.lock().unwrap().push(json!({
         "api": api.name(),
         "model": body["model"],
         "userText": conversation.user_text,
         "toolOutput": conversation.tool_output,
-        "tools": conversation.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
+        "tools": names(&conversation.tools),
+        "foundTools": conversation.found_tools.as_deref().map(names),
         "reply": format!("{reply:?}"),
         "body": body,
     }));

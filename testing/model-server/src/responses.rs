@@ -12,18 +12,9 @@ use crate::{is_agent_context, list, openai_error};
 
 /// What a Responses request asks.
 pub fn conversation(body: &Value) -> Conversation {
-    let tools = list(&body["tools"])
-        .filter_map(|tool| {
-            let name = tool["name"].as_str()?;
-            Some(match tool["type"].as_str() {
-                Some("custom") => Tool::free_form(name),
-                _ => Tool::function(name, tool["parameters"].clone()),
-            })
-        })
-        .collect();
     let input: Vec<&Value> = list(&body["input"]).collect();
-    let tool_output = input
-        .last()
+    let last = input.last();
+    let tool_output = last
         .filter(|item| {
             item["type"]
                 .as_str()
@@ -33,6 +24,9 @@ pub fn conversation(body: &Value) -> Conversation {
             Value::String(text) => text.clone(),
             other => other.to_string(),
         });
+    let found_tools = last
+        .filter(|item| item["type"] == "tool_search_output")
+        .map(|item| tools(&item["tools"]));
     let user_text = input
         .iter()
         .filter(|item| item["role"] == "user")
@@ -45,9 +39,31 @@ pub fn conversation(body: &Value) -> Conversation {
     Conversation {
         user_text,
         tool_output,
-        tools,
+        tools: tools(&body["tools"]),
+        found_tools,
         working_dir: None,
     }
+}
+
+/// The tools of a list: functions, custom tools, the built-in tool search, and
+/// the tools of namespaces (as a request's `tools` and a `tool_search_output`
+/// item list them).
+fn tools(list_of_tools: &Value) -> Vec<Tool> {
+    list(list_of_tools)
+        .flat_map(|tool| {
+            let name = tool["name"].as_str().unwrap_or_default();
+            match tool["type"].as_str() {
+                Some("namespace") => tools(&tool["tools"])
+                    .into_iter()
+                    .map(|member| member.in_namespace(name))
+                    .collect(),
+                Some("tool_search") => vec![Tool::search(tool["parameters"].clone())],
+                _ if name.is_empty() => vec![],
+                Some("custom") => vec![Tool::free_form(name)],
+                _ => vec![Tool::function(name, tool["parameters"].clone())],
+            }
+        })
+        .collect()
 }
 
 /// The reply as a streamed or whole Responses response.
@@ -181,6 +197,10 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
                             merge(&at, json!({"arguments": arguments})),
                         ));
                     }
+                    ToolInput::Search(_) => frames.push(event(
+                        "response.output_item.added",
+                        json!({"output_index": index, "item": added}),
+                    )),
                     ToolInput::Text(text) => {
                         added["input"] = json!("");
                         frames.push(event(
@@ -222,16 +242,27 @@ fn whole_item(id: &str, block: &Block) -> Value {
             "type": "message", "id": id, "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": chunks.concat(), "annotations": []}],
         }),
-        Block::ToolCall(call) => match &call.input {
-            ToolInput::Json(arguments) => json!({
-                "type": "function_call", "id": id, "call_id": call.id, "name": call.name,
-                "arguments": arguments.to_string(), "status": "completed",
-            }),
-            ToolInput::Text(text) => json!({
-                "type": "custom_tool_call", "id": id, "call_id": call.id, "name": call.name,
-                "input": text, "status": "completed",
-            }),
-        },
+        Block::ToolCall(call) => {
+            let mut item = match &call.input {
+                ToolInput::Json(arguments) => json!({
+                    "type": "function_call", "id": id, "call_id": call.id, "name": call.name,
+                    "arguments": arguments.to_string(), "status": "completed",
+                }),
+                ToolInput::Text(text) => json!({
+                    "type": "custom_tool_call", "id": id, "call_id": call.id, "name": call.name,
+                    "input": text, "status": "completed",
+                }),
+                // The agent runs the search itself (`execution: client`).
+                ToolInput::Search(arguments) => json!({
+                    "type": "tool_search_call", "id": id, "call_id": call.id,
+                    "execution": "client", "arguments": arguments, "status": "completed",
+                }),
+            };
+            if let Some(namespace) = &call.namespace {
+                item["namespace"] = json!(namespace);
+            }
+            item
+        }
     }
 }
 
@@ -242,4 +273,63 @@ fn merge(base: &Value, more: Value) -> Value {
         target.extend(fields);
     }
     merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::script;
+
+    /// The last block of the model's answer to `body`, as a finished item.
+    fn answer(body: &Value) -> Value {
+        let Reply::Blocks { blocks, .. } = script::reply(&conversation(body), 1) else {
+            panic!("an answer")
+        };
+        whole_item("item", blocks.last().expect("a block"))
+    }
+
+    #[test]
+    fn a_deferred_mcp_tool_is_searched_for_then_called_in_its_namespace() {
+        // Codex offers its built-in tool search, not the MCP server's tools.
+        let tools = json!([
+            {"type": "function", "name": "exec_command", "parameters": {}},
+            {"type": "tool_search", "execution": "client", "description": "Tool discovery",
+             "parameters": {"properties": {"query": {"type": "string"}, "limit": {"type": "number"}}}},
+        ]);
+        let mut input = vec![json!({"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "mcp: add {\"a\": 2, \"b\": 3}"},
+        ]})];
+        let search = answer(&json!({"tools": tools, "input": input}));
+        assert_eq!(
+            search,
+            json!({"type": "tool_search_call", "id": "item", "call_id": "call_1",
+                   "execution": "client", "arguments": {"query": "add"}, "status": "completed"})
+        );
+
+        // Codex runs the search and reports the namespace it found.
+        input.push(search);
+        input.push(json!({
+            "type": "tool_search_output", "call_id": "call_1", "execution": "client",
+            "status": "completed",
+            "tools": [{"type": "namespace", "name": "mcp__calc", "description": "Tools in the mcp__calc namespace.",
+                       "tools": [{"type": "function", "name": "add", "defer_loading": true, "strict": false,
+                                  "parameters": {"properties": {"a": {}, "b": {}}}}]}],
+        }));
+        let body = json!({"tools": tools, "input": input});
+        assert_eq!(conversation(&body).tool_output, None);
+        let add = answer(&body);
+        assert_eq!(
+            add,
+            json!({"type": "function_call", "id": "item", "call_id": "call_1", "name": "add",
+                   "namespace": "mcp__calc", "arguments": "{\"a\":2,\"b\":3}", "status": "completed"})
+        );
+
+        // The tool's output finishes the turn.
+        input.push(add);
+        input
+            .push(json!({"type": "function_call_output", "call_id": "call_1", "output": "sum: 5"}));
+        let body = json!({"tools": tools, "input": input});
+        assert_eq!(conversation(&body).tool_output.as_deref(), Some("sum: 5"));
+        assert_eq!(answer(&body)["content"][0]["text"], "done");
+    }
 }

@@ -2,7 +2,8 @@
 //!
 //! Each wire protocol parses its request into a [`Conversation`]; [`reply`] picks
 //! the answer from the latest user text (`run: echo hi`, `think: x`...) or, when the
-//! agent is reporting a tool's result, finishes the turn. Protocol modules then
+//! agent is reporting a tool's result, finishes the turn (a tool search's result
+//! does not: the model goes on to call a tool it found). Protocol modules then
 //! render the [`Reply`] in their own streaming format.
 
 use serde_json::Value;
@@ -18,6 +19,9 @@ pub struct Conversation {
     pub tool_output: Option<String>,
     /// The tools the agent offers.
     pub tools: Vec<Tool>,
+    /// The tools a tool search found, when the request reports the search's result
+    /// (which, unlike a tool's output, does not finish the turn).
+    pub found_tools: Option<Vec<Tool>>,
     /// The agent's working directory, when its context names it (for tools that
     /// want absolute paths, as a real model would write them).
     pub working_dir: Option<String>,
@@ -53,8 +57,10 @@ pub struct ToolCall {
     pub id: String,
     /// The tool's name, as the agent offered it.
     pub name: String,
-    /// Arguments: a JSON object for function tools, or the raw text for free-form
-    /// (custom) tools.
+    /// The namespace the agent offered the tool in, if any.
+    pub namespace: Option<String>,
+    /// Arguments: a JSON object for function tools and tool searches, or the raw
+    /// text for free-form (custom) tools.
     pub input: ToolInput,
 }
 
@@ -65,6 +71,8 @@ pub enum ToolInput {
     Json(Value),
     /// The free-form input of a custom tool (Codex's `apply_patch`).
     Text(String),
+    /// The JSON arguments of a built-in tool search (Codex's `tool_search`).
+    Search(Value),
 }
 
 /// The model's whole answer to one request.
@@ -173,15 +181,7 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
             tools::exit_plan(tools, &call_id, argument),
             "present plans",
         ),
-        "mcp" => {
-            let (name, arguments) = argument.split_once(' ').unwrap_or((argument, "{}"));
-            let arguments = serde_json::from_str(arguments).unwrap_or(Value::Null);
-            Reply::say_then_call(
-                "I'll use the MCP tool.",
-                tools::mcp(tools, &call_id, name, arguments),
-                &format!("call the MCP tool {name}"),
-            )
-        }
+        "mcp" => mcp(conversation, &call_id, argument),
         "skill" => Reply::say_then_call(
             "I'll use the skill.",
             tools::skill(tools, &call_id, argument),
@@ -206,6 +206,26 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
         "fail" => Reply::Error(argument.to_owned()),
         _ => Reply::text(format!("Echo: {text}")),
     }
+}
+
+/// `mcp: TOOL {JSON}`: a call of the MCP tool `TOOL`. An agent that defers MCP tools
+/// behind a tool search gets a search for `TOOL` first, then, once the search's
+/// result is reported, the call.
+fn mcp(conversation: &Conversation, call_id: &str, argument: &str) -> Reply {
+    let (name, arguments) = argument.split_once(' ').unwrap_or((argument, "{}"));
+    let arguments = serde_json::from_str(arguments).unwrap_or(Value::Null);
+    let tools = &conversation.tools;
+    let found = conversation.found_tools.as_deref().unwrap_or_default();
+    let action = format!("call the MCP tool {name}");
+    if let Some(call) = tools::mcp(tools, found, call_id, name, arguments) {
+        return Reply::say_then_call("I'll use the MCP tool.", Some(call), &action);
+    }
+    // One search only: a search that found nothing is not repeated.
+    let search = match conversation.found_tools {
+        None => tools::search(tools, call_id, name),
+        Some(_) => None,
+    };
+    Reply::say_then_call("I'll look for the MCP tool.", search, &action)
 }
 
 /// `("run", "echo hi")` from `run: echo hi`, for the known directives. Only the
@@ -239,6 +259,7 @@ mod tests {
                 .iter()
                 .map(|name| Tool::function(name, json!({})))
                 .collect(),
+            found_tools: None,
             working_dir: None,
         };
         reply(&conversation, 1)
@@ -303,6 +324,30 @@ mod tests {
         }
         assert_eq!(
             asked("mcp: add {}", &["Bash"]),
+            Reply::text("No tool to call the MCP tool add with.")
+        );
+    }
+
+    #[test]
+    fn a_deferred_mcp_tool_is_searched_for_once() {
+        let Reply::Blocks { blocks, .. } = asked("mcp: add {}", &["Bash", "tool_search"]) else {
+            panic!()
+        };
+        let Some(Block::ToolCall(call)) = blocks.last() else {
+            panic!("{blocks:?}")
+        };
+        assert_eq!(call.name, "tool_search");
+        assert_eq!(call.input, ToolInput::Json(json!({"query": "add"})));
+
+        // A search that found nothing is not repeated.
+        let conversation = Conversation {
+            user_text: "mcp: add {}".into(),
+            tools: vec![Tool::function("tool_search", json!({}))],
+            found_tools: Some(vec![]),
+            ..Default::default()
+        };
+        assert_eq!(
+            reply(&conversation, 2),
             Reply::text("No tool to call the MCP tool add with.")
         );
     }

@@ -13,28 +13,57 @@ use crate::script::{ToolCall, ToolInput};
 pub struct Tool {
     /// The tool's name.
     pub name: String,
-    /// Free-form (custom) tools take raw text instead of JSON arguments.
-    pub free_form: bool,
+    /// The namespace the tool belongs to (the Responses API groups Codex's MCP
+    /// tools as `mcp__calc`); a call names both.
+    pub namespace: Option<String>,
+    /// How the model calls it.
+    pub kind: ToolKind,
     /// The JSON schema of its arguments (empty for free-form tools).
     pub schema: Value,
+}
+
+/// How the model calls a [`Tool`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// With JSON arguments.
+    Function,
+    /// With raw text (a custom tool).
+    FreeForm,
+    /// The agent's built-in tool search (the Responses API's `tool_search` tool,
+    /// called with a `tool_search_call` item).
+    Search,
 }
 
 impl Tool {
     /// A function tool with a JSON schema.
     pub fn function(name: &str, schema: Value) -> Self {
-        Self {
-            name: name.to_owned(),
-            free_form: false,
-            schema,
-        }
+        Self::new(name, ToolKind::Function, schema)
     }
 
     /// A free-form tool.
     pub fn free_form(name: &str) -> Self {
+        Self::new(name, ToolKind::FreeForm, Value::Null)
+    }
+
+    /// A built-in tool search (named `tool_search`).
+    pub fn search(schema: Value) -> Self {
+        Self::new(SEARCH, ToolKind::Search, schema)
+    }
+
+    /// The tool in `namespace`.
+    pub fn in_namespace(self, namespace: &str) -> Self {
+        Self {
+            namespace: Some(namespace.to_owned()),
+            ..self
+        }
+    }
+
+    fn new(name: &str, kind: ToolKind, schema: Value) -> Self {
         Self {
             name: name.to_owned(),
-            free_form: true,
-            schema: Value::Null,
+            namespace: None,
+            kind,
+            schema,
         }
     }
 
@@ -46,10 +75,14 @@ impl Tool {
         ToolCall {
             id: id.to_owned(),
             name: self.name.clone(),
+            namespace: self.namespace.clone(),
             input,
         }
     }
 }
+
+/// The name agents give their tool search (Codex's built-in one, Qwen Code's function).
+pub const SEARCH: &str = "tool_search";
 
 fn find<'a>(tools: &'a [Tool], names: &[&str]) -> Option<&'a Tool> {
     names
@@ -72,14 +105,52 @@ pub fn skill(tools: &[Tool], id: &str, name: &str) -> Option<ToolCall> {
 /// A call of the MCP tool `name` with JSON `arguments`. Agents offer an MCP server's
 /// tools under their own names (`mcp__calc__add`, `calc_add`, `add`...): the tool
 /// named `name`, or ending in `name` after a separator, is called.
-pub fn mcp(tools: &[Tool], id: &str, name: &str, arguments: Value) -> Option<ToolCall> {
-    let tool = tools.iter().find(|tool| {
+///
+/// A tool that only a tool search `found` is called directly when the agent does
+/// not declare it (Codex loads found tools into the conversation), or through the
+/// agent's `tool_call` tool when it has one (Qwen Code keeps found tools hidden).
+pub fn mcp(
+    tools: &[Tool],
+    found: &[Tool],
+    id: &str,
+    name: &str,
+    arguments: Value,
+) -> Option<ToolCall> {
+    if let Some(tool) = named(tools, name) {
+        return Some(tool.call(id, ToolInput::Json(arguments)));
+    }
+    let tool = named(found, name)?;
+    Some(match find(tools, &["tool_call"]) {
+        Some(bridge) => bridge.call(
+            id,
+            ToolInput::Json(json!({ "name": tool.name, "arguments": arguments })),
+        ),
+        None => tool.call(id, ToolInput::Json(arguments)),
+    })
+}
+
+/// The tool named `name`, or ending in `name` after a separator.
+fn named<'a>(tools: &'a [Tool], name: &str) -> Option<&'a Tool> {
+    tools.iter().find(|tool| {
         tool.name == name
             || ["__", "_", "-", "."]
                 .iter()
                 .any(|separator| tool.name.ends_with(&format!("{separator}{name}")))
-    })?;
-    Some(tool.call(id, ToolInput::Json(arguments)))
+    })
+}
+
+/// A search of the agent's deferred tools for `query` (Codex's built-in
+/// `tool_search`, Qwen Code's `tool_search` function).
+pub fn search(tools: &[Tool], id: &str, query: &str) -> Option<ToolCall> {
+    let tool = find(tools, &[SEARCH])?;
+    let arguments = json!({ "query": query });
+    Some(tool.call(
+        id,
+        match tool.kind {
+            ToolKind::Search => ToolInput::Search(arguments),
+            _ => ToolInput::Json(arguments),
+        },
+    ))
 }
 
 /// A call of the shell tool running `command`.
@@ -118,7 +189,7 @@ pub fn write(
     if let Some(tool) = find(tools, &["apply_patch"]) {
         let added: String = content.lines().map(|line| format!("+{line}\n")).collect();
         let patch = format!("*** Begin Patch\n*** Add File: {path}\n{added}*** End Patch\n");
-        let input = if tool.free_form {
+        let input = if tool.kind == ToolKind::FreeForm {
             ToolInput::Text(patch)
         } else {
             ToolInput::Json(json!({ "input": patch }))
