@@ -111,9 +111,9 @@ impl Adapter for Qwen {
 /// CLI: text, reasoning, tool calls and results with file changes, permission
 /// prompts, cancel, resume (`session/load`), and the token usage the CLI reports
 /// on its last update. Not `questions` (none over ACP), not attachments (paths in
-/// the text only), not `session_lifecycle` (the adapter's own events). Not
-/// `mcp_servers` yet: Qwen Code 0.24 takes ACP's `mcpServers` but defers their tools
-/// behind its `tool_search` tool, so the suite's model is never offered them.
+/// the text only), not `session_lifecycle` (the adapter's own events). MCP servers go
+/// in ACP's `session/new`; Qwen Code offers their tools behind its `tool_search` and
+/// `tool_call` tools, and the suite's model calls them that way.
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     text_messages,
     item_started,
@@ -129,6 +129,8 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     resume,
     cancel,
     usage,
+    mcp_servers,
+    mcp_tools,
 ];
 
 sandbox_agent_adapter_kit::export!(Qwen);
