@@ -42,7 +42,43 @@ pub(crate) fn turn(
     if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
         argv.extend([flags.model.clone(), model.to_owned()]);
     }
+    if !config.mcp_servers.is_empty() {
+        argv.extend([
+            "--mcp-config".to_owned(),
+            mcp_config(&config.mcp_servers).to_string(),
+        ]);
+    }
     SpawnRequest::command(process_id, argv)
+}
+
+/// The session's MCP servers as `--mcp-config` JSON (every listed Amp release has the
+/// flag; it merges with the user's settings): Amp's `amp.mcpServers` map, a local
+/// `command` with `args` and `env`, or a remote `url` with `headers`.
+fn mcp_config(servers: &[McpServer]) -> serde_json::Value {
+    let table = |pairs: &[(String, String)]| -> serde_json::Map<String, serde_json::Value> {
+        pairs
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone().into()))
+            .collect()
+    };
+    let servers: serde_json::Map<String, serde_json::Value> = servers
+        .iter()
+        .map(|server| {
+            let entry = match &server.transport {
+                McpTransport::Local(local) => serde_json::json!({
+                    "command": local.command.first().cloned().unwrap_or_default(),
+                    "args": local.command.iter().skip(1).collect::<Vec<_>>(),
+                    "env": table(&local.env),
+                }),
+                McpTransport::Remote(remote) => serde_json::json!({
+                    "url": remote.url,
+                    "headers": table(&remote.headers),
+                }),
+            };
+            (server.name.clone(), entry)
+        })
+        .collect();
+    serde_json::Value::Object(servers)
 }
 
 /// True when the session skips permission prompts (permission mode `bypass`).

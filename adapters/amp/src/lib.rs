@@ -75,7 +75,9 @@ impl Adapter for Amp {
 /// messages), not `file_changes` (file tools get `file_ref`s without diffs), not
 /// `images`/`file_attachments` (the prompt is text; attachments are listed by path),
 /// not `session_lifecycle` (Amp reports no session start or end), not `status` and
-/// not `mcp_tools` (no recording has them).
+/// not `mcp_tools` (no recording has them). The session's MCP servers go in
+/// `--mcp-config` (`mcp_servers`; unit-tested only: Amp's agent loop runs on Amp's
+/// service, so the suite cannot run it offline).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     text_messages,
     item_started,
@@ -86,7 +88,8 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     command_execution,
     resume,
     cancel,
-    usage
+    usage,
+    mcp_servers,
 ];
 
 sandbox_agent_adapter_kit::export!(Amp);

@@ -138,3 +138,34 @@ fn the_prompt_goes_to_stdin_with_attachments_listed() {
         "--look at this\n\nAttached files:\n- /workspace/a.txt\n"
     );
 }
+
+#[test]
+fn mcp_servers_go_in_mcp_config_which_every_listed_release_has() {
+    for help in [NEW, OLD] {
+        assert!(
+            help.contains("--mcp-config"),
+            "a listed release lacks --mcp-config"
+        );
+    }
+    let argv = argv(&flags_of(NEW), None, |config| {
+        config.mcp_servers = vec![sandbox_agent_adapter_kit::testing::local_mcp_server(
+            "calc",
+            &["node", "add.mjs"],
+        )];
+    });
+    let at = argv
+        .iter()
+        .position(|arg| arg == "--mcp-config")
+        .expect("--mcp-config");
+    let servers: serde_json::Value = serde_json::from_str(&argv[at + 1]).unwrap();
+    assert_eq!(
+        servers,
+        serde_json::json!({ "calc": { "command": "node", "args": ["add.mjs"], "env": { "MCP_KEY": "v" } } })
+    );
+    assert!(
+        !super::super::launch::turn(&config(), &flags_of(NEW), "amp_1", None)
+            .argv
+            .iter()
+            .any(|arg| arg == "--mcp-config")
+    );
+}
