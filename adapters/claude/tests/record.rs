@@ -16,7 +16,7 @@
 //! of `sandbox-agent adapters test`.
 
 use sandbox_agent_adapter_claude::ClaudeSession;
-use sandbox_agent_adapter_kit::testing::record::{record_all, Agent, Scenario, Step};
+use sandbox_agent_adapter_kit::testing::record::{common, record_all, Agent, Scenario, Step};
 use sandbox_agent_adapter_kit::types::PermissionReply;
 
 /// The `claude` binary, pointed at the model server with a dummy key.
@@ -33,22 +33,9 @@ const AGENT: Agent = Agent {
 };
 
 const SCENARIOS: &[Scenario] = &[
-    (
-        "text-multi-turn",
-        "build",
-        "default",
-        &[Step::Send("hello"), Step::Send("second message")],
-    ),
-    ("think", "build", "default", &[Step::Send("think: colors")]),
-    (
-        "permission-once",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::Permission(PermissionReply::Once),
-        ],
-    ),
+    common::TEXT_MULTI_TURN,
+    common::THINK,
+    common::PERMISSION_ONCE,
     (
         "permission-always",
         "build",
@@ -59,15 +46,7 @@ const SCENARIOS: &[Scenario] = &[
             Step::Send("run: rm a.txt"),
         ],
     ),
-    (
-        "permission-reject",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::Permission(PermissionReply::Reject),
-        ],
-    ),
+    common::PERMISSION_REJECT,
     (
         "bypass-run",
         "build",
@@ -123,22 +102,8 @@ const SCENARIOS: &[Scenario] = &[
             Step::Send("hello after cancel"),
         ],
     ),
-    (
-        "cancel-permission",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::CancelAfter(200),
-            Step::Send("hello after cancel"),
-        ],
-    ),
-    (
-        "api-error",
-        "build",
-        "default",
-        &[Step::Send("fail: boom"), Step::Send("hello again")],
-    ),
+    common::CANCEL_PERMISSION,
+    common::API_ERROR,
     (
         "crash-mid-turn",
         "build",
@@ -155,12 +120,7 @@ const SCENARIOS: &[Scenario] = &[
             Step::Send("second message"),
         ],
     ),
-    (
-        "terminate",
-        "build",
-        "default",
-        &[Step::Send("hello"), Step::Terminate],
-    ),
+    common::TERMINATE,
 ];
 
 #[test]

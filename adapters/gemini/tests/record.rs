@@ -18,7 +18,7 @@
 //! in the transcript format of `sandbox-agent adapters test`.
 
 use sandbox_agent_adapter_gemini::GeminiSession;
-use sandbox_agent_adapter_kit::testing::record::{record_all, Agent, Scenario, Step};
+use sandbox_agent_adapter_kit::testing::record::{common, record_all, Agent, Scenario, Step};
 use sandbox_agent_adapter_kit::types::PermissionReply;
 
 /// The Gemini CLI, told by `settings.json` in its `HOME` to use an API key; the
@@ -43,22 +43,9 @@ const AGENT: Agent = Agent {
 };
 
 const SCENARIOS: &[Scenario] = &[
-    (
-        "text-multi-turn",
-        "build",
-        "default",
-        &[Step::Send("hello"), Step::Send("second message")],
-    ),
-    ("think", "build", "default", &[Step::Send("think: colors")]),
-    (
-        "permission-once",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::Permission(PermissionReply::Once),
-        ],
-    ),
+    common::TEXT_MULTI_TURN,
+    common::THINK,
+    common::PERMISSION_ONCE,
     (
         "permission-always",
         "build",
@@ -69,15 +56,7 @@ const SCENARIOS: &[Scenario] = &[
             Step::Send("run: touch a.txt"),
         ],
     ),
-    (
-        "permission-reject",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::Permission(PermissionReply::Reject),
-        ],
-    ),
+    common::PERMISSION_REJECT,
     (
         "bypass-run",
         "build",
@@ -111,22 +90,8 @@ const SCENARIOS: &[Scenario] = &[
             Step::Send("hello after cancel"),
         ],
     ),
-    (
-        "cancel-permission",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::CancelAfter(200),
-            Step::Send("hello after cancel"),
-        ],
-    ),
-    (
-        "api-error",
-        "build",
-        "default",
-        &[Step::Send("fail: boom"), Step::Send("hello again")],
-    ),
+    common::CANCEL_PERMISSION,
+    common::API_ERROR,
     (
         "crash-mid-turn",
         "build",
@@ -158,12 +123,7 @@ const SCENARIOS: &[Scenario] = &[
             Step::Send("second message"),
         ],
     ),
-    (
-        "terminate",
-        "build",
-        "default",
-        &[Step::Send("hello"), Step::Terminate],
-    ),
+    common::TERMINATE,
     (
         "cancel-before-start",
         "build",

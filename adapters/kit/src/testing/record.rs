@@ -62,6 +62,67 @@ pub enum Step {
 /// A scenario: name, agent mode, permission mode, steps.
 pub type Scenario = (&'static str, &'static str, &'static str, &'static [Step]);
 
+/// Scenarios that every agent's recordings share, by the name of their transcript.
+pub mod common {
+    use super::{Scenario, Step};
+    use crate::types::PermissionReply;
+
+    /// Two plain turns.
+    pub const TEXT_MULTI_TURN: Scenario = (
+        "text-multi-turn",
+        "build",
+        "default",
+        &[Step::Send("hello"), Step::Send("second message")],
+    );
+    /// A turn with reasoning.
+    pub const THINK: Scenario = ("think", "build", "default", &[Step::Send("think: colors")]);
+    /// A command allowed once.
+    pub const PERMISSION_ONCE: Scenario = (
+        "permission-once",
+        "build",
+        "default",
+        &[
+            Step::Send("run: touch a.txt"),
+            Step::Permission(PermissionReply::Once),
+        ],
+    );
+    /// A command refused.
+    pub const PERMISSION_REJECT: Scenario = (
+        "permission-reject",
+        "build",
+        "default",
+        &[
+            Step::Send("run: touch a.txt"),
+            Step::Permission(PermissionReply::Reject),
+        ],
+    );
+    /// A turn cancelled while it waits for a permission, then a new message.
+    pub const CANCEL_PERMISSION: Scenario = (
+        "cancel-permission",
+        "build",
+        "default",
+        &[
+            Step::Send("run: touch a.txt"),
+            Step::CancelAfter(200),
+            Step::Send("hello after cancel"),
+        ],
+    );
+    /// The model API fails a turn; the next one works.
+    pub const API_ERROR: Scenario = (
+        "api-error",
+        "build",
+        "default",
+        &[Step::Send("fail: boom"), Step::Send("hello again")],
+    );
+    /// A turn, then the session is terminated.
+    pub const TERMINATE: Scenario = (
+        "terminate",
+        "build",
+        "default",
+        &[Step::Send("hello"), Step::Terminate],
+    );
+}
+
 /// How to run one agent for recording.
 #[derive(Debug, Clone, Copy)]
 pub struct Agent {
