@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! pi --mode rpc [--tools read,grep,find,ls] [--model <model>] [--thinking <variant>]
-//!    [--session <native session id>]
+//!    [--session <native session id>] [--skill <folder>]...
 //! ```
 
 use sandbox_agent_adapter_kit::prelude::*;
@@ -33,6 +33,9 @@ pub(crate) fn spawn(
     }
     if let Some(id) = resume {
         argv.extend(["--session".to_owned(), id.to_owned()]);
+    }
+    for skill in &config.skills {
+        argv.extend(["--skill".to_owned(), skill.path.clone()]);
     }
     let env = [("PI_SKIP_VERSION_CHECK", "1"), ("PI_TELEMETRY", "0")]
         .map(|(k, v)| (k.to_owned(), v.to_owned()));

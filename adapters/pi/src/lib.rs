@@ -80,7 +80,8 @@ impl Adapter for Pi {
 /// `session_lifecycle` (Pi reports no session start or end), not `mcp_tools` (Pi has
 /// no MCP), not `status` (compaction and retry notices become status items, but no
 /// recording has one), not `shared_process` (one process per session). `variants` are Pi's
-/// thinking levels (`--thinking`).
+/// thinking levels (`--thinking`). The session's skills go in `--skill` (Pi lists them
+/// to the model, which reads a skill's `SKILL.md` with its `read` tool).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     tool_calls,
     tool_results,
@@ -95,7 +96,8 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     resume,
     cancel,
     usage,
-    variants
+    variants,
+    skills,
 ];
 
 sandbox_agent_adapter_kit::export!(Pi);

@@ -45,6 +45,7 @@ pub fn conversation(body: &Value) -> Conversation {
         tools,
         found_tools: None,
         working_dir: None,
+        skill_files: Vec::new(),
     }
 }
 

@@ -44,6 +44,7 @@ pub fn conversation(body: &Value) -> Conversation {
         tools,
         found_tools,
         working_dir: None,
+        skill_files: Vec::new(),
     }
 }
 

@@ -50,6 +50,7 @@ pub fn conversation(body: &Value) -> Conversation {
         tools,
         found_tools: None,
         working_dir: None,
+        skill_files: Vec::new(),
     }
 }
 

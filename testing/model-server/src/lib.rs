@@ -120,6 +120,7 @@ fn answer(shared: &Shared, api: Api, body: &Value) -> Response {
         Api::Gemini => gemini::conversation(body),
     };
     conversation.working_dir = script::working_dir(body);
+    conversation.skill_files = script::skill_files(body);
     let id = shared.counter.fetch_add(1, Ordering::SeqCst) + 1;
     let structured = match api {
         Api::Gemini => gemini::structured_reply(body),

@@ -42,6 +42,7 @@ pub fn conversation(body: &Value) -> Conversation {
         tools: tools(&body["tools"]),
         found_tools,
         working_dir: None,
+        skill_files: Vec::new(),
     }
 }
 

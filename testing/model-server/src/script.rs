@@ -25,6 +25,9 @@ pub struct Conversation {
     /// The agent's working directory, when its context names it (for tools that
     /// want absolute paths, as a real model would write them).
     pub working_dir: Option<String>,
+    /// The skills the agent's context lists with the path of their file, as
+    /// (name, path) (for agents whose model reads a skill's file itself).
+    pub skill_files: Vec<(String, String)>,
 }
 
 /// The working directory an agent's context names (`I'm currently working in the
@@ -37,6 +40,26 @@ pub fn working_dir(body: &Value) -> Option<String> {
     let end = rest.find(['\\', '"', ' ']).unwrap_or(rest.len());
     let dir = &rest[..end];
     dir.starts_with('/').then(|| dir.to_owned())
+}
+
+/// The skills an agent's context lists by name and file (`<name>greet</name>` then
+/// `<location>/skills/greet/SKILL.md</location>`, as Pi writes them in its system
+/// prompt): (name, path).
+pub fn skill_files(body: &Value) -> Vec<(String, String)> {
+    let text = body.to_string();
+    let between = |text: &str, open: &str, close: &str| -> Option<String> {
+        let start = text.find(open)? + open.len();
+        let end = text[start..].find(close)?;
+        Some(text[start..start + end].to_owned())
+    };
+    text.split("<name>")
+        .skip(1)
+        .filter_map(|skill| {
+            let name = skill.split("</name>").next()?.to_owned();
+            let location = between(skill, "<location>", "</location>")?;
+            Some((name, location))
+        })
+        .collect()
 }
 
 /// One block of the model's answer.
@@ -182,11 +205,21 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
             "present plans",
         ),
         "mcp" => mcp(conversation, &call_id, argument),
-        "skill" => Reply::say_then_call(
-            "I'll use the skill.",
-            tools::skill(tools, &call_id, argument),
-            "use skills",
-        ),
+        "skill" => {
+            // The agent's skill tool, or else its read tool on the skill's file.
+            let read_file = || {
+                let (_, path) = conversation
+                    .skill_files
+                    .iter()
+                    .find(|(name, _)| name == argument)?;
+                tools::read(tools, &call_id, path)
+            };
+            Reply::say_then_call(
+                "I'll use the skill.",
+                tools::skill(tools, &call_id, argument).or_else(read_file),
+                "use skills",
+            )
+        }
         "think" => Reply::Blocks {
             blocks: vec![
                 Block::Reasoning(format!("Let me think about {argument}.")),
@@ -261,6 +294,7 @@ mod tests {
                 .collect(),
             found_tools: None,
             working_dir: None,
+            skill_files: Vec::new(),
         };
         reply(&conversation, 1)
     }
@@ -349,6 +383,33 @@ mod tests {
         assert_eq!(
             reply(&conversation, 2),
             Reply::text("No tool to call the MCP tool add with.")
+        );
+    }
+
+    #[test]
+    fn a_skill_without_a_skill_tool_is_read_from_the_file_the_context_lists() {
+        let body = json!({"system": [{"text": "<available_skills>\n  <skill>\n    <name>greet</name>\n    <description>Greets.</description>\n    <location>/skills/greet/SKILL.md</location>\n  </skill>\n</available_skills>"}]});
+        let skills = skill_files(&body);
+        assert_eq!(
+            skills,
+            [("greet".to_owned(), "/skills/greet/SKILL.md".to_owned())]
+        );
+        let conversation = Conversation {
+            user_text: "skill: greet".into(),
+            tools: vec![Tool::function("read", json!({"properties": {"path": {}}}))],
+            skill_files: skills,
+            ..Default::default()
+        };
+        let Reply::Blocks { blocks, .. } = reply(&conversation, 1) else {
+            panic!()
+        };
+        let Some(Block::ToolCall(call)) = blocks.last() else {
+            panic!("{blocks:?}")
+        };
+        assert_eq!(call.name, "read");
+        assert_eq!(
+            call.input,
+            ToolInput::Json(json!({"path": "/skills/greet/SKILL.md"}))
         );
     }
 

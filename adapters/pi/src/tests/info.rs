@@ -89,3 +89,26 @@ fn the_launch_follows_the_session_config() {
         ["pi", "--mode", "rpc"]
     );
 }
+
+#[test]
+fn skills_go_in_one_skill_flag_each() {
+    let mut config = config_of(&json!({}));
+    config.skills = ["greet", "review"]
+        .map(|name| sandbox_agent_adapter_kit::types::Skill {
+            name: name.into(),
+            path: format!("/skills/{name}"),
+        })
+        .to_vec();
+    assert_eq!(
+        launch::spawn(&config, "pi_1", None).argv,
+        [
+            "pi",
+            "--mode",
+            "rpc",
+            "--skill",
+            "/skills/greet",
+            "--skill",
+            "/skills/review"
+        ]
+    );
+}
