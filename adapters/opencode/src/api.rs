@@ -49,16 +49,17 @@ pub(crate) fn server_line(line: &str) -> ServerLine<'_> {
 /// configuration; so it gets a server of its own.
 pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     let program = program(config);
-    let mut env = vec![("OPENCODE_DISABLE_AUTOUPDATE".to_owned(), "1".to_owned())];
-    if session_config_file(config).is_some() {
-        let file = format!(
+    let config_file = session_config_file(config).map(|_| {
+        let path = format!(
             "{}/{SESSION_CONFIG_FILE}",
             config.scratch_dir.trim_end_matches('/')
         );
-        env.push(("OPENCODE_CONFIG".to_owned(), file));
-    }
-    let keyed: Vec<(String, String)> = config.env.iter().chain(&env).cloned().collect();
+        ("OPENCODE_CONFIG".to_owned(), path)
+    });
+    let keyed: Vec<(String, String)> = config.env.iter().chain(&config_file).cloned().collect();
     let key = share_key(&program, &keyed);
+    let mut env = vec![("OPENCODE_DISABLE_AUTOUPDATE".to_owned(), "1".to_owned())];
+    env.extend(config_file);
     SpawnRequest::command(
         SERVER,
         [
