@@ -48,7 +48,13 @@ impl AcpAgent for Qwen {
         if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
             argv.extend(["--model".to_owned(), model.to_owned()]);
         }
-        SpawnRequest::command(process_id, argv)
+        let spawn = SpawnRequest::command(process_id, argv);
+        if config.mcp_servers.is_empty() {
+            return spawn;
+        }
+        // Qwen Code connects MCP servers in the background unless told to wait: the
+        // session's servers are there before its first turn.
+        spawn.with_env([("QWEN_CODE_LEGACY_MCP_BLOCKING".to_owned(), "1".to_owned())])
     }
 
     fn session_metadata(config: &SessionConfig) -> Option<Value> {

@@ -66,3 +66,18 @@ fn facts_install_recipe_and_credentials() {
     assert_eq!(read.found.len(), 1);
     assert_eq!(read.found[0].env.as_deref(), Some("OPENAI_API_KEY"));
 }
+
+#[test]
+fn a_session_with_mcp_servers_waits_for_them_before_its_first_turn() {
+    let config = SessionConfig {
+        mcp_servers: vec![testing::local_mcp_server("calc", &["node", "add.mjs"])],
+        ..testing::config()
+    };
+    let spawn = <Qwen as sandbox_agent_adapter_kit::acp::AcpAgent>::spawn(&config, "qwen_1");
+    assert!(spawn
+        .env
+        .contains(&("QWEN_CODE_LEGACY_MCP_BLOCKING".to_owned(), "1".to_owned())));
+    let plain =
+        <Qwen as sandbox_agent_adapter_kit::acp::AcpAgent>::spawn(&testing::config(), "qwen_1");
+    assert!(plain.env.is_empty(), "{:?}", plain.env);
+}
