@@ -6,6 +6,39 @@ use serde_json::Value;
 use crate::bindings::{actions as wit, events as ev};
 use crate::{Action, EmittedEvent, HostError};
 
+/// Why an action (or an event in one) that a guest returned is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidAction {
+    /// A field that must name something is empty.
+    #[error("empty {0}")]
+    Empty(&'static str),
+    /// A spawn without a program.
+    #[error("spawn of process {0:?} has no program")]
+    NoProgram(String),
+    /// A file to write outside the session's scratch folder.
+    #[error("file path {0:?} must be relative to the scratch folder, without `..`")]
+    OutsideScratch(String),
+    /// A URL that does not parse.
+    #[error("invalid URL {url:?}: {source}")]
+    BadUrl {
+        url: String,
+        source: url::ParseError,
+    },
+    /// A URL of another scheme than http(s).
+    #[error("URL {0:?} is not http(s)")]
+    NotHttp(String),
+    /// A URL of a server not on this machine.
+    #[error("URL {0:?} is not on the loopback interface")]
+    NotLoopback(String),
+    /// A field documented as JSON that does not parse.
+    #[error("{field} is not valid JSON ({source}): {text:?}")]
+    BadJson {
+        field: &'static str,
+        text: String,
+        source: serde_json::Error,
+    },
+}
+
 /// Checks and converts the actions one guest call returned. Any invalid action
 /// fails the whole list: the host never half-applies a bad batch.
 pub(crate) fn convert_actions(
@@ -23,7 +56,7 @@ pub(crate) fn convert_actions(
         .collect()
 }
 
-fn convert_action(action: wit::Action) -> Result<Action, String> {
+fn convert_action(action: wit::Action) -> Result<Action, InvalidAction> {
     Ok(match action {
         wit::Action::Emit(emitted) => Action::Emit(convert_emitted(emitted)?),
         wit::Action::SetNativeSessionId(id) => {
@@ -32,10 +65,7 @@ fn convert_action(action: wit::Action) -> Result<Action, String> {
         wit::Action::Spawn(spawn) => {
             non_empty("process id", spawn.process_id.clone())?;
             if spawn.argv.first().is_none_or(|program| program.is_empty()) {
-                return Err(format!(
-                    "spawn of process {:?} has no program",
-                    spawn.process_id
-                ));
+                return Err(InvalidAction::NoProgram(spawn.process_id));
             }
             Action::Spawn(spawn)
         }
@@ -60,9 +90,9 @@ fn convert_action(action: wit::Action) -> Result<Action, String> {
     })
 }
 
-fn non_empty(what: &str, value: String) -> Result<String, String> {
+fn non_empty(what: &'static str, value: String) -> Result<String, InvalidAction> {
     if value.is_empty() {
-        Err(format!("empty {what}"))
+        Err(InvalidAction::Empty(what))
     } else {
         Ok(value)
     }
@@ -70,7 +100,7 @@ fn non_empty(what: &str, value: String) -> Result<String, String> {
 
 /// Files are written inside the session's scratch folder only: a relative path of
 /// plain names.
-fn check_scratch_path(path: &str) -> Result<(), String> {
+fn check_scratch_path(path: &str) -> Result<(), InvalidAction> {
     use std::path::Component;
     let plain = !path.is_empty()
         && std::path::Path::new(path)
@@ -79,17 +109,18 @@ fn check_scratch_path(path: &str) -> Result<(), String> {
     if plain {
         Ok(())
     } else {
-        Err(format!(
-            "file path {path:?} must be relative to the scratch folder, without `..`"
-        ))
+        Err(InvalidAction::OutsideScratch(path.to_owned()))
     }
 }
 
 /// Adapters may only talk to servers they spawned on this machine.
-fn check_loopback(raw: &str) -> Result<(), String> {
-    let url = url::Url::parse(raw).map_err(|e| format!("invalid URL {raw:?}: {e}"))?;
+fn check_loopback(raw: &str) -> Result<(), InvalidAction> {
+    let url = url::Url::parse(raw).map_err(|source| InvalidAction::BadUrl {
+        url: raw.to_owned(),
+        source,
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("URL {raw:?} is not http(s)"));
+        return Err(InvalidAction::NotHttp(raw.to_owned()));
     }
     let loopback = match url.host() {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -100,21 +131,25 @@ fn check_loopback(raw: &str) -> Result<(), String> {
     if loopback {
         Ok(())
     } else {
-        Err(format!("URL {raw:?} is not on the loopback interface"))
+        Err(InvalidAction::NotLoopback(raw.to_owned()))
     }
 }
 
 /// JSON text from the guest; a field documented as JSON that does not parse is an
 /// adapter bug.
-fn json(field: &str, text: String) -> Result<Value, String> {
-    serde_json::from_str(&text).map_err(|e| format!("{field} is not valid JSON ({e}): {text:?}"))
+fn json(field: &'static str, text: String) -> Result<Value, InvalidAction> {
+    serde_json::from_str(&text).map_err(|source| InvalidAction::BadJson {
+        field,
+        text,
+        source,
+    })
 }
 
-fn opt_json(field: &str, text: Option<String>) -> Result<Option<Value>, String> {
+fn opt_json(field: &'static str, text: Option<String>) -> Result<Option<Value>, InvalidAction> {
     text.map(|text| json(field, text)).transpose()
 }
 
-fn convert_emitted(emitted: ev::EmittedEvent) -> Result<EmittedEvent, String> {
+fn convert_emitted(emitted: ev::EmittedEvent) -> Result<EmittedEvent, InvalidAction> {
     // A raw payload that is not JSON is kept as a JSON string: nothing is dropped.
     let raw = emitted
         .raw
@@ -130,7 +165,7 @@ fn convert_emitted(emitted: ev::EmittedEvent) -> Result<EmittedEvent, String> {
 
 fn convert_event(
     event: ev::Event,
-) -> Result<(u::UniversalEventType, u::UniversalEventData), String> {
+) -> Result<(u::UniversalEventType, u::UniversalEventData), InvalidAction> {
     use u::UniversalEventData as D;
     use u::UniversalEventType as T;
     Ok(match event {
@@ -224,7 +259,7 @@ fn convert_session_ended(ended: ev::SessionEnded) -> u::SessionEndedData {
     }
 }
 
-fn convert_turn(phase: u::TurnPhase, turn: ev::Turn) -> Result<u::TurnEventData, String> {
+fn convert_turn(phase: u::TurnPhase, turn: ev::Turn) -> Result<u::TurnEventData, InvalidAction> {
     Ok(u::TurnEventData {
         phase,
         turn_id: turn.turn_id,
@@ -239,7 +274,7 @@ fn convert_turn(phase: u::TurnPhase, turn: ev::Turn) -> Result<u::TurnEventData,
     })
 }
 
-fn convert_item(item: ev::Item) -> Result<u::UniversalItem, String> {
+fn convert_item(item: ev::Item) -> Result<u::UniversalItem, InvalidAction> {
     Ok(u::UniversalItem {
         item_id: non_empty("item id", item.item_id)?,
         native_item_id: item.native_item_id,
@@ -271,7 +306,7 @@ fn convert_item(item: ev::Item) -> Result<u::UniversalItem, String> {
     })
 }
 
-fn convert_part(part: ev::ContentPart) -> Result<u::ContentPart, String> {
+fn convert_part(part: ev::ContentPart) -> Result<u::ContentPart, InvalidAction> {
     Ok(match part {
         ev::ContentPart::Text(text) => u::ContentPart::Text { text },
         ev::ContentPart::Json(text) => u::ContentPart::Json {
@@ -313,7 +348,7 @@ fn convert_part(part: ev::ContentPart) -> Result<u::ContentPart, String> {
     })
 }
 
-fn convert_permission(p: ev::Permission) -> Result<u::PermissionEventData, String> {
+fn convert_permission(p: ev::Permission) -> Result<u::PermissionEventData, InvalidAction> {
     Ok(u::PermissionEventData {
         permission_id: non_empty("permission id", p.permission_id)?,
         action: p.action,
@@ -327,7 +362,7 @@ fn convert_permission(p: ev::Permission) -> Result<u::PermissionEventData, Strin
     })
 }
 
-fn convert_question(q: ev::Question) -> Result<u::QuestionEventData, String> {
+fn convert_question(q: ev::Question) -> Result<u::QuestionEventData, InvalidAction> {
     Ok(u::QuestionEventData {
         question_id: non_empty("question id", q.question_id)?,
         prompt: q.prompt,

@@ -41,7 +41,10 @@ pub enum HostError {
     },
     /// The guest returned an action the host refuses.
     #[error("adapter {adapter} returned an invalid action: {reason}")]
-    InvalidAction { adapter: String, reason: String },
+    InvalidAction {
+        adapter: String,
+        reason: crate::convert::InvalidAction,
+    },
     /// The adapter rejected a client's request (a reply it cannot accept). Not fatal.
     #[error("{0}")]
     Rejected(String),
