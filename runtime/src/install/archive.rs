@@ -16,13 +16,36 @@ pub struct Unpacked {
     pub alone: bool,
 }
 
+/// Why a download cannot be unpacked, or holds no usable binary.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    /// The recipe's binary path climbs out of the archive.
+    #[error("binary path {0:?} leaves the archive")]
+    PathLeaves(String),
+    /// The archive has no file at the binary path.
+    #[error("the archive has no {0}")]
+    Missing(String),
+    /// The binary path names a directory, link or device.
+    #[error("{0} in the archive is not a regular file")]
+    NotAFile(String),
+    /// The download cannot be read.
+    #[error("{0}")]
+    Read(#[from] std::io::Error),
+    /// The download is not an archive of the recipe's kind, or is broken.
+    #[error("{what}: {reason}")]
+    Broken { what: &'static str, reason: String },
+    /// An entry would be written outside the staging folder.
+    #[error("archive entry {0:?} leaves the archive")]
+    EntryLeaves(String),
+}
+
 /// Unpacks `download` (of `kind`) into `staging` and finds `binary_path` in it.
 pub fn unpack(
     download: &Path,
     kind: ArchiveKind,
     binary_path: &str,
     staging: &Path,
-) -> Result<Unpacked, String> {
+) -> Result<Unpacked, ArchiveError> {
     match kind {
         ArchiveKind::None => {
             return Ok(Unpacked {
@@ -37,18 +60,16 @@ pub fn unpack(
 }
 
 /// `binary_path` inside an unpacked folder, checked to be a regular file in it.
-pub fn find_binary(root: &Path, binary_path: &str) -> Result<Unpacked, String> {
+pub fn find_binary(root: &Path, binary_path: &str) -> Result<Unpacked, ArchiveError> {
     let relative = Path::new(binary_path.trim_start_matches("./"));
     if relative.is_absolute() || relative.components().any(|c| c.as_os_str() == "..") {
-        return Err(format!("binary path {binary_path:?} leaves the archive"));
+        return Err(ArchiveError::PathLeaves(binary_path.to_owned()));
     }
     let binary = root.join(relative);
     let metadata = std::fs::symlink_metadata(&binary)
-        .map_err(|_| format!("the archive has no {binary_path}"))?;
+        .map_err(|_| ArchiveError::Missing(binary_path.to_owned()))?;
     if !metadata.is_file() {
-        return Err(format!(
-            "{binary_path} in the archive is not a regular file"
-        ));
+        return Err(ArchiveError::NotAFile(binary_path.to_owned()));
     }
     Ok(Unpacked {
         alone: count_files(root) == 1,
@@ -56,36 +77,46 @@ pub fn find_binary(root: &Path, binary_path: &str) -> Result<Unpacked, String> {
     })
 }
 
-fn unpack_tar_gz(download: &Path, staging: &Path) -> Result<(), String> {
-    let file = File::open(download).map_err(|e| e.to_string())?;
+fn unpack_tar_gz(download: &Path, staging: &Path) -> Result<(), ArchiveError> {
+    let broken = |what| {
+        move |error: std::io::Error| ArchiveError::Broken {
+            what,
+            reason: error.to_string(),
+        }
+    };
+    let file = File::open(download)?;
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
     archive.set_preserve_mtime(false);
     archive.set_preserve_permissions(true);
-    let entries = archive
-        .entries()
-        .map_err(|e| format!("not a tar.gz archive: {e}"))?;
+    let entries = archive.entries().map_err(broken("not a tar.gz archive"))?;
     for entry in entries {
-        let mut entry = entry.map_err(|e| format!("broken tar.gz archive: {e}"))?;
+        let mut entry = entry.map_err(broken("broken tar.gz archive"))?;
         let unpacked = entry
             .unpack_in(staging)
-            .map_err(|e| format!("broken tar.gz archive: {e}"))?;
+            .map_err(broken("broken tar.gz archive"))?;
         if !unpacked {
             let path = entry
                 .path()
                 .map(|p| p.display().to_string())
                 .unwrap_or_default();
-            return Err(format!("archive entry {path:?} leaves the archive"));
+            return Err(ArchiveError::EntryLeaves(path));
         }
     }
     Ok(())
 }
 
-fn unpack_zip(download: &Path, staging: &Path) -> Result<(), String> {
-    let file = File::open(download).map_err(|e| e.to_string())?;
-    let mut archive = zip::ZipArchive::new(file).map_err(|e| format!("not a zip archive: {e}"))?;
+fn unpack_zip(download: &Path, staging: &Path) -> Result<(), ArchiveError> {
+    let broken = |what| {
+        move |error: zip::result::ZipError| ArchiveError::Broken {
+            what,
+            reason: error.to_string(),
+        }
+    };
+    let file = File::open(download)?;
+    let mut archive = zip::ZipArchive::new(file).map_err(broken("not a zip archive"))?;
     archive
         .extract(staging)
-        .map_err(|e| format!("broken zip archive: {e}"))
+        .map_err(broken("broken zip archive"))
 }
 
 /// Regular files under `dir`, recursively.
@@ -147,11 +178,18 @@ mod tests {
         std::fs::create_dir(&staging).unwrap();
         let unpacked = unpack(&archive, ArchiveKind::TarGz, "pi/pi", &staging).unwrap();
         assert!(!unpacked.alone);
-        assert!(find_binary(&staging, "pi/missing")
-            .unwrap_err()
-            .contains("no pi/missing"));
-        assert!(find_binary(&staging, "../a.tar.gz").is_err());
-        assert!(find_binary(&staging, "pi").is_err());
+        assert!(matches!(
+            find_binary(&staging, "pi/missing"),
+            Err(ArchiveError::Missing(path)) if path == "pi/missing"
+        ));
+        assert!(matches!(
+            find_binary(&staging, "../a.tar.gz"),
+            Err(ArchiveError::PathLeaves(_))
+        ));
+        assert!(matches!(
+            find_binary(&staging, "pi"),
+            Err(ArchiveError::NotAFile(_))
+        ));
     }
 
     #[test]

@@ -361,14 +361,14 @@ impl Installer {
                 unpacked_root.clone(),
             );
             tokio::task::spawn_blocking(move || {
-                std::fs::create_dir(&root).map_err(|e| e.to_string())?;
+                std::fs::create_dir(&root)?;
                 archive::unpack(&download, archive, &binary_path, &root)
             })
             .await
             .map_err(|e| InstallError::Adapter(e.to_string()))?
             .map_err(|reason| InstallError::BadArchive {
                 url: url.to_owned(),
-                reason,
+                reason: reason.to_string(),
             })?
         };
         self.place(&unpacked, &unpacked_root, &recipe.binary_name)

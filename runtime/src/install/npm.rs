@@ -50,7 +50,7 @@ pub async fn fetch(
         })
         .await
         .map_err(|e| fail(e.to_string()))?
-        .map_err(&fail)?;
+        .map_err(|e| fail(e.to_string()))?;
     }
     if has_dependencies(&root.join("package.json")) {
         run(
@@ -67,7 +67,7 @@ pub async fn fetch(
         .await
         .map_err(&fail)?;
     }
-    archive::find_binary(&root, binary_path).map_err(fail)
+    archive::find_binary(&root, binary_path).map_err(|e| fail(e.to_string()))
 }
 
 /// Whether a `package.json` lists runtime dependencies.

@@ -89,27 +89,41 @@ fn elf_interpreter(elf: &[u8]) -> Option<String> {
     })
 }
 
+/// A platform name that does not parse.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InvalidPlatform {
+    /// The first part is no known OS.
+    #[error("unknown OS in platform {0:?}")]
+    Os(String),
+    /// The second part is no known CPU.
+    #[error("unknown CPU in platform {0:?}")]
+    Cpu(String),
+    /// The rest is no C library this OS has.
+    #[error("unknown C library in platform {0:?}")]
+    Libc(String),
+}
+
 /// Parses a platform name: `<os>-<arch>[-musl]` with os `linux`, `darwin`/`macos`,
 /// `windows`/`win32` and arch `x64`/`x86_64`, `arm64`/`aarch64`.
-pub fn parse(name: &str) -> Result<Platform, String> {
+pub fn parse(name: &str) -> Result<Platform, InvalidPlatform> {
     let mut parts = name.split('-');
     let (os, arch, libc) = (parts.next(), parts.next(), parts.next());
     let os = match os {
         Some("linux") => Os::Linux,
         Some("darwin" | "macos") => Os::Macos,
         Some("windows" | "win32") => Os::Windows,
-        _ => return Err(format!("unknown OS in platform {name:?}")),
+        _ => return Err(InvalidPlatform::Os(name.to_owned())),
     };
     let arch = match arch {
         Some("x64" | "x86_64" | "amd64") => Arch::X8664,
         Some("arm64" | "aarch64") => Arch::Aarch64,
-        _ => return Err(format!("unknown CPU in platform {name:?}")),
+        _ => return Err(InvalidPlatform::Cpu(name.to_owned())),
     };
     let libc = match (os, libc, parts.next()) {
         (Os::Linux, None | Some("gnu"), None) => Some(Libc::Gnu),
         (Os::Linux, Some("musl"), None) => Some(Libc::Musl),
         (_, None, None) => None,
-        _ => return Err(format!("unknown C library in platform {name:?}")),
+        _ => return Err(InvalidPlatform::Libc(name.to_owned())),
     };
     Ok(Platform { os, arch, libc })
 }

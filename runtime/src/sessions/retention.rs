@@ -14,14 +14,17 @@ pub enum Retention {
     MaxCount(usize),
 }
 
+/// A retention policy that does not parse.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("invalid retention {0:?}: use an age such as 7d, 12h, 30m or 90s, or a count such as 100")]
+pub struct InvalidRetention(String);
+
 impl FromStr for Retention {
-    type Err = String;
+    type Err = InvalidRetention;
 
     /// `30d`, `12h`, `45m`, `90s` (age) or a plain number (count).
-    fn from_str(text: &str) -> Result<Self, String> {
-        let bad = || {
-            format!("invalid retention {text:?}: use an age such as 7d, 12h, 30m or 90s, or a count such as 100")
-        };
+    fn from_str(text: &str) -> Result<Self, InvalidRetention> {
+        let bad = || InvalidRetention(text.to_owned());
         let text = text.trim();
         if let Ok(count) = text.parse::<usize>() {
             return Ok(Self::MaxCount(count));
@@ -119,7 +122,10 @@ mod tests {
         assert_eq!("100".parse(), Ok(Retention::MaxCount(100)));
         for bad in ["", "d", "7w", "-3d", "1.5h", "many"] {
             let error = bad.parse::<Retention>().unwrap_err();
-            assert!(error.contains("invalid retention"), "{bad}: {error}");
+            assert!(
+                error.to_string().contains("invalid retention"),
+                "{bad}: {error}"
+            );
         }
     }
 }
