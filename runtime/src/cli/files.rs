@@ -13,6 +13,7 @@ use sandbox_agent_client::{
 };
 use tokio::io::AsyncWriteExt;
 
+use super::error::CliError;
 use super::remote::{call, print_json, Connection};
 
 /// Where relative daemon paths start.
@@ -92,7 +93,7 @@ pub enum FsCommand {
 }
 
 /// `sandbox-agent fs ...`.
-pub async fn fs(command: FsCommand) -> Result<(), String> {
+pub async fn fs(command: FsCommand) -> Result<(), CliError> {
     match command {
         FsCommand::Ls { path, scope } => {
             let query = FsEntriesQuery {
@@ -178,7 +179,7 @@ fn path_query(path: String, scope: &Scope) -> FsPathQuery {
 }
 
 /// Streams a file's bytes to stdout.
-async fn cat(query: FsPathQuery, connection: &Connection) -> Result<(), String> {
+async fn cat(query: FsPathQuery, connection: &Connection) -> Result<(), CliError> {
     let mut chunks = call(connection, connection.client()?.fs_read_file(&query)).await?;
     let mut stdout = tokio::io::stdout();
     while let Some(chunk) = chunks.next().await {
@@ -186,19 +187,19 @@ async fn cat(query: FsPathQuery, connection: &Connection) -> Result<(), String> 
         stdout
             .write_all(&chunk)
             .await
-            .map_err(|e| format!("writing to stdout: {e}"))?;
+            .map_err(|e| CliError::invalid(format!("writing to stdout: {e}")))?;
     }
     stdout
         .flush()
         .await
-        .map_err(|e| format!("writing to stdout: {e}"))
+        .map_err(|e| CliError::invalid(format!("writing to stdout: {e}")))
 }
 
 /// A local file as a streamed request body.
-async fn local_stream(path: &Path) -> Result<reqwest::Body, String> {
+async fn local_stream(path: &Path) -> Result<reqwest::Body, CliError> {
     let file = tokio::fs::File::open(path)
         .await
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        .map_err(|e| CliError::invalid(format!("cannot read {}: {e}", path.display())))?;
     Ok(reqwest::Body::wrap_stream(
         tokio_util::io::ReaderStream::new(file),
     ))

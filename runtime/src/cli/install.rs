@@ -10,6 +10,7 @@ use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use sandbox_agent_api::{AgentInstallRequest, ProblemDetails};
 
+use super::error::CliError;
 use crate::install::{
     platform, InstallOutcome, InstallProgress, InstallSettings, Mirror, SourcePreference, Stage,
 };
@@ -68,7 +69,7 @@ pub async fn follow(
     token: Option<&str>,
     agent: &str,
     request: &AgentInstallRequest,
-) -> Result<InstallOutcome, String> {
+) -> Result<InstallOutcome, CliError> {
     let url = format!(
         "{}/v1/agents/{agent}/install",
         endpoint.trim_end_matches('/')
@@ -83,19 +84,20 @@ pub async fn follow(
     let response = call
         .send()
         .await
-        .map_err(|e| format!("cannot reach the daemon at {endpoint}: {e}"))?;
+        .map_err(|e| CliError::invalid(format!("cannot reach the daemon at {endpoint}: {e}")))?;
     if !response.status().is_success() {
         let status = response.status();
         let body = response.text().await.unwrap_or_default();
         return Err(match serde_json::from_str::<ProblemDetails>(&body) {
-            Ok(problem) => describe(&problem),
-            Err(_) => format!("{status}: {body}"),
+            Ok(problem) => CliError::Problem(Box::new(problem)),
+            Err(_) => CliError::invalid(format!("{status}: {body}")),
         });
     }
     let mut display = Display::new();
     let mut events = eventsource_stream::EventStream::new(response.bytes_stream());
     while let Some(event) = events.next().await {
-        let event = event.map_err(|e| format!("the install stream broke: {e}"))?;
+        let event =
+            event.map_err(|e| CliError::invalid(format!("the install stream broke: {e}")))?;
         match event.event.as_str() {
             "progress" => {
                 if let Ok(report) = serde_json::from_str::<InstallProgress>(&event.data) {
@@ -104,33 +106,21 @@ pub async fn follow(
             }
             "result" => {
                 display.finish();
-                return serde_json::from_str(&event.data).map_err(|e| e.to_string());
+                return serde_json::from_str(&event.data).map_err(CliError::invalid);
             }
             "error" => {
                 display.finish();
                 let problem: ProblemDetails =
-                    serde_json::from_str(&event.data).map_err(|e| e.to_string())?;
-                return Err(describe(&problem));
+                    serde_json::from_str(&event.data).map_err(CliError::invalid)?;
+                return Err(CliError::Problem(Box::new(problem)));
             }
             _ => {}
         }
     }
     display.finish();
-    Err("the daemon closed the install stream without a result".into())
-}
-
-/// Prints the problem document on stderr and returns the one-line error.
-fn describe(problem: &ProblemDetails) -> String {
-    if let Ok(json) = serde_json::to_string_pretty(problem) {
-        eprintln!("{json}");
-    }
-    format!(
-        "{} {} ({}): {}",
-        problem.status,
-        problem.title,
-        problem.code(),
-        problem.detail.as_deref().unwrap_or("")
-    )
+    Err(CliError::invalid(
+        "the daemon closed the install stream without a result",
+    ))
 }
 
 /// Progress on stderr: a bar on a terminal, one line per step otherwise.

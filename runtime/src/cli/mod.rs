@@ -3,6 +3,7 @@
 //! plus local tools for adapter components.
 
 mod credentials;
+mod error;
 mod files;
 mod install;
 mod local;
@@ -214,6 +215,23 @@ impl Failure {
         Self {
             message: message.to_string(),
             code: 2,
+        }
+    }
+}
+
+/// A client command's failure exits with 1, after the daemon's problem document (when
+/// it sent one) on stderr.
+impl From<error::CliError> for Failure {
+    fn from(error: error::CliError) -> Self {
+        if let Some(json) = error
+            .problem()
+            .and_then(|problem| serde_json::to_string_pretty(problem).ok())
+        {
+            eprintln!("{json}");
+        }
+        Self {
+            message: error.to_string(),
+            code: 1,
         }
     }
 }

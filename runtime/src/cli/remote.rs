@@ -11,6 +11,8 @@ use sandbox_agent_client::{
 };
 use serde::Serialize;
 
+use super::error::CliError;
+
 /// Where the daemon is and how to authenticate.
 #[derive(Debug, Args)]
 pub struct Connection {
@@ -27,8 +29,9 @@ pub struct Connection {
 }
 
 impl Connection {
-    pub(super) fn client(&self) -> Result<Client, String> {
-        Client::new(&self.endpoint, self.token.clone()).map_err(|e| describe(&self.endpoint, e))
+    pub(super) fn client(&self) -> Result<Client, CliError> {
+        Client::new(&self.endpoint, self.token.clone())
+            .map_err(|e| CliError::request(&self.endpoint, e))
     }
 }
 
@@ -170,16 +173,17 @@ pub struct CreateArgs {
 
 impl CreateArgs {
     /// The session id and the request body.
-    fn into_request(self) -> Result<(String, CreateSessionRequest), String> {
+    fn into_request(self) -> Result<(String, CreateSessionRequest), CliError> {
         let mcp = match &self.mcp_config {
             Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    CliError::invalid(format!("cannot read {}: {e}", path.display()))
+                })?;
                 Some(serde_json::from_str(&text).map_err(|e| {
-                    format!(
+                    CliError::invalid(format!(
                         "{}: not an MCP server map (name → config): {e}",
                         path.display()
-                    )
+                    ))
                 })?)
             }
             None => None,
@@ -267,13 +271,13 @@ fn parse_key_value(text: &str) -> Result<(String, String), String> {
 }
 
 /// `sandbox-agent health`.
-pub async fn health(connection: Connection) -> Result<(), String> {
+pub async fn health(connection: Connection) -> Result<(), CliError> {
     let client = connection.client()?;
     print_json(&call(&connection, client.health()).await?)
 }
 
 /// `sandbox-agent agents ...`.
-pub async fn agents(command: AgentsCommand) -> Result<(), String> {
+pub async fn agents(command: AgentsCommand) -> Result<(), CliError> {
     match command {
         AgentsCommand::List(c) => print_json(&call(&c, c.client()?.list_agents()).await?),
         AgentsCommand::Modes {
@@ -302,7 +306,7 @@ pub async fn agents(command: AgentsCommand) -> Result<(), String> {
 }
 
 /// `sandbox-agent sessions ...`.
-pub async fn sessions(command: SessionsCommand) -> Result<(), String> {
+pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
     match command {
         SessionsCommand::Create {
             session,
@@ -398,7 +402,7 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), String> {
 }
 
 /// `sandbox-agent questions ...`.
-pub async fn questions(command: QuestionsCommand) -> Result<(), String> {
+pub async fn questions(command: QuestionsCommand) -> Result<(), CliError> {
     match command {
         QuestionsCommand::Reply {
             session_id,
@@ -408,8 +412,11 @@ pub async fn questions(command: QuestionsCommand) -> Result<(), String> {
             connection: c,
         } => {
             let answers = match answers {
-                Some(json) => serde_json::from_str::<Vec<Vec<String>>>(&json)
-                    .map_err(|e| format!("--answers must be a JSON array of string arrays: {e}"))?,
+                Some(json) => serde_json::from_str::<Vec<Vec<String>>>(&json).map_err(|e| {
+                    CliError::invalid(format!(
+                        "--answers must be a JSON array of string arrays: {e}"
+                    ))
+                })?,
                 None => vec![answer],
             };
             call(
@@ -432,7 +439,7 @@ pub async fn questions(command: QuestionsCommand) -> Result<(), String> {
 }
 
 /// `sandbox-agent permissions ...`.
-pub async fn permissions(command: PermissionsCommand) -> Result<(), String> {
+pub async fn permissions(command: PermissionsCommand) -> Result<(), CliError> {
     match command {
         PermissionsCommand::Reply {
             session_id,
@@ -456,58 +463,36 @@ pub async fn permissions(command: PermissionsCommand) -> Result<(), String> {
     }
 }
 
-/// Awaits a request, turning a failure into the printed problem and a one-line message.
+/// Awaits a request, turning a failure into a [`CliError`].
 pub(super) async fn call<T>(
     connection: &Connection,
     request: impl std::future::Future<Output = Result<T, ClientError>>,
-) -> Result<T, String> {
+) -> Result<T, CliError> {
     request
         .await
-        .map_err(|error| describe(&connection.endpoint, error))
+        .map_err(|error| CliError::request(&connection.endpoint, error))
 }
 
-fn describe(endpoint: &str, error: ClientError) -> String {
-    if let Some(problem) = error.problem() {
-        if let Ok(json) = serde_json::to_string_pretty(problem) {
-            eprintln!("{json}");
-        }
-        return format!(
-            "{} {} ({}): {}",
-            problem.status,
-            problem.title,
-            problem.code(),
-            problem.detail.as_deref().unwrap_or("")
-        );
-    }
-    let mut message = format!("{error}");
-    let mut source = std::error::Error::source(&error);
-    while let Some(cause) = source {
-        message.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    format!("{message} (daemon at {endpoint})")
-}
-
-async fn print_events(connection: &Connection, mut events: EventStream) -> Result<(), String> {
+async fn print_events(connection: &Connection, mut events: EventStream) -> Result<(), CliError> {
     while let Some(event) = events.next().await {
-        let event = event.map_err(|e| describe(&connection.endpoint, e))?;
+        let event = event.map_err(|e| CliError::request(&connection.endpoint, e))?;
         println!(
             "{}",
-            serde_json::to_string(&event).map_err(|e| e.to_string())?
+            serde_json::to_string(&event).map_err(CliError::invalid)?
         );
     }
     Ok(())
 }
 
-pub(super) fn print_json(value: &impl Serialize) -> Result<(), String> {
+pub(super) fn print_json(value: &impl Serialize) -> Result<(), CliError> {
     println!(
         "{}",
-        serde_json::to_string_pretty(value).map_err(|e| e.to_string())?
+        serde_json::to_string_pretty(value).map_err(CliError::invalid)?
     );
     Ok(())
 }
 
 /// What a command whose route answers 204 prints.
-fn print_done() -> Result<(), String> {
+fn print_done() -> Result<(), CliError> {
     print_json(&serde_json::json!({ "ok": true }))
 }
