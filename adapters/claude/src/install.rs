@@ -60,17 +60,8 @@ fn platform_name(target: &Platform) -> String {
     }
 }
 
-/// The first word of `text` that looks like a version (`2.1.197`), as `claude
-/// --version` prints it (`2.1.197 (Claude Code)`) and as the bucket's `latest` holds it.
-pub(crate) fn parse_version(text: &str) -> Option<String> {
-    text.split_whitespace()
-        .find(|word| {
-            let mut parts = word.split('.');
-            parts.clone().count() >= 2
-                && parts.all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
-        })
-        .map(str::to_owned)
-}
+/// The version in `--version` output or a registry document (the kit's version word).
+pub(crate) use sandbox_agent_adapter_kit::text::version_word as parse_version;
 
 #[cfg(test)]
 mod tests {

@@ -74,24 +74,11 @@ pub(crate) fn parse_latest_version(body: &str) -> Option<String> {
     let document: serde_json::Value = serde_json::from_str(body).ok()?;
     let tag = document.get("tag_name")?.as_str()?;
     let version = tag.strip_prefix("rust-v").unwrap_or(tag);
-    is_version(version).then(|| version.to_owned())
+    parse_version(version).filter(|found| found == version)
 }
 
-/// The version in `codex --version` output (`codex-cli 0.169.0`).
-pub(crate) fn parse_version(output: &str) -> Option<String> {
-    output
-        .split_whitespace()
-        .find(|word| is_version(word))
-        .map(str::to_owned)
-}
-
-/// True for dotted numbers with an optional pre-release suffix: `0.169.0`, `0.170.0-alpha.1`.
-fn is_version(word: &str) -> bool {
-    let core = word.split('-').next().unwrap_or_default();
-    let mut parts = core.split('.');
-    parts.clone().count() >= 2
-        && parts.all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
-}
+/// The version in `--version` output or a registry document (the kit's version word).
+pub(crate) use sandbox_agent_adapter_kit::text::version_word as parse_version;
 
 #[cfg(test)]
 mod tests {

@@ -17,15 +17,5 @@ pub(crate) fn recipe() -> InstallRecipe {
     }
 }
 
-/// The first word of `text` that looks like a version (`0.61.0`), as `gemini
-/// --version` prints it.
-pub(crate) fn parse_version(text: &str) -> Option<String> {
-    text.split_whitespace()
-        .map(|word| word.trim_start_matches('v'))
-        .find(|word| {
-            let mut parts = word.split('.');
-            parts.clone().count() >= 2
-                && parts.all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
-        })
-        .map(str::to_owned)
-}
+/// The version in `--version` output or a registry document (the kit's version word).
+pub(crate) use sandbox_agent_adapter_kit::text::version_word as parse_version;

@@ -62,18 +62,8 @@ pub(crate) fn parse_latest(body: &str) -> Option<String> {
     document["version"].as_str().and_then(parse_version)
 }
 
-/// The first word of `text` that looks like a version, as `pi --version` prints it
-/// (`0.73.1`).
-pub(crate) fn parse_version(text: &str) -> Option<String> {
-    text.split_whitespace()
-        .map(|word| word.trim_start_matches('v'))
-        .find(|word| {
-            let mut parts = word.split('.');
-            parts.clone().count() >= 2
-                && parts.all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
-        })
-        .map(str::to_owned)
-}
+/// The version in `--version` output or a registry document (the kit's version word).
+pub(crate) use sandbox_agent_adapter_kit::text::version_word as parse_version;
 
 #[cfg(test)]
 mod tests {
