@@ -121,10 +121,7 @@ impl SessionMachine for AmpSession {
             "variant": config.variant,
         });
         let mut out = Actions::new();
-        if let Some(thread) = &self.state.thread {
-            out.set_native_session_id(thread.clone());
-        }
-        out.emit(event::session_started(Some(metadata.to_string())).synthetic());
+        out.open_session(self.state.thread.as_deref(), &metadata);
         self.probe(&mut out);
         out.finish()
     }

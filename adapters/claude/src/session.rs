@@ -82,10 +82,7 @@ impl SessionMachine for ClaudeSession {
             "variant": config.variant,
         });
         let mut out = Actions::new();
-        if let Some(id) = &self.state.native_session_id {
-            out.set_native_session_id(id.clone());
-        }
-        out.emit(event::session_started(Some(metadata.to_string())).synthetic());
+        out.open_session(self.state.native_session_id.as_deref(), &metadata);
         self.launch(&mut out);
         out.finish()
     }

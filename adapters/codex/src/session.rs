@@ -468,7 +468,7 @@ impl SessionMachine for CodexSession {
             "variant": config.variant,
         });
         let mut out = Actions::new();
-        out.emit(event::session_started(Some(metadata.to_string())).synthetic());
+        out.open_session(None, &metadata);
         self.state.thread = config.resume_native_session_id.clone();
         self.connect(&mut out);
         out.finish()

@@ -118,6 +118,19 @@ impl Actions {
         }))
     }
 
+    /// Opens a session: the native session id it resumes (when it resumes one), then a
+    /// synthetic `session.started` with the launch settings in `metadata`.
+    pub fn open_session(
+        &mut self,
+        resumed: Option<&str>,
+        metadata: &serde_json::Value,
+    ) -> &mut Self {
+        if let Some(id) = resumed {
+            self.set_native_session_id(id);
+        }
+        self.emit(crate::event::session_started(Some(metadata.to_string())).synthetic())
+    }
+
     /// Asks the host to write a file in the session's scratch folder
     /// (`SessionConfig::scratch_dir`), before it carries out the actions after this one.
     pub fn write_file(

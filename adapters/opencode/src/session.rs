@@ -363,10 +363,7 @@ impl SessionMachine for OpenCodeSession {
             "directory": config.directory,
         });
         let mut out = Actions::new();
-        if let Some(id) = &self.state.native_id {
-            out.set_native_session_id(id.clone());
-        }
-        out.emit(event::session_started(Some(metadata.to_string())).synthetic());
+        out.open_session(self.state.native_id.as_deref(), &metadata);
         self.launch(&mut out);
         out.finish()
     }
