@@ -46,8 +46,8 @@ pub enum ApiError {
     NotFound(String),
     #[error("method not allowed")]
     MethodNotAllowed,
-    #[error("request body too large")]
-    PayloadTooLarge,
+    #[error("{0}")]
+    PayloadTooLarge(String),
     #[error("timed out: {0}")]
     Timeout(String),
     #[error("internal error: {0}")]
@@ -88,7 +88,7 @@ impl ApiError {
             ApiError::AdapterFailed { .. } => ErrorType::AdapterFailed,
             ApiError::NotFound(_) => ErrorType::NotFound,
             ApiError::MethodNotAllowed => ErrorType::MethodNotAllowed,
-            ApiError::PayloadTooLarge => ErrorType::PayloadTooLarge,
+            ApiError::PayloadTooLarge(_) => ErrorType::PayloadTooLarge,
             ApiError::Timeout(_) => ErrorType::Timeout,
             ApiError::Internal(_) => ErrorType::Internal,
             ApiError::PathNotFound(_) => ErrorType::PathNotFound,

@@ -76,7 +76,7 @@ impl From<FsError> for ApiError {
             FsError::NotFound(_) => ApiError::PathNotFound(message),
             FsError::Conflict(_) => ApiError::PathConflict(message),
             FsError::PermissionDenied(_) => ApiError::PermissionDenied(message),
-            FsError::TooLarge(_) => ApiError::PayloadTooLarge,
+            FsError::TooLarge(_) => ApiError::PayloadTooLarge(message),
             FsError::Io { .. } => ApiError::Internal(message),
         }
     }

@@ -47,7 +47,9 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJ
 
 fn body_error(rejection: BytesRejection) -> ApiError {
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::PayloadTooLarge
+        ApiError::PayloadTooLarge(
+            "the request body is larger than the daemon's --body-limit".into(),
+        )
     } else {
         ApiError::InvalidRequest(rejection.body_text())
     }
