@@ -1,5 +1,6 @@
 //! The processes a session starts: the `--help` probe and one `amp` per turn.
 
+use sandbox_agent_adapter_kit::mcp::string_map;
 use sandbox_agent_adapter_kit::prelude::*;
 
 use crate::flags::{Flags, Resume};
@@ -55,12 +56,6 @@ pub(crate) fn turn(
 /// flag; it merges with the user's settings): Amp's `amp.mcpServers` map, a local
 /// `command` with `args` and `env`, or a remote `url` with `headers`.
 fn mcp_config(servers: &[McpServer]) -> serde_json::Value {
-    let table = |pairs: &[(String, String)]| -> serde_json::Map<String, serde_json::Value> {
-        pairs
-            .iter()
-            .map(|(name, value)| (name.clone(), value.clone().into()))
-            .collect()
-    };
     let servers: serde_json::Map<String, serde_json::Value> = servers
         .iter()
         .map(|server| {
@@ -68,11 +63,11 @@ fn mcp_config(servers: &[McpServer]) -> serde_json::Value {
                 McpTransport::Local(local) => serde_json::json!({
                     "command": local.command.first().cloned().unwrap_or_default(),
                     "args": local.command.iter().skip(1).collect::<Vec<_>>(),
-                    "env": table(&local.env),
+                    "env": string_map(&local.env),
                 }),
                 McpTransport::Remote(remote) => serde_json::json!({
                     "url": remote.url,
-                    "headers": table(&remote.headers),
+                    "headers": string_map(&remote.headers),
                 }),
             };
             (server.name.clone(), entry)

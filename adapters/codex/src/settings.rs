@@ -1,6 +1,7 @@
 //! How a session's configuration becomes Codex settings: approval policy, sandbox,
 //! collaboration mode, model and reasoning effort, MCP servers; and the static model list.
 
+use sandbox_agent_adapter_kit::mcp::string_map;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -70,12 +71,6 @@ pub(crate) fn thread_params(config: &SessionConfig, thread: Option<&str>) -> Val
 /// `command` with `args`, `env` and `cwd`, or a streamable-HTTP `url` with
 /// `http_headers` (Codex speaks no SSE transport: an SSE server is given as its URL).
 fn mcp_servers(servers: &[McpServer]) -> Map<String, Value> {
-    let table = |pairs: &[(String, String)]| -> Map<String, Value> {
-        pairs
-            .iter()
-            .map(|(name, value)| (name.clone(), value.clone().into()))
-            .collect()
-    };
     servers
         .iter()
         .map(|server| {
@@ -88,7 +83,7 @@ fn mcp_servers(servers: &[McpServer]) -> Map<String, Value> {
                         "args".into(),
                         json!(local.command.iter().skip(1).collect::<Vec<_>>()),
                     );
-                    entry.insert("env".into(), Value::Object(table(&local.env)));
+                    entry.insert("env".into(), Value::Object(string_map(&local.env)));
                     if let Some(cwd) = &local.cwd {
                         entry.insert("cwd".into(), cwd.clone().into());
                     }
@@ -96,7 +91,10 @@ fn mcp_servers(servers: &[McpServer]) -> Map<String, Value> {
                 }
                 McpTransport::Remote(remote) => {
                     entry.insert("url".into(), remote.url.clone().into());
-                    entry.insert("http_headers".into(), Value::Object(table(&remote.headers)));
+                    entry.insert(
+                        "http_headers".into(),
+                        Value::Object(string_map(&remote.headers)),
+                    );
                     remote.timeout_ms
                 }
             };

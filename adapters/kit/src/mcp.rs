@@ -11,14 +11,17 @@ pub fn mcp_servers_config(servers: &[McpServer]) -> Value {
     json!({ "mcpServers": mcp_servers_map(servers) })
 }
 
+/// Name/value pairs (a server's environment or headers) as a JSON object, the form
+/// agents' MCP configurations take them in.
+pub fn string_map(pairs: &[(String, String)]) -> Map<String, Value> {
+    pairs
+        .iter()
+        .map(|(name, value)| (name.clone(), Value::String(value.clone())))
+        .collect()
+}
+
 /// The server name → server map of [`mcp_servers_config`].
 pub fn mcp_servers_map(servers: &[McpServer]) -> Map<String, Value> {
-    let pairs = |pairs: &[(String, String)]| -> Map<String, Value> {
-        pairs
-            .iter()
-            .map(|(name, value)| (name.clone(), Value::String(value.clone())))
-            .collect()
-    };
     servers
         .iter()
         .map(|server| {
@@ -27,7 +30,7 @@ pub fn mcp_servers_map(servers: &[McpServer]) -> Map<String, Value> {
                     "type": "stdio",
                     "command": local.command.first().cloned().unwrap_or_default(),
                     "args": local.command.iter().skip(1).collect::<Vec<_>>(),
-                    "env": pairs(&local.env),
+                    "env": string_map(&local.env),
                 }),
                 McpTransport::Remote(remote) => json!({
                     "type": match remote.transport {
@@ -35,7 +38,7 @@ pub fn mcp_servers_map(servers: &[McpServer]) -> Map<String, Value> {
                         McpRemoteTransport::Sse => "sse",
                     },
                     "url": remote.url,
-                    "headers": pairs(&remote.headers),
+                    "headers": string_map(&remote.headers),
                 }),
             };
             (server.name.clone(), entry)

@@ -5,6 +5,7 @@
 //! parameter: one `opencode serve` hosts one OpenCode instance per directory, and
 //! the event stream of `/event?directory=DIR` carries that instance's events only.
 
+use sandbox_agent_adapter_kit::mcp::string_map;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Value};
 
@@ -103,12 +104,6 @@ pub(crate) fn session_config_file(config: &SessionConfig) -> Option<Vec<u8>> {
 /// The session's MCP servers in OpenCode's `mcp` config: `local` servers with a
 /// `command` list and an `environment`, `remote` ones with a `url` and `headers`.
 fn mcp_config(servers: &[McpServer]) -> serde_json::Map<String, Value> {
-    let table = |pairs: &[(String, String)]| -> serde_json::Map<String, Value> {
-        pairs
-            .iter()
-            .map(|(name, value)| (name.clone(), value.clone().into()))
-            .collect()
-    };
     servers
         .iter()
         .map(|server| {
@@ -116,13 +111,13 @@ fn mcp_config(servers: &[McpServer]) -> serde_json::Map<String, Value> {
                 McpTransport::Local(local) => json!({
                     "type": "local",
                     "command": local.command,
-                    "environment": table(&local.env),
+                    "environment": string_map(&local.env),
                     "enabled": true,
                 }),
                 McpTransport::Remote(remote) => json!({
                     "type": "remote",
                     "url": remote.url,
-                    "headers": table(&remote.headers),
+                    "headers": string_map(&remote.headers),
                     "enabled": true,
                 }),
             };
