@@ -360,7 +360,10 @@ fn bodies_over_the_limit_are_refused_and_leave_nothing() {
         "payload_too_large",
     );
     let detail = problem["detail"].as_str().unwrap();
-    assert!(detail.contains("--fs-max-bytes") && detail.contains("1000"), "{problem}");
+    assert!(
+        detail.contains("--fs-max-bytes") && detail.contains("1000"),
+        "{problem}"
+    );
     // Without a declared length (chunked), the limit is found while streaming.
     let chunked = reqwest::blocking::Body::new(std::io::Cursor::new(vec![b'y'; 5000]));
     expect_problem(put(&api, "path=f", chunked), 413, "payload_too_large");
