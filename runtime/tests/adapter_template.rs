@@ -124,14 +124,7 @@ fn the_template_dropped_into_a_daemon_runs_a_session() {
     });
     let api = Api::new(&daemon);
 
-    let agents = api.get_ok("/v1/agents");
-    let template = agents["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["id"] == "template")
-        .unwrap_or_else(|| panic!("no template agent: {agents}"))
-        .clone();
+    let template = api.agent("template");
     assert_eq!(template["installed"], true, "cat is on PATH: {template}");
     assert!(
         template["path"]

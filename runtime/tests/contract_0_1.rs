@@ -147,14 +147,7 @@ fn a_daemon_serves_a_0_1_0_component_from_its_adapters_folder() {
         ..Options::default()
     });
     let api = Api::new(&daemon);
-    let agents = api.get_ok("/v1/agents");
-    let mock = agents["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["id"] == "mock")
-        .unwrap()
-        .clone();
+    let mock = api.agent("mock");
     assert_eq!(mock["capabilities"]["permissions"], json!(true), "{mock}");
     assert_eq!(
         mock["capabilities"]["sharedProcess"],

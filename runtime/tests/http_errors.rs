@@ -64,13 +64,7 @@ fn health_agents_and_openapi() {
     assert_eq!(health["status"], "ok");
     assert!(health["version"].is_string(), "{health}");
 
-    let agents = api.get_ok("/v1/agents");
-    let mock = agents["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["id"] == "mock")
-        .unwrap_or_else(|| panic!("mock is listed: {agents}"));
+    let mock = api.agent("mock");
     assert_eq!(mock["installed"], true);
     assert!(mock["credentialsAvailable"].is_boolean());
     assert!(
@@ -714,19 +708,13 @@ fn cors_answers_configured_origins() {
 }
 
 /// MCP servers and skills for an agent that cannot take them are refused with a 400
-/// naming the capability (never dropped silently); a disabled server is not asked for;
-/// a skill source that holds no skill is a 400 too.
+/// naming the capability (never dropped silently); a disabled server and an empty
+/// skill list ask for nothing; a misspelt field and a malformed server are 400s.
 #[test]
 fn mcp_and_skills_are_refused_for_an_agent_without_them() {
     let daemon = Daemon::start();
     let api = Api::new(&daemon);
-    let agents = api.get_ok("/v1/agents");
-    let mock = agents["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["id"] == "mock")
-        .unwrap();
+    let mock = api.agent("mock");
     assert_eq!(mock["capabilities"]["mcpServers"], json!(false), "{mock}");
     assert_eq!(mock["capabilities"]["skills"], json!(false), "{mock}");
 

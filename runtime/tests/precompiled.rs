@@ -208,13 +208,7 @@ fn a_daemon_compiles_only_the_adapters_folder_once_and_answers_meanwhile() {
     };
     let daemon = start(cache.path());
     let api = Api::new(&daemon);
-    let agents = api.get_ok("/v1/agents");
-    let mock = agents["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|agent| agent["id"] == "mock")
-        .unwrap();
+    let mock = api.agent("mock");
     assert_eq!(mock["adapterVersion"], "99.0.0-dropin", "{mock}");
     api.create("m", "mock");
     assert_eq!(assistant_texts(&api.turn("m", "hello")), ["HELLO"]);

@@ -72,6 +72,18 @@ impl<'a> Api<'a> {
         ok_json(self.get(path))
     }
 
+    /// The `GET /v1/agents` entry of agent `id` (the test fails when it is not listed).
+    pub fn agent(&self, id: &str) -> Value {
+        let agents = self.get_ok("/v1/agents");
+        agents["agents"]
+            .as_array()
+            .expect("an agents array")
+            .iter()
+            .find(|agent| agent["id"] == id)
+            .unwrap_or_else(|| panic!("{id} is not listed: {agents}"))
+            .clone()
+    }
+
     /// Creates a session of `agent` and checks that it is healthy.
     pub fn create(&self, id: &str, agent: &str) -> Value {
         let body =
