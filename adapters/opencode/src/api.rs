@@ -50,7 +50,7 @@ pub(crate) fn server_line(line: &str) -> ServerLine<'_> {
 /// configuration; so it gets a server of its own.
 pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     let program = program(config);
-    let config_file = session_config_file(config).map(|_| {
+    let config_file = has_session_config(config).then(|| {
         let path = format!(
             "{}/{SESSION_CONFIG_FILE}",
             config.scratch_dir.trim_end_matches('/')
@@ -79,11 +79,16 @@ pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
 /// The config file holding a session's MCP servers and skills, in its scratch folder.
 pub(crate) const SESSION_CONFIG_FILE: &str = "opencode-session.json";
 
+/// Whether the session has MCP servers or skills, and so a config file of its own.
+fn has_session_config(config: &SessionConfig) -> bool {
+    !config.mcp_servers.is_empty() || !config.skills.is_empty()
+}
+
 /// The contents of [`SESSION_CONFIG_FILE`] for a session with MCP servers or skills:
 /// the servers in `mcp`, each skill's folder in `skills.paths` (OpenCode finds the
 /// `SKILL.md` in each).
 pub(crate) fn session_config_file(config: &SessionConfig) -> Option<Vec<u8>> {
-    if config.mcp_servers.is_empty() && config.skills.is_empty() {
+    if !has_session_config(config) {
         return None;
     }
     let mut file = json!({ "$schema": "https://opencode.ai/config.json" });
