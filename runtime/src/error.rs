@@ -185,3 +185,9 @@ impl IntoResponse for ApiError {
         response
     }
 }
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(error: crate::store::StoreError) -> Self {
+        ApiError::Internal(error.to_string())
+    }
+}

@@ -2,6 +2,7 @@
 //! graceful shutdown. Handlers live in [`routes`].
 
 mod auth;
+mod events_page;
 mod extract;
 mod fs_routes;
 mod install_events;
@@ -223,7 +224,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         });
     }
     let store = open_store(&config)?;
-    let stored = store.load()?;
+    let stored = store.load(crate::sessions::log::TAIL_EVENTS)?;
     let sessions = Arc::new(SessionManager::new(
         catalog.clone(),
         config.max_line_bytes,
@@ -265,7 +266,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
 /// The session store the flags ask for: the data dir's database, or memory only.
 fn open_store(config: &DaemonConfig) -> anyhow::Result<Arc<dyn Store>> {
     if config.ephemeral {
-        return Ok(Arc::new(EphemeralStore));
+        return Ok(Arc::new(EphemeralStore::default()));
     }
     Ok(Arc::new(SqliteStore::open(&config.data_dir)?))
 }

@@ -2,8 +2,8 @@
 //! [`ApiError`]s that become problem documents.
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::IntoResponse;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use sandbox_agent_api::*;
 use sandbox_agent_host::{Attachment, MessagePart as AdapterPart};
@@ -224,9 +224,12 @@ pub async fn post_message_stream(
     let events = futures::stream::once(turn_started).flat_map(move |after| {
         // A turn that never started (session ended first) streams nothing.
         let after = after.unwrap_or(u64::MAX);
-        sse::events_after(session.clone(), after, include_raw, Until::ClientNeeded)
+        sse::events_after(session.clone(), after, Until::ClientNeeded)
     });
-    Ok(sse::response(events.take_until(state.sessions.closing())))
+    Ok(sse::response(
+        events.take_until(state.sessions.closing()),
+        include_raw,
+    ))
 }
 
 /// A page of the transcript.
@@ -237,18 +240,17 @@ pub async fn get_events(
     State(state): State<AppState>,
     Path(session_id): Path<String>,
     Query(query): Query<EventsQuery>,
-) -> Result<axum::Json<EventsResponse>> {
+) -> Result<Response> {
     let session = state.sessions.get(&session_id)?;
-    let limit = query.limit.map(|limit| limit as usize);
-    let page = session.shared.log.read(
+    let limit = query.limit.map_or(usize::MAX, |limit| limit as usize);
+    let body = super::events_page::body(
+        session,
         query.offset.unwrap_or(0),
         limit,
         query.include_raw.unwrap_or(false),
-    );
-    Ok(axum::Json(EventsResponse {
-        events: page.events,
-        has_more: page.has_more,
-    }))
+    )
+    .await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// The transcript from an offset (or `Last-Event-ID`), then live.
@@ -279,13 +281,11 @@ pub async fn get_events_sse(
         None => None,
     };
     let after = last_event_id.or(query.offset).unwrap_or(0);
-    let events = sse::events_after(
-        session,
-        after,
+    let events = sse::events_after(session, after, Until::SessionEnd);
+    Ok(sse::response(
+        events.take_until(state.sessions.closing()),
         query.include_raw.unwrap_or(false),
-        Until::SessionEnd,
-    );
-    Ok(sse::response(events.take_until(state.sessions.closing())))
+    ))
 }
 
 /// Answers a question.

@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::{Stream, StreamExt};
-use sandbox_agent_universal::{UniversalEvent, UniversalEventType};
+use sandbox_agent_universal::UniversalEventType;
 use tokio::sync::watch;
 
 use crate::sessions::Session;
+use crate::store::EncodedEvent;
 
 /// Events read from the log per wake-up.
 const PAGE: usize = 256;
@@ -27,25 +28,24 @@ pub enum Until {
 struct Cursor {
     session: Arc<Session>,
     after: u64,
-    include_raw: bool,
     until: Until,
     changes: watch::Receiver<u64>,
-    buffer: VecDeque<UniversalEvent>,
+    buffer: VecDeque<Arc<EncodedEvent>>,
     done: bool,
 }
 
-/// The session's events after sequence `after`, as they happen.
+/// The session's events after sequence `after`, as they happen. A reader holds
+/// one page at most: one that falls behind reads older pages from the store
+/// when it asks for them, so a slow reader never grows the daemon's memory.
 pub fn events_after(
     session: Arc<Session>,
     after: u64,
-    include_raw: bool,
     until: Until,
-) -> impl Stream<Item = UniversalEvent> + Send {
+) -> impl Stream<Item = Arc<EncodedEvent>> + Send {
     let changes = session.shared.log.subscribe();
     let cursor = Cursor {
         session,
         after,
-        include_raw,
         until,
         changes,
         buffer: VecDeque::new(),
@@ -68,7 +68,13 @@ pub fn events_after(
             let log = &cursor.session.shared.log;
             // Mark the current value seen before reading, so no append is missed.
             cursor.changes.borrow_and_update();
-            let page = log.read(cursor.after, Some(PAGE), cursor.include_raw);
+            let page = match log.read(cursor.after, PAGE).await {
+                Ok(page) => page,
+                Err(error) => {
+                    tracing::error!(session = %cursor.session.shared.record.id, %error, "reading events for a stream");
+                    return None;
+                }
+            };
             if !page.events.is_empty() {
                 cursor.buffer.extend(page.events);
                 continue;
@@ -85,13 +91,16 @@ pub fn events_after(
     })
 }
 
-/// Wraps events as an SSE response with keep-alive comments while idle.
+/// Wraps events as an SSE response with keep-alive comments while idle; each
+/// frame carries the event's stored JSON (with `raw` when asked for).
 pub fn response(
-    events: impl Stream<Item = UniversalEvent> + Send + 'static,
+    events: impl Stream<Item = Arc<EncodedEvent>> + Send + 'static,
+    include_raw: bool,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>> + Send + 'static> {
-    let frames = events.map(|event| {
-        let data = serde_json::to_string(&event).unwrap_or_default();
-        Ok(Event::default().id(event.sequence.to_string()).data(data))
+    let frames = events.map(move |event| {
+        Ok(Event::default()
+            .id(event.sequence.to_string())
+            .data(event.json(include_raw)))
     });
     Sse::new(frames).keep_alive(KeepAlive::default())
 }

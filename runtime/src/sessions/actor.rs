@@ -14,17 +14,21 @@ use sandbox_agent_universal::{
     PermissionStatus, QuestionStatus, SessionEndReason, SessionEndedData, TerminatedBy,
     TurnEventData, TurnPhase, UniversalEventData, UniversalEventType, UniversalItem,
 };
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
-use super::incoming::Incoming;
+use super::incoming::{Delivery, Inbox, Incoming};
 use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
 use super::shared::SharedProcesses;
 use super::stderr::StderrCapture;
 use super::{loopback, SessionShared};
 use crate::error::ApiError;
 use crate::store::{Checkpoint, Commit, ProcessMark, Store};
+
+/// Most inputs already waiting (process output, timers, responses) handled
+/// before their events are committed together.
+const INPUTS_PER_COMMIT: usize = 64;
 
 /// What a restarted daemon found about a session it carries on.
 pub struct Resumption {
@@ -112,8 +116,8 @@ pub struct Actor {
     shared: Arc<SessionShared>,
     adapter: AdapterSession,
     spawn: SpawnContext,
-    incoming_tx: UnboundedSender<Incoming>,
-    incoming_rx: Option<UnboundedReceiver<Incoming>>,
+    incoming_tx: Inbox,
+    incoming_rx: Option<UnboundedReceiver<Delivery>>,
     http: reqwest::Client,
     processes: BTreeMap<String, Attached>,
     shared_processes: Arc<SharedProcesses>,
@@ -144,7 +148,7 @@ impl Actor {
         store: Arc<dyn Store>,
     ) -> Self {
         let updated_at = shared.record.created_at;
-        let (incoming_tx, incoming_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (incoming_tx, incoming_rx) = Inbox::new();
         Self {
             shared,
             adapter,
@@ -277,7 +281,19 @@ impl Actor {
                         let _ = self.on_command(Command::Terminate);
                     }
                 },
-                Some(message) = incoming.recv() => self.on_incoming(message),
+                Some(message) = incoming.recv() => {
+                    self.on_incoming(message.incoming);
+                    // What else has already arrived goes into the same commit.
+                    for _ in 1..INPUTS_PER_COMMIT {
+                        if self.ended || self.suspended {
+                            break;
+                        }
+                        match incoming.try_recv() {
+                            Ok(message) => self.on_incoming(message.incoming),
+                            Err(_) => break,
+                        }
+                    }
+                }
             }
             self.commit();
         }
@@ -633,7 +649,7 @@ impl Actor {
 
     fn store_commit(
         &mut self,
-        events: Vec<sandbox_agent_universal::UniversalEvent>,
+        events: Vec<Arc<crate::store::EncodedEvent>>,
         checkpoint: Checkpoint,
     ) {
         let store = self.store.clone();
@@ -641,8 +657,9 @@ impl Actor {
         let ended = self.ended;
         let result = tokio::task::block_in_place(|| {
             // The adapter's state goes with the events it produced, so a restart
-            // resumes from a consistent pair.
-            let snapshot = (store.durable() && !ended)
+            // resumes from a consistent pair; none is needed where a restart would
+            // not use it.
+            let snapshot = (store.durable() && !ended && !checkpoint.restarts_fresh())
                 .then(|| adapter.snapshot().ok())
                 .flatten();
             store.commit(Commit {

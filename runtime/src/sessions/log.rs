@@ -2,10 +2,15 @@
 //! readers can poll or wait on.
 //!
 //! Appending is two steps so that nothing is seen before it is stored: `stage`
-//! numbers an event, the session task commits the staged batch to the store, and
-//! `publish` makes it readable.
+//! numbers and encodes an event, the session task commits the staged batch to the
+//! store, and `publish` makes it readable.
+//!
+//! Memory is bounded per session: the log keeps only the newest events (at most
+//! [`TAIL_EVENTS`] and [`TAIL_BYTES`]); older ones are read from the store, a page
+//! at a time, when a reader asks for them.
 
-use std::sync::Mutex;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 
 use sandbox_agent_host::EmittedEvent;
 use sandbox_agent_universal::{EventSource, UniversalEvent};
@@ -13,43 +18,92 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 use tokio::sync::watch;
 
+use crate::store::{EncodedEvent, Store, StoreError};
+
+/// Most events a session keeps in memory.
+pub const TAIL_EVENTS: usize = 256;
+/// Most bytes of encoded events a session keeps in memory (the newest event is
+/// always kept, whatever its size).
+pub const TAIL_BYTES: usize = 256 * 1024;
+/// Events read from the store per query when a reader is behind the tail.
+const STORE_PAGE: usize = 256;
+
 /// The events of one session, numbered from 1 without gaps.
 pub struct EventLog {
     session_id: String,
-    events: Mutex<Vec<UniversalEvent>>,
-    /// Numbered but not yet stored, so not yet readable.
-    staged: Mutex<Vec<UniversalEvent>>,
+    store: Arc<dyn Store>,
+    inner: Mutex<Inner>,
     latest: watch::Sender<u64>,
+}
+
+/// What the log holds, behind one lock.
+#[derive(Default)]
+struct Inner {
+    /// The newest readable events, in order.
+    tail: VecDeque<Arc<EncodedEvent>>,
+    /// Bytes held by `tail`.
+    tail_bytes: usize,
+    /// Sequence of the newest readable event.
+    published: u64,
+    /// Numbered but not yet stored, so not yet readable.
+    staged: Vec<Arc<EncodedEvent>>,
+}
+
+impl Inner {
+    /// Drops the oldest events past the memory bound.
+    fn trim(&mut self) {
+        while self.tail.len() > TAIL_EVENTS || (self.tail_bytes > TAIL_BYTES && self.tail.len() > 1)
+        {
+            if let Some(old) = self.tail.pop_front() {
+                self.tail_bytes -= old.size();
+            }
+        }
+    }
+
+    /// The first sequence the tail holds (`published + 1` when empty).
+    fn first_in_tail(&self) -> u64 {
+        self.tail
+            .front()
+            .map_or(self.published + 1, |event| event.sequence)
+    }
 }
 
 /// What a read returned.
 pub struct Page {
-    pub events: Vec<UniversalEvent>,
+    pub events: Vec<Arc<EncodedEvent>>,
     pub has_more: bool,
 }
 
 impl EventLog {
-    /// An empty transcript for a session.
-    pub fn new(session_id: &str) -> Self {
-        Self::restore(session_id, Vec::new())
+    /// An empty transcript for a session kept in `store`.
+    pub fn new(session_id: &str, store: Arc<dyn Store>) -> Self {
+        Self::restore(session_id, store, Vec::new())
     }
 
-    /// A transcript loaded from the store (sequences 1..=n, in order).
-    pub fn restore(session_id: &str, events: Vec<UniversalEvent>) -> Self {
-        let last = events.last().map_or(0, |event| event.sequence);
+    /// A transcript whose newest events (`tail`, in order) were loaded from the
+    /// store; the older ones stay there.
+    pub fn restore(session_id: &str, store: Arc<dyn Store>, tail: Vec<Arc<EncodedEvent>>) -> Self {
+        let published = tail.last().map_or(0, |event| event.sequence);
+        let mut inner = Inner {
+            tail_bytes: tail.iter().map(|event| event.size()).sum(),
+            tail: tail.into(),
+            published,
+            staged: Vec::new(),
+        };
+        inner.trim();
         Self {
             session_id: session_id.to_owned(),
-            events: Mutex::new(events),
-            staged: Mutex::new(Vec::new()),
-            latest: watch::channel(last).0,
+            store,
+            inner: Mutex::new(inner),
+            latest: watch::channel(published).0,
         }
     }
 
-    /// Wraps an emitted event in its envelope with the next sequence and holds it
-    /// until [`publish`](Self::publish).
+    /// Wraps an emitted event in its envelope with the next sequence, encodes it
+    /// once, and holds it until [`publish`](Self::publish).
     pub fn stage(&self, emitted: EmittedEvent, native_session_id: Option<String>) {
-        let mut staged = self.staged.lock().unwrap();
-        let sequence = self.events.lock().unwrap().len() as u64 + staged.len() as u64 + 1;
+        let mut inner = self.inner.lock().unwrap();
+        let sequence = inner.published + inner.staged.len() as u64 + 1;
         let event = UniversalEvent {
             event_id: format!("evt_{sequence}"),
             sequence,
@@ -66,20 +120,24 @@ impl EventLog {
             data: emitted.data,
             raw: emitted.raw,
         };
-        staged.push(event);
+        inner.staged.push(Arc::new(EncodedEvent::encode(&event)));
     }
 
     /// The staged events, for the store (they stay staged).
-    pub fn staged(&self) -> Vec<UniversalEvent> {
-        self.staged.lock().unwrap().clone()
+    pub fn staged(&self) -> Vec<Arc<EncodedEvent>> {
+        self.inner.lock().unwrap().staged.clone()
     }
 
     /// Makes every staged event readable; returns the new last sequence for
     /// [`notify`](Self::notify), which wakes the readers waiting for it.
     pub fn publish(&self) -> Option<u64> {
-        let staged = std::mem::take(&mut *self.staged.lock().unwrap());
+        let mut inner = self.inner.lock().unwrap();
+        let staged = std::mem::take(&mut inner.staged);
         let last = staged.last().map(|event| event.sequence)?;
-        self.events.lock().unwrap().extend(staged);
+        inner.tail_bytes += staged.iter().map(|event| event.size()).sum::<usize>();
+        inner.tail.extend(staged);
+        inner.published = last;
+        inner.trim();
         Some(last)
     }
 
@@ -90,44 +148,75 @@ impl EventLog {
         self.latest.send_replace(last);
     }
 
-    /// Events with a sequence above `after`, at most `limit` of them.
-    pub fn read(&self, after: u64, limit: Option<usize>, include_raw: bool) -> Page {
-        let events = self.events.lock().unwrap();
-        let start = (after as usize).min(events.len());
-        let end = limit.map_or(events.len(), |limit| {
-            start.saturating_add(limit).min(events.len())
-        });
-        let page = events[start..end]
-            .iter()
-            .map(|event| {
-                let mut event = event.clone();
-                if !include_raw {
-                    event.raw = None;
-                }
-                event
-            })
-            .collect();
-        Page {
-            events: page,
-            has_more: end < events.len(),
-        }
+    /// Readable events with a sequence above `after`, at most `limit` of them:
+    /// from memory when the tail has them, else a page from the store.
+    pub async fn read(&self, after: u64, limit: usize) -> Result<Page, StoreError> {
+        let published = match self.read_tail(after, limit) {
+            Ok(page) => return Ok(page),
+            Err(published) => published,
+        };
+        let store = self.store.clone();
+        let session_id = self.session_id.clone();
+        let wanted = limit.min(STORE_PAGE);
+        let mut events =
+            tokio::task::spawn_blocking(move || store.read_events(&session_id, after, wanted))
+                .await
+                .map_err(|error| StoreError::Io(format!("reading events: {error}")))??;
+        // Committed a moment before being published: not readable yet.
+        events.retain(|event| event.sequence <= published);
+        let last = events.last().map_or(after, |event| event.sequence);
+        Ok(Page {
+            events,
+            has_more: last < published,
+        })
     }
 
-    /// The newest readable event that matches.
+    /// The page from memory, or (when the tail starts after `after`) the newest
+    /// readable sequence, to read the page from the store.
+    fn read_tail(&self, after: u64, limit: usize) -> Result<Page, u64> {
+        let inner = self.inner.lock().unwrap();
+        let first = inner.first_in_tail();
+        if after + 1 < first {
+            return Err(inner.published);
+        }
+        let skip = (after + 1 - first) as usize;
+        let events: Vec<_> = inner.tail.iter().skip(skip).take(limit).cloned().collect();
+        let last = events.last().map_or(after, |event| event.sequence);
+        Ok(Page {
+            events,
+            has_more: last < inner.published,
+        })
+    }
+
+    /// The newest readable event that matches, looking through the store past
+    /// the tail (a blocking read: for the session task's rare lookups).
     pub fn find_last(&self, matches: impl Fn(&UniversalEvent) -> bool) -> Option<UniversalEvent> {
-        self.events
-            .lock()
-            .unwrap()
-            .iter()
-            .rev()
-            .find(|e| matches(e))
-            .cloned()
+        let (tail, mut before) = {
+            let inner = self.inner.lock().unwrap();
+            (inner.tail.clone(), inner.first_in_tail())
+        };
+        let decoded = |event: &Arc<EncodedEvent>| event.decode().ok().filter(|e| matches(e));
+        if let Some(found) = tail.iter().rev().find_map(decoded) {
+            return Some(found);
+        }
+        while before > 1 {
+            let page = self
+                .store
+                .read_events_before(&self.session_id, before, STORE_PAGE)
+                .inspect_err(|error| tracing::warn!(session = %self.session_id, %error, "reading older events"))
+                .ok()?;
+            if let Some(found) = page.iter().find_map(decoded) {
+                return Some(found);
+            }
+            before = page.last()?.sequence;
+        }
+        None
     }
 
     /// Sequence of the newest event, staged or readable (0 when empty).
     pub fn last_assigned(&self) -> u64 {
-        let staged = self.staged.lock().unwrap().len() as u64;
-        self.events.lock().unwrap().len() as u64 + staged
+        let inner = self.inner.lock().unwrap();
+        inner.published + inner.staged.len() as u64
     }
 
     /// Sequence of the newest readable event (0 when empty).
@@ -138,6 +227,12 @@ impl EventLog {
     /// A receiver that changes whenever an event is appended.
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.latest.subscribe()
+    }
+
+    /// How many events and bytes the log holds in memory (for tests and metrics).
+    pub fn held(&self) -> (usize, usize) {
+        let inner = self.inner.lock().unwrap();
+        (inner.tail.len() + inner.staged.len(), inner.tail_bytes)
     }
 }
 
@@ -158,6 +253,7 @@ pub fn now_millis() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::{Checkpoint, Commit, EphemeralStore, SessionRecord};
     use sandbox_agent_universal::{ErrorData, UniversalEventData, UniversalEventType};
 
     fn error_event(message: &str, synthetic: bool) -> EmittedEvent {
@@ -173,14 +269,47 @@ mod tests {
         }
     }
 
-    #[test]
-    fn sequences_start_at_one_and_reads_are_exclusive_of_offset() {
-        let log = EventLog::new("s1");
+    /// A log on a memory store that has a session `s1`.
+    fn log() -> EventLog {
+        let store = Arc::new(EphemeralStore::default());
+        let record: SessionRecord =
+            serde_json::from_value(serde_json::json!({"id": "s1", "agent": "mock",
+                "agentMode": "build", "permissionMode": "default", "model": null,
+                "variant": null, "title": null, "directory": "/", "createdAt": 0, "env": []}))
+            .unwrap();
+        store.insert_session(&record).unwrap();
+        EventLog::new("s1", store)
+    }
+
+    /// Stages `count` events, stores them and makes them readable.
+    fn append(log: &EventLog, count: usize, size: usize) {
+        for i in 0..count {
+            log.stage(error_event(&"x".repeat(size.max(i % 7)), i % 2 == 0), None);
+        }
+        log.store
+            .commit(Commit {
+                session_id: "s1".into(),
+                events: log.staged(),
+                checkpoint: Checkpoint::default(),
+                snapshot: None,
+            })
+            .unwrap();
+        let last = log.publish().unwrap();
+        log.notify(last);
+    }
+
+    fn sequences(page: &Page) -> Vec<u64> {
+        page.events.iter().map(|e| e.sequence).collect()
+    }
+
+    #[tokio::test]
+    async fn sequences_start_at_one_and_reads_are_exclusive_of_offset() {
+        let log = log();
         for i in 0..5 {
             log.stage(error_event(&i.to_string(), i % 2 == 0), None);
         }
         assert!(
-            log.read(0, None, false).events.is_empty(),
+            log.read(0, 10).await.unwrap().events.is_empty(),
             "staged is not readable"
         );
         assert_eq!(log.staged().len(), 5);
@@ -189,17 +318,57 @@ mod tests {
         log.notify(5);
         assert_eq!(log.last_sequence(), 5);
         assert!(log.staged().is_empty());
-        let page = log.read(2, Some(2), false);
-        let sequences: Vec<u64> = page.events.iter().map(|e| e.sequence).collect();
-        assert_eq!(sequences, vec![3, 4]);
+        let page = log.read(2, 2).await.unwrap();
+        assert_eq!(sequences(&page), vec![3, 4]);
         assert!(page.has_more);
-        assert!(page.events.iter().all(|e| e.raw.is_none()));
-        let rest = log.read(4, None, true);
-        assert_eq!(rest.events.len(), 1);
+        let rest = log.read(4, 10).await.unwrap();
+        assert_eq!(sequences(&rest), vec![5]);
         assert!(!rest.has_more);
-        assert!(rest.events[0].raw.is_some());
-        assert_eq!(rest.events[0].event_id, "evt_5");
-        assert_eq!(rest.events[0].source, EventSource::Daemon);
-        assert!(log.read(99, None, false).events.is_empty());
+        let event = rest.events[0].decode().unwrap();
+        assert_eq!(event.event_id, "evt_5");
+        assert_eq!(event.source, EventSource::Daemon);
+        assert!(rest.events[0].json(false).find("\"raw\"").is_none());
+        assert!(log.read(99, 10).await.unwrap().events.is_empty());
+    }
+
+    #[tokio::test]
+    async fn memory_holds_a_bounded_tail_and_older_pages_come_from_the_store() {
+        let log = log();
+        append(&log, 3 * TAIL_EVENTS + 10, 10);
+        let (held, _) = log.held();
+        assert_eq!(held, TAIL_EVENTS);
+        let mut after = 0;
+        let mut seen = Vec::new();
+        loop {
+            let page = log.read(after, 100).await.unwrap();
+            seen.extend(sequences(&page));
+            after = *seen.last().unwrap();
+            if !page.has_more {
+                break;
+            }
+        }
+        assert_eq!(
+            seen,
+            (1..=(3 * TAIL_EVENTS as u64 + 10)).collect::<Vec<_>>()
+        );
+        // Big events: the byte bound holds, the newest event always stays.
+        append(&log, 8, TAIL_BYTES / 8);
+        let (held, bytes) = log.held();
+        assert!(bytes <= TAIL_BYTES, "{bytes}");
+        assert!(held >= 1);
+        append(&log, 1, 2 * TAIL_BYTES);
+        assert_eq!(log.held().0, 1);
+    }
+
+    #[test]
+    fn the_last_match_is_found_past_the_tail() {
+        let log = log();
+        log.stage(error_event("needle", true), None);
+        append(&log, 2 * TAIL_EVENTS, 1);
+        let found = log
+            .find_last(|e| matches!(&e.data, UniversalEventData::Error(d) if d.message == "needle"))
+            .expect("found in the store");
+        assert_eq!(found.sequence, 1);
+        assert!(log.find_last(|_| false).is_none());
     }
 }

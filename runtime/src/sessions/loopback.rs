@@ -3,12 +3,10 @@
 
 use std::time::Duration;
 
+use super::incoming::{Inbox, Incoming};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use sandbox_agent_host::{HttpRequest, HttpResponse, Input, SseEvent, SseRequest};
-use tokio::sync::mpsc::UnboundedSender;
-
-use super::incoming::Incoming;
 
 /// Default time budget of one request when the adapter gives none.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -22,7 +20,7 @@ pub fn client() -> reqwest::Client {
 }
 
 /// Sends a request; the response or failure arrives on `incoming`.
-pub fn send(client: &reqwest::Client, request: HttpRequest, incoming: UnboundedSender<Incoming>) {
+pub fn send(client: &reqwest::Client, request: HttpRequest, incoming: Inbox) {
     let client = client.clone();
     tokio::spawn(async move {
         let request_id = request.request_id.clone();
@@ -84,7 +82,7 @@ fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
 pub fn open_sse(
     client: &reqwest::Client,
     request: SseRequest,
-    incoming: UnboundedSender<Incoming>,
+    incoming: Inbox,
 ) -> tokio::task::JoinHandle<()> {
     let client = client.clone();
     tokio::spawn(async move {
@@ -97,7 +95,7 @@ pub fn open_sse(
 async fn stream_events(
     client: &reqwest::Client,
     request: SseRequest,
-    incoming: &UnboundedSender<Incoming>,
+    incoming: &Inbox,
 ) -> Result<(), String> {
     let mut builder = client
         .get(&request.url)
@@ -122,7 +120,8 @@ async fn stream_events(
             data: event.data,
             id: (!event.id.is_empty()).then_some(event.id),
         });
-        if incoming.send(Incoming::Adapter(input)).is_err() {
+        // Paced: a server streaming faster than the session converts waits.
+        if incoming.send_paced(Incoming::Adapter(input)).await.is_err() {
             break;
         }
     }

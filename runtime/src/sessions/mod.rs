@@ -261,7 +261,10 @@ impl SessionManager {
             .ensure_installed(&adapter, request.agent_version.as_deref())
             .await?;
         let (config, env) = self.session_config(&adapter, &record, None)?;
-        let shared = Arc::new(SessionShared::new(&record, EventLog::new(id)));
+        let shared = Arc::new(SessionShared::new(
+            &record,
+            EventLog::new(id, self.store.clone()),
+        ));
         let (requests, requests_rx) = unbounded_channel();
         let session = Arc::new(Session {
             shared: shared.clone(),

@@ -12,11 +12,15 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufRead
 use tokio::process::Command;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
-use super::incoming::{Incoming, Stream};
+use super::incoming::{Inbox, Incoming, Stream};
 
 /// How long output readers may run on after the process exits (a grandchild can
 /// hold the pipes open) before the exit is reported anyway.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+
+/// How often a reader waiting for its session to have room checks whether the
+/// process is gone (then it stops waiting).
+const GONE_CHECK: Duration = Duration::from_millis(50);
 
 /// How many of a process's first stdout lines are kept for sessions that attach to
 /// it later (a shared server's banner names its URL; see the WIT `share-key`).
@@ -39,7 +43,7 @@ pub struct SpawnContext {
 pub struct Subscriber {
     pub session_id: String,
     pub process_id: String,
-    pub incoming: UnboundedSender<Incoming>,
+    pub incoming: Inbox,
 }
 
 /// A running child process and the sessions that receive its output (one, or
@@ -112,13 +116,15 @@ impl ProcessEntry {
 
     /// Sends one message to every subscriber, built for its name of the process.
     fn broadcast(&self, message: impl Fn(&str) -> Incoming) {
-        self.broadcast_line(None, message);
+        let mut subscribers = self.subscribers.lock().unwrap();
+        subscribers.retain(|s| s.incoming.send(message(&s.process_id)).is_ok());
     }
 
-    /// Like [`Self::broadcast`], first keeping `replayed` among the lines replayed
-    /// to later subscribers (under the same lock as [`Self::attach`], so a line is
-    /// either replayed to a new subscriber or broadcast to it, never both).
-    fn broadcast_line(&self, replayed: Option<&str>, message: impl Fn(&str) -> Incoming) {
+    /// Who receives the next output line: each subscriber's inbox under its name
+    /// for the process. `replayed` is first kept among the lines replayed to later
+    /// subscribers (under the same lock as [`Self::attach`], so a line is either
+    /// replayed to a new subscriber or sent to it, never both).
+    fn line_targets(&self, replayed: Option<&str>) -> Vec<(String, Inbox)> {
         let mut subscribers = self.subscribers.lock().unwrap();
         if let Some(line) = replayed {
             let mut first = self.first_lines.lock().unwrap();
@@ -126,7 +132,32 @@ impl ProcessEntry {
                 first.push(line.to_owned());
             }
         }
-        subscribers.retain(|s| s.incoming.send(message(&s.process_id)).is_ok());
+        subscribers.retain(|s| !s.incoming.is_closed());
+        subscribers
+            .iter()
+            .map(|s| (s.process_id.clone(), s.incoming.clone()))
+            .collect()
+    }
+
+    /// Sends an output line to a session when it has room for it: the reader
+    /// waits, and so the process does, while the session is behind. Once the
+    /// process is gone its last lines go without waiting (they are few: what the
+    /// pipe held), so its exit is reported promptly.
+    async fn send_line(&self, inbox: &Inbox, message: Incoming) {
+        loop {
+            if self.gone() {
+                let _ = inbox.send(message);
+                return;
+            }
+            match tokio::time::timeout(GONE_CHECK, inbox.room()).await {
+                Ok(Ok(room)) => {
+                    let _ = inbox.send_in(message, room);
+                    return;
+                }
+                Ok(Err(_)) => return,
+                Err(_) => continue,
+            }
+        }
     }
 
     /// Kills the process and everything in its process group.
@@ -281,9 +312,8 @@ async fn forward_lines(
             (Stream::Stdout, Line::Text(text)) => Some(text.as_str()),
             _ => None,
         };
-        entry.broadcast_line(replayed, |process_id| {
-            let process_id = process_id.to_owned();
-            match &line {
+        for (process_id, inbox) in entry.line_targets(replayed) {
+            let message = match &line {
                 Line::Text(line) => Incoming::Adapter(match stream {
                     Stream::Stdout => Input::Stdout {
                         process_id,
@@ -300,8 +330,9 @@ async fn forward_lines(
                     length: *length,
                     head: head.clone(),
                 },
-            }
-        });
+            };
+            entry.send_line(&inbox, message).await;
+        }
     }
 }
 

@@ -26,7 +26,7 @@ impl SessionManager {
         for session in stored {
             let id = session.record.id.clone();
             let checkpoint = session.checkpoint.clone();
-            let log = EventLog::restore(&id, session.events.clone());
+            let log = EventLog::restore(&id, self.store.clone(), session.tail.clone());
             let shared = Arc::new(SessionShared::new(&session.record, log));
             *shared.state.lock().unwrap() = SessionState {
                 native_session_id: checkpoint.native_session_id.clone(),
@@ -72,7 +72,7 @@ impl SessionManager {
         let adapter = self.catalog.adapter(&stored.record.agent)?;
         // The turn cannot go on without its process: a fresh adapter resumes the
         // agent's own session instead of the snapshot that waits for that process.
-        let fresh_adapter = checkpoint.turn_running && !checkpoint.processes.is_empty();
+        let fresh_adapter = checkpoint.restarts_fresh();
         if fresh_adapter && !adapter.info().has("resume") {
             return Err(ApiError::AdapterFailed {
                 agent: stored.record.agent.clone(),

@@ -31,6 +31,11 @@ pub const MIGRATIONS: &[&str] = &[
         ended = coalesce(json_extract(checkpoint, '$.ended'), 0),
         updated_at = coalesce(json_extract(checkpoint, '$.updatedAt'), created_at);
     CREATE INDEX sessions_by_end ON sessions (ended, updated_at);",
+    // 3: an event's native payload apart from the rest, so that readers without
+    // `raw` (most of them) get stored bytes as they are, never parsed.
+    "ALTER TABLE events ADD COLUMN raw TEXT;
+    UPDATE events SET raw = event -> '$.raw', event = json_remove(event, '$.raw')
+        WHERE json_type(event, '$.raw') IS NOT NULL;",
 ];
 
 /// Why a database cannot be brought to the current schema.

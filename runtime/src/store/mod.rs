@@ -7,13 +7,17 @@
 //! keeps everything in memory ([`EphemeralStore`]). `docs/storage.md` describes the
 //! contract and the PostgreSQL backend planned for fleets of daemons.
 
+mod event;
 mod migrations;
 pub mod sqlite;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
-use sandbox_agent_universal::UniversalEvent;
 use serde::{Deserialize, Serialize};
+
+pub use event::EncodedEvent;
 
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -85,6 +89,17 @@ pub struct Checkpoint {
     pub updated_at: i64,
 }
 
+impl Checkpoint {
+    /// Whether a daemon restarted on this checkpoint carries the session on with a
+    /// fresh adapter (the running turn died with its process: the agent's native
+    /// session is resumed instead), so the adapter's snapshot is not used. Session
+    /// tasks skip taking snapshots for such checkpoints: a turn streaming a
+    /// process's output costs one adapter call per line, not one more per commit.
+    pub fn restarts_fresh(&self) -> bool {
+        self.turn_running && !self.processes.is_empty()
+    }
+}
+
 /// A running process of a session, as the adapter names it and as the system
 /// knows it (so a successor daemon can end it if it outlived its parent).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -104,7 +119,9 @@ pub struct StoredSession {
     pub checkpoint: Checkpoint,
     /// The adapter's state as of the checkpoint, when one was taken.
     pub snapshot: Option<Vec<u8>>,
-    pub events: Vec<UniversalEvent>,
+    /// The newest events of its transcript, in order (at most what `load` was
+    /// asked for; the rest stays in the store, read on demand).
+    pub tail: Vec<Arc<EncodedEvent>>,
 }
 
 /// One atomic write of a session task: its new events, in order, with the state
@@ -112,7 +129,7 @@ pub struct StoredSession {
 #[derive(Debug, Clone)]
 pub struct Commit {
     pub session_id: String,
-    pub events: Vec<UniversalEvent>,
+    pub events: Vec<Arc<EncodedEvent>>,
     pub checkpoint: Checkpoint,
     /// Replaces the stored snapshot when present.
     pub snapshot: Option<Vec<u8>>,
@@ -124,8 +141,24 @@ pub trait Store: Send + Sync {
     /// Whether anything outlives the process (false for `--ephemeral`); session
     /// tasks skip the work of taking snapshots when it does not.
     fn durable(&self) -> bool;
-    /// Every session with its transcript, in id order.
-    fn load(&self) -> Result<Vec<StoredSession>, StoreError>;
+    /// Every session with the last `tail` events of its transcript, in id order.
+    fn load(&self, tail: usize) -> Result<Vec<StoredSession>, StoreError>;
+    /// Up to `limit` committed events of a session with a sequence above `after`,
+    /// in order.
+    fn read_events(
+        &self,
+        session_id: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<Arc<EncodedEvent>>, StoreError>;
+    /// Up to `limit` committed events of a session with a sequence below `before`,
+    /// newest first.
+    fn read_events_before(
+        &self,
+        session_id: &str,
+        before: u64,
+        limit: usize,
+    ) -> Result<Vec<Arc<EncodedEvent>>, StoreError>;
     /// Records a new session.
     fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError>;
     /// Appends events and replaces the checkpoint, atomically.
@@ -134,27 +167,79 @@ pub trait Store: Send + Sync {
     fn delete_session(&self, session_id: &str) -> Result<(), StoreError>;
 }
 
-/// The `--ephemeral` store: nothing is written; the daemon's memory is all there is.
-pub struct EphemeralStore;
+/// The `--ephemeral` store: nothing is written; the daemon's memory is all there
+/// is, so every event of every session is held here until the session is deleted.
+#[derive(Default)]
+pub struct EphemeralStore {
+    events: Mutex<HashMap<String, Vec<Arc<EncodedEvent>>>>,
+}
+
+impl EphemeralStore {
+    /// The events of a session that `pick` selects from the whole transcript.
+    fn pick(
+        &self,
+        session_id: &str,
+        pick: impl FnOnce(&[Arc<EncodedEvent>]) -> Vec<Arc<EncodedEvent>>,
+    ) -> Vec<Arc<EncodedEvent>> {
+        let events = self.events.lock().unwrap();
+        events
+            .get(session_id)
+            .map_or_else(Vec::new, |events| pick(events))
+    }
+}
 
 impl Store for EphemeralStore {
     fn durable(&self) -> bool {
         false
     }
 
-    fn load(&self) -> Result<Vec<StoredSession>, StoreError> {
+    fn load(&self, _tail: usize) -> Result<Vec<StoredSession>, StoreError> {
         Ok(Vec::new())
     }
 
-    fn insert_session(&self, _record: &SessionRecord) -> Result<(), StoreError> {
+    fn read_events(
+        &self,
+        session_id: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<Arc<EncodedEvent>>, StoreError> {
+        // Sequences start at 1 without gaps: event n is at index n - 1.
+        Ok(self.pick(session_id, |events| {
+            let start = usize::try_from(after).map_or(events.len(), |a| a.min(events.len()));
+            events[start..].iter().take(limit).cloned().collect()
+        }))
+    }
+
+    fn read_events_before(
+        &self,
+        session_id: &str,
+        before: u64,
+        limit: usize,
+    ) -> Result<Vec<Arc<EncodedEvent>>, StoreError> {
+        Ok(self.pick(session_id, |events| {
+            let end = usize::try_from(before.saturating_sub(1))
+                .map_or(events.len(), |b| b.min(events.len()));
+            events[..end].iter().rev().take(limit).cloned().collect()
+        }))
+    }
+
+    fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError> {
+        self.events
+            .lock()
+            .unwrap()
+            .insert(record.id.clone(), Vec::new());
         Ok(())
     }
 
-    fn commit(&self, _commit: Commit) -> Result<(), StoreError> {
+    fn commit(&self, commit: Commit) -> Result<(), StoreError> {
+        if let Some(events) = self.events.lock().unwrap().get_mut(&commit.session_id) {
+            events.extend(commit.events);
+        }
         Ok(())
     }
 
-    fn delete_session(&self, _session_id: &str) -> Result<(), StoreError> {
+    fn delete_session(&self, session_id: &str) -> Result<(), StoreError> {
+        self.events.lock().unwrap().remove(session_id);
         Ok(())
     }
 }

@@ -8,13 +8,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::migrations::{migrate, MIGRATIONS};
-use super::{Commit, SessionRecord, Store, StoreError, StoredSession};
+use super::{Commit, EncodedEvent, SessionRecord, Store, StoreError, StoredSession};
 
 /// Most jobs folded into one transaction.
 const MAX_BATCH: usize = 512;
@@ -35,6 +35,9 @@ enum Write {
 pub struct SqliteStore {
     path: PathBuf,
     jobs: Mutex<Sender<Job>>,
+    /// The connection transcripts are read through (WAL: reads never wait for
+    /// the writer).
+    reader: Mutex<Connection>,
 }
 
 impl SqliteStore {
@@ -64,6 +67,7 @@ impl SqliteStore {
             tracing::info!(path = %path.display(), from, to = MIGRATIONS.len(), "upgraded the session database");
         }
         restrict_permissions(&path);
+        let reader = connect(&path).map_err(|e| unusable(e.to_string()))?;
         let (jobs, receiver) = mpsc::channel();
         thread::Builder::new()
             .name("session-store".into())
@@ -72,6 +76,7 @@ impl SqliteStore {
         Ok(Self {
             path,
             jobs: Mutex::new(jobs),
+            reader: Mutex::new(reader),
         })
     }
 
@@ -94,13 +99,11 @@ impl Store for SqliteStore {
         true
     }
 
-    fn load(&self) -> Result<Vec<StoredSession>, StoreError> {
-        let connection = connect(&self.path)?;
+    fn load(&self, tail: usize) -> Result<Vec<StoredSession>, StoreError> {
+        let connection = self.reader.lock().unwrap();
         let mut sessions = Vec::new();
         let mut rows =
             connection.prepare("SELECT record, checkpoint, snapshot FROM sessions ORDER BY id")?;
-        let mut events = connection
-            .prepare("SELECT event FROM events WHERE session_id = ?1 ORDER BY sequence")?;
         let loaded = rows.query_map([], |row| {
             Ok((
                 row.get::<_, String>(0)?,
@@ -111,18 +114,49 @@ impl Store for SqliteStore {
         for row in loaded {
             let (record, checkpoint, snapshot) = row?;
             let record: SessionRecord = serde_json::from_str(&record)?;
-            let transcript = events
-                .query_map([&record.id], |row| row.get::<_, String>(0))?
-                .map(|event| Ok(serde_json::from_str(&event?)?))
-                .collect::<Result<Vec<_>, StoreError>>()?;
+            let mut newest = select_events(
+                &connection,
+                "SELECT sequence, event, raw FROM events WHERE session_id = ?1
+                 ORDER BY sequence DESC LIMIT ?2",
+                params![record.id, tail as i64],
+            )?;
+            newest.reverse();
             sessions.push(StoredSession {
                 checkpoint: serde_json::from_str(&checkpoint)?,
                 record,
                 snapshot,
-                events: transcript,
+                tail: newest,
             });
         }
         Ok(sessions)
+    }
+
+    fn read_events(
+        &self,
+        session_id: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<Arc<EncodedEvent>>, StoreError> {
+        select_events(
+            &self.reader.lock().unwrap(),
+            "SELECT sequence, event, raw FROM events WHERE session_id = ?1 AND sequence > ?2
+             ORDER BY sequence LIMIT ?3",
+            params![session_id, after as i64, limit as i64],
+        )
+    }
+
+    fn read_events_before(
+        &self,
+        session_id: &str,
+        before: u64,
+        limit: usize,
+    ) -> Result<Vec<Arc<EncodedEvent>>, StoreError> {
+        select_events(
+            &self.reader.lock().unwrap(),
+            "SELECT sequence, event, raw FROM events WHERE session_id = ?1 AND sequence < ?2
+             ORDER BY sequence DESC LIMIT ?3",
+            params![session_id, before as i64, limit as i64],
+        )
     }
 
     fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError> {
@@ -136,6 +170,31 @@ impl Store for SqliteStore {
     fn delete_session(&self, session_id: &str) -> Result<(), StoreError> {
         self.submit(Write::Delete(session_id.to_owned()))
     }
+}
+
+/// The events a `SELECT sequence, event, raw` query finds, in its order.
+fn select_events(
+    connection: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<Arc<EncodedEvent>>, StoreError> {
+    let mut statement = connection.prepare_cached(sql)?;
+    let rows = statement.query_map(params, |row| {
+        Ok((
+            row.get::<_, i64>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, Option<String>>(2)?,
+        ))
+    })?;
+    rows.map(|row| {
+        let (sequence, envelope, raw) = row?;
+        Ok(Arc::new(EncodedEvent::from_stored(
+            sequence as u64,
+            envelope,
+            raw,
+        )?))
+    })
+    .collect()
 }
 
 fn connect(path: &Path) -> Result<Connection, rusqlite::Error> {
@@ -218,13 +277,15 @@ fn write_commit(
         // Deleted while its task was still finishing: nothing to keep.
         return Ok(());
     }
-    let mut insert = transaction
-        .prepare_cached("INSERT INTO events (session_id, sequence, event) VALUES (?1, ?2, ?3)")?;
+    let mut insert = transaction.prepare_cached(
+        "INSERT INTO events (session_id, sequence, event, raw) VALUES (?1, ?2, ?3, ?4)",
+    )?;
     for event in &commit.events {
         insert.execute(params![
             commit.session_id,
             event.sequence as i64,
-            serde_json::to_string(event)?
+            event.envelope(),
+            event.raw()
         ])?;
     }
     let checkpoint = &commit.checkpoint;
@@ -298,7 +359,9 @@ mod tests {
             store
                 .commit(Commit {
                     session_id: "b".into(),
-                    events: batch.map(|n| event("b", n)).collect(),
+                    events: batch
+                        .map(|n| Arc::new(EncodedEvent::encode(&event("b", n))))
+                        .collect(),
                     checkpoint: Checkpoint {
                         turn_running: true,
                         processes: vec![crate::store::ProcessMark {
@@ -315,18 +378,65 @@ mod tests {
         }
         drop(store);
         let store = SqliteStore::open(dir.path()).unwrap();
-        let sessions = store.load().unwrap();
+        let sessions = store.load(3).unwrap();
         let ids: Vec<&str> = sessions.iter().map(|s| s.record.id.as_str()).collect();
         assert_eq!(ids, ["a", "b"]);
         let b = &sessions[1];
         assert_eq!(b.record, record("b"));
-        let sequences: Vec<u64> = b.events.iter().map(|e| e.sequence).collect();
-        assert_eq!(sequences, [1, 2, 3, 4, 5]);
-        assert_eq!(b.events[2], event("b", 3));
+        let sequences = |events: &[Arc<EncodedEvent>]| -> Vec<u64> {
+            events.iter().map(|e| e.sequence).collect()
+        };
+        assert_eq!(sequences(&b.tail), [3, 4, 5], "the newest 3");
+        assert_eq!(b.tail[0].decode().unwrap(), event("b", 3));
+        assert_eq!(sequences(&store.read_events("b", 1, 2).unwrap()), [2, 3]);
+        assert_eq!(sequences(&store.read_events("b", 4, 10).unwrap()), [5]);
+        assert_eq!(
+            sequences(&store.read_events_before("b", 4, 2).unwrap()),
+            [3, 2]
+        );
+        assert!(store.read_events("a", 0, 10).unwrap().is_empty());
         assert_eq!(b.checkpoint.processes[0].id, "agent");
         assert_eq!(b.snapshot.as_deref(), Some(&b"state"[..]));
         store.delete_session("b").unwrap();
-        assert_eq!(store.load().unwrap().len(), 1);
+        assert_eq!(store.load(10).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn events_stored_before_raw_had_its_column_read_back_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SqliteStore::FILE_NAME);
+        let mut connection = connect(&path).unwrap();
+        migrate(&mut connection, 2).unwrap();
+        connection
+            .execute(
+                "INSERT INTO sessions (id, record, checkpoint, created_at) VALUES ('b', ?1, '{}', 1)",
+                [serde_json::to_string(&record("b")).unwrap()],
+            )
+            .unwrap();
+        let mut without_raw = event("b", 2);
+        without_raw.raw = None;
+        for stored in [event("b", 1), without_raw] {
+            connection
+                .execute(
+                    "INSERT INTO events (session_id, sequence, event) VALUES ('b', ?1, ?2)",
+                    params![
+                        stored.sequence as i64,
+                        serde_json::to_string(&stored).unwrap()
+                    ],
+                )
+                .unwrap();
+        }
+        drop(connection);
+        let store = SqliteStore::open(dir.path()).unwrap();
+        let events = store.read_events("b", 0, 10).unwrap();
+        assert_eq!(events[0].decode().unwrap(), event("b", 1));
+        assert!(
+            !events[0].json(false).contains("raw"),
+            "{}",
+            events[0].json(false)
+        );
+        assert_eq!(events[1].raw(), None);
+        assert_eq!(events[1].decode().unwrap().raw, None);
     }
 
     #[test]
