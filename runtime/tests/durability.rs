@@ -412,3 +412,33 @@ fn a_snapshot_the_adapter_refuses_starts_it_afresh() {
         .count();
     assert_eq!(started, 2, "the fresh adapter started again");
 }
+
+#[test]
+fn queued_messages_survive_a_kill_and_run_after_the_restart_in_order() {
+    let mut daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    api.create("queue", "mock");
+    api.send("queue", "slow 10");
+    for word in ["first", "second", "third"] {
+        api.send("queue", &format!("echo {word}"));
+    }
+    // Each message was answered 204 once stored: all three wait for the slow turn.
+    assert_eq!(api.session_info("queue")["queuedMessages"], 3);
+    let data_dir = daemon.kill();
+
+    let daemon = Daemon::start_with(Options {
+        data_dir: Some(data_dir),
+        ..Options::default()
+    });
+    let api = Api::new(&daemon);
+    api.wait_for_info("queue", "done with its queue", |info| {
+        info["status"] == "idle" && info["queuedMessages"] == 0
+    });
+    let texts = common::api::assistant_texts(&api.events("queue"));
+    let echoed: Vec<&str> = texts
+        .iter()
+        .map(String::as_str)
+        .filter(|text| ["first", "second", "third"].contains(text))
+        .collect();
+    assert_eq!(echoed, ["first", "second", "third"], "{texts:?}");
+}

@@ -145,7 +145,7 @@ fn a_million_event_session_costs_no_more_memory_and_replays_from_the_store() {
 #[test]
 fn a_reader_that_stops_reading_does_not_grow_the_daemon() {
     use std::io::Write;
-    const LINES: u64 = 200_000;
+    const LINES: u64 = 100_000;
     let daemon = Daemon::start();
     let api = Api::new(&daemon);
     api.create("flood", "mock");

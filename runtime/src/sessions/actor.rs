@@ -20,6 +20,7 @@ use tokio::task::AbortHandle;
 
 use super::incoming::{Delivery, Inbox, Incoming};
 use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
+use super::queue::Queued;
 use super::shared::SharedProcesses;
 use super::stderr::StderrCapture;
 use super::{loopback, SessionShared};
@@ -105,12 +106,6 @@ struct Attached {
     share_key: Option<String>,
 }
 
-/// A message waiting for the running turn to end.
-struct Queued {
-    parts: Vec<MessagePart>,
-    turn_started: Option<oneshot::Sender<u64>>,
-}
-
 /// State of one running session task.
 pub struct Actor {
     shared: Arc<SessionShared>,
@@ -180,6 +175,11 @@ impl Actor {
         self.pending_permissions = checkpoint.pending_permissions.iter().cloned().collect();
         self.pending_questions = checkpoint.pending_questions.iter().cloned().collect();
         self.updated_at = checkpoint.updated_at;
+        self.queue = checkpoint
+            .queued
+            .iter()
+            .map(|parts| Queued::from_stored(parts))
+            .collect();
         self.committed = checkpoint.clone();
         self
     }
@@ -188,7 +188,7 @@ impl Actor {
     /// its processes and timers are gone, or, when the running turn died with its
     /// process, closes that turn and starts the fresh adapter that resumes the
     /// agent's native session.
-    pub fn resume(&mut self, resumption: Resumption) {
+    pub async fn resume(&mut self, resumption: Resumption) {
         if !resumption.lost_processes.is_empty() {
             let native = self.shared.state.lock().unwrap().native_session_id.clone();
             self.append(restart_marker(native.as_deref()));
@@ -209,7 +209,9 @@ impl Actor {
                 let _ = self.feed(Input::Timer { timer_id });
             }
         }
-        self.commit();
+        // Messages the previous daemon accepted run now, or when the turn ends.
+        let _ = self.start_next_turn();
+        self.commit().await;
     }
 
     /// Rejects what the lost turn asked and ends it, all daemon-made.
@@ -274,7 +276,7 @@ impl Actor {
                     Some(Request { command, done }) => {
                         let result = self.on_command(command);
                         // Whoever gets the answer must see the state it left.
-                        self.commit();
+                        self.commit().await;
                         let _ = done.send(result);
                     }
                     None => {
@@ -295,11 +297,11 @@ impl Actor {
                     }
                 }
             }
-            self.commit();
+            self.commit().await;
         }
         self.shutdown();
         if !self.suspended {
-            self.commit();
+            self.commit().await;
         }
         // Answer what is still queued so no caller waits forever.
         while let Ok(Request { done, .. }) = requests.try_recv() {
@@ -633,11 +635,11 @@ impl Actor {
     /// Stores the staged events with the state they leave the session in, then
     /// lets readers see them (never before: what a client saw is never lost, and
     /// `ended` must imply that `session.ended` is readable, which SSE relies on).
-    fn commit(&mut self) {
+    async fn commit(&mut self) {
         let events = self.shared.log.staged();
         let checkpoint = self.checkpoint();
         if !events.is_empty() || checkpoint != self.committed {
-            self.store_commit(events, checkpoint);
+            self.store_commit(events, checkpoint).await;
         }
         let published = self.shared.log.publish();
         self.shared.state.lock().unwrap().updated_at = self.updated_at;
@@ -647,27 +649,32 @@ impl Actor {
         }
     }
 
-    fn store_commit(
+    /// Queues the write with the store's writer (which folds what every session
+    /// has pending into one transaction) and waits for it without holding a thread.
+    async fn store_commit(
         &mut self,
         events: Vec<Arc<crate::store::EncodedEvent>>,
         checkpoint: Checkpoint,
     ) {
-        let store = self.store.clone();
-        let adapter = &mut self.adapter;
-        let ended = self.ended;
-        let result = tokio::task::block_in_place(|| {
-            // The adapter's state goes with the events it produced, so a restart
-            // resumes from a consistent pair; none is needed where a restart would
-            // not use it.
-            let snapshot = (store.durable() && !ended && !checkpoint.restarts_fresh())
-                .then(|| adapter.snapshot().ok())
-                .flatten();
-            store.commit(Commit {
-                session_id: self.shared.record.id.clone(),
-                events,
-                checkpoint: checkpoint.clone(),
-                snapshot,
-            })
+        // The adapter's state goes with the events it produced, so a restart
+        // resumes from a consistent pair; none is needed where a restart would
+        // not use it.
+        let snapshot = if self.store.durable() && !self.ended && !checkpoint.restarts_fresh() {
+            let adapter = &mut self.adapter;
+            tokio::task::block_in_place(|| adapter.snapshot().ok())
+        } else {
+            None
+        };
+        let done = self.store.commit_queued(Commit {
+            session_id: self.shared.record.id.clone(),
+            events,
+            checkpoint: checkpoint.clone(),
+            snapshot,
+        });
+        let result = done.await.unwrap_or_else(|_| {
+            Err(crate::store::StoreError::Io(
+                "the store's writer stopped".into(),
+            ))
         });
         if let Err(error) = result {
             tracing::error!(session = %self.shared.record.id, %error, "events could not be stored; they stay in memory only");
@@ -694,6 +701,7 @@ impl Actor {
                 .collect(),
             timers: self.timers.keys().cloned().collect(),
             updated_at: self.updated_at,
+            queued: self.queue.iter().map(Queued::stored).collect(),
         }
     }
 

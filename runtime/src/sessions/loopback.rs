@@ -11,12 +11,16 @@ use sandbox_agent_host::{HttpRequest, HttpResponse, Input, SseEvent, SseRequest}
 /// Default time budget of one request when the adapter gives none.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// An HTTP client that never goes through a proxy (everything is local).
+/// The daemon's HTTP client for loopback requests, shared by every session (a
+/// clone shares its connection pool): it never goes through a proxy.
 pub fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .expect("building the loopback HTTP client")
+    static CLIENT: std::sync::LazyLock<reqwest::Client> = std::sync::LazyLock::new(|| {
+        reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .expect("building the loopback HTTP client")
+    });
+    CLIENT.clone()
 }
 
 /// Sends a request; the response or failure arrives on `incoming`.

@@ -7,6 +7,7 @@ mod launch;
 pub mod log;
 pub mod loopback;
 pub mod processes;
+mod queue;
 mod restore;
 pub mod retention;
 pub mod shared;

@@ -126,7 +126,7 @@ impl SessionManager {
         };
         let (resumed, first_steps) = oneshot::channel();
         tokio::spawn(async move {
-            actor.resume(resumption);
+            actor.resume(resumption).await;
             let _ = resumed.send(());
             actor.run(requests_rx).await;
         });
@@ -177,6 +177,7 @@ impl SessionManager {
                 processes: Vec::new(),
                 timers: Vec::new(),
                 updated_at,
+                queued: Vec::new(),
                 ..checkpoint.clone()
             },
             snapshot: None,

@@ -87,6 +87,28 @@ pub struct Checkpoint {
     pub timers: Vec<String>,
     /// Unix milliseconds of the latest event.
     pub updated_at: i64,
+    /// Messages accepted while a turn ran, waiting for it to end, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queued: Vec<Vec<StoredPart>>,
+}
+
+/// One part of a queued user message, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum StoredPart {
+    Text {
+        text: String,
+    },
+    Image {
+        path: String,
+        mime: Option<String>,
+        filename: Option<String>,
+    },
+    File {
+        path: String,
+        mime: Option<String>,
+        filename: Option<String>,
+    },
 }
 
 impl Checkpoint {
@@ -135,6 +157,9 @@ pub struct Commit {
     pub snapshot: Option<Vec<u8>>,
 }
 
+/// Answers once a queued commit is durable (or failed).
+pub type CommitDone = tokio::sync::oneshot::Receiver<Result<(), StoreError>>;
+
 /// A place sessions are kept. Every method returns once the change is durable;
 /// implementations batch concurrent callers into one transaction.
 pub trait Store: Send + Sync {
@@ -163,6 +188,13 @@ pub trait Store: Send + Sync {
     fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError>;
     /// Appends events and replaces the checkpoint, atomically.
     fn commit(&self, commit: Commit) -> Result<(), StoreError>;
+    /// Like [`commit`](Self::commit), for async callers: the write is queued and
+    /// the returned receiver answers once it is durable, without holding a thread.
+    fn commit_queued(&self, commit: Commit) -> CommitDone {
+        let (done, receiver) = tokio::sync::oneshot::channel();
+        let _ = done.send(self.commit(commit));
+        receiver
+    }
     /// Removes a session and its transcript.
     fn delete_session(&self, session_id: &str) -> Result<(), StoreError>;
 }

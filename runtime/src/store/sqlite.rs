@@ -22,7 +22,26 @@ const MAX_BATCH: usize = 512;
 /// A write and where to report that it is durable.
 struct Job {
     write: Write,
-    done: SyncSender<Result<(), String>>,
+    done: Done,
+}
+
+/// Who waits for a write: a thread, or a task.
+enum Done {
+    Thread(SyncSender<Result<(), StoreError>>),
+    Task(tokio::sync::oneshot::Sender<Result<(), StoreError>>),
+}
+
+impl Done {
+    fn send(self, outcome: Result<(), StoreError>) {
+        match self {
+            Done::Thread(done) => {
+                let _ = done.send(outcome);
+            }
+            Done::Task(done) => {
+                let _ = done.send(outcome);
+            }
+        }
+    }
 }
 
 enum Write {
@@ -87,10 +106,13 @@ impl SqliteStore {
 
     fn submit(&self, write: Write) -> Result<(), StoreError> {
         let (done, outcome) = mpsc::sync_channel(1);
+        self.queue(write, Done::Thread(done))?;
+        outcome.recv().map_err(|_| writer_gone())?
+    }
+
+    fn queue(&self, write: Write, done: Done) -> Result<(), StoreError> {
         let sent = self.jobs.lock().unwrap().send(Job { write, done });
-        let gone = || StoreError::Io("the store's writer stopped".into());
-        sent.map_err(|_| gone())?;
-        outcome.recv().map_err(|_| gone())?.map_err(StoreError::Io)
+        sent.map_err(|_| writer_gone())
     }
 }
 
@@ -167,6 +189,16 @@ impl Store for SqliteStore {
         self.submit(Write::Commit(commit))
     }
 
+    fn commit_queued(&self, commit: Commit) -> super::CommitDone {
+        let (done, receiver) = tokio::sync::oneshot::channel();
+        if let Err(error) = self.queue(Write::Commit(commit), Done::Task(done)) {
+            let (done, receiver) = tokio::sync::oneshot::channel();
+            let _ = done.send(Err(error));
+            return receiver;
+        }
+        receiver
+    }
+
     fn delete_session(&self, session_id: &str) -> Result<(), StoreError> {
         self.submit(Write::Delete(session_id.to_owned()))
     }
@@ -195,6 +227,10 @@ fn select_events(
         )?))
     })
     .collect()
+}
+
+fn writer_gone() -> StoreError {
+    StoreError::Io("the store's writer stopped".into())
 }
 
 fn connect(path: &Path) -> Result<Connection, rusqlite::Error> {
@@ -236,7 +272,7 @@ fn write_loop(mut connection: Connection, jobs: Receiver<Job>) {
             tracing::error!(%error, jobs = batch.len(), "writing sessions to the database failed");
         }
         for job in batch {
-            let _ = job.done.send(outcome.clone());
+            job.done.send(outcome.clone().map_err(StoreError::Io));
         }
     }
 }
