@@ -112,7 +112,7 @@ pub struct Actor {
     adapter: AdapterSession,
     spawn: SpawnContext,
     incoming_tx: Inbox,
-    incoming_rx: Option<UnboundedReceiver<Delivery>>,
+    incoming_rx: Option<UnboundedReceiver<Box<Delivery>>>,
     http: reqwest::Client,
     processes: BTreeMap<String, Attached>,
     shared_processes: Arc<SharedProcesses>,
@@ -268,12 +268,13 @@ impl Actor {
     }
 
     /// Runs until the session ends or the daemon drops the session.
-    pub async fn run(mut self, mut requests: UnboundedReceiver<Request>) {
+    pub async fn run(mut self, mut requests: UnboundedReceiver<Box<Request>>) {
         let mut incoming = self.incoming_rx.take().expect("a session task runs once");
         while !self.ended && !self.suspended {
             tokio::select! {
                 request = requests.recv() => match request {
-                    Some(Request { command, done }) => {
+                    Some(request) => {
+                        let Request { command, done } = *request;
                         let result = self.on_command(command);
                         // Whoever gets the answer must see the state it left.
                         self.commit().await;
@@ -304,8 +305,8 @@ impl Actor {
             self.commit().await;
         }
         // Answer what is still queued so no caller waits forever.
-        while let Ok(Request { done, .. }) = requests.try_recv() {
-            let _ = done.send(Err(ApiError::SessionEnded {
+        while let Ok(request) = requests.try_recv() {
+            let _ = request.done.send(Err(ApiError::SessionEnded {
                 session_id: self.shared.record.id.clone(),
             }));
         }

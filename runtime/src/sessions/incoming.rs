@@ -18,7 +18,9 @@ pub const IN_FLIGHT: usize = 256;
 /// Where a session's I/O sends what it receives.
 #[derive(Clone)]
 pub struct Inbox {
-    sender: UnboundedSender<Delivery>,
+    /// Boxed: a channel allocates 32 slots up front, which for a session at
+    /// rest should be 32 pointers, not 32 inputs.
+    sender: UnboundedSender<Box<Delivery>>,
     budget: Arc<Semaphore>,
 }
 
@@ -35,7 +37,7 @@ pub struct Closed;
 
 impl Inbox {
     /// A session's inbox and the receiving end its task reads.
-    pub fn new() -> (Self, UnboundedReceiver<Delivery>) {
+    pub fn new() -> (Self, UnboundedReceiver<Box<Delivery>>) {
         let (sender, receiver) = unbounded_channel();
         let budget = Arc::new(Semaphore::new(IN_FLIGHT));
         (Self { sender, budget }, receiver)
@@ -78,10 +80,10 @@ impl Inbox {
         permit: Option<OwnedSemaphorePermit>,
     ) -> Result<(), Closed> {
         self.sender
-            .send(Delivery {
+            .send(Box::new(Delivery {
                 incoming,
                 _permit: permit,
-            })
+            }))
             .map_err(|_| Closed)
     }
 }

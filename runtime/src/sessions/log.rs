@@ -20,11 +20,13 @@ use tokio::sync::watch;
 
 use crate::store::{EncodedEvent, Store, StoreError};
 
-/// Most events a session keeps in memory.
-pub const TAIL_EVENTS: usize = 256;
+/// Most events a session keeps in memory: enough for live readers, who read at
+/// the head, and for a client that reconnects a moment later.
+pub const TAIL_EVENTS: usize = 128;
 /// Most bytes of encoded events a session keeps in memory (the newest event is
-/// always kept, whatever its size).
-pub const TAIL_BYTES: usize = 256 * 1024;
+/// always kept, whatever its size): 10,000 sessions hold at most 320 MiB of
+/// events in the worst case, and typically far less.
+pub const TAIL_BYTES: usize = 32 * 1024;
 /// Events read from the store per query when a reader is behind the tail.
 const STORE_PAGE: usize = 256;
 

@@ -65,7 +65,8 @@ impl SessionShared {
 /// A handle on a live or ended session.
 pub struct Session {
     pub shared: Arc<SessionShared>,
-    requests: UnboundedSender<Request>,
+    /// Boxed: a channel allocates 32 slots up front (see `Inbox`).
+    requests: UnboundedSender<Box<Request>>,
 }
 
 impl Session {
@@ -76,7 +77,7 @@ impl Session {
             session_id: self.shared.record.id.clone(),
         };
         self.requests
-            .send(Request { command, done })
+            .send(Box::new(Request { command, done }))
             .map_err(|_| ended())?;
         outcome.await.map_err(|_| ended())?
     }
@@ -357,7 +358,10 @@ impl SessionManager {
     ) -> Actor {
         let spawn = SpawnContext {
             env,
-            env_remove: self.catalog.foreign_credential_env(&shared.record.agent),
+            env_remove: {
+                let (catalog, agent) = (self.catalog.clone(), shared.record.agent.clone());
+                Box::new(move || catalog.foreign_credential_env(&agent))
+            },
             directory,
             install_dir: self.catalog.install_dir().to_owned(),
             max_line_bytes: self.max_line_bytes,

@@ -30,9 +30,10 @@ pub const REPLAYED_LINES: usize = 64;
 pub struct SpawnContext {
     /// Session-wide variables (client env, credentials).
     pub env: Vec<(String, String)>,
-    /// Variables of the daemon's environment the processes do not inherit (other
-    /// agents' credentials); `env` and the request's variables may still set them.
-    pub env_remove: Vec<String>,
+    /// Names the variables of the daemon's environment the processes do not
+    /// inherit (other agents' credentials; `env` and the request's variables may
+    /// still set them). Asked at each spawn, so that a session at rest holds no list.
+    pub env_remove: Box<dyn Fn() -> Vec<String> + Send + Sync>,
     pub directory: PathBuf,
     /// Searched after PATH for bare program names.
     pub install_dir: PathBuf,
@@ -211,7 +212,7 @@ pub fn spawn(
             )
         })?;
     let mut command = Command::new(&program);
-    for name in &context.env_remove {
+    for name in (context.env_remove)() {
         command.env_remove(name);
     }
     command
