@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use futures::StreamExt;
+use common::{percentile, us};
 use sandbox_agent_client::{Client, CreateSessionRequest, MessageRequest};
 use sandbox_agent_host::{
     Action, AdapterRegistry, ExitStatus, HostConfig, Input, MessagePart, SessionConfig,
@@ -339,65 +339,13 @@ async fn event_latency(table: &mut Table, daemon: &Daemon) {
         ..Default::default()
     };
     client.create_session(id, &request).await.unwrap();
-    let after = client
-        .events(id, &Default::default())
+    let common::latency::TurnLatency {
+        mut first_event,
+        mut turn_ended,
+        mut post_answered,
+    } = common::latency::turn_latency(&client, id, LATENCY_WARMUP, LATENCY_MESSAGES)
         .await
-        .unwrap()
-        .events
-        .last()
-        .map_or(0, |e| e.sequence);
-    let mut stream = client
-        .events_sse(id, Some(after), false, None)
-        .await
-        .expect("opening the SSE stream");
-
-    let mut first_event = Vec::new();
-    let mut turn_ended = Vec::new();
-    let mut post_answered = Vec::new();
-    for i in 0..LATENCY_WARMUP + LATENCY_MESSAGES {
-        let message = MessageRequest {
-            message: Some(format!("ping number {i}")),
-            ..Default::default()
-        };
-        let begin = Instant::now();
-        let send = async {
-            client
-                .send_message(id, &message)
-                .await
-                .expect("POST message");
-            begin.elapsed()
-        };
-        let first = async {
-            let event = stream
-                .next()
-                .await
-                .expect("SSE stream ended")
-                .expect("SSE event");
-            (event, begin.elapsed())
-        };
-        let (posted, (event, first_at)) = tokio::join!(send, first);
-        assert_eq!(
-            event.event_type.as_str(),
-            "turn.started",
-            "first event of a turn"
-        );
-        // Drain the rest of the turn.
-        let ended_at = loop {
-            let event = tokio::time::timeout(Duration::from_secs(10), stream.next())
-                .await
-                .expect("turn did not end")
-                .expect("SSE stream ended")
-                .expect("SSE event");
-            if event.event_type.as_str() == "turn.ended" {
-                break begin.elapsed();
-            }
-        };
-        if i >= LATENCY_WARMUP {
-            first_event.push(first_at);
-            turn_ended.push(ended_at);
-            post_answered.push(posted);
-        }
-    }
+        .expect("timing mock turns over SSE");
     table.section(&format!(
         "Mock event latency ({LATENCY_MESSAGES} messages, SSE stream already open, one at a time)"
     ));
@@ -719,27 +667,12 @@ fn call_row(table: &mut Table, name: &str, samples: &mut [Duration], note: &str)
 // ---------------------------------------------------------------------------
 // Statistics and printing
 
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort_unstable();
-    let rank = ((p / 100.0) * (samples.len() - 1) as f64).round() as usize;
-    samples[rank.min(samples.len() - 1)]
-}
-
 fn median(samples: &mut [Duration]) -> Duration {
     percentile(samples, 50.0)
 }
 
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn us(d: Duration) -> String {
-    let micros = d.as_secs_f64() * 1e6;
-    if micros >= 1000.0 {
-        format!("{:.2} ms", micros / 1000.0)
-    } else {
-        format!("{micros:.1} µs")
-    }
 }
 
 fn list_ms(samples: &[Duration]) -> String {

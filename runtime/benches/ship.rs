@@ -16,9 +16,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
+
+use common::daemons::{Binary, Daemon};
 
 /// Cold starts per binary (the median is reported).
 const STARTS: usize = 7;
@@ -27,12 +28,10 @@ const RSS_SAMPLES: usize = 3;
 /// wrk runs per binary and route, interleaved between binaries.
 const WRK_RUNS: usize = 2;
 const WRK_SECONDS: u32 = 5;
-const TOKEN: &str = "ship-bench-token";
 
 fn main() {
     let scratch = tempfile::tempdir().expect("scratch folder");
-    let mut binaries = vec![Binary::ours()];
-    binaries.extend(Binary::references());
+    let binaries = Binary::all();
     for binary in &binaries {
         println!(
             "{:<10} {} ({:.1} MB)",
@@ -93,113 +92,6 @@ fn main() {
         report(&binaries, &mut rps, |d| {
             format!("{:.0} req/s", d.as_secs_f64())
         });
-    }
-}
-
-/// A daemon binary to measure.
-struct Binary {
-    name: String,
-    path: PathBuf,
-    /// Ours takes a token and our flags; references run with `--no-token`.
-    ours: bool,
-}
-
-impl Binary {
-    fn ours() -> Self {
-        let path = std::env::var_os("SANDBOX_AGENT_BENCH_BIN")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_sandbox-agent")));
-        Self {
-            name: "ours".into(),
-            path,
-            ours: true,
-        }
-    }
-
-    fn references() -> Vec<Self> {
-        let list = std::env::var("SANDBOX_AGENT_REFERENCES").unwrap_or_default();
-        list.split(',')
-            .filter(|entry| !entry.trim().is_empty())
-            .map(|entry| {
-                let (name, path) = entry
-                    .split_once('=')
-                    .expect("SANDBOX_AGENT_REFERENCES entries are NAME=PATH");
-                Self {
-                    name: name.trim().into(),
-                    path: PathBuf::from(path.trim()),
-                    ours: name.trim().starts_with("ours"),
-                }
-            })
-            .collect()
-    }
-}
-
-/// A running daemon in a fresh home of its own.
-struct Daemon {
-    child: Child,
-    port: u16,
-    token: Option<String>,
-    _home: tempfile::TempDir,
-}
-
-impl Daemon {
-    /// Starts `binary` with a fresh home and returns it once `GET /v1/health` answers 200,
-    /// with the time that took.
-    fn start(binary: &Binary, scratch: &Path) -> (Daemon, Duration) {
-        let home = tempfile::tempdir_in(scratch).expect("home");
-        let port = common::free_port();
-        let mut command = Command::new(&binary.path);
-        command
-            .args(["server", "--host", "127.0.0.1", "--port", &port.to_string()])
-            .env("HOME", home.path())
-            .env("XDG_DATA_HOME", home.path().join("data"))
-            .env("XDG_CACHE_HOME", home.path().join("cache"))
-            .env("XDG_CONFIG_HOME", home.path().join("config"))
-            .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
-            .env_remove("SANDBOX_AGENT_DATA_DIR")
-            .env_remove("SANDBOX_AGENT_CACHE_DIR")
-            // Each daemon logs as it does by default (to a null stderr).
-            .env_remove("SANDBOX_AGENT_LOG")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let token = if binary.ours {
-            command.args(["--token", TOKEN]);
-            Some(TOKEN.to_owned())
-        } else {
-            command.args(["--no-token", "--no-telemetry"]);
-            None
-        };
-        let begin = Instant::now();
-        let child = command.spawn().expect("starting the daemon");
-        let mut daemon = Daemon {
-            child,
-            port,
-            token,
-            _home: home,
-        };
-        let deadline = begin + Duration::from_secs(120);
-        loop {
-            if let Some(status) = daemon.child.try_wait().unwrap() {
-                panic!("{} exited during start-up: {status}", binary.name);
-            }
-            if common::http_get(port, "/v1/health", None) == Some(200) {
-                return (daemon, begin.elapsed());
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{} never became healthy",
-                binary.name
-            );
-            std::thread::sleep(Duration::from_micros(250));
-        }
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        common::stop(&mut self.child);
     }
 }
 
