@@ -27,8 +27,9 @@ pub struct LoadedAdapter {
     facts: AdapterFacts,
     origin: AdapterOrigin,
     host: Arc<Host>,
-    /// Set on the first instance (or at once for components compiled on load).
-    compiled: OnceLock<Result<Compiled, String>>,
+    /// Set on the first instance (or at once for components compiled on load),
+    /// failure included: a component that does not load is not tried again.
+    compiled: OnceLock<Result<Compiled, HostError>>,
     embedded: Option<Embedded>,
 }
 
@@ -115,11 +116,11 @@ impl LoadedAdapter {
     /// The linked component, loading it on first use.
     fn ready(&self) -> Result<&Compiled, HostError> {
         self.compiled
-            .get_or_init(|| self.load().map_err(|e| e.to_string()))
+            .get_or_init(|| self.load())
             .as_ref()
-            .map_err(|reason| HostError::Load {
+            .map_err(|error| HostError::Load {
                 origin: self.origin.to_string(),
-                reason: reason.clone(),
+                reason: error.to_string(),
             })
     }
 

@@ -132,7 +132,7 @@ pub(crate) fn compile_wasm(
 ) -> Result<Component, HostError> {
     contract::check_format(bytes).map_err(|reason| HostError::Load {
         origin: origin.to_string(),
-        reason,
+        reason: reason.to_string(),
     })?;
     Component::new(engine, bytes).map_err(|e| load_error(origin, &e))
 }

@@ -15,20 +15,31 @@ use crate::SUPPORTED_CONTRACTS;
 /// The contract's package name; its interfaces are exported as `PACKAGE/NAME@VERSION`.
 const PACKAGE: &str = "sandbox-agent:adapter";
 
+/// What bytes that are not a WebAssembly component are instead; the reason of a
+/// [`HostError::Load`](crate::HostError::Load).
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum FormatError {
+    /// The bytes do not start with the WebAssembly header.
+    #[error("not a WebAssembly file (it does not start with the \\0asm header)")]
+    NotWasm,
+    /// A core module: built for another target, or not wrapped as a component.
+    #[error(
+        "a core WebAssembly module, not a component: build the adapter for \
+         wasm32-wasip2 (cargo build --target wasm32-wasip2), or wrap the module with \
+         `wasm-tools component new`"
+    )]
+    CoreModule,
+}
+
 /// Refuses bytes that are not a WebAssembly component, saying what they are instead.
-pub(crate) fn check_format(bytes: &[u8]) -> Result<(), String> {
+pub(crate) fn check_format(bytes: &[u8]) -> Result<(), FormatError> {
     const MAGIC: &[u8] = b"\0asm";
     // After the magic: a 2-byte version and a 2-byte layer (0 = core module, 1 = component).
     let Some(header) = bytes.get(..8).filter(|header| header.starts_with(MAGIC)) else {
-        return Err("not a WebAssembly file (it does not start with the \\0asm header)".into());
+        return Err(FormatError::NotWasm);
     };
     if header[6..8] == [0, 0] {
-        return Err(
-            "a core WebAssembly module, not a component: build the adapter for \
-             wasm32-wasip2 (cargo build --target wasm32-wasip2), or wrap the module with \
-             `wasm-tools component new`"
-                .into(),
-        );
+        return Err(FormatError::CoreModule);
     }
     Ok(())
 }
@@ -151,12 +162,14 @@ mod tests {
 
     #[test]
     fn the_format_check_names_what_the_bytes_are() {
-        assert!(check_format(b"hello")
-            .unwrap_err()
+        assert_eq!(check_format(b"hello"), Err(FormatError::NotWasm));
+        assert!(FormatError::NotWasm
+            .to_string()
             .contains("not a WebAssembly file"));
         let module = b"\0asm\x01\x00\x00\x00";
-        assert!(check_format(module)
-            .unwrap_err()
+        assert_eq!(check_format(module), Err(FormatError::CoreModule));
+        assert!(FormatError::CoreModule
+            .to_string()
             .contains("core WebAssembly module"));
         assert!(check_format(b"\0asm\x0d\x00\x01\x00").is_ok());
     }

@@ -196,7 +196,7 @@ pub fn precompile(
     let portable = engine::portable(config, target)?;
     crate::contract::check_format(wasm).map_err(|reason| HostError::Load {
         origin: origin.to_string(),
-        reason,
+        reason: reason.to_string(),
     })?;
     let code = portable
         .precompile_component(wasm)

@@ -163,6 +163,13 @@ impl ApiError {
     }
 }
 
+/// A folder that cannot be loaded again is the daemon's failure, not the client's.
+impl From<crate::adapters::ReloadError> for ApiError {
+    fn from(error: crate::adapters::ReloadError) -> Self {
+        ApiError::Internal(error.to_string())
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         if self.status().is_server_error() {

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use notify::{RecursiveMode, Watcher};
 use sandbox_agent_api::{AdaptersReloadResponse, LoadedAdapterInfo};
+use sandbox_agent_host::HostError;
 use tokio::sync::mpsc;
 
 use crate::agents::AgentCatalog;
@@ -16,6 +17,17 @@ use crate::agents::AgentCatalog;
 /// How long the folder must be quiet after a change before it is loaded again
 /// (a component being copied in changes several times).
 const SETTLE: Duration = Duration::from_millis(300);
+
+/// Why the folder could not be loaded again (the adapters stay as they were).
+#[derive(Debug, thiserror::Error)]
+pub enum ReloadError {
+    /// The folder could not be read.
+    #[error("{0}")]
+    Folder(#[from] HostError),
+    /// The loading task stopped before it finished.
+    #[error("{0}")]
+    Task(#[from] tokio::task::JoinError),
+}
 
 /// The adapters folder and the catalog it feeds.
 pub struct AdaptersFolder {
@@ -42,14 +54,11 @@ impl AdaptersFolder {
 
     /// Loads the folder again (see `AdapterRegistry::reload_dir`); a folder that
     /// cannot be read leaves the adapters as they were.
-    pub async fn reload(&self) -> Result<AdaptersReloadResponse, String> {
+    pub async fn reload(&self) -> Result<AdaptersReloadResponse, ReloadError> {
         let _one = self.reloading.lock().await;
         let registry = self.catalog.registry().clone();
         let dir = self.dir.clone();
-        let results = tokio::task::spawn_blocking(move || registry.reload_dir(&dir))
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
+        let results = tokio::task::spawn_blocking(move || registry.reload_dir(&dir)).await??;
         self.catalog.adapters_changed();
         let mut report = AdaptersReloadResponse {
             adapters: Vec::new(),

@@ -9,7 +9,7 @@ use sandbox_agent_host::{AdapterRegistry, HostConfig, HostError};
 
 mod folder;
 
-pub use folder::AdaptersFolder;
+pub use folder::{AdaptersFolder, ReloadError};
 
 /// An adapter component built into the daemon (see `build.rs`).
 pub struct Builtin {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use serde::Serialize;
 
+use super::error::LocalError;
 use super::Failure;
 use crate::credentials::{self, Credential, Lookup, Warning};
 
@@ -79,7 +80,7 @@ pub(super) fn credentials(command: CredentialsCommand) -> Result<(), Failure> {
     for warning in &listing.warnings {
         eprintln!("warning: {warning}");
     }
-    let text = serde_json::to_string_pretty(&listing).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&listing).map_err(LocalError::Json)?;
     println!("{text}");
     Ok(())
 }

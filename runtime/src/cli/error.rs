@@ -1,7 +1,15 @@
-//! The client commands' error type. A failed request keeps the daemon's problem
-//! document: `sandbox-agent` prints it on stderr, then the one-line error.
+//! The commands' error types: [`CliError`] for the client commands (a failed
+//! request keeps the daemon's problem document: `sandbox-agent` prints it on
+//! stderr, then the one-line error), [`LocalError`] for the commands that work
+//! without a daemon.
+
+use std::path::PathBuf;
 
 use sandbox_agent_client::{ClientError, ProblemDetails};
+use sandbox_agent_host::HostError;
+
+use crate::install::platform::InvalidPlatform;
+use crate::transcripts::Summary;
 
 /// Everything a client command can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -55,4 +63,103 @@ fn causes(error: &ClientError) -> String {
         source = cause.source();
     }
     message
+}
+
+/// Everything a command that works without a daemon can fail with: the server's
+/// flags, the `adapters` tools and `credentials list`.
+#[derive(Debug, thiserror::Error)]
+pub enum LocalError {
+    /// `server` has neither a token nor `--no-token`.
+    #[error("a token is required: pass --token <TOKEN> (or set SANDBOX_AGENT_TOKEN), or --no-token to serve without authentication")]
+    TokenRequired,
+    /// `--token ""`.
+    #[error("--token must not be empty")]
+    EmptyToken,
+    /// `--adapters-dir` names no folder.
+    #[error("adapters folder {} does not exist", .0.display())]
+    NoAdaptersFolder(PathBuf),
+    /// `--releases-mirror` is not an http(s) URL.
+    #[error("--releases-mirror {0:?} is not an http(s) URL")]
+    ReleasesMirror(String),
+    /// `--install-platform` names no platform.
+    #[error("--install-platform: {0}")]
+    InstallPlatform(InvalidPlatform),
+    /// The daemon stopped with an error.
+    #[error("{0:#}")]
+    Server(anyhow::Error),
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The adapters could not be loaded or compiled.
+    #[error("{0}")]
+    Host(#[from] HostError),
+    /// What a command prints could not be serialized.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// `adapters test` names neither a component file nor a loaded agent.
+    #[error("no adapter {component:?}: give a component file (.wasm) or a loaded agent id ({})", .loaded.join(", "))]
+    NoAdapter {
+        component: String,
+        loaded: Vec<String>,
+    },
+    /// `adapters test` replayed cases whose output differs from the expected files.
+    #[error("{summary} in {}; review the differences above, and accept the new output with --update", dir.display())]
+    CasesFailed { summary: Summary, dir: PathBuf },
+    /// `adapters validate` found problems (listed above the error line).
+    #[error("{} is not a valid adapter: {problems} problem{} (see above)", file.display(), if *problems == 1 { "" } else { "s" })]
+    NotValid { file: PathBuf, problems: usize },
+    /// `adapters new`: the name is no agent id.
+    #[error("invalid adapter name {0:?}: use 1-64 characters of [a-z0-9_-], starting with a letter (it becomes the agent id)")]
+    InvalidName(String),
+    /// `adapters new`: `--acp` has an unclosed quote.
+    #[error("--acp {0:?}: a quote is not closed")]
+    UnclosedQuote(String),
+    /// `adapters new`: `--acp` names no program.
+    #[error("--acp needs the agent's command, e.g. --acp \"my-agent --acp\"")]
+    NoAcpCommand,
+    /// `adapters new`: the project folder has files in it.
+    #[error("{} is not empty: give a new folder (or an empty one)", .0.display())]
+    NotEmpty(PathBuf),
+    /// `adapters new`: the project folder cannot be looked into.
+    #[error("cannot use {}: {source}", path.display())]
+    Unusable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// `adapters new`: a folder of the project could not be made.
+    #[error("cannot make {}: {source}", path.display())]
+    MakeDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// `adapters new`: a file of the project could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The project files built into the binary do not unpack (a broken build).
+    #[error("the embedded project files are damaged: {0}")]
+    Damaged(String),
+    /// The adapters workspace manifest is not among the embedded files (a broken build).
+    #[error("the adapters workspace manifest is not embedded")]
+    NoWorkspaceManifest,
+    /// The kit inherits a value the adapters workspace does not set (a broken build).
+    #[error("the adapters workspace does not set {0}")]
+    WorkspaceLacks(String),
+    /// `adapters test DIR`: cargo could not be started.
+    #[error("cannot run cargo ({0}): install Rust, with `rustup target add wasm32-wasip2`")]
+    NoCargo(std::io::Error),
+    /// `adapters test DIR`: the project did not build.
+    #[error("building {} failed (see cargo's output above)", .0.display())]
+    BuildFailed(PathBuf),
+    /// `adapters test DIR`: the build left no component where one was expected.
+    #[error("the build made no component at {}: is the crate a `cdylib` (`[lib] crate-type = [\"cdylib\", \"rlib\"]`)?", .0.display())]
+    NoComponent(PathBuf),
+    /// `adapters test DIR`: the project's manifest has no `[package]` name.
+    #[error("{} has no [package] name", .0.display())]
+    NoPackageName(PathBuf),
 }

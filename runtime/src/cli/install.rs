@@ -10,7 +10,7 @@ use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use sandbox_agent_api::{AgentInstallRequest, ProblemDetails};
 
-use super::error::CliError;
+use super::error::{CliError, LocalError};
 use crate::install::{
     platform, InstallOutcome, InstallProgress, InstallSettings, Mirror, SourcePreference, Stage,
 };
@@ -42,12 +42,10 @@ pub struct InstallArgs {
 
 impl InstallArgs {
     /// The install settings for an install dir.
-    pub fn into_settings(self, dir: PathBuf) -> Result<InstallSettings, String> {
+    pub fn into_settings(self, dir: PathBuf) -> Result<InstallSettings, LocalError> {
         if let Some(mirror) = &self.releases_mirror {
             if !(mirror.starts_with("http://") || mirror.starts_with("https://")) {
-                return Err(format!(
-                    "--releases-mirror {mirror:?} is not an http(s) URL"
-                ));
+                return Err(LocalError::ReleasesMirror(mirror.clone()));
             }
         }
         let mut settings = InstallSettings::new(dir);
@@ -55,8 +53,7 @@ impl InstallArgs {
         settings.source = self.install_source;
         settings.mirror = Mirror::new(self.releases_mirror);
         if let Some(name) = &self.install_platform {
-            settings.platform =
-                platform::parse(name).map_err(|e| format!("--install-platform: {e}"))?;
+            settings.platform = platform::parse(name).map_err(LocalError::InstallPlatform)?;
         }
         Ok(settings)
     }

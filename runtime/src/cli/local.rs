@@ -10,6 +10,7 @@ use sandbox_agent_api::{AgentCapabilities, AgentModeInfo, AgentModelInfo};
 use sandbox_agent_host::{AdapterOrigin, AdapterRegistry, HostConfig, HostError, LoadedAdapter};
 use serde::Serialize;
 
+use super::error::LocalError;
 use super::Failure;
 use crate::agents::capabilities;
 use crate::config::default_data_dir;
@@ -165,27 +166,30 @@ fn cached_host(data_dir: &std::path::Path) -> HostConfig {
 pub(super) fn load_registry(
     adapters_dir: Option<PathBuf>,
     data_dir: Option<PathBuf>,
-) -> Result<(AdapterRegistry, Vec<HostError>), String> {
+) -> Result<(AdapterRegistry, Vec<HostError>), LocalError> {
     let data_dir = data_dir.unwrap_or_else(default_data_dir);
     let adapters_dir =
         adapters_dir.or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
-    crate::adapters::load_registry(cached_host(&data_dir), adapters_dir.as_deref())
-        .map_err(|e| e.to_string())
+    Ok(crate::adapters::load_registry(
+        cached_host(&data_dir),
+        adapters_dir.as_deref(),
+    )?)
 }
 
 /// Reads and compiles one component file.
-fn compile_file(file: &Path, data_dir: Option<PathBuf>) -> Result<LoadedAdapter, String> {
-    let bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+fn compile_file(file: &Path, data_dir: Option<PathBuf>) -> Result<LoadedAdapter, LocalError> {
+    let bytes = std::fs::read(file).map_err(|source| LocalError::Read {
+        path: file.to_owned(),
+        source,
+    })?;
     let data_dir = data_dir.unwrap_or_else(default_data_dir);
-    let registry = AdapterRegistry::new(cached_host(&data_dir)).map_err(|e| e.to_string())?;
-    registry
-        .compile(AdapterOrigin::File(file.to_owned()), &bytes)
-        .map_err(|e| e.to_string())
+    let registry = AdapterRegistry::new(cached_host(&data_dir))?;
+    Ok(registry.compile(AdapterOrigin::File(file.to_owned()), &bytes)?)
 }
 
 /// Prints a value as pretty JSON on stdout.
-fn print_json(value: &impl Serialize) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+fn print_json(value: &impl Serialize) -> Result<(), LocalError> {
+    let text = serde_json::to_string_pretty(value)?;
     println!("{text}");
     Ok(())
 }
@@ -270,12 +274,7 @@ pub(super) fn adapters(command: AdaptersCommand) -> Result<(), Failure> {
             let summary = transcripts::test_dir(&adapter, &dir, mode, &mut std::io::stdout())
                 .map_err(Failure::bad_input)?;
             if summary.failed > 0 {
-                return Err(format!(
-                    "{} in {}; review the differences above, and accept the new output with --update",
-                    summary,
-                    dir.display()
-                )
-                .into());
+                return Err(LocalError::CasesFailed { summary, dir }.into());
             }
             Ok(())
         }
@@ -288,17 +287,16 @@ fn resolve_adapter(
     component: &str,
     adapters_dir: Option<PathBuf>,
     data_dir: Option<PathBuf>,
-) -> Result<Arc<LoadedAdapter>, String> {
+) -> Result<Arc<LoadedAdapter>, LocalError> {
     let path = Path::new(component);
     if path.is_file() || component.contains('/') || component.ends_with(".wasm") {
         return compile_file(path, data_dir).map(Arc::new);
     }
     let (registry, _) = load_registry(adapters_dir, data_dir)?;
-    registry.get(component).ok_or_else(|| {
-        let ids: Vec<String> = registry.list().iter().map(|a| a.id().to_owned()).collect();
-        format!(
-            "no adapter {component:?}: give a component file (.wasm) or a loaded agent id ({})",
-            ids.join(", ")
-        )
-    })
+    registry
+        .get(component)
+        .ok_or_else(|| LocalError::NoAdapter {
+            component: component.to_owned(),
+            loaded: registry.list().iter().map(|a| a.id().to_owned()).collect(),
+        })
 }

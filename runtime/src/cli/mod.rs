@@ -22,6 +22,7 @@ use clap::{Args, Parser, Subcommand};
 use sandbox_agent_host::HostConfig;
 
 use crate::config::{default_data_dir, CorsConfig, DaemonConfig};
+use error::LocalError;
 
 /// One HTTP API over every coding agent.
 #[derive(Debug, Parser)]
@@ -135,12 +136,12 @@ pub struct ServerArgs {
 }
 
 impl ServerArgs {
-    fn into_config(self) -> Result<DaemonConfig, String> {
+    fn into_config(self) -> Result<DaemonConfig, LocalError> {
         if self.token.is_none() && !self.no_token {
-            return Err("a token is required: pass --token <TOKEN> (or set SANDBOX_AGENT_TOKEN), or --no-token to serve without authentication".into());
+            return Err(LocalError::TokenRequired);
         }
         if self.token.as_deref() == Some("") {
-            return Err("--token must not be empty".into());
+            return Err(LocalError::EmptyToken);
         }
         let data_dir = self.data_dir.unwrap_or_else(default_data_dir);
         let adapters_dir = self
@@ -148,7 +149,7 @@ impl ServerArgs {
             .or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
         if let Some(dir) = &adapters_dir {
             if !dir.is_dir() {
-                return Err(format!("adapters folder {} does not exist", dir.display()));
+                return Err(LocalError::NoAdaptersFolder(dir.clone()));
             }
         }
         let memory_limit_bytes = self.adapter_memory_mib << 20;
@@ -236,10 +237,14 @@ impl From<error::CliError> for Failure {
     }
 }
 
-/// Any other failure exits with 1.
-impl From<String> for Failure {
-    fn from(message: String) -> Self {
-        Self { message, code: 1 }
+/// A local command's failure exits with 1 (unless the command calls it
+/// [`Failure::bad_input`]).
+impl From<LocalError> for Failure {
+    fn from(error: LocalError) -> Self {
+        Self {
+            message: error.to_string(),
+            code: 1,
+        }
     }
 }
 
@@ -257,7 +262,7 @@ async fn run(command: Command) -> Result<(), Failure> {
             let config = args.into_config()?;
             Ok(crate::server::serve(config)
                 .await
-                .map_err(|e| format!("{e:#}"))?)
+                .map_err(LocalError::Server)?)
         }
         Command::Health(connection) => Ok(remote::health(connection).await?),
         Command::Agents(command) => Ok(remote::agents(command).await?),

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::error::LocalError;
+
 /// Whether `path` is a Cargo project (a folder with a `Cargo.toml`).
 pub fn is_project(path: &Path) -> bool {
     path.is_dir() && path.join("Cargo.toml").is_file()
@@ -11,7 +13,7 @@ pub fn is_project(path: &Path) -> bool {
 
 /// Builds the project's component with `cargo build --release --target
 /// wasm32-wasip2` (cargo's output goes to stderr) and returns its path.
-pub fn build(project: &Path) -> Result<PathBuf, String> {
+pub fn build(project: &Path) -> Result<PathBuf, LocalError> {
     let manifest = project.join("Cargo.toml");
     let package = package_name(&manifest)?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -33,14 +35,9 @@ pub fn build(project: &Path) -> Result<PathBuf, String> {
         .stdout(std::process::Stdio::inherit())
         .stderr(std::process::Stdio::inherit())
         .status()
-        .map_err(|e| {
-            format!("cannot run cargo ({e}): install Rust, with `rustup target add wasm32-wasip2`")
-        })?;
+        .map_err(LocalError::NoCargo)?;
     if !status.success() {
-        return Err(format!(
-            "building {} failed (see cargo's output above)",
-            project.display()
-        ));
+        return Err(LocalError::BuildFailed(project.to_owned()));
     }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -51,17 +48,16 @@ pub fn build(project: &Path) -> Result<PathBuf, String> {
     if component.is_file() {
         Ok(component)
     } else {
-        Err(format!(
-            "the build made no component at {}: is the crate a `cdylib` (`[lib] crate-type = [\"cdylib\", \"rlib\"]`)?",
-            component.display()
-        ))
+        Err(LocalError::NoComponent(component))
     }
 }
 
 /// The `name` of the manifest's `[package]`.
-fn package_name(manifest: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(manifest)
-        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+fn package_name(manifest: &Path) -> Result<String, LocalError> {
+    let text = std::fs::read_to_string(manifest).map_err(|source| LocalError::Read {
+        path: manifest.to_owned(),
+        source,
+    })?;
     let mut in_package = false;
     for line in text.lines() {
         let line = line.trim();
@@ -75,7 +71,7 @@ fn package_name(manifest: &Path) -> Result<String, String> {
             }
         }
     }
-    Err(format!("{} has no [package] name", manifest.display()))
+    Err(LocalError::NoPackageName(manifest.to_owned()))
 }
 
 #[cfg(test)]
@@ -93,7 +89,10 @@ mod tests {
         .unwrap();
         assert_eq!(package_name(&manifest).unwrap(), "my-agent-adapter");
         std::fs::write(&manifest, "[workspace]\n").unwrap();
-        assert!(package_name(&manifest).is_err());
+        assert!(matches!(
+            package_name(&manifest),
+            Err(LocalError::NoPackageName(path)) if path == manifest
+        ));
         assert!(is_project(dir.path()) && !is_project(&manifest));
     }
 }

@@ -260,12 +260,24 @@ pub enum ReplyArg {
     Reject,
 }
 
-fn parse_key_value(text: &str) -> Result<(String, String), String> {
+/// Why a `KEY=VALUE` argument is not one (clap prints it after the argument).
+#[derive(Debug, thiserror::Error)]
+enum KeyValueError {
+    /// There is no `=`.
+    #[error("expected KEY=VALUE, got {0:?}")]
+    NoEquals(String),
+    /// Nothing before the `=`.
+    #[error("empty variable name in {0:?}")]
+    EmptyKey(String),
+}
+
+/// A `KEY=VALUE` argument (`--env`).
+fn parse_key_value(text: &str) -> Result<(String, String), KeyValueError> {
     let (key, value) = text
         .split_once('=')
-        .ok_or_else(|| format!("expected KEY=VALUE, got {text:?}"))?;
+        .ok_or_else(|| KeyValueError::NoEquals(text.to_owned()))?;
     if key.is_empty() {
-        return Err(format!("empty variable name in {text:?}"));
+        return Err(KeyValueError::EmptyKey(text.to_owned()));
     }
     Ok((key.to_owned(), value.to_owned()))
 }

@@ -8,28 +8,31 @@
 
 use std::path::{Path, PathBuf};
 
+use super::error::LocalError;
+
 include!(concat!(env!("OUT_DIR"), "/scaffold_files.rs"));
 
 /// The files of an embedded bundle (see `runtime/build.rs`), by path.
-fn bundle(compressed: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let damaged = |why: &str| format!("the embedded project files are damaged: {why}");
+fn bundle(compressed: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LocalError> {
     let bytes = sandbox_agent_host::artifact::decompress(compressed)
-        .map_err(|e| damaged(&e.to_string()))?;
+        .map_err(|e| LocalError::Damaged(e.to_string()))?;
     let mut parts = Vec::new();
     let mut rest = bytes.as_slice();
     while let Some((length, after)) = rest.split_first_chunk::<4>() {
         let length = u32::from_le_bytes(*length) as usize;
-        let part = after.get(..length).ok_or_else(|| damaged("truncated"))?;
+        let part = after
+            .get(..length)
+            .ok_or_else(|| LocalError::Damaged("truncated".into()))?;
         parts.push(part.to_vec());
         rest = &after[length..];
     }
     if !rest.is_empty() || parts.len() % 2 != 0 {
-        return Err(damaged("truncated"));
+        return Err(LocalError::Damaged("truncated".into()));
     }
     let mut parts = parts.into_iter();
     let mut files = Vec::new();
     while let (Some(path), Some(bytes)) = (parts.next(), parts.next()) {
-        let path = String::from_utf8(path).map_err(|e| damaged(&e.to_string()))?;
+        let path = String::from_utf8(path).map_err(|e| LocalError::Damaged(e.to_string()))?;
         files.push((path, bytes));
     }
     Ok(files)
@@ -55,7 +58,7 @@ pub struct Scaffolded {
 /// Writes a new adapter project for agent `name` into `dir` (which must not exist,
 /// or be empty): the template, or with `acp` (the agent's command line) an ACP
 /// adapter.
-pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded, String> {
+pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded, LocalError> {
     check_name(name)?;
     let acp = acp.map(command_words).transpose()?;
     check_empty(dir)?;
@@ -117,11 +120,15 @@ pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded,
     for (path, bytes) in &files {
         let target = dir.join(path);
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|source| LocalError::MakeDir {
+                path: parent.to_owned(),
+                source,
+            })?;
         }
-        std::fs::write(&target, bytes)
-            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+        std::fs::write(&target, bytes).map_err(|source| LocalError::Write {
+            path: target.clone(),
+            source,
+        })?;
     }
     Ok(Scaffolded {
         dir: dir.to_owned(),
@@ -132,7 +139,7 @@ pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded,
 
 /// An agent id the daemon accepts that also makes a crate name: `[a-z0-9_-]`,
 /// starting with a letter, at most 64 characters.
-fn check_name(name: &str) -> Result<(), String> {
+fn check_name(name: &str) -> Result<(), LocalError> {
     let valid = name.len() <= 64
         && name.starts_with(|c: char| c.is_ascii_lowercase())
         && name
@@ -141,25 +148,24 @@ fn check_name(name: &str) -> Result<(), String> {
     if valid {
         Ok(())
     } else {
-        Err(format!(
-            "invalid adapter name {name:?}: use 1-64 characters of [a-z0-9_-], starting with a letter (it becomes the agent id)"
-        ))
+        Err(LocalError::InvalidName(name.to_owned()))
     }
 }
 
-fn check_empty(dir: &Path) -> Result<(), String> {
+/// A project folder that does not exist yet, or is empty.
+fn check_empty(dir: &Path) -> Result<(), LocalError> {
     match std::fs::read_dir(dir) {
         Ok(mut entries) => {
             if entries.next().is_some() {
-                return Err(format!(
-                    "{} is not empty: give a new folder (or an empty one)",
-                    dir.display()
-                ));
+                return Err(LocalError::NotEmpty(dir.to_owned()));
             }
             Ok(())
         }
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(error) => Err(format!("cannot use {}: {error}", dir.display())),
+        Err(source) => Err(LocalError::Unusable {
+            path: dir.to_owned(),
+            source,
+        }),
     }
 }
 
@@ -204,12 +210,12 @@ strip = true
 
 /// The kit's manifest with the workspace's values written in (the kit inherits
 /// its version, edition, license and dependency versions from `adapters/`).
-fn kit_manifest(kit: &str) -> Result<String, String> {
+fn kit_manifest(kit: &str) -> Result<String, LocalError> {
     let workspace = bundle(KIT_WORKSPACE)?
         .into_iter()
         .find(|(path, _)| path == "Cargo.toml")
         .map(|(_, bytes)| String::from_utf8_lossy(&bytes).into_owned())
-        .ok_or("the adapters workspace manifest is not embedded")?;
+        .ok_or(LocalError::NoWorkspaceManifest)?;
     let mut out = String::new();
     for line in kit.lines() {
         let Some(key) = line.trim().strip_suffix(".workspace = true") else {
@@ -223,14 +229,14 @@ fn kit_manifest(kit: &str) -> Result<String, String> {
                 let (k, v) = l.split_once('=')?;
                 (k.trim() == key).then(|| v.trim().to_owned())
             })
-            .ok_or_else(|| format!("the adapters workspace does not set {key}"))?;
+            .ok_or_else(|| LocalError::WorkspaceLacks(key.to_owned()))?;
         out.push_str(&format!("{key} = {value}\n"));
     }
     Ok(out)
 }
 
 /// The words of an agent's command line (`my-agent --acp`); quotes group words.
-fn command_words(command: &str) -> Result<Vec<String>, String> {
+fn command_words(command: &str) -> Result<Vec<String>, LocalError> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut quote = None;
@@ -256,13 +262,13 @@ fn command_words(command: &str) -> Result<Vec<String>, String> {
         }
     }
     if quote.is_some() {
-        return Err(format!("--acp {command:?}: a quote is not closed"));
+        return Err(LocalError::UnclosedQuote(command.to_owned()));
     }
     if started {
         words.push(word);
     }
     if words.first().is_none_or(|program| program.is_empty()) {
-        return Err("--acp needs the agent's command, e.g. --acp \"my-agent --acp\"".into());
+        return Err(LocalError::NoAcpCommand);
     }
     Ok(words)
 }
@@ -435,7 +441,10 @@ mod tests {
         assert!(check_empty(dir.path()).is_ok());
         assert!(check_empty(&dir.path().join("new")).is_ok());
         std::fs::write(dir.path().join("x"), "").unwrap();
-        assert!(check_empty(dir.path()).unwrap_err().contains("not empty"));
+        assert!(matches!(
+            check_empty(dir.path()),
+            Err(LocalError::NotEmpty(path)) if path == dir.path()
+        ));
     }
 
     #[test]
@@ -444,8 +453,11 @@ mod tests {
             command_words("node '/opt/my agent/cli.js' --acp").unwrap(),
             ["node", "/opt/my agent/cli.js", "--acp"]
         );
-        assert!(command_words("  ").is_err());
-        assert!(command_words("agent 'open").is_err());
+        assert!(matches!(command_words("  "), Err(LocalError::NoAcpCommand)));
+        assert!(matches!(
+            command_words("agent 'open"),
+            Err(LocalError::UnclosedQuote(_))
+        ));
     }
 
     #[test]

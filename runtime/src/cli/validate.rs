@@ -15,6 +15,7 @@ use sandbox_agent_host::{
 };
 use sandbox_agent_universal::UniversalEventType;
 
+use super::error::LocalError;
 use super::Failure;
 
 /// How serious a finding is.
@@ -71,12 +72,10 @@ impl Report {
     /// The command's result: a failure naming the file when there was a problem.
     fn finish(self, file: &Path, adapter: Option<&LoadedAdapter>) -> Result<(), Failure> {
         if self.problems > 0 {
-            return Err(format!(
-                "{} is not a valid adapter: {} problem{} (see above)",
-                file.display(),
-                self.problems,
-                plural(self.problems)
-            )
+            return Err(LocalError::NotValid {
+                file: file.to_owned(),
+                problems: self.problems,
+            }
             .into());
         }
         if let Some(adapter) = adapter {

@@ -1,5 +1,11 @@
 //! Why an install failed; the HTTP layer turns every case into `install_failed`.
 
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::archive::ArchiveError;
+
 /// Everything that can go wrong installing an agent.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum InstallError {
@@ -30,7 +36,7 @@ pub enum InstallError {
     BadArchive { url: String, reason: String },
     /// The npm source failed.
     #[error("npm {spec}: {reason}")]
-    Npm { spec: String, reason: String },
+    Npm { spec: String, reason: NpmError },
     /// Every source was tried; each one's failure, in order.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     AllSourcesFailed(Vec<InstallError>),
@@ -40,6 +46,40 @@ pub enum InstallError {
     /// Writing into the install dir failed.
     #[error("cannot write {path}: {reason}")]
     Io { path: String, reason: String },
+}
+
+/// Why the npm source failed (shared, like [`InstallError`], by everyone waiting
+/// for the same install).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NpmError {
+    /// `npm` is not on `PATH`.
+    #[error("npm is not on PATH")]
+    NotOnPath,
+    /// npm could not be started.
+    #[error("cannot run npm: {0}")]
+    Spawn(Arc<std::io::Error>),
+    /// An npm command ran past its time budget.
+    #[error("npm {command} took longer than {timeout:?}")]
+    TimedOut { command: String, timeout: Duration },
+    /// An npm command failed; `tail` is the end of what it printed.
+    #[error("npm {command} failed ({status}): {tail}")]
+    Failed {
+        command: String,
+        status: ExitStatus,
+        tail: String,
+    },
+    /// `npm pack` left no tarball.
+    #[error("npm pack wrote no tarball")]
+    NoTarball,
+    /// The staging folder could not be read or written.
+    #[error("{0}")]
+    Staging(Arc<std::io::Error>),
+    /// The tarball does not unpack, or has no binary at the recipe's path.
+    #[error("{0}")]
+    Package(Arc<ArchiveError>),
+    /// Unpacking stopped before it finished (it panicked, or the daemon is stopping).
+    #[error("{0}")]
+    Unpacking(Arc<tokio::task::JoinError>),
 }
 
 impl InstallError {

@@ -4,9 +4,11 @@
 
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::archive::{self, Unpacked};
+use super::error::NpmError;
 use super::progress::{Progress, Stage};
 use super::InstallError;
 
@@ -20,23 +22,25 @@ pub async fn fetch(
     staging: &Path,
     progress: &Progress,
 ) -> Result<Unpacked, InstallError> {
-    let fail = |reason: String| InstallError::Npm {
+    let fail = |reason: NpmError| InstallError::Npm {
         spec: spec.to_owned(),
         reason,
     };
-    let npm = which::which("npm").map_err(|_| fail("npm is not on PATH".into()))?;
+    let staging_error = |error| fail(NpmError::Staging(Arc::new(error)));
+    let package_error = |error| fail(NpmError::Package(Arc::new(error)));
+    let npm = which::which("npm").map_err(|_| fail(NpmError::NotOnPath))?;
     progress.report(Stage::Npm, spec, 0, None);
     run(&npm, &["pack", spec, "--pack-destination", "."], staging)
         .await
         .map_err(&fail)?;
     let tarball = std::fs::read_dir(staging)
-        .map_err(|e| fail(e.to_string()))?
+        .map_err(staging_error)?
         .flatten()
         .map(|entry| entry.path())
         .find(|path| path.extension().is_some_and(|ext| ext == "tgz"))
-        .ok_or_else(|| fail("npm pack wrote no tarball".into()))?;
+        .ok_or_else(|| fail(NpmError::NoTarball))?;
     let unpacked = staging.join("unpacked");
-    std::fs::create_dir(&unpacked).map_err(|e| fail(e.to_string()))?;
+    std::fs::create_dir(&unpacked).map_err(staging_error)?;
     let root = unpacked.join("package");
     {
         let (tarball, unpacked) = (tarball.clone(), unpacked.clone());
@@ -49,8 +53,8 @@ pub async fn fetch(
             )
         })
         .await
-        .map_err(|e| fail(e.to_string()))?
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|error| fail(NpmError::Unpacking(Arc::new(error))))?
+        .map_err(package_error)?;
     }
     if has_dependencies(&root.join("package.json")) {
         run(
@@ -67,7 +71,7 @@ pub async fn fetch(
         .await
         .map_err(&fail)?;
     }
-    archive::find_binary(&root, binary_path).map_err(|e| fail(e.to_string()))
+    archive::find_binary(&root, binary_path).map_err(package_error)
 }
 
 /// Whether a `package.json` lists runtime dependencies.
@@ -85,7 +89,7 @@ fn has_dependencies(manifest: &Path) -> bool {
 }
 
 /// Runs npm in `dir`; on failure, the end of what it printed.
-async fn run(npm: &Path, args: &[&str], dir: &Path) -> Result<(), String> {
+async fn run(npm: &Path, args: &[&str], dir: &Path) -> Result<(), NpmError> {
     let command = tokio::process::Command::new(npm)
         .args(args)
         .current_dir(dir)
@@ -94,8 +98,11 @@ async fn run(npm: &Path, args: &[&str], dir: &Path) -> Result<(), String> {
         .output();
     let output = tokio::time::timeout(NPM_TIMEOUT, command)
         .await
-        .map_err(|_| format!("npm {} took longer than {NPM_TIMEOUT:?}", args[0]))?
-        .map_err(|e| format!("cannot run npm: {e}"))?;
+        .map_err(|_| NpmError::TimedOut {
+            command: args[0].to_owned(),
+            timeout: NPM_TIMEOUT,
+        })?
+        .map_err(|error| NpmError::Spawn(Arc::new(error)))?;
     if output.status.success() {
         return Ok(());
     }
@@ -105,8 +112,9 @@ async fn run(npm: &Path, args: &[&str], dir: &Path) -> Result<(), String> {
         .filter(|line| !line.trim().is_empty() && !line.contains("npm warn"))
         .collect();
     let tail = tail[tail.len().saturating_sub(4)..].join(" / ");
-    Err(format!(
-        "npm {} failed ({}): {tail}",
-        args[0], output.status
-    ))
+    Err(NpmError::Failed {
+        command: args[0].to_owned(),
+        status: output.status,
+        tail,
+    })
 }

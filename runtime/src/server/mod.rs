@@ -2,6 +2,7 @@
 //! graceful shutdown. Handlers live in [`routes`].
 
 mod auth;
+mod cors;
 mod events_page;
 mod extract;
 mod fs_routes;
@@ -10,18 +11,19 @@ pub mod openapi;
 mod routes;
 pub mod sse;
 
+pub use cors::CorsError;
+
 use std::sync::Arc;
 
 use anyhow::Context;
 use axum::extract::DefaultBodyLimit;
-use axum::http::{HeaderName, HeaderValue, Method, Uri};
+use axum::http::Uri;
 use axum::routing::{get, post};
 use axum::Router;
-use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
 
 use crate::agents::AgentCatalog;
-use crate::config::{CorsConfig, DaemonConfig};
+use crate::config::DaemonConfig;
 use crate::error::ApiError;
 use crate::sessions::SessionManager;
 use crate::store::sqlite::SqliteStore;
@@ -39,7 +41,7 @@ pub struct AppState {
 }
 
 /// The router with every route and layer.
-pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> {
+pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsError> {
     // Everything but health and the document needs the adapter set: those routes
     // wait while the adapters folder is still being loaded after start-up.
     let adapters = Router::new()
@@ -108,7 +110,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, String> 
         .route("/v1/health", get(routes::health))
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .fallback_service(api);
-    if let Some(cors) = cors_layer(&config.cors)? {
+    if let Some(cors) = cors::layer(&config.cors)? {
         router = router.layer(cors);
     }
     Ok(router)
@@ -122,64 +124,6 @@ async fn wait_for_adapters(
 ) -> axum::response::Response {
     catalog.loaded().await;
     next.run(request).await
-}
-
-/// CORS is off unless origins are configured.
-fn cors_layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, String> {
-    if cors.allow_origins.is_empty() {
-        return Ok(None);
-    }
-    let any_origin = cors.allow_origins.iter().any(|o| o == "*");
-    if any_origin && cors.allow_credentials {
-        return Err("--cors-allow-credentials cannot be combined with --cors-allow-origin '*': name the origins".into());
-    }
-    let origins = if any_origin {
-        AllowOrigin::any()
-    } else {
-        let values = cors
-            .allow_origins
-            .iter()
-            .map(|o| HeaderValue::from_str(o).map_err(|_| format!("invalid CORS origin {o:?}")))
-            .collect::<Result<Vec<_>, _>>()?;
-        AllowOrigin::list(values)
-    };
-    let headers = if cors.allow_headers.is_empty() {
-        vec![
-            "content-type",
-            "authorization",
-            "x-sandbox-token",
-            "last-event-id",
-        ]
-        .into_iter()
-        .map(HeaderName::from_static)
-        .collect()
-    } else {
-        cors.allow_headers
-            .iter()
-            .map(|h| {
-                HeaderName::from_bytes(h.as_bytes())
-                    .map_err(|_| format!("invalid CORS header {h:?}"))
-            })
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    let methods = if cors.allow_methods.is_empty() {
-        vec![Method::GET, Method::POST, Method::OPTIONS]
-    } else {
-        cors.allow_methods
-            .iter()
-            .map(|m| {
-                Method::from_bytes(m.to_ascii_uppercase().as_bytes())
-                    .map_err(|_| format!("invalid CORS method {m:?}"))
-            })
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    Ok(Some(
-        CorsLayer::new()
-            .allow_origin(origins)
-            .allow_headers(headers)
-            .allow_methods(methods)
-            .allow_credentials(cors.allow_credentials),
-    ))
 }
 
 /// Loads the adapters, binds, and serves until SIGINT/SIGTERM, which ends every session.
@@ -245,7 +189,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         adapters_folder,
         fs_max_bytes: config.fs_max_bytes,
     };
-    let app = router(state, &config).map_err(anyhow::Error::msg)?;
+    let app = router(state, &config)?;
     tracing::info!(address = %listener.local_addr()?, auth = config.token.is_some(), "sandbox-agent listening");
     // Events are small writes that must leave at once (no Nagle delay on SSE).
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {

@@ -63,11 +63,7 @@ pub async fn reload_adapters(
             "the daemon runs without an adapters folder (--adapters-dir): nothing to reload".into(),
         )
     })?;
-    folder
-        .reload()
-        .await
-        .map(axum::Json)
-        .map_err(ApiError::Internal)
+    Ok(axum::Json(folder.reload().await?))
 }
 
 /// The agent's modes.

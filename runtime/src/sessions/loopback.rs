@@ -3,10 +3,28 @@
 
 use std::time::Duration;
 
-use super::incoming::{Inbox, Incoming};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use sandbox_agent_host::{HttpRequest, HttpResponse, Input, SseEvent, SseRequest};
+
+use super::incoming::{Inbox, Incoming};
+
+/// Why a request or an SSE stream failed; the adapter gets its text.
+#[derive(Debug, thiserror::Error)]
+enum LoopbackError {
+    /// The adapter's method is no HTTP method.
+    #[error("{0}")]
+    Method(#[from] axum::http::method::InvalidMethod),
+    /// The request failed, or its answer could not be read.
+    #[error("{0}")]
+    Request(#[from] reqwest::Error),
+    /// The server refused the SSE stream.
+    #[error("HTTP {0}")]
+    Status(reqwest::StatusCode),
+    /// The SSE stream broke.
+    #[error("{0}")]
+    Stream(#[from] eventsource_stream::EventStreamError<reqwest::Error>),
+}
 
 /// Default time budget of one request when the adapter gives none.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -30,18 +48,20 @@ pub fn send(client: &reqwest::Client, request: HttpRequest, incoming: Inbox) {
         let request_id = request.request_id.clone();
         let input = match perform(&client, request).await {
             Ok(response) => Input::HttpResponse(response),
-            Err(message) => Input::HttpError {
+            Err(error) => Input::HttpError {
                 request_id,
-                message,
+                message: error.to_string(),
             },
         };
         let _ = incoming.send(Incoming::Adapter(input));
     });
 }
 
-async fn perform(client: &reqwest::Client, request: HttpRequest) -> Result<HttpResponse, String> {
-    let method =
-        reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|e| e.to_string())?;
+async fn perform(
+    client: &reqwest::Client,
+    request: HttpRequest,
+) -> Result<HttpResponse, LoopbackError> {
+    let method = reqwest::Method::from_bytes(request.method.as_bytes())?;
     let timeout = request
         .timeout_ms
         .map_or(DEFAULT_TIMEOUT, |ms| Duration::from_millis(ms.into()));
@@ -49,18 +69,10 @@ async fn perform(client: &reqwest::Client, request: HttpRequest) -> Result<HttpR
     for (name, value) in &request.headers {
         builder = builder.header(name, value);
     }
-    let response = builder
-        .body(request.body)
-        .send()
-        .await
-        .map_err(|e| format!("{e:#}"))?;
+    let response = builder.body(request.body).send().await?;
     let status = response.status().as_u16();
     let headers = header_pairs(response.headers());
-    let body = response
-        .bytes()
-        .await
-        .map_err(|e| format!("{e:#}"))?
-        .to_vec();
+    let body = response.bytes().await?.to_vec();
     Ok(HttpResponse {
         request_id: request.request_id,
         status,
@@ -91,7 +103,10 @@ pub fn open_sse(
     let client = client.clone();
     tokio::spawn(async move {
         let stream_id = request.stream_id.clone();
-        let error = stream_events(&client, request, &incoming).await.err();
+        let error = stream_events(&client, request, &incoming)
+            .await
+            .err()
+            .map(|error| error.to_string());
         let _ = incoming.send(Incoming::Adapter(Input::SseClosed { stream_id, error }));
     })
 }
@@ -100,20 +115,20 @@ async fn stream_events(
     client: &reqwest::Client,
     request: SseRequest,
     incoming: &Inbox,
-) -> Result<(), String> {
+) -> Result<(), LoopbackError> {
     let mut builder = client
         .get(&request.url)
         .header(reqwest::header::ACCEPT, "text/event-stream");
     for (name, value) in &request.headers {
         builder = builder.header(name, value);
     }
-    let response = builder.send().await.map_err(|e| format!("{e:#}"))?;
+    let response = builder.send().await?;
     if !response.status().is_success() {
-        return Err(format!("HTTP {}", response.status()));
+        return Err(LoopbackError::Status(response.status()));
     }
     let mut events = response.bytes_stream().eventsource();
     while let Some(event) = events.next().await {
-        let event = event.map_err(|e| e.to_string())?;
+        let event = event?;
         let input = Input::SseEvent(SseEvent {
             stream_id: request.stream_id.clone(),
             event: if event.event.is_empty() {

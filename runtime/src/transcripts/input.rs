@@ -30,7 +30,7 @@ use sandbox_agent_host::{
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::TranscriptError;
+use super::{InputError, TranscriptError};
 
 /// One parsed case.
 pub(super) struct Case {
@@ -270,7 +270,7 @@ pub(super) fn parse_case(path: &Path, text: &str) -> Result<Case, TranscriptErro
         if raw.trim().is_empty() {
             continue;
         }
-        let bad = |reason: String| TranscriptError::Input {
+        let bad = |reason: InputError| TranscriptError::Input {
             path: path.to_owned(),
             line,
             reason,
@@ -282,24 +282,30 @@ pub(super) fn parse_case(path: &Path, text: &str) -> Result<Case, TranscriptErro
                 case.create = *config;
                 case.create_line = Some(line);
             }
-            Err(_) => return Err(bad("`create` may only be the first input".into())),
+            Err(_) => return Err(bad(InputError::LateCreate)),
         }
     }
     Ok(case)
 }
 
 /// One line: its `input` kind and its parsed form.
-fn parse_line(raw: &str) -> Result<(String, Line), String> {
-    let value: Value = serde_json::from_str(raw).map_err(|e| format!("bad JSON: {e}"))?;
+fn parse_line(raw: &str) -> Result<(String, Line), InputError> {
+    let value: Value = serde_json::from_str(raw).map_err(InputError::Json)?;
     let kind = match value.get("input") {
         Some(Value::String(kind)) => kind.clone(),
-        _ => return Err("not an input: expected an object with a string field `input`".into()),
+        _ => return Err(InputError::NotAnInput),
     };
-    let line = Line::deserialize(value).map_err(|e| {
-        let reason = e.to_string();
+    let line = Line::deserialize(value).map_err(|source| {
+        let reason = source.to_string();
         match reason.strip_prefix(&format!("unknown variant `{kind}`")) {
-            Some(expected) => format!("unknown input kind `{kind}`{expected}"),
-            None => format!("bad `{kind}` input: {reason}"),
+            Some(expected) => InputError::UnknownKind {
+                kind: kind.clone(),
+                expected: expected.to_owned(),
+            },
+            None => InputError::BadFields {
+                kind: kind.clone(),
+                source,
+            },
         }
     })?;
     Ok((kind, line))
@@ -309,8 +315,8 @@ fn parse_line(raw: &str) -> Result<(String, Line), String> {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<Case, String> {
-        parse_case(Path::new("t.jsonl"), text).map_err(|e| e.to_string())
+    fn parse(text: &str) -> Result<Case, TranscriptError> {
+        parse_case(Path::new("t.jsonl"), text)
     }
 
     #[test]
@@ -377,7 +383,10 @@ mod tests {
             ),
         ];
         for (text, expected) in cases {
-            let error = parse(text).err().unwrap_or_else(|| panic!("{text} parsed"));
+            let error = parse(text)
+                .err()
+                .unwrap_or_else(|| panic!("{text} parsed"))
+                .to_string();
             assert!(error.contains(expected), "{text}: {error}");
         }
     }

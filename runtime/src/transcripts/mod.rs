@@ -39,7 +39,7 @@ pub enum TranscriptError {
     Input {
         path: PathBuf,
         line: usize,
-        reason: String,
+        reason: InputError,
     },
     /// The folder holds no case.
     #[error("no transcript cases (NAME.jsonl) in {}", dir.display())]
@@ -47,4 +47,28 @@ pub enum TranscriptError {
     /// The report could not be printed.
     #[error("cannot print the report: {0}")]
     Report(std::io::Error),
+}
+
+/// Why a line of a case is not a valid input.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The line is not JSON.
+    #[error("bad JSON: {0}")]
+    Json(serde_json::Error),
+    /// The line has no string field `input`.
+    #[error("not an input: expected an object with a string field `input`")]
+    NotAnInput,
+    /// `input` names no kind of input; `expected` is serde's list of the kinds
+    /// (`, expected one of ...`).
+    #[error("unknown input kind `{kind}`{expected}")]
+    UnknownKind { kind: String, expected: String },
+    /// The fields do not fit the kind.
+    #[error("bad `{kind}` input: {source}")]
+    BadFields {
+        kind: String,
+        source: serde_json::Error,
+    },
+    /// A `create` input after the first input.
+    #[error("`create` may only be the first input")]
+    LateCreate,
 }
