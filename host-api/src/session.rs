@@ -23,10 +23,15 @@ struct Live {
 ///
 /// Calls are synchronous and bounded by the host's time budget. After a fatal
 /// error the session is poisoned: every later call returns [`HostError::Poisoned`].
+///
+/// A session at rest can be [parked](Self::park): its instance is dropped and
+/// only its snapshot kept, and the next call rebuilds the instance from it.
 pub struct AdapterSession {
     adapter: Arc<LoadedAdapter>,
     config: SessionConfig,
     live: Option<Live>,
+    /// The snapshot of a parked session, in place of `live`.
+    parked: Option<Vec<u8>>,
     recycled: u64,
 }
 
@@ -41,6 +46,7 @@ impl AdapterSession {
             adapter,
             config,
             live: Some(live),
+            parked: None,
             recycled: 0,
         })
     }
@@ -60,6 +66,23 @@ impl AdapterSession {
         self.live
             .as_ref()
             .map_or(0, |live| live.store.data().memory_size)
+    }
+
+    /// Drops the instance and keeps only the adapter's snapshot (a few hundred
+    /// bytes for most adapters, against tens of KiB for an instance): for a
+    /// session at rest. The next call rebuilds the instance from the snapshot.
+    pub fn park(&mut self) -> Result<(), HostError> {
+        if self.live.is_some() {
+            let state = self.snapshot()?;
+            self.live = None;
+            self.parked = Some(state);
+        }
+        Ok(())
+    }
+
+    /// Whether the session is parked (no instance until its next call).
+    pub fn is_parked(&self) -> bool {
+        self.parked.is_some()
     }
 
     /// How many times the instance was rebuilt from a snapshot to give memory back.
@@ -96,6 +119,9 @@ impl AdapterSession {
         call: &str,
         f: impl FnOnce(&Guest, &mut Store<InstanceData>, ResourceAny) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
+        if let Some(state) = self.parked.take() {
+            self.live = Some(instantiate_session(&self.adapter, &self.config, Some(&state))?);
+        }
         let live = self.live.as_mut().ok_or(HostError::Poisoned)?;
         let session = live.session;
         let bindings = &live.bindings;

@@ -134,3 +134,33 @@ fn each_session_has_its_own_instance() {
         "separate instances count from the same start"
     );
 }
+
+#[test]
+fn a_parked_session_holds_no_instance_and_carries_on_where_it_was() {
+    let registry = mock_registry(HostConfig::default());
+    let mut session = registry
+        .get("mock")
+        .unwrap()
+        .new_session(common::adapter_session_config())
+        .unwrap();
+    session.handle(Input::Start).unwrap();
+    let first = session
+        .handle(Input::SendMessage(vec![MessagePart::Text("hello".into())]))
+        .unwrap();
+    session.park().unwrap();
+    assert!(session.is_parked());
+    assert_eq!(session.memory_size(), 0, "no instance while parked");
+    session.park().unwrap();
+
+    let second = session
+        .handle(Input::SendMessage(vec![MessagePart::Text("again".into())]))
+        .unwrap();
+    assert!(!session.is_parked());
+    assert!(session.memory_size() > 0);
+    let (first, second) = (item_ids(&first), item_ids(&second));
+    assert!(!first.is_empty() && !second.is_empty());
+    assert!(
+        second.iter().all(|id| !first.contains(id)),
+        "ids repeated after parking: {first:?} {second:?}"
+    );
+}
