@@ -21,7 +21,7 @@
 //!   like the transcript it produces.
 //! - [`IdCounter`] for item, call and request ids, [`snapshot`] for the state blob
 //!   ([`snapshot_state!`] writes `restore`/`snapshot` for the usual session shape),
-//!   [`text`] for message text, [`diff`] for file changes, [`transcript`] to render
+//!   [`install`] for install recipes, [`text`] for message text, [`diff`] for file changes, [`transcript`] to render
 //!   actions in tests, `testing` (cargo feature `testing`) to replay and record
 //!   transcripts natively, and
 //!   [`reply`], a ready-made session for agents that answer every message with one
@@ -94,6 +94,7 @@ pub mod diff;
 pub mod event;
 mod ids;
 mod info;
+pub mod install;
 pub mod item;
 pub mod jsonrpc;
 pub mod log;
@@ -130,9 +131,16 @@ macro_rules! export {
 }
 
 /// A [`Capabilities`] with the named flags set and every other one unset:
-/// `capabilities![tool_calls, tool_results, cancel]`.
+/// `capabilities![tool_calls, tool_results, cancel]`; or set on top of a base, the
+/// other flags as the base has them: `capabilities![plan_mode, ..Capabilities::CODING_AGENT]`.
 #[macro_export]
 macro_rules! capabilities {
+    ($($flag:ident,)* ..$base:expr $(,)?) => {
+        $crate::Capabilities {
+            $($flag: true,)*
+            ..$base
+        }
+    };
     ($($flag:ident),* $(,)?) => {
         $crate::Capabilities {
             $($flag: true,)*
@@ -160,6 +168,31 @@ macro_rules! version_flag {
         fn parse_version(output: String) -> Option<String> {
             $parse(&output)
         }
+    };
+}
+
+/// In an `impl Adapter` block: how the agent is installed and its version read come
+/// from module `$module`, with `recipe(&Platform, version: Option<&str>) ->
+/// Option<InstallRecipe>`, `parse_latest_version(body: &str) -> Option<String>` (the
+/// body of the recipe's `latest_version_url`) and `parse_version(&str) ->
+/// Option<String>` (what `--version` prints; see [`version_flag!`]).
+#[macro_export]
+macro_rules! install_from {
+    ($module:ident) => {
+        fn install_plan(
+            target: $crate::types::Platform,
+            version: ::core::option::Option<::std::string::String>,
+        ) -> ::core::option::Option<$crate::types::InstallRecipe> {
+            $module::recipe(&target, version.as_deref())
+        }
+
+        fn parse_latest_version(
+            body: ::std::string::String,
+        ) -> ::core::option::Option<::std::string::String> {
+            $module::parse_latest_version(&body)
+        }
+
+        $crate::version_flag!($module::parse_version);
     };
 }
 

@@ -525,32 +525,23 @@ fn versions_and_install_recipes() {
         install::parse_latest_version(r#"{"tag_name":"v1.19.0"}"#).as_deref(),
         Some("1.19.0")
     );
-    let linux = Platform {
-        os: Os::Linux,
-        arch: Arch::X8664,
-        libc: Some(Libc::Gnu),
-    };
-    let recipe = install::recipe(&linux, None);
+    let linux = Platform::new(Os::Linux, Arch::X8664, Some(Libc::Gnu));
+    let recipe = install::recipe(&linux, None).unwrap();
     assert_eq!(
         recipe.npm_package.as_deref(),
         Some("opencode-linux-x64@1.18.33")
     );
     assert_eq!(recipe.npm_binary_path.as_deref(), Some("bin/opencode"));
-    let musl = Platform {
-        os: Os::Linux,
-        arch: Arch::Aarch64,
-        libc: Some(Libc::Musl),
-    };
-    assert!(install::recipe(&musl, Some("1.2.3")).sources[0]
+    let musl = Platform::new(Os::Linux, Arch::Aarch64, Some(Libc::Musl));
+    assert!(install::recipe(&musl, Some("1.2.3")).unwrap().sources[0]
         .url
         .ends_with("/opencode-linux-arm64-musl.tar.gz"));
-    let windows = Platform {
-        os: Os::Windows,
-        arch: Arch::X8664,
-        libc: None,
-    };
+    let windows = Platform::new(Os::Windows, Arch::X8664, None);
     assert_eq!(
-        install::recipe(&windows, None).npm_binary_path.as_deref(),
+        install::recipe(&windows, None)
+            .unwrap()
+            .npm_binary_path
+            .as_deref(),
         Some("bin/opencode.exe")
     );
 }
