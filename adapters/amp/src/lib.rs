@@ -27,6 +27,8 @@ mod tools;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+sandbox_agent_adapter_kit::facts_test!(crate::Amp, "facts.json");
 
 pub use session::AmpSession;
 

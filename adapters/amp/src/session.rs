@@ -64,10 +64,8 @@ impl AmpSession {
 
     /// Ends the session with an error: `error`, the end of the running turn,
     /// `session.ended` by the agent with the exit code.
-    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
-        out.emit(event::error(message.clone(), Some(code)).synthetic());
-        self.end_turn(out, None);
-        out.emit(event::session_failed(message, exit_code).synthetic());
+    fn fail(&mut self, out: &mut Actions, failure: Failure) {
+        out.fail_session(failure, |out| self.end_turn(out, None));
         self.state.ended = true;
         self.state.process = None;
         self.state.probe = None;
@@ -181,10 +179,7 @@ impl SessionMachine for AmpSession {
             out.kill(probe.id);
         }
         self.end_turn(&mut out, Some(json!({ "cancelled": true })));
-        out.emit(
-            event::session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
-                .synthetic(),
-        );
+        out.emit(event::session_terminated().synthetic());
         self.state.ended = true;
         out.finish()
     }
@@ -225,8 +220,7 @@ impl SessionMachine for AmpSession {
             } else if status.success() {
                 self.end_turn(&mut out, None);
             } else {
-                let message = format!("Amp exited during a turn with {}", status.describe());
-                self.fail(&mut out, message, "agent_exited", status.code);
+                self.fail(&mut out, Failure::exited_during_turn("Amp", &status));
             }
         }
         out.finish()
@@ -238,8 +232,7 @@ impl SessionMachine for AmpSession {
             return out.finish();
         }
         let program = launch::program(&self.config);
-        let message = format!("could not start {program}: {message}");
-        self.fail(&mut out, message, "spawn_failed", None);
+        self.fail(&mut out, Failure::spawn_failed(program, &message));
         out.finish()
     }
 }

@@ -31,6 +31,8 @@ mod tools;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+sandbox_agent_adapter_kit::facts_test!(crate::Claude, "facts.json");
 
 pub use session::ClaudeSession;
 

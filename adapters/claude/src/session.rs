@@ -52,10 +52,10 @@ impl ClaudeSession {
 
     /// Ends the session with an error: `error`, the end of the running turn (its
     /// open items failed), `session.ended` by the agent.
-    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
-        out.emit(event::error(message.clone(), Some(code)).synthetic());
-        Output::synthetic(&mut self.state, out).end_turn(None);
-        out.emit(event::session_failed(message, exit_code).synthetic());
+    fn fail(&mut self, out: &mut Actions, failure: Failure) {
+        out.fail_session(failure, |out| {
+            Output::synthetic(&mut self.state, out).end_turn(None);
+        });
         self.state.ended = true;
     }
 }
@@ -122,21 +122,14 @@ impl SessionMachine for ClaudeSession {
         Ok(out.finish())
     }
 
-    fn reply_question(
+    fn answer_question(
         &mut self,
         question_id: String,
-        answers: Vec<Vec<String>>,
+        answers: Option<Vec<Vec<String>>>,
     ) -> Result<Vec<Action>, String> {
         let mut out = Actions::new();
         let mut o = Output::from_adapter(&mut self.state, &mut out);
-        requests::reply_question(&mut o, &question_id, Some(answers))?;
-        Ok(out.finish())
-    }
-
-    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
-        let mut out = Actions::new();
-        let mut o = Output::from_adapter(&mut self.state, &mut out);
-        requests::reply_question(&mut o, &question_id, None)?;
+        requests::reply_question(&mut o, &question_id, answers)?;
         Ok(out.finish())
     }
 
@@ -174,10 +167,7 @@ impl SessionMachine for ClaudeSession {
         if let Some(process) = self.state.process.take() {
             out.close_stdin(process.id);
         }
-        out.emit(
-            event::session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
-                .synthetic(),
-        );
+        out.emit(event::session_terminated().synthetic());
         self.state.ended = true;
         out.finish()
     }
@@ -204,11 +194,10 @@ impl SessionMachine for ClaudeSession {
         self.state.process = None;
         if let Some(turn) = self.state.turn.as_mut() {
             turn.errored = true;
-            let message = format!(
-                "Claude Code exited during a turn with {}",
-                status.describe()
+            self.fail(
+                &mut out,
+                Failure::exited_during_turn("Claude Code", &status),
             );
-            self.fail(&mut out, message, "agent_exited", status.code);
         }
         out.finish()
     }
@@ -220,8 +209,7 @@ impl SessionMachine for ClaudeSession {
         }
         self.state.process = None;
         let program = launch::program(&self.config);
-        let message = format!("could not start {program}: {message}");
-        self.fail(&mut out, message, "spawn_failed", None);
+        self.fail(&mut out, Failure::spawn_failed(program, &message));
         out.finish()
     }
 

@@ -339,6 +339,12 @@ pub fn question_requested(question: Question) -> EmittedEvent {
     EmittedEvent::native(Event::QuestionRequested(question))
 }
 
+/// `session.ended` for a session the daemon ended (`terminate`): reason
+/// `terminated`, by the daemon.
+pub fn session_terminated() -> EmittedEvent {
+    session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
+}
+
 /// `session.ended` for a session that failed: reason `error`, ended by the agent,
 /// with `message` and the agent process's exit code when it exited. Adapters emit
 /// it (synthetic) after an [`error`] event and the end of the running turn.

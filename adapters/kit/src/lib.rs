@@ -18,7 +18,8 @@
 //!   component is one line: `sandbox_agent_adapter_kit::export!(MyAdapter);`.
 //! - [`Actions`], a builder for the list an input returns, and constructors for the
 //!   events and items every adapter emits ([`event`], [`item`]), so adapter code reads
-//!   like the transcript it produces.
+//!   like the transcript it produces; [`Failure`] and [`Actions::fail_session`] for a
+//!   session that ends with an error.
 //! - [`IdCounter`] for item, call and request ids, [`snapshot`] for the state blob
 //!   ([`snapshot_state!`] writes `restore`/`snapshot` for the usual session shape),
 //!   [`install`] for install recipes, [`text`] for message text, [`diff`] for file changes, [`transcript`] to render
@@ -92,6 +93,7 @@ pub mod checksum;
 pub mod credentials;
 pub mod diff;
 pub mod event;
+mod failure;
 mod ids;
 mod info;
 pub mod install;
@@ -109,6 +111,7 @@ pub mod transcript;
 pub mod types;
 
 pub use actions::Actions;
+pub use failure::Failure;
 pub use ids::IdCounter;
 pub use session::{Adapter, SessionMachine, SessionResource};
 pub use types::*;
@@ -219,5 +222,5 @@ pub mod prelude {
     pub use crate::item;
     pub use crate::text;
     pub use crate::types::*;
-    pub use crate::{Actions, Adapter, IdCounter, SessionMachine};
+    pub use crate::{Actions, Adapter, Failure, IdCounter, SessionMachine};
 }

@@ -122,18 +122,30 @@ pub trait SessionMachine: Sized + 'static {
         Err(format!("unknown permission id: {permission_id}"))
     }
 
-    /// The client answered a question (one list of chosen options per prompt).
+    /// The client answered a question (one list of chosen options per prompt). By
+    /// default [`SessionMachine::answer_question`] with `Some(answers)`.
     fn reply_question(
         &mut self,
         question_id: String,
         answers: Vec<Vec<String>>,
     ) -> Result<Vec<Action>, String> {
-        let _ = answers;
-        Err(format!("unknown question id: {question_id}"))
+        self.answer_question(question_id, Some(answers))
     }
 
-    /// The client declined to answer a question.
+    /// The client declined to answer a question. By default
+    /// [`SessionMachine::answer_question`] with `None`.
     fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
+        self.answer_question(question_id, None)
+    }
+
+    /// One handler for both answers to a question: the client's choices (one list
+    /// per prompt), or `None` when it declined. By default the id is unknown.
+    fn answer_question(
+        &mut self,
+        question_id: String,
+        answers: Option<Vec<Vec<String>>>,
+    ) -> Result<Vec<Action>, String> {
+        let _ = answers;
         Err(format!("unknown question id: {question_id}"))
     }
 

@@ -26,6 +26,8 @@ mod session;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+sandbox_agent_adapter_kit::facts_test!(crate::Mock, "facts.json");
 
 pub use session::MockSession;
 

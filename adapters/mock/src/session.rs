@@ -304,16 +304,28 @@ impl SessionMachine for MockSession {
         Ok(out.finish())
     }
 
-    fn reply_question(
+    /// Answers (`Some(answers)`) or rejects (`None`) a question, detached or pending.
+    fn answer_question(
         &mut self,
         question_id: String,
-        answers: Vec<Vec<String>>,
+        answers: Option<Vec<Vec<String>>>,
     ) -> Result<Vec<Action>, String> {
-        self.resolve_question(question_id, Some(answers))
-    }
-
-    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
-        self.resolve_question(question_id, None)
+        let mut out = Actions::new();
+        if let Some(question) = self.state.detached_questions.remove(&question_id) {
+            commands::resolve_question(&question, answers.as_deref(), &mut out);
+            return Ok(out.finish());
+        }
+        let waits_for_it = |w: &Waiting| matches!(w, Waiting::Question { question } if question.question_id == question_id);
+        let Some(RunningTurn {
+            info,
+            waiting: Waiting::Question { question },
+        }) = self.take_turn_if(waits_for_it)
+        else {
+            return Err(format!("unknown question id: {question_id}"));
+        };
+        let resolved = commands::resolve_question(&question, answers.as_deref(), &mut out);
+        self.continue_turn(info, &mut out, |cx| commands::after_question(cx, &resolved));
+        Ok(out.finish())
     }
 
     fn cancel_turn(&mut self) -> Vec<Action> {
@@ -329,11 +341,7 @@ impl SessionMachine for MockSession {
         }
         let mut out = Actions::new();
         self.cancel(&mut out);
-        out.emit(event::session_ended(
-            SessionEndReason::Terminated,
-            TerminatedBy::Daemon,
-            None,
-        ));
+        out.emit(event::session_terminated());
         self.state.ended = true;
         out.finish()
     }
@@ -390,31 +398,5 @@ impl SessionMachine for MockSession {
         let mut out = Actions::new();
         self.continue_turn(info, &mut out, |cx| commands::slow_tick(cx, waiting));
         out.finish()
-    }
-}
-
-impl MockSession {
-    /// Answers (`Some(answers)`) or rejects (`None`) a question, detached or pending.
-    fn resolve_question(
-        &mut self,
-        question_id: String,
-        answers: Option<Vec<Vec<String>>>,
-    ) -> Result<Vec<Action>, String> {
-        let mut out = Actions::new();
-        if let Some(question) = self.state.detached_questions.remove(&question_id) {
-            commands::resolve_question(&question, answers.as_deref(), &mut out);
-            return Ok(out.finish());
-        }
-        let waits_for_it = |w: &Waiting| matches!(w, Waiting::Question { question } if question.question_id == question_id);
-        let Some(RunningTurn {
-            info,
-            waiting: Waiting::Question { question },
-        }) = self.take_turn_if(waits_for_it)
-        else {
-            return Err(format!("unknown question id: {question_id}"));
-        };
-        let resolved = commands::resolve_question(&question, answers.as_deref(), &mut out);
-        self.continue_turn(info, &mut out, |cx| commands::after_question(cx, &resolved));
-        Ok(out.finish())
     }
 }

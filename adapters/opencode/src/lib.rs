@@ -36,6 +36,8 @@ mod turn;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+sandbox_agent_adapter_kit::facts_test!(crate::OpenCode, "facts.json");
 
 pub use session::OpenCodeSession;
 

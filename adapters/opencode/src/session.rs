@@ -170,9 +170,8 @@ impl OpenCodeSession {
     }
 
     /// Ends the session with an error (`error` then `session.ended`), by the agent.
-    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
-        out.emit(event::error(message.clone(), Some(code)).synthetic());
-        out.emit(event::session_failed(message, exit_code).synthetic());
+    fn fail(&mut self, out: &mut Actions, failure: Failure) {
+        out.fail_session(failure, |_| {});
         self.state.ended = true;
     }
 
@@ -183,9 +182,10 @@ impl OpenCodeSession {
             if self.state.turn.is_some() {
                 self.fail(
                     out,
-                    format!("OpenCode could not create a session: {message}"),
-                    "session_create_failed",
-                    None,
+                    Failure::new(
+                        format!("OpenCode could not create a session: {message}"),
+                        "session_create_failed",
+                    ),
                 );
             }
             return;
@@ -459,11 +459,7 @@ impl SessionMachine for OpenCodeSession {
             return out.finish();
         }
         self.interrupt(&mut out);
-        out.close_sse(EVENTS).emit(event::session_ended(
-            SessionEndReason::Terminated,
-            TerminatedBy::Daemon,
-            None,
-        ));
+        out.close_sse(EVENTS).emit(event::session_terminated());
         self.state.ended = true;
         out.finish()
     }
@@ -497,11 +493,8 @@ impl SessionMachine for OpenCodeSession {
         self.state.server = Server::Down;
         self.state.creating = false;
         if self.state.turn.is_some() {
-            let message = format!(
-                "opencode serve exited during a turn with {}",
-                status.describe()
-            );
-            self.fail(&mut out, message, "agent_exited", status.code);
+            let failure = Failure::exited_during_turn("opencode serve", &status);
+            self.fail(&mut out, failure);
         }
         out.finish()
     }
@@ -513,12 +506,7 @@ impl SessionMachine for OpenCodeSession {
         }
         self.state.server = Server::Down;
         let program = api::program(&self.config);
-        self.fail(
-            &mut out,
-            format!("could not start {program}: {message}"),
-            "spawn_failed",
-            None,
-        );
+        self.fail(&mut out, Failure::spawn_failed(&program, &message));
         out.finish()
     }
 
@@ -546,9 +534,10 @@ impl SessionMachine for OpenCodeSession {
                     out.emit(event::unparsed(error.to_string(), "http:create", raw));
                     self.fail(
                         &mut out,
-                        "OpenCode answered POST /session without a session".to_owned(),
-                        "session_create_failed",
-                        None,
+                        Failure::new(
+                            "OpenCode answered POST /session without a session",
+                            "session_create_failed",
+                        ),
                     );
                 }
             }
@@ -596,9 +585,10 @@ impl SessionMachine for OpenCodeSession {
             let reason = error.unwrap_or_else(|| "closed by the server".to_owned());
             self.fail(
                 &mut out,
-                format!("the OpenCode event stream keeps failing: {reason}"),
-                "stream_failed",
-                None,
+                Failure::new(
+                    format!("the OpenCode event stream keeps failing: {reason}"),
+                    "stream_failed",
+                ),
             );
         } else {
             out.set_timer(REOPEN, 1000);

@@ -7,7 +7,7 @@ use sandbox_agent_adapter_kit::testing::{self, check};
 use sandbox_agent_adapter_kit::transcript::render;
 use serde_json::Value;
 
-use crate::{api, install, OpenCodeSession};
+use crate::{api, OpenCodeSession};
 
 /// A session config as the transcripts' `create` line spells it.
 fn config(line: Option<&Value>) -> SessionConfig {
@@ -512,37 +512,6 @@ fn resuming_skips_session_creation() {
     assert_eq!(
         connected,
         ["open-sse events http://127.0.0.1:4096/event?directory=/workspace"]
-    );
-}
-
-#[test]
-fn versions_and_install_recipes() {
-    assert_eq!(
-        install::parse_version("1.18.33\n").as_deref(),
-        Some("1.18.33")
-    );
-    assert_eq!(
-        install::parse_latest_version(r#"{"tag_name":"v1.19.0"}"#).as_deref(),
-        Some("1.19.0")
-    );
-    let linux = Platform::new(Os::Linux, Arch::X8664, Some(Libc::Gnu));
-    let recipe = install::recipe(&linux, None).unwrap();
-    assert_eq!(
-        recipe.npm_package.as_deref(),
-        Some("opencode-linux-x64@1.18.33")
-    );
-    assert_eq!(recipe.npm_binary_path.as_deref(), Some("bin/opencode"));
-    let musl = Platform::new(Os::Linux, Arch::Aarch64, Some(Libc::Musl));
-    assert!(install::recipe(&musl, Some("1.2.3")).unwrap().sources[0]
-        .url
-        .ends_with("/opencode-linux-arm64-musl.tar.gz"));
-    let windows = Platform::new(Os::Windows, Arch::X8664, None);
-    assert_eq!(
-        install::recipe(&windows, None)
-            .unwrap()
-            .npm_binary_path
-            .as_deref(),
-        Some("bin/opencode.exe")
     );
 }
 

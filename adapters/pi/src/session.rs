@@ -121,11 +121,11 @@ impl PiSession {
 
     /// Ends the session with an error: `error`, the end of the running turn (its
     /// open items failed), `session.ended` by the agent.
-    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
-        out.emit(event::error(message.clone(), Some(code)).synthetic());
-        self.drop_prompt(out);
-        self.output(out).end_turn();
-        out.emit(event::session_failed(message, exit_code).synthetic());
+    fn fail(&mut self, out: &mut Actions, failure: Failure) {
+        out.fail_session(failure, |out| {
+            self.drop_prompt(out);
+            self.output(out).end_turn();
+        });
         self.state.ended = true;
     }
 
@@ -153,11 +153,10 @@ impl PiSession {
             if let Some(turn) = self.state.turn.as_mut() {
                 turn.errored = true;
             }
-            let message = format!("Pi exited during a turn with {}", status.describe());
-            self.fail(out, message, "agent_exited", status.code);
+            self.fail(out, Failure::exited_during_turn("Pi", &status));
         } else if !process.ready {
             let message = format!("Pi exited at start with {}", status.describe());
-            self.fail(out, message, "agent_exited", status.code);
+            self.fail(out, Failure::exited(message, &status));
         }
     }
 }
@@ -218,21 +217,14 @@ impl SessionMachine for PiSession {
         out.finish()
     }
 
-    fn reply_question(
+    fn answer_question(
         &mut self,
         question_id: String,
-        answers: Vec<Vec<String>>,
+        answers: Option<Vec<Vec<String>>>,
     ) -> Result<Vec<Action>, String> {
         let mut out = Actions::new();
         let mut o = Output::from_adapter(&mut self.state, &mut out, &self.config.directory);
-        dialogs::answer(&mut o, &question_id, Some(&answers))?;
-        Ok(out.finish())
-    }
-
-    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
-        let mut out = Actions::new();
-        let mut o = Output::from_adapter(&mut self.state, &mut out, &self.config.directory);
-        dialogs::answer(&mut o, &question_id, None)?;
+        dialogs::answer(&mut o, &question_id, answers.as_deref())?;
         Ok(out.finish())
     }
 
@@ -276,10 +268,7 @@ impl SessionMachine for PiSession {
         if let Some(process) = self.state.process.take() {
             out.close_stdin(process.id);
         }
-        out.emit(
-            event::session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
-                .synthetic(),
-        );
+        out.emit(event::session_terminated().synthetic());
         self.state.ended = true;
         out.finish()
     }
@@ -362,8 +351,7 @@ impl SessionMachine for PiSession {
         }
         self.state.process = None;
         let program = launch::program(&self.config);
-        let message = format!("could not start {program}: {message}");
-        self.fail(&mut out, message, "spawn_failed", None);
+        self.fail(&mut out, Failure::spawn_failed(program, &message));
         out.finish()
     }
 

@@ -1,7 +1,6 @@
-//! Unit tests: static facts, flag probing and launch plans per Amp version, and the
-//! session's handling of single lines and process events.
+//! Unit tests: flag probing and launch plans per Amp version, and the session's
+//! handling of single lines and process events (the static facts are `facts.json`'s).
 
-mod info;
 mod launch;
 mod session;
 

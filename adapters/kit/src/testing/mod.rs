@@ -10,9 +10,12 @@
 //!   every native line kept as a `raw`, items and turns opened and closed in order).
 //! - [`record`]: a small native host that records such transcripts from the real
 //!   agent, for ignored `tests/record.rs` tests.
+//! - [`facts`]: checks an adapter's static facts (info, install recipes for every
+//!   platform, version probes) against a JSON table ([`crate::facts_test!`]).
 //! - [`config`], [`without_raw`], [`render_without_raw`] and [`check`] for tests that
 //!   feed single lines.
 
+pub mod facts;
 pub mod record;
 pub mod replay;
 pub mod shape;
