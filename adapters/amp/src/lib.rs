@@ -27,8 +27,6 @@ mod tools;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-sandbox_agent_adapter_kit::facts_test!(crate::Amp, "facts.json");
 
 pub use session::AmpSession;
 

@@ -34,8 +34,6 @@ mod turn;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-sandbox_agent_adapter_kit::facts_test!(crate::Codex, "facts.json");
 
 pub use session::CodexSession;
 

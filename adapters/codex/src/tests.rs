@@ -10,6 +10,8 @@ use serde_json::{json, Value};
 
 use crate::CodexSession;
 
+sandbox_agent_adapter_kit::facts_test!(crate::Codex, "facts.json");
+
 /// A started test session.
 struct Harness {
     session: CodexSession,

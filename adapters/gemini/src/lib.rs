@@ -26,8 +26,6 @@ mod launch;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-sandbox_agent_adapter_kit::facts_test!(crate::Gemini, "facts.json");
 
 /// A Gemini CLI session: one `gemini --acp` process, driven over ACP.
 pub type GeminiSession = AcpSession<Gemini>;

@@ -8,6 +8,8 @@ use sandbox_agent_adapter_kit::transcript::render;
 
 use crate::GeminiSession;
 
+sandbox_agent_adapter_kit::facts_test!(crate::Gemini, "facts.json");
+
 /// The transcripts' default config with `permission_mode`.
 fn config(permission_mode: &str) -> SessionConfig {
     SessionConfig {

@@ -26,8 +26,6 @@ mod session;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-sandbox_agent_adapter_kit::facts_test!(crate::Mock, "facts.json");
 
 pub use session::MockSession;
 

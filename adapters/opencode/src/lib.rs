@@ -36,8 +36,6 @@ mod turn;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-sandbox_agent_adapter_kit::facts_test!(crate::OpenCode, "facts.json");
 
 pub use session::OpenCodeSession;
 

@@ -9,6 +9,8 @@ use serde_json::Value;
 
 use crate::{api, OpenCodeSession};
 
+sandbox_agent_adapter_kit::facts_test!(crate::OpenCode, "facts.json");
+
 /// A session config as the transcripts' `create` line spells it.
 fn config(line: Option<&Value>) -> SessionConfig {
     testing::replay::config_of(line.map_or(&Value::Null, |l| &l["config"]))

@@ -31,8 +31,6 @@ mod tools;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-sandbox_agent_adapter_kit::facts_test!(crate::Pi, "facts.json");
 
 pub use session::PiSession;
 

@@ -18,8 +18,6 @@ mod credentials;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-sandbox_agent_adapter_kit::facts_test!(crate::Qwen, "facts.json");
 
 /// A Qwen Code session: one `qwen --acp` process, driven over ACP.
 pub type QwenSession = AcpSession<Qwen>;

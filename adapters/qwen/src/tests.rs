@@ -7,6 +7,8 @@ use sandbox_agent_adapter_kit::transcript::render;
 
 use crate::{Qwen, QwenSession};
 
+sandbox_agent_adapter_kit::facts_test!(crate::Qwen, "facts.json");
+
 #[test]
 fn permission_modes_map_to_approval_modes_and_models_to_flags() {
     for (mode, approval) in [

@@ -4,5 +4,7 @@
 mod launch;
 mod session;
 
+sandbox_agent_adapter_kit::facts_test!(crate::Amp, "../facts.json");
+
 /// A session config with the transcripts' defaults.
 pub(crate) use sandbox_agent_adapter_kit::testing::config;
