@@ -6,16 +6,11 @@ use sandbox_agent_adapter_kit::prelude::*;
 use crate::flags::{Flags, Resume};
 
 /// The program when the session has no installed binary path.
-const PROGRAM: &str = "amp";
-
-/// The program to run: the installed binary's path, else `amp` (looked up by the host).
-pub(crate) fn program(config: &SessionConfig) -> &str {
-    config.agent_binary.as_deref().unwrap_or(PROGRAM)
-}
+pub(crate) const PROGRAM: &str = "amp";
 
 /// `amp --help`, whose output says which flags this version has.
 pub(crate) fn probe(config: &SessionConfig, process_id: &str) -> SpawnRequest {
-    SpawnRequest::command(process_id, [program(config), "--help"])
+    SpawnRequest::command(process_id, [config.program(PROGRAM), "--help"])
 }
 
 /// One turn: execute mode with stream-json output, continuing `thread` when given.
@@ -27,7 +22,7 @@ pub(crate) fn turn(
     process_id: &str,
     thread: Option<&str>,
 ) -> SpawnRequest {
-    let mut argv: Vec<String> = vec![program(config).to_owned()];
+    let mut argv: Vec<String> = vec![config.program(PROGRAM).to_owned()];
     let thread = thread.filter(|id| !id.is_empty());
     if let (Some(id), Resume::ThreadsContinue) = (thread, flags.resume) {
         argv.extend(["threads".to_owned(), "continue".to_owned(), id.to_owned()]);
@@ -40,7 +35,7 @@ pub(crate) fn turn(
     if bypass(config) {
         argv.push(flags.bypass.clone());
     }
-    if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
+    if let Some(model) = config.chosen_model() {
         argv.extend([flags.model.clone(), model.to_owned()]);
     }
     if !config.mcp_servers.is_empty() {

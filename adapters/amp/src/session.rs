@@ -110,14 +110,7 @@ impl SessionMachine for AmpSession {
 
     /// `session.started` with the launch settings, then the probe.
     fn start(&mut self) -> Vec<Action> {
-        let config = &self.config;
-        let metadata = json!({
-            "agent": "amp",
-            "agentMode": config.agent_mode,
-            "permissionMode": config.permission_mode,
-            "model": config.model,
-            "variant": config.variant,
-        });
+        let metadata = self.config.launch_metadata("amp");
         let mut out = Actions::new();
         out.open_session(self.state.thread.as_deref(), &metadata);
         self.probe(&mut out);
@@ -131,9 +124,7 @@ impl SessionMachine for AmpSession {
         if self.state.ended {
             return out.finish();
         }
-        let id = format!("turn_{}", self.state.ids.next_number("turn"));
-        out.emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
-        out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+        let id = out.open_turn(&mut self.state.ids, &parts);
         let prompt = launch::prompt(&parts);
         self.state.turn = Some(TurnState {
             id,
@@ -231,7 +222,7 @@ impl SessionMachine for AmpSession {
         if self.state.ended || !(self.is_probe(&process_id) || self.is_turn_process(&process_id)) {
             return out.finish();
         }
-        let program = launch::program(&self.config);
+        let program = self.config.program(launch::PROGRAM);
         self.fail(&mut out, Failure::spawn_failed(program, &message));
         out.finish()
     }

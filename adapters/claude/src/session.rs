@@ -54,7 +54,7 @@ impl ClaudeSession {
     /// open items failed), `session.ended` by the agent.
     fn fail(&mut self, out: &mut Actions, failure: Failure) {
         out.fail_session(failure, |out| {
-            Output::synthetic(&mut self.state, out).end_turn(None);
+            Output::new(&mut self.state, out, Origin::Synthetic).end_turn(None);
         });
         self.state.ended = true;
     }
@@ -73,14 +73,8 @@ impl SessionMachine for ClaudeSession {
 
     /// `session.started` with the launch settings, then the CLI process.
     fn start(&mut self) -> Vec<Action> {
-        let config = &self.config;
-        let metadata = json!({
-            "agent": "claude",
-            "agentMode": config.agent_mode,
-            "permissionMode": launch::permission_mode(config),
-            "model": config.model,
-            "variant": config.variant,
-        });
+        let mut metadata = self.config.launch_metadata("claude");
+        metadata["permissionMode"] = json!(launch::permission_mode(&self.config));
         let mut out = Actions::new();
         out.open_session(self.state.native_session_id.as_deref(), &metadata);
         self.launch(&mut out);
@@ -98,15 +92,14 @@ impl SessionMachine for ClaudeSession {
             self.launch(&mut out);
         }
         if self.state.turn.is_none() {
-            let id = format!("turn_{}", self.state.ids.next_number("turn"));
-            out.emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
+            let id = out.start_turn(&mut self.state.ids);
             self.state.turn = Some(TurnState {
                 id,
                 ..TurnState::default()
             });
         }
         out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
-        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
         o.write(&protocol::user_message(&parts));
         out.finish()
     }
@@ -117,7 +110,7 @@ impl SessionMachine for ClaudeSession {
         reply: PermissionReply,
     ) -> Result<Vec<Action>, String> {
         let mut out = Actions::new();
-        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
         requests::reply_permission(&mut o, &permission_id, reply)?;
         Ok(out.finish())
     }
@@ -128,7 +121,7 @@ impl SessionMachine for ClaudeSession {
         answers: Option<Vec<Vec<String>>>,
     ) -> Result<Vec<Action>, String> {
         let mut out = Actions::new();
-        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
         requests::reply_question(&mut o, &question_id, answers)?;
         Ok(out.finish())
     }
@@ -146,7 +139,7 @@ impl SessionMachine for ClaudeSession {
         }
         turn.cancelling = true;
         let request = self.state.ids.next("req");
-        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
         o.write(&protocol::interrupt(&request));
         requests::reject_all(&mut o);
         out.set_timer(INTERRUPT_TIMER, INTERRUPT_TIMEOUT_MS);
@@ -163,7 +156,7 @@ impl SessionMachine for ClaudeSession {
         if let Some(turn) = self.state.turn.as_mut() {
             turn.cancelling = true;
         }
-        Output::synthetic(&mut self.state, &mut out).end_turn(None);
+        Output::new(&mut self.state, &mut out, Origin::Synthetic).end_turn(None);
         if let Some(process) = self.state.process.take() {
             out.close_stdin(process.id);
         }
@@ -177,7 +170,7 @@ impl SessionMachine for ClaudeSession {
         if self.state.ended || !self.is_current(&process_id) {
             return out.finish();
         }
-        Output::from_line(&mut self.state, &mut out, &line).line(&line);
+        Output::new(&mut self.state, &mut out, Origin::Line(&line)).line(&line);
         out.finish()
     }
 
@@ -208,7 +201,7 @@ impl SessionMachine for ClaudeSession {
             return out.finish();
         }
         self.state.process = None;
-        let program = launch::program(&self.config);
+        let program = self.config.program(launch::PROGRAM);
         self.fail(&mut out, Failure::spawn_failed(program, &message));
         out.finish()
     }
@@ -224,7 +217,7 @@ impl SessionMachine for ClaudeSession {
         if let Some(process) = self.state.process.take() {
             out.kill(process.id);
         }
-        Output::synthetic(&mut self.state, &mut out).end_turn(None);
+        Output::new(&mut self.state, &mut out, Origin::Synthetic).end_turn(None);
         out.finish()
     }
 }

@@ -82,7 +82,7 @@ impl CodexSession {
     /// this session's use of it. A server that is already initialized answers
     /// `Already initialized`, which is fine: the connection is shared.
     fn connect(&mut self, out: &mut Actions) {
-        let binary = self.config.agent_binary.as_deref().unwrap_or("codex");
+        let binary = self.config.program("codex");
         out.spawn(SpawnRequest::command(PROCESS, [binary, "app-server"]).shared(SHARE_KEY));
         self.state.link = Link::Initializing;
         let params = json!({
@@ -453,13 +453,7 @@ impl SessionMachine for CodexSession {
     /// the thread: a new one, or `resume-native-session-id`'s.
     fn start(&mut self) -> Vec<Action> {
         let config = &self.config;
-        let metadata = json!({
-            "agent": "codex",
-            "agentMode": config.agent_mode,
-            "permissionMode": config.permission_mode,
-            "model": config.model,
-            "variant": config.variant,
-        });
+        let metadata = config.launch_metadata("codex");
         let mut out = Actions::new();
         out.open_session(None, &metadata);
         self.state.thread = config.resume_native_session_id.clone();
@@ -640,7 +634,7 @@ impl SessionMachine for CodexSession {
         }
         self.state.link = Link::Down;
         self.state.calls.clear();
-        let binary = self.config.agent_binary.as_deref().unwrap_or("codex");
+        let binary = self.config.program("codex");
         let mut out = Actions::new();
         let program = format!("`{binary} app-server`");
         self.fail(&mut out, Failure::spawn_failed(&program, &message));

@@ -90,6 +90,7 @@ pub mod acp;
 mod actions;
 pub mod bindings;
 pub mod checksum;
+mod config;
 pub mod credentials;
 pub mod diff;
 pub mod event;
@@ -101,6 +102,7 @@ pub mod item;
 pub mod jsonrpc;
 pub mod log;
 pub mod mcp;
+mod origin;
 pub mod reply;
 mod session;
 pub mod snapshot;
@@ -113,6 +115,7 @@ pub mod types;
 pub use actions::Actions;
 pub use failure::Failure;
 pub use ids::IdCounter;
+pub use origin::Origin;
 pub use session::{Adapter, SessionMachine, SessionResource};
 pub use types::*;
 
@@ -222,5 +225,5 @@ pub mod prelude {
     pub use crate::item;
     pub use crate::text;
     pub use crate::types::*;
-    pub use crate::{Actions, Adapter, Failure, IdCounter, SessionMachine};
+    pub use crate::{Actions, Adapter, Failure, IdCounter, Origin, SessionMachine};
 }

@@ -245,13 +245,7 @@ impl SessionMachine for MockSession {
     /// with the session's configuration as metadata.
     fn start(&mut self) -> Vec<Action> {
         let config = &self.config;
-        let metadata = serde_json::json!({
-            "agent": "mock",
-            "agentMode": config.agent_mode,
-            "permissionMode": config.permission_mode,
-            "model": config.model,
-            "variant": config.variant,
-        });
+        let metadata = config.launch_metadata("mock");
         let mut out = Actions::new();
         out.set_native_session_id(format!("mock-{}", config.session_id))
             .emit(event::session_started(Some(metadata.to_string())));

@@ -353,15 +353,8 @@ impl SessionMachine for OpenCodeSession {
     /// Records the session to resume (if any), emits `session.started` and starts the
     /// server.
     fn start(&mut self) -> Vec<Action> {
-        let config = &self.config;
-        let metadata = json!({
-            "agent": "opencode",
-            "agentMode": config.agent_mode,
-            "permissionMode": config.permission_mode,
-            "model": config.model,
-            "variant": config.variant,
-            "directory": config.directory,
-        });
+        let mut metadata = self.config.launch_metadata("opencode");
+        metadata["directory"] = json!(self.config.directory);
         let mut out = Actions::new();
         out.open_session(self.state.native_id.as_deref(), &metadata);
         self.launch(&mut out);

@@ -131,7 +131,12 @@ impl PiSession {
 
     /// An output for synthetic events.
     fn output<'a>(&'a mut self, out: &'a mut Actions) -> Output<'a> {
-        Output::synthetic(&mut self.state, out, &self.config.directory)
+        Output::new(
+            &mut self.state,
+            out,
+            &self.config.directory,
+            Origin::Synthetic,
+        )
     }
 
     /// The process exited; it was the live one.
@@ -197,9 +202,7 @@ impl SessionMachine for PiSession {
         if self.state.ended {
             return out.finish();
         }
-        let id = format!("turn_{}", self.state.ids.next_number("turn"));
-        out.emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
-        out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+        let id = out.open_turn(&mut self.state.ids, &parts);
         if self.state.process.is_none() {
             self.launch(&mut out);
         }
@@ -223,7 +226,12 @@ impl SessionMachine for PiSession {
         answers: Option<Vec<Vec<String>>>,
     ) -> Result<Vec<Action>, String> {
         let mut out = Actions::new();
-        let mut o = Output::from_adapter(&mut self.state, &mut out, &self.config.directory);
+        let mut o = Output::new(
+            &mut self.state,
+            &mut out,
+            &self.config.directory,
+            Origin::Adapter,
+        );
         dialogs::answer(&mut o, &question_id, answers.as_deref())?;
         Ok(out.finish())
     }
@@ -246,7 +254,12 @@ impl SessionMachine for PiSession {
             return out.finish();
         }
         let request = self.state.ids.next("req");
-        let mut o = Output::from_adapter(&mut self.state, &mut out, &self.config.directory);
+        let mut o = Output::new(
+            &mut self.state,
+            &mut out,
+            &self.config.directory,
+            Origin::Adapter,
+        );
         o.write(&protocol::abort(&request));
         dialogs::decline_all(&mut o);
         out.set_timer(ABORT_TIMER, ABORT_TIMEOUT_MS);
@@ -293,7 +306,13 @@ impl SessionMachine for PiSession {
             return out.finish();
         };
         process.ready = true;
-        Output::from_line(&mut self.state, &mut out, &self.config.directory, &line).line(&line);
+        Output::new(
+            &mut self.state,
+            &mut out,
+            &self.config.directory,
+            Origin::Line(&line),
+        )
+        .line(&line);
         out.finish()
     }
 
@@ -350,7 +369,7 @@ impl SessionMachine for PiSession {
             return out.finish();
         }
         self.state.process = None;
-        let program = launch::program(&self.config);
+        let program = self.config.program(launch::PROGRAM);
         self.fail(&mut out, Failure::spawn_failed(program, &message));
         out.finish()
     }

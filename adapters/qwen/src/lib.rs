@@ -37,7 +37,7 @@ impl AcpAgent for Qwen {
 
     /// `qwen --acp --auth-type openai --approval-mode <mode> [--model <model>]`.
     fn spawn(config: &SessionConfig, process_id: &str) -> SpawnRequest {
-        let program = config.agent_binary.as_deref().unwrap_or(PROGRAM);
+        let program = config.program(PROGRAM);
         let mut argv: Vec<String> = [program, "--acp", "--auth-type", "openai"]
             .map(str::to_owned)
             .to_vec();
@@ -45,7 +45,7 @@ impl AcpAgent for Qwen {
             "--approval-mode".to_owned(),
             approval_mode(config).to_owned(),
         ]);
-        if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
+        if let Some(model) = config.chosen_model() {
             argv.extend(["--model".to_owned(), model.to_owned()]);
         }
         let spawn = SpawnRequest::command(process_id, argv);
@@ -66,15 +66,7 @@ impl AcpAgent for Qwen {
 /// asks for it, `yolo` for `bypass`, `auto-edit` for `acceptEdits`, else `default`
 /// (ask before tools that change things).
 fn approval_mode(config: &SessionConfig) -> &'static str {
-    if config.agent_mode == "plan" {
-        return "plan";
-    }
-    match config.permission_mode.as_str() {
-        "plan" => "plan",
-        "bypass" => "yolo",
-        "acceptEdits" => "auto-edit",
-        _ => "default",
-    }
+    config.cli_permission_mode("yolo", "auto-edit")
 }
 
 impl Adapter for Qwen {

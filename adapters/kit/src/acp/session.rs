@@ -68,10 +68,7 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
 
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
         let mut out = Actions::new();
-        let turn_id = self.state.ids.next("turn");
-        let user_id = self.state.ids.next("itm");
-        out.emit(event::turn_started(Turn::with_id(&turn_id)).synthetic())
-            .emit_all(event::user_message(user_id, &parts));
+        let turn_id = out.open_turn(&mut self.state.ids, &parts);
         self.state.turn = Some(TurnState {
             id: turn_id,
             unsent: Some(prompt_text(&parts)),
