@@ -104,22 +104,14 @@ impl SessionMachine for ClaudeSession {
         out.finish()
     }
 
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let mut out = Actions::new();
         let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
         requests::reply_permission(&mut o, &permission_id, reply)?;
         Ok(out.finish())
     }
 
-    fn answer_question(
-        &mut self,
-        question_id: String,
-        answers: Option<Vec<Vec<String>>>,
-    ) -> Result<Vec<Action>, String> {
+    fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
         let mut out = Actions::new();
         let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
         requests::reply_question(&mut o, &question_id, answers)?;

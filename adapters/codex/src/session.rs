@@ -485,11 +485,7 @@ impl SessionMachine for CodexSession {
         out.finish()
     }
 
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let answer = self
             .state
             .requests
@@ -505,11 +501,7 @@ impl SessionMachine for CodexSession {
     }
 
     /// Answers (`Some`) or rejects (`None`) a pending question.
-    fn answer_question(
-        &mut self,
-        question_id: String,
-        answers: Option<Vec<Vec<String>>>,
-    ) -> Result<Vec<Action>, String> {
+    fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
         let answer = self
             .state
             .requests

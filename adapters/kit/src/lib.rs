@@ -116,7 +116,7 @@ pub use actions::Actions;
 pub use failure::Failure;
 pub use ids::IdCounter;
 pub use origin::Origin;
-pub use session::{Adapter, SessionMachine, SessionResource};
+pub use session::{Adapter, Answers, ReplyResult, SessionMachine, SessionResource};
 pub use types::*;
 
 /// Registers a type implementing [`Adapter`] as the component's implementation of the
@@ -225,5 +225,7 @@ pub mod prelude {
     pub use crate::item;
     pub use crate::text;
     pub use crate::types::*;
-    pub use crate::{Actions, Adapter, Failure, IdCounter, Origin, SessionMachine};
+    pub use crate::{
+        Actions, Adapter, Answers, Failure, IdCounter, Origin, ReplyResult, SessionMachine,
+    };
 }

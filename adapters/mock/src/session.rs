@@ -273,11 +273,7 @@ impl SessionMachine for MockSession {
         out.finish()
     }
 
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let mut out = Actions::new();
         if let Some(permission) = self.state.detached_permissions.remove(&permission_id) {
             commands::resolve_permission(&mut self.state, &permission, reply, &mut out);
@@ -299,11 +295,7 @@ impl SessionMachine for MockSession {
     }
 
     /// Answers (`Some(answers)`) or rejects (`None`) a question, detached or pending.
-    fn answer_question(
-        &mut self,
-        question_id: String,
-        answers: Option<Vec<Vec<String>>>,
-    ) -> Result<Vec<Action>, String> {
+    fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
         let mut out = Actions::new();
         if let Some(question) = self.state.detached_questions.remove(&question_id) {
             commands::resolve_question(&question, answers.as_deref(), &mut out);

@@ -388,11 +388,7 @@ impl SessionMachine for OpenCodeSession {
         out.finish()
     }
 
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let Some(permission) = self.state.permissions.remove(&permission_id) else {
             return Err(format!("unknown permission id: {permission_id}"));
         };
@@ -408,11 +404,7 @@ impl SessionMachine for OpenCodeSession {
         Ok(out.finish())
     }
 
-    fn reply_question(
-        &mut self,
-        question_id: String,
-        answers: Vec<Vec<String>>,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_question(&mut self, question_id: String, answers: Answers) -> ReplyResult {
         let Some(question) = self.state.questions.remove(&question_id) else {
             return Err(format!("unknown question id: {question_id}"));
         };
@@ -423,7 +415,7 @@ impl SessionMachine for OpenCodeSession {
         Ok(out.finish())
     }
 
-    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
+    fn reject_question(&mut self, question_id: String) -> ReplyResult {
         let Some(question) = self.state.questions.remove(&question_id) else {
             return Err(format!("unknown question id: {question_id}"));
         };

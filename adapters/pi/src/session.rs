@@ -220,11 +220,7 @@ impl SessionMachine for PiSession {
         out.finish()
     }
 
-    fn answer_question(
-        &mut self,
-        question_id: String,
-        answers: Option<Vec<Vec<String>>>,
-    ) -> Result<Vec<Action>, String> {
+    fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
         let mut out = Actions::new();
         let mut o = Output::new(
             &mut self.state,

@@ -82,11 +82,7 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
         out.finish()
     }
 
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let pending = self
             .state
             .pending
