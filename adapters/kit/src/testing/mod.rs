@@ -74,6 +74,23 @@ pub fn check(actual: Vec<String>, expected: &[&str]) {
     }
 }
 
+/// Panics unless `actions` are one `agent.unparsed` event with `error` that keeps
+/// `line` as its raw payload.
+#[track_caller]
+pub fn assert_unparsed(actions: &[Action], line: &str, error: &str) {
+    let [Action::Emit(event)] = actions else {
+        panic!("not one event: {actions:?}");
+    };
+    let crate::types::Event::AgentUnparsed(unparsed) = &event.event else {
+        panic!("not agent.unparsed: {event:?}");
+    };
+    assert_eq!(unparsed.error, error);
+    assert_eq!(
+        event.raw.as_deref(),
+        Some(crate::text::raw_json(line).as_str())
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
