@@ -468,11 +468,7 @@ impl SessionMachine for CodexSession {
             return Vec::new();
         }
         if self.state.turn.is_some() {
-            // The host queues messages while a turn runs, so this is a host bug.
-            return Actions::one(event::error(
-                "a turn is already running",
-                Some("turn_running"),
-            ));
+            return Actions::one(event::turn_running());
         }
         self.state.turn = Some(TurnState::new(parts));
         let mut out = Actions::new();

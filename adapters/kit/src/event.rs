@@ -380,6 +380,12 @@ pub fn error(message: impl Into<String>, code: Option<&str>) -> EmittedEvent {
     error_with_details(message, code, None)
 }
 
+/// The `error` for a message that arrived while a turn runs (code `turn_running`): the
+/// host queues messages until `turn.ended`, so this is a host bug.
+pub fn turn_running() -> EmittedEvent {
+    error("a turn is already running", Some("turn_running"))
+}
+
 /// `error` with free-form details (JSON text).
 pub fn error_with_details(
     message: impl Into<String>,

@@ -258,11 +258,7 @@ impl SessionMachine for MockSession {
             return Vec::new();
         }
         if self.state.turn.is_some() {
-            // The host queues messages while a turn runs, so this is a host bug.
-            return Actions::one(event::error(
-                "a turn is already running",
-                Some("turn_running"),
-            ));
+            return Actions::one(event::turn_running());
         }
         let number = self.state.ids.next_number("turn");
         let info = TurnInfo::new(number, text::word_count(&text::message_text(&parts)));

@@ -367,12 +367,7 @@ impl SessionMachine for OpenCodeSession {
             return out.finish();
         }
         if self.state.turn.is_some() {
-            // The host queues messages while a turn runs, so this is a host bug.
-            out.emit(event::error(
-                "a turn is already running",
-                Some("turn_running"),
-            ));
-            return out.finish();
+            return Actions::one(event::turn_running());
         }
         let number = self.state.ids.next_number("turn");
         let turn = RunningTurn::new(number, self.state.newest_message.clone());
