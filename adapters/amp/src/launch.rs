@@ -35,9 +35,7 @@ pub(crate) fn turn(
     if bypass(config) {
         argv.push(flags.bypass.clone());
     }
-    if let Some(model) = config.chosen_model() {
-        argv.extend([flags.model.clone(), model.to_owned()]);
-    }
+    argv.extend(text::flag(&flags.model, config.chosen_model()));
     if !config.mcp_servers.is_empty() {
         argv.extend([
             "--mcp-config".to_owned(),
@@ -79,18 +77,8 @@ pub(crate) fn bypass(config: &SessionConfig) -> bool {
 /// What the turn process reads on stdin: the message's text, then the paths of its
 /// attachments (execute mode takes text only), ending with a newline.
 pub(crate) fn prompt(parts: &[MessagePart]) -> String {
-    let mut prompt = text::message_text(parts);
     let paths = text::attachment_paths(parts);
-    if !paths.is_empty() {
-        if !prompt.is_empty() {
-            prompt.push_str("\n\n");
-        }
-        prompt.push_str("Attached files:");
-        for path in paths {
-            prompt.push_str("\n- ");
-            prompt.push_str(path);
-        }
-    }
+    let mut prompt = text::with_attached_files(text::message_text(parts), &paths);
     prompt.push('\n');
     prompt
 }

@@ -30,15 +30,9 @@ pub(crate) fn spawn(
     argv.extend(BASE_ARGS.iter().map(|arg| (*arg).to_owned()));
     let mode = permission_mode(config);
     argv.extend(["--permission-mode".to_owned(), mode.to_owned()]);
-    if let Some(model) = config.chosen_model() {
-        argv.extend(["--model".to_owned(), model.to_owned()]);
-    }
-    if let Some(effort) = config.chosen_variant() {
-        argv.extend(["--effort".to_owned(), effort.to_owned()]);
-    }
-    if let Some(id) = resume {
-        argv.extend(["--resume".to_owned(), id.to_owned()]);
-    }
+    argv.extend(text::flag("--model", config.chosen_model()));
+    argv.extend(text::flag("--effort", config.chosen_variant()));
+    argv.extend(text::flag("--resume", resume));
     if !config.mcp_servers.is_empty() {
         let servers = sandbox_agent_adapter_kit::mcp::mcp_servers_config(&config.mcp_servers);
         argv.extend(["--mcp-config".to_owned(), servers.to_string()]);

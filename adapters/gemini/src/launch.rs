@@ -12,9 +12,7 @@ pub(crate) fn spawn(config: &SessionConfig, process_id: &str) -> SpawnRequest {
         "--approval-mode".to_owned(),
         approval_mode(config).to_owned(),
     ]);
-    if let Some(model) = config.chosen_model() {
-        argv.extend(["--model".to_owned(), model.to_owned()]);
-    }
+    argv.extend(text::flag("--model", config.chosen_model()));
     SpawnRequest::command(process_id, argv).with_env(environment())
 }
 

@@ -26,18 +26,10 @@ pub(crate) fn spawn(
         "--mode".into(),
         "rpc".into(),
     ];
-    if let Some(tools) = tools(config) {
-        argv.extend(["--tools".to_owned(), tools.to_owned()]);
-    }
-    if let Some(model) = config.chosen_model() {
-        argv.extend(["--model".to_owned(), model.to_owned()]);
-    }
-    if let Some(level) = config.chosen_variant() {
-        argv.extend(["--thinking".to_owned(), level.to_owned()]);
-    }
-    if let Some(id) = resume {
-        argv.extend(["--session".to_owned(), id.to_owned()]);
-    }
+    argv.extend(text::flag("--tools", tools(config)));
+    argv.extend(text::flag("--model", config.chosen_model()));
+    argv.extend(text::flag("--thinking", config.chosen_variant()));
+    argv.extend(text::flag("--session", resume));
     for skill in &config.skills {
         argv.extend(["--skill".to_owned(), skill.path.clone()]);
     }

@@ -45,9 +45,7 @@ impl AcpAgent for Qwen {
             "--approval-mode".to_owned(),
             approval_mode(config).to_owned(),
         ]);
-        if let Some(model) = config.chosen_model() {
-            argv.extend(["--model".to_owned(), model.to_owned()]);
-        }
+        argv.extend(text::flag("--model", config.chosen_model()));
         let spawn = SpawnRequest::command(process_id, argv);
         if config.mcp_servers.is_empty() {
             return spawn;
