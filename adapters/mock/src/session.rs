@@ -225,6 +225,24 @@ impl MockSession {
         commands::abort(&mut info, waiting, out);
         self.end_turn(info, Some(r#"{"cancelled":true}"#.to_owned()), out);
     }
+
+    /// The turn's `shell` process `process_id` exited (`Ok`) or could not start
+    /// (`Err`): its result completes and the turn goes on.
+    fn shell_finished(
+        &mut self,
+        process_id: &str,
+        outcome: Result<ExitStatus, String>,
+    ) -> Vec<Action> {
+        let Some(RunningTurn { info, waiting }) = self.take_turn_if(|w| is_shell(w, process_id))
+        else {
+            return Vec::new();
+        };
+        let mut out = Actions::new();
+        self.continue_turn(info, &mut out, |cx| {
+            commands::shell_finished(cx, waiting, outcome)
+        });
+        out.finish()
+    }
 }
 
 fn is_shell(waiting: &Waiting, process: &str) -> bool {
@@ -348,27 +366,11 @@ impl SessionMachine for MockSession {
     }
 
     fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
-        let Some(RunningTurn { info, waiting }) = self.take_turn_if(|w| is_shell(w, &process_id))
-        else {
-            return Vec::new();
-        };
-        let mut out = Actions::new();
-        self.continue_turn(info, &mut out, |cx| {
-            commands::shell_finished(cx, waiting, Ok(status))
-        });
-        out.finish()
+        self.shell_finished(&process_id, Ok(status))
     }
 
     fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
-        let Some(RunningTurn { info, waiting }) = self.take_turn_if(|w| is_shell(w, &process_id))
-        else {
-            return Vec::new();
-        };
-        let mut out = Actions::new();
-        self.continue_turn(info, &mut out, |cx| {
-            commands::shell_finished(cx, waiting, Err(message))
-        });
-        out.finish()
+        self.shell_finished(&process_id, Err(message))
     }
 
     fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
