@@ -14,41 +14,20 @@ const BUCKET: &str = "https://storage.googleapis.com/amp-public-assets-prod-0/cl
 
 /// The recipe for `target`: the release download, then the npm package; `None` on
 /// musl Linux, for which Amp ships nothing.
-pub(crate) fn recipe(target: &Platform) -> Option<InstallRecipe> {
-    if target.os == Os::Linux && target.libc == Some(Libc::Musl) {
+pub(crate) fn recipe(target: &Platform, _version: Option<&str>) -> Option<InstallRecipe> {
+    if target.is_musl() {
         return None;
     }
-    let platform = platform_name(target);
-    let binary = match target.os {
-        Os::Windows => "amp.exe",
-        Os::Linux | Os::Macos => "amp",
-    };
-    Some(InstallRecipe {
-        binary_name: binary.to_owned(),
-        latest_version_url: Some(format!("{BUCKET}/cli-version.txt")),
-        sources: vec![InstallSource {
-            url: format!("{BUCKET}/{{version}}/amp-{platform}"),
-            archive: ArchiveKind::None,
-            binary_path: binary.to_owned(),
-            checksum_url: None,
-        }],
-        npm_package: Some(format!("@ampcode/cli-{platform}")),
-        npm_binary_path: Some(binary.to_owned()),
-    })
-}
-
-/// Amp's platform suffix: `linux-x64`, `linux-arm64`, `darwin-arm64`, `win32-x64`...
-fn platform_name(target: &Platform) -> String {
-    let arch = match target.arch {
-        Arch::X8664 => "x64",
-        Arch::Aarch64 => "arm64",
-    };
-    let os = match target.os {
-        Os::Linux => "linux",
-        Os::Macos => "darwin",
-        Os::Windows => "win32",
-    };
-    format!("{os}-{arch}")
+    // Amp's platform suffix is Node's: `linux-x64`, `darwin-arm64`, `win32-x64`...
+    let platform = target.node_name();
+    let binary = target.executable("amp");
+    let release = format!("{BUCKET}/{{version}}/amp-{platform}");
+    let package = format!("@ampcode/cli-{platform}");
+    Some(
+        InstallRecipe::npm(&binary, &package, &binary)
+            .with_latest_version_url(format!("{BUCKET}/cli-version.txt"))
+            .with_downloads([InstallSource::download(release, ArchiveKind::None, &binary)]),
+    )
 }
 
 /// The first word of `text` shaped like `MAJOR.MINOR.PATCH` with an optional
@@ -61,6 +40,9 @@ pub(crate) fn parse_version(text: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The bucket's `cli-version.txt` holds the version itself.
+pub(crate) use parse_version as parse_latest_version;
+
 /// True for `1.2.3` and `0.0.1790142911-g7618fb`.
 fn is_version(word: &str) -> bool {
     let (core, suffix) = word.split_once('-').unwrap_or((word, ""));
@@ -72,67 +54,4 @@ fn is_version(word: &str) -> bool {
         && suffix
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '.')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn platform(os: Os, arch: Arch, libc: Option<Libc>) -> Platform {
-        Platform { os, arch, libc }
-    }
-
-    /// Seed 003's table: no musl build.
-    #[test]
-    fn every_platform_maps_to_its_bucket_file() {
-        let cases = [
-            (
-                platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)),
-                "linux-x64",
-                "amp",
-            ),
-            (
-                platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)),
-                "linux-arm64",
-                "amp",
-            ),
-            (
-                platform(Os::Macos, Arch::Aarch64, None),
-                "darwin-arm64",
-                "amp",
-            ),
-            (platform(Os::Macos, Arch::X8664, None), "darwin-x64", "amp"),
-            (
-                platform(Os::Windows, Arch::X8664, None),
-                "win32-x64",
-                "amp.exe",
-            ),
-        ];
-        for (target, name, binary) in cases {
-            let recipe = recipe(&target).unwrap();
-            assert_eq!(recipe.binary_name, binary);
-            assert_eq!(
-                recipe.latest_version_url.as_deref(),
-                Some(format!("{BUCKET}/cli-version.txt").as_str())
-            );
-            assert_eq!(
-                recipe.sources[0].url,
-                format!("{BUCKET}/{{version}}/amp-{name}")
-            );
-            assert!(matches!(recipe.sources[0].archive, ArchiveKind::None));
-            assert_eq!(recipe.npm_package, Some(format!("@ampcode/cli-{name}")));
-        }
-        for arch in [Arch::X8664, Arch::Aarch64] {
-            assert!(recipe(&platform(Os::Linux, arch, Some(Libc::Musl))).is_none());
-        }
-    }
-
-    #[test]
-    fn the_version_file_holds_the_version() {
-        assert_eq!(
-            parse_version("0.0.1790142911-g7618fb\n").as_deref(),
-            Some("0.0.1790142911-g7618fb")
-        );
-        assert_eq!(parse_version("<html>"), None);
-    }
 }

@@ -6,16 +6,11 @@ use sandbox_agent_adapter_kit::prelude::*;
 use crate::flags::{Flags, Resume};
 
 /// The program when the session has no installed binary path.
-const PROGRAM: &str = "amp";
-
-/// The program to run: the installed binary's path, else `amp` (looked up by the host).
-pub(crate) fn program(config: &SessionConfig) -> &str {
-    config.agent_binary.as_deref().unwrap_or(PROGRAM)
-}
+pub(crate) const PROGRAM: &str = "amp";
 
 /// `amp --help`, whose output says which flags this version has.
 pub(crate) fn probe(config: &SessionConfig, process_id: &str) -> SpawnRequest {
-    SpawnRequest::command(process_id, [program(config), "--help"])
+    SpawnRequest::command(process_id, [config.program(PROGRAM), "--help"])
 }
 
 /// One turn: execute mode with stream-json output, continuing `thread` when given.
@@ -27,7 +22,7 @@ pub(crate) fn turn(
     process_id: &str,
     thread: Option<&str>,
 ) -> SpawnRequest {
-    let mut argv: Vec<String> = vec![program(config).to_owned()];
+    let mut argv: Vec<String> = vec![config.program(PROGRAM).to_owned()];
     let thread = thread.filter(|id| !id.is_empty());
     if let (Some(id), Resume::ThreadsContinue) = (thread, flags.resume) {
         argv.extend(["threads".to_owned(), "continue".to_owned(), id.to_owned()]);
@@ -40,9 +35,7 @@ pub(crate) fn turn(
     if bypass(config) {
         argv.push(flags.bypass.clone());
     }
-    if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
-        argv.extend([flags.model.clone(), model.to_owned()]);
-    }
+    argv.extend(text::flag(&flags.model, config.chosen_model()));
     if !config.mcp_servers.is_empty() {
         argv.extend([
             "--mcp-config".to_owned(),
@@ -84,18 +77,8 @@ pub(crate) fn bypass(config: &SessionConfig) -> bool {
 /// What the turn process reads on stdin: the message's text, then the paths of its
 /// attachments (execute mode takes text only), ending with a newline.
 pub(crate) fn prompt(parts: &[MessagePart]) -> String {
-    let mut prompt = text::message_text(parts);
     let paths = text::attachment_paths(parts);
-    if !paths.is_empty() {
-        if !prompt.is_empty() {
-            prompt.push_str("\n\n");
-        }
-        prompt.push_str("Attached files:");
-        for path in paths {
-            prompt.push_str("\n- ");
-            prompt.push_str(path);
-        }
-    }
+    let mut prompt = text::with_attached_files(text::message_text(parts), &paths);
     prompt.push('\n');
     prompt
 }

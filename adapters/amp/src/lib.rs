@@ -40,32 +40,14 @@ impl Adapter for Amp {
     /// model is passed as Amp's `--mode`, whose names change between releases), and
     /// the capabilities the adapter maps.
     fn info() -> AdapterInfo {
-        AdapterInfo {
-            agent_versions: "*".to_owned(),
-            modes: vec![AgentMode::new(
-                "build",
-                "Build",
+        AdapterInfo::agent("amp", "Amp", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+            .with_modes([AgentMode::build(
                 "Amp in execute mode with its full tool set",
-            )],
-            models: Vec::new(),
-            default_model: None,
-            credential_env: credentials::variables(),
-            location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            ..AdapterInfo::agent("amp", "Amp", env!("CARGO_PKG_VERSION"), CAPABILITIES)
-        }
+            )])
+            .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
-    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
-        let _ = version;
-        install::recipe(&target)
-    }
-
-    /// The bucket's `cli-version.txt` holds the version itself.
-    fn parse_latest_version(body: String) -> Option<String> {
-        install::parse_version(&body)
-    }
-
-    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::install_from!(install);
     sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
@@ -78,18 +60,7 @@ impl Adapter for Amp {
 /// not `mcp_tools` (no recording has them). The session's MCP servers go in
 /// `--mcp-config` (`mcp_servers`; unit-tested only: Amp's agent loop runs on Amp's
 /// service, so the suite cannot run it offline).
-const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
-    text_messages,
-    item_started,
-    tool_calls,
-    tool_results,
-    error_events,
-    reasoning,
-    command_execution,
-    resume,
-    cancel,
-    usage,
-    mcp_servers,
-];
+const CAPABILITIES: Capabilities =
+    sandbox_agent_adapter_kit::capabilities![mcp_servers, ..Capabilities::CODING_AGENT];
 
 sandbox_agent_adapter_kit::export!(Amp);

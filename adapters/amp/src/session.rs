@@ -64,10 +64,8 @@ impl AmpSession {
 
     /// Ends the session with an error: `error`, the end of the running turn,
     /// `session.ended` by the agent with the exit code.
-    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
-        out.emit(event::error(message.clone(), Some(code)).synthetic());
-        self.end_turn(out, None);
-        out.emit(event::session_failed(message, exit_code).synthetic());
+    fn fail(&mut self, out: &mut Actions, failure: Failure) {
+        out.fail_session(failure, |out| self.end_turn(out, None));
         self.state.ended = true;
         self.state.process = None;
         self.state.probe = None;
@@ -112,14 +110,7 @@ impl SessionMachine for AmpSession {
 
     /// `session.started` with the launch settings, then the probe.
     fn start(&mut self) -> Vec<Action> {
-        let config = &self.config;
-        let metadata = json!({
-            "agent": "amp",
-            "agentMode": config.agent_mode,
-            "permissionMode": config.permission_mode,
-            "model": config.model,
-            "variant": config.variant,
-        });
+        let metadata = self.config.launch_metadata("amp");
         let mut out = Actions::new();
         out.open_session(self.state.thread.as_deref(), &metadata);
         self.probe(&mut out);
@@ -133,9 +124,7 @@ impl SessionMachine for AmpSession {
         if self.state.ended {
             return out.finish();
         }
-        let id = format!("turn_{}", self.state.ids.next_number("turn"));
-        out.emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
-        out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+        let id = out.open_turn(&mut self.state.ids, &parts);
         let prompt = launch::prompt(&parts);
         self.state.turn = Some(TurnState {
             id,
@@ -181,10 +170,7 @@ impl SessionMachine for AmpSession {
             out.kill(probe.id);
         }
         self.end_turn(&mut out, Some(json!({ "cancelled": true })));
-        out.emit(
-            event::session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
-                .synthetic(),
-        );
+        out.emit(event::session_terminated().synthetic());
         self.state.ended = true;
         out.finish()
     }
@@ -225,8 +211,7 @@ impl SessionMachine for AmpSession {
             } else if status.success() {
                 self.end_turn(&mut out, None);
             } else {
-                let message = format!("Amp exited during a turn with {}", status.describe());
-                self.fail(&mut out, message, "agent_exited", status.code);
+                self.fail(&mut out, Failure::exited_during_turn("Amp", &status));
             }
         }
         out.finish()
@@ -237,9 +222,8 @@ impl SessionMachine for AmpSession {
         if self.state.ended || !(self.is_probe(&process_id) || self.is_turn_process(&process_id)) {
             return out.finish();
         }
-        let program = launch::program(&self.config);
-        let message = format!("could not start {program}: {message}");
-        self.fail(&mut out, message, "spawn_failed", None);
+        let program = self.config.program(launch::PROGRAM);
+        self.fail(&mut out, Failure::spawn_failed(program, &message));
         out.finish()
     }
 }

@@ -13,27 +13,20 @@ use sandbox_agent_adapter_kit::prelude::*;
 /// The release bucket.
 const BUCKET: &str = "https://storage.googleapis.com/claude-code-dist-86c565f3-f756-42ad-8dfa-d59b1c096819/claude-code-releases";
 
-/// The recipe for `target`: the release download, then the npm package.
-pub(crate) fn recipe(target: &Platform) -> Option<InstallRecipe> {
+/// The recipe for `target`: the release download, then the npm package (their URLs
+/// name any version, so `_version` is not needed).
+pub(crate) fn recipe(target: &Platform, _version: Option<&str>) -> Option<InstallRecipe> {
     let platform = platform_name(target);
-    let binary = match target.os {
-        Os::Windows => "claude.exe",
-        Os::Linux | Os::Macos => "claude",
-    };
-    Some(InstallRecipe {
-        binary_name: binary.to_owned(),
-        latest_version_url: Some(format!("{BUCKET}/latest")),
-        sources: vec![InstallSource {
-            url: format!("{BUCKET}/{{version}}/{platform}/{binary}"),
-            archive: ArchiveKind::None,
-            binary_path: binary.to_owned(),
-            checksum_url: Some(format!(
-                "{BUCKET}/{{version}}/manifest.json#/platforms/{platform}/checksum"
-            )),
-        }],
-        npm_package: Some(format!("@anthropic-ai/claude-code-{platform}")),
-        npm_binary_path: Some(binary.to_owned()),
-    })
+    let binary = target.executable("claude");
+    let release = format!("{BUCKET}/{{version}}/{platform}/{binary}");
+    let checksum = format!("{BUCKET}/{{version}}/manifest.json#/platforms/{platform}/checksum");
+    let package = format!("@anthropic-ai/claude-code-{platform}");
+    let download = InstallSource::download(release, ArchiveKind::None, &binary);
+    Some(
+        InstallRecipe::npm(&binary, &package, &binary)
+            .with_latest_version_url(format!("{BUCKET}/latest"))
+            .with_downloads([download.with_checksum_url(checksum)]),
+    )
 }
 
 /// The digest a checksum URL of [`recipe`] points at: the string at the JSON
@@ -48,101 +41,16 @@ pub(crate) fn manifest_checksum(url: &str, manifest: &str) -> Result<String, Str
 /// The platform suffix Anthropic uses: `linux-x64`, `linux-arm64-musl`, `darwin-arm64`,
 /// `win32-x64`...
 fn platform_name(target: &Platform) -> String {
-    let arch = match target.arch {
-        Arch::X8664 => "x64",
-        Arch::Aarch64 => "arm64",
-    };
-    match (target.os, target.libc) {
-        (Os::Linux, Some(Libc::Musl)) => format!("linux-{arch}-musl"),
-        (Os::Linux, _) => format!("linux-{arch}"),
-        (Os::Macos, _) => format!("darwin-{arch}"),
-        (Os::Windows, _) => format!("win32-{arch}"),
+    let node = target.node_name();
+    if target.is_musl() {
+        format!("{node}-musl")
+    } else {
+        node
     }
 }
 
 /// The version in `--version` output or a registry document (the kit's version word).
 pub(crate) use sandbox_agent_adapter_kit::text::version_word as parse_version;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn platform(os: Os, arch: Arch, libc: Option<Libc>) -> Platform {
-        Platform { os, arch, libc }
-    }
-
-    /// The platform names of the release bucket (seed 003's table, plus Windows).
-    #[test]
-    fn every_platform_maps_to_its_bucket_folder_and_checksum() {
-        let cases = [
-            (
-                platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)),
-                "linux-x64",
-                "claude",
-            ),
-            (
-                platform(Os::Linux, Arch::X8664, Some(Libc::Musl)),
-                "linux-x64-musl",
-                "claude",
-            ),
-            (
-                platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)),
-                "linux-arm64",
-                "claude",
-            ),
-            (
-                platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)),
-                "linux-arm64-musl",
-                "claude",
-            ),
-            (
-                platform(Os::Macos, Arch::Aarch64, None),
-                "darwin-arm64",
-                "claude",
-            ),
-            (
-                platform(Os::Macos, Arch::X8664, None),
-                "darwin-x64",
-                "claude",
-            ),
-            (
-                platform(Os::Windows, Arch::X8664, None),
-                "win32-x64",
-                "claude.exe",
-            ),
-        ];
-        for (target, name, binary) in cases {
-            let recipe = recipe(&target).unwrap();
-            assert_eq!(recipe.binary_name, binary);
-            assert_eq!(
-                recipe.latest_version_url.as_deref(),
-                Some(format!("{BUCKET}/latest").as_str())
-            );
-            let source = &recipe.sources[0];
-            assert_eq!(source.url, format!("{BUCKET}/{{version}}/{name}/{binary}"));
-            assert!(matches!(source.archive, ArchiveKind::None));
-            assert_eq!(
-                source.checksum_url.as_deref(),
-                Some(
-                    format!("{BUCKET}/{{version}}/manifest.json#/platforms/{name}/checksum")
-                        .as_str()
-                )
-            );
-            assert_eq!(
-                recipe.npm_package,
-                Some(format!("@anthropic-ai/claude-code-{name}"))
-            );
-            assert_eq!(recipe.npm_binary_path.as_deref(), Some(binary));
-        }
-    }
-
-    #[test]
-    fn the_latest_file_holds_the_version() {
-        assert_eq!(parse_version("2.1.197\n").as_deref(), Some("2.1.197"));
-        assert_eq!(
-            parse_version("2.1.197 (Claude Code)").as_deref(),
-            Some("2.1.197")
-        );
-        assert_eq!(parse_version("<Error>NoSuchKey</Error>"), None);
-    }
-}
+/// The body of the release bucket's `latest` file is the version itself.
+pub(crate) use sandbox_agent_adapter_kit::text::version_word as parse_latest_version;

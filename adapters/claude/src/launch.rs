@@ -3,7 +3,7 @@
 use sandbox_agent_adapter_kit::prelude::*;
 
 /// The program when the session has no installed binary path.
-const PROGRAM: &str = "claude";
+pub(crate) const PROGRAM: &str = "claude";
 
 /// Flags of every launch: print mode with stream-json both ways, the model's streaming
 /// deltas, and permission prompts as `control_request`s on stdout.
@@ -26,19 +26,13 @@ pub(crate) fn spawn(
     process_id: &str,
     resume: Option<&str>,
 ) -> SpawnRequest {
-    let mut argv: Vec<String> = vec![program(config).to_owned()];
+    let mut argv: Vec<String> = vec![config.program(PROGRAM).to_owned()];
     argv.extend(BASE_ARGS.iter().map(|arg| (*arg).to_owned()));
     let mode = permission_mode(config);
     argv.extend(["--permission-mode".to_owned(), mode.to_owned()]);
-    if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
-        argv.extend(["--model".to_owned(), model.to_owned()]);
-    }
-    if let Some(effort) = config.variant.as_deref().filter(|v| !v.is_empty()) {
-        argv.extend(["--effort".to_owned(), effort.to_owned()]);
-    }
-    if let Some(id) = resume {
-        argv.extend(["--resume".to_owned(), id.to_owned()]);
-    }
+    argv.extend(text::flag("--model", config.chosen_model()));
+    argv.extend(text::flag("--effort", config.chosen_variant()));
+    argv.extend(text::flag("--resume", resume));
     if !config.mcp_servers.is_empty() {
         let servers = sandbox_agent_adapter_kit::mcp::mcp_servers_config(&config.mcp_servers);
         argv.extend(["--mcp-config".to_owned(), servers.to_string()]);
@@ -76,24 +70,10 @@ pub(crate) fn skills_plugin(config: &SessionConfig) -> Option<(&'static str, Vec
     ))
 }
 
-/// The program to run: the installed binary's path, else `claude` (looked up by the
-/// host).
-pub(crate) fn program(config: &SessionConfig) -> &str {
-    config.agent_binary.as_deref().unwrap_or(PROGRAM)
-}
-
 /// The CLI's `--permission-mode` for the session: plan mode when the agent mode or
 /// the permission mode asks for it, `bypassPermissions` for `bypass`.
 pub(crate) fn permission_mode(config: &SessionConfig) -> &'static str {
-    if config.agent_mode == "plan" {
-        return "plan";
-    }
-    match config.permission_mode.as_str() {
-        "plan" => "plan",
-        "bypass" => "bypassPermissions",
-        "acceptEdits" => "acceptEdits",
-        _ => "default",
-    }
+    config.cli_permission_mode("bypassPermissions", "acceptEdits")
 }
 
 /// Variables for the CLI: no update checks or other non-essential traffic, and in

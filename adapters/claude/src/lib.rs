@@ -46,47 +46,26 @@ impl Adapter for Claude {
     /// Modes `build` and `plan`, the CLI's model aliases with effort levels as
     /// variants, and the capabilities the adapter maps and its tests prove.
     fn info() -> AdapterInfo {
-        let model = |id: &str, name: &str, variants: &[&str]| Model {
-            id: id.to_owned(),
-            name: Some(name.to_owned()),
-            variants: variants.iter().map(|v| (*v).to_owned()).collect(),
-            default_variant: None,
-        };
-        AdapterInfo {
-            agent_versions: ">=2.1, <3".to_owned(),
-            modes: vec![
-                AgentMode::new("build", "Build", "Claude Code with its full tool set"),
-                AgentMode::new(
-                    "plan",
-                    "Plan",
-                    "Claude Code's plan mode: read-only until the plan is approved",
-                ),
+        AdapterInfo::agent(
+            "claude",
+            "Claude Code",
+            env!("CARGO_PKG_VERSION"),
+            CAPABILITIES,
+        )
+        .for_versions(">=2.1, <3")
+        .with_modes([
+            AgentMode::build("Claude Code with its full tool set"),
+            AgentMode::plan("Claude Code's plan mode: read-only until the plan is approved"),
+        ])
+        .with_models(
+            vec![
+                Model::new("sonnet", Some("Sonnet (latest)"), &EFFORT_LEVELS),
+                Model::new("opus", Some("Opus (latest)"), &EFFORT_LEVELS),
+                Model::new("haiku", Some("Haiku (latest)"), &[]),
             ],
-            models: vec![
-                model("sonnet", "Sonnet (latest)", &EFFORT_LEVELS),
-                model("opus", "Opus (latest)", &EFFORT_LEVELS),
-                model("haiku", "Haiku (latest)", &[]),
-            ],
-            default_model: None,
-            credential_env: credentials::variables(),
-            location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            ..AdapterInfo::agent(
-                "claude",
-                "Claude Code",
-                env!("CARGO_PKG_VERSION"),
-                CAPABILITIES,
-            )
-        }
-    }
-
-    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
-        let _ = version;
-        install::recipe(&target)
-    }
-
-    /// The body of the release bucket's `latest` file is the version itself.
-    fn parse_latest_version(body: String) -> Option<String> {
-        install::parse_version(&body)
+            None,
+        )
+        .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
     /// The release's `manifest.json`, at the JSON pointer of the URL's fragment.
@@ -94,7 +73,7 @@ impl Adapter for Claude {
         install::manifest_checksum(&url, &body)
     }
 
-    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::install_from!(install);
     sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
@@ -111,22 +90,13 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     plan_mode,
     permissions,
     questions,
-    tool_calls,
-    tool_results,
-    text_messages,
-    error_events,
-    reasoning,
-    command_execution,
     file_changes,
     streaming_deltas,
-    item_started,
-    resume,
-    cancel,
-    usage,
     variants,
     mcp_servers,
     mcp_tools,
     skills,
+    ..Capabilities::CODING_AGENT
 ];
 
 sandbox_agent_adapter_kit::export!(Claude);

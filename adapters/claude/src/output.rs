@@ -26,17 +26,6 @@ use crate::protocol;
 use crate::requests;
 use crate::state::{BlockKind, OpenBlock, State, ToolCall, TurnState};
 
-/// Where the events being emitted come from.
-#[derive(Clone, Copy)]
-enum Source<'a> {
-    /// A native line: events are native and carry it as `raw`.
-    Line(&'a str),
-    /// The adapter itself (a reply, a cancel): native events without `raw`.
-    Adapter,
-    /// A gap the adapter fills (a turn ended by a timeout): synthetic events.
-    Synthetic,
-}
-
 /// The session's state and the actions of the current input, plus where the events
 /// come from.
 pub(crate) struct Output<'a> {
@@ -44,45 +33,19 @@ pub(crate) struct Output<'a> {
     pub state: &'a mut State,
     /// The actions being returned.
     pub out: &'a mut Actions,
-    source: Source<'a>,
+    origin: Origin<'a>,
 }
 
 impl<'a> Output<'a> {
-    /// For events that come from `line`.
-    pub fn from_line(state: &'a mut State, out: &'a mut Actions, line: &'a str) -> Self {
-        Self {
-            state,
-            out,
-            source: Source::Line(line),
-        }
-    }
-
-    /// For events the adapter emits in answer to the client.
-    pub fn from_adapter(state: &'a mut State, out: &'a mut Actions) -> Self {
-        Self {
-            state,
-            out,
-            source: Source::Adapter,
-        }
-    }
-
-    /// For events that fill a gap in the CLI's stream.
-    pub fn synthetic(state: &'a mut State, out: &'a mut Actions) -> Self {
-        Self {
-            state,
-            out,
-            source: Source::Synthetic,
-        }
+    /// For events that come from `origin` (a CLI line, the adapter answering the
+    /// client, or a gap in the CLI's stream).
+    pub fn new(state: &'a mut State, out: &'a mut Actions, origin: Origin<'a>) -> Self {
+        Self { state, out, origin }
     }
 
     /// Emits `event`, marked by where it comes from.
     pub fn emit(&mut self, event: EmittedEvent) {
-        let event = match self.source {
-            Source::Line(line) => event.with_raw(line),
-            Source::Adapter => event,
-            Source::Synthetic => event.synthetic(),
-        };
-        self.out.emit(event);
+        self.out.emit(self.origin.mark(event));
     }
 
     /// Writes one line to the live CLI process (nothing when none runs).
@@ -101,9 +64,7 @@ impl<'a> Output<'a> {
     pub fn turn(&mut self) -> &mut TurnState {
         let state = &mut *self.state;
         if state.turn.is_none() {
-            let id = format!("turn_{}", state.ids.next_number("turn"));
-            self.out
-                .emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
+            let id = self.out.start_turn(&mut state.ids);
             state.turn = Some(TurnState {
                 id,
                 ..TurnState::default()
@@ -161,7 +122,7 @@ impl<'a> Output<'a> {
     }
 
     fn unparsed(&mut self, error: &str) {
-        if let Source::Line(line) = self.source {
+        if let Origin::Line(line) = self.origin {
             self.out
                 .emit(event::unparsed(error, "stdout", text::raw_json(line)));
         }

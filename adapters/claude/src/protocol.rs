@@ -18,18 +18,8 @@ pub(crate) fn interrupt(request_id: &str) -> String {
 /// stream-json input only takes inline contents, which the adapter cannot read, and the
 /// agent opens the files itself with its tools.
 pub(crate) fn user_message(parts: &[MessagePart]) -> String {
-    let mut text = text::message_text(parts);
     let attachments = text::attachment_paths(parts);
-    if !attachments.is_empty() {
-        if !text.is_empty() {
-            text.push_str("\n\n");
-        }
-        text.push_str("Attached files:");
-        for path in attachments {
-            text.push_str("\n- ");
-            text.push_str(path);
-        }
-    }
+    let text = text::with_attached_files(text::message_text(parts), &attachments);
     json!({
         "type": "user",
         "message": { "role": "user", "content": [{ "type": "text", "text": text }] },

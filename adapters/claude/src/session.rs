@@ -52,10 +52,10 @@ impl ClaudeSession {
 
     /// Ends the session with an error: `error`, the end of the running turn (its
     /// open items failed), `session.ended` by the agent.
-    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
-        out.emit(event::error(message.clone(), Some(code)).synthetic());
-        Output::synthetic(&mut self.state, out).end_turn(None);
-        out.emit(event::session_failed(message, exit_code).synthetic());
+    fn fail(&mut self, out: &mut Actions, failure: Failure) {
+        out.fail_session(failure, |out| {
+            Output::new(&mut self.state, out, Origin::Synthetic).end_turn(None);
+        });
         self.state.ended = true;
     }
 }
@@ -73,14 +73,8 @@ impl SessionMachine for ClaudeSession {
 
     /// `session.started` with the launch settings, then the CLI process.
     fn start(&mut self) -> Vec<Action> {
-        let config = &self.config;
-        let metadata = json!({
-            "agent": "claude",
-            "agentMode": config.agent_mode,
-            "permissionMode": launch::permission_mode(config),
-            "model": config.model,
-            "variant": config.variant,
-        });
+        let mut metadata = self.config.launch_metadata("claude");
+        metadata["permissionMode"] = json!(launch::permission_mode(&self.config));
         let mut out = Actions::new();
         out.open_session(self.state.native_session_id.as_deref(), &metadata);
         self.launch(&mut out);
@@ -98,45 +92,29 @@ impl SessionMachine for ClaudeSession {
             self.launch(&mut out);
         }
         if self.state.turn.is_none() {
-            let id = format!("turn_{}", self.state.ids.next_number("turn"));
-            out.emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
+            let id = out.start_turn(&mut self.state.ids);
             self.state.turn = Some(TurnState {
                 id,
                 ..TurnState::default()
             });
         }
         out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
-        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
         o.write(&protocol::user_message(&parts));
         out.finish()
     }
 
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let mut out = Actions::new();
-        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
         requests::reply_permission(&mut o, &permission_id, reply)?;
         Ok(out.finish())
     }
 
-    fn reply_question(
-        &mut self,
-        question_id: String,
-        answers: Vec<Vec<String>>,
-    ) -> Result<Vec<Action>, String> {
+    fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
         let mut out = Actions::new();
-        let mut o = Output::from_adapter(&mut self.state, &mut out);
-        requests::reply_question(&mut o, &question_id, Some(answers))?;
-        Ok(out.finish())
-    }
-
-    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
-        let mut out = Actions::new();
-        let mut o = Output::from_adapter(&mut self.state, &mut out);
-        requests::reply_question(&mut o, &question_id, None)?;
+        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
+        requests::reply_question(&mut o, &question_id, answers)?;
         Ok(out.finish())
     }
 
@@ -153,7 +131,7 @@ impl SessionMachine for ClaudeSession {
         }
         turn.cancelling = true;
         let request = self.state.ids.next("req");
-        let mut o = Output::from_adapter(&mut self.state, &mut out);
+        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
         o.write(&protocol::interrupt(&request));
         requests::reject_all(&mut o);
         out.set_timer(INTERRUPT_TIMER, INTERRUPT_TIMEOUT_MS);
@@ -170,14 +148,11 @@ impl SessionMachine for ClaudeSession {
         if let Some(turn) = self.state.turn.as_mut() {
             turn.cancelling = true;
         }
-        Output::synthetic(&mut self.state, &mut out).end_turn(None);
+        Output::new(&mut self.state, &mut out, Origin::Synthetic).end_turn(None);
         if let Some(process) = self.state.process.take() {
             out.close_stdin(process.id);
         }
-        out.emit(
-            event::session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
-                .synthetic(),
-        );
+        out.emit(event::session_terminated().synthetic());
         self.state.ended = true;
         out.finish()
     }
@@ -187,7 +162,7 @@ impl SessionMachine for ClaudeSession {
         if self.state.ended || !self.is_current(&process_id) {
             return out.finish();
         }
-        Output::from_line(&mut self.state, &mut out, &line).line(&line);
+        Output::new(&mut self.state, &mut out, Origin::Line(&line)).line(&line);
         out.finish()
     }
 
@@ -204,11 +179,10 @@ impl SessionMachine for ClaudeSession {
         self.state.process = None;
         if let Some(turn) = self.state.turn.as_mut() {
             turn.errored = true;
-            let message = format!(
-                "Claude Code exited during a turn with {}",
-                status.describe()
+            self.fail(
+                &mut out,
+                Failure::exited_during_turn("Claude Code", &status),
             );
-            self.fail(&mut out, message, "agent_exited", status.code);
         }
         out.finish()
     }
@@ -219,9 +193,8 @@ impl SessionMachine for ClaudeSession {
             return out.finish();
         }
         self.state.process = None;
-        let program = launch::program(&self.config);
-        let message = format!("could not start {program}: {message}");
-        self.fail(&mut out, message, "spawn_failed", None);
+        let program = self.config.program(launch::PROGRAM);
+        self.fail(&mut out, Failure::spawn_failed(program, &message));
         out.finish()
     }
 
@@ -236,7 +209,7 @@ impl SessionMachine for ClaudeSession {
         if let Some(process) = self.state.process.take() {
             out.kill(process.id);
         }
-        Output::synthetic(&mut self.state, &mut out).end_turn(None);
+        Output::new(&mut self.state, &mut out, Origin::Synthetic).end_turn(None);
         out.finish()
     }
 }

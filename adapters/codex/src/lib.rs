@@ -51,33 +51,19 @@ impl Adapter for Codex {
     /// GPT-5 models with their reasoning efforts as variants; credentials
     /// `OPENAI_API_KEY` and `CODEX_API_KEY`.
     fn info() -> AdapterInfo {
-        AdapterInfo {
-            agent_versions: ">=0.169.0, <0.170".to_owned(),
-            modes: vec![
-                AgentMode::new("build", "Build", "Codex's default collaboration mode"),
-                AgentMode::new(
-                    "plan",
-                    "Plan",
+        AdapterInfo::agent("codex", "Codex", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+            .for_versions(">=0.169.0, <0.170")
+            .with_modes([
+                AgentMode::build("Codex's default collaboration mode"),
+                AgentMode::plan(
                     "Codex's plan collaboration mode: it explores, asks and proposes a plan",
                 ),
-            ],
-            models: settings::models(),
-            default_model: Some("gpt-6.1-sol".to_owned()),
-            credential_env: credentials::variables(),
-            location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            ..AdapterInfo::agent("codex", "Codex", env!("CARGO_PKG_VERSION"), CAPABILITIES)
-        }
+            ])
+            .with_models(settings::models(), Some("gpt-6.1-sol"))
+            .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
-    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
-        install::recipe(&target, version.as_deref())
-    }
-
-    fn parse_latest_version(body: String) -> Option<String> {
-        install::parse_latest_version(&body)
-    }
-
-    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::install_from!(install);
     sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
@@ -89,26 +75,17 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     plan_mode,
     permissions,
     questions,
-    tool_calls,
-    tool_results,
-    text_messages,
     images,
     file_attachments,
     session_lifecycle,
-    error_events,
-    reasoning,
     status,
-    command_execution,
     file_changes,
     mcp_tools,
     streaming_deltas,
-    item_started,
     shared_process,
-    resume,
-    cancel,
-    usage,
     variants,
     mcp_servers,
+    ..Capabilities::CODING_AGENT
 ];
 
 sandbox_agent_adapter_kit::export!(Codex);

@@ -82,7 +82,7 @@ impl CodexSession {
     /// this session's use of it. A server that is already initialized answers
     /// `Already initialized`, which is fine: the connection is shared.
     fn connect(&mut self, out: &mut Actions) {
-        let binary = self.config.agent_binary.as_deref().unwrap_or("codex");
+        let binary = self.config.program("codex");
         out.spawn(SpawnRequest::command(PROCESS, [binary, "app-server"]).shared(SHARE_KEY));
         self.state.link = Link::Initializing;
         let params = json!({
@@ -149,17 +149,10 @@ impl CodexSession {
     /// `agent_failed`): `error`, the end of the running turn, `session.ended` by the
     /// agent with the exit code. Synthetic: the adapter concludes them from an exit or
     /// a refusal (the host adds the captured stderr).
-    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
-        out.emit(event::error(message.clone(), Some(code)).synthetic());
-        self.state.end_turn(out, None, None, "failed");
-        let ended = EmittedEvent::native(Event::SessionEnded(SessionEnded {
-            reason: SessionEndReason::Error,
-            terminated_by: TerminatedBy::Agent,
-            message: Some(message),
-            exit_code,
-            stderr: None,
-        }));
-        out.emit(ended.synthetic());
+    fn fail(&mut self, out: &mut Actions, failure: Failure) {
+        out.fail_session(failure, |out| {
+            self.state.end_turn(out, None, None, "failed");
+        });
         self.state.ended = true;
     }
 
@@ -184,7 +177,7 @@ impl CodexSession {
             }
             (Call::Initialize, Err(error)) => {
                 let message = format!("codex app-server refused to initialize: {}", error.message);
-                self.fail(out, message, "agent_failed", None);
+                self.fail(out, Failure::new(message, "agent_failed"));
             }
             (Call::OpenThread { .. }, Ok(result)) => {
                 let thread = result
@@ -219,7 +212,7 @@ impl CodexSession {
             }
             (Call::OpenThread { resume: false }, Err(error)) => {
                 let message = format!("codex could not start a thread: {}", error.message);
-                self.fail(out, message, "agent_failed", None);
+                self.fail(out, Failure::new(message, "agent_failed"));
             }
             (Call::StartTurn, Ok(result)) => {
                 let turn_id = result
@@ -460,13 +453,7 @@ impl SessionMachine for CodexSession {
     /// the thread: a new one, or `resume-native-session-id`'s.
     fn start(&mut self) -> Vec<Action> {
         let config = &self.config;
-        let metadata = json!({
-            "agent": "codex",
-            "agentMode": config.agent_mode,
-            "permissionMode": config.permission_mode,
-            "model": config.model,
-            "variant": config.variant,
-        });
+        let metadata = config.launch_metadata("codex");
         let mut out = Actions::new();
         out.open_session(None, &metadata);
         self.state.thread = config.resume_native_session_id.clone();
@@ -481,11 +468,7 @@ impl SessionMachine for CodexSession {
             return Vec::new();
         }
         if self.state.turn.is_some() {
-            // The host queues messages while a turn runs, so this is a host bug.
-            return Actions::one(event::error(
-                "a turn is already running",
-                Some("turn_running"),
-            ));
+            return Actions::one(event::turn_running());
         }
         self.state.turn = Some(TurnState::new(parts));
         let mut out = Actions::new();
@@ -498,11 +481,7 @@ impl SessionMachine for CodexSession {
         out.finish()
     }
 
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let answer = self
             .state
             .requests
@@ -517,16 +496,20 @@ impl SessionMachine for CodexSession {
         Ok(out.finish())
     }
 
-    fn reply_question(
-        &mut self,
-        question_id: String,
-        answers: Vec<Vec<String>>,
-    ) -> Result<Vec<Action>, String> {
-        self.answer_question(question_id, Some(answers))
-    }
-
-    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
-        self.answer_question(question_id, None)
+    /// Answers (`Some`) or rejects (`None`) a pending question.
+    fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
+        let answer = self
+            .state
+            .requests
+            .get(&question_id)
+            .and_then(|pending| requests::answer_question(pending, answers.as_deref()));
+        let Some((line, event)) = answer else {
+            return Err(format!("unknown question id: {question_id}"));
+        };
+        self.state.requests.remove(&question_id);
+        let mut out = Actions::new();
+        out.write_line(PROCESS, &line).emit(event);
+        Ok(out.finish())
     }
 
     /// Interrupts the turn with `turn/interrupt` (as soon as Codex named the turn) and
@@ -572,11 +555,7 @@ impl SessionMachine for CodexSession {
                 json!({ "threadId": thread }),
             );
         }
-        out.emit(event::session_ended(
-            SessionEndReason::Terminated,
-            TerminatedBy::Daemon,
-            None,
-        ));
+        out.emit(event::session_terminated());
         self.state.ended = true;
         out.finish()
     }
@@ -629,7 +608,7 @@ impl SessionMachine for CodexSession {
                 "codex app-server exited with {} during a turn",
                 status.describe()
             );
-            self.fail(&mut out, message, "agent_exited", status.code);
+            self.fail(&mut out, Failure::exited(message, &status));
         } else {
             self.state.requests.clear();
         }
@@ -643,10 +622,10 @@ impl SessionMachine for CodexSession {
         }
         self.state.link = Link::Down;
         self.state.calls.clear();
-        let binary = self.config.agent_binary.as_deref().unwrap_or("codex");
+        let binary = self.config.program("codex");
         let mut out = Actions::new();
-        let message = format!("could not start `{binary} app-server`: {message}");
-        self.fail(&mut out, message, "spawn_failed", None);
+        let program = format!("`{binary} app-server`");
+        self.fail(&mut out, Failure::spawn_failed(&program, &message));
         out.finish()
     }
 
@@ -657,27 +636,5 @@ impl SessionMachine for CodexSession {
             self.state.end_turn(&mut out, None, None, "interrupted");
         }
         out.finish()
-    }
-}
-
-impl CodexSession {
-    /// Answers (`Some`) or rejects (`None`) a pending question.
-    fn answer_question(
-        &mut self,
-        question_id: String,
-        answers: Option<Vec<Vec<String>>>,
-    ) -> Result<Vec<Action>, String> {
-        let answer = self
-            .state
-            .requests
-            .get(&question_id)
-            .and_then(|pending| requests::answer_question(pending, answers.as_deref()));
-        let Some((line, event)) = answer else {
-            return Err(format!("unknown question id: {question_id}"));
-        };
-        self.state.requests.remove(&question_id);
-        let mut out = Actions::new();
-        out.write_line(PROCESS, &line).emit(event);
-        Ok(out.finish())
     }
 }

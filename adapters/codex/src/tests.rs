@@ -8,7 +8,9 @@ use sandbox_agent_adapter_kit::testing;
 use sandbox_agent_adapter_kit::transcript::{render, render_events};
 use serde_json::{json, Value};
 
-use crate::{Codex, CodexSession};
+use crate::CodexSession;
+
+sandbox_agent_adapter_kit::facts_test!(crate::Codex, "facts.json");
 
 /// A started test session.
 struct Harness {
@@ -491,36 +493,6 @@ fn terminate_interrupts_and_unsubscribes() {
     assert_eq!(ended.last().unwrap(), "session.ended terminated by daemon");
     let actions = render(&h.session.terminate());
     assert!(actions.is_empty());
-}
-
-#[test]
-fn install_and_version() {
-    let target = Platform {
-        os: Os::Linux,
-        arch: Arch::X8664,
-        libc: Some(Libc::Gnu),
-    };
-    let recipe = <Codex as Adapter>::install_plan(target, Some("0.169.0".into())).unwrap();
-    assert_eq!(recipe.binary_name, "codex");
-    assert_eq!(
-        recipe.npm_package.as_deref(),
-        Some("@openai/codex@0.169.0-linux-x64")
-    );
-    assert_eq!(
-        recipe.npm_binary_path.as_deref(),
-        Some("vendor/x86_64-unknown-linux-musl/bin/codex")
-    );
-    assert_eq!(recipe.sources[0].url, "https://github.com/openai/codex/releases/download/rust-v{version}/codex-x86_64-unknown-linux-musl.tar.gz");
-    assert_eq!(
-        <Codex as Adapter>::parse_version("codex-cli 0.169.0\n".into()).as_deref(),
-        Some("0.169.0")
-    );
-    assert_eq!(
-        <Codex as Adapter>::parse_latest_version(r#"{"tag_name":"rust-v0.170.0"}"#.into())
-            .as_deref(),
-        Some("0.170.0")
-    );
-    assert_eq!(<Codex as Adapter>::info().id, "codex");
 }
 
 #[test]

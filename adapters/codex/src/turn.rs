@@ -207,15 +207,8 @@ impl State {
     }
 
     fn complete_user_item(&mut self, out: &mut Actions, native_id: &str, raw: &str) {
+        self.start_user_item(out, native_id, raw);
         let Some(turn) = &mut self.turn else { return };
-        if turn.user_item.is_none() {
-            let id = self.ids.next("itm");
-            let started = item::user_message(&id, &turn.parts)
-                .in_progress()
-                .with_native_id(native_id);
-            out.emit(event::item_started(started).with_raw(raw));
-            turn.user_item = Some((id, false));
-        }
         if let Some((id, done @ false)) = &mut turn.user_item {
             *done = true;
             let completed = item::user_message(id.clone(), &turn.parts).with_native_id(native_id);

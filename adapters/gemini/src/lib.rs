@@ -17,12 +17,11 @@
 
 #![warn(missing_docs)]
 
-use sandbox_agent_adapter_kit::acp::{AcpAgent, AcpSession};
+use sandbox_agent_adapter_kit::acp::{self, AcpAgent, AcpSession};
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Value};
 
 mod credentials;
-mod install;
 mod launch;
 
 #[cfg(test)]
@@ -65,73 +64,51 @@ impl Adapter for Gemini {
     /// Modes `build` and `plan` (the CLI's read-only approval mode), the models the
     /// CLI lists, and the capabilities the adapter maps and its tests prove.
     fn info() -> AdapterInfo {
-        let model = |id: &str| Model {
-            id: id.to_owned(),
-            name: None,
-            variants: Vec::new(),
-            default_variant: None,
-        };
-        AdapterInfo {
-            agent_versions: ">=0.61, <1".to_owned(),
-            modes: vec![
-                AgentMode::new("build", "Build", "Gemini CLI with its full tool set"),
-                AgentMode::new("plan", "Plan", "Gemini CLI's plan mode: read-only tools"),
-            ],
-            models: [
-                "auto",
-                "gemini-2.5-pro",
-                "gemini-2.5-flash",
-                "gemini-3-flash-preview",
-            ]
-            .into_iter()
-            .map(model)
-            .collect(),
-            default_model: Some("auto".to_owned()),
-            credential_env: credentials::variables(),
-            location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            ..AdapterInfo::agent(
-                "gemini",
-                "Gemini CLI",
-                env!("CARGO_PKG_VERSION"),
-                CAPABILITIES,
-            )
-        }
+        let models = [
+            "auto",
+            "gemini-2.5-pro",
+            "gemini-2.5-flash",
+            "gemini-3-flash-preview",
+        ]
+        .map(|id| Model::new(id, None, &[]));
+        AdapterInfo::agent(
+            "gemini",
+            "Gemini CLI",
+            env!("CARGO_PKG_VERSION"),
+            CAPABILITIES,
+        )
+        .for_versions(">=0.61, <1")
+        .with_modes([
+            AgentMode::build("Gemini CLI with its full tool set"),
+            AgentMode::plan("Gemini CLI's plan mode: read-only tools"),
+        ])
+        .with_models(models.into(), Some("auto"))
+        .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
-    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
-        let _ = (target, version);
-        Some(install::recipe())
+    /// The npm package `@google/gemini-cli`: one JavaScript bundle for every platform
+    /// (run by Node.js 20 or later, which the machine must have).
+    fn install_plan(_target: Platform, _version: Option<String>) -> Option<InstallRecipe> {
+        Some(InstallRecipe::npm(
+            "gemini",
+            "@google/gemini-cli",
+            "bundle/gemini.js",
+        ))
     }
 
-    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::version_flag!(text::version_word);
     sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
-/// What the adapter maps and its tests cover. Not `questions` (the CLI has no
-/// question tool in ACP mode), not `images`/`file_attachments` (attachments are sent
-/// as paths in the text: the adapter cannot read files), not `status` (the CLI's plan updates become status items, but no test has one),
-/// not `session_lifecycle` (`session.started`/`session.ended` are the adapter's),
-/// not `shared_process` (one CLI per session), not `variants` (no effort levels),
-/// and no streaming of tool output (the CLI reports it when the tool is done).
-/// The session's MCP servers go in ACP's `session/new` (`mcp_servers`, `mcp_tools`:
-/// the conformance suite calls a real MCP server's tool through the CLI).
-const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
-    plan_mode,
-    permissions,
-    tool_calls,
-    tool_results,
-    text_messages,
-    error_events,
-    reasoning,
-    command_execution,
-    file_changes,
-    streaming_deltas,
-    item_started,
-    resume,
-    cancel,
-    usage,
-    mcp_servers,
-    mcp_tools,
-];
+/// What the adapter maps and its tests cover: the generic ACP session's. Not
+/// `questions` (the CLI has no question tool in ACP mode), not
+/// `images`/`file_attachments` (attachments are sent as paths in the text: the adapter
+/// cannot read files), not `status` (the CLI's plan updates become status items, but
+/// no test has one), not `session_lifecycle` (`session.started`/`session.ended` are
+/// the adapter's), not `shared_process` (one CLI per session), not `variants` (no
+/// effort levels), and no streaming of tool output (the CLI reports it when the tool
+/// is done). The session's MCP servers go in ACP's `session/new` (`mcp_servers`,
+/// `mcp_tools`: the conformance suite calls a real MCP server's tool through the CLI).
+const CAPABILITIES: Capabilities = acp::CAPABILITIES;
 
 sandbox_agent_adapter_kit::export!(Gemini);

@@ -6,7 +6,9 @@ use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::testing;
 use sandbox_agent_adapter_kit::transcript::render;
 
-use crate::{Gemini, GeminiSession};
+use crate::GeminiSession;
+
+sandbox_agent_adapter_kit::facts_test!(crate::Gemini, "facts.json");
 
 /// The transcripts' default config with `permission_mode`.
 fn config(permission_mode: &str) -> SessionConfig {
@@ -14,25 +16,6 @@ fn config(permission_mode: &str) -> SessionConfig {
         permission_mode: permission_mode.into(),
         ..testing::config()
     }
-}
-
-#[test]
-fn version_and_install_recipe() {
-    assert_eq!(
-        <Gemini as Adapter>::parse_version("0.61.0\n".into()).as_deref(),
-        Some("0.61.0")
-    );
-    let recipe = <Gemini as Adapter>::install_plan(
-        Platform {
-            os: Os::Linux,
-            arch: Arch::X8664,
-            libc: Some(Libc::Gnu),
-        },
-        None,
-    )
-    .unwrap();
-    assert_eq!(recipe.npm_package.as_deref(), Some("@google/gemini-cli"));
-    assert_eq!(recipe.npm_binary_path.as_deref(), Some("bundle/gemini.js"));
 }
 
 #[test]

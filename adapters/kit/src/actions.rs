@@ -1,9 +1,10 @@
 //! [`Actions`]: the list an adapter returns from each input, built one step at a time.
 
 use crate::types::{
-    Action, EmittedEvent, ExitStatus, FileWrite, HttpRequest, SpawnRequest, SseRequest, StdinWrite,
-    TimerRequest,
+    Action, EmittedEvent, ExitStatus, FileWrite, HttpRequest, MessagePart, SpawnRequest,
+    SseRequest, StdinWrite, TimerRequest, Turn,
 };
+use crate::IdCounter;
 
 /// A builder for the actions one input produces, in the order the host must carry
 /// them out.
@@ -129,6 +130,23 @@ impl Actions {
             self.set_native_session_id(id);
         }
         self.emit(crate::event::session_started(Some(metadata.to_string())).synthetic())
+    }
+
+    /// Opens a turn for a user message: a synthetic `turn.started` with the next
+    /// `turn_<n>` of `ids`, then the message as a completed synthetic `user` item
+    /// ([`crate::event::user_message`], the next `itm_<n>`). Returns the turn's id.
+    pub fn open_turn(&mut self, ids: &mut IdCounter, parts: &[MessagePart]) -> String {
+        let turn = self.start_turn(ids);
+        self.emit_all(crate::event::user_message(ids.next("itm"), parts));
+        turn
+    }
+
+    /// Starts a turn: a synthetic `turn.started` with the next `turn_<n>` of `ids`,
+    /// whose id it returns.
+    pub fn start_turn(&mut self, ids: &mut IdCounter) -> String {
+        let id = ids.next("turn");
+        self.emit(crate::event::turn_started(Turn::with_id(id.clone())).synthetic());
+        id
     }
 
     /// Asks the host to write a file in the session's scratch folder

@@ -63,10 +63,49 @@ impl Locations {
 
 /// Variables that each carry a provider's API key: `[("OPENAI_API_KEY", "openai")]`.
 pub fn api_keys(variables: &[(&str, &str)]) -> Vec<CredentialVariable> {
+    of_kind(CredentialKind::ApiKey, variables)
+}
+
+/// Variables that each carry a setting of a provider (an endpoint, a model), not a
+/// secret: `[("OPENAI_BASE_URL", "openai")]`.
+pub fn settings(variables: &[(&str, &str)]) -> Vec<CredentialVariable> {
+    of_kind(CredentialKind::Setting, variables)
+}
+
+/// Variables (name, provider) that each carry a credential of `kind`.
+fn of_kind(kind: CredentialKind, variables: &[(&str, &str)]) -> Vec<CredentialVariable> {
     variables
         .iter()
-        .map(|(name, provider)| CredentialVariable::new(name, provider, CredentialKind::ApiKey))
+        .map(|(name, provider)| CredentialVariable::new(name, provider, kind))
         .collect()
+}
+
+/// The name of a dotenv file agents read keys from.
+pub const DOTENV: &str = ".env";
+
+/// The files of an agent that keeps a dotenv file ([`DOTENV`]) and an OAuth login
+/// (`oauth_creds.json`, see [`oauth_creds`]) in folder `dir` (Gemini CLI, Qwen Code).
+pub fn dotenv_and_oauth_files(dir: Option<PathBuf>) -> Vec<String> {
+    paths([
+        dir.as_ref().map(|dir| dir.join(DOTENV)),
+        dir.map(|dir| dir.join("oauth_creds.json")),
+    ])
+}
+
+/// The OAuth login in an `oauth_creds.json` (Google's token file, which Gemini CLI
+/// and Qwen Code keep and refresh): its `access_token`, a token of `provider`.
+pub fn oauth_creds(text: &str, provider: &str) -> CredentialRead {
+    json_file(text, |json, read| {
+        read.string(json, &["access_token"], |value| {
+            found(
+                provider,
+                CredentialKind::OauthToken,
+                "access_token",
+                value,
+                None,
+            )
+        });
+    })
 }
 
 /// The paths that are known, as `credential-files` returns them.

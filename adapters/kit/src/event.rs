@@ -339,6 +339,12 @@ pub fn question_requested(question: Question) -> EmittedEvent {
     EmittedEvent::native(Event::QuestionRequested(question))
 }
 
+/// `session.ended` for a session the daemon ended (`terminate`): reason
+/// `terminated`, by the daemon.
+pub fn session_terminated() -> EmittedEvent {
+    session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
+}
+
 /// `session.ended` for a session that failed: reason `error`, ended by the agent,
 /// with `message` and the agent process's exit code when it exited. Adapters emit
 /// it (synthetic) after an [`error`] event and the end of the running turn.
@@ -372,6 +378,12 @@ pub fn question_resolved(question: Question) -> EmittedEvent {
 /// `error`: a runtime error the client should see; the session goes on.
 pub fn error(message: impl Into<String>, code: Option<&str>) -> EmittedEvent {
     error_with_details(message, code, None)
+}
+
+/// The `error` for a message that arrived while a turn runs (code `turn_running`): the
+/// host queues messages until `turn.ended`, so this is a host bug.
+pub fn turn_running() -> EmittedEvent {
+    error("a turn is already running", Some("turn_running"))
 }
 
 /// `error` with free-form details (JSON text).

@@ -1,6 +1,6 @@
 //! Shorthands for [`AdapterInfo`], and [`Capabilities`] as a struct of booleans.
 
-use crate::types::{AdapterInfo, AgentMode, CredentialKind, CredentialVariable};
+use crate::types::{AdapterInfo, AgentMode, CredentialKind, CredentialVariable, Model};
 
 /// What the agent can do through the universal API. The contract carries
 /// capabilities as a list of names (`AdapterInfo::capabilities`);
@@ -92,6 +92,54 @@ impl Capabilities {
         session_lifecycle: true,
         item_started: true,
         ..Capabilities::NONE
+    };
+
+    /// What a coding agent's adapter maps at the least: assistant messages announced
+    /// by `item.started`, reasoning, tool calls with their results and shell commands,
+    /// `error` events, resuming the native session, cancelling a turn and the turn's
+    /// token usage. The starting point for
+    /// `capabilities![plan_mode, permissions, ..Capabilities::CODING_AGENT]`.
+    pub const CODING_AGENT: Capabilities = Capabilities {
+        text_messages: true,
+        item_started: true,
+        reasoning: true,
+        tool_calls: true,
+        tool_results: true,
+        command_execution: true,
+        error_events: true,
+        resume: true,
+        cancel: true,
+        usage: true,
+        ..Capabilities::NONE
+    };
+
+    /// Everything supported: the starting point for an adapter that lacks only a few,
+    /// `Capabilities { skills: false, ..Capabilities::ALL }`.
+    pub const ALL: Capabilities = Capabilities {
+        plan_mode: true,
+        permissions: true,
+        questions: true,
+        tool_calls: true,
+        tool_results: true,
+        text_messages: true,
+        images: true,
+        file_attachments: true,
+        session_lifecycle: true,
+        error_events: true,
+        reasoning: true,
+        status: true,
+        command_execution: true,
+        file_changes: true,
+        mcp_tools: true,
+        streaming_deltas: true,
+        item_started: true,
+        shared_process: true,
+        resume: true,
+        cancel: true,
+        usage: true,
+        variants: true,
+        mcp_servers: true,
+        skills: true,
     };
 
     /// The contract's names of the capabilities that are set (`plan-mode`...).
@@ -187,9 +235,76 @@ impl AgentMode {
             description: description.to_owned(),
         }
     }
+
+    /// The usual default mode, `build` ("Build"): the agent with its tools.
+    pub fn build(description: &str) -> Self {
+        Self::new("build", "Build", description)
+    }
+
+    /// The usual read-only mode, `plan` ("Plan").
+    pub fn plan(description: &str) -> Self {
+        Self::new("plan", "Plan", description)
+    }
+}
+
+impl Model {
+    /// A model by its id, with the name clients show (none: the id) and its variants
+    /// (none is the default; see [`Model::with_default_variant`]).
+    pub fn new(id: &str, name: Option<&str>, variants: &[&str]) -> Self {
+        Self {
+            id: id.to_owned(),
+            name: name.map(str::to_owned),
+            variants: variants.iter().map(|v| (*v).to_owned()).collect(),
+            default_variant: None,
+        }
+    }
+
+    /// The same model with `variant` as its default variant.
+    pub fn with_default_variant(self, variant: &str) -> Self {
+        Self {
+            default_variant: Some(variant.to_owned()),
+            ..self
+        }
+    }
 }
 
 impl AdapterInfo {
+    /// The same facts for agent versions in `range` (semver, `">=2.1, <3"`).
+    pub fn for_versions(self, range: &str) -> Self {
+        Self {
+            agent_versions: range.to_owned(),
+            ..self
+        }
+    }
+
+    /// The same facts with these modes (the first one stays `build`, the default).
+    pub fn with_modes(self, modes: impl IntoIterator<Item = AgentMode>) -> Self {
+        Self {
+            modes: modes.into_iter().collect(),
+            ..self
+        }
+    }
+
+    /// The same facts with these models, and the one a session gets when it names
+    /// none (`None`: the agent's own default).
+    pub fn with_models(self, models: Vec<Model>, default: Option<&str>) -> Self {
+        Self {
+            models,
+            default_model: default.map(str::to_owned),
+            ..self
+        }
+    }
+
+    /// The same facts with the variables the agent reads credentials from, and the
+    /// variable that moves its credential files (see [`crate::credentials`]).
+    pub fn with_credentials(self, variables: Vec<CredentialVariable>, location_env: &str) -> Self {
+        Self {
+            credential_env: variables,
+            location_env: vec![location_env.to_owned()],
+            ..self
+        }
+    }
+
     /// Facts for an agent the daemon runs as a program it must find or install:
     /// [`AdapterInfo::builtin`] with `builtin: false`. Set its modes, models,
     /// credentials and agent versions with struct update syntax.

@@ -18,10 +18,11 @@
 //!   component is one line: `sandbox_agent_adapter_kit::export!(MyAdapter);`.
 //! - [`Actions`], a builder for the list an input returns, and constructors for the
 //!   events and items every adapter emits ([`event`], [`item`]), so adapter code reads
-//!   like the transcript it produces.
+//!   like the transcript it produces; [`Failure`] and [`Actions::fail_session`] for a
+//!   session that ends with an error.
 //! - [`IdCounter`] for item, call and request ids, [`snapshot`] for the state blob
 //!   ([`snapshot_state!`] writes `restore`/`snapshot` for the usual session shape),
-//!   [`text`] for message text, [`diff`] for file changes, [`transcript`] to render
+//!   [`install`] for install recipes, [`text`] for message text, [`diff`] for file changes, [`transcript`] to render
 //!   actions in tests, `testing` (cargo feature `testing`) to replay and record
 //!   transcripts natively, and
 //!   [`reply`], a ready-made session for agents that answer every message with one
@@ -89,15 +90,19 @@ pub mod acp;
 mod actions;
 pub mod bindings;
 pub mod checksum;
+mod config;
 pub mod credentials;
 pub mod diff;
 pub mod event;
+mod failure;
 mod ids;
 mod info;
+pub mod install;
 pub mod item;
 pub mod jsonrpc;
 pub mod log;
 pub mod mcp;
+mod origin;
 pub mod reply;
 mod session;
 pub mod snapshot;
@@ -108,8 +113,10 @@ pub mod transcript;
 pub mod types;
 
 pub use actions::Actions;
+pub use failure::Failure;
 pub use ids::IdCounter;
-pub use session::{Adapter, SessionMachine, SessionResource};
+pub use origin::Origin;
+pub use session::{Adapter, Answers, ReplyResult, SessionMachine, SessionResource};
 pub use types::*;
 
 /// Registers a type implementing [`Adapter`] as the component's implementation of the
@@ -130,9 +137,16 @@ macro_rules! export {
 }
 
 /// A [`Capabilities`] with the named flags set and every other one unset:
-/// `capabilities![tool_calls, tool_results, cancel]`.
+/// `capabilities![tool_calls, tool_results, cancel]`; or set on top of a base, the
+/// other flags as the base has them: `capabilities![plan_mode, ..Capabilities::CODING_AGENT]`.
 #[macro_export]
 macro_rules! capabilities {
+    ($($flag:ident,)* ..$base:expr $(,)?) => {
+        $crate::Capabilities {
+            $($flag: true,)*
+            ..$base
+        }
+    };
     ($($flag:ident),* $(,)?) => {
         $crate::Capabilities {
             $($flag: true,)*
@@ -163,6 +177,31 @@ macro_rules! version_flag {
     };
 }
 
+/// In an `impl Adapter` block: how the agent is installed and its version read come
+/// from module `$module`, with `recipe(&Platform, version: Option<&str>) ->
+/// Option<InstallRecipe>`, `parse_latest_version(body: &str) -> Option<String>` (the
+/// body of the recipe's `latest_version_url`) and `parse_version(&str) ->
+/// Option<String>` (what `--version` prints; see [`version_flag!`]).
+#[macro_export]
+macro_rules! install_from {
+    ($module:ident) => {
+        fn install_plan(
+            target: $crate::types::Platform,
+            version: ::core::option::Option<::std::string::String>,
+        ) -> ::core::option::Option<$crate::types::InstallRecipe> {
+            $module::recipe(&target, version.as_deref())
+        }
+
+        fn parse_latest_version(
+            body: ::std::string::String,
+        ) -> ::core::option::Option<::std::string::String> {
+            $module::parse_latest_version(&body)
+        }
+
+        $crate::version_flag!($module::parse_version);
+    };
+}
+
 /// In an `impl Adapter` block: the agent's credential files and their parsing come
 /// from module `$module`, with `files(&Locations) -> Vec<String>` and
 /// `parse(path: &str, text: &str) -> CredentialRead` (see [`credentials`]).
@@ -186,5 +225,7 @@ pub mod prelude {
     pub use crate::item;
     pub use crate::text;
     pub use crate::types::*;
-    pub use crate::{Actions, Adapter, IdCounter, SessionMachine};
+    pub use crate::{
+        Actions, Adapter, Answers, Failure, IdCounter, Origin, ReplyResult, SessionMachine,
+    };
 }

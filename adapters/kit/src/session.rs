@@ -18,6 +18,13 @@ use crate::types::{
 };
 use crate::Actions;
 
+/// What a handler of a client's reply returns: the actions, or why the reply is
+/// refused (the client gets HTTP 400 and the session goes on).
+pub type ReplyResult = Result<Vec<Action>, String>;
+
+/// A client's answers to a question: the options chosen for each of its prompts.
+pub type Answers = Vec<Vec<String>>;
+
 /// An adapter: static facts about the agent plus its session type.
 ///
 /// Implement it on a unit struct and register that struct with
@@ -113,27 +120,27 @@ pub trait SessionMachine: Sized + 'static {
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action>;
 
     /// The client answered a permission request; `Err` rejects the client's request.
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let _ = reply;
         Err(format!("unknown permission id: {permission_id}"))
     }
 
-    /// The client answered a question (one list of chosen options per prompt).
-    fn reply_question(
-        &mut self,
-        question_id: String,
-        answers: Vec<Vec<String>>,
-    ) -> Result<Vec<Action>, String> {
-        let _ = answers;
-        Err(format!("unknown question id: {question_id}"))
+    /// The client answered a question (one list of chosen options per prompt). By
+    /// default [`SessionMachine::answer_question`] with `Some(answers)`.
+    fn reply_question(&mut self, question_id: String, answers: Answers) -> ReplyResult {
+        self.answer_question(question_id, Some(answers))
     }
 
-    /// The client declined to answer a question.
-    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
+    /// The client declined to answer a question. By default
+    /// [`SessionMachine::answer_question`] with `None`.
+    fn reject_question(&mut self, question_id: String) -> ReplyResult {
+        self.answer_question(question_id, None)
+    }
+
+    /// One handler for both answers to a question: the client's choices (one list
+    /// per prompt), or `None` when it declined. By default the id is unknown.
+    fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
+        let _ = answers;
         Err(format!("unknown question id: {question_id}"))
     }
 
@@ -252,23 +259,15 @@ impl<S: SessionMachine> GuestSession for SessionResource<S> {
         self.with(|s| s.send_message(parts))
     }
 
-    fn reply_permission(
-        &self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         self.with(|s| s.reply_permission(permission_id, reply))
     }
 
-    fn reply_question(
-        &self,
-        question_id: String,
-        answers: Vec<Vec<String>>,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_question(&self, question_id: String, answers: Answers) -> ReplyResult {
         self.with(|s| s.reply_question(question_id, answers))
     }
 
-    fn reject_question(&self, question_id: String) -> Result<Vec<Action>, String> {
+    fn reject_question(&self, question_id: String) -> ReplyResult {
         self.with(|s| s.reject_question(question_id))
     }
 

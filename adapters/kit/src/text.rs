@@ -27,6 +27,37 @@ pub fn attachment_paths(parts: &[MessagePart]) -> Vec<&str> {
         .collect()
 }
 
+/// `text`, then the `paths` of the message's attached files listed after it
+/// (`Attached files:` and a `- path` line each): the prompt of an agent that takes
+/// text only and opens the files with its own tools.
+///
+/// ```
+/// let prompt = sandbox_agent_adapter_kit::text::with_attached_files("Fix it".into(), &["/w/a.rs"]);
+/// assert_eq!(prompt, "Fix it\n\nAttached files:\n- /w/a.rs");
+/// ```
+pub fn with_attached_files(mut text: String, paths: &[&str]) -> String {
+    if paths.is_empty() {
+        return text;
+    }
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str("Attached files:");
+    for path in paths {
+        text.push_str("\n- ");
+        text.push_str(path);
+    }
+    text
+}
+
+/// A command-line option and its value, when there is a value (none: nothing), for
+/// `argv.extend(text::flag("--model", config.chosen_model()))`.
+pub fn flag(name: &str, value: Option<&str>) -> Vec<String> {
+    value
+        .map(|value| vec![name.to_owned(), value.to_owned()])
+        .unwrap_or_default()
+}
+
 /// Splits `text` into its first whitespace-separated word, lowercased, and the rest
 /// with surrounding whitespace trimmed (inner whitespace kept): how scripted agents
 /// read a command.

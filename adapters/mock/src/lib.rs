@@ -39,58 +39,33 @@ impl Adapter for Mock {
     /// and `plan`, models `mock` and `mock-large`, and every capability the script
     /// exercises.
     fn info() -> AdapterInfo {
-        AdapterInfo {
-            modes: vec![
-                AgentMode::new("build", "Build", "Mock agent for testing clients"),
-                AgentMode::new(
-                    "plan",
-                    "Plan",
+        let large = Model::new("mock-large", Some("Mock Large"), &["low", "medium", "high"]);
+        AdapterInfo::builtin("mock", "Mock", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+            .with_modes([
+                AgentMode::build("Mock agent for testing clients"),
+                AgentMode::plan(
                     "Plan-only mock mode: `shell`, `file` and `edit` describe what they would do",
                 ),
-            ],
-            models: vec![
-                Model {
-                    id: "mock".to_owned(),
-                    name: Some("Mock".to_owned()),
-                    variants: Vec::new(),
-                    default_variant: None,
-                },
-                Model {
-                    id: "mock-large".to_owned(),
-                    name: Some("Mock Large".to_owned()),
-                    variants: vec!["low".to_owned(), "medium".to_owned(), "high".to_owned()],
-                    default_variant: Some("medium".to_owned()),
-                },
-            ],
-            default_model: Some("mock".to_owned()),
-            ..AdapterInfo::builtin("mock", "Mock", env!("CARGO_PKG_VERSION"), CAPABILITIES)
-        }
+            ])
+            .with_models(
+                vec![
+                    Model::new("mock", Some("Mock"), &[]),
+                    large.with_default_variant("medium"),
+                ],
+                Some("mock"),
+            )
     }
 }
 
-/// What the mock's script exercises. Not `mcp_tools` (it has no MCP servers) and not
-/// `shared_process` (each `shell` command is its own process).
-const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
-    plan_mode,
-    permissions,
-    questions,
-    tool_calls,
-    tool_results,
-    text_messages,
-    images,
-    file_attachments,
-    session_lifecycle,
-    error_events,
-    reasoning,
-    status,
-    command_execution,
-    file_changes,
-    streaming_deltas,
-    item_started,
-    resume,
-    cancel,
-    usage,
-    variants
-];
+/// What the mock's script exercises: everything but `mcp_tools` and `mcp_servers`
+/// (it has no MCP servers), `shared_process` (each `shell` command is its own
+/// process) and `skills`.
+const CAPABILITIES: Capabilities = Capabilities {
+    mcp_tools: false,
+    shared_process: false,
+    mcp_servers: false,
+    skills: false,
+    ..Capabilities::ALL
+};
 
 sandbox_agent_adapter_kit::export!(Mock);

@@ -225,6 +225,24 @@ impl MockSession {
         commands::abort(&mut info, waiting, out);
         self.end_turn(info, Some(r#"{"cancelled":true}"#.to_owned()), out);
     }
+
+    /// The turn's `shell` process `process_id` exited (`Ok`) or could not start
+    /// (`Err`): its result completes and the turn goes on.
+    fn shell_finished(
+        &mut self,
+        process_id: &str,
+        outcome: Result<ExitStatus, String>,
+    ) -> Vec<Action> {
+        let Some(RunningTurn { info, waiting }) = self.take_turn_if(|w| is_shell(w, process_id))
+        else {
+            return Vec::new();
+        };
+        let mut out = Actions::new();
+        self.continue_turn(info, &mut out, |cx| {
+            commands::shell_finished(cx, waiting, outcome)
+        });
+        out.finish()
+    }
 }
 
 fn is_shell(waiting: &Waiting, process: &str) -> bool {
@@ -245,13 +263,7 @@ impl SessionMachine for MockSession {
     /// with the session's configuration as metadata.
     fn start(&mut self) -> Vec<Action> {
         let config = &self.config;
-        let metadata = serde_json::json!({
-            "agent": "mock",
-            "agentMode": config.agent_mode,
-            "permissionMode": config.permission_mode,
-            "model": config.model,
-            "variant": config.variant,
-        });
+        let metadata = config.launch_metadata("mock");
         let mut out = Actions::new();
         out.set_native_session_id(format!("mock-{}", config.session_id))
             .emit(event::session_started(Some(metadata.to_string())));
@@ -264,11 +276,7 @@ impl SessionMachine for MockSession {
             return Vec::new();
         }
         if self.state.turn.is_some() {
-            // The host queues messages while a turn runs, so this is a host bug.
-            return Actions::one(event::error(
-                "a turn is already running",
-                Some("turn_running"),
-            ));
+            return Actions::one(event::turn_running());
         }
         let number = self.state.ids.next_number("turn");
         let info = TurnInfo::new(number, text::word_count(&text::message_text(&parts)));
@@ -279,11 +287,7 @@ impl SessionMachine for MockSession {
         out.finish()
     }
 
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let mut out = Actions::new();
         if let Some(permission) = self.state.detached_permissions.remove(&permission_id) {
             commands::resolve_permission(&mut self.state, &permission, reply, &mut out);
@@ -304,16 +308,24 @@ impl SessionMachine for MockSession {
         Ok(out.finish())
     }
 
-    fn reply_question(
-        &mut self,
-        question_id: String,
-        answers: Vec<Vec<String>>,
-    ) -> Result<Vec<Action>, String> {
-        self.resolve_question(question_id, Some(answers))
-    }
-
-    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
-        self.resolve_question(question_id, None)
+    /// Answers (`Some(answers)`) or rejects (`None`) a question, detached or pending.
+    fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
+        let mut out = Actions::new();
+        if let Some(question) = self.state.detached_questions.remove(&question_id) {
+            commands::resolve_question(&question, answers.as_deref(), &mut out);
+            return Ok(out.finish());
+        }
+        let waits_for_it = |w: &Waiting| matches!(w, Waiting::Question { question } if question.question_id == question_id);
+        let Some(RunningTurn {
+            info,
+            waiting: Waiting::Question { question },
+        }) = self.take_turn_if(waits_for_it)
+        else {
+            return Err(format!("unknown question id: {question_id}"));
+        };
+        let resolved = commands::resolve_question(&question, answers.as_deref(), &mut out);
+        self.continue_turn(info, &mut out, |cx| commands::after_question(cx, &resolved));
+        Ok(out.finish())
     }
 
     fn cancel_turn(&mut self) -> Vec<Action> {
@@ -329,11 +341,7 @@ impl SessionMachine for MockSession {
         }
         let mut out = Actions::new();
         self.cancel(&mut out);
-        out.emit(event::session_ended(
-            SessionEndReason::Terminated,
-            TerminatedBy::Daemon,
-            None,
-        ));
+        out.emit(event::session_terminated());
         self.state.ended = true;
         out.finish()
     }
@@ -358,27 +366,11 @@ impl SessionMachine for MockSession {
     }
 
     fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
-        let Some(RunningTurn { info, waiting }) = self.take_turn_if(|w| is_shell(w, &process_id))
-        else {
-            return Vec::new();
-        };
-        let mut out = Actions::new();
-        self.continue_turn(info, &mut out, |cx| {
-            commands::shell_finished(cx, waiting, Ok(status))
-        });
-        out.finish()
+        self.shell_finished(&process_id, Ok(status))
     }
 
     fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
-        let Some(RunningTurn { info, waiting }) = self.take_turn_if(|w| is_shell(w, &process_id))
-        else {
-            return Vec::new();
-        };
-        let mut out = Actions::new();
-        self.continue_turn(info, &mut out, |cx| {
-            commands::shell_finished(cx, waiting, Err(message))
-        });
-        out.finish()
+        self.shell_finished(&process_id, Err(message))
     }
 
     fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
@@ -390,31 +382,5 @@ impl SessionMachine for MockSession {
         let mut out = Actions::new();
         self.continue_turn(info, &mut out, |cx| commands::slow_tick(cx, waiting));
         out.finish()
-    }
-}
-
-impl MockSession {
-    /// Answers (`Some(answers)`) or rejects (`None`) a question, detached or pending.
-    fn resolve_question(
-        &mut self,
-        question_id: String,
-        answers: Option<Vec<Vec<String>>>,
-    ) -> Result<Vec<Action>, String> {
-        let mut out = Actions::new();
-        if let Some(question) = self.state.detached_questions.remove(&question_id) {
-            commands::resolve_question(&question, answers.as_deref(), &mut out);
-            return Ok(out.finish());
-        }
-        let waits_for_it = |w: &Waiting| matches!(w, Waiting::Question { question } if question.question_id == question_id);
-        let Some(RunningTurn {
-            info,
-            waiting: Waiting::Question { question },
-        }) = self.take_turn_if(waits_for_it)
-        else {
-            return Err(format!("unknown question id: {question_id}"));
-        };
-        let resolved = commands::resolve_question(&question, answers.as_deref(), &mut out);
-        self.continue_turn(info, &mut out, |cx| commands::after_question(cx, &resolved));
-        Ok(out.finish())
     }
 }

@@ -51,36 +51,21 @@ impl Adapter for OpenCode {
     /// static models (OpenCode's models come from its configuration, named
     /// `provider/model`).
     fn info() -> AdapterInfo {
-        AdapterInfo {
-            agent_versions: ">=1.18, <2".to_owned(),
-            modes: vec![
-                AgentMode::new(
-                    "build",
-                    "Build",
-                    "OpenCode's default agent: edits files and runs commands",
-                ),
-                AgentMode::new("plan", "Plan", "OpenCode's read-only planning agent"),
-            ],
-            credential_env: credentials::variables(),
-            location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            ..AdapterInfo::agent(
-                "opencode",
-                "OpenCode",
-                env!("CARGO_PKG_VERSION"),
-                CAPABILITIES,
-            )
-        }
+        AdapterInfo::agent(
+            "opencode",
+            "OpenCode",
+            env!("CARGO_PKG_VERSION"),
+            CAPABILITIES,
+        )
+        .for_versions(">=1.18, <2")
+        .with_modes([
+            AgentMode::build("OpenCode's default agent: edits files and runs commands"),
+            AgentMode::plan("OpenCode's read-only planning agent"),
+        ])
+        .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
-    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
-        Some(install::recipe(&target, version.as_deref()))
-    }
-
-    fn parse_latest_version(body: String) -> Option<String> {
-        install::parse_latest_version(&body)
-    }
-
-    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::install_from!(install);
     sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
@@ -92,24 +77,15 @@ impl Adapter for OpenCode {
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     plan_mode,
     permissions,
-    tool_calls,
-    tool_results,
-    text_messages,
     images,
     file_attachments,
     session_lifecycle,
-    error_events,
-    reasoning,
-    command_execution,
     file_changes,
     streaming_deltas,
-    item_started,
     shared_process,
-    resume,
-    cancel,
-    usage,
     variants,
     mcp_servers,
     mcp_tools,
     skills,
+    ..Capabilities::CODING_AGENT
 ];

@@ -170,9 +170,8 @@ impl OpenCodeSession {
     }
 
     /// Ends the session with an error (`error` then `session.ended`), by the agent.
-    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
-        out.emit(event::error(message.clone(), Some(code)).synthetic());
-        out.emit(event::session_failed(message, exit_code).synthetic());
+    fn fail(&mut self, out: &mut Actions, failure: Failure) {
+        out.fail_session(failure, |_| {});
         self.state.ended = true;
     }
 
@@ -183,9 +182,10 @@ impl OpenCodeSession {
             if self.state.turn.is_some() {
                 self.fail(
                     out,
-                    format!("OpenCode could not create a session: {message}"),
-                    "session_create_failed",
-                    None,
+                    Failure::new(
+                        format!("OpenCode could not create a session: {message}"),
+                        "session_create_failed",
+                    ),
                 );
             }
             return;
@@ -353,15 +353,8 @@ impl SessionMachine for OpenCodeSession {
     /// Records the session to resume (if any), emits `session.started` and starts the
     /// server.
     fn start(&mut self) -> Vec<Action> {
-        let config = &self.config;
-        let metadata = json!({
-            "agent": "opencode",
-            "agentMode": config.agent_mode,
-            "permissionMode": config.permission_mode,
-            "model": config.model,
-            "variant": config.variant,
-            "directory": config.directory,
-        });
+        let mut metadata = self.config.launch_metadata("opencode");
+        metadata["directory"] = json!(self.config.directory);
         let mut out = Actions::new();
         out.open_session(self.state.native_id.as_deref(), &metadata);
         self.launch(&mut out);
@@ -374,12 +367,7 @@ impl SessionMachine for OpenCodeSession {
             return out.finish();
         }
         if self.state.turn.is_some() {
-            // The host queues messages while a turn runs, so this is a host bug.
-            out.emit(event::error(
-                "a turn is already running",
-                Some("turn_running"),
-            ));
-            return out.finish();
+            return Actions::one(event::turn_running());
         }
         let number = self.state.ids.next_number("turn");
         let turn = RunningTurn::new(number, self.state.newest_message.clone());
@@ -395,11 +383,7 @@ impl SessionMachine for OpenCodeSession {
         out.finish()
     }
 
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let Some(permission) = self.state.permissions.remove(&permission_id) else {
             return Err(format!("unknown permission id: {permission_id}"));
         };
@@ -415,11 +399,7 @@ impl SessionMachine for OpenCodeSession {
         Ok(out.finish())
     }
 
-    fn reply_question(
-        &mut self,
-        question_id: String,
-        answers: Vec<Vec<String>>,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_question(&mut self, question_id: String, answers: Answers) -> ReplyResult {
         let Some(question) = self.state.questions.remove(&question_id) else {
             return Err(format!("unknown question id: {question_id}"));
         };
@@ -430,7 +410,7 @@ impl SessionMachine for OpenCodeSession {
         Ok(out.finish())
     }
 
-    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
+    fn reject_question(&mut self, question_id: String) -> ReplyResult {
         let Some(question) = self.state.questions.remove(&question_id) else {
             return Err(format!("unknown question id: {question_id}"));
         };
@@ -459,11 +439,7 @@ impl SessionMachine for OpenCodeSession {
             return out.finish();
         }
         self.interrupt(&mut out);
-        out.close_sse(EVENTS).emit(event::session_ended(
-            SessionEndReason::Terminated,
-            TerminatedBy::Daemon,
-            None,
-        ));
+        out.close_sse(EVENTS).emit(event::session_terminated());
         self.state.ended = true;
         out.finish()
     }
@@ -497,11 +473,8 @@ impl SessionMachine for OpenCodeSession {
         self.state.server = Server::Down;
         self.state.creating = false;
         if self.state.turn.is_some() {
-            let message = format!(
-                "opencode serve exited during a turn with {}",
-                status.describe()
-            );
-            self.fail(&mut out, message, "agent_exited", status.code);
+            let failure = Failure::exited_during_turn("opencode serve", &status);
+            self.fail(&mut out, failure);
         }
         out.finish()
     }
@@ -513,12 +486,7 @@ impl SessionMachine for OpenCodeSession {
         }
         self.state.server = Server::Down;
         let program = api::program(&self.config);
-        self.fail(
-            &mut out,
-            format!("could not start {program}: {message}"),
-            "spawn_failed",
-            None,
-        );
+        self.fail(&mut out, Failure::spawn_failed(&program, &message));
         out.finish()
     }
 
@@ -546,9 +514,10 @@ impl SessionMachine for OpenCodeSession {
                     out.emit(event::unparsed(error.to_string(), "http:create", raw));
                     self.fail(
                         &mut out,
-                        "OpenCode answered POST /session without a session".to_owned(),
-                        "session_create_failed",
-                        None,
+                        Failure::new(
+                            "OpenCode answered POST /session without a session",
+                            "session_create_failed",
+                        ),
                     );
                 }
             }
@@ -596,9 +565,10 @@ impl SessionMachine for OpenCodeSession {
             let reason = error.unwrap_or_else(|| "closed by the server".to_owned());
             self.fail(
                 &mut out,
-                format!("the OpenCode event stream keeps failing: {reason}"),
-                "stream_failed",
-                None,
+                Failure::new(
+                    format!("the OpenCode event stream keeps failing: {reason}"),
+                    "stream_failed",
+                ),
             );
         } else {
             out.set_timer(REOPEN, 1000);

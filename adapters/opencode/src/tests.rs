@@ -7,7 +7,9 @@ use sandbox_agent_adapter_kit::testing::{self, check};
 use sandbox_agent_adapter_kit::transcript::render;
 use serde_json::Value;
 
-use crate::{api, install, OpenCodeSession};
+use crate::{api, OpenCodeSession};
+
+sandbox_agent_adapter_kit::facts_test!(crate::OpenCode, "facts.json");
 
 /// A session config as the transcripts' `create` line spells it.
 fn config(line: Option<&Value>) -> SessionConfig {
@@ -512,46 +514,6 @@ fn resuming_skips_session_creation() {
     assert_eq!(
         connected,
         ["open-sse events http://127.0.0.1:4096/event?directory=/workspace"]
-    );
-}
-
-#[test]
-fn versions_and_install_recipes() {
-    assert_eq!(
-        install::parse_version("1.18.33\n").as_deref(),
-        Some("1.18.33")
-    );
-    assert_eq!(
-        install::parse_latest_version(r#"{"tag_name":"v1.19.0"}"#).as_deref(),
-        Some("1.19.0")
-    );
-    let linux = Platform {
-        os: Os::Linux,
-        arch: Arch::X8664,
-        libc: Some(Libc::Gnu),
-    };
-    let recipe = install::recipe(&linux, None);
-    assert_eq!(
-        recipe.npm_package.as_deref(),
-        Some("opencode-linux-x64@1.18.33")
-    );
-    assert_eq!(recipe.npm_binary_path.as_deref(), Some("bin/opencode"));
-    let musl = Platform {
-        os: Os::Linux,
-        arch: Arch::Aarch64,
-        libc: Some(Libc::Musl),
-    };
-    assert!(install::recipe(&musl, Some("1.2.3")).sources[0]
-        .url
-        .ends_with("/opencode-linux-arm64-musl.tar.gz"));
-    let windows = Platform {
-        os: Os::Windows,
-        arch: Arch::X8664,
-        libc: None,
-    };
-    assert_eq!(
-        install::recipe(&windows, None).npm_binary_path.as_deref(),
-        Some("bin/opencode.exe")
     );
 }
 

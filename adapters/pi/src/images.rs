@@ -15,7 +15,6 @@ const READ_SCRIPT: &str =
 /// The prompt of a message: its text, attached files listed by path after it (Pi's
 /// RPC prompt takes no files; its tools read them), and its images to read.
 pub(crate) fn prompt(request_id: String, parts: &[MessagePart], ids: &mut IdCounter) -> Prompt {
-    let mut text = text::message_text(parts);
     let files: Vec<&str> = parts
         .iter()
         .filter_map(|part| match part {
@@ -23,16 +22,7 @@ pub(crate) fn prompt(request_id: String, parts: &[MessagePart], ids: &mut IdCoun
             _ => None,
         })
         .collect();
-    if !files.is_empty() {
-        if !text.is_empty() {
-            text.push_str("\n\n");
-        }
-        text.push_str("Attached files:");
-        for path in files {
-            text.push_str("\n- ");
-            text.push_str(path);
-        }
-    }
+    let text = text::with_attached_files(text::message_text(parts), &files);
     let images = parts
         .iter()
         .filter_map(|part| match part {

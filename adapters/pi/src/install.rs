@@ -21,27 +21,20 @@ const RELEASES: &str = "https://github.com/badlogic/pi-mono/releases/download";
 /// The recipe for `target`: the release build where there is one, then the npm
 /// package. The latest version is the npm registry's (releases carry the same
 /// version, and the registry has no API rate limit).
-pub(crate) fn recipe(target: &Platform) -> Option<InstallRecipe> {
+pub(crate) fn recipe(target: &Platform, _version: Option<&str>) -> Option<InstallRecipe> {
     let binary = match target.os {
         Os::Windows => "pi.cmd",
         Os::Linux | Os::Macos => "pi",
     };
-    let sources = release_platform(target)
-        .map(|platform| InstallSource {
-            url: format!("{RELEASES}/v{{version}}/pi-{platform}.tar.gz"),
-            archive: ArchiveKind::TarGz,
-            binary_path: "pi/pi".to_owned(),
-            checksum_url: None,
-        })
-        .into_iter()
-        .collect();
-    Some(InstallRecipe {
-        binary_name: binary.to_owned(),
-        latest_version_url: Some(format!("https://registry.npmjs.org/{NPM_PACKAGE}/latest")),
-        sources,
-        npm_package: Some(NPM_PACKAGE.to_owned()),
-        npm_binary_path: Some(NPM_BINARY.to_owned()),
-    })
+    let release = release_platform(target).map(|platform| {
+        let url = format!("{RELEASES}/v{{version}}/pi-{platform}.tar.gz");
+        InstallSource::download(url, ArchiveKind::TarGz, "pi/pi")
+    });
+    Some(
+        InstallRecipe::npm(binary, NPM_PACKAGE, NPM_BINARY)
+            .with_latest_version_url(format!("https://registry.npmjs.org/{NPM_PACKAGE}/latest"))
+            .with_downloads(release),
+    )
 }
 
 /// The release build's platform name; none on musl Linux and Windows (whose build
@@ -56,82 +49,9 @@ fn release_platform(target: &Platform) -> Option<&'static str> {
     }
 }
 
-/// The version in the registry's `latest` document (`{"version":"0.73.1",...}`).
-pub(crate) fn parse_latest(body: &str) -> Option<String> {
-    let document: serde_json::Value = serde_json::from_str(body).ok()?;
-    document["version"].as_str().and_then(parse_version)
-}
+/// The version in the registry's `latest` document of the npm package
+/// (`{"version":"0.73.1",...}`).
+pub(crate) use sandbox_agent_adapter_kit::install::npm_registry_version as parse_latest_version;
 
 /// The version in `--version` output or a registry document (the kit's version word).
 pub(crate) use sandbox_agent_adapter_kit::text::version_word as parse_version;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn platform(os: Os, arch: Arch, libc: Option<Libc>) -> Platform {
-        Platform { os, arch, libc }
-    }
-
-    /// The release workflow's archive names; npm everywhere.
-    #[test]
-    fn every_platform_maps_to_its_release_archive_or_npm_only() {
-        let cases = [
-            (
-                platform(Os::Linux, Arch::X8664, Some(Libc::Gnu)),
-                Some("linux-x64"),
-                "pi",
-            ),
-            (
-                platform(Os::Linux, Arch::Aarch64, Some(Libc::Gnu)),
-                Some("linux-arm64"),
-                "pi",
-            ),
-            (
-                platform(Os::Macos, Arch::Aarch64, None),
-                Some("darwin-arm64"),
-                "pi",
-            ),
-            (
-                platform(Os::Macos, Arch::X8664, None),
-                Some("darwin-x64"),
-                "pi",
-            ),
-            (
-                platform(Os::Linux, Arch::X8664, Some(Libc::Musl)),
-                None,
-                "pi",
-            ),
-            (
-                platform(Os::Linux, Arch::Aarch64, Some(Libc::Musl)),
-                None,
-                "pi",
-            ),
-            (platform(Os::Windows, Arch::X8664, None), None, "pi.cmd"),
-        ];
-        for (target, release, binary) in cases {
-            let recipe = recipe(&target).unwrap();
-            assert_eq!(recipe.binary_name, binary);
-            let urls: Vec<&str> = recipe.sources.iter().map(|s| s.url.as_str()).collect();
-            match release {
-                Some(name) => {
-                    assert_eq!(urls, [format!("{RELEASES}/v{{version}}/pi-{name}.tar.gz")]);
-                    assert!(matches!(recipe.sources[0].archive, ArchiveKind::TarGz));
-                    assert_eq!(recipe.sources[0].binary_path, "pi/pi");
-                }
-                None => assert!(urls.is_empty()),
-            }
-            assert_eq!(recipe.npm_package.as_deref(), Some(NPM_PACKAGE));
-            assert_eq!(recipe.npm_binary_path.as_deref(), Some(NPM_BINARY));
-        }
-    }
-
-    #[test]
-    fn the_registry_document_names_the_version() {
-        assert_eq!(
-            parse_latest(r#"{"name":"x","version":"0.73.1"}"#).as_deref(),
-            Some("0.73.1")
-        );
-        assert_eq!(parse_latest(r#"{"error":"Not found"}"#), None);
-    }
-}

@@ -8,7 +8,7 @@
 use sandbox_agent_adapter_kit::prelude::*;
 
 /// The program when the session has no installed binary path.
-const PROGRAM: &str = "pi";
+pub(crate) const PROGRAM: &str = "pi";
 
 /// The read-only tool set of permission mode `plan` (Pi has no plan mode: without
 /// `write`, `edit` and `bash` it cannot change anything).
@@ -21,30 +21,21 @@ pub(crate) fn spawn(
     process_id: &str,
     resume: Option<&str>,
 ) -> SpawnRequest {
-    let mut argv: Vec<String> = vec![program(config).to_owned(), "--mode".into(), "rpc".into()];
-    if let Some(tools) = tools(config) {
-        argv.extend(["--tools".to_owned(), tools.to_owned()]);
-    }
-    if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
-        argv.extend(["--model".to_owned(), model.to_owned()]);
-    }
-    if let Some(level) = config.variant.as_deref().filter(|v| !v.is_empty()) {
-        argv.extend(["--thinking".to_owned(), level.to_owned()]);
-    }
-    if let Some(id) = resume {
-        argv.extend(["--session".to_owned(), id.to_owned()]);
-    }
+    let mut argv: Vec<String> = vec![
+        config.program(PROGRAM).to_owned(),
+        "--mode".into(),
+        "rpc".into(),
+    ];
+    argv.extend(text::flag("--tools", tools(config)));
+    argv.extend(text::flag("--model", config.chosen_model()));
+    argv.extend(text::flag("--thinking", config.chosen_variant()));
+    argv.extend(text::flag("--session", resume));
     for skill in &config.skills {
         argv.extend(["--skill".to_owned(), skill.path.clone()]);
     }
     let env = [("PI_SKIP_VERSION_CHECK", "1"), ("PI_TELEMETRY", "0")]
         .map(|(k, v)| (k.to_owned(), v.to_owned()));
     SpawnRequest::command(process_id, argv).with_env(env)
-}
-
-/// The program to run: the installed binary's path, else `pi` (looked up by the host).
-pub(crate) fn program(config: &SessionConfig) -> &str {
-    config.agent_binary.as_deref().unwrap_or(PROGRAM)
 }
 
 /// The tool allowlist of the session: read-only tools in permission mode `plan`, Pi's

@@ -43,32 +43,15 @@ impl Adapter for Pi {
     /// One mode (`build`); Pi's models come from its own registry and
     /// `~/.pi/agent/models.json`, so none are listed.
     fn info() -> AdapterInfo {
-        AdapterInfo {
-            agent_versions: ">=0.73, <0.74".to_owned(),
-            modes: vec![AgentMode::new(
-                "build",
-                "Build",
+        AdapterInfo::agent("pi", "Pi", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+            .for_versions(">=0.73, <0.74")
+            .with_modes([AgentMode::build(
                 "Pi with its default tools (read, bash, edit, write)",
-            )],
-            models: Vec::new(),
-            default_model: None,
-            credential_env: credentials::variables(),
-            location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            ..AdapterInfo::agent("pi", "Pi", env!("CARGO_PKG_VERSION"), CAPABILITIES)
-        }
+            )])
+            .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
-    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
-        let _ = version;
-        install::recipe(&target)
-    }
-
-    /// The registry's `latest` document of the npm package.
-    fn parse_latest_version(body: String) -> Option<String> {
-        install::parse_latest(&body)
-    }
-
-    sandbox_agent_adapter_kit::version_flag!(install::parse_version);
+    sandbox_agent_adapter_kit::install_from!(install);
     sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
@@ -83,21 +66,12 @@ impl Adapter for Pi {
 /// thinking levels (`--thinking`). The session's skills go in `--skill` (Pi lists them
 /// to the model, which reads a skill's `SKILL.md` with its `read` tool).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
-    tool_calls,
-    tool_results,
-    text_messages,
     images,
-    error_events,
-    reasoning,
-    command_execution,
     file_changes,
     streaming_deltas,
-    item_started,
-    resume,
-    cancel,
-    usage,
     variants,
     skills,
+    ..Capabilities::CODING_AGENT
 ];
 
 sandbox_agent_adapter_kit::export!(Pi);

@@ -25,17 +25,6 @@ use crate::dialogs;
 use crate::state::{Block, BlockKind, State, Tool, TurnState};
 use crate::tools;
 
-/// Where the events being emitted come from.
-#[derive(Clone, Copy)]
-enum Source<'a> {
-    /// A native line: events are native and carry it as `raw`.
-    Line(&'a str),
-    /// The adapter itself (a reply, a cancel): native events without `raw`.
-    Adapter,
-    /// A gap the adapter fills (a turn ended by an exit): synthetic events.
-    Synthetic,
-}
-
 /// The session's state and the actions of the current input, plus where the events
 /// come from.
 pub(crate) struct Output<'a> {
@@ -45,53 +34,29 @@ pub(crate) struct Output<'a> {
     pub out: &'a mut Actions,
     /// The session's working directory (relative tool paths are resolved in it).
     pub directory: &'a str,
-    source: Source<'a>,
+    origin: Origin<'a>,
 }
 
 impl<'a> Output<'a> {
-    /// For events that come from `line`.
-    pub fn from_line(
+    /// For events that come from `origin` (a Pi line, the adapter answering the
+    /// client, or a gap in Pi's stream).
+    pub fn new(
         state: &'a mut State,
         out: &'a mut Actions,
         directory: &'a str,
-        line: &'a str,
+        origin: Origin<'a>,
     ) -> Self {
         Self {
             state,
             out,
             directory,
-            source: Source::Line(line),
-        }
-    }
-
-    /// For events the adapter emits in answer to the client.
-    pub fn from_adapter(state: &'a mut State, out: &'a mut Actions, directory: &'a str) -> Self {
-        Self {
-            state,
-            out,
-            directory,
-            source: Source::Adapter,
-        }
-    }
-
-    /// For events that fill a gap in Pi's stream.
-    pub fn synthetic(state: &'a mut State, out: &'a mut Actions, directory: &'a str) -> Self {
-        Self {
-            state,
-            out,
-            directory,
-            source: Source::Synthetic,
+            origin,
         }
     }
 
     /// Emits `event`, marked by where it comes from.
     pub fn emit(&mut self, event: EmittedEvent) {
-        let event = match self.source {
-            Source::Line(line) => event.with_raw(line),
-            Source::Adapter => event,
-            Source::Synthetic => event.synthetic(),
-        };
-        self.out.emit(event);
+        self.out.emit(self.origin.mark(event));
     }
 
     /// Writes one line to the live Pi process (nothing when none runs).
@@ -110,9 +75,7 @@ impl<'a> Output<'a> {
     pub fn turn(&mut self) -> &mut TurnState {
         let state = &mut *self.state;
         if state.turn.is_none() {
-            let id = format!("turn_{}", state.ids.next_number("turn"));
-            self.out
-                .emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
+            let id = self.out.start_turn(&mut state.ids);
             state.turn = Some(TurnState {
                 id,
                 ..TurnState::default()
@@ -197,7 +160,7 @@ impl<'a> Output<'a> {
 
     /// Reports the line as not understood.
     pub fn unparsed(&mut self, error: &str) {
-        if let Source::Line(line) = self.source {
+        if let Origin::Line(line) = self.origin {
             self.out
                 .emit(event::unparsed(error, "stdout", text::raw_json(line)));
         }

@@ -121,17 +121,22 @@ impl PiSession {
 
     /// Ends the session with an error: `error`, the end of the running turn (its
     /// open items failed), `session.ended` by the agent.
-    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
-        out.emit(event::error(message.clone(), Some(code)).synthetic());
-        self.drop_prompt(out);
-        self.output(out).end_turn();
-        out.emit(event::session_failed(message, exit_code).synthetic());
+    fn fail(&mut self, out: &mut Actions, failure: Failure) {
+        out.fail_session(failure, |out| {
+            self.drop_prompt(out);
+            self.output(out).end_turn();
+        });
         self.state.ended = true;
     }
 
     /// An output for synthetic events.
     fn output<'a>(&'a mut self, out: &'a mut Actions) -> Output<'a> {
-        Output::synthetic(&mut self.state, out, &self.config.directory)
+        Output::new(
+            &mut self.state,
+            out,
+            &self.config.directory,
+            Origin::Synthetic,
+        )
     }
 
     /// The process exited; it was the live one.
@@ -153,11 +158,10 @@ impl PiSession {
             if let Some(turn) = self.state.turn.as_mut() {
                 turn.errored = true;
             }
-            let message = format!("Pi exited during a turn with {}", status.describe());
-            self.fail(out, message, "agent_exited", status.code);
+            self.fail(out, Failure::exited_during_turn("Pi", &status));
         } else if !process.ready {
             let message = format!("Pi exited at start with {}", status.describe());
-            self.fail(out, message, "agent_exited", status.code);
+            self.fail(out, Failure::exited(message, &status));
         }
     }
 }
@@ -198,9 +202,7 @@ impl SessionMachine for PiSession {
         if self.state.ended {
             return out.finish();
         }
-        let id = format!("turn_{}", self.state.ids.next_number("turn"));
-        out.emit(event::turn_started(Turn::with_id(id.clone())).synthetic());
-        out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+        let id = out.open_turn(&mut self.state.ids, &parts);
         if self.state.process.is_none() {
             self.launch(&mut out);
         }
@@ -218,21 +220,15 @@ impl SessionMachine for PiSession {
         out.finish()
     }
 
-    fn reply_question(
-        &mut self,
-        question_id: String,
-        answers: Vec<Vec<String>>,
-    ) -> Result<Vec<Action>, String> {
+    fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
         let mut out = Actions::new();
-        let mut o = Output::from_adapter(&mut self.state, &mut out, &self.config.directory);
-        dialogs::answer(&mut o, &question_id, Some(&answers))?;
-        Ok(out.finish())
-    }
-
-    fn reject_question(&mut self, question_id: String) -> Result<Vec<Action>, String> {
-        let mut out = Actions::new();
-        let mut o = Output::from_adapter(&mut self.state, &mut out, &self.config.directory);
-        dialogs::answer(&mut o, &question_id, None)?;
+        let mut o = Output::new(
+            &mut self.state,
+            &mut out,
+            &self.config.directory,
+            Origin::Adapter,
+        );
+        dialogs::answer(&mut o, &question_id, answers.as_deref())?;
         Ok(out.finish())
     }
 
@@ -254,7 +250,12 @@ impl SessionMachine for PiSession {
             return out.finish();
         }
         let request = self.state.ids.next("req");
-        let mut o = Output::from_adapter(&mut self.state, &mut out, &self.config.directory);
+        let mut o = Output::new(
+            &mut self.state,
+            &mut out,
+            &self.config.directory,
+            Origin::Adapter,
+        );
         o.write(&protocol::abort(&request));
         dialogs::decline_all(&mut o);
         out.set_timer(ABORT_TIMER, ABORT_TIMEOUT_MS);
@@ -276,10 +277,7 @@ impl SessionMachine for PiSession {
         if let Some(process) = self.state.process.take() {
             out.close_stdin(process.id);
         }
-        out.emit(
-            event::session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
-                .synthetic(),
-        );
+        out.emit(event::session_terminated().synthetic());
         self.state.ended = true;
         out.finish()
     }
@@ -304,7 +302,13 @@ impl SessionMachine for PiSession {
             return out.finish();
         };
         process.ready = true;
-        Output::from_line(&mut self.state, &mut out, &self.config.directory, &line).line(&line);
+        Output::new(
+            &mut self.state,
+            &mut out,
+            &self.config.directory,
+            Origin::Line(&line),
+        )
+        .line(&line);
         out.finish()
     }
 
@@ -361,9 +365,8 @@ impl SessionMachine for PiSession {
             return out.finish();
         }
         self.state.process = None;
-        let program = launch::program(&self.config);
-        let message = format!("could not start {program}: {message}");
-        self.fail(&mut out, message, "spawn_failed", None);
+        let program = self.config.program(launch::PROGRAM);
+        self.fail(&mut out, Failure::spawn_failed(program, &message));
         out.finish()
     }
 

@@ -10,7 +10,7 @@
 
 #![warn(missing_docs)]
 
-use sandbox_agent_adapter_kit::acp::{AcpAgent, AcpSession};
+use sandbox_agent_adapter_kit::acp::{self, AcpAgent, AcpSession};
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Value};
 
@@ -37,7 +37,7 @@ impl AcpAgent for Qwen {
 
     /// `qwen --acp --auth-type openai --approval-mode <mode> [--model <model>]`.
     fn spawn(config: &SessionConfig, process_id: &str) -> SpawnRequest {
-        let program = config.agent_binary.as_deref().unwrap_or(PROGRAM);
+        let program = config.program(PROGRAM);
         let mut argv: Vec<String> = [program, "--acp", "--auth-type", "openai"]
             .map(str::to_owned)
             .to_vec();
@@ -45,9 +45,7 @@ impl AcpAgent for Qwen {
             "--approval-mode".to_owned(),
             approval_mode(config).to_owned(),
         ]);
-        if let Some(model) = config.model.as_deref().filter(|m| !m.is_empty()) {
-            argv.extend(["--model".to_owned(), model.to_owned()]);
-        }
+        argv.extend(text::flag("--model", config.chosen_model()));
         let spawn = SpawnRequest::command(process_id, argv);
         if config.mcp_servers.is_empty() {
             return spawn;
@@ -66,15 +64,7 @@ impl AcpAgent for Qwen {
 /// asks for it, `yolo` for `bypass`, `auto-edit` for `acceptEdits`, else `default`
 /// (ask before tools that change things).
 fn approval_mode(config: &SessionConfig) -> &'static str {
-    if config.agent_mode == "plan" {
-        return "plan";
-    }
-    match config.permission_mode.as_str() {
-        "plan" => "plan",
-        "bypass" => "yolo",
-        "acceptEdits" => "auto-edit",
-        _ => "default",
-    }
+    config.cli_permission_mode("yolo", "auto-edit")
 }
 
 impl Adapter for Qwen {
@@ -84,29 +74,23 @@ impl Adapter for Qwen {
     /// is whatever the OpenAI-compatible endpoint serves (`OPENAI_MODEL`, or the
     /// session's `model`).
     fn info() -> AdapterInfo {
-        AdapterInfo {
-            agent_versions: ">=0.24, <0.25".to_owned(),
-            modes: vec![
-                AgentMode::new("build", "Build", "Qwen Code with its full tool set"),
-                AgentMode::new("plan", "Plan", "Qwen Code's plan mode: analyze only"),
-            ],
-            credential_env: credentials::variables(),
-            location_env: vec![credentials::LOCATION_ENV.to_owned()],
-            ..AdapterInfo::agent("qwen", "Qwen Code", env!("CARGO_PKG_VERSION"), CAPABILITIES)
-        }
+        AdapterInfo::agent("qwen", "Qwen Code", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+            .for_versions(">=0.24, <0.25")
+            .with_modes([
+                AgentMode::build("Qwen Code with its full tool set"),
+                AgentMode::plan("Qwen Code's plan mode: analyze only"),
+            ])
+            .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
     /// The npm package `@qwen-code/qwen-code` (one JavaScript entry for every
     /// platform, run by Node.js).
-    fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
-        let _ = (target, version);
-        Some(InstallRecipe {
-            binary_name: PROGRAM.to_owned(),
-            latest_version_url: None,
-            sources: Vec::new(),
-            npm_package: Some("@qwen-code/qwen-code".to_owned()),
-            npm_binary_path: Some("cli-entry.js".to_owned()),
-        })
+    fn install_plan(_target: Platform, _version: Option<String>) -> Option<InstallRecipe> {
+        Some(InstallRecipe::npm(
+            PROGRAM,
+            "@qwen-code/qwen-code",
+            "cli-entry.js",
+        ))
     }
 
     sandbox_agent_adapter_kit::version_flag!(sandbox_agent_adapter_kit::text::version_word);
@@ -120,23 +104,6 @@ impl Adapter for Qwen {
 /// the text only), not `session_lifecycle` (the adapter's own events). MCP servers go
 /// in ACP's `session/new`; Qwen Code offers their tools behind its `tool_search` and
 /// `tool_call` tools, and the suite's model calls them that way.
-const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
-    text_messages,
-    item_started,
-    plan_mode,
-    permissions,
-    tool_calls,
-    tool_results,
-    error_events,
-    reasoning,
-    command_execution,
-    file_changes,
-    streaming_deltas,
-    resume,
-    cancel,
-    usage,
-    mcp_servers,
-    mcp_tools,
-];
+const CAPABILITIES: Capabilities = acp::CAPABILITIES;
 
 sandbox_agent_adapter_kit::export!(Qwen);

@@ -7,6 +7,8 @@ use sandbox_agent_adapter_kit::transcript::render;
 
 use crate::{Qwen, QwenSession};
 
+sandbox_agent_adapter_kit::facts_test!(crate::Qwen, "facts.json");
+
 #[test]
 fn permission_modes_map_to_approval_modes_and_models_to_flags() {
     for (mode, approval) in [
@@ -34,25 +36,9 @@ fn permission_modes_map_to_approval_modes_and_models_to_flags() {
     }
 }
 
+/// The other static facts are `facts.json`'s.
 #[test]
-fn facts_install_recipe_and_credentials() {
-    let info = <Qwen as Adapter>::info();
-    assert_eq!(info.id, "qwen");
-    assert!(info.capabilities.iter().any(|c| c == "permissions"));
-    assert_eq!(
-        <Qwen as Adapter>::parse_version("0.24.4\n".into()).as_deref(),
-        Some("0.24.4")
-    );
-    let recipe = <Qwen as Adapter>::install_plan(
-        Platform {
-            os: Os::Linux,
-            arch: Arch::X8664,
-            libc: Some(Libc::Musl),
-        },
-        None,
-    )
-    .unwrap();
-    assert_eq!(recipe.npm_package.as_deref(), Some("@qwen-code/qwen-code"));
+fn credential_files_and_their_keys() {
     let files =
         <Qwen as Adapter>::credential_files(Locations::new(Some("/home/u".into()), Vec::new()));
     assert_eq!(

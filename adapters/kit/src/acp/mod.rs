@@ -44,8 +44,24 @@ use serde_json::{json, Value};
 use crate::types::{
     McpRemoteTransport, McpServer, McpTransport, SessionConfig, SpawnRequest, Usage,
 };
+use crate::Capabilities;
 
 pub use session::AcpSession;
+
+/// What [`AcpSession`] maps, for an agent with a plan mode that reports its token
+/// usage ([`AcpAgent::usage`]): streamed text and reasoning, tool calls and their
+/// results with file changes and commands, permission prompts, the session's MCP
+/// servers in `session/new`, `error` events, cancel (`session/cancel`) and resume
+/// (`session/load`).
+pub const CAPABILITIES: Capabilities = crate::capabilities![
+    plan_mode,
+    permissions,
+    file_changes,
+    streaming_deltas,
+    mcp_servers,
+    mcp_tools,
+    ..Capabilities::CODING_AGENT
+];
 
 /// The ACP version the session speaks.
 const PROTOCOL_VERSION: u64 = 1;

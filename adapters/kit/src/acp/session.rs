@@ -68,10 +68,7 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
 
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
         let mut out = Actions::new();
-        let turn_id = self.state.ids.next("turn");
-        let user_id = self.state.ids.next("itm");
-        out.emit(event::turn_started(Turn::with_id(&turn_id)).synthetic())
-            .emit_all(event::user_message(user_id, &parts));
+        let turn_id = out.open_turn(&mut self.state.ids, &parts);
         self.state.turn = Some(TurnState {
             id: turn_id,
             unsent: Some(prompt_text(&parts)),
@@ -85,11 +82,7 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
         out.finish()
     }
 
-    fn reply_permission(
-        &mut self,
-        permission_id: String,
-        reply: PermissionReply,
-    ) -> Result<Vec<Action>, String> {
+    fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
         let pending = self
             .state
             .pending
@@ -152,10 +145,7 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
         if let Some(process) = self.state.process.take() {
             out.close_stdin(process.id);
         }
-        out.emit(
-            event::session_ended(SessionEndReason::Terminated, TerminatedBy::Daemon, None)
-                .synthetic(),
-        );
+        out.emit(event::session_terminated().synthetic());
         self.state.ended = true;
         out.finish()
     }
@@ -218,19 +208,14 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
         }
         let phase = self.state.process.take().map(|p| p.phase);
         if self.state.turn.is_some() {
-            let message = format!(
-                "{} exited during a turn with {}",
-                A::NAME,
-                status.describe()
-            );
-            self.fail(&mut out, message, "agent_exited", status.code);
+            self.fail(&mut out, Failure::exited_during_turn(A::NAME, &status));
         } else if phase == Some(Phase::Starting) {
             let message = format!(
                 "{} exited before its session started, with {}",
                 A::NAME,
                 status.describe()
             );
-            self.fail(&mut out, message, "agent_exited", status.code);
+            self.fail(&mut out, Failure::exited(message, &status));
         }
         // An idle exit: the next message relaunches and loads the native session.
         out.finish()
@@ -244,8 +229,7 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
         self.state.process = None;
         let spawn = A::spawn(&self.config, &process_id);
         let program = spawn.argv.first().map_or(A::NAME, String::as_str);
-        let message = format!("could not start {program}: {message}");
-        self.fail(&mut out, message, "spawn_failed", None);
+        self.fail(&mut out, Failure::spawn_failed(program, &message));
         out.finish()
     }
 
@@ -359,7 +343,7 @@ impl<A: AcpAgent> AcpSession<A> {
             (Some(Call::NewSession), Ok(result)) => {
                 let Some(native) = result["sessionId"].as_str() else {
                     let message = "session/new answered without a sessionId".to_owned();
-                    self.fail(out, message, "agent_failed", None);
+                    self.fail(out, Failure::new(message, "agent_failed"));
                     return;
                 };
                 self.state.native_session_id = Some(native.to_owned());
@@ -396,7 +380,7 @@ impl<A: AcpAgent> AcpSession<A> {
             }
             (Some(Call::Initialize | Call::NewSession), Err(error)) => {
                 let message = format!("{} could not open a session: {}", A::NAME, error.describe());
-                self.fail(out, message, "agent_failed", None);
+                self.fail(out, Failure::new(message, "agent_failed"));
                 if let Some(process) = self.state.process.take() {
                     out.kill(process.id);
                 }
@@ -549,14 +533,14 @@ impl<A: AcpAgent> AcpSession<A> {
     }
 
     /// A fatal failure: `error`, the turn ended, `session.ended` (error, by agent).
-    fn fail(&mut self, out: &mut Actions, message: String, code: &str, exit_code: Option<i32>) {
-        out.emit(event::error(message.clone(), Some(code)).synthetic());
-        if let Some(turn) = self.state.turn.as_mut() {
-            turn.errored = true;
-        }
-        self.state.pending.clear();
-        self.end_turn(out, None, None);
-        out.emit(event::session_failed(message, exit_code).synthetic());
+    fn fail(&mut self, out: &mut Actions, failure: Failure) {
+        out.fail_session(failure, |out| {
+            if let Some(turn) = self.state.turn.as_mut() {
+                turn.errored = true;
+            }
+            self.state.pending.clear();
+            self.end_turn(out, None, None);
+        });
         self.state.ended = true;
     }
 }

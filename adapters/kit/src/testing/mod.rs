@@ -10,9 +10,12 @@
 //!   every native line kept as a `raw`, items and turns opened and closed in order).
 //! - [`record`]: a small native host that records such transcripts from the real
 //!   agent, for ignored `tests/record.rs` tests.
+//! - [`facts`]: checks an adapter's static facts (info, install recipes for every
+//!   platform, version probes) against a JSON table ([`crate::facts_test!`]).
 //! - [`config`], [`without_raw`], [`render_without_raw`] and [`check`] for tests that
 //!   feed single lines.
 
+pub mod facts;
 pub mod record;
 pub mod replay;
 pub mod shape;
@@ -69,6 +72,23 @@ pub fn check(actual: Vec<String>, expected: &[&str]) {
             expected.join("\n")
         );
     }
+}
+
+/// Panics unless `actions` are one `agent.unparsed` event with `error` that keeps
+/// `line` as its raw payload.
+#[track_caller]
+pub fn assert_unparsed(actions: &[Action], line: &str, error: &str) {
+    let [Action::Emit(event)] = actions else {
+        panic!("not one event: {actions:?}");
+    };
+    let crate::types::Event::AgentUnparsed(unparsed) = &event.event else {
+        panic!("not agent.unparsed: {event:?}");
+    };
+    assert_eq!(unparsed.error, error);
+    assert_eq!(
+        event.raw.as_deref(),
+        Some(crate::text::raw_json(line).as_str())
+    );
 }
 
 #[cfg(test)]

@@ -200,6 +200,25 @@ pub fn feed<S: SessionMachine>(session: &mut S, input: &Value) -> Vec<Action> {
     }
 }
 
+/// In a crate's tests: `names()`, the names of the transcripts in its
+/// `transcripts/` folder, and `replay(name)`, one of them replayed ([`Transcripts`])
+/// through session type `$session`.
+#[macro_export]
+macro_rules! replay_transcripts {
+    ($session:ty) => {
+        /// The names of every transcript in the crate's `transcripts/`.
+        pub(crate) fn names() -> ::std::vec::Vec<::std::string::String> {
+            $crate::testing::replay::Transcripts::of_crate(env!("CARGO_MANIFEST_DIR")).names()
+        }
+
+        /// Replays transcript `name` of the crate's `transcripts/`.
+        pub(crate) fn replay(name: &str) -> ::std::vec::Vec<$crate::testing::replay::Step> {
+            $crate::testing::replay::Transcripts::of_crate(env!("CARGO_MANIFEST_DIR"))
+                .replay::<$session>(name)
+        }
+    };
+}
+
 /// Every action of the replay, rendered, with raw payloads left out.
 pub fn rendered(steps: &[Step]) -> Vec<String> {
     super::render_without_raw(steps.iter().flat_map(|step| step.actions.iter().cloned()))

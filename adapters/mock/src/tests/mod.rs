@@ -5,7 +5,9 @@ use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::testing::check;
 use sandbox_agent_adapter_kit::transcript::render;
 
-use crate::{Mock, MockSession};
+use crate::MockSession;
+
+sandbox_agent_adapter_kit::facts_test!(crate::Mock, "../facts.json");
 
 /// The opening of every turn: `turn.started` and the user's message as a synthetic item.
 fn opening(turn: u64, item: u64, text: &str) -> [String; 3] {

@@ -3,37 +3,6 @@
 use super::*;
 
 #[test]
-fn info_describes_a_builtin_agent() {
-    let info = <Mock as Adapter>::info();
-    assert_eq!(
-        (info.id.as_str(), info.name.as_str(), info.builtin),
-        ("mock", "Mock", true)
-    );
-    let modes: Vec<&str> = info.modes.iter().map(|m| m.id.as_str()).collect();
-    assert_eq!(modes, ["build", "plan"]);
-    assert_eq!(info.default_mode, "build");
-    let models: Vec<&str> = info.models.iter().map(|m| m.id.as_str()).collect();
-    assert_eq!(models, ["mock", "mock-large"]);
-    assert_eq!(info.default_model.as_deref(), Some("mock"));
-    assert!(
-        Capabilities::from_names(&info.capabilities).permissions
-            && Capabilities::from_names(&info.capabilities).cancel
-            && Capabilities::from_names(&info.capabilities).usage
-    );
-    assert!(
-        !Capabilities::from_names(&info.capabilities).mcp_tools
-            && !Capabilities::from_names(&info.capabilities).shared_process
-    );
-    let platform = Platform {
-        os: Os::Linux,
-        arch: Arch::X8664,
-        libc: Some(Libc::Gnu),
-    };
-    assert_eq!(<Mock as Adapter>::install_plan(platform, None), None);
-    assert_eq!(<Mock as Adapter>::version_args(), None);
-}
-
-#[test]
 fn start_records_the_native_session_id_and_emits_session_started() {
     let mut session = Harness::new().session;
     check(

@@ -1,7 +1,7 @@
 //! Native lines and situations the recordings do not have, fed one at a time.
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::testing::{check, render_without_raw};
+use sandbox_agent_adapter_kit::testing::{self, check, render_without_raw};
 use serde_json::{json, Value};
 
 use super::replay::config_of;
@@ -40,20 +40,15 @@ fn image(path: &str, mime: Option<&str>) -> MessagePart {
 #[test]
 fn lines_not_understood_are_unparsed_with_the_line_kept() {
     let mut session = in_turn();
-    for (text, error) in [
-        ("not json at all", "not a JSON line"),
-        (
-            r#"{"type":"brand_new"}"#,
-            "unknown message type \"brand_new\"",
-        ),
-    ] {
-        let actions = session.on_stdout("pi_1".into(), text.into());
-        let [Action::Emit(event)] = actions.as_slice() else {
-            panic!("{actions:?}");
-        };
-        assert!(matches!(&event.event, Event::AgentUnparsed(u) if u.error == error));
-        assert_eq!(event.raw.as_deref(), Some(text::raw_json(text).as_str()));
-    }
+    let mut unparsed = |line: &str, error: &str| {
+        let actions = session.on_stdout("pi_1".into(), line.into());
+        testing::assert_unparsed(&actions, line, error);
+    };
+    unparsed("not json at all", "not a JSON line");
+    unparsed(
+        r#"{"type":"brand_new"}"#,
+        "unknown message type \"brand_new\"",
+    );
 }
 
 #[test]

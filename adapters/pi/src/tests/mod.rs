@@ -1,8 +1,10 @@
-//! Tests: static facts and launch recipe (`info`), the recorded transcripts of the
-//! real CLI replayed through the session (`recorded`), and situations the recordings
-//! do not have (`lines`). `replay` is the harness they share.
+//! Tests: the static facts (`facts.json`), the launch recipe (`info`), the recorded
+//! transcripts of the real CLI replayed through the session (`recorded`), and situations
+//! the recordings do not have (`lines`). `replay` is the harness they share.
 
 mod info;
 mod lines;
 mod recorded;
 mod replay;
+
+sandbox_agent_adapter_kit::facts_test!(crate::Pi, "../facts.json");

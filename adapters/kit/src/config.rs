@@ -1,0 +1,59 @@
+//! Shorthands for reading a [`SessionConfig`]: the program to run, the model and
+//! variant the session chose, the agent's own name for its permission mode, and the
+//! launch settings `session.started` reports.
+
+use serde_json::{json, Value};
+
+use crate::types::SessionConfig;
+
+impl SessionConfig {
+    /// The program to run: the installed binary's path, else `default` (looked up by
+    /// the host on its `PATH`).
+    pub fn program<'a>(&'a self, default: &'a str) -> &'a str {
+        self.agent_binary.as_deref().unwrap_or(default)
+    }
+
+    /// The model the session chose, when it named one.
+    pub fn chosen_model(&self) -> Option<&str> {
+        self.model.as_deref().filter(|model| !model.is_empty())
+    }
+
+    /// The model variant (reasoning effort...) the session chose, when it named one.
+    pub fn chosen_variant(&self) -> Option<&str> {
+        self.variant
+            .as_deref()
+            .filter(|variant| !variant.is_empty())
+    }
+
+    /// How the agent asks before it runs tools, in the words most CLIs use: `plan` when
+    /// the agent mode or the permission mode is `plan`; for permission modes `bypass`
+    /// and `acceptEdits`, the agent's own names for them; else `default`.
+    pub fn cli_permission_mode(
+        &self,
+        bypass: &'static str,
+        accept_edits: &'static str,
+    ) -> &'static str {
+        if self.agent_mode == "plan" {
+            return "plan";
+        }
+        match self.permission_mode.as_str() {
+            "plan" => "plan",
+            "bypass" => bypass,
+            "acceptEdits" => accept_edits,
+            _ => "default",
+        }
+    }
+
+    /// The launch settings `session.started` reports for `agent`: its id, the agent
+    /// and permission modes, the model and the variant. Adapters add or replace
+    /// fields with what they launch with.
+    pub fn launch_metadata(&self, agent: &str) -> Value {
+        json!({
+            "agent": agent,
+            "agentMode": self.agent_mode,
+            "permissionMode": self.permission_mode,
+            "model": self.model,
+            "variant": self.variant,
+        })
+    }
+}

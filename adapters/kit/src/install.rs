@@ -1,0 +1,153 @@
+//! Shorthands for `install-plan`: recipes built from an npm package and download
+//! sources, the platform names vendors use in file and package names, and the
+//! version in a GitHub release document (for `parse-latest-version`).
+
+use crate::types::{Arch, ArchiveKind, InstallRecipe, InstallSource, Libc, Os, Platform};
+
+impl Platform {
+    /// A platform from its parts (`libc` only matters on Linux).
+    pub fn new(os: Os, arch: Arch, libc: Option<Libc>) -> Self {
+        Self { os, arch, libc }
+    }
+
+    /// True on Linux with the musl C library.
+    pub fn is_musl(&self) -> bool {
+        self.os == Os::Linux && self.libc == Some(Libc::Musl)
+    }
+
+    /// The file name of program `name` here: `name.exe` on Windows, else `name`.
+    pub fn executable(&self, name: &str) -> String {
+        match self.os {
+            Os::Windows => format!("{name}.exe"),
+            Os::Linux | Os::Macos => name.to_owned(),
+        }
+    }
+
+    /// Node.js's name of the platform, `process.platform` and `process.arch`:
+    /// `linux-x64`, `darwin-arm64`, `win32-x64`... (the suffix of npm platform
+    /// packages, which many vendors use for their downloads too).
+    pub fn node_name(&self) -> String {
+        let os = match self.os {
+            Os::Linux => "linux",
+            Os::Macos => "darwin",
+            Os::Windows => "win32",
+        };
+        format!("{os}-{}", self.node_arch())
+    }
+
+    /// Node.js's name of the architecture: `x64` or `arm64`.
+    pub fn node_arch(&self) -> &'static str {
+        match self.arch {
+            Arch::X8664 => "x64",
+            Arch::Aarch64 => "arm64",
+        }
+    }
+}
+
+impl InstallRecipe {
+    /// Installs npm package `package` (a name, or `name@version`) and runs the file
+    /// `binary_path` of it as `binary_name`; no download source and no latest-version
+    /// URL yet (see [`InstallRecipe::with_downloads`] and
+    /// [`InstallRecipe::with_latest_version_url`]).
+    pub fn npm(binary_name: &str, package: &str, binary_path: &str) -> Self {
+        Self {
+            binary_name: binary_name.to_owned(),
+            latest_version_url: None,
+            sources: Vec::new(),
+            npm_package: Some(package.to_owned()),
+            npm_binary_path: Some(binary_path.to_owned()),
+        }
+    }
+
+    /// The same recipe, the latest version named by the document at `url` (read by
+    /// `Adapter::parse_latest_version`).
+    pub fn with_latest_version_url(self, url: impl Into<String>) -> Self {
+        Self {
+            latest_version_url: Some(url.into()),
+            ..self
+        }
+    }
+
+    /// The same recipe with `sources` tried first, in order (none: npm only).
+    pub fn with_downloads(mut self, sources: impl IntoIterator<Item = InstallSource>) -> Self {
+        self.sources.extend(sources);
+        self
+    }
+}
+
+impl InstallSource {
+    /// A download of `url` (`{version}` stands for the version), an `archive` with the
+    /// program at `binary_path`, without a checksum.
+    pub fn download(url: String, archive: ArchiveKind, binary_path: &str) -> Self {
+        Self {
+            url,
+            archive,
+            binary_path: binary_path.to_owned(),
+            checksum_url: None,
+        }
+    }
+
+    /// The same download, checked against the SHA-256 published at `url` (read by
+    /// `Adapter::parse_checksum`).
+    pub fn with_checksum_url(self, url: String) -> Self {
+        Self {
+            checksum_url: Some(url),
+            ..self
+        }
+    }
+}
+
+/// The version of GitHub's latest-release document
+/// (`https://api.github.com/repos/OWNER/REPO/releases/latest`): its `tag_name`
+/// without `tag_prefix` (`v`, `rust-v`), when the rest is a version.
+pub fn github_release_version(body: &str, tag_prefix: &str) -> Option<String> {
+    let document: serde_json::Value = serde_json::from_str(body).ok()?;
+    let tag = document.get("tag_name")?.as_str()?;
+    let version = tag.strip_prefix(tag_prefix).unwrap_or(tag);
+    crate::text::version_word(version).filter(|found| found == version)
+}
+
+/// The version of the npm registry's document of a package version
+/// (`https://registry.npmjs.org/PACKAGE/latest`: `{"version":"0.73.1",...}`).
+pub fn npm_registry_version(body: &str) -> Option<String> {
+    let document: serde_json::Value = serde_json::from_str(body).ok()?;
+    document["version"]
+        .as_str()
+        .and_then(crate::text::version_word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_of_every_platform() {
+        let cases = [
+            (Os::Linux, Arch::X8664, "linux-x64", "tool"),
+            (Os::Linux, Arch::Aarch64, "linux-arm64", "tool"),
+            (Os::Macos, Arch::Aarch64, "darwin-arm64", "tool"),
+            (Os::Windows, Arch::X8664, "win32-x64", "tool.exe"),
+        ];
+        for (os, arch, name, executable) in cases {
+            let platform = Platform::new(os, arch, None);
+            assert_eq!(platform.node_name(), name);
+            assert_eq!(platform.executable("tool"), executable);
+        }
+        assert!(Platform::new(Os::Linux, Arch::X8664, Some(Libc::Musl)).is_musl());
+        assert!(!Platform::new(Os::Linux, Arch::X8664, Some(Libc::Gnu)).is_musl());
+    }
+
+    #[test]
+    fn release_and_registry_documents_name_the_version() {
+        let release = r#"{"tag_name":"rust-v0.170.0"}"#;
+        assert_eq!(
+            github_release_version(release, "rust-v").as_deref(),
+            Some("0.170.0")
+        );
+        assert_eq!(github_release_version(r#"{"tag_name":"vnext"}"#, "v"), None);
+        assert_eq!(github_release_version("not json", "v"), None);
+        let registry = r#"{"name":"x","version":"0.73.1"}"#;
+        assert_eq!(npm_registry_version(registry).as_deref(), Some("0.73.1"));
+        assert_eq!(npm_registry_version(r#"{"error":"Not found"}"#), None);
+    }
+}
