@@ -25,7 +25,19 @@ fn a_misbehaving_adapter_ends_only_its_own_session() {
         ..Options::default()
     });
     let api = Api::new(&daemon);
-    let agents = api.get_ok("/v1/agents");
+    // With its own memory cap the daemon compiles every builtin component again
+    // (the precompiled ones were built for the default cap) before it can list
+    // them: on a cold cache and a debug build that takes longer than a request's
+    // usual deadline.
+    let agents: serde_json::Value = reqwest::blocking::Client::builder()
+        .timeout(std::time::Duration::from_secs(120))
+        .build()
+        .unwrap()
+        .get(daemon.url("/v1/agents"))
+        .send()
+        .and_then(|response| response.error_for_status())
+        .and_then(|response| response.json())
+        .expect("GET /v1/agents");
     let ids: Vec<&str> = agents["agents"]
         .as_array()
         .unwrap()
