@@ -120,7 +120,11 @@ impl AdapterSession {
         f: impl FnOnce(&Guest, &mut Store<InstanceData>, ResourceAny) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
         if let Some(state) = self.parked.take() {
-            self.live = Some(instantiate_session(&self.adapter, &self.config, Some(&state))?);
+            self.live = Some(instantiate_session(
+                &self.adapter,
+                &self.config,
+                Some(&state),
+            )?);
         }
         let live = self.live.as_mut().ok_or(HostError::Poisoned)?;
         let session = live.session;

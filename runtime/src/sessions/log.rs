@@ -178,10 +178,12 @@ impl EventLog {
     fn read_tail(&self, after: u64, limit: usize) -> Result<Page, u64> {
         let inner = self.inner.lock().unwrap();
         let first = inner.first_in_tail();
-        if after + 1 < first {
+        // `after` may be any number a client sends (u64::MAX included).
+        let next = after.saturating_add(1);
+        if next < first {
             return Err(inner.published);
         }
-        let skip = (after + 1 - first) as usize;
+        let skip = usize::try_from(next - first).unwrap_or(usize::MAX);
         let events: Vec<_> = inner.tail.iter().skip(skip).take(limit).cloned().collect();
         let last = events.last().map_or(after, |event| event.sequence);
         Ok(Page {
@@ -331,6 +333,8 @@ mod tests {
         assert_eq!(event.source, EventSource::Daemon);
         assert!(rest.events[0].json(false).find("\"raw\"").is_none());
         assert!(log.read(99, 10).await.unwrap().events.is_empty());
+        let beyond = log.read(u64::MAX, 10).await.unwrap();
+        assert!(beyond.events.is_empty() && !beyond.has_more);
     }
 
     #[tokio::test]

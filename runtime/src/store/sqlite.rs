@@ -140,7 +140,7 @@ impl Store for SqliteStore {
                 &connection,
                 "SELECT sequence, event, raw FROM events WHERE session_id = ?1
                  ORDER BY sequence DESC LIMIT ?2",
-                params![record.id, tail as i64],
+                params![record.id, sql_integer(tail as u64)],
             )?;
             newest.reverse();
             sessions.push(StoredSession {
@@ -163,7 +163,7 @@ impl Store for SqliteStore {
             &self.reader.lock().unwrap(),
             "SELECT sequence, event, raw FROM events WHERE session_id = ?1 AND sequence > ?2
              ORDER BY sequence LIMIT ?3",
-            params![session_id, after as i64, limit as i64],
+            params![session_id, sql_integer(after), sql_integer(limit as u64)],
         )
     }
 
@@ -177,7 +177,7 @@ impl Store for SqliteStore {
             &self.reader.lock().unwrap(),
             "SELECT sequence, event, raw FROM events WHERE session_id = ?1 AND sequence < ?2
              ORDER BY sequence DESC LIMIT ?3",
-            params![session_id, before as i64, limit as i64],
+            params![session_id, sql_integer(before), sql_integer(limit as u64)],
         )
     }
 
@@ -227,6 +227,11 @@ fn select_events(
         )?))
     })
     .collect()
+}
+
+/// A number as an SQLite integer, the largest ones capped (SQLite's are signed).
+fn sql_integer(number: u64) -> i64 {
+    i64::try_from(number).unwrap_or(i64::MAX)
 }
 
 fn writer_gone() -> StoreError {
