@@ -50,22 +50,30 @@ pub enum Command {
     Start,
     /// A user message: it starts a turn now, or waits for the running one.
     Send {
+        /// The message.
         parts: Vec<MessagePart>,
         /// Told back in [`Effect::TurnStarted`] when the message's turn starts.
         ticket: Option<Ticket>,
     },
     /// Answer a pending permission request.
     ReplyPermission {
+        /// The request's id.
         permission_id: String,
+        /// Once, always, or reject.
         reply: PermissionReply,
     },
     /// Answer a pending question.
     ReplyQuestion {
+        /// The question's id.
         question_id: String,
+        /// The options chosen, per question asked.
         answers: Vec<Vec<String>>,
     },
     /// Decline a pending question.
-    RejectQuestion { question_id: String },
+    RejectQuestion {
+        /// The question's id.
+        question_id: String,
+    },
     /// Stop the running turn (nothing when none runs).
     Cancel,
     /// End the session.
@@ -84,8 +92,11 @@ pub enum Effect {
     /// Number and stage an event: it gets `sequence` (the driver's log numbers
     /// the events it stages in the same order, from the same start).
     Emit {
+        /// The event as the adapter (or the daemon) made it.
         event: EmittedEvent,
+        /// Its place in the transcript.
         sequence: u64,
+        /// The agent's own session id at the time, for the envelope.
         native_session_id: Option<String>,
     },
     /// The agent's own session id is now known (for the session listing).
@@ -98,7 +109,12 @@ pub enum Effect {
     Io(Action),
     /// The message sent with `ticket` starts its turn; `after` is the last
     /// sequence before the turn's events.
-    TurnStarted { ticket: Ticket, after: u64 },
+    TurnStarted {
+        /// The ticket the message was sent with.
+        ticket: Ticket,
+        /// The last sequence before the turn's events.
+        after: u64,
+    },
     /// The outcome of the command being handled (exactly one per command).
     Answer(Result<(), ApiError>),
     /// The session ended: stop its processes, timers and streams, and forget

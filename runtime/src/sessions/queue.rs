@@ -10,6 +10,7 @@ use crate::store::StoredPart;
 /// A message waiting for the running turn to end.
 #[derive(Debug)]
 pub struct Queued {
+    /// The message.
     pub parts: Vec<MessagePart>,
     /// Names whoever wants the last sequence before the message's turn starts
     /// (for streaming that turn); none for a message a previous daemon accepted.
