@@ -265,7 +265,7 @@ fn step(core: &mut SessionCore, model: &mut Model, op: &Op) {
         Op::Send => {
             model.sent += 1;
             let text = model.sent.to_string();
-            let ticket = (model.sent % 2 == 0).then_some(model.sent);
+            let ticket = model.sent.is_multiple_of(2).then_some(model.sent);
             core.command(send_text(&text, ticket), 0);
             if !ended {
                 model.waiting.push_back((text, ticket));
