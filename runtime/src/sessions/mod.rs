@@ -2,6 +2,7 @@
 //! transcript that clients poll or stream.
 
 mod actor;
+mod core;
 mod incoming;
 mod launch;
 pub mod log;

@@ -3,16 +3,18 @@
 //! and runs, in order, after the restart.
 
 use sandbox_agent_host::{Attachment, MessagePart};
-use tokio::sync::oneshot;
 
+use super::core::Ticket;
 use crate::store::StoredPart;
 
 /// A message waiting for the running turn to end.
+#[derive(Debug)]
 pub struct Queued {
+    /// The message.
     pub parts: Vec<MessagePart>,
-    /// Told the last sequence before the message's turn starts (for streaming
-    /// that turn); none for a message a previous daemon accepted.
-    pub turn_started: Option<oneshot::Sender<u64>>,
+    /// Names whoever wants the last sequence before the message's turn starts
+    /// (for streaming that turn); none for a message a previous daemon accepted.
+    pub ticket: Option<Ticket>,
 }
 
 impl Queued {
@@ -25,7 +27,7 @@ impl Queued {
     pub fn from_stored(parts: &[StoredPart]) -> Self {
         Self {
             parts: parts.iter().cloned().map(message_part).collect(),
-            turn_started: None,
+            ticket: None,
         }
     }
 }
@@ -94,7 +96,7 @@ mod tests {
                 MessagePart::Image(attachment("/a.png")),
                 MessagePart::File(attachment("/b.txt")),
             ],
-            turn_started: None,
+            ticket: None,
         };
         let json = serde_json::to_string(&queued.stored()).unwrap();
         let stored: Vec<StoredPart> = serde_json::from_str(&json).unwrap();

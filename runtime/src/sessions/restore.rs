@@ -12,7 +12,6 @@ use sandbox_agent_universal::{
 use tokio::sync::mpsc::unbounded_channel;
 use tokio::sync::oneshot;
 
-use super::actor::Resumption;
 use super::{EventLog, Session, SessionManager, SessionShared, SessionState};
 use crate::error::ApiError;
 use crate::store::{Checkpoint, Commit, StoredSession};
@@ -119,14 +118,9 @@ impl SessionManager {
         for process in &checkpoint.processes {
             super::processes::kill_orphan(process.pid, process.started);
         }
-        let resumption = Resumption {
-            lost_processes: checkpoint.processes.into_iter().map(|p| p.id).collect(),
-            timers: checkpoint.timers,
-            fresh_adapter,
-        };
         let (resumed, first_steps) = oneshot::channel();
         tokio::spawn(async move {
-            actor.resume(resumption).await;
+            actor.resume(fresh_adapter).await;
             let _ = resumed.send(());
             actor.run(requests_rx).await;
         });

@@ -1,0 +1,94 @@
+//! The events the daemon makes itself (`synthetic`), as the session core emits
+//! them: the end of a session, errors, lines too long, the restart marker and
+//! the closing of a turn lost with the previous daemon.
+
+use sandbox_agent_host::EmittedEvent;
+use sandbox_agent_universal::{
+    AgentUnparsedData, ContentPart, ErrorData, ItemEventData, ItemKind, ItemRole, ItemStatus,
+    SessionEndedData, TurnEventData, TurnPhase, UniversalEventData, UniversalEventType,
+    UniversalItem,
+};
+
+/// A daemon-made event of `event_type` with `data`.
+pub fn synthetic(event_type: UniversalEventType, data: UniversalEventData) -> EmittedEvent {
+    EmittedEvent {
+        event_type,
+        data,
+        synthetic: true,
+        raw: None,
+    }
+}
+
+/// `session.ended` with `data`.
+pub fn session_ended(data: SessionEndedData) -> EmittedEvent {
+    synthetic(
+        UniversalEventType::SessionEnded,
+        UniversalEventData::SessionEnded(data),
+    )
+}
+
+/// An `error` event with `code`.
+pub fn error(code: &str, message: String) -> EmittedEvent {
+    synthetic(
+        UniversalEventType::Error,
+        UniversalEventData::Error(ErrorData {
+            message,
+            code: Some(code.into()),
+            details: None,
+        }),
+    )
+}
+
+/// `agent.unparsed` for a line longer than `limit` bytes, with its head as `raw`.
+pub fn line_too_long(location: String, length: usize, limit: usize, head: String) -> EmittedEvent {
+    EmittedEvent {
+        raw: Some(serde_json::Value::String(head)),
+        ..synthetic(
+            UniversalEventType::AgentUnparsed,
+            UniversalEventData::AgentUnparsed(AgentUnparsedData {
+                error: format!("line of {length} bytes is longer than the {limit}-byte limit"),
+                location,
+                raw_hash: None,
+            }),
+        )
+    }
+}
+
+/// The transcript's note that the agent's process ended with the previous daemon
+/// (`now`: Unix milliseconds, which names the item).
+pub fn restart_marker(native_session_id: Option<&str>, now: i64) -> EmittedEvent {
+    let detail = match native_session_id {
+        Some(id) => format!("The next message resumes the agent's session {id}."),
+        None => "The next message starts the agent again.".to_owned(),
+    };
+    synthetic(
+        UniversalEventType::ItemCompleted,
+        UniversalEventData::Item(ItemEventData {
+            item: UniversalItem {
+                item_id: format!("daemon_restart_{now}"),
+                native_item_id: None,
+                parent_id: None,
+                kind: ItemKind::Status,
+                role: Some(ItemRole::System),
+                status: ItemStatus::Completed,
+                content: vec![ContentPart::Status {
+                    label: "agent process ended with the daemon".into(),
+                    detail: Some(detail),
+                }],
+            },
+        }),
+    )
+}
+
+/// `turn.ended` of a turn that died with the previous daemon.
+pub fn lost_turn_ended(turn_id: Option<String>) -> EmittedEvent {
+    synthetic(
+        UniversalEventType::TurnEnded,
+        UniversalEventData::Turn(TurnEventData {
+            phase: TurnPhase::Ended,
+            turn_id,
+            metadata: Some(serde_json::json!({"reason": "daemon_restart"})),
+            usage: None,
+        }),
+    )
+}
