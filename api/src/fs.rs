@@ -109,8 +109,8 @@ pub const FS_UPLOAD_LISTED_PATHS: usize = 1024;
 #[into_params(parameter_in = Query)]
 pub struct FsPathQuery {
     /// Absolute path, or relative to the session's directory (or the home directory).
-    #[param(min_length = 1)]
-    #[schema(min_length = 1)]
+    #[param(min_length = 1, pattern = "^[^\\x00]*$")]
+    #[schema(min_length = 1, pattern = "^[^\\x00]*$")]
     pub path: String,
     /// Session whose directory relative paths start from; `session_id` is accepted too.
     #[serde(default, alias = "session_id")]
@@ -125,8 +125,8 @@ pub struct FsEntriesQuery {
     /// The directory to list: absolute, or relative to the session's directory (or the
     /// home directory); that directory itself when absent.
     #[serde(default)]
-    #[param(min_length = 1)]
-    #[schema(min_length = 1)]
+    #[param(min_length = 1, pattern = "^[^\\x00]*$")]
+    #[schema(min_length = 1, pattern = "^[^\\x00]*$")]
     pub path: Option<String>,
     /// Session whose directory relative paths start from; `session_id` is accepted too.
     #[serde(default, alias = "session_id")]
@@ -141,8 +141,8 @@ pub struct FsUploadBatchQuery {
     /// The directory to unpack into (created when missing): absolute, or relative to the
     /// session's directory (or the home directory); that directory itself when absent.
     #[serde(default)]
-    #[param(min_length = 1)]
-    #[schema(min_length = 1)]
+    #[param(min_length = 1, pattern = "^[^\\x00]*$")]
+    #[schema(min_length = 1, pattern = "^[^\\x00]*$")]
     pub path: Option<String>,
     /// Session whose directory relative paths start from; `session_id` is accepted too.
     #[serde(default, alias = "session_id")]
@@ -155,8 +155,8 @@ pub struct FsUploadBatchQuery {
 #[into_params(parameter_in = Query)]
 pub struct FsDeleteQuery {
     /// Absolute path, or relative to the session's directory (or the home directory).
-    #[param(min_length = 1)]
-    #[schema(min_length = 1)]
+    #[param(min_length = 1, pattern = "^[^\\x00]*$")]
+    #[schema(min_length = 1, pattern = "^[^\\x00]*$")]
     pub path: String,
     /// Session whose directory relative paths start from; `session_id` is accepted too.
     #[serde(default, alias = "session_id")]

@@ -39,9 +39,7 @@ use super::stderr::StderrCapture;
 use crate::error::ApiError;
 use crate::store::{Checkpoint, ProcessMark};
 
-/// Names a queued message whose sender wants to know when its turn starts (the
-/// driver keeps the channel; the core only passes the ticket back).
-pub type Ticket = u64;
+pub use super::queue::Ticket;
 
 /// A client's request, as the core sees it.
 #[derive(Debug)]

@@ -4,8 +4,11 @@
 
 use sandbox_agent_host::{Attachment, MessagePart};
 
-use super::core::Ticket;
 use crate::store::StoredPart;
+
+/// Names a queued message whose sender wants to know when its turn starts (the
+/// driver keeps the channel; the core only passes the ticket back).
+pub type Ticket = u64;
 
 /// A message waiting for the running turn to end.
 #[derive(Debug)]
