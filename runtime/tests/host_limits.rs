@@ -43,12 +43,9 @@ fn item_ids(actions: &[Action]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_grown_instance_is_rebuilt_from_its_snapshot() {
-    let registry = mock_registry(HostConfig {
-        recycle_threshold_bytes: 4 << 20,
-        ..HostConfig::default()
-    });
+/// A mock session that has started and run one turn, with that turn's actions.
+fn mock_after_one_turn(config: HostConfig) -> (sandbox_agent_host::AdapterSession, Vec<Action>) {
+    let registry = mock_registry(config);
     let mut session = registry
         .get("mock")
         .unwrap()
@@ -58,6 +55,15 @@ fn a_grown_instance_is_rebuilt_from_its_snapshot() {
     let first = session
         .handle(Input::SendMessage(vec![MessagePart::Text("hello".into())]))
         .unwrap();
+    (session, first)
+}
+
+#[test]
+fn a_grown_instance_is_rebuilt_from_its_snapshot() {
+    let (mut session, first) = mock_after_one_turn(HostConfig {
+        recycle_threshold_bytes: 4 << 20,
+        ..HostConfig::default()
+    });
     assert_eq!(session.recycled(), 0);
 
     // A 6 MiB native line grows the guest's memory past the threshold.
@@ -137,16 +143,7 @@ fn each_session_has_its_own_instance() {
 
 #[test]
 fn a_parked_session_holds_no_instance_and_carries_on_where_it_was() {
-    let registry = mock_registry(HostConfig::default());
-    let mut session = registry
-        .get("mock")
-        .unwrap()
-        .new_session(common::adapter_session_config())
-        .unwrap();
-    session.handle(Input::Start).unwrap();
-    let first = session
-        .handle(Input::SendMessage(vec![MessagePart::Text("hello".into())]))
-        .unwrap();
+    let (mut session, first) = mock_after_one_turn(HostConfig::default());
     session.park().unwrap();
     assert!(session.is_parked());
     assert_eq!(session.memory_size(), 0, "no instance while parked");
