@@ -89,16 +89,7 @@ fn adapter(input: &Input) -> Outcome {
                 vec![permission(UniversalEventType::PermissionRequested, id)]
             }
             Some(("question", id)) => vec![question(UniversalEventType::QuestionRequested, id)],
-            Some(("session_ended", _)) => vec![super::tests::emit(
-                UniversalEventType::SessionEnded,
-                UniversalEventData::SessionEnded(SessionEndedData {
-                    reason: SessionEndReason::Completed,
-                    terminated_by: TerminatedBy::Agent,
-                    message: None,
-                    exit_code: None,
-                    stderr: None,
-                }),
-            )],
+            Some(("session_ended", _)) => vec![super::tests::agent_ended()],
             Some(("rejected", _)) => return Err(HostError::Rejected("no".into())),
             Some(("fails", _)) => return Err(HostError::Poisoned),
             _ => Vec::new(),

@@ -55,6 +55,20 @@ pub fn emit(event_type: UniversalEventType, data: UniversalEventData) -> Action 
     })
 }
 
+/// The agent's own `session.ended` (completed).
+pub fn agent_ended() -> Action {
+    emit(
+        UniversalEventType::SessionEnded,
+        UniversalEventData::SessionEnded(SessionEndedData {
+            reason: SessionEndReason::Completed,
+            terminated_by: TerminatedBy::Agent,
+            message: None,
+            exit_code: None,
+            stderr: None,
+        }),
+    )
+}
+
 /// `turn.started` or `turn.ended` of turn `id`.
 pub fn turn(phase: TurnPhase, id: &str) -> Action {
     let event_type = match phase {
@@ -323,18 +337,7 @@ fn terminate_ends_the_session_with_a_daemon_made_event_once() {
     // rejection still answers Ok.
     let mut core = self::core();
     core.command(Command::Terminate, 0);
-    let mut ends = |_: &Input| {
-        Ok(vec![emit(
-            UniversalEventType::SessionEnded,
-            UniversalEventData::SessionEnded(SessionEndedData {
-                reason: SessionEndReason::Completed,
-                terminated_by: TerminatedBy::Agent,
-                message: None,
-                exit_code: None,
-                stderr: None,
-            }),
-        )])
-    };
+    let mut ends = |_: &Input| Ok(vec![agent_ended()]);
     let effects = drive(&mut core, &mut ends);
     assert_eq!(emitted(&effects).len(), 1);
     assert!(!emitted(&effects)[0].0.synthetic);
