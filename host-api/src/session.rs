@@ -107,8 +107,12 @@ impl AdapterSession {
         Ok(actions)
     }
 
-    /// The adapter's state as an opaque blob (see `restore_session`).
+    /// The adapter's state as an opaque blob (see `restore_session`). A parked
+    /// session answers with the snapshot it was parked with, without an instance.
     pub fn snapshot(&mut self) -> Result<Vec<u8>, HostError> {
+        if let Some(state) = &self.parked {
+            return Ok(state.clone());
+        }
         self.call("snapshot", |guest, store, session| {
             guest.snapshot(store, session)
         })

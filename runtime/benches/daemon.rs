@@ -39,14 +39,30 @@ const STORE_DURATION: Duration = Duration::from_secs(4);
 const CONVERT_CALLS: usize = 10_000;
 const CONVERT_CALLS_PER_TURN: usize = 2_000;
 
+/// The daemon's two stores: the default SQLite database, and memory only.
+const STORES: [(&str, &[&str]); 2] = [
+    ("SQLite store (default)", &[]),
+    ("--ephemeral", &["--ephemeral"]),
+];
+
 fn main() {
-    // `cargo bench` passes `--bench` (and filters); there is nothing to filter.
+    // `cargo bench --bench daemon -- NAME...` runs only the parts whose name
+    // contains one of the NAMEs (startup, idle, agents, latency, throughput,
+    // adapter); cargo's own `--bench` flag is not a filter.
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with("--"))
+        .collect();
+    let wanted =
+        |part: &str| filters.is_empty() || filters.iter().any(|f| part.contains(f.as_str()));
     let started = Instant::now();
     let mut table = Table::default();
     let scratch = tempfile::tempdir().expect("scratch directory");
 
-    eprintln!("[1/6] daemon start-up (cold, then warm compile cache)");
-    startup(&mut table, scratch.path());
+    if wanted("startup") {
+        eprintln!("[1/6] daemon start-up (cold, then warm compile cache)");
+        startup(&mut table, scratch.path());
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -54,31 +70,39 @@ fn main() {
         .build()
         .unwrap();
     let cache_dir = scratch.path().join("warm-cache");
-    let daemon = Daemon::start(scratch.path(), &cache_dir);
+    if wanted("idle") || wanted("agents") {
+        let daemon = Daemon::start(scratch.path(), &cache_dir);
+        if wanted("idle") {
+            eprintln!("[2/6] idle RSS");
+            runtime.block_on(idle_rss(&mut table, &daemon));
+        }
+        if wanted("agents") {
+            eprintln!("[3/6] GET /v1/agents throughput");
+            runtime.block_on(agents_rps(&mut table, &daemon));
+        }
+    }
+    if wanted("latency") {
+        eprintln!("[4/6] mock event latency over SSE, SQLite store vs --ephemeral");
+        for (label, args) in STORES {
+            let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
+            runtime.block_on(event_latency(&mut table, &daemon, label));
+        }
+    }
 
-    eprintln!("[2/6] idle RSS");
-    runtime.block_on(idle_rss(&mut table, &daemon));
-
-    eprintln!("[3/6] GET /v1/agents throughput");
-    runtime.block_on(agents_rps(&mut table, &daemon));
-
-    eprintln!("[4/6] mock event latency over SSE");
-    runtime.block_on(event_latency(&mut table, &daemon));
-    drop(daemon);
-
-    eprintln!("[5/6] sustained events/s, SQLite store vs --ephemeral");
-    table.section("Sustained event rate (8 mock sessions streaming at once)");
-    for (label, args) in [
-        ("SQLite store (default)", &[][..]),
-        ("--ephemeral", &["--ephemeral"][..]),
-    ] {
-        let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
-        runtime.block_on(event_throughput(&mut table, &daemon, label));
+    if wanted("throughput") {
+        eprintln!("[5/6] sustained events/s, SQLite store vs --ephemeral");
+        table.section("Sustained event rate (8 mock sessions streaming at once)");
+        for (label, args) in STORES {
+            let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
+            runtime.block_on(event_throughput(&mut table, &daemon, label));
+        }
     }
     drop(runtime);
 
-    eprintln!("[6/6] WASM adapter calls through the host crate");
-    adapter_calls(&mut table);
+    if wanted("adapter") {
+        eprintln!("[6/6] WASM adapter calls through the host crate");
+        adapter_calls(&mut table);
+    }
 
     table.print();
     println!(
@@ -331,7 +355,7 @@ async fn agents_rps(table: &mut Table, daemon: &Daemon) {
 // ---------------------------------------------------------------------------
 // 4. Event latency
 
-async fn event_latency(table: &mut Table, daemon: &Daemon) {
+async fn event_latency(table: &mut Table, daemon: &Daemon, store: &str) {
     let client = daemon.client();
     let id = "latency";
     let request = CreateSessionRequest {
@@ -347,7 +371,7 @@ async fn event_latency(table: &mut Table, daemon: &Daemon) {
         .await
         .expect("timing mock turns over SSE");
     table.section(&format!(
-        "Mock event latency ({LATENCY_MESSAGES} messages, SSE stream already open, one at a time)"
+        "Mock event latency, {store} ({LATENCY_MESSAGES} messages, SSE stream already open, one at a time)"
     ));
     for (name, samples) in [
         (

@@ -10,8 +10,10 @@
 //!    (16 by default) at a time, each given one turn that is waited for (its events
 //!    polled until `turn.ended`); then the daemon's PSS and RSS, memory maps, open
 //!    files and threads with all of them live;
-//! 3. `GET /v1/health` latency over one kept-alive connection while they are live;
-//! 4. the SSE latency of 1. again, with them live.
+//! 3. after `SCALE_REST_SECS` (11 by default, past our default park delay; 0 skips
+//!    it) without input, the daemon's memory again, the sessions at rest;
+//! 4. `GET /v1/health` latency over one kept-alive connection while they are held;
+//! 5. the SSE latency of 1. again, with them held.
 //!
 //! Failures are counted and reported with their text, not hidden: a daemon that cannot
 //! hold the sessions shows it in the figures. What each number means is described in
@@ -142,6 +144,22 @@ fn measure(
                 max_map_count().unwrap_or(0)
             ));
         }
+    }
+
+    // Ours parks an instance after 10 s without input (`--adapter-park-after-ms`).
+    let rest = Duration::from_secs(env_usize("SCALE_REST_SECS", 11) as u64);
+    if rest > Duration::from_secs(1) {
+        eprintln!("[{}] {live} sessions at rest for {rest:?}", binary.name);
+        std::thread::sleep(rest - Duration::from_secs(1));
+        let (pss, rss) = (common::pss_kib(pid), common::rss_kib(pid));
+        let at_rest = format!("{live} at rest ({} s)", rest.as_secs());
+        report.row(&format!("PSS, {at_rest}"), per_session(pss, pss_idle));
+        report.row(&format!("RSS, {at_rest}"), per_session(rss, rss_idle));
+        let maps = common::proc_count(pid, "maps");
+        report.row(
+            &format!("memory maps, {at_rest}"),
+            maps.map_or("?".into(), |n| n.to_string()),
+        );
     }
 
     eprintln!("[{}] GET /v1/health x {HEALTH_REQUESTS}", binary.name);

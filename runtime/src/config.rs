@@ -33,6 +33,9 @@ pub struct DaemonConfig {
     pub fs_max_bytes: u64,
     /// Longest output line of an agent process handed to an adapter, in bytes.
     pub max_line_bytes: usize,
+    /// How long a session may sit without input before its adapter instance is
+    /// dropped for its snapshot (rebuilt at its next input); `None`: never.
+    pub park_after: Option<std::time::Duration>,
     /// Keep sessions in memory only (`--ephemeral`), not in the data dir's database.
     pub ephemeral: bool,
     /// Which ended sessions are removed on their own.

@@ -144,10 +144,20 @@ fn each_session_has_its_own_instance() {
 #[test]
 fn a_parked_session_holds_no_instance_and_carries_on_where_it_was() {
     let (mut session, first) = mock_after_one_turn(HostConfig::default());
+    let before = session.snapshot().unwrap();
     session.park().unwrap();
     assert!(session.is_parked());
     assert_eq!(session.memory_size(), 0, "no instance while parked");
     session.park().unwrap();
+    assert_eq!(
+        session.snapshot().unwrap(),
+        before,
+        "the snapshot it was parked with"
+    );
+    assert!(
+        session.is_parked(),
+        "a snapshot does not rebuild the instance"
+    );
 
     let second = session
         .handle(Input::SendMessage(vec![MessagePart::Text("again".into())]))

@@ -25,7 +25,7 @@ use tower_http::trace::TraceLayer;
 use crate::agents::AgentCatalog;
 use crate::config::DaemonConfig;
 use crate::error::ApiError;
-use crate::sessions::SessionManager;
+use crate::sessions::{SessionManager, SessionSettings};
 use crate::store::sqlite::SqliteStore;
 use crate::store::{EphemeralStore, Store};
 
@@ -171,7 +171,10 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     let stored = store.load(crate::sessions::log::TAIL_EVENTS)?;
     let sessions = Arc::new(SessionManager::new(
         catalog.clone(),
-        config.max_line_bytes,
+        SessionSettings {
+            max_line_bytes: config.max_line_bytes,
+            park_after: config.park_after,
+        },
         store,
         config.data_dir.join("scratch"),
     ));

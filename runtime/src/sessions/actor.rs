@@ -85,6 +85,12 @@ pub struct Actor {
     store: Arc<dyn Store>,
     /// What the store last heard, to skip commits that would change nothing.
     committed: Checkpoint,
+    /// A hash of the adapter snapshot the store last got, to skip writing it
+    /// again when a commit left the adapter's state as it was (a queued message).
+    stored_snapshot: Option<u64>,
+    /// How long the session sits without input before its adapter instance is
+    /// parked; `None`: never.
+    park_after: Option<Duration>,
 }
 
 impl Actor {
@@ -119,7 +125,15 @@ impl Actor {
             next_ticket: 0,
             store,
             committed: Checkpoint::default(),
+            stored_snapshot: None,
+            park_after: None,
         }
+    }
+
+    /// Parks the adapter instance after `idle` without input (`None`: never).
+    pub fn park_after(mut self, idle: Option<Duration>) -> Self {
+        self.park_after = idle;
+        self
     }
 
     /// Carries on from a checkpoint a previous daemon committed: the turn, the
@@ -213,6 +227,10 @@ impl Actor {
                         let _ = self.on_command(Command::Terminate);
                     }
                 },
+                () = idle(self.park_after), if !self.adapter.is_parked() => {
+                    self.park();
+                    continue;
+                }
                 Some(message) = incoming.recv() => {
                     self.on_incoming(message.incoming);
                     // What else has already arrived goes into the same commit.
@@ -238,6 +256,21 @@ impl Actor {
             let _ = request.done.send(Err(ApiError::SessionEnded {
                 session_id: self.shared.record.id.clone(),
             }));
+        }
+    }
+
+    /// Drops the adapter instance of a session at rest, keeping its snapshot
+    /// (the next input rebuilds it). A snapshot that fails is an adapter trap,
+    /// which poisons the instance as in any call: the next input reports it.
+    fn park(&mut self) {
+        let adapter = &mut self.adapter;
+        match tokio::task::block_in_place(|| adapter.park()) {
+            Ok(()) => {
+                tracing::debug!(session = %self.shared.record.id, "parked the adapter instance")
+            }
+            Err(error) => {
+                tracing::warn!(session = %self.shared.record.id, %error, "cannot park the adapter instance")
+            }
         }
     }
 
@@ -484,7 +517,11 @@ impl Actor {
         let snapshot = if self.store.durable() && !self.core.ended() && !checkpoint.restarts_fresh()
         {
             let adapter = &mut self.adapter;
-            tokio::task::block_in_place(|| adapter.snapshot().ok())
+            let snapshot = tokio::task::block_in_place(|| adapter.snapshot().ok());
+            snapshot.filter(|snapshot| {
+                let hash = hash(snapshot);
+                self.stored_snapshot.replace(hash) != Some(hash)
+            })
         } else {
             None
         };
@@ -541,6 +578,22 @@ impl Actor {
         state.awaiting_input = self.core.awaiting_input();
         state.queued_messages = self.core.queued_messages() as u64;
     }
+}
+
+/// Resolves after `after`, or never.
+async fn idle(after: Option<Duration>) {
+    match after {
+        Some(after) => tokio::time::sleep(after).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A hash to tell whether a snapshot changed.
+fn hash(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Writes a file an adapter asked for under the session's scratch folder (its

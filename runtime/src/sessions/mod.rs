@@ -142,12 +142,22 @@ impl Session {
 /// has no such mode).
 pub const PERMISSION_MODES: &[&str] = &["default", "plan", "bypass", "acceptEdits"];
 
+/// How the daemon runs every session.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionSettings {
+    /// Longest output line of an agent process handed to an adapter, in bytes.
+    pub max_line_bytes: usize,
+    /// How long a session sits without input before its adapter instance is
+    /// parked (see [`sandbox_agent_host::AdapterSession::park`]); `None`: never.
+    pub park_after: Option<std::time::Duration>,
+}
+
 /// Every session of the daemon.
 pub struct SessionManager {
     sessions: RwLock<BTreeMap<String, Arc<Session>>>,
     catalog: Arc<AgentCatalog>,
     shared_processes: Arc<shared::SharedProcesses>,
-    max_line_bytes: usize,
+    settings: SessionSettings,
     store: Arc<dyn Store>,
     /// Where each session's scratch folder is made (see [`scratch_dir`]).
     scratch_root: PathBuf,
@@ -160,7 +170,7 @@ impl SessionManager {
     /// `store`, and makes their scratch folders under `scratch_root`.
     pub fn new(
         catalog: Arc<AgentCatalog>,
-        max_line_bytes: usize,
+        settings: SessionSettings,
         store: Arc<dyn Store>,
         scratch_root: PathBuf,
     ) -> Self {
@@ -168,7 +178,7 @@ impl SessionManager {
             sessions: RwLock::new(BTreeMap::new()),
             catalog,
             shared_processes: Arc::default(),
-            max_line_bytes,
+            settings,
             store,
             scratch_root,
             closing: watch::channel(false).0,
@@ -365,7 +375,7 @@ impl SessionManager {
             },
             directory,
             install_dir: self.catalog.install_dir().to_owned(),
-            max_line_bytes: self.max_line_bytes,
+            max_line_bytes: self.settings.max_line_bytes,
         };
         Actor::new(
             shared,
@@ -374,6 +384,7 @@ impl SessionManager {
             self.shared_processes.clone(),
             self.store.clone(),
         )
+        .park_after(self.settings.park_after)
     }
 
     /// Removes a session and its transcript, ending it first if it runs.

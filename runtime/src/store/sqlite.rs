@@ -11,7 +11,7 @@ use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags};
 
 use super::migrations::{migrate, MIGRATIONS};
 use super::{Commit, EncodedEvent, SessionRecord, Store, StoreError, StoredSession};
@@ -287,15 +287,22 @@ fn write_batch(connection: &mut Connection, batch: &[Job]) -> Result<(), StoreEr
     for job in batch {
         match &job.write {
             Write::Insert(record) => {
-                transaction.execute(
-                    "INSERT INTO sessions (id, record, checkpoint, created_at, updated_at)
-                     VALUES (?1, ?2, '{}', ?3, ?3)",
-                    params![record.id, serde_json::to_string(record)?, record.created_at],
-                )?;
+                transaction
+                    .prepare_cached(
+                        "INSERT INTO sessions (id, record, checkpoint, created_at, updated_at)
+                         VALUES (?1, ?2, '{}', ?3, ?3)",
+                    )?
+                    .execute(params![
+                        record.id,
+                        serde_json::to_string(record)?,
+                        record.created_at
+                    ])?;
             }
             Write::Commit(commit) => write_commit(&transaction, commit)?,
             Write::Delete(session_id) => {
-                transaction.execute("DELETE FROM sessions WHERE id = ?1", [session_id])?;
+                transaction
+                    .prepare_cached("DELETE FROM sessions WHERE id = ?1")?
+                    .execute([session_id])?;
             }
         }
     }
@@ -307,14 +314,21 @@ fn write_commit(
     transaction: &rusqlite::Transaction<'_>,
     commit: &Commit,
 ) -> Result<(), StoreError> {
-    let exists = transaction
-        .query_row(
-            "SELECT 1 FROM sessions WHERE id = ?1",
-            [&commit.session_id],
-            |_| Ok(()),
-        )
-        .optional()?;
-    if exists.is_none() {
+    let checkpoint = &commit.checkpoint;
+    let updated = transaction
+        .prepare_cached(
+            "UPDATE sessions SET checkpoint = ?2, ended = ?3, updated_at = ?4,
+                 snapshot = coalesce(?5, snapshot)
+             WHERE id = ?1",
+        )?
+        .execute(params![
+            commit.session_id,
+            serde_json::to_string(checkpoint)?,
+            checkpoint.ended,
+            checkpoint.updated_at,
+            commit.snapshot
+        ])?;
+    if updated == 0 {
         // Deleted while its task was still finishing: nothing to keep.
         return Ok(());
     }
@@ -329,19 +343,6 @@ fn write_commit(
             event.raw()
         ])?;
     }
-    let checkpoint = &commit.checkpoint;
-    transaction.execute(
-        "UPDATE sessions SET checkpoint = ?2, ended = ?3, updated_at = ?4,
-             snapshot = coalesce(?5, snapshot)
-         WHERE id = ?1",
-        params![
-            commit.session_id,
-            serde_json::to_string(checkpoint)?,
-            checkpoint.ended,
-            checkpoint.updated_at,
-            commit.snapshot
-        ],
-    )?;
     Ok(())
 }
 

@@ -1,0 +1,195 @@
+//! Parking: a session without input for `--adapter-park-after-ms` gives its adapter
+//! instance back and keeps only the adapter's snapshot; its next input rebuilds
+//! the instance. Nothing a client sees changes: the same transcript as with
+//! instances kept, requests answered across a park, a restart after one. And
+//! a parked session holds no instance's memory.
+
+mod common;
+
+use std::time::Duration;
+
+use common::api::*;
+use common::{Daemon, Options};
+use serde_json::{json, Value};
+
+/// A daemon that parks instances after `park_after_ms` (0: never).
+fn daemon(park_after_ms: u64) -> Daemon {
+    Daemon::start_with(Options {
+        args: vec!["--adapter-park-after-ms".into(), park_after_ms.to_string()],
+        ..Options::default()
+    })
+}
+
+/// What a client reads of a transcript, without what differs between runs
+/// (event ids and times).
+fn comparable(events: &[Value]) -> Vec<Value> {
+    events
+        .iter()
+        .map(|event| json!({ "type": event["type"], "data": without_times(&event["data"]) }))
+        .collect()
+}
+
+fn without_times(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .filter(|(key, _)| !matches!(key.as_str(), "time" | "timestamp" | "duration_ms"))
+            .map(|(key, value)| (key.clone(), without_times(value)))
+            .collect(),
+        Value::Array(items) => Value::Array(items.iter().map(without_times).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Several turns with pauses longer than a short park delay, a stream paced by
+/// the adapter's own timers (100 ms apart), and a permission and a question
+/// answered after the session sat idle; the whole transcript.
+fn script(api: &Api, pause: Duration) -> Vec<Value> {
+    api.create("s", "mock");
+    api.turn("s", "echo one");
+    std::thread::sleep(pause);
+    api.turn("s", "slow 4");
+    std::thread::sleep(pause);
+
+    let offset = api.last_sequence("s");
+    api.send("s", "permission");
+    let asked = api.wait_for_type("s", offset, "permission.requested");
+    let id = asked.last().unwrap()["data"]["permission_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    std::thread::sleep(pause);
+    expect_no_content(
+        api.post_json(
+            &format!("/v1/sessions/s/permissions/{id}/reply"),
+            json!({ "reply": "once" }),
+        ),
+        "permission reply",
+    );
+    api.wait_for_type("s", offset, "turn.ended");
+
+    let offset = api.last_sequence("s");
+    api.send("s", "question");
+    let asked = api.wait_for_type("s", offset, "question.requested");
+    let id = asked.last().unwrap()["data"]["question_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    std::thread::sleep(pause);
+    expect_no_content(
+        api.post_json(
+            &format!("/v1/sessions/s/questions/{id}/reply"),
+            json!({ "answers": [["yes"]] }),
+        ),
+        "question reply",
+    );
+    api.wait_for_type("s", offset, "turn.ended");
+    std::thread::sleep(pause);
+    api.turn("s", "echo two");
+    api.events("s")
+}
+
+#[test]
+fn a_parked_session_reads_as_one_that_kept_its_instance() {
+    let pause = Duration::from_millis(250);
+    let kept = daemon(0);
+    let expected = script(&Api::new(&kept), pause);
+    let parking = daemon(40);
+    let parked = script(&Api::new(&parking), pause);
+
+    check_envelopes("s", 0, &parked);
+    check_turns(&parked, true);
+    assert_eq!(
+        comparable(&parked),
+        comparable(&expected),
+        "parking changed the transcript:\n{}",
+        pretty(&parked)
+    );
+}
+
+#[test]
+fn a_daemon_killed_while_sessions_are_parked_resumes_them() {
+    let mut first = daemon(40);
+    let api = Api::new(&first);
+    api.create("s", "mock");
+    let before = api.turn("s", "echo before");
+    std::thread::sleep(Duration::from_millis(300));
+    let data_dir = first.kill();
+
+    let second = Daemon::start_with(Options {
+        data_dir: Some(data_dir),
+        args: vec!["--adapter-park-after-ms".into(), "40".into()],
+        ..Options::default()
+    });
+    let api = Api::new(&second);
+    let offset = api.last_sequence("s");
+    let after = api.turn("s", "echo after");
+    check_envelopes("s", offset, &after);
+    let ids = |events: &[Value]| -> Vec<String> {
+        events
+            .iter()
+            .filter(|e| e["type"] == "item.started")
+            .map(|e| e["data"]["item"]["item_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (before, after) = (ids(&before), ids(&after));
+    assert!(!after.is_empty());
+    assert!(
+        after.iter().all(|id| !before.contains(id)),
+        "item ids repeated after the restart: {before:?} then {after:?}"
+    );
+    assert_eq!(
+        assistant_texts(&api.events("s")).last().map(String::as_str),
+        Some("after")
+    );
+}
+
+/// Memory a process wrote and shares with no one, in KiB (its heap and the
+/// pages its instances touched; unlike PSS, not changed by other processes
+/// mapping the same binary).
+fn private_dirty_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .unwrap()
+        .lines()
+        .find_map(|line| line.strip_prefix("Private_Dirty:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("Private_Dirty")
+}
+
+/// Private memory growth per session, in KiB, of `sessions` mock sessions after one turn
+/// each and a second of rest; then every session answers one more turn.
+fn growth_per_session(daemon: &Daemon, sessions: usize) -> u64 {
+    let api = Api::new(daemon);
+    std::thread::sleep(Duration::from_millis(300));
+    let idle = private_dirty_kib(daemon.pid());
+    let ids: Vec<String> = (0..sessions).map(|n| format!("m{n}")).collect();
+    for id in &ids {
+        api.create(id, "mock");
+        api.send(id, "echo hello");
+    }
+    for id in &ids {
+        api.wait_for_type(id, 0, "turn.ended");
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let growth = private_dirty_kib(daemon.pid()).saturating_sub(idle) / sessions as u64;
+    for id in &ids {
+        let offset = api.last_sequence(id);
+        api.send(id, "echo again");
+        let turn = api.wait_for_type(id, offset, "turn.ended");
+        assert_eq!(assistant_texts(&turn), ["again"], "session {id}");
+    }
+    growth
+}
+
+#[test]
+fn parked_sessions_give_their_instance_memory_back() {
+    const SESSIONS: usize = 300;
+    let live = growth_per_session(&daemon(0), SESSIONS);
+    let parked = growth_per_session(&daemon(100), SESSIONS);
+    eprintln!("private memory per session: {live} KiB with live instances, {parked} KiB parked");
+    // An instance is about 30 KiB (its store and the guest pages it touched).
+    assert!(
+        parked + 20 <= live,
+        "parking saved too little: {parked} KiB a session parked, {live} KiB live"
+    );
+}
