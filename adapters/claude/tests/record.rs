@@ -28,14 +28,6 @@ const AGENT: Agent = Agent {
     real_directory: false,
 };
 
-/// How Claude Code records the shared scenarios.
-const SHARED: Shared = Shared {
-    always_again: "run: rm a.txt",
-    bypass_command: "run: touch a.txt && echo made a.txt",
-    warm_up: false,
-    resume_next_minute: false,
-};
-
 /// Claude Code's own scenarios: questions and plans.
 fn questions_and_plans() -> Vec<Scenario> {
     let ask = Step::Send("ask: Proceed?");
@@ -63,6 +55,7 @@ fn questions_and_plans() -> Vec<Scenario> {
 #[test]
 #[ignore = "needs the claude binary and the scripted model server"]
 fn record_transcripts() {
-    let scenarios = [SHARED.scenarios(), questions_and_plans()].concat();
+    let shared = Shared::new("run: rm a.txt", "run: touch a.txt && echo made a.txt");
+    let scenarios = [shared.scenarios(), questions_and_plans()].concat();
     record_all::<ClaudeSession>(&AGENT, &scenarios, env!("CARGO_MANIFEST_DIR"));
 }

@@ -37,15 +37,6 @@ const AGENT: Agent = Agent {
     real_directory: true,
 };
 
-/// How the Gemini CLI records the shared scenarios: it loads a session only in a
-/// later minute than it started.
-const SHARED: Shared = Shared {
-    always_again: "run: touch a.txt",
-    bypass_command: "run: printf 'tool-output-%d' 42",
-    warm_up: true,
-    resume_next_minute: true,
-};
-
 /// The Gemini CLI's own scenarios: plan mode, and a cancel before the first prompt
 /// went out.
 fn own() -> Vec<Scenario> {
@@ -65,6 +56,10 @@ fn own() -> Vec<Scenario> {
 #[test]
 #[ignore = "needs the gemini CLI and the scripted model server"]
 fn record_transcripts() {
-    let scenarios = [SHARED.scenarios(), own()].concat();
+    // The CLI loads a session only in a later minute than it started.
+    let shared = Shared::new("run: touch a.txt", "run: printf 'tool-output-%d' 42")
+        .warmed_up()
+        .resumed_a_minute_later();
+    let scenarios = [shared.scenarios(), own()].concat();
     record_all::<GeminiSession>(&AGENT, &scenarios, env!("CARGO_MANIFEST_DIR"));
 }

@@ -107,19 +107,47 @@ impl Scenario {
 pub struct Shared {
     /// The command `permission-always` sends after the client allowed the first one
     /// for good.
-    pub always_again: &'static str,
+    always_again: &'static str,
     /// The command `bypass-run` sends.
-    pub bypass_command: &'static str,
-    /// `cancel-streaming` and `crash-mid-turn` begin with a plain turn, so the agent
-    /// is up when the slow turn starts.
-    pub warm_up: bool,
-    /// The agent loads a session only in a later minute than it started:
-    /// `idle-exit-resume` waits for the next minute, and `resume-same-minute` records
-    /// the resume without waiting.
-    pub resume_next_minute: bool,
+    bypass_command: &'static str,
+    /// `cancel-streaming` and `crash-mid-turn` begin with a plain turn.
+    warm_up: bool,
+    /// `idle-exit-resume` waits for the next minute; `resume-same-minute` does not.
+    resume_next_minute: bool,
 }
 
 impl Shared {
+    /// The shared scenarios with `always_again`, the command `permission-always`
+    /// sends after the client allowed the first one for good, and `bypass_command`,
+    /// the command `bypass-run` sends.
+    pub fn new(always_again: &'static str, bypass_command: &'static str) -> Self {
+        Self {
+            always_again,
+            bypass_command,
+            warm_up: false,
+            resume_next_minute: false,
+        }
+    }
+
+    /// `cancel-streaming` and `crash-mid-turn` begin with a plain turn, so the agent
+    /// is up when the slow turn starts.
+    pub fn warmed_up(self) -> Self {
+        Self {
+            warm_up: true,
+            ..self
+        }
+    }
+
+    /// For an agent that loads a session only in a later minute than it started:
+    /// `idle-exit-resume` waits for the next minute, and `resume-same-minute`
+    /// records the resume without waiting.
+    pub fn resumed_a_minute_later(self) -> Self {
+        Self {
+            resume_next_minute: true,
+            ..self
+        }
+    }
+
     /// The shared scenarios, as this agent records them.
     pub fn scenarios(&self) -> Vec<Scenario> {
         let warm_up = if self.warm_up {
