@@ -7,6 +7,7 @@
 //! session ends with an error and the exit code.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::process_session::{ProcessSession, WindDown};
 use serde_json::json;
 
 use crate::dialogs;
@@ -50,14 +51,6 @@ impl PiSession {
             ready: false,
             resume_missing: false,
         });
-    }
-
-    /// True when `process_id` is the live Pi process.
-    fn is_current(&self, process_id: &str) -> bool {
-        self.state
-            .process
-            .as_ref()
-            .is_some_and(|process| process.id == process_id)
     }
 
     /// True when `process_id` reads an image of the running turn's prompt.
@@ -117,16 +110,6 @@ impl PiSession {
         let message = format!("could not read the image {path}: {reason}");
         out.emit(event::error(message, Some("attachment_unreadable")).synthetic());
         self.output(out).end_turn();
-    }
-
-    /// Ends the session with an error: `error`, the end of the running turn (its
-    /// open items failed), `session.ended` by the agent.
-    fn fail(&mut self, out: &mut Actions, failure: Failure) {
-        out.fail_session(failure, |out| {
-            self.drop_prompt(out);
-            self.output(out).end_turn();
-        });
-        self.state.ended = true;
     }
 
     /// An output for synthetic events.
@@ -262,55 +245,7 @@ impl SessionMachine for PiSession {
         out.finish()
     }
 
-    /// Ends the running turn as cancelled, closes Pi's stdin (it exits) and ends the
-    /// session.
-    fn terminate(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if let Some(turn) = self.state.turn.as_mut() {
-            turn.cancelling = true;
-        }
-        self.drop_prompt(&mut out);
-        self.output(&mut out).end_turn();
-        if let Some(process) = self.state.process.take() {
-            out.close_stdin(process.id);
-        }
-        out.emit(event::session_terminated().synthetic());
-        self.state.ended = true;
-        out.finish()
-    }
-
-    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if self.is_image_reader(&process_id) {
-            let images = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut());
-            if let Some(image) = images
-                .into_iter()
-                .flat_map(|prompt| prompt.images.iter_mut())
-                .find(|image| image.process_id == process_id)
-            {
-                image.data = Some(line.trim().to_owned());
-            }
-            return out.finish();
-        }
-        let Some(process) = self.state.process.as_mut().filter(|p| p.id == process_id) else {
-            return out.finish();
-        };
-        process.ready = true;
-        Output::new(
-            &mut self.state,
-            &mut out,
-            &self.config.directory,
-            Origin::Line(&line),
-        )
-        .line(&line);
-        out.finish()
-    }
+    sandbox_agent_adapter_kit::process_handlers!();
 
     /// Notes a failed resume; the daemon keeps the stderr lines itself (for a
     /// `session.ended` error).
@@ -322,66 +257,81 @@ impl SessionMachine for PiSession {
         }
         Vec::new()
     }
+}
 
-    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if self.is_image_reader(&process_id) {
-            let read = self
-                .prompt_images()
-                .any(|image| image.process_id == process_id && image.data.is_some());
-            if status.success() && read {
-                self.send_prompt(&mut out);
-            } else {
-                self.image_failed(&mut out, &process_id, status.describe());
-            }
-            return out.finish();
-        }
-        if !self.is_current(&process_id) {
-            return out.finish();
-        }
-        if let Some(process) = self.state.process.take() {
-            self.process_exited(&mut out, process, status);
-        }
-        out.finish()
+impl ProcessSession for PiSession {
+    const CANCEL_TIMER: &'static str = ABORT_TIMER;
+
+    sandbox_agent_adapter_kit::process_state!();
+
+    fn program(&self, _process_id: &str) -> String {
+        self.config.program(launch::PROGRAM).to_owned()
     }
 
-    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
+    /// A line of Pi: it started.
+    fn line(&mut self, out: &mut Actions, line: String) {
+        if let Some(process) = self.state.process.as_mut() {
+            process.ready = true;
         }
-        if self.is_image_reader(&process_id) {
-            self.image_failed(
-                &mut out,
-                &process_id,
-                format!("could not start node: {message}"),
-            );
-            return out.finish();
-        }
-        if !self.is_current(&process_id) {
-            return out.finish();
-        }
-        self.state.process = None;
-        let program = self.config.program(launch::PROGRAM);
-        self.fail(&mut out, Failure::spawn_failed(program, &message));
-        out.finish()
+        Output::new(
+            &mut self.state,
+            out,
+            &self.config.directory,
+            Origin::Line(&line),
+        )
+        .line(&line);
     }
 
-    /// Pi did not end an aborted turn in time: its process is killed (the next
-    /// message resumes the session in a new one) and the turn ends.
-    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        let cancelling = self.state.turn.as_ref().is_some_and(|t| t.cancelling);
-        if timer_id != ABORT_TIMER || !cancelling {
-            return out.finish();
-        }
+    fn exited(&mut self, out: &mut Actions, status: ExitStatus) {
         if let Some(process) = self.state.process.take() {
-            out.kill(process.id);
+            self.process_exited(out, process, status);
         }
-        self.output(&mut out).end_turn();
-        out.finish()
+    }
+
+    /// The prompt is dropped (unless a cancel timed out) and the turn ends
+    /// (cancelled when terminated).
+    fn wind_down(&mut self, out: &mut Actions, why: WindDown) {
+        if let (WindDown::Terminated, Some(turn)) = (why, self.state.turn.as_mut()) {
+            turn.cancelling = true;
+        }
+        if why != WindDown::CancelTimedOut {
+            self.drop_prompt(out);
+        }
+        self.output(out).end_turn();
+    }
+
+    /// A line of an image reader: the image, in base64.
+    fn other_line(&mut self, _out: &mut Actions, process_id: String, line: String) {
+        let images = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut());
+        if let Some(image) = images
+            .into_iter()
+            .flat_map(|prompt| prompt.images.iter_mut())
+            .find(|image| image.process_id == process_id)
+        {
+            image.data = Some(line.trim().to_owned());
+        }
+    }
+
+    /// An image reader exited: the prompt goes out once every image is read, or the
+    /// turn fails.
+    fn other_exited(&mut self, out: &mut Actions, process_id: String, status: ExitStatus) {
+        if !self.is_image_reader(&process_id) {
+            return;
+        }
+        let read = self
+            .prompt_images()
+            .any(|image| image.process_id == process_id && image.data.is_some());
+        if status.success() && read {
+            self.send_prompt(out);
+        } else {
+            self.image_failed(out, &process_id, status.describe());
+        }
+    }
+
+    fn other_spawn_failed(&mut self, out: &mut Actions, process_id: String, message: String) {
+        if self.is_image_reader(&process_id) {
+            let reason = format!("could not start node: {message}");
+            self.image_failed(out, &process_id, reason);
+        }
     }
 }
