@@ -104,59 +104,44 @@ pub fn terminate<S: ProcessSession>(session: &mut S) -> Vec<Action> {
     out.finish()
 }
 
-/// `on_stdout`: the live process's line, or another process's.
-pub fn on_stdout<S: ProcessSession>(
-    session: &mut S,
-    process_id: String,
-    line: String,
-) -> Vec<Action> {
-    let mut out = Actions::new();
-    if session.ended() {
-        return out.finish();
-    }
-    if session.is_current(&process_id) {
-        session.line(&mut out, line);
-    } else {
-        session.other_line(&mut out, process_id, line);
-    }
-    out.finish()
+/// What a process of the session reported.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// A stdout line (`on_stdout`).
+    Line(String),
+    /// Its exit (`on_exit`).
+    Exit(ExitStatus),
+    /// It could not start (`on_spawn_failed`), for this reason.
+    SpawnFailed(String),
 }
 
-/// `on_exit`: the live process exited, or another one.
-pub fn on_exit<S: ProcessSession>(
+/// `on_stdout`, `on_exit` and `on_spawn_failed`: hands `input` of process
+/// `process_id` to the session as the live process's (a spawn failure of the agent
+/// ends the session naming the program), or as another's; nothing once the session
+/// ended.
+pub fn on_process<S: ProcessSession>(
     session: &mut S,
     process_id: String,
-    status: ExitStatus,
+    input: Input,
 ) -> Vec<Action> {
     let mut out = Actions::new();
     if session.ended() {
         return out.finish();
     }
-    if session.is_current(&process_id) {
-        session.exited(&mut out, status);
-    } else {
-        session.other_exited(&mut out, process_id, status);
-    }
-    out.finish()
-}
-
-/// `on_spawn_failed`: the agent could not start, which ends the session naming the
-/// program; or another process could not.
-pub fn on_spawn_failed<S: ProcessSession>(
-    session: &mut S,
-    process_id: String,
-    message: String,
-) -> Vec<Action> {
-    let mut out = Actions::new();
-    if session.ended() {
-        return out.finish();
-    }
-    if session.is_current(&process_id) {
-        session.take_process();
-        let program = session.program(&process_id);
-        session.fail(&mut out, Failure::spawn_failed(&program, &message));
-    } else {
-        session.other_spawn_failed(&mut out, process_id, message);
+    let out_ = &mut out;
+    match (session.is_current(&process_id), input) {
+        (true, Input::Line(line)) => session.line(out_, line),
+        (true, Input::Exit(status)) => session.exited(out_, status),
+        (true, Input::SpawnFailed(message)) => {
+            session.take_process();
+            let program = session.program(&process_id);
+            session.fail(out_, Failure::spawn_failed(&program, &message));
+        }
+        (false, Input::Line(line)) => session.other_line(out_, process_id, line),
+        (false, Input::Exit(status)) => session.other_exited(out_, process_id, status),
+        (false, Input::SpawnFailed(message)) => {
+            session.other_spawn_failed(out_, process_id, message)
+        }
     }
     out.finish()
 }
@@ -180,7 +165,8 @@ pub fn on_timer<S: ProcessSession>(session: &mut S, timer_id: String) -> Vec<Act
 
 /// In the `impl SessionMachine` block of a [`ProcessSession`]: `terminate`,
 /// `on_stdout`, `on_exit`, `on_spawn_failed` and `on_timer` from
-/// [`process_session`](crate::process_session).
+/// [`process_session`](crate::process_session) ([`terminate`], [`on_process`],
+/// [`on_timer`]).
 #[macro_export]
 macro_rules! process_handlers {
     () => {
@@ -188,35 +174,25 @@ macro_rules! process_handlers {
             $crate::process_session::terminate(self)
         }
 
-        fn on_stdout(
-            &mut self,
-            process_id: ::std::string::String,
-            line: ::std::string::String,
-        ) -> ::std::vec::Vec<$crate::types::Action> {
-            $crate::process_session::on_stdout(self, process_id, line)
-        }
-
-        fn on_exit(
-            &mut self,
-            process_id: ::std::string::String,
-            status: $crate::types::ExitStatus,
-        ) -> ::std::vec::Vec<$crate::types::Action> {
-            $crate::process_session::on_exit(self, process_id, status)
-        }
-
-        fn on_spawn_failed(
-            &mut self,
-            process_id: ::std::string::String,
-            message: ::std::string::String,
-        ) -> ::std::vec::Vec<$crate::types::Action> {
-            $crate::process_session::on_spawn_failed(self, process_id, message)
-        }
-
         fn on_timer(
             &mut self,
             timer_id: ::std::string::String,
         ) -> ::std::vec::Vec<$crate::types::Action> {
             $crate::process_session::on_timer(self, timer_id)
+        }
+
+        $crate::process_handlers!(on_stdout(line: ::std::string::String) => Line);
+        $crate::process_handlers!(on_exit(status: $crate::types::ExitStatus) => Exit);
+        $crate::process_handlers!(on_spawn_failed(message: ::std::string::String) => SpawnFailed);
+    };
+    ($handler:ident($arg:ident: $ty:ty) => $input:ident) => {
+        fn $handler(
+            &mut self,
+            process_id: ::std::string::String,
+            $arg: $ty,
+        ) -> ::std::vec::Vec<$crate::types::Action> {
+            let input = $crate::process_session::Input::$input($arg);
+            $crate::process_session::on_process(self, process_id, input)
         }
     };
 }
