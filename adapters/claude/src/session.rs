@@ -6,7 +6,7 @@
 //! a turn, the session ends with an error and the exit code.
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::process_session::{ProcessSession, WindDown};
+use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
 use serde_json::json;
 
 use crate::launch;
@@ -19,8 +19,6 @@ use crate::state::{Process, State, TurnState};
 const STATE_VERSION: u32 = 1;
 /// The timer that gives up on an interrupt the CLI does not answer.
 pub(crate) const INTERRUPT_TIMER: &str = "interrupt";
-/// How long the CLI gets to end an interrupted turn before its process is killed.
-const INTERRUPT_TIMEOUT_MS: u32 = 10_000;
 
 /// One Claude Code session.
 pub struct ClaudeSession {
@@ -138,20 +136,13 @@ impl SessionMachine for ClaudeSession {
     /// the client was asked resolves as rejected now (the CLI withdraws it). A timer
     /// kills the process if the CLI does not answer.
     fn cancel_turn(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        let Some(turn) = self.state.turn.as_mut() else {
-            return out.finish();
-        };
-        if turn.cancelling {
-            return out.finish();
-        }
-        turn.cancelling = true;
-        let request = self.state.ids.next("req");
-        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
-        o.write(&protocol::interrupt(&request));
-        requests::reject_all(&mut o);
-        out.set_timer(INTERRUPT_TIMER, INTERRUPT_TIMEOUT_MS);
-        out.finish()
+        process_session::cancel_turn(self, |session, out| {
+            let request = session.state.ids.next("req");
+            let mut o = Output::new(&mut session.state, out, Origin::Adapter);
+            o.write(&protocol::interrupt(&request));
+            requests::reject_all(&mut o);
+            true
+        })
     }
 
     sandbox_agent_adapter_kit::process_handlers!();

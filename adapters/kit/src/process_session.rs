@@ -33,6 +33,9 @@ pub trait ProcessSession: SessionMachine {
     /// the turn winds down ([`WindDown::CancelTimedOut`]).
     const CANCEL_TIMER: &'static str;
 
+    /// How long the agent gets to end a cancelled turn.
+    const CANCEL_TIMEOUT_MS: u32 = 10_000;
+
     /// True once `session.ended` was emitted.
     fn ended(&self) -> bool;
 
@@ -47,6 +50,10 @@ pub trait ProcessSession: SessionMachine {
 
     /// True while a cancel of the running turn is under way.
     fn cancelling(&self) -> bool;
+
+    /// Marks the running turn as cancelling; false when no turn runs or a cancel is
+    /// already under way.
+    fn begin_cancel(&mut self) -> bool;
 
     /// The program process `process_id` runs, for a failure to start it.
     fn program(&self, process_id: &str) -> String;
@@ -146,6 +153,21 @@ pub fn on_process<S: ProcessSession>(
     out.finish()
 }
 
+/// `cancel_turn`: unless no turn runs or a cancel is under way, the turn is marked
+/// cancelling and `interrupt` asks the agent to stop it; when that returns true (the
+/// agent's answer ends the turn), [`ProcessSession::CANCEL_TIMER`] waits for the
+/// answer.
+pub fn cancel_turn<S: ProcessSession>(
+    session: &mut S,
+    interrupt: impl FnOnce(&mut S, &mut Actions) -> bool,
+) -> Vec<Action> {
+    let mut out = Actions::new();
+    if session.begin_cancel() && interrupt(session, &mut out) {
+        out.set_timer(S::CANCEL_TIMER, S::CANCEL_TIMEOUT_MS);
+    }
+    out.finish()
+}
+
 /// `on_timer`: a cancel that timed out kills the process and winds the turn down.
 pub fn on_timer<S: ProcessSession>(session: &mut S, timer_id: String) -> Vec<Action> {
     let mut out = Actions::new();
@@ -200,7 +222,8 @@ macro_rules! process_handlers {
 /// In the `impl ProcessSession` block of a session of the usual shape (a field
 /// `state` whose `ended: bool`, `process: Option<P>` with `P` having `id: String`,
 /// and `turn: Option<T>` with `T` having `cancelling: bool`): `ended`, `set_ended`,
-/// `is_current`, `take_process` and `cancelling` read and write those fields.
+/// `is_current`, `take_process`, `cancelling` and `begin_cancel` read and write
+/// those fields.
 #[macro_export]
 macro_rules! process_state {
     () => {
@@ -225,6 +248,16 @@ macro_rules! process_state {
 
         fn cancelling(&self) -> bool {
             self.state.turn.as_ref().is_some_and(|turn| turn.cancelling)
+        }
+
+        fn begin_cancel(&mut self) -> bool {
+            match self.state.turn.as_mut() {
+                Some(turn) if !turn.cancelling => {
+                    turn.cancelling = true;
+                    true
+                }
+                _ => false,
+            }
         }
     };
 }

@@ -7,7 +7,7 @@
 //! session ends with an error and the exit code.
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::process_session::{ProcessSession, WindDown};
+use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
 use serde_json::json;
 
 use crate::dialogs;
@@ -21,8 +21,6 @@ use crate::state::{Process, State, TurnState};
 const STATE_VERSION: u32 = 1;
 /// The timer that gives up on an abort Pi does not finish.
 pub(crate) const ABORT_TIMER: &str = "abort";
-/// How long Pi gets to end an aborted turn before its process is killed.
-const ABORT_TIMEOUT_MS: u32 = 10_000;
 /// What Pi prints on stderr (then exits 1) when `--session` names no session file.
 const NO_SESSION: &str = "No session found matching";
 
@@ -219,30 +217,27 @@ impl SessionMachine for PiSession {
     /// are declined. A timer kills the process if Pi does not finish. A turn whose
     /// images are still being read ends at once.
     fn cancel_turn(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        let Some(turn) = self.state.turn.as_mut() else {
-            return out.finish();
-        };
-        if turn.cancelling {
-            return out.finish();
-        }
-        turn.cancelling = true;
-        if turn.prompt.as_ref().is_some_and(|prompt| !prompt.sent) {
-            self.drop_prompt(&mut out);
-            self.output(&mut out).end_turn();
-            return out.finish();
-        }
-        let request = self.state.ids.next("req");
-        let mut o = Output::new(
-            &mut self.state,
-            &mut out,
-            &self.config.directory,
-            Origin::Adapter,
-        );
-        o.write(&protocol::abort(&request));
-        dialogs::decline_all(&mut o);
-        out.set_timer(ABORT_TIMER, ABORT_TIMEOUT_MS);
-        out.finish()
+        process_session::cancel_turn(self, |session, out| {
+            let turn = session.state.turn.as_ref();
+            if turn
+                .and_then(|turn| turn.prompt.as_ref())
+                .is_some_and(|p| !p.sent)
+            {
+                session.drop_prompt(out);
+                session.output(out).end_turn();
+                return false;
+            }
+            let request = session.state.ids.next("req");
+            let mut o = Output::new(
+                &mut session.state,
+                out,
+                &session.config.directory,
+                Origin::Adapter,
+            );
+            o.write(&protocol::abort(&request));
+            dialogs::decline_all(&mut o);
+            true
+        })
     }
 
     sandbox_agent_adapter_kit::process_handlers!();
