@@ -157,6 +157,16 @@ macro_rules! capabilities {
     };
 }
 
+/// [`AdapterInfo::agent`] for the agent with this id, name and [`Capabilities`], at
+/// the version of the adapter's crate: `agent_info!("claude", "Claude Code",
+/// CAPABILITIES)`.
+#[macro_export]
+macro_rules! agent_info {
+    ($id:expr, $name:expr, $capabilities:expr) => {
+        $crate::types::AdapterInfo::agent($id, $name, env!("CARGO_PKG_VERSION"), $capabilities)
+    };
+}
+
 /// In an `impl Adapter` block: the agent prints its version for `--version`, and
 /// `$parse` (a `fn(&str) -> Option<String>`) picks it out.
 ///
