@@ -3,12 +3,12 @@
 //! must show.
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::testing::check;
 use sandbox_agent_adapter_kit::testing::lifecycle::{
     check_crash_mid_turn, check_every_shape, check_terminated,
 };
 use sandbox_agent_adapter_kit::testing::replay::events;
 use sandbox_agent_adapter_kit::testing::shape::Shape;
+use sandbox_agent_adapter_kit::testing::{assert_has, check};
 use serde_json::Value;
 
 use super::replay::{only, replay, Step};
@@ -89,15 +89,10 @@ fn a_text_turn_streams_deltas_and_reports_usage() {
     );
 }
 
-/// True when the replay has a rendered line equal to `expected`.
+/// Panics unless the replay has a rendered line equal to `expected`.
 #[track_caller]
 fn has(steps: &[Step], expected: &str) {
-    let lines = super::replay::rendered(steps);
-    assert!(
-        lines.iter().any(|line| line == expected),
-        "missing line:\n{expected}\n--- in:\n{}",
-        lines.join("\n")
-    );
+    assert_has(&super::replay::rendered(steps), expected);
 }
 
 #[test]

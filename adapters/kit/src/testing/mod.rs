@@ -77,6 +77,17 @@ pub fn check(actual: Vec<String>, expected: &[&str]) {
     }
 }
 
+/// Panics unless `lines` (rendered actions) have one equal to `expected`, printing
+/// them all when not.
+#[track_caller]
+pub fn assert_has(lines: &[String], expected: &str) {
+    assert!(
+        lines.iter().any(|line| line == expected),
+        "missing line:\n{expected}\n--- in:\n{}",
+        lines.join("\n")
+    );
+}
+
 /// Panics unless `actions` are one `agent.unparsed` event with `error` that keeps
 /// `line` as its raw payload.
 #[track_caller]
