@@ -89,33 +89,28 @@ impl SessionMachine for ClaudeSession {
     fn start(&mut self) -> Vec<Action> {
         let mut metadata = self.config.launch_metadata("claude");
         metadata["permissionMode"] = json!(launch::permission_mode(&self.config));
-        let mut out = Actions::new();
-        out.open_session(self.state.native_session_id.as_deref(), &metadata);
-        self.launch(&mut out);
-        out.finish()
+        let resumed = self.state.native_session_id.clone();
+        Actions::start_session(resumed, &metadata, |out| self.launch(out))
     }
 
     /// Opens a turn (`turn.started`, the user's message) and writes the message to
     /// the CLI, starting it again first when it exited.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if self.state.process.is_none() {
-            self.launch(&mut out);
-        }
-        if self.state.turn.is_none() {
-            let id = out.start_turn(&mut self.state.ids);
-            self.state.turn = Some(TurnState {
-                id,
-                ..TurnState::default()
-            });
-        }
-        out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
-        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
-        o.write(&protocol::user_message(&parts));
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            if self.state.process.is_none() {
+                self.launch(out);
+            }
+            if self.state.turn.is_none() {
+                let id = out.start_turn(&mut self.state.ids);
+                self.state.turn = Some(TurnState {
+                    id,
+                    ..TurnState::default()
+                });
+            }
+            out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+            let mut o = Output::new(&mut self.state, out, Origin::Adapter);
+            o.write(&protocol::user_message(&parts));
+        })
     }
 
     fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {

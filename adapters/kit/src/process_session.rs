@@ -98,17 +98,14 @@ pub trait ProcessSession: SessionMachine {
 /// `terminate`: the running turn winds down, the process's stdin is closed (it
 /// exits), and the session ends.
 pub fn terminate<S: ProcessSession>(session: &mut S) -> Vec<Action> {
-    let mut out = Actions::new();
-    if session.ended() {
-        return out.finish();
-    }
-    session.wind_down(&mut out, WindDown::Terminated);
-    if let Some(process_id) = session.take_process() {
-        out.close_stdin(process_id);
-    }
-    out.emit(event::session_terminated().synthetic());
-    session.set_ended();
-    out.finish()
+    Actions::unless(session.ended(), |out| {
+        session.wind_down(out, WindDown::Terminated);
+        if let Some(process_id) = session.take_process() {
+            out.close_stdin(process_id);
+        }
+        out.emit(event::session_terminated().synthetic());
+        session.set_ended();
+    })
 }
 
 /// What a process of the session reported.
@@ -131,26 +128,22 @@ pub fn on_process<S: ProcessSession>(
     process_id: String,
     input: Input,
 ) -> Vec<Action> {
-    let mut out = Actions::new();
-    if session.ended() {
-        return out.finish();
-    }
-    let out_ = &mut out;
-    match (session.is_current(&process_id), input) {
-        (true, Input::Line(line)) => session.line(out_, line),
-        (true, Input::Exit(status)) => session.exited(out_, status),
-        (true, Input::SpawnFailed(message)) => {
-            session.take_process();
-            let program = session.program(&process_id);
-            session.fail(out_, Failure::spawn_failed(&program, &message));
+    Actions::unless(session.ended(), |out| {
+        match (session.is_current(&process_id), input) {
+            (true, Input::Line(line)) => session.line(out, line),
+            (true, Input::Exit(status)) => session.exited(out, status),
+            (true, Input::SpawnFailed(message)) => {
+                session.take_process();
+                let program = session.program(&process_id);
+                session.fail(out, Failure::spawn_failed(&program, &message));
+            }
+            (false, Input::Line(line)) => session.other_line(out, process_id, line),
+            (false, Input::Exit(status)) => session.other_exited(out, process_id, status),
+            (false, Input::SpawnFailed(message)) => {
+                session.other_spawn_failed(out, process_id, message)
+            }
         }
-        (false, Input::Line(line)) => session.other_line(out_, process_id, line),
-        (false, Input::Exit(status)) => session.other_exited(out_, process_id, status),
-        (false, Input::SpawnFailed(message)) => {
-            session.other_spawn_failed(out_, process_id, message)
-        }
-    }
-    out.finish()
+    })
 }
 
 /// `cancel_turn`: unless no turn runs or a cancel is under way, the turn is marked
@@ -170,19 +163,16 @@ pub fn cancel_turn<S: ProcessSession>(
 
 /// `on_timer`: a cancel that timed out kills the process and winds the turn down.
 pub fn on_timer<S: ProcessSession>(session: &mut S, timer_id: String) -> Vec<Action> {
-    let mut out = Actions::new();
-    if session.ended() {
-        return out.finish();
-    }
-    if timer_id != S::CANCEL_TIMER {
-        session.other_timer(&mut out, &timer_id);
-    } else if session.cancelling() {
-        if let Some(process_id) = session.take_process() {
-            out.kill(process_id);
+    Actions::unless(session.ended(), |out| {
+        if timer_id != S::CANCEL_TIMER {
+            session.other_timer(out, &timer_id);
+        } else if session.cancelling() {
+            if let Some(process_id) = session.take_process() {
+                out.kill(process_id);
+            }
+            session.wind_down(out, WindDown::CancelTimedOut);
         }
-        session.wind_down(&mut out, WindDown::CancelTimedOut);
-    }
-    out.finish()
+    })
 }
 
 /// In the `impl SessionMachine` block of a [`ProcessSession`]: `terminate`,

@@ -272,19 +272,17 @@ impl SessionMachine for MockSession {
 
     /// Opens a turn (`turn.started`, the user item) and runs the message's command.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        if self.state.ended {
-            return Vec::new();
-        }
-        if self.state.turn.is_some() {
-            return Actions::one(event::turn_running());
-        }
-        let number = self.state.ids.next_number("turn");
-        let info = TurnInfo::new(number, text::word_count(&text::message_text(&parts)));
-        let mut out = Actions::new();
-        out.emit(event::turn_started(Turn::with_id(info.id.clone())))
-            .emit_all(event::user_message(self.state.ids.next("itm"), &parts));
-        self.continue_turn(info, &mut out, |cx| commands::run(cx, &parts));
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            if self.state.turn.is_some() {
+                out.emit(event::turn_running());
+                return;
+            }
+            let number = self.state.ids.next_number("turn");
+            let info = TurnInfo::new(number, text::word_count(&text::message_text(&parts)));
+            out.emit(event::turn_started(Turn::with_id(info.id.clone())))
+                .emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+            self.continue_turn(info, out, |cx| commands::run(cx, &parts));
+        })
     }
 
     fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
@@ -336,14 +334,11 @@ impl SessionMachine for MockSession {
 
     /// Cancels the running turn, then emits `session.ended` (terminated by the daemon).
     fn terminate(&mut self) -> Vec<Action> {
-        if self.state.ended {
-            return Vec::new();
-        }
-        let mut out = Actions::new();
-        self.cancel(&mut out);
-        out.emit(event::session_terminated());
-        self.state.ended = true;
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            self.cancel(out);
+            out.emit(event::session_terminated());
+            self.state.ended = true;
+        })
     }
 
     /// A `shell` command's output line: kept, and streamed as a delta of its result.

@@ -170,35 +170,30 @@ impl SessionMachine for PiSession {
             "model": config.model,
             "variant": config.variant,
         });
-        let mut out = Actions::new();
-        out.open_session(self.state.native_session_id.as_deref(), &metadata);
-        self.launch(&mut out);
-        out.finish()
+        let resumed = self.state.native_session_id.clone();
+        Actions::start_session(resumed, &metadata, |out| self.launch(out))
     }
 
     /// Opens a turn (`turn.started`, the user's message), starts Pi again when it
     /// exited, reads the images, and writes the prompt.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        let id = out.open_turn(&mut self.state.ids, &parts);
-        if self.state.process.is_none() {
-            self.launch(&mut out);
-        }
-        let request = self.state.ids.next("req");
-        let prompt = images::prompt(request, &parts, &mut self.state.ids);
-        for reader in images::readers(&prompt) {
-            out.spawn(reader);
-        }
-        self.state.turn = Some(TurnState {
-            id,
-            prompt: Some(prompt),
-            ..TurnState::default()
-        });
-        self.send_prompt(&mut out);
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            let id = out.open_turn(&mut self.state.ids, &parts);
+            if self.state.process.is_none() {
+                self.launch(out);
+            }
+            let request = self.state.ids.next("req");
+            let prompt = images::prompt(request, &parts, &mut self.state.ids);
+            for reader in images::readers(&prompt) {
+                out.spawn(reader);
+            }
+            self.state.turn = Some(TurnState {
+                id,
+                prompt: Some(prompt),
+                ..TurnState::default()
+            });
+            self.send_prompt(out);
+        })
     }
 
     fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
