@@ -98,15 +98,7 @@ impl AmpSession {
 }
 
 impl SessionMachine for AmpSession {
-    fn new(config: SessionConfig) -> Self {
-        let state = State {
-            thread: config.resume_native_session_id.clone(),
-            ..State::default()
-        };
-        Self { config, state }
-    }
-
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, resume: thread);
 
     /// `session.started` with the launch settings, then the probe.
     fn start(&mut self) -> Vec<Action> {

@@ -75,15 +75,7 @@ impl ProcessSession for ClaudeSession {
 }
 
 impl SessionMachine for ClaudeSession {
-    fn new(config: SessionConfig) -> Self {
-        let state = State {
-            native_session_id: config.resume_native_session_id.clone(),
-            ..State::default()
-        };
-        Self { config, state }
-    }
-
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, resume: native_session_id);
 
     /// `session.started` with the launch settings, then the CLI process.
     fn start(&mut self) -> Vec<Action> {

@@ -440,14 +440,7 @@ impl CodexSession {
 }
 
 impl SessionMachine for CodexSession {
-    fn new(config: SessionConfig) -> Self {
-        Self {
-            config,
-            state: State::default(),
-        }
-    }
-
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, default);
 
     /// Emits `session.started`, then spawns (or attaches to) the app-server and opens
     /// the thread: a new one, or `resume-native-session-id`'s.

@@ -250,14 +250,7 @@ fn is_shell(waiting: &Waiting, process: &str) -> bool {
 }
 
 impl SessionMachine for MockSession {
-    fn new(config: SessionConfig) -> Self {
-        Self {
-            config,
-            state: State::default(),
-        }
-    }
-
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, default);
 
     /// Records the native session id `mock-<session id>` and emits `session.started`
     /// with the session's configuration as metadata.

@@ -340,15 +340,7 @@ impl OpenCodeSession {
 }
 
 impl SessionMachine for OpenCodeSession {
-    fn new(config: SessionConfig) -> Self {
-        let state = State {
-            native_id: config.resume_native_session_id.clone(),
-            ..State::default()
-        };
-        Self { config, state }
-    }
-
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, resume: native_id);
 
     /// Records the session to resume (if any), emits `session.started` and starts the
     /// server.
