@@ -139,10 +139,16 @@ impl Actions {
     /// The actions `build` adds, or none when `skip`: an input the session no longer
     /// handles (it has ended, or the input is about a process it does not follow).
     pub fn unless(skip: bool, build: impl FnOnce(&mut Actions)) -> Vec<Action> {
-        let mut out = Actions::new();
-        if !skip {
-            build(&mut out);
+        match skip {
+            true => Vec::new(),
+            false => Actions::build(build),
         }
+    }
+
+    /// The actions `build` adds to an empty list.
+    pub fn build(build: impl FnOnce(&mut Actions)) -> Vec<Action> {
+        let mut out = Actions::new();
+        build(&mut out);
         out.finish()
     }
 

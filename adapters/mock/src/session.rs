@@ -320,9 +320,7 @@ impl SessionMachine for MockSession {
     }
 
     fn cancel_turn(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        self.cancel(&mut out);
-        out.finish()
+        Actions::build(|out| self.cancel(out))
     }
 
     /// Cancels the running turn, then emits `session.ended` (terminated by the daemon).
@@ -367,8 +365,6 @@ impl SessionMachine for MockSession {
         let Some(RunningTurn { info, waiting }) = self.take_turn_if(waits_for_it) else {
             return Vec::new();
         };
-        let mut out = Actions::new();
-        self.continue_turn(info, &mut out, |cx| commands::slow_tick(cx, waiting));
-        out.finish()
+        Actions::build(|out| self.continue_turn(info, out, |cx| commands::slow_tick(cx, waiting)))
     }
 }

@@ -414,9 +414,7 @@ impl SessionMachine for OpenCodeSession {
     }
 
     fn cancel_turn(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        self.interrupt(&mut out);
-        out.finish()
+        Actions::build(|out| self.interrupt(out))
     }
 
     /// Cancels the running turn, closes the event stream and ends the session (the
