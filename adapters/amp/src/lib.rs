@@ -40,7 +40,7 @@ impl Adapter for Amp {
     /// model is passed as Amp's `--mode`, whose names change between releases), and
     /// the capabilities the adapter maps.
     fn info() -> AdapterInfo {
-        AdapterInfo::agent("amp", "Amp", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+        sandbox_agent_adapter_kit::agent_info!("amp", "Amp", CAPABILITIES)
             .with_modes([AgentMode::build(
                 "Amp in execute mode with its full tool set",
             )])

@@ -98,49 +98,36 @@ impl AmpSession {
 }
 
 impl SessionMachine for AmpSession {
-    fn new(config: SessionConfig) -> Self {
-        let state = State {
-            thread: config.resume_native_session_id.clone(),
-            ..State::default()
-        };
-        Self { config, state }
-    }
-
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, resume: thread);
 
     /// `session.started` with the launch settings, then the probe.
     fn start(&mut self) -> Vec<Action> {
         let metadata = self.config.launch_metadata("amp");
-        let mut out = Actions::new();
-        out.open_session(self.state.thread.as_deref(), &metadata);
-        self.probe(&mut out);
-        out.finish()
+        let resumed = self.state.thread.clone();
+        Actions::start_session(resumed, &metadata, |out| self.probe(out))
     }
 
     /// Opens a turn (`turn.started`, the user's message) and starts its `amp`
     /// process, or waits for the probe.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        let id = out.open_turn(&mut self.state.ids, &parts);
-        let prompt = launch::prompt(&parts);
-        self.state.turn = Some(TurnState {
-            id,
-            ..TurnState::default()
-        });
-        if self.state.flags.is_some() {
-            self.launch(&mut out, &prompt);
-        } else {
-            if self.state.probe.is_none() {
-                self.probe(&mut out);
+        Actions::unless(self.state.ended, |out| {
+            let id = out.open_turn(&mut self.state.ids, &parts);
+            let prompt = launch::prompt(&parts);
+            self.state.turn = Some(TurnState {
+                id,
+                ..TurnState::default()
+            });
+            if self.state.flags.is_some() {
+                self.launch(out, &prompt);
+            } else {
+                if self.state.probe.is_none() {
+                    self.probe(out);
+                }
+                if let Some(turn) = self.state.turn.as_mut() {
+                    turn.waiting = Some(prompt);
+                }
             }
-            if let Some(turn) = self.state.turn.as_mut() {
-                turn.waiting = Some(prompt);
-            }
-        }
-        out.finish()
+        })
     }
 
     /// Execute mode has no interrupt: the turn's process is killed and the turn ends
@@ -159,33 +146,27 @@ impl SessionMachine for AmpSession {
 
     /// Ends the running turn as cancelled (killing its process) and the session.
     fn terminate(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if let Some(process) = self.state.process.take() {
-            out.kill(process);
-        }
-        if let Some(probe) = self.state.probe.take() {
-            out.kill(probe.id);
-        }
-        self.end_turn(&mut out, Some(json!({ "cancelled": true })));
-        out.emit(event::session_terminated().synthetic());
-        self.state.ended = true;
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            if let Some(process) = self.state.process.take() {
+                out.kill(process);
+            }
+            if let Some(probe) = self.state.probe.take() {
+                out.kill(probe.id);
+            }
+            self.end_turn(out, Some(json!({ "cancelled": true })));
+            out.emit(event::session_terminated().synthetic());
+            self.state.ended = true;
+        })
     }
 
     fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if let Some(probe) = self.state.probe.as_mut().filter(|p| p.id == process_id) {
-            probe.scan.line(&line);
-        } else if self.is_turn_process(&process_id) {
-            output::line(&mut self.state, &mut out, &line);
-        }
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            if let Some(probe) = self.state.probe.as_mut().filter(|p| p.id == process_id) {
+                probe.scan.line(&line);
+            } else if self.is_turn_process(&process_id) {
+                output::line(&mut self.state, out, &line);
+            }
+        })
     }
 
     /// The probe's stderr counts as help text too (some versions print it there);
@@ -198,32 +179,27 @@ impl SessionMachine for AmpSession {
     }
 
     fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if self.is_probe(&process_id) {
-            self.probe_done(&mut out);
-        } else if self.is_turn_process(&process_id) {
-            self.state.process = None;
-            if self.state.turn.is_none() {
-                // The `result` ended the turn.
-            } else if status.success() {
-                self.end_turn(&mut out, None);
-            } else {
-                self.fail(&mut out, Failure::exited_during_turn("Amp", &status));
+        Actions::unless(self.state.ended, |out| {
+            if self.is_probe(&process_id) {
+                self.probe_done(out);
+            } else if self.is_turn_process(&process_id) {
+                self.state.process = None;
+                if self.state.turn.is_none() {
+                    // The `result` ended the turn.
+                } else if status.success() {
+                    self.end_turn(out, None);
+                } else {
+                    self.fail(out, Failure::exited_during_turn("Amp", &status));
+                }
             }
-        }
-        out.finish()
+        })
     }
 
     fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended || !(self.is_probe(&process_id) || self.is_turn_process(&process_id)) {
-            return out.finish();
-        }
-        let program = self.config.program(launch::PROGRAM);
-        self.fail(&mut out, Failure::spawn_failed(program, &message));
-        out.finish()
+        let ours = self.is_probe(&process_id) || self.is_turn_process(&process_id);
+        Actions::unless(self.state.ended || !ours, |out| {
+            let program = self.config.program(launch::PROGRAM);
+            self.fail(out, Failure::spawn_failed(program, &message));
+        })
     }
 }

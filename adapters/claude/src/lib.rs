@@ -46,26 +46,21 @@ impl Adapter for Claude {
     /// Modes `build` and `plan`, the CLI's model aliases with effort levels as
     /// variants, and the capabilities the adapter maps and its tests prove.
     fn info() -> AdapterInfo {
-        AdapterInfo::agent(
-            "claude",
-            "Claude Code",
-            env!("CARGO_PKG_VERSION"),
-            CAPABILITIES,
-        )
-        .for_versions(">=2.1, <3")
-        .with_modes([
-            AgentMode::build("Claude Code with its full tool set"),
-            AgentMode::plan("Claude Code's plan mode: read-only until the plan is approved"),
-        ])
-        .with_models(
-            vec![
-                Model::new("sonnet", Some("Sonnet (latest)"), &EFFORT_LEVELS),
-                Model::new("opus", Some("Opus (latest)"), &EFFORT_LEVELS),
-                Model::new("haiku", Some("Haiku (latest)"), &[]),
-            ],
-            None,
-        )
-        .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
+        sandbox_agent_adapter_kit::agent_info!("claude", "Claude Code", CAPABILITIES)
+            .for_versions(">=2.1, <3")
+            .with_build_and_plan(
+                "Claude Code with its full tool set",
+                "Claude Code's plan mode: read-only until the plan is approved",
+            )
+            .with_models(
+                vec![
+                    Model::new("sonnet", Some("Sonnet (latest)"), &EFFORT_LEVELS),
+                    Model::new("opus", Some("Opus (latest)"), &EFFORT_LEVELS),
+                    Model::new("haiku", Some("Haiku (latest)"), &[]),
+                ],
+                None,
+            )
+            .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
     /// The release's `manifest.json`, at the JSON pointer of the URL's fragment.
@@ -87,16 +82,10 @@ impl Adapter for Claude {
 /// conformance suite calls a real MCP server's tool through it), its skills as a
 /// plugin made of its scratch folder (`skills`).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
-    plan_mode,
-    permissions,
     questions,
-    file_changes,
-    streaming_deltas,
     variants,
-    mcp_servers,
-    mcp_tools,
     skills,
-    ..Capabilities::CODING_AGENT
+    ..Capabilities::SUPERVISED_AGENT
 ];
 
 sandbox_agent_adapter_kit::export!(Claude);

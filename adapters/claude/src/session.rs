@@ -6,6 +6,7 @@
 //! a turn, the session ends with an error and the exit code.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
 use serde_json::json;
 
 use crate::launch;
@@ -18,8 +19,6 @@ use crate::state::{Process, State, TurnState};
 const STATE_VERSION: u32 = 1;
 /// The timer that gives up on an interrupt the CLI does not answer.
 pub(crate) const INTERRUPT_TIMER: &str = "interrupt";
-/// How long the CLI gets to end an interrupted turn before its process is killed.
-const INTERRUPT_TIMEOUT_MS: u32 = 10_000;
 
 /// One Claude Code session.
 pub struct ClaudeSession {
@@ -41,67 +40,69 @@ impl ClaudeSession {
         out.write_line(id.clone(), &protocol::initialize(&request));
         self.state.process = Some(Process { id, cost_usd: 0.0 });
     }
+}
 
-    /// True when `process_id` is the live CLI process.
-    fn is_current(&self, process_id: &str) -> bool {
-        self.state
-            .process
-            .as_ref()
-            .is_some_and(|process| process.id == process_id)
+impl ProcessSession for ClaudeSession {
+    const CANCEL_TIMER: &'static str = INTERRUPT_TIMER;
+
+    sandbox_agent_adapter_kit::process_state!();
+
+    fn program(&self, _process_id: &str) -> String {
+        self.config.program(launch::PROGRAM).to_owned()
     }
 
-    /// Ends the session with an error: `error`, the end of the running turn (its
-    /// open items failed), `session.ended` by the agent.
-    fn fail(&mut self, out: &mut Actions, failure: Failure) {
-        out.fail_session(failure, |out| {
-            Output::new(&mut self.state, out, Origin::Synthetic).end_turn(None);
-        });
-        self.state.ended = true;
+    fn line(&mut self, out: &mut Actions, line: String) {
+        Output::new(&mut self.state, out, Origin::Line(&line)).line(&line);
+    }
+
+    /// An exit during a turn ends the session with an error and the exit code; an
+    /// idle one leaves it (the next message resumes the session in a new process).
+    fn exited(&mut self, out: &mut Actions, status: ExitStatus) {
+        self.state.process = None;
+        if let Some(turn) = self.state.turn.as_mut() {
+            turn.errored = true;
+            self.fail(out, Failure::exited_during_turn("Claude Code", &status));
+        }
+    }
+
+    /// The turn ends (cancelled when terminated); its open items fail.
+    fn wind_down(&mut self, out: &mut Actions, why: WindDown) {
+        if let (WindDown::Terminated, Some(turn)) = (why, self.state.turn.as_mut()) {
+            turn.cancelling = true;
+        }
+        Output::new(&mut self.state, out, Origin::Synthetic).end_turn(None);
     }
 }
 
 impl SessionMachine for ClaudeSession {
-    fn new(config: SessionConfig) -> Self {
-        let state = State {
-            native_session_id: config.resume_native_session_id.clone(),
-            ..State::default()
-        };
-        Self { config, state }
-    }
-
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, resume: native_session_id);
 
     /// `session.started` with the launch settings, then the CLI process.
     fn start(&mut self) -> Vec<Action> {
         let mut metadata = self.config.launch_metadata("claude");
         metadata["permissionMode"] = json!(launch::permission_mode(&self.config));
-        let mut out = Actions::new();
-        out.open_session(self.state.native_session_id.as_deref(), &metadata);
-        self.launch(&mut out);
-        out.finish()
+        let resumed = self.state.native_session_id.clone();
+        Actions::start_session(resumed, &metadata, |out| self.launch(out))
     }
 
     /// Opens a turn (`turn.started`, the user's message) and writes the message to
     /// the CLI, starting it again first when it exited.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if self.state.process.is_none() {
-            self.launch(&mut out);
-        }
-        if self.state.turn.is_none() {
-            let id = out.start_turn(&mut self.state.ids);
-            self.state.turn = Some(TurnState {
-                id,
-                ..TurnState::default()
-            });
-        }
-        out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
-        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
-        o.write(&protocol::user_message(&parts));
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            if self.state.process.is_none() {
+                self.launch(out);
+            }
+            if self.state.turn.is_none() {
+                let id = out.start_turn(&mut self.state.ids);
+                self.state.turn = Some(TurnState {
+                    id,
+                    ..TurnState::default()
+                });
+            }
+            out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+            let mut o = Output::new(&mut self.state, out, Origin::Adapter);
+            o.write(&protocol::user_message(&parts));
+        })
     }
 
     fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
@@ -122,94 +123,14 @@ impl SessionMachine for ClaudeSession {
     /// the client was asked resolves as rejected now (the CLI withdraws it). A timer
     /// kills the process if the CLI does not answer.
     fn cancel_turn(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        let Some(turn) = self.state.turn.as_mut() else {
-            return out.finish();
-        };
-        if turn.cancelling {
-            return out.finish();
-        }
-        turn.cancelling = true;
-        let request = self.state.ids.next("req");
-        let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);
-        o.write(&protocol::interrupt(&request));
-        requests::reject_all(&mut o);
-        out.set_timer(INTERRUPT_TIMER, INTERRUPT_TIMEOUT_MS);
-        out.finish()
+        process_session::cancel_turn(self, |session, out| {
+            let request = session.state.ids.next("req");
+            let mut o = Output::new(&mut session.state, out, Origin::Adapter);
+            o.write(&protocol::interrupt(&request));
+            requests::reject_all(&mut o);
+            true
+        })
     }
 
-    /// Ends the running turn as cancelled, closes the CLI's stdin (it exits) and ends
-    /// the session.
-    fn terminate(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if let Some(turn) = self.state.turn.as_mut() {
-            turn.cancelling = true;
-        }
-        Output::new(&mut self.state, &mut out, Origin::Synthetic).end_turn(None);
-        if let Some(process) = self.state.process.take() {
-            out.close_stdin(process.id);
-        }
-        out.emit(event::session_terminated().synthetic());
-        self.state.ended = true;
-        out.finish()
-    }
-
-    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended || !self.is_current(&process_id) {
-            return out.finish();
-        }
-        Output::new(&mut self.state, &mut out, Origin::Line(&line)).line(&line);
-        out.finish()
-    }
-
-    /// The daemon keeps the stderr lines itself (for a `session.ended` error).
-    fn on_stderr(&mut self, _process_id: String, _line: String) -> Vec<Action> {
-        Vec::new()
-    }
-
-    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended || !self.is_current(&process_id) {
-            return out.finish();
-        }
-        self.state.process = None;
-        if let Some(turn) = self.state.turn.as_mut() {
-            turn.errored = true;
-            self.fail(
-                &mut out,
-                Failure::exited_during_turn("Claude Code", &status),
-            );
-        }
-        out.finish()
-    }
-
-    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended || !self.is_current(&process_id) {
-            return out.finish();
-        }
-        self.state.process = None;
-        let program = self.config.program(launch::PROGRAM);
-        self.fail(&mut out, Failure::spawn_failed(program, &message));
-        out.finish()
-    }
-
-    /// The CLI did not end an interrupted turn in time: its process is killed (the
-    /// next message resumes the session in a new one) and the turn ends.
-    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        let cancelling = self.state.turn.as_ref().is_some_and(|t| t.cancelling);
-        if timer_id != INTERRUPT_TIMER || !cancelling {
-            return out.finish();
-        }
-        if let Some(process) = self.state.process.take() {
-            out.kill(process.id);
-        }
-        Output::new(&mut self.state, &mut out, Origin::Synthetic).end_turn(None);
-        out.finish()
-    }
+    sandbox_agent_adapter_kit::process_handlers!();
 }

@@ -16,115 +16,46 @@
 //! of `sandbox-agent adapters test`.
 
 use sandbox_agent_adapter_claude::ClaudeSession;
-use sandbox_agent_adapter_kit::testing::record::{common, record_all, Agent, Scenario, Step};
+use sandbox_agent_adapter_kit::testing::record::{record_all, Agent, Scenario, Shared, Step};
 use sandbox_agent_adapter_kit::types::PermissionReply;
 
 /// The `claude` binary, pointed at the model server with a dummy key.
 const AGENT: Agent = Agent {
     id: "claude",
-    env: |url| {
-        vec![
-            ("ANTHROPIC_BASE_URL", url.to_owned()),
-            ("ANTHROPIC_API_KEY", "dummy-key".to_owned()),
-        ]
-    },
+    base_url_var: "ANTHROPIC_BASE_URL",
+    api_key_var: "ANTHROPIC_API_KEY",
     prepare_home: |_| {},
     real_directory: false,
 };
 
-const SCENARIOS: &[Scenario] = &[
-    common::TEXT_MULTI_TURN,
-    common::THINK,
-    common::PERMISSION_ONCE,
-    (
-        "permission-always",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::Permission(PermissionReply::Always),
-            Step::Send("run: rm a.txt"),
-        ],
-    ),
-    common::PERMISSION_REJECT,
-    (
-        "bypass-run",
-        "build",
-        "bypass",
-        &[Step::Send("run: touch a.txt && echo made a.txt")],
-    ),
-    (
-        "file-changes",
-        "build",
-        "bypass",
-        &[
-            Step::Send("write: notes.txt: hello world"),
-            Step::Send("read: notes.txt"),
-            Step::Send("write: notes.txt: goodbye"),
-        ],
-    ),
-    (
-        "question-answer",
-        "build",
-        "default",
-        &[Step::Send("ask: Proceed?"), Step::Answer("yes")],
-    ),
-    (
-        "question-decline",
-        "build",
-        "default",
-        &[Step::Send("ask: Proceed?"), Step::Decline],
-    ),
-    (
-        "plan-approve",
-        "plan",
-        "default",
-        &[
-            Step::Send("plan: Step one, then step two"),
-            Step::Answer("approve"),
-            Step::Send("run: touch a.txt"),
-            Step::Permission(PermissionReply::Once),
-        ],
-    ),
-    (
-        "plan-reject",
-        "plan",
-        "default",
-        &[Step::Send("plan: Step one"), Step::Answer("reject")],
-    ),
-    (
-        "cancel-streaming",
-        "build",
-        "default",
-        &[
-            Step::Begin("slow: 20"),
-            Step::CancelAfter(1500),
-            Step::Send("hello after cancel"),
-        ],
-    ),
-    common::CANCEL_PERMISSION,
-    common::API_ERROR,
-    (
-        "crash-mid-turn",
-        "build",
-        "default",
-        &[Step::Begin("slow: 20"), Step::KillAfter(1500)],
-    ),
-    (
-        "idle-exit-resume",
-        "build",
-        "default",
-        &[
-            Step::Send("hello"),
-            Step::KillAfter(1000),
-            Step::Send("second message"),
-        ],
-    ),
-    common::TERMINATE,
-];
+/// Claude Code's own scenarios: questions and plans.
+fn questions_and_plans() -> Vec<Scenario> {
+    let ask = Step::Send("ask: Proceed?");
+    vec![
+        Scenario::new("question-answer", &[ask, Step::Answer("yes")]),
+        Scenario::new("question-decline", &[ask, Step::Decline]),
+        Scenario::new(
+            "plan-approve",
+            &[
+                Step::Send("plan: Step one, then step two"),
+                Step::Answer("approve"),
+                Step::Send("run: touch a.txt"),
+                Step::Permission(PermissionReply::Once),
+            ],
+        )
+        .plan(),
+        Scenario::new(
+            "plan-reject",
+            &[Step::Send("plan: Step one"), Step::Answer("reject")],
+        )
+        .plan(),
+    ]
+}
 
 #[test]
 #[ignore = "needs the claude binary and the scripted model server"]
 fn record_transcripts() {
-    record_all::<ClaudeSession>(&AGENT, SCENARIOS, env!("CARGO_MANIFEST_DIR"));
+    let shared = Shared::new("run: rm a.txt", "run: touch a.txt && echo made a.txt");
+    let scenarios = [shared.scenarios(), questions_and_plans()].concat();
+    record_all::<ClaudeSession>(&AGENT, &scenarios, env!("CARGO_MANIFEST_DIR"));
 }

@@ -51,14 +51,12 @@ impl Adapter for Codex {
     /// GPT-5 models with their reasoning efforts as variants; credentials
     /// `OPENAI_API_KEY` and `CODEX_API_KEY`.
     fn info() -> AdapterInfo {
-        AdapterInfo::agent("codex", "Codex", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+        sandbox_agent_adapter_kit::agent_info!("codex", "Codex", CAPABILITIES)
             .for_versions(">=0.169.0, <0.170")
-            .with_modes([
-                AgentMode::build("Codex's default collaboration mode"),
-                AgentMode::plan(
-                    "Codex's plan collaboration mode: it explores, asks and proposes a plan",
-                ),
-            ])
+            .with_build_and_plan(
+                "Codex's default collaboration mode",
+                "Codex's plan collaboration mode: it explores, asks and proposes a plan",
+            )
             .with_models(settings::models(), Some("gpt-6.1-sol"))
             .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
@@ -72,20 +70,14 @@ impl Adapter for Codex {
 /// (`request_user_input`). The session's MCP servers go in the thread's `config`
 /// (`mcp_servers`), so each thread on the shared app-server has its own.
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
-    plan_mode,
-    permissions,
     questions,
     images,
     file_attachments,
     session_lifecycle,
     status,
-    file_changes,
-    mcp_tools,
-    streaming_deltas,
     shared_process,
     variants,
-    mcp_servers,
-    ..Capabilities::CODING_AGENT
+    ..Capabilities::SUPERVISED_AGENT
 ];
 
 sandbox_agent_adapter_kit::export!(Codex);

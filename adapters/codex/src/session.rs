@@ -440,45 +440,34 @@ impl CodexSession {
 }
 
 impl SessionMachine for CodexSession {
-    fn new(config: SessionConfig) -> Self {
-        Self {
-            config,
-            state: State::default(),
-        }
-    }
-
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, default);
 
     /// Emits `session.started`, then spawns (or attaches to) the app-server and opens
     /// the thread: a new one, or `resume-native-session-id`'s.
     fn start(&mut self) -> Vec<Action> {
-        let config = &self.config;
-        let metadata = config.launch_metadata("codex");
-        let mut out = Actions::new();
-        out.open_session(None, &metadata);
-        self.state.thread = config.resume_native_session_id.clone();
-        self.connect(&mut out);
-        out.finish()
+        let metadata = self.config.launch_metadata("codex");
+        Actions::start_session(None, &metadata, |out| {
+            self.state.thread = self.config.resume_native_session_id.clone();
+            self.connect(out);
+        })
     }
 
     /// Starts a turn: at once when the thread is ready, after (re)connecting otherwise.
     /// `turn.started` and the user item come from Codex's own notifications.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        if self.state.ended {
-            return Vec::new();
-        }
-        if self.state.turn.is_some() {
-            return Actions::one(event::turn_running());
-        }
-        self.state.turn = Some(TurnState::new(parts));
-        let mut out = Actions::new();
-        match self.state.link {
-            Link::Down => self.connect(&mut out),
-            Link::Connected => self.open_thread(&mut out),
-            Link::Ready => self.send_turn(&mut out),
-            Link::Initializing | Link::Opening => {}
-        }
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            if self.state.turn.is_some() {
+                out.emit(event::turn_running());
+                return;
+            }
+            self.state.turn = Some(TurnState::new(parts));
+            match self.state.link {
+                Link::Down => self.connect(out),
+                Link::Connected => self.open_thread(out),
+                Link::Ready => self.send_turn(out),
+                Link::Initializing | Link::Opening => {}
+            }
+        })
     }
 
     fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
@@ -537,96 +526,80 @@ impl SessionMachine for CodexSession {
     /// server keeps running for the other sessions; the host detaches this one), and
     /// emits `session.ended`.
     fn terminate(&mut self) -> Vec<Action> {
-        if self.state.ended {
-            return Vec::new();
-        }
-        let mut out = Actions::new();
-        if let Some(turn) = &mut self.state.turn {
-            turn.cancelling = true;
-            self.interrupt(&mut out);
-            self.state.end_turn(&mut out, None, None, "interrupted");
-            out.cancel_timer(CANCEL_TIMER);
-        }
-        if let (Link::Ready, Some(thread)) = (self.state.link, self.state.thread.clone()) {
-            self.call(
-                &mut out,
-                Call::Unsubscribe,
-                "thread/unsubscribe",
-                json!({ "threadId": thread }),
-            );
-        }
-        out.emit(event::session_terminated());
-        self.state.ended = true;
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            if let Some(turn) = &mut self.state.turn {
+                turn.cancelling = true;
+                self.interrupt(out);
+                self.state.end_turn(out, None, None, "interrupted");
+                out.cancel_timer(CANCEL_TIMER);
+            }
+            if let (Link::Ready, Some(thread)) = (self.state.link, self.state.thread.clone()) {
+                let params = json!({ "threadId": thread });
+                self.call(out, Call::Unsubscribe, "thread/unsubscribe", params);
+            }
+            out.emit(event::session_terminated());
+            self.state.ended = true;
+        })
     }
 
     fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return Vec::new();
-        }
-        if process_id != PROCESS {
-            out.emit(event::unparsed(
-                "output of an unknown process",
-                format!("stdout:{process_id}"),
-                raw_json(&line),
-            ));
-            return out.finish();
-        }
-        match jsonrpc::parse(&line) {
-            Some(Message::Response { id, outcome }) => {
-                self.on_response(&mut out, &id, outcome, &line)
-            }
-            Some(Message::Request { id, method, params }) => {
-                self.on_request(&mut out, id, &method, &params, &line)
-            }
-            Some(Message::Notification { method, params }) => {
-                self.on_notification(&mut out, &method, &params, &line)
-            }
-            None => {
+        Actions::unless(self.state.ended, |out| {
+            if process_id != PROCESS {
                 out.emit(event::unparsed(
-                    "not a JSON-RPC message",
-                    "stdout",
+                    "output of an unknown process",
+                    format!("stdout:{process_id}"),
                     raw_json(&line),
                 ));
+                return;
             }
-        }
-        out.finish()
+            match jsonrpc::parse(&line) {
+                Some(Message::Response { id, outcome }) => {
+                    self.on_response(out, &id, outcome, &line)
+                }
+                Some(Message::Request { id, method, params }) => {
+                    self.on_request(out, id, &method, &params, &line)
+                }
+                Some(Message::Notification { method, params }) => {
+                    self.on_notification(out, &method, &params, &line)
+                }
+                None => {
+                    out.emit(event::unparsed(
+                        "not a JSON-RPC message",
+                        "stdout",
+                        raw_json(&line),
+                    ));
+                }
+            }
+        })
     }
 
     /// The app-server exited. During a turn the session ends with an error; between
     /// turns it stays: the next message starts a new server and resumes the thread.
     fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
-        if process_id != PROCESS || self.state.ended {
-            return Vec::new();
-        }
-        self.state.link = Link::Down;
-        self.state.calls.clear();
-        let mut out = Actions::new();
-        if self.state.turn.is_some() {
-            let message = format!(
-                "codex app-server exited with {} during a turn",
-                status.describe()
-            );
-            self.fail(&mut out, Failure::exited(message, &status));
-        } else {
-            self.state.requests.clear();
-        }
-        out.finish()
+        Actions::unless(process_id != PROCESS || self.state.ended, |out| {
+            self.state.link = Link::Down;
+            self.state.calls.clear();
+            if self.state.turn.is_some() {
+                let message = format!(
+                    "codex app-server exited with {} during a turn",
+                    status.describe()
+                );
+                self.fail(out, Failure::exited(message, &status));
+            } else {
+                self.state.requests.clear();
+            }
+        })
     }
 
     /// The binary could not be started: the session ends with an error naming it.
     fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
-        if process_id != PROCESS || self.state.ended {
-            return Vec::new();
-        }
-        self.state.link = Link::Down;
-        self.state.calls.clear();
-        let binary = self.config.program("codex");
-        let mut out = Actions::new();
-        let program = format!("`{binary} app-server`");
-        self.fail(&mut out, Failure::spawn_failed(&program, &message));
-        out.finish()
+        Actions::unless(process_id != PROCESS || self.state.ended, |out| {
+            self.state.link = Link::Down;
+            self.state.calls.clear();
+            let binary = self.config.program("codex");
+            let program = format!("`{binary} app-server`");
+            self.fail(out, Failure::spawn_failed(&program, &message));
+        })
     }
 
     /// Codex did not confirm an interrupt in time: the turn ends here.

@@ -71,19 +71,14 @@ impl Adapter for Gemini {
             "gemini-3-flash-preview",
         ]
         .map(|id| Model::new(id, None, &[]));
-        AdapterInfo::agent(
-            "gemini",
-            "Gemini CLI",
-            env!("CARGO_PKG_VERSION"),
-            CAPABILITIES,
-        )
-        .for_versions(">=0.61, <1")
-        .with_modes([
-            AgentMode::build("Gemini CLI with its full tool set"),
-            AgentMode::plan("Gemini CLI's plan mode: read-only tools"),
-        ])
-        .with_models(models.into(), Some("auto"))
-        .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
+        sandbox_agent_adapter_kit::agent_info!("gemini", "Gemini CLI", CAPABILITIES)
+            .for_versions(">=0.61, <1")
+            .with_build_and_plan(
+                "Gemini CLI with its full tool set",
+                "Gemini CLI's plan mode: read-only tools",
+            )
+            .with_models(models.into(), Some("auto"))
+            .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
     /// The npm package `@google/gemini-cli`: one JavaScript bundle for every platform

@@ -18,19 +18,14 @@
 //! in the transcript format of `sandbox-agent adapters test`.
 
 use sandbox_agent_adapter_gemini::GeminiSession;
-use sandbox_agent_adapter_kit::testing::record::{common, record_all, Agent, Scenario, Step};
-use sandbox_agent_adapter_kit::types::PermissionReply;
+use sandbox_agent_adapter_kit::testing::record::{record_all, Agent, Scenario, Shared, Step};
 
 /// The Gemini CLI, told by `settings.json` in its `HOME` to use an API key; the
 /// session gets the real folder (the transcript says `/workspace`).
 const AGENT: Agent = Agent {
     id: "gemini",
-    env: |url| {
-        vec![
-            ("GOOGLE_GEMINI_BASE_URL", url.to_owned()),
-            ("GEMINI_API_KEY", "dummy-key".to_owned()),
-        ]
-    },
+    base_url_var: "GOOGLE_GEMINI_BASE_URL",
+    api_key_var: "GEMINI_API_KEY",
     prepare_home: |home| {
         std::fs::create_dir_all(home.join(".gemini")).unwrap();
         std::fs::write(
@@ -42,102 +37,29 @@ const AGENT: Agent = Agent {
     real_directory: true,
 };
 
-const SCENARIOS: &[Scenario] = &[
-    common::TEXT_MULTI_TURN,
-    common::THINK,
-    common::PERMISSION_ONCE,
-    (
-        "permission-always",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::Permission(PermissionReply::Always),
-            Step::Send("run: touch a.txt"),
-        ],
-    ),
-    common::PERMISSION_REJECT,
-    (
-        "bypass-run",
-        "build",
-        "bypass",
-        &[Step::Send("run: printf 'tool-output-%d' 42")],
-    ),
-    (
-        "file-changes",
-        "build",
-        "bypass",
-        &[
-            Step::Send("write: notes.txt: hello world"),
-            Step::Send("read: notes.txt"),
-            Step::Send("write: notes.txt: goodbye"),
-        ],
-    ),
-    (
-        "plan-mode",
-        "plan",
-        "default",
-        &[Step::Send("write: notes.txt: hello")],
-    ),
-    (
-        "cancel-streaming",
-        "build",
-        "default",
-        &[
-            Step::Send("hello"),
-            Step::Begin("slow: 20"),
-            Step::CancelAfter(1500),
-            Step::Send("hello after cancel"),
-        ],
-    ),
-    common::CANCEL_PERMISSION,
-    common::API_ERROR,
-    (
-        "crash-mid-turn",
-        "build",
-        "default",
-        &[
-            Step::Send("hello"),
-            Step::Begin("slow: 20"),
-            Step::KillAfter(1500),
-        ],
-    ),
-    (
-        "idle-exit-resume",
-        "build",
-        "default",
-        &[
-            Step::Send("hello"),
-            Step::KillAfter(1000),
-            Step::NextMinute,
-            Step::Send("second message"),
-        ],
-    ),
-    (
-        "resume-same-minute",
-        "build",
-        "default",
-        &[
-            Step::Send("hello"),
-            Step::KillAfter(1000),
-            Step::Send("second message"),
-        ],
-    ),
-    common::TERMINATE,
-    (
-        "cancel-before-start",
-        "build",
-        "default",
-        &[
-            Step::Begin("slow: 20"),
-            Step::CancelAfter(100),
-            Step::Send("hello after cancel"),
-        ],
-    ),
-];
+/// The Gemini CLI's own scenarios: plan mode, and a cancel before the first prompt
+/// went out.
+fn own() -> Vec<Scenario> {
+    vec![
+        Scenario::new("plan-mode", &[Step::Send("write: notes.txt: hello")]).plan(),
+        Scenario::new(
+            "cancel-before-start",
+            &[
+                Step::Begin("slow: 20"),
+                Step::CancelAfter(100),
+                Step::Send("hello after cancel"),
+            ],
+        ),
+    ]
+}
 
 #[test]
 #[ignore = "needs the gemini CLI and the scripted model server"]
 fn record_transcripts() {
-    record_all::<GeminiSession>(&AGENT, SCENARIOS, env!("CARGO_MANIFEST_DIR"));
+    // The CLI loads a session only in a later minute than it started.
+    let shared = Shared::new("run: touch a.txt", "run: printf 'tool-output-%d' 42")
+        .warmed_up()
+        .resumed_a_minute_later();
+    let scenarios = [shared.scenarios(), own()].concat();
+    record_all::<GeminiSession>(&AGENT, &scenarios, env!("CARGO_MANIFEST_DIR"));
 }

@@ -119,17 +119,37 @@ impl Actions {
         }))
     }
 
-    /// Opens a session: the native session id it resumes (when it resumes one), then a
-    /// synthetic `session.started` with the launch settings in `metadata`.
-    pub fn open_session(
-        &mut self,
-        resumed: Option<&str>,
+    /// `start` of a session: the native session id it resumes (when it resumes one),
+    /// a synthetic `session.started` with the launch settings in `metadata`, then
+    /// what `launch` adds (the agent's process, a probe, a server).
+    pub fn start_session(
+        resumed: Option<String>,
         metadata: &serde_json::Value,
-    ) -> &mut Self {
+        launch: impl FnOnce(&mut Actions),
+    ) -> Vec<Action> {
+        let mut out = Actions::new();
         if let Some(id) = resumed {
-            self.set_native_session_id(id);
+            out.set_native_session_id(id);
         }
-        self.emit(crate::event::session_started(Some(metadata.to_string())).synthetic())
+        out.emit(crate::event::session_started(Some(metadata.to_string())).synthetic());
+        launch(&mut out);
+        out.finish()
+    }
+
+    /// The actions `build` adds, or none when `skip`: an input the session no longer
+    /// handles (it has ended, or the input is about a process it does not follow).
+    pub fn unless(skip: bool, build: impl FnOnce(&mut Actions)) -> Vec<Action> {
+        match skip {
+            true => Vec::new(),
+            false => Actions::build(build),
+        }
+    }
+
+    /// The actions `build` adds to an empty list.
+    pub fn build(build: impl FnOnce(&mut Actions)) -> Vec<Action> {
+        let mut out = Actions::new();
+        build(&mut out);
+        out.finish()
     }
 
     /// Opens a turn for a user message: a synthetic `turn.started` with the next

@@ -113,6 +113,19 @@ impl Capabilities {
         ..Capabilities::NONE
     };
 
+    /// [`Capabilities::CODING_AGENT`] plus what an agent that works under the client's
+    /// supervision maps: a plan mode, permission prompts, file changes with their
+    /// diffs, streamed deltas, and the session's MCP servers with their tools.
+    pub const SUPERVISED_AGENT: Capabilities = Capabilities {
+        plan_mode: true,
+        permissions: true,
+        file_changes: true,
+        streaming_deltas: true,
+        mcp_servers: true,
+        mcp_tools: true,
+        ..Capabilities::CODING_AGENT
+    };
+
     /// Everything supported: the starting point for an adapter that lacks only a few,
     /// `Capabilities { skills: false, ..Capabilities::ALL }`.
     pub const ALL: Capabilities = Capabilities {
@@ -275,6 +288,12 @@ impl AdapterInfo {
             agent_versions: range.to_owned(),
             ..self
         }
+    }
+
+    /// The same facts with the two usual modes: `build` (the default) and `plan`,
+    /// with their descriptions.
+    pub fn with_build_and_plan(self, build: &str, plan: &str) -> Self {
+        self.with_modes([AgentMode::build(build), AgentMode::plan(plan)])
     }
 
     /// The same facts with these modes (the first one stays `build`, the default).

@@ -26,7 +26,8 @@
 //!   actions in tests, `testing` (cargo feature `testing`) to replay and record
 //!   transcripts natively, and
 //!   [`reply`], a ready-made session for agents that answer every message with one
-//!   assistant message.
+//!   assistant message; [`process_session`], the lifecycle of a session that drives
+//!   one long-lived agent process.
 //!
 //! # A minimal adapter
 //!
@@ -103,6 +104,7 @@ pub mod jsonrpc;
 pub mod log;
 pub mod mcp;
 mod origin;
+pub mod process_session;
 pub mod reply;
 mod session;
 pub mod snapshot;
@@ -152,6 +154,16 @@ macro_rules! capabilities {
             $($flag: true,)*
             ..$crate::Capabilities::NONE
         }
+    };
+}
+
+/// [`AdapterInfo::agent`] for the agent with this id, name and [`Capabilities`], at
+/// the version of the adapter's crate: `agent_info!("claude", "Claude Code",
+/// CAPABILITIES)`.
+#[macro_export]
+macro_rules! agent_info {
+    ($id:expr, $name:expr, $capabilities:expr) => {
+        $crate::types::AdapterInfo::agent($id, $name, env!("CARGO_PKG_VERSION"), $capabilities)
     };
 }
 

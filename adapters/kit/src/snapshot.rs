@@ -55,7 +55,13 @@ pub fn decode<T: DeserializeOwned>(version: u32, bytes: &[u8]) -> Result<T, Stri
 /// for the usual session shape: a struct with a `config: SessionConfig` field and a
 /// `state` field holding everything else (`Serialize` + `Deserialize`). The state is
 /// stored with [`encode`] at format `version` and read back with [`decode`]; the
-/// configuration is the host's. Write it inside `impl SessionMachine for ...`:
+/// configuration is the host's. Write it inside `impl SessionMachine for ...`.
+///
+/// With `default` it also writes [`crate::SessionMachine::new`]: the state starts as
+/// its `Default`. With `resume: field`, the same, and the state's `field` holds the
+/// native session id to resume (`SessionConfig::resume_native_session_id`):
+/// `snapshot_state!(STATE_VERSION, resume: native_session_id)`.
+///
 ///
 /// ```
 /// use sandbox_agent_adapter_kit::prelude::*;
@@ -111,5 +117,27 @@ macro_rules! snapshot_state {
         fn snapshot(&self) -> ::std::vec::Vec<u8> {
             $crate::snapshot::encode($version, &self.state)
         }
+    };
+    ($version:expr, default) => {
+        fn new(config: $crate::types::SessionConfig) -> Self {
+            Self {
+                config,
+                state: ::core::default::Default::default(),
+            }
+        }
+
+        $crate::snapshot_state!($version);
+    };
+    ($version:expr, resume: $field:ident) => {
+        fn new(config: $crate::types::SessionConfig) -> Self {
+            let mut session = Self {
+                config,
+                state: ::core::default::Default::default(),
+            };
+            session.state.$field = session.config.resume_native_session_id.clone();
+            session
+        }
+
+        $crate::snapshot_state!($version);
     };
 }

@@ -30,8 +30,8 @@ use std::fmt::Write;
 
 use crate::types::{
     Action, ContentPart, EmittedEvent, Event, FileAction, Item, ItemKind, ItemRole, ItemStatus,
-    PermissionStatus, QuestionStatus, ReasoningVisibility, SessionEndReason, TerminatedBy, Turn,
-    Usage,
+    Permission, PermissionStatus, Question, QuestionStatus, ReasoningVisibility, SessionEndReason,
+    TerminatedBy, Turn, Usage,
 };
 
 /// Renders each action as one line.
@@ -120,39 +120,10 @@ pub fn render_event(emitted: &EmittedEvent) -> String {
         Event::ItemStarted(item) => render_item("item.started", item),
         Event::ItemCompleted(item) => render_item("item.completed", item),
         Event::ItemDelta(delta) => format!("item.delta {} {:?}", delta.item_id, delta.delta),
-        Event::PermissionRequested(p) | Event::PermissionResolved(p) => {
-            let name = match &emitted.event {
-                Event::PermissionRequested(_) => "permission.requested",
-                _ => "permission.resolved",
-            };
-            let status = match p.status {
-                PermissionStatus::Requested => "requested",
-                PermissionStatus::Accept => "accept",
-                PermissionStatus::AcceptForSession => "accept_for_session",
-                PermissionStatus::Reject => "reject",
-            };
-            let line = format!("{name} {} {} {status}", p.permission_id, p.action);
-            with_json(line, p.metadata.as_deref())
-        }
-        Event::QuestionRequested(q) | Event::QuestionResolved(q) => {
-            let name = match &emitted.event {
-                Event::QuestionRequested(_) => "question.requested",
-                _ => "question.resolved",
-            };
-            let status = match q.status {
-                QuestionStatus::Requested => "requested",
-                QuestionStatus::Answered => "answered",
-                QuestionStatus::Rejected => "rejected",
-            };
-            let mut line = format!(
-                "{name} {} {status} {:?} {:?}",
-                q.question_id, q.prompt, q.options
-            );
-            if let Some(response) = &q.response {
-                let _ = write!(line, " response={response:?}");
-            }
-            line
-        }
+        Event::PermissionRequested(p) => render_permission("permission.requested", p),
+        Event::PermissionResolved(p) => render_permission("permission.resolved", p),
+        Event::QuestionRequested(q) => render_question("question.requested", q),
+        Event::QuestionResolved(q) => render_question("question.resolved", q),
         Event::Error(error) => {
             let mut line = format!("error {:?}", error.message);
             if let Some(code) = &error.code {
@@ -177,6 +148,35 @@ fn with_json(mut line: String, json: Option<&str>) -> String {
     if let Some(json) = json {
         line.push(' ');
         line.push_str(json);
+    }
+    line
+}
+
+/// `<name> <id> <action> <status>`, then the permission's metadata.
+fn render_permission(name: &str, p: &Permission) -> String {
+    let status = match p.status {
+        PermissionStatus::Requested => "requested",
+        PermissionStatus::Accept => "accept",
+        PermissionStatus::AcceptForSession => "accept_for_session",
+        PermissionStatus::Reject => "reject",
+    };
+    let line = format!("{name} {} {} {status}", p.permission_id, p.action);
+    with_json(line, p.metadata.as_deref())
+}
+
+/// `<name> <id> <status> <prompt> <options>`, then the response when there is one.
+fn render_question(name: &str, q: &Question) -> String {
+    let status = match q.status {
+        QuestionStatus::Requested => "requested",
+        QuestionStatus::Answered => "answered",
+        QuestionStatus::Rejected => "rejected",
+    };
+    let mut line = format!(
+        "{name} {} {status} {:?} {:?}",
+        q.question_id, q.prompt, q.options
+    );
+    if let Some(response) = &q.response {
+        let _ = write!(line, " response={response:?}");
     }
     line
 }

@@ -41,12 +41,10 @@ impl Adapter for Mock {
     fn info() -> AdapterInfo {
         let large = Model::new("mock-large", Some("Mock Large"), &["low", "medium", "high"]);
         AdapterInfo::builtin("mock", "Mock", env!("CARGO_PKG_VERSION"), CAPABILITIES)
-            .with_modes([
-                AgentMode::build("Mock agent for testing clients"),
-                AgentMode::plan(
-                    "Plan-only mock mode: `shell`, `file` and `edit` describe what they would do",
-                ),
-            ])
+            .with_build_and_plan(
+                "Mock agent for testing clients",
+                "Plan-only mock mode: `shell`, `file` and `edit` describe what they would do",
+            )
             .with_models(
                 vec![
                     Model::new("mock", Some("Mock"), &[]),

@@ -250,14 +250,7 @@ fn is_shell(waiting: &Waiting, process: &str) -> bool {
 }
 
 impl SessionMachine for MockSession {
-    fn new(config: SessionConfig) -> Self {
-        Self {
-            config,
-            state: State::default(),
-        }
-    }
-
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, default);
 
     /// Records the native session id `mock-<session id>` and emits `session.started`
     /// with the session's configuration as metadata.
@@ -272,19 +265,17 @@ impl SessionMachine for MockSession {
 
     /// Opens a turn (`turn.started`, the user item) and runs the message's command.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        if self.state.ended {
-            return Vec::new();
-        }
-        if self.state.turn.is_some() {
-            return Actions::one(event::turn_running());
-        }
-        let number = self.state.ids.next_number("turn");
-        let info = TurnInfo::new(number, text::word_count(&text::message_text(&parts)));
-        let mut out = Actions::new();
-        out.emit(event::turn_started(Turn::with_id(info.id.clone())))
-            .emit_all(event::user_message(self.state.ids.next("itm"), &parts));
-        self.continue_turn(info, &mut out, |cx| commands::run(cx, &parts));
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            if self.state.turn.is_some() {
+                out.emit(event::turn_running());
+                return;
+            }
+            let number = self.state.ids.next_number("turn");
+            let info = TurnInfo::new(number, text::word_count(&text::message_text(&parts)));
+            out.emit(event::turn_started(Turn::with_id(info.id.clone())))
+                .emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+            self.continue_turn(info, out, |cx| commands::run(cx, &parts));
+        })
     }
 
     fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
@@ -329,21 +320,16 @@ impl SessionMachine for MockSession {
     }
 
     fn cancel_turn(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        self.cancel(&mut out);
-        out.finish()
+        Actions::build(|out| self.cancel(out))
     }
 
     /// Cancels the running turn, then emits `session.ended` (terminated by the daemon).
     fn terminate(&mut self) -> Vec<Action> {
-        if self.state.ended {
-            return Vec::new();
-        }
-        let mut out = Actions::new();
-        self.cancel(&mut out);
-        out.emit(event::session_terminated());
-        self.state.ended = true;
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            self.cancel(out);
+            out.emit(event::session_terminated());
+            self.state.ended = true;
+        })
     }
 
     /// A `shell` command's output line: kept, and streamed as a delta of its result.
@@ -379,8 +365,6 @@ impl SessionMachine for MockSession {
         let Some(RunningTurn { info, waiting }) = self.take_turn_if(waits_for_it) else {
             return Vec::new();
         };
-        let mut out = Actions::new();
-        self.continue_turn(info, &mut out, |cx| commands::slow_tick(cx, waiting));
-        out.finish()
+        Actions::build(|out| self.continue_turn(info, out, |cx| commands::slow_tick(cx, waiting)))
     }
 }

@@ -51,18 +51,13 @@ impl Adapter for OpenCode {
     /// static models (OpenCode's models come from its configuration, named
     /// `provider/model`).
     fn info() -> AdapterInfo {
-        AdapterInfo::agent(
-            "opencode",
-            "OpenCode",
-            env!("CARGO_PKG_VERSION"),
-            CAPABILITIES,
-        )
-        .for_versions(">=1.18, <2")
-        .with_modes([
-            AgentMode::build("OpenCode's default agent: edits files and runs commands"),
-            AgentMode::plan("OpenCode's read-only planning agent"),
-        ])
-        .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
+        sandbox_agent_adapter_kit::agent_info!("opencode", "OpenCode", CAPABILITIES)
+            .for_versions(">=1.18, <2")
+            .with_build_and_plan(
+                "OpenCode's default agent: edits files and runs commands",
+                "OpenCode's read-only planning agent",
+            )
+            .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
     sandbox_agent_adapter_kit::install_from!(install);
@@ -75,17 +70,11 @@ impl Adapter for OpenCode {
 /// (`mcp_servers`, `skills`; MCP calls are ordinary tool parts, `mcp_tools`), proven
 /// against a real MCP server and a skill folder.
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
-    plan_mode,
-    permissions,
     images,
     file_attachments,
     session_lifecycle,
-    file_changes,
-    streaming_deltas,
     shared_process,
     variants,
-    mcp_servers,
-    mcp_tools,
     skills,
-    ..Capabilities::CODING_AGENT
+    ..Capabilities::SUPERVISED_AGENT
 ];

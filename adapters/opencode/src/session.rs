@@ -340,47 +340,35 @@ impl OpenCodeSession {
 }
 
 impl SessionMachine for OpenCodeSession {
-    fn new(config: SessionConfig) -> Self {
-        let state = State {
-            native_id: config.resume_native_session_id.clone(),
-            ..State::default()
-        };
-        Self { config, state }
-    }
-
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, resume: native_id);
 
     /// Records the session to resume (if any), emits `session.started` and starts the
     /// server.
     fn start(&mut self) -> Vec<Action> {
         let mut metadata = self.config.launch_metadata("opencode");
         metadata["directory"] = json!(self.config.directory);
-        let mut out = Actions::new();
-        out.open_session(self.state.native_id.as_deref(), &metadata);
-        self.launch(&mut out);
-        out.finish()
+        let resumed = self.state.native_id.clone();
+        Actions::start_session(resumed, &metadata, |out| self.launch(out))
     }
 
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if self.state.turn.is_some() {
-            return Actions::one(event::turn_running());
-        }
-        let number = self.state.ids.next_number("turn");
-        let turn = RunningTurn::new(number, self.state.newest_message.clone());
-        out.emit(event::turn_started(Turn::with_id(turn.id.clone())).synthetic())
-            .emit_all(event::user_message(self.state.ids.next("itm"), &parts));
-        self.state.turn = Some(turn);
-        self.state.queued_prompt = Some(api::prompt(&self.config, &parts).to_string());
-        match self.state.server {
-            Server::Down => self.launch(&mut out),
-            Server::Starting => {}
-            Server::Up(_) => self.proceed(&mut out),
-        }
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            if self.state.turn.is_some() {
+                out.emit(event::turn_running());
+                return;
+            }
+            let number = self.state.ids.next_number("turn");
+            let turn = RunningTurn::new(number, self.state.newest_message.clone());
+            out.emit(event::turn_started(Turn::with_id(turn.id.clone())).synthetic())
+                .emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+            self.state.turn = Some(turn);
+            self.state.queued_prompt = Some(api::prompt(&self.config, &parts).to_string());
+            match self.state.server {
+                Server::Down => self.launch(out),
+                Server::Starting => {}
+                Server::Up(_) => self.proceed(out),
+            }
+        })
     }
 
     fn reply_permission(&mut self, permission_id: String, reply: PermissionReply) -> ReplyResult {
@@ -426,154 +414,132 @@ impl SessionMachine for OpenCodeSession {
     }
 
     fn cancel_turn(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        self.interrupt(&mut out);
-        out.finish()
+        Actions::build(|out| self.interrupt(out))
     }
 
     /// Cancels the running turn, closes the event stream and ends the session (the
     /// host detaches it from the shared server).
     fn terminate(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        self.interrupt(&mut out);
-        out.close_sse(EVENTS).emit(event::session_terminated());
-        self.state.ended = true;
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            self.interrupt(out);
+            out.close_sse(EVENTS).emit(event::session_terminated());
+            self.state.ended = true;
+        })
     }
 
     fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if process_id != SERVER || self.state.ended {
-            return out.finish();
-        }
-        match api::server_line(&line) {
-            // Attaching to a running server replays its banner: already known.
-            ServerLine::Listening(url) if self.state.base_url() == Some(url) => {}
-            ServerLine::Listening(url) => self.connected(url, &mut out),
-            ServerLine::Notice => {}
-            ServerLine::Other => {
-                out.emit(event::unparsed(
-                    "unexpected output",
-                    "stdout:server",
-                    raw_json(&line),
-                ));
+        Actions::unless(process_id != SERVER || self.state.ended, |out| {
+            match api::server_line(&line) {
+                // Attaching to a running server replays its banner: already known.
+                ServerLine::Listening(url) if self.state.base_url() == Some(url) => {}
+                ServerLine::Listening(url) => self.connected(url, out),
+                ServerLine::Notice => {}
+                ServerLine::Other => {
+                    out.emit(event::unparsed(
+                        "unexpected output",
+                        "stdout:server",
+                        raw_json(&line),
+                    ));
+                }
             }
-        }
-        out.finish()
+        })
     }
 
     fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
-        let mut out = Actions::new();
-        if process_id != SERVER || self.state.ended {
-            return out.finish();
-        }
-        self.state.server = Server::Down;
-        self.state.creating = false;
-        if self.state.turn.is_some() {
-            let failure = Failure::exited_during_turn("opencode serve", &status);
-            self.fail(&mut out, failure);
-        }
-        out.finish()
+        Actions::unless(process_id != SERVER || self.state.ended, |out| {
+            self.state.server = Server::Down;
+            self.state.creating = false;
+            if self.state.turn.is_some() {
+                let failure = Failure::exited_during_turn("opencode serve", &status);
+                self.fail(out, failure);
+            }
+        })
     }
 
     fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if process_id != SERVER || self.state.ended {
-            return out.finish();
-        }
-        self.state.server = Server::Down;
-        let program = api::program(&self.config);
-        self.fail(&mut out, Failure::spawn_failed(&program, &message));
-        out.finish()
+        Actions::unless(process_id != SERVER || self.state.ended, |out| {
+            self.state.server = Server::Down;
+            let program = api::program(&self.config);
+            self.fail(out, Failure::spawn_failed(&program, &message));
+        })
     }
 
     fn on_http_response(&mut self, response: HttpResponse) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        let body = String::from_utf8_lossy(&response.body).into_owned();
-        let raw = raw_json(&body);
-        if !(200..300).contains(&response.status) {
-            let message = format!("HTTP {}: {body}", response.status);
-            self.request_failed(&mut out, &response.request_id, message, &raw);
-            return out.finish();
-        }
-        if response.request_id == CREATE {
-            self.state.creating = false;
-            match serde_json::from_str::<CreatedSession>(&body) {
-                Ok(created) => {
-                    out.set_native_session_id(created.id.clone());
-                    self.state.native_id = Some(created.id);
-                    self.proceed(&mut out);
-                }
-                Err(error) => {
-                    out.emit(event::unparsed(error.to_string(), "http:create", raw));
-                    self.fail(
-                        &mut out,
-                        Failure::new(
-                            "OpenCode answered POST /session without a session",
-                            "session_create_failed",
-                        ),
-                    );
+        Actions::unless(self.state.ended, |out| {
+            let body = String::from_utf8_lossy(&response.body).into_owned();
+            let raw = raw_json(&body);
+            if !(200..300).contains(&response.status) {
+                let message = format!("HTTP {}: {body}", response.status);
+                self.request_failed(out, &response.request_id, message, &raw);
+                return;
+            }
+            if response.request_id == CREATE {
+                self.state.creating = false;
+                match serde_json::from_str::<CreatedSession>(&body) {
+                    Ok(created) => {
+                        out.set_native_session_id(created.id.clone());
+                        self.state.native_id = Some(created.id);
+                        self.proceed(out);
+                    }
+                    Err(error) => {
+                        out.emit(event::unparsed(error.to_string(), "http:create", raw));
+                        self.fail(
+                            out,
+                            Failure::new(
+                                "OpenCode answered POST /session without a session",
+                                "session_create_failed",
+                            ),
+                        );
+                    }
                 }
             }
-        }
-        out.finish()
+        })
     }
 
     fn on_http_error(&mut self, request_id: String, message: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if !self.state.ended {
+        Actions::unless(self.state.ended, |out| {
             let raw = raw_json(&message);
-            self.request_failed(&mut out, &request_id, message, &raw);
-        }
-        out.finish()
+            self.request_failed(out, &request_id, message, &raw);
+        })
     }
 
     fn on_sse_event(&mut self, sse_event: SseEvent) -> Vec<Action> {
-        let mut out = Actions::new();
-        if sse_event.stream_id != EVENTS || self.state.ended {
-            return out.finish();
-        }
-        self.state.stream_failures = 0;
-        let data = sse_event.data;
-        let parsed = serde_json::from_str::<Envelope>(&data)
-            .and_then(|envelope| self.on_event(envelope, &data, &mut out));
-        if let Err(error) = parsed {
-            out.emit(event::unparsed(
-                error.to_string(),
-                format!("sse:{}", sse_event.event),
-                raw_json(&data),
-            ));
-        }
-        out.finish()
+        Actions::unless(sse_event.stream_id != EVENTS || self.state.ended, |out| {
+            self.state.stream_failures = 0;
+            let data = sse_event.data;
+            let parsed = serde_json::from_str::<Envelope>(&data)
+                .and_then(|envelope| self.on_event(envelope, &data, out));
+            if let Err(error) = parsed {
+                out.emit(event::unparsed(
+                    error.to_string(),
+                    format!("sse:{}", sse_event.event),
+                    raw_json(&data),
+                ));
+            }
+        })
     }
 
     /// The stream ended while the server runs: reopened after a second, up to
     /// [`MAX_STREAM_FAILURES`] times in a row, then the session ends.
     fn on_sse_closed(&mut self, stream_id: String, error: Option<String>) -> Vec<Action> {
-        let mut out = Actions::new();
-        if stream_id != EVENTS || self.state.ended || self.state.base_url().is_none() {
-            return out.finish();
-        }
-        self.state.stream_failures += 1;
-        if self.state.stream_failures > MAX_STREAM_FAILURES {
-            let reason = error.unwrap_or_else(|| "closed by the server".to_owned());
-            self.fail(
-                &mut out,
-                Failure::new(
-                    format!("the OpenCode event stream keeps failing: {reason}"),
-                    "stream_failed",
-                ),
-            );
-        } else {
-            out.set_timer(REOPEN, 1000);
-        }
-        out.finish()
+        Actions::unless(
+            stream_id != EVENTS || self.state.ended || self.state.base_url().is_none(),
+            |out| {
+                self.state.stream_failures += 1;
+                if self.state.stream_failures > MAX_STREAM_FAILURES {
+                    let reason = error.unwrap_or_else(|| "closed by the server".to_owned());
+                    self.fail(
+                        out,
+                        Failure::new(
+                            format!("the OpenCode event stream keeps failing: {reason}"),
+                            "stream_failed",
+                        ),
+                    );
+                } else {
+                    out.set_timer(REOPEN, 1000);
+                }
+            },
+        )
     }
 
     fn on_timer(&mut self, timer_id: String) -> Vec<Action> {

@@ -43,7 +43,7 @@ impl Adapter for Pi {
     /// One mode (`build`); Pi's models come from its own registry and
     /// `~/.pi/agent/models.json`, so none are listed.
     fn info() -> AdapterInfo {
-        AdapterInfo::agent("pi", "Pi", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+        sandbox_agent_adapter_kit::agent_info!("pi", "Pi", CAPABILITIES)
             .for_versions(">=0.73, <0.74")
             .with_modes([AgentMode::build(
                 "Pi with its default tools (read, bash, edit, write)",

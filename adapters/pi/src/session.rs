@@ -7,6 +7,7 @@
 //! session ends with an error and the exit code.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
 use serde_json::json;
 
 use crate::dialogs;
@@ -20,8 +21,6 @@ use crate::state::{Process, State, TurnState};
 const STATE_VERSION: u32 = 1;
 /// The timer that gives up on an abort Pi does not finish.
 pub(crate) const ABORT_TIMER: &str = "abort";
-/// How long Pi gets to end an aborted turn before its process is killed.
-const ABORT_TIMEOUT_MS: u32 = 10_000;
 /// What Pi prints on stderr (then exits 1) when `--session` names no session file.
 const NO_SESSION: &str = "No session found matching";
 
@@ -50,14 +49,6 @@ impl PiSession {
             ready: false,
             resume_missing: false,
         });
-    }
-
-    /// True when `process_id` is the live Pi process.
-    fn is_current(&self, process_id: &str) -> bool {
-        self.state
-            .process
-            .as_ref()
-            .is_some_and(|process| process.id == process_id)
     }
 
     /// True when `process_id` reads an image of the running turn's prompt.
@@ -117,16 +108,6 @@ impl PiSession {
         let message = format!("could not read the image {path}: {reason}");
         out.emit(event::error(message, Some("attachment_unreadable")).synthetic());
         self.output(out).end_turn();
-    }
-
-    /// Ends the session with an error: `error`, the end of the running turn (its
-    /// open items failed), `session.ended` by the agent.
-    fn fail(&mut self, out: &mut Actions, failure: Failure) {
-        out.fail_session(failure, |out| {
-            self.drop_prompt(out);
-            self.output(out).end_turn();
-        });
-        self.state.ended = true;
     }
 
     /// An output for synthetic events.
@@ -189,35 +170,30 @@ impl SessionMachine for PiSession {
             "model": config.model,
             "variant": config.variant,
         });
-        let mut out = Actions::new();
-        out.open_session(self.state.native_session_id.as_deref(), &metadata);
-        self.launch(&mut out);
-        out.finish()
+        let resumed = self.state.native_session_id.clone();
+        Actions::start_session(resumed, &metadata, |out| self.launch(out))
     }
 
     /// Opens a turn (`turn.started`, the user's message), starts Pi again when it
     /// exited, reads the images, and writes the prompt.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        let id = out.open_turn(&mut self.state.ids, &parts);
-        if self.state.process.is_none() {
-            self.launch(&mut out);
-        }
-        let request = self.state.ids.next("req");
-        let prompt = images::prompt(request, &parts, &mut self.state.ids);
-        for reader in images::readers(&prompt) {
-            out.spawn(reader);
-        }
-        self.state.turn = Some(TurnState {
-            id,
-            prompt: Some(prompt),
-            ..TurnState::default()
-        });
-        self.send_prompt(&mut out);
-        out.finish()
+        Actions::unless(self.state.ended, |out| {
+            let id = out.open_turn(&mut self.state.ids, &parts);
+            if self.state.process.is_none() {
+                self.launch(out);
+            }
+            let request = self.state.ids.next("req");
+            let prompt = images::prompt(request, &parts, &mut self.state.ids);
+            for reader in images::readers(&prompt) {
+                out.spawn(reader);
+            }
+            self.state.turn = Some(TurnState {
+                id,
+                prompt: Some(prompt),
+                ..TurnState::default()
+            });
+            self.send_prompt(out);
+        })
     }
 
     fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
@@ -236,81 +212,30 @@ impl SessionMachine for PiSession {
     /// are declined. A timer kills the process if Pi does not finish. A turn whose
     /// images are still being read ends at once.
     fn cancel_turn(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        let Some(turn) = self.state.turn.as_mut() else {
-            return out.finish();
-        };
-        if turn.cancelling {
-            return out.finish();
-        }
-        turn.cancelling = true;
-        if turn.prompt.as_ref().is_some_and(|prompt| !prompt.sent) {
-            self.drop_prompt(&mut out);
-            self.output(&mut out).end_turn();
-            return out.finish();
-        }
-        let request = self.state.ids.next("req");
-        let mut o = Output::new(
-            &mut self.state,
-            &mut out,
-            &self.config.directory,
-            Origin::Adapter,
-        );
-        o.write(&protocol::abort(&request));
-        dialogs::decline_all(&mut o);
-        out.set_timer(ABORT_TIMER, ABORT_TIMEOUT_MS);
-        out.finish()
-    }
-
-    /// Ends the running turn as cancelled, closes Pi's stdin (it exits) and ends the
-    /// session.
-    fn terminate(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if let Some(turn) = self.state.turn.as_mut() {
-            turn.cancelling = true;
-        }
-        self.drop_prompt(&mut out);
-        self.output(&mut out).end_turn();
-        if let Some(process) = self.state.process.take() {
-            out.close_stdin(process.id);
-        }
-        out.emit(event::session_terminated().synthetic());
-        self.state.ended = true;
-        out.finish()
-    }
-
-    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if self.is_image_reader(&process_id) {
-            let images = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut());
-            if let Some(image) = images
-                .into_iter()
-                .flat_map(|prompt| prompt.images.iter_mut())
-                .find(|image| image.process_id == process_id)
+        process_session::cancel_turn(self, |session, out| {
+            let turn = session.state.turn.as_ref();
+            if turn
+                .and_then(|turn| turn.prompt.as_ref())
+                .is_some_and(|p| !p.sent)
             {
-                image.data = Some(line.trim().to_owned());
+                session.drop_prompt(out);
+                session.output(out).end_turn();
+                return false;
             }
-            return out.finish();
-        }
-        let Some(process) = self.state.process.as_mut().filter(|p| p.id == process_id) else {
-            return out.finish();
-        };
-        process.ready = true;
-        Output::new(
-            &mut self.state,
-            &mut out,
-            &self.config.directory,
-            Origin::Line(&line),
-        )
-        .line(&line);
-        out.finish()
+            let request = session.state.ids.next("req");
+            let mut o = Output::new(
+                &mut session.state,
+                out,
+                &session.config.directory,
+                Origin::Adapter,
+            );
+            o.write(&protocol::abort(&request));
+            dialogs::decline_all(&mut o);
+            true
+        })
     }
+
+    sandbox_agent_adapter_kit::process_handlers!();
 
     /// Notes a failed resume; the daemon keeps the stderr lines itself (for a
     /// `session.ended` error).
@@ -322,66 +247,81 @@ impl SessionMachine for PiSession {
         }
         Vec::new()
     }
+}
 
-    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if self.is_image_reader(&process_id) {
-            let read = self
-                .prompt_images()
-                .any(|image| image.process_id == process_id && image.data.is_some());
-            if status.success() && read {
-                self.send_prompt(&mut out);
-            } else {
-                self.image_failed(&mut out, &process_id, status.describe());
-            }
-            return out.finish();
-        }
-        if !self.is_current(&process_id) {
-            return out.finish();
-        }
-        if let Some(process) = self.state.process.take() {
-            self.process_exited(&mut out, process, status);
-        }
-        out.finish()
+impl ProcessSession for PiSession {
+    const CANCEL_TIMER: &'static str = ABORT_TIMER;
+
+    sandbox_agent_adapter_kit::process_state!();
+
+    fn program(&self, _process_id: &str) -> String {
+        self.config.program(launch::PROGRAM).to_owned()
     }
 
-    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
+    /// A line of Pi: it started.
+    fn line(&mut self, out: &mut Actions, line: String) {
+        if let Some(process) = self.state.process.as_mut() {
+            process.ready = true;
         }
-        if self.is_image_reader(&process_id) {
-            self.image_failed(
-                &mut out,
-                &process_id,
-                format!("could not start node: {message}"),
-            );
-            return out.finish();
-        }
-        if !self.is_current(&process_id) {
-            return out.finish();
-        }
-        self.state.process = None;
-        let program = self.config.program(launch::PROGRAM);
-        self.fail(&mut out, Failure::spawn_failed(program, &message));
-        out.finish()
+        Output::new(
+            &mut self.state,
+            out,
+            &self.config.directory,
+            Origin::Line(&line),
+        )
+        .line(&line);
     }
 
-    /// Pi did not end an aborted turn in time: its process is killed (the next
-    /// message resumes the session in a new one) and the turn ends.
-    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        let cancelling = self.state.turn.as_ref().is_some_and(|t| t.cancelling);
-        if timer_id != ABORT_TIMER || !cancelling {
-            return out.finish();
-        }
+    fn exited(&mut self, out: &mut Actions, status: ExitStatus) {
         if let Some(process) = self.state.process.take() {
-            out.kill(process.id);
+            self.process_exited(out, process, status);
         }
-        self.output(&mut out).end_turn();
-        out.finish()
+    }
+
+    /// The prompt is dropped (unless a cancel timed out) and the turn ends
+    /// (cancelled when terminated).
+    fn wind_down(&mut self, out: &mut Actions, why: WindDown) {
+        if let (WindDown::Terminated, Some(turn)) = (why, self.state.turn.as_mut()) {
+            turn.cancelling = true;
+        }
+        if why != WindDown::CancelTimedOut {
+            self.drop_prompt(out);
+        }
+        self.output(out).end_turn();
+    }
+
+    /// A line of an image reader: the image, in base64.
+    fn other_line(&mut self, _out: &mut Actions, process_id: String, line: String) {
+        let images = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut());
+        if let Some(image) = images
+            .into_iter()
+            .flat_map(|prompt| prompt.images.iter_mut())
+            .find(|image| image.process_id == process_id)
+        {
+            image.data = Some(line.trim().to_owned());
+        }
+    }
+
+    /// An image reader exited: the prompt goes out once every image is read, or the
+    /// turn fails.
+    fn other_exited(&mut self, out: &mut Actions, process_id: String, status: ExitStatus) {
+        if !self.is_image_reader(&process_id) {
+            return;
+        }
+        let read = self
+            .prompt_images()
+            .any(|image| image.process_id == process_id && image.data.is_some());
+        if status.success() && read {
+            self.send_prompt(out);
+        } else {
+            self.image_failed(out, &process_id, status.describe());
+        }
+    }
+
+    fn other_spawn_failed(&mut self, out: &mut Actions, process_id: String, message: String) {
+        if self.is_image_reader(&process_id) {
+            let reason = format!("could not start node: {message}");
+            self.image_failed(out, &process_id, reason);
+        }
     }
 }

@@ -74,12 +74,12 @@ impl Adapter for Qwen {
     /// is whatever the OpenAI-compatible endpoint serves (`OPENAI_MODEL`, or the
     /// session's `model`).
     fn info() -> AdapterInfo {
-        AdapterInfo::agent("qwen", "Qwen Code", env!("CARGO_PKG_VERSION"), CAPABILITIES)
+        sandbox_agent_adapter_kit::agent_info!("qwen", "Qwen Code", CAPABILITIES)
             .for_versions(">=0.24, <0.25")
-            .with_modes([
-                AgentMode::build("Qwen Code with its full tool set"),
-                AgentMode::plan("Qwen Code's plan mode: analyze only"),
-            ])
+            .with_build_and_plan(
+                "Qwen Code with its full tool set",
+                "Qwen Code's plan mode: analyze only",
+            )
             .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 

@@ -1,6 +1,7 @@
 //! The session on single inputs: probe, launches, lines, exits, cancel.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::testing::assert_has;
 use sandbox_agent_adapter_kit::transcript::render;
 
 use super::config;
@@ -31,6 +32,12 @@ fn ok() -> ExitStatus {
 
 fn send(session: &mut AmpSession, text: &str) -> Vec<String> {
     render(&session.send_message(vec![MessagePart::Text(text.into())]))
+}
+
+/// Sends `text` and panics unless the turn starts process `spawn` (rendered).
+#[track_caller]
+fn assert_turn_spawns(session: &mut AmpSession, text: &str, spawn: &str) {
+    assert_has(&send(session, text), spawn);
 }
 
 fn stdout(session: &mut AmpSession, process: &str, line: &str) -> Vec<String> {
@@ -67,8 +74,11 @@ fn a_message_sent_during_the_probe_waits_for_it() {
 #[test]
 fn the_second_turn_continues_the_thread_of_the_first() {
     let mut session = probed(OLD_HELP);
-    let lines = send(&mut session, "hi");
-    assert!(lines.contains(&r#"spawn amp_1 ["amp", "--execute", "--stream-json"]"#.to_owned()));
+    assert_turn_spawns(
+        &mut session,
+        "hi",
+        r#"spawn amp_1 ["amp", "--execute", "--stream-json"]"#,
+    );
     assert_eq!(
         stdout(&mut session, "amp_1", INIT),
         ["set-native-session-id T-1"]
@@ -81,13 +91,10 @@ fn the_second_turn_continues_the_thread_of_the_first() {
 
     // A snapshot taken between turns keeps the thread and the flags.
     let mut session = AmpSession::restore(config(), &session.snapshot()).unwrap();
-    let lines = send(&mut session, "again");
-    assert!(
-        lines.contains(
-            &r#"spawn amp_2 ["amp", "threads", "continue", "T-1", "--execute", "--stream-json"]"#
-                .to_owned()
-        ),
-        "{lines:?}"
+    assert_turn_spawns(
+        &mut session,
+        "again",
+        r#"spawn amp_2 ["amp", "threads", "continue", "T-1", "--execute", "--stream-json"]"#,
     );
 }
 
@@ -99,13 +106,10 @@ fn a_session_resumed_by_id_continues_that_thread() {
     let lines = render(&session.start());
     assert_eq!(lines[0], "set-native-session-id T-9");
     session.on_exit("probe_1".into(), ok());
-    let lines = send(&mut session, "hi");
-    assert!(
-        lines.contains(
-            &r#"spawn amp_1 ["amp", "threads", "continue", "T-9", "--execute", "--stream-json"]"#
-                .to_owned()
-        ),
-        "{lines:?}"
+    assert_turn_spawns(
+        &mut session,
+        "hi",
+        r#"spawn amp_1 ["amp", "threads", "continue", "T-9", "--execute", "--stream-json"]"#,
     );
 }
 

@@ -3,12 +3,16 @@
 //! must show.
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::testing::check;
+use sandbox_agent_adapter_kit::testing::lifecycle::{
+    check_crash_mid_turn, check_every_shape, check_terminated,
+};
 use sandbox_agent_adapter_kit::testing::replay::events;
-use sandbox_agent_adapter_kit::testing::shape::{check_shape, Shape};
+use sandbox_agent_adapter_kit::testing::shape::Shape;
+use sandbox_agent_adapter_kit::testing::{assert_has, check};
 use serde_json::Value;
 
 use super::replay::{only, replay, Step};
+use crate::ClaudeSession;
 
 /// Native lines that carry nothing for the universal schema: the handshake's answer,
 /// per-turn `init`/`status` notices, stream framing, signatures and tool-input JSON
@@ -47,11 +51,7 @@ const SHAPE: Shape = Shape {
 
 #[test]
 fn every_transcript_has_the_universal_shape() {
-    let names = super::replay::names();
-    assert!(names.len() >= 15, "transcripts: {names:?}");
-    for name in names {
-        check_shape(&name, &replay(&name), SHAPE);
-    }
+    check_every_shape::<ClaudeSession>(env!("CARGO_MANIFEST_DIR"), 15, SHAPE);
 }
 
 #[test]
@@ -89,15 +89,10 @@ fn a_text_turn_streams_deltas_and_reports_usage() {
     );
 }
 
-/// True when the replay has a rendered line equal to `expected`.
+/// Panics unless the replay has a rendered line equal to `expected`.
 #[track_caller]
 fn has(steps: &[Step], expected: &str) {
-    let lines = super::replay::rendered(steps);
-    assert!(
-        lines.iter().any(|line| line == expected),
-        "missing line:\n{expected}\n--- in:\n{}",
-        lines.join("\n")
-    );
+    assert_has(&super::replay::rendered(steps), expected);
 }
 
 #[test]
@@ -317,22 +312,10 @@ fn a_crash_mid_turn_ends_the_session_with_an_error() {
         ended.message.as_deref(),
         Some("Claude Code exited during a turn with signal 9")
     );
-    check(
-        only(
-            &steps,
-            &[
-                "error",
-                "item.completed itm_2",
-                "turn.ended",
-                "session.ended",
-            ],
-        ),
-        &[
-            r#"error "Claude Code exited during a turn with signal 9" code=agent_exited (synthetic)"#,
-            r#"item.completed itm_2 message/assistant failed [text "tick 1 tick 2 "] (synthetic)"#,
-            "turn.ended turn_1 (synthetic)",
-            r#"session.ended error by agent "Claude Code exited during a turn with signal 9" (synthetic)"#,
-        ],
+    check_crash_mid_turn(
+        &steps,
+        "Claude Code",
+        r#"item.completed itm_2 message/assistant failed [text "tick 1 tick 2 "] (synthetic)"#,
     );
 }
 
@@ -352,14 +335,7 @@ fn an_idle_exit_resumes_in_a_new_process() {
 
 #[test]
 fn terminate_closes_stdin_and_ends_the_session() {
-    let steps = replay("terminate");
-    check(
-        only(&steps, &["close-stdin", "session.ended"]),
-        &[
-            "close-stdin claude_1",
-            "session.ended terminated by daemon (synthetic)",
-        ],
-    );
+    check_terminated(&replay("terminate"), "claude_1");
 }
 
 #[test]

@@ -53,15 +53,7 @@ pub use session::AcpSession;
 /// results with file changes and commands, permission prompts, the session's MCP
 /// servers in `session/new`, `error` events, cancel (`session/cancel`) and resume
 /// (`session/load`).
-pub const CAPABILITIES: Capabilities = crate::capabilities![
-    plan_mode,
-    permissions,
-    file_changes,
-    streaming_deltas,
-    mcp_servers,
-    mcp_tools,
-    ..Capabilities::CODING_AGENT
-];
+pub const CAPABILITIES: Capabilities = Capabilities::SUPERVISED_AGENT;
 
 /// The ACP version the session speaks.
 const PROTOCOL_VERSION: u64 = 1;

@@ -9,6 +9,7 @@ use super::state::{Call, PendingPermission, Phase, Process, State, TurnState};
 use super::{updates, AcpAgent};
 use crate::jsonrpc::{self, Framing, Message, RpcError};
 use crate::prelude::*;
+use crate::process_session::{ProcessSession, WindDown};
 
 /// ACP lines carry the `jsonrpc` member.
 const RPC: Framing = Framing::JSONRPC;
@@ -132,33 +133,26 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
         out.finish()
     }
 
-    fn terminate(&mut self) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        if let Some(turn) = self.state.turn.as_mut() {
-            turn.cancelling = true;
-            self.reject_pending(&mut out);
-            self.end_turn(&mut out, None, None);
-        }
-        if let Some(process) = self.state.process.take() {
-            out.close_stdin(process.id);
-        }
-        out.emit(event::session_terminated().synthetic());
-        self.state.ended = true;
-        out.finish()
+    crate::process_handlers!();
+}
+
+impl<A: AcpAgent> ProcessSession for AcpSession<A> {
+    const CANCEL_TIMER: &'static str = CANCEL_TIMER;
+
+    crate::process_state!();
+
+    fn program(&self, process_id: &str) -> String {
+        let spawn = A::spawn(&self.config, process_id);
+        spawn
+            .argv
+            .first()
+            .map_or(A::NAME, String::as_str)
+            .to_owned()
     }
 
-    fn on_stdout(&mut self, process_id: String, line: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended || !self.is_current(&process_id) {
-            return out.finish();
-        }
+    fn line(&mut self, out: &mut Actions, line: String) {
         match jsonrpc::parse(&line) {
-            Some(Message::Response { id, outcome }) => {
-                self.on_response(&mut out, id, outcome, &line)
-            }
+            Some(Message::Response { id, outcome }) => self.on_response(out, id, outcome, &line),
             Some(Message::Notification { method, params }) if method == "session/update" => {
                 let replaying = self
                     .state
@@ -167,17 +161,17 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
                     .is_some_and(|p| p.phase == Phase::Replaying);
                 // The replay of a loaded session is history, already in the transcript.
                 if !replaying {
-                    updates::apply(&mut self.state, &mut out, &params["update"], &line);
+                    updates::apply(&mut self.state, out, &params["update"], &line);
                 }
             }
             Some(Message::Request { id, method, params })
                 if method == "session/request_permission" =>
             {
-                self.on_permission_request(&mut out, id, &params, &line);
+                self.on_permission_request(out, id, &params, &line);
             }
             Some(Message::Request { id, method, .. }) => {
                 let message = format!("method not supported by sandbox-agent: {method}");
-                self.write(&mut out, &RPC.error(&id, -32601, &message));
+                self.write(out, &RPC.error(&id, -32601, &message));
                 if !A::QUIET_REQUESTS.contains(&method.as_str()) {
                     out.emit(event::unparsed("unsupported ACP request", "stdout", line));
                 }
@@ -193,68 +187,55 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
                 ));
             }
         }
-        out.finish()
     }
 
-    /// The daemon keeps the stderr lines itself (for a `session.ended` error).
-    fn on_stderr(&mut self, _process_id: String, _line: String) -> Vec<Action> {
-        Vec::new()
-    }
-
-    fn on_exit(&mut self, process_id: String, status: ExitStatus) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended || !self.is_current(&process_id) {
-            return out.finish();
-        }
+    /// An exit during a turn, or before the native session opened, ends the session
+    /// with an error; after an idle exit, the next message relaunches and loads the
+    /// native session.
+    fn exited(&mut self, out: &mut Actions, status: ExitStatus) {
         let phase = self.state.process.take().map(|p| p.phase);
         if self.state.turn.is_some() {
-            self.fail(&mut out, Failure::exited_during_turn(A::NAME, &status));
+            self.fail(out, Failure::exited_during_turn(A::NAME, &status));
         } else if phase == Some(Phase::Starting) {
             let message = format!(
                 "{} exited before its session started, with {}",
                 A::NAME,
                 status.describe()
             );
-            self.fail(&mut out, Failure::exited(message, &status));
+            self.fail(out, Failure::exited(message, &status));
         }
-        // An idle exit: the next message relaunches and loads the native session.
-        out.finish()
     }
 
-    fn on_spawn_failed(&mut self, process_id: String, message: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended || !self.is_current(&process_id) {
-            return out.finish();
+    /// The turn ends: cancelled, with what waits for the client rejected, when
+    /// terminated; with its open items failed when the session fails.
+    fn wind_down(&mut self, out: &mut Actions, why: WindDown) {
+        match why {
+            WindDown::Terminated => {
+                let Some(turn) = self.state.turn.as_mut() else {
+                    return;
+                };
+                turn.cancelling = true;
+                self.reject_pending(out);
+            }
+            WindDown::Failed => {
+                if let Some(turn) = self.state.turn.as_mut() {
+                    turn.errored = true;
+                }
+                self.state.pending.clear();
+            }
+            WindDown::CancelTimedOut => {}
         }
-        self.state.process = None;
-        let spawn = A::spawn(&self.config, &process_id);
-        let program = spawn.argv.first().map_or(A::NAME, String::as_str);
-        self.fail(&mut out, Failure::spawn_failed(program, &message));
-        out.finish()
+        self.end_turn(out, None, None);
     }
 
-    fn on_timer(&mut self, timer_id: String) -> Vec<Action> {
-        let mut out = Actions::new();
-        if self.state.ended {
-            return out.finish();
-        }
-        match timer_id.as_str() {
-            REPLAY_TIMER => {
-                if let Some(process) = self.state.process.as_mut() {
-                    process.phase = Phase::Ready;
-                    self.send_prompt(&mut out);
-                }
+    /// The replay of a loaded session is over: the prompt goes out.
+    fn other_timer(&mut self, out: &mut Actions, timer_id: &str) {
+        if timer_id == REPLAY_TIMER {
+            if let Some(process) = self.state.process.as_mut() {
+                process.phase = Phase::Ready;
+                self.send_prompt(out);
             }
-            CANCEL_TIMER if self.state.turn.as_ref().is_some_and(|t| t.cancelling) => {
-                // The CLI did not end the turn: kill it; the next message relaunches.
-                if let Some(process) = self.state.process.take() {
-                    out.kill(process.id);
-                }
-                self.end_turn(&mut out, None, None);
-            }
-            _ => {}
         }
-        out.finish()
     }
 }
 
@@ -275,14 +256,6 @@ impl<A: AcpAgent> AcpSession<A> {
             super::initialize_params(),
             Call::Initialize,
         );
-    }
-
-    /// Whether `process_id` is the live process (not a killed predecessor).
-    fn is_current(&self, process_id: &str) -> bool {
-        self.state
-            .process
-            .as_ref()
-            .is_some_and(|p| p.id == process_id)
     }
 
     /// Writes one line to the live process.
@@ -530,18 +503,6 @@ impl<A: AcpAgent> AcpSession<A> {
         if let Some(turn) = self.state.turn.as_mut() {
             updates::fail_tool_call(&mut self.state.ids, turn, out, call_id, output);
         }
-    }
-
-    /// A fatal failure: `error`, the turn ended, `session.ended` (error, by agent).
-    fn fail(&mut self, out: &mut Actions, failure: Failure) {
-        out.fail_session(failure, |out| {
-            if let Some(turn) = self.state.turn.as_mut() {
-                turn.errored = true;
-            }
-            self.state.pending.clear();
-            self.end_turn(out, None, None);
-        });
-        self.state.ended = true;
     }
 }
 

@@ -10,12 +10,15 @@
 //!   every native line kept as a `raw`, items and turns opened and closed in order).
 //! - [`record`]: a small native host that records such transcripts from the real
 //!   agent, for ignored `tests/record.rs` tests.
+//! - [`lifecycle`]: what replays show when a long-lived agent process goes away
+//!   (terminated, crashed mid-turn), and the shape check of every transcript.
 //! - [`facts`]: checks an adapter's static facts (info, install recipes for every
 //!   platform, version probes) against a JSON table ([`crate::facts_test!`]).
 //! - [`config`], [`without_raw`], [`render_without_raw`] and [`check`] for tests that
 //!   feed single lines.
 
 pub mod facts;
+pub mod lifecycle;
 pub mod record;
 pub mod replay;
 pub mod shape;
@@ -74,6 +77,17 @@ pub fn check(actual: Vec<String>, expected: &[&str]) {
     }
 }
 
+/// Panics unless `lines` (rendered actions) have one equal to `expected`, printing
+/// them all when not.
+#[track_caller]
+pub fn assert_has(lines: &[String], expected: &str) {
+    assert!(
+        lines.iter().any(|line| line == expected),
+        "missing line:\n{expected}\n--- in:\n{}",
+        lines.join("\n")
+    );
+}
+
 /// Panics unless `actions` are one `agent.unparsed` event with `error` that keeps
 /// `line` as its raw payload.
 #[track_caller]
@@ -89,6 +103,23 @@ pub fn assert_unparsed(actions: &[Action], line: &str, error: &str) {
         event.raw.as_deref(),
         Some(crate::text::raw_json(line).as_str())
     );
+}
+
+/// Panics unless a line that is not JSON (`not a JSON line`) and a JSON line of an
+/// unknown `type` (`unknown message type "brand_new"`) each come back from `feed`
+/// as one `agent.unparsed` event that keeps the line: the rule for agents that
+/// print one JSON object with a `type` a line.
+#[track_caller]
+pub fn assert_unknown_lines_unparsed(mut feed: impl FnMut(&str) -> Vec<Action>) {
+    for (line, error) in [
+        ("not json at all", "not a JSON line"),
+        (
+            r#"{"type":"brand_new"}"#,
+            "unknown message type \"brand_new\"",
+        ),
+    ] {
+        assert_unparsed(&feed(line), line, error);
+    }
 }
 
 #[cfg(test)]

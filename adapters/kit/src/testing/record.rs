@@ -3,9 +3,10 @@
 //! writes every input the session received to `transcripts/NAME.jsonl` (the format
 //! of `sandbox-agent adapters test`).
 //!
-//! An adapter's `tests/record.rs` lists its [`Scenario`]s, describes how its agent is
-//! pointed at the model server ([`Agent`]), and calls [`record_all`] from an ignored
-//! test. The environment chooses the binary and the server: `{ID}_RECORD_BIN`,
+//! An adapter's `tests/record.rs` says how its agent records the scenarios every
+//! agent shares ([`Shared`]) and lists its own [`Scenario`]s, describes how its agent
+//! is pointed at the model server ([`Agent`]), and calls [`record_all`] from an
+//! ignored test. The environment chooses the binary and the server: `{ID}_RECORD_BIN`,
 //! `{ID}_RECORD_MODEL_URL`, and optionally `{ID}_RECORD_ONLY=a,b` to record only
 //! those scenarios (`ID` is the agent id in upper case).
 //!
@@ -59,68 +60,178 @@ pub enum Step {
     Terminate,
 }
 
-/// A scenario: name, agent mode, permission mode, steps.
-pub type Scenario = (&'static str, &'static str, &'static str, &'static [Step]);
+/// A scenario: the transcript's name, the agent mode and permission mode of the
+/// session, the steps.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The transcript's name (`transcripts/NAME.jsonl`).
+    pub name: &'static str,
+    /// The session's agent mode.
+    pub mode: &'static str,
+    /// The session's permission mode.
+    pub permission_mode: &'static str,
+    /// What the client does.
+    pub steps: Vec<Step>,
+}
 
-/// Scenarios that every agent's recordings share, by the name of their transcript.
-pub mod common {
-    use super::{Scenario, Step};
-    use crate::types::PermissionReply;
+impl Scenario {
+    /// `steps` in agent mode `build` with permission mode `default`.
+    pub fn new(name: &'static str, steps: &[Step]) -> Self {
+        Self {
+            name,
+            mode: "build",
+            permission_mode: "default",
+            steps: steps.to_vec(),
+        }
+    }
 
-    /// Two plain turns.
-    pub const TEXT_MULTI_TURN: Scenario = (
-        "text-multi-turn",
-        "build",
-        "default",
-        &[Step::Send("hello"), Step::Send("second message")],
-    );
-    /// A turn with reasoning.
-    pub const THINK: Scenario = ("think", "build", "default", &[Step::Send("think: colors")]);
-    /// A command allowed once.
-    pub const PERMISSION_ONCE: Scenario = (
-        "permission-once",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::Permission(PermissionReply::Once),
-        ],
-    );
-    /// A command refused.
-    pub const PERMISSION_REJECT: Scenario = (
-        "permission-reject",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::Permission(PermissionReply::Reject),
-        ],
-    );
-    /// A turn cancelled while it waits for a permission, then a new message.
-    pub const CANCEL_PERMISSION: Scenario = (
-        "cancel-permission",
-        "build",
-        "default",
-        &[
-            Step::Send("run: touch a.txt"),
-            Step::CancelAfter(200),
-            Step::Send("hello after cancel"),
-        ],
-    );
-    /// The model API fails a turn; the next one works.
-    pub const API_ERROR: Scenario = (
-        "api-error",
-        "build",
-        "default",
-        &[Step::Send("fail: boom"), Step::Send("hello again")],
-    );
-    /// A turn, then the session is terminated.
-    pub const TERMINATE: Scenario = (
-        "terminate",
-        "build",
-        "default",
-        &[Step::Send("hello"), Step::Terminate],
-    );
+    /// The same in agent mode `plan`.
+    pub fn plan(self) -> Self {
+        Self {
+            mode: "plan",
+            ..self
+        }
+    }
+
+    /// The same with permission mode `bypass`.
+    pub fn bypass(self) -> Self {
+        Self {
+            permission_mode: "bypass",
+            ..self
+        }
+    }
+}
+
+/// How one agent records the scenarios every agent's recordings share.
+#[derive(Debug, Clone, Copy)]
+pub struct Shared {
+    /// The command `permission-always` sends after the client allowed the first one
+    /// for good.
+    always_again: &'static str,
+    /// The command `bypass-run` sends.
+    bypass_command: &'static str,
+    /// `cancel-streaming` and `crash-mid-turn` begin with a plain turn.
+    warm_up: bool,
+    /// `idle-exit-resume` waits for the next minute; `resume-same-minute` does not.
+    resume_next_minute: bool,
+}
+
+impl Shared {
+    /// The shared scenarios with `always_again`, the command `permission-always`
+    /// sends after the client allowed the first one for good, and `bypass_command`,
+    /// the command `bypass-run` sends.
+    pub fn new(always_again: &'static str, bypass_command: &'static str) -> Self {
+        Self {
+            always_again,
+            bypass_command,
+            warm_up: false,
+            resume_next_minute: false,
+        }
+    }
+
+    /// `cancel-streaming` and `crash-mid-turn` begin with a plain turn, so the agent
+    /// is up when the slow turn starts.
+    pub fn warmed_up(self) -> Self {
+        Self {
+            warm_up: true,
+            ..self
+        }
+    }
+
+    /// For an agent that loads a session only in a later minute than it started:
+    /// `idle-exit-resume` waits for the next minute, and `resume-same-minute`
+    /// records the resume without waiting.
+    pub fn resumed_a_minute_later(self) -> Self {
+        Self {
+            resume_next_minute: true,
+            ..self
+        }
+    }
+
+    /// The shared scenarios, as this agent records them.
+    pub fn scenarios(&self) -> Vec<Scenario> {
+        let warm_up = if self.warm_up {
+            &[Step::Send("hello")][..]
+        } else {
+            &[]
+        };
+        let then = |steps: &[Step]| [warm_up, steps].concat();
+        let resume = |next_minute: bool| {
+            let wait = if next_minute {
+                &[Step::NextMinute][..]
+            } else {
+                &[]
+            };
+            [
+                &[Step::Send("hello"), Step::KillAfter(1000)][..],
+                wait,
+                &[Step::Send("second message")],
+            ]
+            .concat()
+        };
+        let mut scenarios = vec![
+            Scenario::new(
+                "text-multi-turn",
+                &[Step::Send("hello"), Step::Send("second message")],
+            ),
+            Scenario::new("think", &[Step::Send("think: colors")]),
+            Scenario::new("permission-once", &permission(PermissionReply::Once)),
+            Scenario::new(
+                "permission-always",
+                &[
+                    permission(PermissionReply::Always).as_slice(),
+                    &[Step::Send(self.always_again)],
+                ]
+                .concat(),
+            ),
+            Scenario::new("permission-reject", &permission(PermissionReply::Reject)),
+            Scenario::new("bypass-run", &[Step::Send(self.bypass_command)]).bypass(),
+            Scenario::new(
+                "file-changes",
+                &[
+                    Step::Send("write: notes.txt: hello world"),
+                    Step::Send("read: notes.txt"),
+                    Step::Send("write: notes.txt: goodbye"),
+                ],
+            )
+            .bypass(),
+            Scenario::new(
+                "cancel-streaming",
+                &then(&[
+                    Step::Begin("slow: 20"),
+                    Step::CancelAfter(1500),
+                    Step::Send("hello after cancel"),
+                ]),
+            ),
+            Scenario::new(
+                "cancel-permission",
+                &[
+                    Step::Send("run: touch a.txt"),
+                    Step::CancelAfter(200),
+                    Step::Send("hello after cancel"),
+                ],
+            ),
+            Scenario::new(
+                "api-error",
+                &[Step::Send("fail: boom"), Step::Send("hello again")],
+            ),
+            Scenario::new(
+                "crash-mid-turn",
+                &then(&[Step::Begin("slow: 20"), Step::KillAfter(1500)]),
+            ),
+            Scenario::new("idle-exit-resume", &resume(self.resume_next_minute)),
+            Scenario::new("terminate", &[Step::Send("hello"), Step::Terminate]),
+        ];
+        if self.resume_next_minute {
+            scenarios.push(Scenario::new("resume-same-minute", &resume(false)));
+        }
+        scenarios
+    }
+}
+
+/// `run: touch a.txt`, answered with `reply`.
+fn permission(reply: PermissionReply) -> Vec<Step> {
+    vec![Step::Send("run: touch a.txt"), Step::Permission(reply)]
 }
 
 /// How to run one agent for recording.
@@ -129,9 +240,10 @@ pub struct Agent {
     /// The agent id: the bare program name the adapter spawns (replaced by
     /// `{ID}_RECORD_BIN`), and the prefix of the environment variables.
     pub id: &'static str,
-    /// The environment that points the agent at the model server at the given URL
-    /// (base URL, a dummy API key...).
-    pub env: fn(&str) -> Vec<(&'static str, String)>,
+    /// The variable that points the agent at the model server's URL.
+    pub base_url_var: &'static str,
+    /// The variable of its API key (a dummy one: the model server takes any).
+    pub api_key_var: &'static str,
     /// Prepares the fresh `HOME` (settings files the agent needs), or does nothing.
     pub prepare_home: fn(&Path),
     /// True when the session gets the real working directory; the transcript's
@@ -153,7 +265,8 @@ pub fn record_all<S: SessionMachine>(agent: &Agent, scenarios: &[Scenario], mani
         .unwrap_or_default();
     let out_dir = Path::new(manifest_dir).join("transcripts");
     std::fs::create_dir_all(&out_dir).unwrap();
-    for (name, mode, permission_mode, steps) in scenarios {
+    for scenario in scenarios {
+        let name = scenario.name;
         if !only.is_empty() && !only.iter().any(|o| o == name) {
             continue;
         }
@@ -163,8 +276,8 @@ pub fn record_all<S: SessionMachine>(agent: &Agent, scenarios: &[Scenario], mani
             binary: binary.clone(),
             model_url: model_url.clone(),
         };
-        let mut recorder = Recorder::<S>::new(host, name, mode, permission_mode);
-        for step in *steps {
+        let mut recorder = Recorder::<S>::new(host, scenario);
+        for step in &scenario.steps {
             recorder.step(*step);
         }
         recorder.finish(&out_dir.join(format!("{name}.jsonl")));
@@ -209,7 +322,9 @@ struct Recorder<S> {
 }
 
 impl<S: SessionMachine> Recorder<S> {
-    fn new(host: Host, name: &str, mode: &str, permission_mode: &str) -> Self {
+    fn new(host: Host, scenario: &Scenario) -> Self {
+        let (name, mode, permission_mode) =
+            (scenario.name, scenario.mode, scenario.permission_mode);
         let dir = format!("{}-record-{}-{name}", host.agent.id, std::process::id());
         let root = std::env::temp_dir().join(dir);
         let _ = std::fs::remove_dir_all(&root);
@@ -506,7 +621,8 @@ impl<S: SessionMachine> Recorder<S> {
             .args(&argv[1..])
             .envs(spawn.env.iter().map(|(k, v)| (k, v)))
             .env("HOME", &self.home)
-            .envs((self.host.agent.env)(&self.host.model_url))
+            .env(self.host.agent.base_url_var, &self.host.model_url)
+            .env(self.host.agent.api_key_var, "dummy-key")
             .current_dir(&self.workdir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -18,6 +18,26 @@ fn opening(turn: u64, item: u64, text: &str) -> [String; 3] {
     ]
 }
 
+/// The close of a turn the assistant answers: its message `text` as item `itm_<item>`,
+/// then `turn.ended` of `turn_<turn>` with `usage` (`in=1 out=4`).
+fn closing(item: u64, text: &str, turn: u64, usage: &str) -> [String; 3] {
+    [
+        format!("item.started itm_{item} message/assistant in_progress []"),
+        format!("item.completed itm_{item} message/assistant completed [text {text:?}]"),
+        format!("turn.ended turn_{turn} usage({usage})"),
+    ]
+}
+
+/// Like [`check`] on the transcript without its deltas, before the turn's closing
+/// lines (checked against `closing`).
+#[track_caller]
+fn check_closing(actual: Vec<String>, rest: &[&str], closing: [String; 3]) {
+    let actual = without_deltas(actual);
+    let split = actual.len().saturating_sub(3);
+    assert_eq!(actual[split..], closing, "turn closing");
+    check(actual[..split].to_vec(), rest);
+}
+
 /// A test session, started.
 struct Harness {
     session: MockSession,
@@ -47,6 +67,18 @@ impl Harness {
         let mut session = MockSession::new(config);
         session.start();
         Self { session }
+    }
+
+    /// Sends `text` as turn `turn_<turn>` with user item `itm_<item>`, and checks the
+    /// transcript: the turn's opening, then `rest`.
+    #[track_caller]
+    fn check_send(&mut self, text: &str, turn: u64, item: u64, rest: &[&str]) {
+        check_turn(self.send(text), opening(turn, item, text), rest);
+    }
+
+    /// Sends `text`; the text the assistant's item `item` streams in answer.
+    fn answer(&mut self, text: &str, item: &str) -> String {
+        streamed_text(&self.send(text), item)
     }
 
     fn send(&mut self, text: &str) -> Vec<String> {

@@ -7,9 +7,10 @@ use super::*;
 fn shell_runs_a_real_process_and_streams_its_output() {
     let mut mock = Harness::new();
     let spawn = r#"spawn shell_1 ["sh", "-c", "ls -1"]"#;
-    check_turn(
-        mock.send("shell ls -1"),
-        opening(1, 1, "shell ls -1"),
+    mock.check_send(
+        "shell ls -1",
+        1,
+        1,
         &[
             r#"item.started itm_2 tool_call/assistant in_progress [tool_call call_1 shell {"command":"ls -1"}]"#,
             r#"item.completed itm_2 tool_call/assistant completed [tool_call call_1 shell {"command":"ls -1"}]"#,
@@ -64,14 +65,12 @@ fn a_failing_shell_command_fails_its_result_and_reports_stderr() {
         mock.stderr("shell_1", "cat: missing: No such file or directory"),
         &[],
     );
-    check(
-        without_deltas(mock.exit("shell_1", 1)),
+    check_closing(
+        mock.exit("shell_1", 1),
         &[
             r#"item.completed itm_3 tool_result/tool failed [tool_result call_1 ""]"#,
-            "item.started itm_4 message/assistant in_progress []",
-            r#"item.completed itm_4 message/assistant completed [text "`cat missing` failed with exit code 1.\n\nstderr:\ncat: missing: No such file or directory"]"#,
-            "turn.ended turn_1 usage(in=3 out=15)",
         ],
+        closing(4, "`cat missing` failed with exit code 1.\n\nstderr:\ncat: missing: No such file or directory", 1, "in=3 out=15"),
     );
 }
 
@@ -84,23 +83,20 @@ fn a_shell_command_that_cannot_start_fails_its_result() {
             .session
             .on_spawn_failed("shell_1".into(), "sh: not found".into()),
     );
-    check(
-        without_deltas(lines),
-        &[
-            r#"item.completed itm_3 tool_result/tool failed [tool_result call_1 "sh: not found"]"#,
-            "item.started itm_4 message/assistant in_progress []",
-            r#"item.completed itm_4 message/assistant completed [text "`true` could not start: sh: not found"]"#,
-            "turn.ended turn_1 usage(in=2 out=7)",
-        ],
+    check_closing(
+        lines,
+        &[r#"item.completed itm_3 tool_result/tool failed [tool_result call_1 "sh: not found"]"#],
+        closing(4, "`true` could not start: sh: not found", 1, "in=2 out=7"),
     );
 }
 
 #[test]
 fn slow_streams_one_delta_per_timer_tick() {
     let mut mock = Harness::new();
-    check_turn(
-        mock.send("slow 3"),
-        opening(1, 1, "slow 3"),
+    mock.check_send(
+        "slow 3",
+        1,
+        1,
         &[
             "item.started itm_2 message/assistant in_progress []",
             "set-timer slow_1 100ms",

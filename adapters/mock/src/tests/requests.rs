@@ -3,29 +3,68 @@
 
 use super::*;
 
+/// A rendered permission line: `event` (`requested`, `resolved`) of
+/// `mock_<id>_permission` with `status`, asking to run `command`.
+fn permission(event: &str, id: u64, status: &str, command: &str) -> String {
+    let input = format!(r#"{{"command":"{command}","tool":"bash"}}"#);
+    format!("permission.{event} mock_{id}_permission command_execution {status} {input}")
+}
+
 #[test]
-fn permission_waits_for_a_reply_once() {
+fn a_permission_reply_resolves_it_and_the_agent_answers() {
+    let once = "Permission granted once: I may run `echo mock`.";
+    let always =
+        "Permission granted for this session: I may run `git push`, and will not ask again.";
+    let reject = "Permission rejected: I did not run `echo mock`.";
+    let cases = [
+        (
+            "permission",
+            PermissionReply::Once,
+            "accept",
+            once,
+            "in=1 out=8",
+        ),
+        (
+            "permission git push",
+            PermissionReply::Always,
+            "accept_for_session",
+            always,
+            "in=3 out=15",
+        ),
+        (
+            "permission",
+            PermissionReply::Reject,
+            "reject",
+            reject,
+            "in=1 out=8",
+        ),
+    ];
+    for (message, reply, status, answer, usage) in cases {
+        let command = message.strip_prefix("permission ").unwrap_or("echo mock");
+        let mut mock = Harness::new();
+        mock.check_send(
+            message,
+            1,
+            1,
+            &[&permission("requested", 1, "requested", command)],
+        );
+        check_closing(
+            mock.reply_permission("mock_1_permission", reply),
+            &[&permission("resolved", 1, status, command)],
+            closing(2, answer, 1, usage),
+        );
+    }
+}
+
+#[test]
+fn permission_once_is_not_remembered() {
     let mut mock = Harness::new();
-    check_turn(
-        mock.send("permission"),
-        opening(1, 1, "permission"),
-        &[
-            r#"permission.requested mock_1_permission command_execution requested {"command":"echo mock","tool":"bash"}"#,
-        ],
-    );
-    check(
-        without_deltas(mock.reply_permission("mock_1_permission", PermissionReply::Once)),
-        &[
-            r#"permission.resolved mock_1_permission command_execution accept {"command":"echo mock","tool":"bash"}"#,
-            "item.started itm_2 message/assistant in_progress []",
-            r#"item.completed itm_2 message/assistant completed [text "Permission granted once: I may run `echo mock`."]"#,
-            "turn.ended turn_1 usage(in=1 out=8)",
-        ],
-    );
-    // `once` is not remembered: the next request waits again.
+    mock.send("permission");
+    mock.reply_permission("mock_1_permission", PermissionReply::Once);
     assert_eq!(
         mock.send("permission").last().unwrap(),
-        r#"permission.requested mock_2_permission command_execution requested {"command":"echo mock","tool":"bash"}"#
+        &permission("requested", 2, "requested", "echo mock"),
+        "the next request waits again"
     );
 }
 
@@ -33,39 +72,18 @@ fn permission_waits_for_a_reply_once() {
 fn permission_always_is_remembered_for_the_session() {
     let mut mock = Harness::new();
     mock.send("permission git push");
-    check(
-        without_deltas(mock.reply_permission("mock_1_permission", PermissionReply::Always)),
-        &[
-            r#"permission.resolved mock_1_permission command_execution accept_for_session {"command":"git push","tool":"bash"}"#,
-            "item.started itm_2 message/assistant in_progress []",
-            r#"item.completed itm_2 message/assistant completed [text "Permission granted for this session: I may run `git push`, and will not ask again."]"#,
-            "turn.ended turn_1 usage(in=3 out=15)",
-        ],
-    );
+    mock.reply_permission("mock_1_permission", PermissionReply::Always);
+    let answer =
+        "Permission granted for this session: I may run `echo mock`, and will not ask again.";
     check_turn(
         without_deltas(mock.send("permission")),
         opening(2, 3, "permission"),
         &[
-            r#"permission.requested mock_2_permission command_execution requested {"command":"echo mock","tool":"bash"}"#,
-            r#"permission.resolved mock_2_permission command_execution accept_for_session {"command":"echo mock","tool":"bash"}"#,
+            &permission("requested", 2, "requested", "echo mock"),
+            &permission("resolved", 2, "accept_for_session", "echo mock"),
             "item.started itm_4 message/assistant in_progress []",
-            r#"item.completed itm_4 message/assistant completed [text "Permission granted for this session: I may run `echo mock`, and will not ask again."]"#,
+            &format!(r#"item.completed itm_4 message/assistant completed [text "{answer}"]"#),
             "turn.ended turn_2 usage(in=1 out=15)",
-        ],
-    );
-}
-
-#[test]
-fn permission_reject_finishes_the_turn_without_running() {
-    let mut mock = Harness::new();
-    mock.send("permission");
-    check(
-        without_deltas(mock.reply_permission("mock_1_permission", PermissionReply::Reject)),
-        &[
-            r#"permission.resolved mock_1_permission command_execution reject {"command":"echo mock","tool":"bash"}"#,
-            "item.started itm_2 message/assistant in_progress []",
-            r#"item.completed itm_2 message/assistant completed [text "Permission rejected: I did not run `echo mock`."]"#,
-            "turn.ended turn_1 usage(in=1 out=8)",
         ],
     );
 }
@@ -106,19 +124,18 @@ fn replies_to_unknown_ids_are_errors() {
 #[test]
 fn question_waits_for_an_answer() {
     let mut mock = Harness::new();
-    check_turn(
-        mock.send("question"),
-        opening(1, 1, "question"),
+    mock.check_send(
+        "question",
+        1,
+        1,
         &[r#"question.requested mock_1_question requested "Choose a color" ["Red", "Blue"]"#],
     );
-    check(
-        without_deltas(mock.reply_question("mock_1_question", &[&["Red", "Blue"]])),
+    check_closing(
+        mock.reply_question("mock_1_question", &[&["Red", "Blue"]]),
         &[
             r#"question.resolved mock_1_question answered "Choose a color" ["Red", "Blue"] response="Red, Blue""#,
-            "item.started itm_2 message/assistant in_progress []",
-            r#"item.completed itm_2 message/assistant completed [text "You answered: Red, Blue."]"#,
-            "turn.ended turn_1 usage(in=1 out=4)",
         ],
+        closing(2, "You answered: Red, Blue.", 1, "in=1 out=4"),
     );
 }
 
@@ -126,14 +143,10 @@ fn question_waits_for_an_answer() {
 fn question_reject_resolves_it_as_rejected() {
     let mut mock = Harness::new();
     mock.send("question");
-    check(
-        without_deltas(mock.reject_question("mock_1_question")),
-        &[
-            r#"question.resolved mock_1_question rejected "Choose a color" ["Red", "Blue"]"#,
-            "item.started itm_2 message/assistant in_progress []",
-            r#"item.completed itm_2 message/assistant completed [text "You declined to answer."]"#,
-            "turn.ended turn_1 usage(in=1 out=4)",
-        ],
+    check_closing(
+        mock.reject_question("mock_1_question"),
+        &[r#"question.resolved mock_1_question rejected "Choose a color" ["Red", "Blue"]"#],
+        closing(2, "You declined to answer.", 1, "in=1 out=4"),
     );
 }
 
@@ -191,14 +204,15 @@ fn snapshot_and_restore_continue_a_shell_turn() {
     mock.stdout("shell_1", "a");
     mock.restart();
     check(mock.stdout("shell_1", "b"), &[r#"item.delta itm_5 "b\n""#]);
-    check(
-        without_deltas(mock.exit("shell_1", 0)),
-        &[
-            r#"item.completed itm_5 tool_result/tool completed [tool_result call_1 "a\nb\n"]"#,
-            "item.started itm_6 message/assistant in_progress []",
-            r#"item.completed itm_6 message/assistant completed [text "`printf 'a\\nb\\n'` exited with code 0."]"#,
-            "turn.ended turn_2 usage(in=3 out=6)",
-        ],
+    check_closing(
+        mock.exit("shell_1", 0),
+        &[r#"item.completed itm_5 tool_result/tool completed [tool_result call_1 "a\nb\n"]"#],
+        closing(
+            6,
+            "`printf 'a\\nb\\n'` exited with code 0.",
+            2,
+            "in=3 out=6",
+        ),
     );
     // Counters carry on after the restore.
     assert_eq!(mock.send("shell true")[0], "turn.started turn_3");
@@ -249,8 +263,10 @@ fn restore_refuses_a_foreign_snapshot() {
 #[test]
 fn the_shared_test_suite_prompts_still_work() {
     let mut mock = Harness::new();
-    let ok = mock.send("Reply with exactly the single word OK.");
-    assert_eq!(streamed_text(&ok, "itm_2"), "OK");
+    assert_eq!(
+        mock.answer("Reply with exactly the single word OK.", "itm_2"),
+        "OK"
+    );
     let lines = mock.send("Use the bash tool to run `ls` in the current directory. Do not answer without using the tool.");
     assert_eq!(
         lines.last().unwrap(),

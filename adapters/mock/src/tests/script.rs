@@ -62,16 +62,19 @@ fn attachments_appear_in_the_user_item_and_the_echo() {
         MessagePart::Image(attachment("/tmp/a.png", "image/png")),
         MessagePart::File(attachment("/tmp/b.txt", "text/plain")),
     ]);
-    check(
-        without_deltas(lines.clone()),
+    check_closing(
+        lines.clone(),
         &[
             "turn.started turn_1",
             r#"item.started itm_1 message/user in_progress [text "look", image /tmp/a.png image/png, file_ref read /tmp/b.txt] (synthetic)"#,
             r#"item.completed itm_1 message/user completed [text "look", image /tmp/a.png image/png, file_ref read /tmp/b.txt] (synthetic)"#,
-            "item.started itm_2 message/assistant in_progress []",
-            r#"item.completed itm_2 message/assistant completed [text "look\n\nAttachments:\n- /tmp/a.png\n- /tmp/b.txt"]"#,
-            "turn.ended turn_1 usage(in=1 out=6)",
         ],
+        closing(
+            2,
+            "look\n\nAttachments:\n- /tmp/a.png\n- /tmp/b.txt",
+            1,
+            "in=1 out=6",
+        ),
     );
     assert_eq!(
         streamed_text(&lines, "itm_2"),
@@ -162,22 +165,18 @@ fn help_lists_the_commands() {
 #[test]
 fn echo_and_say_reply_with_the_rest_of_the_message() {
     let mut mock = Harness::new();
-    let lines = mock.send("echo  Hi   there ");
-    assert_eq!(streamed_text(&lines, "itm_2"), "Hi   there");
-    let lines = mock.send("SAY it");
-    assert_eq!(streamed_text(&lines, "itm_4"), "it");
-    let lines = mock.send("echo");
+    assert_eq!(mock.answer("echo  Hi   there ", "itm_2"), "Hi   there");
+    assert_eq!(mock.answer("SAY it", "itm_4"), "it");
     assert_eq!(
-        streamed_text(&lines, "itm_6"),
+        mock.answer("echo", "itm_6"),
         "Tell me what to say after `echo`."
     );
 }
 
 #[test]
 fn an_empty_message_points_to_help() {
-    let lines = Harness::new().send("   ");
     assert_eq!(
-        streamed_text(&lines, "itm_2"),
+        Harness::new().answer("   ", "itm_2"),
         "Send `help` to list the mock agent's commands."
     );
 }
@@ -303,18 +302,20 @@ fn tool_emits_a_call_and_a_failed_result_with_file_refs() {
 #[test]
 fn status_image_and_unknown_items() {
     let mut mock = Harness::new();
-    check_turn(
-        mock.send("status"),
-        opening(1, 1, "status"),
+    mock.check_send(
+        "status",
+        1,
+        1,
         &[
             r#"item.started itm_2 status/assistant in_progress [status "Indexing" "2 files"]"#,
             r#"item.completed itm_2 status/assistant completed [status "Indexing" "Done"]"#,
             "turn.ended turn_1 usage(in=1 out=0)",
         ],
     );
-    check_turn(
-        mock.send("image"),
-        opening(2, 3, "image"),
+    mock.check_send(
+        "image",
+        2,
+        3,
         &[
             "item.started itm_4 message/assistant in_progress []",
             r#"item.delta itm_4 "Here is a mock image output.""#,
@@ -322,9 +323,10 @@ fn status_image_and_unknown_items() {
             "turn.ended turn_2 usage(in=1 out=6)",
         ],
     );
-    check_turn(
-        mock.send("unknown"),
-        opening(3, 5, "unknown"),
+    mock.check_send(
+        "unknown",
+        3,
+        5,
         &[
             r#"item.started itm_6 unknown/assistant in_progress [text "Unknown item kind example."]"#,
             r#"item.completed itm_6 unknown/assistant completed [text "Unknown item kind example."]"#,
@@ -396,9 +398,8 @@ fn plan_mode_describes_instead_of_acting() {
         streamed_text(&lines, "itm_2"),
         "Plan mode: I would run `rm -rf build`."
     );
-    let lines = mock.send("edit a.txt");
     assert_eq!(
-        streamed_text(&lines, "itm_4"),
+        mock.answer("edit a.txt", "itm_4"),
         "Plan mode: I would edit `a.txt` (nothing was changed)."
     );
 }
@@ -423,18 +424,20 @@ fn usage_reports_the_session_totals_and_every_usage_field() {
 #[test]
 fn error_and_unparsed_keep_the_session_going() {
     let mut mock = Harness::new();
-    check_turn(
-        mock.send("error"),
-        opening(1, 1, "error"),
+    mock.check_send(
+        "error",
+        1,
+        1,
         &[
             r#"error "Mock error event." code=mock_error {"mock":true}"#,
             r#"agent.unparsed mock.stream "unsupported payload" raw={"raw":"mock"}"#,
             "turn.ended turn_1 usage(in=1 out=0)",
         ],
     );
-    check_turn(
-        mock.send("unparsed"),
-        opening(2, 2, "unparsed"),
+    mock.check_send(
+        "unparsed",
+        2,
+        2,
         &[
             r#"agent.unparsed mock.stream "unsupported payload" raw={"raw":"mock"}"#,
             "turn.ended turn_2 usage(in=1 out=0)",
@@ -449,9 +452,10 @@ fn error_and_unparsed_keep_the_session_going() {
 #[test]
 fn end_closes_the_turn_then_ends_the_session() {
     let mut mock = Harness::new();
-    check_turn(
-        mock.send("end"),
-        opening(1, 1, "end"),
+    mock.check_send(
+        "end",
+        1,
+        1,
         &[
             "turn.ended turn_1 usage(in=1 out=0)",
             "session.ended completed by agent",

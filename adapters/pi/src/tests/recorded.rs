@@ -3,10 +3,14 @@
 //! must show.
 
 use sandbox_agent_adapter_kit::testing::check;
-use sandbox_agent_adapter_kit::testing::shape::{check_shape, Shape};
+use sandbox_agent_adapter_kit::testing::lifecycle::{
+    check_crash_mid_turn, check_every_shape, check_terminated,
+};
+use sandbox_agent_adapter_kit::testing::shape::Shape;
 use serde_json::Value;
 
-use super::replay::{names, only, replay};
+use super::replay::{only, replay};
+use crate::PiSession;
 
 /// Native lines that carry nothing for the universal schema: acknowledgements, Pi's
 /// loop framing, echoes of the prompt and of tool results, tool-argument JSON,
@@ -36,11 +40,7 @@ const SHAPE: Shape = Shape {
 
 #[test]
 fn every_transcript_has_the_universal_shape() {
-    let names = names();
-    assert!(names.len() >= 12, "{names:?}");
-    for name in names {
-        check_shape(&name, &replay(&name), SHAPE);
-    }
+    check_every_shape::<PiSession>(env!("CARGO_MANIFEST_DIR"), 12, SHAPE);
 }
 
 #[test]
@@ -136,23 +136,10 @@ fn cancel_aborts_and_the_session_goes_on() {
 
 #[test]
 fn a_crash_mid_turn_ends_the_session_with_the_signal() {
-    let steps = replay("crash-mid-turn");
-    check(
-        only(
-            &steps,
-            &[
-                "error",
-                "item.completed itm_2",
-                "turn.ended",
-                "session.ended",
-            ],
-        ),
-        &[
-            r#"error "Pi exited during a turn with signal 9" code=agent_exited (synthetic)"#,
-            r#"item.completed itm_2 message/assistant failed [text "tick 1 tick 2 tick 3 "] (synthetic)"#,
-            "turn.ended turn_1 (synthetic)",
-            r#"session.ended error by agent "Pi exited during a turn with signal 9" (synthetic)"#,
-        ],
+    check_crash_mid_turn(
+        &replay("crash-mid-turn"),
+        "Pi",
+        r#"item.completed itm_2 message/assistant failed [text "tick 1 tick 2 tick 3 "] (synthetic)"#,
     );
 }
 
@@ -186,14 +173,7 @@ fn a_session_pi_never_saved_starts_afresh() {
 
 #[test]
 fn terminate_closes_stdin_and_ends_the_session() {
-    let steps = replay("terminate");
-    check(
-        only(&steps, &["close-stdin", "session.ended"]),
-        &[
-            "close-stdin pi_1",
-            "session.ended terminated by daemon (synthetic)",
-        ],
-    );
+    check_terminated(&replay("terminate"), "pi_1");
 }
 
 #[test]
