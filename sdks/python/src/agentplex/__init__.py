@@ -6,6 +6,7 @@
 ``agentplex.errors``.
 """
 
+from . import errors, models
 from ._core import (
     AsyncPermissionHandler,
     AsyncQuestionHandler,
@@ -46,7 +47,9 @@ __all__ = [
     "QuestionHandler",
     "SandboxAgentError",
     "Session",
+    "errors",
     "find_binary",
+    "models",
     "start",
     "start_async",
 ]
