@@ -99,3 +99,35 @@ def test_a_stream_that_keeps_failing_raises_stream_error() -> None:
         with pytest.raises(StreamError) as caught:
             list(client.session("s").events(max_retries=2, retry_delay=0.001))
     assert caught.value.session_id == "s"
+
+
+class AsyncDropping(httpx.AsyncByteStream):
+    """``Dropping`` for the async client."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    async def __aiter__(self) -> Any:
+        yield self.body
+        raise httpx.RemoteProtocolError("peer closed connection")
+
+
+def test_async_events_reconnect_the_same_way() -> None:
+    import asyncio
+
+    from agentplex import AsyncClient
+
+    seen_ids: list[str | None] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen_ids.append(request.headers.get("last-event-id"))
+        if len(seen_ids) == 1:
+            return httpx.Response(200, stream=AsyncDropping(sse(event(1), event(2))))
+        return httpx.Response(200, content=sse(event(2), event(3, "session.ended")))
+
+    async def main() -> list[int]:
+        async with AsyncClient("http://daemon", transport=httpx.MockTransport(handler)) as client:
+            return [e.sequence async for e in client.session("s").events(retry_delay=0.01)]
+
+    assert asyncio.run(main()) == [1, 2, 3]
+    assert seen_ids == [None, "2"]
