@@ -48,6 +48,22 @@ SANDBOX_AGENT_BIN="$PWD/target/debug/sandbox-agent" \
   npm test
 )
 
+# The Python SDK (sdks/python): installed with its pinned test tools from PyPI into a venv
+# under target/, its models match docs/openapi.json (tests/test_models.py), it type-checks
+# with mypy --strict, ruff finds nothing, and its pytest suite passes against the daemon
+# binary built above (or $SANDBOX_AGENT_BIN), examples/python and the README example included.
+(
+  venv=target/python-sdk-venv
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "./sdks/python[test]"
+  export SANDBOX_AGENT_BIN="${SANDBOX_AGENT_BIN:-$PWD/target/debug/sandbox-agent}"
+  cd sdks/python
+  ../../"$venv"/bin/mypy
+  ../../"$venv"/bin/ruff check . ../../examples/python
+  ../../"$venv"/bin/ruff format --check . ../../examples/python
+  ../../"$venv"/bin/pytest -q
+)
+
 # The release (docs/installation.md): the static x86_64 musl binary as scripts/release.sh
 # builds it (cargo-zigbuild with Zig from PyPI, installed by the script when missing) into
 # dist/ with its archive, checksums, install script and npm packages; a smoke run of that

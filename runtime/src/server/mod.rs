@@ -193,7 +193,11 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         fs_max_bytes: config.fs_max_bytes,
     };
     let app = router(state, &config)?;
-    tracing::info!(address = %listener.local_addr()?, auth = config.token.is_some(), "sandbox-agent listening");
+    let address = listener.local_addr()?;
+    tracing::info!(%address, auth = config.token.is_some(), "sandbox-agent listening");
+    if let Err(error) = announce(address) {
+        tracing::warn!(%error, "cannot print the listening line on stdout");
+    }
     // Events are small writes that must leave at once (no Nagle delay on SSE).
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
@@ -208,6 +212,17 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         .with_graceful_shutdown(shutdown)
         .await?;
     Ok(())
+}
+
+/// Prints the one stable line that tells a launcher where the daemon listens, once it
+/// accepts connections: `sandbox-agent listening on http://HOST:PORT` on stdout (an IPv6
+/// host in brackets), flushed at once. Nothing else of the server goes to stdout; the SDKs'
+/// `start()` reads this line to learn the port chosen with `--port 0` (docs/cli.md).
+fn announce(address: std::net::SocketAddr) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "sandbox-agent listening on http://{address}")?;
+    stdout.flush()
 }
 
 /// The session store the flags ask for: the data dir's database, or memory only.

@@ -1,0 +1,360 @@
+"""What the sync and async clients share: request building, SSE decoding, answers to
+requests, the summary of a turn. No I/O here."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar, Union
+
+import httpx
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .errors import SandboxAgentError, error_from_response
+from .generated.models import (
+    MessagePart,
+    MessagePartFile,
+    MessagePartImage,
+    MessagePartText,
+    MessageRequest,
+    PermissionEventData,
+    PermissionReply,
+    ProblemDetails,
+    QuestionEventData,
+    UniversalEvent,
+    UniversalItem,
+    Usage,
+)
+
+MessageInput = Union[str, Sequence[Union[MessagePartText, MessagePartImage, MessagePartFile]], MessageRequest]
+"""A message: text, a list of parts, or the whole request body (0.1.x ``message`` + ``attachments``)."""
+
+QuestionAnswer = Union[Sequence[Sequence[str]], Sequence[str], Literal["reject"]]
+"""An answer to a question: one list of chosen options per prompt (``[["Red"]]``), a flat list
+for a single prompt (``["Red"]``), or ``"reject"`` to decline."""
+
+PermissionHandler = Callable[[PermissionEventData, UniversalEvent], Union[PermissionReply, None]]
+"""Called for each ``permission.requested``: return ``"once"``, ``"always"`` or ``"reject"``
+to reply, or None to leave the request pending."""
+
+QuestionHandler = Callable[[QuestionEventData, UniversalEvent], Union[QuestionAnswer, None]]
+"""Called for each ``question.requested``: return the answers (or ``"reject"``) to reply, or
+None to leave the question pending."""
+
+AsyncPermissionHandler = Callable[
+    [PermissionEventData, UniversalEvent],
+    Union[PermissionReply, Awaitable[Union[PermissionReply, None]], None],
+]
+"""A permission handler of the async client: a plain function or a coroutine function."""
+
+AsyncQuestionHandler = Callable[
+    [QuestionEventData, UniversalEvent], Union[QuestionAnswer, Awaitable[Union[QuestionAnswer, None]], None]
+]
+"""A question handler of the async client: a plain function or a coroutine function."""
+
+DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+"""Timeout of ordinary requests (creating a session may install an agent first)."""
+
+DEFAULT_IDLE_TIMEOUT = 45.0
+"""Seconds of silence after which an event stream is taken for dropped (3 daemon keep-alives)."""
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def seg(value: str) -> str:
+    """Percent-encodes one path segment (session, agent, request ids)."""
+    return urllib.parse.quote(value, safe="")
+
+
+def query(**values: Any) -> dict[str, str]:
+    """Query parameters without the None ones; booleans as ``true``/``false``."""
+    out: dict[str, str] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        out[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return out
+
+
+def headers(token: str | None, extra: dict[str, str] | None) -> dict[str, str]:
+    """The headers sent with every request: the token and the caller's."""
+    out = {"user-agent": "agentplex-python"}
+    if token:
+        out["authorization"] = f"Bearer {token}"
+    out.update(extra or {})
+    return out
+
+
+def check(response: httpx.Response) -> httpx.Response:
+    """The response when its status is 2xx, else its error (the body must have been read)."""
+    if response.is_success:
+        return response
+    raise error_from_response(response.status_code, response.reason_phrase, response.content)
+
+
+def parse(model: type[M], response: httpx.Response) -> M:
+    """The body of a 2xx answer as ``model``."""
+    try:
+        return model.model_validate_json(response.content)
+    except ValidationError as error:
+        raise SandboxAgentError.create(
+            "unexpected_response",
+            response.status_code,
+            f"the answer is not a {model.__name__}: {error}",
+        ) from error
+
+
+def network_error(error: Exception, doing: str) -> SandboxAgentError:
+    """A transport failure as ``network_error`` (status 0)."""
+    failure = SandboxAgentError.create("network_error", 0, f"{doing}: {type(error).__name__}: {error}")
+    failure.__cause__ = error
+    return failure
+
+
+def to_message_request(message: MessageInput) -> MessageRequest:
+    """A ``MessageInput`` as the request body."""
+    if isinstance(message, str):
+        return MessageRequest(message=message)
+    if isinstance(message, MessageRequest):
+        return message
+    parts: list[MessagePart] = list(message)
+    return MessageRequest(parts=parts)
+
+
+def to_answers(answer: Sequence[Sequence[str]] | Sequence[str]) -> list[list[str]]:
+    """One list of options per prompt, from either form."""
+    if all(isinstance(a, str) for a in answer):
+        return [[str(a) for a in answer]]
+    return [list(a) for a in answer]
+
+
+def retryable(error: BaseException) -> bool:
+    """Errors worth a reconnect: no answer, a server error, or a non-SSE answer from a proxy."""
+    if not isinstance(error, SandboxAgentError):
+        return True
+    return (
+        error.status == 0
+        or error.status >= 500
+        or error.status in (408, 429)
+        or (error.code == "unexpected_response" and error.status != 200)
+    )
+
+
+def read_lines(lines: Iterator[str]) -> Iterator[str]:
+    """The lines of a streamed answer; a failure while reading is a ``NetworkError``."""
+    try:
+        yield from lines
+    except httpx.HTTPError as error:
+        raise network_error(error, "reading the stream") from error
+
+
+def stream_failed(session_id: str, failures: int, last_error: BaseException | None) -> SandboxAgentError:
+    """The ``StreamError`` of an event stream that kept failing."""
+    error = SandboxAgentError.create(
+        "stream_error",
+        last_error.status if isinstance(last_error, SandboxAgentError) else 0,
+        f'the event stream of session "{session_id}" failed {failures} times in a row'
+        + (f"; last: {last_error}" if last_error is not None else ""),
+        session_id=session_id,
+    )
+    error.__cause__ = last_error
+    return error
+
+
+def backoff(base: float, failures: int) -> float:
+    """The delay before reconnect attempt ``failures`` (1, 2...): doubling, at most 5 s."""
+    return float(min(base * 2 ** (failures - 1), 5.0))
+
+
+def request_key(event: UniversalEvent) -> str | None:
+    """``permission:<id>`` or ``question:<id>`` for request events, else None."""
+    if isinstance(event.data, PermissionEventData) and event.type.startswith("permission."):
+        return f"permission:{event.data.permission_id}"
+    if isinstance(event.data, QuestionEventData) and event.type.startswith("question."):
+        return f"question:{event.data.question_id}"
+    return None
+
+
+def is_resolved(event: UniversalEvent) -> bool:
+    """Whether the event resolves a permission request or a question."""
+    return event.type in ("permission.resolved", "question.resolved")
+
+
+@dataclass
+class SseDecoder:
+    """The WHATWG event-stream format, one line at a time (``data``/``id``/``event`` fields,
+    comments). ``EventSource`` semantics: a message is dispatched at a blank line."""
+
+    _data: list[str] = field(default_factory=list)
+    _id: str | None = None
+    _event: str = ""
+
+    def line(self, line: str) -> str | None:
+        """Feeds one line (without its end); the data of a completed message, if any."""
+        message = self.message(line)
+        return message[1] if message is not None else None
+
+    def message(self, line: str) -> tuple[str, str] | None:
+        """Feeds one line; ``(event, data)`` of a completed message, if any."""
+        if line == "":
+            message = (self._event or "message", "\n".join(self._data)) if self._data else None
+            self._data = []
+            self._event = ""
+            return message
+        if line.startswith(":"):
+            return None
+        name, _, value = line.partition(":")
+        if value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "id" and "\0" not in value:
+            self._id = value
+        elif name == "event":
+            self._event = value
+        return None
+
+
+def parse_event(data: str) -> UniversalEvent:
+    """One SSE message's data as an event."""
+    try:
+        return UniversalEvent.model_validate_json(data)
+    except ValidationError as error:
+        raise SandboxAgentError.create(
+            "unexpected_response", 200, f"an SSE message is not an event: {data[:200]}"
+        ) from error
+
+
+@dataclass
+class PromptResult:
+    """What ``prompt()`` returns: one turn of a session."""
+
+    events: list[UniversalEvent]
+    """Every event of the turn, from ``turn.started`` to ``turn.ended`` (or ``session.ended``)."""
+    items: list[UniversalItem]
+    """The items the turn completed (``item.completed``), in order; the user's message first."""
+    text: str
+    """The text of the turn's completed assistant messages, separated by a blank line."""
+    stop_reason: Literal["turn_ended", "session_ended"]
+    """``turn_ended``, or ``session_ended`` when the session ended before its turn did."""
+    last_sequence: int
+    """The sequence of the turn's last event: the ``offset`` to follow the session from."""
+    turn_id: str | None = None
+    """The turn's id, when the agent gave one."""
+    usage: Usage | None = None
+    """Token usage from ``turn.ended``, when the agent reports it."""
+
+
+def summarize(events: Sequence[UniversalEvent]) -> PromptResult:
+    """The ``PromptResult`` of a turn's events."""
+    from .generated.models import ContentPartText, ItemEventData, TurnEventData
+
+    items: list[UniversalItem] = []
+    turn_id: str | None = None
+    usage: Usage | None = None
+    for event in events:
+        data = event.data
+        if event.type == "item.completed" and isinstance(data, ItemEventData):
+            items.append(data.item)
+        if isinstance(data, TurnEventData) and event.type.startswith("turn."):
+            turn_id = turn_id or data.turn_id
+            if event.type == "turn.ended" and data.usage is not None:
+                usage = data.usage
+    texts = [
+        "".join(part.text for part in item.content if isinstance(part, ContentPartText))
+        for item in items
+        if item.kind == "message" and item.role == "assistant"
+    ]
+    last = events[-1]
+    return PromptResult(
+        events=list(events),
+        items=items,
+        text="\n\n".join(t for t in texts if t),
+        stop_reason="session_ended" if last.type == "session.ended" else "turn_ended",
+        last_sequence=last.sequence,
+        turn_id=turn_id,
+        usage=usage,
+    )
+
+
+def ends_turn(event: UniversalEvent) -> bool:
+    """Whether the event ends a turn (or the whole session)."""
+    return event.type in ("turn.ended", "session.ended")
+
+
+def json_body(model: BaseModel) -> bytes:
+    """A request model as the JSON body the daemon expects."""
+    return json.dumps(model.model_dump(mode="json", by_alias=True, exclude_none=True)).encode()
+
+
+RawContent = Union[bytes, Iterable[bytes]]
+"""A raw request body as httpx sends it."""
+
+
+def parse_list(model: type[M], response: httpx.Response) -> list[M]:
+    """The body of a 2xx answer as a JSON array of ``model``."""
+    try:
+        return TypeAdapter(list[model]).validate_json(response.content)  # type: ignore[valid-type]
+    except ValidationError as error:
+        raise SandboxAgentError.create(
+            "unexpected_response",
+            response.status_code,
+            f"the answer is not a list of {model.__name__}: {error}",
+        ) from error
+
+
+def install_events(lines: Iterable[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The ``(event, data)`` pairs of an install's event stream; an ``error`` event raises."""
+    decoder = SseDecoder()
+    for line in lines:
+        message = decoder.message(line)
+        if message is None:
+            continue
+        name, data = message
+        value = json.loads(data)
+        if name == "error":
+            raise SandboxAgentError.from_problem(ProblemDetails.model_validate(value))
+        yield name, value
+
+
+AsyncRawContent = Union[bytes, Iterable[bytes], AsyncIterable[bytes]]
+"""A raw request body as httpx's async client sends it."""
+
+
+async def aread_lines(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+    """``read_lines`` of an async stream."""
+    try:
+        async for line in lines:
+            yield line
+    except httpx.HTTPError as error:
+        raise network_error(error, "reading the stream") from error
+
+
+async def ainstall_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    """``install_events`` of an async stream."""
+    decoder = SseDecoder()
+    async for line in lines:
+        message = decoder.message(line)
+        if message is None:
+            continue
+        name, data = message
+        value = json.loads(data)
+        if name == "error":
+            raise SandboxAgentError.from_problem(ProblemDetails.model_validate(value))
+        yield name, value
+
+
+def abyte_chunks(body: bytes | str | Iterable[bytes] | AsyncIterable[bytes]) -> AsyncRawContent:
+    """``byte_chunks`` for the async client, which also streams async iterables."""
+    if isinstance(body, str):
+        return body.encode()
+    return body
+
+
+def byte_chunks(body: bytes | str | Iterable[bytes]) -> bytes | Iterable[bytes]:
+    """A raw body: bytes as they are, a string as UTF-8, an iterable of chunks streamed."""
+    if isinstance(body, str):
+        return body.encode()
+    return body

@@ -1,0 +1,325 @@
+"""``AsyncClient``: the asyncio client of the daemon's ``/v1`` routes, with the methods of
+``Client``. Session routes live on ``AsyncSession`` (``agentplex.aio_session``)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from . import _core
+from ._core import seg
+from .aio_session import AsyncSession
+from .errors import SandboxAgentError
+from .generated.models import (
+    AdaptersReloadResponse,
+    AgentInfo,
+    AgentInstallRequest,
+    AgentListResponse,
+    AgentModeInfo,
+    AgentModelsResponse,
+    AgentModesResponse,
+    CreateSessionRequest,
+    CreateSessionResponse,
+    FsActionResponse,
+    FsDeleteQuery,
+    FsEntriesQuery,
+    FsEntry,
+    FsMoveRequest,
+    FsMoveResponse,
+    FsPathQuery,
+    FsSessionQuery,
+    FsStat,
+    FsUploadBatchQuery,
+    FsUploadBatchResponse,
+    FsWriteResponse,
+    HealthResponse,
+    SessionInfo,
+    SessionListResponse,
+)
+
+AsyncFsBody = bytes | str | Iterable[bytes] | AsyncIterable[bytes]
+"""A raw body of ``AsyncClient``: bytes, a string (as UTF-8), or an iterable or async
+iterable of byte chunks (sent chunked as it is read, never held whole)."""
+
+
+class AsyncClient:
+    """The asyncio client of the daemon at ``base_url``; the methods of ``Client``, awaited.
+
+    Use it as an async context manager, or call ``aclose()``, to release its connections.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout: httpx.Timeout | float = _core.DEFAULT_TIMEOUT,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if not base_url:
+            raise ValueError("base_url is required")
+        self.base_url = base_url.rstrip("/")
+        """The daemon's address, without a trailing slash."""
+        self.token = token
+        """The token sent with every request, if any."""
+        self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=_core.headers(token, headers),
+            timeout=self._timeout,
+            transport=transport,
+        )
+
+    async def aclose(self) -> None:
+        """Closes the client's connections."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- the request layer ------------------------------------------------------------------
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        body: Any = None,
+        content: _core.AsyncRawContent | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response:
+        """Sends a request; the response when 2xx, else its ``SandboxAgentError``."""
+        try:
+            response = await self._http.request(
+                method,
+                path,
+                params=params,
+                content=_core.json_body(body) if body is not None else content,
+                headers={
+                    **({"content-type": "application/json"} if body is not None else {}),
+                    **(headers or {}),
+                },
+            )
+        except httpx.HTTPError as error:
+            raise _core.network_error(error, f"{method} {path}") from error
+        return _core.check(response)
+
+    @contextlib.asynccontextmanager
+    async def _open(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        read_timeout: float | None = None,
+    ) -> AsyncIterator[httpx.Response]:
+        """Opens a streamed answer; yields it once its status is 2xx, closes it after."""
+        timeout = httpx.Timeout(self._timeout.connect, read=read_timeout or None)
+        request = self._http.build_request(
+            method,
+            path,
+            params=params,
+            content=_core.json_body(body) if body is not None else None,
+            headers={
+                "accept": "text/event-stream",
+                **({"content-type": "application/json"} if body is not None else {}),
+                **(headers or {}),
+            },
+            timeout=timeout,
+        )
+        try:
+            response = await self._http.send(request, stream=True)
+        except httpx.HTTPError as error:
+            raise _core.network_error(error, f"{method} {path}") from error
+        try:
+            if not response.is_success:
+                try:
+                    await response.aread()
+                except httpx.HTTPError as error:
+                    raise _core.network_error(error, f"{method} {path}") from error
+                _core.check(response)
+            yield response
+        finally:
+            await response.aclose()
+
+    # -- the daemon and its agents ------------------------------------------------------------
+
+    async def health(self) -> HealthResponse:
+        """``GET /v1/health``: ``status`` ``ok`` and the daemon's ``version``. Needs no token."""
+        return _core.parse(HealthResponse, await self._request("GET", "/v1/health"))
+
+    async def openapi(self) -> dict[str, Any]:
+        """``GET /v1/openapi.json``: the daemon's OpenAPI document."""
+        document: dict[str, Any] = (await self._request("GET", "/v1/openapi.json")).json()
+        return document
+
+    async def list_agents(self) -> list[AgentInfo]:
+        """``GET /v1/agents``: every agent the daemon can drive, with install state and capabilities."""
+        return _core.parse(AgentListResponse, await self._request("GET", "/v1/agents")).agents
+
+    async def list_agent_modes(self, agent: str) -> list[AgentModeInfo]:
+        """``GET /v1/agents/{agent}/modes``."""
+        return _core.parse(
+            AgentModesResponse, await self._request("GET", f"/v1/agents/{seg(agent)}/modes")
+        ).modes
+
+    async def list_agent_models(self, agent: str) -> AgentModelsResponse:
+        """``GET /v1/agents/{agent}/models``: the models, and ``default_model``."""
+        return _core.parse(AgentModelsResponse, await self._request("GET", f"/v1/agents/{seg(agent)}/models"))
+
+    async def install_agent(
+        self, agent: str, *, reinstall: bool | None = None, version: str | None = None
+    ) -> None:
+        """``POST /v1/agents/{agent}/install``: installs the agent's binary (nothing to do for builtins)."""
+        request = AgentInstallRequest(reinstall=reinstall, version=version)
+        await self._request("POST", f"/v1/agents/{seg(agent)}/install", body=request)
+
+    async def install_agent_progress(
+        self, agent: str, *, reinstall: bool | None = None, version: str | None = None
+    ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+        """``POST /v1/agents/{agent}/install`` as an event stream: ``("progress", {...})`` pairs
+        while it runs, then one ``("result", {...})``; an ``error`` event raises its problem."""
+        request = AgentInstallRequest(reinstall=reinstall, version=version)
+        async with self._open("POST", f"/v1/agents/{seg(agent)}/install", body=request) as response:
+            async for item in _core.ainstall_events(_core.aread_lines(response.aiter_lines())):
+                yield item
+
+    async def reload_adapters(self) -> AdaptersReloadResponse:
+        """``POST /v1/adapters/reload``: loads the daemon's adapters folder again."""
+        return _core.parse(AdaptersReloadResponse, await self._request("POST", "/v1/adapters/reload"))
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    async def list_sessions(self) -> list[SessionInfo]:
+        """``GET /v1/sessions``: every session, live or ended."""
+        return _core.parse(SessionListResponse, await self._request("GET", "/v1/sessions")).sessions
+
+    async def create_session(
+        self, id: str, request: CreateSessionRequest | None = None, /, **fields: Any
+    ) -> AsyncSession:
+        """``POST /v1/sessions/{id}``: creates a session and starts its agent.
+
+        Give the body as keyword arguments (``agent="mock"``, ``agent_mode=``,
+        ``permission_mode=``, ``model=``, ``title=``, ``env=``, ``mcp=``, ``skills=``...) or as a
+        ``CreateSessionRequest``. The daemon's answer is ``session.created`` (``healthy`` False
+        with an ``error`` when the agent failed to start; the session then exists and has ended).
+        """
+        body = request if request is not None else CreateSessionRequest.model_validate(fields)
+        answer = await self._request("POST", f"/v1/sessions/{seg(id)}", body=body)
+        return AsyncSession(self, id, created=_core.parse(CreateSessionResponse, answer))
+
+    async def get_session(self, id: str) -> AsyncSession:
+        """The session with this id, with its current ``info``; ``SessionNotFoundError`` if none."""
+        return AsyncSession(self, id, info=await self._session_info(id))
+
+    def session(self, id: str) -> AsyncSession:
+        """A handle on a session by id, without a request (for a session known to exist)."""
+        return AsyncSession(self, id)
+
+    async def _session_info(self, id: str) -> SessionInfo:
+        for info in await self.list_sessions():
+            if info.session_id == id:
+                return info
+        raise SandboxAgentError.create("session_not_found", 404, f'session "{id}" not found', session_id=id)
+
+    # -- files (/v1/fs/*) -------------------------------------------------------------------
+
+    async def list_fs_entries(
+        self, path: str | None = None, *, session_id: str | None = None
+    ) -> list[FsEntry]:
+        """``GET /v1/fs/entries``: a directory's entries, sorted by name (default: the session's
+        directory, or the daemon user's home)."""
+        params = FsEntriesQuery(path=path, session_id=session_id).to_wire()
+        answer = await self._request("GET", "/v1/fs/entries", params=params)
+        return _core.parse_list(FsEntry, answer)
+
+    async def read_fs_file(self, path: str, *, session_id: str | None = None) -> bytes:
+        """``GET /v1/fs/file``: a file's bytes, read whole (``iter_fs_file`` for large files)."""
+        params = FsPathQuery(path=path, session_id=session_id).to_wire()
+        return (await self._request("GET", "/v1/fs/file", params=params)).content
+
+    async def iter_fs_file(
+        self, path: str, *, session_id: str | None = None, chunk_size: int = 65536
+    ) -> AsyncIterator[bytes]:
+        """``GET /v1/fs/file``: a file's bytes in chunks, streamed."""
+        params = FsPathQuery(path=path, session_id=session_id).to_wire()
+        async with self._open("GET", "/v1/fs/file", params=params, headers={"accept": "*/*"}) as response:
+            try:
+                async for chunk in response.aiter_bytes(chunk_size):
+                    yield chunk
+            except httpx.HTTPError as error:
+                raise _core.network_error(error, "reading the file") from error
+
+    async def write_fs_file(
+        self, path: str, body: AsyncFsBody, *, session_id: str | None = None
+    ) -> FsWriteResponse:
+        """``PUT /v1/fs/file``: writes a file (and its parents), replaced once the whole body arrived."""
+        params = FsPathQuery(path=path, session_id=session_id).to_wire()
+        answer = await self._request(
+            "PUT",
+            "/v1/fs/file",
+            params=params,
+            content=_core.abyte_chunks(body),
+            headers={"content-type": "application/octet-stream"},
+        )
+        return _core.parse(FsWriteResponse, answer)
+
+    async def stat_fs(self, path: str, *, session_id: str | None = None) -> FsStat:
+        """``GET /v1/fs/stat``: a path's type, size and modification time."""
+        params = FsPathQuery(path=path, session_id=session_id).to_wire()
+        return _core.parse(FsStat, await self._request("GET", "/v1/fs/stat", params=params))
+
+    async def mkdir_fs(self, path: str, *, session_id: str | None = None) -> FsActionResponse:
+        """``POST /v1/fs/mkdir``: creates a directory and its parents (an existing one is fine)."""
+        params = FsPathQuery(path=path, session_id=session_id).to_wire()
+        return _core.parse(FsActionResponse, await self._request("POST", "/v1/fs/mkdir", params=params))
+
+    async def move_fs(
+        self, from_: str, to: str, *, overwrite: bool | None = None, session_id: str | None = None
+    ) -> FsMoveResponse:
+        """``POST /v1/fs/move``: moves or renames ``from_`` to ``to``; ``PathConflictError`` when
+        ``to`` exists, unless ``overwrite``."""
+        params = FsSessionQuery(session_id=session_id).to_wire()
+        body = FsMoveRequest(from_=from_, to=to, overwrite=overwrite)
+        return _core.parse(
+            FsMoveResponse, await self._request("POST", "/v1/fs/move", params=params, body=body)
+        )
+
+    async def delete_fs_entry(
+        self, path: str, *, session_id: str | None = None, recursive: bool | None = None
+    ) -> FsActionResponse:
+        """``DELETE /v1/fs/entry``: deletes a file, link or directory (a non-empty one only
+        with ``recursive``)."""
+        params = FsDeleteQuery(path=path, session_id=session_id, recursive=recursive).to_wire()
+        return _core.parse(FsActionResponse, await self._request("DELETE", "/v1/fs/entry", params=params))
+
+    async def upload_fs_batch(
+        self, body: AsyncFsBody, *, path: str | None = None, session_id: str | None = None
+    ) -> FsUploadBatchResponse:
+        """``POST /v1/fs/upload-batch``: unpacks a tar archive (plain or gzip) under ``path``;
+        all or nothing."""
+        params = FsUploadBatchQuery(path=path, session_id=session_id).to_wire()
+        answer = await self._request(
+            "POST",
+            "/v1/fs/upload-batch",
+            params=params,
+            content=_core.abyte_chunks(body),
+            headers={"content-type": "application/x-tar"},
+        )
+        return _core.parse(FsUploadBatchResponse, answer)

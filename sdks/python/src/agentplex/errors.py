@@ -1,0 +1,370 @@
+"""Errors: one exception class per problem type of the daemon, and the SDK's own.
+
+Every failure the SDK reports is a :class:`SandboxAgentError`. The daemon's RFC 7807 problem
+documents (``urn:sandbox-agent:error:<code>``, docs/api.md "Errors") map onto the subclass of
+their code, field for field; fields the document has beyond the schema are in ``extras``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from .generated.models import ProblemDetails
+
+ERROR_TYPE_PREFIX = "urn:sandbox-agent:error:"
+"""Prefix of every problem ``type``: ``urn:sandbox-agent:error:<code>``."""
+
+_TITLES = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    409: "Conflict",
+    413: "Payload Too Large",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
+
+
+class SandboxAgentError(Exception):
+    """A failure: a problem document from the daemon, or one of the SDK's own (status 0)."""
+
+    code: str = ""
+    """The ``<code>`` part of ``type``: ``session_not_found``, ``network_error``... (on a
+    class, the code it stands for)."""
+
+    type: str
+    """``urn:sandbox-agent:error:<code>`` (or the problem's own ``type``)."""
+    status: int
+    """The HTTP status; 0 when there was no HTTP answer."""
+    title: str
+    detail: str | None
+    agent: str | None
+    session_id: str | None
+    exit_code: int | None
+    stderr: str | None
+    instance: str | None
+    extras: dict[str, Any]
+    """Members of the problem document beyond the schema's fields."""
+    problem: ProblemDetails | None
+    """The problem document as the daemon sent it, when it sent one."""
+
+    def __init__(
+        self,
+        type: str,
+        status: int,
+        title: str,
+        detail: str | None = None,
+        *,
+        agent: str | None = None,
+        session_id: str | None = None,
+        exit_code: int | None = None,
+        stderr: str | None = None,
+        instance: str | None = None,
+        extras: dict[str, Any] | None = None,
+        problem: ProblemDetails | None = None,
+    ) -> None:
+        super().__init__(f"{title}: {detail}" if detail else title)
+        self.type = type
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.agent = agent
+        self.session_id = session_id
+        self.exit_code = exit_code
+        self.stderr = stderr
+        self.instance = instance
+        self.extras = dict(extras or {})
+        self.problem = problem
+        self.code = type[len(ERROR_TYPE_PREFIX) :] if type.startswith(ERROR_TYPE_PREFIX) else type
+
+    @classmethod
+    def create(
+        cls,
+        code: str,
+        status: int,
+        detail: str | None = None,
+        **fields: Any,
+    ) -> SandboxAgentError:
+        """An error of ``code``, of the class registered for it."""
+        error_class = ERROR_CLASSES.get(code, SandboxAgentError)
+        title = (
+            fields.pop("title", None) or _TITLES.get(status) or _CLIENT_TITLES.get(code) or f"HTTP {status}"
+        )
+        return error_class(ERROR_TYPE_PREFIX + code, status, title, detail, **fields)
+
+    @classmethod
+    def from_problem(cls, problem: ProblemDetails) -> SandboxAgentError:
+        """The error of a problem document, of the class of its code."""
+        code = problem.type[len(ERROR_TYPE_PREFIX) :] if problem.type.startswith(ERROR_TYPE_PREFIX) else ""
+        error_class = ERROR_CLASSES.get(code, SandboxAgentError)
+        return error_class(
+            problem.type,
+            problem.status,
+            problem.title,
+            problem.detail,
+            agent=problem.agent,
+            session_id=problem.session_id,
+            exit_code=problem.exit_code,
+            stderr=problem.stderr,
+            instance=problem.instance,
+            extras=dict(problem.model_extra or {}),
+            problem=problem,
+        )
+
+
+def error_from_response(status: int, reason: str, body: bytes) -> SandboxAgentError:
+    """The error of a non-2xx answer: its problem document, or ``unexpected_response``."""
+    try:
+        parsed = json.loads(body)
+        if isinstance(parsed, dict) and {"type", "title", "status"} <= parsed.keys():
+            return SandboxAgentError.from_problem(ProblemDetails.model_validate(parsed))
+    except (ValueError, ValidationError):
+        pass
+    snippet = body.decode("utf-8", "replace").strip()[:500]
+    return SandboxAgentError.create(
+        "unexpected_response",
+        status,
+        f"HTTP {status} {reason} without a problem document" + (f": {snippet}" if snippet else ""),
+        title=_TITLES.get(status) or reason or f"HTTP {status}",
+    )
+
+
+# The daemon's problem types (`ErrorType` in docs/openapi.json; tests/test_errors.py checks
+# that every code has its class).
+class InvalidRequestError(SandboxAgentError):
+    """400 ``invalid_request``: a malformed body, field, query or id; a reply the adapter refused."""
+
+    code = "invalid_request"
+
+
+class UnsupportedAgentError(SandboxAgentError):
+    """400/404 ``unsupported_agent``: no loaded adapter has that agent id."""
+
+    code = "unsupported_agent"
+
+
+class ModeNotSupportedError(SandboxAgentError):
+    """400 ``mode_not_supported``: ``agentMode`` is not one of the agent's modes."""
+
+    code = "mode_not_supported"
+
+
+class TokenInvalidError(SandboxAgentError):
+    """401 ``token_invalid``: a missing or wrong token."""
+
+    code = "token_invalid"
+
+
+class PermissionDeniedError(SandboxAgentError):
+    """403 ``permission_denied``: the operating system refused a ``/v1/fs/*`` operation."""
+
+    code = "permission_denied"
+
+
+class AgentNotInstalledError(SandboxAgentError):
+    """404 ``agent_not_installed``: the agent's binary is missing and the daemon may not install."""
+
+    code = "agent_not_installed"
+
+
+class SessionNotFoundError(SandboxAgentError):
+    """404 ``session_not_found``: no session has that id."""
+
+    code = "session_not_found"
+
+
+class RequestNotFoundError(SandboxAgentError):
+    """404 ``request_not_found``: no pending permission request or question has that id."""
+
+    code = "request_not_found"
+
+
+class NotFoundError(SandboxAgentError):
+    """404 ``not_found``: no such route."""
+
+    code = "not_found"
+
+
+class MethodNotAllowedError(SandboxAgentError):
+    """405 ``method_not_allowed``: the route exists, not with that method."""
+
+    code = "method_not_allowed"
+
+
+class SessionAlreadyExistsError(SandboxAgentError):
+    """409 ``session_already_exists``: a session with that id exists (ended ones keep theirs)."""
+
+    code = "session_already_exists"
+
+
+class SessionEndedError(SandboxAgentError):
+    """409 ``session_ended``: input to a session that has ended."""
+
+    code = "session_ended"
+
+
+class NotConfiguredError(SandboxAgentError):
+    """409 ``not_configured``: the daemon runs without what the request needs."""
+
+    code = "not_configured"
+
+
+class PathNotFoundError(SandboxAgentError):
+    """404 ``path_not_found``: a ``/v1/fs/*`` path does not exist."""
+
+    code = "path_not_found"
+
+
+class PathConflictError(SandboxAgentError):
+    """409 ``path_conflict``: a ``/v1/fs/*`` target is in the way, or a directory is not empty."""
+
+    code = "path_conflict"
+
+
+class PayloadTooLargeError(SandboxAgentError):
+    """413 ``payload_too_large``: a body or file larger than the daemon's limit."""
+
+    code = "payload_too_large"
+
+
+class InstallFailedError(SandboxAgentError):
+    """500 ``install_failed``: installing an agent failed; ``detail`` names each source tried."""
+
+    code = "install_failed"
+
+
+class AgentProcessExitedError(SandboxAgentError):
+    """500 ``agent_process_exited``: reserved (0.1.x code)."""
+
+    code = "agent_process_exited"
+
+
+class AdapterFailedError(SandboxAgentError):
+    """500 ``adapter_failed``: the agent's adapter failed; the session has ended."""
+
+    code = "adapter_failed"
+
+
+class InternalError(SandboxAgentError):
+    """500 ``internal``: an unexpected failure in the daemon."""
+
+    code = "internal"
+
+
+class StreamError(SandboxAgentError):
+    """502 ``stream_error`` (reserved by the daemon); the SDK's when an event stream kept failing."""
+
+    code = "stream_error"
+
+
+class GatewayTimeoutError(SandboxAgentError):
+    """504 ``timeout`` (reserved by the daemon); the SDK's when ``start()`` gave up waiting."""
+
+    code = "timeout"
+
+
+# The SDK's own codes.
+class NetworkError(SandboxAgentError):
+    """``network_error`` (status 0): the request got no HTTP answer."""
+
+    code = "network_error"
+
+
+class UnexpectedResponseError(SandboxAgentError):
+    """``unexpected_response``: an answer that is neither the expected body nor a problem document."""
+
+    code = "unexpected_response"
+
+
+class BinaryNotFoundError(SandboxAgentError):
+    """``binary_not_found`` (status 0): ``start()`` found no ``sandbox-agent`` binary."""
+
+    code = "binary_not_found"
+
+
+class DaemonExitedError(SandboxAgentError):
+    """``daemon_exited`` (status 0): the daemon ``start()`` ran exited before it was ready."""
+
+    code = "daemon_exited"
+
+
+ERROR_CLASSES: dict[str, type[SandboxAgentError]] = {
+    cls.code: cls
+    for cls in (
+        InvalidRequestError,
+        UnsupportedAgentError,
+        ModeNotSupportedError,
+        TokenInvalidError,
+        PermissionDeniedError,
+        AgentNotInstalledError,
+        SessionNotFoundError,
+        RequestNotFoundError,
+        NotFoundError,
+        MethodNotAllowedError,
+        SessionAlreadyExistsError,
+        SessionEndedError,
+        NotConfiguredError,
+        PathNotFoundError,
+        PathConflictError,
+        PayloadTooLargeError,
+        InstallFailedError,
+        AgentProcessExitedError,
+        AdapterFailedError,
+        InternalError,
+        StreamError,
+        GatewayTimeoutError,
+        NetworkError,
+        UnexpectedResponseError,
+        BinaryNotFoundError,
+        DaemonExitedError,
+    )
+}
+"""The exception class of each code, the daemon's and the SDK's."""
+
+_CLIENT_TITLES = {
+    "network_error": "Network Error",
+    "stream_error": "Stream Error",
+    "binary_not_found": "Binary Not Found",
+    "daemon_exited": "Daemon Exited",
+    "timeout": "Timeout",
+}
+
+__all__ = [
+    "ERROR_CLASSES",
+    "ERROR_TYPE_PREFIX",
+    "SandboxAgentError",
+    "error_from_response",
+    "AdapterFailedError",
+    "AgentNotInstalledError",
+    "AgentProcessExitedError",
+    "BinaryNotFoundError",
+    "DaemonExitedError",
+    "GatewayTimeoutError",
+    "InstallFailedError",
+    "InternalError",
+    "InvalidRequestError",
+    "MethodNotAllowedError",
+    "ModeNotSupportedError",
+    "NetworkError",
+    "NotConfiguredError",
+    "NotFoundError",
+    "PathConflictError",
+    "PathNotFoundError",
+    "PayloadTooLargeError",
+    "PermissionDeniedError",
+    "RequestNotFoundError",
+    "SessionAlreadyExistsError",
+    "SessionEndedError",
+    "SessionNotFoundError",
+    "StreamError",
+    "TokenInvalidError",
+    "UnexpectedResponseError",
+    "UnsupportedAgentError",
+]

@@ -1,0 +1,1 @@
+"""Code generated from ``docs/openapi.json`` (``scripts/generate_models.py``)."""

@@ -1,0 +1,130 @@
+"""The sync client against the real daemon and the mock agent."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentplex import (
+    Client,
+    LocalClient,
+    NotConfiguredError,
+    RequestNotFoundError,
+    SessionAlreadyExistsError,
+    SessionEndedError,
+    SessionNotFoundError,
+    TokenInvalidError,
+    UnsupportedAgentError,
+    models,
+)
+
+
+def test_health_agents_modes_models(client: LocalClient) -> None:
+    assert client.health().status == "ok"
+    agents = {agent.id: agent for agent in client.list_agents()}
+    assert agents["mock"].installed
+    assert agents["mock"].capabilities.permissions
+    assert [mode.id for mode in client.list_agent_modes("mock")] == ["build", "plan"]
+    assert client.list_agent_models("mock").default_model == "mock"
+    assert client.openapi()["openapi"].startswith("3.1")
+    client.install_agent("mock")
+    with pytest.raises(UnsupportedAgentError) as caught:
+        client.list_agent_modes("nosuch")
+    assert caught.value.status == 404
+
+
+def test_install_progress_ends_with_a_result(client: LocalClient) -> None:
+    steps = list(client.install_agent_progress("mock"))
+    assert steps[-1][0] == "result"
+    assert steps[-1][1]["agent"] == "mock"
+
+
+def test_reload_without_adapters_dir_is_not_configured(client: LocalClient) -> None:
+    with pytest.raises(NotConfiguredError) as caught:
+        client.reload_adapters()
+    assert caught.value.status == 409
+
+
+def test_prompt_echo_and_sessions(client: LocalClient) -> None:
+    session = client.create_session("echo", agent="mock", title="Echo")
+    assert session.created is not None and session.created.healthy
+    seen: list[str] = []
+    result = session.prompt("echo hello sandbox", on_event=lambda e: seen.append(e.type))
+    assert result.text == "hello sandbox"
+    assert result.stop_reason == "turn_ended"
+    assert result.turn_id == "turn_1"
+    assert result.usage is not None and result.usage.input_tokens == 3
+    assert seen[0] == "turn.started" and seen[-1] == "turn.ended"
+    assert [item.role for item in result.items] == ["user", "assistant"]
+    info = client.get_session("echo").info
+    assert info is not None and info.title == "Echo" and info.status == "idle"
+    assert info.event_count == result.last_sequence
+    with pytest.raises(SessionAlreadyExistsError):
+        client.create_session("echo", agent="mock")
+
+
+def test_permission_and_question_callbacks(client: LocalClient) -> None:
+    session = client.create_session("asks", agent="mock")
+    permission = session.prompt("permission ls", on_permission=lambda request, event: "once")
+    assert "Permission granted once" in permission.text
+    resolved = [e for e in permission.events if e.type == "permission.resolved"]
+    assert isinstance(resolved[0].data, models.PermissionEventData)
+    assert resolved[0].data.status == "accept"
+
+    session.on_question(lambda request, event: [request.options[1]])
+    question = session.prompt("question")
+    assert question.text == "You answered: Blue."
+    declined = session.prompt("question", on_question=lambda request, event: "reject")
+    assert declined.text == "You declined to answer."
+
+
+def test_replies_by_hand_and_stream(client: LocalClient) -> None:
+    session = client.create_session("by-hand", agent="mock")
+    types: list[str] = []
+    for event in session.stream("permission"):
+        types.append(event.type)
+        if isinstance(event.data, models.PermissionEventData) and event.type == "permission.requested":
+            session.reply_permission(event.data.permission_id, "reject")
+    assert types[-1] == "turn.ended"
+    assert "permission.resolved" in types
+    with pytest.raises(RequestNotFoundError) as caught:
+        session.reply_permission("mock_1_permission", "once")
+    assert caught.value.session_id == "by-hand"
+
+
+def test_events_page_and_iterator(client: LocalClient) -> None:
+    session = client.create_session("pages", agent="mock")
+    session.prompt("echo one")
+    page = session.get_events(0, limit=2)
+    assert [e.sequence for e in page.events] == [1, 2] and page.has_more
+    assert page.events[0].type == "session.started"
+    session.terminate()
+    sequences = [e.sequence for e in session.events()]
+    assert sequences == list(range(1, len(sequences) + 1))
+    assert list(session.events(offset=sequences[-1])) == []
+    with pytest.raises(SessionEndedError):
+        session.send("echo again")
+
+
+def test_cancel_a_slow_turn(client: LocalClient) -> None:
+    session = client.create_session("slow", agent="mock")
+    session.send("slow 100")
+    for event in session.events():
+        if event.type == "item.delta":
+            session.cancel()
+        if event.type == "turn.ended":
+            break
+    assert session.refresh().status == "idle"
+    session.delete()
+    with pytest.raises(SessionNotFoundError):
+        session.refresh()
+
+
+def test_wrong_token_is_token_invalid(client: LocalClient) -> None:
+    with Client(client.base_url, token="wrong") as other:
+        assert other.health().status == "ok"
+        with pytest.raises(TokenInvalidError) as caught:
+            other.list_sessions()
+    error = caught.value
+    assert (error.status, error.title, error.code) == (401, "Unauthorized", "token_invalid")
+    assert error.type == "urn:sandbox-agent:error:token_invalid"
+    assert error.problem is not None and error.detail
