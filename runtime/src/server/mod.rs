@@ -52,7 +52,9 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         .route("/v1/sessions", get(routes::list_sessions))
         .route(
             "/v1/sessions/{session_id}",
-            post(routes::create_session).delete(routes::delete_session),
+            get(routes::get_session)
+                .post(routes::create_session)
+                .delete(routes::delete_session),
         )
         .route(
             "/v1/sessions/{session_id}/messages",

@@ -23,6 +23,7 @@ use super::{fs_routes, routes};
         routes::agent_models,
         routes::install_agent,
         routes::list_sessions,
+        routes::get_session,
         routes::create_session,
         routes::post_message,
         routes::post_message_stream,

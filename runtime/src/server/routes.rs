@@ -144,6 +144,18 @@ pub async fn list_sessions(State(state): State<AppState>) -> axum::Json<SessionL
     })
 }
 
+/// One session, as `GET /v1/sessions` lists it (not in 0.1.x: a client needs not
+/// fetch the whole list to read one).
+#[utoipa::path(get, path = "/v1/sessions/{session_id}", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id")),
+    responses((status = 200, body = SessionInfo), (status = 404, body = ProblemDetails)))]
+pub async fn get_session(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+) -> Result<axum::Json<SessionInfo>> {
+    Ok(axum::Json(state.sessions.get(&session_id)?.info()))
+}
+
 /// Creates a session and starts its agent.
 #[utoipa::path(post, path = "/v1/sessions/{session_id}", tag = "sessions",
     params(("session_id" = String, Path, description = "Client-chosen session id: 1-128 of [A-Za-z0-9._-]")),

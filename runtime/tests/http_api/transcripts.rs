@@ -54,6 +54,9 @@ fn sessions_are_listed_and_transcripts_polled() {
     let last = sequence(all.last().unwrap());
     let info = api.wait_for_info("s1", "idle", |i| i["status"] == "idle");
     assert_eq!(info["eventCount"], last);
+    // One session alone reads as its entry in the list.
+    assert_eq!(api.get_ok("/v1/sessions/s1"), api.session_info("s1"));
+    expect_problem(api.get("/v1/sessions/nope"), 404, "session_not_found");
 
     // `offset` is exclusive, `limit` caps the page, `hasMore` says whether more follow.
     let page = api.events_page("s1", "offset=3&limit=2");

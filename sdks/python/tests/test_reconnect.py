@@ -62,8 +62,8 @@ def test_events_reconnect_with_last_event_id_without_duplicates() -> None:
     seen_ids: list[str | None] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
-        if request.url.path == "/v1/sessions":
-            return httpx.Response(200, json={"sessions": [SESSION]})
+        if request.url.path == "/v1/sessions/s":
+            return httpx.Response(200, json=SESSION)
         assert request.url.path == "/v1/sessions/s/events/sse"
         seen_ids.append(request.headers.get("last-event-id"))
         attempt = len(seen_ids)

@@ -3,7 +3,6 @@
  * makes one after checking the daemon's health. Session routes live on `Session`; the
  * filesystem routes (`/v1/fs/*`) are here, with the 0.1.x SDK's method names.
  */
-import { SandboxAgentError } from "./errors.js";
 import { seg, Transport, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
 import { Session } from "./session.js";
 import type {
@@ -236,11 +235,7 @@ export class SandboxAgent {
 
   /** @internal The listed info of one session, or `session_not_found`. */
   async sessionInfo(id: string, options: RequestOptions = {}): Promise<SessionInfo> {
-    const info = (await this.listSessions(options)).find((s) => s.sessionId === id);
-    if (!info) {
-      throw SandboxAgentError.create("session_not_found", 404, `session "${id}" not found`, { sessionId: id });
-    }
-    return info;
+    return this.transport.json<SessionInfo>("GET", `/v1/sessions/${seg(id)}`, { signal: options.signal });
   }
 }
 

@@ -13,7 +13,6 @@ import httpx
 from . import _core
 from ._core import seg
 from .aio_session import AsyncSession
-from .errors import SandboxAgentError
 from .generated.models import (
     AdaptersReloadResponse,
     AgentInfo,
@@ -233,10 +232,7 @@ class AsyncClient:
         return AsyncSession(self, id)
 
     async def _session_info(self, id: str) -> SessionInfo:
-        for info in await self.list_sessions():
-            if info.session_id == id:
-                return info
-        raise SandboxAgentError.create("session_not_found", 404, f'session "{id}" not found', session_id=id)
+        return _core.parse(SessionInfo, await self._request("GET", f"/v1/sessions/{seg(id)}"))
 
     # -- files (/v1/fs/*) -------------------------------------------------------------------
 

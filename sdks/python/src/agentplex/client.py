@@ -12,7 +12,6 @@ import httpx
 
 from . import _core
 from ._core import seg
-from .errors import SandboxAgentError
 from .generated.models import (
     AdaptersReloadResponse,
     AgentInfo,
@@ -229,10 +228,7 @@ class Client:
         return Session(self, id)
 
     def _session_info(self, id: str) -> SessionInfo:
-        for info in self.list_sessions():
-            if info.session_id == id:
-                return info
-        raise SandboxAgentError.create("session_not_found", 404, f'session "{id}" not found', session_id=id)
+        return _core.parse(SessionInfo, self._request("GET", f"/v1/sessions/{seg(id)}"))
 
     # -- files (/v1/fs/*) -------------------------------------------------------------------
 
