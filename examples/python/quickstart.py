@@ -11,9 +11,7 @@ import tempfile
 from agentplex import PermissionEventData, UniversalEvent, models, start
 
 
-def allow(
-    request: PermissionEventData, event: UniversalEvent
-) -> models.PermissionReply:
+def allow(request: PermissionEventData, event: UniversalEvent) -> models.PermissionReply:
     """Answers every permission request: once."""
     print(f"  permission asked: {request.action} {request.metadata} -> once")
     return "once"
@@ -28,9 +26,7 @@ def main() -> None:
         # Stream a turn: deltas arrive as the agent writes.
         print("turn 1:")
         for event in session.stream("echo hello from Python"):
-            if event.type == "item.delta" and isinstance(
-                event.data, models.ItemDeltaData
-            ):
+            if event.type == "item.delta" and isinstance(event.data, models.ItemDeltaData):
                 print(f"  delta {event.data.delta!r}")
             else:
                 print(f"  {event.sequence} {event.type}")
