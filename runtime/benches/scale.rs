@@ -11,7 +11,8 @@
 //!    polled until `turn.ended`); then the daemon's PSS and RSS, memory maps, open
 //!    files and threads with all of them live;
 //! 3. after `SCALE_REST_SECS` (11 by default, past our default park delay; 0 skips
-//!    it) without input, the daemon's memory again, the sessions at rest;
+//!    it) without input, the daemon's memory again, the sessions at rest, and the
+//!    latency of a first message to 20 of them (ours rebuilds their instances);
 //! 4. `GET /v1/health` latency over one kept-alive connection while they are held;
 //! 5. the SSE latency of 1. again, with them held.
 //!
@@ -37,6 +38,8 @@ const HEALTH_WARMUP: usize = 100;
 /// Messages timed for the SSE latency (after the warm-up ones).
 const LATENCY_MESSAGES: usize = 50;
 const LATENCY_WARMUP: usize = 5;
+/// Sessions at rest sent one message each, to time what waking one costs.
+const WOKEN: usize = 20;
 /// How long one session's turn may take before it counts as failed.
 const TURN_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -160,6 +163,12 @@ fn measure(
             &format!("memory maps, {at_rest}"),
             maps.map_or("?".into(), |n| n.to_string()),
         );
+        eprintln!(
+            "[{}] first message to {WOKEN} sessions at rest",
+            binary.name
+        );
+        let woken = runtime.block_on(wake_latency(&client, live.min(WOKEN)));
+        report.latency(&format!("first after rest, {WOKEN} of {live}"), woken);
     }
 
     eprintln!("[{}] GET /v1/health x {HEALTH_REQUESTS}", binary.name);
@@ -197,6 +206,19 @@ async fn session_latency(client: &Client, id: &str) -> Result<TurnLatency, Strin
         .await
         .map_err(|err| describe(&err))?;
     turn_latency(client, id, LATENCY_WARMUP, LATENCY_MESSAGES).await
+}
+
+/// One message to each of the first `count` sessions, after they sat at rest (ours
+/// has parked their adapter instances): the latency of that first message over SSE.
+async fn wake_latency(client: &Client, count: usize) -> Result<TurnLatency, String> {
+    let mut all = TurnLatency::default();
+    for i in 0..count {
+        let one = turn_latency(client, &format!("scale-{i}"), 0, 1).await?;
+        all.first_event.extend(one.first_event);
+        all.turn_ended.extend(one.turn_ended);
+        all.post_answered.extend(one.post_answered);
+    }
+    Ok(all)
 }
 
 /// Creates `sessions` mock sessions, `in_flight` at a time, each with one turn.
