@@ -3,7 +3,7 @@
  * makes one after checking the daemon's health. Session routes live on `Session`; the
  * filesystem routes (`/v1/fs/*`) are here, with the 0.1.x SDK's method names.
  */
-import { seg, Transport, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
+import { callOptions, seg, Transport, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
 import { Session } from "./session.js";
 import type {
   AgentInfo,
@@ -70,24 +70,24 @@ export class SandboxAgent {
 
   /** `GET /v1/health`: `{status: "ok", version}`. Needs no token. */
   health(options: RequestOptions = {}): Promise<HealthResponse> {
-    return this.transport.json<HealthResponse>("GET", "/v1/health", { signal: options.signal });
+    return this.transport.json<HealthResponse>("GET", "/v1/health", callOptions(options));
   }
 
   /** `GET /v1/openapi.json`: the daemon's OpenAPI document. */
   openapi(options: RequestOptions = {}): Promise<Record<string, unknown>> {
-    return this.transport.json("GET", "/v1/openapi.json", { signal: options.signal });
+    return this.transport.json("GET", "/v1/openapi.json", callOptions(options));
   }
 
   /** `GET /v1/agents`: every agent the daemon can drive, with install state and capabilities. */
   async listAgents(options: RequestOptions = {}): Promise<AgentInfo[]> {
-    const body = await this.transport.json<AgentListResponse>("GET", "/v1/agents", { signal: options.signal });
+    const body = await this.transport.json<AgentListResponse>("GET", "/v1/agents", callOptions(options));
     return body.agents;
   }
 
   /** `GET /v1/agents/{agent}/modes`. */
   async listAgentModes(agent: string, options: RequestOptions = {}): Promise<AgentModeInfo[]> {
     const body = await this.transport.json<AgentModesResponse>("GET", `/v1/agents/${seg(agent)}/modes`, {
-      signal: options.signal,
+      ...callOptions(options),
     });
     return body.modes;
   }
@@ -95,22 +95,23 @@ export class SandboxAgent {
   /** `GET /v1/agents/{agent}/models`: the models, and `defaultModel`. */
   listAgentModels(agent: string, options: RequestOptions = {}): Promise<AgentModelsResponse> {
     return this.transport.json<AgentModelsResponse>("GET", `/v1/agents/${seg(agent)}/models`, {
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
   /** `POST /v1/agents/{agent}/install`: installs the agent's binary (nothing to do for builtins). */
   async installAgent(agent: string, options: InstallAgentOptions = {}): Promise<void> {
-    const { signal, ...body } = options;
+    const { signal, timeoutMs, maxRetries, ...body } = options;
     await this.transport.none("POST", `/v1/agents/${seg(agent)}/install`, {
       body: withoutUndefined(body),
-      signal,
+      // A download may take minutes: no time limit unless the call gives one.
+      ...callOptions({ signal, timeoutMs: timeoutMs ?? 0, maxRetries }),
     });
   }
 
   /** `GET /v1/sessions`: every session, live or ended. */
   async listSessions(options: RequestOptions = {}): Promise<SessionInfo[]> {
-    const body = await this.transport.json<SessionListResponse>("GET", "/v1/sessions", { signal: options.signal });
+    const body = await this.transport.json<SessionListResponse>("GET", "/v1/sessions", callOptions(options));
     return body.sessions;
   }
 
@@ -120,10 +121,11 @@ export class SandboxAgent {
    * session then exists and has ended).
    */
   async createSession(id: string, options: CreateSessionOptions): Promise<Session> {
-    const { signal, ...body } = options;
+    const { signal, timeoutMs, maxRetries, ...body } = options;
     const created = await this.transport.json<CreateSessionResponse>("POST", `/v1/sessions/${seg(id)}`, {
       body: withoutUndefined(body),
-      signal,
+      // Creating may install the agent first: no time limit unless the call gives one.
+      ...callOptions({ signal, timeoutMs: timeoutMs ?? 0, maxRetries }),
     });
     return new Session(this, id, { created });
   }
@@ -147,7 +149,7 @@ export class SandboxAgent {
    * directory of the session named by `sessionId`, or the daemon user's home directory.
    */
   listFsEntries(query: FsEntriesQuery = {}, options: RequestOptions = {}): Promise<FsEntry[]> {
-    return this.transport.json<FsEntry[]>("GET", "/v1/fs/entries", { query, signal: options.signal });
+    return this.transport.json<FsEntry[]>("GET", "/v1/fs/entries", { query, ...callOptions(options) });
   }
 
   /**
@@ -156,7 +158,7 @@ export class SandboxAgent {
    * files.
    */
   readFsFile(query: FsPathQuery, options: RequestOptions = {}): Promise<Uint8Array> {
-    return this.transport.bytes("GET", "/v1/fs/file", { query, signal: options.signal });
+    return this.transport.bytes("GET", "/v1/fs/file", { query, ...callOptions(options) });
   }
 
   /**
@@ -165,7 +167,7 @@ export class SandboxAgent {
    * stop early.
    */
   readFsFileStream(query: FsPathQuery, options: RequestOptions = {}): Promise<ReadableStream<Uint8Array>> {
-    return this.transport.byteStream("GET", "/v1/fs/file", { query, signal: options.signal });
+    return this.transport.byteStream("GET", "/v1/fs/file", { query, ...callOptions(options) });
   }
 
   /**
@@ -179,18 +181,20 @@ export class SandboxAgent {
       query,
       raw: body,
       headers: { "content-type": "application/octet-stream" },
-      signal: options.signal,
+      // Writing the same bytes again is harmless: retried like a GET (not for a stream body).
+      idempotent: true,
+      ...callOptions(options),
     });
   }
 
   /** `GET /v1/fs/stat`: a path's type, size and modification time. */
   statFs(query: FsPathQuery, options: RequestOptions = {}): Promise<FsStat> {
-    return this.transport.json<FsStat>("GET", "/v1/fs/stat", { query, signal: options.signal });
+    return this.transport.json<FsStat>("GET", "/v1/fs/stat", { query, ...callOptions(options) });
   }
 
   /** `POST /v1/fs/mkdir`: creates a directory and its parents (an existing one is fine); `{path}`. */
   mkdirFs(query: FsPathQuery, options: RequestOptions = {}): Promise<FsActionResponse> {
-    return this.transport.json<FsActionResponse>("POST", "/v1/fs/mkdir", { query, signal: options.signal });
+    return this.transport.json<FsActionResponse>("POST", "/v1/fs/mkdir", { query, ...callOptions(options) });
   }
 
   /**
@@ -202,7 +206,7 @@ export class SandboxAgent {
     return this.transport.json<FsMoveResponse>("POST", "/v1/fs/move", {
       query,
       body: withoutUndefined(request),
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
@@ -211,7 +215,7 @@ export class SandboxAgent {
    * not empty only with `recursive: true` (`path_conflict`, 409, without). `{path}`.
    */
   deleteFsEntry(query: FsDeleteQuery, options: RequestOptions = {}): Promise<FsActionResponse> {
-    return this.transport.json<FsActionResponse>("DELETE", "/v1/fs/entry", { query, signal: options.signal });
+    return this.transport.json<FsActionResponse>("DELETE", "/v1/fs/entry", { query, ...callOptions(options) });
   }
 
   /**
@@ -229,13 +233,13 @@ export class SandboxAgent {
       query,
       raw: body,
       headers: { "content-type": "application/x-tar" },
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
   /** @internal The listed info of one session, or `session_not_found`. */
   async sessionInfo(id: string, options: RequestOptions = {}): Promise<SessionInfo> {
-    return this.transport.json<SessionInfo>("GET", `/v1/sessions/${seg(id)}`, { signal: options.signal });
+    return this.transport.json<SessionInfo>("GET", `/v1/sessions/${seg(id)}`, callOptions(options));
   }
 }
 

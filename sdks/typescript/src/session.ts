@@ -5,7 +5,7 @@
  */
 import type { SandboxAgent } from "./client.js";
 import { SandboxAgentError } from "./errors.js";
-import { anySignal, networkError, seg, sleep, type RequestOptions } from "./http.js";
+import { anySignal, callOptions, networkError, seg, sleep, type RequestOptions } from "./http.js";
 import { parseSse, type SseMessage } from "./sse.js";
 import type {
   CreateSessionResponse,
@@ -266,7 +266,7 @@ export class Session {
   async send(input: MessageInput, options: RequestOptions = {}): Promise<void> {
     await this.client.transport.none("POST", `${this.path}/messages`, {
       body: toMessageRequest(input),
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
@@ -278,7 +278,7 @@ export class Session {
         limit: options.limit,
         includeRaw: options.includeRaw || undefined,
       },
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
@@ -382,7 +382,7 @@ export class Session {
   async replyPermission(permissionId: string, reply: PermissionReply, options: RequestOptions = {}): Promise<void> {
     await this.client.transport.none("POST", `${this.path}/permissions/${seg(permissionId)}/reply`, {
       body: { reply },
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
@@ -393,30 +393,30 @@ export class Session {
   async replyQuestion(questionId: string, answers: string[][] | string[], options: RequestOptions = {}): Promise<void> {
     await this.client.transport.none("POST", `${this.path}/questions/${seg(questionId)}/reply`, {
       body: { answers: toAnswers(answers) },
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
   /** Declines a question (`POST .../questions/{id}/reject`). */
   async rejectQuestion(questionId: string, options: RequestOptions = {}): Promise<void> {
     await this.client.transport.none("POST", `${this.path}/questions/${seg(questionId)}/reject`, {
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
   /** Interrupts the running turn and keeps the session (`POST .../cancel`). */
   async cancel(options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/cancel`, { signal: options.signal });
+    await this.client.transport.none("POST", `${this.path}/cancel`, callOptions(options));
   }
 
   /** Ends the session and kills its processes (`POST .../terminate`). */
   async terminate(options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/terminate`, { signal: options.signal });
+    await this.client.transport.none("POST", `${this.path}/terminate`, callOptions(options));
   }
 
   /** Removes the session and its transcript for good, ending it first if it runs (`DELETE /v1/sessions/{id}`). */
   async delete(options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("DELETE", this.path, { signal: options.signal });
+    await this.client.transport.none("DELETE", this.path, callOptions(options));
   }
 
   private hasHandlers(options: RequestHandlers): boolean {
@@ -427,7 +427,7 @@ export class Session {
 
   /** The requests resolved in the transcript after `offset`: handlers must not see them. */
   private async settledRequests(offset: number, options: RequestOptions): Promise<Set<string>> {
-    const page = await this.getEvents({ offset, signal: options.signal });
+    const page = await this.getEvents({ offset, ...callOptions(options) });
     const settled = new Set<string>();
     for (const event of page.events) {
       if (event.type === "permission.resolved" || event.type === "question.resolved") {
@@ -507,6 +507,9 @@ export class Session {
             query: { offset: last, includeRaw: includeRaw || undefined },
             headers: last > 0 ? { "last-event-id": String(last) } : {},
             signal: connection.signal,
+            timeoutMs: options.timeoutMs,
+            maxRetries: 0, // reconnects are this loop's
+
           });
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
@@ -590,7 +593,7 @@ export class Session {
       offset: after,
       limit: before - after - 1,
       includeRaw: options.includeRaw,
-      signal: options.signal,
+      ...callOptions(options),
     });
     return page.events.filter((e) => e.sequence > after && e.sequence < before);
   }
