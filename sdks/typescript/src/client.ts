@@ -4,6 +4,7 @@
  * filesystem routes (`/v1/fs/*`) are here, with the 0.1.x SDK's method names.
  */
 import { callOptions, seg, Transport, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
+import { SandboxAgentError } from "./errors.js";
 import { Session } from "./session.js";
 import type {
   AgentInfo,
@@ -244,16 +245,62 @@ export class SandboxAgent {
 }
 
 /** Options of `connect`. */
-export interface ConnectOptions extends ClientOptions, RequestOptions {}
+export interface ConnectOptions extends ClientOptions, Pick<RequestOptions, "signal"> {}
 
 /**
- * A client of the daemon at `baseUrl`, after checking that it answers `GET /v1/health`
- * (which needs no token: a wrong token shows up at the first other call).
+ * A client of the daemon at `baseUrl`, once it is known to work: `GET /v1/health` must answer
+ * as a sandbox-agent daemon does, then `GET /v1/sessions` (which needs the token) must be
+ * allowed. Each way it can fail says what is wrong:
+ * - `NetworkError` (or `TimeoutError`): nothing answers at `baseUrl`;
+ * - `UnexpectedResponseError`: something answers, but not a sandbox-agent daemon;
+ * - `TokenInvalidError`: the daemon wants a token and none was given, or refused the one given.
  */
 export async function connect(options: ConnectOptions): Promise<SandboxAgent> {
   const { signal, ...clientOptions } = options;
   const client = new SandboxAgent(clientOptions);
-  await client.health({ signal });
+  const where = client.baseUrl;
+  let health: HealthResponse;
+  try {
+    health = await client.health({ signal, maxRetries: 0 });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    if (error instanceof SandboxAgentError && error.code === "network_error") {
+      throw SandboxAgentError.create("network_error", 0, `nothing answers at ${where}: ${error.detail ?? ""}`, {}, error);
+    }
+    if (error instanceof SandboxAgentError && error.status !== 0) {
+      throw SandboxAgentError.create(
+        "unexpected_response",
+        error.status,
+        `${where} is not a sandbox-agent daemon: GET /v1/health answered ${error.status} (${error.detail ?? error.title})`,
+        {},
+        error,
+      );
+    }
+    throw error;
+  }
+  if (typeof health !== "object" || health === null || health.status !== "ok" || typeof health.version !== "string") {
+    throw SandboxAgentError.create(
+      "unexpected_response",
+      200,
+      `${where} is not a sandbox-agent daemon: GET /v1/health answered ${JSON.stringify(health).slice(0, 200)}`,
+    );
+  }
+  try {
+    await client.transport.none("GET", "/v1/sessions", { signal });
+  } catch (error) {
+    if (error instanceof SandboxAgentError && error.code === "token_invalid") {
+      throw SandboxAgentError.create(
+        "token_invalid",
+        401,
+        client.token === undefined
+          ? `the daemon at ${where} requires a token and none was given: pass \`token\``
+          : `the daemon at ${where} refused the token given`,
+        {},
+        error,
+      );
+    }
+    throw error;
+  }
   return client;
 }
 
