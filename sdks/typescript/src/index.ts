@@ -17,6 +17,7 @@ export type {
   QuestionAnswer,
   QuestionHandler,
   RequestHandlers,
+  SessionListeners,
 } from "./session.js";
 export {
   ERROR_CLASSES,

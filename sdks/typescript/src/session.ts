@@ -52,7 +52,16 @@ export type QuestionHandler = (
   event: EventOf<"question.requested">,
 ) => MaybePromise<QuestionAnswer | undefined | void>;
 
-/** Handlers for the requests that need the client; per call, they override the session's. */
+/** The listeners of `session.on(...)`, by event name. */
+export interface SessionListeners {
+  permission: PermissionHandler;
+  question: QuestionHandler;
+}
+
+/**
+ * Handlers for the requests that need the client, given to one `events()` or `prompt()` call.
+ * The call's handler is asked first, then the session's listeners (`session.on`).
+ */
 export interface RequestHandlers {
   onPermission?: PermissionHandler;
   onQuestion?: QuestionHandler;
@@ -214,7 +223,10 @@ export class Session {
   info: SessionInfo | undefined;
   /** The daemon's answer to the creation, for a session made by `createSession`. */
   readonly created: CreateSessionResponse | undefined;
-  private readonly handlers: RequestHandlers = {};
+  private readonly listeners: { permission: PermissionHandler[]; question: QuestionHandler[] } = {
+    permission: [],
+    question: [],
+  };
 
   constructor(
     client: SandboxAgent,
@@ -232,25 +244,39 @@ export class Session {
   }
 
   /**
-   * Sets the permission handler used by `events()` and `prompt()` when the call gives none.
-   * Returns a function that removes it.
+   * Adds a listener of the permission requests (`"permission"`) or questions (`"question"`) that
+   * `events()` and `prompt()` see on this session. Several may be added. Who answers: the
+   * call's own `onPermission`/`onQuestion` is asked first, then the listeners in the order they
+   * were added, one at a time; the first to return a reply answers the request, and the ones
+   * after it are not called for that request. A listener that returns nothing only watches.
+   * When nobody replies the request stays pending: answer it with `replyPermission`,
+   * `replyQuestion` or `rejectQuestion`. A listener that throws makes the iteration (or
+   * `prompt()`) reject with its error. Adding the same function twice adds it once.
    */
-  onPermission(handler: PermissionHandler): () => void {
-    this.handlers.onPermission = handler;
-    return () => {
-      if (this.handlers.onPermission === handler) delete this.handlers.onPermission;
-    };
+  on<K extends keyof SessionListeners>(event: K, listener: SessionListeners[K]): this {
+    const list = this.listeners[event] as Array<SessionListeners[K]>;
+    if (!list.includes(listener)) list.push(listener);
+    return this;
   }
 
-  /**
-   * Sets the question handler used by `events()` and `prompt()` when the call gives none.
-   * Returns a function that removes it.
-   */
+  /** Removes a listener added with `on`. */
+  off<K extends keyof SessionListeners>(event: K, listener: SessionListeners[K]): this {
+    const list = this.listeners[event] as Array<SessionListeners[K]>;
+    const index = list.indexOf(listener);
+    if (index !== -1) list.splice(index, 1);
+    return this;
+  }
+
+  /** `on("permission", handler)`; returns a function that removes it. */
+  onPermission(handler: PermissionHandler): () => void {
+    this.on("permission", handler);
+    return () => this.off("permission", handler);
+  }
+
+  /** `on("question", handler)`; returns a function that removes it. */
   onQuestion(handler: QuestionHandler): () => void {
-    this.handlers.onQuestion = handler;
-    return () => {
-      if (this.handlers.onQuestion === handler) delete this.handlers.onQuestion;
-    };
+    this.on("question", handler);
+    return () => this.off("question", handler);
   }
 
   /** Lists the session again (`GET /v1/sessions`) and updates `info`. */
@@ -421,7 +447,7 @@ export class Session {
 
   private hasHandlers(options: RequestHandlers): boolean {
     return Boolean(
-      options.onPermission ?? this.handlers.onPermission ?? options.onQuestion ?? this.handlers.onQuestion,
+      options.onPermission ?? options.onQuestion ?? (this.listeners.permission[0] || this.listeners.question[0]),
     );
   }
 
@@ -447,16 +473,23 @@ export class Session {
     }
     const signal = options.signal;
     if (event.type === "permission.requested") {
-      const handler = options.onPermission ?? this.handlers.onPermission;
-      if (!handler) return;
-      const reply = await handler(event.data, event);
+      // A copy: a listener may add or remove listeners.
+      const handlers = [...(options.onPermission ? [options.onPermission] : []), ...this.listeners.permission];
+      let reply: PermissionReply | undefined | void;
+      for (const handler of handlers) {
+        reply = await handler(event.data, event);
+        if (reply !== undefined) break;
+      }
       if (reply === undefined) return;
       settled.add(key);
       await replyIfPending(this.replyPermission(event.data.permission_id, reply, { signal }));
     } else if (event.type === "question.requested") {
-      const handler = options.onQuestion ?? this.handlers.onQuestion;
-      if (!handler) return;
-      const answer = await handler(event.data, event);
+      const handlers = [...(options.onQuestion ? [options.onQuestion] : []), ...this.listeners.question];
+      let answer: QuestionAnswer | undefined | void;
+      for (const handler of handlers) {
+        answer = await handler(event.data, event);
+        if (answer !== undefined) break;
+      }
       if (answer === undefined) return;
       settled.add(key);
       const id = event.data.question_id;
