@@ -4,7 +4,9 @@
  * filesystem routes (`/v1/fs/*`) are here, with the 0.1.x SDK's method names.
  */
 import { callOptions, seg, Transport, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
-import { SandboxAgentError } from "./errors.js";
+import { isProblemDetails, SandboxAgentError } from "./errors.js";
+import { networkError } from "./http.js";
+import { parseSse } from "./sse.js";
 import { Session } from "./session.js";
 import type {
   AgentInfo,
@@ -49,7 +51,36 @@ export interface InstallAgentOptions extends RequestOptions {
   reinstall?: boolean;
   /** Version to install; the latest when absent. */
   version?: string;
+  /** Called with each progress event of the install, as it runs. */
+  onProgress?: (progress: InstallProgress) => void;
 }
+
+/** A `progress` event of an install (docs/api.md, `POST /v1/agents/{agent}/install`). */
+export interface InstallProgress {
+  agent: string;
+  /** `resolving` (the latest version), `downloading`, `verifying`, `extracting` or `npm`. */
+  stage: "resolving" | "downloading" | "verifying" | "extracting" | "npm" | (string & {});
+  /** The URL or package being fetched, when there is one. */
+  target?: string;
+  bytesDone?: number;
+  /** Absent (or null) when the server sent no length. */
+  bytesTotal?: number | null;
+}
+
+/** The `result` of an install. */
+export interface InstallResult {
+  agent: string;
+  version?: string;
+  /** Where the binary is. */
+  path?: string;
+  /** `true` when nothing was downloaded. */
+  alreadyInstalled: boolean;
+  /** The URL or `npm:<package>@<version>` installed from. */
+  source?: string;
+}
+
+/** One event of `installAgentProgress`. */
+export type InstallEvent = { event: "progress"; data: InstallProgress } | { event: "result"; data: InstallResult };
 
 export class SandboxAgent {
   /** @internal The request layer shared with `Session`. */
@@ -100,14 +131,68 @@ export class SandboxAgent {
     });
   }
 
-  /** `POST /v1/agents/{agent}/install`: installs the agent's binary (nothing to do for builtins). */
-  async installAgent(agent: string, options: InstallAgentOptions = {}): Promise<void> {
+  /**
+   * `POST /v1/agents/{agent}/install`: installs the agent's binary (nothing to do for builtins)
+   * and resolves with what was installed. `onProgress` sees each step as it runs (the route's
+   * event-stream mode). A failure rejects with an `InstallFailedError` whose `detail` names
+   * each source tried. No time limit unless the call gives `timeoutMs` (it then covers the
+   * wait for the daemon's first answer).
+   */
+  async installAgent(agent: string, options: InstallAgentOptions = {}): Promise<InstallResult> {
+    const { onProgress, ...rest } = options;
+    for await (const item of this.installAgentProgress(agent, rest)) {
+      if (item.event === "progress") onProgress?.(item.data);
+      else return item.data;
+    }
+    throw SandboxAgentError.create(
+      "unexpected_response",
+      200,
+      `the install stream of agent "${agent}" ended without a result`,
+      { agent },
+    );
+  }
+
+  /**
+   * `POST /v1/agents/{agent}/install` as an event stream: `{event: "progress", data}` while it
+   * runs, then one `{event: "result", data}`; a failure throws its `InstallFailedError`.
+   */
+  async *installAgentProgress(
+    agent: string,
+    options: Omit<InstallAgentOptions, "onProgress"> = {},
+  ): AsyncGenerator<InstallEvent, void, undefined> {
     const { signal, timeoutMs, maxRetries, ...body } = options;
-    await this.transport.none("POST", `/v1/agents/${seg(agent)}/install`, {
+    const response = await this.transport.stream("POST", `/v1/agents/${seg(agent)}/install`, {
       body: withoutUndefined(body),
-      // A download may take minutes: no time limit unless the call gives one.
       ...callOptions({ signal, timeoutMs: timeoutMs ?? 0, maxRetries }),
     });
+    try {
+      for await (const message of parseSse(response.body!)) {
+        let data: unknown;
+        try {
+          data = JSON.parse(message.data);
+        } catch (error) {
+          throw SandboxAgentError.create(
+            "unexpected_response",
+            200,
+            `an install event is not JSON: ${message.data.slice(0, 200)}`,
+            { agent },
+            error,
+          );
+        }
+        if (message.event === "error") {
+          throw isProblemDetails(data)
+            ? SandboxAgentError.fromProblem(data)
+            : SandboxAgentError.create("install_failed", 500, message.data.slice(0, 500), { agent });
+        }
+        if (message.event === "progress") yield { event: "progress", data: data as InstallProgress };
+        else if (message.event === "result") {
+          yield { event: "result", data: data as InstallResult };
+          return;
+        }
+      }
+    } catch (error) {
+      throw networkError(error, signal, `POST /v1/agents/${agent}/install`);
+    }
   }
 
   /** `GET /v1/sessions`: every session, live or ended. */

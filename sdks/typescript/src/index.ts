@@ -4,7 +4,15 @@
  * Only what is exported here is public; the modules behind it are not reachable from outside.
  */
 export { connect, SandboxAgent } from "./client.js";
-export type { ConnectOptions, CreateSessionOptions, FsBody, InstallAgentOptions } from "./client.js";
+export type {
+  ConnectOptions,
+  CreateSessionOptions,
+  FsBody,
+  InstallAgentOptions,
+  InstallEvent,
+  InstallProgress,
+  InstallResult,
+} from "./client.js";
 export type { ClientOptions, RequestOptions } from "./http.js";
 export { Session } from "./session.js";
 export type {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as sdk from "../src/index.js";
 import {
   ERROR_CLASSES,
+  InstallFailedError,
   NetworkError,
   SandboxAgent,
   SandboxAgentError,
@@ -155,5 +156,54 @@ describe("retries", () => {
     expect(await failure(streaming.writeFsFile({ path }, body))).toBeInstanceOf(NetworkError);
     expect(c2).toHaveLength(1);
     await client.deleteFsEntry({ path });
+  });
+});
+
+describe("install progress", () => {
+  it("resolves with the daemon's result", async () => {
+    const client = new SandboxAgent({ baseUrl: daemon.baseUrl });
+    const seen: unknown[] = [];
+    const result = await client.installAgent("mock", { onProgress: (p) => seen.push(p) });
+    expect(result).toMatchObject({ agent: "mock", alreadyInstalled: true });
+    expect(await failure(client.installAgent("nope"))).toMatchObject({ code: "unsupported_agent" });
+  });
+
+  it("hands every progress event to onProgress, and an error event rejects with InstallFailedError", async () => {
+    const streams: Record<string, string> = {
+      "/v1/agents/ok/install":
+        'event: progress\ndata: {"agent":"ok","stage":"downloading","target":"u","bytesDone":1,"bytesTotal":2}\n\n' +
+        'event: progress\ndata: {"agent":"ok","stage":"verifying"}\n\n' +
+        'event: result\ndata: {"agent":"ok","version":"1.0.0","path":"/bin/ok","alreadyInstalled":false,"source":"u"}\n\n',
+      "/v1/agents/bad/install":
+        'event: progress\ndata: {"agent":"bad","stage":"resolving"}\n\n' +
+        'event: error\ndata: {"type":"urn:sandbox-agent:error:install_failed","title":"Internal Server Error","status":500,"detail":"u: 404","agent":"bad"}\n\n',
+    };
+    const bodies: string[] = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c));
+      req.on("end", () => {
+        bodies.push(`${req.headers.accept} ${body}`);
+        res.writeHead(200, { "content-type": "text/event-stream" }).end(streams[req.url ?? ""] ?? "");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const client = new SandboxAgent({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
+      const stages: string[] = [];
+      const result = await client.installAgent("ok", { version: "1.0.0", onProgress: (p) => stages.push(p.stage) });
+      expect(stages).toEqual(["downloading", "verifying"]);
+      expect(result).toEqual({ agent: "ok", version: "1.0.0", path: "/bin/ok", alreadyInstalled: false, source: "u" });
+      expect(bodies[0]).toBe('text/event-stream {"version":"1.0.0"}');
+      const events = [];
+      for await (const e of client.installAgentProgress("ok")) events.push(e.event);
+      expect(events).toEqual(["progress", "progress", "result"]);
+      const error = await failure(client.installAgent("bad"));
+      expect(error).toBeInstanceOf(InstallFailedError);
+      expect(error).toMatchObject({ status: 500, agent: "bad", detail: "u: 404" });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
