@@ -3,7 +3,7 @@
  * makes one after checking the daemon's health. Session routes live on `Session`; the
  * filesystem routes (`/v1/fs/*`) are here, with the 0.1.x SDK's method names.
  */
-import { callOptions, seg, Transport, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
+import { callOptions, seg, Transport, transportOf, transports, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
 import { isProblemDetails, SandboxAgentError } from "./errors.js";
 import { networkError } from "./http.js";
 import { parseSse } from "./sse.js";
@@ -83,42 +83,40 @@ export interface InstallResult {
 export type InstallEvent = { event: "progress"; data: InstallProgress } | { event: "result"; data: InstallResult };
 
 export class SandboxAgent {
-  /** @internal The request layer shared with `Session`. */
-  readonly transport: Transport;
-
   constructor(options: ClientOptions) {
-    this.transport = new Transport(options);
+    transports.set(this, new Transport(options));
   }
+
 
   /** The daemon's address, without a trailing slash. */
   get baseUrl(): string {
-    return this.transport.baseUrl;
+    return transportOf(this).baseUrl;
   }
 
   /** The token sent with every request, if any. */
   get token(): string | undefined {
-    return this.transport.token;
+    return transportOf(this).token;
   }
 
   /** `GET /v1/health`: `{status: "ok", version}`. Needs no token. */
   health(options: RequestOptions = {}): Promise<HealthResponse> {
-    return this.transport.json<HealthResponse>("GET", "/v1/health", callOptions(options));
+    return transportOf(this).json<HealthResponse>("GET", "/v1/health", callOptions(options));
   }
 
   /** `GET /v1/openapi.json`: the daemon's OpenAPI document. */
   openapi(options: RequestOptions = {}): Promise<Record<string, unknown>> {
-    return this.transport.json("GET", "/v1/openapi.json", callOptions(options));
+    return transportOf(this).json("GET", "/v1/openapi.json", callOptions(options));
   }
 
   /** `GET /v1/agents`: every agent the daemon can drive, with install state and capabilities. */
   async listAgents(options: RequestOptions = {}): Promise<AgentInfo[]> {
-    const body = await this.transport.json<AgentListResponse>("GET", "/v1/agents", callOptions(options));
+    const body = await transportOf(this).json<AgentListResponse>("GET", "/v1/agents", callOptions(options));
     return body.agents;
   }
 
   /** `GET /v1/agents/{agent}/modes`. */
   async listAgentModes(agent: string, options: RequestOptions = {}): Promise<AgentModeInfo[]> {
-    const body = await this.transport.json<AgentModesResponse>("GET", `/v1/agents/${seg(agent)}/modes`, {
+    const body = await transportOf(this).json<AgentModesResponse>("GET", `/v1/agents/${seg(agent)}/modes`, {
       ...callOptions(options),
     });
     return body.modes;
@@ -126,7 +124,7 @@ export class SandboxAgent {
 
   /** `GET /v1/agents/{agent}/models`: the models, and `defaultModel`. */
   listAgentModels(agent: string, options: RequestOptions = {}): Promise<AgentModelsResponse> {
-    return this.transport.json<AgentModelsResponse>("GET", `/v1/agents/${seg(agent)}/models`, {
+    return transportOf(this).json<AgentModelsResponse>("GET", `/v1/agents/${seg(agent)}/models`, {
       ...callOptions(options),
     });
   }
@@ -161,7 +159,7 @@ export class SandboxAgent {
     options: Omit<InstallAgentOptions, "onProgress"> = {},
   ): AsyncGenerator<InstallEvent, void, undefined> {
     const { signal, timeoutMs, maxRetries, ...body } = options;
-    const response = await this.transport.stream("POST", `/v1/agents/${seg(agent)}/install`, {
+    const response = await transportOf(this).stream("POST", `/v1/agents/${seg(agent)}/install`, {
       body: withoutUndefined(body),
       ...callOptions({ signal, timeoutMs: timeoutMs ?? 0, maxRetries }),
     });
@@ -197,7 +195,7 @@ export class SandboxAgent {
 
   /** `GET /v1/sessions`: every session, live or ended. */
   async listSessions(options: RequestOptions = {}): Promise<SessionInfo[]> {
-    const body = await this.transport.json<SessionListResponse>("GET", "/v1/sessions", callOptions(options));
+    const body = await transportOf(this).json<SessionListResponse>("GET", "/v1/sessions", callOptions(options));
     return body.sessions;
   }
 
@@ -208,7 +206,7 @@ export class SandboxAgent {
    */
   async createSession(id: string, options: CreateSessionOptions): Promise<Session> {
     const { signal, timeoutMs, maxRetries, ...body } = options;
-    const created = await this.transport.json<CreateSessionResponse>("POST", `/v1/sessions/${seg(id)}`, {
+    const created = await transportOf(this).json<CreateSessionResponse>("POST", `/v1/sessions/${seg(id)}`, {
       body: withoutUndefined(body),
       // Creating may install the agent first: no time limit unless the call gives one.
       ...callOptions({ signal, timeoutMs: timeoutMs ?? 0, maxRetries }),
@@ -221,7 +219,7 @@ export class SandboxAgent {
    * `SandboxAgentError` `session_not_found` (404) when there is none.
    */
   async getSession(id: string, options: RequestOptions = {}): Promise<Session> {
-    const info = await this.sessionInfo(id, options);
+    const info = await sessionInfo(this, id, options);
     return new Session(this, id, { info });
   }
 
@@ -235,7 +233,7 @@ export class SandboxAgent {
    * directory of the session named by `sessionId`, or the daemon user's home directory.
    */
   listFsEntries(query: FsEntriesQuery = {}, options: RequestOptions = {}): Promise<FsEntry[]> {
-    return this.transport.json<FsEntry[]>("GET", "/v1/fs/entries", { query, ...callOptions(options) });
+    return transportOf(this).json<FsEntry[]>("GET", "/v1/fs/entries", { query, ...callOptions(options) });
   }
 
   /**
@@ -244,7 +242,7 @@ export class SandboxAgent {
    * files.
    */
   readFsFile(query: FsPathQuery, options: RequestOptions = {}): Promise<Uint8Array> {
-    return this.transport.bytes("GET", "/v1/fs/file", { query, ...callOptions(options) });
+    return transportOf(this).bytes("GET", "/v1/fs/file", { query, ...callOptions(options) });
   }
 
   /**
@@ -253,7 +251,7 @@ export class SandboxAgent {
    * stop early.
    */
   readFsFileStream(query: FsPathQuery, options: RequestOptions = {}): Promise<ReadableStream<Uint8Array>> {
-    return this.transport.byteStream("GET", "/v1/fs/file", { query, ...callOptions(options) });
+    return transportOf(this).byteStream("GET", "/v1/fs/file", { query, ...callOptions(options) });
   }
 
   /**
@@ -263,7 +261,7 @@ export class SandboxAgent {
    * (413).
    */
   writeFsFile(query: FsPathQuery, body: FsBody, options: RequestOptions = {}): Promise<FsWriteResponse> {
-    return this.transport.json<FsWriteResponse>("PUT", "/v1/fs/file", {
+    return transportOf(this).json<FsWriteResponse>("PUT", "/v1/fs/file", {
       query,
       raw: body,
       headers: { "content-type": "application/octet-stream" },
@@ -275,12 +273,12 @@ export class SandboxAgent {
 
   /** `GET /v1/fs/stat`: a path's type, size and modification time. */
   statFs(query: FsPathQuery, options: RequestOptions = {}): Promise<FsStat> {
-    return this.transport.json<FsStat>("GET", "/v1/fs/stat", { query, ...callOptions(options) });
+    return transportOf(this).json<FsStat>("GET", "/v1/fs/stat", { query, ...callOptions(options) });
   }
 
   /** `POST /v1/fs/mkdir`: creates a directory and its parents (an existing one is fine); `{path}`. */
   mkdirFs(query: FsPathQuery, options: RequestOptions = {}): Promise<FsActionResponse> {
-    return this.transport.json<FsActionResponse>("POST", "/v1/fs/mkdir", { query, ...callOptions(options) });
+    return transportOf(this).json<FsActionResponse>("POST", "/v1/fs/mkdir", { query, ...callOptions(options) });
   }
 
   /**
@@ -289,7 +287,7 @@ export class SandboxAgent {
    * resolves relative paths.
    */
   moveFs(request: FsMoveRequest, query: FsSessionQuery = {}, options: RequestOptions = {}): Promise<FsMoveResponse> {
-    return this.transport.json<FsMoveResponse>("POST", "/v1/fs/move", {
+    return transportOf(this).json<FsMoveResponse>("POST", "/v1/fs/move", {
       query,
       body: withoutUndefined(request),
       ...callOptions(options),
@@ -301,7 +299,7 @@ export class SandboxAgent {
    * not empty only with `recursive: true` (`path_conflict`, 409, without). `{path}`.
    */
   deleteFsEntry(query: FsDeleteQuery, options: RequestOptions = {}): Promise<FsActionResponse> {
-    return this.transport.json<FsActionResponse>("DELETE", "/v1/fs/entry", { query, ...callOptions(options) });
+    return transportOf(this).json<FsActionResponse>("DELETE", "/v1/fs/entry", { query, ...callOptions(options) });
   }
 
   /**
@@ -315,7 +313,7 @@ export class SandboxAgent {
     query: FsUploadBatchQuery = {},
     options: RequestOptions = {},
   ): Promise<FsUploadBatchResponse> {
-    return this.transport.json<FsUploadBatchResponse>("POST", "/v1/fs/upload-batch", {
+    return transportOf(this).json<FsUploadBatchResponse>("POST", "/v1/fs/upload-batch", {
       query,
       raw: body,
       headers: { "content-type": "application/x-tar" },
@@ -323,10 +321,11 @@ export class SandboxAgent {
     });
   }
 
-  /** @internal The listed info of one session, or `session_not_found`. */
-  async sessionInfo(id: string, options: RequestOptions = {}): Promise<SessionInfo> {
-    return this.transport.json<SessionInfo>("GET", `/v1/sessions/${seg(id)}`, callOptions(options));
-  }
+}
+
+/** The listed info of one session (`GET /v1/sessions/{id}`), or `session_not_found`. */
+export function sessionInfo(client: SandboxAgent, id: string, options: RequestOptions = {}): Promise<SessionInfo> {
+  return transportOf(client).json<SessionInfo>("GET", `/v1/sessions/${seg(id)}`, callOptions(options));
 }
 
 /** Options of `connect`. */
@@ -371,7 +370,7 @@ export async function connect(options: ConnectOptions): Promise<SandboxAgent> {
     );
   }
   try {
-    await client.transport.none("GET", "/v1/sessions", { signal });
+    await transportOf(client).none("GET", "/v1/sessions", { signal });
   } catch (error) {
     if (error instanceof SandboxAgentError && error.code === "token_invalid") {
       throw SandboxAgentError.create(

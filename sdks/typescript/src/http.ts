@@ -70,6 +70,19 @@ export function callOptions(options: RequestOptions = {}): Pick<SendOptions, "si
   return { signal: options.signal, timeoutMs: options.timeoutMs, maxRetries: options.maxRetries };
 }
 
+/**
+ * The `Transport` of each client. Kept here, not on the client, so nothing outside the SDK's
+ * modules can reach it (the package exports neither this module nor the map).
+ */
+export const transports = new WeakMap<object, Transport>();
+
+/** The `Transport` of a client made by `new SandboxAgent(...)`. */
+export function transportOf(client: object): Transport {
+  const transport = transports.get(client);
+  if (!transport) throw new TypeError("not a SandboxAgent client");
+  return transport;
+}
+
 /** Percent-encodes one path segment (session, agent, request ids). */
 export function seg(value: string): string {
   return encodeURIComponent(value);

@@ -3,9 +3,9 @@
  * iterator that reconnects without losing or repeating an event), answers permission requests
  * and questions, cancels and terminates; `prompt` runs one turn and returns what it produced.
  */
-import type { SandboxAgent } from "./client.js";
+import { sessionInfo, type SandboxAgent } from "./client.js";
 import { SandboxAgentError } from "./errors.js";
-import { anySignal, callOptions, networkError, seg, sleep, type RequestOptions } from "./http.js";
+import { anySignal, callOptions, networkError, seg, sleep, transportOf, type RequestOptions } from "./http.js";
 import { parseSse, type SseMessage } from "./sse.js";
 import type {
   CreateSessionResponse,
@@ -281,7 +281,7 @@ export class Session {
 
   /** Lists the session again (`GET /v1/sessions`) and updates `info`. */
   async refresh(options: RequestOptions = {}): Promise<SessionInfo> {
-    this.info = await this.client.sessionInfo(this.id, options);
+    this.info = await sessionInfo(this.client, this.id, options);
     return this.info;
   }
 
@@ -290,7 +290,7 @@ export class Session {
    * while a turn runs. Resolves when the daemon accepted it.
    */
   async send(input: MessageInput, options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/messages`, {
+    await transportOf(this.client).none("POST", `${this.path}/messages`, {
       body: toMessageRequest(input),
       ...callOptions(options),
     });
@@ -298,7 +298,7 @@ export class Session {
 
   /** A page of the transcript (`GET .../events`). */
   async getEvents(options: GetEventsOptions = {}): Promise<EventsResponse> {
-    return this.client.transport.json<EventsResponse>("GET", `${this.path}/events`, {
+    return transportOf(this.client).json<EventsResponse>("GET", `${this.path}/events`, {
       query: {
         offset: options.offset,
         limit: options.limit,
@@ -347,7 +347,7 @@ export class Session {
     const connection = anySignal([signal]);
     const idle = watchIdle(connection.controller, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     try {
-      const response = await this.client.transport.stream("POST", `${this.path}/messages/stream`, {
+      const response = await transportOf(this.client).stream("POST", `${this.path}/messages/stream`, {
         body: toMessageRequest(input),
         query: { includeRaw: includeRaw || undefined },
         signal: connection.signal,
@@ -406,7 +406,7 @@ export class Session {
 
   /** Answers a permission request (`POST .../permissions/{id}/reply`). */
   async replyPermission(permissionId: string, reply: PermissionReply, options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/permissions/${seg(permissionId)}/reply`, {
+    await transportOf(this.client).none("POST", `${this.path}/permissions/${seg(permissionId)}/reply`, {
       body: { reply },
       ...callOptions(options),
     });
@@ -417,7 +417,7 @@ export class Session {
    * prompt, or a flat list for a single prompt.
    */
   async replyQuestion(questionId: string, answers: string[][] | string[], options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/questions/${seg(questionId)}/reply`, {
+    await transportOf(this.client).none("POST", `${this.path}/questions/${seg(questionId)}/reply`, {
       body: { answers: toAnswers(answers) },
       ...callOptions(options),
     });
@@ -425,24 +425,24 @@ export class Session {
 
   /** Declines a question (`POST .../questions/{id}/reject`). */
   async rejectQuestion(questionId: string, options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/questions/${seg(questionId)}/reject`, {
+    await transportOf(this.client).none("POST", `${this.path}/questions/${seg(questionId)}/reject`, {
       ...callOptions(options),
     });
   }
 
   /** Interrupts the running turn and keeps the session (`POST .../cancel`). */
   async cancel(options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/cancel`, callOptions(options));
+    await transportOf(this.client).none("POST", `${this.path}/cancel`, callOptions(options));
   }
 
   /** Ends the session and kills its processes (`POST .../terminate`). */
   async terminate(options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/terminate`, callOptions(options));
+    await transportOf(this.client).none("POST", `${this.path}/terminate`, callOptions(options));
   }
 
   /** Removes the session and its transcript for good, ending it first if it runs (`DELETE /v1/sessions/{id}`). */
   async delete(options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("DELETE", this.path, callOptions(options));
+    await transportOf(this.client).none("DELETE", this.path, callOptions(options));
   }
 
   private hasHandlers(options: RequestHandlers): boolean {
@@ -536,7 +536,7 @@ export class Session {
       try {
         let response: Response;
         try {
-          response = await this.client.transport.stream("GET", `${this.path}/events/sse`, {
+          response = await transportOf(this.client).stream("GET", `${this.path}/events/sse`, {
             query: { offset: last, includeRaw: includeRaw || undefined },
             headers: last > 0 ? { "last-event-id": String(last) } : {},
             signal: connection.signal,
