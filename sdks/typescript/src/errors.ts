@@ -124,6 +124,8 @@ export class SandboxAgentError extends Error {
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
     if (typeof value !== "object" || value === null || !(value as Record<symbol, unknown>)[BRAND]) return false;
+    // Only the SDK's own classes match by brand; a subclass of yours matches by prototype only.
+    if (!Object.prototype.hasOwnProperty.call(this, "code")) return false;
     const code = (this as { code?: string }).code;
     return code === undefined || (value as { code?: unknown }).code === code;
   }

@@ -53,6 +53,14 @@ describe("error classes", () => {
     }
   });
 
+  it("keeps instanceof of a subclass of yours to its own instances", () => {
+    class MyError extends SandboxAgentError {}
+    const mine = new MyError({ type: "urn:sandbox-agent:error:internal", status: 500, title: "x" });
+    expect(mine).toBeInstanceOf(MyError);
+    expect(mine).toBeInstanceOf(SandboxAgentError);
+    expect(SandboxAgentError.create("internal", 500)).not.toBeInstanceOf(MyError);
+  });
+
   it("maps a problem document to its class, with its fields", async () => {
     const client = new SandboxAgent({ baseUrl: daemon.baseUrl });
     const error = await failure(client.getSession("nosuch"));
