@@ -3,7 +3,10 @@
  * makes one after checking the daemon's health. Session routes live on `Session`; the
  * filesystem routes (`/v1/fs/*`) are here, with the 0.1.x SDK's method names.
  */
-import { seg, Transport, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
+import { callOptions, seg, Transport, transportOf, transports, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
+import { isProblemDetails, SandboxAgentError } from "./errors.js";
+import { networkError } from "./http.js";
+import { parseSse } from "./sse.js";
 import { Session } from "./session.js";
 import type {
   AgentInfo,
@@ -48,69 +51,151 @@ export interface InstallAgentOptions extends RequestOptions {
   reinstall?: boolean;
   /** Version to install; the latest when absent. */
   version?: string;
+  /** Called with each progress event of the install, as it runs. */
+  onProgress?: (progress: InstallProgress) => void;
 }
 
-export class SandboxAgent {
-  /** @internal The request layer shared with `Session`. */
-  readonly transport: Transport;
+/** A `progress` event of an install (docs/api.md, `POST /v1/agents/{agent}/install`). */
+export interface InstallProgress {
+  agent: string;
+  /** `resolving` (the latest version), `downloading`, `verifying`, `extracting` or `npm`. */
+  stage: "resolving" | "downloading" | "verifying" | "extracting" | "npm" | (string & {});
+  /** The URL or package being fetched, when there is one. */
+  target?: string;
+  bytesDone?: number;
+  /** Absent (or null) when the server sent no length. */
+  bytesTotal?: number | null;
+}
 
+/** The `result` of an install. */
+export interface InstallResult {
+  agent: string;
+  version?: string;
+  /** Where the binary is. */
+  path?: string;
+  /** `true` when nothing was downloaded. */
+  alreadyInstalled: boolean;
+  /** The URL or `npm:<package>@<version>` installed from. */
+  source?: string;
+}
+
+/** One event of `installAgentProgress`. */
+export type InstallEvent = { event: "progress"; data: InstallProgress } | { event: "result"; data: InstallResult };
+
+export class SandboxAgent {
   constructor(options: ClientOptions) {
-    this.transport = new Transport(options);
+    transports.set(this, new Transport(options));
   }
+
 
   /** The daemon's address, without a trailing slash. */
   get baseUrl(): string {
-    return this.transport.baseUrl;
+    return transportOf(this).baseUrl;
   }
 
   /** The token sent with every request, if any. */
   get token(): string | undefined {
-    return this.transport.token;
+    return transportOf(this).token;
   }
 
   /** `GET /v1/health`: `{status: "ok", version}`. Needs no token. */
   health(options: RequestOptions = {}): Promise<HealthResponse> {
-    return this.transport.json<HealthResponse>("GET", "/v1/health", { signal: options.signal });
+    return transportOf(this).json<HealthResponse>("GET", "/v1/health", callOptions(options));
   }
 
   /** `GET /v1/openapi.json`: the daemon's OpenAPI document. */
   openapi(options: RequestOptions = {}): Promise<Record<string, unknown>> {
-    return this.transport.json("GET", "/v1/openapi.json", { signal: options.signal });
+    return transportOf(this).json("GET", "/v1/openapi.json", callOptions(options));
   }
 
   /** `GET /v1/agents`: every agent the daemon can drive, with install state and capabilities. */
   async listAgents(options: RequestOptions = {}): Promise<AgentInfo[]> {
-    const body = await this.transport.json<AgentListResponse>("GET", "/v1/agents", { signal: options.signal });
+    const body = await transportOf(this).json<AgentListResponse>("GET", "/v1/agents", callOptions(options));
     return body.agents;
   }
 
   /** `GET /v1/agents/{agent}/modes`. */
   async listAgentModes(agent: string, options: RequestOptions = {}): Promise<AgentModeInfo[]> {
-    const body = await this.transport.json<AgentModesResponse>("GET", `/v1/agents/${seg(agent)}/modes`, {
-      signal: options.signal,
+    const body = await transportOf(this).json<AgentModesResponse>("GET", `/v1/agents/${seg(agent)}/modes`, {
+      ...callOptions(options),
     });
     return body.modes;
   }
 
   /** `GET /v1/agents/{agent}/models`: the models, and `defaultModel`. */
   listAgentModels(agent: string, options: RequestOptions = {}): Promise<AgentModelsResponse> {
-    return this.transport.json<AgentModelsResponse>("GET", `/v1/agents/${seg(agent)}/models`, {
-      signal: options.signal,
+    return transportOf(this).json<AgentModelsResponse>("GET", `/v1/agents/${seg(agent)}/models`, {
+      ...callOptions(options),
     });
   }
 
-  /** `POST /v1/agents/{agent}/install`: installs the agent's binary (nothing to do for builtins). */
-  async installAgent(agent: string, options: InstallAgentOptions = {}): Promise<void> {
-    const { signal, ...body } = options;
-    await this.transport.none("POST", `/v1/agents/${seg(agent)}/install`, {
+  /**
+   * `POST /v1/agents/{agent}/install`: installs the agent's binary (nothing to do for builtins)
+   * and resolves with what was installed. `onProgress` sees each step as it runs (the route's
+   * event-stream mode). A failure rejects with an `InstallFailedError` whose `detail` names
+   * each source tried. No time limit unless the call gives `timeoutMs` (it then covers the
+   * wait for the daemon's first answer).
+   */
+  async installAgent(agent: string, options: InstallAgentOptions = {}): Promise<InstallResult> {
+    const { onProgress, ...rest } = options;
+    for await (const item of this.installAgentProgress(agent, rest)) {
+      if (item.event === "progress") onProgress?.(item.data);
+      else return item.data;
+    }
+    throw SandboxAgentError.create(
+      "unexpected_response",
+      200,
+      `the install stream of agent "${agent}" ended without a result`,
+      { agent },
+    );
+  }
+
+  /**
+   * `POST /v1/agents/{agent}/install` as an event stream: `{event: "progress", data}` while it
+   * runs, then one `{event: "result", data}`; a failure throws its `InstallFailedError`.
+   */
+  async *installAgentProgress(
+    agent: string,
+    options: Omit<InstallAgentOptions, "onProgress"> = {},
+  ): AsyncGenerator<InstallEvent, void, undefined> {
+    const { signal, timeoutMs, maxRetries, ...body } = options;
+    const response = await transportOf(this).stream("POST", `/v1/agents/${seg(agent)}/install`, {
       body: withoutUndefined(body),
-      signal,
+      ...callOptions({ signal, timeoutMs: timeoutMs ?? 0, maxRetries }),
     });
+    try {
+      for await (const message of parseSse(response.body!)) {
+        let data: unknown;
+        try {
+          data = JSON.parse(message.data);
+        } catch (error) {
+          throw SandboxAgentError.create(
+            "unexpected_response",
+            200,
+            `an install event is not JSON: ${message.data.slice(0, 200)}`,
+            { agent },
+            error,
+          );
+        }
+        if (message.event === "error") {
+          throw isProblemDetails(data)
+            ? SandboxAgentError.fromProblem(data)
+            : SandboxAgentError.create("install_failed", 500, message.data.slice(0, 500), { agent });
+        }
+        if (message.event === "progress") yield { event: "progress", data: data as InstallProgress };
+        else if (message.event === "result") {
+          yield { event: "result", data: data as InstallResult };
+          return;
+        }
+      }
+    } catch (error) {
+      throw networkError(error, signal, `POST /v1/agents/${agent}/install`);
+    }
   }
 
   /** `GET /v1/sessions`: every session, live or ended. */
   async listSessions(options: RequestOptions = {}): Promise<SessionInfo[]> {
-    const body = await this.transport.json<SessionListResponse>("GET", "/v1/sessions", { signal: options.signal });
+    const body = await transportOf(this).json<SessionListResponse>("GET", "/v1/sessions", callOptions(options));
     return body.sessions;
   }
 
@@ -120,10 +205,11 @@ export class SandboxAgent {
    * session then exists and has ended).
    */
   async createSession(id: string, options: CreateSessionOptions): Promise<Session> {
-    const { signal, ...body } = options;
-    const created = await this.transport.json<CreateSessionResponse>("POST", `/v1/sessions/${seg(id)}`, {
+    const { signal, timeoutMs, maxRetries, ...body } = options;
+    const created = await transportOf(this).json<CreateSessionResponse>("POST", `/v1/sessions/${seg(id)}`, {
       body: withoutUndefined(body),
-      signal,
+      // Creating may install the agent first: no time limit unless the call gives one.
+      ...callOptions({ signal, timeoutMs: timeoutMs ?? 0, maxRetries }),
     });
     return new Session(this, id, { created });
   }
@@ -133,7 +219,7 @@ export class SandboxAgent {
    * `SandboxAgentError` `session_not_found` (404) when there is none.
    */
   async getSession(id: string, options: RequestOptions = {}): Promise<Session> {
-    const info = await this.sessionInfo(id, options);
+    const info = await sessionInfo(this, id, options);
     return new Session(this, id, { info });
   }
 
@@ -147,7 +233,7 @@ export class SandboxAgent {
    * directory of the session named by `sessionId`, or the daemon user's home directory.
    */
   listFsEntries(query: FsEntriesQuery = {}, options: RequestOptions = {}): Promise<FsEntry[]> {
-    return this.transport.json<FsEntry[]>("GET", "/v1/fs/entries", { query, signal: options.signal });
+    return transportOf(this).json<FsEntry[]>("GET", "/v1/fs/entries", { query, ...callOptions(options) });
   }
 
   /**
@@ -156,7 +242,7 @@ export class SandboxAgent {
    * files.
    */
   readFsFile(query: FsPathQuery, options: RequestOptions = {}): Promise<Uint8Array> {
-    return this.transport.bytes("GET", "/v1/fs/file", { query, signal: options.signal });
+    return transportOf(this).bytes("GET", "/v1/fs/file", { query, ...callOptions(options) });
   }
 
   /**
@@ -165,7 +251,7 @@ export class SandboxAgent {
    * stop early.
    */
   readFsFileStream(query: FsPathQuery, options: RequestOptions = {}): Promise<ReadableStream<Uint8Array>> {
-    return this.transport.byteStream("GET", "/v1/fs/file", { query, signal: options.signal });
+    return transportOf(this).byteStream("GET", "/v1/fs/file", { query, ...callOptions(options) });
   }
 
   /**
@@ -175,22 +261,24 @@ export class SandboxAgent {
    * (413).
    */
   writeFsFile(query: FsPathQuery, body: FsBody, options: RequestOptions = {}): Promise<FsWriteResponse> {
-    return this.transport.json<FsWriteResponse>("PUT", "/v1/fs/file", {
+    return transportOf(this).json<FsWriteResponse>("PUT", "/v1/fs/file", {
       query,
       raw: body,
       headers: { "content-type": "application/octet-stream" },
-      signal: options.signal,
+      // Writing the same bytes again is harmless: retried like a GET (not for a stream body).
+      idempotent: true,
+      ...callOptions(options),
     });
   }
 
   /** `GET /v1/fs/stat`: a path's type, size and modification time. */
   statFs(query: FsPathQuery, options: RequestOptions = {}): Promise<FsStat> {
-    return this.transport.json<FsStat>("GET", "/v1/fs/stat", { query, signal: options.signal });
+    return transportOf(this).json<FsStat>("GET", "/v1/fs/stat", { query, ...callOptions(options) });
   }
 
   /** `POST /v1/fs/mkdir`: creates a directory and its parents (an existing one is fine); `{path}`. */
   mkdirFs(query: FsPathQuery, options: RequestOptions = {}): Promise<FsActionResponse> {
-    return this.transport.json<FsActionResponse>("POST", "/v1/fs/mkdir", { query, signal: options.signal });
+    return transportOf(this).json<FsActionResponse>("POST", "/v1/fs/mkdir", { query, ...callOptions(options) });
   }
 
   /**
@@ -199,10 +287,10 @@ export class SandboxAgent {
    * resolves relative paths.
    */
   moveFs(request: FsMoveRequest, query: FsSessionQuery = {}, options: RequestOptions = {}): Promise<FsMoveResponse> {
-    return this.transport.json<FsMoveResponse>("POST", "/v1/fs/move", {
+    return transportOf(this).json<FsMoveResponse>("POST", "/v1/fs/move", {
       query,
       body: withoutUndefined(request),
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
@@ -211,7 +299,7 @@ export class SandboxAgent {
    * not empty only with `recursive: true` (`path_conflict`, 409, without). `{path}`.
    */
   deleteFsEntry(query: FsDeleteQuery, options: RequestOptions = {}): Promise<FsActionResponse> {
-    return this.transport.json<FsActionResponse>("DELETE", "/v1/fs/entry", { query, signal: options.signal });
+    return transportOf(this).json<FsActionResponse>("DELETE", "/v1/fs/entry", { query, ...callOptions(options) });
   }
 
   /**
@@ -225,31 +313,78 @@ export class SandboxAgent {
     query: FsUploadBatchQuery = {},
     options: RequestOptions = {},
   ): Promise<FsUploadBatchResponse> {
-    return this.transport.json<FsUploadBatchResponse>("POST", "/v1/fs/upload-batch", {
+    return transportOf(this).json<FsUploadBatchResponse>("POST", "/v1/fs/upload-batch", {
       query,
       raw: body,
       headers: { "content-type": "application/x-tar" },
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
-  /** @internal The listed info of one session, or `session_not_found`. */
-  async sessionInfo(id: string, options: RequestOptions = {}): Promise<SessionInfo> {
-    return this.transport.json<SessionInfo>("GET", `/v1/sessions/${seg(id)}`, { signal: options.signal });
-  }
+}
+
+/** The listed info of one session (`GET /v1/sessions/{id}`), or `session_not_found`. */
+export function sessionInfo(client: SandboxAgent, id: string, options: RequestOptions = {}): Promise<SessionInfo> {
+  return transportOf(client).json<SessionInfo>("GET", `/v1/sessions/${seg(id)}`, callOptions(options));
 }
 
 /** Options of `connect`. */
-export interface ConnectOptions extends ClientOptions, RequestOptions {}
+export interface ConnectOptions extends ClientOptions, Pick<RequestOptions, "signal"> {}
 
 /**
- * A client of the daemon at `baseUrl`, after checking that it answers `GET /v1/health`
- * (which needs no token: a wrong token shows up at the first other call).
+ * A client of the daemon at `baseUrl`, once it is known to work: `GET /v1/health` must answer
+ * as a sandbox-agent daemon does, then `GET /v1/sessions` (which needs the token) must be
+ * allowed. Each way it can fail says what is wrong:
+ * - `NetworkError` (or `TimeoutError`): nothing answers at `baseUrl`;
+ * - `UnexpectedResponseError`: something answers, but not a sandbox-agent daemon;
+ * - `TokenInvalidError`: the daemon wants a token and none was given, or refused the one given.
  */
 export async function connect(options: ConnectOptions): Promise<SandboxAgent> {
   const { signal, ...clientOptions } = options;
   const client = new SandboxAgent(clientOptions);
-  await client.health({ signal });
+  const where = client.baseUrl;
+  let health: HealthResponse;
+  try {
+    health = await client.health({ signal, maxRetries: 0 });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    if (error instanceof SandboxAgentError && error.code === "network_error") {
+      throw SandboxAgentError.create("network_error", 0, `nothing answers at ${where}: ${error.detail ?? ""}`, {}, error);
+    }
+    if (error instanceof SandboxAgentError && error.status !== 0) {
+      throw SandboxAgentError.create(
+        "unexpected_response",
+        error.status,
+        `${where} is not a sandbox-agent daemon: GET /v1/health answered ${error.status} (${error.detail ?? error.title})`,
+        {},
+        error,
+      );
+    }
+    throw error;
+  }
+  if (typeof health !== "object" || health === null || health.status !== "ok" || typeof health.version !== "string") {
+    throw SandboxAgentError.create(
+      "unexpected_response",
+      200,
+      `${where} is not a sandbox-agent daemon: GET /v1/health answered ${JSON.stringify(health).slice(0, 200)}`,
+    );
+  }
+  try {
+    await transportOf(client).none("GET", "/v1/sessions", { signal });
+  } catch (error) {
+    if (error instanceof SandboxAgentError && error.code === "token_invalid") {
+      throw SandboxAgentError.create(
+        "token_invalid",
+        401,
+        client.token === undefined
+          ? `the daemon at ${where} requires a token and none was given: pass \`token\``
+          : `the daemon at ${where} refused the token given`,
+        {},
+        error,
+      );
+    }
+    throw error;
+  }
   return client;
 }
 

@@ -1,7 +1,11 @@
 /**
  * `SandboxAgentError`: every failure the SDK reports, other than an abort. The daemon's RFC 7807
- * problem documents map onto it field for field; failures that are not problem documents
- * (the network, a proxy's HTML page, a daemon that would not start) get a type of their own.
+ * problem documents map onto it field for field, as the subclass of their code
+ * (`SessionNotFoundError`...); failures that are not problem documents (the network, a timeout,
+ * a proxy's HTML page, a daemon that would not start) get a code and a subclass of their own.
+ *
+ * `instanceof` works across copies of the SDK (its ES module and CommonJS builds loaded side by
+ * side): the classes match an error by a registered symbol and its `code`, not by prototype.
  */
 import type { ErrorType, ProblemDetails } from "./types.js";
 
@@ -14,7 +18,8 @@ export const ERROR_TYPE_PREFIX = "urn:sandbox-agent:error:";
  * - `unexpected_response`: an answer that is neither the expected body nor a problem document
  *   (`status` is the HTTP status);
  * - `stream_error`: an event stream kept failing after its reconnect attempts;
- * - `timeout`: `start()` gave up waiting for the daemon's health check;
+ * - `timeout`: a request took longer than its `timeoutMs` (`status` 0), or `start()` gave up
+ *   waiting for the daemon's listening line;
  * - `binary_not_found`: `start()` found no `sandbox-agent` binary;
  * - `port_in_use`: the port given to `start()` is taken;
  * - `daemon_exited`: the daemon started by `start()` exited before it was healthy (`exitCode`,
@@ -48,6 +53,7 @@ export interface SandboxAgentErrorInit {
 /** Titles of the SDK's own errors that have no HTTP status (0). */
 const CODE_TITLES: Record<string, string> = {
   network_error: "Network Error",
+  timeout: "Timeout",
   stream_error: "Stream Error",
   binary_not_found: "Binary Not Found",
   port_in_use: "Port In Use",
@@ -69,8 +75,13 @@ const TITLES: Record<number, string> = {
   504: "Gateway Timeout",
 };
 
+/** Marks SDK errors of every copy of the SDK (ESM and CJS builds). */
+const BRAND = Symbol.for("agentplex.SandboxAgentError");
+
 export class SandboxAgentError extends Error {
-  override readonly name = "SandboxAgentError";
+  override readonly name: string = "SandboxAgentError";
+  /** On a subclass: the code it stands for. */
+  static readonly code: string | undefined = undefined;
   /** `urn:sandbox-agent:error:<code>` (or the problem's own `type` when it has another form). */
   readonly type: string;
   /** The `<code>` part of `type`: `session_not_found`, `token_invalid`, `network_error`... */
@@ -102,6 +113,28 @@ export class SandboxAgentError extends Error {
     if (init.stderr != null) this.stderr = init.stderr;
     if (init.instance != null) this.instance = init.instance;
     if (options?.problem) this.problem = options.problem;
+    Object.defineProperty(this, BRAND, { value: true });
+    this.name = (ERROR_CLASSES[this.code] ?? SandboxAgentError).name;
+  }
+
+  /**
+   * `error instanceof SessionNotFoundError` is true for an error of that code made by any copy
+   * of the SDK; `instanceof SandboxAgentError` for every SDK error.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    if (typeof value !== "object" || value === null || !(value as Record<symbol, unknown>)[BRAND]) return false;
+    // Only the SDK's own classes match by brand; a subclass of yours matches by prototype only.
+    if (!Object.prototype.hasOwnProperty.call(this, "code")) return false;
+    const code = (this as { code?: string }).code;
+    return code === undefined || (value as { code?: unknown }).code === code;
+  }
+
+  /** The error of a problem document, as the subclass of its code. */
+  static fromProblem(problem: ProblemDetails): SandboxAgentError {
+    const code = problem.type.startsWith(ERROR_TYPE_PREFIX) ? problem.type.slice(ERROR_TYPE_PREFIX.length) : "";
+    const Class = ERROR_CLASSES[code] ?? SandboxAgentError;
+    return new Class(problem, { problem });
   }
 
   /** An error of one of the SDK's own codes (or any documented code, for client-side checks). */
@@ -113,7 +146,8 @@ export class SandboxAgentError extends Error {
     cause?: unknown,
   ): SandboxAgentError {
     const { title, ...rest } = extra;
-    return new SandboxAgentError(
+    const Class = ERROR_CLASSES[code] ?? SandboxAgentError;
+    return new Class(
       {
         ...rest,
         type: ERROR_TYPE_PREFIX + code,
@@ -147,7 +181,7 @@ export function errorFromResponse(status: number, statusText: string, body: stri
     parsed = undefined;
   }
   if (isProblemDetails(parsed)) {
-    return new SandboxAgentError(parsed, { problem: parsed });
+    return SandboxAgentError.fromProblem(parsed);
   }
   const snippet = body.trim().slice(0, 500);
   return SandboxAgentError.create(
@@ -157,3 +191,179 @@ export function errorFromResponse(status: number, statusText: string, body: stri
     { title: TITLES[status] ?? (statusText || `HTTP ${status}`) },
   );
 }
+
+// One class per code: the daemon's problem types (`ErrorType` in docs/openapi.json; the tests
+// check that every code has its class), then the SDK's own.
+
+/** `invalid_request` 400: a malformed body, field, query or id; a reply the adapter refused. */
+export class InvalidRequestError extends SandboxAgentError {
+  static override readonly code = "invalid_request";
+}
+
+/** `unsupported_agent` 400/404: no loaded adapter has that agent id. */
+export class UnsupportedAgentError extends SandboxAgentError {
+  static override readonly code = "unsupported_agent";
+}
+
+/** `mode_not_supported` 400: `agentMode` is not one of the agent's modes. */
+export class ModeNotSupportedError extends SandboxAgentError {
+  static override readonly code = "mode_not_supported";
+}
+
+/** `token_invalid` 401: a missing or wrong token. */
+export class TokenInvalidError extends SandboxAgentError {
+  static override readonly code = "token_invalid";
+}
+
+/** `permission_denied` 403: the operating system refused a `/v1/fs/*` operation. */
+export class PermissionDeniedError extends SandboxAgentError {
+  static override readonly code = "permission_denied";
+}
+
+/** `agent_not_installed` 404: the agent's binary is missing and the daemon may not install. */
+export class AgentNotInstalledError extends SandboxAgentError {
+  static override readonly code = "agent_not_installed";
+}
+
+/** `session_not_found` 404: no session has that id. */
+export class SessionNotFoundError extends SandboxAgentError {
+  static override readonly code = "session_not_found";
+}
+
+/** `request_not_found` 404: no pending permission request or question has that id. */
+export class RequestNotFoundError extends SandboxAgentError {
+  static override readonly code = "request_not_found";
+}
+
+/** `not_found` 404: no such route. */
+export class NotFoundError extends SandboxAgentError {
+  static override readonly code = "not_found";
+}
+
+/** `method_not_allowed` 405: the route exists, not with that method. */
+export class MethodNotAllowedError extends SandboxAgentError {
+  static override readonly code = "method_not_allowed";
+}
+
+/** `session_already_exists` 409: a session with that id exists (ended ones keep theirs). */
+export class SessionAlreadyExistsError extends SandboxAgentError {
+  static override readonly code = "session_already_exists";
+}
+
+/** `session_ended` 409: input to a session that has ended. */
+export class SessionEndedError extends SandboxAgentError {
+  static override readonly code = "session_ended";
+}
+
+/** `not_configured` 409: the daemon runs without what the request needs. */
+export class NotConfiguredError extends SandboxAgentError {
+  static override readonly code = "not_configured";
+}
+
+/** `path_not_found` 404: a `/v1/fs/*` path does not exist. */
+export class PathNotFoundError extends SandboxAgentError {
+  static override readonly code = "path_not_found";
+}
+
+/** `path_conflict` 409: a `/v1/fs/*` target is in the way, or a directory is not empty. */
+export class PathConflictError extends SandboxAgentError {
+  static override readonly code = "path_conflict";
+}
+
+/** `payload_too_large` 413: a body or file larger than the daemon's limit. */
+export class PayloadTooLargeError extends SandboxAgentError {
+  static override readonly code = "payload_too_large";
+}
+
+/** `install_failed` 500: installing an agent failed; `detail` names each source tried. */
+export class InstallFailedError extends SandboxAgentError {
+  static override readonly code = "install_failed";
+}
+
+/** `agent_process_exited` 500: reserved (0.1.x code). */
+export class AgentProcessExitedError extends SandboxAgentError {
+  static override readonly code = "agent_process_exited";
+}
+
+/** `adapter_failed` 500: the agent's adapter failed; the session has ended. */
+export class AdapterFailedError extends SandboxAgentError {
+  static override readonly code = "adapter_failed";
+}
+
+/** `internal` 500: an unexpected failure in the daemon. */
+export class InternalError extends SandboxAgentError {
+  static override readonly code = "internal";
+}
+
+/** `stream_error` 502 (reserved by the daemon); the SDK's when an event stream kept failing (status 0). */
+export class StreamError extends SandboxAgentError {
+  static override readonly code = "stream_error";
+}
+
+/** `timeout` a request exceeded its `timeoutMs` (status 0), `start()` gave up waiting, or 504 (reserved by the daemon). Also exported as `GatewayTimeoutError`, the Python SDK's name. */
+export class TimeoutError extends SandboxAgentError {
+  static override readonly code = "timeout";
+}
+
+/** `network_error` status 0: the request got no HTTP answer (refused, reset, DNS...). */
+export class NetworkError extends SandboxAgentError {
+  static override readonly code = "network_error";
+}
+
+/** `unexpected_response` an answer that is neither the expected body nor a problem document: not a sandbox-agent daemon, or a proxy's page. */
+export class UnexpectedResponseError extends SandboxAgentError {
+  static override readonly code = "unexpected_response";
+}
+
+/** `binary_not_found` status 0: `start()` found no `sandbox-agent` binary. */
+export class BinaryNotFoundError extends SandboxAgentError {
+  static override readonly code = "binary_not_found";
+}
+
+/** `port_in_use` status 0: the `port` given to `start()` is taken. */
+export class PortInUseError extends SandboxAgentError {
+  static override readonly code = "port_in_use";
+}
+
+/** `daemon_exited` status 0: the daemon `start()` ran exited before it listened (`exitCode`, `stderr`). */
+export class DaemonExitedError extends SandboxAgentError {
+  static override readonly code = "daemon_exited";
+}
+
+/** The Python SDK's name of `TimeoutError`. */
+export const GatewayTimeoutError = TimeoutError;
+
+/** The class of each code, the daemon's and the SDK's. */
+export const ERROR_CLASSES: Readonly<Record<string, typeof SandboxAgentError>> = Object.freeze(
+  Object.fromEntries(
+    [
+      InvalidRequestError,
+      UnsupportedAgentError,
+      ModeNotSupportedError,
+      TokenInvalidError,
+      PermissionDeniedError,
+      AgentNotInstalledError,
+      SessionNotFoundError,
+      RequestNotFoundError,
+      NotFoundError,
+      MethodNotAllowedError,
+      SessionAlreadyExistsError,
+      SessionEndedError,
+      NotConfiguredError,
+      PathNotFoundError,
+      PathConflictError,
+      PayloadTooLargeError,
+      InstallFailedError,
+      AgentProcessExitedError,
+      AdapterFailedError,
+      InternalError,
+      StreamError,
+      TimeoutError,
+      NetworkError,
+      UnexpectedResponseError,
+      BinaryNotFoundError,
+      PortInUseError,
+      DaemonExitedError,
+    ].map((c) => [c.code as string, c]),
+  ),
+);

@@ -14,13 +14,33 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Headers added to every request. */
   headers?: Record<string, string>;
+  /**
+   * Default time limit of one call, retries included, in ms (default 30 000; 0: none). For a
+   * call that returns a stream (`events()`, `readFsFileStream`...) it covers the wait for the
+   * answer's headers, not the stream. Past it the call rejects with a `TimeoutError`.
+   */
+  timeoutMs?: number;
+  /**
+   * How many times an idempotent request (GET, and `PUT /v1/fs/file` with a body that is not a
+   * stream) is sent again after a network error or a 502, 503 or 504 (default 2; 0: never).
+   */
+  maxRetries?: number;
+  /** Delay before the first retry, doubling (with jitter) up to 5 s (default 200 ms). */
+  retryDelayMs?: number;
 }
 
 /** Every call takes these. */
 export interface RequestOptions {
   /** Aborts the call; it then rejects with the signal's `reason`. */
   signal?: AbortSignal;
+  /** This call's time limit in ms, instead of the client's `timeoutMs` (0: none). */
+  timeoutMs?: number;
+  /** This call's retries of an idempotent request, instead of the client's `maxRetries`. */
+  maxRetries?: number;
 }
+
+/** The default `timeoutMs`. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 type QueryValue = string | number | boolean | null | undefined;
 
@@ -39,6 +59,28 @@ interface SendOptions {
   raw?: RawBody;
   headers?: Record<string, string>;
   signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  /** Whether the request may be sent again (default: GET and HEAD only). */
+  idempotent?: boolean;
+}
+
+/** The `RequestOptions` of a call, as `SendOptions`. */
+export function callOptions(options: RequestOptions = {}): Pick<SendOptions, "signal" | "timeoutMs" | "maxRetries"> {
+  return { signal: options.signal, timeoutMs: options.timeoutMs, maxRetries: options.maxRetries };
+}
+
+/**
+ * The `Transport` of each client. Kept here, not on the client, so nothing outside the SDK's
+ * modules can reach it (the package exports neither this module nor the map).
+ */
+export const transports = new WeakMap<object, Transport>();
+
+/** The `Transport` of a client made by `new SandboxAgent(...)`. */
+export function transportOf(client: object): Transport {
+  const transport = transports.get(client);
+  if (!transport) throw new TypeError("not a SandboxAgent client");
+  return transport;
 }
 
 /** Percent-encodes one path segment (session, agent, request ids). */
@@ -51,6 +93,9 @@ export class Transport {
   readonly token: string | undefined;
   private readonly fetchImpl: typeof fetch;
   private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly retryDelayMs: number;
 
   constructor(options: ClientOptions) {
     if (!options.baseUrl) throw new TypeError("baseUrl is required");
@@ -62,6 +107,56 @@ export class Transport {
     // Called as a plain function: browsers require the global fetch's `this` to be the window.
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.headers = { ...options.headers };
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxRetries = options.maxRetries ?? 2;
+    this.retryDelayMs = options.retryDelayMs ?? 200;
+  }
+
+  /**
+   * Sends a request and hands the 2xx response to `read`, within the call's time limit and
+   * with retries of idempotent requests. `keepOpen`: the caller reads the body later (a
+   * stream), so the time limit stops once `read` returns but the caller's signal stays linked.
+   */
+  private async call<T>(
+    method: string,
+    path: string,
+    init: SendOptions,
+    read: (response: Response, signal: AbortSignal) => Promise<T>,
+    keepOpen = false,
+  ): Promise<T> {
+    init.signal?.throwIfAborted();
+    const timeoutMs = init.timeoutMs ?? this.timeoutMs;
+    const what = `${method} ${path}`;
+    const link = anySignal([init.signal]);
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(
+            () => link.controller.abort(SandboxAgentError.create("timeout", 0, `${what} took longer than ${timeoutMs} ms`)),
+            timeoutMs,
+          )
+        : undefined;
+    const replayable = init.raw === undefined || !isReadableStream(init.raw);
+    const retries = (init.idempotent ?? (method === "GET" || method === "HEAD")) && replayable
+      ? (init.maxRetries ?? this.maxRetries)
+      : 0;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const response = await this.send(method, path, { ...init, signal: link.signal });
+          return await read(response, link.signal);
+        } catch (error) {
+          const failure = link.signal.aborted && !init.signal?.aborted ? link.signal.reason : error;
+          if (attempt >= retries || !retryableStatus(failure)) throw failure;
+          const delay = Math.min(this.retryDelayMs * 2 ** attempt, 5_000) * (0.75 + Math.random() / 2);
+          await sleep(delay, link.signal).catch((e: unknown) => {
+            throw init.signal?.aborted ? init.signal.reason : e;
+          });
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+      if (!keepOpen) link.dispose();
+    }
   }
 
   url(path: string, query?: Record<string, QueryValue>): string {
@@ -77,8 +172,8 @@ export class Transport {
     return url;
   }
 
-  /** Sends a request and returns the response when its status is 2xx; throws otherwise. */
-  async send(method: string, path: string, init: SendOptions = {}): Promise<Response> {
+  /** Sends a request once and returns the response when its status is 2xx; throws otherwise. */
+  private async send(method: string, path: string, init: SendOptions = {}): Promise<Response> {
     const headers: Record<string, string> = { accept: "application/json", ...this.headers, ...init.headers };
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
     // `duplex: "half"` is how fetch (Node's, and browsers that stream uploads) takes a stream body.
@@ -111,12 +206,12 @@ export class Transport {
 
   /** A request whose 2xx answer is a JSON body. */
   async json<T>(method: string, path: string, init: SendOptions = {}): Promise<T> {
-    const response = await this.send(method, path, init);
+    return this.call(method, path, init, async (response, signal) => {
     let text: string;
     try {
       text = await response.text();
     } catch (error) {
-      throw networkError(error, init.signal, `${method} ${path}`);
+      throw networkError(error, signal, `${method} ${path}`);
     }
     try {
       return JSON.parse(text) as T;
@@ -129,44 +224,47 @@ export class Transport {
         error,
       );
     }
+    });
   }
 
   /** A request whose 2xx answer is raw bytes, read whole. */
   async bytes(method: string, path: string, init: SendOptions = {}): Promise<Uint8Array> {
-    const response = await this.send(method, path, {
-      ...init,
-      headers: { accept: "application/octet-stream", ...init.headers },
+    const headers = { accept: "application/octet-stream", ...init.headers };
+    return this.call(method, path, { ...init, headers }, async (response, signal) => {
+      try {
+        return new Uint8Array(await response.arrayBuffer());
+      } catch (error) {
+        throw networkError(error, signal, `${method} ${path}`);
+      }
     });
-    try {
-      return new Uint8Array(await response.arrayBuffer());
-    } catch (error) {
-      throw networkError(error, init.signal, `${method} ${path}`);
-    }
   }
 
   /** A request whose 2xx answer is raw bytes: the body as a stream, unread. */
   async byteStream(method: string, path: string, init: SendOptions = {}): Promise<ReadableStream<Uint8Array>> {
-    const response = await this.send(method, path, {
-      ...init,
-      headers: { accept: "application/octet-stream", ...init.headers },
-    });
-    // An answer without a body is an empty file.
-    return response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    const headers = { accept: "application/octet-stream", ...init.headers };
+    return this.call(
+      method,
+      path,
+      { ...init, headers },
+      async (response) =>
+        // An answer without a body is an empty file.
+        response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() }),
+      true,
+    );
   }
 
   /** A request whose 2xx answer has no body we need (204). */
   async none(method: string, path: string, init: SendOptions = {}): Promise<void> {
-    const response = await this.send(method, path, init);
-    // Drain the body so the connection can be reused.
-    await response.arrayBuffer().catch(() => undefined);
+    return this.call(method, path, init, async (response) => {
+      // Drain the body so the connection can be reused.
+      await response.arrayBuffer().catch(() => undefined);
+    });
   }
 
   /** A request answered with `text/event-stream`: the response, body unread. */
   async stream(method: string, path: string, init: SendOptions = {}): Promise<Response> {
-    const response = await this.send(method, path, {
-      ...init,
-      headers: { accept: "text/event-stream", ...init.headers },
-    });
+    const headers = { accept: "text/event-stream", ...init.headers };
+    return this.call(method, path, { ...init, headers }, async (response) => {
     const type = response.headers.get("content-type") ?? "";
     if (!type.includes("text/event-stream") || !response.body) {
       const text = await response.text().catch(() => "");
@@ -177,7 +275,15 @@ export class Transport {
       );
     }
     return response;
+    }, true);
   }
+}
+
+/** Failures worth sending an idempotent request again: no answer, or a 502, 503 or 504. */
+function retryableStatus(error: unknown): boolean {
+  if (!(error instanceof SandboxAgentError)) return false;
+  if (error.code === "timeout" && error.status === 0) return false;
+  return error.status === 0 ? error.code === "network_error" : [502, 503, 504].includes(error.status);
 }
 
 /** By shape, so a stream of another realm or polyfill counts too. */

@@ -1,11 +1,20 @@
 /**
  * sandbox-agent: the TypeScript client of the sandbox-agent daemon. Works in Node 20+ and
- * browsers (fetch only). `start()`, which runs a local daemon, is in `sandbox-agent/node`.
+ * browsers (fetch only). `start()`, which runs a local daemon, is in `agentplex/node`.
+ * Only what is exported here is public; the modules behind it are not reachable from outside.
  */
 export { connect, SandboxAgent } from "./client.js";
-export type { ConnectOptions, CreateSessionOptions, FsBody, InstallAgentOptions } from "./client.js";
+export type {
+  ConnectOptions,
+  CreateSessionOptions,
+  FsBody,
+  InstallAgentOptions,
+  InstallEvent,
+  InstallProgress,
+  InstallResult,
+} from "./client.js";
 export type { ClientOptions, RequestOptions } from "./http.js";
-export { Session, toMessageRequest } from "./session.js";
+export { Session } from "./session.js";
 export type {
   EventsOptions,
   GetEventsOptions,
@@ -16,9 +25,41 @@ export type {
   QuestionAnswer,
   QuestionHandler,
   RequestHandlers,
+  SessionListeners,
 } from "./session.js";
-export { ERROR_TYPE_PREFIX, isProblemDetails, SandboxAgentError } from "./errors.js";
+export {
+  ERROR_CLASSES,
+  ERROR_TYPE_PREFIX,
+  GatewayTimeoutError,
+  isProblemDetails,
+  SandboxAgentError,
+  AdapterFailedError,
+  AgentNotInstalledError,
+  AgentProcessExitedError,
+  BinaryNotFoundError,
+  DaemonExitedError,
+  InstallFailedError,
+  InternalError,
+  InvalidRequestError,
+  MethodNotAllowedError,
+  ModeNotSupportedError,
+  NetworkError,
+  NotConfiguredError,
+  NotFoundError,
+  PathConflictError,
+  PathNotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  PortInUseError,
+  RequestNotFoundError,
+  SessionAlreadyExistsError,
+  SessionEndedError,
+  SessionNotFoundError,
+  StreamError,
+  TimeoutError,
+  TokenInvalidError,
+  UnexpectedResponseError,
+  UnsupportedAgentError,
+} from "./errors.js";
 export type { ClientErrorCode, ErrorCode, SandboxAgentErrorInit } from "./errors.js";
-export { parseSse } from "./sse.js";
-export type { SseMessage } from "./sse.js";
 export type * from "./types.js";

@@ -10,14 +10,14 @@ import { createServer } from "node:net";
 import { delimiter, join } from "node:path";
 import { SandboxAgent } from "./client.js";
 import { SandboxAgentError } from "./errors.js";
-import { anySignal, sleep, type RequestOptions } from "./http.js";
+import type { RequestOptions } from "./http.js";
 
 export * from "./index.js";
 
 export interface StartOptions extends RequestOptions {
   /** The `sandbox-agent` binary; else `$SANDBOX_AGENT_BIN`; else `sandbox-agent` on `PATH`. */
   binaryPath?: string;
-  /** The port to listen on; a free one when absent. */
+  /** The port to listen on; when absent the daemon binds port 0 and reports the port it got. */
   port?: number;
   /** The address to listen on (default `127.0.0.1`). */
   host?: string;
@@ -34,7 +34,7 @@ export interface StartOptions extends RequestOptions {
    * (default: kept in memory, the last 64 KiB of stderr shown in errors).
    */
   log?: "inherit" | "pipe";
-  /** How long to wait for the daemon's health check (default 30 000 ms). */
+  /** How long to wait for the daemon's listening line (default 30 000 ms). */
   timeoutMs?: number;
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof fetch;
@@ -48,7 +48,7 @@ export interface StartOptions extends RequestOptions {
 export class LocalSandboxAgent extends SandboxAgent {
   /** The daemon's child process. */
   readonly process: ChildProcess;
-  /** The port the daemon listens on. */
+  /** The port the daemon listens on (from its listening line). */
   readonly port: number;
   private readonly stderrTail: () => string;
   private disposing: Promise<void> | undefined;
@@ -89,51 +89,32 @@ export class LocalSandboxAgent extends SandboxAgent {
   }
 }
 
+/** The daemon's listening line (docs/cli.md, "The listening line"). */
+const LISTENING = /^sandbox-agent listening on (http:\/\/\S+)\s*$/;
+
 /**
  * Runs a local `sandbox-agent server` (binary from `binaryPath`, `$SANDBOX_AGENT_BIN` or
- * `PATH`) on `host:port` (a free port when none is given) with `token` (a random one when
- * none is given), waits until it answers its health check, and returns a client of it.
+ * `PATH`) on `host` with `--port 0` (or the `port` given) and `token` (a random one when none
+ * is given), waits for the line it prints on stdout once it listens, and returns a client of
+ * the address in that line: no free port is guessed, so nothing can take it first.
  * `dispose()` stops it; so does this process exiting.
  */
 export async function start(options: StartOptions = {}): Promise<LocalSandboxAgent> {
   const binary = findBinary(options.binaryPath);
   const host = options.host ?? "127.0.0.1";
   const token = options.token ?? randomBytes(24).toString("hex");
-  // A daemon already on a given port would answer our health check: refuse at once.
-  if (options.port !== undefined && !(await portFree(host, options.port))) {
+  if (options.port !== undefined && options.port !== 0 && !(await portFree(host, options.port))) {
     throw SandboxAgentError.create("port_in_use", 0, `${host}:${options.port} is already in use`);
   }
-  // A free port found here may be taken before the daemon binds it: try again with another.
-  for (let attempt = 1; ; attempt++) {
-    const port = options.port ?? (await freePort(host));
-    try {
-      return await launch(binary, host, port, token, options);
-    } catch (error) {
-      const portTaken =
-        SandboxAgentError.is(error, "daemon_exited") && /address (already )?in use|AddrInUse/i.test(error.stderr ?? "");
-      if (options.port !== undefined || !portTaken || attempt >= 3) throw error;
-    }
-  }
-}
-
-async function launch(
-  binary: string,
-  host: string,
-  port: number,
-  token: string,
-  options: StartOptions,
-): Promise<LocalSandboxAgent> {
-  const args = ["server", "--host", host, "--port", String(port)];
+  const args = ["server", "--host", host, "--port", String(options.port ?? 0)];
   if (options.dataDir !== undefined) args.push("--data-dir", options.dataDir);
   args.push(...(options.args ?? []));
   const env: Record<string, string | undefined> = { ...(options.env ?? process.env) };
   // The token goes by environment, not argv, so it does not show in `ps`.
   env.SANDBOX_AGENT_TOKEN = token;
   const inherit = options.log === "inherit";
-  const child = spawn(binary, args, {
-    env,
-    stdio: ["ignore", inherit ? "inherit" : "pipe", inherit ? "inherit" : "pipe"],
-  });
+  // stdout is always read: the listening line is the only thing the daemon writes there.
+  const child = spawn(binary, args, { env, stdio: ["ignore", "pipe", inherit ? "inherit" : "pipe"] });
   track(child);
 
   let stderr = "";
@@ -141,75 +122,84 @@ async function launch(
   child.stderr?.on("data", (chunk: string) => {
     stderr = (stderr + chunk).slice(-64 * 1024);
   });
-  child.stdout?.resume(); // drain, so the daemon never blocks on a full pipe
 
-  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  let spawnError: Error | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.once("exit", (code, signal) => {
-      exit = { code, signal };
-      resolve();
-    });
-    child.once("error", (error) => {
-      spawnError = error;
-      resolve();
-    });
-  });
-
-  const baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  const client = new LocalSandboxAgent(
-    { baseUrl, token, child, port, ...(options.fetch ? { fetch: options.fetch } : {}) },
-    () => stderr,
-  );
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const deadline = Date.now() + timeoutMs;
+  let baseUrl: string;
   try {
-    for (;;) {
-      options.signal?.throwIfAborted();
-      if (spawnError) {
-        throw SandboxAgentError.create(
-          "binary_not_found",
-          0,
-          `could not run ${binary}: ${spawnError.message}`,
-          {},
-          spawnError,
-        );
-      }
-      if (exit) {
-        await sleep(20); // let the last stderr chunks arrive
-        throw SandboxAgentError.create(
-          "daemon_exited",
-          0,
-          `${binary} exited ${exit.signal ? `on ${exit.signal}` : `with code ${exit.code}`} before it was healthy` +
-            (stderr ? `:\n${stderr.trim().split("\n").slice(-10).join("\n")}` : ""),
-          { ...(exit.code !== null ? { exitCode: exit.code } : {}), stderr },
-        );
-      }
-      if (Date.now() > deadline) {
-        throw SandboxAgentError.create(
-          "timeout",
-          504,
-          `${binary} did not answer ${baseUrl}/v1/health within ${timeoutMs} ms`,
-          { stderr },
-        );
-      }
-      const attempt = anySignal([options.signal]);
-      const timer = setTimeout(() => attempt.controller.abort(), 1_000);
-      try {
-        await client.health({ signal: attempt.signal });
-        break;
-      } catch {
-        // not listening yet
-      } finally {
+    baseUrl = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      const cleanup = () => {
         clearTimeout(timer);
-        attempt.dispose();
-      }
-      await Promise.race([exited, sleep(50, options.signal)]);
-    }
+        child.stdout!.off("data", onData);
+        child.off("exit", onExit);
+        child.off("error", onError);
+        options.signal?.removeEventListener("abort", onAbort);
+      };
+      const onData = (chunk: string) => {
+        out += chunk;
+        const end = out.indexOf("\n");
+        if (end === -1) return;
+        const match = LISTENING.exec(out.slice(0, end));
+        cleanup();
+        if (match) resolve(match[1]!);
+        else {
+          reject(
+            SandboxAgentError.create(
+              "unexpected_response",
+              0,
+              `${binary} printed ${JSON.stringify(out.slice(0, end))} instead of its listening line: not a sandbox-agent daemon of this version?`,
+              { stderr },
+            ),
+          );
+        }
+      };
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+        cleanup();
+        // let the last stderr chunks arrive
+        setTimeout(() => {
+          reject(
+            SandboxAgentError.create(
+              "daemon_exited",
+              0,
+              `${binary} exited ${signal ? `on ${signal}` : `with code ${code}`} before it listened` +
+                (stderr ? `:\n${stderr.trim().split("\n").slice(-10).join("\n")}` : ""),
+              { ...(code !== null ? { exitCode: code } : {}), stderr },
+            ),
+          );
+        }, 20);
+      };
+      const onError = (error: Error) => {
+        cleanup();
+        reject(SandboxAgentError.create("binary_not_found", 0, `could not run ${binary}: ${error.message}`, {}, error));
+      };
+      const onAbort = () => {
+        cleanup();
+        reject(options.signal!.reason);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(
+          SandboxAgentError.create("timeout", 0, `${binary} printed no listening line within ${timeoutMs} ms`, {
+            stderr,
+          }),
+        );
+      }, timeoutMs);
+      child.stdout!.setEncoding("utf8");
+      child.stdout!.on("data", onData);
+      child.once("exit", onExit);
+      child.once("error", onError);
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener("abort", onAbort, { once: true });
+    });
   } catch (error) {
-    await client.dispose(1_000);
+    await stopChild(child, 1_000);
     throw error;
   }
+  child.stdout!.resume(); // nothing more comes; keep the pipe drained anyway
+  const client = new LocalSandboxAgent(
+    { baseUrl, token, child, port: Number(new URL(baseUrl).port), ...(options.fetch ? { fetch: options.fetch } : {}) },
+    () => stderr,
+  );
   // The daemon must not keep this process alive: it is stopped at exit.
   child.unref();
   (child.stdout as { unref?: () => void } | null)?.unref?.();
@@ -265,22 +255,6 @@ function portFree(host: string, port: number): Promise<boolean> {
     server.unref();
     server.once("error", () => resolve(false));
     server.listen(port, host, () => server.close(() => resolve(true)));
-  });
-}
-
-/** A port that was free on `host` a moment ago. */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === "object") resolve(address.port);
-        else reject(new Error("could not pick a free port"));
-      });
-    });
   });
 }
 

@@ -3,9 +3,9 @@
  * iterator that reconnects without losing or repeating an event), answers permission requests
  * and questions, cancels and terminates; `prompt` runs one turn and returns what it produced.
  */
-import type { SandboxAgent } from "./client.js";
+import { sessionInfo, type SandboxAgent } from "./client.js";
 import { SandboxAgentError } from "./errors.js";
-import { anySignal, networkError, seg, sleep, type RequestOptions } from "./http.js";
+import { anySignal, callOptions, networkError, seg, sleep, transportOf, type RequestOptions } from "./http.js";
 import { parseSse, type SseMessage } from "./sse.js";
 import type {
   CreateSessionResponse,
@@ -52,7 +52,16 @@ export type QuestionHandler = (
   event: EventOf<"question.requested">,
 ) => MaybePromise<QuestionAnswer | undefined | void>;
 
-/** Handlers for the requests that need the client; per call, they override the session's. */
+/** The listeners of `session.on(...)`, by event name. */
+export interface SessionListeners {
+  permission: PermissionHandler;
+  question: QuestionHandler;
+}
+
+/**
+ * Handlers for the requests that need the client, given to one `events()` or `prompt()` call.
+ * The call's handler is asked first, then the session's listeners (`session.on`).
+ */
 export interface RequestHandlers {
   onPermission?: PermissionHandler;
   onQuestion?: QuestionHandler;
@@ -214,7 +223,10 @@ export class Session {
   info: SessionInfo | undefined;
   /** The daemon's answer to the creation, for a session made by `createSession`. */
   readonly created: CreateSessionResponse | undefined;
-  private readonly handlers: RequestHandlers = {};
+  private readonly listeners: { permission: PermissionHandler[]; question: QuestionHandler[] } = {
+    permission: [],
+    question: [],
+  };
 
   constructor(
     client: SandboxAgent,
@@ -232,30 +244,44 @@ export class Session {
   }
 
   /**
-   * Sets the permission handler used by `events()` and `prompt()` when the call gives none.
-   * Returns a function that removes it.
+   * Adds a listener of the permission requests (`"permission"`) or questions (`"question"`) that
+   * `events()` and `prompt()` see on this session. Several may be added. Who answers: the
+   * call's own `onPermission`/`onQuestion` is asked first, then the listeners in the order they
+   * were added, one at a time; the first to return a reply answers the request, and the ones
+   * after it are not called for that request. A listener that returns nothing only watches.
+   * When nobody replies the request stays pending: answer it with `replyPermission`,
+   * `replyQuestion` or `rejectQuestion`. A listener that throws makes the iteration (or
+   * `prompt()`) reject with its error. Adding the same function twice adds it once.
    */
-  onPermission(handler: PermissionHandler): () => void {
-    this.handlers.onPermission = handler;
-    return () => {
-      if (this.handlers.onPermission === handler) delete this.handlers.onPermission;
-    };
+  on<K extends keyof SessionListeners>(event: K, listener: SessionListeners[K]): this {
+    const list = this.listeners[event] as Array<SessionListeners[K]>;
+    if (!list.includes(listener)) list.push(listener);
+    return this;
   }
 
-  /**
-   * Sets the question handler used by `events()` and `prompt()` when the call gives none.
-   * Returns a function that removes it.
-   */
+  /** Removes a listener added with `on`. */
+  off<K extends keyof SessionListeners>(event: K, listener: SessionListeners[K]): this {
+    const list = this.listeners[event] as Array<SessionListeners[K]>;
+    const index = list.indexOf(listener);
+    if (index !== -1) list.splice(index, 1);
+    return this;
+  }
+
+  /** `on("permission", handler)`; returns a function that removes it. */
+  onPermission(handler: PermissionHandler): () => void {
+    this.on("permission", handler);
+    return () => this.off("permission", handler);
+  }
+
+  /** `on("question", handler)`; returns a function that removes it. */
   onQuestion(handler: QuestionHandler): () => void {
-    this.handlers.onQuestion = handler;
-    return () => {
-      if (this.handlers.onQuestion === handler) delete this.handlers.onQuestion;
-    };
+    this.on("question", handler);
+    return () => this.off("question", handler);
   }
 
   /** Lists the session again (`GET /v1/sessions`) and updates `info`. */
   async refresh(options: RequestOptions = {}): Promise<SessionInfo> {
-    this.info = await this.client.sessionInfo(this.id, options);
+    this.info = await sessionInfo(this.client, this.id, options);
     return this.info;
   }
 
@@ -264,21 +290,21 @@ export class Session {
    * while a turn runs. Resolves when the daemon accepted it.
    */
   async send(input: MessageInput, options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/messages`, {
+    await transportOf(this.client).none("POST", `${this.path}/messages`, {
       body: toMessageRequest(input),
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
   /** A page of the transcript (`GET .../events`). */
   async getEvents(options: GetEventsOptions = {}): Promise<EventsResponse> {
-    return this.client.transport.json<EventsResponse>("GET", `${this.path}/events`, {
+    return transportOf(this.client).json<EventsResponse>("GET", `${this.path}/events`, {
       query: {
         offset: options.offset,
         limit: options.limit,
         includeRaw: options.includeRaw || undefined,
       },
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
@@ -321,7 +347,7 @@ export class Session {
     const connection = anySignal([signal]);
     const idle = watchIdle(connection.controller, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     try {
-      const response = await this.client.transport.stream("POST", `${this.path}/messages/stream`, {
+      const response = await transportOf(this.client).stream("POST", `${this.path}/messages/stream`, {
         body: toMessageRequest(input),
         query: { includeRaw: includeRaw || undefined },
         signal: connection.signal,
@@ -380,9 +406,9 @@ export class Session {
 
   /** Answers a permission request (`POST .../permissions/{id}/reply`). */
   async replyPermission(permissionId: string, reply: PermissionReply, options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/permissions/${seg(permissionId)}/reply`, {
+    await transportOf(this.client).none("POST", `${this.path}/permissions/${seg(permissionId)}/reply`, {
       body: { reply },
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
@@ -391,43 +417,43 @@ export class Session {
    * prompt, or a flat list for a single prompt.
    */
   async replyQuestion(questionId: string, answers: string[][] | string[], options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/questions/${seg(questionId)}/reply`, {
+    await transportOf(this.client).none("POST", `${this.path}/questions/${seg(questionId)}/reply`, {
       body: { answers: toAnswers(answers) },
-      signal: options.signal,
+      ...callOptions(options),
     });
   }
 
   /** Declines a question (`POST .../questions/{id}/reject`). */
   async rejectQuestion(questionId: string, options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/questions/${seg(questionId)}/reject`, {
-      signal: options.signal,
+    await transportOf(this.client).none("POST", `${this.path}/questions/${seg(questionId)}/reject`, {
+      ...callOptions(options),
     });
   }
 
   /** Interrupts the running turn and keeps the session (`POST .../cancel`). */
   async cancel(options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/cancel`, { signal: options.signal });
+    await transportOf(this.client).none("POST", `${this.path}/cancel`, callOptions(options));
   }
 
   /** Ends the session and kills its processes (`POST .../terminate`). */
   async terminate(options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("POST", `${this.path}/terminate`, { signal: options.signal });
+    await transportOf(this.client).none("POST", `${this.path}/terminate`, callOptions(options));
   }
 
   /** Removes the session and its transcript for good, ending it first if it runs (`DELETE /v1/sessions/{id}`). */
   async delete(options: RequestOptions = {}): Promise<void> {
-    await this.client.transport.none("DELETE", this.path, { signal: options.signal });
+    await transportOf(this.client).none("DELETE", this.path, callOptions(options));
   }
 
   private hasHandlers(options: RequestHandlers): boolean {
     return Boolean(
-      options.onPermission ?? this.handlers.onPermission ?? options.onQuestion ?? this.handlers.onQuestion,
+      options.onPermission ?? options.onQuestion ?? (this.listeners.permission[0] || this.listeners.question[0]),
     );
   }
 
   /** The requests resolved in the transcript after `offset`: handlers must not see them. */
   private async settledRequests(offset: number, options: RequestOptions): Promise<Set<string>> {
-    const page = await this.getEvents({ offset, signal: options.signal });
+    const page = await this.getEvents({ offset, ...callOptions(options) });
     const settled = new Set<string>();
     for (const event of page.events) {
       if (event.type === "permission.resolved" || event.type === "question.resolved") {
@@ -447,16 +473,23 @@ export class Session {
     }
     const signal = options.signal;
     if (event.type === "permission.requested") {
-      const handler = options.onPermission ?? this.handlers.onPermission;
-      if (!handler) return;
-      const reply = await handler(event.data, event);
+      // A copy: a listener may add or remove listeners.
+      const handlers = [...(options.onPermission ? [options.onPermission] : []), ...this.listeners.permission];
+      let reply: PermissionReply | undefined | void;
+      for (const handler of handlers) {
+        reply = await handler(event.data, event);
+        if (reply !== undefined) break;
+      }
       if (reply === undefined) return;
       settled.add(key);
       await replyIfPending(this.replyPermission(event.data.permission_id, reply, { signal }));
     } else if (event.type === "question.requested") {
-      const handler = options.onQuestion ?? this.handlers.onQuestion;
-      if (!handler) return;
-      const answer = await handler(event.data, event);
+      const handlers = [...(options.onQuestion ? [options.onQuestion] : []), ...this.listeners.question];
+      let answer: QuestionAnswer | undefined | void;
+      for (const handler of handlers) {
+        answer = await handler(event.data, event);
+        if (answer !== undefined) break;
+      }
       if (answer === undefined) return;
       settled.add(key);
       const id = event.data.question_id;
@@ -503,10 +536,13 @@ export class Session {
       try {
         let response: Response;
         try {
-          response = await this.client.transport.stream("GET", `${this.path}/events/sse`, {
+          response = await transportOf(this.client).stream("GET", `${this.path}/events/sse`, {
             query: { offset: last, includeRaw: includeRaw || undefined },
             headers: last > 0 ? { "last-event-id": String(last) } : {},
             signal: connection.signal,
+            timeoutMs: options.timeoutMs,
+            maxRetries: 0, // reconnects are this loop's
+
           });
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
@@ -590,7 +626,7 @@ export class Session {
       offset: after,
       limit: before - after - 1,
       includeRaw: options.includeRaw,
-      signal: options.signal,
+      ...callOptions(options),
     });
     return page.events.filter((e) => e.sequence > after && e.sequence < before);
   }

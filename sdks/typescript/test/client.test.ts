@@ -64,8 +64,8 @@ describe("agents", () => {
   });
 
   it("installs (a no-op for the builtin mock) and maps unknown agents", async () => {
-    await expect(client.installAgent("mock")).resolves.toBeUndefined();
-    await expect(client.installAgent("mock", { reinstall: false })).resolves.toBeUndefined();
+    await expect(client.installAgent("mock")).resolves.toMatchObject({ agent: "mock", alreadyInstalled: true });
+    await expect(client.installAgent("mock", { reinstall: false })).resolves.toMatchObject({ agent: "mock", alreadyInstalled: true });
     const error = await failure(client.listAgentModes("no-such-agent"));
     expect(error).toMatchObject({ code: "unsupported_agent", status: 404, title: "Not Found" });
     expect((await failure(client.installAgent("no-such-agent"))).code).toBe("unsupported_agent");

@@ -1,8 +1,15 @@
 /** Token auth, problem documents, failures that are not problem documents, aborts. */
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, SandboxAgent, SandboxAgentError } from "../src/index.js";
-import { collect, failure, startDaemon, uniqueId, type Daemon } from "./helpers.js";
+import {
+  connect,
+  NetworkError,
+  SandboxAgent,
+  SandboxAgentError,
+  TokenInvalidError,
+  UnexpectedResponseError,
+} from "../src/index.js";
+import { collect, failure, freePort, startDaemon, uniqueId, type Daemon } from "./helpers.js";
 
 const TOKEN = "sdk-test-token";
 let daemon: Daemon;
@@ -26,8 +33,7 @@ describe("token auth", () => {
 
   it("maps a missing or wrong token to token_invalid, SSE included", async () => {
     for (const token of [undefined, "wrong"]) {
-      // connect only checks health, which needs no token.
-      const client = await connect({ baseUrl: daemon.baseUrl, ...(token ? { token } : {}) });
+      const client = new SandboxAgent({ baseUrl: daemon.baseUrl, ...(token ? { token } : {}) });
       const error = await failure(client.listAgents());
       expect(error).toMatchObject({
         type: "urn:sandbox-agent:error:token_invalid",
@@ -40,6 +46,39 @@ describe("token auth", () => {
       expect(error.message).toBe(`Unauthorized: ${error.detail}`);
       expect((await failure(collect(client.session("x").events()))).code).toBe("token_invalid");
       expect((await failure(client.session("x").prompt("hi"))).code).toBe("token_invalid");
+    }
+  });
+});
+
+describe("connect()", () => {
+  it("says precisely what is wrong: no token, wrong token", async () => {
+    const none = await failure(connect({ baseUrl: daemon.baseUrl }));
+    expect(none).toBeInstanceOf(TokenInvalidError);
+    expect(none.detail).toMatch(/requires a token and none was given/);
+    const wrong = await failure(connect({ baseUrl: daemon.baseUrl, token: "wrong" }));
+    expect(wrong).toBeInstanceOf(TokenInvalidError);
+    expect(wrong.detail).toMatch(/refused the token given/);
+    expect(wrong.status).toBe(401);
+  });
+
+  it("says when nothing answers, or something that is not a daemon", async () => {
+    const port = await freePort();
+    const unreachable = await failure(connect({ baseUrl: `http://127.0.0.1:${port}` }));
+    expect(unreachable).toBeInstanceOf(NetworkError);
+    expect(unreachable.detail).toMatch(/nothing answers at/);
+    const other = createServer((req, res) => {
+      if (req.url === "/v1/health") res.writeHead(200, { "content-type": "text/html" }).end("<html>hi</html>");
+      else res.writeHead(404).end("no");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+      const error = await failure(connect({ baseUrl: url }));
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      expect(error.detail).toMatch(/is not a sandbox-agent daemon/);
+    } finally {
+      other.closeAllConnections();
+      other.close();
     }
   });
 });
@@ -95,7 +134,7 @@ describe("failures that are not problem documents", () => {
   });
 
   it("maps HTTP errors without a problem body to unexpected_response", async () => {
-    const client = await connect({ baseUrl });
+    const client = new SandboxAgent({ baseUrl });
     const gateway = await failure(client.listAgents());
     expect(gateway).toMatchObject({ code: "unexpected_response", status: 502, title: "Bad Gateway" });
     expect(gateway.detail).toContain("<html>Bad Gateway</html>");

@@ -22,7 +22,11 @@ export default async function setup(project: TestProject) {
   const cleanups: Array<() => void> = [];
   let binary = process.env.SANDBOX_AGENT_BIN;
   let cacheDir: string;
-  if (binary) {
+  if (binary && process.env.SANDBOX_AGENT_TEST_CACHE_DIR) {
+    // A compile cache kept between runs (warming a new one takes a while).
+    cacheDir = process.env.SANDBOX_AGENT_TEST_CACHE_DIR;
+    mkdirSync(cacheDir, { recursive: true });
+  } else if (binary) {
     cacheDir = mkdtempSync(join(tmpdir(), "sandbox-agent-sdk-cache-"));
     cleanups.push(() => rmSync(cacheDir, { recursive: true, force: true }));
   } else {

@@ -2,11 +2,13 @@
  * The built package (run after `npm run build`): both module formats load through the
  * package's own `exports`, and the main entry pulls in no Node module.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const built = existsSync(join(root, "dist", "esm", "index.js")) && existsSync(join(root, "dist", "cjs", "index.js"));
@@ -51,5 +53,82 @@ describe.runIf(built)("the built package", () => {
     };
     visit(join(root, "dist", format, "index.js"));
     expect(seen.size).toBeGreaterThan(4);
+  });
+});
+
+/** Every name the main entry exports: the public API, and nothing else. */
+const PUBLIC = [
+  "AdapterFailedError",
+  "AgentNotInstalledError",
+  "AgentProcessExitedError",
+  "BinaryNotFoundError",
+  "DaemonExitedError",
+  "ERROR_CLASSES",
+  "ERROR_TYPE_PREFIX",
+  "GatewayTimeoutError",
+  "InstallFailedError",
+  "InternalError",
+  "InvalidRequestError",
+  "MethodNotAllowedError",
+  "ModeNotSupportedError",
+  "NetworkError",
+  "NotConfiguredError",
+  "NotFoundError",
+  "PathConflictError",
+  "PathNotFoundError",
+  "PayloadTooLargeError",
+  "PermissionDeniedError",
+  "PortInUseError",
+  "RequestNotFoundError",
+  "SandboxAgent",
+  "SandboxAgentError",
+  "Session",
+  "SessionAlreadyExistsError",
+  "SessionEndedError",
+  "SessionNotFoundError",
+  "StreamError",
+  "TimeoutError",
+  "TokenInvalidError",
+  "UnexpectedResponseError",
+  "UnsupportedAgentError",
+  "connect",
+  "isProblemDetails",
+];
+
+// Bun, from the npm package pinned in package-lock (its binary comes as an optional dependency).
+const bun = join(root, "node_modules", ".bin", process.platform === "win32" ? "bun.exe" : "bun");
+
+describe.runIf(built)("the packed package, installed and imported by its name", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "agentplex-pack-"));
+    const [packed] = JSON.parse(
+      execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: root, encoding: "utf8" }),
+    ) as Array<{ filename: string }>;
+    const target = join(dir, "node_modules", "agentplex");
+    mkdirSync(target, { recursive: true });
+    execFileSync("tar", ["xzf", join(dir, packed!.filename), "-C", target, "--strip-components=1"]);
+    copyFileSync(join(root, "test", "fixtures", "package-check.mjs"), join(dir, "check.mjs"));
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // A data dir of its own for each run of the check.
+  const args = () => [
+    JSON.stringify(PUBLIC),
+    inject("binary"),
+    "--cache-dir",
+    inject("cacheDir"),
+    "--data-dir",
+    mkdtempSync(join(dir, "data-")),
+  ];
+
+  it("exports only the public API under Node; internals are unreachable", () => {
+    const out = execFileSync(process.execPath, ["check.mjs", ...args()], { cwd: dir, encoding: "utf8" });
+    expect(out.trim().split("\n").pop()).toBe("ok");
+  });
+
+  it.runIf(existsSync(bun))("works under Bun: the same checks, and start() + a prompt", () => {
+    const out = execFileSync(bun, ["check.mjs", ...args()], { cwd: dir, encoding: "utf8" });
+    expect(out.trim().split("\n").pop()).toBe("ok");
   });
 });

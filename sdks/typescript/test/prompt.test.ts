@@ -103,6 +103,54 @@ describe("session.prompt()", () => {
     expect(result.text).toContain("Permission granted for this session");
   });
 
+  it("asks several listeners in order; the first that replies answers, the rest are not asked", async () => {
+    const session = await newSession("listeners");
+    const calls: string[] = [];
+    const watcher = (p: { permission_id: string }) => {
+      calls.push(`watch ${p.permission_id}`);
+    };
+    const rejecter = () => {
+      calls.push("reject");
+      return "reject" as const;
+    };
+    const never = () => {
+      calls.push("never");
+      return "always" as const;
+    };
+    session.on("permission", watcher).on("permission", rejecter).on("permission", never);
+    session.on("permission", watcher); // once only
+    expect((await session.prompt("permission")).text).toBe("Permission rejected: I did not run `echo mock`.");
+    expect(calls).toEqual([expect.stringMatching(/^watch /), "reject"]);
+
+    // The call's own handler comes first.
+    calls.length = 0;
+    expect((await session.prompt("permission", { onPermission: () => "once" })).text).toContain("granted");
+    expect(calls).toEqual([]);
+
+    // Only watchers left: nobody replies, the request stays pending for the caller.
+    session.off("permission", rejecter).off("permission", never);
+    calls.length = 0;
+    const result = await session.prompt("permission", {
+      onEvent: (event) => {
+        if (event.type === "permission.requested") {
+          setTimeout(() => void session.replyPermission(event.data.permission_id, "once"), 50);
+        }
+      },
+    });
+    expect(result.text).toContain("granted");
+    expect(calls).toHaveLength(1);
+
+    // Questions too; a listener's error reaches the caller.
+    session.on("question", () => undefined).on("question", () => [["Red"]]);
+    expect((await session.prompt("question")).text).toBe("You answered: Red.");
+    const boom = new Error("listener failed");
+    const other = await newSession("listeners-throw");
+    other.on("question", () => {
+      throw boom;
+    });
+    await expect(other.prompt("question")).rejects.toBe(boom);
+  });
+
   it("returns only its own turn when the message was queued", async () => {
     const session = await newSession("queued");
     await session.send("slow 3");

@@ -1,6 +1,7 @@
 /** The SSE parser, and the event iterator: replay, live events, ends, aborts, reconnects. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, parseSse, SandboxAgent, SandboxAgentError, type UniversalEvent } from "../src/index.js";
+import { connect, SandboxAgent, SandboxAgentError, type UniversalEvent } from "../src/index.js";
+import { parseSse } from "../src/sse.js";
 import { collect, startDaemon, startProxy, uniqueId, type Daemon, type Proxy } from "./helpers.js";
 
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {

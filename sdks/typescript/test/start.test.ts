@@ -119,7 +119,7 @@ describe("start()", () => {
     });
   });
 
-  it("reports a missing binary, a daemon that exits, and one that never gets healthy", async () => {
+  it("reports a missing binary, a daemon that exits, and one that never prints its listening line", async () => {
     const missing = await start({ binaryPath: join(scratch, "nope") }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: "binary_not_found", status: 0 });
 
@@ -134,6 +134,27 @@ describe("start()", () => {
     const timedOut = await start({ binaryPath: sleeps, timeoutMs: 300 }).catch((e: unknown) => e);
     expect(timedOut).toMatchObject({ code: "timeout" });
     expect(await waitDead(Number(readFileSync(pidFile, "utf8")))).toBe(true);
+  });
+
+  it("runs the daemon with --port 0 and connects to the address of its listening line", async () => {
+    const client = await start({ binaryPath: binary, ...common() });
+    try {
+      const args = client.process.spawnargs;
+      expect(args[args.indexOf("--port") + 1]).toBe("0");
+      expect(client.port).toBeGreaterThan(0);
+      expect((await client.health()).status).toBe("ok");
+    } finally {
+      await client.dispose();
+    }
+    // The address comes from the line, whatever it says.
+    const liar = script("liar.sh", "echo 'sandbox-agent listening on http://127.0.0.1:4321'\nexec sleep 30");
+    const fake = await start({ binaryPath: liar });
+    expect(fake.baseUrl).toBe("http://127.0.0.1:4321");
+    expect(fake.port).toBe(4321);
+    await fake.dispose();
+    const other = script("other.sh", "echo 'hello from something else'\nexec sleep 30");
+    const error = await start({ binaryPath: other }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "unexpected_response" });
   });
 
   it("refuses a given port that is in use (another daemon would answer its health check)", async () => {
