@@ -16,6 +16,7 @@ const PAGE = 500;
 /** The session page. */
 export function sessionView(sessionId: string): View {
   let ended = false;
+  let inTurn = false;
   let disposed = false;
   let follower: SessionFollower | undefined;
   let info: SessionInfo | undefined;
@@ -115,7 +116,7 @@ export function sessionView(sessionId: string): View {
       ["mode", info.agentMode ?? undefined],
       ["model", info.model ? `${info.model}${info.variant ? ` (${info.variant})` : ""}` : undefined],
       ["permissions", info.permissionMode ?? undefined],
-      ["status", ended ? "ended" : info.status],
+      ["status", ended ? "ended" : transcript.pending().length ? "awaiting_input" : inTurn ? "running" : "idle"],
       ["title", info.title ?? undefined],
       ["directory", info.directory ?? undefined],
       ["started", formatTime(info.createdAt)],
@@ -140,12 +141,14 @@ export function sessionView(sessionId: string): View {
         ),
       );
       if (event.type === "session.ended") ended = true;
+      else if (event.type === "turn.started") inTurn = true;
+      else if (event.type === "turn.ended") inTurn = false;
     }
+    renderSummary();
     received += events.length;
     count.textContent = `${received} events`;
     if (ended) {
       transcript.refreshRequests();
-      renderSummary();
       input.disabled = true;
     }
     const body = element.querySelector(".session-body");
@@ -167,6 +170,7 @@ export function sessionView(sessionId: string): View {
         return;
       }
       ended = info.ended;
+      inTurn = info.status === "running";
       renderSummary();
       onState("connecting", "loading the stored transcript");
       let offset = 0;

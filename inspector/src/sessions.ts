@@ -89,7 +89,7 @@ function jsonField(name: string, text: string): unknown {
 /** The form that creates a session. */
 export function newSessionView(): View {
   const field = (label: string, control: HTMLElement, hint?: string) => h("label", { class: "field-row" }, h("span", null, label), control, hint ? h("small", { class: "muted" }, hint) : null);
-  const id = h("input", { name: "id", value: `s-${Date.now().toString(36)}`, required: true, pattern: "[A-Za-z0-9._-]{1,128}" });
+  const id = h("input", { name: "id", value: `s-${Date.now().toString(36)}`, required: true, pattern: "[A-Za-z0-9._\\-]{1,128}" });
   const agent = h("select", { name: "agent" });
   const mode = h("select", { name: "mode" }, h("option", { value: "" }, "(default)"));
   const model = h("select", { name: "model" }, h("option", { value: "" }, "(default)"));
