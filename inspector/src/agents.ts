@@ -16,6 +16,9 @@ interface Progress {
   bytesTotal?: number;
 }
 
+/** The outcome of each agent's last install, kept across refreshes of the table. */
+const outcomes = new Map<string, string>();
+
 async function install(agent: AgentInfo, status: HTMLElement, reinstall: boolean): Promise<void> {
   const bar = h("progress", { max: 1 });
   const line = h("span", null, "starting");
@@ -40,10 +43,11 @@ async function install(agent: AgentInfo, status: HTMLElement, reinstall: boolean
         outcome = `failed: ${data.detail ?? message.data}`;
       }
     });
-    replaceChildren(status, outcome || "done");
+    outcomes.set(agent.id, outcome || "done");
   } catch (error) {
-    replaceChildren(status, h("span", { class: "error-text" }, errorText(error)));
+    outcomes.set(agent.id, errorText(error));
   }
+  replaceChildren(status, outcomes.get(agent.id) ?? "");
 }
 
 /** The agents page. */
@@ -62,7 +66,7 @@ export function agentsView(): View {
             "tbody",
             null,
             agents.map((agent) => {
-              const status = h("div", { class: "install-status" });
+              const status = h("div", { class: "install-status" }, outcomes.get(agent.id) ?? "");
               const capabilities = Object.entries(agent.capabilities ?? {})
                 .filter(([, on]) => on)
                 .map(([name]) => name);

@@ -130,6 +130,9 @@ export function sessionView(sessionId: string): View {
 
   function onEvents(events: UniversalEvent[]): void {
     if (disposed) return;
+    const body = element.querySelector(".session-body");
+    // Follow the end of the transcript unless the reader scrolled up.
+    const atEnd = !body || body.scrollHeight - body.scrollTop - body.clientHeight < 80;
     transcript.add(events);
     for (const event of events) {
       raw.appendChild(
@@ -151,8 +154,7 @@ export function sessionView(sessionId: string): View {
       transcript.refreshRequests();
       input.disabled = true;
     }
-    const body = element.querySelector(".session-body");
-    if (body) body.scrollTop = body.scrollHeight;
+    if (body && atEnd) body.scrollTop = body.scrollHeight;
   }
 
   function onState(value: FollowState, detail?: string): void {

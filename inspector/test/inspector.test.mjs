@@ -1,7 +1,6 @@
 // The inspector in a real browser against the real daemon with the builtin mock agent.
 // Screenshots of the main views go to docs/inspector/ with UPDATE_SCREENSHOTS=1.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,13 +96,14 @@ describe("sessions and transcripts", () => {
     await form.locator("select[name=model] option[value=mock-large]").waitFor({ state: "attached" });
     await form.locator("select[name=model]").selectOption("mock-large");
     await form.locator("input[name=title]").fill("Inspector test");
+    await form.locator("input[name=directory]").fill(tmpdir());
     await form.getByRole("button", { name: "Create session" }).click();
-    await page.getByTestId("follow-state").getByText("live").waitFor();
+    await page.locator("[data-testid=follow-state]", { hasText: /^live$/ }).waitFor();
 
     await send(page, "hello inspector");
     const transcript = page.getByTestId("transcript");
     await transcript.locator(".item.role-assistant", { hasText: "hello inspector" }).waitFor();
-    await transcript.getByTestId("usage").getByText("input tokens 2").waitFor();
+    await transcript.locator("[data-testid=usage]", { hasText: "input tokens 2" }).waitFor();
 
     // A permission, answered from the page where it was asked.
     await send(page, "permission");
@@ -122,10 +122,12 @@ describe("sessions and transcripts", () => {
 
     // The stream is dropped and resumed from the last sequence: no gap, no duplicate.
     await page.getByRole("button", { name: "Reconnect" }).click();
-    await page.getByTestId("follow-state").getByText("live").waitFor();
+    await page.locator("[data-testid=follow-state]", { hasText: /^live$/ }).waitFor();
     await send(page, "demo");
     await transcript.getByText("Next: error and agent.unparsed events.").waitFor();
     await transcript.locator(".unparsed-event").first().waitFor();
+    // Four turns: hello, permission, question, demo.
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=usage]").length === 4);
     const info = (await daemon.api("GET", "/v1/sessions")).sessions.find((s) => s.sessionId === "browser-1");
     await waitForEvents(page, info.eventCount);
     const seen = await sequences(page);
@@ -160,7 +162,7 @@ describe("sessions and transcripts", () => {
     const { context, page, problems } = await newPage(browser, daemon.base);
     await connect(page, daemon.base, TOKEN);
     await page.goto(`${daemon.base}/ui/#/sessions/inject`);
-    await page.getByTestId("follow-state").getByText("live").waitFor();
+    await page.locator("[data-testid=follow-state]", { hasText: /^live$/ }).waitFor();
     const attacks = [
       `echo <img src=x onerror="window.__pwned='img'">`,
       `echo <script>window.__pwned='script'</script>`,

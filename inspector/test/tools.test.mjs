@@ -43,7 +43,7 @@ test("copy as curl gives commands that work, with the token only when asked", as
   const { context, page, problems } = await newPage(browser, daemon.base);
   await connect(page, daemon.base, TOKEN);
   await page.goto(`${daemon.base}/ui/#/sessions/curl-1`);
-  await page.getByTestId("follow-state").getByText("live").waitFor();
+  await page.locator("[data-testid=follow-state]", { hasText: /^live$/ }).waitFor();
   await page.getByTestId("composer").fill("it's \"quoted\" & $HOME");
   await page.getByRole("button", { name: "Send" }).click();
   await page.getByTestId("transcript").locator(".item.role-assistant", { hasText: "it's \"quoted\" & $HOME" }).waitFor();
@@ -85,7 +85,7 @@ test("the agents page lists the mock agent and follows an install", async () => 
   const mock = page.locator("tr[data-agent=mock]");
   await mock.getByText("found (redacted)").waitFor();
   await mock.getByRole("button", { name: "Check" }).click();
-  await mock.locator(".install-status").getByText(/installed/).waitFor();
+  await mock.locator(".install-status", { hasText: /installed/ }).waitFor();
   await shoot(page, "agents");
   assert.deepEqual(problems, []);
   await context.close();
@@ -114,7 +114,7 @@ test("a session that ended before a restart opens from the store", async () => {
       const transcript = page.getByTestId("transcript");
       await transcript.locator(".item.role-assistant", { hasText: "remember me" }).waitFor();
       await transcript.getByText("session ended: completed (by agent)").waitFor();
-      await page.getByTestId("follow-state").getByText("ended").waitFor();
+      await page.locator("[data-testid=follow-state]", { hasText: /^ended$/ }).waitFor();
       assert.equal(await page.getByTestId("composer").isDisabled(), true);
       assert.deepEqual(problems, []);
       await context.close();
