@@ -44,8 +44,11 @@ export function sessionView(sessionId: string): View {
   const send = async () => {
     const message = input.value;
     if (!message.trim()) return;
+    // Cleared at once, so text typed while the request is under way is kept; given back
+    // when the message was refused and nothing new was typed.
+    input.value = "";
     const ok = await act(() => api.json("POST", `${path}/messages`, { message }));
-    if (ok) input.value = "";
+    if (!ok && !input.value) input.value = message;
   };
   input.addEventListener("keydown", (key) => {
     if (key.key === "Enter" && !key.shiftKey) {
