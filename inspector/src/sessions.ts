@@ -9,6 +9,13 @@ import { errorText, toast, type View } from "./view.js";
 
 const STATUSES = ["idle", "running", "awaiting_input", "ended"];
 
+/** A time of today as its clock time only; other days with their date (the full time on hover). */
+function shortTime(ms: number): HTMLElement {
+  const full = formatTime(ms);
+  const today = formatTime(Date.now()).slice(0, 10);
+  return h("span", { title: full }, full.startsWith(today) ? full.slice(11) : full);
+}
+
 function sessionTable(sessions: SessionInfo[], empty: string): HTMLElement {
   if (sessions.length === 0) return h("p", { class: "muted" }, empty);
   return h(
@@ -27,8 +34,8 @@ function sessionTable(sessions: SessionInfo[], empty: string): HTMLElement {
           h("td", null, session.agent),
           h("td", null, session.model ?? ""),
           h("td", null, session.title ?? ""),
-          h("td", null, formatTime(session.createdAt)),
-          h("td", null, formatTime(session.updatedAt)),
+          h("td", null, shortTime(session.createdAt)),
+          h("td", null, shortTime(session.updatedAt)),
           h("td", { class: "num" }, session.eventCount),
         ),
       ),
