@@ -64,6 +64,21 @@ SANDBOX_AGENT_BIN="$PWD/target/debug/sandbox-agent" \
   ../../"$venv"/bin/pytest -q
 )
 
+# The web inspector (inspector/, served by the daemon at /ui, docs/inspector.md): it
+# type-checks, its committed bundle inspector/dist (embedded in the binary) is exactly what its
+# sources build to, and its browser suite drives Debian's Chromium with Playwright's library
+# (no browser download) against the daemon binary built above.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get install -y chromium || { $sudo apt-get update && $sudo apt-get install -y chromium; }
+fi
+(
+  cd inspector
+  npm ci --no-audit --no-fund
+  npm test
+)
+
 # The release (docs/installation.md): the static x86_64 musl binary as scripts/release.sh
 # builds it (cargo-zigbuild with Zig from PyPI, installed by the script when missing) into
 # dist/ with its archive, checksums, install script and npm packages; a smoke run of that

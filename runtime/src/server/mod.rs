@@ -10,6 +10,7 @@ mod install_events;
 pub mod openapi;
 mod routes;
 pub mod sse;
+mod ui;
 
 pub use cors::CorsError;
 
@@ -108,8 +109,10 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
     api = api.layer(TraceLayer::new_for_http());
     // Liveness probes hit health often: it answers before the tracing, body limit
     // and token layers (it needs none of them), and everything else goes on to `api`.
+    // The inspector's page and files need no token either: the page asks for it.
     let mut router = Router::new()
         .route("/v1/health", get(routes::health))
+        .merge(ui::router())
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .fallback_service(api);
     if let Some(cors) = cors::layer(&config.cors)? {

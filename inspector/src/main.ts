@@ -1,0 +1,88 @@
+/**
+ * The inspector's entry point: navigation, hash routes, and the connection check. Routes:
+ * `#/sessions`, `#/new`, `#/sessions/<id>`, `#/agents`, `#/log`; files and terminals are
+ * placeholders for later.
+ */
+import { agentsView } from "./agents.js";
+import { api } from "./api.js";
+import { connectView, probe } from "./connect.js";
+import { h, replaceChildren } from "./dom.js";
+import { logView } from "./log.js";
+import { sessionView } from "./session-view.js";
+import { newSessionView, sessionsView } from "./sessions.js";
+import type { View } from "./view.js";
+
+const main = document.getElementById("main")!;
+const nav = document.getElementById("nav")!;
+const where = document.getElementById("connection")!;
+let current: View | undefined;
+
+const links: Array<[string, string, boolean]> = [
+  ["#/sessions", "Sessions", true],
+  ["#/agents", "Agents", true],
+  ["#/log", "HTTP log", true],
+  ["#/files", "Files", false],
+  ["#/terminals", "Terminals", false],
+];
+
+function show(view: View): void {
+  current?.dispose?.();
+  current = view;
+  document.title = `${view.title} · sandbox-agent inspector`;
+  replaceChildren(main, view.element);
+}
+
+function renderNav(): void {
+  const hash = location.hash || "#/sessions";
+  replaceChildren(
+    nav,
+    links.map(([href, label, enabled]) =>
+      enabled
+        ? h("a", { href, class: hash.startsWith(href) || (href === "#/sessions" && hash.startsWith("#/new")) ? "active" : "" }, label)
+        : h("span", { class: "disabled", title: "coming later" }, label),
+    ),
+  );
+  replaceChildren(
+    where,
+    api.connected ? `${api.base}${api.token ? " · token set" : " · no token"} ` : "not connected ",
+    api.connected ? h("button", { onclick: () => (api.disconnect(), route()) }, "Disconnect") : null,
+  );
+}
+
+function placeholder(title: string): View {
+  return { title, element: h("div", null, h("h2", null, title), h("p", { class: "muted" }, `${title} will be here in a later version.`)) };
+}
+
+function route(): void {
+  renderNav();
+  if (!api.connected) {
+    show(connectView(route));
+    return;
+  }
+  const hash = location.hash || "#/sessions";
+  const session = /^#\/sessions\/(.+)$/.exec(hash);
+  if (session) show(sessionView(decodeURIComponent(session[1]!)));
+  else if (hash === "#/new") show(newSessionView());
+  else if (hash === "#/agents") show(agentsView());
+  else if (hash === "#/log") show(logView());
+  else if (hash === "#/files") show(placeholder("Files"));
+  else if (hash === "#/terminals") show(placeholder("Terminals"));
+  else show(sessionsView());
+}
+
+api.onUnauthorized(() => {
+  if (!api.connected) return;
+  api.connected = false;
+  renderNav();
+  show(connectView(route, "The daemon refused the token: connect again."));
+});
+window.addEventListener("hashchange", route);
+
+// A token kept for this tab (or a daemon without a token): connect at once.
+void probe().then(
+  () => {
+    api.connected = true;
+    route();
+  },
+  () => route(),
+);

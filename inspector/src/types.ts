@@ -1,0 +1,22 @@
+/**
+ * The API's types, from the TypeScript SDK's names for the shapes generated from
+ * `docs/openapi.json` (type-only: nothing of the SDK is bundled).
+ */
+export type {
+  AgentInfo,
+  AgentListResponse,
+  AgentModelsResponse,
+  AgentModesResponse,
+  ContentPart,
+  CreateSessionRequest,
+  CreateSessionResponse,
+  EventsResponse,
+  PermissionReply,
+  ProblemDetails,
+  SessionInfo,
+  SessionListResponse,
+  SessionStatus,
+  UniversalEvent,
+  UniversalItem,
+  Usage,
+} from "../../sdks/typescript/src/types.js";

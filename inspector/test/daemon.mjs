@@ -1,0 +1,66 @@
+// Test daemons for the browser suite: the binary under test ($SANDBOX_AGENT_BIN, else
+// target/debug/sandbox-agent, built by `cargo build -p agentplex`) on a free loopback port,
+// with a token and a data dir, sharing one compile cache for the builtin adapters.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const binary = process.env.SANDBOX_AGENT_BIN ?? join(repo, "target", "debug", "sandbox-agent");
+// Kept between runs: the cache is keyed by the components' bytes and the engine's config.
+const cacheDir = join(repo, "target", "inspector-test-cache");
+
+function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** Starts a daemon on `dataDir` with `token`; resolves once it is healthy. */
+export async function startDaemon({ dataDir, token, timeoutMs = 180_000 }) {
+  if (!existsSync(binary)) throw new Error(`no daemon binary at ${binary}: run cargo build -p agentplex`);
+  mkdirSync(cacheDir, { recursive: true });
+  const port = await freePort();
+  const env = { ...process.env };
+  delete env.SANDBOX_AGENT_TOKEN;
+  const args = ["server", "--port", String(port), "--data-dir", dataDir, "--cache-dir", cacheDir, "--token", token];
+  const child = spawn(binary, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${stderr}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`daemon not healthy in time: ${stderr}`);
+    }
+    const healthy = await fetch(`${base}/v1/health`).then((r) => r.ok, () => false);
+    if (healthy) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const api = async (method, path, body) => {
+    const headers = { authorization: `Bearer ${token}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return response.status === 204 ? undefined : response.json();
+  };
+  /** Stops the daemon (SIGTERM: sessions are kept in the data dir). */
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { base, port, token, api, stop };
+}
