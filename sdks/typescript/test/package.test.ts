@@ -109,6 +109,7 @@ describe.runIf(built)("the packed package, installed and imported by its name", 
     mkdirSync(target, { recursive: true });
     execFileSync("tar", ["xzf", join(dir, packed!.filename), "-C", target, "--strip-components=1"]);
     copyFileSync(join(root, "test", "fixtures", "package-check.mjs"), join(dir, "check.mjs"));
+    copyFileSync(join(root, "..", "..", "examples", "typescript", "quickstart.mjs"), join(dir, "quickstart.mjs"));
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -126,6 +127,18 @@ describe.runIf(built)("the packed package, installed and imported by its name", 
     const out = execFileSync(process.execPath, ["check.mjs", ...args()], { cwd: dir, encoding: "utf8" });
     expect(out.trim().split("\n").pop()).toBe("ok");
   });
+
+  it("runs examples/typescript/quickstart.mjs as written", () => {
+    const out = execFileSync(process.execPath, ["quickstart.mjs", "--cache-dir", inject("cacheDir") as string], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, SANDBOX_AGENT_BIN: inject("binary") as string },
+    });
+    expect(out).toMatch(/^turn 1:$/m);
+    expect(out).toMatch(/^  delta /m);
+    expect(out).toMatch(/^turn 2: Permission granted once: I may run `ls`\.$/m);
+    expect(out).toMatch(/^file notes\.md \(file, 8 bytes\)$/m);
+  }, 60_000);
 
   it.runIf(existsSync(bun))("works under Bun: the same checks, and start() + a prompt", () => {
     const out = execFileSync(bun, ["check.mjs", ...args()], { cwd: dir, encoding: "utf8" });
