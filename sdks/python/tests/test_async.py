@@ -27,8 +27,17 @@ def test_async_client(binary: str, tmp_path: Path) -> None:
             ) -> models.PermissionReply:
                 return "always"
 
-            result = await session.prompt("permission ls", on_permission=allow)
+            watched: list[str] = []
+
+            def watch(request: models.PermissionEventData, event: models.UniversalEvent) -> None:
+                watched.append(request.permission_id)
+
+            # A plain listener that only watches, then a coroutine one that answers.
+            session.on_permission(watch).on_permission(allow)
+            result = await session.prompt("permission ls")
             assert "granted for this session" in result.text
+            assert len(watched) == 1
+            session.off_permission(watch).off_permission(allow)
             question = await session.prompt("question", on_question=lambda request, event: ["Red"])
             assert question.text == "You answered: Red."
             streamed = [e.type async for e in session.stream("echo streamed")]

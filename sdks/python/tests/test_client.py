@@ -77,6 +77,36 @@ def test_permission_and_question_callbacks(client: LocalClient) -> None:
     assert declined.text == "You declined to answer."
 
 
+def test_several_listeners_the_first_reply_answers(client: LocalClient) -> None:
+    session = client.create_session("listeners", agent="mock")
+    asked: list[str] = []
+
+    def watch(request: models.PermissionEventData, event: models.UniversalEvent) -> None:
+        asked.append("watch")
+
+    def reject(request: models.PermissionEventData, event: models.UniversalEvent) -> models.PermissionReply:
+        asked.append("reject")
+        return "reject"
+
+    def never(request: models.PermissionEventData, event: models.UniversalEvent) -> models.PermissionReply:
+        asked.append("never")
+        return "always"
+
+    session.on_permission(watch).on_permission(reject).on_permission(never)
+    assert "rejected" in session.prompt("permission ls").text
+    assert asked == ["watch", "reject"], "listeners in order, none after the first reply"
+
+    asked.clear()
+    once = session.prompt("permission ls", on_permission=lambda request, event: "once")
+    assert "granted once" in once.text
+    assert asked == [], "the call's own handler answers before the listeners"
+
+    session.off_permission(reject).off_permission(reject)
+    asked.clear()
+    assert "for this session" in session.prompt("permission ls").text
+    assert asked == ["watch", "never"]
+
+
 def test_replies_by_hand_and_stream(client: LocalClient) -> None:
     session = client.create_session("by-hand", agent="mock")
     types: list[str] = []

@@ -358,3 +358,9 @@ def byte_chunks(body: bytes | str | Iterable[bytes]) -> bytes | Iterable[bytes]:
     if isinstance(body, str):
         return body.encode()
     return body
+
+
+def discard(items: list[Any], item: Any) -> None:
+    """Removes ``item`` from ``items`` when it is there."""
+    if item in items:
+        items.remove(item)

@@ -57,21 +57,34 @@ class AsyncSession:
         """The session as last listed (``get_session``, ``refresh``); None until then."""
         self.created = created
         """The daemon's answer to the creation, for a session made by ``create_session``."""
-        self._on_permission: AsyncPermissionHandler | None = None
-        self._on_question: AsyncQuestionHandler | None = None
+        self._permission_listeners: list[AsyncPermissionHandler] = []
+        self._question_listeners: list[AsyncQuestionHandler] = []
 
     @property
     def _path(self) -> str:
         return f"/v1/sessions/{seg(self.id)}"
 
-    def on_permission(self, handler: AsyncPermissionHandler | None) -> None:
-        """Sets the permission handler ``events()``, ``stream()`` and ``prompt()`` use when the
-        call gives none (None removes it)."""
-        self._on_permission = handler
+    def on_permission(self, listener: AsyncPermissionHandler) -> AsyncSession:
+        """Adds a permission listener (a function or a coroutine function); the rule for who
+        answers is ``Session.on_permission``'s: the call's own handler, then the listeners in
+        the order added, the first reply answers."""
+        self._permission_listeners.append(listener)
+        return self
 
-    def on_question(self, handler: AsyncQuestionHandler | None) -> None:
-        """Sets the question handler used when the call gives none (None removes it)."""
-        self._on_question = handler
+    def on_question(self, listener: AsyncQuestionHandler) -> AsyncSession:
+        """Adds a question listener; the same rule as ``on_permission``."""
+        self._question_listeners.append(listener)
+        return self
+
+    def off_permission(self, listener: AsyncPermissionHandler) -> AsyncSession:
+        """Removes a permission listener added with ``on_permission`` (no error if absent)."""
+        _core.discard(self._permission_listeners, listener)
+        return self
+
+    def off_question(self, listener: AsyncQuestionHandler) -> AsyncSession:
+        """Removes a question listener added with ``on_question`` (no error if absent)."""
+        _core.discard(self._question_listeners, listener)
+        return self
 
     async def refresh(self) -> SessionInfo:
         """Lists the session again (``GET /v1/sessions``) and updates ``info``."""
@@ -111,8 +124,8 @@ class AsyncSession:
         question handlers run before their event is yielded; requests resolved before the
         iteration started are not handed to them.
         """
-        on_permission = on_permission or self._on_permission
-        on_question = on_question or self._on_question
+        on_permission = _first_reply([on_permission, *self._permission_listeners])
+        on_question = _first_reply([on_question, *self._question_listeners])
         settled: set[str] = set()
         if on_permission or on_question:
             settled = await self._settled(offset)
@@ -135,8 +148,8 @@ class AsyncSession:
         (or ``session.ended``): ``POST .../messages/stream``, then ``.../events/sse`` after a
         request that needs the client. Permission requests and questions go to the handlers
         (the call's, else the session's); without one, the turn waits until someone replies."""
-        on_permission = on_permission or self._on_permission
-        on_question = on_question or self._on_question
+        on_permission = _first_reply([on_permission, *self._permission_listeners])
+        on_question = _first_reply([on_question, *self._question_listeners])
         settled: set[str] = set()
         last = 0
         params = _core.query(includeRaw=include_raw or None)
@@ -362,3 +375,26 @@ async def _maybe_await(value: T | Awaitable[T]) -> T:
     if inspect.isawaitable(value):
         return await value
     return value
+
+
+Req = TypeVar("Req")
+Ans = TypeVar("Ans")
+
+
+def _first_reply(
+    handlers: Sequence[Callable[[Req, UniversalEvent], Ans | Awaitable[Ans | None] | None] | None],
+) -> Callable[[Req, UniversalEvent], Awaitable[Ans | None]] | None:
+    """One handler that asks ``handlers`` in order (awaiting coroutine ones) and answers with
+    the first reply; None when there is no handler at all."""
+    present = [handler for handler in handlers if handler is not None]
+    if not present:
+        return None
+
+    async def ask(request: Req, event: UniversalEvent) -> Ans | None:
+        for handler in present:
+            reply = await _maybe_await(handler(request, event))
+            if reply is not None:
+                return reply
+        return None
+
+    return ask

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 
@@ -36,6 +36,9 @@ from .generated.models import (
 if TYPE_CHECKING:
     from .client import Client
 
+Req = TypeVar("Req")
+Ans = TypeVar("Ans")
+
 
 class Session:
     """A handle on the session ``id`` of a ``Client``."""
@@ -55,21 +58,38 @@ class Session:
         """The session as last listed (``get_session``, ``refresh``); None until then."""
         self.created = created
         """The daemon's answer to the creation, for a session made by ``create_session``."""
-        self._on_permission: PermissionHandler | None = None
-        self._on_question: QuestionHandler | None = None
+        self._permission_listeners: list[PermissionHandler] = []
+        self._question_listeners: list[QuestionHandler] = []
 
     @property
     def _path(self) -> str:
         return f"/v1/sessions/{seg(self.id)}"
 
-    def on_permission(self, handler: PermissionHandler | None) -> None:
-        """Sets the permission handler ``events()``, ``stream()`` and ``prompt()`` use when the
-        call gives none (None removes it)."""
-        self._on_permission = handler
+    def on_permission(self, listener: PermissionHandler) -> Session:
+        """Adds a permission listener for ``events()``, ``stream()`` and ``prompt()``.
 
-    def on_question(self, handler: QuestionHandler | None) -> None:
-        """Sets the question handler used when the call gives none (None removes it)."""
-        self._on_question = handler
+        Who answers: the call's own ``on_permission`` first, then the listeners in the order
+        they were added; the first that returns a reply answers and the rest are not asked.
+        Returning None only watches. When nobody replies the request stays pending for you
+        (``reply_permission``). A listener that raises ends the call with its error.
+        """
+        self._permission_listeners.append(listener)
+        return self
+
+    def on_question(self, listener: QuestionHandler) -> Session:
+        """Adds a question listener; the same rule as ``on_permission``."""
+        self._question_listeners.append(listener)
+        return self
+
+    def off_permission(self, listener: PermissionHandler) -> Session:
+        """Removes a permission listener added with ``on_permission`` (no error if absent)."""
+        _core.discard(self._permission_listeners, listener)
+        return self
+
+    def off_question(self, listener: QuestionHandler) -> Session:
+        """Removes a question listener added with ``on_question`` (no error if absent)."""
+        _core.discard(self._question_listeners, listener)
+        return self
 
     def refresh(self) -> SessionInfo:
         """Lists the session again (``GET /v1/sessions``) and updates ``info``."""
@@ -107,8 +127,8 @@ class Session:
         question handlers run before their event is yielded; requests resolved before the
         iteration started are not handed to them.
         """
-        on_permission = on_permission or self._on_permission
-        on_question = on_question or self._on_question
+        on_permission = _first_reply([on_permission, *self._permission_listeners])
+        on_question = _first_reply([on_question, *self._question_listeners])
         settled: set[str] = set()
         if on_permission or on_question:
             settled = self._settled(offset)
@@ -131,8 +151,8 @@ class Session:
         (or ``session.ended``): ``POST .../messages/stream``, then ``.../events/sse`` after a
         request that needs the client. Permission requests and questions go to the handlers
         (the call's, else the session's); without one, the turn waits until someone replies."""
-        on_permission = on_permission or self._on_permission
-        on_question = on_question or self._on_question
+        on_permission = _first_reply([on_permission, *self._permission_listeners])
+        on_question = _first_reply([on_question, *self._question_listeners])
         settled: set[str] = set()
         last = 0
         params = _core.query(includeRaw=include_raw or None)
@@ -349,3 +369,22 @@ class Session:
         """Events strictly between ``after`` and ``before``, from ``GET .../events``."""
         page = self.get_events(after, limit=before - after - 1, include_raw=include_raw)
         return [e for e in page.events if after < e.sequence < before]
+
+
+def _first_reply(
+    handlers: Sequence[Callable[[Req, UniversalEvent], Ans | None] | None],
+) -> Callable[[Req, UniversalEvent], Ans | None] | None:
+    """One handler that asks ``handlers`` in order and answers with the first reply; None when
+    there is no handler at all."""
+    present = [handler for handler in handlers if handler is not None]
+    if not present:
+        return None
+
+    def ask(request: Req, event: UniversalEvent) -> Ans | None:
+        for handler in present:
+            reply = handler(request, event)
+            if reply is not None:
+                return reply
+        return None
+
+    return ask
