@@ -19,6 +19,7 @@ from ._core import (
 from .aio import AsyncClient, AsyncFsBody
 from .aio_session import AsyncSession
 from .client import Client, FsBody
+from .connect import connect, connect_async
 from .errors import *  # noqa: F403
 from .errors import ERROR_CLASSES, ERROR_TYPE_PREFIX, SandboxAgentError
 from .generated.models import *  # noqa: F403
@@ -50,6 +51,8 @@ __all__ = [
     "errors",
     "find_binary",
     "models",
+    "connect",
+    "connect_async",
     "start",
     "start_async",
 ]
