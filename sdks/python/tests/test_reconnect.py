@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentplex import Client, StreamError
+from agentplex import Client, NetworkError, SandboxAgentError, StreamError
 
 
 def event(sequence: int, kind: str = "item.delta") -> dict[str, Any]:
@@ -131,3 +131,32 @@ def test_async_events_reconnect_the_same_way() -> None:
 
     assert asyncio.run(main()) == [1, 2, 3]
     assert seen_ids == [None, "2"]
+
+
+def test_idempotent_requests_are_retried_and_posts_never() -> None:
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request.method)
+        if request.method == "GET" and len(calls) == 1:
+            raise httpx.ConnectError("refused")
+        if len(calls) <= 2:
+            return httpx.Response(503, text="busy")
+        if request.method == "GET":
+            return httpx.Response(200, json={"status": "ok", "version": "0"})
+        return httpx.Response(503, text="busy")
+
+    with Client("http://daemon", transport=httpx.MockTransport(handler), retry_delay=0.001) as client:
+        assert client.health().status == "ok"
+        assert calls == ["GET", "GET", "GET"]
+        calls.clear()
+        calls.extend(["x", "x"])  # past the GET's special cases
+        with pytest.raises(SandboxAgentError) as caught:
+            client.session("s").send("hello")
+        assert caught.value.status == 503
+        assert calls == ["x", "x", "POST"], "a POST is sent once"
+    with Client("http://daemon", transport=httpx.MockTransport(handler), max_retries=0) as client:
+        calls.clear()
+        with pytest.raises(NetworkError):
+            client.health()
+        assert calls == ["GET"]

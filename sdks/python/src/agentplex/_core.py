@@ -4,6 +4,7 @@ requests, the summary of a turn. No I/O here."""
 from __future__ import annotations
 
 import json
+import random
 import urllib.parse
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -364,3 +365,27 @@ def discard(items: list[Any], item: Any) -> None:
     """Removes ``item`` from ``items`` when it is there."""
     if item in items:
         items.remove(item)
+
+
+DEFAULT_MAX_RETRIES = 2
+"""Retries of an idempotent request after a connection failure or a 502/503/504."""
+DEFAULT_RETRY_DELAY = 0.2
+"""The first retry's delay in seconds; it doubles (with jitter) up to 5 s."""
+RETRY_STATUSES = frozenset({502, 503, 504})
+
+
+def idempotent(method: str, content: object) -> bool:
+    """Whether a request may be sent again: every ``GET``, and a ``PUT`` whose body is bytes
+    (not a stream, which cannot be replayed). ``POST`` and ``DELETE`` are never repeated."""
+    return method == "GET" or (method == "PUT" and isinstance(content, bytes))
+
+
+def transient(error: httpx.HTTPError) -> bool:
+    """A failure worth one more try: the connection failed or dropped (a time limit is not)."""
+    return isinstance(error, (httpx.NetworkError, httpx.RemoteProtocolError))
+
+
+def retry_delay(first: float, attempt: int) -> float:
+    """The delay before retry number ``attempt`` (from 0): doubling, at most 5 s, with jitter."""
+    delay: float = min(first * 2.0**attempt, 5.0)
+    return delay * (0.5 + random.random() / 2)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from types import TracebackType
@@ -58,6 +59,8 @@ class AsyncClient:
         *,
         headers: dict[str, str] | None = None,
         timeout: httpx.Timeout | float = _core.DEFAULT_TIMEOUT,
+        max_retries: int = _core.DEFAULT_MAX_RETRIES,
+        retry_delay: float = _core.DEFAULT_RETRY_DELAY,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         if not base_url:
@@ -67,6 +70,8 @@ class AsyncClient:
         self.token = token
         """The token sent with every request, if any."""
         self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self._max_retries = max_retries
+        self._retry_delay = retry_delay
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers=_core.headers(token, headers),
@@ -101,21 +106,35 @@ class AsyncClient:
         content: _core.AsyncRawContent | None = None,
         headers: dict[str, str] | None = None,
     ) -> httpx.Response:
-        """Sends a request; the response when 2xx, else its ``SandboxAgentError``."""
-        try:
-            response = await self._http.request(
-                method,
-                path,
-                params=params,
-                content=_core.json_body(body) if body is not None else content,
-                headers={
-                    **({"content-type": "application/json"} if body is not None else {}),
-                    **(headers or {}),
-                },
-            )
-        except httpx.HTTPError as error:
-            raise _core.network_error(error, f"{method} {path}") from error
-        return _core.check(response)
+        """Sends a request; the response when 2xx, else its ``SandboxAgentError``. An
+        idempotent one (``_core.idempotent``) is sent again after a dropped connection or a
+        502/503/504, up to ``max_retries`` times."""
+        payload = _core.json_body(body) if body is not None else content
+        retries = self._max_retries if _core.idempotent(method, payload) else 0
+        attempt = 0
+        while True:
+            try:
+                response = await self._http.request(
+                    method,
+                    path,
+                    params=params,
+                    content=payload,
+                    headers={
+                        **({"content-type": "application/json"} if body is not None else {}),
+                        **(headers or {}),
+                    },
+                )
+            except httpx.HTTPError as error:
+                if attempt < retries and _core.transient(error):
+                    await asyncio.sleep(_core.retry_delay(self._retry_delay, attempt))
+                    attempt += 1
+                    continue
+                raise _core.network_error(error, f"{method} {path}") from error
+            if attempt < retries and response.status_code in _core.RETRY_STATUSES:
+                await asyncio.sleep(_core.retry_delay(self._retry_delay, attempt))
+                attempt += 1
+                continue
+            return _core.check(response)
 
     @contextlib.asynccontextmanager
     async def _open(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import Any
@@ -49,7 +50,10 @@ class Client:
     """A client of the daemon at ``base_url`` (``http://127.0.0.1:2468``; a path prefix is kept).
 
     ``token`` is sent as ``Authorization: Bearer <token>``. Use it as a context manager, or
-    call ``close()``, to release its connections.
+    call ``close()``, to release its connections. ``timeout`` bounds each request;
+    ``max_retries`` and ``retry_delay`` (seconds, doubling) set how an idempotent request
+    (``GET``; ``PUT`` of bytes) is sent again after a dropped connection or a 502/503/504.
+    ``POST`` and ``DELETE`` are never sent twice.
     """
 
     def __init__(
@@ -59,6 +63,8 @@ class Client:
         *,
         headers: dict[str, str] | None = None,
         timeout: httpx.Timeout | float = _core.DEFAULT_TIMEOUT,
+        max_retries: int = _core.DEFAULT_MAX_RETRIES,
+        retry_delay: float = _core.DEFAULT_RETRY_DELAY,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         if not base_url:
@@ -68,6 +74,8 @@ class Client:
         self.token = token
         """The token sent with every request, if any."""
         self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self._max_retries = max_retries
+        self._retry_delay = retry_delay
         self._http = httpx.Client(
             base_url=self.base_url,
             headers=_core.headers(token, headers),
@@ -102,21 +110,35 @@ class Client:
         content: _core.RawContent | None = None,
         headers: dict[str, str] | None = None,
     ) -> httpx.Response:
-        """Sends a request; the response when 2xx, else its ``SandboxAgentError``."""
-        try:
-            response = self._http.request(
-                method,
-                path,
-                params=params,
-                content=_core.json_body(body) if body is not None else content,
-                headers={
-                    **({"content-type": "application/json"} if body is not None else {}),
-                    **(headers or {}),
-                },
-            )
-        except httpx.HTTPError as error:
-            raise _core.network_error(error, f"{method} {path}") from error
-        return _core.check(response)
+        """Sends a request; the response when 2xx, else its ``SandboxAgentError``. An
+        idempotent one (``_core.idempotent``) is sent again after a dropped connection or a
+        502/503/504, up to ``max_retries`` times."""
+        payload = _core.json_body(body) if body is not None else content
+        retries = self._max_retries if _core.idempotent(method, payload) else 0
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(
+                    method,
+                    path,
+                    params=params,
+                    content=payload,
+                    headers={
+                        **({"content-type": "application/json"} if body is not None else {}),
+                        **(headers or {}),
+                    },
+                )
+            except httpx.HTTPError as error:
+                if attempt < retries and _core.transient(error):
+                    time.sleep(_core.retry_delay(self._retry_delay, attempt))
+                    attempt += 1
+                    continue
+                raise _core.network_error(error, f"{method} {path}") from error
+            if attempt < retries and response.status_code in _core.RETRY_STATUSES:
+                time.sleep(_core.retry_delay(self._retry_delay, attempt))
+                attempt += 1
+                continue
+            return _core.check(response)
 
     @contextlib.contextmanager
     def _open(
