@@ -18,8 +18,10 @@ def allow(request: PermissionEventData, event: UniversalEvent) -> models.Permiss
 
 
 def main() -> None:
-    workdir = tempfile.mkdtemp(prefix="agentplex-example-")
-    with start(args=["--ephemeral"]) as client:
+    with (
+        tempfile.TemporaryDirectory(prefix="agentplex-example-") as workdir,
+        start(args=["--ephemeral"]) as client,
+    ):
         print(f"daemon {client.health().version} at {client.base_url}")
         session = client.create_session("quickstart", agent="mock", directory=workdir)
 

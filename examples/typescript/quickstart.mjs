@@ -7,7 +7,7 @@
 //
 // (The SDK's test suite runs this file against the packed package: sdks/typescript/test/package.test.ts.)
 
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { start } from "agentplex/node";
@@ -44,4 +44,5 @@ try {
   await session.terminate();
 } finally {
   await client.dispose();
+  rmSync(workdir, { recursive: true, force: true });
 }
