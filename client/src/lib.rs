@@ -185,6 +185,11 @@ impl Client {
         self.json(self.get(&["sessions"])?).await
     }
 
+    /// `GET /v1/sessions/{id}`: one session's entry of the list.
+    pub async fn get_session(&self, id: &str) -> Result<SessionInfo, ClientError> {
+        self.json(self.get(&["sessions", id])?).await
+    }
+
     /// `POST /v1/sessions/{id}`: creates session `id` (installing the agent if missing).
     pub async fn create_session(
         &self,

@@ -76,6 +76,12 @@ pub enum SessionsCommand {
     },
     /// List sessions.
     List(Connection),
+    /// Print one session (its entry of the list).
+    Get {
+        session_id: String,
+        #[command(flatten)]
+        connection: Connection,
+    },
     /// Send a message (queued while a turn runs).
     Send {
         session_id: String,
@@ -328,6 +334,10 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
             print_json(&call(&c, c.client()?.create_session(&session_id, &request)).await?)
         }
         SessionsCommand::List(c) => print_json(&call(&c, c.client()?.list_sessions()).await?),
+        SessionsCommand::Get {
+            session_id,
+            connection: c,
+        } => print_json(&call(&c, c.client()?.get_session(&session_id)).await?),
         SessionsCommand::Send {
             session_id,
             message,

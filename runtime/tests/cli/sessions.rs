@@ -155,6 +155,7 @@ fn sessions_list_shows_sessions_and_counts() {
         http_events(&daemon, "list-b").len(),
         "{b}"
     );
+    assert_eq!(&json_ok(&cli(&daemon, &["sessions", "get", "list-b"])), b);
 }
 
 #[test]
