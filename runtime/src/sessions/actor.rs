@@ -514,17 +514,16 @@ impl Actor {
         // The adapter's state goes with the events it produced, so a restart
         // resumes from a consistent pair; none is needed where a restart would
         // not use it.
-        let snapshot = if self.store.durable() && !self.core.ended() && !checkpoint.restarts_fresh()
-        {
+        let taken = if self.store.durable() && !self.core.ended() && !checkpoint.restarts_fresh() {
             let adapter = &mut self.adapter;
             let snapshot = tokio::task::block_in_place(|| adapter.snapshot().ok());
-            snapshot.filter(|snapshot| {
-                let hash = hash(snapshot);
-                self.stored_snapshot.replace(hash) != Some(hash)
-            })
+            snapshot
+                .map(|snapshot| (hash(&snapshot), snapshot))
+                .filter(|(hash, _)| self.stored_snapshot != Some(*hash))
         } else {
             None
         };
+        let (written, snapshot) = taken.unzip();
         let done = self.store.commit_queued(Commit {
             session_id: self.shared.record.id.clone(),
             events,
@@ -536,8 +535,12 @@ impl Actor {
                 "the store's writer stopped".into(),
             ))
         });
-        if let Err(error) = result {
-            tracing::error!(session = %self.shared.record.id, %error, "events could not be stored; they stay in memory only");
+        match result {
+            // Only a snapshot the store holds may be skipped the next time.
+            Ok(()) => self.stored_snapshot = written.or(self.stored_snapshot),
+            Err(error) => {
+                tracing::error!(session = %self.shared.record.id, %error, "events could not be stored; they stay in memory only")
+            }
         }
         self.committed = checkpoint;
     }

@@ -87,7 +87,7 @@ class AsyncSession:
         return self
 
     async def refresh(self) -> SessionInfo:
-        """Lists the session again (``GET /v1/sessions``) and updates ``info``."""
+        """Reads the session again (``GET /v1/sessions/{id}``) and updates ``info``."""
         self.info = await self.client._session_info(self.id)
         return self.info
 

@@ -92,7 +92,7 @@ class Session:
         return self
 
     def refresh(self) -> SessionInfo:
-        """Lists the session again (``GET /v1/sessions``) and updates ``info``."""
+        """Reads the session again (``GET /v1/sessions/{id}``) and updates ``info``."""
         self.info = self.client._session_info(self.id)
         return self.info
 
