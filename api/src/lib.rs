@@ -268,6 +268,12 @@ pub enum ErrorType {
     /// The daemon runs without what the request needs (`POST /v1/adapters/reload`
     /// without an adapters folder).
     NotConfigured,
+    /// The disk holding the daemon's data dir is full: nothing that would have to
+    /// be stored is accepted until space is freed (507).
+    StorageFull,
+    /// The session database cannot be written (made read-only, removed, failing
+    /// I/O): nothing that would have to be stored is accepted (503).
+    StorageUnavailable,
 }
 
 impl ErrorType {
@@ -296,6 +302,8 @@ impl ErrorType {
             Self::PathNotFound => "path_not_found",
             Self::PathConflict => "path_conflict",
             Self::NotConfigured => "not_configured",
+            Self::StorageFull => "storage_full",
+            Self::StorageUnavailable => "storage_unavailable",
         }
     }
 }

@@ -58,6 +58,9 @@ pub enum ApiError {
     PathConflict(String),
     #[error("{0}")]
     PermissionDenied(String),
+    /// The session store refused a write for where it lives: nothing was stored.
+    #[error("{0}; nothing was stored, retry once it is fixed")]
+    Storage(crate::store::StoreError),
 }
 
 impl ApiError {
@@ -94,6 +97,8 @@ impl ApiError {
             ApiError::PathNotFound(_) => ErrorType::PathNotFound,
             ApiError::PathConflict(_) => ErrorType::PathConflict,
             ApiError::PermissionDenied(_) => ErrorType::PermissionDenied,
+            ApiError::Storage(crate::store::StoreError::Full(_)) => ErrorType::StorageFull,
+            ApiError::Storage(_) => ErrorType::StorageUnavailable,
         }
     }
 
@@ -125,6 +130,8 @@ impl ApiError {
             | ErrorType::AgentProcessExited
             | ErrorType::AdapterFailed
             | ErrorType::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorType::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
+            ErrorType::StorageUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -193,8 +200,14 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// A store that cannot be written is a `storage_*` problem; any other store
+/// failure is the daemon's own.
 impl From<crate::store::StoreError> for ApiError {
     fn from(error: crate::store::StoreError) -> Self {
-        ApiError::Internal(error.to_string())
+        if error.is_storage_fault() {
+            ApiError::Storage(error)
+        } else {
+            ApiError::Internal(error.to_string())
+        }
     }
 }

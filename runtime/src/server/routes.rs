@@ -161,7 +161,9 @@ pub async fn get_session(
     params(("session_id" = String, Path, description = "Client-chosen session id: 1-128 of [A-Za-z0-9._-]")),
     request_body = CreateSessionRequest,
     responses((status = 200, body = CreateSessionResponse), (status = 400, body = ProblemDetails),
-              (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails)))]
+              (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails),
+              (status = 503, description = "The session database cannot be written", body = ProblemDetails),
+              (status = 507, description = "The data dir's disk is full", body = ProblemDetails)))]
 pub async fn create_session(
     State(state): State<AppState>,
     Path(session_id): Path<String>,
@@ -202,7 +204,9 @@ pub async fn create_session(
     params(("session_id" = String, Path, description = "Session id")),
     request_body = MessageRequest,
     responses((status = 204, description = "Accepted"), (status = 400, body = ProblemDetails),
-              (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails)))]
+              (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails),
+              (status = 503, description = "The session database cannot be written", body = ProblemDetails),
+              (status = 507, description = "The data dir's disk is full", body = ProblemDetails)))]
 pub async fn post_message(
     State(state): State<AppState>,
     Path(session_id): Path<String>,

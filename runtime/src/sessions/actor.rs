@@ -16,13 +16,14 @@ use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 use super::core::{self as session_core, Effect, Identity, LostTurn, SessionCore, Ticket};
+use super::fault::{self, StorageFault};
 use super::incoming::{Delivery, Inbox, Incoming};
 use super::log::now_millis;
 use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
 use super::shared::SharedProcesses;
 use super::{loopback, SessionShared};
 use crate::error::ApiError;
-use crate::store::{Checkpoint, Commit, Store};
+use crate::store::{Checkpoint, Commit, Store, StoreError};
 
 /// Most inputs already waiting (process output, timers, responses) handled
 /// before their events are committed together.
@@ -91,6 +92,8 @@ pub struct Actor {
     /// How long the session sits without input before its adapter instance is
     /// parked; `None`: never.
     park_after: Option<Duration>,
+    /// Set while the store refuses this session's staged events.
+    fault: Option<StorageFault>,
 }
 
 impl Actor {
@@ -127,6 +130,7 @@ impl Actor {
             committed: Checkpoint::default(),
             stored_snapshot: None,
             park_after: None,
+            fault: None,
         }
     }
 
@@ -210,20 +214,19 @@ impl Actor {
         }
     }
 
-    /// Runs until the session ends or the daemon drops the session.
+    /// Runs until the session ends (and what it staged is stored) or the daemon
+    /// drops the session.
     pub async fn run(mut self, mut requests: UnboundedReceiver<Box<Request>>) {
         let mut incoming = self.incoming_rx.take().expect("a session task runs once");
-        while !self.core.ended() && !self.core.suspended() {
+        let mut dropped = false;
+        while self.carries_on(dropped) {
             tokio::select! {
-                request = requests.recv() => match request {
+                request = requests.recv(), if !dropped => match request {
                     Some(request) => {
-                        let Request { command, done } = *request;
-                        let result = self.on_command(command);
-                        // Whoever gets the answer must see the state it left.
-                        self.commit().await;
-                        let _ = done.send(result);
+                        self.on_request(*request).await;
                     }
                     None => {
+                        dropped = true;
                         let _ = self.on_command(Command::Terminate);
                     }
                 },
@@ -231,7 +234,10 @@ impl Actor {
                     self.park();
                     continue;
                 }
-                Some(message) = incoming.recv() => {
+                () = fault::retry_due(self.fault.as_ref()) => {}
+                // While the store refuses its events the session takes in nothing
+                // more: its agent waits on a full pipe instead of filling memory.
+                Some(message) = incoming.recv(), if self.fault.is_none() && !self.core.ended() => {
                     self.on_incoming(message.incoming);
                     // What else has already arrived goes into the same commit.
                     for _ in 1..INPUTS_PER_COMMIT {
@@ -272,6 +278,55 @@ impl Actor {
                 tracing::warn!(session = %self.shared.record.id, %error, "cannot park the adapter instance")
             }
         }
+    }
+
+    /// Whether the task goes on: the session runs, or it ended with events the
+    /// store has not taken yet (a daemon shutdown or a deleted session gives up
+    /// on those: they were never shown).
+    fn carries_on(&self, dropped: bool) -> bool {
+        let running = !self.core.ended() && !self.core.suspended();
+        running || (self.fault.is_some() && !self.core.suspended() && !dropped)
+    }
+
+    /// Answers a request once the state it leaves is stored, so whoever gets the
+    /// answer finds it; with a store that cannot be written, refuses it instead.
+    async fn on_request(&mut self, request: Request) {
+        let Request { command, done } = request;
+        if let Err(error) = self.storage_ready(&command).await {
+            let _ = done.send(Err(error.into()));
+            return;
+        }
+        let result = self.on_command(command);
+        self.commit().await;
+        let result = match &self.fault {
+            // Taken in but not stored: not acknowledged (the session holds it and
+            // stores it with what follows once the store takes writes again).
+            Some(fault) => Err(fault.error.clone().into()),
+            None => result,
+        };
+        let _ = done.send(result);
+    }
+
+    /// Whether a command may run: not while this session's events wait for the
+    /// store, nor while the store fails for others unless a write of this
+    /// session's checkpoint shows it works again. Ending and suspending always run.
+    async fn storage_ready(&mut self, command: &Command) -> Result<(), StoreError> {
+        if matches!(command, Command::Terminate | Command::Suspend) || !self.store.durable() {
+            return Ok(());
+        }
+        if let Some(fault) = &self.fault {
+            return Err(fault.error.clone());
+        }
+        if !self.store.failing() {
+            return Ok(());
+        }
+        let probe = self.store.commit_queued(Commit {
+            session_id: self.shared.record.id.clone(),
+            events: Vec::new(),
+            checkpoint: self.committed.clone(),
+            snapshot: None,
+        });
+        probe.await.unwrap_or_else(|_| Err(writer_stopped()))
     }
 
     /// Hands a command to the core and carries out what follows; its outcome.
@@ -491,11 +546,21 @@ impl Actor {
     /// Stores the staged events with the state they leave the session in, then
     /// lets readers see them (never before: what a client saw is never lost, and
     /// `ended` must imply that `session.ended` is readable, which SSE relies on).
+    /// When the store refuses them they stay staged, unseen, for the next try.
     async fn commit(&mut self) {
         let events = self.shared.log.staged();
         let checkpoint = self.core.checkpoint();
         if !events.is_empty() || checkpoint != self.committed {
-            self.store_commit(events, checkpoint).await;
+            if let Err(error) = self.store_commit(events, checkpoint).await {
+                if self.fault.is_none() {
+                    tracing::warn!(session = %self.shared.record.id, %error, "the session's events cannot be stored; it waits, unseen, until they are");
+                }
+                self.fault = Some(StorageFault::after(self.fault.take(), error));
+                return;
+            }
+            if self.fault.take().is_some() {
+                tracing::info!(session = %self.shared.record.id, "the session's events are stored again");
+            }
         }
         let published = self.shared.log.publish();
         self.publish_state();
@@ -510,7 +575,7 @@ impl Actor {
         &mut self,
         events: Vec<Arc<crate::store::EncodedEvent>>,
         checkpoint: Checkpoint,
-    ) {
+    ) -> Result<(), StoreError> {
         // The adapter's state goes with the events it produced, so a restart
         // resumes from a consistent pair; none is needed where a restart would
         // not use it.
@@ -530,19 +595,11 @@ impl Actor {
             checkpoint: checkpoint.clone(),
             snapshot,
         });
-        let result = done.await.unwrap_or_else(|_| {
-            Err(crate::store::StoreError::Io(
-                "the store's writer stopped".into(),
-            ))
-        });
-        match result {
-            // Only a snapshot the store holds may be skipped the next time.
-            Ok(()) => self.stored_snapshot = written.or(self.stored_snapshot),
-            Err(error) => {
-                tracing::error!(session = %self.shared.record.id, %error, "events could not be stored; they stay in memory only")
-            }
-        }
+        done.await.unwrap_or_else(|_| Err(writer_stopped()))?;
+        // Only a snapshot the store holds may be skipped the next time.
+        self.stored_snapshot = written.or(self.stored_snapshot);
         self.committed = checkpoint;
+        Ok(())
     }
 
     /// Kills an own process; detaches from a shared one (killed when unused).
@@ -589,6 +646,11 @@ async fn idle(after: Option<Duration>) {
         Some(after) => tokio::time::sleep(after).await,
         None => std::future::pending().await,
     }
+}
+
+/// The store's answer when its writer thread is gone.
+fn writer_stopped() -> StoreError {
+    StoreError::Io("the store's writer stopped".into())
 }
 
 /// A hash to tell whether a snapshot changed.

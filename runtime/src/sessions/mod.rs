@@ -3,6 +3,7 @@
 
 mod actor;
 mod core;
+mod fault;
 mod incoming;
 mod launch;
 pub mod log;
@@ -299,8 +300,7 @@ impl SessionManager {
                 detail: error.to_string(),
             })
             .and_then(|adapter_session| {
-                tokio::task::block_in_place(|| self.store.insert_session(&record))
-                    .map_err(|error| ApiError::Internal(error.to_string()))?;
+                tokio::task::block_in_place(|| self.store.insert_session(&record))?;
                 Ok(adapter_session)
             });
         let adapter_session = match started {
@@ -396,8 +396,10 @@ impl SessionManager {
         tokio::task::block_in_place(|| self.remove_ended(id))
     }
 
-    /// Forgets an ended session here and in the store.
+    /// Forgets an ended session in the store, then here (a store that cannot be
+    /// written keeps it listed, as it would be after a restart).
     fn remove_ended(&self, id: &str) -> Result<(), ApiError> {
+        self.store.delete_session(id)?;
         self.sessions.write().unwrap().remove(id);
         let scratch = scratch_dir(&self.scratch_root, id);
         match std::fs::remove_dir_all(&scratch) {
@@ -407,9 +409,7 @@ impl SessionManager {
                 tracing::warn!(session = id, %error, "cannot remove {}", scratch.display())
             }
         }
-        self.store
-            .delete_session(id)
-            .map_err(|error| ApiError::Internal(error.to_string()))
+        Ok(())
     }
 
     /// Daemon shutdown. With a durable store every live session is suspended

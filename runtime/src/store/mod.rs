@@ -20,19 +20,47 @@ use serde::{Deserialize, Serialize};
 pub use event::EncodedEvent;
 
 /// Why the store could not do what was asked.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The database file cannot be used as it is; it is left untouched.
     #[error("the session database {path} cannot be opened: {reason}")]
     Unusable { path: PathBuf, reason: String },
+    /// The disk holding the database is full: nothing more can be stored until
+    /// space is freed (what is stored stays intact).
+    #[error("the disk holding the session database is full ({0}); free space in the data dir")]
+    Full(String),
+    /// The database can no longer be written: made read-only, removed, or failing
+    /// I/O under the running daemon.
+    #[error("the session database cannot be written ({0})")]
+    Unwritable(String),
     /// A read or write failed.
     #[error("session store: {0}")]
     Io(String),
 }
 
+impl StoreError {
+    /// Whether the failure comes from where the database lives (a full disk, a
+    /// file that cannot be written) rather than from what was written: such
+    /// writes succeed again once the cause is gone.
+    pub fn is_storage_fault(&self) -> bool {
+        matches!(self, StoreError::Full(_) | StoreError::Unwritable(_))
+    }
+}
+
 impl From<rusqlite::Error> for StoreError {
     fn from(error: rusqlite::Error) -> Self {
-        Self::Io(error.to_string())
+        use rusqlite::ErrorCode;
+        let text = error.to_string();
+        match error.sqlite_error_code() {
+            Some(ErrorCode::DiskFull) => Self::Full(text),
+            Some(
+                ErrorCode::ReadOnly
+                | ErrorCode::CannotOpen
+                | ErrorCode::PermissionDenied
+                | ErrorCode::SystemIoFailure,
+            ) => Self::Unwritable(text),
+            _ => Self::Io(text),
+        }
     }
 }
 
@@ -166,6 +194,11 @@ pub trait Store: Send + Sync {
     /// Whether anything outlives the process (false for `--ephemeral`); session
     /// tasks skip the work of taking snapshots when it does not.
     fn durable(&self) -> bool;
+    /// Whether the last write failed for where the store lives (a full disk, a
+    /// file that cannot be written) and no write succeeded since.
+    fn failing(&self) -> bool {
+        false
+    }
     /// Every session with the last `tail` events of its transcript, in id order.
     fn load(&self, tail: usize) -> Result<Vec<StoredSession>, StoreError>;
     /// Up to `limit` committed events of a session with a sequence above `after`,

@@ -7,6 +7,7 @@
 //! the last commits, never corrupt the file.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -57,6 +58,9 @@ pub struct SqliteStore {
     /// The connection transcripts are read through (WAL: reads never wait for
     /// the writer).
     reader: Mutex<Connection>,
+    /// Whether the writer's last transaction failed for where the database
+    /// lives (see [`StoreError::is_storage_fault`]); the next success clears it.
+    failing: Arc<AtomicBool>,
 }
 
 impl SqliteStore {
@@ -88,14 +92,22 @@ impl SqliteStore {
         restrict_permissions(&path);
         let reader = connect(&path).map_err(|e| unusable(e.to_string()))?;
         let (jobs, receiver) = mpsc::channel();
+        let failing = Arc::new(AtomicBool::new(false));
+        let writer = Writer {
+            identity: file_identity(&path).map_err(|e| unusable(e.to_string()))?,
+            connection,
+            path: path.clone(),
+            failing: failing.clone(),
+        };
         thread::Builder::new()
             .name("session-store".into())
-            .spawn(move || write_loop(connection, receiver))
+            .spawn(move || writer.run(receiver))
             .map_err(|e| StoreError::Io(format!("starting the store's writer: {e}")))?;
         Ok(Self {
             path,
             jobs: Mutex::new(jobs),
             reader: Mutex::new(reader),
+            failing,
         })
     }
 
@@ -119,6 +131,10 @@ impl SqliteStore {
 impl Store for SqliteStore {
     fn durable(&self) -> bool {
         true
+    }
+
+    fn failing(&self) -> bool {
+        self.failing.load(Ordering::Relaxed)
     }
 
     fn load(&self, tail: usize) -> Result<Vec<StoredSession>, StoreError> {
@@ -261,25 +277,108 @@ fn restrict_permissions(path: &Path) {
     }
 }
 
-/// The writer thread: waits for a job, takes every other job already waiting,
-/// runs them in one transaction and answers each.
-fn write_loop(mut connection: Connection, jobs: Receiver<Job>) {
-    while let Ok(first) = jobs.recv() {
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match jobs.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
+/// Free bytes below which a failed write is taken for a full disk.
+const NEARLY_FULL_BYTES: u64 = 1 << 20;
+
+/// The writer thread's side of the store.
+struct Writer {
+    connection: Connection,
+    path: PathBuf,
+    /// The database file's (device, inode) as opened.
+    identity: (u64, u64),
+    failing: Arc<AtomicBool>,
+}
+
+impl Writer {
+    /// Waits for a job, takes every other job already waiting, runs them in one
+    /// transaction and answers each.
+    fn run(mut self, jobs: Receiver<Job>) {
+        while let Ok(first) = jobs.recv() {
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match jobs.try_recv() {
+                    Ok(job) => batch.push(job),
+                    Err(_) => break,
+                }
+            }
+            let outcome = self
+                .ensure_file()
+                .and_then(|()| write_batch(&mut self.connection, &batch))
+                .map_err(|e| self.classify(e));
+            self.note(&outcome, batch.len());
+            for job in batch {
+                job.done.send(outcome.clone());
             }
         }
-        let outcome = write_batch(&mut connection, &batch).map_err(|e| e.to_string());
-        if let Err(error) = &outcome {
-            tracing::error!(%error, jobs = batch.len(), "writing sessions to the database failed");
-        }
-        for job in batch {
-            job.done.send(outcome.clone().map_err(StoreError::Io));
+    }
+
+    /// Makes sure the writes go to the file at the database's path: SQLite
+    /// keeps writing to a file removed under it, where a restart would not find
+    /// what it wrote, so a removed or replaced database takes no more writes.
+    fn ensure_file(&self) -> Result<(), StoreError> {
+        let changed = match file_identity(&self.path) {
+            Ok(identity) if identity == self.identity => return Ok(()),
+            Ok(_) => "was replaced",
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => "was removed",
+            Err(error) => {
+                return Err(StoreError::Unwritable(format!(
+                    "{}: {error}",
+                    self.path.display()
+                )))
+            }
+        };
+        Err(StoreError::Unwritable(format!(
+            "{} {changed} under the running daemon; restart the daemon (it opens what is at that path then, or starts an empty database)",
+            self.path.display()
+        )))
+    }
+
+    /// SQLite reports some writes that found no room as I/O errors: with next to
+    /// no free space left where the database lives, they are a full disk too.
+    fn classify(&self, error: StoreError) -> StoreError {
+        match error {
+            StoreError::Unwritable(reason) if free_bytes(&self.path) < NEARLY_FULL_BYTES => {
+                StoreError::Full(reason)
+            }
+            other => other,
         }
     }
+
+    /// Keeps the store's health up to date, logging each change once (a full
+    /// disk fails every write until space returns).
+    fn note(&self, outcome: &Result<(), StoreError>, jobs: usize) {
+        match outcome {
+            Ok(()) => {
+                if self.failing.swap(false, Ordering::Relaxed) {
+                    tracing::info!("the session database is written again");
+                }
+            }
+            Err(error) if error.is_storage_fault() => {
+                if !self.failing.swap(true, Ordering::Relaxed) {
+                    tracing::error!(%error, jobs, "writing sessions to the database failed; what is not stored is not shown, and writes are retried");
+                }
+            }
+            Err(error) => {
+                tracing::error!(%error, jobs, "writing sessions to the database failed")
+            }
+        }
+    }
+}
+
+/// Bytes an unprivileged writer may still use on the file system holding the
+/// file `path` (`u64::MAX` when that cannot be told).
+fn free_bytes(path: &Path) -> u64 {
+    let folder = path.parent().unwrap_or(path);
+    rustix::fs::statvfs(folder).map_or(u64::MAX, |stats| {
+        stats.f_bavail.saturating_mul(stats.f_frsize)
+    })
+}
+
+/// A file's (device, inode): which file a path names now.
+fn file_identity(path: &Path) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = std::fs::metadata(path)?;
+    Ok((metadata.dev(), metadata.ino()))
 }
 
 fn write_batch(connection: &mut Connection, batch: &[Job]) -> Result<(), StoreError> {

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod api;
+pub mod seen;
 pub mod sse;
 
 use std::net::TcpListener;

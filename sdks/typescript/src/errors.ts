@@ -290,6 +290,16 @@ export class AdapterFailedError extends SandboxAgentError {
   static override readonly code = "adapter_failed";
 }
 
+/** `storage_full` 507: the disk holding the daemon's data dir is full; nothing was stored. */
+export class StorageFullError extends SandboxAgentError {
+  static override readonly code = "storage_full";
+}
+
+/** `storage_unavailable` 503: the daemon's session database cannot be written; nothing was stored. */
+export class StorageUnavailableError extends SandboxAgentError {
+  static override readonly code = "storage_unavailable";
+}
+
 /** `internal` 500: an unexpected failure in the daemon. */
 export class InternalError extends SandboxAgentError {
   static override readonly code = "internal";
@@ -356,6 +366,8 @@ export const ERROR_CLASSES: Readonly<Record<string, typeof SandboxAgentError>> =
       InstallFailedError,
       AgentProcessExitedError,
       AdapterFailedError,
+      StorageFullError,
+      StorageUnavailableError,
       InternalError,
       StreamError,
       TimeoutError,

@@ -47,6 +47,8 @@ export {
   NotConfiguredError,
   NotFoundError,
   PathConflictError,
+  StorageFullError,
+  StorageUnavailableError,
   PathNotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,

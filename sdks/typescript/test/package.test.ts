@@ -86,6 +86,8 @@ const PUBLIC = [
   "SessionAlreadyExistsError",
   "SessionEndedError",
   "SessionNotFoundError",
+  "StorageFullError",
+  "StorageUnavailableError",
   "StreamError",
   "TimeoutError",
   "TokenInvalidError",

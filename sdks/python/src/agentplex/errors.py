@@ -234,6 +234,19 @@ class PayloadTooLargeError(SandboxAgentError):
     code = "payload_too_large"
 
 
+class StorageFullError(SandboxAgentError):
+    """507 ``storage_full``: the disk holding the daemon's data dir is full; nothing was stored."""
+
+    code = "storage_full"
+
+
+class StorageUnavailableError(SandboxAgentError):
+    """503 ``storage_unavailable``: the daemon's session database cannot be written; nothing was
+    stored."""
+
+    code = "storage_unavailable"
+
+
 class InstallFailedError(SandboxAgentError):
     """500 ``install_failed``: installing an agent failed; ``detail`` names each source tried."""
 
@@ -317,6 +330,8 @@ ERROR_CLASSES: dict[str, type[SandboxAgentError]] = {
         InstallFailedError,
         AgentProcessExitedError,
         AdapterFailedError,
+        StorageFullError,
+        StorageUnavailableError,
         InternalError,
         StreamError,
         GatewayTimeoutError,
@@ -358,6 +373,8 @@ __all__ = [
     "PathConflictError",
     "PathNotFoundError",
     "PayloadTooLargeError",
+    "StorageFullError",
+    "StorageUnavailableError",
     "PermissionDeniedError",
     "RequestNotFoundError",
     "SessionAlreadyExistsError",

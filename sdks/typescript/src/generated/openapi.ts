@@ -656,7 +656,7 @@ export interface components {
          * @description Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured";
+        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable";
         /**
          * @description Who produced an event.
          * @enum {string}
@@ -2348,6 +2348,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The session database cannot be written */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The data dir's disk is full */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     delete_session: {
@@ -2668,6 +2686,24 @@ export interface operations {
             };
             /** @description An internal failure */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session database cannot be written */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The data dir's disk is full */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,309 @@
+//! The data dir fails under a running daemon: its disk fills up in the middle
+//! of a turn, or its database file is removed. Each time no reader sees an event
+//! that is not stored and writes are refused with a `storage_*` problem (507 for
+//! a full disk, 503 otherwise). A full disk pauses the running turn without
+//! losing output and leaves the database intact; once space returns the session
+//! carries on by itself, and after a kill -9 every event any reader saw is
+//! there, without gaps or duplicates.
+//!
+//! The full disk is a small tmpfs mounted for the test, so the test needs to
+//! mount file systems (root, or CAP_SYS_ADMIN), as CI and this project's
+//! development machines have.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::api::{expect_problem, types, Api};
+use common::seen::{check_transcript, follow, Seen};
+use common::{Daemon, Options};
+use serde_json::{json, Value};
+
+/// Size of the data dir's file system.
+const TMPFS_SIZE: &str = "16m";
+/// Lines the agent prints in the turn the disk fills up in (far more than fit).
+const LINES: u32 = 10_000;
+
+/// A tmpfs mounted on a fresh directory, unmounted (and the directory removed)
+/// on drop.
+struct Tmpfs {
+    path: PathBuf,
+}
+
+impl Tmpfs {
+    fn mount(size: &str) -> Tmpfs {
+        let path = tempfile::tempdir().unwrap().keep();
+        mount(
+            &[
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ],
+            &path,
+        );
+        Tmpfs { path }
+    }
+
+    /// The mount as a data dir a daemon may own (the directory outlives it).
+    fn data_dir(&self) -> tempfile::TempDir {
+        tempfile::TempDir::new_in(&self.path).unwrap()
+    }
+
+    /// Fills the file system up to `free` bytes left; returns the filler.
+    fn fill_leaving(&self, free: u64) -> PathBuf {
+        let filler = self.path.join("filler");
+        let mut file = std::fs::File::create(&filler).unwrap();
+        let chunk = vec![0x5a; 4096];
+        while free_bytes(&self.path) > free {
+            if file.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+        file.sync_all().unwrap();
+        filler
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.path).status();
+        let _ = std::fs::remove_dir(&self.path);
+    }
+}
+
+fn mount(args: &[&str], path: &Path) {
+    let output = Command::new("mount")
+        .args(args)
+        .arg(path)
+        .output()
+        .expect("running mount");
+    assert!(
+        output.status.success(),
+        "this test mounts a tmpfs as the data dir and needs the right to (root or \
+         CAP_SYS_ADMIN): mount {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn free_bytes(path: &Path) -> u64 {
+    let stats = rustix::fs::statvfs(path).unwrap();
+    stats.f_bavail * stats.f_frsize
+}
+
+fn daemon_on(data_dir: tempfile::TempDir) -> Daemon {
+    Daemon::start_with(Options {
+        data_dir: Some(data_dir),
+        ..Options::default()
+    })
+}
+
+/// Polls `attempt` until it answers `Some`, for up to a minute.
+fn eventually<T>(what: &str, mut attempt: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(found) = attempt() {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// How many events a follower has seen, in all and of one type.
+fn seen_count(seen: &Seen) -> usize {
+    seen.lock().unwrap().len()
+}
+
+fn seen_of_type(seen: &Seen, event_type: &str) -> usize {
+    seen.lock()
+        .unwrap()
+        .values()
+        .filter(|event| event["type"] == json!(event_type))
+        .count()
+}
+
+/// Sends a message; the problem's type code when it is refused.
+fn send(api: &Api, session: &str, text: &str) -> Result<(), (u16, Value)> {
+    let response = api.post_json(
+        &format!("/v1/sessions/{session}/messages"),
+        json!({ "message": text }),
+    );
+    let status = response.status().as_u16();
+    if response.status().is_success() {
+        return Ok(());
+    }
+    Err((status, response.json().unwrap_or(Value::Null)))
+}
+
+/// The database must pass SQLite's own integrity check.
+fn assert_database_intact(data_dir: &Path) {
+    let connection = rusqlite::Connection::open(data_dir.join("sessions.db")).unwrap();
+    let verdict: String = connection
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(verdict, "ok");
+}
+
+/// After a kill -9 and a restart on the same data dir: the whole transcript is
+/// there, gap-free, holding every event the follower saw.
+fn restart_and_check(mut daemon: Daemon, session: &str, seen: &Seen) -> (Daemon, Vec<Value>) {
+    let data_dir = daemon.kill();
+    assert_database_intact(data_dir.path());
+    let daemon = daemon_on(data_dir);
+    let events = check_transcript(&Api::new(&daemon), session, &seen.lock().unwrap());
+    (daemon, events)
+}
+
+#[test]
+fn a_disk_that_fills_up_mid_turn_pauses_the_turn_and_loses_nothing() {
+    let tmpfs = Tmpfs::mount(TMPFS_SIZE);
+    let daemon = daemon_on(tmpfs.data_dir());
+    let api = Api::new(&daemon);
+    api.create("full", "mock");
+    api.turn("full", "echo before the disk filled up");
+    let seen: Seen = Arc::default();
+    let follower = follow(&daemon.endpoint, "full", seen.clone());
+
+    // Room for the message, not for the turn's output.
+    let filler = tmpfs.fill_leaving(256 << 10);
+    send(&api, "full", &format!("shell seq 1 {LINES}")).expect("the message fits");
+
+    // The store fills up: the session stores nothing more, and says so.
+    // (Probed with a reply to no pending request: until the session finds the
+    // disk full it is a plain 404, with nothing to store.)
+    eventually("the session to find the disk full", || {
+        let reply = api.post_json(
+            "/v1/sessions/full/permissions/none/reply",
+            json!({ "reply": "once" }),
+        );
+        (reply.status().as_u16() == 507).then_some(())
+    });
+    let (status, problem) = send(&api, "full", "echo refused").expect_err("a full disk");
+    assert_eq!(
+        (status, &problem["type"]),
+        (507, &json!("urn:sandbox-agent:error:storage_full")),
+        "{problem}"
+    );
+    assert!(
+        problem["detail"].as_str().unwrap().contains("full"),
+        "{problem}"
+    );
+    // A new session is refused the same way, unless its few bytes still found
+    // room (then it is stored: it must be there after the restart below).
+    let created = api.post_json("/v1/sessions/late", json!({ "agent": "mock" }));
+    let late_stored = match created.status().as_u16() {
+        200 => true,
+        _ => {
+            expect_problem(created, 507, "storage_full");
+            false
+        }
+    };
+
+    // The turn is paused: nothing more is shown while nothing more is stored,
+    // and what is shown can still be read.
+    let paused_at = seen_count(&seen);
+    thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        seen_count(&seen),
+        paused_at,
+        "events shown while the disk is full"
+    );
+    assert!(
+        seen_of_type(&seen, "turn.ended") == 1,
+        "the turn cannot end unstored"
+    );
+    let listed = api.get_ok("/v1/sessions/full");
+    assert_eq!(listed["status"], json!("running"), "{listed}");
+    assert_eq!(api.events("full").len(), paused_at);
+
+    // Space returns: the turn carries on by itself and ends with all its output.
+    std::fs::remove_file(filler).unwrap();
+    eventually("the paused turn to end", || {
+        (seen_of_type(&seen, "turn.ended") == 2).then_some(())
+    });
+    api.turn("full", "echo after the disk had room again");
+
+    let (daemon, events) = restart_and_check(daemon, "full", &seen);
+    follower.join().unwrap();
+    let late = Api::new(&daemon).get("/v1/sessions/late").status().as_u16();
+    assert_eq!(
+        late == 200,
+        late_stored,
+        "a session answered {late} after the restart"
+    );
+    let output = events
+        .iter()
+        .find(|event| {
+            event["type"] == json!("item.completed")
+                && event["data"]["item"]["kind"] == json!("tool_result")
+        })
+        .expect("the tool result");
+    let text = output["data"]["item"]["content"][0]["output"]
+        .as_str()
+        .unwrap();
+    let expected: String = (1..=LINES).map(|n| format!("{n}\n")).collect();
+    assert!(
+        text == expected,
+        "the agent's output lost lines while paused"
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|event| event["type"] == json!("turn.ended"))
+            .count(),
+        3,
+        "{:?}",
+        types(&events)
+    );
+    drop(daemon);
+}
+
+#[test]
+fn a_database_removed_under_the_daemon_takes_no_more_writes() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    api.create("gone", "mock");
+    api.turn("gone", "echo before");
+    let seen: Seen = Arc::default();
+    let _follower = follow(&daemon.endpoint, "gone", seen.clone());
+    let before = api.events("gone").len();
+    eventually("the follower to catch up", || {
+        (seen_count(&seen) == before).then_some(())
+    });
+
+    // SQLite would go on writing to the removed file, which no restart finds.
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(daemon.data_dir.path().join(format!("sessions.db{suffix}")));
+    }
+    for n in 0..3 {
+        let (status, problem) = send(&api, "gone", &format!("echo {n}")).expect_err("no database");
+        assert_eq!(status, 503, "{problem}");
+        assert_eq!(
+            problem["type"],
+            json!("urn:sandbox-agent:error:storage_unavailable")
+        );
+        assert!(
+            problem["detail"].as_str().unwrap().contains("was removed"),
+            "{problem}"
+        );
+    }
+    expect_problem(
+        api.post_json("/v1/sessions/other", json!({ "agent": "mock" })),
+        503,
+        "storage_unavailable",
+    );
+    thread::sleep(Duration::from_millis(500));
+    assert_eq!(seen_count(&seen), before, "events shown that no file holds");
+    assert_eq!(
+        api.events("gone").len(),
+        before,
+        "what was shown stays readable"
+    );
+}
