@@ -7,6 +7,7 @@ mod error;
 mod files;
 mod install;
 mod local;
+mod logging;
 mod matrix;
 mod project;
 mod remote;
@@ -142,6 +143,8 @@ pub struct ServerArgs {
     /// count (100 keeps the newest hundred) [default: keep all].
     #[arg(long, env = "SANDBOX_AGENT_RETENTION")]
     retention: Option<crate::sessions::retention::Retention>,
+    #[command(flatten)]
+    log: logging::LogArgs,
 }
 
 impl ServerArgs {
@@ -269,7 +272,7 @@ fn fail(message: &str, code: u8) -> ExitCode {
 async fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Server(args) => {
-            init_tracing();
+            args.log.init().map_err(LocalError::from)?;
             let config = args.into_config()?;
             Ok(crate::server::serve(config)
                 .await
@@ -288,13 +291,4 @@ async fn run(command: Command) -> Result<(), Failure> {
             Ok(())
         }
     }
-}
-
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SANDBOX_AGENT_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
 }

@@ -8,6 +8,7 @@ mod extract;
 mod fs_routes;
 mod install_events;
 pub mod openapi;
+pub mod request_log;
 mod routes;
 pub mod sse;
 mod ui;
@@ -21,7 +22,6 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::Uri;
 use axum::routing::{get, post};
 use axum::Router;
-use tower_http::trace::TraceLayer;
 
 use crate::agents::AgentCatalog;
 use crate::config::DaemonConfig;
@@ -106,7 +106,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
             auth::require_token,
         ));
     }
-    api = api.layer(TraceLayer::new_for_http());
+    api = api.layer(request_log::trace());
     // Liveness probes hit health often: it answers before the tracing, body limit
     // and token layers (it needs none of them), and everything else goes on to `api`.
     // The inspector's page and files need no token either: the page asks for it.
@@ -118,7 +118,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
     if let Some(cors) = cors::layer(&config.cors)? {
         router = router.layer(cors);
     }
-    Ok(router)
+    Ok(request_log::ids(router))
 }
 
 /// Holds a request until the adapters folder is loaded.

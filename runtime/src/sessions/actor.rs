@@ -215,8 +215,15 @@ impl Actor {
     }
 
     /// Runs until the session ends (and what it staged is stored) or the daemon
-    /// drops the session.
-    pub async fn run(mut self, mut requests: UnboundedReceiver<Box<Request>>) {
+    /// drops the session; every line it logs names the session and its agent.
+    pub async fn run(self, requests: UnboundedReceiver<Box<Request>>) {
+        use tracing::Instrument;
+        let record = &self.shared.record;
+        let span = tracing::info_span!("session", session_id = %record.id, agent = %record.agent);
+        self.drive_until_ended(requests).instrument(span).await
+    }
+
+    async fn drive_until_ended(mut self, mut requests: UnboundedReceiver<Box<Request>>) {
         let mut incoming = self.incoming_rx.take().expect("a session task runs once");
         let mut dropped = false;
         while self.carries_on(dropped) {
@@ -272,10 +279,10 @@ impl Actor {
         let adapter = &mut self.adapter;
         match tokio::task::block_in_place(|| adapter.park()) {
             Ok(()) => {
-                tracing::debug!(session = %self.shared.record.id, "parked the adapter instance")
+                tracing::debug!("parked the adapter instance")
             }
             Err(error) => {
-                tracing::warn!(session = %self.shared.record.id, %error, "cannot park the adapter instance")
+                tracing::warn!(%error, "cannot park the adapter instance")
             }
         }
     }
@@ -460,7 +467,7 @@ impl Actor {
                 };
                 match spawned {
                     Ok(entry) => {
-                        tracing::debug!(session = %self.shared.record.id, process = %process_id, argv = ?request.argv, "spawned");
+                        tracing::debug!(process = %process_id, argv = ?request.argv, "spawned");
                         self.core
                             .process_started(&process_id, entry.pid, entry.started);
                         let attached = Attached {
@@ -553,13 +560,13 @@ impl Actor {
         if !events.is_empty() || checkpoint != self.committed {
             if let Err(error) = self.store_commit(events, checkpoint).await {
                 if self.fault.is_none() {
-                    tracing::warn!(session = %self.shared.record.id, %error, "the session's events cannot be stored; it waits, unseen, until they are");
+                    tracing::warn!(%error, "the session's events cannot be stored; it waits, unseen, until they are");
                 }
                 self.fault = Some(StorageFault::after(self.fault.take(), error));
                 return;
             }
             if self.fault.take().is_some() {
-                tracing::info!(session = %self.shared.record.id, "the session's events are stored again");
+                tracing::info!("the session's events are stored again");
             }
         }
         let published = self.shared.log.publish();

@@ -512,7 +512,7 @@ impl SessionCore {
     /// Reports an `error` event with `code` and ends this session only (the
     /// adapter's actions not carried out yet are dropped).
     pub fn fail(&mut self, code: &str, message: String) {
-        tracing::warn!(session = %self.identity.session_id, code, %message, "ending session");
+        tracing::warn!(code, %message, "ending session");
         self.append(events::error(code, message.clone()));
         if !self.ended {
             self.append(events::session_ended(SessionEndedData {

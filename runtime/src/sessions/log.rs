@@ -207,7 +207,7 @@ impl EventLog {
             let page = self
                 .store
                 .read_events_before(&self.session_id, before, STORE_PAGE)
-                .inspect_err(|error| tracing::warn!(session = %self.session_id, %error, "reading older events"))
+                .inspect_err(|error| tracing::warn!(session_id = %self.session_id, %error, "reading older events"))
                 .ok()?;
             if let Some(found) = page.iter().find_map(decoded) {
                 return Some(found);

@@ -406,7 +406,7 @@ impl SessionManager {
             Ok(()) => {}
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => {
-                tracing::warn!(session = id, %error, "cannot remove {}", scratch.display())
+                tracing::warn!(session_id = id, %error, "cannot remove {}", scratch.display())
             }
         }
         Ok(())

@@ -43,7 +43,7 @@ impl SessionManager {
                     })
             };
             let handle = handle.unwrap_or_else(|error| {
-                tracing::warn!(session = %id, %error, "cannot resume session; ending it");
+                tracing::warn!(session_id = %id, %error, "cannot resume session; ending it");
                 self.end_unresumable(&shared, &checkpoint, &error.to_string());
                 self.readable_only(shared)
             });
@@ -91,7 +91,7 @@ impl SessionManager {
             Some(snapshot) if !fresh_adapter => adapter
                 .restore_session(config.clone(), snapshot)
                 .inspect_err(|error| {
-                    tracing::warn!(session = %stored.record.id, %error, "snapshot not restorable; starting afresh on the native session id")
+                    tracing::warn!(session_id = %stored.record.id, %error, "snapshot not restorable; starting afresh on the native session id")
                 })
                 .ok(),
             _ => None,
@@ -177,7 +177,7 @@ impl SessionManager {
             snapshot: None,
         };
         if let Err(error) = self.store.commit(commit) {
-            tracing::error!(session = %shared.record.id, %error, "storing the end of a session failed");
+            tracing::error!(session_id = %shared.record.id, %error, "storing the end of a session failed");
         }
         let published = shared.log.publish();
         {

@@ -76,7 +76,7 @@ impl SessionManager {
             .filter(|id| match self.remove_ended(id) {
                 Ok(()) => true,
                 Err(error) => {
-                    tracing::warn!(session = %id, %error, "retention could not remove session");
+                    tracing::warn!(session_id = %id, %error, "retention could not remove session");
                     false
                 }
             })

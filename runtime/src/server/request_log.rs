@@ -1,0 +1,72 @@
+//! Each request's log: an `x-request-id` (the client's, or a new UUID) answered
+//! back in the response and carried by every log line written while serving
+//! it, and one access line per request under the `sandbox_agent::access`
+//! target. The query string is never logged: it may hold the token.
+
+use std::time::Duration;
+
+use axum::http::{HeaderName, Request, Response};
+use tower::ServiceBuilder;
+use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use tracing::Span;
+
+/// The header a request's id travels in.
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Gives every request an id and answers it back (outermost, so even requests
+/// refused early carry one).
+pub fn ids<S>(router: axum::Router<S>) -> axum::Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    router.layer(
+        ServiceBuilder::new()
+            .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+            .layer(PropagateRequestIdLayer::new(REQUEST_ID)),
+    )
+}
+
+/// The span and access line of each request (inside [`ids`]).
+pub fn trace() -> TraceLayer<
+    SharedClassifier<ServerErrorsAsFailures>,
+    fn(&Request<axum::body::Body>) -> Span,
+    (),
+    fn(&Response<axum::body::Body>, Duration, &Span),
+    (),
+    (),
+    (),
+> {
+    TraceLayer::new_for_http()
+        .make_span_with(request_span as fn(&Request<axum::body::Body>) -> Span)
+        .on_request(())
+        .on_response(access_line as fn(&Response<axum::body::Body>, Duration, &Span))
+        .on_body_chunk(())
+        .on_eos(())
+        // Server errors are logged with their cause where they are answered.
+        .on_failure(())
+}
+
+fn request_span(request: &Request<axum::body::Body>) -> Span {
+    let id = request
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    tracing::info_span!(
+        "request",
+        request_id = id,
+        method = %request.method(),
+        path = request.uri().path(),
+    )
+}
+
+fn access_line(response: &Response<axum::body::Body>, latency: Duration, _span: &Span) {
+    tracing::info!(
+        target: "sandbox_agent::access",
+        status = response.status().as_u16(),
+        latency_us = latency.as_micros() as u64,
+        "answered"
+    );
+}
