@@ -36,7 +36,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the daemon.
-    Server(ServerArgs),
+    Server(Box<ServerArgs>),
     /// Check that a daemon answers.
     Health(remote::Connection),
     /// The agents a daemon drives.

@@ -28,8 +28,9 @@ where
     )
 }
 
-/// The span and access line of each request (inside [`ids`]).
-pub fn trace() -> TraceLayer<
+/// The tracing layer [`trace`] builds: a span per request, an access line per
+/// response, nothing else.
+pub type RequestTrace = TraceLayer<
     SharedClassifier<ServerErrorsAsFailures>,
     fn(&Request<axum::body::Body>) -> Span,
     (),
@@ -37,7 +38,10 @@ pub fn trace() -> TraceLayer<
     (),
     (),
     (),
-> {
+>;
+
+/// The span and access line of each request (inside [`ids`]).
+pub fn trace() -> RequestTrace {
     TraceLayer::new_for_http()
         .make_span_with(request_span as fn(&Request<axum::body::Body>) -> Span)
         .on_request(())
