@@ -15,6 +15,7 @@ pub mod credentials;
 pub mod error;
 pub mod filesystem;
 pub mod install;
+pub mod metrics;
 pub mod server;
 pub mod sessions;
 pub mod store;

@@ -7,6 +7,7 @@ mod events_page;
 mod extract;
 mod fs_routes;
 mod install_events;
+mod metrics_routes;
 pub mod openapi;
 pub mod request_log;
 mod routes;
@@ -94,11 +95,13 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         ));
     let mut api = Router::new()
         .route("/v1/openapi.json", get(openapi::openapi))
+        .route("/metrics", get(metrics_routes::get_metrics))
         .merge(fs_routes::router())
         .merge(adapters)
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .with_state(state)
+        .layer(axum::middleware::from_fn(metrics_routes::record))
         .layer(DefaultBodyLimit::max(config.body_limit));
     if let Some(token) = &config.token {
         api = api.layer(axum::middleware::from_fn_with_state(

@@ -17,6 +17,7 @@ use super::{fs_routes, routes};
     paths(
         openapi,
         routes::health,
+        super::metrics_routes::get_metrics,
         routes::list_agents,
         routes::reload_adapters,
         routes::agent_modes,

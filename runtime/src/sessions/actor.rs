@@ -94,6 +94,10 @@ pub struct Actor {
     park_after: Option<Duration>,
     /// Set while the store refuses this session's staged events.
     fault: Option<StorageFault>,
+    /// This session's agent's metrics.
+    metrics: crate::metrics::AgentMetrics,
+    /// When the running turn started, for its duration.
+    turn_since: Option<std::time::Instant>,
 }
 
 impl Actor {
@@ -112,6 +116,7 @@ impl Actor {
         };
         let core = SessionCore::new(identity, shared.record.created_at);
         let (incoming_tx, incoming_rx) = Inbox::new();
+        let metrics = crate::metrics::AgentMetrics::of(&shared.record.agent);
         Self {
             shared,
             core,
@@ -131,6 +136,8 @@ impl Actor {
             stored_snapshot: None,
             park_after: None,
             fault: None,
+            metrics,
+            turn_since: None,
         }
     }
 
@@ -416,7 +423,9 @@ impl Actor {
             match effect {
                 Effect::Feed(input) => {
                     let adapter = &mut self.adapter;
+                    let called = std::time::Instant::now();
                     let outcome = tokio::task::block_in_place(|| adapter.handle(input));
+                    crate::metrics::observe(&self.metrics.adapter_calls, called.elapsed());
                     self.core.adapter_outcome(outcome);
                 }
                 Effect::Emit {
@@ -439,6 +448,7 @@ impl Actor {
                 Effect::Answer(result) => answer = Some(result),
                 Effect::Shutdown => self.shutdown(),
             }
+            self.time_turn();
         }
     }
 
@@ -559,6 +569,7 @@ impl Actor {
         let checkpoint = self.core.checkpoint();
         if !events.is_empty() || checkpoint != self.committed {
             if let Err(error) = self.store_commit(events, checkpoint).await {
+                crate::metrics::metrics().commit_failures.inc();
                 if self.fault.is_none() {
                     tracing::warn!(%error, "the session's events cannot be stored; it waits, unseen, until they are");
                 }
@@ -569,10 +580,24 @@ impl Actor {
                 tracing::info!("the session's events are stored again");
             }
         }
+        let before = self.shared.log.last_sequence();
         let published = self.shared.log.publish();
         self.publish_state();
         if let Some(last) = published {
+            self.metrics.events.inc_by(last - before);
             self.shared.log.notify(last);
+        }
+    }
+
+    /// Starts or ends the running turn's clock as the core's state says.
+    fn time_turn(&mut self) {
+        match (self.turn_since, self.core.turn_running()) {
+            (None, true) => self.turn_since = Some(std::time::Instant::now()),
+            (Some(since), false) => {
+                crate::metrics::observe(&self.metrics.turns, since.elapsed());
+                self.turn_since = None;
+            }
+            _ => {}
         }
     }
 
@@ -602,7 +627,10 @@ impl Actor {
             checkpoint: checkpoint.clone(),
             snapshot,
         });
-        done.await.unwrap_or_else(|_| Err(writer_stopped()))?;
+        let queued = std::time::Instant::now();
+        let outcome = done.await.unwrap_or_else(|_| Err(writer_stopped()));
+        crate::metrics::observe(&crate::metrics::metrics().commit_seconds, queued.elapsed());
+        outcome?;
         // Only a snapshot the store holds may be skipped the next time.
         self.stored_snapshot = written.or(self.stored_snapshot);
         self.committed = checkpoint;

@@ -2,6 +2,23 @@
 // Do not edit: change the daemon, regenerate docs/openapi.json, then run `npm run generate`.
 
 export interface paths {
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The daemon's metrics (docs/operate.md lists them). */
+        get: operations["get_metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/adapters/reload": {
         parameters: {
             query?: never;
@@ -1225,6 +1242,46 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    get_metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenMetrics text (Prometheus) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/openmetrics-text": string;
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     reload_adapters: {
         parameters: {
             query?: never;
