@@ -15,10 +15,10 @@ use crate::transcripts::Summary;
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// The daemon answered with a problem document.
-    #[error("{} {} ({}): {}", .0.status, .0.title, .0.code(), .0.detail.as_deref().unwrap_or(""))]
+    #[error("{} {} ({}): {}{}", .0.status, .0.title, .0.code(), .0.detail.as_deref().unwrap_or(""), problem_hint(.0.code()))]
     Problem(Box<ProblemDetails>),
     /// The daemon could not be reached, or its answer could not be read.
-    #[error("{} (daemon at {endpoint})", causes(.error))]
+    #[error("{} (daemon at {endpoint}){}", causes(.error), unreachable_hint(.error))]
     Unreachable {
         endpoint: String,
         error: ClientError,
@@ -51,6 +51,26 @@ impl CliError {
             CliError::Problem(problem) => Some(problem),
             _ => None,
         }
+    }
+}
+
+/// What to do next about a problem, where the problem itself does not say.
+fn problem_hint(code: &str) -> &'static str {
+    match code {
+        "token_invalid" => "; pass the daemon's token with --token or SANDBOX_AGENT_TOKEN",
+        "session_not_found" => "; `sandbox-agent sessions list` shows the sessions",
+        "unsupported_agent" => "; `sandbox-agent agents list` shows the agents",
+        _ => "",
+    }
+}
+
+/// What to do next when nothing answered.
+fn unreachable_hint(error: &ClientError) -> &'static str {
+    let refused = causes(error).contains("Connection refused");
+    if refused {
+        "; is a daemon running there? Start one with `sandbox-agent server`, or point --endpoint (SANDBOX_AGENT_ENDPOINT) at it"
+    } else {
+        ""
     }
 }
 

@@ -30,18 +30,21 @@ pub struct Scope {
 pub enum FsCommand {
     /// List a directory (the session's directory, or the home directory, by default).
     Ls {
+        /// The directory on the daemon's side: absolute, or relative to the session's (or home) directory. [default: that directory].
         path: Option<String>,
         #[command(flatten)]
         scope: Scope,
     },
     /// Print a file's bytes to stdout.
     Cat {
+        /// The path on the daemon's side: absolute, or relative to the session's (or home) directory.
         path: String,
         #[command(flatten)]
         scope: Scope,
     },
     /// Write a file from a local file, or from stdin.
     Put {
+        /// The path on the daemon's side: absolute, or relative to the session's (or home) directory.
         path: String,
         /// Local file to send [default: stdin].
         #[arg(long = "from")]
@@ -51,19 +54,23 @@ pub enum FsCommand {
     },
     /// A path's type, size and modification time.
     Stat {
+        /// The path on the daemon's side: absolute, or relative to the session's (or home) directory.
         path: String,
         #[command(flatten)]
         scope: Scope,
     },
     /// Create a directory and its parents.
     Mkdir {
+        /// The path on the daemon's side: absolute, or relative to the session's (or home) directory.
         path: String,
         #[command(flatten)]
         scope: Scope,
     },
     /// Move or rename a file or directory.
     Mv {
+        /// The path to move (on the daemon's side, as for the other commands).
         from: String,
+        /// Where it goes.
         to: String,
         /// Replace an existing destination.
         #[arg(long)]
@@ -73,6 +80,7 @@ pub enum FsCommand {
     },
     /// Delete a file or directory.
     Rm {
+        /// The path on the daemon's side: absolute, or relative to the session's (or home) directory.
         path: String,
         /// Delete a directory with everything in it.
         #[arg(long, short = 'r')]
@@ -83,6 +91,7 @@ pub enum FsCommand {
     /// Upload a local directory (sent as a tar archive) or a `.tar`/`.tar.gz` file, unpacked
     /// under the daemon's directory `--to`.
     Upload {
+        /// The local directory or `.tar`/`.tar.gz` file.
         local: PathBuf,
         /// Directory on the daemon's side [default: the session's or the home directory].
         #[arg(long = "to")]

@@ -5,6 +5,7 @@
 mod credentials;
 mod error;
 mod files;
+mod human;
 mod install;
 mod local;
 mod logging;
@@ -62,6 +63,12 @@ enum Command {
     Credentials(credentials::CredentialsCommand),
     /// Print the OpenAPI document of the HTTP API.
     Openapi,
+    /// Print a shell completion script (e.g. `sandbox-agent completions bash >
+    /// ~/.local/share/bash-completion/completions/sandbox-agent`).
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
 }
 
 /// `sandbox-agent server` flags.
@@ -290,5 +297,41 @@ async fn run(command: Command) -> Result<(), Failure> {
             print!("{}", crate::server::openapi::document_json());
             Ok(())
         }
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut command = Cli::command();
+            clap_complete::generate(shell, &mut command, "sandbox-agent", &mut std::io::stdout());
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every subcommand and every argument explains itself in `--help`.
+    #[test]
+    fn every_command_and_flag_has_help() {
+        fn check(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            let path = format!("{path} {}", command.get_name());
+            if command.get_about().is_none() && path.contains(' ') && !path.ends_with(" help") {
+                missing.push(format!("{path}: no description"));
+            }
+            for arg in command.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !builtin && arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {}: no help", arg.get_id()));
+                }
+            }
+            for sub in command.get_subcommands() {
+                check(sub, &path, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        let mut cli = super::Cli::command();
+        cli.build();
+        check(&cli, "", &mut missing);
+        assert!(missing.is_empty(), "{missing:#?}");
     }
 }

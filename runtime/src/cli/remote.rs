@@ -1,5 +1,6 @@
-//! Client subcommands: one per HTTP route, printing the daemon's JSON answers.
-//! A failed request prints the problem document on stderr and exits non-zero.
+//! Client subcommands: one per HTTP route, printing the daemon's answers as
+//! text for a person on a terminal, as JSON otherwise or with `--json`. A failed
+//! request prints the problem on stderr and exits non-zero.
 
 use std::path::PathBuf;
 
@@ -12,6 +13,7 @@ use sandbox_agent_client::{
 use serde::Serialize;
 
 use super::error::CliError;
+use super::human::{self, OutputArgs, Transcript};
 
 /// Where the daemon is and how to authenticate.
 #[derive(Debug, Args)]
@@ -26,6 +28,8 @@ pub struct Connection {
     /// Token of the daemon.
     #[arg(long, env = "SANDBOX_AGENT_TOKEN", hide_env_values = true)]
     pub(super) token: Option<String>,
+    #[command(flatten)]
+    pub(super) output: OutputArgs,
 }
 
 impl Connection {
@@ -41,18 +45,21 @@ pub enum AgentsCommand {
     List(Connection),
     /// An agent's modes.
     Modes {
+        /// The agent id (`sandbox-agent agents list` shows them).
         agent: String,
         #[command(flatten)]
         connection: Connection,
     },
     /// An agent's models.
     Models {
+        /// The agent id (`sandbox-agent agents list` shows them).
         agent: String,
         #[command(flatten)]
         connection: Connection,
     },
     /// Install an agent's binary (progress on stderr, the outcome as JSON).
     Install {
+        /// The agent id (`sandbox-agent agents list` shows them).
         agent: String,
         /// Install again even when the version is already installed.
         #[arg(long)]
@@ -78,12 +85,14 @@ pub enum SessionsCommand {
     List(Connection),
     /// Print one session (its entry of the list).
     Get {
+        /// The session id.
         session_id: String,
         #[command(flatten)]
         connection: Connection,
     },
     /// Send a message (queued while a turn runs).
     Send {
+        /// The session id.
         session_id: String,
         /// The message text (words are joined with spaces).
         #[arg(required = true)]
@@ -102,23 +111,28 @@ pub enum SessionsCommand {
     },
     /// Print a page of a session's events.
     Events {
+        /// The session id.
         session_id: String,
-        /// Last sequence already seen.
+        /// Last sequence already seen: the page starts after it [default: 0].
         #[arg(long)]
         offset: Option<u64>,
+        /// Most events in the page [default: all].
         #[arg(long)]
         limit: Option<u64>,
+        /// Include each event's native payload (`raw`).
         #[arg(long)]
         include_raw: bool,
         #[command(flatten)]
         connection: Connection,
     },
-    /// Follow a session's events as JSON lines until it ends.
+    /// Follow a session live (a transcript, or JSON lines with --json) until it ends.
     Watch {
+        /// The session id.
         session_id: String,
-        /// Last sequence already seen.
+        /// Last sequence already seen: start after it [default: 0, the whole transcript].
         #[arg(long)]
         offset: Option<u64>,
+        /// Include each event's native payload (`raw`).
         #[arg(long)]
         include_raw: bool,
         #[command(flatten)]
@@ -126,18 +140,21 @@ pub enum SessionsCommand {
     },
     /// Interrupt the running turn.
     Cancel {
+        /// The session id.
         session_id: String,
         #[command(flatten)]
         connection: Connection,
     },
     /// End a session and kill its processes.
     Terminate {
+        /// The session id.
         session_id: String,
         #[command(flatten)]
         connection: Connection,
     },
     /// Remove a session and its transcript for good (ending it first if it runs).
     Delete {
+        /// The session id.
         session_id: String,
         #[command(flatten)]
         connection: Connection,
@@ -147,23 +164,30 @@ pub enum SessionsCommand {
 /// The flags of `sessions create`: the create request's fields.
 #[derive(Debug, Args)]
 pub struct CreateArgs {
+    /// The new session's id: 1-128 of A-Z a-z 0-9 . _ - (you choose it).
     session_id: String,
+    /// The agent to run (`sandbox-agent agents list` shows them).
     #[arg(long)]
     agent: String,
+    /// One of the agent's modes (`sandbox-agent agents modes AGENT`) [default: its first].
     #[arg(long)]
     agent_mode: Option<String>,
     /// default, plan or bypass.
     #[arg(long)]
     permission_mode: Option<String>,
+    /// The model (`sandbox-agent agents models AGENT`) [default: the agent's own].
     #[arg(long)]
     model: Option<String>,
+    /// A variant of the model (such as a reasoning effort), where the agent has them.
     #[arg(long)]
     variant: Option<String>,
+    /// The agent version to run (installed on demand) [default: the installed or latest].
     #[arg(long)]
     agent_version: Option<String>,
     /// Working directory of the agent.
     #[arg(long)]
     directory: Option<String>,
+    /// A title shown in session lists.
     #[arg(long)]
     title: Option<String>,
     /// Extra environment variable for the agent (KEY=VALUE, repeatable).
@@ -226,7 +250,9 @@ impl CreateArgs {
 pub enum QuestionsCommand {
     /// Answer a question.
     Reply {
+        /// The session id.
         session_id: String,
+        /// The question's id (in its `question.requested` event).
         question_id: String,
         /// A chosen answer to the (first) prompt (repeatable).
         #[arg(long = "answer", conflicts_with = "answers")]
@@ -239,7 +265,9 @@ pub enum QuestionsCommand {
     },
     /// Decline a question.
     Reject {
+        /// The session id.
         session_id: String,
+        /// The question's id (in its `question.requested` event).
         question_id: String,
         #[command(flatten)]
         connection: Connection,
@@ -250,8 +278,11 @@ pub enum QuestionsCommand {
 pub enum PermissionsCommand {
     /// Answer a permission request.
     Reply {
+        /// The session id.
         session_id: String,
+        /// The request's id (in its `permission.requested` event).
         permission_id: String,
+        /// once: allow this time; always: for the rest of the session; reject: refuse.
         reply: ReplyArg,
         #[command(flatten)]
         connection: Connection,
@@ -291,21 +322,40 @@ fn parse_key_value(text: &str) -> Result<(String, String), KeyValueError> {
 /// `sandbox-agent health`.
 pub async fn health(connection: Connection) -> Result<(), CliError> {
     let client = connection.client()?;
-    print_json(&call(&connection, client.health()).await?)
+    let health = call(&connection, client.health()).await?;
+    show(&connection, &health, |health| {
+        format!(
+            "{} at {} (version {})",
+            health.status,
+            connection.endpoint,
+            health.version.as_deref().unwrap_or("unknown")
+        )
+    })
 }
 
 /// `sandbox-agent agents ...`.
 pub async fn agents(command: AgentsCommand) -> Result<(), CliError> {
     match command {
-        AgentsCommand::List(c) => print_json(&call(&c, c.client()?.list_agents()).await?),
+        AgentsCommand::List(c) => {
+            let list = call(&c, c.client()?.list_agents()).await?;
+            show(&c, &list, |list| human::agents(&list.agents))
+        }
         AgentsCommand::Modes {
             agent,
             connection: c,
-        } => print_json(&call(&c, c.client()?.agent_modes(&agent)).await?),
+        } => show(
+            &c,
+            &call(&c, c.client()?.agent_modes(&agent)).await?,
+            human::modes,
+        ),
         AgentsCommand::Models {
             agent,
             connection: c,
-        } => print_json(&call(&c, c.client()?.agent_models(&agent)).await?),
+        } => show(
+            &c,
+            &call(&c, c.client()?.agent_models(&agent)).await?,
+            human::models,
+        ),
         AgentsCommand::Install {
             agent,
             reinstall,
@@ -316,9 +366,19 @@ pub async fn agents(command: AgentsCommand) -> Result<(), CliError> {
                 reinstall: Some(reinstall),
                 version,
             };
-            print_json(
-                &super::install::follow(&c.endpoint, c.token.as_deref(), &agent, &request).await?,
-            )
+            let outcome =
+                super::install::follow(&c.endpoint, c.token.as_deref(), &agent, &request).await?;
+            show(&c, &outcome, |outcome| {
+                let version = outcome.version.as_deref().unwrap_or("(no version)");
+                let place = outcome.path.as_deref().unwrap_or("builtin");
+                match outcome.already_installed {
+                    true => format!(
+                        "{} {version} was already installed at {place}",
+                        outcome.agent
+                    ),
+                    false => format!("installed {} {version} at {place}", outcome.agent),
+                }
+            })
         }
     }
 }
@@ -331,13 +391,23 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
             connection: c,
         } => {
             let (session_id, request) = (*session).into_request()?;
-            print_json(&call(&c, c.client()?.create_session(&session_id, &request)).await?)
+            let answer = call(&c, c.client()?.create_session(&session_id, &request)).await?;
+            show(&c, &answer, |answer| {
+                human::created(&session_id, &request.agent, answer)
+            })
         }
-        SessionsCommand::List(c) => print_json(&call(&c, c.client()?.list_sessions()).await?),
+        SessionsCommand::List(c) => {
+            let list = call(&c, c.client()?.list_sessions()).await?;
+            show(&c, &list, |list| human::sessions(&list.sessions))
+        }
         SessionsCommand::Get {
             session_id,
             connection: c,
-        } => print_json(&call(&c, c.client()?.get_session(&session_id)).await?),
+        } => show(
+            &c,
+            &call(&c, c.client()?.get_session(&session_id)).await?,
+            human::session,
+        ),
         SessionsCommand::Send {
             session_id,
             message,
@@ -368,7 +438,10 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
                 print_events(&c, events).await
             } else {
                 call(&c, client.send_message(&session_id, &request)).await?;
-                print_done()
+                done(
+                    &c,
+                    format!("sent; follow it: sandbox-agent sessions watch {session_id}"),
+                )
             }
         }
         SessionsCommand::Events {
@@ -383,7 +456,15 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
                 limit,
                 include_raw: Some(include_raw),
             };
-            print_json(&call(&c, c.client()?.events(&session_id, &query)).await?)
+            let page = call(&c, c.client()?.events(&session_id, &query)).await?;
+            show(&c, &page, |page| {
+                let mut transcript = Transcript::default();
+                let mut text: String = page.events.iter().map(|e| transcript.render(e)).collect();
+                if let (true, Some(last)) = (page.has_more, page.events.last()) {
+                    text.push_str(&format!("\n(more: --offset {})", last.sequence));
+                }
+                text.trim_end().to_owned()
+            })
         }
         SessionsCommand::Watch {
             session_id,
@@ -404,21 +485,21 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
             connection: c,
         } => {
             call(&c, c.client()?.cancel(&session_id)).await?;
-            print_done()
+            done(&c, format!("cancelled the running turn of {session_id}"))
         }
         SessionsCommand::Terminate {
             session_id,
             connection: c,
         } => {
             call(&c, c.client()?.terminate(&session_id)).await?;
-            print_done()
+            done(&c, format!("terminated {session_id}"))
         }
         SessionsCommand::Delete {
             session_id,
             connection: c,
         } => {
             call(&c, c.client()?.delete_session(&session_id)).await?;
-            print_done()
+            done(&c, format!("deleted {session_id}"))
         }
     }
 }
@@ -447,7 +528,7 @@ pub async fn questions(command: QuestionsCommand) -> Result<(), CliError> {
                     .reply_question(&session_id, &question_id, answers),
             )
             .await?;
-            print_done()
+            done(&c, format!("answered {question_id}"))
         }
         QuestionsCommand::Reject {
             session_id,
@@ -455,7 +536,7 @@ pub async fn questions(command: QuestionsCommand) -> Result<(), CliError> {
             connection: c,
         } => {
             call(&c, c.client()?.reject_question(&session_id, &question_id)).await?;
-            print_done()
+            done(&c, format!("declined {question_id}"))
         }
     }
 }
@@ -480,7 +561,7 @@ pub async fn permissions(command: PermissionsCommand) -> Result<(), CliError> {
                     .reply_permission(&session_id, &permission_id, reply),
             )
             .await?;
-            print_done()
+            done(&c, format!("answered {permission_id}"))
         }
     }
 }
@@ -495,15 +576,39 @@ pub(super) async fn call<T>(
         .map_err(|error| CliError::request(&connection.endpoint, error))
 }
 
+/// Prints events as they come: a transcript for a person, JSON lines otherwise.
 async fn print_events(connection: &Connection, mut events: EventStream) -> Result<(), CliError> {
+    use std::io::Write;
+    let human = connection.output.human();
+    let mut transcript = Transcript::default();
+    let mut stdout = std::io::stdout();
     while let Some(event) = events.next().await {
         let event = event.map_err(|e| CliError::request(&connection.endpoint, e))?;
-        println!(
-            "{}",
-            serde_json::to_string(&event).map_err(CliError::invalid)?
-        );
+        let text = if human {
+            transcript.render(&event)
+        } else {
+            serde_json::to_string(&event).map_err(CliError::invalid)? + "\n"
+        };
+        // Streamed text shows as it comes, not line by line.
+        let _ = stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush());
     }
     Ok(())
+}
+
+/// Prints an answer: `text` of it for a person, JSON otherwise.
+pub(super) fn show<T: Serialize>(
+    connection: &Connection,
+    value: &T,
+    text: impl FnOnce(&T) -> String,
+) -> Result<(), CliError> {
+    if connection.output.human() {
+        println!("{}", text(value));
+        Ok(())
+    } else {
+        print_json(value)
+    }
 }
 
 pub(super) fn print_json(value: &impl Serialize) -> Result<(), CliError> {
@@ -514,7 +619,8 @@ pub(super) fn print_json(value: &impl Serialize) -> Result<(), CliError> {
     Ok(())
 }
 
-/// What a command whose route answers 204 prints.
-fn print_done() -> Result<(), CliError> {
-    print_json(&serde_json::json!({ "ok": true }))
+/// What a command whose route answers 204 prints: `what` happened, for a
+/// person; `{"ok": true}` otherwise.
+fn done(connection: &Connection, what: String) -> Result<(), CliError> {
+    show(connection, &serde_json::json!({ "ok": true }), |_| what)
 }

@@ -82,6 +82,13 @@ fn wrong_token_is_token_invalid() {
         let output = run_command(command(&full), COMMAND_TIMEOUT);
         let failure = problem_failure(&output, "token_invalid", 401);
         assert!(
+            failure
+                .error_line
+                .ends_with("; pass the daemon's token with --token or SANDBOX_AGENT_TOKEN"),
+            "the error says what to do: {}",
+            failure.error_line
+        );
+        assert!(
             !failure.stderr.contains("right-token"),
             "the token leaked: {}",
             failure.stderr
@@ -127,6 +134,12 @@ fn daemon_not_running_is_a_connection_error() {
         assert!(
             line.contains("connect") || line.contains("refused"),
             "not a clear connection error: {line}"
+        );
+        assert!(
+            failure
+                .error_line
+                .contains("Start one with `sandbox-agent server`"),
+            "the error says what to do: {line}"
         );
         assert!(
             failure.error_line.contains(&endpoint),

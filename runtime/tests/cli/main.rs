@@ -11,6 +11,7 @@ mod common;
 mod adapters;
 mod errors;
 mod files;
+mod human;
 mod meta;
 mod requests;
 mod sessions;

@@ -1,0 +1,387 @@
+//! What the client subcommands print for a person: tables for lists, `key: value`
+//! lines for one thing, and transcripts for events (streamed text as it comes,
+//! tool calls, requests waiting for an answer with the command that answers
+//! them). Scripts get JSON instead: with `--json`, or whenever stdout is not a
+//! terminal.
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+
+use clap::Args;
+use comfy_table::{presets, ContentArrangement, Table};
+use sandbox_agent_client::{
+    AgentInfo, AgentModelsResponse, AgentModesResponse, CreateSessionResponse, SessionInfo,
+};
+use sandbox_agent_universal::{
+    ContentPart, ItemKind, ItemRole, ItemStatus, PermissionStatus, QuestionStatus, TurnPhase,
+    UniversalEvent, UniversalEventData, UniversalItem,
+};
+
+/// Output of the client subcommands.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Print JSON (pretty, or one event per line) instead of text for people; the
+    /// default when stdout is not a terminal.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl OutputArgs {
+    /// Whether to print for a person.
+    pub fn human(&self) -> bool {
+        !self.json && std::io::stdout().is_terminal()
+    }
+}
+
+/// Rows under headers, aligned in columns without borders.
+pub fn table<const N: usize>(
+    headers: [&str; N],
+    rows: impl IntoIterator<Item = [String; N]>,
+) -> String {
+    let mut table = Table::new();
+    table
+        .load_preset(presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(headers);
+    for row in rows {
+        table.add_row(row);
+    }
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 2));
+    }
+    let lines: Vec<String> = table
+        .lines()
+        .map(|line| line.trim_end().to_owned())
+        .collect();
+    lines.join("\n")
+}
+
+fn or_dash(value: Option<&str>) -> String {
+    value.unwrap_or("-").to_owned()
+}
+
+fn yes_no(value: bool) -> String {
+    if value { "yes" } else { "no" }.to_owned()
+}
+
+/// `agents list`.
+pub fn agents(agents: &[AgentInfo]) -> String {
+    table(
+        ["AGENT", "INSTALLED", "VERSION", "CREDENTIALS", "ADAPTER"],
+        agents.iter().map(|agent| {
+            [
+                agent.id.clone(),
+                yes_no(agent.installed),
+                or_dash(agent.version.as_deref()),
+                if agent.credentials_available {
+                    "found"
+                } else {
+                    "missing"
+                }
+                .to_owned(),
+                agent.adapter_version.clone(),
+            ]
+        }),
+    )
+}
+
+/// `agents modes`.
+pub fn modes(modes: &AgentModesResponse) -> String {
+    table(
+        ["MODE", "NAME", "DESCRIPTION"],
+        modes
+            .modes
+            .iter()
+            .map(|mode| [mode.id.clone(), mode.name.clone(), mode.description.clone()]),
+    )
+}
+
+/// `agents models`.
+pub fn models(models: &AgentModelsResponse) -> String {
+    table(
+        ["MODEL", "NAME", "VARIANTS"],
+        models.models.iter().map(|model| {
+            [
+                model.id.clone(),
+                or_dash(model.name.as_deref()),
+                model.variants.as_ref().map_or("-".into(), |v| v.join(", ")),
+            ]
+        }),
+    )
+}
+
+/// `sessions list`.
+pub fn sessions(sessions: &[SessionInfo]) -> String {
+    if sessions.is_empty() {
+        return "no sessions (create one: sandbox-agent sessions create ID --agent AGENT)".into();
+    }
+    table(
+        [
+            "SESSION", "AGENT", "STATUS", "EVENTS", "QUEUED", "UPDATED", "TITLE",
+        ],
+        sessions.iter().map(|session| {
+            [
+                session.session_id.clone(),
+                session.agent.clone(),
+                status(session),
+                session.event_count.to_string(),
+                session.queued_messages.to_string(),
+                time(session.updated_at),
+                or_dash(session.title.as_deref()),
+            ]
+        }),
+    )
+}
+
+fn status(session: &SessionInfo) -> String {
+    serde_json::to_value(session.status)
+        .ok()
+        .and_then(|value| value.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Unix milliseconds as a UTC time to the second.
+fn time(millis: i64) -> String {
+    let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .ok()
+        .and_then(|t| t.format(&format).ok())
+        .unwrap_or_else(|| millis.to_string())
+}
+
+/// `sessions get`.
+pub fn session(session: &SessionInfo) -> String {
+    let fields = [
+        ("session", session.session_id.clone()),
+        ("agent", session.agent.clone()),
+        ("status", status(session)),
+        ("agent mode", session.agent_mode.clone()),
+        ("permission mode", session.permission_mode.clone()),
+        ("model", or_dash(session.model.as_deref())),
+        ("title", or_dash(session.title.as_deref())),
+        ("directory", or_dash(session.directory.as_deref())),
+        (
+            "native session",
+            or_dash(session.native_session_id.as_deref()),
+        ),
+        ("events", session.event_count.to_string()),
+        ("queued messages", session.queued_messages.to_string()),
+        ("created", time(session.created_at)),
+        ("updated", time(session.updated_at)),
+    ];
+    let mut text = String::new();
+    for (name, value) in fields {
+        let _ = writeln!(text, "{:<16} {value}", format!("{name}:"));
+    }
+    text.trim_end().to_owned()
+}
+
+/// `sessions create`.
+pub fn created(session_id: &str, agent: &str, answer: &CreateSessionResponse) -> String {
+    if answer.healthy && answer.error.is_none() {
+        return format!(
+            "created session {session_id} ({agent}); send it a message: sandbox-agent sessions send {session_id} TEXT"
+        );
+    }
+    let detail = answer
+        .error
+        .as_ref()
+        .map_or("no detail", |e| e.message.as_str());
+    format!("created session {session_id} ({agent}), but the agent is not healthy: {detail}")
+}
+
+/// Renders events as a transcript, one event at a time, for a person following
+/// a session: streamed text is printed as it comes.
+#[derive(Default)]
+pub struct Transcript {
+    /// The item whose deltas are being printed, with whether any was.
+    streaming: Option<(String, bool)>,
+}
+
+impl Transcript {
+    /// The text `event` adds to the transcript (possibly nothing).
+    pub fn render(&mut self, event: &UniversalEvent) -> String {
+        let session = &event.session_id;
+        let mut out = String::new();
+        match &event.data {
+            UniversalEventData::ItemDelta(delta) => {
+                if self.streaming.as_ref().map(|(id, _)| id) != Some(&delta.item_id) {
+                    out.push_str(&self.close());
+                    self.streaming = Some((delta.item_id.clone(), false));
+                }
+                if let Some((_, printed)) = &mut self.streaming {
+                    *printed = true;
+                }
+                out.push_str(&delta.delta);
+            }
+            UniversalEventData::Item(data) => {
+                let item = &data.item;
+                let streamed = self
+                    .streaming
+                    .as_ref()
+                    .is_some_and(|(id, printed)| *id == item.item_id && *printed);
+                if streamed {
+                    if item.status != ItemStatus::InProgress {
+                        out.push_str(&self.close());
+                    }
+                } else if item.status != ItemStatus::InProgress {
+                    out.push_str(&self.close());
+                    out.push_str(&item_text(item));
+                }
+            }
+            UniversalEventData::Permission(permission) => {
+                out.push_str(&self.close());
+                if permission.status == PermissionStatus::Requested {
+                    let detail = permission
+                        .metadata
+                        .as_ref()
+                        .and_then(|m| m.get("command"))
+                        .and_then(|c| c.as_str())
+                        .map(|command| format!(": {command}"))
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        out,
+                        "? permission {} ({}{detail})\n  answer: sandbox-agent permissions reply {session} {} once|always|reject",
+                        permission.permission_id, permission.action, permission.permission_id
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "  permission {}: {}",
+                        permission.permission_id,
+                        json_name(&permission.status)
+                    );
+                }
+            }
+            UniversalEventData::Question(question) => {
+                out.push_str(&self.close());
+                if question.status == QuestionStatus::Requested {
+                    let options = if question.options.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [{}]", question.options.join(" / "))
+                    };
+                    let _ = writeln!(
+                        out,
+                        "? {}{options}\n  answer: sandbox-agent questions reply {session} {} --answer TEXT",
+                        question.prompt, question.question_id
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "  question {}: {}",
+                        question.question_id,
+                        json_name(&question.status)
+                    );
+                }
+            }
+            UniversalEventData::Turn(turn) => {
+                out.push_str(&self.close());
+                if turn.phase == TurnPhase::Ended {
+                    let usage = turn
+                        .usage
+                        .as_ref()
+                        .and_then(|u| {
+                            Some(format!(
+                                " ({} in, {} out tokens)",
+                                u.input_tokens?, u.output_tokens?
+                            ))
+                        })
+                        .unwrap_or_default();
+                    let _ = writeln!(out, "-- turn ended{usage}");
+                }
+            }
+            UniversalEventData::SessionEnded(ended) => {
+                out.push_str(&self.close());
+                let mut line = format!("== session ended: {}", json_name(&ended.reason));
+                if let Some(message) = &ended.message {
+                    let _ = write!(line, ": {message}");
+                }
+                if let Some(code) = ended.exit_code {
+                    let _ = write!(line, " (exit code {code})");
+                }
+                let _ = writeln!(out, "{line}");
+            }
+            UniversalEventData::Error(error) => {
+                out.push_str(&self.close());
+                let _ = writeln!(out, "! {}", error.message);
+            }
+            UniversalEventData::AgentUnparsed(_) | UniversalEventData::SessionStarted(_) => {}
+        }
+        out
+    }
+
+    /// Ends the line of the item being streamed, if any.
+    fn close(&mut self) -> String {
+        match self.streaming.take() {
+            Some((_, true)) => "\n".into(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// A finished item as transcript lines.
+fn item_text(item: &UniversalItem) -> String {
+    let mut out = String::new();
+    for part in &item.content {
+        let line = match part {
+            ContentPart::Text { text } => match (item.kind, item.role) {
+                (ItemKind::Message, Some(ItemRole::User)) => format!("> {text}"),
+                (ItemKind::Message, _) => text.clone(),
+                _ => format!("  {text}"),
+            },
+            ContentPart::Reasoning { text, .. } => format!("(thinking) {text}"),
+            ContentPart::ToolCall {
+                name, arguments, ..
+            } => format!("* {name} {arguments}"),
+            ContentPart::ToolResult { output, .. } => indent(&clip(output, 12)),
+            ContentPart::FileRef { path, action, .. } => format!("  {}: {path}", json_name(action)),
+            ContentPart::Status { label, detail } => {
+                format!(
+                    "  [{label}{}]",
+                    detail
+                        .as_ref()
+                        .map(|d| format!(": {d}"))
+                        .unwrap_or_default()
+                )
+            }
+            ContentPart::Image { path, .. } => format!("  [image {path}]"),
+            ContentPart::Json { json } => format!("  {json}"),
+        };
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    if item.status == ItemStatus::Failed {
+        out.push_str("  (failed)\n");
+    }
+    out
+}
+
+/// The first `lines` lines of `text`, saying how many more there were.
+fn clip(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let mut clipped = all
+        .iter()
+        .take(lines)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
+    if all.len() > lines {
+        let _ = write!(clipped, "\n... {} more lines", all.len() - lines);
+    }
+    clipped
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|line| format!("  | {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A unit enum's wire name (`accept_for_session`, `ended`...).
+fn json_name(value: &impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|value| value.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
