@@ -26,6 +26,9 @@ def test_health_agents_modes_models(client: LocalClient) -> None:
     assert [mode.id for mode in client.list_agent_modes("mock")] == ["build", "plan"]
     assert client.list_agent_models("mock").default_model == "mock"
     assert client.openapi()["openapi"].startswith("3.1")
+    metrics = client.metrics()
+    assert "\nsandbox_agent_process_threads " in metrics
+    assert metrics.endswith("# EOF\n")
     client.install_agent("mock")
     with pytest.raises(UnsupportedAgentError) as caught:
         client.list_agent_modes("nosuch")

@@ -108,6 +108,12 @@ export class SandboxAgent {
     return transportOf(this).json("GET", "/v1/openapi.json", callOptions(options));
   }
 
+  /** `GET /metrics`: the daemon's metrics in the OpenMetrics text format (docs/operate.md). */
+  async metrics(options: RequestOptions = {}): Promise<string> {
+    const bytes = await transportOf(this).bytes("GET", "/metrics", callOptions(options));
+    return new TextDecoder().decode(bytes);
+  }
+
   /** `GET /v1/agents`: every agent the daemon can drive, with install state and capabilities. */
   async listAgents(options: RequestOptions = {}): Promise<AgentInfo[]> {
     const body = await transportOf(this).json<AgentListResponse>("GET", "/v1/agents", callOptions(options));

@@ -41,6 +41,13 @@ describe("connect and health", () => {
     const committed = JSON.parse(readFileSync(new URL("../../../docs/openapi.json", import.meta.url), "utf8"));
     expect(await client.openapi()).toEqual(committed);
   });
+
+  it("reads the metrics as OpenMetrics text", async () => {
+    const text = await client.metrics();
+    expect(text).toMatch(/^# HELP sandbox_agent_/m);
+    expect(text).toMatch(/^sandbox_agent_process_resident_memory_bytes \d+$/m);
+    expect(text.endsWith("# EOF\n")).toBe(true);
+  });
 });
 
 describe("agents", () => {

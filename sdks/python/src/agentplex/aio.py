@@ -187,6 +187,10 @@ class AsyncClient:
         document: dict[str, Any] = (await self._request("GET", "/v1/openapi.json")).json()
         return document
 
+    async def metrics(self) -> str:
+        """``GET /metrics``: the daemon's metrics in the OpenMetrics text format."""
+        return (await self._request("GET", "/metrics")).text
+
     async def list_agents(self) -> list[AgentInfo]:
         """``GET /v1/agents``: every agent the daemon can drive, with install state and capabilities."""
         return _core.parse(AgentListResponse, await self._request("GET", "/v1/agents")).agents

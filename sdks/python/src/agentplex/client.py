@@ -191,6 +191,10 @@ class Client:
         document: dict[str, Any] = self._request("GET", "/v1/openapi.json").json()
         return document
 
+    def metrics(self) -> str:
+        """``GET /metrics``: the daemon's metrics in the OpenMetrics text format."""
+        return self._request("GET", "/metrics").text
+
     def list_agents(self) -> list[AgentInfo]:
         """``GET /v1/agents``: every agent the daemon can drive, with install state and capabilities."""
         return _core.parse(AgentListResponse, self._request("GET", "/v1/agents")).agents
