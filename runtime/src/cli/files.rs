@@ -14,7 +14,8 @@ use sandbox_agent_client::{
 use tokio::io::AsyncWriteExt;
 
 use super::error::CliError;
-use super::remote::{call, print_json, Connection};
+use super::human;
+use super::remote::{call, show, Connection};
 
 /// Where relative daemon paths start.
 #[derive(Debug, Args)]
@@ -110,7 +111,9 @@ pub async fn fs(command: FsCommand) -> Result<(), CliError> {
                 session_id: scope.session.clone(),
             };
             let c = &scope.connection;
-            print_json(&call(c, c.client()?.fs_entries(&query)).await?)
+            show(c, &call(c, c.client()?.fs_entries(&query)).await?, |e| {
+                human::entries(e)
+            })
         }
         FsCommand::Cat { path, scope } => cat(path_query(path, &scope), &scope.connection).await,
         FsCommand::Put { path, from, scope } => {
@@ -122,17 +125,23 @@ pub async fn fs(command: FsCommand) -> Result<(), CliError> {
             };
             let c = &scope.connection;
             let query = path_query(path, &scope);
-            print_json(&call(c, c.client()?.fs_write_file(&query, body)).await?)
+            show(
+                c,
+                &call(c, c.client()?.fs_write_file(&query, body)).await?,
+                |w| format!("wrote {} bytes to {}", w.bytes_written, w.path),
+            )
         }
         FsCommand::Stat { path, scope } => {
             let c = &scope.connection;
             let query = path_query(path, &scope);
-            print_json(&call(c, c.client()?.fs_stat(&query)).await?)
+            show(c, &call(c, c.client()?.fs_stat(&query)).await?, human::stat)
         }
         FsCommand::Mkdir { path, scope } => {
             let c = &scope.connection;
             let query = path_query(path, &scope);
-            print_json(&call(c, c.client()?.fs_mkdir(&query)).await?)
+            show(c, &call(c, c.client()?.fs_mkdir(&query)).await?, |done| {
+                format!("created {}", done.path)
+            })
         }
         FsCommand::Mv {
             from,
@@ -149,7 +158,11 @@ pub async fn fs(command: FsCommand) -> Result<(), CliError> {
                 to,
                 overwrite: Some(overwrite),
             };
-            print_json(&call(c, c.client()?.fs_move(&query, &request)).await?)
+            show(
+                c,
+                &call(c, c.client()?.fs_move(&query, &request)).await?,
+                |moved| format!("moved {} to {}", moved.from, moved.to),
+            )
         }
         FsCommand::Rm {
             path,
@@ -162,7 +175,9 @@ pub async fn fs(command: FsCommand) -> Result<(), CliError> {
                 session_id: scope.session.clone(),
                 recursive: Some(recursive),
             };
-            print_json(&call(c, c.client()?.fs_delete(&query)).await?)
+            show(c, &call(c, c.client()?.fs_delete(&query)).await?, |done| {
+                format!("deleted {}", done.path)
+            })
         }
         FsCommand::Upload { local, to, scope } => {
             let body = if local.is_dir() {
@@ -175,7 +190,18 @@ pub async fn fs(command: FsCommand) -> Result<(), CliError> {
                 path: to,
                 session_id: scope.session.clone(),
             };
-            print_json(&call(c, c.client()?.fs_upload_batch(&query, body)).await?)
+            show(
+                c,
+                &call(c, c.client()?.fs_upload_batch(&query, body)).await?,
+                |up| {
+                    let more = if up.truncated {
+                        " (list truncated)"
+                    } else {
+                        ""
+                    };
+                    format!("unpacked {} paths{more}", up.paths.len())
+                },
+            )
         }
     }
 }

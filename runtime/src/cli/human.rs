@@ -110,6 +110,32 @@ pub fn models(models: &AgentModelsResponse) -> String {
     )
 }
 
+/// `fs ls`.
+pub fn entries(entries: &[sandbox_agent_client::FsEntry]) -> String {
+    table(
+        ["TYPE", "SIZE", "MODIFIED", "NAME"],
+        entries.iter().map(|entry| {
+            [
+                json_name(&entry.entry_type),
+                entry.size.to_string(),
+                or_dash(entry.modified.as_deref()),
+                entry.name.clone(),
+            ]
+        }),
+    )
+}
+
+/// `fs stat`.
+pub fn stat(stat: &sandbox_agent_client::FsStat) -> String {
+    format!(
+        "path:     {}\ntype:     {}\nsize:     {}\nmodified: {}",
+        stat.path,
+        json_name(&stat.entry_type),
+        stat.size,
+        or_dash(stat.modified.as_deref())
+    )
+}
+
 /// `sessions list`.
 pub fn sessions(sessions: &[SessionInfo]) -> String {
     if sessions.is_empty() {

@@ -98,6 +98,18 @@ fn a_person_gets_tables_and_transcripts_and_a_pipe_gets_json() {
         "{agents}"
     );
 
+    let made = on_terminal(&daemon, &["fs", "mkdir", "notes", "--session", "people"]);
+    assert!(made.starts_with("created /"), "{made}");
+    let listing = on_terminal(&daemon, &["fs", "ls", "--session", "people"]);
+    let header: Vec<&str> = listing.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["TYPE", "SIZE", "MODIFIED", "NAME"], "{listing}");
+    assert!(
+        listing
+            .lines()
+            .any(|line| line.starts_with("directory") && line.ends_with(" notes")),
+        "{listing}"
+    );
+
     // `--json` on a terminal, and a pipe without it, get the JSON answer.
     let json: Value = serde_json::from_str(&on_terminal(
         &daemon,
