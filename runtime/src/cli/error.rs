@@ -104,9 +104,6 @@ pub enum LocalError {
     /// `--install-platform` names no platform.
     #[error("--install-platform: {0}")]
     InstallPlatform(InvalidPlatform),
-    /// A log filter in the environment does not parse.
-    #[error("{0}")]
-    LogFilter(#[from] super::logging::FilterError),
     /// The daemon stopped with an error.
     #[error("{0:#}")]
     Server(anyhow::Error),

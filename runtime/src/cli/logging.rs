@@ -1,10 +1,18 @@
 //! The daemon's log: `tracing` events on stderr, as text for people or as JSON
-//! lines for log collectors, never with terminal colour codes in a file or pipe.
+//! lines for log collectors, never with terminal colour codes in a file or pipe;
+//! and, when an OTLP endpoint is configured, its spans (requests, sessions) as
+//! OpenTelemetry traces.
 
 use std::io::IsTerminal;
 
 use clap::{Args, ValueEnum};
-use tracing_subscriber::EnvFilter;
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::WithExportConfig;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer};
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -34,21 +42,46 @@ pub struct LogArgs {
     /// directives in `SANDBOX_AGENT_LOG` or else `RUST_LOG` (such as
     /// `info,sandbox_agent::access=off`) replace it.
     #[arg(long, default_value = "info", env = "SANDBOX_AGENT_LOG_LEVEL")]
-    log_level: tracing::level_filters::LevelFilter,
+    log_level: LevelFilter,
+    /// Send traces (a span per request and per session task) to this OTLP/HTTP
+    /// collector, e.g. http://127.0.0.1:4318 (`/v1/traces` is added) [default:
+    /// none; the standard OTEL_EXPORTER_OTLP_ENDPOINT is honoured too].
+    #[arg(long, env = "SANDBOX_AGENT_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
 }
 
 /// Why logging could not be set up.
 #[derive(Debug, thiserror::Error)]
-#[error("{variable}={value:?} is not a log filter ({reason}); e.g. `info` or `warn,sandbox_agent=debug`")]
-pub struct FilterError {
-    variable: &'static str,
-    value: String,
-    reason: String,
+pub enum LoggingError {
+    /// A filter in the environment does not parse.
+    #[error("{variable}={value:?} is not a log filter ({reason}); e.g. `info` or `warn,sandbox_agent=debug`")]
+    Filter {
+        variable: &'static str,
+        value: String,
+        reason: String,
+    },
+    /// The OTLP exporter cannot be built (a URL that does not parse...).
+    #[error("--otlp-endpoint: {0}")]
+    Otlp(String),
+}
+
+/// Keeps the trace exporter running; dropping it sends the spans not yet sent.
+pub struct Telemetry(Option<SdkTracerProvider>);
+
+impl Drop for Telemetry {
+    fn drop(&mut self) {
+        if let Some(provider) = self.0.take() {
+            if let Err(error) = provider.shutdown() {
+                eprintln!("warning: sending the last traces failed: {error}");
+            }
+        }
+    }
 }
 
 impl LogArgs {
-    /// Installs the process's log subscriber.
-    pub fn init(&self) -> Result<(), FilterError> {
+    /// Installs the process's log subscriber (call it outside an async runtime:
+    /// the trace exporter has its own thread and HTTP client).
+    pub fn init(&self) -> Result<Telemetry, LoggingError> {
         let filter = self.filter()?;
         let terminal = std::io::stderr().is_terminal();
         let json = match self.log_format {
@@ -56,23 +89,58 @@ impl LogArgs {
             LogFormat::Pretty => false,
             LogFormat::Json => true,
         };
-        let builder = tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_writer(std::io::stderr);
+        let provider = self.trace_provider()?;
+        // Traces take the info spans (requests, sessions) whatever the log's level.
+        let traces = provider.as_ref().map(|provider| {
+            tracing_opentelemetry::layer()
+                .with_tracer(provider.tracer("sandbox-agent"))
+                .with_filter(LevelFilter::INFO)
+        });
+        let registry = tracing_subscriber::registry().with(traces);
+        let text = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
         if json {
-            builder
-                .json()
-                .with_current_span(true)
-                .with_span_list(false)
-                .init();
+            let text = text.json().with_current_span(true).with_span_list(false);
+            registry.with(text.with_filter(filter)).init();
         } else {
-            builder.with_ansi(terminal).init();
+            registry
+                .with(text.with_ansi(terminal).with_filter(filter))
+                .init();
         }
-        Ok(())
+        Ok(Telemetry(provider))
+    }
+
+    /// The trace pipeline, when an endpoint is configured (by flag, or by the
+    /// standard OpenTelemetry variables).
+    fn trace_provider(&self) -> Result<Option<SdkTracerProvider>, LoggingError> {
+        let standard = [
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        ]
+        .iter()
+        .any(|variable| std::env::var(variable).is_ok_and(|value| !value.is_empty()));
+        if self.otlp_endpoint.is_none() && !standard {
+            return Ok(None);
+        }
+        let mut exporter = opentelemetry_otlp::SpanExporter::builder().with_http();
+        if let Some(base) = &self.otlp_endpoint {
+            exporter = exporter.with_endpoint(format!("{}/v1/traces", base.trim_end_matches('/')));
+        }
+        let exporter = exporter
+            .build()
+            .map_err(|error| LoggingError::Otlp(error.to_string()))?;
+        let resource = opentelemetry_sdk::Resource::builder()
+            .with_service_name("sandbox-agent")
+            .build();
+        Ok(Some(
+            SdkTracerProvider::builder()
+                .with_batch_exporter(exporter)
+                .with_resource(resource)
+                .build(),
+        ))
     }
 
     /// `SANDBOX_AGENT_LOG`, else `RUST_LOG`, else `--log-level`.
-    fn filter(&self) -> Result<EnvFilter, FilterError> {
+    fn filter(&self) -> Result<EnvFilter, LoggingError> {
         for variable in ["SANDBOX_AGENT_LOG", "RUST_LOG"] {
             let Ok(value) = std::env::var(variable) else {
                 continue;
@@ -80,7 +148,7 @@ impl LogArgs {
             if value.trim().is_empty() {
                 continue;
             }
-            return EnvFilter::try_new(&value).map_err(|error| FilterError {
+            return EnvFilter::try_new(&value).map_err(|error| LoggingError::Filter {
                 variable,
                 value,
                 reason: error.to_string(),

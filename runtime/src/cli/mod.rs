@@ -207,6 +207,16 @@ impl ServerArgs {
 /// with a one-line message on stderr.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The daemon's logs (and trace exporter, whose HTTP client has its own
+    // runtime) are set up before the async runtime starts, and the last traces
+    // are sent after it stopped.
+    let telemetry = match &cli.command {
+        Command::Server(args) => match args.log.init() {
+            Ok(telemetry) => Some(telemetry),
+            Err(error) => return fail(&error.to_string(), 1),
+        },
+        _ => None,
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -217,6 +227,7 @@ pub fn main() -> ExitCode {
     let result = runtime.block_on(run(cli.command));
     // Do not wait for lingering blocking tasks (stdin readers...) on exit.
     runtime.shutdown_timeout(Duration::from_millis(100));
+    drop(telemetry);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => fail(&failure.message, failure.code),
@@ -279,7 +290,6 @@ fn fail(message: &str, code: u8) -> ExitCode {
 async fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Server(args) => {
-            args.log.init().map_err(LocalError::from)?;
             let config = args.into_config()?;
             Ok(crate::server::serve(config)
                 .await
