@@ -27,6 +27,9 @@ pub struct DaemonConfig {
     pub adapters_dir: Option<PathBuf>,
     /// Where and how agent binaries are installed (looked up there before PATH).
     pub install: crate::install::InstallSettings,
+    /// How long a client may take to send a request's headers (and, on a new
+    /// connection, its first byte) before the connection is closed.
+    pub header_read_timeout: std::time::Duration,
     /// Largest request body accepted, in bytes (JSON bodies).
     pub body_limit: usize,
     /// Largest file written or archive unpacked by the `/v1/fs/*` routes, in bytes.
