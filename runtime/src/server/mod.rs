@@ -107,7 +107,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
             auth::require_token,
         ));
     }
-    api = api.layer(TraceLayer::new_for_http());
+    api = api.layer(TraceLayer::new_for_http().make_span_with(request_span));
     // Liveness probes hit health often: it answers before the tracing, body limit
     // and token layers (it needs none of them), and everything else goes on to `api`.
     // The inspector's page and files need no token either: the page asks for it.
@@ -120,6 +120,17 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         router = router.layer(cors);
     }
     Ok(router)
+}
+
+/// The span of a request's log lines: its method and path, never its query (a
+/// client may put a secret there, a token included).
+fn request_span(request: &axum::extract::Request) -> tracing::Span {
+    tracing::debug_span!(
+        "request",
+        method = %request.method(),
+        path = request.uri().path(),
+        version = ?request.version(),
+    )
 }
 
 /// Holds a request until the adapters folder is loaded.
