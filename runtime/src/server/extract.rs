@@ -3,9 +3,12 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, JsonRejection, QueryRejection};
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request, State};
+use axum::http::header::CONTENT_LENGTH;
 use axum::http::request::Parts;
 use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
@@ -47,12 +50,33 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJ
 
 fn body_error(rejection: BytesRejection) -> ApiError {
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::PayloadTooLarge(
-            "the request body is larger than the daemon's --body-limit".into(),
-        )
+        too_large()
     } else {
         ApiError::InvalidRequest(rejection.body_text())
     }
+}
+
+fn too_large() -> ApiError {
+    ApiError::PayloadTooLarge("the request body is larger than the daemon's --body-limit".into())
+}
+
+/// Refuses a request whose declared body length is over `limit` before its body is
+/// read: the limit alone would only trip once that much had arrived, and a client
+/// that declares more than it sends would hold its request open.
+pub async fn declared_length_within(
+    State(limit): State<usize>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let declared = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return too_large().into_response();
+    }
+    next.run(request).await
 }
 
 /// Query parameters.

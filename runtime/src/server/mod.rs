@@ -92,6 +92,11 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         .route_layer(axum::middleware::from_fn_with_state(
             state.catalog.clone(),
             wait_for_adapters,
+        ))
+        // Their bodies are JSON under `--body-limit` (the `/v1/fs` routes stream theirs).
+        .route_layer(axum::middleware::from_fn_with_state(
+            config.body_limit,
+            extract::declared_length_within,
         ));
     let mut api = Router::new()
         .route("/v1/openapi.json", get(openapi::openapi))
