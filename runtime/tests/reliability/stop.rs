@@ -2,7 +2,7 @@
 //! turns, and a `shell` turn whose real process ignores SIGTERM and SIGINT) with SSE
 //! readers connected, and, for SIGTERM, a client that sent half a request. The
 //! daemon stops accepting, ends every reader's stream cleanly, exits 0 within a
-//! bound (sessions stopping + the 10 s drain at most), leaves no process behind,
+//! bound (the 10 s drain, or the sessions' stop if longer), leaves no process behind,
 //! and a new daemon on the same data dir holds every event a reader saw and carries
 //! each session on as after a crash.
 
