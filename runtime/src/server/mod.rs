@@ -95,8 +95,11 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         ))
         // Their bodies are JSON under `--body-limit` (the `/v1/fs` routes stream theirs).
         .route_layer(axum::middleware::from_fn_with_state(
-            config.body_limit,
-            extract::declared_length_within,
+            extract::BodyGuard {
+                limit: config.body_limit,
+                stall: config.header_read_timeout,
+            },
+            extract::guard_body,
         ));
     let mut api = Router::new()
         .route("/v1/openapi.json", get(openapi::openapi))

@@ -1,7 +1,8 @@
 //! Hostile HTTP: oversized headers, URLs and bodies and malformed framing each get a
 //! 4xx or a closed connection (never a 5xx, never a hang) and the daemon serves on;
-//! connections that send nothing, half a request, or trickle one (slowloris) are
-//! closed after the header deadline while normal requests keep being served; and
+//! connections that send nothing, half a request head or body, or trickle a head
+//! (slowloris) are closed after the header deadline while normal requests keep
+//! being served; and
 //! thousands of idle SSE streams cost bounded memory, leave health quick, and
 //! still deliver events.
 //!
@@ -17,7 +18,7 @@ use tokio::net::TcpStream;
 
 use crate::common::api::Api;
 use crate::common::{Daemon, Options};
-use crate::support::{get_request, heavy, long, memory_kib, raw, time_each, Latency};
+use crate::support::{get_request, heavy, long, memory_kib, raw, status_of, time_each, Latency};
 
 const MIB: usize = 1 << 20;
 /// Longest a refusal may take before the test calls it a hang.
@@ -184,12 +185,17 @@ fn silent_and_half_sent_connections_are_closed_after_the_header_deadline() {
     let daemon = daemon(&["--header-read-timeout-ms", "2000"]);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let port = daemon.port;
-    let kinds: [(&str, &[u8]); 3] = [
+    let kinds: [(&str, &[u8]); 4] = [
         ("silent", b""),
         ("half a head", b"GET /v1/health HTTP/1.1\r\nHost: x\r\n"),
         (
             "idle after a response",
             b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n",
+        ),
+        (
+            "half a body",
+            b"POST /v1/sessions/x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+              Content-Length: 100\r\n\r\n{\"agent\":",
         ),
     ];
     for (name, sent) in kinds {
@@ -200,10 +206,15 @@ fn silent_and_half_sent_connections_are_closed_after_the_header_deadline() {
                         let mut tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
                         let start = Instant::now();
                         tcp.write_all(sent).await.unwrap();
-                        let mut sink = Vec::new();
+                        let mut response = Vec::new();
                         // Until the server closes (a response, if any, comes before).
-                        let read = tokio::time::timeout(HANG, tcp.read_to_end(&mut sink)).await;
+                        let read = tokio::time::timeout(HANG, tcp.read_to_end(&mut response)).await;
                         assert!(read.is_ok(), "{name}: still open after {HANG:?}");
+                        let response = String::from_utf8_lossy(&response).into_owned();
+                        assert!(
+                            status_of(&response).is_none_or(|status| status < 500),
+                            "{name}: {response}"
+                        );
                         start.elapsed()
                     })
                 })
