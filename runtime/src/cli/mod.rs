@@ -113,8 +113,8 @@ pub struct ServerArgs {
     /// Largest JSON request body, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     body_limit: usize,
-    /// Milliseconds a client may take to send a request's headers (and a new
-    /// connection its first byte) before it is closed.
+    /// Milliseconds a client may take to send a request head (from connecting, or from
+    /// the previous response) before it is closed; also how long a JSON body may stall.
     #[arg(
         long,
         default_value_t = 30_000,
