@@ -27,6 +27,10 @@ pub struct DaemonConfig {
     pub adapters_dir: Option<PathBuf>,
     /// Where and how agent binaries are installed (looked up there before PATH).
     pub install: crate::install::InstallSettings,
+    /// How long a client may take to send a request head (from connecting, or from
+    /// the previous response) before the connection is closed; also how long a JSON
+    /// request body may stall before the request is refused.
+    pub header_read_timeout: std::time::Duration,
     /// Largest request body accepted, in bytes (JSON bodies).
     pub body_limit: usize,
     /// Largest file written or archive unpacked by the `/v1/fs/*` routes, in bytes.

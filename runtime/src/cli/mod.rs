@@ -121,6 +121,15 @@ pub struct ServerArgs {
     /// Largest JSON request body, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     body_limit: usize,
+    /// Milliseconds a client may take to send a request head (from connecting, or from
+    /// the previous response) before it is closed; also how long a JSON body may stall.
+    #[arg(
+        long,
+        default_value_t = 30_000,
+        value_parser = clap::value_parser!(u64).range(1..),
+        env = "SANDBOX_AGENT_HEADER_READ_TIMEOUT_MS"
+    )]
+    header_read_timeout_ms: u64,
     /// Largest file written, or archive unpacked, through `/v1/fs/*`, in bytes (streamed:
     /// never held in memory).
     #[arg(long, default_value_t = 4 << 30, env = "SANDBOX_AGENT_FS_MAX_BYTES")]
@@ -186,6 +195,7 @@ impl ServerArgs {
                 .into_settings(self.install_dir.unwrap_or_else(|| data_dir.join("bin")))?,
             adapters_dir,
             body_limit: self.body_limit,
+            header_read_timeout: Duration::from_millis(self.header_read_timeout_ms),
             fs_max_bytes: self.fs_max_bytes,
             max_line_bytes: self.max_line_bytes,
             park_after: (self.adapter_park_after_ms > 0)

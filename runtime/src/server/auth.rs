@@ -40,9 +40,35 @@ pub async fn require_token(
                 .and_then(|value| value.to_str().ok())
         });
     match presented {
-        Some(presented) if bool::from(presented.trim().as_bytes().ct_eq(token.as_bytes())) => {
-            next.run(request).await
-        }
+        Some(presented) if token_matches(presented, &token) => next.run(request).await,
         _ => ApiError::TokenInvalid.into_response(),
+    }
+}
+
+/// Whether a presented token (surrounding whitespace ignored) is the daemon's: the
+/// time taken does not depend on where the bytes differ, only on the lengths.
+fn token_matches(presented: &str, token: &str) -> bool {
+    bool::from(presented.trim().as_bytes().ct_eq(token.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::token_matches;
+
+    #[test]
+    fn only_the_exact_token_matches() {
+        let token = "0123456789abcdef";
+        assert!(token_matches(token, token));
+        assert!(token_matches(" 0123456789abcdef\t", token));
+        for wrong in [
+            "",
+            "0123456789abcdeX",
+            "X123456789abcdef",
+            "0123456789abcde",
+            "0123456789abcdef0",
+            "0123456789ABCDEF",
+        ] {
+            assert!(!token_matches(wrong, token), "{wrong:?}");
+        }
     }
 }

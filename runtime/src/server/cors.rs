@@ -59,7 +59,14 @@ pub(super) fn layer(cors: &CorsConfig) -> Result<Option<CorsLayer>, CorsError> {
             .collect::<Result<Vec<_>, _>>()?
     };
     let methods = if cors.allow_methods.is_empty() {
-        vec![Method::GET, Method::POST, Method::OPTIONS]
+        // Every method a route of the API answers to.
+        vec![
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::DELETE,
+            Method::OPTIONS,
+        ]
     } else {
         cors.allow_methods
             .iter()

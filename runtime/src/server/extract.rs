@@ -1,12 +1,18 @@
 //! Request extractors whose rejections are problem documents, not axum's plain
 //! text: a bad body, path or query always answers in the API's error format.
 
-use axum::body::Bytes;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::{BytesRejection, JsonRejection, QueryRejection};
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request, State};
+use axum::http::header::CONTENT_LENGTH;
 use axum::http::request::Parts;
 use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
+use tower_http::timeout::TimeoutBody;
 
 use crate::error::ApiError;
 
@@ -47,12 +53,41 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJ
 
 fn body_error(rejection: BytesRejection) -> ApiError {
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::PayloadTooLarge(
-            "the request body is larger than the daemon's --body-limit".into(),
-        )
+        too_large()
     } else {
         ApiError::InvalidRequest(rejection.body_text())
     }
+}
+
+fn too_large() -> ApiError {
+    ApiError::PayloadTooLarge("the request body is larger than the daemon's --body-limit".into())
+}
+
+/// What [`guard_body`] holds a JSON body to.
+#[derive(Clone, Copy)]
+pub struct BodyGuard {
+    /// `--body-limit`.
+    pub limit: usize,
+    /// Longest wait for the next part of the body (`--header-read-timeout-ms`).
+    pub stall: Duration,
+}
+
+/// Refuses a request whose declared body length is over the limit before its body
+/// is read (the limit alone would only trip once that much had arrived, and a
+/// client that declares more than it sends would hold its request open), and ends
+/// a body that stalls longer than the guard allows (then the request is refused
+/// with `400`).
+pub async fn guard_body(State(guard): State<BodyGuard>, request: Request, next: Next) -> Response {
+    let declared = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > guard.limit as u64) {
+        return too_large().into_response();
+    }
+    let request = request.map(|body| Body::new(TimeoutBody::new(guard.stall, body)));
+    next.run(request).await
 }
 
 /// Query parameters.

@@ -2,6 +2,7 @@
 //! graceful shutdown. Handlers live in [`routes`].
 
 mod auth;
+mod conn;
 mod cors;
 mod events_page;
 mod extract;
@@ -92,6 +93,14 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         .route_layer(axum::middleware::from_fn_with_state(
             state.catalog.clone(),
             wait_for_adapters,
+        ))
+        // Their bodies are JSON under `--body-limit` (the `/v1/fs` routes stream theirs).
+        .route_layer(axum::middleware::from_fn_with_state(
+            extract::BodyGuard {
+                limit: config.body_limit,
+                stall: config.header_read_timeout,
+            },
+            extract::guard_body,
         ));
     let mut api = Router::new()
         .route("/v1/openapi.json", get(openapi::openapi))
@@ -206,19 +215,19 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     if let Err(error) = announce(address) {
         tracing::warn!(%error, "cannot print the listening line on stdout");
     }
-    // Events are small writes that must leave at once (no Nagle delay on SSE).
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    // Ending the sessions first lets their SSE streams finish, so the server can drain.
-    let shutdown = async move {
-        shutdown_signal().await;
+    // Ending the sessions lets their SSE streams finish, so the connections can drain.
+    let stopping = async move {
         tracing::info!("shutting down: stopping sessions");
         sessions.shut_down().await;
     };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    conn::serve(
+        listener,
+        app,
+        config.header_read_timeout,
+        shutdown_signal(),
+        stopping,
+    )
+    .await;
     Ok(())
 }
 

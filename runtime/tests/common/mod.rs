@@ -62,6 +62,9 @@ pub struct Options {
     pub data_dir: Option<tempfile::TempDir>,
     /// The compile cache; the one shared by the test run otherwise.
     pub cache_dir: Option<PathBuf>,
+    /// A file that gets the daemon's stdout and stderr (stdout is dropped and stderr
+    /// inherited otherwise).
+    pub output: Option<PathBuf>,
 }
 
 impl Daemon {
@@ -84,18 +87,27 @@ impl Daemon {
             .arg("--cache-dir")
             .arg(options.cache_dir.unwrap_or_else(shared_cache_dir))
             .args(&options.args)
-            .envs(options.env.iter().cloned())
             .env_remove("SANDBOX_AGENT_TOKEN")
             .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
             .env_remove("SANDBOX_AGENT_INSTALL_DIR")
-            // Quiet unless asked: warnings and errors only.
+            // Quiet unless asked (by the test run or the options): warnings and errors only.
             .env(
                 "SANDBOX_AGENT_LOG",
                 std::env::var("SANDBOX_AGENT_LOG").unwrap_or_else(|_| "warn".into()),
             )
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit());
+            .envs(options.env.iter().cloned())
+            .stdin(Stdio::null());
+        match &options.output {
+            Some(path) => {
+                let file = std::fs::File::create(path).expect("creating the output file");
+                command
+                    .stdout(file.try_clone().expect("sharing the output file"))
+                    .stderr(file);
+            }
+            None => {
+                command.stdout(Stdio::null()).stderr(Stdio::inherit());
+            }
+        }
         match &options.token {
             Some(token) => command.args(["--token", token]),
             None => command.arg("--no-token"),
@@ -164,16 +176,22 @@ impl Daemon {
         unsafe {
             libc::kill(self.child.id() as i32, libc::SIGTERM);
         }
-        let deadline = Instant::now() + Duration::from_secs(20);
+        self.wait_exit(Duration::from_secs(20))
+            .expect("sandbox-agent did not stop after SIGTERM")
+    }
+
+    /// Waits up to `timeout` for the process to exit (after a signal the test sent);
+    /// `None` if it still runs.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.child.try_wait().expect("polling the daemon") {
-                return status;
+                return Some(status);
             }
-            assert!(
-                Instant::now() < deadline,
-                "sandbox-agent did not stop after SIGTERM"
-            );
-            std::thread::sleep(Duration::from_millis(50));
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 }
