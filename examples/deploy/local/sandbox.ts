@@ -36,6 +36,8 @@ export class LocalSandbox implements Sandbox {
     const child = spawnProcess("sh", ["-c", command], { env: this.env(env), cwd: this.home, detached: true, stdio: "ignore" });
     child.unref();
     this.children.push(child);
+    // Not left running when the process ends without close() (a failed test, Ctrl-C).
+    process.once("exit", () => signalGroup(child, "SIGKILL"));
   }
 
   async expose(port: number): Promise<Endpoint> {
@@ -53,10 +55,16 @@ function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once("exit", () => resolve());
-    try {
-      process.kill(-child.pid!, "SIGTERM");
-    } catch {
-      resolve(); // already gone
-    }
+    if (!signalGroup(child, "SIGTERM")) resolve(); // already gone
   });
+}
+
+/** Sends `signal` to the child's process group; false when there is none any more. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-child.pid!, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
