@@ -7,20 +7,21 @@
  *   server command starts it with the token from the environment, and the SDK flow every
  *   example runs (install an agent, a session, two prompts, a permission answered) works
  *   through it; a wrong token is refused;
+ * - `local/main.ts`, run as a user runs it, does all of that and prints the transcript;
  * - the Dockerfiles install with that same command, and the Docker image's own start command
- *   serves the same flow;
+ *   starts a daemon that `docker/main.ts` drives;
  * - a daemon that cannot start is reported with the end of its log instead of a hang.
  * The provider-specific lines (e2b, daytona, modal, vercel, cloudflare) are type-checked
  * against the providers' npm packages by `npm run typecheck`, not run: that needs accounts.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { connect, TokenInvalidError } from "agentplex";
 import { BINARY, installCommand, LOG_FILE, serverCommand, STDOUT_FILE } from "../shared/commands.js";
-import { connectWhenUp, deploy } from "../shared/deploy.js";
+import { deploy } from "../shared/deploy.js";
 import { drive } from "../shared/drive.js";
 import { startDaemon } from "../shared/start.js";
 import { type Mirror, REPO_ROOT, startMirror } from "../local/mirror.js";
@@ -30,6 +31,17 @@ const binary = process.env.SANDBOX_AGENT_BIN ?? join(REPO_ROOT, "target", "debug
 const version = () => execFileSync(binary, ["--version"], { encoding: "utf8" }).trim();
 const quiet = () => {};
 const LOCAL = { host: "127.0.0.1", port: 0 };
+
+/** Runs an example's entry point as a user does (`npx tsx FILE`); resolves with its stdout lines. */
+function runScript(file: string, env: Record<string, string>): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const cwd = new URL("..", import.meta.url);
+    execFile(process.execPath, ["--import", "tsx", file], { cwd, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${file} failed: ${stderr}`));
+      else resolve(stdout.trimEnd().split("\n"));
+    });
+  });
+}
 
 /** Runs `body` with a fresh local sandbox, closed afterwards. */
 async function withSandbox<T>(body: (sandbox: LocalSandbox) => Promise<T>): Promise<T> {
@@ -82,7 +94,13 @@ describe("deploying through the local shim", () => {
       }));
   }
 
-  it("the Docker image's start command serves the docker/main.ts flow", () =>
+  it("local/main.ts deploys from a mirror of $SANDBOX_AGENT_BIN and prints the transcript", async () => {
+    const lines = await runScript("local/main.ts", { SANDBOX_AGENT_BIN: binary });
+    assert.match(lines[0]!, /^daemon \S+ at http:\/\/127\.0\.0\.1:\d+$/);
+    assertMockTranscript(lines.slice(1));
+  });
+
+  it("the Docker image's start command serves docker/main.ts", () =>
     withSandbox(async (sandbox) => {
       const dockerfile = readFileSync(new URL("../docker/Dockerfile", import.meta.url), "utf8");
       const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
@@ -90,8 +108,8 @@ describe("deploying through the local shim", () => {
       // The image's ENV: ~/.local/bin on PATH, host and port (loopback and any free port here).
       const env = { PATH: `${sandbox.home}/.local/bin:${process.env.PATH}`, SANDBOX_AGENT_HOST: "127.0.0.1", SANDBOX_AGENT_PORT: "0" };
       const command = `${cmd.join(" ")} >"${STDOUT_FILE}" 2>"${LOG_FILE}"`;
-      const started = await startDaemon(sandbox, { install: false, command, env });
-      assertMockTranscript(await drive(await connectWhenUp(started), { print: quiet }));
+      const { url, token } = await startDaemon(sandbox, { install: false, command, env });
+      assertMockTranscript(await runScript("docker/main.ts", { SANDBOX_AGENT_URL: url, SANDBOX_AGENT_TOKEN: token }));
     }));
 
   it("reports a daemon that does not start with the end of its log", () =>
