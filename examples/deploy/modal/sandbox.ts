@@ -21,7 +21,7 @@ export async function createSandbox(timeoutMs = 30 * 60_000): Promise<Sandbox> {
   return {
     run: async (command, env) => {
       const process = await sandbox.exec(["sh", "-c", command], { env });
-      const [stdout, stderr, code] = [await process.stdout.readText(), await process.stderr.readText(), await process.wait()];
+      const [stdout, stderr, code] = await Promise.all([process.stdout.readText(), process.stderr.readText(), process.wait()]);
       if (code !== 0) throw new Error(`\`${command}\` exited with ${code}: ${stderr}`);
       return stdout;
     },
