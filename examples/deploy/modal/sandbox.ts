@@ -20,8 +20,8 @@ export async function createSandbox(timeoutMs = 30 * 60_000): Promise<Sandbox> {
   const sandbox = await modal.sandboxes.create(app, image, { encryptedPorts: [PORT], timeoutMs });
   return {
     run: async (command, env) => {
-      const process = await sandbox.exec(["sh", "-c", command], { env });
-      const [stdout, stderr, code] = await Promise.all([process.stdout.readText(), process.stderr.readText(), process.wait()]);
+      const child = await sandbox.exec(["sh", "-c", command], { env });
+      const [stdout, stderr, code] = await Promise.all([child.stdout.readText(), child.stderr.readText(), child.wait()]);
       if (code !== 0) throw new Error(`\`${command}\` exited with ${code}: ${stderr}`);
       return stdout;
     },
