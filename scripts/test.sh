@@ -48,6 +48,18 @@ SANDBOX_AGENT_BIN="$PWD/target/debug/sandbox-agent" \
   npm test
 )
 
+# The deploy examples (examples/deploy, docs/deploy): each provider's lines type-check against
+# the provider's npm package, and the part every example shares (install.sh from a loopback
+# mirror of the binary built above, the server with a token, the SDK flow with the mock agent,
+# the Dockerfiles' install and start commands) runs through a local shim. Uses the SDK built
+# just above (a `file:` dependency).
+(
+  export SANDBOX_AGENT_BIN="${SANDBOX_AGENT_BIN:-$PWD/target/debug/sandbox-agent}"
+  cd examples/deploy
+  npm ci --no-audit --no-fund
+  npm test
+)
+
 # The Python SDK (sdks/python): installed with its pinned test tools from PyPI into a venv
 # under target/, its models match docs/openapi.json (tests/test_models.py), it type-checks
 # with mypy --strict, ruff finds nothing, and its pytest suite passes against the daemon
