@@ -267,6 +267,25 @@ fn a_disk_that_fills_up_mid_turn_pauses_the_turn_and_loses_nothing() {
 
 #[test]
 fn a_database_removed_under_the_daemon_takes_no_more_writes() {
+    refuses_writes_once_the_file_is("removed", |database| {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", database.display()));
+        }
+    });
+}
+
+#[test]
+fn a_database_replaced_under_the_daemon_takes_no_more_writes() {
+    refuses_writes_once_the_file_is("replaced", |database| {
+        let copy = database.with_extension("copy");
+        std::fs::copy(database, &copy).unwrap();
+        std::fs::rename(&copy, database).unwrap();
+    });
+}
+
+/// What was shown stays readable, nothing more is shown, and every write is
+/// refused with `503` naming what happened to the file (`how`).
+fn refuses_writes_once_the_file_is(how: &str, change: impl FnOnce(&Path)) {
     let daemon = Daemon::start();
     let api = Api::new(&daemon);
     api.create("gone", "mock");
@@ -278,10 +297,8 @@ fn a_database_removed_under_the_daemon_takes_no_more_writes() {
         (seen_count(&seen) == before).then_some(())
     });
 
-    // SQLite would go on writing to the removed file, which no restart finds.
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(daemon.data_dir.path().join(format!("sessions.db{suffix}")));
-    }
+    // SQLite would go on writing to the old file, which no restart finds.
+    change(&daemon.data_dir.path().join("sessions.db"));
     for n in 0..3 {
         let (status, problem) = send(&api, "gone", &format!("echo {n}")).expect_err("no database");
         assert_eq!(status, 503, "{problem}");
@@ -290,7 +307,10 @@ fn a_database_removed_under_the_daemon_takes_no_more_writes() {
             json!("urn:sandbox-agent:error:storage_unavailable")
         );
         assert!(
-            problem["detail"].as_str().unwrap().contains("was removed"),
+            problem["detail"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("was {how}")),
             "{problem}"
         );
     }

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::WithExportConfig;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::filter::{filter_fn, FilterExt, LevelFilter};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
@@ -97,6 +97,9 @@ impl LogArgs {
                 .with_filter(LevelFilter::INFO)
         });
         let registry = tracing_subscriber::registry().with(traces);
+        // Every span is kept whatever the level, so a warning logged in a request
+        // or a session still names it.
+        let filter = filter.or(filter_fn(|metadata| metadata.is_span()));
         let text = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
         if json {
             let text = text.json().with_current_span(true).with_span_list(false);
