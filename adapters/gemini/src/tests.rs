@@ -40,3 +40,5 @@ fn non_json_output_is_kept_as_unparsed() {
         [r#"agent.unparsed stdout "not a JSON-RPC message" raw="hello""#]
     );
 }
+
+sandbox_agent_adapter_kit::fuzz_test!(crate::GeminiSession, transcripts: ["transcripts"], captures: ["captures"]);

@@ -548,3 +548,5 @@ fn mcp_servers_and_skills_reach_the_server_in_a_config_file_of_the_session() {
     );
     assert!(api::session_config_file(&self::config(None)).is_none());
 }
+
+sandbox_agent_adapter_kit::fuzz_test!(crate::OpenCodeSession, transcripts: ["transcripts"], captures: ["captures"]);
