@@ -262,7 +262,7 @@ mod tests {
 
     #[test]
     fn the_same_seed_runs_the_same_cases() {
-        let mut run_of = |seed| {
+        let run_of = |seed| {
             let mut target = Pairs {
                 seen: Vec::new(),
                 fail_on: None,
