@@ -65,7 +65,7 @@ fn convert_action(action: wit::Action) -> Result<Action, InvalidAction> {
         wit::Action::Spawn(spawn) => {
             non_empty("process id", spawn.process_id.clone())?;
             if spawn.argv.first().is_none_or(|program| program.is_empty()) {
-                return Err(InvalidAction::NoProgram(spawn.process_id));
+                return Err(InvalidAction::NoProgram(quoted(&spawn.process_id)));
             }
             Action::Spawn(spawn)
         }
@@ -90,6 +90,19 @@ fn convert_action(action: wit::Action) -> Result<Action, InvalidAction> {
     })
 }
 
+/// Most characters of a guest's text an error quotes: the error ends the session
+/// and is shown in its `session.ended` event, and a guest's text can be megabytes.
+const QUOTED_CHARS: usize = 200;
+
+/// `text` as an error quotes it: its first [`QUOTED_CHARS`] characters, then how
+/// long it was when it was longer.
+fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &text[..cut], text.len()),
+        None => text.to_owned(),
+    }
+}
+
 fn non_empty(what: &'static str, value: String) -> Result<String, InvalidAction> {
     if value.is_empty() {
         Err(InvalidAction::Empty(what))
@@ -109,18 +122,18 @@ fn check_scratch_path(path: &str) -> Result<(), InvalidAction> {
     if plain {
         Ok(())
     } else {
-        Err(InvalidAction::OutsideScratch(path.to_owned()))
+        Err(InvalidAction::OutsideScratch(quoted(path)))
     }
 }
 
 /// Adapters may only talk to servers they spawned on this machine.
 fn check_loopback(raw: &str) -> Result<(), InvalidAction> {
     let url = url::Url::parse(raw).map_err(|source| InvalidAction::BadUrl {
-        url: raw.to_owned(),
+        url: quoted(raw),
         source,
     })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(InvalidAction::NotHttp(raw.to_owned()));
+        return Err(InvalidAction::NotHttp(quoted(raw)));
     }
     let loopback = match url.host() {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -131,7 +144,7 @@ fn check_loopback(raw: &str) -> Result<(), InvalidAction> {
     if loopback {
         Ok(())
     } else {
-        Err(InvalidAction::NotLoopback(raw.to_owned()))
+        Err(InvalidAction::NotLoopback(quoted(raw)))
     }
 }
 
@@ -140,7 +153,7 @@ fn check_loopback(raw: &str) -> Result<(), InvalidAction> {
 fn json(field: &'static str, text: String) -> Result<Value, InvalidAction> {
     serde_json::from_str(&text).map_err(|source| InvalidAction::BadJson {
         field,
-        text,
+        text: quoted(&text),
         source,
     })
 }
@@ -377,6 +390,10 @@ fn convert_question(q: ev::Question) -> Result<u::QuestionEventData, InvalidActi
 }
 
 #[cfg(test)]
+#[path = "convert_fuzz.rs"]
+mod fuzz;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -399,6 +416,19 @@ mod tests {
         ] {
             assert!(check_loopback(bad).is_err(), "{bad}");
         }
+    }
+
+    /// The error used to quote the guest's whole text (the fuzz target bounds it).
+    #[test]
+    fn a_huge_refused_text_is_quoted_not_copied() {
+        let url = format!("http://example.com/{}", "x".repeat(1 << 20));
+        let error = check_loopback(&url).unwrap_err().to_string();
+        assert!(error.len() < 400, "{} bytes", error.len());
+        assert!(error.contains("http://example.com/xxx") && error.contains("1048595 bytes"));
+        let short = check_loopback("http://example.com/")
+            .unwrap_err()
+            .to_string();
+        assert!(short.contains("\"http://example.com/\" is not"), "{short}");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The WebAssembly sandbox, through the real daemon: the test-only `probe` adapter
 //! (testing/guests/probe) misbehaves on request, and each misbehaviour must end only
 //! its own session, with an `error` event that names the cause, while the daemon
-//! and every other session carry on.
+//! and every other session carry on. Outputs within the memory cap, however large,
+//! are delivered whole.
 
 mod common;
 
@@ -51,15 +52,17 @@ fn a_misbehaving_adapter_ends_only_its_own_session() {
     api.send("bystander", "slow 10");
 
     // (command, what the error message must name)
-    let cases: [(&str, &[&str]); 5] = [
+    let cases: [(&str, &[&str]); 7] = [
         ("loop", &["longer than 500 ms"]), // the CPU budget (epoch interruption)
         ("alloc", &["memory limit"]),      // the memory cap
         ("trap", &["trapped"]),            // a guest panic
         ("open", &["trapped", "wasi:filesystem"]), // no filesystem is granted
         ("badaction", &["invalid action", "loopback"]), // a request off the loopback interface
+        ("garbage", &["invalid action", "not valid JSON"]), // an event field that is not JSON
+        ("huge 64", &["memory limit"]),    // an output larger than the memory cap
     ];
     for (command, causes) in cases {
-        let id = format!("probe-{command}");
+        let id = format!("probe-{}", command.split(' ').next().unwrap());
         api.create(&id, "probe");
         // The message that broke the adapter is answered with the failure.
         let sent = api.post_json(
@@ -117,6 +120,26 @@ fn a_misbehaving_adapter_ends_only_its_own_session() {
         assert_eq!(api.events(&id), events, "nothing after session.ended");
         assert_eq!(api.get_ok("/v1/health")["status"], "ok");
     }
+
+    // Large outputs within the cap come through whole: 3 MiB of text in one
+    // message, then a message in 5000 deltas.
+    api.create("probe-large", "probe");
+    let turn = api.turn("probe-large", "huge 3");
+    let texts = assistant_texts(&turn);
+    assert!(
+        texts.len() == 1 && texts[0].len() == 3 << 20 && texts[0].bytes().all(|b| b == b'x'),
+        "{:?}",
+        texts.iter().map(String::len).collect::<Vec<_>>()
+    );
+    let offset = api.last_sequence("probe-large");
+    api.send("probe-large", "flood 5000");
+    let flood = api.wait_for("probe-large", offset, "the flood's completion", |e| {
+        e["type"] == "item.completed" && e["data"]["item"]["item_id"] == "flood"
+    });
+    let deltas = flood.iter().filter(|e| e["type"] == "item.delta").count();
+    assert_eq!(deltas, 5000);
+    check_envelopes("probe-large", 0, &api.events("probe-large"));
+    assert_eq!(api.session_info("probe-large")["ended"], false);
 
     // New sessions of both adapters still work.
     api.create("probe-ok", "probe");

@@ -467,6 +467,10 @@ impl<'a> Output<'a> {
 
     fn control_request(&mut self, message: &Value) {
         let request_id = str_field(message, "request_id").to_owned();
+        if request_id.is_empty() {
+            // Nothing to answer it by, nor to name the permission or question by.
+            return self.unparsed("control_request without a request_id");
+        }
         let request = message.get("request").unwrap_or(&Value::Null);
         match str_field(request, "subtype") {
             "can_use_tool" => requests::asked(self, &request_id, request),

@@ -514,3 +514,5 @@ fn mcp_servers_go_in_the_threads_config() {
 fn config_without_mcp() -> SessionConfig {
     config("s1", "default", "build")
 }
+
+sandbox_agent_adapter_kit::fuzz_test!(crate::CodexSession, transcripts: ["transcripts"], captures: ["testdata"]);

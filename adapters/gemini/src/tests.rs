@@ -40,3 +40,27 @@ fn non_json_output_is_kept_as_unparsed() {
         [r#"agent.unparsed stdout "not a JSON-RPC message" raw="hello""#]
     );
 }
+
+/// Found by fuzzing: an empty `sessionId` in the answer to `session/new` was passed
+/// on as the native session id, which the host refuses, ending the session with a
+/// vague error (the kit's ACP session, shared with Qwen Code).
+#[test]
+fn a_new_session_without_an_id_fails_clearly() {
+    let mut session = GeminiSession::new(config("default"));
+    session.start();
+    session.send_message(vec![MessagePart::Text("hi".into())]);
+    let mut feed = |line: &str| render(&session.on_stdout("gemini_1".into(), line.into()));
+    feed(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#);
+    let out = feed(r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":""}}"#);
+    assert!(
+        !out.iter().any(|l| l.starts_with("set-native-session-id")),
+        "{out:#?}"
+    );
+    assert!(
+        out.iter()
+            .any(|l| l.contains("session/new answered without a sessionId")),
+        "{out:#?}"
+    );
+}
+
+sandbox_agent_adapter_kit::fuzz_test!(crate::GeminiSession, transcripts: ["transcripts"], captures: ["captures"]);

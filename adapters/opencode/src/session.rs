@@ -475,14 +475,20 @@ impl SessionMachine for OpenCodeSession {
             }
             if response.request_id == CREATE {
                 self.state.creating = false;
-                match serde_json::from_str::<CreatedSession>(&body) {
+                let created = serde_json::from_str::<CreatedSession>(&body)
+                    .map_err(|error| error.to_string())
+                    .and_then(|created| match created.id.is_empty() {
+                        true => Err("empty session id".to_owned()),
+                        false => Ok(created),
+                    });
+                match created {
                     Ok(created) => {
                         out.set_native_session_id(created.id.clone());
                         self.state.native_id = Some(created.id);
                         self.proceed(out);
                     }
                     Err(error) => {
-                        out.emit(event::unparsed(error.to_string(), "http:create", raw));
+                        out.emit(event::unparsed(error, "http:create", raw));
                         self.fail(
                             out,
                             Failure::new(

@@ -548,3 +548,37 @@ fn mcp_servers_and_skills_reach_the_server_in_a_config_file_of_the_session() {
     );
     assert!(api::session_config_file(&self::config(None)).is_none());
 }
+
+/// Found by fuzzing: an empty id in OpenCode's answer to `POST /session` (`[""]`
+/// reads as one) was passed on as the native session id, which the host refuses,
+/// ending the session with a vague error.
+#[test]
+fn a_created_session_without_an_id_fails_clearly() {
+    for body in [r#"{"id":""}"#, r#"[""]"#] {
+        let mut case = String::new();
+        for line in include_str!("../transcripts/text_echo.jsonl").lines() {
+            let mut input: Value = serde_json::from_str(line).expect("input line");
+            let create = input["input"] == "httpResponse" && input["request"] == "create";
+            if create {
+                input["body"] = body.into();
+            }
+            case.push_str(&format!("{input}\n"));
+            if create {
+                break;
+            }
+        }
+        let lines = replay(&case);
+        assert!(
+            !lines.iter().any(|l| l.starts_with("set-native-session-id")),
+            "{body}: {lines:#?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("POST /session without a session")),
+            "{body}: {lines:#?}"
+        );
+    }
+}
+
+sandbox_agent_adapter_kit::fuzz_test!(crate::OpenCodeSession, transcripts: ["transcripts"], captures: ["captures"]);

@@ -67,3 +67,6 @@ fn a_session_with_mcp_servers_waits_for_them_before_its_first_turn() {
         <Qwen as sandbox_agent_adapter_kit::acp::AcpAgent>::spawn(&testing::config(), "qwen_1");
     assert!(plain.env.is_empty(), "{:?}", plain.env);
 }
+
+// Qwen Code speaks ACP like Gemini CLI: its recordings are the seeds.
+sandbox_agent_adapter_kit::fuzz_test!(crate::QwenSession, transcripts: ["../gemini/transcripts"], captures: ["../gemini/captures"]);

@@ -8,3 +8,5 @@ sandbox_agent_adapter_kit::facts_test!(crate::Amp, "../facts.json");
 
 /// A session config with the transcripts' defaults.
 pub(crate) use sandbox_agent_adapter_kit::testing::config;
+
+sandbox_agent_adapter_kit::fuzz_test!(crate::AmpSession, transcripts: ["transcripts"], captures: []);

@@ -50,6 +50,22 @@ fn an_unsupported_control_request_is_refused() {
     );
 }
 
+/// Found by fuzzing: a request whose `request_id` is not a string became a
+/// question with an empty id, which the host refuses, ending the session.
+#[test]
+fn a_control_request_without_a_string_id_is_unparsed() {
+    let mut session = in_turn();
+    for id in [json!({"a": "r1"}), json!(""), Value::Null] {
+        let plan = json!({"plan": "Step one"});
+        let mut request = can_use_tool("r1", "ExitPlanMode", plan);
+        request["request_id"] = id;
+        check(
+            line(&mut session, request),
+            &[r#"agent.unparsed stdout "control_request without a request_id""#],
+        );
+    }
+}
+
 #[test]
 fn several_questions_are_answered_in_one_allow() {
     let mut session = in_turn();

@@ -58,3 +58,5 @@ fn skills_reach_the_cli_as_a_plugin_made_of_the_scratch_folder() {
         .expect("--plugin-dir");
     assert_eq!(spawn.argv[at + 1], "/data/scratch/s1");
 }
+
+sandbox_agent_adapter_kit::fuzz_test!(crate::ClaudeSession, transcripts: ["transcripts"], captures: []);

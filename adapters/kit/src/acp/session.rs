@@ -314,7 +314,8 @@ impl<A: AcpAgent> AcpSession<A> {
                 None => self.new_session(out),
             },
             (Some(Call::NewSession), Ok(result)) => {
-                let Some(native) = result["sessionId"].as_str() else {
+                let native = result["sessionId"].as_str().filter(|id| !id.is_empty());
+                let Some(native) = native else {
                     let message = "session/new answered without a sessionId".to_owned();
                     self.fail(out, Failure::new(message, "agent_failed"));
                     return;

@@ -10,6 +10,7 @@
 //!   every native line kept as a `raw`, items and turns opened and closed in order).
 //! - [`record`]: a small native host that records such transcripts from the real
 //!   agent, for ignored `tests/record.rs` tests.
+//! - [`fuzz`]: fuzzes a session with mutated transcripts ([`crate::fuzz_test!`]).
 //! - [`lifecycle`]: what replays show when a long-lived agent process goes away
 //!   (terminated, crashed mid-turn), and the shape check of every transcript.
 //! - [`facts`]: checks an adapter's static facts (info, install recipes for every
@@ -18,6 +19,7 @@
 //!   feed single lines.
 
 pub mod facts;
+pub mod fuzz;
 pub mod lifecycle;
 pub mod record;
 pub mod replay;

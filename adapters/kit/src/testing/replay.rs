@@ -148,11 +148,16 @@ pub fn config_of(config: &Value) -> SessionConfig {
 /// Runs one transcript input (any kind but `create`) on `session`. Panics on an
 /// unknown kind and when the session refuses a reply.
 pub fn feed<S: SessionMachine>(session: &mut S, input: &Value) -> Vec<Action> {
+    try_feed(session, input).expect("the reply is accepted")
+}
+
+/// [`feed`] that returns the session's refusal of a reply (or of a reply's
+/// malformed `answers`) instead of panicking. Panics on an unknown kind.
+pub fn try_feed<S: SessionMachine>(session: &mut S, input: &Value) -> Result<Vec<Action>, String> {
     let text = |key: &str| input[key].as_str().unwrap_or_default().to_owned();
     let optional = |key: &str| input[key].as_str().map(str::to_owned);
     let process = text("process");
-    let reply = |result: Result<Vec<Action>, String>| result.expect("the reply is accepted");
-    match input["input"].as_str().unwrap_or_default() {
+    Ok(match input["input"].as_str().unwrap_or_default() {
         "start" => session.start(),
         "sendMessage" => session.send_message(vec![MessagePart::Text(text("text"))]),
         "replyPermission" => {
@@ -161,13 +166,14 @@ pub fn feed<S: SessionMachine>(session: &mut S, input: &Value) -> Vec<Action> {
                 "always" => PermissionReply::Always,
                 _ => PermissionReply::Reject,
             };
-            reply(session.reply_permission(text("id"), answer))
+            session.reply_permission(text("id"), answer)?
         }
         "replyQuestion" => {
-            let answers = serde_json::from_value(input["answers"].clone()).expect("answers");
-            reply(session.reply_question(text("id"), answers))
+            let answers = serde_json::from_value(input["answers"].clone())
+                .map_err(|e| format!("answers: {e}"))?;
+            session.reply_question(text("id"), answers)?
         }
-        "rejectQuestion" => reply(session.reject_question(text("id"))),
+        "rejectQuestion" => session.reject_question(text("id"))?,
         "cancelTurn" => session.cancel_turn(),
         "terminate" => session.terminate(),
         "stdout" => session.on_stdout(process, text("line")),
@@ -197,7 +203,7 @@ pub fn feed<S: SessionMachine>(session: &mut S, input: &Value) -> Vec<Action> {
         "sseClosed" => session.on_sse_closed(text("stream"), optional("error")),
         "timer" => session.on_timer(text("timer")),
         other => panic!("unknown input {other}"),
-    }
+    })
 }
 
 /// In a crate's tests: `names()`, the names of the transcripts in its

@@ -191,3 +191,5 @@ fn streamed_text(lines: &[String], item: &str) -> String {
 mod processes;
 mod requests;
 mod script;
+
+sandbox_agent_adapter_kit::fuzz_test!(crate::MockSession, transcripts: ["transcripts"], captures: []);

@@ -8,3 +8,5 @@ mod recorded;
 mod replay;
 
 sandbox_agent_adapter_kit::facts_test!(crate::Pi, "../facts.json");
+
+sandbox_agent_adapter_kit::fuzz_test!(crate::PiSession, transcripts: ["transcripts"], captures: []);

@@ -11,6 +11,9 @@
 //! | `trap`      | panics, which traps                                                  |
 //! | `open`      | reads `/etc/hostname` with `std::fs` and reports the result as text  |
 //! | `badaction` | returns an `http-request` to `http://example.com/` (not loopback)    |
+//! | `garbage`   | returns an `error` event whose `details` are not JSON                |
+//! | `huge MIB`  | replies with one assistant message of MIB MiB of text                |
+//! | `flood N`   | returns an assistant message streamed in N deltas (the turn stays open) |
 //! | `fetch URL` | `http-request` GET to URL; the response comes back as `agent.unparsed` |
 //! | `sse URL`   | `open-sse` on URL; each event comes back as `agent.unparsed`           |
 //! | `share KEY CMD` | spawns `sh -c CMD` shared under KEY; stdout lines come back as `agent.unparsed` |
@@ -67,6 +70,21 @@ impl Replier for Probe {
                 body: Vec::new(),
                 timeout_ms: Some(1_000),
             })]),
+            "garbage" => Reply::Actions(vec![Action::Emit(event::error_with_details(
+                "probe: garbage",
+                None,
+                Some("{not json".to_owned()),
+            ))]),
+            "huge" => {
+                let mib: usize = text::command(text).1.parse().unwrap_or(1);
+                Reply::Text("x".repeat(mib << 20))
+            }
+            "flood" => {
+                let deltas: usize = text::command(text).1.parse().unwrap_or(1000);
+                let chunks = (0..deltas).map(|n| format!("{n} "));
+                let events = event::assistant_message("flood", chunks);
+                Reply::Actions(events.into_iter().map(Action::Emit).collect())
+            }
             "fetch" => Reply::Actions(vec![Action::HttpRequest(HttpRequest {
                 request_id: "fetch".to_owned(),
                 method: "GET".to_owned(),
@@ -190,6 +208,15 @@ mod tests {
             lines.last().unwrap(),
             "http-request probe-1 GET http://example.com/"
         );
+    }
+
+    #[test]
+    fn huge_and_flood_answer_at_the_size_asked() {
+        let huge = send("huge 1");
+        assert_eq!(huge[4].len(), "item.delta itm_2 \"\"".len() + (1 << 20));
+        let flood = send("flood 3");
+        let deltas = flood.iter().filter(|line| line.starts_with("item.delta"));
+        assert_eq!(deltas.count(), 3);
     }
 
     #[test]
