@@ -5,87 +5,17 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use common::api::{expect_no_content, expect_problem, ok_json, types, Api};
+use common::load::{check_transcript, drive, follow, Seen, Sent};
 use common::{binary, Daemon, Options};
 use serde_json::{json, Value};
 
 const SESSIONS: usize = 6;
-
-/// What clients of one session received, by sequence.
-type Seen = Arc<Mutex<BTreeMap<u64, Value>>>;
-
-/// Follows a session's SSE stream until the connection breaks, recording each event.
-fn follow(endpoint: &str, session: &str, seen: Seen) -> thread::JoinHandle<()> {
-    let url = format!("{endpoint}/v1/sessions/{session}/events/sse?offset=0&include_raw=true");
-    thread::spawn(move || {
-        let client = reqwest::blocking::Client::builder()
-            .timeout(None)
-            .build()
-            .unwrap();
-        let Ok(response) = client.get(&url).send() else {
-            return;
-        };
-        for line in BufReader::new(response).lines() {
-            let Ok(line) = line else { return };
-            if let Some(data) = line.strip_prefix("data: ") {
-                let event: Value = serde_json::from_str(data).expect("an event");
-                let sequence = event["sequence"].as_u64().unwrap();
-                let previous = seen.lock().unwrap().insert(sequence, event);
-                assert!(previous.is_none(), "sequence {sequence} streamed twice");
-            }
-        }
-    })
-}
-
-/// Sends messages (each a whole mock turn of several events) until told to stop or
-/// the daemon goes away.
-fn drive(endpoint: &str, session: &str, stop: Arc<AtomicBool>) -> thread::JoinHandle<()> {
-    let url = format!("{endpoint}/v1/sessions/{session}/messages");
-    thread::spawn(move || {
-        let client = reqwest::blocking::Client::new();
-        let mut n = 0;
-        while !stop.load(Ordering::Relaxed) {
-            n += 1;
-            let sent = client
-                .post(&url)
-                .json(&json!({ "message": format!("echo message {n} with some words to stream") }))
-                .send();
-            if sent.is_err() {
-                return;
-            }
-            thread::sleep(Duration::from_millis(5));
-        }
-    })
-}
-
-/// The whole stored transcript must be 1..=n with evt ids, and hold every event a
-/// client saw, identical.
-fn check_transcript(api: &Api, session: &str, seen: &BTreeMap<u64, Value>) -> Vec<Value> {
-    let page = api.events_page(session, "offset=0&include_raw=true");
-    let events = page["events"].as_array().unwrap().clone();
-    for (index, event) in events.iter().enumerate() {
-        let sequence = index as u64 + 1;
-        assert_eq!(
-            event["sequence"],
-            json!(sequence),
-            "{session}: gap or duplicate"
-        );
-        assert_eq!(event["event_id"], json!(format!("evt_{sequence}")));
-    }
-    for (sequence, event) in seen {
-        let stored = events
-            .get(*sequence as usize - 1)
-            .unwrap_or_else(|| panic!("{session}: event {sequence} a client saw is lost"));
-        assert_eq!(stored, event, "{session}: event {sequence} changed");
-    }
-    events
-}
 
 /// Sessions under load; the daemon is stopped by `stop_daemon`; a new one must
 /// have everything and carry on.
@@ -99,8 +29,15 @@ fn survive(stop_daemon: fn(Daemon) -> tempfile::TempDir) {
     for id in &ids {
         api.create(id, "mock");
         let log: Seen = Arc::default();
-        threads.push(follow(&daemon.endpoint, id, log.clone()));
-        threads.push(drive(&daemon.endpoint, id, stop.clone()));
+        threads.push(follow(&daemon.endpoint, id, 0, log.clone()));
+        threads.push(drive(
+            &daemon.endpoint,
+            id,
+            "message",
+            Duration::from_millis(5),
+            stop.clone(),
+            Sent::default(),
+        ));
         seen.push(log);
     }
     // A session waiting for a permission when the daemon goes.
