@@ -1,0 +1,10 @@
+//! The reliability suite: the daemon under load, faults and hostile input. Each
+//! module's documentation says what it proves; `docs/reliability.md` has the
+//! figures and the long forms (selected by environment variables).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod agents;
+mod crash_loop;
+mod soak;
