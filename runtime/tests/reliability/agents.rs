@@ -421,7 +421,7 @@ fn broken_agents_end_or_recover_and_leave_nothing_behind() {
     // more): the peak is what the budgets allow, however long the flood goes on.
     assert!(long_line.growth() < 40.0, "a 50 MiB line is held whole");
     assert!(small.growth() < 64.0, "a flood of short lines is held");
-    assert!(large.growth() < 100.0, "a flood of long lines is held");
+    assert!(large.growth() < 150.0, "a flood of long lines is held");
     assert!(
         larger.peak < large.peak + 32.0,
         "the daemon's memory grows with the length of the flood"
