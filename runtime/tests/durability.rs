@@ -11,32 +11,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::api::{expect_no_content, expect_problem, ok_json, types, Api};
-use common::seen::{check_transcript, follow, Seen};
+use common::load::{check_transcript, drive, follow, Seen, Sent};
 use common::{binary, Daemon, Options};
 use serde_json::{json, Value};
 
 const SESSIONS: usize = 6;
-
-/// Sends messages (each a whole mock turn of several events) until told to stop or
-/// the daemon goes away.
-fn drive(endpoint: &str, session: &str, stop: Arc<AtomicBool>) -> thread::JoinHandle<()> {
-    let url = format!("{endpoint}/v1/sessions/{session}/messages");
-    thread::spawn(move || {
-        let client = reqwest::blocking::Client::new();
-        let mut n = 0;
-        while !stop.load(Ordering::Relaxed) {
-            n += 1;
-            let sent = client
-                .post(&url)
-                .json(&json!({ "message": format!("echo message {n} with some words to stream") }))
-                .send();
-            if sent.is_err() {
-                return;
-            }
-            thread::sleep(Duration::from_millis(5));
-        }
-    })
-}
 
 /// Sessions under load; the daemon is stopped by `stop_daemon`; a new one must
 /// have everything and carry on.
@@ -50,8 +29,15 @@ fn survive(stop_daemon: fn(Daemon) -> tempfile::TempDir) {
     for id in &ids {
         api.create(id, "mock");
         let log: Seen = Arc::default();
-        threads.push(follow(&daemon.endpoint, id, log.clone()));
-        threads.push(drive(&daemon.endpoint, id, stop.clone()));
+        threads.push(follow(&daemon.endpoint, id, 0, log.clone()));
+        threads.push(drive(
+            &daemon.endpoint,
+            id,
+            "message",
+            Duration::from_millis(5),
+            stop.clone(),
+            Sent::default(),
+        ));
         seen.push(log);
     }
     // A session waiting for a permission when the daemon goes.

@@ -20,7 +20,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::api::{expect_problem, types, Api};
-use common::seen::{check_transcript, follow, Seen};
+use common::load::{check_transcript, follow, Seen};
 use common::{Daemon, Options};
 use serde_json::{json, Value};
 
@@ -169,7 +169,7 @@ fn a_disk_that_fills_up_mid_turn_pauses_the_turn_and_loses_nothing() {
     api.create("full", "mock");
     api.turn("full", "echo before the disk filled up");
     let seen: Seen = Arc::default();
-    let follower = follow(&daemon.endpoint, "full", seen.clone());
+    let follower = follow(&daemon.endpoint, "full", 0, seen.clone());
 
     // Room for the message, not for the turn's output.
     let filler = tmpfs.fill_leaving(256 << 10);
@@ -291,7 +291,7 @@ fn refuses_writes_once_the_file_is(how: &str, change: impl FnOnce(&Path)) {
     api.create("gone", "mock");
     api.turn("gone", "echo before");
     let seen: Seen = Arc::default();
-    let _follower = follow(&daemon.endpoint, "gone", seen.clone());
+    let _follower = follow(&daemon.endpoint, "gone", 0, seen.clone());
     let before = api.events("gone").len();
     eventually("the follower to catch up", || {
         (seen_count(&seen) == before).then_some(())

@@ -28,6 +28,9 @@ use crate::store::{Checkpoint, Commit, Store, StoreError};
 /// Most inputs already waiting (process output, timers, responses) handled
 /// before their events are committed together.
 const INPUTS_PER_COMMIT: usize = 64;
+/// Bytes of agent output (see [`Incoming::size`]) past which no more inputs join a
+/// commit: what they become waits in memory until the commit.
+const BYTES_PER_COMMIT: usize = 1 << 20;
 
 /// A request from the HTTP layer.
 pub enum Command {
@@ -252,14 +255,19 @@ impl Actor {
                 // While the store refuses its events the session takes in nothing
                 // more: its agent waits on a full pipe instead of filling memory.
                 Some(message) = incoming.recv(), if self.fault.is_none() && !self.core.ended() => {
+                    let mut bytes = message.incoming.size();
                     self.on_incoming(message.incoming);
-                    // What else has already arrived goes into the same commit.
+                    // What else has already arrived goes into the same commit,
+                    // while the commit stays small: its events wait in memory.
                     for _ in 1..INPUTS_PER_COMMIT {
-                        if self.core.ended() || self.core.suspended() {
+                        if self.core.ended() || self.core.suspended() || bytes >= BYTES_PER_COMMIT {
                             break;
                         }
                         match incoming.try_recv() {
-                            Ok(message) => self.on_incoming(message.incoming),
+                            Ok(message) => {
+                                bytes += message.incoming.size();
+                                self.on_incoming(message.incoming);
+                            }
                             Err(_) => break,
                         }
                     }

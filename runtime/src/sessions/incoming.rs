@@ -2,9 +2,11 @@
 //! answers, timers), shared by the task and the I/O that feeds it.
 //!
 //! Output that an agent can produce faster than the session converts it (process
-//! lines, loopback SSE events) is sent with a permit from the session's budget of
-//! [`IN_FLIGHT`]: a reader that finds none waits, the pipe fills, and the agent
-//! waits on its writes. The daemon's memory never holds more than the budget.
+//! lines, loopback SSE events) is sent with [`Room`] from the session's budget of
+//! [`IN_FLIGHT`] messages and [`IN_FLIGHT_BYTES`] bytes: a reader that finds none
+//! waits, the pipe fills, and the agent waits on its writes. The daemon's memory
+//! never holds more than the budget (plus one line, when a line is bigger than
+//! the whole budget).
 
 use std::sync::Arc;
 
@@ -14,6 +16,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Most lines or streamed events of one session waiting for its task.
 pub const IN_FLIGHT: usize = 256;
+/// Most bytes of lines or streamed events of one session waiting for its task; a
+/// message bigger than that (a line may be up to `--max-line-bytes`) waits until
+/// it is the only one.
+pub const IN_FLIGHT_BYTES: usize = 4 << 20;
 
 /// Where a session's I/O sends what it receives.
 #[derive(Clone)]
@@ -21,14 +27,24 @@ pub struct Inbox {
     /// Boxed: a channel allocates 32 slots up front, which for a session at
     /// rest should be 32 pointers, not 32 inputs.
     sender: UnboundedSender<Box<Delivery>>,
-    budget: Arc<Semaphore>,
+    /// Messages that may wait for the task ([`IN_FLIGHT`]).
+    messages: Arc<Semaphore>,
+    /// Bytes that may wait for the task ([`IN_FLIGHT_BYTES`]).
+    bytes: Arc<Semaphore>,
 }
 
-/// One message for a session task, holding its permit (if it took one) until
-/// the task has handled it.
+/// A place for one message in a session's budget, given back once the task has
+/// handled the message.
+pub struct Room {
+    _message: OwnedSemaphorePermit,
+    _bytes: OwnedSemaphorePermit,
+}
+
+/// One message for a session task, holding its room (if it took one) until the
+/// task has handled it.
 pub struct Delivery {
     pub incoming: Incoming,
-    _permit: Option<OwnedSemaphorePermit>,
+    _room: Option<Room>,
 }
 
 /// The session task has stopped: nothing more is delivered.
@@ -39,8 +55,12 @@ impl Inbox {
     /// A session's inbox and the receiving end its task reads.
     pub fn new() -> (Self, UnboundedReceiver<Box<Delivery>>) {
         let (sender, receiver) = unbounded_channel();
-        let budget = Arc::new(Semaphore::new(IN_FLIGHT));
-        (Self { sender, budget }, receiver)
+        let inbox = Self {
+            sender,
+            messages: Arc::new(Semaphore::new(IN_FLIGHT)),
+            bytes: Arc::new(Semaphore::new(IN_FLIGHT_BYTES)),
+        };
+        (inbox, receiver)
     }
 
     /// Delivers a message that does not come in floods (an exit, a timer, an
@@ -49,23 +69,30 @@ impl Inbox {
         self.deliver(incoming, None)
     }
 
-    /// Waits until the session has room for one more line or streamed event.
-    pub async fn room(&self) -> Result<OwnedSemaphorePermit, Closed> {
-        self.budget
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| Closed)
+    /// Waits until the session has room for one more line or streamed event of
+    /// `size` bytes (counted as the whole byte budget when bigger).
+    pub async fn room(&self, size: usize) -> Result<Room, Closed> {
+        let message = self.messages.clone().acquire_owned().await;
+        // At most the whole budget, which always fits in a u32.
+        let weight = size.min(IN_FLIGHT_BYTES) as u32;
+        let bytes = self.bytes.clone().acquire_many_owned(weight).await;
+        match (message, bytes) {
+            (Ok(message), Ok(bytes)) => Ok(Room {
+                _message: message,
+                _bytes: bytes,
+            }),
+            _ => Err(Closed),
+        }
     }
 
     /// Delivers a line or streamed event in the room [`room`](Self::room) gave.
-    pub fn send_in(&self, incoming: Incoming, room: OwnedSemaphorePermit) -> Result<(), Closed> {
+    pub fn send_in(&self, incoming: Incoming, room: Room) -> Result<(), Closed> {
         self.deliver(incoming, Some(room))
     }
 
     /// Delivers a line or streamed event once the session has room for it.
     pub async fn send_paced(&self, incoming: Incoming) -> Result<(), Closed> {
-        let room = self.room().await?;
+        let room = self.room(incoming.size()).await?;
         self.send_in(incoming, room)
     }
 
@@ -74,15 +101,11 @@ impl Inbox {
         self.sender.is_closed()
     }
 
-    fn deliver(
-        &self,
-        incoming: Incoming,
-        permit: Option<OwnedSemaphorePermit>,
-    ) -> Result<(), Closed> {
+    fn deliver(&self, incoming: Incoming, room: Option<Room>) -> Result<(), Closed> {
         self.sender
             .send(Box::new(Delivery {
                 incoming,
-                _permit: permit,
+                _room: room,
             }))
             .map_err(|_| Closed)
     }
@@ -99,6 +122,20 @@ pub enum Incoming {
         length: usize,
         head: String,
     },
+}
+
+impl Incoming {
+    /// Bytes of agent output the message carries, as the budget counts them.
+    pub fn size(&self) -> usize {
+        match self {
+            Incoming::Adapter(Input::Stdout { line, .. } | Input::Stderr { line, .. }) => {
+                line.len()
+            }
+            Incoming::Adapter(Input::SseEvent(event)) => event.data.len() + event.event.len(),
+            Incoming::Adapter(_) => 0,
+            Incoming::LineTooLong { head, .. } => head.len(),
+        }
+    }
 }
 
 /// Which output stream a line came from.

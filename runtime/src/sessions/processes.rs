@@ -25,6 +25,9 @@ const GONE_CHECK: Duration = Duration::from_millis(50);
 /// How many of a process's first stdout lines are kept for sessions that attach to
 /// it later (a shared server's banner names its URL; see the WIT `share-key`).
 pub const REPLAYED_LINES: usize = 64;
+/// Most bytes of those first lines kept: the first line that would pass it ends
+/// the lines kept (a banner is short; an agent's first lines may be megabytes).
+pub const REPLAYED_BYTES: usize = 64 << 10;
 
 /// What a session needs to start its processes.
 pub struct SpawnContext {
@@ -56,8 +59,8 @@ pub struct ProcessEntry {
     /// Feeds the stdin writer; `None` once stdin is closed.
     pub stdin: Mutex<Option<UnboundedSender<Vec<u8>>>>,
     pub subscribers: Mutex<Vec<Subscriber>>,
-    /// The first [`REPLAYED_LINES`] stdout lines, for subscribers that come later.
-    first_lines: Mutex<Vec<String>>,
+    /// The first stdout lines, for subscribers that come later.
+    first_lines: Mutex<FirstLines>,
     exited: AtomicBool,
     /// The process is gone (`wait` returned) though its exit may not be reported
     /// yet: its remaining output is still being read.
@@ -98,7 +101,7 @@ impl ProcessEntry {
         if self.exited() {
             return Err(subscriber);
         }
-        for line in self.first_lines.lock().unwrap().iter() {
+        for line in self.first_lines.lock().unwrap().lines.iter() {
             let _ = subscriber.incoming.send(Incoming::Adapter(Input::Stdout {
                 process_id: subscriber.process_id.clone(),
                 line: line.clone(),
@@ -128,10 +131,7 @@ impl ProcessEntry {
     fn line_targets(&self, replayed: Option<&str>) -> Vec<(String, Inbox)> {
         let mut subscribers = self.subscribers.lock().unwrap();
         if let Some(line) = replayed {
-            let mut first = self.first_lines.lock().unwrap();
-            if first.len() < REPLAYED_LINES {
-                first.push(line.to_owned());
-            }
+            self.first_lines.lock().unwrap().keep(line);
         }
         subscribers.retain(|s| !s.incoming.is_closed());
         subscribers
@@ -150,7 +150,7 @@ impl ProcessEntry {
                 let _ = inbox.send(message);
                 return;
             }
-            match tokio::time::timeout(GONE_CHECK, inbox.room()).await {
+            match tokio::time::timeout(GONE_CHECK, inbox.room(message.size())).await {
                 Ok(Ok(room)) => {
                     let _ = inbox.send_in(message, room);
                     return;
@@ -164,6 +164,28 @@ impl ProcessEntry {
     /// Kills the process and everything in its process group.
     pub fn kill(&self) {
         kill_group(self.pid);
+    }
+}
+
+/// A process's first stdout lines: at most [`REPLAYED_LINES`] and [`REPLAYED_BYTES`].
+#[derive(Default)]
+struct FirstLines {
+    lines: Vec<String>,
+    bytes: usize,
+    /// A line did not fit: no later line is kept either.
+    full: bool,
+}
+
+impl FirstLines {
+    /// Keeps the next line when it still fits.
+    fn keep(&mut self, line: &str) {
+        self.full = self.full
+            || self.lines.len() == REPLAYED_LINES
+            || self.bytes + line.len() > REPLAYED_BYTES;
+        if !self.full {
+            self.bytes += line.len();
+            self.lines.push(line.to_owned());
+        }
     }
 }
 
@@ -238,7 +260,7 @@ pub fn spawn(
         started: start_time(pid),
         stdin: Mutex::new(Some(stdin_tx)),
         subscribers: Mutex::new(vec![subscriber]),
-        first_lines: Mutex::new(Vec::new()),
+        first_lines: Mutex::new(FirstLines::default()),
         exited: AtomicBool::new(false),
         gone: AtomicBool::new(false),
     });
@@ -363,7 +385,10 @@ pub async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();
         }
-        return Ok(Some(Line::Text(String::from_utf8_lossy(&buf).into_owned())));
+        // Valid UTF-8 (the usual case) becomes the line without a copy.
+        let text = String::from_utf8(buf)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+        return Ok(Some(Line::Text(text)));
     }
     // Past the limit: skip to the end of the line, counting what is dropped.
     let head = String::from_utf8_lossy(&buf[..buf.len().min(256)]).into_owned();
@@ -411,6 +436,24 @@ mod tests {
         let status = child.wait().unwrap();
         assert!(!status.success());
         assert_eq!(start_time(pid), None);
+    }
+
+    #[test]
+    fn the_lines_kept_for_replay_are_a_bounded_prefix() {
+        let mut first = FirstLines::default();
+        first.keep("banner");
+        first.keep(&"x".repeat(REPLAYED_BYTES));
+        first.keep("after a line too big to keep");
+        assert_eq!(first.lines, ["banner"]);
+        let mut first = FirstLines::default();
+        for n in 0..=REPLAYED_LINES {
+            first.keep(&n.to_string());
+        }
+        assert_eq!(first.lines.len(), REPLAYED_LINES);
+        assert_eq!(
+            first.lines.last().unwrap(),
+            &(REPLAYED_LINES - 1).to_string()
+        );
     }
 
     #[tokio::test]

@@ -157,6 +157,7 @@ impl Store for SqliteStore {
                 "SELECT sequence, event, raw FROM events WHERE session_id = ?1
                  ORDER BY sequence DESC LIMIT ?2",
                 params![record.id, sql_integer(tail as u64)],
+                usize::MAX,
             )?;
             newest.reverse();
             sessions.push(StoredSession {
@@ -180,6 +181,7 @@ impl Store for SqliteStore {
             "SELECT sequence, event, raw FROM events WHERE session_id = ?1 AND sequence > ?2
              ORDER BY sequence LIMIT ?3",
             params![session_id, sql_integer(after), sql_integer(limit as u64)],
+            PAGE_BYTES,
         )
     }
 
@@ -194,6 +196,7 @@ impl Store for SqliteStore {
             "SELECT sequence, event, raw FROM events WHERE session_id = ?1 AND sequence < ?2
              ORDER BY sequence DESC LIMIT ?3",
             params![session_id, sql_integer(before), sql_integer(limit as u64)],
+            usize::MAX,
         )
     }
 
@@ -221,10 +224,17 @@ impl Store for SqliteStore {
 }
 
 /// The events a `SELECT sequence, event, raw` query finds, in its order.
+/// Bytes of events (raw payloads included) past which a forward read stops before
+/// its limit: a page of big events is read a few at a time (readers ask for the
+/// rest), not hundreds of megabytes at once.
+const PAGE_BYTES: usize = 4 << 20;
+
+/// The events a query selects, stopping once they hold `max_bytes` (one at least).
 fn select_events(
     connection: &Connection,
     sql: &str,
     params: impl rusqlite::Params,
+    max_bytes: usize,
 ) -> Result<Vec<Arc<EncodedEvent>>, StoreError> {
     let mut statement = connection.prepare_cached(sql)?;
     let rows = statement.query_map(params, |row| {
@@ -234,15 +244,18 @@ fn select_events(
             row.get::<_, Option<String>>(2)?,
         ))
     })?;
-    rows.map(|row| {
+    let mut events = Vec::new();
+    let mut bytes = 0;
+    for row in rows {
+        if bytes >= max_bytes {
+            break;
+        }
         let (sequence, envelope, raw) = row?;
-        Ok(Arc::new(EncodedEvent::from_stored(
-            sequence as u64,
-            envelope,
-            raw,
-        )?))
-    })
-    .collect()
+        let event = EncodedEvent::from_stored(sequence as u64, envelope, raw)?;
+        bytes += event.size();
+        events.push(Arc::new(event));
+    }
+    Ok(events)
 }
 
 /// A number as an SQLite integer, the largest ones capped (SQLite's are signed).
@@ -540,6 +553,37 @@ mod tests {
         assert_eq!(b.snapshot.as_deref(), Some(&b"state"[..]));
         store.delete_session("b").unwrap();
         assert_eq!(store.load(10).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_forward_read_of_big_events_stops_at_the_page_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path()).unwrap();
+        store.insert_session(&record("big")).unwrap();
+        let big = |sequence| {
+            let mut event = event("big", sequence);
+            event.raw = Some(serde_json::Value::String("x".repeat(PAGE_BYTES / 2)));
+            Arc::new(EncodedEvent::encode(&event))
+        };
+        store
+            .commit(Commit {
+                session_id: "big".into(),
+                events: (1..=5).map(big).collect(),
+                checkpoint: Checkpoint::default(),
+                snapshot: None,
+            })
+            .unwrap();
+        let sequences = |events: Vec<Arc<EncodedEvent>>| -> Vec<u64> {
+            events.iter().map(|e| e.sequence).collect()
+        };
+        assert_eq!(sequences(store.read_events("big", 0, 10).unwrap()), [1, 2]);
+        assert_eq!(sequences(store.read_events("big", 2, 10).unwrap()), [3, 4]);
+        assert_eq!(sequences(store.read_events("big", 4, 10).unwrap()), [5]);
+        assert_eq!(
+            sequences(store.read_events_before("big", 6, 10).unwrap()),
+            [5, 4, 3, 2, 1],
+            "the newest-first reads look for one event and are not cut"
+        );
     }
 
     #[test]

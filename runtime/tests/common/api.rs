@@ -131,7 +131,19 @@ impl<'a> Api<'a> {
         what: &str,
         done: impl Fn(&Value) -> bool,
     ) -> Vec<Value> {
-        let deadline = Instant::now() + DEADLINE;
+        self.wait_for_within(DEADLINE, id, offset, what, done)
+    }
+
+    /// [`Self::wait_for`] with a deadline of `timeout` instead of [`DEADLINE`].
+    pub fn wait_for_within(
+        &self,
+        timeout: Duration,
+        id: &str,
+        offset: u64,
+        what: &str,
+        done: impl Fn(&Value) -> bool,
+    ) -> Vec<Value> {
+        let deadline = Instant::now() + timeout;
         loop {
             let events = self.events_after(id, offset);
             if let Some(position) = events.iter().position(&done) {
@@ -139,7 +151,7 @@ impl<'a> Api<'a> {
             }
             assert!(
                 Instant::now() < deadline,
-                "session {id}: no {what} after sequence {offset} within {DEADLINE:?}; got {}",
+                "session {id}: no {what} after sequence {offset} within {timeout:?}; got {}",
                 types(&events).join(", ")
             );
             std::thread::sleep(Duration::from_millis(20));
@@ -324,11 +336,20 @@ pub fn item_text(item: &Value) -> String {
 
 /// The completed assistant messages of a transcript, as text.
 pub fn assistant_texts(events: &[Value]) -> Vec<String> {
+    message_texts(events, "assistant")
+}
+
+/// The completed user messages of a transcript (the messages its turns ran), as text.
+pub fn user_texts(events: &[Value]) -> Vec<String> {
+    message_texts(events, "user")
+}
+
+fn message_texts(events: &[Value], role: &str) -> Vec<String> {
     events
         .iter()
         .filter(|e| {
             e["type"] == "item.completed"
-                && e["data"]["item"]["role"] == "assistant"
+                && e["data"]["item"]["role"] == role
                 && e["data"]["item"]["kind"] == "message"
         })
         .map(|e| item_text(&e["data"]["item"]))

@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 pub mod api;
-pub mod seen;
+pub mod load;
+pub mod procfs;
 pub mod sse;
 
 use std::net::TcpListener;
@@ -266,4 +267,14 @@ pub fn adapters_dir_with(names: &[&str]) -> tempfile::TempDir {
             .expect("copying a component");
     }
     dir
+}
+
+/// Polls `done` every 20 ms until it holds; fails the test after `timeout`.
+#[track_caller]
+pub fn wait_until(timeout: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !done() {
+        assert!(Instant::now() < deadline, "not {what} within {timeout:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
