@@ -136,6 +136,12 @@ fn embed_scaffold(root: &Path, out_dir: &Path) {
             vec!["Cargo.toml", "src"],
         ),
         ("KIT_WORKSPACE", root.join("adapters"), vec!["Cargo.toml"]),
+        // The fuzzing driver the kit's `testing` feature uses.
+        (
+            "FUZZ_FILES",
+            root.join("testing/fuzz"),
+            vec!["Cargo.toml", "src"],
+        ),
         ("WIT_FILES", root.join("wit/v0.2.0"), vec!["."]),
     ];
     let mut generated = String::new();

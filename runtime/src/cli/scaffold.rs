@@ -40,6 +40,8 @@ fn bundle(compressed: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LocalError> {
 
 /// Where the kit goes inside the project.
 const KIT_DIR: &str = "vendor/sandbox-agent-adapter-kit";
+/// Where the fuzzing driver of the kit's `testing` feature goes, beside the kit.
+const FUZZ_DIR: &str = "vendor/sandbox-agent-fuzz";
 /// The contract the embedded kit is built against.
 const CONTRACT: &str = "v0.2.0";
 
@@ -103,7 +105,12 @@ pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded,
     files.push((".gitignore".into(), b"/target\n".to_vec()));
     for (path, bytes) in bundle(KIT_FILES)? {
         let bytes = match path.as_str() {
-            "Cargo.toml" => kit_manifest(&String::from_utf8_lossy(&bytes))?.into_bytes(),
+            "Cargo.toml" => vendored_manifest(&String::from_utf8_lossy(&bytes))?
+                .replace(
+                    "path = \"../../testing/fuzz\"",
+                    "path = \"../sandbox-agent-fuzz\"",
+                )
+                .into_bytes(),
             "src/bindings.rs" => String::from_utf8_lossy(&bytes)
                 .replace(
                     &format!("\"../../wit/{CONTRACT}\""),
@@ -113,6 +120,13 @@ pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded,
             _ => bytes,
         };
         files.push((format!("{KIT_DIR}/{path}"), bytes));
+    }
+    for (path, bytes) in bundle(FUZZ_FILES)? {
+        let bytes = match path.as_str() {
+            "Cargo.toml" => vendored_manifest(&String::from_utf8_lossy(&bytes))?.into_bytes(),
+            _ => bytes,
+        };
+        files.push((format!("{FUZZ_DIR}/{path}"), bytes));
     }
     for (path, bytes) in bundle(WIT_FILES)? {
         files.push((format!("{KIT_DIR}/wit/{CONTRACT}/{path}"), bytes));
@@ -208,9 +222,10 @@ strip = true
     )
 }
 
-/// The kit's manifest with the workspace's values written in (the kit inherits
-/// its version, edition, license and dependency versions from `adapters/`).
-fn kit_manifest(kit: &str) -> Result<String, LocalError> {
+/// A vendored crate's manifest (the kit's, the fuzzing driver's) with the
+/// workspace's values written in (they inherit their version, edition, license
+/// and dependency versions from a workspace; `adapters/`'s has them all).
+fn vendored_manifest(kit: &str) -> Result<String, LocalError> {
     let workspace = bundle(KIT_WORKSPACE)?
         .into_iter()
         .find(|(path, _)| path == "Cargo.toml")
@@ -468,7 +483,7 @@ mod tests {
             .find(|(path, _)| path == "Cargo.toml")
             .map(|(_, bytes)| String::from_utf8_lossy(&bytes).into_owned())
             .unwrap();
-        let standalone = kit_manifest(&manifest).unwrap();
+        let standalone = vendored_manifest(&manifest).unwrap();
         assert!(!standalone.contains(".workspace"), "{standalone}");
         assert!(standalone.contains("wit-bindgen = \""), "{standalone}");
     }
