@@ -149,7 +149,7 @@ pub fn sessions(sessions: &[SessionInfo]) -> String {
             [
                 session.session_id.clone(),
                 session.agent.clone(),
-                status(session),
+                json_name(&session.status),
                 session.event_count.to_string(),
                 session.queued_messages.to_string(),
                 time(session.updated_at),
@@ -157,13 +157,6 @@ pub fn sessions(sessions: &[SessionInfo]) -> String {
             ]
         }),
     )
-}
-
-fn status(session: &SessionInfo) -> String {
-    serde_json::to_value(session.status)
-        .ok()
-        .and_then(|value| value.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 /// Unix milliseconds as a UTC time to the second.
@@ -180,7 +173,7 @@ pub fn session(session: &SessionInfo) -> String {
     let fields = [
         ("session", session.session_id.clone()),
         ("agent", session.agent.clone()),
-        ("status", status(session)),
+        ("status", json_name(&session.status)),
         ("agent mode", session.agent_mode.clone()),
         ("permission mode", session.permission_mode.clone()),
         ("model", or_dash(session.model.as_deref())),
