@@ -16,6 +16,7 @@ pub mod error;
 pub mod filesystem;
 pub mod install;
 pub mod metrics;
+pub mod process_group;
 pub mod server;
 pub mod sessions;
 pub mod store;

@@ -163,7 +163,7 @@ impl ProcessEntry {
 
     /// Kills the process and everything in its process group.
     pub fn kill(&self) {
-        kill_group(self.pid);
+        crate::process_group::kill(self.pid);
     }
 }
 
@@ -203,19 +203,7 @@ pub fn start_time(pid: u32) -> Option<u64> {
 pub fn kill_orphan(pid: u32, started: Option<u64>) {
     if started.is_some() && start_time(pid) == started {
         tracing::info!(pid, "killing an agent process left by the previous daemon");
-        kill_group(pid);
-    }
-}
-
-/// SIGKILL to a child's process group (its id is the child's pid: children start
-/// with `process_group(0)`). Pid 0 would be our own group: never.
-fn kill_group(pid: u32) {
-    if pid == 0 {
-        return;
-    }
-    // SAFETY: killpg only sends a signal.
-    unsafe {
-        libc::killpg(pid as libc::pid_t, libc::SIGKILL);
+        crate::process_group::kill(pid);
     }
 }
 
