@@ -24,6 +24,8 @@ use std::{env, fs};
 const WASM_TARGET: &str = "wasm32-wasip2";
 /// Environment variable that limits the built-in adapters (see the module docs).
 const SELECTION_VAR: &str = "SANDBOX_AGENT_BUILTIN_ADAPTERS";
+/// The builtin the others are compressed against (see `main`).
+const BASE_COMPONENT: &str = "sandbox_agent_adapter_mock.wasm";
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -97,22 +99,46 @@ fn main() {
         "/// Adapter components built from `adapters/`, precompiled where possible.\n",
     );
     generated.push_str("pub const BUILTIN_ADAPTERS: &[Builtin] = &[\n");
-    for path in &components {
+    // The base the other builtins are compressed against: they share the kit's
+    // code, so each stores mainly what differs from it (the mock: always built).
+    let base_index = components
+        .iter()
+        .position(|path| path.file_name().is_some_and(|name| name == BASE_COMPONENT));
+    let base = base_index.map(|i| {
+        let wasm = fs::read(&components[i]).expect("reading the base adapter component");
+        let artifact = precompile(&components[i], &out_dir, &target)
+            .ok()
+            .map(|path| fs::read(path).unwrap());
+        (wasm, artifact)
+    });
+    for (index, path) in components.iter().enumerate() {
         let name = path.file_name().unwrap().to_string_lossy();
+        let delta_base = base.as_ref().filter(|_| Some(index) != base_index);
         let precompiled = match precompile(path, &out_dir, &target) {
-            Ok(artifact) => format!("Some(include_bytes!({:?}))", artifact.display().to_string()),
+            Ok(artifact) => {
+                let artifact = match delta_base.and_then(|(_, base)| base.as_ref()) {
+                    Some(base) => rebase(&artifact, base, &out_dir),
+                    None => artifact,
+                };
+                format!("Some(include_bytes!({:?}))", artifact.display().to_string())
+            }
             Err(error) => {
                 println!("cargo:warning=not precompiling {name} for {target}: {error}; the daemon will compile it when it starts");
                 "None".to_owned()
             }
         };
-        let compressed_wasm = compress(path, &out_dir);
+        let compressed_wasm = compress(path, delta_base.map(|(wasm, _)| &wasm[..]), &out_dir);
         generated.push_str(&format!(
-            "    Builtin {{ name: {name:?}, compressed_wasm: include_bytes!({:?}), precompiled: {precompiled} }},\n",
-            compressed_wasm.display().to_string()
+            "    Builtin {{ name: {name:?}, compressed_wasm: include_bytes!({:?}), precompiled: {precompiled}, against_base: {} }},\n",
+            compressed_wasm.display().to_string(),
+            delta_base.is_some()
         ));
     }
     generated.push_str("];\n");
+    generated.push_str(&format!(
+        "/// The builtin the others are compressed against.\npub const BUILTIN_BASE: Option<&Builtin> = {};\n",
+        base_index.map_or("None".to_owned(), |i| format!("Some(&BUILTIN_ADAPTERS[{i}])"))
+    ));
     fs::write(out_dir.join("builtin_adapters.rs"), generated).unwrap();
     embed_scaffold(root, &out_dir);
     stamp_version(root, &target);
@@ -212,21 +238,48 @@ fn precompile(wasm_path: &Path, out_dir: &Path, target: &str) -> Result<PathBuf,
     Ok(artifact_path)
 }
 
-/// The component zstd-compressed into `out_dir` (kept while the component is unchanged).
-fn compress(wasm_path: &Path, out_dir: &Path) -> PathBuf {
+/// The component zstd-compressed into `out_dir`, against `base` when given (kept
+/// while both are unchanged).
+fn compress(wasm_path: &Path, base: Option<&[u8]>, out_dir: &Path) -> PathBuf {
     let wasm = fs::read(wasm_path).expect("reading an adapter component");
     let compressed_path = out_dir.join(format!(
         "{}.wasm.zst",
         wasm_path.file_stem().unwrap().to_string_lossy()
     ));
     let stamp = compressed_path.with_extension("zst.sha256");
-    let digest = sandbox_agent_precompile::sha256(&wasm);
+    let mut inputs = wasm.clone();
+    inputs.extend_from_slice(base.unwrap_or_default());
+    let digest = sandbox_agent_precompile::sha256(&inputs);
     if fs::read(&stamp).is_ok_and(|known| known == digest) && compressed_path.is_file() {
         return compressed_path;
     }
-    fs::write(&compressed_path, sandbox_agent_precompile::compress(&wasm)).unwrap();
+    let compressed = match base {
+        Some(base) => sandbox_agent_precompile::compress_against(&wasm, base),
+        None => sandbox_agent_precompile::compress(&wasm),
+    };
+    fs::write(&compressed_path, compressed).unwrap();
     fs::write(&stamp, digest).unwrap();
     compressed_path
+}
+
+/// `artifact` with its code compressed against `base`'s, written beside it (kept
+/// while both are unchanged).
+fn rebase(artifact: &Path, base: &[u8], out_dir: &Path) -> PathBuf {
+    let stem = artifact.file_name().unwrap().to_string_lossy();
+    let delta_path = out_dir.join(format!("{stem}.delta"));
+    let stamp = out_dir.join(format!("{stem}.delta.sha256"));
+    let bytes = fs::read(artifact).unwrap();
+    let mut inputs = bytes.clone();
+    inputs.extend_from_slice(base);
+    let digest = sandbox_agent_precompile::sha256(&inputs);
+    if fs::read(&stamp).is_ok_and(|known| known == digest) && delta_path.is_file() {
+        return delta_path;
+    }
+    let delta = sandbox_agent_precompile::rebase(&bytes, base)
+        .unwrap_or_else(|e| panic!("compressing {stem} against the base adapter: {e}"));
+    fs::write(&delta_path, delta).unwrap();
+    fs::write(&stamp, digest).unwrap();
+    delta_path
 }
 
 /// `SANDBOX_AGENT_COMMIT` (from the environment, else `git rev-parse`) and

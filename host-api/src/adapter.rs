@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use wasmtime::component::Component;
 use wasmtime::Store;
 
-use crate::artifact::{AdapterFacts, Stored};
+use crate::artifact::{self, AdapterFacts, Stored};
 use crate::compile::Compiled;
 use crate::error::one_line;
 use crate::guest::Guest;
@@ -19,7 +19,32 @@ use crate::{AdapterInfo, AdapterOrigin, CredentialRead, HostConfig, HostError, P
 /// from (compressed) for when that code does not fit the running engine.
 pub(crate) struct Embedded {
     pub(crate) code: Stored<'static>,
-    pub(crate) compressed_wasm: &'static [u8],
+    /// The base builtin's code, for code stored as a delta of it.
+    pub(crate) base_code: Option<Stored<'static>>,
+    pub(crate) wasm: EmbeddedWasm,
+}
+
+/// A builtin's WebAssembly as embedded: zstd-compressed, maybe against the base
+/// builtin's WebAssembly (itself zstd-compressed).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EmbeddedWasm {
+    pub(crate) compressed: &'static [u8],
+    pub(crate) base: Option<&'static [u8]>,
+}
+
+impl EmbeddedWasm {
+    /// The component's bytes.
+    pub(crate) fn decompress(&self, origin: &AdapterOrigin) -> Result<Vec<u8>, HostError> {
+        let decoded = match self.base {
+            None => artifact::decompress(self.compressed),
+            Some(base) => artifact::decompress(base)
+                .and_then(|base| artifact::decompress_against(self.compressed, &base)),
+        };
+        decoded.map_err(|e| HostError::Load {
+            origin: origin.to_string(),
+            reason: e.to_string(),
+        })
+    }
 }
 
 /// An adapter component and the facts it reported.
@@ -135,7 +160,7 @@ impl LoadedAdapter {
         };
         let deserialized = embedded
             .code
-            .decode()
+            .decode_with(embedded.base_code.as_ref())
             .map_err(|e| e.to_string())
             .and_then(|code| {
                 // SAFETY: the code was produced by `Engine::precompile_component` of
@@ -152,7 +177,7 @@ impl LoadedAdapter {
                     origin = %self.origin,
                     "precompiled adapter does not fit this engine ({why}); compiling it"
                 );
-                let wasm = decompress_wasm(&self.origin, embedded.compressed_wasm)?;
+                let wasm = embedded.wasm.decompress(&self.origin)?;
                 self.host
                     .compile(&self.origin, &wasm, Some(&self.facts))
                     .map(|(compiled, _)| compiled)
@@ -244,15 +269,4 @@ impl LoadedAdapter {
             guest.parse_credentials(store, path, text)
         })
     }
-}
-
-/// A builtin's WebAssembly, decompressed.
-pub(crate) fn decompress_wasm(
-    origin: &AdapterOrigin,
-    compressed: &[u8],
-) -> Result<Vec<u8>, HostError> {
-    crate::artifact::decompress(compressed).map_err(|e| HostError::Load {
-        origin: origin.to_string(),
-        reason: e.to_string(),
-    })
 }

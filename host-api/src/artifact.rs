@@ -19,6 +19,11 @@
 //! The code is stored as it is (cache entries, loaded often) or zstd-compressed
 //! (artifacts embedded in the binary, 4x smaller); the checksum covers the stored
 //! bytes. The facts are never compressed: a daemon reads every builtin's at start.
+//!
+//! Builtins are built from the same kit, so most of their machine code repeats
+//! from one to the next: embedded, all but one are compressed *against* that one
+//! ([`Encoding::Delta`], zstd with the other's code as reference prefix), which
+//! halves what their code takes in the binary.
 
 use std::borrow::Cow;
 
@@ -42,6 +47,10 @@ pub enum Encoding {
     Plain,
     /// zstd-compressed.
     Zstd,
+    /// zstd-compressed against another artifact's code (the base): the base's
+    /// stored-code checksum (32 bytes), then a zstd frame made with the base's
+    /// decoded code as reference prefix, carrying the checksum of what it decodes to.
+    Delta,
 }
 
 impl Encoding {
@@ -49,6 +58,7 @@ impl Encoding {
         match self {
             Encoding::Plain => 0,
             Encoding::Zstd => 1,
+            Encoding::Delta => 2,
         }
     }
 
@@ -56,6 +66,7 @@ impl Encoding {
         match tag {
             0 => Some(Encoding::Plain),
             1 => Some(Encoding::Zstd),
+            2 => Some(Encoding::Delta),
             _ => None,
         }
     }
@@ -88,6 +99,8 @@ pub enum ArtifactError {
     Decompress(String),
     #[error("truncated ({0} bytes)")]
     Truncated(usize),
+    #[error("compressed against another adapter's code, which is missing or not the one it names")]
+    Base,
     #[error("the {0} do not match their checksum")]
     Checksum(&'static str),
     #[error("unreadable facts: {0}")]
@@ -186,12 +199,28 @@ pub struct Stored<'a> {
 impl<'a> Stored<'a> {
     /// The code as wasmtime serialized it, once the stored bytes matched their checksum.
     pub fn decode(&self) -> Result<Cow<'a, [u8]>, ArtifactError> {
+        self.decode_with(None)
+    }
+
+    /// [`Stored::decode`] for code that may be compressed against `base` (the
+    /// stored code of the artifact it names; a base is never itself a delta).
+    pub fn decode_with(&self, base: Option<&Stored<'_>>) -> Result<Cow<'a, [u8]>, ArtifactError> {
         if sha256(self.bytes) != self.sha256 {
             return Err(ArtifactError::Checksum("compiled code"));
         }
         match self.encoding {
             Encoding::Plain => Ok(Cow::Borrowed(self.bytes)),
             Encoding::Zstd => decompress(self.bytes).map(Cow::Owned),
+            Encoding::Delta => {
+                let (named, frame) = self
+                    .bytes
+                    .split_at_checked(32)
+                    .ok_or(ArtifactError::Truncated(self.bytes.len()))?;
+                let base = base
+                    .filter(|base| base.sha256 == named && base.encoding != Encoding::Delta)
+                    .ok_or(ArtifactError::Base)?;
+                decompress_against(frame, &base.decode()?).map(Cow::Owned)
+            }
         }
     }
 }
@@ -206,26 +235,100 @@ pub fn decompress(bytes: &[u8]) -> Result<Vec<u8>, ArtifactError> {
     zstd::stream::decode_all(bytes).map_err(|e| ArtifactError::Decompress(e.to_string()))
 }
 
-/// Writes an artifact, compressing the code when `encoding` says so.
+/// Largest zstd window a delta may use (and a reader accepts): 128 MiB.
+const DELTA_WINDOW_LOG_MAX: u32 = 27;
+
+/// zstd-compresses `bytes` with `base` as reference prefix: what they share is
+/// stored as references into `base`. The frame carries the checksum of `bytes`,
+/// so decoding it against another base fails instead of giving other bytes.
+pub fn compress_against(bytes: &[u8], base: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    // The window must reach from the end of `bytes` back to the start of `base`.
+    let span = (base.len() + bytes.len()).max(1);
+    let window_log = (usize::BITS - (span - 1).leading_zeros()).clamp(10, DELTA_WINDOW_LOG_MAX);
+    let mut encoder = zstd::stream::write::Encoder::with_ref_prefix(Vec::new(), ZSTD_LEVEL, base)
+        .expect("a zstd encoder");
+    encoder.include_checksum(true).expect("zstd checksum flag");
+    encoder.window_log(window_log).expect("zstd window log");
+    encoder
+        .long_distance_matching(true)
+        .expect("zstd long mode");
+    encoder.write_all(bytes).expect("zstd compresses in memory");
+    encoder.finish().expect("zstd compresses in memory")
+}
+
+/// Undoes [`compress_against`] given the same `base`.
+pub fn decompress_against(bytes: &[u8], base: &[u8]) -> Result<Vec<u8>, ArtifactError> {
+    use std::io::Read;
+    let failed = |e: std::io::Error| ArtifactError::Decompress(e.to_string());
+    let mut decoder = zstd::stream::read::Decoder::with_ref_prefix(bytes, base).map_err(failed)?;
+    decoder
+        .window_log_max(DELTA_WINDOW_LOG_MAX)
+        .map_err(failed)?;
+    let mut out = Vec::new();
+    decoder.read_to_end(&mut out).map_err(failed)?;
+    Ok(out)
+}
+
+/// Re-encodes `artifact`'s code against `base`'s ([`Encoding::Delta`]); the rest
+/// of the artifact is unchanged. Both must be readable artifacts; `base` must not
+/// be a delta itself.
+pub fn rebase(artifact: &[u8], base: &[u8]) -> Result<Vec<u8>, ArtifactError> {
+    let artifact = Artifact::decode(artifact)?;
+    let base = Artifact::decode(base)?;
+    if base.encoding == Encoding::Delta {
+        return Err(ArtifactError::Base);
+    }
+    let code = artifact.verified_code()?;
+    let mut stored = base.code_sha256.to_vec();
+    stored.extend(compress_against(&code, &base.verified_code()?));
+    Ok(write(
+        &artifact.facts,
+        artifact.compatibility,
+        artifact.source_sha256,
+        &stored,
+        Encoding::Delta,
+    ))
+}
+
+/// Writes an artifact, its code zstd-compressed when `compressed` (a delta is
+/// made from such an artifact with [`rebase`]).
 pub fn encode(
     facts: &AdapterFacts,
     compatibility: u64,
     source: &[u8],
     code: &[u8],
+    compressed: bool,
+) -> Vec<u8> {
+    let source = sha256(source);
+    if compressed {
+        write(
+            facts,
+            compatibility,
+            source,
+            &compress(code),
+            Encoding::Zstd,
+        )
+    } else {
+        write(facts, compatibility, source, code, Encoding::Plain)
+    }
+}
+
+/// Lays out an artifact whose code is already stored as `encoding` says.
+fn write(
+    facts: &AdapterFacts,
+    compatibility: u64,
+    source_sha256: [u8; 32],
+    code: &[u8],
     encoding: Encoding,
 ) -> Vec<u8> {
     let facts = serde_json::to_vec(facts).expect("adapter facts serialize");
-    let code: Cow<'_, [u8]> = match encoding {
-        Encoding::Plain => Cow::Borrowed(code),
-        Encoding::Zstd => Cow::Owned(compress(code)),
-    };
-    let code = code.as_ref();
     let mut out = Vec::with_capacity(HEADER_LEN + facts.len() + code.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT.to_le_bytes());
     out.extend_from_slice(&encoding.tag().to_le_bytes());
     out.extend_from_slice(&compatibility.to_le_bytes());
-    out.extend_from_slice(&sha256(source));
+    out.extend_from_slice(&source_sha256);
     out.extend_from_slice(&(facts.len() as u32).to_le_bytes());
     out.extend_from_slice(&(code.len() as u64).to_le_bytes());
     out.extend_from_slice(&sha256(&facts));
@@ -298,14 +401,14 @@ mod tests {
     #[test]
     fn an_artifact_reads_back_what_was_written() {
         let code = b"machine code ".repeat(100);
-        for encoding in [Encoding::Plain, Encoding::Zstd] {
-            let blob = encode(&facts(), 42, b"component", &code, encoding);
+        for compressed in [false, true] {
+            let blob = encode(&facts(), 42, b"component", &code, compressed);
             let artifact = Artifact::decode(&blob).unwrap();
             assert_eq!(artifact.facts, facts());
             assert_eq!(artifact.compatibility, 42);
             assert_eq!(artifact.source_sha256, sha256(b"component"));
             assert_eq!(artifact.verified_code().unwrap().as_ref(), &code[..]);
-            if encoding == Encoding::Zstd {
+            if compressed {
                 assert!(blob.len() < code.len(), "compressed: {}", blob.len());
             }
         }
@@ -313,7 +416,7 @@ mod tests {
 
     #[test]
     fn damaged_or_foreign_blobs_are_refused() {
-        let blob = encode(&facts(), 42, b"component", b"machine code", Encoding::Plain);
+        let blob = encode(&facts(), 42, b"component", b"machine code", false);
         assert_eq!(
             Artifact::decode(b"\x7fELF and more bytes than a header needs, surely, yes, many more bytes than that, plenty really").unwrap_err(),
             ArtifactError::NotAnArtifact
@@ -353,5 +456,69 @@ mod tests {
             Artifact::decode(&newer).unwrap_err(),
             ArtifactError::Format(99)
         );
+    }
+
+    /// Two "builtins" sharing most of their code, as the kit's adapters do.
+    fn kin() -> (Vec<u8>, Vec<u8>) {
+        let shared: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes())
+            .collect();
+        let mut base = shared.clone();
+        base.extend_from_slice(b"the base's own code");
+        let mut other = b"another adapter's own code".to_vec();
+        other.extend_from_slice(&shared);
+        (base, other)
+    }
+
+    #[test]
+    fn a_delta_reads_back_against_its_base_only() {
+        let (base_code, code) = kin();
+        let base = encode(&facts(), 42, b"base", &base_code, true);
+        let plain = encode(&facts(), 42, b"component", &code, true);
+        let delta = rebase(&plain, &base).unwrap();
+        assert!(
+            delta.len() * 20 < plain.len(),
+            "{} against {}",
+            delta.len(),
+            plain.len()
+        );
+
+        let artifact = Artifact::decode(&delta).unwrap();
+        assert_eq!(artifact.facts, facts());
+        assert_eq!(artifact.source_sha256, sha256(b"component"));
+        let base_artifact = Artifact::decode(&base).unwrap();
+        let decoded = artifact
+            .code()
+            .decode_with(Some(&base_artifact.code()))
+            .unwrap();
+        assert_eq!(decoded.as_ref(), &code[..]);
+
+        // Without its base, or with another, it is refused: never other bytes.
+        assert_eq!(artifact.verified_code().unwrap_err(), ArtifactError::Base);
+        let stranger = encode(&facts(), 42, b"stranger", &code[..code.len() / 2], true);
+        let stranger = Artifact::decode(&stranger).unwrap();
+        assert_eq!(
+            artifact
+                .code()
+                .decode_with(Some(&stranger.code()))
+                .unwrap_err(),
+            ArtifactError::Base
+        );
+        // A delta is no base.
+        assert_eq!(rebase(&plain, &delta).unwrap_err(), ArtifactError::Base);
+    }
+
+    #[test]
+    fn a_frame_decoded_against_the_wrong_prefix_fails_its_checksum() {
+        let (base, bytes) = kin();
+        let frame = compress_against(&bytes, &base);
+        assert_eq!(decompress_against(&frame, &base).unwrap(), bytes);
+        let mut other = base.clone();
+        other[1000] ^= 0xff;
+        assert!(matches!(
+            decompress_against(&frame, &other),
+            Err(ArtifactError::Decompress(_))
+        ));
+        assert!(decompress_against(&frame[..frame.len() / 2], &base).is_err());
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use wasmtime::component::Component;
 use wasmtime::{Engine, Store};
 
-use crate::artifact::{self, AdapterFacts, Encoding};
+use crate::artifact::{self, AdapterFacts};
 use crate::call::{call_budget_ticks, call_guest};
 use crate::contract;
 use crate::error::one_line;
@@ -222,7 +222,7 @@ impl Host {
             match component.serialize() {
                 Ok(code) => cache.store(
                     &source,
-                    &artifact::encode(&facts, self.compatibility, wasm, &code, Encoding::Plain),
+                    &artifact::encode(&facts, self.compatibility, wasm, &code, false),
                 ),
                 Err(error) => {
                     tracing::warn!(%origin, "cannot cache the compiled component: {}", one_line(&error))

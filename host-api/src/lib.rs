@@ -38,7 +38,7 @@ pub use artifact::AdapterFacts;
 pub use convert::InvalidAction;
 pub use error::HostError;
 pub use host::AdapterOrigin;
-pub use registry::{precompile, AdapterRegistry};
+pub use registry::{precompile, AdapterRegistry, EmbeddedAdapter};
 pub use session::AdapterSession;
 pub use types::*;
 

@@ -7,15 +7,29 @@ use std::sync::{Arc, RwLock};
 
 use wasmtime::component::Component;
 
-use crate::adapter::decompress_wasm;
-use crate::adapter::{Embedded, LoadedAdapter};
-use crate::artifact::{self, Artifact, Encoding};
+use crate::adapter::{Embedded, EmbeddedWasm, LoadedAdapter};
+use crate::artifact::{self, Artifact};
 use crate::cache::CompileCache;
 use crate::compile::{compile_wasm, Compiled};
 use crate::error::one_line;
 use crate::host::{AdapterOrigin, Host};
 use crate::ticker::EpochTicker;
 use crate::{engine, HostConfig, HostError};
+
+/// A builtin adapter as the daemon's binary embeds it (see `runtime/build.rs`).
+#[derive(Debug, Clone, Copy)]
+pub struct EmbeddedAdapter {
+    /// The component's file name.
+    pub name: &'static str,
+    /// The component, zstd-compressed (against the base's when `against_base`).
+    pub compressed_wasm: &'static [u8],
+    /// Its precompiled artifact for the daemon's target, when the build made one;
+    /// its code may be a delta of the base's ([`artifact::rebase`]).
+    pub precompiled: Option<&'static [u8]>,
+    /// Whether `compressed_wasm` was compressed against the base's WebAssembly
+    /// ([`artifact::compress_against`]).
+    pub against_base: bool,
+}
 
 /// The set of loaded adapters, by agent id. A later load with the same id replaces
 /// the earlier one (a file in the adapters folder overrides a builtin). Adapters
@@ -47,18 +61,25 @@ impl AdapterRegistry {
 
     /// Registers a builtin adapter from the artifact made when the daemon was built
     /// (see [`precompile`]) and its WebAssembly, zstd-compressed
-    /// ([`artifact::compress`]): the facts are read now, the code is checked and
-    /// loaded when a session first needs it (a damaged one is compiled from the
-    /// WebAssembly then). Without a readable artifact the component is compiled now
-    /// (through the cache).
+    /// ([`artifact::compress`]), either of them maybe against `base`'s
+    /// ([`artifact::rebase`], [`artifact::compress_against`]): the facts are read
+    /// now, the code is checked and loaded when a session first needs it (a damaged
+    /// one is compiled from the WebAssembly then). Without a readable artifact the
+    /// component is compiled now (through the cache).
     pub fn add_builtin(
         &self,
-        name: &str,
-        compressed_wasm: &'static [u8],
-        precompiled: Option<&'static [u8]>,
+        builtin: &EmbeddedAdapter,
+        base: Option<&EmbeddedAdapter>,
     ) -> Result<Arc<LoadedAdapter>, HostError> {
-        let origin = AdapterOrigin::Builtin(name.to_owned());
-        let checked = precompiled
+        let origin = AdapterOrigin::Builtin(builtin.name.to_owned());
+        let wasm = EmbeddedWasm {
+            compressed: builtin.compressed_wasm,
+            base: base
+                .filter(|_| builtin.against_base)
+                .map(|base| base.compressed_wasm),
+        };
+        let checked = builtin
+            .precompiled
             .ok_or_else(|| "not precompiled".to_owned())
             .and_then(|bytes| {
                 let artifact = Artifact::decode(bytes).map_err(|e| e.to_string())?;
@@ -66,18 +87,25 @@ impl AdapterRegistry {
                 Ok((artifact.facts, code))
             });
         let adapter = match checked {
-            Ok((facts, code)) => LoadedAdapter::lazy(
-                self.host.clone(),
-                origin,
-                facts,
-                Embedded {
-                    code,
-                    compressed_wasm,
-                },
-            ),
+            Ok((facts, code)) => {
+                let base_code = base
+                    .and_then(|base| base.precompiled)
+                    .and_then(|bytes| Artifact::decode(bytes).ok())
+                    .map(|base| base.code());
+                LoadedAdapter::lazy(
+                    self.host.clone(),
+                    origin,
+                    facts,
+                    Embedded {
+                        code,
+                        base_code,
+                        wasm,
+                    },
+                )
+            }
             Err(why) => {
                 tracing::warn!(%origin, "builtin adapter has no usable precompiled form ({why}); compiling it");
-                let wasm = decompress_wasm(&origin, compressed_wasm)?;
+                let wasm = wasm.decompress(&origin)?;
                 self.compile(origin, &wasm)?
             }
         };
@@ -223,7 +251,7 @@ pub fn precompile(
         engine::compatibility_key(&portable),
         wasm,
         &code,
-        Encoding::Zstd,
+        true,
     ))
 }
 

@@ -24,9 +24,7 @@ fn mock_registry(config: HostConfig) -> AdapterRegistry {
         .iter()
         .find(|builtin| builtin.name.contains("mock"))
         .expect("mock is builtin");
-    registry
-        .add_builtin(mock.name, mock.compressed_wasm, mock.precompiled)
-        .unwrap();
+    registry.add_builtin(mock, None).unwrap();
     registry
 }
 

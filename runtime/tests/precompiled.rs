@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use common::api::*;
 use common::{adapters_dir_with, test_guest, Daemon, Options};
-use sandbox_agent::adapters::{builtin_registry, BUILTIN_ADAPTERS};
+use sandbox_agent::adapters::{builtin_registry, Builtin, BUILTIN_ADAPTERS};
 use sandbox_agent_host::artifact::{sha256, Artifact};
 use sandbox_agent_host::{
     AdapterOrigin, AdapterRegistry, HostConfig, Input, LoadedAdapter, MessagePart,
@@ -80,6 +80,81 @@ fn builtins_are_known_without_compiling_anything() {
         entries(cache.path()).is_empty(),
         "the precompiled code was used as it is"
     );
+}
+
+/// Loads an adapter's code (an answer only its component gives).
+fn load(adapter: &LoadedAdapter) -> Result<(), sandbox_agent_host::HostError> {
+    adapter.parse_latest_version("1.2.3").map(drop)
+}
+
+#[test]
+fn builtins_compressed_against_the_base_load_from_their_own_code() {
+    let base = BUILTIN_ADAPTERS
+        .iter()
+        .find(|builtin| !builtin.against_base)
+        .expect("a base");
+    let kin: Vec<&Builtin> = BUILTIN_ADAPTERS
+        .iter()
+        .filter(|builtin| builtin.against_base)
+        .collect();
+    assert_eq!(
+        kin.len() + 1,
+        BUILTIN_ADAPTERS.len(),
+        "all but the base are deltas"
+    );
+    for builtin in &kin {
+        // What differs from the base is what is stored.
+        let (delta, whole) = (builtin.precompiled.unwrap(), base.precompiled.unwrap());
+        assert!(
+            delta.len() < whole.len(),
+            "{}: {} bytes",
+            builtin.name,
+            delta.len()
+        );
+        assert!(builtin.compressed_wasm.len() < base.compressed_wasm.len());
+    }
+
+    let cache = tempfile::tempdir().unwrap();
+    let registry = builtin_registry(host_with_cache(cache.path())).unwrap();
+    for adapter in registry.list() {
+        load(&adapter).unwrap_or_else(|e| panic!("{}: {e}", adapter.id()));
+        assert!(adapter.is_compiled());
+    }
+    assert!(
+        entries(cache.path()).is_empty(),
+        "every builtin's own code was used"
+    );
+
+    // When the code does not fit the engine, a delta's WebAssembly is compiled.
+    let config = HostConfig {
+        memory_limit_bytes: 64 << 20,
+        ..host_with_cache(cache.path())
+    };
+    let registry = builtin_registry(config).unwrap();
+    let first = registry.get(&kin_id(&registry, kin[0])).unwrap();
+    load(&first).unwrap();
+    assert_eq!(
+        entries(cache.path()).len(),
+        1,
+        "compiled from its WebAssembly"
+    );
+
+    // Without the base a delta cannot be read: a clear error, never other code.
+    let registry = AdapterRegistry::new(host_with_cache(cache.path())).unwrap();
+    let orphan = registry.add_builtin(kin[0], None).unwrap();
+    let error = load(&orphan).unwrap_err().to_string();
+    assert!(error.contains("decompress"), "{error}");
+}
+
+/// The agent id of an embedded builtin, as the registry knows it.
+fn kin_id(registry: &AdapterRegistry, builtin: &Builtin) -> String {
+    let origin = AdapterOrigin::Builtin(builtin.name.to_owned());
+    let adapter = registry
+        .list()
+        .into_iter()
+        .find(|adapter| *adapter.origin() == origin)
+        .expect("registered");
+    adapter.id().to_owned()
 }
 
 #[test]
@@ -178,7 +253,13 @@ fn a_damaged_builtin_artifact_falls_back_to_compiling() {
         let cache = tempfile::tempdir().unwrap();
         let registry = AdapterRegistry::new(host_with_cache(cache.path())).unwrap();
         let adapter = registry
-            .add_builtin(mock.name, mock.compressed_wasm, artifact)
+            .add_builtin(
+                &Builtin {
+                    precompiled: artifact,
+                    ..*mock
+                },
+                None,
+            )
             .unwrap();
         // Without an artifact the facts come from compiling at once; a damaged
         // code section is found when the code is first loaded.

@@ -12,14 +12,7 @@ mod folder;
 pub use folder::{AdaptersFolder, ReloadError};
 
 /// An adapter component built into the daemon (see `build.rs`).
-pub struct Builtin {
-    /// The component's file name.
-    pub name: &'static str,
-    /// The component, zstd-compressed.
-    pub compressed_wasm: &'static [u8],
-    /// Its precompiled artifact for the daemon's target, when the build made one.
-    pub precompiled: Option<&'static [u8]>,
-}
+pub use sandbox_agent_host::EmbeddedAdapter as Builtin;
 
 include!(concat!(env!("OUT_DIR"), "/builtin_adapters.rs"));
 
@@ -28,7 +21,7 @@ include!(concat!(env!("OUT_DIR"), "/builtin_adapters.rs"));
 pub fn builtin_registry(config: HostConfig) -> Result<AdapterRegistry, HostError> {
     let registry = AdapterRegistry::new(config)?;
     for builtin in BUILTIN_ADAPTERS {
-        registry.add_builtin(builtin.name, builtin.compressed_wasm, builtin.precompiled)?;
+        registry.add_builtin(builtin, BUILTIN_BASE)?;
     }
     Ok(registry)
 }
