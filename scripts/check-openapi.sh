@@ -12,11 +12,12 @@
 # without the "schema-valid requests are accepted" check.
 #
 # Usage: scripts/check-openapi.sh [DAEMON_BINARY] (default target/debug/sandbox-agent)
+#        scripts/check-openapi.sh --install   (only install schemathesis)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-binary="${1:-target/debug/sandbox-agent}"
 venv=target/schemathesis
-if ! "$venv/bin/st" --version 2>/dev/null | grep -q "4.32.5"; then
+install_schemathesis() {
+  "$venv/bin/st" --version 2>/dev/null | grep -q "4.32.5" && return 0
   # A virtual environment of its own; where python3 has no venv module, pip's user site.
   if python3 -m venv "$venv" 2>/dev/null; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==4.32.5"
@@ -25,7 +26,14 @@ if ! "$venv/bin/st" --version 2>/dev/null | grep -q "4.32.5"; then
     mkdir -p "$venv/bin"
     ln -sf "$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts", "posix_user"))')/st" "$venv/bin/st"
   fi
+}
+# `--install`: only install schemathesis (scripts/test.sh does it while the daemon builds).
+if [ "${1:-}" = --install ]; then
+  install_schemathesis
+  exit 0
 fi
+binary="${1:-target/debug/sandbox-agent}"
+install_schemathesis
 
 home="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"

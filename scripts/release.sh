@@ -8,16 +8,19 @@
 #   dist/npm/*.tgz                             agentplex-cli and one agentplex-cli-<os>-<cpu> per target
 #
 # usage: scripts/release.sh [--target TRIPLE]... [--binary TRIPLE=PATH]... [--out DIR]
+#        scripts/release.sh --install-tools TRIPLE...
 #
 #   --target TRIPLE       build for TRIPLE (repeatable). Default: x86_64-unknown-linux-musl and
 #                         aarch64-unknown-linux-musl, unless --binary names the targets.
 #   --binary TRIPLE=PATH  package PATH as TRIPLE's binary instead of building it (repeatable).
 #   --out DIR             write into DIR instead of dist/.
+#   --install-tools       only install what building the given targets needs (below), then exit.
 #
 # Building uses `cargo zigbuild` (Zig as the C cross compiler for SQLite and the musl
 # link) with the `dist` profile; the tools are set up when missing: the rustup targets
 # (TRIPLE and wasm32-wasip2 for the builtin adapters, scripts/setup.sh), cargo-zigbuild
-# (cargo install) and Zig (python3 -m pip install ziglang). macOS
+# and Zig from PyPI (python3 -m pip install cargo-zigbuild ziglang; cargo install
+# cargo-zigbuild where pip has no wheel for this machine). macOS
 # targets are skipped with a note when they cannot be built here.
 # The version is [workspace.package] version in Cargo.toml.
 set -euo pipefail
@@ -27,7 +30,7 @@ PROG="release.sh"
 DEFAULT_TARGETS=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl)
 BINARY=sandbox-agent
 NPM_CLI=agentplex-cli
-MAX_BYTES=$((25 * 1024 * 1024)) # the size budget of one binary
+MAX_BYTES=25000000 # the size budget of one binary: 25 MB (docs/benchmarks.md)
 
 die() {
   printf '%s: %s\n' "$PROG" "$*" >&2
@@ -57,8 +60,17 @@ targets=()
 binary_triples=()
 binary_paths=()
 out="$root/dist"
+install_only=""
 while [ "$#" -gt 0 ]; do
   case "$1" in
+    --install-tools)
+      install_only=1
+      shift
+      while [ "$#" -gt 0 ] && [[ "$1" != -* ]]; do
+        targets+=("$1")
+        shift
+      done
+      ;;
     --target)
       [ "$#" -ge 2 ] || die "--target needs a target triple"
       targets+=("$2")
@@ -170,6 +182,13 @@ ensure_build_tools() {
     return 0 # a native macOS build needs no Zig
   fi
   if ! cargo zigbuild --help >/dev/null 2>&1; then
+    # A prebuilt wheel installs in seconds; compiling it takes minutes.
+    note "installing cargo-zigbuild (python3 -m pip install cargo-zigbuild)"
+    if python3 -m pip install --quiet cargo-zigbuild >&2; then
+      PATH="$PATH:$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')"
+    fi
+  fi
+  if ! cargo zigbuild --help >/dev/null 2>&1; then
     note "installing cargo-zigbuild (cargo install --locked cargo-zigbuild)"
     cargo install --locked cargo-zigbuild || die "could not install cargo-zigbuild"
   fi
@@ -204,7 +223,7 @@ check_binary() {
   local triple="$1" bin="$2" desc arch_re size first
   [ -f "$bin" ] || die "$bin ($triple) does not exist"
   size=$(($(wc -c <"$bin")))
-  [ "$size" -le "$MAX_BYTES" ] || note "warning: $bin is $size bytes, over the 25 MiB budget"
+  [ "$size" -le "$MAX_BYTES" ] || die "$bin is $size bytes, over the 25 MB budget (docs/benchmarks.md says what it holds)"
 
   case "$triple" in
     x86_64-*-linux-*) arch_re='ELF 64-bit.*x86-64' ;;
@@ -346,6 +365,12 @@ human_size() {
 }
 
 # ---- the release ------------------------------------------------------------------
+if [ -n "$install_only" ]; then
+  for triple in "${targets[@]}"; do
+    ensure_build_tools "$triple"
+  done
+  exit 0
+fi
 
 # Binaries first: nothing in dist/ changes when a build fails.
 built_triples=()

@@ -1,38 +1,100 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the daemon's workspace (unit, integration, CLI
-# and OpenAPI tests against the real binary) and the adapter and test
-# components' own tests.
+# and OpenAPI tests against the real binary), the adapter and test components'
+# own tests, the SDKs, the deploy examples, the inspector and the release.
+#
+# What only downloads (npm, apt, PyPI, rustup) starts at once in the background
+# and overlaps the Rust build; each step waits for what it needs. Those jobs'
+# output is in target/test-logs/<job>.log and is printed when one fails. Every
+# step prints the time it starts at.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+step() { printf '\n== scripts/test.sh [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+logs=target/test-logs
+mkdir -p "$logs"
+declare -A fetching
+# fetch NAME COMMAND...: runs COMMAND in the background, its output in $logs/NAME.log.
+fetch() {
+  local name="$1"
+  shift
+  ("$@") >"$logs/$name.log" 2>&1 &
+  fetching[$name]=$!
+}
+# fetched NAME: waits for the background job NAME; its log and a non-zero exit if it failed.
+fetched() {
+  if ! wait "${fetching[$1]}"; then
+    cat "$logs/$1.log" >&2
+    echo "scripts/test.sh: $1 failed (its output is above)" >&2
+    exit 1
+  fi
+}
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+
+# apt-get install the packages whose commands are missing (ripgrep: OpenCode's skill
+# tool runs it, and would download it on first use, which the offline suite cannot;
+# chromium: the inspector's browser tests).
+apt_packages() {
+  local missing=() sudo=""
+  command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1 || return 0
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get install -y "${missing[@]}" || { $sudo apt-get update && $sudo apt-get install -y "${missing[@]}"; }
+}
+# The real agent CLIs the conformance suite drives (runtime/tests/conformance.rs),
+# pinned in testing/agents/package-lock.json and installed from the npm registry;
+# Qwen Code is pinned apart (testing/agents/qwen/package.json says why).
+agent_clis() {
+  (cd testing/agents && npm ci --no-audit --no-fund)
+  (cd testing/agents/qwen && npm install --omit=optional --no-package-lock --no-audit --no-fund)
+}
+# The TypeScript SDK's dependencies, then the deploy examples' (which use the SDK
+# through a `file:` dependency).
+sdk_and_deploy_packages() {
+  (cd sdks/typescript && npm ci --no-audit --no-fund)
+  (cd examples/deploy && npm ci --no-audit --no-fund)
+}
+# The Python SDK with its pinned test tools, from PyPI into a venv under target/.
+python_sdk() {
+  local venv=target/python-sdk-venv
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "./sdks/python[test]"
+}
+
+if ! command -v npm >/dev/null 2>&1; then
+  echo "scripts/test.sh: npm (Node.js 20+) is needed for the agent CLIs and the TypeScript SDK" >&2
+  exit 1
+fi
+step "downloads start in the background (logs in $logs)"
+fetch apt apt_packages
+fetch agent-clis agent_clis
+fetch sdk-and-deploy-packages sdk_and_deploy_packages
+fetch inspector-packages bash -c 'cd inspector && npm ci --no-audit --no-fund'
+fetch python-sdk python_sdk
+fetch schemathesis scripts/check-openapi.sh --install
+fetch release-tools scripts/release.sh --install-tools x86_64-unknown-linux-musl
+
+step "setup and source checks"
 scripts/setup.sh
 # Agent knowledge lives in the adapters: the daemon and the host name no agent.
 scripts/check-agent-names.sh
 scripts/check-file-length.sh
 # Lints, as errors, in every workspace.
+step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 for manifest in adapters/Cargo.toml testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
   cargo clippy --all-targets --locked --manifest-path "$manifest" -- -D warnings
 done
-if ! command -v npm >/dev/null 2>&1; then
-  echo "scripts/test.sh: npm (Node.js 20+) is needed for the agent CLIs and the TypeScript SDK" >&2
-  exit 1
-fi
-
-# The real agent CLIs the conformance suite drives (runtime/tests/conformance.rs),
-# pinned in testing/agents/package-lock.json and installed from the npm registry.
-(cd testing/agents && npm ci --no-audit --no-fund)
-# OpenCode's skill tool runs ripgrep, which OpenCode would download on first use (the
-# offline suite cannot): Debian's package.
-if ! command -v rg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get install -y ripgrep || { $sudo apt-get update && $sudo apt-get install -y ripgrep; }
-fi
-# Qwen Code is pinned apart (testing/agents/qwen/package.json says why).
-(cd testing/agents/qwen && npm install --omit=optional --no-package-lock --no-audit --no-fund)
+step "cargo test --workspace"
+fetched apt
+fetched agent-clis
 cargo test --workspace --locked
 # The served OpenAPI document against the daemon's real answers (schemathesis).
+step "OpenAPI against the daemon (schemathesis)"
+fetched schemathesis
 scripts/check-openapi.sh target/debug/sandbox-agent
+step "adapters, test guests and the adapter template"
 cargo test --locked --manifest-path adapters/Cargo.toml
 cargo test --locked --manifest-path testing/guests/Cargo.toml
 # The adapter template replays its transcripts through the daemon binary built above.
@@ -42,32 +104,29 @@ SANDBOX_AGENT_BIN="$PWD/target/debug/sandbox-agent" \
 # The TypeScript SDK (sdks/typescript): its generated types match docs/openapi.json, it
 # type-checks and builds (ESM + CJS), and its vitest suite passes against the daemon binary
 # (`cargo build -p agentplex`, already built above, or $SANDBOX_AGENT_BIN).
-(
-  cd sdks/typescript
-  npm ci --no-audit --no-fund
-  npm test
-)
+step "TypeScript SDK"
+fetched sdk-and-deploy-packages
+(cd sdks/typescript && npm test)
 
 # The deploy examples (examples/deploy, docs/deploy): each provider's lines type-check against
 # the provider's npm package, and the part every example shares (install.sh from a loopback
 # mirror of the binary built above, the server with a token, the SDK flow with the mock agent,
 # the Dockerfiles' install and start commands) runs through a local shim. Uses the SDK built
 # just above (a `file:` dependency).
+step "deploy examples"
 (
   export SANDBOX_AGENT_BIN="${SANDBOX_AGENT_BIN:-$PWD/target/debug/sandbox-agent}"
   cd examples/deploy
-  npm ci --no-audit --no-fund
   npm test
 )
 
-# The Python SDK (sdks/python): installed with its pinned test tools from PyPI into a venv
-# under target/, its models match docs/openapi.json (tests/test_models.py), it type-checks
-# with mypy --strict, ruff finds nothing, and its pytest suite passes against the daemon
+# The Python SDK (sdks/python), installed with its pinned test tools (python_sdk above): its
+# models match docs/openapi.json (tests/test_models.py), it type-checks with mypy --strict, ruff finds nothing, and its pytest suite passes against the daemon
 # binary built above (or $SANDBOX_AGENT_BIN), examples/python and the README example included.
+step "Python SDK"
+fetched python-sdk
 (
   venv=target/python-sdk-venv
-  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "./sdks/python[test]"
   export SANDBOX_AGENT_BIN="${SANDBOX_AGENT_BIN:-$PWD/target/debug/sandbox-agent}"
   cd sdks/python
   ../../"$venv"/bin/mypy
@@ -80,22 +139,18 @@ SANDBOX_AGENT_BIN="$PWD/target/debug/sandbox-agent" \
 # type-checks, its committed bundle inspector/dist (embedded in the binary) is exactly what its
 # sources build to, and its browser suite drives Debian's Chromium with Playwright's library
 # (no browser download) against the daemon binary built above.
-if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get install -y chromium || { $sudo apt-get update && $sudo apt-get install -y chromium; }
-fi
-(
-  cd inspector
-  npm ci --no-audit --no-fund
-  npm test
-)
+step "inspector"
+fetched inspector-packages
+(cd inspector && npm test)
 
 # The release (docs/installation.md): the static x86_64 musl binary as scripts/release.sh
 # builds it (cargo-zigbuild with Zig from PyPI, installed by the script when missing) into
 # dist/ with its archive, checksums, install script and npm packages; a smoke run of that
 # binary; the install script against dist/ served on loopback (and a tampered copy); the
 # npm packages installed offline into an empty project.
+step "release"
+fetched release-tools
 scripts/release.sh --target x86_64-unknown-linux-musl
 testing/release/smoke.sh target/x86_64-unknown-linux-musl/dist/sandbox-agent
 testing/release/test.sh dist
+step "done"
