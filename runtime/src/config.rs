@@ -31,6 +31,9 @@ pub struct DaemonConfig {
     /// the previous response) before the connection is closed; also how long a JSON
     /// request body may stall before the request is refused.
     pub header_read_timeout: std::time::Duration,
+    /// Most client connections served at once; `None`: three quarters of the
+    /// open-files limit (see `server::conn`).
+    pub max_connections: Option<usize>,
     /// Largest request body accepted, in bytes (JSON bodies).
     pub body_limit: usize,
     /// Largest file written or archive unpacked by the `/v1/fs/*` routes, in bytes.

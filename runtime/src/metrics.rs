@@ -68,6 +68,10 @@ pub struct Metrics {
     pub commit_seconds: Histogram,
     /// Commits the store refused (a full disk, a database that cannot be written).
     pub commit_failures: Counter,
+    /// Client connections being served.
+    pub connections: Gauge,
+    /// Times the connection limit was reached (new connections waited).
+    pub connection_limit_waits: Counter,
     sessions: Family<SessionLabels, Gauge>,
     resident_bytes: Gauge,
     open_fds: Gauge,
@@ -106,6 +110,8 @@ impl Metrics {
             adapter_call_seconds: Family::new_with_constructor(fast_buckets),
             commit_seconds: fast_buckets(),
             commit_failures: Counter::default(),
+            connections: Gauge::default(),
+            connection_limit_waits: Counter::default(),
             sessions: Family::default(),
             resident_bytes: Gauge::default(),
             open_fds: Gauge::default(),
@@ -127,6 +133,16 @@ impl Metrics {
             "Time to an HTTP response's head",
             seconds.clone(),
             self.request_seconds.clone(),
+        );
+        registry.register(
+            "http_connections",
+            "Client connections being served",
+            self.connections.clone(),
+        );
+        registry.register(
+            "http_connection_limit_waits",
+            "Times the connection limit made new connections wait",
+            self.connection_limit_waits.clone(),
         );
         registry.register(
             "sessions",

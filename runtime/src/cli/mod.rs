@@ -130,6 +130,14 @@ pub struct ServerArgs {
         env = "SANDBOX_AGENT_HEADER_READ_TIMEOUT_MS"
     )]
     header_read_timeout_ms: u64,
+    /// Most client connections served at once; more wait until one closes
+    /// [default: three quarters of the open-files limit, `ulimit -n`].
+    #[arg(
+        long,
+        value_parser = clap::value_parser!(u64).range(1..),
+        env = "SANDBOX_AGENT_MAX_CONNECTIONS"
+    )]
+    max_connections: Option<u64>,
     /// Largest file written, or archive unpacked, through `/v1/fs/*`, in bytes (streamed:
     /// never held in memory).
     #[arg(long, default_value_t = 4 << 30, env = "SANDBOX_AGENT_FS_MAX_BYTES")]
@@ -196,6 +204,9 @@ impl ServerArgs {
             adapters_dir,
             body_limit: self.body_limit,
             header_read_timeout: Duration::from_millis(self.header_read_timeout_ms),
+            max_connections: self
+                .max_connections
+                .map(|max| usize::try_from(max).unwrap_or(usize::MAX)),
             fs_max_bytes: self.fs_max_bytes,
             max_line_bytes: self.max_line_bytes,
             park_after: (self.adapter_park_after_ms > 0)

@@ -1,5 +1,13 @@
 //! The accept loop: each connection is served as HTTP/1.1 with a deadline for
-//! request heads, and the stop is graceful but bounded.
+//! request heads, at most [`Limits::max_connections`] at once, and the stop is
+//! graceful but bounded.
+//!
+//! At the connection limit the loop stops accepting until a connection closes:
+//! new clients wait in the listen backlog instead of taking the file descriptors
+//! the daemon needs for its database, its agents' pipes and its files. The default
+//! limit is three quarters of the open-files limit ([`open_files_limit`]; the
+//! daemon leaves it as it was given, since its agents inherit it: `ulimit -n`
+//! raises both).
 //!
 //! A client must send a whole request head within the deadline after the server
 //! starts waiting for one (on connecting, and after each response on a kept-alive
@@ -10,6 +18,7 @@
 //! [`DRAIN_TIMEOUT`]; connections still open then are dropped.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -18,6 +27,9 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::metrics::metrics;
 
 /// How long requests under way at the stop may take to finish.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -26,22 +38,54 @@ pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// (out of file descriptors, most often), so it does not spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
+/// Open files kept for the daemon's own use when the connection limit is derived
+/// from the open-files limit: at least this many, and at least a quarter of it.
+const RESERVED_FILES: u64 = 64;
+
+/// What the accept loop enforces.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// How long a client may take to send a request head.
+    pub header_timeout: Duration,
+    /// Most connections served at once.
+    pub max_connections: usize,
+}
+
+/// The soft limit on open files, `None` when it is unlimited.
+pub fn open_files_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::Nofile).current
+}
+
+/// The default connection limit for a soft open-files limit (see the module docs).
+pub fn default_max_connections(open_files: Option<u64>) -> usize {
+    let Some(files) = open_files else {
+        return usize::MAX >> 1;
+    };
+    let reserved = (files / 4).max(RESERVED_FILES);
+    usize::try_from(files.saturating_sub(reserved).max(1)).unwrap_or(usize::MAX >> 1)
+}
+
 /// Serves `app` on `listener` until `signal` resolves, then runs `stopping` while the
 /// connections drain (see the module docs).
 pub async fn serve(
     listener: TcpListener,
     app: Router,
-    header_timeout: Duration,
+    limits: Limits,
     signal: impl Future<Output = ()>,
     stopping: impl Future<Output = ()>,
 ) {
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(header_timeout);
+        .header_read_timeout(limits.header_timeout);
     let graceful = GracefulShutdown::new();
+    let mut slots = Slots::new(limits.max_connections);
     tokio::pin!(signal);
     loop {
+        let slot = tokio::select! {
+            slot = slots.take() => slot,
+            () = &mut signal => break,
+        };
         let tcp = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((tcp, _)) => tcp,
@@ -57,10 +101,12 @@ pub async fn serve(
         let connection =
             builder.serve_connection(TokioIo::new(tcp), TowerToHyperService::new(app.clone()));
         let served = graceful.watch(connection);
+        let open = Open::new(slot);
         tokio::spawn(async move {
             if let Err(error) = served.await {
                 tracing::debug!(%error, "connection ended with an error");
             }
+            drop(open);
         });
     }
     drop(listener);
@@ -71,6 +117,68 @@ pub async fn serve(
             "requests still under way {}s after the stop are dropped",
             DRAIN_TIMEOUT.as_secs()
         );
+    }
+}
+
+/// How often the limit being reached is logged, at most.
+const LIMIT_WARNING_EVERY: Duration = Duration::from_secs(10);
+
+/// The connection slots, and when reaching their limit was last logged.
+struct Slots {
+    free: Arc<Semaphore>,
+    max: usize,
+    warned: Option<tokio::time::Instant>,
+}
+
+impl Slots {
+    fn new(max: usize) -> Self {
+        Slots {
+            free: Arc::new(Semaphore::new(max.min(Semaphore::MAX_PERMITS))),
+            max,
+            warned: None,
+        }
+    }
+
+    /// A free slot, waited for at the limit (counted, and logged now and then).
+    async fn take(&mut self) -> OwnedSemaphorePermit {
+        if let Ok(slot) = self.free.clone().try_acquire_owned() {
+            return slot;
+        }
+        metrics().connection_limit_waits.inc();
+        if self
+            .warned
+            .is_none_or(|at| at.elapsed() >= LIMIT_WARNING_EVERY)
+        {
+            self.warned = Some(tokio::time::Instant::now());
+            tracing::warn!(
+                max_connections = self.max,
+                "connection limit reached: new connections wait until one closes"
+            );
+        }
+        self.free
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the semaphore is never closed")
+    }
+}
+
+/// A connection being served: its slot (given back when dropped), and its place
+/// in the open-connections gauge.
+struct Open {
+    _slot: OwnedSemaphorePermit,
+}
+
+impl Open {
+    fn new(slot: OwnedSemaphorePermit) -> Self {
+        metrics().connections.inc();
+        Open { _slot: slot }
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        metrics().connections.dec();
     }
 }
 
@@ -85,4 +193,25 @@ async fn accept_failed(error: std::io::Error) {
     }
     tracing::error!(%error, "cannot accept a connection");
     tokio::time::sleep(ACCEPT_BACKOFF).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_limit_leaves_files_for_the_daemon() {
+        assert_eq!(default_max_connections(Some(1024)), 768);
+        assert_eq!(default_max_connections(Some(1 << 20)), 786_432);
+        // A small limit still keeps its reserve, and never goes to zero.
+        assert_eq!(default_max_connections(Some(200)), 136);
+        assert_eq!(default_max_connections(Some(10)), 1);
+        assert!(default_max_connections(None) > 1 << 30);
+    }
+
+    #[test]
+    fn the_open_files_limit_is_the_soft_one() {
+        let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+        assert_eq!(open_files_limit(), limit.current);
+    }
 }

@@ -220,14 +220,19 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         tracing::info!("shutting down: stopping sessions");
         sessions.shut_down().await;
     };
-    conn::serve(
-        listener,
-        app,
-        config.header_read_timeout,
-        shutdown_signal(),
-        stopping,
-    )
-    .await;
+    let open_files = conn::open_files_limit();
+    let limits = conn::Limits {
+        header_timeout: config.header_read_timeout,
+        max_connections: config
+            .max_connections
+            .unwrap_or_else(|| conn::default_max_connections(open_files)),
+    };
+    tracing::info!(
+        open_files,
+        max_connections = limits.max_connections,
+        "connection limit"
+    );
+    conn::serve(listener, app, limits, shutdown_signal(), stopping).await;
     Ok(())
 }
 

@@ -7,6 +7,7 @@ mod common;
 
 mod agents;
 mod auth;
+mod connections;
 mod crash_loop;
 mod hostile_http;
 mod soak;
