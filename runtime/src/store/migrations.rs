@@ -36,6 +36,10 @@ pub const MIGRATIONS: &[&str] = &[
     "ALTER TABLE events ADD COLUMN raw TEXT;
     UPDATE events SET raw = event -> '$.raw', event = json_remove(event, '$.raw')
         WHERE json_type(event, '$.raw') IS NOT NULL;",
+    // 4: a session being deleted, a chunk of events per transaction, is marked as
+    // such, so that a daemon stopped halfway finishes the deletion instead of
+    // restoring what is left of it.
+    "ALTER TABLE sessions ADD COLUMN deleting INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// Why a database cannot be brought to the current schema.

@@ -19,6 +19,10 @@ use super::{Commit, EncodedEvent, SessionRecord, Store, StoreError, StoredSessio
 
 /// Most jobs folded into one transaction.
 const MAX_BATCH: usize = 512;
+/// Most events one transaction removes of a session being deleted: a long
+/// transcript goes a chunk per transaction, other sessions' writes in between,
+/// instead of holding the one writer for seconds.
+const DELETE_CHUNK: usize = 10_000;
 
 /// A write and where to report that it is durable.
 struct Job {
@@ -89,6 +93,7 @@ impl SqliteStore {
         if from != 0 && from < MIGRATIONS.len() as i64 {
             tracing::info!(path = %path.display(), from, to = MIGRATIONS.len(), "upgraded the session database");
         }
+        finish_deletions(&mut connection).map_err(|e| unusable(e.to_string()))?;
         restrict_permissions(&path);
         let reader = connect(&path).map_err(|e| unusable(e.to_string()))?;
         let (jobs, receiver) = mpsc::channel();
@@ -304,23 +309,47 @@ struct Writer {
 
 impl Writer {
     /// Waits for a job, takes every other job already waiting, runs them in one
-    /// transaction and answers each.
+    /// transaction (with the next chunk of every deletion under way) and answers
+    /// each that is done.
     fn run(mut self, jobs: Receiver<Job>) {
-        while let Ok(first) = jobs.recv() {
-            let mut batch = vec![first];
-            while batch.len() < MAX_BATCH {
+        let mut deleting: Vec<Job> = Vec::new();
+        loop {
+            let first = if deleting.is_empty() {
+                jobs.recv().ok()
+            } else {
+                jobs.try_recv().ok()
+            };
+            let mut batch: Vec<Job> = first.into_iter().collect();
+            while !batch.is_empty() && batch.len() < MAX_BATCH {
                 match jobs.try_recv() {
                     Ok(job) => batch.push(job),
                     Err(_) => break,
                 }
+            }
+            batch.append(&mut deleting);
+            if batch.is_empty() {
+                return;
             }
             let outcome = self
                 .ensure_file()
                 .and_then(|()| write_batch(&mut self.connection, &batch))
                 .map_err(|e| self.classify(e));
             self.note(&outcome, batch.len());
-            for job in batch {
-                job.done.send(outcome.clone());
+            match outcome {
+                Ok(unfinished) => {
+                    for (index, job) in batch.into_iter().enumerate() {
+                        if unfinished.contains(&index) {
+                            deleting.push(job);
+                        } else {
+                            job.done.send(Ok(()));
+                        }
+                    }
+                }
+                Err(error) => {
+                    for job in batch {
+                        job.done.send(Err(error.clone()));
+                    }
+                }
             }
         }
     }
@@ -359,9 +388,9 @@ impl Writer {
 
     /// Keeps the store's health up to date, logging each change once (a full
     /// disk fails every write until space returns).
-    fn note(&self, outcome: &Result<(), StoreError>, jobs: usize) {
+    fn note<T>(&self, outcome: &Result<T, StoreError>, jobs: usize) {
         match outcome {
-            Ok(()) => {
+            Ok(_) => {
                 if self.failing.swap(false, Ordering::Relaxed) {
                     tracing::info!("the session database is written again");
                 }
@@ -394,9 +423,12 @@ fn file_identity(path: &Path) -> std::io::Result<(u64, u64)> {
     Ok((metadata.dev(), metadata.ino()))
 }
 
-fn write_batch(connection: &mut Connection, batch: &[Job]) -> Result<(), StoreError> {
+/// Writes a batch in one transaction; returns the positions of the deletions
+/// that have more to remove (see [`DELETE_CHUNK`]).
+fn write_batch(connection: &mut Connection, batch: &[Job]) -> Result<Vec<usize>, StoreError> {
     let transaction = connection.transaction()?;
-    for job in batch {
+    let mut unfinished = Vec::new();
+    for (index, job) in batch.iter().enumerate() {
         match &job.write {
             Write::Insert(record) => {
                 transaction
@@ -412,14 +444,58 @@ fn write_batch(connection: &mut Connection, batch: &[Job]) -> Result<(), StoreEr
             }
             Write::Commit(commit) => write_commit(&transaction, commit)?,
             Write::Delete(session_id) => {
-                transaction
-                    .prepare_cached("DELETE FROM sessions WHERE id = ?1")?
-                    .execute([session_id])?;
+                if !delete_chunk(&transaction, session_id)? {
+                    unfinished.push(index);
+                }
             }
         }
     }
     transaction.commit()?;
-    Ok(())
+    Ok(unfinished)
+}
+
+/// Removes up to [`DELETE_CHUNK`] of a session's events, and the session once
+/// none are left. The row, marked `deleting` from the first chunk on, goes last:
+/// a daemon stopped halfway finishes the deletion when it opens the database
+/// ([`finish_deletions`]). True when done.
+fn delete_chunk(
+    transaction: &rusqlite::Transaction<'_>,
+    session_id: &str,
+) -> Result<bool, StoreError> {
+    transaction
+        .prepare_cached("UPDATE sessions SET deleting = 1 WHERE id = ?1 AND deleting = 0")?
+        .execute([session_id])?;
+    let removed = transaction
+        .prepare_cached(
+            "DELETE FROM events WHERE session_id = ?1 AND sequence IN
+                 (SELECT sequence FROM events WHERE session_id = ?1 ORDER BY sequence LIMIT ?2)",
+        )?
+        .execute(params![session_id, DELETE_CHUNK as i64])?;
+    if removed == DELETE_CHUNK {
+        return Ok(false);
+    }
+    transaction
+        .prepare_cached("DELETE FROM sessions WHERE id = ?1")?
+        .execute([session_id])?;
+    Ok(true)
+}
+
+/// Finishes the deletions a previous daemon left halfway (see [`delete_chunk`]).
+fn finish_deletions(connection: &mut Connection) -> Result<(), StoreError> {
+    loop {
+        let transaction = connection.transaction()?;
+        let ids: Vec<String> = transaction
+            .prepare("SELECT id FROM sessions WHERE deleting = 1")?
+            .query_map([], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        if ids.is_empty() {
+            return Ok(());
+        }
+        for id in &ids {
+            delete_chunk(&transaction, id)?;
+        }
+        transaction.commit()?;
+    }
 }
 
 fn write_commit(
@@ -459,180 +535,4 @@ fn write_commit(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::Checkpoint;
-    use sandbox_agent_universal::{
-        ErrorData, EventSource, UniversalEvent, UniversalEventData, UniversalEventType,
-    };
-
-    fn record(id: &str) -> SessionRecord {
-        SessionRecord {
-            id: id.into(),
-            agent: "mock".into(),
-            agent_mode: "build".into(),
-            permission_mode: "default".into(),
-            model: None,
-            variant: None,
-            title: Some("t".into()),
-            directory: "/workspace".into(),
-            created_at: 1,
-            env: vec![("K".into(), "V".into())],
-            mcp: Default::default(),
-            skills: Vec::new(),
-            skill_sources: None,
-        }
-    }
-
-    fn event(session: &str, sequence: u64) -> UniversalEvent {
-        UniversalEvent {
-            event_id: format!("evt_{sequence}"),
-            sequence,
-            time: "2026-11-23T00:00:00.000Z".into(),
-            session_id: session.into(),
-            native_session_id: None,
-            source: EventSource::Daemon,
-            synthetic: true,
-            event_type: UniversalEventType::Error,
-            data: UniversalEventData::Error(ErrorData {
-                message: format!("m{sequence}"),
-                code: None,
-                details: None,
-            }),
-            raw: Some(serde_json::json!({"n": sequence})),
-        }
-    }
-
-    #[test]
-    fn commits_survive_reopening_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(dir.path()).unwrap();
-        store.insert_session(&record("b")).unwrap();
-        store.insert_session(&record("a")).unwrap();
-        for batch in [1..4, 4..6] {
-            store
-                .commit(Commit {
-                    session_id: "b".into(),
-                    events: batch
-                        .map(|n| Arc::new(EncodedEvent::encode(&event("b", n))))
-                        .collect(),
-                    checkpoint: Checkpoint {
-                        turn_running: true,
-                        processes: vec![crate::store::ProcessMark {
-                            id: "agent".into(),
-                            pid: 42,
-                            started: Some(7),
-                        }],
-                        updated_at: 9,
-                        ..Checkpoint::default()
-                    },
-                    snapshot: Some(b"state".to_vec()),
-                })
-                .unwrap();
-        }
-        drop(store);
-        let store = SqliteStore::open(dir.path()).unwrap();
-        let sessions = store.load(3).unwrap();
-        let ids: Vec<&str> = sessions.iter().map(|s| s.record.id.as_str()).collect();
-        assert_eq!(ids, ["a", "b"]);
-        let b = &sessions[1];
-        assert_eq!(b.record, record("b"));
-        let sequences = |events: &[Arc<EncodedEvent>]| -> Vec<u64> {
-            events.iter().map(|e| e.sequence).collect()
-        };
-        assert_eq!(sequences(&b.tail), [3, 4, 5], "the newest 3");
-        assert_eq!(b.tail[0].decode().unwrap(), event("b", 3));
-        assert_eq!(sequences(&store.read_events("b", 1, 2).unwrap()), [2, 3]);
-        assert_eq!(sequences(&store.read_events("b", 4, 10).unwrap()), [5]);
-        assert_eq!(
-            sequences(&store.read_events_before("b", 4, 2).unwrap()),
-            [3, 2]
-        );
-        assert!(store.read_events("a", 0, 10).unwrap().is_empty());
-        assert_eq!(b.checkpoint.processes[0].id, "agent");
-        assert_eq!(b.snapshot.as_deref(), Some(&b"state"[..]));
-        store.delete_session("b").unwrap();
-        assert_eq!(store.load(10).unwrap().len(), 1);
-    }
-
-    #[test]
-    fn a_forward_read_of_big_events_stops_at_the_page_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(dir.path()).unwrap();
-        store.insert_session(&record("big")).unwrap();
-        let big = |sequence| {
-            let mut event = event("big", sequence);
-            event.raw = Some(serde_json::Value::String("x".repeat(PAGE_BYTES / 2)));
-            Arc::new(EncodedEvent::encode(&event))
-        };
-        store
-            .commit(Commit {
-                session_id: "big".into(),
-                events: (1..=5).map(big).collect(),
-                checkpoint: Checkpoint::default(),
-                snapshot: None,
-            })
-            .unwrap();
-        let sequences = |events: Vec<Arc<EncodedEvent>>| -> Vec<u64> {
-            events.iter().map(|e| e.sequence).collect()
-        };
-        assert_eq!(sequences(store.read_events("big", 0, 10).unwrap()), [1, 2]);
-        assert_eq!(sequences(store.read_events("big", 2, 10).unwrap()), [3, 4]);
-        assert_eq!(sequences(store.read_events("big", 4, 10).unwrap()), [5]);
-        assert_eq!(
-            sequences(store.read_events_before("big", 6, 10).unwrap()),
-            [5, 4, 3, 2, 1],
-            "the newest-first reads look for one event and are not cut"
-        );
-    }
-
-    #[test]
-    fn events_stored_before_raw_had_its_column_read_back_the_same() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(SqliteStore::FILE_NAME);
-        let mut connection = connect(&path).unwrap();
-        migrate(&mut connection, 2).unwrap();
-        connection
-            .execute(
-                "INSERT INTO sessions (id, record, checkpoint, created_at) VALUES ('b', ?1, '{}', 1)",
-                [serde_json::to_string(&record("b")).unwrap()],
-            )
-            .unwrap();
-        let mut without_raw = event("b", 2);
-        without_raw.raw = None;
-        for stored in [event("b", 1), without_raw] {
-            connection
-                .execute(
-                    "INSERT INTO events (session_id, sequence, event) VALUES ('b', ?1, ?2)",
-                    params![
-                        stored.sequence as i64,
-                        serde_json::to_string(&stored).unwrap()
-                    ],
-                )
-                .unwrap();
-        }
-        drop(connection);
-        let store = SqliteStore::open(dir.path()).unwrap();
-        let events = store.read_events("b", 0, 10).unwrap();
-        assert_eq!(events[0].decode().unwrap(), event("b", 1));
-        assert!(
-            !events[0].json(false).contains("raw"),
-            "{}",
-            events[0].json(false)
-        );
-        assert_eq!(events[1].raw(), None);
-        assert_eq!(events[1].decode().unwrap().raw, None);
-    }
-
-    #[test]
-    fn a_file_that_is_not_a_database_is_refused_and_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(SqliteStore::FILE_NAME);
-        let garbage = b"this is not a database, but someone's data".repeat(100);
-        std::fs::write(&path, &garbage).unwrap();
-        let error = SqliteStore::open(dir.path()).err().expect("refused");
-        assert!(matches!(error, StoreError::Unusable { .. }), "{error}");
-        assert!(error.to_string().contains("sessions.db"), "{error}");
-        assert_eq!(std::fs::read(&path).unwrap(), garbage);
-    }
-}
+mod tests;

@@ -1,0 +1,301 @@
+//! The SQLite store's tests: durability, reads, deletions, foreign files.
+
+use super::*;
+use crate::store::Checkpoint;
+use sandbox_agent_universal::{
+    ErrorData, EventSource, UniversalEvent, UniversalEventData, UniversalEventType,
+};
+
+fn record(id: &str) -> SessionRecord {
+    SessionRecord {
+        id: id.into(),
+        agent: "mock".into(),
+        agent_mode: "build".into(),
+        permission_mode: "default".into(),
+        model: None,
+        variant: None,
+        title: Some("t".into()),
+        directory: "/workspace".into(),
+        created_at: 1,
+        env: vec![("K".into(), "V".into())],
+        mcp: Default::default(),
+        skills: Vec::new(),
+        skill_sources: None,
+    }
+}
+
+fn event(session: &str, sequence: u64) -> UniversalEvent {
+    UniversalEvent {
+        event_id: format!("evt_{sequence}"),
+        sequence,
+        time: "2026-11-23T00:00:00.000Z".into(),
+        session_id: session.into(),
+        native_session_id: None,
+        source: EventSource::Daemon,
+        synthetic: true,
+        event_type: UniversalEventType::Error,
+        data: UniversalEventData::Error(ErrorData {
+            message: format!("m{sequence}"),
+            code: None,
+            details: None,
+        }),
+        raw: Some(serde_json::json!({"n": sequence})),
+    }
+}
+
+#[test]
+fn commits_survive_reopening_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path()).unwrap();
+    store.insert_session(&record("b")).unwrap();
+    store.insert_session(&record("a")).unwrap();
+    for batch in [1..4, 4..6] {
+        store
+            .commit(Commit {
+                session_id: "b".into(),
+                events: batch
+                    .map(|n| Arc::new(EncodedEvent::encode(&event("b", n))))
+                    .collect(),
+                checkpoint: Checkpoint {
+                    turn_running: true,
+                    processes: vec![crate::store::ProcessMark {
+                        id: "agent".into(),
+                        pid: 42,
+                        started: Some(7),
+                    }],
+                    updated_at: 9,
+                    ..Checkpoint::default()
+                },
+                snapshot: Some(b"state".to_vec()),
+            })
+            .unwrap();
+    }
+    drop(store);
+    let store = SqliteStore::open(dir.path()).unwrap();
+    let sessions = store.load(3).unwrap();
+    let ids: Vec<&str> = sessions.iter().map(|s| s.record.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b"]);
+    let b = &sessions[1];
+    assert_eq!(b.record, record("b"));
+    let sequences =
+        |events: &[Arc<EncodedEvent>]| -> Vec<u64> { events.iter().map(|e| e.sequence).collect() };
+    assert_eq!(sequences(&b.tail), [3, 4, 5], "the newest 3");
+    assert_eq!(b.tail[0].decode().unwrap(), event("b", 3));
+    assert_eq!(sequences(&store.read_events("b", 1, 2).unwrap()), [2, 3]);
+    assert_eq!(sequences(&store.read_events("b", 4, 10).unwrap()), [5]);
+    assert_eq!(
+        sequences(&store.read_events_before("b", 4, 2).unwrap()),
+        [3, 2]
+    );
+    assert!(store.read_events("a", 0, 10).unwrap().is_empty());
+    assert_eq!(b.checkpoint.processes[0].id, "agent");
+    assert_eq!(b.snapshot.as_deref(), Some(&b"state"[..]));
+    store.delete_session("b").unwrap();
+    assert_eq!(store.load(10).unwrap().len(), 1);
+}
+
+#[test]
+fn a_forward_read_of_big_events_stops_at_the_page_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path()).unwrap();
+    store.insert_session(&record("big")).unwrap();
+    let big = |sequence| {
+        let mut event = event("big", sequence);
+        event.raw = Some(serde_json::Value::String("x".repeat(PAGE_BYTES / 2)));
+        Arc::new(EncodedEvent::encode(&event))
+    };
+    store
+        .commit(Commit {
+            session_id: "big".into(),
+            events: (1..=5).map(big).collect(),
+            checkpoint: Checkpoint::default(),
+            snapshot: None,
+        })
+        .unwrap();
+    let sequences = |events: Vec<Arc<EncodedEvent>>| -> Vec<u64> {
+        events.iter().map(|e| e.sequence).collect()
+    };
+    assert_eq!(sequences(store.read_events("big", 0, 10).unwrap()), [1, 2]);
+    assert_eq!(sequences(store.read_events("big", 2, 10).unwrap()), [3, 4]);
+    assert_eq!(sequences(store.read_events("big", 4, 10).unwrap()), [5]);
+    assert_eq!(
+        sequences(store.read_events_before("big", 6, 10).unwrap()),
+        [5, 4, 3, 2, 1],
+        "the newest-first reads look for one event and are not cut"
+    );
+}
+
+#[test]
+fn events_stored_before_raw_had_its_column_read_back_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(SqliteStore::FILE_NAME);
+    let mut connection = connect(&path).unwrap();
+    migrate(&mut connection, 2).unwrap();
+    connection
+        .execute(
+            "INSERT INTO sessions (id, record, checkpoint, created_at) VALUES ('b', ?1, '{}', 1)",
+            [serde_json::to_string(&record("b")).unwrap()],
+        )
+        .unwrap();
+    let mut without_raw = event("b", 2);
+    without_raw.raw = None;
+    for stored in [event("b", 1), without_raw] {
+        connection
+            .execute(
+                "INSERT INTO events (session_id, sequence, event) VALUES ('b', ?1, ?2)",
+                params![
+                    stored.sequence as i64,
+                    serde_json::to_string(&stored).unwrap()
+                ],
+            )
+            .unwrap();
+    }
+    drop(connection);
+    let store = SqliteStore::open(dir.path()).unwrap();
+    let events = store.read_events("b", 0, 10).unwrap();
+    assert_eq!(events[0].decode().unwrap(), event("b", 1));
+    assert!(
+        !events[0].json(false).contains("raw"),
+        "{}",
+        events[0].json(false)
+    );
+    assert_eq!(events[1].raw(), None);
+    assert_eq!(events[1].decode().unwrap().raw, None);
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(SqliteStore::FILE_NAME);
+    let garbage = b"this is not a database, but someone's data".repeat(100);
+    std::fs::write(&path, &garbage).unwrap();
+    let error = SqliteStore::open(dir.path()).err().expect("refused");
+    assert!(matches!(error, StoreError::Unusable { .. }), "{error}");
+    assert!(error.to_string().contains("sessions.db"), "{error}");
+    assert_eq!(std::fs::read(&path).unwrap(), garbage);
+}
+
+/// A session with `count` events, in commits of 5,000.
+fn long_session(store: &SqliteStore, id: &str, count: u64) {
+    store.insert_session(&record(id)).unwrap();
+    for start in (1..=count).step_by(5_000) {
+        store
+            .commit(Commit {
+                session_id: id.into(),
+                events: (start..(start + 5_000).min(count + 1))
+                    .map(|n| Arc::new(EncodedEvent::encode(&event(id, n))))
+                    .collect(),
+                checkpoint: Checkpoint::default(),
+                snapshot: None,
+            })
+            .unwrap();
+    }
+}
+
+fn count(connection: &Connection, sql: &str) -> i64 {
+    connection.query_row(sql, [], |row| row.get(0)).unwrap()
+}
+
+#[test]
+fn a_long_transcript_is_deleted_a_chunk_per_transaction_between_other_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path()).unwrap();
+    long_session(&store, "long", 25_000);
+    store.insert_session(&record("other")).unwrap();
+    drop(store);
+
+    let mut connection = connect(&dir.path().join(SqliteStore::FILE_NAME)).unwrap();
+    let (done, _outcome) = mpsc::sync_channel(2);
+    let delete = || Job {
+        write: Write::Delete("long".into()),
+        done: Done::Thread(done.clone()),
+    };
+    let other = |n| Job {
+        write: Write::Commit(Commit {
+            session_id: "other".into(),
+            events: vec![Arc::new(EncodedEvent::encode(&event("other", n)))],
+            checkpoint: Checkpoint::default(),
+            snapshot: None,
+        }),
+        done: Done::Thread(done.clone()),
+    };
+    let events = |connection: &Connection| {
+        count(
+            connection,
+            "SELECT count(*) FROM events WHERE session_id = 'long'",
+        )
+    };
+    // Each batch removes one chunk, and the other session's commit beside it is written.
+    for (round, left) in [(1, 15_000), (2, 5_000)] {
+        let unfinished = write_batch(&mut connection, &[other(round), delete()]).unwrap();
+        assert_eq!(unfinished, [1], "round {round}");
+        assert_eq!(events(&connection), left);
+        assert_eq!(
+            count(
+                &connection,
+                "SELECT deleting FROM sessions WHERE id = 'long'"
+            ),
+            1
+        );
+    }
+    assert!(write_batch(&mut connection, &[delete(), other(3)])
+        .unwrap()
+        .is_empty());
+    assert_eq!(events(&connection), 0);
+    assert_eq!(
+        count(
+            &connection,
+            "SELECT count(*) FROM sessions WHERE id = 'long'"
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            &connection,
+            "SELECT count(*) FROM events WHERE session_id = 'other'"
+        ),
+        3
+    );
+
+    // Through the store, a deletion is answered once it is whole.
+    drop(connection);
+    let store = SqliteStore::open(dir.path()).unwrap();
+    long_session(&store, "again", 12_000);
+    store.delete_session("again").unwrap();
+    assert!(store.read_events("again", 0, 10).unwrap().is_empty());
+    let ids: Vec<String> = store
+        .load(1)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.record.id)
+        .collect();
+    assert_eq!(ids, ["other"]);
+}
+
+#[test]
+fn a_deletion_left_halfway_is_finished_when_the_database_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path()).unwrap();
+    long_session(&store, "long", 15_000);
+    store.insert_session(&record("kept")).unwrap();
+    drop(store);
+    let mut connection = connect(&dir.path().join(SqliteStore::FILE_NAME)).unwrap();
+    let (done, _outcome) = mpsc::sync_channel(1);
+    let job = Job {
+        write: Write::Delete("long".into()),
+        done: Done::Thread(done),
+    };
+    assert_eq!(write_batch(&mut connection, &[job]).unwrap(), [0]);
+    drop(connection);
+
+    // The daemon stopped there: the next one does not restore what is left of it.
+    let store = SqliteStore::open(dir.path()).unwrap();
+    let ids: Vec<String> = store
+        .load(1)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.record.id)
+        .collect();
+    assert_eq!(ids, ["kept"]);
+    assert!(store.read_events("long", 0, 10).unwrap().is_empty());
+}
