@@ -265,9 +265,14 @@ pub struct ProcessLogsResponse {
     /// Offset one past the newest byte: where the next output will start.
     #[serde(default)]
     pub next_offset: u64,
-    /// Bytes asked for (by `offset` or `since`) that were dropped before this read.
+    /// Bytes asked for that were dropped before this read (reading from an
+    /// `offset`, or from the start).
     #[serde(default)]
     pub missed_bytes: u64,
+    /// Entries asked for that were dropped before this read (reading `since` a
+    /// sequence).
+    #[serde(default)]
+    pub missed_entries: u64,
 }
 
 /// Data of the SSE `missed` event of a followed log: output dropped from the ring
@@ -275,7 +280,10 @@ pub struct ProcessLogsResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProcessLogsMissed {
-    /// How many bytes were skipped.
+    /// How many entries were skipped.
+    pub missed_entries: u64,
+    /// How many bytes were skipped (0 when the stream started `since` an entry
+    /// already dropped: then only `missedEntries` is known).
     pub missed_bytes: u64,
     /// Where the stream goes on.
     pub first_offset: u64,

@@ -10,6 +10,7 @@ mod install;
 mod local;
 mod logging;
 mod matrix;
+mod processes;
 mod project;
 mod remote;
 mod scaffold;
@@ -160,6 +161,8 @@ pub struct ServerArgs {
     #[arg(long, env = "SANDBOX_AGENT_RETENTION")]
     retention: Option<crate::sessions::retention::Retention>,
     #[command(flatten)]
+    processes: processes::ProcessFlags,
+    #[command(flatten)]
     log: logging::LogArgs,
 }
 
@@ -208,6 +211,7 @@ impl ServerArgs {
                 recycle_threshold_bytes: (8 << 20).min(memory_limit_bytes / 2),
                 cache_dir: Some(self.cache_dir.unwrap_or_else(|| data_dir.join("cache"))),
             },
+            processes: self.processes.into_settings(),
             data_dir,
         })
     }
