@@ -14,6 +14,7 @@ mod processes;
 mod project;
 mod remote;
 mod scaffold;
+mod terminal;
 mod validate;
 
 use std::net::{IpAddr, SocketAddr};
@@ -56,6 +57,12 @@ enum Command {
     /// The sandbox's files: list, read, write, move, delete, upload.
     #[command(subcommand)]
     Fs(files::FsCommand),
+    /// Run commands and manage processes in the sandbox.
+    #[command(subcommand)]
+    Processes(processes::ProcessesCommand),
+    /// Attach this terminal to a process started with a terminal (`processes start
+    /// --tty`); Ctrl-] detaches and leaves it running.
+    Terminal(terminal::TerminalArgs),
     /// Inspect and test adapter components (no daemon needed).
     #[command(subcommand)]
     Adapters(local::AdaptersCommand),
@@ -244,6 +251,7 @@ pub fn main() -> ExitCode {
     drop(telemetry);
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(failure) if failure.message.is_empty() => ExitCode::from(failure.code),
         Err(failure) => fail(&failure.message, failure.code),
     }
 }
@@ -256,6 +264,15 @@ struct Failure {
 }
 
 impl Failure {
+    /// The command did its job and exits with `code`, saying nothing more (a run's
+    /// own exit status, a terminal's process's).
+    fn silent(code: u8) -> Self {
+        Self {
+            message: String::new(),
+            code,
+        }
+    }
+
     /// The command could not do its job at all because of what it was given
     /// (`adapters test`: bad transcript input, missing folder, unusable component).
     fn bad_input(message: impl ToString) -> Self {
@@ -315,6 +332,8 @@ async fn run(command: Command) -> Result<(), Failure> {
         Command::Questions(command) => Ok(remote::questions(command).await?),
         Command::Permissions(command) => Ok(remote::permissions(command).await?),
         Command::Fs(command) => Ok(files::fs(command).await?),
+        Command::Processes(command) => processes::processes(command).await,
+        Command::Terminal(args) => terminal::attach(args).await,
         Command::Adapters(command) => local::adapters(command),
         Command::Credentials(command) => credentials::credentials(command),
         Command::Openapi => {
