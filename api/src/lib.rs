@@ -12,8 +12,10 @@ use utoipa::{IntoParams, ToSchema};
 
 mod fs;
 mod mcp;
+mod processes;
 pub use fs::*;
 pub use mcp::*;
+pub use processes::*;
 
 /// `GET /v1/health`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -274,6 +276,17 @@ pub enum ErrorType {
     /// The session database cannot be written (made read-only, removed, failing
     /// I/O): nothing that would have to be stored is accepted (503).
     StorageUnavailable,
+    /// No managed process has that id (404).
+    ProcessNotFound,
+    /// The process is not in a state for the request: a terminal operation on a
+    /// process without a terminal, input to a closed stdin, deleting a running
+    /// process (409).
+    ProcessConflict,
+    /// The daemon holds `--max-processes` processes already (409).
+    ProcessLimitReached,
+    /// The program could not be started (missing binary, bad working directory);
+    /// the detail carries the system's reason (400).
+    SpawnFailed,
 }
 
 impl ErrorType {
@@ -304,6 +317,10 @@ impl ErrorType {
             Self::NotConfigured => "not_configured",
             Self::StorageFull => "storage_full",
             Self::StorageUnavailable => "storage_unavailable",
+            Self::ProcessNotFound => "process_not_found",
+            Self::ProcessConflict => "process_conflict",
+            Self::ProcessLimitReached => "process_limit_reached",
+            Self::SpawnFailed => "spawn_failed",
         }
     }
 }

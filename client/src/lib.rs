@@ -30,6 +30,8 @@
 //!   that every route accepts;
 //! - an answer outside 2xx becomes [`ClientError::Problem`], with the daemon's RFC 7807
 //!   document or, when the body is not one, a document made from the status and body;
+//! - the process routes' SSE logs become [`ProcessLogStream`]s, and a terminal's WebSocket
+//!   a [`TerminalSocket`];
 //! - SSE answers become [`EventStream`]s: keep-alive comments are skipped, frames may be
 //!   split anywhere across reads, and the stream ends when the daemon ends the response.
 
@@ -523,6 +525,11 @@ fn problem_from(status: StatusCode, body: &str) -> ProblemDetails {
         stderr: None,
     }
 }
+
+mod processes;
+pub use processes::{ProcessLogEvent, ProcessLogStream, TerminalSocket};
+/// The WebSocket library of [`TerminalSocket`] (its `Message` type).
+pub use tokio_tungstenite::tungstenite;
 
 #[cfg(test)]
 mod tests;

@@ -48,6 +48,8 @@ pub struct DaemonConfig {
     /// Which ended sessions are removed on their own.
     pub retention: Option<crate::sessions::retention::Retention>,
     pub host: HostConfig,
+    /// Limits of the process API (`/v1/processes`).
+    pub processes: crate::processes::ProcessSettings,
 }
 
 /// The default data dir: `$XDG_DATA_HOME/sandbox-agent` or `~/.local/share/sandbox-agent`.

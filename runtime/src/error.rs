@@ -58,6 +58,14 @@ pub enum ApiError {
     PathConflict(String),
     #[error("{0}")]
     PermissionDenied(String),
+    #[error("process {0:?} not found")]
+    ProcessNotFound(String),
+    #[error("{0}")]
+    ProcessConflict(String),
+    #[error("{0}")]
+    ProcessLimitReached(String),
+    #[error("{0}")]
+    SpawnFailed(String),
     /// The session store refused a write for where it lives: nothing was stored.
     #[error("{0}; nothing was stored, retry once it is fixed")]
     Storage(crate::store::StoreError),
@@ -97,6 +105,10 @@ impl ApiError {
             ApiError::PathNotFound(_) => ErrorType::PathNotFound,
             ApiError::PathConflict(_) => ErrorType::PathConflict,
             ApiError::PermissionDenied(_) => ErrorType::PermissionDenied,
+            ApiError::ProcessNotFound(_) => ErrorType::ProcessNotFound,
+            ApiError::ProcessConflict(_) => ErrorType::ProcessConflict,
+            ApiError::ProcessLimitReached(_) => ErrorType::ProcessLimitReached,
+            ApiError::SpawnFailed(_) => ErrorType::SpawnFailed,
             ApiError::Storage(crate::store::StoreError::Full(_)) => ErrorType::StorageFull,
             ApiError::Storage(_) => ErrorType::StorageUnavailable,
         }
@@ -110,19 +122,23 @@ impl ApiError {
         match self.error_type() {
             ErrorType::InvalidRequest
             | ErrorType::UnsupportedAgent
-            | ErrorType::ModeNotSupported => StatusCode::BAD_REQUEST,
+            | ErrorType::ModeNotSupported
+            | ErrorType::SpawnFailed => StatusCode::BAD_REQUEST,
             ErrorType::TokenInvalid => StatusCode::UNAUTHORIZED,
             ErrorType::PermissionDenied => StatusCode::FORBIDDEN,
             ErrorType::AgentNotInstalled
             | ErrorType::SessionNotFound
             | ErrorType::RequestNotFound
             | ErrorType::NotFound
-            | ErrorType::PathNotFound => StatusCode::NOT_FOUND,
+            | ErrorType::PathNotFound
+            | ErrorType::ProcessNotFound => StatusCode::NOT_FOUND,
             ErrorType::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorType::SessionAlreadyExists
             | ErrorType::SessionEnded
             | ErrorType::PathConflict
-            | ErrorType::NotConfigured => StatusCode::CONFLICT,
+            | ErrorType::NotConfigured
+            | ErrorType::ProcessConflict
+            | ErrorType::ProcessLimitReached => StatusCode::CONFLICT,
             ErrorType::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorType::StreamError => StatusCode::BAD_GATEWAY,
             ErrorType::Timeout => StatusCode::GATEWAY_TIMEOUT,

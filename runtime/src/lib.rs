@@ -3,7 +3,7 @@
 //! This crate drives; it knows no agent by name. Adapter components (loaded by
 //! `sandbox-agent-host`) decide what to launch and how to translate; this crate
 //! owns everything with side effects: the HTTP server ([`server`]), sessions and
-//! their transcripts ([`sessions`]), child processes, loopback HTTP and timers the
+//! their transcripts ([`sessions`]), the processes clients start ([`processes`]), child processes, loopback HTTP and timers the
 //! adapters ask for, the command line ([`cli`]), and the replay of recorded
 //! transcripts through an adapter ([`transcripts`], `sandbox-agent adapters test`).
 
@@ -17,6 +17,7 @@ pub mod filesystem;
 pub mod install;
 pub mod metrics;
 pub mod process_group;
+pub mod processes;
 pub mod server;
 pub mod sessions;
 pub mod store;

@@ -136,6 +136,64 @@ pub fn stat(stat: &sandbox_agent_client::FsStat) -> String {
     )
 }
 
+/// `processes list`.
+pub fn processes(processes: &[sandbox_agent_client::ProcessInfo]) -> String {
+    if processes.is_empty() {
+        return "no processes (start one: sandbox-agent processes start -- COMMAND)".into();
+    }
+    table(
+        ["ID", "STATUS", "PID", "TTY", "COMMAND"],
+        processes.iter().map(|p| {
+            [
+                p.id.clone(),
+                status(p),
+                p.pid.map_or("-".into(), |pid| pid.to_string()),
+                yes_no(p.tty),
+                std::iter::once(&p.command)
+                    .chain(&p.args)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ]
+        }),
+    )
+}
+
+/// One process (`processes start|get|stop|kill`).
+pub fn process(p: &sandbox_agent_client::ProcessInfo) -> String {
+    let command = std::iter::once(&p.command)
+        .chain(&p.args)
+        .cloned()
+        .collect::<Vec<_>>();
+    format!(
+        "id:      {}\nstatus:  {}\npid:     {}\ntty:     {}\ncommand: {}",
+        p.id,
+        status(p),
+        p.pid.map_or("-".into(), |pid| pid.to_string()),
+        yes_no(p.tty),
+        command.join(" ")
+    )
+}
+
+/// How a process ended: `exited with 3`, `killed by signal 9`.
+pub fn exit(p: &sandbox_agent_client::ProcessInfo) -> String {
+    match (p.exit_code, p.signal) {
+        (Some(code), _) => format!("{} exited with {code}", p.id),
+        (None, Some(signal)) => format!("{} was killed by signal {signal}", p.id),
+        (None, None) => format!("{} exited", p.id),
+    }
+}
+
+/// `running`, `exited (3)`, `exited (signal 9)`.
+fn status(p: &sandbox_agent_client::ProcessInfo) -> String {
+    match (p.status, p.exit_code, p.signal) {
+        (sandbox_agent_client::ProcessState::Running, ..) => "running".into(),
+        (_, Some(code), _) => format!("exited ({code})"),
+        (_, None, Some(signal)) => format!("exited (signal {signal})"),
+        _ => "exited".into(),
+    }
+}
+
 /// `sessions list`.
 pub fn sessions(sessions: &[SessionInfo]) -> String {
     if sessions.is_empty() {

@@ -10,9 +10,11 @@ mod install;
 mod local;
 mod logging;
 mod matrix;
+mod processes;
 mod project;
 mod remote;
 mod scaffold;
+mod terminal;
 mod validate;
 
 use std::net::{IpAddr, SocketAddr};
@@ -55,6 +57,12 @@ enum Command {
     /// The sandbox's files: list, read, write, move, delete, upload.
     #[command(subcommand)]
     Fs(files::FsCommand),
+    /// Run commands and manage processes in the sandbox.
+    #[command(subcommand)]
+    Processes(processes::ProcessesCommand),
+    /// Attach this terminal to a process started with a terminal (`processes start
+    /// --tty`); Ctrl-] detaches and leaves it running.
+    Terminal(terminal::TerminalArgs),
     /// Inspect and test adapter components (no daemon needed).
     #[command(subcommand)]
     Adapters(local::AdaptersCommand),
@@ -168,6 +176,8 @@ pub struct ServerArgs {
     #[arg(long, env = "SANDBOX_AGENT_RETENTION")]
     retention: Option<crate::sessions::retention::Retention>,
     #[command(flatten)]
+    processes: processes::ProcessFlags,
+    #[command(flatten)]
     log: logging::LogArgs,
 }
 
@@ -219,6 +229,7 @@ impl ServerArgs {
                 recycle_threshold_bytes: (8 << 20).min(memory_limit_bytes / 2),
                 cache_dir: Some(self.cache_dir.unwrap_or_else(|| data_dir.join("cache"))),
             },
+            processes: self.processes.into_settings(),
             data_dir,
         })
     }
@@ -251,6 +262,7 @@ pub fn main() -> ExitCode {
     drop(telemetry);
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(failure) if failure.message.is_empty() => ExitCode::from(failure.code),
         Err(failure) => fail(&failure.message, failure.code),
     }
 }
@@ -263,6 +275,15 @@ struct Failure {
 }
 
 impl Failure {
+    /// The command did its job and exits with `code`, saying nothing more (a run's
+    /// own exit status, a terminal's process's).
+    fn silent(code: u8) -> Self {
+        Self {
+            message: String::new(),
+            code,
+        }
+    }
+
     /// The command could not do its job at all because of what it was given
     /// (`adapters test`: bad transcript input, missing folder, unusable component).
     fn bad_input(message: impl ToString) -> Self {
@@ -322,6 +343,8 @@ async fn run(command: Command) -> Result<(), Failure> {
         Command::Questions(command) => Ok(remote::questions(command).await?),
         Command::Permissions(command) => Ok(remote::permissions(command).await?),
         Command::Fs(command) => Ok(files::fs(command).await?),
+        Command::Processes(command) => processes::processes(command).await,
+        Command::Terminal(args) => terminal::attach(args).await,
         Command::Adapters(command) => local::adapters(command),
         Command::Credentials(command) => credentials::credentials(command),
         Command::Openapi => {

@@ -621,6 +621,6 @@ pub(super) fn print_json(value: &impl Serialize) -> Result<(), CliError> {
 
 /// What a command whose route answers 204 prints: `what` happened, for a
 /// person; `{"ok": true}` otherwise.
-fn done(connection: &Connection, what: String) -> Result<(), CliError> {
+pub(super) fn done(connection: &Connection, what: String) -> Result<(), CliError> {
     show(connection, &serde_json::json!({ "ok": true }), |_| what)
 }

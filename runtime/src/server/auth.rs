@@ -1,5 +1,6 @@
 //! Token authentication: `Authorization: Bearer <token>` or `x-sandbox-token`,
-//! compared in constant time. `GET /v1/health` stays open for liveness probes, and
+//! compared in constant time; the terminal WebSocket also takes `?access_token=`
+//! (a browser cannot set headers on a WebSocket), and no other route does. `GET /v1/health` stays open for liveness probes, and
 //! `GET /v1/openapi.json` for tools that read the API's description (it holds no data).
 
 use std::sync::Arc;
@@ -39,10 +40,22 @@ pub async fn require_token(
                 .get("x-sandbox-token")
                 .and_then(|value| value.to_str().ok())
         });
-    match presented {
+    let query_token = query_token(&request);
+    match presented.or(query_token.as_deref()) {
         Some(presented) if token_matches(presented, &token) => next.run(request).await,
         _ => ApiError::TokenInvalid.into_response(),
     }
+}
+
+/// The `access_token` query parameter of a terminal WebSocket request.
+fn query_token(request: &Request) -> Option<String> {
+    let path = request.uri().path();
+    if !(path.starts_with("/v1/processes/") && path.ends_with("/terminal/ws")) {
+        return None;
+    }
+    axum::extract::Query::<sandbox_agent_api::ProcessWsQuery>::try_from_uri(request.uri())
+        .ok()
+        .and_then(|query| query.0.access_token)
 }
 
 /// Whether a presented token (surrounding whitespace ignored) is the daemon's: the

@@ -24,10 +24,9 @@ use std::time::Duration;
 use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::metrics::metrics;
 
@@ -78,8 +77,10 @@ pub async fn serve(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
-    let graceful = GracefulShutdown::new();
     let mut slots = Slots::new(limits.max_connections);
+    // Every connection task holds a clone of `alive`: the drain is over when all are gone.
+    let (stop, stopped) = watch::channel(false);
+    let (alive, mut all_closed) = mpsc::channel::<()>(1);
     tokio::pin!(signal);
     loop {
         let slot = tokio::select! {
@@ -98,19 +99,34 @@ pub async fn serve(
         };
         // Events are small writes that must leave at once (no Nagle delay on SSE).
         let _ = tcp.set_nodelay(true);
-        let connection =
-            builder.serve_connection(TokioIo::new(tcp), TowerToHyperService::new(app.clone()));
-        let served = graceful.watch(connection);
+        // Upgrades carry the terminal WebSocket (`/v1/processes/{id}/terminal/ws`).
+        let connection = builder
+            .serve_connection(TokioIo::new(tcp), TowerToHyperService::new(app.clone()))
+            .with_upgrades();
+        let mut stopped = stopped.clone();
+        let alive = alive.clone();
         let open = Open::new(slot);
         tokio::spawn(async move {
-            if let Err(error) = served.await {
+            let _alive = alive;
+            tokio::pin!(connection);
+            let served = tokio::select! {
+                served = connection.as_mut() => served,
+                _ = stopped.changed() => {
+                    // Closes an idle connection now, a busy one after its response.
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(error) = served {
                 tracing::debug!(%error, "connection ended with an error");
             }
             drop(open);
         });
     }
     drop(listener);
-    let drain = tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown());
+    let _ = stop.send(true);
+    drop(alive);
+    let drain = tokio::time::timeout(DRAIN_TIMEOUT, all_closed.recv());
     let ((), drained) = tokio::join!(stopping, drain);
     if drained.is_err() {
         tracing::warn!(

@@ -10,9 +10,11 @@ mod fs_routes;
 mod install_events;
 mod metrics_routes;
 pub mod openapi;
+mod process_routes;
 pub mod request_log;
 mod routes;
 pub mod sse;
+mod terminal_ws;
 mod ui;
 
 pub use cors::CorsError;
@@ -41,6 +43,11 @@ pub struct AppState {
     pub adapters_folder: Option<Arc<crate::adapters::AdaptersFolder>>,
     /// Largest file written, or archive unpacked, through `/v1/fs/*`.
     pub fs_max_bytes: u64,
+    /// The processes clients started (`/v1/processes`).
+    pub processes: Arc<crate::processes::ProcessManager>,
+    /// `--cors-allow-origin`: the pages, besides the daemon's own, that may open a
+    /// terminal WebSocket (browsers do not apply CORS to WebSockets).
+    pub allowed_origins: Arc<[String]>,
 }
 
 /// The router with every route and layer.
@@ -94,6 +101,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
             state.catalog.clone(),
             wait_for_adapters,
         ))
+        .merge(process_routes::router())
         // Their bodies are JSON under `--body-limit` (the `/v1/fs` routes stream theirs).
         .route_layer(axum::middleware::from_fn_with_state(
             extract::BodyGuard {
@@ -203,11 +211,16 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     if let Some(retention) = config.retention {
         sessions.spawn_retention(retention);
     }
+    let processes = Arc::new(crate::processes::ProcessManager::new(
+        config.processes.clone(),
+    ));
     let state = AppState {
         catalog,
         sessions: sessions.clone(),
         adapters_folder,
         fs_max_bytes: config.fs_max_bytes,
+        processes: processes.clone(),
+        allowed_origins: config.cors.allow_origins.clone().into(),
     };
     let app = router(state, &config)?;
     let address = listener.local_addr()?;
@@ -215,10 +228,11 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     if let Err(error) = announce(address) {
         tracing::warn!(%error, "cannot print the listening line on stdout");
     }
-    // Ending the sessions lets their SSE streams finish, so the connections can drain.
+    // Ending the sessions lets their SSE streams finish, so the connections can drain;
+    // the processes clients started are stopped with their process groups meanwhile.
     let stopping = async move {
-        tracing::info!("shutting down: stopping sessions");
-        sessions.shut_down().await;
+        tracing::info!("shutting down: stopping sessions and processes");
+        tokio::join!(sessions.shut_down(), processes.shut_down());
     };
     let open_files = conn::open_files_limit();
     let limits = conn::Limits {

@@ -5,7 +5,7 @@ use sandbox_agent_universal::*;
 use serde_json::{json, Value};
 use utoipa::OpenApi;
 
-use super::{fs_routes, routes};
+use super::{fs_routes, process_routes, routes, terminal_ws};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -44,6 +44,18 @@ use super::{fs_routes, routes};
         fs_routes::move_entry,
         fs_routes::delete_entry,
         fs_routes::upload_batch,
+        process_routes::run,
+        process_routes::config,
+        process_routes::create,
+        process_routes::list,
+        process_routes::get_process,
+        process_routes::delete,
+        process_routes::input,
+        process_routes::stop,
+        process_routes::kill,
+        process_routes::logs,
+        process_routes::resize,
+        terminal_ws::terminal_ws,
     ),
     components(schemas(
         UniversalEvent, UniversalEventData, UniversalEventType, EventSource, ContentPart, UniversalItem,
@@ -52,12 +64,15 @@ use super::{fs_routes, routes};
         ItemDeltaData, ErrorData, AgentUnparsedData, PermissionEventData, PermissionStatus, QuestionEventData,
         QuestionStatus, ErrorType, AgentError, EventsQuery, TurnStreamQuery, EventsSseQuery,
         FsEntryType, FsEntriesQuery, FsUploadBatchQuery, FsPathQuery, FsDeleteQuery, FsSessionQuery,
+        ProcessDataEncoding, ProcessLogsMissed, ProcessLogEntry, ProcessState, ProcessLogsStream,
+        TerminalClientFrame, TerminalServerFrame,
     )),
     tags(
         (name = "meta", description = "Health and API description"),
         (name = "agents", description = "The agents this daemon drives"),
         (name = "sessions", description = "Sessions, messages, transcripts and human-in-the-loop replies"),
         (name = "fs", description = "The sandbox's files: list, read, write, move, delete, upload archives"),
+        (name = "processes", description = "Commands run to completion, managed processes with buffered logs, PTY terminals over WebSocket"),
     )
 )]
 struct ApiDoc;

@@ -270,6 +270,26 @@ export class PathConflictError extends SandboxAgentError {
   static override readonly code = "path_conflict";
 }
 
+/** `spawn_failed` 400: a process could not be started; `detail` has the system's reason. */
+export class SpawnFailedError extends SandboxAgentError {
+  static override readonly code = "spawn_failed";
+}
+
+/** `process_not_found` 404: no process has that id. */
+export class ProcessNotFoundError extends SandboxAgentError {
+  static override readonly code = "process_not_found";
+}
+
+/** `process_conflict` 409: the process is not in a state for the request (no terminal, stdin closed, still running). */
+export class ProcessConflictError extends SandboxAgentError {
+  static override readonly code = "process_conflict";
+}
+
+/** `process_limit_reached` 409: the daemon holds `--max-processes` processes already. */
+export class ProcessLimitReachedError extends SandboxAgentError {
+  static override readonly code = "process_limit_reached";
+}
+
 /** `payload_too_large` 413: a body or file larger than the daemon's limit. */
 export class PayloadTooLargeError extends SandboxAgentError {
   static override readonly code = "payload_too_large";
@@ -362,6 +382,10 @@ export const ERROR_CLASSES: Readonly<Record<string, typeof SandboxAgentError>> =
       NotConfiguredError,
       PathNotFoundError,
       PathConflictError,
+      SpawnFailedError,
+      ProcessNotFoundError,
+      ProcessConflictError,
+      ProcessLimitReachedError,
       PayloadTooLargeError,
       InstallFailedError,
       AgentProcessExitedError,

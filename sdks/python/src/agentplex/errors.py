@@ -228,6 +228,31 @@ class PathConflictError(SandboxAgentError):
     code = "path_conflict"
 
 
+class SpawnFailedError(SandboxAgentError):
+    """400 ``spawn_failed``: a process could not be started; ``detail`` has the system's reason."""
+
+    code = "spawn_failed"
+
+
+class ProcessNotFoundError(SandboxAgentError):
+    """404 ``process_not_found``: no process has that id."""
+
+    code = "process_not_found"
+
+
+class ProcessConflictError(SandboxAgentError):
+    """409 ``process_conflict``: the process is not in a state for the request (no terminal,
+    stdin closed, still running)."""
+
+    code = "process_conflict"
+
+
+class ProcessLimitReachedError(SandboxAgentError):
+    """409 ``process_limit_reached``: the daemon holds ``--max-processes`` processes already."""
+
+    code = "process_limit_reached"
+
+
 class PayloadTooLargeError(SandboxAgentError):
     """413 ``payload_too_large``: a body or file larger than the daemon's limit."""
 
@@ -326,6 +351,10 @@ ERROR_CLASSES: dict[str, type[SandboxAgentError]] = {
         NotConfiguredError,
         PathNotFoundError,
         PathConflictError,
+        SpawnFailedError,
+        ProcessNotFoundError,
+        ProcessConflictError,
+        ProcessLimitReachedError,
         PayloadTooLargeError,
         InstallFailedError,
         AgentProcessExitedError,
@@ -376,10 +405,14 @@ __all__ = [
     "StorageFullError",
     "StorageUnavailableError",
     "PermissionDeniedError",
+    "ProcessConflictError",
+    "ProcessLimitReachedError",
+    "ProcessNotFoundError",
     "RequestNotFoundError",
     "SessionAlreadyExistsError",
     "SessionEndedError",
     "SessionNotFoundError",
+    "SpawnFailedError",
     "StreamError",
     "TokenInvalidError",
     "UnexpectedResponseError",

@@ -1,0 +1,107 @@
+//! Building and starting the command of a run or a managed process, with the
+//! system's reason when it cannot start.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+
+use tokio::process::{Child, Command};
+
+use crate::error::ApiError;
+
+/// What to start.
+pub struct CommandSpec<'a> {
+    /// The program: a path, or a name looked up in `PATH`.
+    pub command: &'a str,
+    /// Its arguments.
+    pub args: &'a [String],
+    /// Its working directory; the daemon's when `None`.
+    pub cwd: Option<&'a str>,
+    /// Variables added to the daemon's environment.
+    pub env: &'a BTreeMap<String, String>,
+}
+
+impl CommandSpec<'_> {
+    /// The command with its arguments, directory and environment; stdio is the
+    /// caller's to set. Checks the directory first, so a bad one is told apart
+    /// from a missing program.
+    pub fn command(&self) -> Result<Command, ApiError> {
+        if self.command.is_empty() {
+            return Err(ApiError::InvalidRequest("`command` is empty".into()));
+        }
+        let mut command = Command::new(self.command);
+        command.args(self.args).envs(self.env);
+        if let Some(cwd) = self.cwd {
+            check_directory(Path::new(cwd))?;
+            command.current_dir(cwd);
+        }
+        Ok(command)
+    }
+
+    /// Starts the command, or says why it could not.
+    pub fn spawn(&self, command: &mut Command) -> Result<Child, ApiError> {
+        command.spawn().map_err(|error| {
+            ApiError::SpawnFailed(format!("cannot start {:?}: {error}", self.command))
+        })
+    }
+}
+
+/// A working directory must exist and be a directory.
+fn check_directory(cwd: &Path) -> Result<(), ApiError> {
+    let refused =
+        |error: io::Error| ApiError::SpawnFailed(format!("working directory {cwd:?}: {error}"));
+    let metadata = std::fs::metadata(cwd).map_err(refused)?;
+    if !metadata.is_dir() {
+        return Err(refused(io::Error::from_raw_os_error(libc::ENOTDIR)));
+    }
+    Ok(())
+}
+
+/// The exit code and the signal of a finished process.
+pub fn exit_parts(status: std::process::ExitStatus) -> (Option<i32>, Option<i32>) {
+    use std::os::unix::process::ExitStatusExt as _;
+    (status.code(), status.signal())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec<'a>(
+        command: &'a str,
+        cwd: Option<&'a str>,
+        env: &'a BTreeMap<String, String>,
+    ) -> CommandSpec<'a> {
+        CommandSpec {
+            command,
+            args: &[],
+            cwd,
+            env,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_missing_program_and_a_bad_directory_carry_the_system_reason() {
+        let env = BTreeMap::new();
+        let missing = spec("/nonexistent/program", None, &env);
+        let error = missing.spawn(&mut missing.command().unwrap()).unwrap_err();
+        assert!(
+            matches!(&error, ApiError::SpawnFailed(d) if d.contains("No such file or directory")),
+            "{error}"
+        );
+        let error = spec("true", Some("/nonexistent-dir"), &env)
+            .command()
+            .unwrap_err();
+        assert!(
+            matches!(&error, ApiError::SpawnFailed(d) if d.contains("working directory") && d.contains("No such file")),
+            "{error}"
+        );
+        let error = spec("true", Some("/proc/self/status"), &env)
+            .command()
+            .unwrap_err();
+        assert!(
+            matches!(&error, ApiError::SpawnFailed(d) if d.contains("Not a directory")),
+            "{error}"
+        );
+    }
+}
