@@ -241,7 +241,8 @@ fn tool_call_update(
 }
 
 /// A synthetic failed `tool_result` for a call that will report none (its
-/// permission was rejected, or the turn was cancelled), with `output`.
+/// permission was rejected, or the turn was cancelled), with `output`: started,
+/// then completed, as every item.
 pub(crate) fn fail_tool_call(
     ids: &mut IdCounter,
     turn: &mut TurnState,
@@ -257,5 +258,6 @@ pub(crate) fn fail_tool_call(
         .with_parent(&call.item_id)
         .with_native_id(call_id)
         .failed();
-    out.emit(event::item_completed(result).synthetic());
+    out.emit(event::item_started(result.clone().in_progress()).synthetic())
+        .emit(event::item_completed(result).synthetic());
 }
