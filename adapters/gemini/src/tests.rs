@@ -93,4 +93,24 @@ fn every_item_of_the_recordings_starts_before_it_completes() {
     }
 }
 
+/// Found by fuzzing: a `plan` update became a `status` item completed without
+/// being started.
+#[test]
+fn a_plan_is_a_status_item_started_then_completed() {
+    let mut session = GeminiSession::new(config("default"));
+    session.start();
+    session.send_message(vec![MessagePart::Text("hi".into())]);
+    let mut feed = |line: &str| render(&session.on_stdout("gemini_1".into(), line.into()));
+    feed(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#);
+    feed(r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s"}}"#);
+    let out = feed(
+        r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}}"#,
+    );
+    let kinds: Vec<&str> = out
+        .iter()
+        .map(|line| line.split(' ').next().unwrap_or_default())
+        .collect();
+    assert_eq!(kinds, ["item.started", "item.completed"], "{out:#?}");
+}
+
 sandbox_agent_adapter_kit::fuzz_test!(crate::GeminiSession, transcripts: ["transcripts"], captures: ["captures"]);

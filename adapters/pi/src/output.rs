@@ -454,11 +454,12 @@ fn add_usage(sum: Option<Usage>, usage: &Value) -> Usage {
         reasoning_tokens: None,
         cost_usd: None,
     });
-    let add = |total: Option<u64>, more: u64| Some(total.unwrap_or(0) + more);
-    sum.input_tokens = add(
-        sum.input_tokens,
-        count("input") + count("cacheRead") + count("cacheWrite"),
-    );
+    // Counts are the agent's: absurd ones saturate rather than overflow.
+    let add = |total: Option<u64>, more: u64| Some(total.unwrap_or(0).saturating_add(more));
+    let input = count("input")
+        .saturating_add(count("cacheRead"))
+        .saturating_add(count("cacheWrite"));
+    sum.input_tokens = add(sum.input_tokens, input);
     sum.output_tokens = add(sum.output_tokens, count("output"));
     sum.cached_tokens = add(sum.cached_tokens, count("cacheRead"));
     if let Some(cost) = cost {

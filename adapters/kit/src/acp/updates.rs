@@ -67,7 +67,8 @@ pub(crate) fn apply(state: &mut State, out: &mut Actions, update: &Value, raw: &
             close_open(turn, out, false);
             let detail = update["entries"].to_string();
             let item = item::status(ids.next("itm"), "plan", Some(detail));
-            out.emit(event::item_completed(item).with_raw(raw));
+            out.emit(event::item_started(item.clone().in_progress()).with_raw(raw))
+                .emit(event::item_completed(item).with_raw(raw));
         }
         _ => {
             out.emit(event::unparsed("unknown session/update", "stdout", raw));

@@ -353,3 +353,25 @@ fn a_tool_that_ended_takes_no_more_output_nor_a_second_start_or_end() {
         );
     }
 }
+
+/// Found by fuzzing: token counts near `u64::MAX` overflowed when the turn's usage
+/// was summed (a panic in a debug build, a trap with overflow checks).
+#[test]
+fn absurd_token_counts_saturate() {
+    let mut session = in_turn();
+    let huge = u64::MAX;
+    let usage = json!({"input": huge, "output": huge, "cacheRead": huge, "cacheWrite": 1});
+    for _ in 0..2 {
+        line(
+            &mut session,
+            json!({"type":"message_end","message":{"role":"assistant","content":[],
+                "stopReason":"stop","usage": usage}}),
+        );
+    }
+    let ended = line(&mut session, json!({"type":"agent_end"}));
+    let turn_ended = ended.iter().find(|l| l.starts_with("turn.ended"));
+    assert!(
+        turn_ended.is_some_and(|l| l.contains(&huge.to_string())),
+        "{ended:?}"
+    );
+}
