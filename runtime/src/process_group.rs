@@ -1,7 +1,8 @@
 //! Signals to whole process groups.
 //!
-//! Every child the daemon starts (an agent's process) leads its own process group (`process_group(0)`), whose id is the child's pid: one
-//! signal to the group reaches the child and everything it started in turn.
+//! Every child the daemon starts (an agent's process) leads its own process group
+//! (`process_group(0)`), whose id is the child's pid: one signal to the group
+//! reaches the child and everything it started in turn.
 
 use std::future::Future;
 use std::time::Duration;
