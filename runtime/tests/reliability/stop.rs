@@ -157,6 +157,9 @@ fn stop_mid_turn(signal: Signal, half_sent: bool) {
         let mut tcp = TcpStream::connect(("127.0.0.1", daemon.port)).unwrap();
         tcp.write_all(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
             .unwrap();
+        // Long enough for the server to have read the half head: a connection that
+        // has sent nothing yet is idle, and closed at once by the stop.
+        std::thread::sleep(Duration::from_millis(500));
         tcp
     });
 
@@ -175,6 +178,11 @@ fn stop_mid_turn(signal: Signal, half_sent: bool) {
         assert!(
             stopped.refusing.is_some_and(|at| at < stopped.exit),
             "the listener stayed open while draining"
+        );
+        assert!(
+            stopped.exit >= DRAIN,
+            "the half-sent request was dropped before the drain bound: {:?}",
+            stopped.exit
         );
     } else {
         assert!(stopped.exit < DRAIN, "{signal}: {:?}", stopped.exit);
