@@ -6,19 +6,24 @@
 //! binary; components from the adapters folder are precompiled once into the
 //! compile cache. Either way nothing is loaded blindly: the header, both
 //! checksums and the engine's own compatibility check must pass, or the blob is
-//! refused and the component is compiled from its WebAssembly again.
+//! refused and the component is compiled from its WebAssembly again. The checksums
+//! catch damage (a truncated write, a flipped bit), not malice: whoever can write
+//! the compile cache can write code the daemon runs, like whoever can write its
+//! binary.
 //!
 //! Layout (integers little-endian):
 //!
 //! ```text
 //! magic "SAGTPREC" | format u32 | code encoding u32 | compatibility u64
-//! | source sha256 [32] | facts length u32 | code length u64 | facts sha256 [32]
+//! | source sha256 [32] | facts length u32 | code length u64 | head sha256 [32]
 //! | code sha256 [32] | facts (JSON) | code (wasmtime's serialized component)
 //! ```
 //!
-//! The code is stored as it is (cache entries, loaded often) or zstd-compressed
-//! (artifacts embedded in the binary, 4x smaller); the checksum covers the stored
-//! bytes. The facts are never compressed: a daemon reads every builtin's at start.
+//! The head checksum covers every header field before it and the facts; the code
+//! checksum covers the code. The code is stored as it is (cache entries, loaded
+//! often) or zstd-compressed (artifacts embedded in the binary, 4x smaller); its
+//! checksum covers the stored bytes. The facts are never compressed: a daemon
+//! reads every builtin's at start.
 //!
 //! Builtins are built from the same kit, so most of their machine code repeats
 //! from one to the next: embedded, all but one are compressed *against* that one
@@ -33,9 +38,12 @@ use sha2::{Digest, Sha256};
 use crate::{AdapterInfo, InstallRecipe, Platform};
 
 const MAGIC: &[u8; 8] = b"SAGTPREC";
-/// Bumped whenever the layout or the facts' shape changes.
-const FORMAT: u32 = 1;
-const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 32 + 4 + 8 + 32 + 32;
+/// Bumped whenever the layout or the facts' shape changes (2: the head checksum
+/// covers the header's fields, not only the facts).
+const FORMAT: u32 = 2;
+/// The header's fields before the checksums (covered by the head checksum).
+const FIELDS_LEN: usize = 8 + 4 + 4 + 8 + 32 + 4 + 8;
+const HEADER_LEN: usize = FIELDS_LEN + 32 + 32;
 /// zstd level for embedded artifacts: slow to compress (once, at build time),
 /// as fast as any level to decompress.
 const ZSTD_LEVEL: i32 = 19;
@@ -141,12 +149,11 @@ impl<'a> Artifact<'a> {
             return Err(ArtifactError::Format(format));
         }
         let tag = u32::from_le_bytes(reader.array());
-        let encoding = Encoding::from_tag(tag).ok_or(ArtifactError::Encoding(tag))?;
         let compatibility = u64::from_le_bytes(reader.array());
         let source_sha256 = reader.array();
         let facts_len = u32::from_le_bytes(reader.array()) as usize;
         let code_len = u64::from_le_bytes(reader.array());
-        let facts_sha256: [u8; 32] = reader.array();
+        let head_sha256: [u8; 32] = reader.array();
         let code_sha256 = reader.array();
         let body = reader.0;
         if usize::try_from(code_len)
@@ -157,9 +164,10 @@ impl<'a> Artifact<'a> {
             return Err(ArtifactError::Truncated(bytes.len()));
         }
         let (facts, code) = body.split_at(facts_len);
-        if sha256(facts) != facts_sha256 {
-            return Err(ArtifactError::Checksum("facts"));
+        if head_sha256 != head_checksum(&bytes[..FIELDS_LEN], facts) {
+            return Err(ArtifactError::Checksum("header and facts"));
         }
+        let encoding = Encoding::from_tag(tag).ok_or(ArtifactError::Encoding(tag))?;
         let facts =
             serde_json::from_slice(facts).map_err(|e| ArtifactError::Facts(e.to_string()))?;
         Ok(Self {
@@ -331,7 +339,7 @@ fn write(
     out.extend_from_slice(&source_sha256);
     out.extend_from_slice(&(facts.len() as u32).to_le_bytes());
     out.extend_from_slice(&(code.len() as u64).to_le_bytes());
-    out.extend_from_slice(&sha256(&facts));
+    out.extend_from_slice(&head_checksum(&out, &facts));
     out.extend_from_slice(&sha256(code));
     out.extend_from_slice(&facts);
     out.extend_from_slice(code);
@@ -341,6 +349,15 @@ fn write(
 /// SHA-256 of some bytes.
 pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
+}
+
+/// The head checksum: SHA-256 of the header's fields, then the facts.
+fn head_checksum(fields: &[u8], facts: &[u8]) -> [u8; 32] {
+    Sha256::new()
+        .chain_update(fields)
+        .chain_update(facts)
+        .finalize()
+        .into()
 }
 
 /// Reads fixed-size fields off the front of a slice already checked to be long enough.
@@ -357,6 +374,10 @@ impl<'a> Reader<'a> {
         self.take(N).try_into().expect("length checked")
     }
 }
+
+#[cfg(test)]
+#[path = "artifact_fuzz.rs"]
+mod fuzz;
 
 #[cfg(test)]
 mod tests {
@@ -438,19 +459,13 @@ mod tests {
                 .unwrap_err(),
             ArtifactError::Checksum("compiled code")
         );
-        let mut unknown = blob.clone();
-        unknown[12] = 7;
-        assert_eq!(
-            Artifact::decode(&unknown).unwrap_err(),
-            ArtifactError::Encoding(7)
-        );
         let mut facts_flipped = blob.clone();
         facts_flipped[HEADER_LEN + 3] ^= 1;
         assert_eq!(
             Artifact::decode(&facts_flipped).unwrap_err(),
-            ArtifactError::Checksum("facts")
+            ArtifactError::Checksum("header and facts")
         );
-        let mut newer = blob;
+        let mut newer = blob.clone();
         newer[8] = 99;
         assert_eq!(
             Artifact::decode(&newer).unwrap_err(),
@@ -520,5 +535,25 @@ mod tests {
             Err(ArtifactError::Decompress(_))
         ));
         assert!(decompress_against(&frame[..frame.len() / 2], &base).is_err());
+    }
+
+    /// Found by the fuzz target (format 1 checked the facts and the code only): a
+    /// flipped bit in the encoding tag made the compressed code read as plain, and
+    /// one in the compatibility key or the source hash went unnoticed.
+    #[test]
+    fn every_header_field_is_covered_by_a_checksum() {
+        let blob = encode(&facts(), 42, b"component", b"machine code", true);
+        for at in 12..FIELDS_LEN {
+            let mut damaged = blob.clone();
+            damaged[at] ^= 1;
+            let error = Artifact::decode(&damaged).unwrap_err();
+            assert!(
+                matches!(
+                    error,
+                    ArtifactError::Checksum("header and facts") | ArtifactError::Truncated(_)
+                ),
+                "byte {at}: {error}"
+            );
+        }
     }
 }

@@ -391,7 +391,7 @@ fn convert_question(q: ev::Question) -> Result<u::QuestionEventData, InvalidActi
 
 #[cfg(test)]
 #[path = "convert_fuzz.rs"]
-mod fuzz;
+pub(crate) mod fuzz;
 
 #[cfg(test)]
 mod tests {

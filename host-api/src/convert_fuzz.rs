@@ -147,7 +147,7 @@ fn action(u: &mut Unstructured<'_>) -> Result<wit::Action> {
 }
 
 /// An event with a raw payload or not.
-fn emitted(u: &mut Unstructured<'_>) -> Result<ev::EmittedEvent> {
+pub(crate) fn emitted(u: &mut Unstructured<'_>) -> Result<ev::EmittedEvent> {
     Ok(ev::EmittedEvent {
         event: event(u)?,
         synthetic: u.arbitrary()?,
@@ -287,14 +287,14 @@ fn part(u: &mut Unstructured<'_>) -> Result<ev::ContentPart> {
 }
 
 /// Up to four values of `item`.
-fn list<T>(
+pub(crate) fn list<T>(
     u: &mut Unstructured<'_>,
     item: impl Fn(&mut Unstructured<'_>) -> Result<T>,
 ) -> Result<Vec<T>> {
     (0..u.int_in_range(0..=4)?).map(|_| item(u)).collect()
 }
 
-fn option<T>(
+pub(crate) fn option<T>(
     u: &mut Unstructured<'_>,
     value: impl Fn(&mut Unstructured<'_>) -> Result<T>,
 ) -> Result<Option<T>> {
@@ -306,7 +306,7 @@ fn option<T>(
 }
 
 /// An id: usually plain, sometimes empty or odd.
-fn id(u: &mut Unstructured<'_>) -> Result<String> {
+pub(crate) fn id(u: &mut Unstructured<'_>) -> Result<String> {
     Ok(match u.int_in_range(0..=5)? {
         0 => String::new(),
         1 => mutate::string(u)?,
@@ -315,12 +315,12 @@ fn id(u: &mut Unstructured<'_>) -> Result<String> {
 }
 
 /// Any text ([`mutate::string`]).
-fn text(u: &mut Unstructured<'_>) -> Result<String> {
+pub(crate) fn text(u: &mut Unstructured<'_>) -> Result<String> {
     mutate::string(u)
 }
 
 /// JSON, JSON with a mutation (often still JSON), or not JSON at all.
-fn json_text(u: &mut Unstructured<'_>) -> Result<String> {
+pub(crate) fn json_text(u: &mut Unstructured<'_>) -> Result<String> {
     let valid = r#"{"a":[1,"b",{"c":null}],"d":"e"}"#;
     Ok(match u.int_in_range(0..=3)? {
         0 => valid.to_owned(),
@@ -331,7 +331,7 @@ fn json_text(u: &mut Unstructured<'_>) -> Result<String> {
 }
 
 /// A URL of some scheme, host spelling, port and path, sometimes mangled.
-fn url(u: &mut Unstructured<'_>) -> Result<String> {
+pub(crate) fn url(u: &mut Unstructured<'_>) -> Result<String> {
     const SCHEMES: &[&str] = &["http", "https", "HTTP", "file", "ws", "ftp", ""];
     const HOSTS: &[&str] = &[
         "127.0.0.1",
@@ -378,7 +378,7 @@ fn url(u: &mut Unstructured<'_>) -> Result<String> {
 }
 
 /// A file path: plain, absolute, with `.`, `..`, backslashes or odd characters.
-fn path(u: &mut Unstructured<'_>) -> Result<String> {
+pub(crate) fn path(u: &mut Unstructured<'_>) -> Result<String> {
     const PATHS: &[&str] = &[
         "a.txt",
         "dir/a",

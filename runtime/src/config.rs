@@ -43,6 +43,9 @@ pub struct DaemonConfig {
     /// How long a session may sit without input before its adapter instance is
     /// dropped for its snapshot (rebuilt at its next input); `None`: never.
     pub park_after: Option<std::time::Duration>,
+    /// How long an agent's process group has between SIGTERM and SIGKILL when the
+    /// daemon stops.
+    pub agent_stop_grace: std::time::Duration,
     /// Keep sessions in memory only (`--ephemeral`), not in the data dir's database.
     pub ephemeral: bool,
     /// Which ended sessions are removed on their own.

@@ -1,8 +1,8 @@
 //! Signals to whole process groups.
 //!
-//! Every child the daemon starts (an agent, a process of `/v1/processes`) leads
-//! its own process group (`process_group(0)`), whose id is the child's pid: one
-//! signal to the group reaches the child and everything it started in turn.
+//! Every child the daemon starts (an agent's process) leads its own process group
+//! (`process_group(0)`), whose id is the child's pid: one signal to the group
+//! reaches the child and everything it started in turn.
 
 use std::future::Future;
 use std::time::Duration;
@@ -10,8 +10,9 @@ use std::time::Duration;
 use rustix::process::{kill_process_group, Pid, Signal};
 
 /// How long a group has between SIGTERM and SIGKILL when the daemon stops it,
-/// unless told otherwise.
-pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
+/// unless told otherwise: less than the 5 s the SDKs give the daemon itself
+/// before they kill it.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(3);
 
 /// How a [`stop`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -61,9 +61,10 @@ pub(crate) struct Tokens {
 impl Tokens {
     /// Adds one model call's usage.
     pub fn add(&mut self, usage: &Usage) {
-        self.input += usage.input_tokens.unwrap_or(0);
-        self.output += usage.output_tokens.unwrap_or(0);
-        self.cached += usage.cached_tokens.unwrap_or(0);
+        // The agent's counts: absurd ones saturate rather than overflow.
+        self.input = self.input.saturating_add(usage.input_tokens.unwrap_or(0));
+        self.output = self.output.saturating_add(usage.output_tokens.unwrap_or(0));
+        self.cached = self.cached.saturating_add(usage.cached_tokens.unwrap_or(0));
     }
 
     /// As the universal usage of `turn.ended`.

@@ -458,7 +458,7 @@ impl<'a> Output<'a> {
             self.emit(event::error(text, Some(&code)));
         }
         let usage = message.get("usage").map(|usage| {
-            let mut usage = usage_of(usage);
+            let mut usage = Usage::from_anthropic(usage);
             usage.cost_usd = turn_cost;
             usage
         });
@@ -580,18 +580,4 @@ fn forgets_session(message: &Value) -> bool {
         .flatten()
         .filter_map(Value::as_str)
         .any(|error| error.starts_with("No conversation found with session ID"))
-}
-
-/// A turn's token counts: input includes the tokens written to and read from the
-/// prompt cache; `cached` is the part read from it.
-fn usage_of(usage: &Value) -> Usage {
-    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-    let cached = count("cache_read_input_tokens");
-    Usage {
-        input_tokens: Some(count("input_tokens") + count("cache_creation_input_tokens") + cached),
-        output_tokens: Some(count("output_tokens")),
-        cached_tokens: Some(cached),
-        reasoning_tokens: None,
-        cost_usd: None,
-    }
 }

@@ -63,4 +63,54 @@ fn a_new_session_without_an_id_fails_clearly() {
     );
 }
 
+/// Found by fuzzing (`FUZZ_STRICT=1`), and in the recordings too: the kit's ACP
+/// session (shared with Qwen Code) completed the failed result of a rejected or
+/// cancelled tool call without starting it. Every item of every recording now
+/// starts before it completes.
+#[test]
+fn every_item_of_the_recordings_starts_before_it_completes() {
+    let transcripts = testing::replay::Transcripts::of_crate(env!("CARGO_MANIFEST_DIR"));
+    for name in transcripts.names() {
+        let mut started = std::collections::BTreeSet::new();
+        let steps = transcripts.replay::<GeminiSession>(&name);
+        let events = steps.iter().flat_map(|step| &step.actions);
+        for action in events {
+            let Action::Emit(emitted) = action else {
+                continue;
+            };
+            match &emitted.event {
+                Event::ItemStarted(item) => {
+                    started.insert(item.item_id.clone());
+                }
+                Event::ItemCompleted(item) => assert!(
+                    started.contains(&item.item_id),
+                    "{name}: {} completed before it started",
+                    item.item_id
+                ),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Found by fuzzing: a `plan` update became a `status` item completed without
+/// being started.
+#[test]
+fn a_plan_is_a_status_item_started_then_completed() {
+    let mut session = GeminiSession::new(config("default"));
+    session.start();
+    session.send_message(vec![MessagePart::Text("hi".into())]);
+    let mut feed = |line: &str| render(&session.on_stdout("gemini_1".into(), line.into()));
+    feed(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#);
+    feed(r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s"}}"#);
+    let out = feed(
+        r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}}"#,
+    );
+    let kinds: Vec<&str> = out
+        .iter()
+        .map(|line| line.split(' ').next().unwrap_or_default())
+        .collect();
+    assert_eq!(kinds, ["item.started", "item.completed"], "{out:#?}");
+}
+
 sandbox_agent_adapter_kit::fuzz_test!(crate::GeminiSession, transcripts: ["transcripts"], captures: ["captures"]);

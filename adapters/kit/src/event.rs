@@ -128,6 +128,11 @@ impl Usage {
     /// assert_eq!(usage.input_tokens, Some(115));
     /// assert_eq!(usage.cached_tokens, Some(100));
     /// assert_eq!(usage.output_tokens, Some(7));
+    ///
+    /// let absurd = Usage::from_anthropic(&serde_json::json!({
+    ///     "input_tokens": u64::MAX, "cache_read_input_tokens": 1,
+    /// }));
+    /// assert_eq!(absurd.input_tokens, Some(u64::MAX));
     /// ```
     pub fn from_anthropic(usage: &serde_json::Value) -> Self {
         let count = |key: &str| {
@@ -138,8 +143,11 @@ impl Usage {
         };
         let cached = count("cache_read_input_tokens");
         Self {
+            // The agent's counts: absurd ones saturate rather than overflow.
             input_tokens: Some(
-                count("input_tokens") + count("cache_creation_input_tokens") + cached,
+                count("input_tokens")
+                    .saturating_add(count("cache_creation_input_tokens"))
+                    .saturating_add(cached),
             ),
             output_tokens: Some(count("output_tokens")),
             cached_tokens: Some(cached),

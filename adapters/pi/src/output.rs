@@ -245,6 +245,10 @@ impl<'a> Output<'a> {
                     self.unparsed("a delta of a block that did not start");
                     return;
                 };
+                if block.done {
+                    self.unparsed("a delta of a block that already ended");
+                    return;
+                }
                 block.text.push_str(delta);
                 let streamed = !matches!(block.kind, BlockKind::ToolCall { .. });
                 let item_id = block.item_id.clone();
@@ -267,8 +271,12 @@ impl<'a> Output<'a> {
     }
 
     /// A content block starts streaming: its item starts (in progress; a tool call
-    /// with its name, text and reasoning without content yet).
+    /// with its name, text and reasoning without content yet). A block still open at
+    /// the same index (Pi never ended it) completes first, failed.
     fn block_started(&mut self, index: u64, kind: BlockKind) {
+        if let Some(open) = self.turn().blocks.remove(&index).filter(|b| !b.done) {
+            self.emit(event::item_completed(block_item(&open).failed()));
+        }
         let block = Block {
             item_id: self.item_id(),
             kind,
@@ -297,6 +305,10 @@ impl<'a> Output<'a> {
             self.unparsed("the end of a block that did not start");
             return;
         };
+        if block.done {
+            self.unparsed("the end of a block that already ended");
+            return;
+        }
         finish(block);
         block.done = true;
         let block = block.clone();
@@ -442,11 +454,12 @@ fn add_usage(sum: Option<Usage>, usage: &Value) -> Usage {
         reasoning_tokens: None,
         cost_usd: None,
     });
-    let add = |total: Option<u64>, more: u64| Some(total.unwrap_or(0) + more);
-    sum.input_tokens = add(
-        sum.input_tokens,
-        count("input") + count("cacheRead") + count("cacheWrite"),
-    );
+    // Counts are the agent's: absurd ones saturate rather than overflow.
+    let add = |total: Option<u64>, more: u64| Some(total.unwrap_or(0).saturating_add(more));
+    let input = count("input")
+        .saturating_add(count("cacheRead"))
+        .saturating_add(count("cacheWrite"));
+    sum.input_tokens = add(sum.input_tokens, input);
     sum.output_tokens = add(sum.output_tokens, count("output"));
     sum.cached_tokens = add(sum.cached_tokens, count("cacheRead"));
     if let Some(cost) = cost {

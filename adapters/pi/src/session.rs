@@ -175,9 +175,12 @@ impl SessionMachine for PiSession {
     }
 
     /// Opens a turn (`turn.started`, the user's message), starts Pi again when it
-    /// exited, reads the images, and writes the prompt.
+    /// exited, reads the images, and writes the prompt. A turn Pi opened by itself
+    /// (output outside any prompt, which the daemon does not wait for) ends first:
+    /// turns do not nest.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
         Actions::unless(self.state.ended, |out| {
+            self.output(out).end_turn();
             let id = out.open_turn(&mut self.state.ids, &parts);
             if self.state.process.is_none() {
                 self.launch(out);

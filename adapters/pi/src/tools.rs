@@ -35,6 +35,14 @@ pub(crate) fn started(o: &mut Output, message: &Value) {
         };
         o.turn().tools.insert(call_id.clone(), tool);
     }
+    if o.turn()
+        .tools
+        .get(&call_id)
+        .is_some_and(|t| t.result_item.is_some())
+    {
+        o.unparsed("a tool that already started");
+        return;
+    }
     let result_item = o.item_id();
     let Some(tool) = o.turn().tools.get_mut(&call_id) else {
         return;
@@ -62,6 +70,10 @@ pub(crate) fn updated(o: &mut Output, message: &Value) {
         o.unparsed("an update of a tool that did not start");
         return;
     };
+    if tool.done {
+        o.unparsed("an update of a tool that already ended");
+        return;
+    }
     // Pi sends the whole output so far; when it no longer extends what was sent
     // (truncated), the final result has it all.
     let delta = output
@@ -81,10 +93,19 @@ pub(crate) fn ended(o: &mut Output, message: &Value) {
     let output = content_text(result.get("content"));
     let failed = message.get("isError").and_then(Value::as_bool) == Some(true);
     let directory = o.directory.to_owned();
-    let Some(started) = o.turn().tools.get(&call_id).map(|t| t.result_item.clone()) else {
+    let Some((started, done)) = o
+        .turn()
+        .tools
+        .get(&call_id)
+        .map(|t| (t.result_item.clone(), t.done))
+    else {
         o.unparsed("the end of a tool that did not start");
         return;
     };
+    if done {
+        o.unparsed("the end of a tool that already ended");
+        return;
+    }
     let item_id = match &started {
         Some(id) => id.clone(),
         None => o.item_id(),

@@ -220,3 +220,7 @@ pub(crate) fn parse_checksum(url: &str, body: &str, file_name: &str) -> Result<S
 
 #[path = "checksum_v0_1.rs"]
 mod checksum;
+
+#[cfg(test)]
+#[path = "v0_1_fuzz.rs"]
+mod fuzz;

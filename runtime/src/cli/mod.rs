@@ -168,6 +168,14 @@ pub struct ServerArgs {
         env = "SANDBOX_AGENT_ADAPTER_PARK_AFTER_MS"
     )]
     adapter_park_after_ms: u64,
+    /// Milliseconds an agent's process group has, when the daemon stops, between
+    /// SIGTERM and SIGKILL (the daemon's exit waits for it; 0 kills at once).
+    #[arg(
+        long,
+        default_value_t = crate::process_group::DEFAULT_GRACE.as_millis() as u64,
+        env = "SANDBOX_AGENT_AGENT_STOP_GRACE_MS"
+    )]
+    agent_stop_grace_ms: u64,
     /// Keep sessions in memory only: nothing survives the daemon.
     #[arg(long, env = "SANDBOX_AGENT_EPHEMERAL")]
     ephemeral: bool,
@@ -221,6 +229,7 @@ impl ServerArgs {
             max_line_bytes: self.max_line_bytes,
             park_after: (self.adapter_park_after_ms > 0)
                 .then(|| Duration::from_millis(self.adapter_park_after_ms)),
+            agent_stop_grace: Duration::from_millis(self.agent_stop_grace_ms),
             ephemeral: self.ephemeral,
             retention: self.retention,
             host: HostConfig {

@@ -47,7 +47,7 @@ pub struct ProcessFlags {
     /// when the daemon stops its processes on shutdown).
     #[arg(
         long,
-        default_value_t = 5000,
+        default_value_t = crate::processes::DEFAULT_STOP_GRACE.as_millis() as u64,
         env = "SANDBOX_AGENT_PROCESS_STOP_GRACE_MS"
     )]
     process_stop_grace_ms: u64,

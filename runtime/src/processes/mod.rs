@@ -28,6 +28,11 @@ use crate::error::ApiError;
 /// started may hold its output open) before the exit is published anyway.
 pub const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 
+/// Time between SIGTERM and SIGKILL when a process is stopped, unless
+/// `--process-stop-grace-ms` says otherwise (a dev server may take a moment to
+/// shut down cleanly).
+pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(5);
+
 /// The limits of the process API, from the daemon's flags.
 #[derive(Debug, Clone)]
 pub struct ProcessSettings {
@@ -53,7 +58,7 @@ impl Default for ProcessSettings {
             scrollback_bytes: 256 << 10,
             output_bytes: 1 << 20,
             input_bytes: 1 << 20,
-            stop_grace: crate::process_group::DEFAULT_GRACE,
+            stop_grace: DEFAULT_STOP_GRACE,
         }
     }
 }

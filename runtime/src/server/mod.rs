@@ -199,6 +199,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         SessionSettings {
             max_line_bytes: config.max_line_bytes,
             park_after: config.park_after,
+            stop_grace: config.agent_stop_grace,
         },
         store,
         config.data_dir.join("scratch"),

@@ -20,6 +20,7 @@ use super::fault::{self, StorageFault};
 use super::incoming::{Delivery, Inbox, Incoming};
 use super::log::now_millis;
 use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
+use super::reaper::Reaper;
 use super::shared::SharedProcesses;
 use super::{loopback, SessionShared};
 use crate::error::ApiError;
@@ -80,6 +81,8 @@ pub struct Actor {
     http: reqwest::Client,
     processes: BTreeMap<String, Attached>,
     shared_processes: Arc<SharedProcesses>,
+    /// Ends the processes the session lets go of.
+    reaper: Arc<Reaper>,
     timers: BTreeMap<String, AbortHandle>,
     streams: BTreeMap<String, AbortHandle>,
     /// Who waits for the turn of a queued message to start, by the ticket the
@@ -110,6 +113,7 @@ impl Actor {
         adapter: AdapterSession,
         spawn: SpawnContext,
         shared_processes: Arc<SharedProcesses>,
+        reaper: Arc<Reaper>,
         store: Arc<dyn Store>,
     ) -> Self {
         let identity = Identity {
@@ -130,6 +134,7 @@ impl Actor {
             http: loopback::client(),
             processes: BTreeMap::new(),
             shared_processes,
+            reaper,
             timers: BTreeMap::new(),
             streams: BTreeMap::new(),
             turn_started: BTreeMap::new(),
@@ -645,19 +650,22 @@ impl Actor {
         Ok(())
     }
 
-    /// Kills an own process; detaches from a shared one (killed when unused).
+    /// Ends an own process; detaches from a shared one (ended when unused).
     fn release(&self, process: Attached) {
-        match process.share_key {
+        let unused = match process.share_key {
             Some(key) => self.shared_processes.detach(
                 &self.shared.record.agent,
                 &key,
                 &self.shared.record.id,
             ),
-            None => process.entry.kill(),
+            None => Some(process.entry),
+        };
+        if let Some(entry) = unused {
+            self.reaper.release(entry);
         }
     }
 
-    /// Kills every process and stops every timer and stream of the session; the
+    /// Ends every process and stops every timer and stream of the session; the
     /// messages that were waiting will not run.
     fn shutdown(&mut self) {
         for process in std::mem::take(&mut self.processes).into_values() {

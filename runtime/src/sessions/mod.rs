@@ -10,6 +10,7 @@ pub mod log;
 pub mod loopback;
 pub mod processes;
 mod queue;
+mod reaper;
 mod restore;
 pub mod retention;
 pub mod shared;
@@ -151,6 +152,9 @@ pub struct SessionSettings {
     /// How long a session sits without input before its adapter instance is
     /// parked (see [`sandbox_agent_host::AdapterSession::park`]); `None`: never.
     pub park_after: Option<std::time::Duration>,
+    /// How long an agent's process group has between SIGTERM and SIGKILL when
+    /// the daemon stops.
+    pub stop_grace: std::time::Duration,
 }
 
 /// Every session of the daemon.
@@ -158,6 +162,8 @@ pub struct SessionManager {
     sessions: RwLock<BTreeMap<String, Arc<Session>>>,
     catalog: Arc<AgentCatalog>,
     shared_processes: Arc<shared::SharedProcesses>,
+    /// Ends the processes sessions let go of (politely once the daemon stops).
+    reaper: Arc<reaper::Reaper>,
     settings: SessionSettings,
     store: Arc<dyn Store>,
     /// Where each session's scratch folder is made (see [`scratch_dir`]).
@@ -179,6 +185,7 @@ impl SessionManager {
             sessions: RwLock::new(BTreeMap::new()),
             catalog,
             shared_processes: Arc::default(),
+            reaper: Arc::new(reaper::Reaper::new(settings.stop_grace)),
             settings,
             store,
             scratch_root,
@@ -382,6 +389,7 @@ impl SessionManager {
             adapter_session,
             spawn,
             self.shared_processes.clone(),
+            self.reaper.clone(),
             self.store.clone(),
         )
         .park_after(self.settings.park_after)
@@ -413,18 +421,21 @@ impl SessionManager {
     }
 
     /// Daemon shutdown. With a durable store every live session is suspended
-    /// (its agent stops, the session resumes when the daemon starts again);
-    /// otherwise it is terminated. Open event streams end either way.
+    /// (the session resumes when the daemon starts again, as after a crash);
+    /// otherwise it is terminated. Open event streams end either way. The agents'
+    /// process groups get SIGTERM, then SIGKILL after the grace period
+    /// ([`SessionSettings::stop_grace`]), all at once; returns when they are gone.
     pub async fn shut_down(&self) {
+        self.reaper.begin_stop();
         let command = if self.store.durable() {
             || Command::Suspend
         } else {
             || Command::Terminate
         };
-        for session in self.list() {
-            let _ = session.command(command()).await;
-        }
+        let sessions = self.list();
+        futures::future::join_all(sessions.iter().map(|session| session.command(command()))).await;
         self.closing.send_replace(true);
+        self.reaper.stopped().await;
     }
 }
 

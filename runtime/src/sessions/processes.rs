@@ -11,6 +11,7 @@ use sandbox_agent_host::{ExitStatus, Input, SpawnRequest};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+use tokio::sync::watch;
 
 use super::incoming::{Inbox, Incoming, Stream};
 
@@ -64,7 +65,7 @@ pub struct ProcessEntry {
     exited: AtomicBool,
     /// The process is gone (`wait` returned) though its exit may not be reported
     /// yet: its remaining output is still being read.
-    gone: AtomicBool,
+    gone: watch::Sender<bool>,
 }
 
 impl ProcessEntry {
@@ -75,7 +76,12 @@ impl ProcessEntry {
 
     /// Whether the process is gone, reported or not.
     pub fn gone(&self) -> bool {
-        self.gone.load(Ordering::SeqCst)
+        *self.gone.borrow()
+    }
+
+    /// Resolves once the process is gone (its leader exited and was reaped).
+    pub async fn wait_gone(&self) {
+        let _ = self.gone.subscribe().wait_for(|gone| *gone).await;
     }
 
     /// Queues bytes for the process's stdin (dropped once stdin is closed).
@@ -250,7 +256,7 @@ pub fn spawn(
         subscribers: Mutex::new(vec![subscriber]),
         first_lines: Mutex::new(FirstLines::default()),
         exited: AtomicBool::new(false),
-        gone: AtomicBool::new(false),
+        gone: watch::Sender::new(false),
     });
 
     if let Some(mut stdin) = child.stdin.take() {
@@ -276,7 +282,7 @@ pub fn spawn(
     let waiter = entry.clone();
     tokio::spawn(async move {
         let status = child.wait().await;
-        waiter.gone.store(true, Ordering::SeqCst);
+        waiter.gone.send_replace(true);
         for reader in [stdout, stderr].into_iter().flatten() {
             let abort = reader.abort_handle();
             if tokio::time::timeout(DRAIN_AFTER_EXIT, reader)

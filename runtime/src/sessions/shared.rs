@@ -59,16 +59,16 @@ impl SharedProcesses {
         Ok(entry)
     }
 
-    /// Detaches a session; the process is killed when no session is left on it.
-    pub fn detach(&self, agent: &str, key: &str, session_id: &str) {
+    /// Detaches a session; the process when no session is left on it (for the
+    /// caller to end).
+    pub fn detach(&self, agent: &str, key: &str, session_id: &str) -> Option<Arc<ProcessEntry>> {
         let mut processes = self.processes.lock().unwrap();
         let map_key = (agent.to_owned(), key.to_owned());
-        if let Some(shared) = processes.get(&map_key) {
-            if shared.entry.unsubscribe(session_id) == 0 {
-                shared.entry.kill();
-                processes.remove(&map_key);
-            }
-        }
+        let unused = processes.get(&map_key)?.entry.unsubscribe(session_id) == 0;
+        unused
+            .then(|| processes.remove(&map_key))
+            .flatten()
+            .map(|shared| shared.entry)
     }
 
     /// The `serverStatus` of an agent that has used a shared process.

@@ -88,7 +88,7 @@ pub fn check_transcript(api: &Api, session: &str, seen: &BTreeMap<u64, Value>) -
 
 /// The whole stored transcript (with raw payloads), which must be numbered 1..=n
 /// with evt ids.
-pub fn stored_transcript(api: &Api, session: &str) -> Vec<Value> {
+fn stored_transcript(api: &Api, session: &str) -> Vec<Value> {
     let page = api.events_page(session, "offset=0&include_raw=true");
     let events = page["events"].as_array().unwrap().clone();
     for (index, event) in events.iter().enumerate() {
@@ -104,7 +104,7 @@ pub fn stored_transcript(api: &Api, session: &str) -> Vec<Value> {
 }
 
 /// Every event a client saw must be in the stored transcript `events`, identical.
-pub fn check_seen(session: &str, events: &[Value], seen: &BTreeMap<u64, Value>) {
+fn check_seen(session: &str, events: &[Value], seen: &BTreeMap<u64, Value>) {
     for (sequence, event) in seen {
         let stored = events
             .get(*sequence as usize - 1)

@@ -36,6 +36,11 @@ const MAX_LINE_BYTES: u64 = 16 * MIB;
 /// How long a cancelled turn the agent ignores takes to end: the adapter's
 /// 10-second interrupt timer, then the kill, on a loaded machine.
 const CANCEL_DEADLINE: Duration = Duration::from_secs(40);
+/// The agents' grace between SIGTERM and SIGKILL when the daemon stops
+/// (`--agent-stop-grace-ms`); the stand-in ignores SIGTERM, so it is killed after it.
+const STOP_GRACE: Duration = Duration::from_secs(1);
+/// How long the daemon may take past the grace to stop on a loaded machine.
+const STOP_SLACK: Duration = Duration::from_secs(5);
 /// How long the 100 MiB flood may take on a loaded debug build.
 const FLOOD_DEADLINE: Duration = Duration::from_secs(240);
 
@@ -58,7 +63,12 @@ impl Bench {
 
     fn on(install: TempDir, pids: TempDir, data_dir: Option<TempDir>) -> Bench {
         let daemon = Daemon::start_with(Options {
-            args: vec!["--install-dir".into(), path(install.path())],
+            args: vec![
+                "--install-dir".into(),
+                path(install.path()),
+                "--agent-stop-grace-ms".into(),
+                STOP_GRACE.as_millis().to_string(),
+            ],
             env: vec![("FAKE_AGENT_PIDS".into(), path(pids.path()))],
             data_dir,
             ..Options::default()
@@ -459,8 +469,9 @@ fn broken_agents_end_or_recover_and_leave_nothing_behind() {
 }
 
 /// (f) An agent that ignores SIGTERM does not outlive its daemon: not when the
-/// daemon stops on SIGTERM, and not when it is killed (the next daemon on the data
-/// dir kills what the previous one left).
+/// daemon stops on SIGTERM (it is killed after the grace, and the daemon exits
+/// once it is gone, within the grace and a bound), and not when the daemon is
+/// killed (the next daemon on the data dir kills what the previous one left).
 #[test]
 fn agents_that_ignore_sigterm_do_not_outlive_the_daemon() {
     let bench = Bench::start();
@@ -474,11 +485,20 @@ fn agents_that_ignore_sigterm_do_not_outlive_the_daemon() {
     } = bench;
     let started = Instant::now();
     assert!(daemon.stop().success());
-    eprintln!(
-        "broken agents: the daemon stopped in {:?}",
-        started.elapsed()
+    let took = started.elapsed();
+    eprintln!("broken agents: the daemon stopped in {took:?} (grace {STOP_GRACE:?})");
+    assert!(
+        !procfs::is_running(stopped),
+        "the agent outlived its daemon"
     );
-    wait_gone(stopped, "its daemon stopped");
+    assert!(
+        took >= STOP_GRACE,
+        "the daemon did not give its agent the grace: {took:?}"
+    );
+    assert!(
+        took < STOP_GRACE + STOP_SLACK,
+        "the daemon took {took:?} to stop"
+    );
 
     let bench = Bench::on(install, pids, None);
     let api = Api::new(&bench.daemon);

@@ -8,18 +8,24 @@
 //! its writer sent it; a message whose answer was lost with the daemon ran at
 //! most once; nothing else ran.
 //!
+//! Each round reads only what is new since the previous one: a session keeps a hash
+//! of every event verified so far and how far each writer's messages are accounted
+//! for. The events verified before are checked against their hashes where a reader
+//! saw them again, at the boundary (the last one) and in a random window each
+//! round, and all of them after the last round.
+//!
 //! CI runs 8 rounds; `RELIABILITY_LONG=1` runs 50.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::common::api::{user_texts, Api};
-use crate::common::load::{check_seen, drive, follow, stored_transcript, Seen, Sent};
+use crate::common::load::{drive, follow, Seen, Sent};
 use crate::common::{wait_until, Daemon, Options};
 
 const SESSIONS: usize = 4;
@@ -29,6 +35,9 @@ const KILL_AFTER_MS: std::ops::RangeInclusive<u64> = 50..=1500;
 /// How long the restarted daemon may take to run the messages the killed one
 /// accepted.
 const DRAIN_DEADLINE: Duration = Duration::from_secs(60);
+/// How many of the events verified in earlier rounds are read again each round,
+/// at a random place.
+const RECHECKED: u64 = 256;
 
 fn rounds() -> usize {
     if std::env::var_os("RELIABILITY_LONG").is_some_and(|v| v == "1") {
@@ -54,15 +63,62 @@ fn seed() -> u64 {
 /// One session under load and everything its clients were given, over all rounds.
 struct Session {
     id: String,
-    /// Every event any reader of an earlier round was sent.
-    known: BTreeMap<u64, Value>,
     /// One log per SSE reader of this round (a reader may see an event once only).
     readers: Vec<Seen>,
     /// One log per writer, across rounds.
     writers: Vec<Sent>,
+    /// A hash of each stored event verified so far, in sequence order.
+    verified: Vec<u64>,
+    /// Per writer, how many of its messages are accounted for: each one ran, or
+    /// was never acknowledged and a later one ran.
+    accounted: Vec<usize>,
+    /// Each sent message's writer and place in that writer's log.
+    senders: HashMap<String, (usize, usize)>,
+    /// Per writer, how many of its messages are in `senders`.
+    indexed: Vec<usize>,
+}
+
+/// What one check of a session found.
+#[derive(Default, Clone, Copy)]
+struct Checked {
+    /// The transcript's length.
+    events: usize,
+    /// Events read and compared this round.
+    read: usize,
+    acknowledged: usize,
+    unanswered: usize,
+}
+
+impl std::ops::AddAssign for Checked {
+    fn add_assign(&mut self, other: Checked) {
+        self.events += other.events;
+        self.read += other.read;
+        self.acknowledged += other.acknowledged;
+        self.unanswered += other.unanswered;
+    }
+}
+
+/// A hash of one event as stored or streamed (raw payload included).
+fn hash(event: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(event).unwrap().hash(&mut hasher);
+    hasher.finish()
 }
 
 impl Session {
+    fn new(id: String) -> Session {
+        Session {
+            id,
+            readers: Vec::new(),
+            writers: (0..WRITERS_PER_SESSION).map(|_| Sent::default()).collect(),
+            verified: Vec::new(),
+            accounted: vec![0; WRITERS_PER_SESSION],
+            senders: HashMap::new(),
+            indexed: vec![0; WRITERS_PER_SESSION],
+        }
+    }
+
     /// Starts this round's clients: the writers, a reader from the end of the
     /// stored transcript and one from a random earlier point.
     fn load(
@@ -72,7 +128,9 @@ impl Session {
         rng: &mut fastrand::Rng,
         stop: &Arc<AtomicBool>,
     ) -> Vec<thread::JoinHandle<()>> {
-        let last = Api::new(daemon).last_sequence(&self.id);
+        let last = Api::new(daemon).session_info(&self.id)["eventCount"]
+            .as_u64()
+            .unwrap();
         let mut threads = Vec::new();
         for offset in [last, rng.u64(0..=last)] {
             let seen = Seen::default();
@@ -92,57 +150,122 @@ impl Session {
         threads
     }
 
-    /// Checks the transcript against what every client was given (and keeps what
-    /// this round's readers saw for the next checks); returns its length and how
-    /// many messages were acknowledged and left unanswered so far.
-    fn check(&mut self, api: &Api) -> (usize, usize, usize) {
-        for reader in self.readers.drain(..) {
-            for (sequence, event) in std::mem::take(&mut *reader.lock().unwrap()) {
-                let known = self.known.entry(sequence).or_insert_with(|| event.clone());
-                assert_eq!(*known, event, "{}: event {sequence} changed", self.id);
-            }
+    /// The stored events after `offset` (at most `limit`), checked to be numbered
+    /// from `offset + 1` without gaps, with evt ids.
+    fn stored(&self, api: &Api, offset: u64, limit: Option<u64>) -> Vec<Value> {
+        let limit = limit.map_or(String::new(), |limit| format!("&limit={limit}"));
+        let page = api.events_page(
+            &self.id,
+            &format!("offset={offset}&include_raw=true{limit}"),
+        );
+        let events = page["events"].as_array().unwrap().clone();
+        for (index, event) in events.iter().enumerate() {
+            let sequence = offset + index as u64 + 1;
+            assert_eq!(
+                event["sequence"],
+                json!(sequence),
+                "{}: gap or duplicate",
+                self.id
+            );
+            assert_eq!(event["event_id"], json!(format!("evt_{sequence}")));
         }
-        let events = stored_transcript(api, &self.id);
-        check_seen(&self.id, &events, &self.known);
-        let ran = user_texts(&events);
-        let mut all_sent = BTreeSet::new();
-        let (mut acknowledged, mut unanswered) = (0, 0);
-        for sent in &self.writers {
-            let sent = sent.lock().unwrap();
-            check_messages(&self.id, &ran, &sent);
-            all_sent.extend(sent.iter().map(|(text, _)| text.clone()));
-            acknowledged += sent.iter().filter(|(_, ok)| *ok).count();
-            unanswered += sent.iter().filter(|(_, ok)| !*ok).count();
-        }
-        for text in &ran {
-            assert!(
-                all_sent.contains(text),
-                "{}: ran {text:?}, which nobody sent",
+        events
+    }
+
+    /// Fails unless `events`, stored from sequence `first`, are the ones verified before.
+    fn recheck(&self, first: u64, events: &[Value]) {
+        for (index, event) in events.iter().enumerate() {
+            let sequence = first + index as u64;
+            assert_eq!(
+                self.verified.get(sequence as usize - 1),
+                Some(&hash(event)),
+                "{}: event {sequence} changed or is lost",
                 self.id
             );
         }
-        (events.len(), acknowledged, unanswered)
     }
-}
 
-/// The messages of one writer that ran (`ran`, all the session's, in order) must be
-/// what it sent, in order, each once, leaving out only messages never acknowledged.
-fn check_messages(session: &str, ran: &[String], sent: &[(String, bool)]) {
-    let mine: BTreeSet<&str> = sent.iter().map(|(text, _)| text.as_str()).collect();
-    let mut next = 0;
-    for text in ran.iter().filter(|text| mine.contains(text.as_str())) {
-        let position = sent[next..]
-            .iter()
-            .position(|(sent, _)| sent == text)
-            .unwrap_or_else(|| panic!("{session}: {text:?} ran twice or out of order"))
-            + next;
-        if let Some((lost, _)) = sent[next..position].iter().find(|(_, ok)| *ok) {
-            panic!("{session}: the acknowledged message {lost:?} never ran");
+    /// Checks what is new in the transcript against what every client was given,
+    /// and reads again the last event verified before and a random window of them
+    /// (all of them when `whole`).
+    fn check(&mut self, api: &Api, rng: &mut fastrand::Rng, whole: bool) -> Checked {
+        let before = self.verified.len() as u64;
+        let from = if whole { 0 } else { before.saturating_sub(1) };
+        let mut events = self.stored(api, from, None);
+        let old = (before - from) as usize;
+        assert!(
+            events.len() >= old,
+            "{}: events {} to {before} are lost",
+            self.id,
+            from + events.len() as u64 + 1
+        );
+        let new = events.split_off(old);
+        self.recheck(from + 1, &events);
+        let mut read = events.len() + new.len();
+        if before > 0 && !whole {
+            let start = rng.u64(0..before);
+            let window = self.stored(api, start, Some(RECHECKED.min(before - start)));
+            self.recheck(start + 1, &window);
+            read += window.len();
         }
-        next = position + 1;
+        self.verified.extend(new.iter().map(hash));
+        for reader in self.readers.drain(..) {
+            for (sequence, event) in std::mem::take(&mut *reader.lock().unwrap()) {
+                assert_eq!(
+                    self.verified.get(sequence as usize - 1),
+                    Some(&hash(&event)),
+                    "{}: event {sequence} a reader saw is lost or changed",
+                    self.id
+                );
+            }
+        }
+        let (acknowledged, unanswered) = self.check_messages(&user_texts(&new));
+        Checked {
+            events: self.verified.len(),
+            read,
+            acknowledged,
+            unanswered,
+        }
     }
-    if let Some((lost, _)) = sent[next..].iter().find(|(_, ok)| *ok) {
-        panic!("{session}: the acknowledged message {lost:?} never ran");
+
+    /// The messages that ran since the last check (`ran`, in order) must be what
+    /// their writers sent, in order, each once, leaving out only messages never
+    /// acknowledged; every acknowledged message must have run. Returns how many
+    /// messages were acknowledged and left unanswered so far.
+    fn check_messages(&mut self, ran: &[String]) -> (usize, usize) {
+        let id = &self.id;
+        let logs: Vec<_> = self
+            .writers
+            .iter()
+            .map(|sent| sent.lock().unwrap())
+            .collect();
+        for (writer, sent) in logs.iter().enumerate() {
+            for (place, (text, _)) in sent.iter().enumerate().skip(self.indexed[writer]) {
+                self.senders.insert(text.clone(), (writer, place));
+            }
+            self.indexed[writer] = sent.len();
+        }
+        for text in ran {
+            let &(writer, place) = self
+                .senders
+                .get(text)
+                .unwrap_or_else(|| panic!("{id}: ran {text:?}, which nobody sent"));
+            let next = self.accounted[writer];
+            assert!(place >= next, "{id}: {text:?} ran twice or out of order");
+            if let Some((lost, _)) = logs[writer][next..place].iter().find(|(_, ok)| *ok) {
+                panic!("{id}: the acknowledged message {lost:?} never ran");
+            }
+            self.accounted[writer] = place + 1;
+        }
+        let (mut acknowledged, mut unanswered) = (0, 0);
+        for (writer, sent) in logs.iter().enumerate() {
+            if let Some((lost, _)) = sent[self.accounted[writer]..].iter().find(|(_, ok)| *ok) {
+                panic!("{id}: the acknowledged message {lost:?} never ran");
+            }
+            acknowledged += sent.iter().filter(|(_, ok)| *ok).count();
+            unanswered += sent.iter().filter(|(_, ok)| !*ok).count();
+        }
+        (acknowledged, unanswered)
     }
 }
 
@@ -165,16 +288,12 @@ fn a_daemon_killed_again_and_again_loses_nothing_it_acknowledged() {
     let started = Instant::now();
     let mut daemon = Daemon::start();
     let mut sessions: Vec<Session> = (0..SESSIONS)
-        .map(|i| Session {
-            id: format!("crash-{i}"),
-            known: BTreeMap::new(),
-            readers: Vec::new(),
-            writers: (0..WRITERS_PER_SESSION).map(|_| Sent::default()).collect(),
-        })
+        .map(|i| Session::new(format!("crash-{i}")))
         .collect();
     for session in &sessions {
         Api::new(&daemon).create(&session.id, "mock");
     }
+    let mut read = 0;
     for round in 0..rounds {
         let stop = Arc::new(AtomicBool::new(false));
         let threads: Vec<_> = sessions
@@ -196,19 +315,29 @@ fn a_daemon_killed_again_and_again_loses_nothing_it_acknowledged() {
         let healthy = restart.elapsed();
         let api = Api::new(&daemon);
         drain(&api, &sessions);
-        let (mut events, mut acknowledged, mut unanswered) = (0, 0, 0);
+        let checking = Instant::now();
+        let mut checked = Checked::default();
         for session in &mut sessions {
-            let (e, a, u) = session.check(&api);
-            (events, acknowledged, unanswered) = (events + e, acknowledged + a, unanswered + u);
+            checked += session.check(&api, &mut rng, round + 1 == rounds);
         }
+        read += checked.read;
+        let Checked {
+            events,
+            acknowledged,
+            unanswered,
+            ..
+        } = checked;
         eprintln!(
             "crash loop: round {round}: killed after {kill_after} ms, healthy again in {} ms; \
-             {events} events, {acknowledged} messages acknowledged, {unanswered} unanswered, all there",
-            healthy.as_millis()
+             {events} events, {acknowledged} messages acknowledged, {unanswered} unanswered, all there \
+             ({} events read in {} ms)",
+            healthy.as_millis(),
+            checked.read,
+            checking.elapsed().as_millis()
         );
     }
     eprintln!(
-        "crash loop: {rounds} rounds passed in {:.1} s",
+        "crash loop: {rounds} rounds passed in {:.1} s, {read} events read and checked",
         started.elapsed().as_secs_f64()
     );
 }

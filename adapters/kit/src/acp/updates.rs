@@ -67,7 +67,8 @@ pub(crate) fn apply(state: &mut State, out: &mut Actions, update: &Value, raw: &
             close_open(turn, out, false);
             let detail = update["entries"].to_string();
             let item = item::status(ids.next("itm"), "plan", Some(detail));
-            out.emit(event::item_completed(item).with_raw(raw));
+            out.emit(event::item_started(item.clone().in_progress()).with_raw(raw))
+                .emit(event::item_completed(item).with_raw(raw));
         }
         _ => {
             out.emit(event::unparsed("unknown session/update", "stdout", raw));
@@ -241,7 +242,8 @@ fn tool_call_update(
 }
 
 /// A synthetic failed `tool_result` for a call that will report none (its
-/// permission was rejected, or the turn was cancelled), with `output`.
+/// permission was rejected, or the turn was cancelled), with `output`: started,
+/// then completed, as every item.
 pub(crate) fn fail_tool_call(
     ids: &mut IdCounter,
     turn: &mut TurnState,
@@ -257,5 +259,6 @@ pub(crate) fn fail_tool_call(
         .with_parent(&call.item_id)
         .with_native_id(call_id)
         .failed();
-    out.emit(event::item_completed(result).synthetic());
+    out.emit(event::item_started(result.clone().in_progress()).synthetic())
+        .emit(event::item_completed(result).synthetic());
 }

@@ -264,3 +264,114 @@ fn a_process_that_dies_at_start_ends_the_session() {
         ],
     );
 }
+
+/// A `text_start`, `text_delta` or `text_end` line of content block `index`.
+fn text_event(kind: &str, index: u64, text: &str) -> Value {
+    json!({"type":"message_update","assistantMessageEvent":
+        {"type": kind, "contentIndex": index, "delta": text, "content": text}})
+}
+
+/// Found by fuzzing (`FUZZ_STRICT=1`): a block's end or deltas repeated after its end
+/// completed its item twice or streamed into a completed item.
+#[test]
+fn a_block_that_ended_takes_no_more_deltas_nor_a_second_end() {
+    let mut session = in_turn();
+    line(&mut session, text_event("text_start", 0, ""));
+    line(&mut session, text_event("text_delta", 0, "a"));
+    let ended = line(&mut session, text_event("text_end", 0, "a"));
+    assert!(ended[0].starts_with("item.completed itm_2"), "{ended:?}");
+    for again in [
+        text_event("text_delta", 0, "b"),
+        text_event("text_end", 0, "ab"),
+    ] {
+        let rendered = line(&mut session, again);
+        assert_eq!(rendered.len(), 1, "{rendered:?}");
+        assert!(
+            rendered[0].starts_with("agent.unparsed") && rendered[0].contains("already ended"),
+            "{rendered:?}"
+        );
+    }
+}
+
+/// Found by fuzzing: a block started again at the same index left the first one's
+/// item open for ever.
+#[test]
+fn a_block_started_again_completes_the_open_one_as_failed() {
+    let mut session = in_turn();
+    line(&mut session, text_event("text_start", 0, ""));
+    line(&mut session, text_event("text_delta", 0, "a"));
+    check(
+        line(&mut session, text_event("text_start", 0, "")),
+        &[
+            r#"item.completed itm_2 message/assistant failed [text "a"]"#,
+            "item.started itm_3 message/assistant in_progress []",
+        ],
+    );
+}
+
+/// Found by fuzzing: Pi's output outside any prompt opens a turn the daemon does
+/// not wait for; the next message's turn started inside it.
+#[test]
+fn a_message_ends_the_turn_pi_opened_by_itself_first() {
+    let mut session = started();
+    line(&mut session, json!({"type":"agent_start"}));
+    let sent = render_without_raw(session.send_message(vec![MessagePart::Text("hi".into())]));
+    assert_eq!(
+        sent[..2],
+        [
+            "turn.ended turn_1 (synthetic)",
+            "turn.started turn_2 (synthetic)"
+        ],
+        "{sent:?}"
+    );
+}
+
+/// Found by fuzzing: a tool's end repeated completed its result twice, and output or
+/// a start after its end went to a completed result.
+#[test]
+fn a_tool_that_ended_takes_no_more_output_nor_a_second_start_or_end() {
+    let mut session = in_turn();
+    let tool = |kind: &str| {
+        json!({"type": kind, "toolCallId": "call_1", "toolName": "bash",
+        "args": {"command": "ls"}, "partialResult": {"content": "more"},
+        "result": {"content": [{"type": "text", "text": "a.txt"}]}, "isError": false})
+    };
+    line(&mut session, tool("tool_execution_start"));
+    let ended = line(&mut session, tool("tool_execution_end"));
+    assert_eq!(ended.len(), 1, "{ended:?}");
+    assert!(ended[0].starts_with("item.completed"), "{ended:?}");
+    for kind in [
+        "tool_execution_end",
+        "tool_execution_update",
+        "tool_execution_start",
+    ] {
+        let rendered = line(&mut session, tool(kind));
+        assert_eq!(rendered.len(), 1, "{kind}: {rendered:?}");
+        assert!(
+            rendered[0].starts_with("agent.unparsed"),
+            "{kind}: {rendered:?}"
+        );
+    }
+}
+
+/// Found by fuzzing: token counts near `u64::MAX` overflowed when the turn's usage
+/// was summed (a panic in a debug build, a trap with overflow checks).
+#[test]
+fn absurd_token_counts_saturate() {
+    let mut session = in_turn();
+    let huge = u64::MAX;
+    let usage = json!({"input": huge, "output": huge, "cacheRead": huge, "cacheWrite": 1});
+    for _ in 0..2 {
+        line(
+            &mut session,
+            json!({"type":"message_end","message":{"role":"assistant","content":[],
+                "stopReason":"stop","usage": usage}}),
+        );
+    }
+    let ended = line(&mut session, json!({"type":"agent_end"}));
+    let turn_ended = ended.iter().find(|l| l.starts_with("turn.ended"));
+    assert!(
+        turn_ended.is_some_and(|l| l.contains(&huge.to_string())),
+        "{ended:?}"
+    );
+}
