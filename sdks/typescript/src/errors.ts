@@ -275,6 +275,29 @@ export class PayloadTooLargeError extends SandboxAgentError {
   static override readonly code = "payload_too_large";
 }
 
+/** `process_not_found` 404: no process has that id (never existed, or deleted). */
+export class ProcessNotFoundError extends SandboxAgentError {
+  static override readonly code = "process_not_found";
+}
+
+/**
+ * `process_conflict` 409: a terminal operation on a process without a terminal, input to a
+ * process without open stdin or that exited, or deleting a running process.
+ */
+export class ProcessConflictError extends SandboxAgentError {
+  static override readonly code = "process_conflict";
+}
+
+/** `process_limit_reached` 409: the daemon holds `--max-processes` processes already. */
+export class ProcessLimitReachedError extends SandboxAgentError {
+  static override readonly code = "process_limit_reached";
+}
+
+/** `spawn_failed` 400: the program could not be started; `detail` carries the system's reason. */
+export class SpawnFailedError extends SandboxAgentError {
+  static override readonly code = "spawn_failed";
+}
+
 /** `install_failed` 500: installing an agent failed; `detail` names each source tried. */
 export class InstallFailedError extends SandboxAgentError {
   static override readonly code = "install_failed";
@@ -363,6 +386,10 @@ export const ERROR_CLASSES: Readonly<Record<string, typeof SandboxAgentError>> =
       PathNotFoundError,
       PathConflictError,
       PayloadTooLargeError,
+      ProcessNotFoundError,
+      ProcessConflictError,
+      ProcessLimitReachedError,
+      SpawnFailedError,
       InstallFailedError,
       AgentProcessExitedError,
       AdapterFailedError,

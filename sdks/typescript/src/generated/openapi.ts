@@ -277,6 +277,181 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/processes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every managed process not deleted, oldest first. */
+        get: operations["list"];
+        put?: never;
+        /** Starts a managed process, with pipes or in a terminal (`tty`). */
+        post: operations["create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processes/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The limits of the process API. */
+        get: operations["config"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processes/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Runs a command to completion and answers its exit status and output. */
+        post: operations["run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One managed process. */
+        get: operations["get_process"];
+        put?: never;
+        post?: never;
+        /** Forgets an exited process, its exit status and its logs. */
+        delete: operations["delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processes/{id}/input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Writes to the process's stdin (or its terminal). */
+        post: operations["input"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processes/{id}/kill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Kills the process: SIGKILL to its group. */
+        post: operations["kill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processes/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The process's buffered output; with `follow=true`, an SSE stream of it
+         *     (`log`, `missed` and, once it exited, `exit` events).
+         */
+        get: operations["logs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processes/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stops the process: SIGTERM to its group, SIGKILL after `--process-stop-grace-ms`. */
+        post: operations["stop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processes/{id}/terminal/resize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sets the size of the process's terminal. */
+        post: operations["resize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processes/{id}/terminal/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Upgrades to the terminal WebSocket of a process started with `tty`. */
+        get: operations["terminal_ws"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -673,7 +848,7 @@ export interface components {
          * @description Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable";
+        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable" | "process_not_found" | "process_conflict" | "process_limit_reached" | "spawn_failed";
         /**
          * @description Who produced an event.
          * @enum {string}
@@ -1010,6 +1185,294 @@ export interface components {
             /** @description `urn:sandbox-agent:error:<code>`. */
             type: string;
         };
+        /** @description The limits of the process API (`GET /v1/processes/config`), set by the daemon's flags. */
+        ProcessConfig: {
+            /**
+             * Format: int64
+             * @description Timeout of a run that names none, in milliseconds.
+             */
+            defaultRunTimeoutMs: number;
+            /**
+             * @description Most processes held at once: managed ones not deleted (running or exited)
+             *     plus runs in progress (`--max-processes`).
+             */
+            maxConcurrentProcesses: number;
+            /**
+             * @description Largest decoded input of one `POST .../input` or WebSocket input frame
+             *     (`--process-input-bytes`).
+             */
+            maxInputBytesPerRequest: number;
+            /** @description Log ring buffer of a process without a terminal, in bytes (`--process-log-bytes`). */
+            maxLogBytesPerProcess: number;
+            /** @description Most bytes a run keeps of stdout, and of stderr (`--process-output-bytes`). */
+            maxOutputBytes: number;
+            /**
+             * Format: int64
+             * @description Longest timeout a run may ask for, in milliseconds.
+             */
+            maxRunTimeoutMs: number;
+            /**
+             * Format: int64
+             * @description Time between SIGTERM and SIGKILL when a process is stopped, in
+             *     milliseconds (`--process-stop-grace-ms`).
+             */
+            stopGraceMs: number;
+            /** @description Scrollback ring buffer of a terminal, in bytes (`--terminal-scrollback-bytes`). */
+            terminalScrollbackBytes: number;
+        };
+        /** @description Body of `POST /v1/processes`: start a managed process. */
+        ProcessCreateRequest: {
+            /** @description Its arguments (no shell: use `sh -c` for one). */
+            args?: string[];
+            /**
+             * Format: int32
+             * @description Terminal width in columns (with `tty`); 80 when absent.
+             */
+            cols?: number | null;
+            /** @description The program: a path, or a name looked up in the daemon's `PATH`. */
+            command: string;
+            /** @description Working directory; the daemon's when absent. */
+            cwd?: string | null;
+            /**
+             * @description Variables added to the daemon's environment (`TERM` defaults to
+             *     `xterm-256color` in a terminal).
+             */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Keep its stdin open for `POST .../input` (always so in a terminal); without
+             *     it stdin is empty.
+             */
+            interactive?: boolean;
+            /**
+             * @description Leave the process running when the daemon stops (by default the daemon
+             *     stops every process it started). Not with `tty`: a terminal ends with the
+             *     daemon. Its output pipes close with the daemon: it should write elsewhere.
+             */
+            outliveDaemon?: boolean;
+            /**
+             * Format: int32
+             * @description Terminal height in rows (with `tty`); 24 when absent.
+             */
+            rows?: number | null;
+            /**
+             * @description Run it in a pseudo-terminal: one output stream (`pty`), input and the
+             *     terminal WebSocket, resizable.
+             */
+            tty?: boolean;
+        };
+        /**
+         * @description How bytes travel in a JSON string.
+         * @enum {string}
+         */
+        ProcessDataEncoding: "utf8" | "base64";
+        /** @description A managed process (kept after it exits, until deleted). */
+        ProcessInfo: {
+            args: string[];
+            command: string;
+            /**
+             * Format: int64
+             * @description When it started (Unix milliseconds).
+             */
+            createdAtMs: number;
+            cwd?: string | null;
+            /**
+             * Format: int32
+             * @description The exit status, once it exited on its own.
+             */
+            exitCode?: number | null;
+            /**
+             * Format: int64
+             * @description When it exited (Unix milliseconds).
+             */
+            exitedAtMs?: number | null;
+            /** @description The daemon's id for it (`proc_<n>`). */
+            id: string;
+            interactive: boolean;
+            /** @description It is left running when the daemon stops. */
+            outliveDaemon?: boolean;
+            /**
+             * Format: int32
+             * @description Its pid, which is also its process group's id.
+             */
+            pid?: number | null;
+            /**
+             * Format: int32
+             * @description The signal that ended it, when one did.
+             */
+            signal?: number | null;
+            status: components["schemas"]["ProcessState"];
+            tty: boolean;
+        };
+        /** @description Body of `POST /v1/processes/{id}/input`. */
+        ProcessInputRequest: {
+            /** @description The bytes, in `encoding`. */
+            data: string;
+            encoding?: null | components["schemas"]["ProcessDataEncoding"];
+        };
+        /** @description The answer of `POST /v1/processes/{id}/input`. */
+        ProcessInputResponse: {
+            bytesWritten: number;
+        };
+        /** @description `GET /v1/processes`. */
+        ProcessListResponse: {
+            /** @description Every process not deleted, oldest first. */
+            processes: components["schemas"]["ProcessInfo"][];
+        };
+        /** @description One chunk of output, as read. */
+        ProcessLogEntry: {
+            /** @description The bytes, in `encoding`. */
+            data: string;
+            /** @description Always `base64`. */
+            encoding: string;
+            /**
+             * Format: int64
+             * @description Where its first byte is in everything the process printed (all streams, in
+             *     the order read), from 0.
+             */
+            offset?: number;
+            /**
+             * Format: int64
+             * @description Its number, from 1, over all the process's streams.
+             */
+            sequence: number;
+            stream: components["schemas"]["ProcessLogsStream"];
+            /**
+             * Format: int64
+             * @description When it was read (Unix milliseconds).
+             */
+            timestampMs: number;
+        };
+        /**
+         * @description Data of the SSE `missed` event of a followed log: output dropped from the ring
+         *     buffer before the reader got it.
+         */
+        ProcessLogsMissed: {
+            /**
+             * Format: int64
+             * @description Where the stream goes on.
+             */
+            firstOffset: number;
+            /**
+             * Format: int64
+             * @description How many bytes were skipped (0 when the stream started `since` an entry
+             *     already dropped: then only `missedEntries` is known).
+             */
+            missedBytes: number;
+            /**
+             * Format: int64
+             * @description How many entries were skipped.
+             */
+            missedEntries: number;
+        };
+        /** @description The answer of `GET /v1/processes/{id}/logs` (without `follow`). */
+        ProcessLogsResponse: {
+            entries: components["schemas"]["ProcessLogEntry"][];
+            /**
+             * Format: int64
+             * @description Offset of the oldest byte the ring buffer still holds: what came before
+             *     was dropped.
+             */
+            firstOffset?: number;
+            /**
+             * Format: int64
+             * @description Bytes asked for that were dropped before this read (reading from an
+             *     `offset`, or from the start).
+             */
+            missedBytes?: number;
+            /**
+             * Format: int64
+             * @description Entries asked for that were dropped before this read (reading `since` a
+             *     sequence).
+             */
+            missedEntries?: number;
+            /**
+             * Format: int64
+             * @description Offset one past the newest byte: where the next output will start.
+             */
+            nextOffset?: number;
+            processId: string;
+            stream: components["schemas"]["ProcessLogsStream"];
+        };
+        /**
+         * @description Which output of a process.
+         * @enum {string}
+         */
+        ProcessLogsStream: "stdout" | "stderr" | "combined" | "pty";
+        /** @description Body of `POST /v1/processes/run`: run a command to completion. */
+        ProcessRunRequest: {
+            /** @description Its arguments (no shell: use `sh -c` for one). */
+            args?: string[];
+            /** @description The program: a path, or a name looked up in the daemon's `PATH`. */
+            command: string;
+            /** @description Working directory; the daemon's when absent. */
+            cwd?: string | null;
+            /** @description Variables added to the daemon's environment. */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Most bytes kept of stdout, and of stderr; the daemon's `maxOutputBytes` when
+             *     absent, and never more. Output past it is read and dropped.
+             */
+            maxOutputBytes?: number | null;
+            outputEncoding?: null | components["schemas"]["ProcessDataEncoding"];
+            /**
+             * @description Bytes written to the command's stdin, which is then closed; an empty stdin
+             *     when absent.
+             */
+            stdin?: string | null;
+            stdinEncoding?: null | components["schemas"]["ProcessDataEncoding"];
+            /**
+             * Format: int64
+             * @description The command's process group is killed (SIGKILL) after this long; the
+             *     daemon's `defaultRunTimeoutMs` when absent, at most `maxRunTimeoutMs`.
+             */
+            timeoutMs?: number | null;
+        };
+        /** @description The answer of `POST /v1/processes/run`. */
+        ProcessRunResponse: {
+            /**
+             * Format: int64
+             * @description From spawn to exit (and the end of its output), in milliseconds.
+             */
+            durationMs: number;
+            /** @description How `stdout` and `stderr` are encoded. */
+            encoding?: components["schemas"]["ProcessDataEncoding"];
+            /**
+             * Format: int32
+             * @description The exit status, when the command exited on its own.
+             */
+            exitCode?: number | null;
+            /**
+             * Format: int32
+             * @description The signal that ended it (9 after a timeout), when one did.
+             */
+            signal?: number | null;
+            /** @description What it printed on stderr (at most `maxOutputBytes` bytes). */
+            stderr: string;
+            /** @description It printed more on stderr than was kept. */
+            stderrTruncated: boolean;
+            /** @description What it printed on stdout (at most `maxOutputBytes` bytes). */
+            stdout: string;
+            /** @description It printed more on stdout than was kept. */
+            stdoutTruncated: boolean;
+            /** @description The timeout passed and the command was killed. */
+            timedOut: boolean;
+        };
+        /**
+         * @description Whether a managed process runs.
+         * @enum {string}
+         */
+        ProcessState: "running" | "exited";
+        /** @description Body of `POST /v1/processes/{id}/terminal/resize`, and its answer. */
+        ProcessTerminalResizeRequest: {
+            /** Format: int32 */
+            cols: number;
+            /** Format: int32 */
+            rows: number;
+        };
         /** @description Data of `question.requested` and `question.resolved`. */
         QuestionEventData: {
             options: string[];
@@ -1148,6 +1611,46 @@ export interface components {
             /** Format: int64 */
             total_lines?: number | null;
             truncated: boolean;
+        };
+        /**
+         * @description A JSON text frame a client sends on the terminal WebSocket. Anything else
+         *     (a binary frame, text that is not one of these) closes the socket with a reason.
+         */
+        TerminalClientFrame: {
+            data: string;
+            encoding?: null | components["schemas"]["ProcessDataEncoding"];
+            /** @enum {string} */
+            type: "input";
+        } | {
+            /** Format: int32 */
+            cols: number;
+            /** Format: int32 */
+            rows: number;
+            /** @enum {string} */
+            type: "resize";
+        } | {
+            /** @enum {string} */
+            type: "close";
+        };
+        /**
+         * @description A JSON text frame the daemon sends on the terminal WebSocket; the terminal's
+         *     output comes in binary frames.
+         */
+        TerminalServerFrame: {
+            processId: string;
+            /** @enum {string} */
+            type: "ready";
+        } | {
+            /** Format: int32 */
+            exitCode?: number | null;
+            /** Format: int32 */
+            signal?: number | null;
+            /** @enum {string} */
+            type: "exit";
+        } | {
+            message: string;
+            /** @enum {string} */
+            type: "error";
         };
         /**
          * @description Who ended a session.
@@ -2236,6 +2739,773 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessListResponse"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessCreateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInfo"];
+                };
+            };
+            /** @description A bad body, or the program cannot start (`spawn_failed`, with the system's reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `--max-processes` processes are held already (`process_limit_reached`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessConfig"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessRunRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessRunResponse"];
+                };
+            };
+            /** @description A bad body, or the program cannot start (`spawn_failed`, with the system's reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `--max-processes` processes are held already (`process_limit_reached`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    get_process: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Process id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInfo"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No process has that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Process id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No process has that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description It is running: stop or kill it first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    input: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Process id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInputResponse"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No process has that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Its stdin is not open (started without `interactive` or `tty`), or it exited */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description More than `--process-input-bytes` decoded bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    kill: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Wait up to this long for the process to exit before answering; answer at
+                 *     once when absent (a stop still sends SIGKILL after the grace).
+                 */
+                waitMs?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Process id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInfo"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No process has that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    logs: {
+        parameters: {
+            query?: {
+                /** @description Which output; `pty` for a terminal, else `combined`, when absent. */
+                stream?: components["schemas"]["ProcessLogsStream"];
+                /** @description Only the last N entries still held. */
+                tail?: number;
+                /**
+                 * @description Answer with an SSE stream: the entries held, then new ones as they come,
+                 *     ending after the process exited.
+                 */
+                follow?: boolean;
+                /** @description Only entries whose `sequence` is greater (`Last-Event-ID` too). */
+                since?: number;
+                /** @description Only output from this byte offset on (an entry that straddles it is cut). */
+                offset?: number;
+            };
+            header?: {
+                /** @description With `follow`: resume after this sequence */
+                "Last-Event-ID"?: number | null;
+            };
+            path: {
+                /** @description Process id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries held; with `follow=true` a `text/event-stream` instead */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessLogsResponse"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No process has that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    stop: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Wait up to this long for the process to exit before answering; answer at
+                 *     once when absent (a stop still sends SIGKILL after the grace).
+                 */
+                waitMs?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Process id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInfo"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No process has that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    resize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Process id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessTerminalResizeRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessTerminalResizeRequest"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No process has that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description It has no terminal */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    terminal_ws: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The daemon's token, for browsers (a WebSocket cannot send headers); only
+                 *     this route accepts it.
+                 */
+                access_token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Process id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switched to the WebSocket: binary frames of terminal output out (the scrollback first, after a `ready` text frame), JSON `TerminalClientFrame`s in, `TerminalServerFrame`s as text */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a WebSocket upgrade request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No process has that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description It has no terminal */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
             };
         };
     };
