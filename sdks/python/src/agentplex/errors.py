@@ -234,6 +234,31 @@ class PayloadTooLargeError(SandboxAgentError):
     code = "payload_too_large"
 
 
+class ProcessNotFoundError(SandboxAgentError):
+    """404 ``process_not_found``: no process has that id (never existed, or deleted)."""
+
+    code = "process_not_found"
+
+
+class ProcessConflictError(SandboxAgentError):
+    """409 ``process_conflict``: a terminal operation on a process without a terminal, input
+    to a process without open stdin or that exited, or deleting a running process."""
+
+    code = "process_conflict"
+
+
+class ProcessLimitReachedError(SandboxAgentError):
+    """409 ``process_limit_reached``: the daemon holds ``--max-processes`` processes already."""
+
+    code = "process_limit_reached"
+
+
+class SpawnFailedError(SandboxAgentError):
+    """400 ``spawn_failed``: the program could not be started; ``detail`` says why."""
+
+    code = "spawn_failed"
+
+
 class StorageFullError(SandboxAgentError):
     """507 ``storage_full``: the disk holding the daemon's data dir is full; nothing was stored."""
 
@@ -327,6 +352,10 @@ ERROR_CLASSES: dict[str, type[SandboxAgentError]] = {
         PathNotFoundError,
         PathConflictError,
         PayloadTooLargeError,
+        ProcessNotFoundError,
+        ProcessConflictError,
+        ProcessLimitReachedError,
+        SpawnFailedError,
         InstallFailedError,
         AgentProcessExitedError,
         AdapterFailedError,
@@ -373,6 +402,10 @@ __all__ = [
     "PathConflictError",
     "PathNotFoundError",
     "PayloadTooLargeError",
+    "ProcessConflictError",
+    "ProcessLimitReachedError",
+    "ProcessNotFoundError",
+    "SpawnFailedError",
     "StorageFullError",
     "StorageUnavailableError",
     "PermissionDeniedError",

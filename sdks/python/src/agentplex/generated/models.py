@@ -350,7 +350,7 @@ class ErrorData(Model):
     message: str
 
 
-ErrorType = Literal["invalid_request", "unsupported_agent", "agent_not_installed", "install_failed", "agent_process_exited", "token_invalid", "permission_denied", "session_not_found", "session_already_exists", "mode_not_supported", "stream_error", "timeout", "session_ended", "request_not_found", "not_found", "method_not_allowed", "payload_too_large", "adapter_failed", "internal", "path_not_found", "path_conflict", "not_configured", "storage_full", "storage_unavailable"]
+ErrorType = Literal["invalid_request", "unsupported_agent", "agent_not_installed", "install_failed", "agent_process_exited", "token_invalid", "permission_denied", "session_not_found", "session_already_exists", "mode_not_supported", "stream_error", "timeout", "session_ended", "request_not_found", "not_found", "method_not_allowed", "payload_too_large", "adapter_failed", "internal", "path_not_found", "path_conflict", "not_configured", "storage_full", "storage_unavailable", "process_not_found", "process_conflict", "process_limit_reached", "spawn_failed"]
 """Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`)."""
 
 EventSource = Literal["agent", "daemon"]
@@ -772,6 +772,293 @@ class ProblemDetails(Model):
     """`urn:sandbox-agent:error:<code>`."""
 
 
+class ProcessConfig(Model):
+    """The limits of the process API (`GET /v1/processes/config`), set by the daemon's flags."""
+
+    default_run_timeout_ms: int = Field(alias="defaultRunTimeoutMs")
+    """Timeout of a run that names none, in milliseconds."""
+
+    max_concurrent_processes: int = Field(alias="maxConcurrentProcesses")
+    """Most processes held at once: managed ones not deleted (running or exited)
+    plus runs in progress (`--max-processes`).
+    """
+
+    max_input_bytes_per_request: int = Field(alias="maxInputBytesPerRequest")
+    """Largest decoded input of one `POST .../input` or WebSocket input frame
+    (`--process-input-bytes`).
+    """
+
+    max_log_bytes_per_process: int = Field(alias="maxLogBytesPerProcess")
+    """Log ring buffer of a process without a terminal, in bytes (`--process-log-bytes`)."""
+
+    max_output_bytes: int = Field(alias="maxOutputBytes")
+    """Most bytes a run keeps of stdout, and of stderr (`--process-output-bytes`)."""
+
+    max_run_timeout_ms: int = Field(alias="maxRunTimeoutMs")
+    """Longest timeout a run may ask for, in milliseconds."""
+
+    stop_grace_ms: int = Field(alias="stopGraceMs")
+    """Time between SIGTERM and SIGKILL when a process is stopped, in
+    milliseconds (`--process-stop-grace-ms`).
+    """
+
+    terminal_scrollback_bytes: int = Field(alias="terminalScrollbackBytes")
+    """Scrollback ring buffer of a terminal, in bytes (`--terminal-scrollback-bytes`)."""
+
+
+class ProcessCreateRequest(Model):
+    """Body of `POST /v1/processes`: start a managed process."""
+
+    args: list[str] | None = Field(default=None)
+    """Its arguments (no shell: use `sh -c` for one)."""
+
+    cols: int | None = Field(default=None)
+    """Terminal width in columns (with `tty`); 80 when absent."""
+
+    command: str
+    """The program: a path, or a name looked up in the daemon's `PATH`."""
+
+    cwd: str | None = Field(default=None)
+    """Working directory; the daemon's when absent."""
+
+    env: dict[str, str] | None = Field(default=None)
+    """Variables added to the daemon's environment (`TERM` defaults to
+    `xterm-256color` in a terminal).
+    """
+
+    interactive: bool | None = Field(default=None)
+    """Keep its stdin open for `POST .../input` (always so in a terminal); without
+    it stdin is empty.
+    """
+
+    outlive_daemon: bool | None = Field(default=None, alias="outliveDaemon")
+    """Leave the process running when the daemon stops (by default the daemon
+    stops every process it started). Not with `tty`: a terminal ends with the
+    daemon. Its output pipes close with the daemon: it should write elsewhere.
+    """
+
+    rows: int | None = Field(default=None)
+    """Terminal height in rows (with `tty`); 24 when absent."""
+
+    tty: bool | None = Field(default=None)
+    """Run it in a pseudo-terminal: one output stream (`pty`), input and the
+    terminal WebSocket, resizable.
+    """
+
+
+ProcessDataEncoding = Literal["utf8", "base64"]
+"""How bytes travel in a JSON string."""
+
+
+class ProcessInfo(Model):
+    """A managed process (kept after it exits, until deleted)."""
+
+    args: list[str]
+
+    command: str
+
+    created_at_ms: int = Field(alias="createdAtMs")
+    """When it started (Unix milliseconds)."""
+
+    cwd: str | None = Field(default=None)
+
+    exit_code: int | None = Field(default=None, alias="exitCode")
+    """The exit status, once it exited on its own."""
+
+    exited_at_ms: int | None = Field(default=None, alias="exitedAtMs")
+    """When it exited (Unix milliseconds)."""
+
+    id: str
+    """The daemon's id for it (`proc_<n>`)."""
+
+    interactive: bool
+
+    outlive_daemon: bool | None = Field(default=None, alias="outliveDaemon")
+    """It is left running when the daemon stops."""
+
+    pid: int | None = Field(default=None)
+    """Its pid, which is also its process group's id."""
+
+    signal: int | None = Field(default=None)
+    """The signal that ended it, when one did."""
+
+    status: ProcessState
+
+    tty: bool
+
+
+class ProcessInputRequest(Model):
+    """Body of `POST /v1/processes/{id}/input`."""
+
+    data: str
+    """The bytes, in `encoding`."""
+
+    encoding: ProcessDataEncoding | None = Field(default=None)
+
+
+class ProcessInputResponse(Model):
+    """The answer of `POST /v1/processes/{id}/input`."""
+
+    bytes_written: int = Field(alias="bytesWritten")
+
+
+class ProcessListResponse(Model):
+    """`GET /v1/processes`."""
+
+    processes: list[ProcessInfo]
+    """Every process not deleted, oldest first."""
+
+
+class ProcessLogEntry(Model):
+    """One chunk of output, as read."""
+
+    data: str
+    """The bytes, in `encoding`."""
+
+    encoding: str
+    """Always `base64`."""
+
+    offset: int | None = Field(default=None)
+    """Where its first byte is in everything the process printed (all streams, in
+    the order read), from 0.
+    """
+
+    sequence: int
+    """Its number, from 1, over all the process's streams."""
+
+    stream: ProcessLogsStream
+
+    timestamp_ms: int = Field(alias="timestampMs")
+    """When it was read (Unix milliseconds)."""
+
+
+class ProcessLogsMissed(Model):
+    """Data of the SSE `missed` event of a followed log: output dropped from the ring
+    buffer before the reader got it.
+    """
+
+    first_offset: int = Field(alias="firstOffset")
+    """Where the stream goes on."""
+
+    missed_bytes: int = Field(alias="missedBytes")
+    """How many bytes were skipped (0 when the stream started `since` an entry
+    already dropped: then only `missedEntries` is known).
+    """
+
+    missed_entries: int = Field(alias="missedEntries")
+    """How many entries were skipped."""
+
+
+class ProcessLogsResponse(Model):
+    """The answer of `GET /v1/processes/{id}/logs` (without `follow`)."""
+
+    entries: list[ProcessLogEntry]
+
+    first_offset: int | None = Field(default=None, alias="firstOffset")
+    """Offset of the oldest byte the ring buffer still holds: what came before
+    was dropped.
+    """
+
+    missed_bytes: int | None = Field(default=None, alias="missedBytes")
+    """Bytes asked for that were dropped before this read (reading from an
+    `offset`, or from the start).
+    """
+
+    missed_entries: int | None = Field(default=None, alias="missedEntries")
+    """Entries asked for that were dropped before this read (reading `since` a
+    sequence).
+    """
+
+    next_offset: int | None = Field(default=None, alias="nextOffset")
+    """Offset one past the newest byte: where the next output will start."""
+
+    process_id: str = Field(alias="processId")
+
+    stream: ProcessLogsStream
+
+
+ProcessLogsStream = Literal["stdout", "stderr", "combined", "pty"]
+"""Which output of a process."""
+
+
+class ProcessRunRequest(Model):
+    """Body of `POST /v1/processes/run`: run a command to completion."""
+
+    args: list[str] | None = Field(default=None)
+    """Its arguments (no shell: use `sh -c` for one)."""
+
+    command: str
+    """The program: a path, or a name looked up in the daemon's `PATH`."""
+
+    cwd: str | None = Field(default=None)
+    """Working directory; the daemon's when absent."""
+
+    env: dict[str, str] | None = Field(default=None)
+    """Variables added to the daemon's environment."""
+
+    max_output_bytes: int | None = Field(default=None, alias="maxOutputBytes")
+    """Most bytes kept of stdout, and of stderr; the daemon's `maxOutputBytes` when
+    absent, and never more. Output past it is read and dropped.
+    """
+
+    output_encoding: ProcessDataEncoding | None = Field(default=None, alias="outputEncoding")
+
+    stdin: str | None = Field(default=None)
+    """Bytes written to the command's stdin, which is then closed; an empty stdin
+    when absent.
+    """
+
+    stdin_encoding: ProcessDataEncoding | None = Field(default=None, alias="stdinEncoding")
+
+    timeout_ms: int | None = Field(default=None, alias="timeoutMs")
+    """The command's process group is killed (SIGKILL) after this long; the
+    daemon's `defaultRunTimeoutMs` when absent, at most `maxRunTimeoutMs`.
+    """
+
+
+class ProcessRunResponse(Model):
+    """The answer of `POST /v1/processes/run`."""
+
+    duration_ms: int = Field(alias="durationMs")
+    """From spawn to exit (and the end of its output), in milliseconds."""
+
+    encoding: ProcessDataEncoding | None = Field(default=None)
+    """How `stdout` and `stderr` are encoded."""
+
+    exit_code: int | None = Field(default=None, alias="exitCode")
+    """The exit status, when the command exited on its own."""
+
+    signal: int | None = Field(default=None)
+    """The signal that ended it (9 after a timeout), when one did."""
+
+    stderr: str
+    """What it printed on stderr (at most `maxOutputBytes` bytes)."""
+
+    stderr_truncated: bool = Field(alias="stderrTruncated")
+    """It printed more on stderr than was kept."""
+
+    stdout: str
+    """What it printed on stdout (at most `maxOutputBytes` bytes)."""
+
+    stdout_truncated: bool = Field(alias="stdoutTruncated")
+    """It printed more on stdout than was kept."""
+
+    timed_out: bool = Field(alias="timedOut")
+    """The timeout passed and the command was killed."""
+
+
+ProcessState = Literal["running", "exited"]
+"""Whether a managed process runs."""
+
+
+class ProcessTerminalResizeRequest(Model):
+    """Body of `POST /v1/processes/{id}/terminal/resize`, and its answer."""
+
+    cols: int
+
+    rows: int
+
+
 class QuestionEventData(Model):
     """Data of `question.requested` and `question.resolved`."""
 
@@ -935,6 +1222,69 @@ class StderrOutput(Model):
 
     truncated: bool
 
+
+class TerminalClientFrameInput(Model):
+    """Keystrokes for the terminal."""
+
+    data: str
+
+    encoding: ProcessDataEncoding | None = Field(default=None)
+
+    type: Literal["input"] = Field(default="input")
+
+
+class TerminalClientFrameResize(Model):
+    """Resize the terminal (every viewer shares its one size)."""
+
+    cols: int
+
+    rows: int
+
+    type: Literal["resize"] = Field(default="resize")
+
+
+class TerminalClientFrameClose(Model):
+    """Close this viewer's socket (the process goes on)."""
+
+    type: Literal["close"] = Field(default="close")
+
+
+TerminalClientFrame = Annotated[Union[TerminalClientFrameInput, TerminalClientFrameResize, TerminalClientFrameClose], Field(discriminator="type")]
+"""A JSON text frame a client sends on the terminal WebSocket. Anything else
+(a binary frame, text that is not one of these) closes the socket with a reason.
+"""
+
+
+class TerminalServerFrameReady(Model):
+    """First frame: the socket is attached; the scrollback follows in binary frames."""
+
+    process_id: str = Field(alias="processId")
+
+    type: Literal["ready"] = Field(default="ready")
+
+
+class TerminalServerFrameExit(Model):
+    """The process exited; the socket closes after it (normal closure)."""
+
+    exit_code: int | None = Field(default=None, alias="exitCode")
+
+    signal: int | None = Field(default=None)
+
+    type: Literal["exit"] = Field(default="exit")
+
+
+class TerminalServerFrameError(Model):
+    """A control frame could not be carried out (the socket stays open)."""
+
+    message: str
+
+    type: Literal["error"] = Field(default="error")
+
+
+TerminalServerFrame = Annotated[Union[TerminalServerFrameReady, TerminalServerFrameExit, TerminalServerFrameError], Field(discriminator="type")]
+"""A JSON text frame the daemon sends on the terminal WebSocket; the terminal's
+output comes in binary frames.
+"""
 
 TerminatedBy = Literal["agent", "daemon"]
 """Who ended a session."""
@@ -1139,6 +1489,21 @@ __all__ = [
     "PermissionReplyRequest",
     "PermissionStatus",
     "ProblemDetails",
+    "ProcessConfig",
+    "ProcessCreateRequest",
+    "ProcessDataEncoding",
+    "ProcessInfo",
+    "ProcessInputRequest",
+    "ProcessInputResponse",
+    "ProcessListResponse",
+    "ProcessLogEntry",
+    "ProcessLogsMissed",
+    "ProcessLogsResponse",
+    "ProcessLogsStream",
+    "ProcessRunRequest",
+    "ProcessRunResponse",
+    "ProcessState",
+    "ProcessTerminalResizeRequest",
     "QuestionEventData",
     "QuestionReplyRequest",
     "QuestionStatus",
@@ -1154,6 +1519,14 @@ __all__ = [
     "SkillSource",
     "SkillsConfig",
     "StderrOutput",
+    "TerminalClientFrame",
+    "TerminalClientFrameClose",
+    "TerminalClientFrameInput",
+    "TerminalClientFrameResize",
+    "TerminalServerFrame",
+    "TerminalServerFrameError",
+    "TerminalServerFrameExit",
+    "TerminalServerFrameReady",
     "TerminatedBy",
     "TurnEventData",
     "TurnPhase",
