@@ -217,7 +217,7 @@ pub struct ProcessLogsQuery {
     /// Which output; `pty` for a terminal, else `combined`, when absent.
     #[serde(default)]
     pub stream: Option<ProcessLogsStream>,
-    /// Only the last N entries still held.
+    /// Only the last N entries still held (without `follow`).
     #[serde(default)]
     pub tail: Option<usize>,
     /// Answer with an SSE stream: the entries held, then new ones as they come,
@@ -327,9 +327,6 @@ pub struct ProcessTerminalResizeRequest {
     #[schema(minimum = 1)]
     pub rows: u16,
 }
-
-/// The answer of `POST /v1/processes/{id}/terminal/resize`.
-pub type ProcessTerminalResizeResponse = ProcessTerminalResizeRequest;
 
 /// Query of `GET /v1/processes/{id}/terminal/ws`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, IntoParams)]

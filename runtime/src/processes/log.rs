@@ -58,7 +58,7 @@ impl Chunk {
     }
 
     /// The part of the chunk from `offset` on (all of it when it starts there or later).
-    fn from_offset(&self, offset: u64) -> Chunk {
+    fn starting_at(&self, offset: u64) -> Chunk {
         let skip = offset
             .saturating_sub(self.offset)
             .min(self.data.len() as u64) as usize;
@@ -256,7 +256,7 @@ impl OutputLog {
                 offset: chunk.end(),
             };
             if chunk.stream.matches(stream) {
-                let part = chunk.from_offset(start.offset);
+                let part = chunk.starting_at(start.offset);
                 bytes += part.data.len();
                 chunks.push(part);
             }

@@ -270,20 +270,17 @@ export class PathConflictError extends SandboxAgentError {
   static override readonly code = "path_conflict";
 }
 
-/** `payload_too_large` 413: a body or file larger than the daemon's limit. */
-export class PayloadTooLargeError extends SandboxAgentError {
-  static override readonly code = "payload_too_large";
+/** `spawn_failed` 400: a process could not be started; `detail` has the system's reason. */
+export class SpawnFailedError extends SandboxAgentError {
+  static override readonly code = "spawn_failed";
 }
 
-/** `process_not_found` 404: no process has that id (never existed, or deleted). */
+/** `process_not_found` 404: no process has that id. */
 export class ProcessNotFoundError extends SandboxAgentError {
   static override readonly code = "process_not_found";
 }
 
-/**
- * `process_conflict` 409: a terminal operation on a process without a terminal, input to a
- * process without open stdin or that exited, or deleting a running process.
- */
+/** `process_conflict` 409: the process is not in a state for the request (no terminal, stdin closed, still running). */
 export class ProcessConflictError extends SandboxAgentError {
   static override readonly code = "process_conflict";
 }
@@ -293,9 +290,9 @@ export class ProcessLimitReachedError extends SandboxAgentError {
   static override readonly code = "process_limit_reached";
 }
 
-/** `spawn_failed` 400: the program could not be started; `detail` carries the system's reason. */
-export class SpawnFailedError extends SandboxAgentError {
-  static override readonly code = "spawn_failed";
+/** `payload_too_large` 413: a body or file larger than the daemon's limit. */
+export class PayloadTooLargeError extends SandboxAgentError {
+  static override readonly code = "payload_too_large";
 }
 
 /** `install_failed` 500: installing an agent failed; `detail` names each source tried. */
@@ -385,11 +382,11 @@ export const ERROR_CLASSES: Readonly<Record<string, typeof SandboxAgentError>> =
       NotConfiguredError,
       PathNotFoundError,
       PathConflictError,
-      PayloadTooLargeError,
+      SpawnFailedError,
       ProcessNotFoundError,
       ProcessConflictError,
       ProcessLimitReachedError,
-      SpawnFailedError,
+      PayloadTooLargeError,
       InstallFailedError,
       AgentProcessExitedError,
       AdapterFailedError,

@@ -228,21 +228,21 @@ class PathConflictError(SandboxAgentError):
     code = "path_conflict"
 
 
-class PayloadTooLargeError(SandboxAgentError):
-    """413 ``payload_too_large``: a body or file larger than the daemon's limit."""
+class SpawnFailedError(SandboxAgentError):
+    """400 ``spawn_failed``: a process could not be started; ``detail`` has the system's reason."""
 
-    code = "payload_too_large"
+    code = "spawn_failed"
 
 
 class ProcessNotFoundError(SandboxAgentError):
-    """404 ``process_not_found``: no process has that id (never existed, or deleted)."""
+    """404 ``process_not_found``: no process has that id."""
 
     code = "process_not_found"
 
 
 class ProcessConflictError(SandboxAgentError):
-    """409 ``process_conflict``: a terminal operation on a process without a terminal, input
-    to a process without open stdin or that exited, or deleting a running process."""
+    """409 ``process_conflict``: the process is not in a state for the request (no terminal,
+    stdin closed, still running)."""
 
     code = "process_conflict"
 
@@ -253,10 +253,10 @@ class ProcessLimitReachedError(SandboxAgentError):
     code = "process_limit_reached"
 
 
-class SpawnFailedError(SandboxAgentError):
-    """400 ``spawn_failed``: the program could not be started; ``detail`` says why."""
+class PayloadTooLargeError(SandboxAgentError):
+    """413 ``payload_too_large``: a body or file larger than the daemon's limit."""
 
-    code = "spawn_failed"
+    code = "payload_too_large"
 
 
 class StorageFullError(SandboxAgentError):
@@ -351,11 +351,11 @@ ERROR_CLASSES: dict[str, type[SandboxAgentError]] = {
         NotConfiguredError,
         PathNotFoundError,
         PathConflictError,
-        PayloadTooLargeError,
+        SpawnFailedError,
         ProcessNotFoundError,
         ProcessConflictError,
         ProcessLimitReachedError,
-        SpawnFailedError,
+        PayloadTooLargeError,
         InstallFailedError,
         AgentProcessExitedError,
         AdapterFailedError,
@@ -402,17 +402,17 @@ __all__ = [
     "PathConflictError",
     "PathNotFoundError",
     "PayloadTooLargeError",
-    "ProcessConflictError",
-    "ProcessLimitReachedError",
-    "ProcessNotFoundError",
-    "SpawnFailedError",
     "StorageFullError",
     "StorageUnavailableError",
     "PermissionDeniedError",
+    "ProcessConflictError",
+    "ProcessLimitReachedError",
+    "ProcessNotFoundError",
     "RequestNotFoundError",
     "SessionAlreadyExistsError",
     "SessionEndedError",
     "SessionNotFoundError",
+    "SpawnFailedError",
     "StreamError",
     "TokenInvalidError",
     "UnexpectedResponseError",

@@ -3223,7 +3223,7 @@ export interface operations {
             query?: {
                 /** @description Which output; `pty` for a terminal, else `combined`, when absent. */
                 stream?: components["schemas"]["ProcessLogsStream"];
-                /** @description Only the last N entries still held. */
+                /** @description Only the last N entries still held (without `follow`). */
                 tail?: number;
                 /**
                  * @description Answer with an SSE stream: the entries held, then new ones as they come,
