@@ -18,8 +18,11 @@ export type ProcessLogEvent =
   | { event: "missed"; data: ProcessLogsMissed }
   | { event: "exit"; data: ProcessInfo };
 
-/** Options of `followProcessLogs`: the logs query, and how the stream reconnects. */
-export interface FollowProcessLogsOptions extends ProcessLogsQuery, RequestOptions {
+/**
+ * Options of `followProcessLogs`: the logs query (without `tail`: a followed log starts from
+ * `offset` or after `since`, else from the oldest byte held), and how the stream reconnects.
+ */
+export interface FollowProcessLogsOptions extends Omit<ProcessLogsQuery, "tail">, RequestOptions {
   /**
    * Reconnect attempts in a row that may fail (no connection, or a connection closed before
    * it brought any data) before the iterator throws a `stream_error`. Default 10.
@@ -95,10 +98,8 @@ export async function* followProcessLogs(
     try {
       let response: Response;
       try {
-        // After the first connection, `since` replaces `tail`: a tail would skip entries.
-        const resumed = since !== query.since;
         response = await transportOf(client).stream("GET", path, {
-          query: { ...query, ...(resumed ? { tail: undefined } : {}), since, follow: true },
+          query: { ...query, since, follow: true },
           headers: since !== undefined ? { "last-event-id": String(since) } : {},
           signal: connection.signal,
           timeoutMs,

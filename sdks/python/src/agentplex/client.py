@@ -429,22 +429,22 @@ class Client:
         id: str,
         *,
         stream: ProcessLogsStream | None = None,
-        tail: int | None = None,
         since: int | None = None,
         offset: int | None = None,
         max_retries: int = 10,
         retry_delay: float = 0.25,
         idle_timeout: float = _core.DEFAULT_IDLE_TIMEOUT,
     ) -> Iterator[processes.ProcessLogEvent]:
-        """``GET /v1/processes/{id}/logs?follow=true``: the entries held that match, then new
-        ones as they are read (``ProcessLogEntry``), ``ProcessLogsMissed`` when output was
+        """``GET /v1/processes/{id}/logs?follow=true``: the entries held that match (from
+        ``offset`` or after ``since``, else from the oldest held), then new ones as they are read
+        (``ProcessLogEntry``), ``ProcessLogsMissed`` when output was
         dropped before it was sent, and the ``ProcessInfo`` of its exit, last.
 
         A dropped connection is reopened with ``Last-Event-ID`` = the last entry yielded, so
         none is repeated or skipped; ``max_retries`` failed reconnects in a row raise
         ``StreamError``; problem answers (404...) are raised at once.
         """
-        follower = processes.LogFollower(id, stream, tail, since, offset)
+        follower = processes.LogFollower(id, stream, since, offset)
         failures = 0
         delay = 0.0
         last_error: BaseException | None = None

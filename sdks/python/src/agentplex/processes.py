@@ -67,26 +67,17 @@ class LogFollower:
     yielded, so a reconnect repeats and skips nothing) and the events worth yielding."""
 
     def __init__(
-        self,
-        id: str,
-        stream: ProcessLogsStream | None,
-        tail: int | None,
-        since: int | None,
-        offset: int | None,
+        self, id: str, stream: ProcessLogsStream | None, since: int | None, offset: int | None
     ) -> None:
         self.id = id
         self.path = path(id, "/logs")
         self._stream = stream
-        self._tail = tail
         self._offset = offset
         self._since = since
-        self._resumed = False
 
     def params(self) -> dict[str, str]:
-        """The next connection's query; after the first, ``since`` replaces ``tail``."""
-        tail = None if self._resumed else self._tail
-        self._resumed = True
-        return {**logs_params(self._stream, tail, self._since, self._offset), "follow": "true"}
+        """The next connection's query."""
+        return {**logs_params(self._stream, None, self._since, self._offset), "follow": "true"}
 
     def headers(self) -> dict[str, str]:
         """``Last-Event-ID`` once an entry was seen."""
