@@ -1,10 +1,11 @@
 /**
  * One process's page: what it runs, its status and exit, stop, kill and delete; a process
- * with a terminal shows the terminal (xterm.js over the terminal WebSocket), any other its
+ * with a terminal shows the terminal (xterm.js over the terminal WebSocket, reopened on
+ * demand with the recent screen from the scrollback), any other its
  * output followed live (`GET .../logs?follow=true`, resumed from the last entry after a drop)
  * and, when its stdin is open, a line to send to it.
  */
-import { api, seg } from "./api.js";
+import { api, ApiError, seg } from "./api.js";
 import { formatTime, h, replaceChildren } from "./dom.js";
 import { commandLine, outcome, processActions } from "./processes.js";
 import { readSse } from "./sse.js";
@@ -56,6 +57,8 @@ async function followLogs(id: string, output: HTMLElement, signal: AbortSignal):
     } catch (error) {
       if (signal.aborted) break;
       toast(`logs: ${errorText(error)}`, "error");
+      // An answer such as 404 (the process was deleted) will not change by asking again.
+      if (error instanceof ApiError && error.status < 500) break;
     }
     // Dropped before the exit: resume from the last entry shown.
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -95,7 +98,7 @@ export function processView(id: string): View {
       h("span", { "data-testid": "process-outcome" }, outcome(process)),
       process.pid ? h("span", { class: "muted" }, `pid ${process.pid}`) : null,
       h("span", { class: "muted" }, `started ${formatTime(process.createdAtMs)}`),
-      process.tty ? state : null,
+      process.tty ? [state, h("button", { onclick: attach }, "Reconnect")] : null,
     );
     replaceChildren(actions, processActions(process, (deleted) => (deleted ? (location.hash = "#/processes") : void refresh())));
   };
@@ -107,19 +110,25 @@ export function processView(id: string): View {
     }
   };
 
+  /** Opens the terminal (again: a new socket, which gets the recent screen from the scrollback). */
+  const attach = () => {
+    closeTerminal?.();
+    const box = h("div", { class: "terminal-box", "data-testid": "terminal" });
+    replaceChildren(body, box);
+    closeTerminal = openTerminal(box, id, {
+      onState: (now, detail) => {
+        state.textContent = now === "closed" && detail ? `closed (${detail})` : now;
+        state.className = `follow-state ${now === "connected" ? "live" : ""}`;
+      },
+      onExit: () => void refresh(),
+    });
+  };
+
   void api.json<ProcessInfo>("GET", `/v1/processes/${seg(id)}`).then(
     (process) => {
       show(process);
       if (process.tty) {
-        const box = h("div", { class: "terminal-box", "data-testid": "terminal" });
-        replaceChildren(body, box);
-        closeTerminal = openTerminal(box, id, {
-          onState: (now, detail) => {
-            state.textContent = now === "closed" && detail ? `closed (${detail})` : now;
-            state.className = `follow-state ${now === "connected" ? "live" : ""}`;
-          },
-          onExit: () => void refresh(),
-        });
+        attach();
         return;
       }
       const output = h("pre", { class: "process-output", "data-testid": "process-output" });

@@ -64,6 +64,14 @@ test("a shell in a terminal: typed input is evaluated, the size follows the box"
     [...document.querySelectorAll("[data-testid=terminal] .xterm-rows > div")].some((row) => /(^|\s)42\s*$/.test(row.textContent ?? "")),
   );
 
+  // A new socket gets the recent screen back from the daemon's scrollback.
+  await page.getByRole("button", { name: "Reconnect" }).click();
+  await page.locator("[data-testid=terminal-state]", { hasText: /^connected$/ }).waitFor();
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll("[data-testid=terminal] .xterm-rows > div")].some((row) => /(^|\s)42\s*$/.test(row.textContent ?? "")),
+  );
+  await page.locator("[data-testid=terminal] .xterm").click();
+
   // The page told the daemon the terminal's size: stty sees what xterm.js fitted into the box.
   const { widthPx, rows } = await page.evaluate(() => ({
     rows: document.querySelector("[data-testid=terminal] .xterm-rows").children.length,

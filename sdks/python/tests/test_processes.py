@@ -90,6 +90,8 @@ def test_cat_echoes_input_through_followed_logs(client: LocalClient) -> None:
     with pytest.raises(ProcessNotFoundError) as gone:
         client.get_process(cat.id)
     assert gone.value.status == 404
+    with pytest.raises(ProcessNotFoundError):
+        next(iter(client.follow_process_logs(cat.id)))
 
 
 def test_follow_resumes_after_an_entry(client: LocalClient) -> None:

@@ -18,7 +18,7 @@ import {
   type ProcessTerminal,
   type WebSocketConstructor,
 } from "../src/index.js";
-import { failure, startDaemon, type Daemon } from "./helpers.js";
+import { collect, failure, startDaemon, type Daemon } from "./helpers.js";
 
 let daemon: Daemon;
 let client: SandboxAgent;
@@ -165,6 +165,7 @@ describe("managed processes", () => {
   it("reports unknown processes as ProcessNotFoundError on every route", async () => {
     for (const call of [
       () => client.getProcessLogs("proc_missing"),
+      () => collect(client.followProcessLogs("proc_missing")),
       () => client.stopProcess("proc_missing"),
       () => client.resizeProcessTerminal("proc_missing", { cols: 80, rows: 24 }),
       () => client.connectProcessTerminal("proc_missing", { WebSocket: Socket }),

@@ -158,4 +158,5 @@ def server_frame(text: str) -> TerminalServerFrame | None:
 def handshake_headers(headers: dict[str, str]) -> dict[str, Any]:
     """The client's headers fit for a WebSocket handshake: the token and the caller's own,
     without those the handshake sets itself."""
-    return {k: v for k, v in headers.items() if k.lower() not in ("connection", "upgrade", "host")}
+    own = ("connection", "upgrade", "host", "user-agent")
+    return {k: v for k, v in headers.items() if k.lower() not in own}
