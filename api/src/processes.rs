@@ -25,7 +25,7 @@ pub enum ProcessDataEncoding {
 
 /// Body of `POST /v1/processes/run`: run a command to completion.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ProcessRunRequest {
     /// The program: a path, or a name looked up in the daemon's `PATH`.
     #[schema(min_length = 1)]
@@ -87,7 +87,7 @@ pub struct ProcessRunResponse {
 
 /// Body of `POST /v1/processes`: start a managed process.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ProcessCreateRequest {
     /// The program: a path, or a name looked up in the daemon's `PATH`.
     #[schema(min_length = 1)]
@@ -291,7 +291,7 @@ pub struct ProcessLogsMissed {
 
 /// Body of `POST /v1/processes/{id}/input`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ProcessInputRequest {
     /// The bytes, in `encoding`.
     pub data: String,
@@ -341,7 +341,7 @@ pub struct ProcessWsQuery {
 /// A JSON text frame a client sends on the terminal WebSocket. Anything else
 /// (a binary frame, text that is not one of these) closes the socket with a reason.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "camelCase")]
 pub enum TerminalClientFrame {
     /// Keystrokes for the terminal.
     Input {

@@ -13,6 +13,10 @@ use bytes::Bytes;
 use sandbox_agent_api::ProcessLogsStream;
 use tokio::sync::watch;
 
+/// What each chunk costs besides its bytes, counted against the buffer's limit: a
+/// process printing a byte at a time cannot hold more memory than one printing pages.
+pub const CHUNK_OVERHEAD: usize = 64;
+
 /// Where an output chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
@@ -178,13 +182,15 @@ pub struct OutputLog {
 }
 
 impl OutputLog {
-    /// An empty log holding at most `limit` bytes (at least 1).
+    /// An empty log holding at most `limit` bytes, each chunk counting
+    /// [`CHUNK_OVERHEAD`] more than its bytes (a limit below one chunk of one byte is
+    /// raised to it).
     pub fn new(limit: usize) -> Self {
         OutputLog {
             ring: Mutex::new(Ring {
                 chunks: VecDeque::new(),
                 held: 0,
-                limit: limit.max(1),
+                limit: limit.max(CHUNK_OVERHEAD + 1),
                 next_offset: 0,
                 next_sequence: 1,
                 closed: false,
@@ -200,12 +206,14 @@ impl OutputLog {
             return;
         }
         let mut ring = self.ring.lock().unwrap();
-        let kept = &data[data.len().saturating_sub(ring.limit)..];
-        while ring.held + kept.len() > ring.limit {
+        let room = ring.limit - CHUNK_OVERHEAD;
+        let kept = &data[data.len().saturating_sub(room)..];
+        let cost = kept.len() + CHUNK_OVERHEAD;
+        while ring.held + cost > ring.limit {
             let Some(dropped) = ring.chunks.pop_front() else {
                 break;
             };
-            ring.held -= dropped.data.len();
+            ring.held -= dropped.data.len() + CHUNK_OVERHEAD;
         }
         let chunk = Chunk {
             sequence: ring.next_sequence,
@@ -214,7 +222,7 @@ impl OutputLog {
             timestamp_ms: now_ms(),
             data: Bytes::copy_from_slice(kept),
         };
-        ring.held += kept.len();
+        ring.held += cost;
         ring.next_offset += data.len() as u64;
         ring.next_sequence += 1;
         ring.chunks.push_back(chunk);
@@ -296,7 +304,7 @@ mod tests {
 
     #[test]
     fn offsets_and_sequences_count_everything_printed() {
-        let log = OutputLog::new(1024);
+        let log = sized(1024, 3);
         log.push(Stream::Stdout, b"hello ");
         log.push(Stream::Stderr, b"oops");
         log.push(Stream::Stdout, b"world");
@@ -317,9 +325,14 @@ mod tests {
         );
     }
 
+    /// A log with room for `bytes` of data in `chunks` chunks.
+    fn sized(bytes: usize, chunks: usize) -> OutputLog {
+        OutputLog::new(bytes + chunks * CHUNK_OVERHEAD)
+    }
+
     #[test]
     fn the_oldest_chunks_go_first_and_readers_learn_what_they_missed() {
-        let log = OutputLog::new(10);
+        let log = sized(8, 2);
         for word in ["aaaa", "bbbb", "cccc", "dddd"] {
             log.push(Stream::Stdout, word.as_bytes());
         }
@@ -346,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_chunk_larger_than_the_buffer_keeps_its_end() {
-        let log = OutputLog::new(4);
+        let log = sized(4, 1);
         log.push(Stream::Pty, b"0123456789");
         let page = log.read(Position::Offset(0), ProcessLogsStream::Pty, None, None);
         assert_eq!(text(&page), "6789");
@@ -354,8 +367,19 @@ mod tests {
     }
 
     #[test]
+    fn tiny_chunks_count_their_overhead() {
+        let log = sized(10, 4);
+        for byte in b"abcdefghij" {
+            log.push(Stream::Pty, &[*byte]);
+        }
+        let page = log.read(Position::Offset(0), ProcessLogsStream::Pty, None, None);
+        // Four chunks of one byte fill the room of four chunks (the data room is not used).
+        assert_eq!(text(&page), "ghij");
+    }
+
+    #[test]
     fn a_read_from_inside_a_chunk_cuts_it_and_tail_keeps_the_last() {
-        let log = OutputLog::new(100);
+        let log = sized(100, 2);
         log.push(Stream::Stdout, b"abcdef");
         log.push(Stream::Stdout, b"ghi");
         let page = log.read(Position::Offset(4), ProcessLogsStream::Combined, None, None);
@@ -372,7 +396,7 @@ mod tests {
 
     #[test]
     fn a_closed_log_is_finished_once_read_to_its_end() {
-        let log = OutputLog::new(100);
+        let log = sized(100, 1);
         log.push(Stream::Stdout, b"x");
         log.close();
         let page = log.read(Position::Offset(0), ProcessLogsStream::Combined, None, None);

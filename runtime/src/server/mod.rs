@@ -45,6 +45,9 @@ pub struct AppState {
     pub fs_max_bytes: u64,
     /// The processes clients started (`/v1/processes`).
     pub processes: Arc<crate::processes::ProcessManager>,
+    /// `--cors-allow-origin`: the pages, besides the daemon's own, that may open a
+    /// terminal WebSocket (browsers do not apply CORS to WebSockets).
+    pub allowed_origins: Arc<[String]>,
 }
 
 /// The router with every route and layer.
@@ -217,6 +220,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         adapters_folder,
         fs_max_bytes: config.fs_max_bytes,
         processes: processes.clone(),
+        allowed_origins: config.cors.allow_origins.clone().into(),
     };
     let app = router(state, &config)?;
     let address = listener.local_addr()?;

@@ -2,12 +2,19 @@
 //! terminal's output goes out in binary frames (its scrollback first), JSON
 //! control frames come in (input, resize, close); any number of viewers share one
 //! terminal. A frame that is not a control frame closes the socket with a reason.
+//!
+//! Browsers let any page open a WebSocket to any address (CORS does not apply), so
+//! a handshake from a page (it carries `Origin`) is refused unless the page is the
+//! daemon's own or one `--cors-allow-origin` names: with `--no-token`, a web page
+//! visited on the same machine could otherwise type into a terminal.
 
 use std::sync::Arc;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
+use axum::http::header::{HOST, ORIGIN};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use futures::{SinkExt, StreamExt};
 use sandbox_agent_api::{
@@ -38,6 +45,7 @@ const MAX_REASON: usize = 123;
     responses(
         (status = 101, description = "Switched to the WebSocket: binary frames of terminal output out (the scrollback first, after a `ready` text frame), JSON `TerminalClientFrame`s in, `TerminalServerFrame`s as text"),
         (status = 400, description = "Not a WebSocket upgrade request", body = ProblemDetails),
+        (status = 403, description = "A page of another origin than the daemon's, not allowed by `--cors-allow-origin`", body = ProblemDetails),
         (status = 404, description = "No process has that id", body = ProblemDetails),
         (status = 409, description = "It has no terminal", body = ProblemDetails),
     ))]
@@ -46,14 +54,39 @@ pub async fn terminal_ws(
     Path(id): Path<String>,
     // The token was checked by the auth layer (it accepts `access_token` here).
     Query(_query): Query<ProcessWsQuery>,
+    headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    check_origin(&headers, &state.allowed_origins)?;
     let process = state.processes.get(&id)?;
     if !process.is_terminal() {
         return Err(process.not_a_terminal());
     }
     let upgrade = upgrade.map_err(|rejection| ApiError::InvalidRequest(rejection.body_text()))?;
     Ok(upgrade.on_upgrade(move |socket| view(socket, state, process)))
+}
+
+/// Refuses a handshake from a page of another origin than the daemon's, unless
+/// `--cors-allow-origin` allows it. Programs send no `Origin`: they pass.
+fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
+    let Some(origin) = headers.get(ORIGIN) else {
+        return Ok(());
+    };
+    let origin = origin.to_str().unwrap_or_default();
+    let host = headers
+        .get(HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default();
+    let own = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .is_some_and(|authority| !host.is_empty() && authority == host);
+    if own || allowed.iter().any(|a| a == "*" || a == origin) {
+        return Ok(());
+    }
+    Err(ApiError::PermissionDenied(format!(
+        "a terminal WebSocket from the page {origin:?} is refused: the daemon's own pages, and those --cors-allow-origin names, may open one"
+    )))
 }
 
 /// What a viewer's loop does next.
@@ -176,4 +209,37 @@ fn shortened(reason: &str) -> String {
         end -= 1;
     }
     reason[..end].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(origin: Option<&str>) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(HOST, "127.0.0.1:2468".parse().unwrap());
+        if let Some(origin) = origin {
+            headers.insert(ORIGIN, origin.parse().unwrap());
+        }
+        headers
+    }
+
+    #[test]
+    fn only_the_daemons_pages_and_allowed_origins_open_a_terminal() {
+        let allowed = ["https://app.example".to_owned()];
+        assert!(check_origin(&headers(None), &[]).is_ok());
+        assert!(check_origin(&headers(Some("http://127.0.0.1:2468")), &[]).is_ok());
+        assert!(check_origin(&headers(Some("https://app.example")), &allowed).is_ok());
+        assert!(check_origin(&headers(Some("http://127.0.0.1:9999")), &allowed).is_err());
+        assert!(check_origin(&headers(Some("https://evil.example")), &allowed).is_err());
+        assert!(check_origin(&headers(Some("https://evil.example")), &["*".to_owned()]).is_ok());
+        assert!(check_origin(&headers(Some("null")), &[]).is_err());
+    }
+
+    #[test]
+    fn a_close_reason_is_cut_to_what_a_frame_holds() {
+        let long = "é".repeat(100);
+        let cut = shortened(&long);
+        assert!(cut.len() <= MAX_REASON && long.starts_with(&cut));
+    }
 }

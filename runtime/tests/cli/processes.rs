@@ -162,67 +162,109 @@ fn a_run_on_a_terminal_prints_its_output_and_exits_with_its_status() {
     assert_eq!(stderr, "err\n");
 }
 
+/// `sandbox-agent terminal ID` with its stdin and stdout on a fresh pseudo-terminal
+/// of 97×31: the child, what we type into it, and a reader of what it shows.
+struct Attached {
+    child: Child,
+    keys: std::fs::File,
+    shown: mpsc::Receiver<Vec<u8>>,
+    seen: String,
+    terminal: std::fs::File,
+}
+
+impl Attached {
+    fn start(daemon: &Daemon, id: &str) -> Attached {
+        let (master, path) = pty();
+        let terminal = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        rustix::termios::tcsetwinsize(
+            terminal.as_fd(),
+            rustix::termios::Winsize {
+                ws_row: 31,
+                ws_col: 97,
+                ws_xpixel: 0,
+                ws_ypixel: 0,
+            },
+        )
+        .unwrap();
+        let mut attach = client_command(daemon, &["terminal", id]);
+        attach
+            .stdin(Stdio::from(terminal.try_clone().unwrap()))
+            .stdout(Stdio::from(terminal.try_clone().unwrap()));
+        let child = attach.spawn().unwrap();
+        let keys = master.try_clone().unwrap();
+        let (sender, shown) = mpsc::channel();
+        let mut reader = master;
+        std::thread::spawn(move || {
+            let mut buf = [0; 4096];
+            while let Ok(n @ 1..) = reader.read(&mut buf) {
+                let _ = sender.send(buf[..n].to_vec());
+            }
+        });
+        Attached {
+            child,
+            keys,
+            shown,
+            seen: String::new(),
+            terminal,
+        }
+    }
+
+    fn expect(&mut self, needle: &str) {
+        let deadline = Instant::now() + EVENT_TIMEOUT;
+        while !self.seen.contains(needle) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let chunk = self
+                .shown
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("{needle:?} never came: {:?}", self.seen));
+            self.seen.push_str(&text(&chunk));
+        }
+    }
+
+    fn finish(&mut self) -> ExitStatus {
+        wait_with_deadline(&mut self.child, COMMAND_TIMEOUT).expect("terminal to end")
+    }
+}
+
 #[test]
 fn terminal_attaches_this_terminal_to_a_shell_and_puts_it_back() {
     let daemon = start_daemon();
     let shell = json_ok(&processes_cli(&daemon, &["start", "--tty"], &["sh"]));
     let id = shell["id"].as_str().unwrap();
 
-    let (master, terminal) = pty();
-    let side = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&terminal)
-        .unwrap();
-    let before = rustix::termios::tcgetattr(side.as_fd()).unwrap();
-    rustix::termios::tcsetwinsize(
-        side.as_fd(),
-        rustix::termios::Winsize {
-            ws_row: 31,
-            ws_col: 97,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        },
-    )
-    .unwrap();
-    let mut attach = client_command(&daemon, &["terminal", id]);
-    attach
-        .stdin(Stdio::from(side.try_clone().unwrap()))
-        .stdout(Stdio::from(side.try_clone().unwrap()));
-    let mut child = attach.spawn().unwrap();
-    drop(attach);
-
-    let mut writer = master.try_clone().unwrap();
-    let (sender, received) = mpsc::channel();
-    let mut reader = master;
-    std::thread::spawn(move || {
-        let mut buf = [0; 4096];
-        while let Ok(n @ 1..) = reader.read(&mut buf) {
-            let _ = sender.send(buf[..n].to_vec());
-        }
-    });
-    let mut seen = String::new();
-    let mut expect = |needle: &str| {
-        let deadline = Instant::now() + EVENT_TIMEOUT;
-        while !seen.contains(needle) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let chunk = received
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("{needle:?} never came: {seen:?}"));
-            seen.push_str(&text(&chunk));
-        }
-    };
+    let mut first = Attached::start(&daemon, id);
+    let before = rustix::termios::tcgetattr(first.terminal.as_fd()).unwrap();
     // Raw mode: the keys go through as typed, Enter included; the window's size came along.
-    writer.write_all(b"echo $((6*7)); stty size\r").unwrap();
-    expect("\n42");
-    expect("31 97");
-    writer.write_all(b"exit 5\r").unwrap();
-    let status = wait_with_deadline(&mut child, COMMAND_TIMEOUT).expect("terminal to end");
-    assert_eq!(status.code(), Some(5));
-    let after = rustix::termios::tcgetattr(side.as_fd()).unwrap();
+    first
+        .keys
+        .write_all(b"echo first-$((2+3)); stty size\r")
+        .unwrap();
+    first.expect("first-5");
+    first.expect("31 97");
+    // Ctrl-] detaches; the shell goes on.
+    first.keys.write_all(&[0x1d]).unwrap();
+    assert_eq!(first.finish().code(), Some(0));
+    let after = rustix::termios::tcgetattr(first.terminal.as_fd()).unwrap();
     assert_eq!(
         after.local_modes, before.local_modes,
         "the terminal was not put back"
     );
     assert_eq!(after.input_modes, before.input_modes);
+    assert_eq!(
+        json_ok(&cli(&daemon, &["processes", "get", id]))["status"],
+        "running"
+    );
+
+    // Attached again, the recent screen comes back; the shell's exit is ours.
+    let mut second = Attached::start(&daemon, id);
+    second.expect("first-5");
+    second.keys.write_all(b"echo $((6*7)); exit 5\r").unwrap();
+    second.expect("\n42");
+    assert_eq!(second.finish().code(), Some(5));
+    let restored = rustix::termios::tcgetattr(second.terminal.as_fd()).unwrap();
+    assert_eq!(restored.local_modes, before.local_modes);
 }

@@ -9,6 +9,7 @@ use sandbox_agent_client::{
     ProcessCreateRequest, ProcessLogEvent, ProcessLogsQuery, ProcessRunRequest,
 };
 
+use super::common::procfs;
 use super::*;
 
 fn start(command: &str, args: &[&str]) -> ProcessCreateRequest {
@@ -272,4 +273,43 @@ fn the_process_limit_and_bad_requests_get_clear_problems() {
         client.start_process(&start("true", &[])).await.unwrap();
     });
     daemon.stop();
+}
+
+#[test]
+fn short_managed_processes_and_terminals_leave_no_zombie_and_no_descriptor() {
+    let daemon = daemon(&[]);
+    let client = client(&daemon);
+    let pid = daemon.pid();
+    block_on(async {
+        let cycle = |tty: bool| {
+            let client = &client;
+            async move {
+                let request = ProcessCreateRequest {
+                    tty,
+                    interactive: !tty,
+                    ..start("sh", &["-c", "echo done"])
+                };
+                let process = client.start_process(&request).await.unwrap();
+                let exited = wait_exited(client, &process.id).await;
+                assert_eq!(exited.exit_code, Some(0));
+                assert!(log_text(client, &process.id).await.contains("done"));
+                client.delete_process(&process.id).await.unwrap();
+            }
+        };
+        // Warm up the connection.
+        cycle(false).await;
+        cycle(true).await;
+        let fds_before = procfs::fd_count(pid);
+        for i in 0..100 {
+            cycle(i % 2 == 0).await;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(procfs::zombie_children(pid), Vec::<u32>::new());
+        let fds_after = procfs::fd_count(pid);
+        assert!(
+            fds_after <= fds_before + 2,
+            "{fds_before} descriptors before, {fds_after} after"
+        );
+        assert!(client.list_processes().await.unwrap().processes.is_empty());
+    });
 }

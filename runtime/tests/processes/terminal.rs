@@ -302,6 +302,25 @@ fn a_browser_sends_the_token_as_a_query_parameter_on_this_route_only() {
             .await
             .unwrap_err();
         assert!(refused.to_string().contains("401"), "{refused}");
+        // A page of another origin cannot open it, even with the token; the daemon's own can.
+        let from_page = |origin: &str| {
+            use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+            let mut request = url(&format!("?access_token={token}"))
+                .into_client_request()
+                .unwrap();
+            request
+                .headers_mut()
+                .insert("origin", origin.parse().unwrap());
+            request
+        };
+        let refused = tokio_tungstenite::connect_async(from_page("http://evil.example"))
+            .await
+            .unwrap_err();
+        assert!(refused.to_string().contains("403"), "{refused}");
+        let own = format!("http://127.0.0.1:{}", daemon.port);
+        tokio_tungstenite::connect_async(from_page(&own))
+            .await
+            .unwrap();
         let other_route = reqwest::get(format!(
             "{}/v1/processes?access_token={token}",
             daemon.endpoint
