@@ -150,7 +150,7 @@ export class ProcessTerminal {
     return () => this.errorListeners.delete(listener);
   }
 
-  /** Sends keystrokes: a string as UTF-8, bytes as they are. */
+  /** Sends keystrokes: a string as UTF-8, bytes as they are. A `network_error` once closed. */
   sendInput(data: string | Uint8Array): void {
     this.send(
       typeof data === "string"
