@@ -27,6 +27,7 @@ from agentplex import (
     start_async,
 )
 from agentplex.client import Client
+from agentplex.processes import LogFollower
 
 from .conftest import daemon_env
 
@@ -104,6 +105,20 @@ def test_follow_resumes_after_an_entry(client: LocalClient) -> None:
         if isinstance(e, models.ProcessLogEntry)
     ]
     assert decode_log_data(first) + b"".join(rest) == b"1\n2\n3\n"
+
+
+def test_a_reconnect_goes_on_after_the_last_entry() -> None:
+    follower = LogFollower("proc_1", "stdout", None, 0)
+    assert follower.params() == {"stream": "stdout", "offset": "0", "follow": "true"}
+    assert follower.headers() == {}
+    data = '{"sequence":3,"offset":10,"stream":"stdout","timestampMs":1,"data":"aGk=","encoding":"base64"}'
+    entry = follower.accept("log", data)
+    assert isinstance(entry, models.ProcessLogEntry) and decode_log_data(entry) == b"hi"
+    # The daemon would read from the offset again: after an entry, `since` alone.
+    assert follower.params() == {"stream": "stdout", "since": "3", "follow": "true"}
+    assert follower.headers() == {"last-event-id": "3"}
+    assert follower.accept("log", data) is None  # sent again after a reconnect: skipped
+    assert follower.accept("something-newer", "{}") is None
 
 
 def test_conflicts_and_limits(client: LocalClient) -> None:

@@ -74,6 +74,9 @@ export async function* followProcessLogs(
     options;
   const path = `/v1/processes/${seg(id)}/logs`;
   let since = query.since;
+  // The daemon reads from `offset` rather than `since` when given both: once an entry was
+  // yielded, a reconnect goes on after it alone.
+  let offset = query.offset;
   let failures = 0;
   let delay = 0;
   let lastError: unknown;
@@ -99,7 +102,7 @@ export async function* followProcessLogs(
       let response: Response;
       try {
         response = await transportOf(client).stream("GET", path, {
-          query: { ...query, since, follow: true },
+          query: { ...query, since, offset, follow: true },
           headers: since !== undefined ? { "last-event-id": String(since) } : {},
           signal: connection.signal,
           timeoutMs,
@@ -134,6 +137,7 @@ export async function* followProcessLogs(
           if (event.event === "log") {
             if (since !== undefined && event.data.sequence <= since) continue;
             since = event.data.sequence;
+            offset = undefined;
           }
           yield event;
           if (event.event === "exit") return;

@@ -18,15 +18,16 @@ import {
   type ProcessTerminal,
   type WebSocketConstructor,
 } from "../src/index.js";
-import { collect, failure, startDaemon, type Daemon } from "./helpers.js";
+import { collect, failure, startDaemon, startProxy, type Daemon } from "./helpers.js";
 
 let daemon: Daemon;
 let client: SandboxAgent;
+let token: string;
 /** Node 20 has no global WebSocket; Node 22+ and Bun do. */
 const Socket = (globalThis.WebSocket ?? WebSocket) as unknown as WebSocketConstructor;
 
 beforeAll(async () => {
-  const token = randomBytes(16).toString("hex");
+  token = randomBytes(16).toString("hex");
   daemon = await startDaemon({ token });
   client = await connect({ baseUrl: daemon.baseUrl, token });
 });
@@ -141,6 +142,38 @@ describe("managed processes", () => {
     }
     const firstText = first[0]!.event === "log" ? text(decodeProcessLogData(first[0]!.data)) : "";
     expect(firstText + rest.join("")).toBe("1\n2\n3\n");
+  });
+
+  it("resumes a followed log after dropped connections: every line once, in order", async () => {
+    const proxy = await startProxy(daemon.port);
+    try {
+      const viaProxy = new SandboxAgent({ baseUrl: proxy.baseUrl, token });
+      const proc = await client.createProcess({
+        command: "sh",
+        args: ["-c", "i=1; while [ $i -le 30 ]; do echo line-$i; i=$((i+1)); sleep 0.02; done"],
+      });
+      const before = proxy.requests.length;
+      let text = "";
+      let entries = 0;
+      for await (const event of viaProxy.followProcessLogs(proc.id, { offset: 0, retryDelayMs: 10 })) {
+        if (event.event !== "log") continue;
+        text += new TextDecoder().decode(decodeProcessLogData(event.data));
+        if (++entries % 5 === 0) proxy.dropAll(); // cut the stream every five entries
+      }
+      const expected = Array.from({ length: 30 }, (_, i) => `line-${i + 1}\n`).join("");
+      expect(text).toBe(expected);
+      const follows = proxy.requests.slice(before).filter((r) => r.includes("/logs?"));
+      expect(follows.length).toBeGreaterThan(1);
+      // Reconnects ask for what follows the last entry seen, not for the offset again.
+      for (const request of follows.slice(1)) {
+        expect(request).toMatch(/since=\d+/);
+        expect(request).toMatch(/last-event-id: \d+/i);
+        expect(request).not.toMatch(/offset=/);
+      }
+      await client.deleteProcess(proc.id);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("refuses deleting a running process (409) and input past the limit (413); kill ends it", async () => {

@@ -92,6 +92,9 @@ class LogFollower:
                 if self._since is not None and entry.sequence <= self._since:
                     return None
                 self._since = entry.sequence
+                # The daemon reads from `offset` rather than `since` when given both: a
+                # reconnect goes on after this entry alone.
+                self._offset = None
                 return entry
             if event == "missed":
                 return ProcessLogsMissed.model_validate_json(data)
