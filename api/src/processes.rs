@@ -129,7 +129,9 @@ pub struct ProcessCreateRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ProcessState {
+    /// It runs.
     Running,
+    /// It exited (on its own or by a signal); its record stays until deleted.
     Exited,
 }
 
@@ -139,12 +141,18 @@ pub enum ProcessState {
 pub struct ProcessInfo {
     /// The daemon's id for it (`proc_<n>`).
     pub id: String,
+    /// The program, as asked for.
     pub command: String,
+    /// Its arguments.
     pub args: Vec<String>,
+    /// Its working directory, when one was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// It runs in a terminal.
     pub tty: bool,
+    /// Its stdin is open for input (always so in a terminal).
     pub interactive: bool,
+    /// Whether it runs.
     pub status: ProcessState,
     /// Its pid, which is also its process group's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -201,7 +209,9 @@ pub struct ProcessConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ProcessLogsStream {
+    /// Its standard output.
     Stdout,
+    /// Its standard error.
     Stderr,
     /// Stdout and stderr in the order they were read.
     Combined,
@@ -242,6 +252,7 @@ pub struct ProcessLogEntry {
     /// the order read), from 0.
     #[serde(default)]
     pub offset: u64,
+    /// Which output it came from.
     pub stream: ProcessLogsStream,
     /// When it was read (Unix milliseconds).
     pub timestamp_ms: i64,
@@ -255,8 +266,11 @@ pub struct ProcessLogEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProcessLogsResponse {
+    /// The process read.
     pub process_id: String,
+    /// The output read.
     pub stream: ProcessLogsStream,
+    /// The entries held that were asked for, oldest first.
     pub entries: Vec<ProcessLogEntry>,
     /// Offset of the oldest byte the ring buffer still holds: what came before
     /// was dropped.
@@ -304,6 +318,7 @@ pub struct ProcessInputRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProcessInputResponse {
+    /// How many bytes were written (all of them).
     pub bytes_written: usize,
 }
 
@@ -322,8 +337,10 @@ pub struct ProcessSignalQuery {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProcessTerminalResizeRequest {
+    /// Width in columns.
     #[schema(minimum = 1)]
     pub cols: u16,
+    /// Height in rows.
     #[schema(minimum = 1)]
     pub rows: u16,
 }
@@ -345,13 +362,19 @@ pub struct ProcessWsQuery {
 pub enum TerminalClientFrame {
     /// Keystrokes for the terminal.
     Input {
+        /// The bytes, in `encoding`.
         data: String,
         /// `utf8` when absent, or `base64`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         encoding: Option<ProcessDataEncoding>,
     },
     /// Resize the terminal (every viewer shares its one size).
-    Resize { cols: u16, rows: u16 },
+    Resize {
+        /// Width in columns (at least 1).
+        cols: u16,
+        /// Height in rows (at least 1).
+        rows: u16,
+    },
     /// Close this viewer's socket (the process goes on).
     Close,
 }
@@ -363,14 +386,22 @@ pub enum TerminalClientFrame {
 pub enum TerminalServerFrame {
     /// First frame: the socket is attached; the scrollback follows in binary frames.
     #[serde(rename_all = "camelCase")]
-    Ready { process_id: String },
+    Ready {
+        /// The process whose terminal this is.
+        process_id: String,
+    },
     /// The process exited; the socket closes after it (normal closure).
     #[serde(rename_all = "camelCase")]
     Exit {
+        /// Its exit status, when it exited on its own.
         exit_code: Option<i32>,
+        /// The signal that ended it, when one did.
         #[serde(default)]
         signal: Option<i32>,
     },
     /// A control frame could not be carried out (the socket stays open).
-    Error { message: String },
+    Error {
+        /// Why.
+        message: String,
+    },
 }

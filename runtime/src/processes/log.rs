@@ -20,7 +20,9 @@ pub const CHUNK_OVERHEAD: usize = 64;
 /// Where an output chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
+    /// The process's standard output.
     Stdout,
+    /// Its standard error.
     Stderr,
     /// A terminal's output.
     Pty,
@@ -48,10 +50,15 @@ impl Stream {
 /// One chunk of output as read.
 #[derive(Debug, Clone)]
 pub struct Chunk {
+    /// Its number, from 1.
     pub sequence: u64,
+    /// Where its first byte is in everything printed, from 0.
     pub offset: u64,
+    /// Which output it came from.
     pub stream: Stream,
+    /// When it was read (Unix milliseconds).
     pub timestamp_ms: i64,
+    /// The bytes.
     pub data: Bytes,
 }
 
@@ -88,7 +95,9 @@ pub enum Position {
 /// A reader's place in the log once it has read: the next chunk and byte it expects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cursor {
+    /// The sequence of the next chunk.
     pub sequence: u64,
+    /// The offset of the next byte.
     pub offset: u64,
 }
 

@@ -22,8 +22,11 @@ const READ_CHUNK: usize = 16 << 10;
 /// How a process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Exit {
+    /// Its exit status, when it exited on its own.
     pub code: Option<i32>,
+    /// The signal that ended it, when one did.
     pub signal: Option<i32>,
+    /// When (Unix milliseconds).
     pub at_ms: i64,
 }
 
@@ -35,11 +38,13 @@ enum Input {
 
 /// A process started through `POST /v1/processes`.
 pub struct ManagedProcess {
+    /// `proc_<n>`.
     pub id: String,
     request: ProcessCreateRequest,
     /// Its pid, also its process group's id.
     pub pgid: u32,
     created_at_ms: i64,
+    /// Its output (or its terminal's scrollback).
     pub log: OutputLog,
     terminal: Option<Arc<Master>>,
     input: tokio::sync::Mutex<Option<Input>>,
@@ -48,7 +53,9 @@ pub struct ManagedProcess {
 
 /// Limits a new process gets.
 pub struct Buffers {
+    /// The log of a process without a terminal, in bytes.
     pub log_bytes: usize,
+    /// The scrollback of a terminal, in bytes.
     pub scrollback_bytes: usize,
 }
 

@@ -16,7 +16,9 @@ use tokio::io::Interest;
 /// A terminal's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size {
+    /// Width in columns.
     pub cols: u16,
+    /// Height in rows.
     pub rows: u16,
 }
 

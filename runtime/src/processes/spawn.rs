@@ -11,9 +11,13 @@ use crate::error::ApiError;
 
 /// What to start.
 pub struct CommandSpec<'a> {
+    /// The program: a path, or a name looked up in `PATH`.
     pub command: &'a str,
+    /// Its arguments.
     pub args: &'a [String],
+    /// Its working directory; the daemon's when `None`.
     pub cwd: Option<&'a str>,
+    /// Variables added to the daemon's environment.
     pub env: &'a BTreeMap<String, String>,
 }
 

@@ -1269,13 +1269,16 @@ export interface components {
         ProcessDataEncoding: "utf8" | "base64";
         /** @description A managed process (kept after it exits, until deleted). */
         ProcessInfo: {
+            /** @description Its arguments. */
             args: string[];
+            /** @description The program, as asked for. */
             command: string;
             /**
              * Format: int64
              * @description When it started (Unix milliseconds).
              */
             createdAtMs: number;
+            /** @description Its working directory, when one was asked for. */
             cwd?: string | null;
             /**
              * Format: int32
@@ -1289,6 +1292,7 @@ export interface components {
             exitedAtMs?: number | null;
             /** @description The daemon's id for it (`proc_<n>`). */
             id: string;
+            /** @description Its stdin is open for input (always so in a terminal). */
             interactive: boolean;
             /** @description It is left running when the daemon stops. */
             outliveDaemon?: boolean;
@@ -1302,7 +1306,9 @@ export interface components {
              * @description The signal that ended it, when one did.
              */
             signal?: number | null;
+            /** @description Whether it runs. */
             status: components["schemas"]["ProcessState"];
+            /** @description It runs in a terminal. */
             tty: boolean;
         };
         /** @description Body of `POST /v1/processes/{id}/input`. */
@@ -1313,6 +1319,7 @@ export interface components {
         };
         /** @description The answer of `POST /v1/processes/{id}/input`. */
         ProcessInputResponse: {
+            /** @description How many bytes were written (all of them). */
             bytesWritten: number;
         };
         /** @description `GET /v1/processes`. */
@@ -1337,6 +1344,7 @@ export interface components {
              * @description Its number, from 1, over all the process's streams.
              */
             sequence: number;
+            /** @description Which output it came from. */
             stream: components["schemas"]["ProcessLogsStream"];
             /**
              * Format: int64
@@ -1368,6 +1376,7 @@ export interface components {
         };
         /** @description The answer of `GET /v1/processes/{id}/logs` (without `follow`). */
         ProcessLogsResponse: {
+            /** @description The entries held that were asked for, oldest first. */
             entries: components["schemas"]["ProcessLogEntry"][];
             /**
              * Format: int64
@@ -1392,7 +1401,9 @@ export interface components {
              * @description Offset one past the newest byte: where the next output will start.
              */
             nextOffset?: number;
+            /** @description The process read. */
             processId: string;
+            /** @description The output read. */
             stream: components["schemas"]["ProcessLogsStream"];
         };
         /**
@@ -1468,9 +1479,15 @@ export interface components {
         ProcessState: "running" | "exited";
         /** @description Body of `POST /v1/processes/{id}/terminal/resize`, and its answer. */
         ProcessTerminalResizeRequest: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Width in columns.
+             */
             cols: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Height in rows.
+             */
             rows: number;
         };
         /** @description Data of `question.requested` and `question.resolved`. */
@@ -1617,14 +1634,21 @@ export interface components {
          *     (a binary frame, text that is not one of these) closes the socket with a reason.
          */
         TerminalClientFrame: {
+            /** @description The bytes, in `encoding`. */
             data: string;
             encoding?: null | components["schemas"]["ProcessDataEncoding"];
             /** @enum {string} */
             type: "input";
         } | {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Width in columns (at least 1).
+             */
             cols: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Height in rows (at least 1).
+             */
             rows: number;
             /** @enum {string} */
             type: "resize";
@@ -1637,17 +1661,25 @@ export interface components {
          *     output comes in binary frames.
          */
         TerminalServerFrame: {
+            /** @description The process whose terminal this is. */
             processId: string;
             /** @enum {string} */
             type: "ready";
         } | {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Its exit status, when it exited on its own.
+             */
             exitCode?: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The signal that ended it, when one did.
+             */
             signal?: number | null;
             /** @enum {string} */
             type: "exit";
         } | {
+            /** @description Why. */
             message: string;
             /** @enum {string} */
             type: "error";

@@ -854,13 +854,16 @@ class ProcessInfo(Model):
     """A managed process (kept after it exits, until deleted)."""
 
     args: list[str]
+    """Its arguments."""
 
     command: str
+    """The program, as asked for."""
 
     created_at_ms: int = Field(alias="createdAtMs")
     """When it started (Unix milliseconds)."""
 
     cwd: str | None = Field(default=None)
+    """Its working directory, when one was asked for."""
 
     exit_code: int | None = Field(default=None, alias="exitCode")
     """The exit status, once it exited on its own."""
@@ -872,6 +875,7 @@ class ProcessInfo(Model):
     """The daemon's id for it (`proc_<n>`)."""
 
     interactive: bool
+    """Its stdin is open for input (always so in a terminal)."""
 
     outlive_daemon: bool | None = Field(default=None, alias="outliveDaemon")
     """It is left running when the daemon stops."""
@@ -883,8 +887,10 @@ class ProcessInfo(Model):
     """The signal that ended it, when one did."""
 
     status: ProcessState
+    """Whether it runs."""
 
     tty: bool
+    """It runs in a terminal."""
 
 
 class ProcessInputRequest(Model):
@@ -900,6 +906,7 @@ class ProcessInputResponse(Model):
     """The answer of `POST /v1/processes/{id}/input`."""
 
     bytes_written: int = Field(alias="bytesWritten")
+    """How many bytes were written (all of them)."""
 
 
 class ProcessListResponse(Model):
@@ -927,6 +934,7 @@ class ProcessLogEntry(Model):
     """Its number, from 1, over all the process's streams."""
 
     stream: ProcessLogsStream
+    """Which output it came from."""
 
     timestamp_ms: int = Field(alias="timestampMs")
     """When it was read (Unix milliseconds)."""
@@ -953,6 +961,7 @@ class ProcessLogsResponse(Model):
     """The answer of `GET /v1/processes/{id}/logs` (without `follow`)."""
 
     entries: list[ProcessLogEntry]
+    """The entries held that were asked for, oldest first."""
 
     first_offset: int | None = Field(default=None, alias="firstOffset")
     """Offset of the oldest byte the ring buffer still holds: what came before
@@ -973,8 +982,10 @@ class ProcessLogsResponse(Model):
     """Offset one past the newest byte: where the next output will start."""
 
     process_id: str = Field(alias="processId")
+    """The process read."""
 
     stream: ProcessLogsStream
+    """The output read."""
 
 
 ProcessLogsStream = Literal["stdout", "stderr", "combined", "pty"]
@@ -1055,8 +1066,10 @@ class ProcessTerminalResizeRequest(Model):
     """Body of `POST /v1/processes/{id}/terminal/resize`, and its answer."""
 
     cols: int
+    """Width in columns."""
 
     rows: int
+    """Height in rows."""
 
 
 class QuestionEventData(Model):
@@ -1227,6 +1240,7 @@ class TerminalClientFrameInput(Model):
     """Keystrokes for the terminal."""
 
     data: str
+    """The bytes, in `encoding`."""
 
     encoding: ProcessDataEncoding | None = Field(default=None)
 
@@ -1237,8 +1251,10 @@ class TerminalClientFrameResize(Model):
     """Resize the terminal (every viewer shares its one size)."""
 
     cols: int
+    """Width in columns (at least 1)."""
 
     rows: int
+    """Height in rows (at least 1)."""
 
     type: Literal["resize"] = Field(default="resize")
 
@@ -1259,6 +1275,7 @@ class TerminalServerFrameReady(Model):
     """First frame: the socket is attached; the scrollback follows in binary frames."""
 
     process_id: str = Field(alias="processId")
+    """The process whose terminal this is."""
 
     type: Literal["ready"] = Field(default="ready")
 
@@ -1267,8 +1284,10 @@ class TerminalServerFrameExit(Model):
     """The process exited; the socket closes after it (normal closure)."""
 
     exit_code: int | None = Field(default=None, alias="exitCode")
+    """Its exit status, when it exited on its own."""
 
     signal: int | None = Field(default=None)
+    """The signal that ended it, when one did."""
 
     type: Literal["exit"] = Field(default="exit")
 
@@ -1277,6 +1296,7 @@ class TerminalServerFrameError(Model):
     """A control frame could not be carried out (the socket stays open)."""
 
     message: str
+    """Why."""
 
     type: Literal["error"] = Field(default="error")
 
