@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sandbox_agent_api::{ProcessCreateRequest, ProcessInfo, ProcessState};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt as _};
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::watch;
 
@@ -18,6 +18,10 @@ use crate::error::ApiError;
 
 /// Bytes read from a pipe or terminal at once (one log entry at most).
 const READ_CHUNK: usize = 16 << 10;
+
+/// How long an input may wait for the process to read it (a full pipe or terminal
+/// buffer) before the rest is given up.
+pub const INPUT_STALL: Duration = Duration::from_secs(10);
 
 /// How a process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,28 +203,49 @@ impl ManagedProcess {
         let _ = tokio::time::timeout(wait, self.exited()).await;
     }
 
-    /// Writes bytes to its stdin or terminal.
+    /// Writes bytes to its stdin or terminal. A process that leaves them unread
+    /// for [`INPUT_STALL`] gets the part it took only (and a 409 says how much).
     pub async fn write_input(&self, bytes: &[u8]) -> Result<(), ApiError> {
         let mut input = self.input.lock().await;
-        let written = match input.as_mut() {
-            None if self.exit().is_some() => {
-                return Err(ApiError::ProcessConflict(format!(
-                    "process {:?} has exited",
-                    self.id
-                )))
-            }
-            None => {
-                return Err(ApiError::ProcessConflict(format!(
-                    "process {:?} has no open stdin: start it with `interactive` or `tty`",
-                    self.id
-                )))
-            }
-            Some(Input::Pipe(stdin)) => stdin.write_all(bytes).await,
-            Some(Input::Terminal(master)) => master.write_all(bytes).await,
+        let Some(input) = input.as_mut() else {
+            let why = if self.exit().is_some() {
+                "has exited"
+            } else {
+                "has no open stdin: start it with `interactive` or `tty`"
+            };
+            return Err(ApiError::ProcessConflict(format!(
+                "process {:?} {why}",
+                self.id
+            )));
         };
-        written.map_err(|e| {
-            ApiError::ProcessConflict(format!("writing to process {:?}: {e}", self.id))
-        })
+        let mut written = 0;
+        let writing = async {
+            while written < bytes.len() {
+                let rest = &bytes[written..];
+                let n = match input {
+                    Input::Pipe(stdin) => stdin.write(rest).await?,
+                    Input::Terminal(master) => master.write(rest).await?,
+                };
+                if n == 0 {
+                    return Err(std::io::ErrorKind::WriteZero.into());
+                }
+                written += n;
+            }
+            Ok::<(), std::io::Error>(())
+        };
+        match tokio::time::timeout(INPUT_STALL, writing).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => Err(ApiError::ProcessConflict(format!(
+                "writing to process {:?}: {error}",
+                self.id
+            ))),
+            Err(_) => Err(ApiError::ProcessConflict(format!(
+                "process {:?} took {written} of {} bytes in {} s without reading the rest; the rest was not written",
+                self.id,
+                bytes.len(),
+                INPUT_STALL.as_secs()
+            ))),
+        }
     }
 
     /// Sets its terminal's size.

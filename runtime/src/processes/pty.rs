@@ -106,18 +106,14 @@ impl Master {
         }
     }
 
-    /// Writes all of `bytes` to the terminal (the child reads them as typed).
-    pub async fn write_all(&self, mut bytes: &[u8]) -> io::Result<()> {
-        while !bytes.is_empty() {
-            let written = self
-                .fd
-                .async_io(Interest::WRITABLE, |fd| {
-                    rustix::io::write(fd, bytes).map_err(io::Error::from)
-                })
-                .await?;
-            bytes = &bytes[written..];
-        }
-        Ok(())
+    /// Writes some of `bytes` to the terminal (the child reads them as typed);
+    /// waits while the terminal's input buffer is full.
+    pub async fn write(&self, bytes: &[u8]) -> io::Result<usize> {
+        self.fd
+            .async_io(Interest::WRITABLE, |fd| {
+                rustix::io::write(fd, bytes).map_err(io::Error::from)
+            })
+            .await
     }
 
     /// Sets the terminal's size; the kernel signals SIGWINCH to its foreground group.

@@ -313,3 +313,33 @@ fn short_managed_processes_and_terminals_leave_no_zombie_and_no_descriptor() {
         assert!(client.list_processes().await.unwrap().processes.is_empty());
     });
 }
+
+#[test]
+fn input_a_process_never_reads_is_given_up_with_what_it_took() {
+    let daemon = daemon(&[]);
+    let client = client(&daemon);
+    block_on(async {
+        let deaf = client
+            .start_process(&ProcessCreateRequest {
+                interactive: true,
+                ..start("sleep", &["30"])
+            })
+            .await
+            .unwrap();
+        let started = Instant::now();
+        let (status, code, detail) =
+            refusal(client.process_input(&deaf.id, &[b'x'; 1 << 20]).await);
+        assert_eq!((status, code.as_str()), (409, "process_conflict"));
+        assert!(
+            detail.contains("of 1048576 bytes") && detail.contains("without reading the rest"),
+            "{detail}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(20));
+        // The process and the API go on.
+        assert_eq!(
+            client.get_process(&deaf.id).await.unwrap().status,
+            ProcessState::Running
+        );
+        client.kill_process(&deaf.id, Some(5000)).await.unwrap();
+    });
+}
