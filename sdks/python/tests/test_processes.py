@@ -7,8 +7,12 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
+import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -105,6 +109,87 @@ def test_follow_resumes_after_an_entry(client: LocalClient) -> None:
         if isinstance(e, models.ProcessLogEntry)
     ]
     assert decode_log_data(first) + b"".join(rest) == b"1\n2\n3\n"
+
+
+class DroppingProxy:
+    """A TCP proxy to the daemon whose open connections can all be cut at once."""
+
+    def __init__(self, port: int) -> None:
+        self._target = ("127.0.0.1", port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        self._open: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self.connections = 0
+        """How many connections were made through the proxy."""
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self._target)
+            with self._lock:
+                self._open |= {client, upstream}
+                self.connections += 1
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        self._close(source, sink)
+
+    def _close(self, *sockets: socket.socket) -> None:
+        with self._lock:
+            for sock in sockets:
+                self._open.discard(sock)
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+
+    def drop_all(self) -> None:
+        """Cuts every open connection; new ones still work."""
+        with self._lock:
+            sockets = list(self._open)
+        self._close(*sockets)
+
+    def close(self) -> None:
+        self._listener.close()
+        self.drop_all()
+
+
+@contextmanager
+def dropping_proxy(base_url: str) -> Iterator[DroppingProxy]:
+    proxy = DroppingProxy(urlsplit(base_url).port or 80)
+    try:
+        yield proxy
+    finally:
+        proxy.close()
+
+
+def test_follow_resumes_after_dropped_connections(client: LocalClient) -> None:
+    script = "i=1; while [ $i -le 30 ]; do echo line-$i; i=$((i+1)); sleep 0.02; done"
+    proc = client.create_process(command="sh", args=["-c", script])
+    with dropping_proxy(client.base_url) as proxy, Client(proxy.url, client.token) as via_proxy:
+        output = b""
+        entries = 0
+        for event in via_proxy.follow_process_logs(proc.id, retry_delay=0.01):
+            if isinstance(event, models.ProcessLogEntry):
+                output += decode_log_data(event)
+                entries += 1
+                if entries % 5 == 0:
+                    proxy.drop_all()  # cut the stream every five entries
+        assert proxy.connections > 1
+    assert output == b"".join(f"line-{i}\n".encode() for i in range(1, 31))
+    client.delete_process(proc.id)
 
 
 def test_a_reconnect_goes_on_after_the_last_entry() -> None:
