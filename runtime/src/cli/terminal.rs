@@ -67,7 +67,8 @@ impl Drop for RawMode {
 enum Ended {
     Exited(TerminalServerFrame),
     Detached,
-    Closed,
+    /// The daemon closed the socket, with its reason.
+    Closed(String),
 }
 
 /// `sandbox-agent terminal ID`.
@@ -94,7 +95,13 @@ pub async fn attach(args: TerminalArgs) -> Result<(), Failure> {
             eprintln!("detached from {} (it goes on running)", args.id);
             Ok(())
         }
-        Ended::Exited(_) | Ended::Closed => Ok(()),
+        Ended::Closed(reason) if reason.is_empty() => Err(Failure::from(CliError::invalid(
+            "the terminal connection was closed",
+        ))),
+        Ended::Closed(reason) => Err(Failure::from(CliError::invalid(format!(
+            "the daemon closed the terminal connection: {reason}"
+        )))),
+        Ended::Exited(_) => Ok(()),
     }
 }
 
@@ -128,9 +135,11 @@ async fn relay(socket: &mut TerminalSocket) -> Result<Ended, CliError> {
                     }
                     Ok(TerminalServerFrame::Ready { .. }) | Err(_) => {}
                 },
-                Some(Ok(Message::Close(_))) | None => {
-                    return Ok(exit.map_or(Ended::Closed, Ended::Exited));
+                Some(Ok(Message::Close(frame))) => {
+                    let reason = frame.map_or_else(String::new, |f| f.reason.to_string());
+                    return Ok(exit.map_or(Ended::Closed(reason), Ended::Exited));
                 }
+                None => return Ok(exit.map_or(Ended::Closed(String::new()), Ended::Exited)),
                 Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(lost(e)),
             },
