@@ -1,6 +1,7 @@
 //! One-shot runs (`POST /v1/processes/run`): a command to completion, its output
 //! kept up to a cap (the rest read and dropped, so it never blocks on a full
-//! pipe), its process group killed after the timeout or if the client goes away.
+//! pipe), its process group killed after the timeout, when it ends (what it left
+//! running) or if the client goes away.
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -25,19 +26,17 @@ struct Capped {
     truncated: bool,
 }
 
-/// Kills the run's process group if the run is dropped before it finished (the
-/// client went away), and gives its place back to the manager.
+/// Kills the run's process group when the run ends (what the command left running
+/// in it: a run leaves nothing behind), or when the client goes away before, and
+/// gives its place back to the manager.
 struct RunGuard<'a> {
     manager: &'a ProcessManager,
     pgid: u32,
-    finished: bool,
 }
 
 impl Drop for RunGuard<'_> {
     fn drop(&mut self) {
-        if !self.finished {
-            crate::process_group::kill(self.pgid);
-        }
+        crate::process_group::kill(self.pgid);
         self.manager.end_run(self.pgid);
     }
 }
@@ -78,10 +77,9 @@ impl ProcessManager {
         let started = Instant::now();
         let mut child = spec.spawn(&mut command)?;
         let pgid = child.id().unwrap_or_default();
-        let mut guard = RunGuard {
+        let guard = RunGuard {
             manager: self,
             pgid,
-            finished: false,
         };
         reservation.into_run(pgid);
         if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
@@ -121,7 +119,6 @@ impl ProcessManager {
                 abort.abort();
             }
         }
-        guard.finished = true;
         drop(guard);
         let (exit_code, signal) = exit_parts(status);
         let output_encoding = request.output_encoding.unwrap_or_default();

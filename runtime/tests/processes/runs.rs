@@ -165,3 +165,40 @@ fn two_hundred_runs_leave_no_zombie_and_no_descriptor() {
         );
     });
 }
+
+#[test]
+fn a_run_leaves_nothing_running_behind() {
+    let daemon = daemon(&[]);
+    let client = client(&daemon);
+    block_on(async {
+        // The background sleep does not hold the output: the run ends at once.
+        let started = Instant::now();
+        let done = client
+            .run_process(&sh("sleep 30 > /dev/null 2>&1 & echo $!"))
+            .await
+            .unwrap();
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let sleeper: u32 = done.stdout.trim().parse().expect("the sleep's pid");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(
+            !procfs::is_running(sleeper),
+            "the background sleep outlived its run"
+        );
+
+        // One that holds the output is waited for 2 s, then killed.
+        let started = Instant::now();
+        let done = client
+            .run_process(&sh("echo $$; sleep 30 &"))
+            .await
+            .unwrap();
+        assert_eq!(done.exit_code, Some(0));
+        assert!(
+            started.elapsed() < Duration::from_secs(8),
+            "{:?}",
+            started.elapsed()
+        );
+        let leader: u32 = done.stdout.trim().parse().expect("the shell's pid");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(group_members(leader).is_empty());
+    });
+}
