@@ -1,7 +1,7 @@
 /**
  * The inspector's entry point: navigation, hash routes, and the connection check. Routes:
- * `#/sessions`, `#/new`, `#/sessions/<id>`, `#/agents`, `#/log`; files and terminals are
- * placeholders for later.
+ * `#/sessions`, `#/new`, `#/sessions/<id>`, `#/processes`, `#/processes/<id>`, `#/agents`,
+ * `#/log`; files are a placeholder for later.
  */
 import { agentsView } from "./agents.js";
 import { api } from "./api.js";
@@ -9,6 +9,8 @@ import { connectView, probe } from "./connect.js";
 import { h, replaceChildren } from "./dom.js";
 import { logView } from "./log.js";
 import { sessionView } from "./session-view.js";
+import { processView } from "./process-view.js";
+import { processesView } from "./processes.js";
 import { newSessionView, sessionsView } from "./sessions.js";
 import type { View } from "./view.js";
 
@@ -19,10 +21,10 @@ let current: View | undefined;
 
 const links: Array<[string, string, boolean]> = [
   ["#/sessions", "Sessions", true],
+  ["#/processes", "Processes", true],
   ["#/agents", "Agents", true],
   ["#/log", "HTTP log", true],
   ["#/files", "Files", false],
-  ["#/terminals", "Terminals", false],
 ];
 
 function show(view: View): void {
@@ -61,12 +63,14 @@ function route(): void {
   }
   const hash = location.hash || "#/sessions";
   const session = /^#\/sessions\/(.+)$/.exec(hash);
+  const process = /^#\/processes\/(.+)$/.exec(hash);
   if (session) show(sessionView(decodeURIComponent(session[1]!)));
+  else if (process) show(processView(decodeURIComponent(process[1]!)));
+  else if (hash === "#/processes") show(processesView());
   else if (hash === "#/new") show(newSessionView());
   else if (hash === "#/agents") show(agentsView());
   else if (hash === "#/log") show(logView());
   else if (hash === "#/files") show(placeholder("Files"));
-  else if (hash === "#/terminals") show(placeholder("Terminals"));
   else show(sessionsView());
 }
 

@@ -107,7 +107,10 @@ export function newSessionView(): View {
   const env = h("textarea", { name: "env", rows: 2, placeholder: '{"NAME": "value"}' });
   const mcp = h("textarea", { name: "mcp", rows: 3, placeholder: '{"calc": {"type": "local", "command": ["node", "add.mjs"]}}' });
   const skills = h("textarea", { name: "skills", rows: 2, placeholder: '{"sources": [{"type": "local", "source": ".skills"}]}' });
+  // Each load counts; one overtaken by a newer (the agent changed meanwhile) adds nothing.
+  let loads = 0;
   const loadAgent = async () => {
+    const load = ++loads;
     replaceChildren(mode, h("option", { value: "" }, "(default)"));
     replaceChildren(model, h("option", { value: "" }, "(default)"));
     if (!agent.value) return;
@@ -116,6 +119,7 @@ export function newSessionView(): View {
         api.json<AgentModesResponse>("GET", `/v1/agents/${seg(agent.value)}/modes`),
         api.json<AgentModelsResponse>("GET", `/v1/agents/${seg(agent.value)}/models`),
       ]);
+      if (load !== loads) return;
       for (const item of modes.modes) mode.appendChild(h("option", { value: item.id }, `${item.name} (${item.id})`));
       for (const item of models.models) model.appendChild(h("option", { value: item.id }, `${item.name} (${item.id})${item.id === models.defaultModel ? " · default" : ""}`));
     } catch (error) {

@@ -35,6 +35,16 @@ def test_the_readme_example_runs(binary: str, tmp_path: Path) -> None:
     assert "turn.ended" in out
 
 
+def test_the_readme_processes_example_runs(binary: str, tmp_path: Path) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    example = next(b for b in blocks if "connect_process_terminal" in b)
+    lines = run(example, binary, tmp_path).splitlines()
+    assert lines[:4] == ["3 out", "one", "two", "exited with 0"]
+    # The shell's answer to `echo $((6*7))` (after its prompt, when that came first), and its
+    # exit status through the terminal.
+    assert re.fullmatch(r"(\S+ )?42 exit_code=7 signal=None type='exit'", lines[4]), lines[4]
+
+
 def test_examples_python_run(binary: str, tmp_path: Path) -> None:
     examples = sorted((REPO / "examples" / "python").glob("*.py"))
     assert examples

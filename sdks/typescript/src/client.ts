@@ -8,6 +8,8 @@ import { isProblemDetails, SandboxAgentError } from "./errors.js";
 import { networkError } from "./http.js";
 import { parseSse } from "./sse.js";
 import { Session } from "./session.js";
+import { followProcessLogs, type FollowProcessLogsOptions, type ProcessLogEvent } from "./process-logs.js";
+import { ProcessTerminal, type ConnectProcessTerminalOptions } from "./terminal.js";
 import type {
   AgentInfo,
   AgentListResponse,
@@ -29,6 +31,18 @@ import type {
   FsUploadBatchResponse,
   FsWriteResponse,
   HealthResponse,
+  ProcessConfig,
+  ProcessCreateRequest,
+  ProcessInfo,
+  ProcessInputRequest,
+  ProcessInputResponse,
+  ProcessListResponse,
+  ProcessLogsQuery,
+  ProcessLogsResponse,
+  ProcessRunRequest,
+  ProcessRunResponse,
+  ProcessSignalQuery,
+  ProcessTerminalResizeRequest,
   SessionInfo,
   SessionListResponse,
 } from "./types.js";
@@ -325,6 +339,133 @@ export class SandboxAgent {
       headers: { "content-type": "application/x-tar" },
       ...callOptions(options),
     });
+  }
+
+  /** `GET /v1/processes/config`: the daemon's process limits (set by its flags). */
+  getProcessConfig(options: RequestOptions = {}): Promise<ProcessConfig> {
+    return transportOf(this).json<ProcessConfig>("GET", "/v1/processes/config", callOptions(options));
+  }
+
+  /**
+   * `POST /v1/processes/run`: runs a command to completion and resolves with its exit status
+   * and output. The daemon kills it after `request.timeoutMs` (30 s when absent), so the call
+   * has no time limit of its own unless `options.timeoutMs` gives one.
+   */
+  runProcess(request: ProcessRunRequest, options: RequestOptions = {}): Promise<ProcessRunResponse> {
+    return transportOf(this).json<ProcessRunResponse>("POST", "/v1/processes/run", {
+      body: withoutUndefined(request),
+      ...callOptions({ ...options, timeoutMs: options.timeoutMs ?? 0 }),
+    });
+  }
+
+  /** `POST /v1/processes`: starts a managed process (`tty: true` for a terminal). */
+  createProcess(request: ProcessCreateRequest, options: RequestOptions = {}): Promise<ProcessInfo> {
+    return transportOf(this).json<ProcessInfo>("POST", "/v1/processes", {
+      body: withoutUndefined(request),
+      ...callOptions(options),
+    });
+  }
+
+  /** `GET /v1/processes`: every process not deleted, oldest first. */
+  async listProcesses(options: RequestOptions = {}): Promise<ProcessInfo[]> {
+    const body = await transportOf(this).json<ProcessListResponse>("GET", "/v1/processes", callOptions(options));
+    return body.processes;
+  }
+
+  /** `GET /v1/processes/{id}`; `ProcessNotFoundError` (404) for an unknown id. */
+  getProcess(id: string, options: RequestOptions = {}): Promise<ProcessInfo> {
+    return transportOf(this).json<ProcessInfo>("GET", `/v1/processes/${seg(id)}`, callOptions(options));
+  }
+
+  /**
+   * `POST /v1/processes/{id}/stop`: SIGTERM to its process group, SIGKILL after the daemon's
+   * grace. Answers at once, or with `waitMs` once it exited or `waitMs` passed.
+   */
+  stopProcess(id: string, query: ProcessSignalQuery = {}, options: RequestOptions = {}): Promise<ProcessInfo> {
+    return transportOf(this).json<ProcessInfo>("POST", `/v1/processes/${seg(id)}/stop`, {
+      query,
+      ...callOptions(options),
+    });
+  }
+
+  /** `POST /v1/processes/{id}/kill`: SIGKILL to its process group (`waitMs` as for `stopProcess`). */
+  killProcess(id: string, query: ProcessSignalQuery = {}, options: RequestOptions = {}): Promise<ProcessInfo> {
+    return transportOf(this).json<ProcessInfo>("POST", `/v1/processes/${seg(id)}/kill`, {
+      query,
+      ...callOptions(options),
+    });
+  }
+
+  /** `DELETE /v1/processes/{id}`: forgets an exited process and its logs (`ProcessConflictError` while it runs). */
+  deleteProcess(id: string, options: RequestOptions = {}): Promise<void> {
+    return transportOf(this).none("DELETE", `/v1/processes/${seg(id)}`, callOptions(options));
+  }
+
+  /** `GET /v1/processes/{id}/logs`: the output held in its ring buffer, by entry and byte offset. */
+  getProcessLogs(id: string, query: ProcessLogsQuery = {}, options: RequestOptions = {}): Promise<ProcessLogsResponse> {
+    return transportOf(this).json<ProcessLogsResponse>("GET", `/v1/processes/${seg(id)}/logs`, {
+      query,
+      ...callOptions(options),
+    });
+  }
+
+  /**
+   * `GET /v1/processes/{id}/logs?follow=true` as an async iterator: the entries held, new ones
+   * as they are read, `missed` when output was dropped before it was sent, and `exit` last.
+   * Reconnects from the last entry yielded; leaving the loop closes the connection.
+   */
+  followProcessLogs(id: string, options: FollowProcessLogsOptions = {}): AsyncGenerator<ProcessLogEvent, void, undefined> {
+    return followProcessLogs(this, id, options);
+  }
+
+  /**
+   * `POST /v1/processes/{id}/input`: writes to its stdin (or terminal). `data` is base64 unless
+   * `encoding` is `utf8`. `ProcessConflictError` (409) when its stdin is not open,
+   * `PayloadTooLargeError` (413) past `--process-input-bytes`.
+   */
+  sendProcessInput(id: string, request: ProcessInputRequest, options: RequestOptions = {}): Promise<ProcessInputResponse> {
+    return transportOf(this).json<ProcessInputResponse>("POST", `/v1/processes/${seg(id)}/input`, {
+      body: withoutUndefined(request),
+      ...callOptions(options),
+    });
+  }
+
+  /** `POST /v1/processes/{id}/terminal/resize`: sets a terminal's size; answers the size set. */
+  resizeProcessTerminal(
+    id: string,
+    size: ProcessTerminalResizeRequest,
+    options: RequestOptions = {},
+  ): Promise<ProcessTerminalResizeRequest> {
+    return transportOf(this).json<ProcessTerminalResizeRequest>("POST", `/v1/processes/${seg(id)}/terminal/resize`, {
+      body: size,
+      ...callOptions(options),
+    });
+  }
+
+  /**
+   * The `ws:` (or `wss:`) URL of a process's terminal, with the token (`accessToken`, else the
+   * client's) as the `access_token` query parameter: a WebSocket cannot send headers.
+   */
+  buildProcessTerminalWebSocketUrl(id: string, options: { accessToken?: string } = {}): string {
+    const token = options.accessToken ?? this.token;
+    const url = transportOf(this).url(`/v1/processes/${seg(id)}/terminal/ws`, { access_token: token });
+    return url.replace(/^http/, "ws");
+  }
+
+  /**
+   * Opens a WebSocket to a process's terminal and resolves once the daemon is ready: its
+   * output (the scrollback first) comes to `onData`, `sendInput` and `resize` go to it.
+   * Rejects with `ProcessNotFoundError` (404) or `ProcessConflictError` (409, no terminal).
+   */
+  connectProcessTerminal(id: string, options: ConnectProcessTerminalOptions = {}): Promise<ProcessTerminal> {
+    return ProcessTerminal.open(
+      id,
+      {
+        url: this.buildProcessTerminalWebSocketUrl(id, options),
+        describe: () => this.getProcess(id, { signal: options.signal }),
+      },
+      options,
+    );
   }
 
 }

@@ -14,6 +14,15 @@ export type {
   InstallResult,
 } from "./client.js";
 export type { ClientOptions, RequestOptions } from "./http.js";
+export { decodeProcessLogData } from "./process-logs.js";
+export type { FollowProcessLogsOptions, ProcessLogEvent } from "./process-logs.js";
+export { ProcessTerminal } from "./terminal.js";
+export type {
+  ConnectProcessTerminalOptions,
+  TerminalClose,
+  TerminalExit,
+  WebSocketConstructor,
+} from "./terminal.js";
 export { Session } from "./session.js";
 export type {
   EventsOptions,

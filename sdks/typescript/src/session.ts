@@ -6,6 +6,7 @@
 import { sessionInfo, type SandboxAgent } from "./client.js";
 import { SandboxAgentError } from "./errors.js";
 import { anySignal, callOptions, networkError, seg, sleep, transportOf, type RequestOptions } from "./http.js";
+import { backoff, DEFAULT_IDLE_TIMEOUT_MS, retryable, watchIdle } from "./reconnect.js";
 import { parseSse, type SseMessage } from "./sse.js";
 import type {
   CreateSessionResponse,
@@ -126,34 +127,6 @@ export interface PromptResult {
   lastSequence: number;
 }
 
-/** Three keep-alive periods of the daemon (15 s each). */
-const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
-
-/**
- * Aborts `controller` when `touch` has not been called for `ms` (a silent, probably half-open
- * connection). `ms` = 0 disables it.
- */
-function watchIdle(controller: AbortController, ms: number): { touch: () => void; stop: () => void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stop = () => clearTimeout(timer);
-  const touch = () => {
-    stop();
-    if (ms > 0) {
-      timer = setTimeout(
-        () => controller.abort(SandboxAgentError.create("network_error", 0, `no data from the daemon for ${ms} ms`)),
-        ms,
-      );
-    }
-  };
-  touch();
-  return { touch, stop };
-}
-
-/** The delay before reconnect attempt `failures` (1, 2...): doubling from `base`, at most 5 s. */
-function backoff(base: number, failures: number): number {
-  return Math.min(base * 2 ** (failures - 1), 5_000);
-}
-
 /** Turns a `MessageInput` into the request body. */
 export function toMessageRequest(input: MessageInput): MessageRequest {
   if (typeof input === "string") return { message: input };
@@ -178,18 +151,6 @@ function parseEvent(message: SseMessage): UniversalEvent | undefined {
       error,
     );
   }
-}
-
-/** Errors worth a reconnect: no answer, a server error, or a non-SSE answer from a proxy. */
-function retryable(error: unknown): boolean {
-  if (!(error instanceof SandboxAgentError)) return true;
-  return (
-    error.status === 0 ||
-    error.status >= 500 ||
-    error.status === 408 ||
-    error.status === 429 ||
-    error.code === "unexpected_response"
-  );
 }
 
 /** Runs `reply`, ignoring that the request is gone (answered elsewhere, cancelled, ended). */

@@ -51,6 +51,30 @@ export type FsMoveResponse = Schemas["FsMoveResponse"];
 export type FsWriteResponse = Schemas["FsWriteResponse"];
 export type FsUploadBatchResponse = Schemas["FsUploadBatchResponse"];
 
+export type ProcessConfig = Schemas["ProcessConfig"];
+export type ProcessRunRequest = Schemas["ProcessRunRequest"];
+export type ProcessRunResponse = Schemas["ProcessRunResponse"];
+export type ProcessCreateRequest = Schemas["ProcessCreateRequest"];
+export type ProcessInfo = Schemas["ProcessInfo"];
+export type ProcessState = Schemas["ProcessState"];
+export type ProcessListResponse = Schemas["ProcessListResponse"];
+export type ProcessInputRequest = Schemas["ProcessInputRequest"];
+export type ProcessInputResponse = Schemas["ProcessInputResponse"];
+export type ProcessDataEncoding = Schemas["ProcessDataEncoding"];
+export type ProcessLogEntry = Schemas["ProcessLogEntry"];
+export type ProcessLogsMissed = Schemas["ProcessLogsMissed"];
+export type ProcessLogsResponse = Schemas["ProcessLogsResponse"];
+export type ProcessLogsStream = Schemas["ProcessLogsStream"];
+export type ProcessTerminalResizeRequest = Schemas["ProcessTerminalResizeRequest"];
+/** A JSON text frame a client sends on a terminal WebSocket. */
+export type TerminalClientFrame = Schemas["TerminalClientFrame"];
+/** A JSON text frame the daemon sends on a terminal WebSocket (output comes in binary frames). */
+export type TerminalServerFrame = Schemas["TerminalServerFrame"];
+/** The query of `GET /v1/processes/{id}/logs` (`follow` is `followProcessLogs`'s). */
+export type ProcessLogsQuery = Omit<NonNullable<operations["logs"]["parameters"]["query"]>, "follow">;
+/** The query of `POST /v1/processes/{id}/stop` and `.../kill`. */
+export type ProcessSignalQuery = NonNullable<operations["stop"]["parameters"]["query"]>;
+
 export type UniversalEventType = Schemas["UniversalEventType"];
 export type UniversalEventData = Schemas["UniversalEventData"];
 export type EventSource = Schemas["EventSource"];

@@ -79,6 +79,10 @@ const PUBLIC = [
   "PayloadTooLargeError",
   "PermissionDeniedError",
   "PortInUseError",
+  "ProcessConflictError",
+  "ProcessLimitReachedError",
+  "ProcessNotFoundError",
+  "ProcessTerminal",
   "RequestNotFoundError",
   "SandboxAgent",
   "SandboxAgentError",
@@ -86,6 +90,7 @@ const PUBLIC = [
   "SessionAlreadyExistsError",
   "SessionEndedError",
   "SessionNotFoundError",
+  "SpawnFailedError",
   "StorageFullError",
   "StorageUnavailableError",
   "StreamError",
@@ -94,6 +99,7 @@ const PUBLIC = [
   "UnexpectedResponseError",
   "UnsupportedAgentError",
   "connect",
+  "decodeProcessLogData",
   "isProblemDetails",
 ];
 

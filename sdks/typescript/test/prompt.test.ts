@@ -162,10 +162,11 @@ describe("session.prompt()", () => {
   it("rejects with session_ended when the session ends before its queued turn starts", async () => {
     const session = await newSession("dropped");
     await session.send("slow 30");
-    const pending = session.prompt("never runs");
+    // Caught at once: it may reject while terminate() is still awaited.
+    const pending = session.prompt("never runs").catch((e: unknown) => e);
     await new Promise((resolve) => setTimeout(resolve, 200));
     await session.terminate();
-    const error = await pending.catch((e: unknown) => e);
+    const error = await pending;
     expect(error).toBeInstanceOf(SandboxAgentError);
     expect(error).toMatchObject({ code: "session_ended", sessionId: session.id });
   });

@@ -1,9 +1,9 @@
 """agentplex: the Python client of the sandbox-agent daemon, one HTTP API over coding agents.
 
-``Client`` (sync) and ``AsyncClient`` (asyncio) have the same methods; ``start()`` and
-``start_async()`` run a local daemon. Models of every request, response and event are in
-``agentplex.models`` (generated from the daemon's OpenAPI document); errors in
-``agentplex.errors``.
+``Client`` (sync) and ``AsyncClient`` (asyncio) have the same methods (sessions, files,
+processes and their terminals); ``start()`` and ``start_async()`` run a local daemon. Models
+of every request, response and event are in ``agentplex.models`` (generated from the
+daemon's OpenAPI document); errors in ``agentplex.errors``.
 """
 
 from . import errors, models
@@ -24,7 +24,9 @@ from .errors import *  # noqa: F403
 from .errors import ERROR_CLASSES, ERROR_TYPE_PREFIX, SandboxAgentError
 from .generated.models import *  # noqa: F403
 from .local import AsyncLocalClient, Daemon, LocalClient, find_binary, start, start_async
+from .processes import ProcessLogEvent, decode_log_data
 from .session import Session
+from .terminal import AsyncProcessTerminal, ProcessTerminal
 
 __version__ = "0.2.0"
 
@@ -35,6 +37,7 @@ __all__ = [
     "AsyncFsBody",
     "AsyncLocalClient",
     "AsyncPermissionHandler",
+    "AsyncProcessTerminal",
     "AsyncQuestionHandler",
     "AsyncSession",
     "Client",
@@ -43,6 +46,8 @@ __all__ = [
     "LocalClient",
     "MessageInput",
     "PermissionHandler",
+    "ProcessLogEvent",
+    "ProcessTerminal",
     "PromptResult",
     "QuestionAnswer",
     "QuestionHandler",
@@ -52,6 +57,7 @@ __all__ = [
     "find_binary",
     "models",
     "connect",
+    "decode_log_data",
     "connect_async",
     "start",
     "start_async",

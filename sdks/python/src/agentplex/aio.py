@@ -11,9 +11,10 @@ from typing import Any
 
 import httpx
 
-from . import _core
+from . import _core, processes
 from ._core import seg
 from .aio_session import AsyncSession
+from .errors import SandboxAgentError
 from .generated.models import (
     AdaptersReloadResponse,
     AgentInfo,
@@ -37,9 +38,20 @@ from .generated.models import (
     FsUploadBatchResponse,
     FsWriteResponse,
     HealthResponse,
+    ProcessConfig,
+    ProcessCreateRequest,
+    ProcessInfo,
+    ProcessInputResponse,
+    ProcessListResponse,
+    ProcessLogsResponse,
+    ProcessLogsStream,
+    ProcessRunRequest,
+    ProcessRunResponse,
+    ProcessTerminalResizeRequest,
     SessionInfo,
     SessionListResponse,
 )
+from .terminal import AsyncProcessTerminal
 
 AsyncFsBody = bytes | str | Iterable[bytes] | AsyncIterable[bytes]
 """A raw body of ``AsyncClient``: bytes, a string (as UTF-8), or an iterable or async
@@ -72,9 +84,10 @@ class AsyncClient:
         self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self._max_retries = max_retries
         self._retry_delay = retry_delay
+        self._headers = _core.headers(token, headers)
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
-            headers=_core.headers(token, headers),
+            headers=self._headers,
             timeout=self._timeout,
             transport=transport,
         )
@@ -105,6 +118,7 @@ class AsyncClient:
         body: Any = None,
         content: _core.AsyncRawContent | None = None,
         headers: dict[str, str] | None = None,
+        timeout: httpx.Timeout | None = None,
     ) -> httpx.Response:
         """Sends a request; the response when 2xx, else its ``SandboxAgentError``. An
         idempotent one (``_core.idempotent``) is sent again after a dropped connection or a
@@ -123,6 +137,7 @@ class AsyncClient:
                         **({"content-type": "application/json"} if body is not None else {}),
                         **(headers or {}),
                     },
+                    timeout=timeout or self._timeout,
                 )
             except httpx.HTTPError as error:
                 if attempt < retries and _core.transient(error):
@@ -342,3 +357,159 @@ class AsyncClient:
             headers={"content-type": "application/x-tar"},
         )
         return _core.parse(FsUploadBatchResponse, answer)
+
+    # -- processes (/v1/processes) ------------------------------------------------------------
+
+    async def get_process_config(self) -> ProcessConfig:
+        """``GET /v1/processes/config``: the daemon's process limits (set by its flags)."""
+        return _core.parse(ProcessConfig, await self._request("GET", "/v1/processes/config"))
+
+    async def run_process(
+        self, request: ProcessRunRequest | None = None, /, **fields: Any
+    ) -> ProcessRunResponse:
+        """``POST /v1/processes/run``: runs a command to its end; its exit status and output.
+
+        Give the body as keyword arguments (``command="sh"``, ``args=[...]``, ``cwd=``,
+        ``env=``, ``stdin=``, ``timeout_ms=``, ``max_output_bytes=``...) or as a
+        ``ProcessRunRequest``. The daemon kills the run at ``timeout_ms`` (30 s when absent), so
+        the answer is waited for without a read timeout.
+        """
+        body = request if request is not None else ProcessRunRequest.model_validate(fields)
+        timeout = httpx.Timeout(self._timeout.connect, read=None)
+        answer = await self._request("POST", "/v1/processes/run", body=body, timeout=timeout)
+        return _core.parse(ProcessRunResponse, answer)
+
+    async def create_process(
+        self, request: ProcessCreateRequest | None = None, /, **fields: Any
+    ) -> ProcessInfo:
+        """``POST /v1/processes``: starts a managed process (``tty=True`` for a terminal,
+        ``interactive=True`` to keep its stdin open), as keyword arguments or a
+        ``ProcessCreateRequest``."""
+        body = request if request is not None else ProcessCreateRequest.model_validate(fields)
+        return _core.parse(ProcessInfo, await self._request("POST", "/v1/processes", body=body))
+
+    async def list_processes(self) -> list[ProcessInfo]:
+        """``GET /v1/processes``: every process not deleted, oldest first."""
+        return _core.parse(ProcessListResponse, await self._request("GET", "/v1/processes")).processes
+
+    async def get_process(self, id: str) -> ProcessInfo:
+        """``GET /v1/processes/{id}``; ``ProcessNotFoundError`` for an unknown id."""
+        return _core.parse(ProcessInfo, await self._request("GET", processes.path(id)))
+
+    async def stop_process(self, id: str, *, wait_ms: int | None = None) -> ProcessInfo:
+        """``POST /v1/processes/{id}/stop``: SIGTERM to its process group, SIGKILL after the
+        daemon's grace; with ``wait_ms``, answers once it exited or ``wait_ms`` passed."""
+        params = processes.signal_params(wait_ms)
+        return _core.parse(
+            ProcessInfo, await self._request("POST", processes.path(id, "/stop"), params=params)
+        )
+
+    async def kill_process(self, id: str, *, wait_ms: int | None = None) -> ProcessInfo:
+        """``POST /v1/processes/{id}/kill``: SIGKILL to its process group (``wait_ms`` as for
+        ``stop_process``)."""
+        params = processes.signal_params(wait_ms)
+        return _core.parse(
+            ProcessInfo, await self._request("POST", processes.path(id, "/kill"), params=params)
+        )
+
+    async def delete_process(self, id: str) -> None:
+        """``DELETE /v1/processes/{id}``: forgets an exited process and its logs
+        (``ProcessConflictError`` while it runs)."""
+        await self._request("DELETE", processes.path(id))
+
+    async def send_process_input(self, id: str, data: str | bytes) -> ProcessInputResponse:
+        """``POST /v1/processes/{id}/input``: writes to its stdin (or terminal), a string as
+        UTF-8, bytes as they are. ``ProcessConflictError`` when its stdin is not open,
+        ``PayloadTooLargeError`` past ``--process-input-bytes``."""
+        body = processes.input_request(data)
+        answer = await self._request("POST", processes.path(id, "/input"), body=body)
+        return _core.parse(ProcessInputResponse, answer)
+
+    async def get_process_logs(
+        self,
+        id: str,
+        *,
+        stream: ProcessLogsStream | None = None,
+        tail: int | None = None,
+        since: int | None = None,
+        offset: int | None = None,
+    ) -> ProcessLogsResponse:
+        """``GET /v1/processes/{id}/logs``: the output its ring buffer holds, by entry and byte
+        offset (``processes.decode_log_data(entry)`` for an entry's bytes)."""
+        params = processes.logs_params(stream, tail, since, offset)
+        answer = await self._request("GET", processes.path(id, "/logs"), params=params)
+        return _core.parse(ProcessLogsResponse, answer)
+
+    async def follow_process_logs(
+        self,
+        id: str,
+        *,
+        stream: ProcessLogsStream | None = None,
+        since: int | None = None,
+        offset: int | None = None,
+        max_retries: int = 10,
+        retry_delay: float = 0.25,
+        idle_timeout: float = _core.DEFAULT_IDLE_TIMEOUT,
+    ) -> AsyncIterator[processes.ProcessLogEvent]:
+        """``GET /v1/processes/{id}/logs?follow=true``: the entries held that match (from
+        ``offset`` or after ``since``, else from the oldest held), then new ones as they are read
+        (``ProcessLogEntry``), ``ProcessLogsMissed`` when output was
+        dropped before it was sent, and the ``ProcessInfo`` of its exit, last.
+
+        A dropped connection is reopened with ``Last-Event-ID`` = the last entry yielded, so
+        none is repeated or skipped; ``max_retries`` failed reconnects in a row raise
+        ``StreamError``; problem answers (404...) are raised at once.
+        """
+        follower = processes.LogFollower(id, stream, since, offset)
+        failures = 0
+        delay = 0.0
+        last_error: BaseException | None = None
+        while True:
+            if failures > max_retries:
+                raise follower.failed(failures, last_error)
+            if delay > 0:
+                await asyncio.sleep(delay)
+            alive = False
+            try:
+                async with self._open(
+                    "GET",
+                    follower.path,
+                    params=follower.params(),
+                    headers=follower.headers(),
+                    read_timeout=idle_timeout,
+                ) as response:
+                    decoder = _core.SseDecoder()
+                    async for line in _core.aread_lines(response.aiter_lines()):
+                        alive = True
+                        failures = 0
+                        message = decoder.message(line)
+                        event = follower.accept(*message) if message is not None else None
+                        if event is None:
+                            continue
+                        yield event
+                        if isinstance(event, ProcessInfo):
+                            return
+            except SandboxAgentError as error:
+                if not _core.retryable(error):
+                    raise
+                last_error = error
+            if alive:
+                delay = 0.0
+            else:
+                failures += 1
+                delay = _core.backoff(retry_delay, failures)
+
+    async def resize_process_terminal(self, id: str, cols: int, rows: int) -> ProcessTerminalResizeRequest:
+        """``POST /v1/processes/{id}/terminal/resize``: sets a terminal's size; the size set."""
+        body = ProcessTerminalResizeRequest(cols=cols, rows=rows)
+        answer = await self._request("POST", processes.path(id, "/terminal/resize"), body=body)
+        return _core.parse(ProcessTerminalResizeRequest, answer)
+
+    async def connect_process_terminal(self, id: str, *, timeout: float = 10.0) -> AsyncProcessTerminal:
+        """Opens the WebSocket of a process's terminal (``GET .../terminal/ws``) and returns once
+        the daemon is ready: read its output (the scrollback first), send keystrokes and
+        resizes. ``ProcessNotFoundError``, ``ProcessConflictError`` (it has no terminal) or
+        ``TokenInvalidError`` when the daemon refuses the socket."""
+        url = processes.terminal_url(self.base_url, id)
+        headers = processes.handshake_headers(self._headers)
+        return await AsyncProcessTerminal.open(url, headers, id, timeout)
