@@ -17,6 +17,18 @@ pub fn status_field(pid: u32, name: &str) -> Option<u64> {
     })
 }
 
+/// Whether a process ignores `signal` (its `SigIgn` mask in `/proc/<pid>/status`).
+pub fn ignores_signal(pid: u32, signal: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (signal - 1)) != 0)
+}
+
 /// Resident memory of a live process, in KiB.
 #[track_caller]
 pub fn rss_kib(pid: u32) -> u64 {

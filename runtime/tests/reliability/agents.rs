@@ -96,7 +96,13 @@ impl Bench {
             found = self.agent_pids().difference(known).next().copied();
             found.is_some()
         });
-        found.unwrap()
+        let pid = found.unwrap();
+        // Python takes a while to start: a SIGTERM before the stand-in ignores it
+        // would end it at once, and the tests that count on a deaf agent would not.
+        wait_until(DEADLINE, "the agent ignoring SIGTERM", || {
+            procfs::ignores_signal(pid, libc::SIGTERM)
+        });
+        pid
     }
 
     /// Creates a session of the stand-in and returns its agent's pid.
