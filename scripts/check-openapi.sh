@@ -5,9 +5,10 @@
 # against the daemon binary of this build running with a token.
 #
 # The filesystem routes that write or delete (PUT /v1/fs/file, DELETE /v1/fs/entry,
-# move, mkdir, upload-batch) and agent installs are left out: random absolute paths would
-# act on this machine's files, and installs download. runtime/tests/fs_api.rs and
-# runtime/tests/install.rs test them. Creating a session with a schema-valid but unknown
+# move, mkdir, upload-batch), agent installs and starting processes (POST /v1/processes and
+# /v1/processes/run) are left out: random absolute paths would act on this machine's files,
+# installs download, and random commands would run here. runtime/tests/fs_api.rs and
+# runtime/tests/install.rs and runtime/tests/processes/ test them. Creating a session with a schema-valid but unknown
 # agent id answers 400 `unsupported_agent` (as 0.1.x does), so that one operation runs
 # without the "schema-valid requests are accepted" check.
 #
@@ -52,7 +53,8 @@ st() { (cd "$venv" && bin/st "$@"); }
 common=(--url "$url" -H "Authorization: Bearer openapi-check" --checks all
   --max-examples 40 --seed 20261126 --no-color
   --exclude-path-regex '^/v1/fs/(file|entry|move|mkdir|upload-batch)$'
-  --exclude-path '/v1/agents/{agent}/install')
+  --exclude-path '/v1/agents/{agent}/install'
+  --exclude-operation-id run_process --exclude-operation-id create_process)
 # GET /v1/fs/file shares its path with the excluded PUT: it runs on its own.
 st run "$url/v1/openapi.json" "${common[@]}" --exclude-operation-id create_session
 st run "$url/v1/openapi.json" "${common[@]}" --include-operation-id create_session \

@@ -111,12 +111,20 @@ pub struct ProcessCreateRequest {
     #[serde(default)]
     pub interactive: bool,
     /// Terminal width in columns (with `tty`); 80 when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(minimum = 1)]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "terminal_size::optional"
+    )]
+    #[schema(minimum = 1, maximum = 65535)]
     pub cols: Option<u16>,
     /// Terminal height in rows (with `tty`); 24 when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(minimum = 1)]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "terminal_size::optional"
+    )]
+    #[schema(minimum = 1, maximum = 65535)]
     pub rows: Option<u16>,
     /// Leave the process running when the daemon stops (by default the daemon
     /// stops every process it started). Not with `tty`: a terminal ends with the
@@ -338,11 +346,61 @@ pub struct ProcessSignalQuery {
 #[serde(rename_all = "camelCase")]
 pub struct ProcessTerminalResizeRequest {
     /// Width in columns.
-    #[schema(minimum = 1)]
+    #[serde(deserialize_with = "terminal_size::required")]
+    #[schema(minimum = 1, maximum = 65535)]
     pub cols: u16,
     /// Height in rows.
-    #[schema(minimum = 1)]
+    #[serde(deserialize_with = "terminal_size::required")]
+    #[schema(minimum = 1, maximum = 65535)]
     pub rows: u16,
+}
+
+/// A terminal dimension from JSON: any whole number from 0 to 65535, written as
+/// an integer or not (`80.0` is an integer to JSON Schema, not to serde).
+mod terminal_size {
+    use serde::de::{Error, Unexpected};
+    use serde::{Deserialize, Deserializer};
+
+    fn whole<E: Error>(value: f64) -> Result<u16, E> {
+        if value.fract() == 0.0 && (0.0..=f64::from(u16::MAX)).contains(&value) {
+            Ok(value as u16)
+        } else {
+            Err(E::invalid_value(
+                Unexpected::Float(value),
+                &"a whole number from 0 to 65535",
+            ))
+        }
+    }
+
+    pub fn required<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u16, D::Error> {
+        whole(f64::deserialize(deserializer)?)
+    }
+
+    pub fn optional<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u16>, D::Error> {
+        Option::<f64>::deserialize(deserializer)?
+            .map(whole)
+            .transpose()
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use crate::ProcessTerminalResizeRequest;
+
+        #[test]
+        fn whole_numbers_are_read_written_either_way() {
+            let read = |json: &str| serde_json::from_str::<ProcessTerminalResizeRequest>(json);
+            let size = read(r#"{"cols": 80.0, "rows": 24}"#).unwrap();
+            assert_eq!((size.cols, size.rows), (80, 24));
+            for bad in [
+                r#"{"cols": 80.5, "rows": 24}"#,
+                r#"{"cols": 70000, "rows": 24}"#,
+                r#"{"cols": -1, "rows": 24}"#,
+                r#"{"cols": "80", "rows": 24}"#,
+            ] {
+                assert!(read(bad).is_err(), "{bad}");
+            }
+        }
+    }
 }
 
 /// Query of `GET /v1/processes/{id}/terminal/ws`.

@@ -45,7 +45,7 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Runs a command to completion and answers its exit status and output.
-#[utoipa::path(post, path = "/v1/processes/run", tag = "processes", request_body = ProcessRunRequest,
+#[utoipa::path(post, path = "/v1/processes/run", operation_id = "run_process", tag = "processes", request_body = ProcessRunRequest,
     responses(
         (status = 200, body = ProcessRunResponse),
         (status = 400, description = "A bad body, or the program cannot start (`spawn_failed`, with the system's reason)", body = ProblemDetails),
@@ -59,14 +59,14 @@ pub async fn run(
 }
 
 /// The limits of the process API.
-#[utoipa::path(get, path = "/v1/processes/config", tag = "processes",
+#[utoipa::path(get, path = "/v1/processes/config", operation_id = "process_config", tag = "processes",
     responses((status = 200, body = ProcessConfig)))]
 pub async fn config(State(state): State<AppState>) -> JsonResponse<ProcessConfig> {
     JsonResponse(state.processes.config())
 }
 
 /// Starts a managed process, with pipes or in a terminal (`tty`).
-#[utoipa::path(post, path = "/v1/processes", tag = "processes", request_body = ProcessCreateRequest,
+#[utoipa::path(post, path = "/v1/processes", operation_id = "create_process", tag = "processes", request_body = ProcessCreateRequest,
     responses(
         (status = 200, body = ProcessInfo),
         (status = 400, description = "A bad body, or the program cannot start (`spawn_failed`, with the system's reason)", body = ProblemDetails),
@@ -80,7 +80,7 @@ pub async fn create(
 }
 
 /// Every managed process not deleted, oldest first.
-#[utoipa::path(get, path = "/v1/processes", tag = "processes",
+#[utoipa::path(get, path = "/v1/processes", operation_id = "list_processes", tag = "processes",
     responses((status = 200, body = ProcessListResponse)))]
 pub async fn list(State(state): State<AppState>) -> JsonResponse<ProcessListResponse> {
     JsonResponse(ProcessListResponse {
@@ -89,7 +89,7 @@ pub async fn list(State(state): State<AppState>) -> JsonResponse<ProcessListResp
 }
 
 /// One managed process.
-#[utoipa::path(get, path = "/v1/processes/{id}", tag = "processes",
+#[utoipa::path(get, path = "/v1/processes/{id}", operation_id = "get_process", tag = "processes",
     params(("id" = String, Path, description = "Process id")),
     responses((status = 200, body = ProcessInfo), (status = 404, description = "No process has that id", body = ProblemDetails)))]
 pub async fn get_process(
@@ -100,7 +100,7 @@ pub async fn get_process(
 }
 
 /// Forgets an exited process, its exit status and its logs.
-#[utoipa::path(delete, path = "/v1/processes/{id}", tag = "processes",
+#[utoipa::path(delete, path = "/v1/processes/{id}", operation_id = "delete_process", tag = "processes",
     params(("id" = String, Path, description = "Process id")),
     responses(
         (status = 204, description = "Deleted"),
@@ -113,7 +113,7 @@ pub async fn delete(State(state): State<AppState>, Path(id): Path<String>) -> Re
 }
 
 /// Writes to the process's stdin (or its terminal).
-#[utoipa::path(post, path = "/v1/processes/{id}/input", tag = "processes",
+#[utoipa::path(post, path = "/v1/processes/{id}/input", operation_id = "process_input", tag = "processes",
     params(("id" = String, Path, description = "Process id")),
     request_body = ProcessInputRequest,
     responses(
@@ -154,7 +154,7 @@ pub fn decode_input(
 }
 
 /// Stops the process: SIGTERM to its group, SIGKILL after `--process-stop-grace-ms`.
-#[utoipa::path(post, path = "/v1/processes/{id}/stop", tag = "processes",
+#[utoipa::path(post, path = "/v1/processes/{id}/stop", operation_id = "stop_process", tag = "processes",
     params(("id" = String, Path, description = "Process id"), ProcessSignalQuery),
     responses((status = 200, body = ProcessInfo), (status = 404, description = "No process has that id", body = ProblemDetails)))]
 pub async fn stop(
@@ -168,7 +168,7 @@ pub async fn stop(
 }
 
 /// Kills the process: SIGKILL to its group.
-#[utoipa::path(post, path = "/v1/processes/{id}/kill", tag = "processes",
+#[utoipa::path(post, path = "/v1/processes/{id}/kill", operation_id = "kill_process", tag = "processes",
     params(("id" = String, Path, description = "Process id"), ProcessSignalQuery),
     responses((status = 200, body = ProcessInfo), (status = 404, description = "No process has that id", body = ProblemDetails)))]
 pub async fn kill(
@@ -192,7 +192,7 @@ async fn waited(process: &ManagedProcess, query: ProcessSignalQuery) -> ProcessI
 }
 
 /// Sets the size of the process's terminal.
-#[utoipa::path(post, path = "/v1/processes/{id}/terminal/resize", tag = "processes",
+#[utoipa::path(post, path = "/v1/processes/{id}/terminal/resize", operation_id = "resize_terminal", tag = "processes",
     params(("id" = String, Path, description = "Process id")),
     request_body = ProcessTerminalResizeRequest,
     responses(
@@ -211,7 +211,7 @@ pub async fn resize(
 
 /// The process's buffered output; with `follow=true`, an SSE stream of it
 /// (`log`, `missed` and, once it exited, `exit` events).
-#[utoipa::path(get, path = "/v1/processes/{id}/logs", tag = "processes",
+#[utoipa::path(get, path = "/v1/processes/{id}/logs", operation_id = "process_logs", tag = "processes",
     params(("id" = String, Path, description = "Process id"), ProcessLogsQuery,
            ("Last-Event-ID" = Option<u64>, Header, description = "With `follow`: resume after this sequence")),
     responses(

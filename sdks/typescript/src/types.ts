@@ -71,9 +71,9 @@ export type TerminalClientFrame = Schemas["TerminalClientFrame"];
 /** A JSON text frame the daemon sends on a terminal WebSocket (output comes in binary frames). */
 export type TerminalServerFrame = Schemas["TerminalServerFrame"];
 /** The query of `GET /v1/processes/{id}/logs` (`follow` is `followProcessLogs`'s). */
-export type ProcessLogsQuery = Omit<NonNullable<operations["logs"]["parameters"]["query"]>, "follow">;
+export type ProcessLogsQuery = Omit<NonNullable<operations["process_logs"]["parameters"]["query"]>, "follow">;
 /** The query of `POST /v1/processes/{id}/stop` and `.../kill`. */
-export type ProcessSignalQuery = NonNullable<operations["stop"]["parameters"]["query"]>;
+export type ProcessSignalQuery = NonNullable<operations["stop_process"]["parameters"]["query"]>;
 
 export type UniversalEventType = Schemas["UniversalEventType"];
 export type UniversalEventData = Schemas["UniversalEventData"];

@@ -285,10 +285,10 @@ export interface paths {
             cookie?: never;
         };
         /** Every managed process not deleted, oldest first. */
-        get: operations["list"];
+        get: operations["list_processes"];
         put?: never;
         /** Starts a managed process, with pipes or in a terminal (`tty`). */
-        post: operations["create"];
+        post: operations["create_process"];
         delete?: never;
         options?: never;
         head?: never;
@@ -303,7 +303,7 @@ export interface paths {
             cookie?: never;
         };
         /** The limits of the process API. */
-        get: operations["config"];
+        get: operations["process_config"];
         put?: never;
         post?: never;
         delete?: never;
@@ -322,7 +322,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Runs a command to completion and answers its exit status and output. */
-        post: operations["run"];
+        post: operations["run_process"];
         delete?: never;
         options?: never;
         head?: never;
@@ -341,7 +341,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Forgets an exited process, its exit status and its logs. */
-        delete: operations["delete"];
+        delete: operations["delete_process"];
         options?: never;
         head?: never;
         patch?: never;
@@ -357,7 +357,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Writes to the process's stdin (or its terminal). */
-        post: operations["input"];
+        post: operations["process_input"];
         delete?: never;
         options?: never;
         head?: never;
@@ -374,7 +374,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Kills the process: SIGKILL to its group. */
-        post: operations["kill"];
+        post: operations["kill_process"];
         delete?: never;
         options?: never;
         head?: never;
@@ -392,7 +392,7 @@ export interface paths {
          * The process's buffered output; with `follow=true`, an SSE stream of it
          *     (`log`, `missed` and, once it exited, `exit` events).
          */
-        get: operations["logs"];
+        get: operations["process_logs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -411,7 +411,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Stops the process: SIGTERM to its group, SIGKILL after `--process-stop-grace-ms`. */
-        post: operations["stop"];
+        post: operations["stop_process"];
         delete?: never;
         options?: never;
         head?: never;
@@ -428,7 +428,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sets the size of the process's terminal. */
-        post: operations["resize"];
+        post: operations["resize_terminal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2774,7 +2774,7 @@ export interface operations {
             };
         };
     };
-    list: {
+    list_processes: {
         parameters: {
             query?: never;
             header?: never;
@@ -2813,7 +2813,7 @@ export interface operations {
             };
         };
     };
-    create: {
+    create_process: {
         parameters: {
             query?: never;
             header?: never;
@@ -2874,7 +2874,7 @@ export interface operations {
             };
         };
     };
-    config: {
+    process_config: {
         parameters: {
             query?: never;
             header?: never;
@@ -2913,7 +2913,7 @@ export interface operations {
             };
         };
     };
-    run: {
+    run_process: {
         parameters: {
             query?: never;
             header?: never;
@@ -3034,7 +3034,7 @@ export interface operations {
             };
         };
     };
-    delete: {
+    delete_process: {
         parameters: {
             query?: never;
             header?: never;
@@ -3102,7 +3102,7 @@ export interface operations {
             };
         };
     };
-    input: {
+    process_input: {
         parameters: {
             query?: never;
             header?: never;
@@ -3184,7 +3184,7 @@ export interface operations {
             };
         };
     };
-    kill: {
+    kill_process: {
         parameters: {
             query?: {
                 /**
@@ -3250,7 +3250,7 @@ export interface operations {
             };
         };
     };
-    logs: {
+    process_logs: {
         parameters: {
             query?: {
                 /** @description Which output; `pty` for a terminal, else `combined`, when absent. */
@@ -3328,7 +3328,7 @@ export interface operations {
             };
         };
     };
-    stop: {
+    stop_process: {
         parameters: {
             query?: {
                 /**
@@ -3394,7 +3394,7 @@ export interface operations {
             };
         };
     };
-    resize: {
+    resize_terminal: {
         parameters: {
             query?: never;
             header?: never;
