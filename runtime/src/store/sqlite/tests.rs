@@ -196,20 +196,31 @@ fn count(connection: &Connection, sql: &str) -> i64 {
     connection.query_row(sql, [], |row| row.get(0)).unwrap()
 }
 
-#[test]
-fn a_long_transcript_is_deleted_a_chunk_per_transaction_between_other_writes() {
+/// A database holding session "long" with `events` events and session `other`,
+/// and a connection of its own to it (the writer's side, driven by the test).
+fn with_long_session(events: u64, other: &str) -> (tempfile::TempDir, Connection) {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open(dir.path()).unwrap();
-    long_session(&store, "long", 25_000);
-    store.insert_session(&record("other")).unwrap();
+    long_session(&store, "long", events);
+    store.insert_session(&record(other)).unwrap();
     drop(store);
+    let connection = connect(&dir.path().join(SqliteStore::FILE_NAME)).unwrap();
+    (dir, connection)
+}
 
-    let mut connection = connect(&dir.path().join(SqliteStore::FILE_NAME)).unwrap();
-    let (done, _outcome) = mpsc::sync_channel(2);
-    let delete = || Job {
+/// The deletion of session "long", answered on `done`.
+fn delete_long(done: &SyncSender<Result<(), StoreError>>) -> Job {
+    Job {
         write: Write::Delete("long".into()),
         done: Done::Thread(done.clone()),
-    };
+    }
+}
+
+#[test]
+fn a_long_transcript_is_deleted_a_chunk_per_transaction_between_other_writes() {
+    let (dir, mut connection) = with_long_session(25_000, "other");
+    let (done, _outcome) = mpsc::sync_channel(2);
+    let delete = || delete_long(&done);
     let other = |n| Job {
         write: Write::Commit(Commit {
             session_id: "other".into(),
@@ -274,18 +285,12 @@ fn a_long_transcript_is_deleted_a_chunk_per_transaction_between_other_writes() {
 
 #[test]
 fn a_deletion_left_halfway_is_finished_when_the_database_opens() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(dir.path()).unwrap();
-    long_session(&store, "long", 15_000);
-    store.insert_session(&record("kept")).unwrap();
-    drop(store);
-    let mut connection = connect(&dir.path().join(SqliteStore::FILE_NAME)).unwrap();
+    let (dir, mut connection) = with_long_session(15_000, "kept");
     let (done, _outcome) = mpsc::sync_channel(1);
-    let job = Job {
-        write: Write::Delete("long".into()),
-        done: Done::Thread(done),
-    };
-    assert_eq!(write_batch(&mut connection, &[job]).unwrap(), [0]);
+    assert_eq!(
+        write_batch(&mut connection, &[delete_long(&done)]).unwrap(),
+        [0]
+    );
     drop(connection);
 
     // The daemon stopped there: the next one does not restore what is left of it.
