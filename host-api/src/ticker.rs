@@ -1,9 +1,10 @@
 //! The engine's epoch clock, which bounds the time of each guest call.
 //!
 //! Every call gets a deadline a number of epoch ticks ahead; a thread advances the
-//! epoch. The thread ticks only while at least one guest call runs, so an idle
-//! daemon has no timer wake-ups, and it ends when the engine or the last handle
-//! is gone.
+//! epoch. The thread ticks while guest calls run and for [`LINGER`] after the last
+//! one (so that a busy session's calls, a few microseconds each, do not each wake
+//! it), then sleeps until the next call: an idle daemon has no timer wake-ups. It
+//! ends when the engine or the last handle is gone.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
@@ -12,6 +13,8 @@ use wasmtime::Engine;
 
 /// How often the engine's epoch advances; the unit of the per-call time budget.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
+/// How long the clock keeps ticking after the last call before it sleeps.
+const LINGER: Duration = Duration::from_secs(1);
 
 /// A handle on an engine's epoch clock; clones share the clock.
 #[derive(Clone)]
@@ -34,6 +37,8 @@ struct Shared {
 struct State {
     /// Guest calls running now.
     running: usize,
+    /// Whether the clock's thread sleeps until a call starts.
+    asleep: bool,
     /// No handle is left: the thread ends.
     stopped: bool,
 }
@@ -51,7 +56,7 @@ impl EpochTicker {
     /// Starts the (parked) clock thread of `engine`.
     pub(crate) fn start(engine: &Engine) -> Self {
         let engine = engine.weak();
-        Self::with_tick(move || match engine.upgrade() {
+        Self::with_tick(LINGER, move || match engine.upgrade() {
             Some(engine) => {
                 engine.increment_epoch();
                 true
@@ -61,23 +66,36 @@ impl EpochTicker {
     }
 
     /// Starts a clock thread that calls `tick` every [`EPOCH_TICK`] while a call
-    /// runs, until `tick` returns false or the last handle is dropped.
-    fn with_tick(tick: impl Fn() -> bool + Send + 'static) -> Self {
+    /// runs and for `linger` after, until `tick` returns false or the last handle
+    /// is dropped.
+    fn with_tick(linger: Duration, tick: impl Fn() -> bool + Send + 'static) -> Self {
         let shared = Arc::new(Shared::default());
         let clock = shared.clone();
+        let linger_ticks = linger.as_millis() / EPOCH_TICK.as_millis();
+        // Starts asleep: no call has run yet.
+        let mut idle_ticks = linger_ticks;
         std::thread::Builder::new()
             .name("adapter-epoch".into())
             .spawn(move || loop {
                 {
                     let mut state = clock.state();
-                    while state.running == 0 && !state.stopped {
+                    if state.running > 0 {
+                        idle_ticks = 0;
+                    }
+                    while state.running == 0 && idle_ticks >= linger_ticks && !state.stopped {
+                        state.asleep = true;
                         state = clock
                             .wake
                             .wait(state)
                             .unwrap_or_else(|poisoned| poisoned.into_inner());
+                        state.asleep = false;
+                        idle_ticks = 0;
                     }
                     if state.stopped {
                         break;
+                    }
+                    if state.running == 0 {
+                        idle_ticks += 1;
                     }
                 }
                 std::thread::sleep(EPOCH_TICK);
@@ -97,7 +115,7 @@ impl EpochTicker {
         let shared = self.handle.shared.clone();
         let mut state = shared.state();
         state.running += 1;
-        if state.running == 1 {
+        if state.asleep {
             shared.wake.notify_one();
         }
         drop(state);
@@ -128,13 +146,14 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    /// The clock stands still while no call runs, ticks while one does, and its
-    /// thread ends with the last handle.
+    /// The clock stands still before any call, ticks while one runs and for the
+    /// linger after it, then stands still again; its thread ends with the last
+    /// handle.
     #[test]
-    fn ticks_only_while_a_call_runs() {
+    fn ticks_only_while_a_call_runs_and_shortly_after() {
         let ticks = Arc::new(AtomicUsize::new(0));
         let counter = ticks.clone();
-        let ticker = EpochTicker::with_tick(move || {
+        let ticker = EpochTicker::with_tick(EPOCH_TICK * 4, move || {
             counter.fetch_add(1, Ordering::SeqCst);
             true
         });
@@ -147,7 +166,15 @@ mod tests {
             "running clock stood still"
         );
         drop(call);
-        std::thread::sleep(EPOCH_TICK * 3);
+        let ended = ticks.load(Ordering::SeqCst);
+        // Without the linger it would tick once more at most (the tick it slept for).
+        let lingered = (0..100).any(|_| {
+            std::thread::sleep(EPOCH_TICK);
+            ticks.load(Ordering::SeqCst) >= ended + 3
+        });
+        assert!(lingered, "the clock stopped at once after the call");
+        // Past the linger (4 ticks), with room for a slow machine.
+        std::thread::sleep(EPOCH_TICK * 10);
         let parked = ticks.load(Ordering::SeqCst);
         std::thread::sleep(EPOCH_TICK * 5);
         assert_eq!(

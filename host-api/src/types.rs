@@ -125,6 +125,24 @@ impl Input {
             Input::Timer { .. } => "on-timer",
         }
     }
+
+    /// Bytes of content the input carries (a line, a body, a message's text):
+    /// what can make a call into the adapter long.
+    pub fn payload_bytes(&self) -> usize {
+        match self {
+            Input::SendMessage(parts) => parts
+                .iter()
+                .map(|part| match part {
+                    MessagePart::Text(text) => text.len(),
+                    MessagePart::Image(file) | MessagePart::File(file) => file.path.len(),
+                })
+                .sum(),
+            Input::Stdout { line, .. } | Input::Stderr { line, .. } => line.len(),
+            Input::HttpResponse(response) => response.body.len(),
+            Input::SseEvent(event) => event.data.len(),
+            _ => 0,
+        }
+    }
 }
 
 /// A universal event as an adapter emitted it, before the daemon adds the envelope.

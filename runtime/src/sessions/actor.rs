@@ -32,6 +32,13 @@ const INPUTS_PER_COMMIT: usize = 64;
 /// Bytes of agent output (see [`Incoming::size`]) past which no more inputs join a
 /// commit: what they become waits in memory until the commit.
 const BYTES_PER_COMMIT: usize = 1 << 20;
+/// Bytes of input (see [`Input::payload_bytes`]) past which a call into the
+/// adapter leaves the runtime's worker thread to the other tasks while it runs
+/// (`block_in_place`). Smaller calls take microseconds and run in place: handing
+/// the worker over costs more than they do (thread wake-ups, and each call's
+/// allocations on whichever thread took over). A call is bounded either way by
+/// the host's call time limit.
+const INLINE_CALL_BYTES: usize = 64 << 10;
 
 /// A request from the HTTP layer.
 pub enum Command {
@@ -296,8 +303,7 @@ impl Actor {
     /// (the next input rebuilds it). A snapshot that fails is an adapter trap,
     /// which poisons the instance as in any call: the next input reports it.
     fn park(&mut self) {
-        let adapter = &mut self.adapter;
-        match tokio::task::block_in_place(|| adapter.park()) {
+        match self.adapter.park() {
             Ok(()) => {
                 tracing::debug!("parked the adapter instance")
             }
@@ -437,7 +443,11 @@ impl Actor {
                 Effect::Feed(input) => {
                     let adapter = &mut self.adapter;
                     let called = std::time::Instant::now();
-                    let outcome = tokio::task::block_in_place(|| adapter.handle(input));
+                    let outcome = if input.payload_bytes() > INLINE_CALL_BYTES {
+                        tokio::task::block_in_place(|| adapter.handle(input))
+                    } else {
+                        adapter.handle(input)
+                    };
                     crate::metrics::observe(&self.metrics.adapter_calls, called.elapsed());
                     self.core.adapter_outcome(outcome);
                 }
@@ -614,8 +624,9 @@ impl Actor {
         }
     }
 
-    /// Queues the write with the store's writer (which folds what every session
-    /// has pending into one transaction) and waits for it without holding a thread.
+    /// Hands the write to the store, which makes it at once when nobody else
+    /// writes, else in its writer's next group commit, and waits for it without
+    /// holding a thread.
     async fn store_commit(
         &mut self,
         events: Vec<Arc<crate::store::EncodedEvent>>,
@@ -625,9 +636,9 @@ impl Actor {
         // resumes from a consistent pair; none is needed where a restart would
         // not use it.
         let taken = if self.store.durable() && !self.core.ended() && !checkpoint.restarts_fresh() {
-            let adapter = &mut self.adapter;
-            let snapshot = tokio::task::block_in_place(|| adapter.snapshot().ok());
-            snapshot
+            self.adapter
+                .snapshot()
+                .ok()
                 .map(|snapshot| (hash(&snapshot), snapshot))
                 .filter(|(hash, _)| self.stored_snapshot != Some(*hash))
         } else {

@@ -1,15 +1,27 @@
-//! The SQLite store: one database file in the data dir, WAL mode, written by one
-//! thread that groups whatever is waiting into a single transaction (group
-//! commit), so many sessions streaming at once cost one commit per batch.
+//! The SQLite store: one database file in the data dir, WAL mode, one writing
+//! connection. A session's commit that finds that connection free and nothing
+//! waiting writes itself, on its own thread (no hand-off to another thread and
+//! back: the shortest path from an event to its readers). Otherwise it waits in
+//! line for the writer thread, which groups whatever is waiting into a single
+//! transaction (group commit), so many sessions streaming at once cost one commit
+//! per batch.
+//!
+//! Checkpoints (copying the write-ahead log into the database file, with its
+//! `fsync`s) never run in a commit: each time the log has grown by
+//! [`CHECKPOINT_FRAMES`] pages, the writer thread copies it on a connection of
+//! its own, beside the writes, then what was added meanwhile holding the
+//! writing connection.
 //!
 //! `synchronous = NORMAL`: a commit survives the daemon being killed at any
 //! point (the write-ahead log is in the OS's hands); only a power loss can drop
 //! the last commits, never corrupt the file.
 
+use std::cell::Cell;
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{self, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 
 use rusqlite::{params, Connection, OpenFlags};
@@ -19,6 +31,9 @@ use super::{Commit, EncodedEvent, SessionRecord, Store, StoreError, StoredSessio
 
 /// Most jobs folded into one transaction.
 const MAX_BATCH: usize = 512;
+/// Pages the write-ahead log grows by between two checkpoints (SQLite's own
+/// automatic checkpoints, turned off here, use the same number).
+const CHECKPOINT_FRAMES: i32 = 1000;
 /// Most events one transaction removes of a session being deleted: a long
 /// transcript goes a chunk per transaction, other sessions' writes in between,
 /// instead of holding the one writer for seconds.
@@ -58,13 +73,154 @@ enum Write {
 /// Sessions in `sessions.db` under the data dir.
 pub struct SqliteStore {
     path: PathBuf,
-    jobs: Mutex<Sender<Job>>,
+    shared: Arc<Shared>,
     /// The connection transcripts are read through (WAL: reads never wait for
     /// the writer).
     reader: Mutex<Connection>,
-    /// Whether the writer's last transaction failed for where the database
-    /// lives (see [`StoreError::is_storage_fault`]); the next success clears it.
-    failing: Arc<AtomicBool>,
+}
+
+/// What the store's users and its writer thread share.
+struct Shared {
+    /// Writes waiting for the writer thread.
+    queue: Mutex<Queue>,
+    /// Wakes the writer thread when `queue` gets a job or closes.
+    queued: Condvar,
+    /// The writing connection, held by whoever writes: the writer thread or a
+    /// session committing itself (see [`SqliteStore::commit_queued`]).
+    writer: Mutex<Writer>,
+    /// Whether the last transaction failed for where the database lives (see
+    /// [`StoreError::is_storage_fault`]); the next success clears it.
+    failing: AtomicBool,
+}
+
+#[derive(Default)]
+struct Queue {
+    jobs: VecDeque<Job>,
+    /// The write-ahead log has grown enough: the writer thread checkpoints it.
+    checkpoint: bool,
+    /// The store is gone: the writer thread ends once the queue is empty.
+    closed: bool,
+}
+
+impl Shared {
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        // A queue of jobs stays consistent even if a holder panicked.
+        self.queue
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Puts jobs in line for the writer thread.
+    fn enqueue(&self, jobs: Vec<Job>) {
+        if jobs.is_empty() {
+            return;
+        }
+        self.queue().jobs.extend(jobs);
+        self.queued.notify_one();
+    }
+
+    /// Writes `batch` in one transaction with the held connection and puts the
+    /// deletions with more to remove back in line; the answers to the jobs that
+    /// are done, to send once the connection is let go (whoever gets one may
+    /// commit at once).
+    #[must_use]
+    fn write(&self, writer: &mut Writer, batch: Vec<Job>) -> Vec<(Done, Result<(), StoreError>)> {
+        let outcome = writer
+            .ensure_file()
+            .and_then(|()| write_batch(&mut writer.connection, &batch))
+            .map_err(|e| writer.classify(e));
+        self.note(&outcome, batch.len());
+        if writer.log_grew() {
+            self.queue().checkpoint = true;
+            self.queued.notify_one();
+        }
+        match outcome {
+            Ok(unfinished) => {
+                let mut again = Vec::new();
+                let mut answers = Vec::new();
+                for (index, job) in batch.into_iter().enumerate() {
+                    if unfinished.contains(&index) {
+                        again.push(job);
+                    } else {
+                        answers.push((job.done, Ok(())));
+                    }
+                }
+                // Behind what others queued meanwhile: a long deletion goes a
+                // chunk at a time between other sessions' writes.
+                self.enqueue(again);
+                answers
+            }
+            Err(error) => batch
+                .into_iter()
+                .map(|job| (job.done, Err(error.clone())))
+                .collect(),
+        }
+    }
+
+    /// Keeps the store's health up to date, logging each change once (a full
+    /// disk fails every write until space returns).
+    fn note<T>(&self, outcome: &Result<T, StoreError>, jobs: usize) {
+        match outcome {
+            Ok(_) => {
+                if self.failing.swap(false, Ordering::Relaxed) {
+                    tracing::info!("the session database is written again");
+                }
+            }
+            Err(error) if error.is_storage_fault() => {
+                if !self.failing.swap(true, Ordering::Relaxed) {
+                    tracing::error!(%error, jobs, "writing sessions to the database failed; what is not stored is not shown, and writes are retried");
+                }
+            }
+            Err(error) => {
+                tracing::error!(%error, jobs, "writing sessions to the database failed")
+            }
+        }
+    }
+
+    /// The writer thread: waits for jobs, takes every job waiting (up to
+    /// [`MAX_BATCH`]) and writes them in one transaction, and checkpoints the
+    /// log through `checkpointer` when it has grown, until the store is gone and
+    /// nothing waits.
+    fn run(&self, checkpointer: Connection) {
+        loop {
+            let (batch, checkpoint) = {
+                let mut queue = self.queue();
+                while queue.jobs.is_empty() && !queue.checkpoint && !queue.closed {
+                    queue = self
+                        .queued
+                        .wait(queue)
+                        .unwrap_or_else(|poisoned| poisoned.into_inner());
+                }
+                if queue.jobs.is_empty() && !queue.checkpoint {
+                    return;
+                }
+                let take = queue.jobs.len().min(MAX_BATCH);
+                let batch = queue.jobs.drain(..take).collect::<Vec<_>>();
+                (batch, std::mem::take(&mut queue.checkpoint))
+            };
+            if checkpoint {
+                // Most of the log is copied while sessions go on writing; what
+                // they added meanwhile is copied holding the connection, so that
+                // the log is whole in the file and the next commit starts it over.
+                let copied = checkpoint_log(&checkpointer)
+                    .and_then(|()| checkpoint_log(&self.writer().connection));
+                if let Err(error) = copied {
+                    tracing::warn!(%error, "checkpointing the session database's log");
+                }
+            }
+            if !batch.is_empty() {
+                let answers = self.write(&mut self.writer(), batch);
+                answer(answers);
+            }
+        }
+    }
+
+    fn writer(&self) -> MutexGuard<'_, Writer> {
+        // A failed transaction rolls back: the connection stays usable.
+        self.writer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 impl SqliteStore {
@@ -96,23 +252,30 @@ impl SqliteStore {
         finish_deletions(&mut connection).map_err(|e| unusable(e.to_string()))?;
         restrict_permissions(&path);
         let reader = connect(&path).map_err(|e| unusable(e.to_string()))?;
-        let (jobs, receiver) = mpsc::channel();
-        let failing = Arc::new(AtomicBool::new(false));
+        let checkpointer = connect(&path).map_err(|e| unusable(e.to_string()))?;
+        // Replaces SQLite's automatic checkpoint in the committing connection.
+        connection.wal_hook(Some(note_log_frames));
         let writer = Writer {
             identity: file_identity(&path).map_err(|e| unusable(e.to_string()))?,
             connection,
             path: path.clone(),
-            failing: failing.clone(),
+            log_frames: 0,
         };
+        let shared = Arc::new(Shared {
+            queue: Mutex::default(),
+            queued: Condvar::new(),
+            writer: Mutex::new(writer),
+            failing: AtomicBool::new(false),
+        });
+        let thread_shared = shared.clone();
         thread::Builder::new()
             .name("session-store".into())
-            .spawn(move || writer.run(receiver))
+            .spawn(move || thread_shared.run(checkpointer))
             .map_err(|e| StoreError::Io(format!("starting the store's writer: {e}")))?;
         Ok(Self {
             path,
-            jobs: Mutex::new(jobs),
+            shared,
             reader: Mutex::new(reader),
-            failing,
         })
     }
 
@@ -121,15 +284,36 @@ impl SqliteStore {
         &self.path
     }
 
+    /// Queues a write for the writer thread and waits until it is durable.
     fn submit(&self, write: Write) -> Result<(), StoreError> {
         let (done, outcome) = mpsc::sync_channel(1);
-        self.queue(write, Done::Thread(done))?;
+        let done = Done::Thread(done);
+        self.shared.enqueue(vec![Job { write, done }]);
         outcome.recv().map_err(|_| writer_gone())?
     }
 
-    fn queue(&self, write: Write, done: Done) -> Result<(), StoreError> {
-        let sent = self.jobs.lock().unwrap().send(Job { write, done });
-        sent.map_err(|_| writer_gone())
+    /// Writes a commit on the calling thread when the writing connection is free
+    /// and nobody waits for the writer thread; gives it back otherwise.
+    fn commit_in_place(&self, job: Job) -> Option<Job> {
+        let Ok(mut writer) = self.shared.writer.try_lock() else {
+            return Some(job);
+        };
+        if !self.shared.queue().jobs.is_empty() {
+            // Others were first: the writer thread takes this one with theirs.
+            return Some(job);
+        }
+        let answers = self.shared.write(&mut writer, vec![job]);
+        drop(writer);
+        answer(answers);
+        None
+    }
+}
+
+impl Drop for SqliteStore {
+    /// Lets the writer thread end once it has written what waits.
+    fn drop(&mut self) {
+        self.shared.queue().closed = true;
+        self.shared.queued.notify_one();
     }
 }
 
@@ -139,7 +323,7 @@ impl Store for SqliteStore {
     }
 
     fn failing(&self) -> bool {
-        self.failing.load(Ordering::Relaxed)
+        self.shared.failing.load(Ordering::Relaxed)
     }
 
     fn load(&self, tail: usize) -> Result<Vec<StoredSession>, StoreError> {
@@ -213,12 +397,18 @@ impl Store for SqliteStore {
         self.submit(Write::Commit(commit))
     }
 
+    /// A commit whose session finds the store idle is written at once on the
+    /// caller's thread (a transaction of a few rows, tens of microseconds: the
+    /// hand-off to the writer thread and back costs about as much again); under
+    /// contention it joins the writer thread's next group commit.
     fn commit_queued(&self, commit: Commit) -> super::CommitDone {
         let (done, receiver) = tokio::sync::oneshot::channel();
-        if let Err(error) = self.queue(Write::Commit(commit), Done::Task(done)) {
-            let (done, receiver) = tokio::sync::oneshot::channel();
-            let _ = done.send(Err(error));
-            return receiver;
+        let job = Job {
+            write: Write::Commit(commit),
+            done: Done::Task(done),
+        };
+        if let Some(job) = self.commit_in_place(job) {
+            self.shared.enqueue(vec![job]);
         }
         receiver
     }
@@ -263,6 +453,19 @@ fn select_events(
     Ok(events)
 }
 
+/// Tells each waiting job how its write went.
+fn answer(answers: Vec<(Done, Result<(), StoreError>)>) {
+    for (done, outcome) in answers {
+        done.send(outcome);
+    }
+}
+
+/// Copies into the database file what the write-ahead log holds and no reader
+/// still needs, waiting for nobody.
+fn checkpoint_log(connection: &Connection) -> rusqlite::Result<()> {
+    connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+}
+
 /// A number as an SQLite integer, the largest ones capped (SQLite's are signed).
 fn sql_integer(number: u64) -> i64 {
     i64::try_from(number).unwrap_or(i64::MAX)
@@ -298,60 +501,39 @@ fn restrict_permissions(path: &Path) {
 /// Free bytes below which a failed write is taken for a full disk.
 const NEARLY_FULL_BYTES: u64 = 1 << 20;
 
-/// The writer thread's side of the store.
+/// The writing connection, and the file it must write to.
 struct Writer {
     connection: Connection,
     path: PathBuf,
     /// The database file's (device, inode) as opened.
     identity: (u64, u64),
-    failing: Arc<AtomicBool>,
+    /// Pages in the write-ahead log after the last commit.
+    log_frames: i32,
+}
+
+thread_local! {
+    /// Pages in the write-ahead log after the last commit made on this thread
+    /// (SQLite reports it to [`note_log_frames`] from within the commit).
+    static LOG_FRAMES: Cell<i32> = const { Cell::new(0) };
+}
+
+/// The writing connection's write-ahead log hook.
+fn note_log_frames(_: &rusqlite::hooks::Wal, frames: std::ffi::c_int) -> rusqlite::Result<()> {
+    LOG_FRAMES.with(|cell| cell.set(frames));
+    Ok(())
 }
 
 impl Writer {
-    /// Waits for a job, takes every other job already waiting, runs them in one
-    /// transaction (with the next chunk of every deletion under way) and answers
-    /// each that is done.
-    fn run(mut self, jobs: Receiver<Job>) {
-        let mut deleting: Vec<Job> = Vec::new();
-        loop {
-            let first = if deleting.is_empty() {
-                jobs.recv().ok()
-            } else {
-                jobs.try_recv().ok()
-            };
-            let mut batch: Vec<Job> = first.into_iter().collect();
-            while !batch.is_empty() && batch.len() < MAX_BATCH {
-                match jobs.try_recv() {
-                    Ok(job) => batch.push(job),
-                    Err(_) => break,
-                }
-            }
-            batch.append(&mut deleting);
-            if batch.is_empty() {
-                return;
-            }
-            let outcome = self
-                .ensure_file()
-                .and_then(|()| write_batch(&mut self.connection, &batch))
-                .map_err(|e| self.classify(e));
-            self.note(&outcome, batch.len());
-            match outcome {
-                Ok(unfinished) => {
-                    for (index, job) in batch.into_iter().enumerate() {
-                        if unfinished.contains(&index) {
-                            deleting.push(job);
-                        } else {
-                            job.done.send(Ok(()));
-                        }
-                    }
-                }
-                Err(error) => {
-                    for job in batch {
-                        job.done.send(Err(error.clone()));
-                    }
-                }
-            }
+    /// Whether the log passed another [`CHECKPOINT_FRAMES`] pages with the last
+    /// commit made through this connection (on this thread).
+    fn log_grew(&mut self) -> bool {
+        let frames = LOG_FRAMES.with(|cell| cell.replace(0));
+        if frames == 0 {
+            // No commit (a failed batch): nothing changed.
+            return false;
         }
+        let previous = std::mem::replace(&mut self.log_frames, frames);
+        frames / CHECKPOINT_FRAMES > 0 && frames / CHECKPOINT_FRAMES != previous / CHECKPOINT_FRAMES
     }
 
     /// Makes sure the writes go to the file at the database's path: SQLite
@@ -383,26 +565,6 @@ impl Writer {
                 StoreError::Full(reason)
             }
             other => other,
-        }
-    }
-
-    /// Keeps the store's health up to date, logging each change once (a full
-    /// disk fails every write until space returns).
-    fn note<T>(&self, outcome: &Result<T, StoreError>, jobs: usize) {
-        match outcome {
-            Ok(_) => {
-                if self.failing.swap(false, Ordering::Relaxed) {
-                    tracing::info!("the session database is written again");
-                }
-            }
-            Err(error) if error.is_storage_fault() => {
-                if !self.failing.swap(true, Ordering::Relaxed) {
-                    tracing::error!(%error, jobs, "writing sessions to the database failed; what is not stored is not shown, and writes are retried");
-                }
-            }
-            Err(error) => {
-                tracing::error!(%error, jobs, "writing sessions to the database failed")
-            }
         }
     }
 }
