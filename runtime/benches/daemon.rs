@@ -2,7 +2,7 @@
 //!
 //! Not a timed test: it measures and prints, it does not assert thresholds. Everything
 //! runs on loopback against the real `sandbox-agent` binary (built with the bench
-//! profile), except the last group, which drives the mock adapter component through the
+//! profile, or `SANDBOX_AGENT_BENCH_BIN`, e.g. the static release binary), except the last group, which drives the mock adapter component through the
 //! host crate directly. Bounded to well under a minute on a 2-core machine.
 //!
 //! What each number means is described in `docs/benchmarks.md`.
@@ -141,7 +141,8 @@ impl Daemon {
         let data_dir = tempfile::tempdir_in(scratch).expect("data dir");
         let port = common::free_port();
         let begin = Instant::now();
-        let child = Command::new(env!("CARGO_BIN_EXE_sandbox-agent"))
+        // The bench build's binary, or `SANDBOX_AGENT_BENCH_BIN` (the shipped one).
+        let child = Command::new(common::daemons::Binary::ours().path)
             .args([
                 "server",
                 "--host",

@@ -300,9 +300,11 @@ impl Actor {
     }
 
     /// Drops the adapter instance of a session at rest, keeping its snapshot
-    /// (the next input rebuilds it). A snapshot that fails is an adapter trap,
-    /// which poisons the instance as in any call: the next input reports it.
+    /// (the next input rebuilds it), and the events it holds in memory (readers
+    /// find them in the store). A snapshot that fails is an adapter trap, which
+    /// poisons the instance as in any call: the next input reports it.
     fn park(&mut self) {
+        self.shared.log.release_tail();
         match self.adapter.park() {
             Ok(()) => {
                 tracing::debug!("parked the adapter instance")

@@ -233,6 +233,14 @@ impl EventLog {
         self.latest.subscribe()
     }
 
+    /// Lets go of the events held in memory (a session at rest): readers get
+    /// them from the store, and the tail fills again with the next events.
+    pub fn release_tail(&self) {
+        let mut inner = self.inner.lock().unwrap();
+        inner.tail = VecDeque::new();
+        inner.tail_bytes = 0;
+    }
+
     /// How many events and bytes the log holds in memory (for tests and metrics).
     pub fn held(&self) -> (usize, usize) {
         let inner = self.inner.lock().unwrap();
@@ -364,6 +372,21 @@ mod tests {
         assert!(held >= 1);
         append(&log, 1, 2 * TAIL_BYTES);
         assert_eq!(log.held().0, 1);
+    }
+
+    #[tokio::test]
+    async fn a_released_tail_is_read_from_the_store_then_fills_again() {
+        let log = log();
+        append(&log, 5, 10);
+        log.release_tail();
+        assert_eq!(log.held(), (0, 0));
+        assert_eq!(sequences(&log.read(0, 10).await.unwrap()), [1, 2, 3, 4, 5]);
+        assert_eq!(sequences(&log.read(3, 10).await.unwrap()), [4, 5]);
+        assert!(log.read(5, 10).await.unwrap().events.is_empty());
+        append(&log, 2, 10);
+        assert_eq!(log.held().0, 2);
+        assert_eq!(sequences(&log.read(3, 10).await.unwrap()), [4, 5, 6, 7]);
+        assert_eq!(sequences(&log.read(5, 10).await.unwrap()), [6, 7]);
     }
 
     #[test]
