@@ -189,7 +189,7 @@ impl Actor {
         };
         self.core.resume(fresh_adapter, lost, now_millis());
         self.drive();
-        self.commit().await;
+        Box::pin(self.commit()).await;
     }
 
     /// What the transcript says of the turn lost with the previous daemon: the
@@ -238,21 +238,41 @@ impl Actor {
 
     /// Runs until the session ends (and what it staged is stored) or the daemon
     /// drops the session; every line it logs names the session and its agent.
-    pub async fn run(self, requests: UnboundedReceiver<Box<Request>>) {
+    ///
+    /// The task's future is what a session at rest costs: written as functions
+    /// returning an `async move` block, not `async fn`s (an `async fn` keeps its
+    /// arguments in its state apart from its locals, and held the actor two or
+    /// three times), with its larger steps boxed: 2.5 KB instead of 9 KB.
+    pub fn run(
+        self,
+        requests: UnboundedReceiver<Box<Request>>,
+    ) -> impl std::future::Future<Output = ()> + Send {
         use tracing::Instrument;
         let record = &self.shared.record;
         let span = tracing::info_span!("session", session_id = %record.id, agent = %record.agent);
-        self.drive_until_ended(requests).instrument(span).await
+        self.drive_until_ended(requests).instrument(span)
     }
 
-    async fn drive_until_ended(mut self, mut requests: UnboundedReceiver<Box<Request>>) {
+    /// The actor in the block's state once, driven by [`Actor::drive_loop`]
+    /// (an `async fn` here would hold it twice: see [`Actor::run`]).
+    #[allow(clippy::manual_async_fn)]
+    fn drive_until_ended(
+        mut self,
+        requests: UnboundedReceiver<Box<Request>>,
+    ) -> impl std::future::Future<Output = ()> + Send {
+        async move { self.drive_loop(requests).await }
+    }
+
+    async fn drive_loop(&mut self, mut requests: UnboundedReceiver<Box<Request>>) {
         let mut incoming = self.incoming_rx.take().expect("a session task runs once");
         let mut dropped = false;
         while self.carries_on(dropped) {
             tokio::select! {
                 request = requests.recv(), if !dropped => match request {
                     Some(request) => {
-                        self.on_request(*request).await;
+                        // Boxed, like every commit: the task keeps room for the
+                        // loop's own state, not for the largest step it may take.
+                        Box::pin(self.on_request(*request)).await;
                     }
                     None => {
                         dropped = true;
@@ -285,11 +305,11 @@ impl Actor {
                     }
                 }
             }
-            self.commit().await;
+            Box::pin(self.commit()).await;
         }
         self.shutdown();
         if !self.core.suspended() {
-            self.commit().await;
+            Box::pin(self.commit()).await;
         }
         // Answer what is still queued so no caller waits forever.
         while let Ok(request) = requests.try_recv() {
@@ -332,7 +352,7 @@ impl Actor {
             return;
         }
         let result = self.on_command(command);
-        self.commit().await;
+        Box::pin(self.commit()).await;
         let result = match &self.fault {
             // Taken in but not stored: not acknowledged (the session holds it and
             // stores it with what follows once the store takes writes again).

@@ -120,7 +120,7 @@ impl SessionManager {
         }
         let (resumed, first_steps) = oneshot::channel();
         tokio::spawn(async move {
-            actor.resume(fresh_adapter).await;
+            Box::pin(actor.resume(fresh_adapter)).await;
             let _ = resumed.send(());
             actor.run(requests_rx).await;
         });
