@@ -359,6 +359,12 @@ impl Actor {
             Some(fault) => Err(fault.error.clone().into()),
             None => result,
         };
+        if !self.carries_on(false) {
+            // A session that stops (suspended at the daemon's stop, or ended)
+            // lets go of its processes before it answers: whoever waits for the
+            // answer, the daemon's stop among them, then finds them being ended.
+            self.shutdown();
+        }
         let _ = done.send(result);
     }
 
