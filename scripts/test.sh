@@ -10,7 +10,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== scripts/test.sh [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+# step NAME: prints the time it starts at and the disk space left where the builds go.
+step() {
+  local free
+  free=$(df -Pm target 2>/dev/null | awk 'NR == 2 { printf "%.1f GB free", $4 / 1024 }')
+  printf '\n== scripts/test.sh [%dm%02ds] %s (%s)\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" "${free:-disk space unknown}"
+}
+# One run builds everything once: rustc's incremental caches (2 GB of the workspace's
+# in target/debug) would only serve a later edit, and a CI disk ran out with them.
+# CARGO_INCREMENTAL=1 keeps them.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 logs=target/test-logs
 mkdir -p "$logs"
 declare -A fetching
