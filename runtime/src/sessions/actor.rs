@@ -189,7 +189,7 @@ impl Actor {
         };
         self.core.resume(fresh_adapter, lost, now_millis());
         self.drive();
-        Box::pin(self.commit()).await;
+        self.commit().await;
     }
 
     /// What the transcript says of the turn lost with the previous daemon: the
@@ -270,8 +270,8 @@ impl Actor {
             tokio::select! {
                 request = requests.recv(), if !dropped => match request {
                     Some(request) => {
-                        // Boxed, like every commit: the task keeps room for the
-                        // loop's own state, not for the largest step it may take.
+                        // Boxed, like the store's part of a commit: the task keeps
+                        // room for the loop's own state, not for its largest step.
                         Box::pin(self.on_request(*request)).await;
                     }
                     None => {
@@ -305,11 +305,11 @@ impl Actor {
                     }
                 }
             }
-            Box::pin(self.commit()).await;
+            self.commit().await;
         }
         self.shutdown();
         if !self.core.suspended() {
-            Box::pin(self.commit()).await;
+            self.commit().await;
         }
         // Answer what is still queued so no caller waits forever.
         while let Ok(request) = requests.try_recv() {
@@ -352,7 +352,7 @@ impl Actor {
             return;
         }
         let result = self.on_command(command);
-        Box::pin(self.commit()).await;
+        self.commit().await;
         let result = match &self.fault {
             // Taken in but not stored: not acknowledged (the session holds it and
             // stores it with what follows once the store takes writes again).
@@ -619,7 +619,8 @@ impl Actor {
         let events = self.shared.log.staged();
         let checkpoint = self.core.checkpoint();
         if !events.is_empty() || checkpoint != self.committed {
-            if let Err(error) = self.store_commit(events, checkpoint).await {
+            // Boxed: the task keeps room for its loop, not for a write in flight.
+            if let Err(error) = Box::pin(self.store_commit(events, checkpoint)).await {
                 crate::metrics::metrics().commit_failures.inc();
                 if self.fault.is_none() {
                     tracing::warn!(%error, "the session's events cannot be stored; it waits, unseen, until they are");

@@ -111,12 +111,14 @@ impl Shared {
     }
 
     /// Puts jobs in line for the writer thread.
-    fn enqueue(&self, jobs: Vec<Job>) {
-        if jobs.is_empty() {
-            return;
+    fn enqueue(&self, jobs: impl IntoIterator<Item = Job>) {
+        let mut queue = self.queue();
+        let before = queue.jobs.len();
+        queue.jobs.extend(jobs);
+        if queue.jobs.len() > before {
+            drop(queue);
+            self.queued.notify_one();
         }
-        self.queue().jobs.extend(jobs);
-        self.queued.notify_one();
     }
 
     /// Writes `batch` in one transaction with the held connection and puts the
@@ -288,7 +290,7 @@ impl SqliteStore {
     fn submit(&self, write: Write) -> Result<(), StoreError> {
         let (done, outcome) = mpsc::sync_channel(1);
         let done = Done::Thread(done);
-        self.shared.enqueue(vec![Job { write, done }]);
+        self.shared.enqueue([Job { write, done }]);
         outcome.recv().map_err(|_| writer_gone())?
     }
 
@@ -408,7 +410,7 @@ impl Store for SqliteStore {
             done: Done::Task(done),
         };
         if let Some(job) = self.commit_in_place(job) {
-            self.shared.enqueue(vec![job]);
+            self.shared.enqueue([job]);
         }
         receiver
     }
