@@ -82,10 +82,16 @@ fn main() {
         }
     }
     if wanted("latency") {
-        eprintln!("[4/6] mock event latency over SSE, SQLite store vs --ephemeral");
+        eprintln!("[4/6] mock event latency over SSE, SQLite store vs --ephemeral, then references");
         for (label, args) in STORES {
             let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
-            runtime.block_on(event_latency(&mut table, &daemon, label));
+            runtime.block_on(event_latency(&mut table, daemon.client(), label));
+        }
+        // The same client against each `SANDBOX_AGENT_REFERENCES` binary, in this run.
+        for reference in common::daemons::Binary::references() {
+            let (daemon, _) = common::daemons::Daemon::start(&reference, scratch.path());
+            let label = format!("{} (its default store)", reference.name);
+            runtime.block_on(event_latency(&mut table, daemon.client(), &label));
         }
     }
 
@@ -356,8 +362,7 @@ async fn agents_rps(table: &mut Table, daemon: &Daemon) {
 // ---------------------------------------------------------------------------
 // 4. Event latency
 
-async fn event_latency(table: &mut Table, daemon: &Daemon, store: &str) {
-    let client = daemon.client();
+async fn event_latency(table: &mut Table, client: Client, store: &str) {
     let id = "latency";
     let request = CreateSessionRequest {
         agent: "mock".into(),
