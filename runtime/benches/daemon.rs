@@ -82,7 +82,9 @@ fn main() {
         }
     }
     if wanted("latency") {
-        eprintln!("[4/6] mock event latency over SSE, SQLite store vs --ephemeral, then references");
+        eprintln!(
+            "[4/6] mock event latency over SSE, SQLite store vs --ephemeral, then references"
+        );
         for (label, args) in STORES {
             let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
             runtime.block_on(event_latency(&mut table, daemon.client(), label));
