@@ -111,7 +111,9 @@ fn a_shell_computes_six_times_seven_and_sees_its_new_size() {
         let mut socket = client.terminal(&id).await.unwrap();
         let mut screen = Screen::default();
         type_line(&mut socket, "echo $((6*7))").await;
-        read_until(&mut socket, &mut screen, "\n42").await;
+        // The result's own line: after the echoed input, or after the first
+        // prompt when the shell starts after the line was typed ("$ 42").
+        read_until(&mut socket, &mut screen, "42\r\n").await;
         assert_eq!(
             screen.frames[0],
             TerminalServerFrame::Ready {
