@@ -186,7 +186,9 @@ impl LoadedAdapter {
     }
 
     pub(crate) fn instantiate(&self) -> Result<(Store<InstanceData>, Guest), HostError> {
-        self.ready()?.instantiate(&self.origin)
+        // Compiled once and shared: not the instance's (see `instance_memory`).
+        let compiled = self.ready()?;
+        crate::instance_memory::building(|| compiled.instantiate(&self.origin))
     }
 
     fn stateless<R>(

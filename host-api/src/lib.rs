@@ -27,6 +27,7 @@ pub mod engine;
 mod error;
 mod guest;
 mod host;
+pub mod instance_memory;
 mod limits;
 mod registry;
 mod session;

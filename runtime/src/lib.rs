@@ -9,6 +9,8 @@
 
 pub mod adapters;
 pub mod agents;
+#[cfg(target_env = "musl")]
+pub mod allocator;
 pub mod cli;
 pub mod config;
 pub mod credentials;

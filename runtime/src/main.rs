@@ -1,9 +1,10 @@
 //! The `sandbox-agent` binary: parses the command line and hands over to the library.
 
-/// musl's own allocator serializes threads; the static release binaries use mimalloc.
+/// musl's own allocator serializes threads; the static release binaries use
+/// mimalloc, with adapter instances in pages of their own.
 #[cfg(target_env = "musl")]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: sandbox_agent::allocator::Allocator = sandbox_agent::allocator::Allocator;
 
 fn main() -> std::process::ExitCode {
     // mimalloc commits whole arenas up front by default: 7 MB of idle memory for

@@ -143,6 +143,21 @@ fn private_dirty_kib(pid: u32) -> u64 {
         .expect("Private_Dirty")
 }
 
+/// [`private_dirty_kib`] once two readings 200 ms apart differ by less than
+/// 1% (or after 5 s).
+fn settled_private_dirty_kib(pid: u32) -> u64 {
+    let mut last = private_dirty_kib(pid);
+    for _ in 0..25 {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = private_dirty_kib(pid);
+        if now.abs_diff(last) * 100 < last {
+            return now;
+        }
+        last = now;
+    }
+    last
+}
+
 /// Memory maps of a process (each live adapter instance has a few of its own).
 fn memory_maps(pid: u32) -> usize {
     std::fs::read_to_string(format!("/proc/{pid}/maps"))
@@ -156,8 +171,15 @@ fn memory_maps(pid: u32) -> usize {
 /// session answers one more turn.
 fn growth(daemon: &Daemon, sessions: usize) -> (u64, usize) {
     let api = Api::new(daemon);
-    std::thread::sleep(Duration::from_millis(300));
-    let (idle, idle_maps) = (private_dirty_kib(daemon.pid()), memory_maps(daemon.pid()));
+    // The baseline is taken once the daemon has settled: a daemon just started
+    // still holds what its start-up work allocated for a while (measured above
+    // what 300 sessions later held, once), and the first session loads the
+    // mock component.
+    api.create("warm-up", "mock");
+    api.send("warm-up", "echo warm");
+    api.wait_for_type("warm-up", 0, "turn.ended");
+    let idle = settled_private_dirty_kib(daemon.pid());
+    let idle_maps = memory_maps(daemon.pid());
     let ids: Vec<String> = (0..sessions).map(|n| format!("m{n}")).collect();
     for id in &ids {
         api.create(id, "mock");

@@ -48,7 +48,10 @@ port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
 base="http://127.0.0.1:$port"
 mkdir -p "$tmp/home"
 started="$(date +%s%N)"
-HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" SANDBOX_AGENT_LOG=warn \
+# Sessions park 100 ms after their last input, so that the second turn below
+# runs on an instance rebuilt from its snapshot (the allocator keeps instances
+# in pages of their own: built, dropped and built again here).
+HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" SANDBOX_AGENT_LOG=warn SANDBOX_AGENT_ADAPTER_PARK_AFTER_MS=100 \
   "$bin" server --no-token --host 127.0.0.1 --port "$port" >"$tmp/server.log" 2>&1 &
 pid=$!
 healthy=no
@@ -75,6 +78,15 @@ if [[ "$turn" == *'"type":"turn.ended"'* && "$turn" == *'hello from the release'
   pass "a streamed mock turn echoes and ends"
 else
   fail "a streamed mock turn" "$(printf '%s' "$turn" | tail -c 300)"
+fi
+
+sleep 0.5
+turn="$(curl -fsSN --max-time 20 -X POST "$base/v1/sessions/smoke/messages/stream" \
+  -H 'content-type: application/json' -d '{"message":"hello again"}' || true)"
+if [[ "$turn" == *'"type":"turn.ended"'* && "$turn" == *'hello again'* ]]; then
+  pass "the session, parked at rest, answers its next turn"
+else
+  fail "a turn after the session was parked" "$(printf '%s' "$turn" | tail -c 300)"
 fi
 
 kill -TERM "$pid"

@@ -21,6 +21,7 @@ use super::incoming::{Delivery, Inbox, Incoming};
 use super::log::now_millis;
 use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
 use super::reaper::Reaper;
+use super::recording::Recording;
 use super::shared::SharedProcesses;
 use super::{loopback, SessionShared};
 use crate::error::ApiError;
@@ -111,6 +112,8 @@ pub struct Actor {
     metrics: crate::metrics::AgentMetrics,
     /// When the running turn started, for its duration.
     turn_since: Option<std::time::Instant>,
+    /// A new session's record not known to be stored yet.
+    recording: Option<Recording>,
 }
 
 impl Actor {
@@ -153,7 +156,15 @@ impl Actor {
             fault: None,
             metrics,
             turn_since: None,
+            recording: None,
         }
+    }
+
+    /// Takes commands only once the new session's record is stored (and ends
+    /// without taking any if it cannot be).
+    pub fn once_recorded(mut self, recording: Recording) -> Self {
+        self.recording = Some(recording);
+        self
     }
 
     /// Parks the adapter instance after `idle` without input (`None`: never).
@@ -264,6 +275,11 @@ impl Actor {
     }
 
     async fn drive_loop(&mut self, mut requests: UnboundedReceiver<Box<Request>>) {
+        if let Some(recording) = self.recording.take() {
+            if !recording.wait().await {
+                return;
+            }
+        }
         let mut incoming = self.incoming_rx.take().expect("a session task runs once");
         let mut dropped = false;
         while self.carries_on(dropped) {
@@ -327,6 +343,8 @@ impl Actor {
         self.shared.log.release_tail();
         match self.adapter.park() {
             Ok(()) => {
+                #[cfg(target_env = "musl")]
+                crate::allocator::give_back_instance_memory();
                 tracing::debug!("parked the adapter instance")
             }
             Err(error) => {
@@ -740,7 +758,7 @@ async fn idle(after: Option<Duration>) {
 }
 
 /// The store's answer when its writer thread is gone.
-fn writer_stopped() -> StoreError {
+pub(super) fn writer_stopped() -> StoreError {
     StoreError::Io("the store's writer stopped".into())
 }
 

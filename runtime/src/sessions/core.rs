@@ -541,8 +541,25 @@ impl SessionCore {
                 self.apply(action);
                 continue;
             }
-            let step = self.steps.pop_front()?;
+            let Some(step) = self.steps.pop_front() else {
+                self.release_buffers();
+                return None;
+            };
             self.run(step);
+        }
+    }
+
+    /// Gives back the room the last adapter call's actions and their effects
+    /// took (kept, it would stay with the session at rest: a few KiB each).
+    fn release_buffers(&mut self) {
+        if self.effects.capacity() > 0 {
+            self.effects = VecDeque::new();
+        }
+        if self.actions.capacity() > 0 {
+            self.actions = VecDeque::new();
+        }
+        if self.steps.capacity() > 0 {
+            self.steps = VecDeque::new();
         }
     }
 

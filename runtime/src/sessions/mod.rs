@@ -11,6 +11,7 @@ pub mod loopback;
 pub mod processes;
 mod queue;
 mod reaper;
+mod recording;
 mod restore;
 pub mod retention;
 pub mod shared;
@@ -300,26 +301,39 @@ impl SessionManager {
             }
             sessions.insert(id.to_owned(), session.clone());
         }
-        let started = adapter
-            .new_session(config)
-            .map_err(|error| ApiError::AdapterFailed {
-                agent: info.id.clone(),
-                detail: error.to_string(),
-            })
-            .and_then(|adapter_session| {
-                tokio::task::block_in_place(|| self.store.insert_session(&record))?;
-                Ok(adapter_session)
-            });
-        let adapter_session = match started {
+        let adapter_session = match adapter.new_session(config) {
             Ok(adapter_session) => adapter_session,
             Err(error) => {
                 self.sessions.write().unwrap().remove(id);
-                return Err(error);
+                return Err(ApiError::AdapterFailed {
+                    agent: info.id.clone(),
+                    detail: error.to_string(),
+                });
             }
         };
+        // The record is written by the store's writer (or at once when it is
+        // idle) while this task waits without holding its thread; the session
+        // task starts now and takes commands once the record is stored, so a
+        // caller that goes away meanwhile leaves a whole session behind.
+        let (answer, recorded) = oneshot::channel();
+        let recording = recording::Recording {
+            stored: self.store.insert_session_queued(&record),
+            answer,
+        };
         let actor = self.actor(shared, adapter_session, env, directory);
-        tokio::spawn(actor.run(requests_rx));
-        Ok(session)
+        tokio::spawn(actor.once_recorded(recording).run(requests_rx));
+        match recorded.await {
+            Ok(Ok(())) => Ok(session),
+            failed => {
+                self.sessions.write().unwrap().remove(id);
+                Err(match failed {
+                    Ok(Err(error)) => error.into(),
+                    _ => ApiError::Internal(
+                        "the session task stopped before its record was stored".into(),
+                    ),
+                })
+            }
+        }
     }
 
     /// What the adapter is told about a session, and the environment of its

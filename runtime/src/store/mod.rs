@@ -185,7 +185,7 @@ pub struct Commit {
     pub snapshot: Option<Vec<u8>>,
 }
 
-/// Answers once a queued commit is durable (or failed).
+/// Answers once a queued write is durable (or failed).
 pub type CommitDone = tokio::sync::oneshot::Receiver<Result<(), StoreError>>;
 
 /// A place sessions are kept. Every method returns once the change is durable;
@@ -219,6 +219,13 @@ pub trait Store: Send + Sync {
     ) -> Result<Vec<Arc<EncodedEvent>>, StoreError>;
     /// Records a new session.
     fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError>;
+    /// Like [`insert_session`](Self::insert_session), for async callers: queued
+    /// ahead of any commit made after it returns, answered once durable.
+    fn insert_session_queued(&self, record: &SessionRecord) -> CommitDone {
+        let (done, receiver) = tokio::sync::oneshot::channel();
+        let _ = done.send(self.insert_session(record));
+        receiver
+    }
     /// Appends events and replaces the checkpoint, atomically.
     fn commit(&self, commit: Commit) -> Result<(), StoreError>;
     /// Like [`commit`](Self::commit), for async callers: the write is queued and

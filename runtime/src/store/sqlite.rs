@@ -294,9 +294,9 @@ impl SqliteStore {
         outcome.recv().map_err(|_| writer_gone())?
     }
 
-    /// Writes a commit on the calling thread when the writing connection is free
+    /// Writes a job on the calling thread when the writing connection is free
     /// and nobody waits for the writer thread; gives it back otherwise.
-    fn commit_in_place(&self, job: Job) -> Option<Job> {
+    fn write_in_place(&self, job: Job) -> Option<Job> {
         let Ok(mut writer) = self.shared.writer.try_lock() else {
             return Some(job);
         };
@@ -308,6 +308,20 @@ impl SqliteStore {
         drop(writer);
         answer(answers);
         None
+    }
+
+    /// Writes at once when nobody else writes, else in the writer thread's next
+    /// group commit, in the order asked; the answer comes once it is durable.
+    fn write_queued(&self, write: Write) -> super::CommitDone {
+        let (done, receiver) = tokio::sync::oneshot::channel();
+        let job = Job {
+            write,
+            done: Done::Task(done),
+        };
+        if let Some(job) = self.write_in_place(job) {
+            self.shared.enqueue([job]);
+        }
+        receiver
     }
 }
 
@@ -404,15 +418,11 @@ impl Store for SqliteStore {
     /// hand-off to the writer thread and back costs about as much again); under
     /// contention it joins the writer thread's next group commit.
     fn commit_queued(&self, commit: Commit) -> super::CommitDone {
-        let (done, receiver) = tokio::sync::oneshot::channel();
-        let job = Job {
-            write: Write::Commit(commit),
-            done: Done::Task(done),
-        };
-        if let Some(job) = self.commit_in_place(job) {
-            self.shared.enqueue([job]);
-        }
-        receiver
+        self.write_queued(Write::Commit(commit))
+    }
+
+    fn insert_session_queued(&self, record: &SessionRecord) -> super::CommitDone {
+        self.write_queued(Write::Insert(record.clone()))
     }
 
     fn delete_session(&self, session_id: &str) -> Result<(), StoreError> {

@@ -660,3 +660,21 @@ fn permission_data(event_type: UniversalEventType, id: &str) -> UniversalEventDa
         _ => unreachable!(),
     }
 }
+
+#[test]
+fn an_idle_core_keeps_no_room_for_the_last_calls_actions() {
+    let mut core = core();
+    core.command(send("one", Some(1)), 0);
+    let mut talkative = |_: &Input| -> Outcome {
+        Ok((0..32)
+            .map(|i| turn(TurnPhase::Started, &format!("t{i}")))
+            .collect())
+    };
+    let effects = drive(&mut core, &mut talkative);
+    assert_eq!(emitted(&effects).len(), 32);
+    // A session at rest holds its core for its whole life: what a call left
+    // behind would stay with it (a few KiB each, times thousands of sessions).
+    assert_eq!(core.actions.capacity(), 0);
+    assert_eq!(core.effects.capacity(), 0);
+    assert_eq!(core.steps.capacity(), 0);
+}
