@@ -72,22 +72,22 @@ if [ "$count" -ge 7 ]; then pass "GET /v1/agents lists the $count builtin agents
 created="$(curl -fsS -X POST "$base/v1/sessions/smoke" -H 'content-type: application/json' -d '{"agent":"mock"}' || true)"
 if [[ "$created" == *'"healthy":true'* ]]; then pass "a mock session is created"; else fail "creating a mock session" "$created"; fi
 
-turn="$(curl -fsSN --max-time 20 -X POST "$base/v1/sessions/smoke/messages/stream" \
-  -H 'content-type: application/json' -d '{"message":"hello from the release"}' || true)"
-if [[ "$turn" == *'"type":"turn.ended"'* && "$turn" == *'hello from the release'* ]]; then
-  pass "a streamed mock turn echoes and ends"
-else
-  fail "a streamed mock turn" "$(printf '%s' "$turn" | tail -c 300)"
-fi
+# Streams one turn of the smoke session with MESSAGE; passes with WHAT when the
+# mock echoes it and ends the turn.
+echo_turn() {
+  local message="$1" what="$2" turn
+  turn="$(curl -fsSN --max-time 20 -X POST "$base/v1/sessions/smoke/messages/stream" \
+    -H 'content-type: application/json' -d "{\"message\":\"$message\"}" || true)"
+  if [[ "$turn" == *'"type":"turn.ended"'* && "$turn" == *"$message"* ]]; then
+    pass "$what"
+  else
+    fail "$what" "$(printf '%s' "$turn" | tail -c 300)"
+  fi
+}
 
+echo_turn "hello from the release" "a streamed mock turn echoes and ends"
 sleep 0.5
-turn="$(curl -fsSN --max-time 20 -X POST "$base/v1/sessions/smoke/messages/stream" \
-  -H 'content-type: application/json' -d '{"message":"hello again"}' || true)"
-if [[ "$turn" == *'"type":"turn.ended"'* && "$turn" == *'hello again'* ]]; then
-  pass "the session, parked at rest, answers its next turn"
-else
-  fail "a turn after the session was parked" "$(printf '%s' "$turn" | tail -c 300)"
-fi
+echo_turn "hello again" "the session, parked at rest, answers its next turn"
 
 kill -TERM "$pid"
 rc=0
