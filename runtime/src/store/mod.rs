@@ -219,8 +219,10 @@ pub trait Store: Send + Sync {
     ) -> Result<Vec<Arc<EncodedEvent>>, StoreError>;
     /// Records a new session.
     fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError>;
-    /// Like [`insert_session`](Self::insert_session), for async callers: queued
-    /// ahead of any commit made after it returns, answered once durable.
+    /// Like [`insert_session`](Self::insert_session), for async callers: the
+    /// write is queued and the returned receiver answers once it is durable
+    /// (commits of the session wait for that answer: a commit made meanwhile
+    /// could be written first).
     fn insert_session_queued(&self, record: &SessionRecord) -> CommitDone {
         let (done, receiver) = tokio::sync::oneshot::channel();
         let _ = done.send(self.insert_session(record));
