@@ -3,6 +3,8 @@
 //! bodiless POSTs, and the OpenAPI route.
 
 mod common;
+#[path = "http_errors/refused_bodies.rs"]
+mod refused_bodies;
 
 use common::api::*;
 use common::sse::{streaming_client, SseStream};

@@ -16,6 +16,7 @@ mod routes;
 pub mod sse;
 mod terminal_ws;
 mod ui;
+mod unread_body;
 
 pub use cors::CorsError;
 
@@ -126,6 +127,8 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
             auth::require_token,
         ));
     }
+    // Outside the token and body checks: what they refuse is read to its end too.
+    api = api.layer(axum::middleware::from_fn(unread_body::read_after_answer));
     api = api.layer(request_log::trace());
     // Liveness probes hit health often: it answers before the tracing, body limit
     // and token layers (it needs none of them), and everything else goes on to `api`.
