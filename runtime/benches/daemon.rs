@@ -38,6 +38,8 @@ const STORE_DURATION: Duration = Duration::from_secs(4);
 /// Adapter calls timed per input kind, and per turn (to keep adapter state small).
 const CONVERT_CALLS: usize = 10_000;
 const CONVERT_CALLS_PER_TURN: usize = 2_000;
+/// Instances built for the warm instantiation and restore rows.
+const INSTANCE_CALLS: usize = 500;
 
 /// The daemon's two stores: the default SQLite database, and memory only.
 const STORES: [(&str, &[&str]); 2] = [
@@ -636,7 +638,7 @@ fn adapter_calls(table: &mut Table) {
     );
 
     // send-message: a whole echo turn (9 events) in one call.
-    let mut fresh = adapter.new_session(config).unwrap();
+    let mut fresh = adapter.new_session(config.clone()).unwrap();
     fresh.handle(Input::Start).unwrap();
     let mut samples = Vec::with_capacity(2_000);
     for i in 0..2_000 {
@@ -649,6 +651,31 @@ fn adapter_calls(table: &mut Table) {
     call_row(
         table,
         "send-message: 1 echo turn → 9 events",
+        &mut samples,
+        "",
+    );
+
+    // Warm instantiation (the first one above paid for one-time set-up), and a
+    // parked session's next call: a new instance restored from its snapshot.
+    let mut samples = Vec::with_capacity(INSTANCE_CALLS);
+    for _ in 0..INSTANCE_CALLS {
+        let t = Instant::now();
+        let session = adapter.new_session(config.clone()).unwrap();
+        samples.push(t.elapsed());
+        drop(session);
+    }
+    call_row(table, "new adapter session, warm", &mut samples, "");
+    let mut samples = Vec::with_capacity(INSTANCE_CALLS);
+    for _ in 0..INSTANCE_CALLS {
+        fresh.park().unwrap();
+        let input = Input::SendMessage(vec![MessagePart::Text("hello".into())]);
+        let t = Instant::now();
+        fresh.handle(input).unwrap();
+        samples.push(t.elapsed());
+    }
+    call_row(
+        table,
+        "parked session's next echo turn (restore + send-message)",
         &mut samples,
         "",
     );

@@ -43,6 +43,9 @@ pub struct DaemonConfig {
     /// How long a session may sit without input before its adapter instance is
     /// dropped for its snapshot (rebuilt at its next input); `None`: never.
     pub park_after: Option<std::time::Duration>,
+    /// Most sessions holding an adapter instance at once (the least recently used
+    /// park past it); `None`: no cap.
+    pub max_live_instances: Option<usize>,
     /// How long an agent's process group has between SIGTERM and SIGKILL when the
     /// daemon stops.
     pub agent_stop_grace: std::time::Duration,

@@ -72,6 +72,10 @@ pub struct Metrics {
     pub connections: Gauge,
     /// Times the connection limit was reached (new connections waited).
     pub connection_limit_waits: Counter,
+    /// Sessions holding an adapter instance (the others are parked).
+    pub adapter_instances: Gauge,
+    /// Instances parked early because the cap on live instances was reached.
+    pub instances_parked_for_room: Counter,
     sessions: Family<SessionLabels, Gauge>,
     resident_bytes: Gauge,
     open_fds: Gauge,
@@ -112,6 +116,8 @@ impl Metrics {
             commit_failures: Counter::default(),
             connections: Gauge::default(),
             connection_limit_waits: Counter::default(),
+            adapter_instances: Gauge::default(),
+            instances_parked_for_room: Counter::default(),
             sessions: Family::default(),
             resident_bytes: Gauge::default(),
             open_fds: Gauge::default(),
@@ -143,6 +149,16 @@ impl Metrics {
             "http_connection_limit_waits",
             "Times the connection limit made new connections wait",
             self.connection_limit_waits.clone(),
+        );
+        registry.register(
+            "adapter_instances",
+            "Sessions holding an adapter instance",
+            self.adapter_instances.clone(),
+        );
+        registry.register(
+            "adapter_instances_parked_for_room",
+            "Instances parked early because the cap on live instances was reached",
+            self.instances_parked_for_room.clone(),
         );
         registry.register(
             "sessions",

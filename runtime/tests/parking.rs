@@ -2,7 +2,8 @@
 //! instance back and keeps only the adapter's snapshot; its next input rebuilds
 //! the instance. Nothing a client sees changes: the same transcript as with
 //! instances kept, requests answered across a park, a restart after one. And
-//! a parked session holds no instance's memory.
+//! a parked session holds no instance's memory. Past `--max-live-instances`, the
+//! least recently used sessions park at once, whatever their idle time.
 
 mod common;
 
@@ -12,12 +13,23 @@ use common::api::*;
 use common::{Daemon, Options};
 use serde_json::{json, Value};
 
-/// A daemon that parks instances after `park_after_ms` (0: never).
-fn daemon(park_after_ms: u64) -> Daemon {
+/// A daemon that parks instances after `park_after_ms` (0: never), and keeps
+/// at most `max_live` (0: no cap).
+fn daemon_capped(park_after_ms: u64, max_live: usize) -> Daemon {
     Daemon::start_with(Options {
-        args: vec!["--adapter-park-after-ms".into(), park_after_ms.to_string()],
+        args: vec![
+            "--adapter-park-after-ms".into(),
+            park_after_ms.to_string(),
+            "--max-live-instances".into(),
+            max_live.to_string(),
+        ],
         ..Options::default()
     })
+}
+
+/// A daemon that parks instances after `park_after_ms` (0: never), without a cap.
+fn daemon(park_after_ms: u64) -> Daemon {
+    daemon_capped(park_after_ms, 0)
 }
 
 /// What a client reads of a transcript, without what differs between runs
@@ -131,25 +143,26 @@ fn a_daemon_killed_while_sessions_are_parked_resumes_them() {
     );
 }
 
-/// Memory a process wrote and shares with no one, in KiB (its heap and the
-/// pages its instances touched; unlike PSS, not changed by other processes
-/// mapping the same binary).
-fn private_dirty_kib(pid: u32) -> u64 {
+/// Anonymous memory of a process, in KiB: its heap and the pages its instances
+/// touched. Not `Private_Dirty`, which also counts pages of the daemon's own
+/// binary while the linker's write of it is not yet on disk: the first run after
+/// a build read 25 MiB more as the daemon ran code it had not run before.
+fn anonymous_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
         .unwrap()
         .lines()
-        .find_map(|line| line.strip_prefix("Private_Dirty:"))
+        .find_map(|line| line.strip_prefix("Anonymous:"))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("Private_Dirty")
+        .expect("Anonymous")
 }
 
-/// [`private_dirty_kib`] once two readings 200 ms apart differ by less than
+/// [`anonymous_kib`] once two readings 200 ms apart differ by less than
 /// 1% (or after 5 s).
-fn settled_private_dirty_kib(pid: u32) -> u64 {
-    let mut last = private_dirty_kib(pid);
+fn settled_anonymous_kib(pid: u32) -> u64 {
+    let mut last = anonymous_kib(pid);
     for _ in 0..25 {
         std::thread::sleep(Duration::from_millis(200));
-        let now = private_dirty_kib(pid);
+        let now = anonymous_kib(pid);
         if now.abs_diff(last) * 100 < last {
             return now;
         }
@@ -167,7 +180,7 @@ fn memory_maps(pid: u32) -> usize {
 }
 
 /// What `sessions` mock sessions add to a daemon after one turn each and a second
-/// of rest: private memory per session in KiB, and memory maps in all. Then every
+/// of rest: anonymous memory per session in KiB, and memory maps in all. Then every
 /// session answers one more turn.
 fn growth(daemon: &Daemon, sessions: usize) -> (u64, usize) {
     let api = Api::new(daemon);
@@ -178,7 +191,7 @@ fn growth(daemon: &Daemon, sessions: usize) -> (u64, usize) {
     api.create("warm-up", "mock");
     api.send("warm-up", "echo warm");
     api.wait_for_type("warm-up", 0, "turn.ended");
-    let idle = settled_private_dirty_kib(daemon.pid());
+    let idle = settled_anonymous_kib(daemon.pid());
     let idle_maps = memory_maps(daemon.pid());
     let ids: Vec<String> = (0..sessions).map(|n| format!("m{n}")).collect();
     for id in &ids {
@@ -189,7 +202,7 @@ fn growth(daemon: &Daemon, sessions: usize) -> (u64, usize) {
         api.wait_for_type(id, 0, "turn.ended");
     }
     std::thread::sleep(Duration::from_secs(1));
-    let memory = private_dirty_kib(daemon.pid()).saturating_sub(idle) / sessions as u64;
+    let memory = anonymous_kib(daemon.pid()).saturating_sub(idle) / sessions as u64;
     let maps = memory_maps(daemon.pid()).saturating_sub(idle_maps);
     for id in &ids {
         let offset = api.last_sequence(id);
@@ -206,7 +219,7 @@ fn parked_sessions_give_their_instance_memory_back() {
     let (live, live_maps) = growth(&daemon(0), SESSIONS);
     let (parked, parked_maps) = growth(&daemon(100), SESSIONS);
     eprintln!(
-        "per session: {live} KiB private memory with live instances, {parked} KiB parked; \
+        "per session: {live} KiB anonymous memory with live instances, {parked} KiB parked; \
          memory maps added: {live_maps} live, {parked_maps} parked"
     );
     // Each live instance maps its own memory (about 4 maps); a parked session maps
@@ -220,5 +233,78 @@ fn parked_sessions_give_their_instance_memory_back() {
     assert!(
         parked < live,
         "parking saved nothing: {parked} KiB a session parked, {live} KiB live"
+    );
+}
+
+/// A figure of the daemon's `/metrics` document (without labels).
+fn metric(api: &Api, name: &str) -> f64 {
+    let document = api.get("/metrics").text().unwrap();
+    document
+        .lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{name} in /metrics:\n{document}"))
+}
+
+#[test]
+fn past_the_cap_the_least_recently_used_sessions_park_and_read_the_same() {
+    const CAP: usize = 3;
+    const SESSIONS: usize = 8;
+    // Parking on idle time never happens here: only the cap parks.
+    let kept = daemon(0);
+    let capped = daemon_capped(0, CAP);
+    let mut transcripts = Vec::new();
+    for daemon in [&kept, &capped] {
+        let api = Api::new(daemon);
+        let ids: Vec<String> = (0..SESSIONS).map(|n| format!("c{n}")).collect();
+        for id in &ids {
+            api.create(id, "mock");
+            api.turn(id, &format!("echo first {id}"));
+        }
+        let live = metric(&api, "sandbox_agent_adapter_instances");
+        let parked = metric(
+            &api,
+            "sandbox_agent_adapter_instances_parked_for_room_total",
+        );
+        transcripts.push((live, parked));
+        // The first sessions, parked to make room, take their second turn on an
+        // instance rebuilt from their snapshot (parking the least recent again).
+        for id in &ids {
+            let offset = api.last_sequence(id);
+            let turn = api.turn(id, &format!("echo second {id}"));
+            check_envelopes(id, offset, &turn);
+            let all = api.events(id);
+            check_envelopes(id, 0, &all);
+            check_turns(&all, true);
+            assert_eq!(
+                assistant_texts(&all),
+                [format!("first {id}"), format!("second {id}")],
+                "session {id}"
+            );
+        }
+        transcripts.push((
+            metric(&api, "sandbox_agent_adapter_instances"),
+            metric(
+                &api,
+                "sandbox_agent_adapter_instances_parked_for_room_total",
+            ),
+        ));
+    }
+    let [kept_first, kept_second, capped_first, capped_second] = transcripts[..] else {
+        unreachable!()
+    };
+    assert_eq!(kept_first, (SESSIONS as f64, 0.0), "without a cap");
+    assert_eq!(kept_second, (SESSIONS as f64, 0.0), "without a cap");
+    assert_eq!(
+        capped_first,
+        (CAP as f64, (SESSIONS - CAP) as f64),
+        "(live, parked for room) after one turn each, cap {CAP}"
+    );
+    // Each second turn in creation order finds its session parked and the
+    // least recently used one live: every one of them parks another.
+    assert_eq!(
+        capped_second,
+        (CAP as f64, (2 * SESSIONS - CAP) as f64),
+        "(live, parked for room) after a second turn each"
     );
 }

@@ -168,6 +168,11 @@ pub struct ServerArgs {
         env = "SANDBOX_AGENT_ADAPTER_PARK_AFTER_MS"
     )]
     adapter_park_after_ms: u64,
+    /// Most sessions holding an adapter instance at once: past it, the session
+    /// whose instance was used least recently parks at once, whatever its idle
+    /// time (each live instance costs tens of KiB). 0: no cap.
+    #[arg(long, default_value_t = 256, env = "SANDBOX_AGENT_MAX_LIVE_INSTANCES")]
+    max_live_instances: usize,
     /// Milliseconds an agent's process group has, when the daemon stops, between
     /// SIGTERM and SIGKILL (the daemon's exit waits for it; 0 kills at once).
     #[arg(
@@ -229,6 +234,7 @@ impl ServerArgs {
             max_line_bytes: self.max_line_bytes,
             park_after: (self.adapter_park_after_ms > 0)
                 .then(|| Duration::from_millis(self.adapter_park_after_ms)),
+            max_live_instances: (self.max_live_instances > 0).then_some(self.max_live_instances),
             agent_stop_grace: Duration::from_millis(self.agent_stop_grace_ms),
             ephemeral: self.ephemeral,
             retention: self.retention,

@@ -202,6 +202,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         SessionSettings {
             max_line_bytes: config.max_line_bytes,
             park_after: config.park_after,
+            max_live_instances: config.max_live_instances,
             stop_grace: config.agent_stop_grace,
         },
         store,

@@ -19,6 +19,7 @@ use super::core::{self as session_core, Effect, Identity, LostTurn, SessionCore,
 use super::fault::{self, StorageFault};
 use super::incoming::{Delivery, Inbox, Incoming};
 use super::log::now_millis;
+use super::parking::Parking;
 use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
 use super::reaper::Reaper;
 use super::recording::Recording;
@@ -103,9 +104,8 @@ pub struct Actor {
     /// A hash of the adapter snapshot the store last got, to skip writing it
     /// again when a commit left the adapter's state as it was (a queued message).
     stored_snapshot: Option<u64>,
-    /// How long the session sits without input before its adapter instance is
-    /// parked; `None`: never.
-    park_after: Option<Duration>,
+    /// When the adapter instance is parked.
+    parking: Parking,
     /// Set while the store refuses this session's staged events.
     fault: Option<StorageFault>,
     /// This session's agent's metrics.
@@ -152,7 +152,7 @@ impl Actor {
             store,
             committed: Checkpoint::default(),
             stored_snapshot: None,
-            park_after: None,
+            parking: Parking::never(),
             fault: None,
             metrics,
             turn_since: None,
@@ -167,9 +167,9 @@ impl Actor {
         self
     }
 
-    /// Parks the adapter instance after `idle` without input (`None`: never).
-    pub fn park_after(mut self, idle: Option<Duration>) -> Self {
-        self.park_after = idle;
+    /// Parks the adapter instance as `parking` says (never by default).
+    pub fn parking(mut self, parking: Parking) -> Self {
+        self.parking = parking;
         self
     }
 
@@ -282,6 +282,7 @@ impl Actor {
         }
         let mut incoming = self.incoming_rx.take().expect("a session task runs once");
         let mut dropped = false;
+        self.parking.note_use(self.adapter.is_parked());
         while self.carries_on(dropped) {
             tokio::select! {
                 request = requests.recv(), if !dropped => match request {
@@ -295,7 +296,7 @@ impl Actor {
                         let _ = self.on_command(Command::Terminate);
                     }
                 },
-                () = idle(self.park_after), if !self.adapter.is_parked() => {
+                () = self.parking.due(), if !self.adapter.is_parked() => {
                     self.park();
                     continue;
                 }
@@ -321,6 +322,8 @@ impl Actor {
                     }
                 }
             }
+            // Before the commit, which lets clients see what the instance did.
+            self.parking.note_use(self.adapter.is_parked());
             self.commit().await;
         }
         self.shutdown();
@@ -341,6 +344,7 @@ impl Actor {
     /// poisons the instance as in any call: the next input reports it.
     fn park(&mut self) {
         self.shared.log.release_tail();
+        self.parking.note_use(true);
         match self.adapter.park() {
             Ok(()) => {
                 #[cfg(target_env = "musl")]
@@ -746,14 +750,6 @@ impl Actor {
         state.turn_running = self.core.turn_running();
         state.awaiting_input = self.core.awaiting_input();
         state.queued_messages = self.core.queued_messages() as u64;
-    }
-}
-
-/// Resolves after `after`, or never.
-async fn idle(after: Option<Duration>) {
-    match after {
-        Some(after) => tokio::time::sleep(after).await,
-        None => std::future::pending().await,
     }
 }
 

@@ -8,6 +8,7 @@ mod incoming;
 mod launch;
 pub mod log;
 pub mod loopback;
+pub mod parking;
 pub mod processes;
 mod queue;
 mod reaper;
@@ -153,6 +154,9 @@ pub struct SessionSettings {
     /// How long a session sits without input before its adapter instance is
     /// parked (see [`sandbox_agent_host::AdapterSession::park`]); `None`: never.
     pub park_after: Option<std::time::Duration>,
+    /// Most sessions holding an adapter instance at once (the least recently
+    /// used park past it, see [`parking`]); `None`: no cap.
+    pub max_live_instances: Option<usize>,
     /// How long an agent's process group has between SIGTERM and SIGKILL when
     /// the daemon stops.
     pub stop_grace: std::time::Duration,
@@ -166,6 +170,8 @@ pub struct SessionManager {
     /// Ends the processes sessions let go of (politely once the daemon stops).
     reaper: Arc<reaper::Reaper>,
     settings: SessionSettings,
+    /// The sessions holding an adapter instance, under the settings' cap.
+    instances: Arc<parking::LiveInstances>,
     store: Arc<dyn Store>,
     /// Where each session's scratch folder is made (see [`scratch_dir`]).
     scratch_root: PathBuf,
@@ -187,6 +193,7 @@ impl SessionManager {
             catalog,
             shared_processes: Arc::default(),
             reaper: Arc::new(reaper::Reaper::new(settings.stop_grace)),
+            instances: parking::LiveInstances::new(settings.max_live_instances),
             settings,
             store,
             scratch_root,
@@ -406,7 +413,10 @@ impl SessionManager {
             self.reaper.clone(),
             self.store.clone(),
         )
-        .park_after(self.settings.park_after)
+        .parking(parking::Parking {
+            after: self.settings.park_after,
+            slot: Some(self.instances.slot()),
+        })
     }
 
     /// Removes a session and its transcript, ending it first if it runs.
