@@ -236,6 +236,11 @@ fn parked_sessions_give_their_instance_memory_back() {
     );
 }
 
+/// Sessions holding an instance, in `/metrics`.
+const LIVE_INSTANCES: &str = "sandbox_agent_adapter_instances";
+/// Instances parked because the cap was reached, in `/metrics`.
+const PARKED_FOR_ROOM: &str = "sandbox_agent_adapter_instances_parked_for_room_total";
+
 /// A figure of the daemon's `/metrics` document (without labels).
 fn metric(api: &Api, name: &str) -> f64 {
     let document = api.get("/metrics").text().unwrap();
@@ -261,11 +266,8 @@ fn past_the_cap_the_least_recently_used_sessions_park_and_read_the_same() {
             api.create(id, "mock");
             api.turn(id, &format!("echo first {id}"));
         }
-        let live = metric(&api, "sandbox_agent_adapter_instances");
-        let parked = metric(
-            &api,
-            "sandbox_agent_adapter_instances_parked_for_room_total",
-        );
+        let live = metric(&api, LIVE_INSTANCES);
+        let parked = metric(&api, PARKED_FOR_ROOM);
         transcripts.push((live, parked));
         // The first sessions, parked to make room, take their second turn on an
         // instance rebuilt from their snapshot (parking the least recent again).
@@ -282,13 +284,7 @@ fn past_the_cap_the_least_recently_used_sessions_park_and_read_the_same() {
                 "session {id}"
             );
         }
-        transcripts.push((
-            metric(&api, "sandbox_agent_adapter_instances"),
-            metric(
-                &api,
-                "sandbox_agent_adapter_instances_parked_for_room_total",
-            ),
-        ));
+        transcripts.push((metric(&api, LIVE_INSTANCES), metric(&api, PARKED_FOR_ROOM)));
     }
     let [kept_first, kept_second, capped_first, capped_second] = transcripts[..] else {
         unreachable!()
@@ -307,4 +303,52 @@ fn past_the_cap_the_least_recently_used_sessions_park_and_read_the_same() {
         (CAP as f64, (2 * SESSIONS - CAP) as f64),
         "(live, parked for room) after a second turn each"
     );
+}
+
+#[test]
+fn a_restart_past_the_cap_starts_the_extra_sessions_parked() {
+    const CAP: usize = 2;
+    const SESSIONS: usize = 5;
+    let args = || {
+        vec![
+            "--adapter-park-after-ms".into(),
+            "0".into(),
+            "--max-live-instances".into(),
+            CAP.to_string(),
+        ]
+    };
+    let mut first = Daemon::start_with(Options {
+        args: args(),
+        ..Options::default()
+    });
+    let api = Api::new(&first);
+    let ids: Vec<String> = (0..SESSIONS).map(|n| format!("r{n}")).collect();
+    for id in &ids {
+        api.create(id, "mock");
+        api.turn(id, &format!("echo before {id}"));
+    }
+    let data_dir = first.kill();
+
+    let second = Daemon::start_with(Options {
+        data_dir: Some(data_dir),
+        args: args(),
+        ..Options::default()
+    });
+    let api = Api::new(&second);
+    // Restored past the cap, they start parked: none had to be asked to.
+    assert_eq!(metric(&api, LIVE_INSTANCES), CAP as f64);
+    assert_eq!(metric(&api, PARKED_FOR_ROOM), 0.0);
+    for id in &ids {
+        let offset = api.last_sequence(id);
+        let turn = api.turn(id, &format!("echo after {id}"));
+        check_envelopes(id, offset, &turn);
+        assert_eq!(
+            assistant_texts(&api.events(id)),
+            [format!("before {id}"), format!("after {id}")],
+            "session {id}"
+        );
+    }
+    // The two restored live took their turn on their instance; each of the
+    // three others parked the least recently used to make room.
+    assert_eq!(metric(&api, PARKED_FOR_ROOM), (SESSIONS - CAP) as f64);
 }

@@ -200,6 +200,8 @@ impl Actor {
         };
         self.core.resume(fresh_adapter, lost, now_millis());
         self.drive();
+        // Counted among the live instances before the daemon serves.
+        self.parking.note_use(self.adapter.is_parked());
         self.commit().await;
     }
 

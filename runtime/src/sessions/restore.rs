@@ -36,7 +36,13 @@ impl SessionManager {
             let handle = if checkpoint.ended {
                 Ok(self.readable_only(shared.clone()))
             } else {
-                self.carry_on(shared.clone(), session)
+                // Past the cap on live instances, a session starts parked: a
+                // restart does not build every instance at once.
+                let parked = self
+                    .settings
+                    .max_live_instances
+                    .is_some_and(|cap| resumed.len() >= cap);
+                self.carry_on(shared.clone(), session, parked)
                     .map(|(handle, first_steps)| {
                         resumed.push(first_steps);
                         handle
@@ -49,6 +55,8 @@ impl SessionManager {
             });
             self.sessions.write().unwrap().insert(id, handle);
         }
+        #[cfg(target_env = "musl")]
+        crate::allocator::give_back_instance_memory();
         for first_steps in resumed {
             let _ = first_steps.await;
         }
@@ -61,11 +69,13 @@ impl SessionManager {
     }
 
     /// A new task for a session that had not ended, and what resolves once it has
-    /// taken its first steps.
+    /// taken its first steps; `parked`: its adapter instance is dropped once
+    /// built (the snapshot checked), until its next input.
     fn carry_on(
         &self,
         shared: Arc<SessionShared>,
         stored: StoredSession,
+        parked: bool,
     ) -> Result<(Arc<Session>, oneshot::Receiver<()>), ApiError> {
         let checkpoint = stored.checkpoint;
         let adapter = self.catalog.adapter(&stored.record.agent)?;
@@ -97,7 +107,7 @@ impl SessionManager {
             _ => None,
         };
         let fresh_adapter = restored.is_none();
-        let adapter_session = match restored {
+        let mut adapter_session = match restored {
             Some(session) => session,
             None => adapter
                 .new_session(config)
@@ -106,6 +116,11 @@ impl SessionManager {
                     detail: error.to_string(),
                 })?,
         };
+        if parked {
+            if let Err(error) = adapter_session.park() {
+                tracing::warn!(session_id = %stored.record.id, %error, "cannot park the restored adapter instance");
+            }
+        }
         let mut actor = self
             .actor(
                 shared.clone(),
