@@ -44,7 +44,8 @@ impl LiveInstances {
     }
 
     /// How many sessions hold an instance (as far as their tasks have said).
-    pub fn live(&self) -> usize {
+    #[cfg(test)]
+    fn live(&self) -> usize {
         self.listed.lock().unwrap().len()
     }
 
