@@ -43,6 +43,10 @@ pub const MIGRATIONS: &[&str] = &[
     // 5: retention finds what to remove in the daemon's memory, not with this
     // index, which only cost every commit a page written (its `updated_at` moves).
     "DROP INDEX sessions_by_end;",
+    // 6: the number of the last record of the session journal the database
+    // holds (store/sqlite/journal.rs), updated with each copy from it.
+    "CREATE TABLE journal_applied (number INTEGER NOT NULL);
+    INSERT INTO journal_applied VALUES (0);",
 ];
 
 /// Why a database cannot be brought to the current schema.

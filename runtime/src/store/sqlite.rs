@@ -1,10 +1,16 @@
 //! The SQLite store: one database file in the data dir, WAL mode, one writing
-//! connection. A session's commit that finds that connection free and nothing
-//! waiting writes itself, on its own thread (no hand-off to another thread and
-//! back: the shortest path from an event to its readers). Otherwise it waits in
-//! line for the writer thread, which groups whatever is waiting into a single
-//! transaction (group commit), so many sessions streaming at once cost one commit
-//! per batch.
+//! connection, and a journal in front of it ([`journal`]).
+//!
+//! A session's commit is appended to the journal (one `write`) and acknowledged
+//! at once; the writer thread copies what the journal received into the
+//! database [`INGEST_DELAY`] later, everything that came meanwhile in a single
+//! transaction (group commit), off the path from an event to its readers. Reads
+//! add to what the database holds the journaled commits still in line.
+//!
+//! When the journal cannot take a commit (the store is failing, the journal is
+//! full, the database file changed) the commit goes the direct way: written at
+//! once on the caller's thread when the connection is free and nothing waits,
+//! else in line for the writer thread, answered once it is in the database.
 //!
 //! Checkpoints (copying the write-ahead log into the database file, with its
 //! `fsync`s) never run in a commit: each time the log has grown by
@@ -12,25 +18,53 @@
 //! its own, beside the writes, then what was added meanwhile holding the
 //! writing connection.
 //!
-//! `synchronous = NORMAL`: a commit survives the daemon being killed at any
-//! point (the write-ahead log is in the OS's hands); only a power loss can drop
-//! the last commits, never corrupt the file.
+//! A commit survives the daemon being killed at any point once its journal
+//! record is written, as one in the database's write-ahead log does with
+//! `synchronous = NORMAL` (both are in the OS's hands); only a power loss can
+//! drop the last commits, never corrupt the file.
 
-use std::cell::Cell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection, OpenFlags};
 
 use super::migrations::{migrate, MIGRATIONS};
 use super::{Commit, EncodedEvent, SessionRecord, Store, StoreError, StoredSession};
+use file::{restrict_permissions, DatabaseFile};
+use writer::{answer, note_log_frames, Queue, Shared, Writer};
+#[cfg(test)]
+use writes::write_batch;
+use writes::{finish_deletions, open_journal};
+
+mod file;
+mod journal;
+mod writer;
+mod writes;
 
 /// Most jobs folded into one transaction.
 const MAX_BATCH: usize = 512;
+/// How long journaled commits wait for more before the writer thread copies
+/// them into the database (sooner when a direct write or a full batch asks for
+/// it).
+const INGEST_DELAY: Duration = Duration::from_millis(10);
+/// Journal bytes past which commits go the direct way until the database has
+/// caught up and the journal starts over.
+const JOURNAL_LIMIT: u64 = 16 << 20;
+/// Journal bytes past which the journal starts over once the database holds
+/// all of it (below, it waits for the store to close).
+const JOURNAL_START_OVER: u64 = 1 << 20;
+/// How long the writer thread, idle, looks every [`INGEST_DELAY`] for journaled
+/// commits after its last transaction, before it sleeps until woken: while
+/// sessions are busy, a commit costs them no wake-up of another thread.
+const WATCH_AFTER_WRITE: Duration = Duration::from_secs(1);
+/// How long the writer thread waits before trying journaled commits again
+/// after a failed transaction.
+const RETRY_DELAY: Duration = Duration::from_secs(1);
+
 /// Pages the write-ahead log grows by between two checkpoints (SQLite's own
 /// automatic checkpoints, turned off here, use the same number).
 const CHECKPOINT_FRAMES: i32 = 1000;
@@ -45,10 +79,12 @@ struct Job {
     done: Done,
 }
 
-/// Who waits for a write: a thread, or a task.
+/// Who waits for a write: a thread, a task, or nobody (a journaled commit,
+/// acknowledged already, with its record's number).
 enum Done {
     Thread(SyncSender<Result<(), StoreError>>),
     Task(tokio::sync::oneshot::Sender<Result<(), StoreError>>),
+    Journaled(u64),
 }
 
 impl Done {
@@ -60,6 +96,15 @@ impl Done {
             Done::Task(done) => {
                 let _ = done.send(outcome);
             }
+            Done::Journaled(_) => {}
+        }
+    }
+
+    /// The journal record's number, for a journaled commit.
+    fn journaled(&self) -> Option<u64> {
+        match self {
+            Done::Journaled(number) => Some(*number),
+            _ => None,
         }
     }
 }
@@ -77,157 +122,15 @@ pub struct SqliteStore {
     /// The connection transcripts are read through (WAL: reads never wait for
     /// the writer).
     reader: Mutex<Connection>,
-}
-
-/// What the store's users and its writer thread share.
-struct Shared {
-    /// Writes waiting for the writer thread.
-    queue: Mutex<Queue>,
-    /// Wakes the writer thread when `queue` gets a job or closes.
-    queued: Condvar,
-    /// The writing connection, held by whoever writes: the writer thread or a
-    /// session committing itself (see [`SqliteStore::commit_queued`]).
-    writer: Mutex<Writer>,
-    /// Whether the last transaction failed for where the database lives (see
-    /// [`StoreError::is_storage_fault`]); the next success clears it.
-    failing: AtomicBool,
-}
-
-#[derive(Default)]
-struct Queue {
-    jobs: VecDeque<Job>,
-    /// The write-ahead log has grown enough: the writer thread checkpoints it.
-    checkpoint: bool,
-    /// The store is gone: the writer thread ends once the queue is empty.
-    closed: bool,
-}
-
-impl Shared {
-    fn queue(&self) -> MutexGuard<'_, Queue> {
-        // A queue of jobs stays consistent even if a holder panicked.
-        self.queue
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Puts jobs in line for the writer thread.
-    fn enqueue(&self, jobs: impl IntoIterator<Item = Job>) {
-        let mut queue = self.queue();
-        let before = queue.jobs.len();
-        queue.jobs.extend(jobs);
-        if queue.jobs.len() > before {
-            drop(queue);
-            self.queued.notify_one();
-        }
-    }
-
-    /// Writes `batch` in one transaction with the held connection and puts the
-    /// deletions with more to remove back in line; the answers to the jobs that
-    /// are done, to send once the connection is let go (whoever gets one may
-    /// commit at once).
-    #[must_use]
-    fn write(&self, writer: &mut Writer, batch: Vec<Job>) -> Vec<(Done, Result<(), StoreError>)> {
-        let outcome = writer
-            .ensure_file()
-            .and_then(|()| write_batch(&mut writer.connection, &batch))
-            .map_err(|e| writer.classify(e));
-        self.note(&outcome, batch.len());
-        if writer.log_grew() {
-            self.queue().checkpoint = true;
-            self.queued.notify_one();
-        }
-        match outcome {
-            Ok(unfinished) => {
-                let mut again = Vec::new();
-                let mut answers = Vec::new();
-                for (index, job) in batch.into_iter().enumerate() {
-                    if unfinished.contains(&index) {
-                        again.push(job);
-                    } else {
-                        answers.push((job.done, Ok(())));
-                    }
-                }
-                // Behind what others queued meanwhile: a long deletion goes a
-                // chunk at a time between other sessions' writes.
-                self.enqueue(again);
-                answers
-            }
-            Err(error) => batch
-                .into_iter()
-                .map(|job| (job.done, Err(error.clone())))
-                .collect(),
-        }
-    }
-
-    /// Keeps the store's health up to date, logging each change once (a full
-    /// disk fails every write until space returns).
-    fn note<T>(&self, outcome: &Result<T, StoreError>, jobs: usize) {
-        match outcome {
-            Ok(_) => {
-                if self.failing.swap(false, Ordering::Relaxed) {
-                    tracing::info!("the session database is written again");
-                }
-            }
-            Err(error) if error.is_storage_fault() => {
-                if !self.failing.swap(true, Ordering::Relaxed) {
-                    tracing::error!(%error, jobs, "writing sessions to the database failed; what is not stored is not shown, and writes are retried");
-                }
-            }
-            Err(error) => {
-                tracing::error!(%error, jobs, "writing sessions to the database failed")
-            }
-        }
-    }
-
-    /// The writer thread: waits for jobs, takes every job waiting (up to
-    /// [`MAX_BATCH`]) and writes them in one transaction, and checkpoints the
-    /// log through `checkpointer` when it has grown, until the store is gone and
-    /// nothing waits.
-    fn run(&self, checkpointer: Connection) {
-        loop {
-            let (batch, checkpoint) = {
-                let mut queue = self.queue();
-                while queue.jobs.is_empty() && !queue.checkpoint && !queue.closed {
-                    queue = self
-                        .queued
-                        .wait(queue)
-                        .unwrap_or_else(|poisoned| poisoned.into_inner());
-                }
-                if queue.jobs.is_empty() && !queue.checkpoint {
-                    return;
-                }
-                let take = queue.jobs.len().min(MAX_BATCH);
-                let batch = queue.jobs.drain(..take).collect::<Vec<_>>();
-                (batch, std::mem::take(&mut queue.checkpoint))
-            };
-            if checkpoint {
-                // Most of the log is copied while sessions go on writing; what
-                // they added meanwhile is copied holding the connection, so that
-                // the log is whole in the file and the next commit starts it over.
-                let copied = checkpoint_log(&checkpointer)
-                    .and_then(|()| checkpoint_log(&self.writer().connection));
-                if let Err(error) = copied {
-                    tracing::warn!(%error, "checkpointing the session database's log");
-                }
-            }
-            if !batch.is_empty() {
-                let answers = self.write(&mut self.writer(), batch);
-                answer(answers);
-            }
-        }
-    }
-
-    fn writer(&self) -> MutexGuard<'_, Writer> {
-        // A failed transaction rolls back: the connection stays usable.
-        self.writer
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
+    /// The writer thread, waited for when the store closes.
+    writer_thread: Option<thread::JoinHandle<()>>,
 }
 
 impl SqliteStore {
     /// The file name inside the data dir.
     pub const FILE_NAME: &'static str = "sessions.db";
+    /// The journal's file name inside the data dir.
+    pub const JOURNAL_NAME: &'static str = "sessions.journal";
 
     /// Opens (creating or upgrading) the database in `data_dir`. A file that is
     /// not ours, corrupt, or from a newer daemon is refused and left untouched.
@@ -251,6 +154,8 @@ impl SqliteStore {
         if from != 0 && from < MIGRATIONS.len() as i64 {
             tracing::info!(path = %path.display(), from, to = MIGRATIONS.len(), "upgraded the session database");
         }
+        let journal = open_journal(&mut connection, &data_dir.join(Self::JOURNAL_NAME))
+            .map_err(|e| unusable(format!("copying the session journal into it: {e}")))?;
         finish_deletions(&mut connection).map_err(|e| unusable(e.to_string()))?;
         restrict_permissions(&path);
         let reader = connect(&path).map_err(|e| unusable(e.to_string()))?;
@@ -258,19 +163,24 @@ impl SqliteStore {
         // Replaces SQLite's automatic checkpoint in the committing connection.
         connection.wal_hook(Some(note_log_frames));
         let writer = Writer {
-            identity: file_identity(&path).map_err(|e| unusable(e.to_string()))?,
             connection,
-            path: path.clone(),
             log_frames: 0,
         };
+        let applied = journal.last_number();
         let shared = Arc::new(Shared {
-            queue: Mutex::default(),
+            queue: Mutex::new(Queue {
+                applied,
+                ..Queue::default()
+            }),
             queued: Condvar::new(),
+            written: Condvar::new(),
             writer: Mutex::new(writer),
+            journal: Mutex::new(journal),
+            file: DatabaseFile::at(path.clone()).map_err(|e| unusable(e.to_string()))?,
             failing: AtomicBool::new(false),
         });
         let thread_shared = shared.clone();
-        thread::Builder::new()
+        let writer_thread = thread::Builder::new()
             .name("session-store".into())
             .spawn(move || thread_shared.run(checkpointer))
             .map_err(|e| StoreError::Io(format!("starting the store's writer: {e}")))?;
@@ -278,6 +188,7 @@ impl SqliteStore {
             path,
             shared,
             reader: Mutex::new(reader),
+            writer_thread: Some(writer_thread),
         })
     }
 
@@ -310,6 +221,41 @@ impl SqliteStore {
         None
     }
 
+    /// Appends a commit to the journal and puts it in line for the database;
+    /// gives it back when it must go the direct way: the store is failing (each
+    /// commit then learns whether it was written), the journal is full (the
+    /// database catches up meanwhile), or the database file changed or the
+    /// journal cannot be written (the direct way tells why).
+    fn journal_commit(&self, commit: Commit) -> Option<Commit> {
+        if self.shared.failing.load(Ordering::Relaxed) || self.shared.file.ensure().is_err() {
+            return Some(commit);
+        }
+        let mut journal = self.shared.journal();
+        if journal.len() >= JOURNAL_LIMIT {
+            return Some(commit);
+        }
+        let number = match journal.append(&commit) {
+            Ok(number) => number,
+            Err(error) => {
+                tracing::debug!(%error, "the commit goes straight to the database");
+                return Some(commit);
+            }
+        };
+        let mut queue = self.shared.queue();
+        let wake = queue.jobs.is_empty() && !queue.watching;
+        queue.jobs.push_back(Job {
+            write: Write::Commit(commit),
+            done: Done::Journaled(number),
+        });
+        queue.journaled_since.get_or_insert_with(Instant::now);
+        drop(queue);
+        drop(journal);
+        if wake {
+            self.shared.queued.notify_one();
+        }
+        None
+    }
+
     /// Writes at once when nobody else writes, else in the writer thread's next
     /// group commit, in the order asked; the answer comes once it is durable.
     fn write_queued(&self, write: Write) -> super::CommitDone {
@@ -326,10 +272,14 @@ impl SqliteStore {
 }
 
 impl Drop for SqliteStore {
-    /// Lets the writer thread end once it has written what waits.
+    /// Waits for the writer thread to write what waits (a store opened next
+    /// on the same file finds the journal copied, or copies what is left).
     fn drop(&mut self) {
         self.shared.queue().closed = true;
         self.shared.queued.notify_one();
+        if let Some(thread) = self.writer_thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
@@ -342,6 +292,7 @@ impl Store for SqliteStore {
         self.shared.failing.load(Ordering::Relaxed)
     }
 
+    /// At start, before any commit: the journal was copied when the store opened.
     fn load(&self, tail: usize) -> Result<Vec<StoredSession>, StoreError> {
         let connection = self.reader.lock().unwrap();
         let mut sessions = Vec::new();
@@ -381,13 +332,28 @@ impl Store for SqliteStore {
         after: u64,
         limit: usize,
     ) -> Result<Vec<Arc<EncodedEvent>>, StoreError> {
-        select_events(
+        // Taken first: what leaves the line meanwhile is in the database.
+        let pending = self.shared.pending(session_id);
+        let mut events = select_events(
             &self.reader.lock().unwrap(),
             "SELECT sequence, event, raw FROM events WHERE session_id = ?1 AND sequence > ?2
              ORDER BY sequence LIMIT ?3",
             params![session_id, sql_integer(after), sql_integer(limit as u64)],
             PAGE_BYTES,
-        )
+        )?;
+        let bytes: usize = events.iter().map(|event| event.size()).sum();
+        if events.len() < limit && bytes < PAGE_BYTES {
+            // The database has nothing more: the rest is in line, newer.
+            let last = events.last().map_or(after, |event| event.sequence);
+            let room = limit - events.len();
+            events.extend(
+                pending
+                    .into_iter()
+                    .filter(|event| event.sequence > last)
+                    .take(room),
+            );
+        }
+        Ok(events)
     }
 
     fn read_events_before(
@@ -396,13 +362,30 @@ impl Store for SqliteStore {
         before: u64,
         limit: usize,
     ) -> Result<Vec<Arc<EncodedEvent>>, StoreError> {
-        select_events(
-            &self.reader.lock().unwrap(),
-            "SELECT sequence, event, raw FROM events WHERE session_id = ?1 AND sequence < ?2
-             ORDER BY sequence DESC LIMIT ?3",
-            params![session_id, sql_integer(before), sql_integer(limit as u64)],
-            usize::MAX,
-        )
+        // The newest are those in line, if any; the database has the older.
+        let mut events: Vec<_> = self
+            .shared
+            .pending(session_id)
+            .into_iter()
+            .rev()
+            .filter(|event| event.sequence < before)
+            .take(limit)
+            .collect();
+        if events.len() < limit {
+            let below = events.last().map_or(before, |event| event.sequence);
+            events.extend(select_events(
+                &self.reader.lock().unwrap(),
+                "SELECT sequence, event, raw FROM events WHERE session_id = ?1 AND sequence < ?2
+                 ORDER BY sequence DESC LIMIT ?3",
+                params![
+                    session_id,
+                    sql_integer(below),
+                    sql_integer((limit - events.len()) as u64)
+                ],
+                usize::MAX,
+            )?);
+        }
+        Ok(events)
     }
 
     fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError> {
@@ -413,12 +396,20 @@ impl Store for SqliteStore {
         self.submit(Write::Commit(commit))
     }
 
-    /// A commit whose session finds the store idle is written at once on the
-    /// caller's thread (a transaction of a few rows, tens of microseconds: the
-    /// hand-off to the writer thread and back costs about as much again); under
-    /// contention it joins the writer thread's next group commit.
+    /// Durable once in the journal: answered at once (see the module's
+    /// documentation). Else a commit whose session finds the store idle is
+    /// written at once on the caller's thread (a transaction of a few rows, tens
+    /// of microseconds); under contention it joins the writer thread's next
+    /// group commit.
     fn commit_queued(&self, commit: Commit) -> super::CommitDone {
-        self.write_queued(Write::Commit(commit))
+        match self.journal_commit(commit) {
+            None => {
+                let (done, receiver) = tokio::sync::oneshot::channel();
+                let _ = done.send(Ok(()));
+                receiver
+            }
+            Some(commit) => self.write_queued(Write::Commit(commit)),
+        }
     }
 
     fn insert_session_queued(&self, record: &SessionRecord) -> super::CommitDone {
@@ -465,19 +456,6 @@ fn select_events(
     Ok(events)
 }
 
-/// Tells each waiting job how its write went.
-fn answer(answers: Vec<(Done, Result<(), StoreError>)>) {
-    for (done, outcome) in answers {
-        done.send(outcome);
-    }
-}
-
-/// Copies into the database file what the write-ahead log holds and no reader
-/// still needs, waiting for nobody.
-fn checkpoint_log(connection: &Connection) -> rusqlite::Result<()> {
-    connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
-}
-
 /// A number as an SQLite integer, the largest ones capped (SQLite's are signed).
 fn sql_integer(number: u64) -> i64 {
     i64::try_from(number).unwrap_or(i64::MAX)
@@ -498,214 +476,6 @@ fn connect(path: &Path) -> Result<Connection, rusqlite::Error> {
     connection.pragma_update(None, "foreign_keys", true)?;
     connection.pragma_update(None, "synchronous", "NORMAL")?;
     Ok(connection)
-}
-
-/// The database holds the clients' environment variables: owner only.
-fn restrict_permissions(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    for suffix in ["", "-wal", "-shm"] {
-        let mut file = path.as_os_str().to_owned();
-        file.push(suffix);
-        let _ = std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600));
-    }
-}
-
-/// Free bytes below which a failed write is taken for a full disk.
-const NEARLY_FULL_BYTES: u64 = 1 << 20;
-
-/// The writing connection, and the file it must write to.
-struct Writer {
-    connection: Connection,
-    path: PathBuf,
-    /// The database file's (device, inode) as opened.
-    identity: (u64, u64),
-    /// Pages in the write-ahead log after the last commit.
-    log_frames: i32,
-}
-
-thread_local! {
-    /// Pages in the write-ahead log after the last commit made on this thread
-    /// (SQLite reports it to [`note_log_frames`] from within the commit).
-    static LOG_FRAMES: Cell<i32> = const { Cell::new(0) };
-}
-
-/// The writing connection's write-ahead log hook.
-fn note_log_frames(_: &rusqlite::hooks::Wal, frames: std::ffi::c_int) -> rusqlite::Result<()> {
-    LOG_FRAMES.with(|cell| cell.set(frames));
-    Ok(())
-}
-
-impl Writer {
-    /// Whether the log passed another [`CHECKPOINT_FRAMES`] pages with the last
-    /// commit made through this connection (on this thread).
-    fn log_grew(&mut self) -> bool {
-        let frames = LOG_FRAMES.with(|cell| cell.replace(0));
-        if frames == 0 {
-            // No commit (a failed batch): nothing changed.
-            return false;
-        }
-        let previous = std::mem::replace(&mut self.log_frames, frames);
-        frames / CHECKPOINT_FRAMES > 0 && frames / CHECKPOINT_FRAMES != previous / CHECKPOINT_FRAMES
-    }
-
-    /// Makes sure the writes go to the file at the database's path: SQLite
-    /// keeps writing to a file removed under it, where a restart would not find
-    /// what it wrote, so a removed or replaced database takes no more writes.
-    fn ensure_file(&self) -> Result<(), StoreError> {
-        let changed = match file_identity(&self.path) {
-            Ok(identity) if identity == self.identity => return Ok(()),
-            Ok(_) => "was replaced",
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => "was removed",
-            Err(error) => {
-                return Err(StoreError::Unwritable(format!(
-                    "{}: {error}",
-                    self.path.display()
-                )))
-            }
-        };
-        Err(StoreError::Unwritable(format!(
-            "{} {changed} under the running daemon; restart the daemon (it opens what is at that path then, or starts an empty database)",
-            self.path.display()
-        )))
-    }
-
-    /// SQLite reports some writes that found no room as I/O errors: with next to
-    /// no free space left where the database lives, they are a full disk too.
-    fn classify(&self, error: StoreError) -> StoreError {
-        match error {
-            StoreError::Unwritable(reason) if free_bytes(&self.path) < NEARLY_FULL_BYTES => {
-                StoreError::Full(reason)
-            }
-            other => other,
-        }
-    }
-}
-
-/// Bytes an unprivileged writer may still use on the file system holding the
-/// file `path` (`u64::MAX` when that cannot be told).
-fn free_bytes(path: &Path) -> u64 {
-    let folder = path.parent().unwrap_or(path);
-    rustix::fs::statvfs(folder).map_or(u64::MAX, |stats| {
-        stats.f_bavail.saturating_mul(stats.f_frsize)
-    })
-}
-
-/// A file's (device, inode): which file a path names now.
-fn file_identity(path: &Path) -> std::io::Result<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    let metadata = std::fs::metadata(path)?;
-    Ok((metadata.dev(), metadata.ino()))
-}
-
-/// Writes a batch in one transaction; returns the positions of the deletions
-/// that have more to remove (see [`DELETE_CHUNK`]).
-fn write_batch(connection: &mut Connection, batch: &[Job]) -> Result<Vec<usize>, StoreError> {
-    let transaction = connection.transaction()?;
-    let mut unfinished = Vec::new();
-    for (index, job) in batch.iter().enumerate() {
-        match &job.write {
-            Write::Insert(record) => {
-                transaction
-                    .prepare_cached(
-                        "INSERT INTO sessions (id, record, checkpoint, created_at, updated_at)
-                         VALUES (?1, ?2, '{}', ?3, ?3)",
-                    )?
-                    .execute(params![
-                        record.id,
-                        serde_json::to_string(record)?,
-                        record.created_at
-                    ])?;
-            }
-            Write::Commit(commit) => write_commit(&transaction, commit)?,
-            Write::Delete(session_id) => {
-                if !delete_chunk(&transaction, session_id)? {
-                    unfinished.push(index);
-                }
-            }
-        }
-    }
-    transaction.commit()?;
-    Ok(unfinished)
-}
-
-/// Removes up to [`DELETE_CHUNK`] of a session's events, and the session once
-/// none are left. The row, marked `deleting` from the first chunk on, goes last:
-/// a daemon stopped halfway finishes the deletion when it opens the database
-/// ([`finish_deletions`]). True when done.
-fn delete_chunk(
-    transaction: &rusqlite::Transaction<'_>,
-    session_id: &str,
-) -> Result<bool, StoreError> {
-    transaction
-        .prepare_cached("UPDATE sessions SET deleting = 1 WHERE id = ?1 AND deleting = 0")?
-        .execute([session_id])?;
-    let removed = transaction
-        .prepare_cached(
-            "DELETE FROM events WHERE session_id = ?1 AND sequence IN
-                 (SELECT sequence FROM events WHERE session_id = ?1 ORDER BY sequence LIMIT ?2)",
-        )?
-        .execute(params![session_id, DELETE_CHUNK as i64])?;
-    if removed == DELETE_CHUNK {
-        return Ok(false);
-    }
-    transaction
-        .prepare_cached("DELETE FROM sessions WHERE id = ?1")?
-        .execute([session_id])?;
-    Ok(true)
-}
-
-/// Finishes the deletions a previous daemon left halfway (see [`delete_chunk`]).
-fn finish_deletions(connection: &mut Connection) -> Result<(), StoreError> {
-    loop {
-        let transaction = connection.transaction()?;
-        let ids: Vec<String> = transaction
-            .prepare("SELECT id FROM sessions WHERE deleting = 1")?
-            .query_map([], |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
-        if ids.is_empty() {
-            return Ok(());
-        }
-        for id in &ids {
-            delete_chunk(&transaction, id)?;
-        }
-        transaction.commit()?;
-    }
-}
-
-fn write_commit(
-    transaction: &rusqlite::Transaction<'_>,
-    commit: &Commit,
-) -> Result<(), StoreError> {
-    let checkpoint = &commit.checkpoint;
-    let updated = transaction
-        .prepare_cached(
-            "UPDATE sessions SET checkpoint = ?2, ended = ?3, updated_at = ?4,
-                 snapshot = coalesce(?5, snapshot)
-             WHERE id = ?1",
-        )?
-        .execute(params![
-            commit.session_id,
-            serde_json::to_string(checkpoint)?,
-            checkpoint.ended,
-            checkpoint.updated_at,
-            commit.snapshot
-        ])?;
-    if updated == 0 {
-        // Deleted while its task was still finishing: nothing to keep.
-        return Ok(());
-    }
-    let mut insert = transaction.prepare_cached(
-        "INSERT INTO events (session_id, sequence, event, raw) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    for event in &commit.events {
-        insert.execute(params![
-            commit.session_id,
-            event.sequence as i64,
-            event.envelope(),
-            event.raw()
-        ])?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -315,38 +315,127 @@ fn queued_commit(store: &SqliteStore, id: &str, sequence: u64) -> crate::store::
     })
 }
 
+/// The sequences of a session's stored events.
+fn sequences(store: &SqliteStore, id: &str) -> Vec<u64> {
+    store
+        .read_events(id, 0, 100)
+        .unwrap()
+        .iter()
+        .map(|e| e.sequence)
+        .collect()
+}
+
 #[test]
-fn a_commit_finding_the_store_idle_is_written_before_commit_queued_returns() {
+fn a_commit_is_answered_once_journaled_and_read_from_the_line_until_copied() {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open(dir.path()).unwrap();
     store.insert_session(&record("s")).unwrap();
+    // The database cannot be written meanwhile: the journal takes the commits.
+    let writing = store.shared.writer();
+    for sequence in 1..=3 {
+        let mut done = queued_commit(&store, "s", sequence);
+        assert!(matches!(done.try_recv(), Ok(Ok(()))), "answered at once");
+    }
+    let journal = dir.path().join(SqliteStore::JOURNAL_NAME);
+    assert!(std::fs::metadata(&journal).unwrap().len() > 0);
+    drop(writing);
+    assert_eq!(sequences(&store, "s"), [1, 2, 3]);
+    let outside = Connection::open(dir.path().join(SqliteStore::FILE_NAME)).unwrap();
+    let copied = |events: i64| {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while count(&outside, "SELECT count(*) FROM events") < events {
+            assert!(Instant::now() < deadline, "not copied into the database");
+            std::thread::sleep(INGEST_DELAY);
+        }
+    };
+    // Unasked, the writer thread copies them a moment later.
+    copied(3);
+
+    // Kept in line (the writer thread waits an hour): reads find them there,
+    // in order, both ways, after what the database has.
+    store.shared.queue().retry_at = Some(Instant::now() + Duration::from_secs(3600));
+    for sequence in 4..=6 {
+        queued_commit(&store, "s", sequence);
+    }
+    assert_eq!(count(&outside, "SELECT count(*) FROM events"), 3);
+    assert_eq!(sequences(&store, "s"), [1, 2, 3, 4, 5, 6]);
+    assert_eq!(store.read_events("s", 4, 1).unwrap()[0].sequence, 5);
+    let newest_first: Vec<u64> = store
+        .read_events_before("s", 6, 3)
+        .unwrap()
+        .iter()
+        .map(|e| e.sequence)
+        .collect();
+    assert_eq!(newest_first, [5, 4, 3]);
+
+    // Let go, the writer thread copies them.
+    store.shared.queue().retry_at = None;
+    store.shared.queued.notify_one();
+    copied(6);
+    assert_eq!(sequences(&store, "s"), [1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn journaled_commits_a_stopped_daemon_had_not_copied_are_copied_once_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path()).unwrap();
+    store.insert_session(&record("s")).unwrap();
+    queued_commit(&store, "s", 1);
+    assert_eq!(sequences(&store, "s"), [1]);
+    // The daemon dies with two commits answered but not in the database: its
+    // writer never gets the connection back.
+    std::mem::forget(store.shared.writer());
+    queued_commit(&store, "s", 2);
+    queued_commit(&store, "s", 3);
+    std::mem::forget(store);
+    let journal = dir.path().join(SqliteStore::JOURNAL_NAME);
+    let left = std::fs::read(&journal).unwrap();
+
+    let store = SqliteStore::open(dir.path()).unwrap();
+    assert_eq!(sequences(&store, "s"), [1, 2, 3]);
+    assert_eq!(
+        std::fs::metadata(&journal).unwrap().len(),
+        0,
+        "started over"
+    );
+    // The next record goes on from there, and a journal holding records the
+    // database has already is not copied twice.
+    queued_commit(&store, "s", 4);
+    drop(store);
+    std::fs::write(&journal, &left).unwrap();
+    let store = SqliteStore::open(dir.path()).unwrap();
+    assert_eq!(sequences(&store, "s"), [1, 2, 3, 4]);
+}
+
+#[test]
+fn a_failing_store_writes_each_commit_before_answering_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path()).unwrap();
+    store.insert_session(&record("s")).unwrap();
+    let failing = || store.shared.failing.store(true, Ordering::Relaxed);
+    failing();
     let mut done = queued_commit(&store, "s", 1);
     assert!(matches!(done.try_recv(), Ok(Ok(()))), "written in place");
-    assert_eq!(store.read_events("s", 0, 10).unwrap().len(), 1);
+    assert!(!store.failing(), "a write that succeeds clears the fault");
 
     // While someone writes, it waits in line and the writer thread takes it.
+    failing();
     let writing = store.shared.writer();
     let mut done = queued_commit(&store, "s", 2);
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::thread::sleep(Duration::from_millis(20));
     assert!(
         matches!(
             done.try_recv(),
             Err(tokio::sync::oneshot::error::TryRecvError::Empty)
         ),
-        "not written while the connection is held"
+        "not answered before it is written"
     );
     // And the next one goes behind it, not around it.
     let after = queued_commit(&store, "s", 3);
     drop(writing);
     assert!(matches!(done.blocking_recv(), Ok(Ok(()))));
     assert!(matches!(after.blocking_recv(), Ok(Ok(()))));
-    let sequences: Vec<u64> = store
-        .read_events("s", 0, 10)
-        .unwrap()
-        .iter()
-        .map(|e| e.sequence)
-        .collect();
-    assert_eq!(sequences, [1, 2, 3]);
+    assert_eq!(sequences(&store, "s"), [1, 2, 3]);
 }
 
 #[test]
