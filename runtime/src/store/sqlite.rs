@@ -211,10 +211,13 @@ impl SqliteStore {
         let Ok(mut writer) = self.shared.writer.try_lock() else {
             return Some(job);
         };
-        if !self.shared.queue().jobs.is_empty() {
-            // Others were first: the writer thread takes this one with theirs.
+        let queue = self.shared.queue();
+        if !queue.jobs.is_empty() || queue.writing {
+            // Others were first (in line, or taken by the writer thread and about
+            // to be written): the writer thread takes this one after them.
             return Some(job);
         }
+        drop(queue);
         let answers = self.shared.write(&mut writer, vec![job]);
         drop(writer);
         answer(answers);

@@ -499,3 +499,29 @@ fn the_log_is_checkpointed_beside_commits_made_in_place() {
         COMMITS
     );
 }
+
+#[test]
+fn no_commit_is_written_in_place_before_those_the_writer_thread_took() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path()).unwrap();
+    store.insert_session(&record("s")).unwrap();
+    // The writer thread has taken journaled commits and not yet written them:
+    // a later commit of the same session written first would leave the older
+    // checkpoint last.
+    store.shared.queue().writing = true;
+    let (done, _) = tokio::sync::oneshot::channel();
+    let job = Job {
+        write: Write::Commit(Commit {
+            session_id: "s".into(),
+            events: Vec::new(),
+            checkpoint: Checkpoint::default(),
+            snapshot: None,
+        }),
+        done: Done::Task(done),
+    };
+    assert!(
+        store.write_in_place(job).is_some(),
+        "given back, to wait in line"
+    );
+    store.shared.queue().writing = false;
+}
