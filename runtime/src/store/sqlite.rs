@@ -7,8 +7,8 @@
 //! transaction (group commit), off the path from an event to its readers. Reads
 //! add to what the database holds the journaled commits still in line.
 //!
-//! When the journal cannot take a commit (the store is failing, the journal is
-//! full, the database file changed) the commit goes the direct way: written at
+//! When the journal cannot take a commit (a big one, the store is failing, the
+//! journal is full, the database file changed) the commit goes the direct way: written at
 //! once on the caller's thread when the connection is free and nothing waits,
 //! else in line for the writer thread, answered once it is in the database.
 //!
@@ -52,8 +52,13 @@ const MAX_BATCH: usize = 512;
 /// it).
 const INGEST_DELAY: Duration = Duration::from_millis(10);
 /// Journal bytes past which commits go the direct way until the database has
-/// caught up and the journal starts over.
-const JOURNAL_LIMIT: u64 = 16 << 20;
+/// caught up and the journal starts over: what waits in line to be copied is
+/// also held in memory.
+const JOURNAL_LIMIT: u64 = 4 << 20;
+/// Bytes of events and snapshot past which a commit goes the direct way: a
+/// commit of a big output would be written twice and held in line, for a gain
+/// that only matters to the small commits a client waits on.
+const JOURNAL_COMMIT_BYTES: usize = 256 << 10;
 /// Journal bytes past which the journal starts over once the database holds
 /// all of it (below, it waits for the store to close).
 const JOURNAL_START_OVER: u64 = 1 << 20;
@@ -225,12 +230,22 @@ impl SqliteStore {
     }
 
     /// Appends a commit to the journal and puts it in line for the database;
-    /// gives it back when it must go the direct way: the store is failing (each
-    /// commit then learns whether it was written), the journal is full (the
-    /// database catches up meanwhile), or the database file changed or the
-    /// journal cannot be written (the direct way tells why).
+    /// gives it back when it must go the direct way: it is big (see
+    /// [`JOURNAL_COMMIT_BYTES`]), the store is failing (each commit then learns
+    /// whether it was written), the journal is full (the database catches up
+    /// meanwhile), or the database file changed or the journal cannot be
+    /// written (the direct way tells why).
     fn journal_commit(&self, commit: Commit) -> Option<Commit> {
-        if self.shared.failing.load(Ordering::Relaxed) || self.shared.file.ensure().is_err() {
+        let bytes = commit
+            .events
+            .iter()
+            .map(|event| event.size())
+            .sum::<usize>()
+            + commit.snapshot.as_ref().map_or(0, Vec::len);
+        if bytes > JOURNAL_COMMIT_BYTES
+            || self.shared.failing.load(Ordering::Relaxed)
+            || self.shared.file.ensure().is_err()
+        {
             return Some(commit);
         }
         let mut journal = self.shared.journal();

@@ -525,3 +525,23 @@ fn no_commit_is_written_in_place_before_those_the_writer_thread_took() {
     );
     store.shared.queue().writing = false;
 }
+
+#[test]
+fn a_big_commit_goes_straight_to_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path()).unwrap();
+    store.insert_session(&record("s")).unwrap();
+    let mut big = event("s", 1);
+    big.raw = Some(serde_json::json!("x".repeat(JOURNAL_COMMIT_BYTES)));
+    let mut done = store.commit_queued(Commit {
+        session_id: "s".into(),
+        events: vec![Arc::new(EncodedEvent::encode(&big))],
+        checkpoint: Checkpoint::default(),
+        snapshot: None,
+    });
+    assert!(matches!(done.try_recv(), Ok(Ok(()))), "written in place");
+    let journal = dir.path().join(SqliteStore::JOURNAL_NAME);
+    assert_eq!(std::fs::metadata(&journal).unwrap().len(), 0, "not journaled");
+    let outside = Connection::open(dir.path().join(SqliteStore::FILE_NAME)).unwrap();
+    assert_eq!(count(&outside, "SELECT count(*) FROM events"), 1);
+}

@@ -68,8 +68,8 @@ enum Take {
 }
 
 impl Queue {
-    /// Direct writes and reads are answered at once; journaled commits wait a
-    /// little for others, to be copied together.
+    /// Direct writes are taken at once; journaled commits wait a little for
+    /// others, to be copied together.
     fn take(&self, now: Instant) -> Take {
         if self.checkpoint || self.closed {
             return Take::Now;
