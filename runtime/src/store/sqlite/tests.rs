@@ -541,7 +541,11 @@ fn a_big_commit_goes_straight_to_the_database() {
     });
     assert!(matches!(done.try_recv(), Ok(Ok(()))), "written in place");
     let journal = dir.path().join(SqliteStore::JOURNAL_NAME);
-    assert_eq!(std::fs::metadata(&journal).unwrap().len(), 0, "not journaled");
+    assert_eq!(
+        std::fs::metadata(&journal).unwrap().len(),
+        0,
+        "not journaled"
+    );
     let outside = Connection::open(dir.path().join(SqliteStore::FILE_NAME)).unwrap();
     assert_eq!(count(&outside, "SELECT count(*) FROM events"), 1);
 }

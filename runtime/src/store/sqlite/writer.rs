@@ -53,7 +53,7 @@ pub(super) struct Queue {
     /// The writer thread looks for journaled commits by itself: appending one
     /// needs not wake it.
     pub(super) watching: bool,
-    /// The writer thread is writing jobs it took from `jobs`.
+    /// The writer thread is writing journaled commits it took from `jobs`.
     pub(super) writing: bool,
     /// After a failed transaction, when journaled commits are tried again.
     pub(super) retry_at: Option<Instant>,
@@ -282,7 +282,11 @@ impl Shared {
                 }
                 let take = queue.jobs.len().min(MAX_BATCH);
                 let batch = queue.jobs.drain(..take).collect::<Vec<_>>();
-                queue.writing = !batch.is_empty();
+                // Only journaled commits in flight matter to readers (they are
+                // in neither the line nor the database) and to a commit written
+                // in place (it must not overtake them); reads never wait for a
+                // direct write, a long deletion's chunk among them.
+                queue.writing = batch.iter().any(|job| job.done.journaled().is_some());
                 queue.retry_at = None;
                 if queue.jobs.is_empty() {
                     queue.journaled_since = None;
