@@ -177,8 +177,14 @@ impl Shared {
     /// starts the journal over when it is long and the database holds all of it.
     fn applied(&self, number: u64) {
         self.queue().applied = number;
+        self.start_over_journal(number, JOURNAL_START_OVER);
+    }
+
+    /// Empties the journal when it holds at least `bytes` and the database
+    /// holds all of it (up to record `applied`).
+    fn start_over_journal(&self, applied: u64, bytes: u64) {
         let mut journal = self.journal();
-        if journal.len() >= JOURNAL_START_OVER && journal.last_number() == number {
+        if journal.len() >= bytes && journal.last_number() == applied {
             if let Err(error) = journal.start_over() {
                 tracing::warn!(%error, "emptying the session journal");
             }
@@ -316,12 +322,7 @@ impl Shared {
     /// Empties the journal when the database holds all of it (the store closes).
     fn close_journal(&self) {
         let applied = self.queue().applied;
-        let mut journal = self.journal();
-        if journal.last_number() == applied && journal.len() > 0 {
-            if let Err(error) = journal.start_over() {
-                tracing::warn!(%error, "emptying the session journal");
-            }
-        }
+        self.start_over_journal(applied, 1);
     }
 
     pub(super) fn writer(&self) -> MutexGuard<'_, Writer> {
