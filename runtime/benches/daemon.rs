@@ -12,6 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
+#[path = "daemon/latency.rs"]
+mod latency;
 
 use common::{percentile, us};
 use sandbox_agent_client::{Client, CreateSessionRequest, MessageRequest};
@@ -28,9 +30,6 @@ const IDLE_SESSIONS: usize = 100;
 /// Concurrent clients and duration of each `GET /v1/agents` run.
 const RPS_CLIENTS: [usize; 2] = [1, 16];
 const RPS_DURATION: Duration = Duration::from_secs(3);
-/// Messages timed for the event latency (after a few warm-up ones).
-const LATENCY_MESSAGES: usize = 50;
-const LATENCY_WARMUP: usize = 5;
 /// Mock sessions writing at once, and how long their events are counted, for the
 /// sustained event rate with and without the session store.
 const STORE_SESSIONS: usize = 8;
@@ -87,16 +86,36 @@ fn main() {
         eprintln!(
             "[4/6] mock event latency over SSE, SQLite store vs --ephemeral, then references"
         );
-        for (label, args) in STORES {
-            let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
-            runtime.block_on(event_latency(&mut table, daemon.client(), label));
+        let rounds = latency::latency_rounds();
+        let references = common::daemons::Binary::references();
+        let mut measured: Vec<(String, Vec<common::latency::TurnLatency>)> = Vec::new();
+        let mut record =
+            |label: String, latency| match measured.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, runs)) => runs.push(latency),
+                None => measured.push((label, vec![latency])),
+            };
+        // Every daemon once per round, in the same order, each a fresh process: one
+        // process's median moves by tens of percent with where its tasks land, so
+        // each figure pools the messages of all its rounds.
+        for _ in 0..rounds {
+            for (label, args) in STORES {
+                let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
+                record(
+                    label.to_owned(),
+                    runtime.block_on(latency::event_latency(daemon.client())),
+                );
+            }
+            // The same client against each `SANDBOX_AGENT_REFERENCES` binary, in this run.
+            for reference in &references {
+                let (daemon, _) = common::daemons::Daemon::start(reference, scratch.path());
+                let label = format!("{} (its default store)", reference.name);
+                record(
+                    label,
+                    runtime.block_on(latency::event_latency(daemon.client())),
+                );
+            }
         }
-        // The same client against each `SANDBOX_AGENT_REFERENCES` binary, in this run.
-        for reference in common::daemons::Binary::references() {
-            let (daemon, _) = common::daemons::Daemon::start(&reference, scratch.path());
-            let label = format!("{} (its default store)", reference.name);
-            runtime.block_on(event_latency(&mut table, daemon.client(), &label));
-        }
+        latency::latency_rows(&mut table, &measured);
     }
 
     if wanted("throughput") {
@@ -358,54 +377,6 @@ async fn agents_rps(table: &mut Table, daemon: &Daemon) {
                 latencies.len(),
                 us(percentile(&mut latencies, 50.0)),
                 us(percentile(&mut latencies, 95.0))
-            ),
-        );
-    }
-}
-
-// ---------------------------------------------------------------------------
-// 4. Event latency
-
-async fn event_latency(table: &mut Table, client: Client, store: &str) {
-    let id = "latency";
-    let request = CreateSessionRequest {
-        agent: "mock".into(),
-        ..Default::default()
-    };
-    client.create_session(id, &request).await.unwrap();
-    let common::latency::TurnLatency {
-        mut first_event,
-        mut turn_ended,
-        mut post_answered,
-    } = common::latency::turn_latency(&client, id, LATENCY_WARMUP, LATENCY_MESSAGES)
-        .await
-        .expect("timing mock turns over SSE");
-    table.section(&format!(
-        "Mock event latency, {store} ({LATENCY_MESSAGES} messages, SSE stream already open, one at a time)"
-    ));
-    for (name, samples) in [
-        (
-            "POST /messages → first event (turn.started) on SSE",
-            &mut first_event,
-        ),
-        (
-            "POST /messages → turn.ended on SSE (echo turn, 9 events)",
-            &mut turn_ended,
-        ),
-        ("POST /messages → its 204 answer", &mut post_answered),
-    ] {
-        table.row(
-            name,
-            format!("{} median", us(percentile(samples, 50.0))),
-            format!(
-                "p95 {}, max {}; {} of {} over 10 ms",
-                us(percentile(samples, 95.0)),
-                us(percentile(samples, 100.0)),
-                samples
-                    .iter()
-                    .filter(|d| **d > Duration::from_millis(10))
-                    .count(),
-                samples.len()
             ),
         );
     }

@@ -1,0 +1,131 @@
+//! The daemon bench's event latency part: each daemon measured in rounds of
+//! fresh processes, their messages pooled, ours compared with the others.
+
+use std::time::Duration;
+
+use sandbox_agent_client::{Client, CreateSessionRequest};
+
+use super::common::latency::TurnLatency;
+use super::common::{percentile, us};
+use super::{median, Table};
+
+/// Messages timed for the event latency (after a few warm-up ones).
+const LATENCY_MESSAGES: usize = 50;
+const LATENCY_WARMUP: usize = 5;
+/// Times each daemon of the latency part is started and measured, by default.
+const LATENCY_ROUNDS: usize = 3;
+
+/// Rounds of the latency part: `SANDBOX_AGENT_LATENCY_ROUNDS`, else 3.
+pub fn latency_rounds() -> usize {
+    std::env::var("SANDBOX_AGENT_LATENCY_ROUNDS")
+        .ok()
+        .map(|value| {
+            value
+                .parse()
+                .ok()
+                .filter(|rounds| *rounds > 0)
+                .expect("SANDBOX_AGENT_LATENCY_ROUNDS is a whole number above 0")
+        })
+        .unwrap_or(LATENCY_ROUNDS)
+}
+
+/// Times `LATENCY_MESSAGES` mock turns on a new session of the daemon behind `client`.
+pub async fn event_latency(client: Client) -> TurnLatency {
+    let id = "latency";
+    let request = CreateSessionRequest {
+        agent: "mock".into(),
+        ..Default::default()
+    };
+    client.create_session(id, &request).await.unwrap();
+    super::common::latency::turn_latency(&client, id, LATENCY_WARMUP, LATENCY_MESSAGES)
+        .await
+        .expect("timing mock turns over SSE")
+}
+
+/// The runs of one daemon, one per round.
+type Rounds = [TurnLatency];
+/// One figure of a run: its first events, its turn ends or its `POST` answers.
+type Part = fn(&TurnLatency) -> &Vec<Duration>;
+
+/// The samples of `part` from every round.
+fn pooled(rounds: &Rounds, part: Part) -> Vec<Duration> {
+    rounds
+        .iter()
+        .flat_map(|run| part(run).iter().copied())
+        .collect()
+}
+
+/// The first event's median in each round.
+fn first_event_by_round(rounds: &Rounds) -> Vec<Duration> {
+    rounds
+        .iter()
+        .map(|run| median(&mut run.first_event.clone()))
+        .collect()
+}
+
+/// One section per daemon with the messages of all its rounds, then the first
+/// event of ours (SQLite store) against each other daemon's, pooled and by round.
+pub fn latency_rows(table: &mut Table, measured: &[(String, Vec<TurnLatency>)]) {
+    let parts: [(&str, Part); 3] = [
+        (
+            "POST /messages → first event (turn.started) on SSE",
+            |l| &l.first_event,
+        ),
+        (
+            "POST /messages → turn.ended on SSE (echo turn, 9 events)",
+            |l| &l.turn_ended,
+        ),
+        ("POST /messages → its 204 answer", |l| &l.post_answered),
+    ];
+    for (label, rounds) in measured {
+        table.section(&format!(
+            "Mock event latency, {label} ({} rounds of {LATENCY_MESSAGES} messages, SSE stream already open, one at a time)",
+            rounds.len()
+        ));
+        for (name, part) in parts {
+            let mut samples = pooled(rounds, part);
+            table.row(
+                name,
+                format!("{} median", us(median(&mut samples))),
+                format!(
+                    "p95 {}, max {}; {} of {} over 10 ms",
+                    us(percentile(&mut samples, 95.0)),
+                    us(percentile(&mut samples, 100.0)),
+                    samples
+                        .iter()
+                        .filter(|d| **d > Duration::from_millis(10))
+                        .count(),
+                    samples.len()
+                ),
+            );
+        }
+        let by_round: Vec<_> = first_event_by_round(rounds).into_iter().map(us).collect();
+        table.row(
+            "  first event, median of each round",
+            String::new(),
+            by_round.join(", "),
+        );
+    }
+    let Some(((_, ours), others)) = measured.split_first() else {
+        return;
+    };
+    table.section("First event, ours (SQLite store) / each other daemon, in this run");
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    let ours_median = median(&mut pooled(ours, parts[0].1));
+    let ours_rounds = first_event_by_round(ours);
+    for (label, rounds) in others {
+        let by_round: Vec<_> = ours_rounds
+            .iter()
+            .zip(first_event_by_round(rounds))
+            .map(|(a, b)| format!("{:.2}×", ratio(*a, b)))
+            .collect();
+        table.row(
+            &format!("vs {label}"),
+            format!(
+                "{:.2}×",
+                ratio(ours_median, median(&mut pooled(rounds, parts[0].1)))
+            ),
+            format!("pooled medians; by round {}", by_round.join(", ")),
+        );
+    }
+}
