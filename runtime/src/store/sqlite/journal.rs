@@ -65,7 +65,7 @@ impl Journal {
     /// Opens (creating) the journal at `path` and reads back the records with a
     /// number above `applied` (those the database does not hold yet), in order.
     pub fn open(path: &Path, applied: u64) -> std::io::Result<(Self, Vec<Pending>)> {
-        use std::os::unix::fs::OpenOptionsExt;
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
@@ -73,6 +73,8 @@ impl Journal {
             // Events hold what clients and agents wrote: owner only.
             .mode(0o600)
             .open(path)?;
+        // A journal made by hand or copied with wider permissions is narrowed too.
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
         let (records, whole) = read_records(&bytes);
@@ -252,6 +254,19 @@ mod tests {
         assert_eq!(read.checkpoint, written.checkpoint);
         assert_eq!(read.snapshot, written.snapshot);
         assert_eq!(journal.last_number(), 3);
+    }
+
+    #[test]
+    fn the_journal_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions.journal");
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        Journal::open(&path, 0).unwrap();
+        assert_eq!(mode(&path), 0o600, "a new journal");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        Journal::open(&path, 0).unwrap();
+        assert_eq!(mode(&path), 0o600, "a journal found with wider permissions");
     }
 
     #[test]
