@@ -11,6 +11,7 @@ use super::{median, Table};
 
 /// Messages timed for the event latency (after a few warm-up ones).
 const LATENCY_MESSAGES: usize = 50;
+/// Messages sent first, untimed, on each new session.
 const LATENCY_WARMUP: usize = 5;
 /// Times each daemon of the latency part is started and measured, by default.
 const LATENCY_ROUNDS: usize = 3;

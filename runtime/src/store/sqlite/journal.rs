@@ -73,8 +73,9 @@ impl Journal {
             // Events hold what clients and agents wrote: owner only.
             .mode(0o600)
             .open(path)?;
-        // A journal made by hand or copied with wider permissions is narrowed too.
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        // A journal made by hand or copied with wider permissions is narrowed too;
+        // as for the database's own files, one this user may not change is used as it is.
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(0o600));
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
         let (records, whole) = read_records(&bytes);
