@@ -287,6 +287,14 @@ pub enum ErrorType {
     /// The program could not be started (missing binary, bad working directory);
     /// the detail carries the system's reason (400).
     SpawnFailed,
+    /// The request named the daemon by a `Host` it does not answer to: without a
+    /// token only loopback names and those `--allowed-host` adds (403).
+    HostNotAllowed,
+    /// Without a token, a request that changes state came from a web page other
+    /// than the daemon's own and the origins `--cors-allow-origin` names (403).
+    CrossOriginRefused,
+    /// The body's `Content-Type` is not one the route takes (415).
+    UnsupportedMediaType,
 }
 
 impl ErrorType {
@@ -321,6 +329,9 @@ impl ErrorType {
             Self::ProcessConflict => "process_conflict",
             Self::ProcessLimitReached => "process_limit_reached",
             Self::SpawnFailed => "spawn_failed",
+            Self::HostNotAllowed => "host_not_allowed",
+            Self::CrossOriginRefused => "cross_origin_refused",
+            Self::UnsupportedMediaType => "unsupported_media_type",
         }
     }
 }

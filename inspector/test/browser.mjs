@@ -4,11 +4,12 @@ import { chromium } from "playwright-core";
 
 export const screenshots = process.env.UPDATE_SCREENSHOTS === "1";
 
-export async function launch() {
+/** Launches the browser, with extra command-line `args`. */
+export async function launch(args = []) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     headless: true,
-    args: ["--disable-gpu", "--disable-dev-shm-usage"],
+    args: ["--disable-gpu", "--disable-dev-shm-usage", ...args],
   });
 }
 

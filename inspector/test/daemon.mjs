@@ -23,14 +23,18 @@ function freePort() {
   });
 }
 
-/** Starts a daemon on `dataDir` with `token`; resolves once it is healthy. */
-export async function startDaemon({ dataDir, token, timeoutMs = 180_000 }) {
+/**
+ * Starts a daemon on `dataDir` with `token` (without one: `--no-token`) and the extra
+ * variables `env`; resolves once it is healthy.
+ */
+export async function startDaemon({ dataDir, token, env: extraEnv = {}, timeoutMs = 180_000 }) {
   if (!existsSync(binary)) throw new Error(`no daemon binary at ${binary}: run cargo build -p agentplex`);
   mkdirSync(cacheDir, { recursive: true });
   const port = await freePort();
-  const env = { ...process.env };
+  const env = { ...process.env, ...extraEnv };
   delete env.SANDBOX_AGENT_TOKEN;
-  const args = ["server", "--port", String(port), "--data-dir", dataDir, "--cache-dir", cacheDir, "--token", token];
+  const args = ["server", "--port", String(port), "--data-dir", dataDir, "--cache-dir", cacheDir];
+  args.push(...(token === undefined ? ["--no-token"] : ["--token", token]));
   const child = spawn(binary, args, { env, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
@@ -47,7 +51,7 @@ export async function startDaemon({ dataDir, token, timeoutMs = 180_000 }) {
     await new Promise((r) => setTimeout(r, 50));
   }
   const api = async (method, path, body) => {
-    const headers = { authorization: `Bearer ${token}` };
+    const headers = token === undefined ? {} : { authorization: `Bearer ${token}` };
     if (body !== undefined) headers["content-type"] = "application/json";
     const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);

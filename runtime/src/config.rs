@@ -21,6 +21,9 @@ pub struct DaemonConfig {
     /// Required token; `None` only with an explicit `--no-token`.
     pub token: Option<String>,
     pub cors: CorsConfig,
+    /// `--allowed-host`: `Host` names answered besides the loopback ones (without a
+    /// token), or the only ones answered (with a token; any name when empty).
+    pub allowed_hosts: Vec<String>,
     /// Root of the daemon's files (session database, compile cache, installed agents).
     pub data_dir: PathBuf,
     /// Extra adapter components; override builtins by agent id.
@@ -31,6 +34,10 @@ pub struct DaemonConfig {
     /// the previous response) before the connection is closed; also how long a JSON
     /// request body may stall before the request is refused.
     pub header_read_timeout: std::time::Duration,
+    /// How long a new connection has to send its first request head.
+    pub unauthenticated_timeout: std::time::Duration,
+    /// Most connections one client address holds before they authenticate.
+    pub max_unauthenticated_per_peer: usize,
     /// Most client connections served at once; `None`: three quarters of the
     /// open-files limit (see `server::conn`).
     pub max_connections: Option<usize>,

@@ -66,6 +66,15 @@ pub enum ApiError {
     ProcessLimitReached(String),
     #[error("{0}")]
     SpawnFailed(String),
+    /// The `Host` of the request is not a name the daemon answers to.
+    #[error("{0}")]
+    HostNotAllowed(String),
+    /// Without a token, a foreign web page tried to change state.
+    #[error("{0}")]
+    CrossOriginRefused(String),
+    /// The body's content type is not one the route takes.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// The session store refused a write for where it lives: nothing was stored.
     #[error("{0}; nothing was stored, retry once it is fixed")]
     Storage(crate::store::StoreError),
@@ -109,6 +118,9 @@ impl ApiError {
             ApiError::ProcessConflict(_) => ErrorType::ProcessConflict,
             ApiError::ProcessLimitReached(_) => ErrorType::ProcessLimitReached,
             ApiError::SpawnFailed(_) => ErrorType::SpawnFailed,
+            ApiError::HostNotAllowed(_) => ErrorType::HostNotAllowed,
+            ApiError::CrossOriginRefused(_) => ErrorType::CrossOriginRefused,
+            ApiError::UnsupportedMediaType(_) => ErrorType::UnsupportedMediaType,
             ApiError::Storage(crate::store::StoreError::Full(_)) => ErrorType::StorageFull,
             ApiError::Storage(_) => ErrorType::StorageUnavailable,
         }
@@ -125,7 +137,10 @@ impl ApiError {
             | ErrorType::ModeNotSupported
             | ErrorType::SpawnFailed => StatusCode::BAD_REQUEST,
             ErrorType::TokenInvalid => StatusCode::UNAUTHORIZED,
-            ErrorType::PermissionDenied => StatusCode::FORBIDDEN,
+            ErrorType::PermissionDenied
+            | ErrorType::HostNotAllowed
+            | ErrorType::CrossOriginRefused => StatusCode::FORBIDDEN,
+            ErrorType::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorType::AgentNotInstalled
             | ErrorType::SessionNotFound
             | ErrorType::RequestNotFound

@@ -20,6 +20,7 @@ pub mod install;
 pub mod metrics;
 pub mod process_group;
 pub mod processes;
+pub mod secrets;
 pub mod server;
 pub mod sessions;
 pub mod store;

@@ -72,6 +72,9 @@ pub struct Metrics {
     pub connections: Gauge,
     /// Times the connection limit was reached (new connections waited).
     pub connection_limit_waits: Counter,
+    /// Connections closed before they authenticated: over their address's share, or
+    /// silent past the first-request deadline.
+    pub unauthenticated_closed: Counter,
     /// Sessions holding an adapter instance (the others are parked).
     pub adapter_instances: Gauge,
     /// Instances parked early because the cap on live instances was reached.
@@ -116,6 +119,7 @@ impl Metrics {
             commit_failures: Counter::default(),
             connections: Gauge::default(),
             connection_limit_waits: Counter::default(),
+            unauthenticated_closed: Counter::default(),
             adapter_instances: Gauge::default(),
             instances_parked_for_room: Counter::default(),
             sessions: Family::default(),
@@ -149,6 +153,11 @@ impl Metrics {
             "http_connection_limit_waits",
             "Times the connection limit made new connections wait",
             self.connection_limit_waits.clone(),
+        );
+        registry.register(
+            "http_unauthenticated_connections_closed",
+            "Connections closed before they authenticated: over their address's share, or no request head in time",
+            self.unauthenticated_closed.clone(),
         );
         registry.register(
             "adapter_instances",

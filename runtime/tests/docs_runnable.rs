@@ -104,7 +104,7 @@ fn run_page(page: &Path, examples: &[Example]) -> Vec<String> {
         ..Options::default()
     });
     let work = tempfile::tempdir().unwrap();
-    let bin_dir = Path::new(binary()).parent().unwrap().to_owned();
+    let bin_dir = Path::new(&binary()).parent().unwrap().to_owned();
     let path = format!(
         "{}:{}",
         bin_dir.display(),

@@ -205,7 +205,7 @@ fn failures_are_problems_with_precise_statuses() {
         .body("--x--")
         .send()
         .unwrap();
-    expect_problem(form, 400, "invalid_request");
+    expect_problem(form, 415, "unsupported_media_type");
     // A file in the way of a directory.
     ok_json(put(&api, "path=plain", "x"));
     expect_problem(

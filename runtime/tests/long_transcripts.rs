@@ -154,7 +154,7 @@ fn a_reader_that_stops_reading_does_not_grow_the_daemon() {
     let mut stalled = std::net::TcpStream::connect(("127.0.0.1", daemon.port)).unwrap();
     write!(
         stalled,
-        "GET /v1/sessions/flood/events/sse?offset=0&include_raw=true HTTP/1.1\r\nHost: x\r\n\r\n"
+        "GET /v1/sessions/flood/events/sse?offset=0&include_raw=true HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     )
     .unwrap();
     std::thread::sleep(Duration::from_millis(200));

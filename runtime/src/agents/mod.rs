@@ -264,16 +264,11 @@ impl AgentCatalog {
             }
         }
         let args = adapter.version_args()?;
-        let output = tokio::time::timeout(
-            VERSION_PROBE_TIMEOUT,
-            tokio::process::Command::new(path)
-                .args(&args)
-                .kill_on_drop(true)
-                .output(),
-        )
-        .await
-        .ok()?
-        .ok()?;
+        let output =
+            tokio::time::timeout(VERSION_PROBE_TIMEOUT, version_probe(path, &args).output())
+                .await
+                .ok()?
+                .ok()?;
         let text = format!(
             "{}{}",
             String::from_utf8_lossy(&output.stdout),
@@ -484,4 +479,13 @@ pub fn install_failed(agent: &str, error: &crate::install::InstallError) -> ApiE
         agent: agent.to_owned(),
         detail: error.to_string(),
     }
+}
+
+/// The command that prints an installed agent's version; it inherits none of the
+/// daemon's secrets.
+fn version_probe(path: &std::path::Path, args: &[String]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(path);
+    crate::secrets::keep_from_child(command.as_std_mut()).args(args);
+    command.kill_on_drop(true);
+    command
 }

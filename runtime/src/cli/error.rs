@@ -90,11 +90,20 @@ fn causes(error: &ClientError) -> String {
 #[derive(Debug, thiserror::Error)]
 pub enum LocalError {
     /// `server` has neither a token nor `--no-token`.
-    #[error("a token is required: pass --token <TOKEN> (or set SANDBOX_AGENT_TOKEN), or --no-token to serve without authentication")]
+    #[error("a token is required: pass --token-file <FILE> (or set SANDBOX_AGENT_TOKEN), or --no-token to serve without authentication on loopback")]
     TokenRequired,
     /// `--token ""`.
     #[error("--token must not be empty")]
     EmptyToken,
+    /// `--token-file` cannot be used.
+    #[error("{0}")]
+    TokenFile(#[from] crate::secrets::TokenFileError),
+    /// `--no-token` with `--cors-allow-origin '*'`: any web page could drive the daemon.
+    #[error("--no-token cannot be combined with --cors-allow-origin '*': any web page could then drive the daemon; name the origins, or use a token")]
+    AnyOriginWithoutToken,
+    /// Logging could not be set up.
+    #[error("{0}")]
+    Logging(#[from] super::logging::LoggingError),
     /// `--adapters-dir` names no folder.
     #[error("adapters folder {} does not exist", .0.display())]
     NoAdaptersFolder(PathBuf),

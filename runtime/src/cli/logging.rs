@@ -27,7 +27,7 @@ pub enum LogFormat {
 }
 
 /// The `server` command's logging flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct LogArgs {
     /// How log lines are written: `pretty` text, `json` lines, or `auto` (pretty
     /// on a terminal, json when stderr is a file or a pipe).

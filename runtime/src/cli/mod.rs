@@ -88,17 +88,37 @@ pub struct ServerArgs {
     /// Port to listen on (0 picks a free one).
     #[arg(long, default_value_t = 2468, env = "SANDBOX_AGENT_PORT")]
     port: u16,
-    /// Token clients must send (`Authorization: Bearer` or `x-sandbox-token`).
+    /// Token clients must send (`Authorization: Bearer` or `x-sandbox-token`). Prefer
+    /// `--token-file` or the variable: on the command line, other processes can read it
+    /// until the daemon hides it at start.
     #[arg(
         long,
         env = "SANDBOX_AGENT_TOKEN",
         hide_env_values = true,
-        conflicts_with = "no_token"
+        conflicts_with_all = ["no_token", "token_file"]
     )]
     token: Option<String>,
-    /// Serve without authentication.
+    /// A file holding the token clients must send (its first line).
+    #[arg(long, env = "SANDBOX_AGENT_TOKEN_FILE", conflicts_with = "no_token")]
+    token_file: Option<PathBuf>,
+    /// Serve without authentication: then only loopback `Host` names (and those
+    /// `--allowed-host` adds) are answered, and no web page but the daemon's own (and
+    /// the `--cors-allow-origin` ones) may change state.
     #[arg(long)]
     no_token: bool,
+    /// A `Host` name the daemon answers to besides the loopback ones (repeatable, or
+    /// comma-separated in the variable): `name`, `name:port`, `.domain` (its
+    /// subdomains) or `*`. With a token and no `--allowed-host`, any name is answered.
+    #[arg(
+        long = "allowed-host",
+        env = "SANDBOX_AGENT_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    allowed_host: Vec<String>,
+    /// Let processes of the daemon's user inspect it (debuggers, `/proc/<pid>/mem`
+    /// and `environ`); off by default, so agents cannot read the token out of it.
+    #[arg(long, env = "SANDBOX_AGENT_DEBUGGABLE")]
+    debuggable: bool,
     /// Allow cross-origin requests from this origin (repeatable; `*` for any).
     #[arg(long = "cors-allow-origin")]
     cors_allow_origin: Vec<String>,
@@ -138,6 +158,25 @@ pub struct ServerArgs {
         env = "SANDBOX_AGENT_HEADER_READ_TIMEOUT_MS"
     )]
     header_read_timeout_ms: u64,
+    /// Milliseconds a new connection has to send its first request head; until it
+    /// has authenticated it also counts against `--max-unauthenticated-per-peer`.
+    #[arg(
+        long,
+        default_value_t = 5_000,
+        value_parser = clap::value_parser!(u64).range(1..),
+        env = "SANDBOX_AGENT_UNAUTHENTICATED_TIMEOUT_MS"
+    )]
+    unauthenticated_timeout_ms: u64,
+    /// Most connections one client address (an IPv6 /64) holds before they
+    /// authenticate (with `--no-token`: before their first request); one more closes
+    /// the oldest of them.
+    #[arg(
+        long,
+        default_value_t = 32,
+        value_parser = clap::value_parser!(u64).range(1..),
+        env = "SANDBOX_AGENT_MAX_UNAUTHENTICATED_PER_PEER"
+    )]
+    max_unauthenticated_per_peer: u64,
     /// Most client connections served at once; more wait until one closes
     /// [default: three quarters of the open-files limit, `ulimit -n`].
     #[arg(
@@ -196,11 +235,18 @@ pub struct ServerArgs {
 
 impl ServerArgs {
     fn into_config(self) -> Result<DaemonConfig, LocalError> {
-        if self.token.is_none() && !self.no_token {
+        let token = match &self.token_file {
+            Some(path) => Some(crate::secrets::read_token_file(path)?),
+            None => self.token.clone(),
+        };
+        if token.is_none() && !self.no_token {
             return Err(LocalError::TokenRequired);
         }
-        if self.token.as_deref() == Some("") {
+        if token.as_deref() == Some("") {
             return Err(LocalError::EmptyToken);
+        }
+        if self.no_token && self.cors_allow_origin.iter().any(|origin| origin == "*") {
+            return Err(LocalError::AnyOriginWithoutToken);
         }
         let data_dir = self.data_dir.unwrap_or_else(default_data_dir);
         let adapters_dir = self
@@ -214,7 +260,8 @@ impl ServerArgs {
         let memory_limit_bytes = self.adapter_memory_mib << 20;
         Ok(DaemonConfig {
             listen: SocketAddr::new(self.host, self.port),
-            token: self.token,
+            token,
+            allowed_hosts: self.allowed_host,
             cors: CorsConfig {
                 allow_origins: self.cors_allow_origin,
                 allow_headers: self.cors_allow_header,
@@ -227,6 +274,9 @@ impl ServerArgs {
             adapters_dir,
             body_limit: self.body_limit,
             header_read_timeout: Duration::from_millis(self.header_read_timeout_ms),
+            unauthenticated_timeout: Duration::from_millis(self.unauthenticated_timeout_ms),
+            max_unauthenticated_per_peer: usize::try_from(self.max_unauthenticated_per_peer)
+                .unwrap_or(usize::MAX),
             max_connections: self
                 .max_connections
                 .map(|max| usize::try_from(max).unwrap_or(usize::MAX)),
@@ -254,32 +304,67 @@ impl ServerArgs {
 /// with a one-line message on stderr.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The daemon's logs (and trace exporter, whose HTTP client has its own
-    // runtime) are set up before the async runtime starts, and the last traces
-    // are sent after it stopped.
-    let telemetry = match &cli.command {
-        Command::Server(args) => match args.log.init() {
-            Ok(telemetry) => Some(telemetry),
-            Err(error) => return fail(&error.to_string(), 1),
-        },
-        _ => None,
+    let result = match cli.command {
+        Command::Server(args) => serve(*args),
+        command => block_on(run(command)),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => return fail(&format!("cannot start the async runtime: {error}"), 1),
-    };
-    let result = runtime.block_on(run(cli.command));
-    // Do not wait for lingering blocking tasks (stdin readers...) on exit.
-    runtime.shutdown_timeout(Duration::from_millis(100));
-    drop(telemetry);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) if failure.message.is_empty() => ExitCode::from(failure.code),
         Err(failure) => fail(&failure.message, failure.code),
     }
+}
+
+/// `sandbox-agent server`: the token is hidden and the daemon made non-dumpable
+/// while it is still one thread; then the logs (and trace exporter, whose HTTP
+/// client has its own runtime) are set up before the async runtime starts, and the
+/// last traces are sent after it stopped.
+fn serve(args: ServerArgs) -> Result<(), Failure> {
+    let debuggable = args.debuggable;
+    let token_on_command_line = crate::secrets::token_on_command_line();
+    let log = args.log.clone();
+    let config = args.into_config()?;
+    if let Some(token) = &config.token {
+        if let Err(error) = crate::secrets::hide_token(token) {
+            eprintln!("warning: cannot hide the token from other processes: {error}");
+        }
+    }
+    if !debuggable {
+        if let Err(error) = crate::secrets::refuse_inspection() {
+            eprintln!("warning: cannot keep other processes from inspecting the daemon: {error}");
+        }
+    }
+    let telemetry = log.init().map_err(LocalError::from)?;
+    if let Err(error) = crate::secrets::hide_exporter_headers() {
+        tracing::warn!(%error, "cannot hide the trace exporter's headers from other processes");
+    }
+    if token_on_command_line {
+        tracing::warn!(
+            "the token was given with --token: other processes could read it on the command line until now; use --token-file or SANDBOX_AGENT_TOKEN"
+        );
+    }
+    let result = block_on(async {
+        crate::server::serve(config)
+            .await
+            .map_err(|error| Failure::from(LocalError::Server(error)))
+    });
+    drop(telemetry);
+    result
+}
+
+/// Runs `future` on a multi-threaded runtime; lingering blocking tasks (stdin
+/// readers...) are not waited for at the end.
+fn block_on(future: impl std::future::Future<Output = Result<(), Failure>>) -> Result<(), Failure> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Failure {
+            message: format!("cannot start the async runtime: {error}"),
+            code: 1,
+        })?;
+    let result = runtime.block_on(future);
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    result
 }
 
 /// Why a command failed: a message for the `error:` line and the exit code.
@@ -346,12 +431,7 @@ fn fail(message: &str, code: u8) -> ExitCode {
 
 async fn run(command: Command) -> Result<(), Failure> {
     match command {
-        Command::Server(args) => {
-            let config = args.into_config()?;
-            Ok(crate::server::serve(config)
-                .await
-                .map_err(LocalError::Server)?)
-        }
+        Command::Server(args) => serve(*args),
         Command::Health(connection) => Ok(remote::health(connection).await?),
         Command::Agents(command) => Ok(remote::agents(command).await?),
         Command::Sessions(command) => Ok(remote::sessions(command).await?),

@@ -17,7 +17,7 @@ pub struct CommandSpec<'a> {
     pub args: &'a [String],
     /// Its working directory; the daemon's when `None`.
     pub cwd: Option<&'a str>,
-    /// Variables added to the daemon's environment.
+    /// Variables added to the daemon's environment (less its secrets).
     pub env: &'a BTreeMap<String, String>,
 }
 
@@ -30,6 +30,7 @@ impl CommandSpec<'_> {
             return Err(ApiError::InvalidRequest("`command` is empty".into()));
         }
         let mut command = Command::new(self.command);
+        crate::secrets::keep_from_child(command.as_std_mut());
         command.args(self.args).envs(self.env);
         if let Some(cwd) = self.cwd {
             check_directory(Path::new(cwd))?;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
+use axum::http::{HeaderMap, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
@@ -26,7 +27,16 @@ pub async fn require_token(
     {
         return next.run(request).await;
     }
-    let headers = request.headers();
+    if presents_token(request.headers(), request.uri(), &token) {
+        next.run(request).await
+    } else {
+        ApiError::TokenInvalid.into_response()
+    }
+}
+
+/// Whether a request carries the daemon's token: in `Authorization: Bearer`, in
+/// `x-sandbox-token`, or (a terminal WebSocket only) in `?access_token=`.
+pub fn presents_token(headers: &HeaderMap, uri: &Uri, token: &str) -> bool {
     let presented = headers
         .get(AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
@@ -40,20 +50,19 @@ pub async fn require_token(
                 .get("x-sandbox-token")
                 .and_then(|value| value.to_str().ok())
         });
-    let query_token = query_token(&request);
-    match presented.or(query_token.as_deref()) {
-        Some(presented) if token_matches(presented, &token) => next.run(request).await,
-        _ => ApiError::TokenInvalid.into_response(),
-    }
+    let query_token = query_token(uri);
+    presented
+        .or(query_token.as_deref())
+        .is_some_and(|presented| token_matches(presented, token))
 }
 
 /// The `access_token` query parameter of a terminal WebSocket request.
-fn query_token(request: &Request) -> Option<String> {
-    let path = request.uri().path();
+fn query_token(uri: &Uri) -> Option<String> {
+    let path = uri.path();
     if !(path.starts_with("/v1/processes/") && path.ends_with("/terminal/ws")) {
         return None;
     }
-    axum::extract::Query::<sandbox_agent_api::ProcessWsQuery>::try_from_uri(request.uri())
+    axum::extract::Query::<sandbox_agent_api::ProcessWsQuery>::try_from_uri(uri)
         .ok()
         .and_then(|query| query.0.access_token)
 }

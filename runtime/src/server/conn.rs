@@ -9,6 +9,11 @@
 //! daemon leaves it as it was given, since its agents inherit it: `ulimit -n`
 //! raises both).
 //!
+//! A new connection must send its first request head within
+//! [`Limits::first_request_timeout`] (a few seconds), and one client address holds at
+//! most [`Limits::max_unauthenticated_per_peer`] connections that have not
+//! authenticated yet (see [`super::peers`]): one more closes the oldest.
+//!
 //! A client must send a whole request head within the deadline after the server
 //! starts waiting for one (on connecting, and after each response on a kept-alive
 //! connection): a connection that sends nothing, or trickles its headers
@@ -28,6 +33,10 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 
+use hyper::body::Incoming;
+use tower::Service as _;
+
+use super::peers::{Connection, Peers};
 use crate::metrics::metrics;
 
 /// How long requests under way at the stop may take to finish.
@@ -48,6 +57,10 @@ pub struct Limits {
     pub header_timeout: Duration,
     /// Most connections served at once.
     pub max_connections: usize,
+    /// How long a new connection has to send its first request head.
+    pub first_request_timeout: Duration,
+    /// Most connections one address holds before they authenticate.
+    pub max_unauthenticated_per_peer: usize,
 }
 
 /// The soft limit on open files, `None` when it is unlimited.
@@ -65,11 +78,13 @@ pub fn default_max_connections(open_files: Option<u64>) -> usize {
 }
 
 /// Serves `app` on `listener` until `signal` resolves, then runs `stopping` while the
-/// connections drain (see the module docs).
+/// connections drain (see the module docs). `token` is the daemon's, which
+/// authenticates a connection.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     limits: Limits,
+    token: Option<Arc<String>>,
     signal: impl Future<Output = ()>,
     stopping: impl Future<Output = ()>,
 ) {
@@ -78,6 +93,7 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
     let mut slots = Slots::new(limits.max_connections);
+    let peers = Peers::new(limits.max_unauthenticated_per_peer);
     // Every connection task holds a clone of `alive`: the drain is over when all are gone.
     let (stop, stopped) = watch::channel(false);
     let (alive, mut all_closed) = mpsc::channel::<()>(1);
@@ -87,9 +103,9 @@ pub async fn serve(
             slot = slots.take() => slot,
             () = &mut signal => break,
         };
-        let tcp = tokio::select! {
+        let (tcp, address) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((tcp, _)) => tcp,
+                Ok(accepted) => accepted,
                 Err(error) => {
                     accept_failed(error).await;
                     continue;
@@ -97,24 +113,51 @@ pub async fn serve(
             },
             () = &mut signal => break,
         };
+        let (pending, evicted) = peers.admit(address.ip());
+        if evicted {
+            tracing::debug!(%address, "closing the oldest unauthenticated connection of an address to make room");
+        }
+        let watched = Connection::new(pending, token.clone());
         // Events are small writes that must leave at once (no Nagle delay on SSE).
         let _ = tcp.set_nodelay(true);
+        let app = app.clone();
+        let seen = watched.clone();
+        let service = tower::service_fn(move |request: axum::http::Request<Incoming>| {
+            seen.saw(&request);
+            app.clone().call(request)
+        });
         // Upgrades carry the terminal WebSocket (`/v1/processes/{id}/terminal/ws`).
         let connection = builder
-            .serve_connection(TokioIo::new(tcp), TowerToHyperService::new(app.clone()))
+            .serve_connection(TokioIo::new(tcp), TowerToHyperService::new(service))
             .with_upgrades();
         let mut stopped = stopped.clone();
         let alive = alive.clone();
         let open = Open::new(slot);
+        let first_request_timeout = limits.first_request_timeout;
         tokio::spawn(async move {
             let _alive = alive;
             tokio::pin!(connection);
+            let silent = async {
+                tokio::time::sleep(first_request_timeout).await;
+                if watched.requested() {
+                    std::future::pending::<()>().await;
+                }
+            };
             let served = tokio::select! {
                 served = connection.as_mut() => served,
                 _ = stopped.changed() => {
                     // Closes an idle connection now, a busy one after its response.
                     connection.as_mut().graceful_shutdown();
                     connection.await
+                }
+                () = silent => {
+                    metrics().unauthenticated_closed.inc();
+                    tracing::debug!(%address, "closing a connection that sent no request head in time");
+                    Ok(())
+                }
+                () = watched.must_close() => {
+                    metrics().unauthenticated_closed.inc();
+                    Ok(())
                 }
             };
             if let Err(error) = served {

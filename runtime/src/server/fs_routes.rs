@@ -228,6 +228,7 @@ pub async fn delete_entry(
         (status = 404, description = "No such session", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "An entry would replace a directory with a file (or the reverse), or go through a symbolic link out of the target", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 413, description = "The body or its unpacked size is over `--fs-max-bytes`", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not sent as an archive (`application/x-tar`, `application/gzip` or `application/octet-stream`)", body = ProblemDetails, content_type = "application/problem+json"),
     ))]
 pub async fn upload_batch(
     State(state): State<AppState>,
@@ -247,26 +248,40 @@ pub async fn upload_batch(
     ))
 }
 
-/// An archive is sent raw: form uploads, JSON and text are refused with a hint.
+/// The content types an archive may be sent with: tar, gzip, or bytes.
+const ARCHIVE_TYPES: &[&str] = &[
+    "application/x-tar",
+    "application/tar",
+    "application/x-gtar",
+    "application/gzip",
+    "application/x-gzip",
+    "application/x-compressed-tar",
+    "application/octet-stream",
+];
+
+/// An archive is sent raw, and says so: a body without one of [`ARCHIVE_TYPES`] is
+/// refused (a form, JSON, text, or none at all: what a web page can send without a
+/// preflight).
 fn check_archive_type(headers: &HeaderMap) -> Result<()> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
+        .unwrap_or("");
+    let essence = content_type
+        .split(';')
+        .next()
         .unwrap_or("")
+        .trim()
         .to_ascii_lowercase();
-    let refused = [
-        "multipart/",
-        "application/json",
-        "text/",
-        "application/x-www-form-urlencoded",
-    ];
-    if refused
-        .iter()
-        .any(|prefix| content_type.starts_with(prefix))
-    {
-        return Err(ApiError::InvalidRequest(format!(
-            "send the archive itself as the body (content-type application/x-tar or application/gzip), not {content_type}"
-        )));
+    if ARCHIVE_TYPES.contains(&essence.as_str()) {
+        return Ok(());
     }
-    Ok(())
+    let sent = if content_type.is_empty() {
+        "no content type".to_owned()
+    } else {
+        format!("content type {content_type:?}")
+    };
+    Err(ApiError::UnsupportedMediaType(format!(
+        "send the archive itself as the body with content type application/x-tar (or application/gzip), not {sent}"
+    )))
 }

@@ -7,9 +7,11 @@ mod cors;
 mod events_page;
 mod extract;
 mod fs_routes;
+pub mod guard;
 mod install_events;
 mod metrics_routes;
 pub mod openapi;
+mod peers;
 mod process_routes;
 pub mod request_log;
 mod routes;
@@ -141,6 +143,15 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
     if let Some(cors) = cors::layer(&config.cors)? {
         router = router.layer(cors);
     }
+    let door = guard::FrontDoor::new(
+        config.token.is_some(),
+        &config.allowed_hosts,
+        config.cors.allow_origins.clone().into(),
+    );
+    router = router.layer(axum::middleware::from_fn_with_state(
+        Arc::new(door),
+        guard::check,
+    ));
     Ok(request_log::ids(router))
 }
 
@@ -242,6 +253,8 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     let open_files = conn::open_files_limit();
     let limits = conn::Limits {
         header_timeout: config.header_read_timeout,
+        first_request_timeout: config.unauthenticated_timeout,
+        max_unauthenticated_per_peer: config.max_unauthenticated_per_peer,
         max_connections: config
             .max_connections
             .unwrap_or_else(|| conn::default_max_connections(open_files)),
@@ -251,7 +264,8 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         max_connections = limits.max_connections,
         "connection limit"
     );
-    conn::serve(listener, app, limits, shutdown_signal(), stopping).await;
+    let token = config.token.clone().map(Arc::new);
+    conn::serve(listener, app, limits, token, shutdown_signal(), stopping).await;
     Ok(())
 }
 

@@ -67,21 +67,16 @@ pub async fn terminal_ws(
 }
 
 /// Refuses a handshake from a page of another origin than the daemon's, unless
-/// `--cors-allow-origin` allows it. Programs send no `Origin`: they pass.
+/// `--cors-allow-origin` allows it. Programs send no `Origin`: they pass. (Without a
+/// token the front door has refused such a page already, and has checked that
+/// `Host` is a name the daemon answers to, so a rebound name cannot pass as its own.)
 fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
     let Some(origin) = headers.get(ORIGIN) else {
         return Ok(());
     };
     let origin = origin.to_str().unwrap_or_default();
-    let host = headers
-        .get(HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or_default();
-    let own = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-        .is_some_and(|authority| !host.is_empty() && authority == host);
-    if own || allowed.iter().any(|a| a == "*" || a == origin) {
+    let host = headers.get(HOST).and_then(|h| h.to_str().ok());
+    if super::guard::is_own_or_allowed(origin, host, allowed) {
         return Ok(());
     }
     Err(ApiError::PermissionDenied(format!(

@@ -228,6 +228,7 @@ pub fn spawn(
             )
         })?;
     let mut command = Command::new(&program);
+    crate::secrets::keep_from_child(command.as_std_mut());
     for name in (context.env_remove)() {
         command.env_remove(name);
     }

@@ -12,9 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The daemon binary built by cargo for these tests.
-pub fn binary() -> &'static str {
-    env!("CARGO_BIN_EXE_sandbox-agent")
+/// The daemon binary built by cargo for these tests, or the one
+/// `SANDBOX_AGENT_TEST_BINARY` names (to show a test fails against an older build).
+pub fn binary() -> String {
+    std::env::var("SANDBOX_AGENT_TEST_BINARY")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_sandbox-agent").to_owned())
 }
 
 /// A compile cache shared by every test run, so each daemon does not recompile
@@ -50,11 +52,25 @@ pub struct Daemon {
     pub data_dir: tempfile::TempDir,
 }
 
+/// How a daemon started with a token is given it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TokenIn {
+    /// `--token TOKEN` on the command line.
+    #[default]
+    Argument,
+    /// `SANDBOX_AGENT_TOKEN` (what the SDKs do).
+    Variable,
+    /// `--token-file`, a file in the daemon's data dir.
+    File,
+}
+
 /// How to start a daemon.
 #[derive(Default)]
 pub struct Options {
     /// `None` runs with `--no-token`.
     pub token: Option<String>,
+    /// How the token is given.
+    pub token_in: TokenIn,
     /// Extra flags for `sandbox-agent server`.
     pub args: Vec<String>,
     /// Extra environment variables for the daemon (and so for its agents).
@@ -109,9 +125,22 @@ impl Daemon {
                 command.stdout(Stdio::null()).stderr(Stdio::inherit());
             }
         }
-        match &options.token {
-            Some(token) => command.args(["--token", token]),
-            None => command.arg("--no-token"),
+        match (&options.token, options.token_in) {
+            (Some(token), TokenIn::Argument) => command.args(["--token", token]),
+            (Some(token), TokenIn::Variable) => command.env("SANDBOX_AGENT_TOKEN", token),
+            (Some(token), TokenIn::File) => {
+                use std::os::unix::fs::OpenOptionsExt as _;
+                let file = data_dir.path().join("token");
+                let mut open = std::fs::OpenOptions::new();
+                let mut written = open.write(true).create_new(true).mode(0o600).open(&file);
+                std::io::Write::write_all(
+                    written.as_mut().expect("the token file"),
+                    format!("{token}\n").as_bytes(),
+                )
+                .expect("writing the token file");
+                command.arg("--token-file").arg(file)
+            }
+            (None, _) => command.arg("--no-token"),
         };
         let child = command.spawn().expect("starting sandbox-agent");
         let endpoint = format!("http://127.0.0.1:{port}");

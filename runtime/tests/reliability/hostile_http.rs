@@ -149,7 +149,7 @@ fn oversized_and_malformed_requests_get_a_clean_refusal() {
         ),
         (
             "HTTP/9.9",
-            b"GET /v1/health HTTP/9.9\r\nHost: x\r\n\r\n".to_vec(),
+            b"GET /v1/health HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n".to_vec(),
         ),
     ];
     println!("hostile requests (status or close, time):");
@@ -187,14 +187,14 @@ fn silent_and_half_sent_connections_are_closed_after_the_header_deadline() {
     let port = daemon.port;
     let kinds: [(&str, &[u8]); 4] = [
         ("silent", b""),
-        ("half a head", b"GET /v1/health HTTP/1.1\r\nHost: x\r\n"),
+        ("half a head", b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"),
         (
             "idle after a response",
-            b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
         ),
         (
             "half a body",
-            b"POST /v1/sessions/x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+            b"POST /v1/sessions/x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
               Content-Length: 100\r\n\r\n{\"agent\":",
         ),
     ];
@@ -373,7 +373,8 @@ fn slowloris_does_not_starve_normal_requests() {
 /// Opens an SSE stream of `session` and reads its response head.
 async fn open_sse(port: u16, session: String) -> TcpStream {
     let mut tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    let request = format!("GET /v1/sessions/{session}/events/sse HTTP/1.1\r\nHost: x\r\n\r\n");
+    let request =
+        format!("GET /v1/sessions/{session}/events/sse HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     tcp.write_all(request.as_bytes()).await.unwrap();
     let mut head = Vec::new();
     let mut byte = [0u8; 1];

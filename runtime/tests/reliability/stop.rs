@@ -155,7 +155,7 @@ fn stop_mid_turn(signal: Signal, half_sent: bool) {
     );
     let mut half = half_sent.then(|| {
         let mut tcp = TcpStream::connect(("127.0.0.1", daemon.port)).unwrap();
-        tcp.write_all(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
+        tcp.write_all(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             .unwrap();
         // Long enough for the server to have read the half head: a connection that
         // has sent nothing yet is idle, and closed at once by the stop.

@@ -69,6 +69,7 @@ const TITLES: Record<number, string> = {
   405: "Method Not Allowed",
   409: "Conflict",
   413: "Payload Too Large",
+  415: "Unsupported Media Type",
   500: "Internal Server Error",
   502: "Bad Gateway",
   503: "Service Unavailable",
@@ -275,6 +276,21 @@ export class SpawnFailedError extends SandboxAgentError {
   static override readonly code = "spawn_failed";
 }
 
+/** `host_not_allowed` 403: the daemon does not answer to the `Host` the request named. */
+export class HostNotAllowedError extends SandboxAgentError {
+  static override readonly code = "host_not_allowed";
+}
+
+/** `cross_origin_refused` 403: without a token, a web page other than the daemon's own tried to change state. */
+export class CrossOriginRefusedError extends SandboxAgentError {
+  static override readonly code = "cross_origin_refused";
+}
+
+/** `unsupported_media_type` 415: an archive upload not sent as `application/x-tar` or `application/gzip`. */
+export class UnsupportedMediaTypeError extends SandboxAgentError {
+  static override readonly code = "unsupported_media_type";
+}
+
 /** `process_not_found` 404: no process has that id. */
 export class ProcessNotFoundError extends SandboxAgentError {
   static override readonly code = "process_not_found";
@@ -383,6 +399,9 @@ export const ERROR_CLASSES: Readonly<Record<string, typeof SandboxAgentError>> =
       PathNotFoundError,
       PathConflictError,
       SpawnFailedError,
+      HostNotAllowedError,
+      CrossOriginRefusedError,
+      UnsupportedMediaTypeError,
       ProcessNotFoundError,
       ProcessConflictError,
       ProcessLimitReachedError,

@@ -25,6 +25,7 @@ _TITLES = {
     405: "Method Not Allowed",
     409: "Conflict",
     413: "Payload Too Large",
+    415: "Unsupported Media Type",
     500: "Internal Server Error",
     502: "Bad Gateway",
     503: "Service Unavailable",
@@ -234,6 +235,24 @@ class SpawnFailedError(SandboxAgentError):
     code = "spawn_failed"
 
 
+class HostNotAllowedError(SandboxAgentError):
+    """403 ``host_not_allowed``: the daemon does not answer to the ``Host`` the request named."""
+
+    code = "host_not_allowed"
+
+
+class CrossOriginRefusedError(SandboxAgentError):
+    """403 ``cross_origin_refused``: without a token, a foreign web page tried to change state."""
+
+    code = "cross_origin_refused"
+
+
+class UnsupportedMediaTypeError(SandboxAgentError):
+    """415 ``unsupported_media_type``: an archive upload not sent as ``application/x-tar``."""
+
+    code = "unsupported_media_type"
+
+
 class ProcessNotFoundError(SandboxAgentError):
     """404 ``process_not_found``: no process has that id."""
 
@@ -352,6 +371,9 @@ ERROR_CLASSES: dict[str, type[SandboxAgentError]] = {
         PathNotFoundError,
         PathConflictError,
         SpawnFailedError,
+        HostNotAllowedError,
+        CrossOriginRefusedError,
+        UnsupportedMediaTypeError,
         ProcessNotFoundError,
         ProcessConflictError,
         ProcessLimitReachedError,
@@ -413,6 +435,9 @@ __all__ = [
     "SessionEndedError",
     "SessionNotFoundError",
     "SpawnFailedError",
+    "HostNotAllowedError",
+    "CrossOriginRefusedError",
+    "UnsupportedMediaTypeError",
     "StreamError",
     "TokenInvalidError",
     "UnexpectedResponseError",
