@@ -68,7 +68,11 @@ before(async () => {
   await new Promise((done) => attacker.listen(0, "127.0.0.1", done));
   attackerPort = attacker.address().port;
   [browser, daemon] = await Promise.all([
-    launch(["--host-resolver-rules=MAP evil.test 127.0.0.1, MAP rebind.test 127.0.0.1"]),
+    launch([
+      "--host-resolver-rules=MAP evil.test 127.0.0.1, MAP rebind.test 127.0.0.1",
+      // Not every browser keeps public pages from loopback addresses: model one that does not.
+      "--disable-features=LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,PrivateNetworkAccessRespectPreflightResults",
+    ]),
     startDaemon({ dataDir, env: { HOME: home } }),
   ]);
 });

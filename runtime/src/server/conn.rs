@@ -12,7 +12,8 @@
 //! A new connection must send its first request head within
 //! [`Limits::first_request_timeout`] (a few seconds), and one client address holds at
 //! most [`Limits::max_unauthenticated_per_peer`] connections that have not
-//! authenticated yet (see [`super::peers`]): one more closes the oldest.
+//! authenticated yet (see [`super::peers`]): one more closes the oldest (local
+//! clients are not counted).
 //!
 //! A client must send a whole request head within the deadline after the server
 //! starts waiting for one (on connecting, and after each response on a kept-alive
@@ -113,10 +114,16 @@ pub async fn serve(
             },
             () = &mut signal => break,
         };
-        let (pending, evicted) = peers.admit(address.ip());
-        if evicted {
-            tracing::debug!(%address, "closing the oldest unauthenticated connection of an address to make room");
-        }
+        // A local client connecting from the address it connects to is not counted
+        // (see `peers`).
+        let local = tcp.local_addr().is_ok_and(|own| own.ip() == address.ip());
+        let pending = (!local).then(|| {
+            let (pending, evicted) = peers.admit(address.ip());
+            if evicted {
+                tracing::debug!(%address, "closing the oldest unauthenticated connection of an address to make room");
+            }
+            pending
+        });
         let watched = Connection::new(pending, token.clone());
         // Events are small writes that must leave at once (no Nagle delay on SSE).
         let _ = tcp.set_nodelay(true);

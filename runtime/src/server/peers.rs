@@ -6,9 +6,13 @@
 //! request head at all): one more closes the oldest of them. Each also has a short
 //! time to send its first request head. One client can then not take every
 //! connection slot by opening connections and sending nothing, while a client of the
-//! same address that sends its request at once (on loopback, every client shares
-//! one) still gets in. IPv6 addresses are counted by their /64 (one host usually
-//! has a whole /64 to choose from).
+//! same address that sends its request at once still gets in. IPv6 addresses are
+//! counted by their /64 (one host usually has a whole /64 to choose from).
+//!
+//! Clients on the daemon's own machine that connect from the address they connect
+//! to (`127.0.0.1` to `127.0.0.1`, the usual local client) are not counted: a
+//! process there can stop the daemon in plainer ways, and local programs open
+//! thousands of streams at once. The first-request deadline holds for them too.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
@@ -115,11 +119,13 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// A new connection holding `pending`.
-    pub fn new(pending: Pending, token: Option<Arc<String>>) -> Arc<Self> {
+    /// A new connection holding `pending` (`None`: a local client, not counted).
+    pub fn new(pending: Option<Pending>, token: Option<Arc<String>>) -> Arc<Self> {
         Arc::new(Connection {
-            close: pending.close.clone(),
-            pending: Mutex::new(Some(pending)),
+            close: pending
+                .as_ref()
+                .map_or_else(|| Arc::new(Notify::new()), |p| p.close.clone()),
+            pending: Mutex::new(pending),
             requested: AtomicBool::new(false),
             token,
         })
@@ -177,8 +183,8 @@ mod tests {
         let peers = Peers::new(2);
         let (a, _) = peers.admit(ip("10.0.0.1"));
         let (b, _) = peers.admit(ip("10.0.0.1"));
-        let a = Connection::new(a, Some(Arc::new("t".into())));
-        let b = Connection::new(b, Some(Arc::new("t".into())));
+        let a = Connection::new(Some(a), Some(Arc::new("t".into())));
+        let b = Connection::new(Some(b), Some(Arc::new("t".into())));
         // A request without the token does not authenticate.
         a.saw(&Request::builder().body(()).unwrap());
         assert!(a.requested());
@@ -223,7 +229,7 @@ mod tests {
     #[test]
     fn without_a_token_the_first_request_authenticates() {
         let peers = Peers::new(1);
-        let connection = Connection::new(peers.admit(ip("127.0.0.1")).0, None);
+        let connection = Connection::new(Some(peers.admit(ip("127.0.0.1")).0), None);
         assert!(!connection.requested());
         connection.saw(&Request::builder().body(()).unwrap());
         assert_eq!(peers.count(ip("127.0.0.1")), 0);

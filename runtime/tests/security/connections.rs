@@ -2,7 +2,9 @@
 //! the daemon serves and sends nothing, so the token holder waits in the backlog.
 //! Each address may hold only a few connections that have not authenticated (one
 //! more closes the oldest), and a connection has a few seconds to send its first
-//! request head.
+//! request head. The attacker connects from 127.0.0.2: another host to the daemon
+//! (clients that connect from the address they connect to, 127.0.0.1 here, are
+//! local and not counted).
 
 use std::time::{Duration, Instant};
 
@@ -115,7 +117,7 @@ fn a_connection_that_sends_nothing_is_closed_at_the_first_request_deadline() {
 
         // A client that authenticated keeps its connection across idle time and the
         // flood of a neighbour on the same address.
-        let mut kept = connect_from([127, 0, 0, 1], daemon.port).await;
+        let mut kept = connect_from([127, 0, 0, 2], daemon.port).await;
         let request = format!(
             "GET /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n\r\n"
         );
@@ -125,7 +127,7 @@ fn a_connection_that_sends_nothing_is_closed_at_the_first_request_deadline() {
         assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
         let mut flood = Vec::new();
         for _ in 0..40 {
-            flood.push(connect_from([127, 0, 0, 1], daemon.port).await);
+            flood.push(connect_from([127, 0, 0, 2], daemon.port).await);
         }
         tokio::time::sleep(Duration::from_millis(1500)).await;
         kept.write_all(request.as_bytes()).await.unwrap();
