@@ -83,6 +83,7 @@ fetch inspector-packages bash -c 'cd inspector && npm ci --no-audit --no-fund'
 fetch python-sdk python_sdk
 fetch schemathesis scripts/check-openapi.sh --install
 fetch release-tools scripts/release.sh --install-tools x86_64-unknown-linux-musl
+fetch deny-tool scripts/check-deps.sh --install
 
 step "setup and source checks"
 scripts/setup.sh
@@ -99,6 +100,10 @@ step "cargo test --workspace"
 fetched apt
 fetched agent-clis
 cargo test --workspace --locked
+# Every dependency's license and source, and the RustSec advisories (deny.toml).
+step "dependencies (cargo deny)"
+fetched deny-tool
+scripts/check-deps.sh
 # The served OpenAPI document against the daemon's real answers (schemathesis).
 step "OpenAPI against the daemon (schemathesis)"
 fetched schemathesis
