@@ -53,8 +53,9 @@ pub fn router() -> Router<AppState> {
     ))]
 pub async fn run(
     State(state): State<AppState>,
-    Json(request): Json<ProcessRunRequest>,
+    Json(mut request): Json<ProcessRunRequest>,
 ) -> Result<JsonResponse<ProcessRunResponse>> {
+    request.cwd = state.fs.working_directory(request.cwd.as_deref())?;
     Ok(JsonResponse(state.processes.run(request).await?))
 }
 
@@ -74,8 +75,9 @@ pub async fn config(State(state): State<AppState>) -> JsonResponse<ProcessConfig
     ))]
 pub async fn create(
     State(state): State<AppState>,
-    Json(request): Json<ProcessCreateRequest>,
+    Json(mut request): Json<ProcessCreateRequest>,
 ) -> Result<JsonResponse<ProcessInfo>> {
+    request.cwd = state.fs.working_directory(request.cwd.as_deref())?;
     Ok(JsonResponse(state.processes.start(request)?))
 }
 

@@ -167,8 +167,9 @@ pub async fn get_session(
 pub async fn create_session(
     State(state): State<AppState>,
     Path(session_id): Path<String>,
-    Json(request): Json<CreateSessionRequest>,
+    Json(mut request): Json<CreateSessionRequest>,
 ) -> Result<axum::Json<CreateSessionResponse>> {
+    request.directory = state.fs.working_directory(request.directory.as_deref())?;
     let agent = request.agent.clone();
     let session = state.sessions.create(&session_id, request).await?;
     let started = session.command(Command::Start).await;
