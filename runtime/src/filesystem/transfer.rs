@@ -74,6 +74,8 @@ pub fn check_contents(path: &Path, metadata: &Metadata) -> Result<(), FsError> {
 }
 
 /// Whether the file's filesystem reports real sizes (not a kernel pseudo-filesystem).
+// The magic numbers and `f_type` are `c_long` on most targets, `c_uint` on some.
+#[allow(clippy::unnecessary_cast)]
 fn sizes_are_real(file: &std::fs::File) -> bool {
     const PSEUDO: [i64; 7] = [
         libc::PROC_SUPER_MAGIC as i64,

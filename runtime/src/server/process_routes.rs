@@ -49,6 +49,7 @@ pub fn router() -> Router<AppState> {
     responses(
         (status = 200, body = ProcessRunResponse),
         (status = 400, description = "A bad body, or the program cannot start (`spawn_failed`, with the system's reason)", body = ProblemDetails),
+        (status = 403, description = "`cwd` is outside the daemon's `--fs-root` (`permission_denied`)", body = ProblemDetails),
         (status = 409, description = "`--max-processes` processes are held already (`process_limit_reached`)", body = ProblemDetails),
     ))]
 pub async fn run(
@@ -71,6 +72,7 @@ pub async fn config(State(state): State<AppState>) -> JsonResponse<ProcessConfig
     responses(
         (status = 200, body = ProcessInfo),
         (status = 400, description = "A bad body, or the program cannot start (`spawn_failed`, with the system's reason)", body = ProblemDetails),
+        (status = 403, description = "`cwd` is outside the daemon's `--fs-root` (`permission_denied`)", body = ProblemDetails),
         (status = 409, description = "`--max-processes` processes are held already (`process_limit_reached`)", body = ProblemDetails),
     ))]
 pub async fn create(
