@@ -17,6 +17,27 @@ pub enum FsEntryType {
     Directory,
 }
 
+/// What a path itself is, without following a symbolic link at it (`entryType` keeps
+/// the 0.1.x two values, and follows links).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum FsEntryKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+    /// A symbolic link.
+    Symlink,
+    /// A named pipe (FIFO).
+    Fifo,
+    /// A Unix socket.
+    Socket,
+    /// A character device.
+    CharDevice,
+    /// A block device.
+    BlockDevice,
+}
+
 /// One entry of a directory listing (`GET /v1/fs/entries`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -25,8 +46,12 @@ pub struct FsEntry {
     pub name: String,
     /// Its absolute path.
     pub path: String,
-    /// File or directory.
+    /// File or directory (what a symbolic link leads to; FIFOs, sockets and devices
+    /// are `file` here, see `kind`).
     pub entry_type: FsEntryType,
+    /// What the entry really is, a symbolic link not followed (absent from 0.1.x).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FsEntryKind>,
     /// Size in bytes.
     pub size: u64,
     /// Last modification time (RFC 3339), when the filesystem records one.
@@ -40,8 +65,12 @@ pub struct FsEntry {
 pub struct FsStat {
     /// The absolute path.
     pub path: String,
-    /// File or directory.
+    /// File or directory (what a symbolic link leads to; FIFOs, sockets and devices
+    /// are `file` here, see `kind`).
     pub entry_type: FsEntryType,
+    /// What the entry really is, a symbolic link not followed (absent from 0.1.x).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FsEntryKind>,
     /// Size in bytes.
     pub size: u64,
     /// Last modification time (RFC 3339), when the filesystem records one.

@@ -45,6 +45,11 @@ pub struct DaemonConfig {
     pub body_limit: usize,
     /// Largest file written or archive unpacked by the `/v1/fs/*` routes, in bytes.
     pub fs_max_bytes: u64,
+    /// Most members (files, directories, links) of one archive unpacked by `upload-batch`.
+    pub fs_max_entries: u64,
+    /// The folder the file API and the working directories of sessions and processes
+    /// are confined to (`--fs-root`); `None`: unconfined, as in 0.1.x.
+    pub fs_root: Option<PathBuf>,
     /// Longest output line of an agent process handed to an adapter, in bytes.
     pub max_line_bytes: usize,
     /// How long a session may sit without input before its adapter instance is

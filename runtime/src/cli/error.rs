@@ -107,6 +107,9 @@ pub enum LocalError {
     /// `--adapters-dir` names no folder.
     #[error("adapters folder {} does not exist", .0.display())]
     NoAdaptersFolder(PathBuf),
+    /// `--fs-root` names no folder.
+    #[error("--fs-root {} is not a directory", .0.display())]
+    NoFsRoot(PathBuf),
     /// `--releases-mirror` is not an http(s) URL.
     #[error("--releases-mirror {0:?} is not an http(s) URL")]
     ReleasesMirror(String),

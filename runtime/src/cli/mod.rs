@@ -189,6 +189,15 @@ pub struct ServerArgs {
     /// never held in memory).
     #[arg(long, default_value_t = 4 << 30, env = "SANDBOX_AGENT_FS_MAX_BYTES")]
     fs_max_bytes: u64,
+    /// Most members (files, directories, links) one archive sent to
+    /// `/v1/fs/upload-batch` may hold.
+    #[arg(long, default_value_t = 100_000, env = "SANDBOX_AGENT_FS_MAX_ENTRIES")]
+    fs_max_entries: u64,
+    /// Confine the file API (`/v1/fs/*`, symbolic links included) and the working
+    /// directories of sessions and processes to this folder; agents themselves are not
+    /// confined by it [default: unconfined].
+    #[arg(long, env = "SANDBOX_AGENT_FS_ROOT")]
+    fs_root: Option<PathBuf>,
     /// Memory cap of one adapter instance, in MiB.
     #[arg(long, default_value_t = 128)]
     adapter_memory_mib: usize,
@@ -257,6 +266,9 @@ impl ServerArgs {
                 return Err(LocalError::NoAdaptersFolder(dir.clone()));
             }
         }
+        if let Some(root) = self.fs_root.as_ref().filter(|root| !root.is_dir()) {
+            return Err(LocalError::NoFsRoot(root.clone()));
+        }
         let memory_limit_bytes = self.adapter_memory_mib << 20;
         Ok(DaemonConfig {
             listen: SocketAddr::new(self.host, self.port),
@@ -281,6 +293,8 @@ impl ServerArgs {
                 .max_connections
                 .map(|max| usize::try_from(max).unwrap_or(usize::MAX)),
             fs_max_bytes: self.fs_max_bytes,
+            fs_max_entries: self.fs_max_entries,
+            fs_root: self.fs_root,
             max_line_bytes: self.max_line_bytes,
             park_after: (self.adapter_park_after_ms > 0)
                 .then(|| Duration::from_millis(self.adapter_park_after_ms)),

@@ -3,6 +3,8 @@
 //! tar uploads unpacked safely ([`upload`]). Blocking filesystem calls run on tokio's
 //! blocking pool; the HTTP handlers live in `server::fs_routes`.
 
+pub mod beneath;
+pub mod confine;
 pub mod ops;
 pub mod transfer;
 pub mod upload;

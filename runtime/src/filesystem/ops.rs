@@ -3,17 +3,21 @@
 
 use std::fs::{self, Metadata};
 use std::io;
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::time::SystemTime;
 
-use sandbox_agent_api::{FsEntry, FsEntryType, FsStat};
+use sandbox_agent_api::{FsEntry, FsEntryKind, FsEntryType, FsStat};
 use time::format_description::well_known::Rfc3339;
 
+use super::confine::FsRoot;
 use super::FsError;
 
 /// The entries of a directory, sorted by name. A symbolic link is listed as what it
-/// points to; a dangling one as a file of its own size.
-pub fn entries(dir: &Path) -> Result<Vec<FsEntry>, FsError> {
+/// points to (under `--fs-root`, only when that stays beneath the root); a dangling
+/// one, or one leading out of the root, as a file of its own size. `kind` says what
+/// each entry itself is.
+pub fn entries(dir: &Path, root: Option<&FsRoot>) -> Result<Vec<FsEntry>, FsError> {
     let metadata = fs::metadata(dir).map_err(|e| FsError::io(dir, e))?;
     if !metadata.is_dir() {
         return Err(FsError::BadPath(format!(
@@ -26,30 +30,61 @@ pub fn entries(dir: &Path) -> Result<Vec<FsEntry>, FsError> {
         let entry = entry.map_err(|e| FsError::io(dir, e))?;
         let path = entry.path();
         // An entry removed while listing is simply not listed.
-        let Ok(metadata) = fs::metadata(&path).or_else(|_| fs::symlink_metadata(&path)) else {
+        let Ok(own) = entry.metadata() else {
             continue;
         };
+        let followed = own.is_symlink().then(|| match root {
+            Some(root) => root
+                .confine(&path, true)
+                .ok()
+                .and_then(|real| fs::metadata(real).ok()),
+            None => fs::metadata(&path).ok(),
+        });
+        let shown = followed.flatten().unwrap_or_else(|| own.clone());
         entries.push(FsEntry {
             name: entry.file_name().to_string_lossy().into_owned(),
             path: path.display().to_string(),
-            entry_type: entry_type(&metadata),
-            size: metadata.len(),
-            modified: modified(&metadata),
+            entry_type: entry_type(&shown),
+            kind: Some(kind(&own)),
+            size: shown.len(),
+            modified: modified(&shown),
         });
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(entries)
 }
 
-/// Metadata of one path (following a symbolic link).
+/// Metadata of one path (following a symbolic link); `kind` is what the path itself is.
 pub fn stat(path: &Path) -> Result<FsStat, FsError> {
+    let own = fs::symlink_metadata(path).map_err(|e| FsError::io(path, e))?;
     let metadata = fs::metadata(path).map_err(|e| FsError::io(path, e))?;
     Ok(FsStat {
         path: path.display().to_string(),
         entry_type: entry_type(&metadata),
+        kind: Some(kind(&own)),
         size: metadata.len(),
         modified: modified(&metadata),
     })
+}
+
+/// What an entry is, from its own (not followed) metadata.
+pub fn kind(metadata: &Metadata) -> FsEntryKind {
+    let kind = metadata.file_type();
+    if kind.is_dir() {
+        FsEntryKind::Directory
+    } else if kind.is_symlink() {
+        FsEntryKind::Symlink
+    } else if kind.is_fifo() {
+        FsEntryKind::Fifo
+    } else if kind.is_socket() {
+        FsEntryKind::Socket
+    } else if kind.is_char_device() {
+        FsEntryKind::CharDevice
+    } else if kind.is_block_device() {
+        FsEntryKind::BlockDevice
+    } else {
+        FsEntryKind::File
+    }
 }
 
 /// Creates a directory and its missing parents; an existing directory is fine.
@@ -159,15 +194,16 @@ mod tests {
         fs::write(dir.path().join("b.txt"), "hello").unwrap();
         fs::create_dir(dir.path().join("a")).unwrap();
         std::os::unix::fs::symlink("missing", dir.path().join("c")).unwrap();
-        let listed = entries(dir.path()).unwrap();
+        let listed = entries(dir.path(), None).unwrap();
         let names: Vec<_> = listed.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["a", "b.txt", "c"]);
         assert_eq!(listed[0].entry_type, FsEntryType::Directory);
         assert_eq!(listed[1].entry_type, FsEntryType::File);
         assert_eq!(listed[1].size, 5);
+        assert_eq!(listed[2].kind, Some(FsEntryKind::Symlink));
         assert!(listed[1].modified.as_deref().unwrap().ends_with('Z'));
         assert!(matches!(
-            entries(&dir.path().join("b.txt")),
+            entries(&dir.path().join("b.txt"), None),
             Err(FsError::BadPath(_))
         ));
     }

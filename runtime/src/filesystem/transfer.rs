@@ -3,39 +3,90 @@
 //! target and renames it into place, so a failed or oversized upload leaves the old
 //! file untouched and nothing is ever held whole in memory.
 
+use std::fs::Metadata;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::body::Body;
 use futures::StreamExt;
+use sandbox_agent_api::FsEntryKind;
 use tokio::io::AsyncWriteExt;
 
 use super::FsError;
 
-/// An open file to stream, with its length.
+/// An open file to stream, with its length when that can be trusted.
 pub struct OpenFile {
     /// The file, positioned at its start.
     pub file: tokio::fs::File,
-    /// Its length in bytes when opened.
-    pub len: u64,
+    /// Its length when opened, for `Content-Length`: only for a regular file of nonzero
+    /// size on a filesystem whose sizes are real (`/proc`, sysfs and their kin report 0
+    /// or 4096 whatever a file holds: those are read to their end).
+    pub len: Option<u64>,
 }
 
-/// Opens a regular file for reading.
+/// Opens a regular file for reading. FIFOs, sockets and devices are refused without
+/// being opened in a way that could block: the type is checked first, the file opened
+/// with `O_NONBLOCK`, and the type checked again on the open file.
 pub async fn open(path: &Path) -> Result<OpenFile, FsError> {
-    let file = tokio::fs::File::open(path)
-        .await
-        .map_err(|e| FsError::io(path, e))?;
-    let metadata = file.metadata().await.map_err(|e| FsError::io(path, e))?;
-    if metadata.is_dir() {
+    let path = path.to_owned();
+    super::blocking(move || {
+        let before = std::fs::metadata(&path).map_err(|e| FsError::io(&path, e))?;
+        check_contents(&path, &before)?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(&path)
+            .map_err(|e| FsError::io(&path, e))?;
+        let metadata = file.metadata().map_err(|e| FsError::io(&path, e))?;
+        check_contents(&path, &metadata)?;
+        let len = (metadata.len() > 0 && sizes_are_real(&file)).then_some(metadata.len());
+        Ok(OpenFile {
+            file: tokio::fs::File::from_std(file),
+            len,
+        })
+    })
+    .await
+}
+
+/// Refuses what a file route cannot read or write the contents of: a directory, a
+/// FIFO, a socket, a device.
+pub fn check_contents(path: &Path, metadata: &Metadata) -> Result<(), FsError> {
+    let kind = metadata.file_type();
+    if kind.is_dir() {
         return Err(FsError::BadPath(format!(
             "{} is a directory (list it with GET /v1/fs/entries)",
             path.display()
         )));
     }
-    Ok(OpenFile {
-        file,
-        len: metadata.len(),
-    })
+    if !kind.is_file() {
+        let what = match super::ops::kind(metadata) {
+            FsEntryKind::Fifo => "a FIFO",
+            FsEntryKind::Socket => "a socket",
+            _ => "a device",
+        };
+        return Err(FsError::BadPath(format!(
+            "{} is {what}: the file routes read and write regular files only",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether the file's filesystem reports real sizes (not a kernel pseudo-filesystem).
+// The magic numbers and `f_type` are `c_long` on most targets, `c_uint` on some.
+#[allow(clippy::unnecessary_cast)]
+fn sizes_are_real(file: &std::fs::File) -> bool {
+    const PSEUDO: [i64; 7] = [
+        libc::PROC_SUPER_MAGIC as i64,
+        libc::SYSFS_MAGIC as i64,
+        libc::DEBUGFS_MAGIC as i64,
+        libc::TRACEFS_MAGIC as i64,
+        libc::SECURITYFS_MAGIC as i64,
+        libc::CGROUP_SUPER_MAGIC as i64,
+        libc::CGROUP2_SUPER_MAGIC as i64,
+    ];
+    rustix::fs::fstatfs(file).is_ok_and(|fs| !PSEUDO.contains(&(fs.f_type as i64)))
 }
 
 /// Writes `body` to `path` (creating its parents), at most `limit` bytes, and
@@ -50,11 +101,8 @@ pub async fn write(path: &Path, body: Body, limit: u64) -> Result<u64, FsError> 
         .await
         .map_err(|e| FsError::io(parent, e))?;
     let existing = tokio::fs::metadata(&target).await.ok();
-    if existing.as_ref().is_some_and(|m| m.is_dir()) {
-        return Err(FsError::BadPath(format!(
-            "{} is a directory",
-            target.display()
-        )));
+    if let Some(metadata) = &existing {
+        check_contents(&target, metadata)?;
     }
     let partial = PartialFile::create(&target);
     let mut file = partial.file().await?;

@@ -2,221 +2,134 @@
 //! body and unpacked under a target directory.
 //!
 //! Nothing partial is left behind: the archive is unpacked into a hidden staging
-//! directory inside the target, every entry checked on the way (no absolute paths,
-//! no `..`, no symbolic or hard links that point out, only files, directories and
-//! links, the unpacked size within the limit). Only when the whole archive is good
-//! are its entries moved into place, after checking that none would be written
-//! through a symbolic link leading out of the target or replace a directory.
+//! directory inside the target ([`stage`]), every member checked on the way
+//! ([`members`]: no absolute paths, no `..`, only files, directories and links, each
+//! extension header at most 64 KiB, at most `--fs-max-entries` members, at most
+//! `--fs-max-bytes` unpacked). Only when the whole archive is good, and no link of it
+//! resolves outside the target, are its entries moved into place ([`place`]).
+//! No write ever follows a symbolic link: every folder is opened through a handle,
+//! one component at a time.
+
+mod members;
+mod place;
+mod stage;
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::{Component, Path, PathBuf};
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
 
 use axum::body::Body;
 use futures::TryStreamExt;
 use sandbox_agent_api::{FsUploadBatchResponse, FS_UPLOAD_LISTED_PATHS};
-use tar::EntryType;
 use tokio_util::io::{StreamReader, SyncIoBridge};
 
-use super::transfer::too_large;
-use super::FsError;
+pub use members::MAX_EXTENSION_BYTES;
 
-/// Unpacks the archive in `body` under `target` (created when missing), reading
-/// and unpacking at most `limit` bytes.
+use super::transfer::too_large;
+use super::{beneath, FsError};
+
+/// The caps an upload is held to.
+#[derive(Debug, Clone, Copy)]
+pub struct UploadLimits {
+    /// Most bytes unpacked: the whole decompressed archive, headers included.
+    pub max_bytes: u64,
+    /// Most members (files, directories, links).
+    pub max_entries: u64,
+}
+
+/// Unpacks the archive in `body` under `target` (created when missing).
 pub async fn unpack(
     target: PathBuf,
     body: Body,
-    limit: u64,
+    limits: UploadLimits,
 ) -> Result<FsUploadBatchResponse, FsError> {
     let stream = body.into_data_stream().map_err(io::Error::other);
     let reader = SyncIoBridge::new(StreamReader::new(stream));
-    super::blocking(move || unpack_from(&target, reader, limit)).await
+    super::blocking(move || unpack_from(&target, reader, limits)).await
 }
 
 /// The blocking part of [`unpack`], for any reader.
 pub fn unpack_from(
     target: &Path,
     reader: impl Read,
-    limit: u64,
+    limits: UploadLimits,
 ) -> Result<FsUploadBatchResponse, FsError> {
     fs::create_dir_all(target).map_err(|e| FsError::io(target, e))?;
     let root = fs::canonicalize(target).map_err(|e| FsError::io(target, e))?;
-    if !root.is_dir() {
-        return Err(FsError::BadPath(format!(
-            "{} is not a directory",
-            target.display()
-        )));
-    }
+    let root_dir = beneath::open_root(&root).map_err(|e| match e.raw_os_error() {
+        Some(libc::ENOTDIR) => FsError::BadPath(format!("{} is not a directory", target.display())),
+        _ => FsError::io(target, e),
+    })?;
     let staging = tempfile::Builder::new()
         .prefix(".sandbox-agent-upload-")
         .tempdir_in(&root)
         .map_err(|e| FsError::io(target, e))?;
-    let mut body = BufReader::new(Limited {
-        inner: reader,
-        remaining: limit,
-        exceeded: false,
-    });
+    let staging_name = staging.path().file_name().unwrap_or_default();
+    let staged = beneath::open_dir(&root_dir, Path::new(staging_name))
+        .map_err(|e| FsError::io(staging.path(), e))?;
+    let mut body = BufReader::new(reader);
     let gzip = body
         .fill_buf()
         .map(|start| start.starts_with(&[0x1f, 0x8b]))
         .unwrap_or(false);
-    let unpacked = {
-        let source: Box<dyn Read + '_> = if gzip {
-            Box::new(flate2::read::GzDecoder::new(&mut body))
-        } else {
-            Box::new(&mut body)
-        };
-        extract(tar::Archive::new(source), staging.path(), limit)
+    let source: Box<dyn Read + '_> = if gzip {
+        Box::new(flate2::read::GzDecoder::new(body))
+    } else {
+        Box::new(body)
     };
-    if body.get_ref().exceeded {
-        return Err(too_large(limit));
+    let mut unpacked = Limited {
+        inner: source,
+        remaining: limits.max_bytes,
+        exceeded: false,
+    };
+    let extracted = extract(&mut unpacked, &staged, limits.max_entries);
+    if unpacked.exceeded {
+        return Err(too_large(limits.max_bytes));
     }
-    let entries = unpacked?;
-    let mut moves = Vec::new();
-    plan(staging.path(), &root, &root, &mut moves)?;
-    for (from, to) in moves {
-        fs::rename(&from, &to).map_err(|e| FsError::io(&to, e))?;
+    let listed = extracted?;
+    place::Placement {
+        staged: &staged,
+        target: &root_dir,
+        target_path: &root,
     }
-    let truncated = entries.len() > FS_UPLOAD_LISTED_PATHS;
+    .run()?;
     Ok(FsUploadBatchResponse {
-        paths: entries
+        paths: listed
+            .paths
             .iter()
-            .take(FS_UPLOAD_LISTED_PATHS)
             .map(|relative| target.join(relative).display().to_string())
             .collect(),
-        truncated,
+        truncated: listed.count > FS_UPLOAD_LISTED_PATHS,
     })
 }
 
-/// Unpacks every entry into `staging`, answering their relative paths in order.
-fn extract(
-    mut archive: tar::Archive<impl Read>,
-    staging: &Path,
-    limit: u64,
-) -> Result<Vec<PathBuf>, FsError> {
-    let mut listed = Vec::new();
-    let mut unpacked = 0u64;
-    for entry in archive.entries().map_err(not_an_archive)? {
-        let mut entry = entry.map_err(not_an_archive)?;
-        let named = entry.path().map_err(not_an_archive)?.into_owned();
-        let relative = inside(&named)?;
-        if relative.as_os_str().is_empty() {
+/// The first members written, and how many there were.
+struct Listed {
+    paths: Vec<PathBuf>,
+    count: usize,
+}
+
+/// Unpacks every member into the staging folder `staged`.
+fn extract(source: impl Read, staged: &OwnedFd, max_entries: u64) -> Result<Listed, FsError> {
+    let mut archive = tar::Archive::new(source);
+    let mut members = members::Members::new(&mut archive, max_entries)?;
+    let staging = stage::Staging { dir: staged };
+    let mut listed = Listed {
+        paths: Vec::new(),
+        count: 0,
+    };
+    while let Some((member, mut data)) = members.next_member()? {
+        if member.path.as_os_str().is_empty() {
             continue;
         }
-        match entry.header().entry_type() {
-            EntryType::Regular | EntryType::Continuous | EntryType::Directory => {}
-            EntryType::Symlink => check_symlink(&relative, &link_name(&entry)?)?,
-            EntryType::Link => {
-                inside(&link_name(&entry)?)?;
-            }
-            other => {
-                return Err(FsError::BadPath(format!(
-                    "archive entry {} is of type {other:?}: uploads hold files, directories and links only; nothing was written",
-                    named.display()
-                )))
-            }
+        staging.write(&member, &mut data)?;
+        listed.count += 1;
+        if listed.paths.len() < FS_UPLOAD_LISTED_PATHS {
+            listed.paths.push(member.path);
         }
-        unpacked += entry.size();
-        if unpacked > limit {
-            return Err(too_large(limit));
-        }
-        if !entry.unpack_in(staging).map_err(not_an_archive)? {
-            return Err(outside(&named));
-        }
-        listed.push(relative);
     }
     Ok(listed)
-}
-
-/// Decides which staged entries move where, refusing the archive if one would
-/// replace a directory with a file (or the reverse) or be written through a
-/// symbolic link that leads out of `root`. Directories that exist are merged.
-fn plan(
-    staged: &Path,
-    dest: &Path,
-    root: &Path,
-    moves: &mut Vec<(PathBuf, PathBuf)>,
-) -> Result<(), FsError> {
-    for child in fs::read_dir(staged).map_err(|e| FsError::io(staged, e))? {
-        let child = child.map_err(|e| FsError::io(staged, e))?;
-        let from = child.path();
-        let to = dest.join(child.file_name());
-        let is_dir = child
-            .file_type()
-            .map_err(|e| FsError::io(&from, e))?
-            .is_dir();
-        let existing = fs::symlink_metadata(&to).ok();
-        match existing {
-            Some(meta) if is_dir && meta.is_dir() => plan(&from, &to, root, moves)?,
-            Some(meta) if is_dir && meta.is_symlink() => {
-                let resolved = fs::canonicalize(&to)
-                    .ok()
-                    .filter(|r| r.starts_with(root) && r.is_dir());
-                let Some(resolved) = resolved else {
-                    return Err(FsError::Conflict(format!(
-                        "{} is a symbolic link that does not lead to a directory inside the target; nothing was written",
-                        to.display()
-                    )));
-                };
-                plan(&from, &resolved, root, moves)?;
-            }
-            Some(meta) if is_dir != meta.is_dir() => {
-                let (has, wants) = if is_dir {
-                    ("a file", "a directory")
-                } else {
-                    ("a directory", "a file")
-                };
-                return Err(FsError::Conflict(format!(
-                    "{} is {has} and the archive has {wants} there; nothing was written",
-                    to.display()
-                )));
-            }
-            _ => moves.push((from, to)),
-        }
-    }
-    Ok(())
-}
-
-/// The entry's path with `.` dropped, refusing absolute paths and `..`.
-fn inside(path: &Path) -> Result<PathBuf, FsError> {
-    let mut relative = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::Normal(name) => relative.push(name),
-            Component::CurDir => {}
-            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
-                return Err(outside(path))
-            }
-        }
-    }
-    Ok(relative)
-}
-
-/// Refuses a symbolic link at `relative` whose target is absolute or climbs out.
-fn check_symlink(relative: &Path, target: &Path) -> Result<(), FsError> {
-    let mut depth = relative.components().count() as i64 - 1;
-    for component in target.components() {
-        match component {
-            Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-            Component::ParentDir => {
-                depth -= 1;
-                if depth < 0 {
-                    return Err(outside(relative));
-                }
-            }
-            Component::RootDir | Component::Prefix(_) => return Err(outside(relative)),
-        }
-    }
-    Ok(())
-}
-
-fn link_name<R: Read>(entry: &tar::Entry<R>) -> Result<PathBuf, FsError> {
-    entry
-        .link_name()
-        .map_err(not_an_archive)?
-        .map(|name| name.into_owned())
-        .ok_or_else(|| FsError::BadPath("an archive link entry has no target".into()))
 }
 
 fn outside(path: &Path) -> FsError {
@@ -232,7 +145,8 @@ fn not_an_archive(error: io::Error) -> FsError {
     ))
 }
 
-/// A reader that fails once more than `remaining` bytes came through.
+/// A reader that fails once more than `remaining` bytes came through (the unpacked
+/// archive: headers, extension records and data alike).
 struct Limited<R> {
     inner: R,
     remaining: u64,
@@ -244,7 +158,7 @@ impl<R: Read> Read for Limited<R> {
         let read = self.inner.read(buf)?;
         if read as u64 > self.remaining {
             self.exceeded = true;
-            return Err(io::Error::other("the body is over the limit"));
+            return Err(io::Error::other("the archive is over the limit"));
         }
         self.remaining -= read as u64;
         Ok(read)

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json as JsonResponse, Router};
 use sandbox_agent_api::*;
+use tokio_util::io::ReaderStream;
 
 use super::extract::{Json, Query};
 use super::AppState;
@@ -32,15 +33,22 @@ pub fn router() -> Router<AppState> {
 }
 
 /// The absolute path a request names: absolute as given, else relative to the
-/// session's directory (when `session_id` names one) or the home directory.
-fn resolve(state: &AppState, path: &str, session_id: Option<&str>) -> Result<PathBuf> {
+/// session's directory (when `session_id` names one), or to the `--fs-root` folder or
+/// the home directory. Under `--fs-root` it is resolved beneath the root (the last
+/// symbolic link followed only when `follow_last`), and refused outside it.
+fn resolve(
+    state: &AppState,
+    path: &str,
+    session_id: Option<&str>,
+    follow_last: bool,
+) -> Result<PathBuf> {
     let base = match session_id {
-        Some(id) if !Path::new(path).is_absolute() => {
-            PathBuf::from(&state.sessions.get(id)?.shared.record.directory)
-        }
-        _ => filesystem::home_dir(),
+        Some(id) if !Path::new(path).is_absolute() => Some(PathBuf::from(
+            &state.sessions.get(id)?.shared.record.directory,
+        )),
+        _ => None,
     };
-    Ok(filesystem::resolve(&base, path)?)
+    Ok(state.fs.locate(base.as_deref(), path, follow_last)?)
 }
 
 /// Refuses a body whose declared length is over the limit before reading it.
@@ -75,17 +83,19 @@ pub async fn entries(
         &state,
         query.path.as_deref().unwrap_or("."),
         query.session_id.as_deref(),
+        true,
     )?;
+    let fs = state.fs.clone();
     Ok(JsonResponse(
-        filesystem::blocking(move || ops::entries(&dir)).await?,
+        filesystem::blocking(move || ops::entries(&dir, fs.root.as_ref())).await?,
     ))
 }
 
 /// Reads a file's raw bytes, streamed.
 #[utoipa::path(get, path = "/v1/fs/file", tag = "fs", params(FsPathQuery),
     responses(
-        (status = 200, description = "The file's bytes", content_type = "application/octet-stream", body = Vec<u8>),
-        (status = 400, description = "A directory, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 200, description = "The file's bytes (`content-length` only when the size can be trusted: `/proc` and sysfs files are read to their end)", content_type = "application/octet-stream", body = Vec<u8>),
+        (status = 400, description = "A directory, a FIFO, a socket or a device, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "No such file or session", body = ProblemDetails, content_type = "application/problem+json"),
     ))]
@@ -93,17 +103,24 @@ pub async fn read_file(
     State(state): State<AppState>,
     Query(query): Query<FsPathQuery>,
 ) -> Result<Response> {
-    let path = resolve(&state, &query.path, query.session_id.as_deref())?;
+    let path = resolve(&state, &query.path, query.session_id.as_deref(), true)?;
     let open = transfer::open(&path).await?;
-    let body = Body::from_stream(tokio_util::io::ReaderStream::new(open.file));
-    Ok((
-        [
-            (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
-            (header::CONTENT_LENGTH, open.len.to_string()),
-        ],
-        body,
-    )
-        .into_response())
+    let mut response = match open.len {
+        Some(len) => {
+            let file = tokio::io::AsyncReadExt::take(open.file, len);
+            let mut response = Body::from_stream(ReaderStream::new(file)).into_response();
+            response
+                .headers_mut()
+                .insert(header::CONTENT_LENGTH, len.into());
+            response
+        }
+        None => Body::from_stream(ReaderStream::new(open.file)).into_response(),
+    };
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/octet-stream"),
+    );
+    Ok(response)
 }
 
 /// Writes the request body to a file (creating it and its parent directories),
@@ -112,7 +129,7 @@ pub async fn read_file(
     request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file's new bytes"),
     responses(
         (status = 200, body = FsWriteResponse),
-        (status = 400, description = "A directory, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 400, description = "A directory, a FIFO, a socket or a device, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "No such session", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 413, description = "Larger than `--fs-max-bytes`", body = ProblemDetails, content_type = "application/problem+json"),
@@ -123,9 +140,9 @@ pub async fn write_file(
     headers: HeaderMap,
     body: Body,
 ) -> Result<JsonResponse<FsWriteResponse>> {
-    check_declared_length(&headers, state.fs_max_bytes)?;
-    let path = resolve(&state, &query.path, query.session_id.as_deref())?;
-    let bytes_written = transfer::write(&path, body, state.fs_max_bytes).await?;
+    check_declared_length(&headers, state.fs.max_bytes)?;
+    let path = resolve(&state, &query.path, query.session_id.as_deref(), true)?;
+    let bytes_written = transfer::write(&path, body, state.fs.max_bytes).await?;
     Ok(JsonResponse(FsWriteResponse {
         path: shown(&path),
         bytes_written,
@@ -144,7 +161,7 @@ pub async fn stat(
     State(state): State<AppState>,
     Query(query): Query<FsPathQuery>,
 ) -> Result<JsonResponse<FsStat>> {
-    let path = resolve(&state, &query.path, query.session_id.as_deref())?;
+    let path = resolve(&state, &query.path, query.session_id.as_deref(), true)?;
     Ok(JsonResponse(
         filesystem::blocking(move || ops::stat(&path)).await?,
     ))
@@ -163,7 +180,7 @@ pub async fn mkdir(
     State(state): State<AppState>,
     Query(query): Query<FsPathQuery>,
 ) -> Result<JsonResponse<FsActionResponse>> {
-    let path = resolve(&state, &query.path, query.session_id.as_deref())?;
+    let path = resolve(&state, &query.path, query.session_id.as_deref(), true)?;
     let created = path.clone();
     filesystem::blocking(move || ops::mkdir(&created)).await?;
     Ok(JsonResponse(FsActionResponse { path: shown(&path) }))
@@ -184,8 +201,8 @@ pub async fn move_entry(
     Json(request): Json<FsMoveRequest>,
 ) -> Result<JsonResponse<FsMoveResponse>> {
     let session = query.session_id.as_deref();
-    let from = resolve(&state, &request.from, session)?;
-    let to = resolve(&state, &request.to, session)?;
+    let from = resolve(&state, &request.from, session, false)?;
+    let to = resolve(&state, &request.to, session, false)?;
     let overwrite = request.overwrite.unwrap_or(false);
     let (source, destination) = (from.clone(), to.clone());
     filesystem::blocking(move || ops::rename(&source, &destination, overwrite)).await?;
@@ -209,7 +226,7 @@ pub async fn delete_entry(
     State(state): State<AppState>,
     Query(query): Query<FsDeleteQuery>,
 ) -> Result<JsonResponse<FsActionResponse>> {
-    let path = resolve(&state, &query.path, query.session_id.as_deref())?;
+    let path = resolve(&state, &query.path, query.session_id.as_deref(), false)?;
     let recursive = query.recursive.unwrap_or(false);
     let removed = path.clone();
     filesystem::blocking(move || ops::remove(&removed, recursive)).await?;
@@ -237,14 +254,15 @@ pub async fn upload_batch(
     body: Body,
 ) -> Result<JsonResponse<FsUploadBatchResponse>> {
     check_archive_type(&headers)?;
-    check_declared_length(&headers, state.fs_max_bytes)?;
+    check_declared_length(&headers, state.fs.max_bytes)?;
     let target = resolve(
         &state,
         query.path.as_deref().unwrap_or("."),
         query.session_id.as_deref(),
+        true,
     )?;
     Ok(JsonResponse(
-        upload::unpack(target, body, state.fs_max_bytes).await?,
+        upload::unpack(target, body, state.fs.upload_limits()).await?,
     ))
 }
 

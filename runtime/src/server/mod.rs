@@ -44,8 +44,8 @@ pub struct AppState {
     pub sessions: Arc<SessionManager>,
     /// The `--adapters-dir` folder, when the daemon has one.
     pub adapters_folder: Option<Arc<crate::adapters::AdaptersFolder>>,
-    /// Largest file written, or archive unpacked, through `/v1/fs/*`.
-    pub fs_max_bytes: u64,
+    /// The limits of `/v1/fs/*`, and its `--fs-root` when there is one.
+    pub fs: Arc<crate::filesystem::confine::FsPolicy>,
     /// The processes clients started (`/v1/processes`).
     pub processes: Arc<crate::processes::ProcessManager>,
     /// `--cors-allow-origin`: the pages, besides the daemon's own, that may open a
@@ -165,6 +165,24 @@ async fn wait_for_adapters(
     next.run(request).await
 }
 
+/// The file API's limits, and its root opened once (a root that cannot be opened
+/// stops the start).
+fn fs_policy(config: &DaemonConfig) -> anyhow::Result<crate::filesystem::confine::FsPolicy> {
+    let root = config
+        .fs_root
+        .as_deref()
+        .map(|root| {
+            crate::filesystem::confine::FsRoot::open(root)
+                .with_context(|| format!("--fs-root {}", root.display()))
+        })
+        .transpose()?;
+    Ok(crate::filesystem::confine::FsPolicy {
+        max_bytes: config.fs_max_bytes,
+        max_entries: config.fs_max_entries,
+        root,
+    })
+}
+
 /// Loads the adapters, binds, and serves until SIGINT/SIGTERM, which ends every session.
 ///
 /// Start-up compiles nothing: builtin adapters come precompiled and are loaded
@@ -234,7 +252,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         catalog,
         sessions: sessions.clone(),
         adapters_folder,
-        fs_max_bytes: config.fs_max_bytes,
+        fs: Arc::new(fs_policy(&config)?),
         processes: processes.clone(),
         allowed_origins: config.cors.allow_origins.clone().into(),
     };

@@ -63,7 +63,7 @@ use super::{fs_routes, process_routes, routes, terminal_ws};
         SessionEndReason, TerminatedBy, StderrOutput, TurnEventData, TurnPhase, Usage, ItemEventData,
         ItemDeltaData, ErrorData, AgentUnparsedData, PermissionEventData, PermissionStatus, QuestionEventData,
         QuestionStatus, ErrorType, AgentError, EventsQuery, TurnStreamQuery, EventsSseQuery,
-        FsEntryType, FsEntriesQuery, FsUploadBatchQuery, FsPathQuery, FsDeleteQuery, FsSessionQuery,
+        FsEntryType, FsEntryKind, FsEntriesQuery, FsUploadBatchQuery, FsPathQuery, FsDeleteQuery, FsSessionQuery,
         ProcessDataEncoding, ProcessLogsMissed, ProcessLogEntry, ProcessState, ProcessLogsStream,
         TerminalClientFrame, TerminalServerFrame,
     )),

@@ -49,12 +49,14 @@ pub fn router() -> Router<AppState> {
     responses(
         (status = 200, body = ProcessRunResponse),
         (status = 400, description = "A bad body, or the program cannot start (`spawn_failed`, with the system's reason)", body = ProblemDetails),
+        (status = 403, description = "`cwd` is outside the daemon's `--fs-root` (`permission_denied`)", body = ProblemDetails),
         (status = 409, description = "`--max-processes` processes are held already (`process_limit_reached`)", body = ProblemDetails),
     ))]
 pub async fn run(
     State(state): State<AppState>,
-    Json(request): Json<ProcessRunRequest>,
+    Json(mut request): Json<ProcessRunRequest>,
 ) -> Result<JsonResponse<ProcessRunResponse>> {
+    request.cwd = state.fs.working_directory(request.cwd.as_deref())?;
     Ok(JsonResponse(state.processes.run(request).await?))
 }
 
@@ -70,12 +72,14 @@ pub async fn config(State(state): State<AppState>) -> JsonResponse<ProcessConfig
     responses(
         (status = 200, body = ProcessInfo),
         (status = 400, description = "A bad body, or the program cannot start (`spawn_failed`, with the system's reason)", body = ProblemDetails),
+        (status = 403, description = "`cwd` is outside the daemon's `--fs-root` (`permission_denied`)", body = ProblemDetails),
         (status = 409, description = "`--max-processes` processes are held already (`process_limit_reached`)", body = ProblemDetails),
     ))]
 pub async fn create(
     State(state): State<AppState>,
-    Json(request): Json<ProcessCreateRequest>,
+    Json(mut request): Json<ProcessCreateRequest>,
 ) -> Result<JsonResponse<ProcessInfo>> {
+    request.cwd = state.fs.working_directory(request.cwd.as_deref())?;
     Ok(JsonResponse(state.processes.start(request)?))
 }
 

@@ -161,14 +161,16 @@ pub async fn get_session(
     params(("session_id" = String, Path, description = "Client-chosen session id: 1-128 of [A-Za-z0-9._-]")),
     request_body = CreateSessionRequest,
     responses((status = 200, body = CreateSessionResponse), (status = 400, body = ProblemDetails),
+              (status = 403, description = "`directory` is outside the daemon's `--fs-root`", body = ProblemDetails),
               (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails),
               (status = 503, description = "The session database cannot be written", body = ProblemDetails),
               (status = 507, description = "The data dir's disk is full", body = ProblemDetails)))]
 pub async fn create_session(
     State(state): State<AppState>,
     Path(session_id): Path<String>,
-    Json(request): Json<CreateSessionRequest>,
+    Json(mut request): Json<CreateSessionRequest>,
 ) -> Result<axum::Json<CreateSessionResponse>> {
+    request.directory = state.fs.working_directory(request.directory.as_deref())?;
     let agent = request.agent.clone();
     let session = state.sessions.create(&session_id, request).await?;
     let started = session.command(Command::Start).await;

@@ -82,6 +82,8 @@ pub struct Options {
     /// A file that gets the daemon's stdout and stderr (stdout is dropped and stderr
     /// inherited otherwise).
     pub output: Option<PathBuf>,
+    /// The daemon's umask (the test process's otherwise).
+    pub umask: Option<u32>,
 }
 
 impl Daemon {
@@ -123,6 +125,16 @@ impl Daemon {
             }
             None => {
                 command.stdout(Stdio::null()).stderr(Stdio::inherit());
+            }
+        }
+        if let Some(mask) = options.umask {
+            use std::os::unix::process::CommandExt as _;
+            // SAFETY: umask is async-signal-safe and touches nothing of the parent.
+            unsafe {
+                command.pre_exec(move || {
+                    libc::umask(mask as libc::mode_t);
+                    Ok(())
+                });
             }
         }
         match (&options.token, options.token_in) {

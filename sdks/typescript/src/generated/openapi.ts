@@ -915,8 +915,12 @@ export interface components {
         };
         /** @description One entry of a directory listing (`GET /v1/fs/entries`). */
         FsEntry: {
-            /** @description File or directory. */
+            /**
+             * @description File or directory (what a symbolic link leads to; FIFOs, sockets and devices
+             *     are `file` here, see `kind`).
+             */
             entryType: components["schemas"]["FsEntryType"];
+            kind?: null | components["schemas"]["FsEntryKind"];
             /** @description Last modification time (RFC 3339), when the filesystem records one. */
             modified?: string | null;
             /** @description The entry's file name. */
@@ -929,6 +933,12 @@ export interface components {
              */
             size: number;
         };
+        /**
+         * @description What a path itself is, without following a symbolic link at it (`entryType` keeps
+         *     the 0.1.x two values, and follows links).
+         * @enum {string}
+         */
+        FsEntryKind: "file" | "directory" | "symlink" | "fifo" | "socket" | "charDevice" | "blockDevice";
         /**
          * @description What a path names.
          * @enum {string}
@@ -964,8 +974,12 @@ export interface components {
         };
         /** @description Metadata of one path (`GET /v1/fs/stat`). */
         FsStat: {
-            /** @description File or directory. */
+            /**
+             * @description File or directory (what a symbolic link leads to; FIFOs, sockets and devices
+             *     are `file` here, see `kind`).
+             */
             entryType: components["schemas"]["FsEntryType"];
+            kind?: null | components["schemas"]["FsEntryKind"];
             /** @description Last modification time (RFC 3339), when the filesystem records one. */
             modified?: string | null;
             /** @description The absolute path. */
@@ -2264,7 +2278,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file's bytes */
+            /** @description The file's bytes (`content-length` only when the size can be trusted: `/proc` and sysfs files are read to their end) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2273,7 +2287,7 @@ export interface operations {
                     "application/octet-stream": number[];
                 };
             };
-            /** @description A directory, or a bad path */
+            /** @description A directory, a FIFO, a socket or a device, or a bad path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2349,7 +2363,7 @@ export interface operations {
                     "application/json": components["schemas"]["FsWriteResponse"];
                 };
             };
-            /** @description A directory, or a bad path */
+            /** @description A directory, a FIFO, a socket or a device, or a bad path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2854,6 +2868,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description `cwd` is outside the daemon's `--fs-root` (`permission_denied`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description `--max-processes` processes are held already (`process_limit_reached`) */
             409: {
                 headers: {
@@ -2948,6 +2971,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="sandbox-agent"` */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `cwd` is outside the daemon's `--fs-root` (`permission_denied`) */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3685,6 +3717,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="sandbox-agent"` */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `directory` is outside the daemon's `--fs-root` */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

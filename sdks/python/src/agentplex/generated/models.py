@@ -424,7 +424,11 @@ class FsEntry(Model):
     """One entry of a directory listing (`GET /v1/fs/entries`)."""
 
     entry_type: FsEntryType = Field(alias="entryType")
-    """File or directory."""
+    """File or directory (what a symbolic link leads to; FIFOs, sockets and devices
+    are `file` here, see `kind`).
+    """
+
+    kind: FsEntryKind | None = Field(default=None)
 
     modified: str | None = Field(default=None)
     """Last modification time (RFC 3339), when the filesystem records one."""
@@ -438,6 +442,11 @@ class FsEntry(Model):
     size: int
     """Size in bytes."""
 
+
+FsEntryKind = Literal["file", "directory", "symlink", "fifo", "socket", "charDevice", "blockDevice"]
+"""What a path itself is, without following a symbolic link at it (`entryType` keeps
+the 0.1.x two values, and follows links).
+"""
 
 FsEntryType = Literal["file", "directory"]
 """What a path names."""
@@ -487,7 +496,11 @@ class FsStat(Model):
     """Metadata of one path (`GET /v1/fs/stat`)."""
 
     entry_type: FsEntryType = Field(alias="entryType")
-    """File or directory."""
+    """File or directory (what a symbolic link leads to; FIFOs, sockets and devices
+    are `file` here, see `kind`).
+    """
+
+    kind: FsEntryKind | None = Field(default=None)
 
     modified: str | None = Field(default=None)
     """Last modification time (RFC 3339), when the filesystem records one."""
@@ -1474,6 +1487,7 @@ __all__ = [
     "FsDeleteQuery",
     "FsEntriesQuery",
     "FsEntry",
+    "FsEntryKind",
     "FsEntryType",
     "FsMoveRequest",
     "FsMoveResponse",
