@@ -381,6 +381,7 @@ fn bodies_over_the_limit_are_refused_and_leave_nothing() {
     let streamed = api
         .client()
         .post(daemon.url("/v1/fs/upload-batch?path=up"))
+        .header("content-type", "application/x-tar")
         .body(chunked)
         .send()
         .unwrap();
