@@ -105,11 +105,12 @@ impl GitCache {
         let transport = source::transport(&source.source, &shown, self.settings.allow_local)?;
         let git_ref = source.git_ref.as_deref().unwrap_or("HEAD");
         source::check_ref(git_ref)?;
-        let url = match transport {
-            Transport::Local if Path::new(&source.source).is_relative() => {
-                directory.join(&source.source).display().to_string()
-            }
-            _ => source.source.clone(),
+        let relative_path = transport == Transport::Local
+            && !source.source.contains("://")
+            && Path::new(&source.source).is_relative();
+        let url = match relative_path {
+            true => directory.join(&source.source).display().to_string(),
+            false => source.source.clone(),
         };
         let dir = self.root.join(key(&url, source.git_ref.as_deref()));
         let lock = self
