@@ -13,9 +13,11 @@ use utoipa::{IntoParams, ToSchema};
 mod fs;
 mod mcp;
 mod processes;
+mod redact;
 pub use fs::*;
 pub use mcp::*;
 pub use processes::*;
+pub use redact::{redact_url, scrub_url, REDACTED};
 
 /// `GET /v1/health`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

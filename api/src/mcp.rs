@@ -63,26 +63,6 @@ pub enum McpServerConfig {
     },
 }
 
-impl McpServerConfig {
-    /// The config with the values of `headers` and `env` replaced by `<redacted>`, to
-    /// show it without the secrets they may hold.
-    pub fn redacted(&self) -> Self {
-        let hide = |map: &Option<BTreeMap<String, String>>| {
-            map.as_ref().map(|map| {
-                map.keys()
-                    .map(|key| (key.clone(), "<redacted>".to_owned()))
-                    .collect()
-            })
-        };
-        let mut copy = self.clone();
-        match &mut copy {
-            McpServerConfig::Local { env, .. } => *env = hide(env),
-            McpServerConfig::Remote { headers, .. } => *headers = hide(headers),
-        }
-        copy
-    }
-}
-
 /// A local server's command: one string (the program) or a list (program and arguments).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]

@@ -68,6 +68,9 @@ pub struct DaemonConfig {
     pub host: HostConfig,
     /// Limits of the process API (`/v1/processes`).
     pub processes: crate::processes::ProcessSettings,
+    /// How git skill sources are fetched (`--allow-local-skill-repos`,
+    /// `--skill-fetch-timeout-ms`).
+    pub skill_sources: crate::sessions::skills::GitSettings,
 }
 
 /// The default data dir: `$XDG_DATA_HOME/sandbox-agent` or `~/.local/share/sandbox-agent`.

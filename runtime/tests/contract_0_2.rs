@@ -77,6 +77,12 @@ fn write_file_lands_in_the_sessions_scratch_folder_only() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert_eq!(std::fs::read_to_string(&written).unwrap(), "{\"mcp\":{}}");
+    // It may hold secrets: the daemon's user alone reads it, and the folder.
+    use std::os::unix::fs::PermissionsExt;
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&written), 0o600);
+    assert_eq!(mode(&scratch), 0o700);
 
     // A path out of the scratch folder is an invalid action: the session ends,
     // nothing is written.

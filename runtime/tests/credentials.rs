@@ -5,7 +5,6 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -251,13 +250,11 @@ fn every_credential_variable() -> BTreeSet<String> {
 /// A fake `claude` that answers the version probe and otherwise writes its
 /// environment (NUL-separated) to `dump`, then reads its stdin until it closes.
 fn fake_claude(install_dir: &Path, dump: &Path) {
-    let script = format!(
-        "#!/bin/sh\nfor arg in \"$@\"; do [ \"$arg\" = --version ] && {{ echo '2.1.197 (Claude Code)'; exit 0; }}; done\nenv -0 > '{dump}.tmp' && mv '{dump}.tmp' '{dump}'\nexec cat >/dev/null\n",
-        dump = dump.display()
+    let dump = dump.display();
+    common::fake_claude(
+        install_dir,
+        &format!("env -0 > '{dump}.tmp' && mv '{dump}.tmp' '{dump}'"),
     );
-    let path = install_dir.join("claude");
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 /// The environment a process dumped, once the file is there.

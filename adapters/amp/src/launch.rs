@@ -1,6 +1,6 @@
 //! The processes a session starts: the `--help` probe and one `amp` per turn.
 
-use sandbox_agent_adapter_kit::mcp::string_map;
+use sandbox_agent_adapter_kit::mcp::{self, string_map};
 use sandbox_agent_adapter_kit::prelude::*;
 
 use crate::flags::{Flags, Resume};
@@ -39,15 +39,27 @@ pub(crate) fn turn(
     if !config.mcp_servers.is_empty() {
         argv.extend([
             "--mcp-config".to_owned(),
-            mcp_config(&config.mcp_servers).to_string(),
+            config.scratch_path(mcp::CONFIG_FILE),
         ]);
     }
     SpawnRequest::command(process_id, argv)
 }
 
-/// The session's MCP servers as `--mcp-config` JSON (every listed Amp release has the
-/// flag; it merges with the user's settings): Amp's `amp.mcpServers` map, a local
-/// `command` with `args` and `env`, or a remote `url` with `headers`.
+/// The file `--mcp-config` names ([`mcp::CONFIG_FILE`] in the scratch folder: every
+/// listed Amp release takes "JSON configuration or file path" there, and the
+/// servers' secrets stay off the command line, where every process could read
+/// them), when the session has MCP servers.
+pub(crate) fn mcp_config_file(config: &SessionConfig) -> Option<(&'static str, Vec<u8>)> {
+    if config.mcp_servers.is_empty() {
+        return None;
+    }
+    let servers = mcp_config(&config.mcp_servers).to_string();
+    Some((mcp::CONFIG_FILE, servers.into_bytes()))
+}
+
+/// The session's MCP servers as Amp's `--mcp-config` JSON (it merges with the
+/// user's settings): Amp's `amp.mcpServers` map, a local `command` with `args` and
+/// `env`, or a remote `url` with `headers`.
 fn mcp_config(servers: &[McpServer]) -> serde_json::Value {
     let servers: serde_json::Map<String, serde_json::Value> = servers
         .iter()

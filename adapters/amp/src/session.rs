@@ -40,6 +40,9 @@ impl AmpSession {
         };
         let id = format!("amp_{}", self.state.ids.next_number("process"));
         let thread = self.state.thread.as_deref();
+        if let Some((path, contents)) = launch::mcp_config_file(&self.config) {
+            out.write_file(path, contents);
+        }
         out.spawn(launch::turn(&self.config, flags, &id, thread));
         out.write_stdin(id.clone(), prompt.as_bytes().to_vec());
         out.close_stdin(id.clone());

@@ -1,5 +1,6 @@
 //! How a session's `claude` process is started: argv and environment.
 
+use sandbox_agent_adapter_kit::mcp;
 use sandbox_agent_adapter_kit::prelude::*;
 
 /// The program when the session has no installed binary path.
@@ -34,8 +35,10 @@ pub(crate) fn spawn(
     argv.extend(text::flag("--effort", config.chosen_variant()));
     argv.extend(text::flag("--resume", resume));
     if !config.mcp_servers.is_empty() {
-        let servers = sandbox_agent_adapter_kit::mcp::mcp_servers_config(&config.mcp_servers);
-        argv.extend(["--mcp-config".to_owned(), servers.to_string()]);
+        argv.extend([
+            "--mcp-config".to_owned(),
+            config.scratch_path(mcp::CONFIG_FILE),
+        ]);
     }
     if !config.skills.is_empty() {
         argv.extend(["--plugin-dir".to_owned(), config.scratch_dir.clone()]);
@@ -47,6 +50,17 @@ pub(crate) fn spawn(
         env.push(("MCP_CONNECTION_NONBLOCKING".to_owned(), "false".to_owned()));
     }
     SpawnRequest::command(process_id, argv).with_env(env)
+}
+
+/// The session's MCP servers as the file `--mcp-config` names ([`mcp::CONFIG_FILE`]
+/// in the scratch folder, never the JSON itself on the command line, where every
+/// process could read their secrets), when it has any.
+pub(crate) fn mcp_config(config: &SessionConfig) -> Option<(&'static str, Vec<u8>)> {
+    if config.mcp_servers.is_empty() {
+        return None;
+    }
+    let servers = mcp::mcp_servers_config(&config.mcp_servers);
+    Some((mcp::CONFIG_FILE, servers.to_string().into_bytes()))
 }
 
 /// The name of the plugin that carries a session's skills (the CLI shows them as

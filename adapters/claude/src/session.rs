@@ -32,7 +32,11 @@ impl ClaudeSession {
     fn launch(&mut self, out: &mut Actions) {
         let id = format!("claude_{}", self.state.ids.next_number("process"));
         let resume = self.state.native_session_id.as_deref();
-        if let Some((path, contents)) = launch::skills_plugin(&self.config) {
+        let files = [
+            launch::mcp_config(&self.config),
+            launch::skills_plugin(&self.config),
+        ];
+        for (path, contents) in files.into_iter().flatten() {
             out.write_file(path, contents);
         }
         out.spawn(launch::spawn(&self.config, &id, resume));

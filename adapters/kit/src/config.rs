@@ -1,6 +1,6 @@
 //! Shorthands for reading a [`SessionConfig`]: the program to run, the model and
-//! variant the session chose, the agent's own name for its permission mode, and the
-//! launch settings `session.started` reports.
+//! variant the session chose, the agent's own name for its permission mode, the
+//! launch settings `session.started` reports, and paths in the scratch folder.
 
 use serde_json::{json, Value};
 
@@ -11,6 +11,12 @@ impl SessionConfig {
     /// the host on its `PATH`).
     pub fn program<'a>(&'a self, default: &'a str) -> &'a str {
         self.agent_binary.as_deref().unwrap_or(default)
+    }
+
+    /// The absolute path of `file` (relative) in the session's scratch folder, where
+    /// [`crate::Actions::write_file`] writes it.
+    pub fn scratch_path(&self, file: &str) -> String {
+        format!("{}/{file}", self.scratch_dir.trim_end_matches('/'))
     }
 
     /// The model the session chose, when it named one.

@@ -1,10 +1,19 @@
 //! A session's MCP servers in the `mcpServers` JSON shape that many agents read
 //! (Claude Code's `--mcp-config`, `.mcp.json` files): a map from server name to
 //! `{type: "stdio", command, args, env}` or `{type: "http" | "sse", url, headers}`.
+//!
+//! The servers' secrets (header values, environments) never go on an agent's
+//! command line, which every process can read: an adapter writes the configuration
+//! to [`CONFIG_FILE`] in the session's scratch folder (`Actions::write_file`; the
+//! host makes it 0600) and names that file (`SessionConfig::scratch_path`).
 
 use serde_json::{json, Map, Value};
 
 use crate::types::{McpRemoteTransport, McpServer, McpTransport};
+
+/// The file in the session's scratch folder that holds its MCP configuration, for
+/// agents that read it from a file they are given.
+pub const CONFIG_FILE: &str = "mcp-servers.json";
 
 /// `{"mcpServers": {...}}` for `servers`.
 pub fn mcp_servers_config(servers: &[McpServer]) -> Value {

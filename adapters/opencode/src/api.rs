@@ -51,10 +51,7 @@ pub(crate) fn server_line(line: &str) -> ServerLine<'_> {
 pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     let program = program(config);
     let config_file = has_session_config(config).then(|| {
-        let path = format!(
-            "{}/{SESSION_CONFIG_FILE}",
-            config.scratch_dir.trim_end_matches('/')
-        );
+        let path = config.scratch_path(SESSION_CONFIG_FILE);
         ("OPENCODE_CONFIG".to_owned(), path)
     });
     let keyed: Vec<(String, String)> = config.env.iter().chain(&config_file).cloned().collect();

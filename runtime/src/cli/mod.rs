@@ -14,6 +14,7 @@ mod processes;
 mod project;
 mod remote;
 mod scaffold;
+mod skill_sources;
 mod terminal;
 mod validate;
 
@@ -239,6 +240,8 @@ pub struct ServerArgs {
     #[command(flatten)]
     processes: processes::ProcessFlags,
     #[command(flatten)]
+    skill_sources: skill_sources::SkillSourceFlags,
+    #[command(flatten)]
     log: logging::LogArgs,
 }
 
@@ -309,6 +312,7 @@ impl ServerArgs {
                 cache_dir: Some(self.cache_dir.unwrap_or_else(|| data_dir.join("cache"))),
             },
             processes: self.processes.into_settings(),
+            skill_sources: self.skill_sources.into_settings(),
             data_dir,
         })
     }

@@ -233,6 +233,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
             park_after: config.park_after,
             max_live_instances: config.max_live_instances,
             stop_grace: config.agent_stop_grace,
+            git: config.skill_sources,
         },
         store,
         config.data_dir.join("scratch"),

@@ -552,7 +552,9 @@ impl Actor {
                 };
                 match spawned {
                     Ok(entry) => {
-                        tracing::debug!(process = %process_id, argv = ?request.argv, "spawned");
+                        // Never the arguments: they may hold secrets.
+                        let (program, arguments) = (&request.argv[0], request.argv.len() - 1);
+                        tracing::debug!(process = %process_id, %program, arguments, "spawned");
                         self.core
                             .process_started(&process_id, entry.pid, entry.started);
                         let attached = Attached {
@@ -768,15 +770,24 @@ fn hash(bytes: &[u8]) -> u64 {
     hasher.finish()
 }
 
-/// Writes a file an adapter asked for under the session's scratch folder (its
-/// path was checked by the host to be relative, without `..`).
+/// Writes a file an adapter asked for under the session's scratch folder (its path
+/// was checked by the host to be relative, without `..`): 0600 (0700 executable)
+/// from its first byte, as it may hold secrets (an MCP configuration), written
+/// beside its place and renamed there.
 fn write_scratch_file(scratch: &Path, file: &FileWrite) -> std::io::Result<()> {
+    use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     let path = scratch.join(&file.path);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+    let parent = path.parent().unwrap_or(scratch);
+    std::fs::create_dir_all(parent)?;
+    // Created 0600 by `tempfile`.
+    let mut staged = tempfile::NamedTempFile::new_in(parent)?;
+    staged.write_all(&file.contents)?;
+    if file.executable {
+        staged
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o700))?;
     }
-    std::fs::write(&path, &file.contents)?;
-    let mode = if file.executable { 0o755 } else { 0o644 };
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+    staged.persist(&path).map_err(|error| error.error)?;
+    Ok(())
 }

@@ -16,6 +16,7 @@ mod recording;
 mod restore;
 pub mod retention;
 pub mod shared;
+pub mod skills;
 pub mod stderr;
 
 use std::collections::BTreeMap;
@@ -136,7 +137,10 @@ impl Session {
                     .map(|(name, server)| (name.clone(), server.redacted()))
                     .collect()
             }),
-            skills: record.skill_sources.clone(),
+            skills: record
+                .skill_sources
+                .as_ref()
+                .map(|skills| skills.redacted()),
         }
     }
 }
@@ -160,6 +164,8 @@ pub struct SessionSettings {
     /// How long an agent's process group has between SIGTERM and SIGKILL when
     /// the daemon stops.
     pub stop_grace: std::time::Duration,
+    /// How git skill sources are fetched.
+    pub git: skills::GitSettings,
 }
 
 /// Every session of the daemon.
@@ -175,6 +181,8 @@ pub struct SessionManager {
     store: Arc<dyn Store>,
     /// Where each session's scratch folder is made (see [`scratch_dir`]).
     scratch_root: PathBuf,
+    /// The git skill sources fetched, beside the scratch folders.
+    skill_cache: skills::GitCache,
     /// Becomes true when the daemon shuts down (open streams end).
     closing: watch::Sender<bool>,
 }
@@ -196,6 +204,7 @@ impl SessionManager {
             instances: parking::LiveInstances::new(settings.max_live_instances),
             settings,
             store,
+            skill_cache: skills::GitCache::new(scratch_root.with_file_name("skills"), settings.git),
             scratch_root,
             closing: watch::channel(false).0,
         }
@@ -265,10 +274,7 @@ impl SessionManager {
         let skills = request.skills.filter(|skills| !skills.sources.is_empty());
         launch::check_capabilities(info, !mcp.is_empty(), skills.is_some())?;
         let resolved = match &skills {
-            Some(skills) => {
-                let cache = self.scratch_root.with_file_name("skills");
-                launch::resolve_skills(skills, &directory, &cache).await?
-            }
+            Some(skills) => skills::resolve_skills(skills, &directory, &self.skill_cache).await?,
             None => Vec::new(),
         };
         let record = SessionRecord {
@@ -353,13 +359,13 @@ impl SessionManager {
     ) -> Result<(SessionConfig, Vec<(String, String)>), ApiError> {
         let agent_binary = self.catalog.require_installed(adapter)?;
         let scratch = scratch_dir(&self.scratch_root, &record.id);
-        std::fs::create_dir_all(&scratch).map_err(|error| {
+        make_private_dir(&scratch).map_err(|error| {
             ApiError::Internal(format!(
                 "cannot make the session's scratch folder {}: {error}",
                 scratch.display()
             ))
         })?;
-        launch::link_skills(&scratch, &record.skills)?;
+        let skills = skills::place_skills(&scratch, &record.skills, self.skill_cache.root())?;
         let mut env: Vec<(String, String)> = self.catalog.credentials_env(adapter);
         env.extend(record.env.iter().cloned());
         let config = SessionConfig {
@@ -381,7 +387,7 @@ impl SessionManager {
                     .map(|(_, value)| value.clone())
                     .or_else(|| std::env::var(name).ok())
             })?,
-            skills: launch::skills(&record.skills),
+            skills,
             scratch_dir: scratch.display().to_string(),
         };
         Ok((config, env))
@@ -492,6 +498,18 @@ fn resolve_directory(directory: Option<&str>) -> Result<PathBuf, ApiError> {
         )));
     }
     Ok(path)
+}
+
+/// Makes `dir` (and its missing parents) with the mode 0700, narrowing it when it
+/// exists: the scratch folders (the adapters' files in them may hold secrets, MCP
+/// configurations) and the skills cache.
+pub(crate) fn make_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
 }
 
 /// A session's scratch folder under `root`: named by the session id when that is a

@@ -319,3 +319,16 @@ pub fn wait_until(timeout: Duration, what: &str, mut done: impl FnMut() -> bool)
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Installs a stand-in `claude` in `install_dir`: it answers the version probe,
+/// else runs the shell commands `body` and then reads its stdin until it closes
+/// (as the real CLI waits for messages), keeping its command line in sight.
+pub fn fake_claude(install_dir: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = format!(
+        "#!/bin/sh\nfor arg in \"$@\"; do [ \"$arg\" = --version ] && {{ echo '2.1.197 (Claude Code)'; exit 0; }}; done\n{body}\ncat >/dev/null\n"
+    );
+    let path = install_dir.join("claude");
+    std::fs::write(&path, script).expect("writing the stand-in claude");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

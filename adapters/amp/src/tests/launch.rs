@@ -140,28 +140,36 @@ fn the_prompt_goes_to_stdin_with_attachments_listed() {
 }
 
 #[test]
-fn mcp_servers_go_in_mcp_config_which_every_listed_release_has() {
+fn mcp_servers_go_in_a_file_named_by_mcp_config_which_every_listed_release_has() {
     for help in [NEW, OLD] {
         assert!(
-            help.contains("--mcp-config"),
-            "a listed release lacks --mcp-config"
+            help.contains("--mcp-config <value>\n      JSON configuration or file path"),
+            "a listed release lacks --mcp-config taking a file"
         );
     }
+    let servers = vec![sandbox_agent_adapter_kit::testing::local_mcp_server(
+        "calc",
+        &["node", "add.mjs"],
+    )];
     let argv = argv(&flags_of(NEW), None, |config| {
-        config.mcp_servers = vec![sandbox_agent_adapter_kit::testing::local_mcp_server(
-            "calc",
-            &["node", "add.mjs"],
-        )];
+        config.scratch_dir = "/data/scratch/s1".to_owned();
+        config.mcp_servers = servers.clone();
     });
     let at = argv
         .iter()
         .position(|arg| arg == "--mcp-config")
         .expect("--mcp-config");
-    let servers: serde_json::Value = serde_json::from_str(&argv[at + 1]).unwrap();
+    assert_eq!(argv[at + 1], "/data/scratch/s1/mcp-servers.json");
+    let mut with_servers = config();
+    with_servers.mcp_servers = servers;
+    let (path, contents) = launch::mcp_config_file(&with_servers).unwrap();
+    assert_eq!(path, "mcp-servers.json");
+    let servers: serde_json::Value = serde_json::from_slice(&contents).unwrap();
     assert_eq!(
         servers,
         serde_json::json!({ "calc": { "command": "node", "args": ["add.mjs"], "env": { "MCP_KEY": "v" } } })
     );
+    assert!(launch::mcp_config_file(&config()).is_none());
     assert!(
         !super::super::launch::turn(&config(), &flags_of(NEW), "amp_1", None)
             .argv

@@ -10,8 +10,9 @@ mod replay;
 sandbox_agent_adapter_kit::facts_test!(crate::Claude, "../facts.json");
 
 #[test]
-fn mcp_servers_reach_the_cli_as_mcp_config_json() {
+fn mcp_servers_reach_the_cli_in_a_file_never_on_its_command_line() {
     let mut config = sandbox_agent_adapter_kit::testing::config();
+    config.scratch_dir = "/data/scratch/s1/".into();
     config.mcp_servers = vec![sandbox_agent_adapter_kit::testing::local_mcp_server(
         "calc",
         &["node", "add.mjs"],
@@ -22,19 +23,21 @@ fn mcp_servers_reach_the_cli_as_mcp_config_json() {
         .iter()
         .position(|arg| arg == "--mcp-config")
         .expect("--mcp-config");
-    let servers: serde_json::Value = serde_json::from_str(&spawn.argv[at + 1]).unwrap();
+    assert_eq!(spawn.argv[at + 1], "/data/scratch/s1/mcp-servers.json");
+    assert!(!spawn.argv.iter().any(|arg| arg.contains("MCP_KEY")));
+    let (path, contents) = crate::launch::mcp_config(&config).unwrap();
+    assert_eq!(path, "mcp-servers.json");
+    let servers: serde_json::Value = serde_json::from_slice(&contents).unwrap();
     assert_eq!(
         servers,
         serde_json::json!({ "mcpServers": { "calc": {
             "type": "stdio", "command": "node", "args": ["add.mjs"], "env": { "MCP_KEY": "v" },
         }}})
     );
-    let without = crate::launch::spawn(
-        &sandbox_agent_adapter_kit::testing::config(),
-        "turn-1",
-        None,
-    );
-    assert!(!without.argv.iter().any(|arg| arg == "--mcp-config"));
+    let without = sandbox_agent_adapter_kit::testing::config();
+    assert!(crate::launch::mcp_config(&without).is_none());
+    let spawn = crate::launch::spawn(&without, "turn-1", None);
+    assert!(!spawn.argv.iter().any(|arg| arg == "--mcp-config"));
 }
 
 #[test]
