@@ -5,7 +5,11 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod archives;
 mod connections;
 mod front_door;
+mod fs_root;
 mod raw;
+mod secrets;
+mod skill_sources;
 mod token;

@@ -258,6 +258,7 @@ impl Fetch<'_> {
     fn command(&self, args: &[&str], cwd: &Path) -> tokio::process::Command {
         let protocol = self.transport.protocol();
         let mut command = tokio::process::Command::new("git");
+        crate::secrets::keep_from_child(command.as_std_mut());
         command
             .args(["-c", "protocol.allow=never", "-c"])
             .arg(format!("protocol.{protocol}.allow=always"))

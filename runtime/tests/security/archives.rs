@@ -3,15 +3,12 @@
 //! target, archive modes and the umask, FIFOs and `/proc` files. `--fs-root` has its
 //! own file, `fs_root.rs`.
 
-#[path = "common/mod.rs"]
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::api::*;
-use common::{procfs, Daemon, Options};
+use super::common::api::*;
+use super::common::{procfs, Daemon, Options};
 use serde_json::Value;
 use tar::EntryType;
 

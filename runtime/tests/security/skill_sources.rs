@@ -8,14 +8,12 @@
 //! The ssh "server" is a stand-in `GIT_SSH_COMMAND` that notes each connection,
 //! waits, and runs the remote command (`git-upload-pack '<path>'`) here.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::api::*;
-use common::{fake_claude, Daemon, Options};
+use super::common::api::*;
+use super::common::{fake_claude, Daemon, Options};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -183,7 +181,7 @@ fn a_fetch_that_never_answers_is_killed_at_the_timeout_with_its_process_group() 
     let pids = std::fs::read_to_string(&connections).unwrap();
     let pids: Vec<&str> = pids.lines().collect();
     assert_eq!(pids.len(), 2, "{pids:?}");
-    common::wait_until(DEADLINE, "the fetch's processes gone", || {
+    super::common::wait_until(DEADLINE, "the fetch's processes gone", || {
         pids.iter().all(|pid| !alive(pid))
     });
     assert!(

@@ -2,13 +2,10 @@
 //! sessions and processes, refused outside the root and through a link inside it that
 //! leads out; inside, everything works, and relative paths start at the root.
 
-#[path = "common/mod.rs"]
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::api::*;
-use common::{Daemon, Options};
+use super::common::api::*;
+use super::common::{Daemon, Options};
 use serde_json::json;
 
 struct Setup {

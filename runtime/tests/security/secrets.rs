@@ -7,14 +7,12 @@
 //! The agent is a stand-in `claude` that notes its command line and waits: the
 //! command line the real adapter gives it is what `ps` shows.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use common::api::*;
-use common::{fake_claude, wait_until, Daemon, Options};
+use super::common::api::*;
+use super::common::{fake_claude, wait_until, Daemon, Options};
 use serde_json::json;
 use tempfile::TempDir;
 
@@ -130,7 +128,7 @@ fn mcp_and_skill_secrets_stay_off_command_lines_logs_and_answers() {
     }
 
     // A git skill source with credentials that cannot be fetched, and one refused.
-    let port = common::free_port();
+    let port = super::common::free_port();
     for (id, source) in [
         (
             "skills-a",
