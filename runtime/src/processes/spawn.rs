@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
 
-use tokio::process::{Child, Command};
+use std::process::{Child, Command};
 
 use crate::error::ApiError;
+use crate::process_group::Leader;
 
 /// What to start.
 pub struct CommandSpec<'a> {
@@ -38,9 +39,10 @@ impl CommandSpec<'_> {
         Ok(command)
     }
 
-    /// Starts the command, or says why it could not.
-    pub fn spawn(&self, command: &mut Command) -> Result<Child, ApiError> {
-        command.spawn().map_err(|error| {
+    /// Starts the command (which must make the child a group leader), or says
+    /// why it could not. The `Child` is for its stdio only.
+    pub fn spawn(&self, command: &mut Command) -> Result<(Leader, Child), ApiError> {
+        Leader::spawn(command).map_err(|error| {
             ApiError::SpawnFailed(format!("cannot start {:?}: {error}", self.command))
         })
     }
