@@ -24,12 +24,12 @@ use sha2::{Digest, Sha256};
 const CLAUDE: &str =
     "/storage.googleapis.com/claude-code-dist-86c565f3-f756-42ad-8dfa-d59b1c096819/claude-code-releases";
 const AMP: &str = "/storage.googleapis.com/amp-public-assets-prod-0/cli";
+const CODEX: &str = "openai/codex";
 const CODEX_LATEST: &str = "/api.github.com/repos/openai/codex/releases/latest";
-const CODEX_DOWNLOADS: &str = "/github.com/openai/codex/releases/download";
+const OPENCODE: &str = "anomalyco/opencode";
 const OPENCODE_LATEST: &str = "/api.github.com/repos/anomalyco/opencode/releases/latest";
-const OPENCODE_DOWNLOADS: &str = "/github.com/anomalyco/opencode/releases/download";
+const PI: &str = "badlogic/pi-mono";
 const PI_LATEST: &str = "/registry.npmjs.org/@mariozechner/pi-coding-agent/latest";
-const PI_DOWNLOADS: &str = "/github.com/badlogic/pi-mono/releases/download";
 
 /// How a path is answered.
 #[derive(Clone)]
@@ -142,6 +142,24 @@ impl Vendors {
             }
         }
         let _ = stream.shutdown(std::net::Shutdown::Both);
+    }
+
+    /// A GitHub release asset of `repo` and the release's API document, which
+    /// lists the asset with the digest GitHub computed (`digest` for those bytes).
+    fn publish_github_asset(&self, repo: &str, tag: &str, file: &str, bytes: &[u8], digest: &[u8]) {
+        let download = format!("/github.com/{repo}/releases/download/{tag}/{file}");
+        self.body(&download, bytes);
+        let release = json!({"tag_name": tag, "assets": [
+            {"name": file, "digest": format!("sha256:{}", sha256(digest))},
+            {"name": "other.zip", "digest": format!("sha256:{}", sha256(b"other"))},
+        ]});
+        let document = format!("/api.github.com/repos/{repo}/releases/tags/{tag}");
+        self.body(&document, release.to_string());
+    }
+
+    /// [`Vendors::publish_github_asset`] with its true digest.
+    fn publish_github(&self, repo: &str, tag: &str, file: &str, bytes: &[u8]) {
+        self.publish_github_asset(repo, tag, file, bytes, bytes);
     }
 
     /// Claude Code `version` in the bucket (with its manifest checksum), and as latest.
@@ -303,14 +321,18 @@ fn each_agent_installs_from_its_release_recipe() {
         CODEX_LATEST,
         json!({"tag_name": "rust-v0.170.1"}).to_string(),
     );
-    vendors.body(
-        &format!("{CODEX_DOWNLOADS}/rust-v0.170.1/codex-x86_64-unknown-linux-musl.tar.gz"),
-        tar_gz(&[("codex-x86_64-unknown-linux-musl", &fake_binary("0.170.1"))]),
+    vendors.publish_github(
+        CODEX,
+        "rust-v0.170.1",
+        "codex-x86_64-unknown-linux-musl.tar.gz",
+        &tar_gz(&[("codex-x86_64-unknown-linux-musl", &fake_binary("0.170.1"))]),
     );
     vendors.body(OPENCODE_LATEST, json!({"tag_name": "v1.19.2"}).to_string());
-    vendors.body(
-        &format!("{OPENCODE_DOWNLOADS}/v1.19.2/opencode-linux-x64.tar.gz"),
-        tar_gz(&[("opencode", &fake_binary("1.19.2"))]),
+    vendors.publish_github(
+        OPENCODE,
+        "v1.19.2",
+        "opencode-linux-x64.tar.gz",
+        &tar_gz(&[("opencode", &fake_binary("1.19.2"))]),
     );
     vendors.body(
         &format!("{AMP}/cli-version.txt"),
@@ -324,9 +346,11 @@ fn each_agent_installs_from_its_release_recipe() {
         PI_LATEST,
         json!({"name": "pi", "version": "0.74.0"}).to_string(),
     );
-    vendors.body(
-        &format!("{PI_DOWNLOADS}/v0.74.0/pi-linux-x64.tar.gz"),
-        tar_gz(&[
+    vendors.publish_github(
+        PI,
+        "v0.74.0",
+        "pi-linux-x64.tar.gz",
+        &tar_gz(&[
             ("pi/pi", &fake_binary("0.74.0")),
             ("pi/theme/dark.json", b"{}"),
         ]),
@@ -372,9 +396,11 @@ fn each_agent_installs_from_its_release_recipe() {
 fn opencode_on_macos_comes_as_a_zip() {
     let vendors = Vendors::start();
     vendors.body(OPENCODE_LATEST, json!({"tag_name": "v1.19.3"}).to_string());
-    vendors.body(
-        &format!("{OPENCODE_DOWNLOADS}/v1.19.3/opencode-darwin-arm64.zip"),
-        zip(&[("opencode", &fake_binary("1.19.3"))]),
+    vendors.publish_github(
+        OPENCODE,
+        "v1.19.3",
+        "opencode-darwin-arm64.zip",
+        &zip(&[("opencode", &fake_binary("1.19.3"))]),
     );
     let daemon = daemon(&vendors, &["--install-platform", "darwin-arm64"]);
     let api = Api::new(&daemon);
@@ -384,6 +410,61 @@ fn opencode_on_macos_comes_as_a_zip() {
     );
     let entry = agent_entry(&api, "opencode");
     assert_eq!(entry["version"], "1.19.3", "{entry}");
+}
+
+/// Codex, OpenCode and Pi releases publish no checksum file: their downloads are
+/// checked against the digest GitHub lists for the asset in the release document.
+#[test]
+fn github_release_downloads_are_checked_against_the_asset_digest() {
+    let vendors = Vendors::start();
+    let daemon = daemon(&vendors, &[]);
+    let api = Api::new(&daemon);
+    let cases = [
+        (
+            "codex",
+            CODEX,
+            "rust-v0.170.2",
+            "codex-x86_64-unknown-linux-musl.tar.gz",
+            "codex-x86_64-unknown-linux-musl",
+        ),
+        (
+            "opencode",
+            OPENCODE,
+            "v1.19.4",
+            "opencode-linux-x64.tar.gz",
+            "opencode",
+        ),
+        ("pi", PI, "v0.74.1", "pi-linux-x64.tar.gz", "pi/pi"),
+    ];
+    for (agent, repo, tag, file, binary) in cases {
+        let version = tag.trim_start_matches("rust-v").trim_start_matches('v');
+        let archive = tar_gz(&[(binary, &fake_binary(version))]);
+        // The mirror (or the network) serves other bytes than GitHub recorded.
+        let tampered = tar_gz(&[(binary, b"#!/bin/sh\necho pwned\n".as_slice())]);
+        vendors.publish_github_asset(repo, tag, file, &tampered, &archive);
+        let request = json!({"version": version});
+        let problem = expect_problem(
+            api.post_json(&format!("/v1/agents/{agent}/install"), request.clone()),
+            500,
+            "install_failed",
+        );
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("checksum mismatch") && detail.contains(file),
+            "{agent}: {problem}"
+        );
+        assert!(
+            !install_dir(&daemon).join(agent).exists(),
+            "{agent} was installed"
+        );
+        // The bytes GitHub recorded install.
+        vendors.publish_github(repo, tag, file, &archive);
+        expect_no_content(
+            api.post_json(&format!("/v1/agents/{agent}/install"), request),
+            agent,
+        );
+        assert_eq!(run(&install_dir(&daemon).join(agent)), version, "{agent}");
+    }
 }
 
 #[test]
@@ -523,9 +604,11 @@ fn corrupted_truncated_and_missing_downloads_fail_cleanly() {
 
     // An archive without the binary the recipe names.
     vendors.body(CODEX_LATEST, json!({"tag_name": "rust-v0.1.0"}).to_string());
-    vendors.body(
-        &format!("{CODEX_DOWNLOADS}/rust-v0.1.0/codex-x86_64-unknown-linux-musl.tar.gz"),
-        tar_gz(&[("README.md", b"no binary here")]),
+    vendors.publish_github(
+        CODEX,
+        "rust-v0.1.0",
+        "codex-x86_64-unknown-linux-musl.tar.gz",
+        &tar_gz(&[("README.md", b"no binary here")]),
     );
     let problem = expect_problem(
         Api::new(&daemon).post_json("/v1/agents/codex/install", json!({})),
