@@ -16,6 +16,7 @@ use super::pty::{self, Master, Size};
 use super::spawn::{exit_parts, CommandSpec};
 use super::DRAIN_AFTER_EXIT;
 use crate::error::ApiError;
+use crate::install::in_use::Hold;
 use crate::process_group::{self, Leader, Pipes};
 
 /// Bytes read from a pipe or terminal at once (one log entry at most).
@@ -49,6 +50,8 @@ pub struct ManagedProcess {
     request: ProcessCreateRequest,
     /// The process, leading its group; unreaped until the process is deleted.
     leader: Leader,
+    /// The installed package folder it runs from, kept while the process is.
+    _package: Option<Hold>,
     created_at_ms: i64,
     /// Its output (or its terminal's scrollback).
     pub log: OutputLog,
@@ -78,7 +81,7 @@ impl ManagedProcess {
             cwd: request.cwd.as_deref(),
             env: &request.env,
         };
-        let mut command = spec.command()?;
+        let (mut command, package) = spec.command()?;
         let (terminal, (leader, mut child), log) = if request.tty {
             let size = Size {
                 cols: request.cols.unwrap_or(Size::DEFAULT.cols),
@@ -120,6 +123,7 @@ impl ManagedProcess {
         let process = Arc::new(ManagedProcess {
             id,
             leader,
+            _package: package,
             created_at_ms: now_ms(),
             request,
             log,

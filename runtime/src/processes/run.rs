@@ -67,7 +67,8 @@ impl ProcessManager {
             cwd: request.cwd.as_deref(),
             env: &request.env,
         };
-        let mut command = spec.command()?;
+        // The installed package folder it runs from is kept until the run ends.
+        let (mut command, _package) = spec.command()?;
         command
             .process_group(0)
             .stdin(if stdin.is_some() {

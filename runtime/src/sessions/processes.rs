@@ -14,6 +14,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio::sync::watch;
 
 use super::incoming::{Inbox, Incoming, Stream};
+use crate::install::in_use::{self, Hold};
 use crate::process_group::{Leader, Pipes};
 
 /// How long output readers may run on after the process exits (a grandchild can
@@ -61,6 +62,8 @@ pub struct ProcessEntry {
     /// The process, unreaped while its group may be signalled (reaped once the
     /// entry is dropped).
     pub leader: Leader,
+    /// The installed package folder it runs from, kept until the entry is dropped.
+    _package: Option<Hold>,
     /// Feeds the stdin writer; `None` once stdin is closed.
     pub stdin: Mutex<Option<UnboundedSender<Vec<u8>>>>,
     pub subscribers: Mutex<Vec<Subscriber>>,
@@ -224,7 +227,9 @@ pub fn spawn(
                 "not in the install dir nor on PATH",
             )
         })?;
-    let mut command = std::process::Command::new(&program);
+    let (real, package) = in_use::hold(&program);
+    let mut command = std::process::Command::new(real);
+    command.arg0(&program);
     for name in (context.env_remove)() {
         command.env_remove(name);
     }
@@ -251,6 +256,7 @@ pub fn spawn(
         pid,
         started: start_time(pid),
         leader,
+        _package: package,
         stdin: Mutex::new(Some(stdin_tx)),
         subscribers: Mutex::new(vec![subscriber]),
         first_lines: Mutex::new(FirstLines::default()),
