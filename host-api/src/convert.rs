@@ -135,16 +135,21 @@ fn check_loopback(raw: &str) -> Result<(), InvalidAction> {
     if !matches!(url.scheme(), "http" | "https") {
         return Err(InvalidAction::NotHttp(quoted(raw)));
     }
-    let loopback = match url.host() {
+    if is_loopback_url(&url) {
+        Ok(())
+    } else {
+        Err(InvalidAction::NotLoopback(quoted(raw)))
+    }
+}
+
+/// Whether a URL's host is on the loopback interface: a loopback IP address or
+/// `localhost` (which the host's HTTP client resolves to loopback addresses only).
+pub fn is_loopback_url(url: &url::Url) -> bool {
+    match url.host() {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
         Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         None => false,
-    };
-    if loopback {
-        Ok(())
-    } else {
-        Err(InvalidAction::NotLoopback(quoted(raw)))
     }
 }
 

@@ -36,7 +36,7 @@ mod types;
 
 pub use adapter::LoadedAdapter;
 pub use artifact::AdapterFacts;
-pub use convert::InvalidAction;
+pub use convert::{is_loopback_url, InvalidAction};
 pub use error::HostError;
 pub use host::AdapterOrigin;
 pub use registry::{precompile, AdapterRegistry, EmbeddedAdapter};

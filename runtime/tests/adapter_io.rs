@@ -1,9 +1,14 @@
 //! The I/O the daemon performs for adapters: loopback HTTP and SSE, processes
-//! shared between sessions, and bounded output lines. Driven through the
+//! shared between sessions, bounded output lines, and the loopback client kept
+//! on loopback with bounded bodies and events. Driven through the
 //! test-only `probe` component (see testing/guests/probe).
 
 mod common;
 
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{adapters_dir_with, Daemon, Options};
@@ -238,4 +243,110 @@ fn overlong_output_lines_are_reported_not_fed_to_the_adapter() {
     wait_for(&daemon, "long", "the line after", |e| {
         unparsed_at("stdout:shared")(e) && e["raw"] == "short"
     });
+}
+
+/// A server on some address of this machine that is not a loopback address
+/// (`0.0.0.0` reaches this machine on Linux): its URL, and how many connections
+/// it got.
+fn server_elsewhere() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("0.0.0.0:0").unwrap();
+    let url = format!("http://0.0.0.0:{}/", listener.local_addr().unwrap().port());
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counted = connections.clone();
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            drop(socket);
+        }
+    });
+    (url, connections)
+}
+
+/// A loopback server that misbehaves by path: `/out` redirects to `outside`,
+/// `/big` answers `len` bytes (without a length), `/sse` streams one event of
+/// `len` bytes. Its base URL.
+fn misbehaving_server(outside: String, len: usize) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            let Ok(mut socket) = socket else { continue };
+            let mut head = Vec::new();
+            let mut byte = [0; 1];
+            while !head.ends_with(b"\r\n\r\n") && socket.read(&mut byte).unwrap_or(0) == 1 {
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&head);
+            let path = head.split_whitespace().nth(1).unwrap_or_default();
+            let (status, content_type, body) = match path {
+                "/out" => ("302 Found", "text/plain", Vec::new()),
+                "/big" => ("200 OK", "text/plain", vec![b'x'; len]),
+                "/sse" => {
+                    let event = format!("data: {}\n\n", "y".repeat(len));
+                    ("200 OK", "text/event-stream", event.into_bytes())
+                }
+                _ => ("404 Not Found", "text/plain", Vec::new()),
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\nLocation: {outside}\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n"
+            );
+            let _ = socket.write_all(head.as_bytes());
+            let _ = socket.write_all(&body);
+        }
+    });
+    base
+}
+
+#[test]
+fn the_loopback_client_stays_on_loopback_and_bounds_what_it_reads() {
+    let adapters = adapters_dir_with(&["probe"]);
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("daemon.log");
+    let daemon = Daemon::start_with(Options {
+        args: vec![
+            "--adapters-dir".into(),
+            adapters.path().display().to_string(),
+            "--max-line-bytes".into(),
+            "65536".into(),
+        ],
+        output: Some(log.clone()),
+        ..Options::default()
+    });
+    let (outside, connections) = server_elsewhere();
+    let base = misbehaving_server(outside, 1 << 20);
+    for (id, command) in [
+        ("redirected", format!("fetch {base}/out")),
+        ("big", format!("fetch {base}/big")),
+        ("streamed", format!("sse {base}/sse")),
+    ] {
+        create(&daemon, id, "probe");
+        send(&daemon, id, &command);
+    }
+    let refusals = [
+        "redirect to http://0.0.0.0",
+        "the response body passed 65536 bytes",
+        "an SSE event passed 65536 bytes",
+    ];
+    let logged = || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        refusals.map(|refusal| text.contains(refusal))
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while logged().contains(&false) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        connections.load(Ordering::SeqCst),
+        0,
+        "a redirect led off the loopback interface"
+    );
+    for (id, location) in [
+        ("redirected", "http:"),
+        ("big", "http:"),
+        ("streamed", "sse:"),
+    ] {
+        let reached = events(&daemon, id).into_iter().find(unparsed_at(location));
+        assert!(reached.is_none(), "{id}: the adapter got {reached:#?}");
+    }
+    assert_eq!(logged(), [true; 3], "the refusals {refusals:?} in the log");
 }

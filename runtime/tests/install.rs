@@ -2,169 +2,37 @@
 //! servers (version files, GitHub-release-like documents and archives holding fake
 //! binaries, small shell scripts that print a version), and the daemon fetches from
 //! it through `--releases-mirror`. The npm source is tested with the real `npm`
-//! against its configured registry.
+//! against its configured registry and a loopback one. A reinstall leaves the
+//! folder of a running process alone.
 
 mod common;
 #[path = "install/npm_source.rs"]
 mod npm_source;
+#[path = "install/reinstall.rs"]
+mod reinstall;
+#[path = "install/vendors.rs"]
+mod vendors;
 
-use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::api::{expect_no_content, expect_problem, Api};
 use common::{Daemon, Options};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use vendors::{Reply, Vendors};
 
 /// Seed 003's release locations, as the mirror serves them (`/<host>/<path>`).
 const CLAUDE: &str =
     "/storage.googleapis.com/claude-code-dist-86c565f3-f756-42ad-8dfa-d59b1c096819/claude-code-releases";
 const AMP: &str = "/storage.googleapis.com/amp-public-assets-prod-0/cli";
+const CODEX: &str = "openai/codex";
 const CODEX_LATEST: &str = "/api.github.com/repos/openai/codex/releases/latest";
-const CODEX_DOWNLOADS: &str = "/github.com/openai/codex/releases/download";
+const OPENCODE: &str = "anomalyco/opencode";
 const OPENCODE_LATEST: &str = "/api.github.com/repos/anomalyco/opencode/releases/latest";
-const OPENCODE_DOWNLOADS: &str = "/github.com/anomalyco/opencode/releases/download";
+const PI: &str = "badlogic/pi-mono";
 const PI_LATEST: &str = "/registry.npmjs.org/@mariozechner/pi-coding-agent/latest";
-const PI_DOWNLOADS: &str = "/github.com/badlogic/pi-mono/releases/download";
-
-/// How a path is answered.
-#[derive(Clone)]
-enum Reply {
-    Body(Vec<u8>),
-    Status(u16),
-    /// Announces `claimed` bytes, sends the body, closes the connection.
-    Truncated {
-        body: Vec<u8>,
-        claimed: usize,
-    },
-    /// Sends the body in small pieces with pauses.
-    Trickle {
-        body: Vec<u8>,
-        piece: usize,
-        pause: Duration,
-    },
-}
-
-/// The fake vendor servers: one loopback listener, a reply per path, and how often
-/// each path was asked for.
-#[derive(Clone)]
-struct Vendors {
-    base: String,
-    replies: Arc<Mutex<HashMap<String, Reply>>>,
-    hits: Arc<Mutex<HashMap<String, usize>>>,
-    trickled: Arc<Mutex<usize>>,
-}
-
-impl Vendors {
-    fn start() -> Vendors {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let vendors = Vendors {
-            base: format!("http://{}", listener.local_addr().unwrap()),
-            replies: Arc::default(),
-            hits: Arc::default(),
-            trickled: Arc::default(),
-        };
-        let server = vendors.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let server = server.clone();
-                std::thread::spawn(move || server.answer(stream));
-            }
-        });
-        vendors
-    }
-
-    fn set(&self, path: &str, reply: Reply) {
-        self.replies.lock().unwrap().insert(path.to_owned(), reply);
-    }
-
-    fn body(&self, path: &str, body: impl Into<Vec<u8>>) {
-        self.set(path, Reply::Body(body.into()));
-    }
-
-    fn hits(&self, path: &str) -> usize {
-        self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
-    }
-
-    fn answer(&self, mut stream: TcpStream) {
-        let mut head = Vec::new();
-        let mut byte = [0u8; 1];
-        while !head.ends_with(b"\r\n\r\n") {
-            match stream.read(&mut byte) {
-                Ok(1) => head.push(byte[0]),
-                _ => return,
-            }
-        }
-        let head = String::from_utf8_lossy(&head);
-        let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
-        *self.hits.lock().unwrap().entry(path.clone()).or_default() += 1;
-        let reply = self.replies.lock().unwrap().get(&path).cloned();
-        let ok = |length: usize| {
-            format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n")
-        };
-        match reply {
-            None | Some(Reply::Status(404)) => {
-                let _ = stream.write_all(
-                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found",
-                );
-            }
-            Some(Reply::Status(status)) => {
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status} Failed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                );
-            }
-            Some(Reply::Body(body)) => {
-                let _ = stream.write_all(ok(body.len()).as_bytes());
-                let _ = stream.write_all(&body);
-            }
-            Some(Reply::Truncated { body, claimed }) => {
-                let _ = stream.write_all(ok(claimed).as_bytes());
-                let _ = stream.write_all(&body);
-            }
-            Some(Reply::Trickle { body, piece, pause }) => {
-                let _ = stream.write_all(ok(body.len()).as_bytes());
-                for chunk in body.chunks(piece) {
-                    if stream
-                        .write_all(chunk)
-                        .and_then(|()| stream.flush())
-                        .is_err()
-                    {
-                        return;
-                    }
-                    *self.trickled.lock().unwrap() += chunk.len();
-                    std::thread::sleep(pause);
-                }
-            }
-        }
-        let _ = stream.shutdown(std::net::Shutdown::Both);
-    }
-
-    /// Claude Code `version` in the bucket (with its manifest checksum), and as latest.
-    fn publish_claude(&self, version: &str) -> Vec<u8> {
-        let binary = fake_binary(version);
-        self.publish_claude_binary(version, &binary);
-        binary
-    }
-
-    /// Claude Code `version` with these bytes as its linux-x64 binary.
-    fn publish_claude_binary(&self, version: &str, binary: &[u8]) {
-        self.body(&format!("{CLAUDE}/latest"), version);
-        self.body(&format!("{CLAUDE}/{version}/linux-x64/claude"), binary);
-        let manifest = json!({"version": version, "platforms": {
-            "linux-x64": {"checksum": sha256(binary)},
-            "darwin-arm64": {"checksum": sha256(b"another build")},
-        }});
-        self.body(
-            &format!("{CLAUDE}/{version}/manifest.json"),
-            manifest.to_string(),
-        );
-    }
-}
 
 /// A fake agent binary: a script that prints its version.
 fn fake_binary(version: &str) -> Vec<u8> {
@@ -303,14 +171,18 @@ fn each_agent_installs_from_its_release_recipe() {
         CODEX_LATEST,
         json!({"tag_name": "rust-v0.170.1"}).to_string(),
     );
-    vendors.body(
-        &format!("{CODEX_DOWNLOADS}/rust-v0.170.1/codex-x86_64-unknown-linux-musl.tar.gz"),
-        tar_gz(&[("codex-x86_64-unknown-linux-musl", &fake_binary("0.170.1"))]),
+    vendors.publish_github(
+        CODEX,
+        "rust-v0.170.1",
+        "codex-x86_64-unknown-linux-musl.tar.gz",
+        &tar_gz(&[("codex-x86_64-unknown-linux-musl", &fake_binary("0.170.1"))]),
     );
     vendors.body(OPENCODE_LATEST, json!({"tag_name": "v1.19.2"}).to_string());
-    vendors.body(
-        &format!("{OPENCODE_DOWNLOADS}/v1.19.2/opencode-linux-x64.tar.gz"),
-        tar_gz(&[("opencode", &fake_binary("1.19.2"))]),
+    vendors.publish_github(
+        OPENCODE,
+        "v1.19.2",
+        "opencode-linux-x64.tar.gz",
+        &tar_gz(&[("opencode", &fake_binary("1.19.2"))]),
     );
     vendors.body(
         &format!("{AMP}/cli-version.txt"),
@@ -324,9 +196,11 @@ fn each_agent_installs_from_its_release_recipe() {
         PI_LATEST,
         json!({"name": "pi", "version": "0.74.0"}).to_string(),
     );
-    vendors.body(
-        &format!("{PI_DOWNLOADS}/v0.74.0/pi-linux-x64.tar.gz"),
-        tar_gz(&[
+    vendors.publish_github(
+        PI,
+        "v0.74.0",
+        "pi-linux-x64.tar.gz",
+        &tar_gz(&[
             ("pi/pi", &fake_binary("0.74.0")),
             ("pi/theme/dark.json", b"{}"),
         ]),
@@ -372,9 +246,11 @@ fn each_agent_installs_from_its_release_recipe() {
 fn opencode_on_macos_comes_as_a_zip() {
     let vendors = Vendors::start();
     vendors.body(OPENCODE_LATEST, json!({"tag_name": "v1.19.3"}).to_string());
-    vendors.body(
-        &format!("{OPENCODE_DOWNLOADS}/v1.19.3/opencode-darwin-arm64.zip"),
-        zip(&[("opencode", &fake_binary("1.19.3"))]),
+    vendors.publish_github(
+        OPENCODE,
+        "v1.19.3",
+        "opencode-darwin-arm64.zip",
+        &zip(&[("opencode", &fake_binary("1.19.3"))]),
     );
     let daemon = daemon(&vendors, &["--install-platform", "darwin-arm64"]);
     let api = Api::new(&daemon);
@@ -384,6 +260,61 @@ fn opencode_on_macos_comes_as_a_zip() {
     );
     let entry = agent_entry(&api, "opencode");
     assert_eq!(entry["version"], "1.19.3", "{entry}");
+}
+
+/// Codex, OpenCode and Pi releases publish no checksum file: their downloads are
+/// checked against the digest GitHub lists for the asset in the release document.
+#[test]
+fn github_release_downloads_are_checked_against_the_asset_digest() {
+    let vendors = Vendors::start();
+    let daemon = daemon(&vendors, &[]);
+    let api = Api::new(&daemon);
+    let cases = [
+        (
+            "codex",
+            CODEX,
+            "rust-v0.170.2",
+            "codex-x86_64-unknown-linux-musl.tar.gz",
+            "codex-x86_64-unknown-linux-musl",
+        ),
+        (
+            "opencode",
+            OPENCODE,
+            "v1.19.4",
+            "opencode-linux-x64.tar.gz",
+            "opencode",
+        ),
+        ("pi", PI, "v0.74.1", "pi-linux-x64.tar.gz", "pi/pi"),
+    ];
+    for (agent, repo, tag, file, binary) in cases {
+        let version = tag.trim_start_matches("rust-v").trim_start_matches('v');
+        let archive = tar_gz(&[(binary, &fake_binary(version))]);
+        // The mirror (or the network) serves other bytes than GitHub recorded.
+        let tampered = tar_gz(&[(binary, b"#!/bin/sh\necho pwned\n".as_slice())]);
+        vendors.publish_github_asset(repo, tag, file, &tampered, &archive);
+        let request = json!({"version": version});
+        let problem = expect_problem(
+            api.post_json(&format!("/v1/agents/{agent}/install"), request.clone()),
+            500,
+            "install_failed",
+        );
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("checksum mismatch") && detail.contains(file),
+            "{agent}: {problem}"
+        );
+        assert!(
+            !install_dir(&daemon).join(agent).exists(),
+            "{agent} was installed"
+        );
+        // The bytes GitHub recorded install.
+        vendors.publish_github(repo, tag, file, &archive);
+        expect_no_content(
+            api.post_json(&format!("/v1/agents/{agent}/install"), request),
+            agent,
+        );
+        assert_eq!(run(&install_dir(&daemon).join(agent)), version, "{agent}");
+    }
 }
 
 #[test]
@@ -523,9 +454,11 @@ fn corrupted_truncated_and_missing_downloads_fail_cleanly() {
 
     // An archive without the binary the recipe names.
     vendors.body(CODEX_LATEST, json!({"tag_name": "rust-v0.1.0"}).to_string());
-    vendors.body(
-        &format!("{CODEX_DOWNLOADS}/rust-v0.1.0/codex-x86_64-unknown-linux-musl.tar.gz"),
-        tar_gz(&[("README.md", b"no binary here")]),
+    vendors.publish_github(
+        CODEX,
+        "rust-v0.1.0",
+        "codex-x86_64-unknown-linux-musl.tar.gz",
+        &tar_gz(&[("README.md", b"no binary here")]),
     );
     let problem = expect_problem(
         Api::new(&daemon).post_json("/v1/agents/codex/install", json!({})),

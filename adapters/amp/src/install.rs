@@ -5,7 +5,9 @@
 //! `<bucket>/cli-version.txt`) and as npm packages `@ampcode/cli-<platform>` that hold
 //! the binary at the package root (`@ampcode/cli`, and `@sourcegraph/amp` which now
 //! only depends on it, list them as optional dependencies and need a postinstall step).
-//! Amp builds no musl binary.
+//! Amp builds no musl binary. The bucket publishes no checksum (Amp's own
+//! packaging computes digests from downloads), so a release download is not
+//! verified; the npm package is (npm checks the registry's integrity hash).
 
 use sandbox_agent_adapter_kit::prelude::*;
 

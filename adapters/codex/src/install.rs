@@ -6,6 +6,10 @@
 //! binary at `vendor/<triple>/bin/codex`), which the `@openai/codex` wrapper lists as
 //! optional dependencies. Linux builds are static (musl), so glibc and musl hosts get
 //! the same binary.
+//!
+//! The release publishes no checksum file (only Sigstore bundles of the bare Linux
+//! binaries, not of the archives): a download is checked against the SHA-256 GitHub
+//! computed for the asset, from the release's API document.
 
 use sandbox_agent_adapter_kit::install;
 use sandbox_agent_adapter_kit::prelude::*;
@@ -14,6 +18,8 @@ use sandbox_agent_adapter_kit::prelude::*;
 /// names none (npm has no per-platform "latest" tag).
 const TESTED_VERSION: &str = "0.169.0";
 
+/// The GitHub repository of the releases.
+const REPO: &str = "openai/codex";
 /// GitHub's API document of the latest release (`tag_name` is `rust-v<version>`).
 const LATEST_URL: &str = "https://api.github.com/repos/openai/codex/releases/latest";
 /// Where the release archives are, one folder per tag.
@@ -26,6 +32,7 @@ pub(crate) fn recipe(target: &Platform, version: Option<&str>) -> Option<Install
     let release = (target.os != Os::Windows).then(|| {
         let url = format!("{RELEASES}/rust-v{{version}}/codex-{triple}.tar.gz");
         InstallSource::download(url, ArchiveKind::TarGz, &format!("codex-{triple}"))
+            .with_checksum_url(install::github_release_document(REPO, "rust-v{version}"))
     });
     let version = version.unwrap_or(TESTED_VERSION);
     let package = format!("@openai/codex@{version}-{}", target.node_name());

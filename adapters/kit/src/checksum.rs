@@ -1,8 +1,10 @@
 //! Reading the SHA-256 a vendor publishes for a download (for `parse-checksum`).
 //!
-//! Vendors publish checksums in two shapes: `sha256sum` output (one `DIGEST  FILE`
-//! line per file, or a bare digest) and a field of a JSON manifest. An adapter's
-//! `Adapter::parse_checksum` picks the one its vendor uses.
+//! Vendors publish checksums in three shapes: `sha256sum` output (one `DIGEST  FILE`
+//! line per file, or a bare digest), a field of a JSON manifest, and, for every
+//! asset of a GitHub release, the digest GitHub computed at upload in the
+//! release's API document. An adapter's `Adapter::parse_checksum` picks the one
+//! its vendor uses.
 
 /// The digest for `file_name` in `sha256sum` output: the line naming that file, or
 /// the only digest of the document.
@@ -45,6 +47,25 @@ pub fn json_pointer(body: &str, pointer: &str) -> Result<String, String> {
     }
 }
 
+/// The digest of the asset `file_name` in a GitHub release's API document (see
+/// [`crate::install::github_release_document`]): the asset's `digest`,
+/// `sha256:<hex>`, which GitHub computes for every asset uploaded since June 2025.
+pub fn github_asset_digest(body: &str, file_name: &str) -> Result<String, String> {
+    let release: serde_json::Value =
+        serde_json::from_str(body).map_err(|e| format!("release document is not JSON: {e}"))?;
+    let asset = release["assets"]
+        .as_array()
+        .and_then(|assets| assets.iter().find(|asset| asset["name"] == file_name))
+        .ok_or_else(|| format!("the release has no asset {file_name}"))?;
+    let digest = asset["digest"].as_str().ok_or_else(|| {
+        format!("the release's asset {file_name} has no digest (GitHub records them for assets uploaded since June 2025)")
+    })?;
+    match digest.strip_prefix("sha256:") {
+        Some(hex) if is_digest(hex) => Ok(hex.to_ascii_lowercase()),
+        _ => Err(format!("{digest:?} of {file_name} is not a SHA-256 digest")),
+    }
+}
+
 /// 64 hex digits.
 fn is_digest(word: &str) -> bool {
     word.len() == 64 && word.bytes().all(|b| b.is_ascii_hexdigit())
@@ -84,5 +105,36 @@ mod tests {
         assert!(json_pointer(r#"{"x":"abc"}"#, "/x")
             .unwrap_err()
             .contains("not a SHA-256"));
+    }
+
+    #[test]
+    fn the_digest_of_a_github_release_asset() {
+        let release = format!(
+            r#"{{"tag_name":"v1","assets":[
+                {{"name":"tool-linux.tar.gz","digest":"sha256:{A}"}},
+                {{"name":"tool-darwin.zip","digest":"sha256:{B}"}},
+                {{"name":"old.tar.gz","digest":null}},
+                {{"name":"md5.tar.gz","digest":"md5:0123"}}]}}"#
+        );
+        assert_eq!(
+            github_asset_digest(&release, "tool-linux.tar.gz").unwrap(),
+            A
+        );
+        assert_eq!(
+            github_asset_digest(&release, "tool-darwin.zip").unwrap(),
+            B.to_ascii_lowercase()
+        );
+        assert!(github_asset_digest(&release, "other.zip")
+            .unwrap_err()
+            .contains("no asset other.zip"));
+        assert!(github_asset_digest(&release, "old.tar.gz")
+            .unwrap_err()
+            .contains("has no digest"));
+        assert!(github_asset_digest(&release, "md5.tar.gz")
+            .unwrap_err()
+            .contains("not a SHA-256"));
+        assert!(github_asset_digest("<html>rate limited</html>", "x")
+            .unwrap_err()
+            .contains("not JSON"));
     }
 }

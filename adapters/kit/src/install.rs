@@ -107,6 +107,14 @@ pub fn github_release_version(body: &str, tag_prefix: &str) -> Option<String> {
     crate::text::version_word(version).filter(|found| found == version)
 }
 
+/// The GitHub REST API document of the release tagged `tag` (a template may hold
+/// `{version}`) of `repo` (`owner/name`). Each of its assets carries the SHA-256
+/// GitHub computed when it was uploaded: the `checksum-url` of a download from
+/// GitHub releases, read by [`crate::checksum::github_asset_digest`].
+pub fn github_release_document(repo: &str, tag: &str) -> String {
+    format!("https://api.github.com/repos/{repo}/releases/tags/{tag}")
+}
+
 /// The version of the npm registry's document of a package version
 /// (`https://registry.npmjs.org/PACKAGE/latest`: `{"version":"0.73.1",...}`).
 pub fn npm_registry_version(body: &str) -> Option<String> {

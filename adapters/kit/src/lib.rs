@@ -214,6 +214,23 @@ macro_rules! install_from {
     };
 }
 
+/// In an `impl Adapter` block: checksums read from GitHub release documents (the
+/// downloads' `checksum-url` is [`install::github_release_document`]).
+#[macro_export]
+macro_rules! github_release_checksums {
+    () => {
+        /// The digest GitHub computed for the downloaded asset, in the release's
+        /// API document.
+        fn parse_checksum(
+            _url: ::std::string::String,
+            body: ::std::string::String,
+            file_name: ::std::string::String,
+        ) -> ::core::result::Result<::std::string::String, ::std::string::String> {
+            $crate::checksum::github_asset_digest(&body, &file_name)
+        }
+    };
+}
+
 /// In an `impl Adapter` block: the agent's credential files and their parsing come
 /// from module `$module`, with `files(&Locations) -> Vec<String>` and
 /// `parse(path: &str, text: &str) -> CredentialRead` (see [`credentials`]).

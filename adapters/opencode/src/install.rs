@@ -6,13 +6,19 @@
 //! binary at `bin/opencode`), which the `opencode-ai` wrapper package lists as optional
 //! dependencies. `<platform>` is `linux-x64`, `linux-arm64-musl`, `darwin-arm64`,
 //! `windows-x64`...
+//!
+//! The release publishes no checksum file: a download is checked against the
+//! SHA-256 GitHub computed for the asset, from the release's API document.
 
+use sandbox_agent_adapter_kit::install;
 use sandbox_agent_adapter_kit::prelude::*;
 
 /// The version the adapter was written and tested against; installed when the caller
 /// names none.
 const TESTED_VERSION: &str = "1.18.33";
 
+/// The GitHub repository of the releases.
+const REPO: &str = "anomalyco/opencode";
 /// GitHub's API document of the latest release (`tag_name` is `v<version>`).
 const LATEST_URL: &str = "https://api.github.com/repos/anomalyco/opencode/releases/latest";
 /// Where the release archives are, one folder per tag.
@@ -32,7 +38,8 @@ pub fn recipe(target: &Platform, version: Option<&str>) -> Option<InstallRecipe>
     Some(
         InstallRecipe::npm(&binary, &package, &format!("bin/{binary}"))
             .with_latest_version_url(LATEST_URL)
-            .with_downloads([InstallSource::download(release, archive, &binary)]),
+            .with_downloads([InstallSource::download(release, archive, &binary)
+                .with_checksum_url(install::github_release_document(REPO, "v{version}"))]),
     )
 }
 

@@ -8,13 +8,22 @@
 //! `@mariozechner/pi-coding-agent`, whose `bin` entry `pi` is `dist/cli.js` (a
 //! script with a `node` shebang, Node >= 20.6, that needs the package's
 //! dependencies): the second source, and the only one on musl and Windows.
+//!
+//! The release publishes no checksum file: a download is checked against the
+//! SHA-256 GitHub computed for the asset, from the release's API document. The npm
+//! package installs without its dependencies' install scripts (npm's
+//! `--ignore-scripts`): none of them is needed on Linux or macOS (`koffi` ships its
+//! native builds in its package and is loaded on Windows only).
 
+use sandbox_agent_adapter_kit::install;
 use sandbox_agent_adapter_kit::prelude::*;
 
 /// The npm package.
 const NPM_PACKAGE: &str = "@mariozechner/pi-coding-agent";
 /// The `bin` entry of the npm package.
 const NPM_BINARY: &str = "dist/cli.js";
+/// The GitHub repository of the releases.
+const REPO: &str = "badlogic/pi-mono";
 /// Where the release archives are.
 const RELEASES: &str = "https://github.com/badlogic/pi-mono/releases/download";
 
@@ -29,6 +38,7 @@ pub(crate) fn recipe(target: &Platform, _version: Option<&str>) -> Option<Instal
     let release = release_platform(target).map(|platform| {
         let url = format!("{RELEASES}/v{{version}}/pi-{platform}.tar.gz");
         InstallSource::download(url, ArchiveKind::TarGz, "pi/pi")
+            .with_checksum_url(install::github_release_document(REPO, "v{version}"))
     });
     Some(
         InstallRecipe::npm(binary, NPM_PACKAGE, NPM_BINARY)

@@ -52,6 +52,7 @@ impl Adapter for Pi {
     }
 
     sandbox_agent_adapter_kit::install_from!(install);
+    sandbox_agent_adapter_kit::github_release_checksums!();
     sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 

@@ -205,7 +205,8 @@ pub struct ServerArgs {
     /// Time budget of one call into an adapter, in milliseconds.
     #[arg(long, default_value_t = 2000)]
     adapter_call_timeout_ms: u64,
-    /// Longest agent output line handed to an adapter, in bytes.
+    /// Longest agent output line, loopback HTTP response body or SSE event
+    /// handed to an adapter, in bytes (a larger one is an error for the adapter).
     #[arg(long, default_value_t = 16 << 20)]
     max_line_bytes: usize,
     /// Milliseconds a session sits without input before its adapter instance

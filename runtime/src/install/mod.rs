@@ -8,6 +8,7 @@
 mod archive;
 mod download;
 mod error;
+pub mod in_use;
 mod locate;
 mod npm;
 mod place;
@@ -119,8 +120,10 @@ pub struct Installer {
 }
 
 impl Installer {
-    /// An installer with these settings.
+    /// An installer with these settings. Package folders of earlier installs
+    /// that nothing runs from any more are removed.
     pub fn new(settings: InstallSettings) -> Self {
+        place::remove_unused(&settings.dir);
         Self {
             settings,
             client: download::client(),

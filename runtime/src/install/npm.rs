@@ -1,6 +1,11 @@
 //! The npm source: `npm pack <spec>` (so npm's configured registry, auth and proxy
 //! apply), the tarball unpacked, and the package's own dependencies installed with
 //! `npm install --omit=dev` when it has any (a Node CLI needs them to run).
+//!
+//! npm checks every tarball against the integrity hash the registry lists for it,
+//! and both commands run with `--ignore-scripts`: no lifecycle script of the
+//! package or of any dependency runs (an install must not run code from the
+//! registry; the agents' packages need none, see the adapters' install docs).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -30,9 +35,13 @@ pub async fn fetch(
     let package_error = |error| fail(NpmError::Package(Arc::new(error)));
     let npm = which::which("npm").map_err(|_| fail(NpmError::NotOnPath))?;
     progress.report(Stage::Npm, spec, 0, None);
-    run(&npm, &["pack", spec, "--pack-destination", "."], staging)
-        .await
-        .map_err(&fail)?;
+    run(
+        &npm,
+        &["pack", spec, "--pack-destination", ".", "--ignore-scripts"],
+        staging,
+    )
+    .await
+    .map_err(&fail)?;
     let tarball = std::fs::read_dir(staging)
         .map_err(staging_error)?
         .flatten()
@@ -65,6 +74,7 @@ pub async fn fetch(
                 "--no-audit",
                 "--no-fund",
                 "--no-package-lock",
+                "--ignore-scripts",
             ],
             &root,
         )
@@ -90,7 +100,9 @@ fn has_dependencies(manifest: &Path) -> bool {
 
 /// Runs npm in `dir`; on failure, the end of what it printed.
 async fn run(npm: &Path, args: &[&str], dir: &Path) -> Result<(), NpmError> {
-    let command = tokio::process::Command::new(npm)
+    let mut command = tokio::process::Command::new(npm);
+    crate::secrets::keep_from_child(command.as_std_mut());
+    let command = command
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())

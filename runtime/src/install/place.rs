@@ -3,17 +3,21 @@
 //! the old binary or the new one, never a partial file:
 //! - a lone binary becomes `<install-dir>/<name>`;
 //! - a binary that needs the files shipped with it (release folders, npm packages)
-//!   stays in its folder, `<install-dir>/.<name>.pkg-<id>/`, and `<install-dir>/<name>`
-//!   is a symlink to it.
+//!   stays in its folder, `<install-dir>/.<name>.pkg-<id>/` (one per install), and
+//!   `<install-dir>/<name>` is a symlink to it.
 //!
-//! Staging folders (`.<name>.tmp-<pid>-<id>`) of a daemon that died mid-install are
-//! removed by the next install of the same agent.
+//! A running program keeps what it started from: a replaced lone binary lives on
+//! as long as a process has it open, and a package folder the link no longer
+//! points to is removed only when no process the daemon started runs from it
+//! ([`in_use`](super::in_use)): at the agent's next install, or at the daemon's
+//! next start. Staging folders (`.<name>.tmp-<pid>-<id>`) of a daemon that died
+//! mid-install are removed by the next install of the same agent.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::InstallError;
+use super::{in_use, InstallError};
 
 /// Makes the hidden names unique within this process.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -52,7 +56,7 @@ pub fn place_file(binary: &Path, install_dir: &Path, name: &str) -> Result<PathB
     make_executable(binary)?;
     let target = install_dir.join(name);
     std::fs::rename(binary, &target).map_err(|e| InstallError::io(&target, e))?;
-    remove_packages(install_dir, name, None);
+    remove_unused_packages(install_dir, name);
     Ok(target)
 }
 
@@ -80,7 +84,7 @@ pub fn place_package(
         let _ = std::fs::remove_dir_all(&package);
         return Err(InstallError::io(&target, error));
     }
-    remove_packages(install_dir, name, Some(&package_name));
+    remove_unused_packages(install_dir, name);
     Ok(target)
 }
 
@@ -97,13 +101,34 @@ fn unique() -> String {
     format!("{nanos:x}{:x}", NEXT_ID.fetch_add(1, Ordering::Relaxed))
 }
 
-/// Removes `name`'s package folders other than `keep`.
-fn remove_packages(install_dir: &Path, name: &str, keep: Option<&str>) {
+/// Removes `name`'s package folders that `<install_dir>/<name>` does not point
+/// into and no process runs from.
+fn remove_unused_packages(install_dir: &Path, name: &str) {
+    let current = std::fs::read_link(install_dir.join(name))
+        .ok()
+        .and_then(|target| target.components().next().map(|c| c.as_os_str().to_owned()));
     let prefix = format!(".{name}.pkg-");
     for entry in hidden_entries(install_dir, &prefix) {
-        if keep != Some(entry.as_str()) {
-            let _ = std::fs::remove_dir_all(install_dir.join(entry));
+        if current.as_deref() != Some(std::ffi::OsStr::new(&entry)) {
+            in_use::remove_unless_held(&install_dir.join(entry));
         }
+    }
+}
+
+/// Removes every agent's package folders that its link does not point into and
+/// no process runs from (at the daemon's start: the previous daemon's).
+pub fn remove_unused(install_dir: &Path) {
+    let mut names: Vec<String> = hidden_entries(install_dir, ".")
+        .into_iter()
+        .filter_map(|entry| {
+            let end = entry.rfind(".pkg-").filter(|&end| end > 1)?;
+            Some(entry[1..end].to_owned())
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        remove_unused_packages(install_dir, &name);
     }
 }
 

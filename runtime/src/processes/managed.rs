@@ -1,13 +1,14 @@
 //! One managed process: started with pipes or a terminal, its output read into
 //! its log, its exit kept, its stdin written, its group signalled.
 
+use std::os::unix::process::CommandExt as _;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use sandbox_agent_api::{ProcessCreateRequest, ProcessInfo, ProcessState};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt as _};
-use tokio::process::{Child, ChildStdin};
+use tokio::net::unix::pipe;
 use tokio::sync::watch;
 
 use super::log::{now_ms, OutputLog, Stream};
@@ -15,6 +16,8 @@ use super::pty::{self, Master, Size};
 use super::spawn::{exit_parts, CommandSpec};
 use super::DRAIN_AFTER_EXIT;
 use crate::error::ApiError;
+use crate::install::in_use::Hold;
+use crate::process_group::{self, Leader, Pipes};
 
 /// Bytes read from a pipe or terminal at once (one log entry at most).
 const READ_CHUNK: usize = 16 << 10;
@@ -36,7 +39,7 @@ pub struct Exit {
 
 /// Where input for the process goes.
 enum Input {
-    Pipe(ChildStdin),
+    Pipe(pipe::Sender),
     Terminal(Arc<Master>),
 }
 
@@ -45,8 +48,10 @@ pub struct ManagedProcess {
     /// `proc_<n>`.
     pub id: String,
     request: ProcessCreateRequest,
-    /// Its pid, also its process group's id.
-    pub pgid: u32,
+    /// The process, leading its group; unreaped until the process is deleted.
+    leader: Leader,
+    /// The installed package folder it runs from, kept while the process is.
+    _package: Option<Hold>,
     created_at_ms: i64,
     /// Its output (or its terminal's scrollback).
     pub log: OutputLog,
@@ -76,8 +81,8 @@ impl ManagedProcess {
             cwd: request.cwd.as_deref(),
             env: &request.env,
         };
-        let mut command = spec.command()?;
-        let (terminal, mut child, log) = if request.tty {
+        let (mut command, package) = spec.command()?;
+        let (terminal, (leader, mut child), log) = if request.tty {
             let size = Size {
                 cols: request.cols.unwrap_or(Size::DEFAULT.cols),
                 rows: request.rows.unwrap_or(Size::DEFAULT.rows),
@@ -108,14 +113,17 @@ impl ManagedProcess {
             let child = spec.spawn(&mut command)?;
             (None, child, OutputLog::new(buffers.log_bytes))
         };
-        let input = match (&terminal, child.stdin.take()) {
+        let mut pipes = Pipes::take(&mut child)
+            .map_err(|e| ApiError::Internal(format!("cannot read the process's output: {e}")))?;
+        let input = match (&terminal, pipes.stdin.take()) {
             (Some(master), _) => Some(Input::Terminal(master.clone())),
             (None, Some(stdin)) => Some(Input::Pipe(stdin)),
             (None, None) => None,
         };
         let process = Arc::new(ManagedProcess {
             id,
-            pgid: child.id().unwrap_or_default(),
+            leader,
+            _package: package,
             created_at_ms: now_ms(),
             request,
             log,
@@ -123,14 +131,14 @@ impl ManagedProcess {
             input: tokio::sync::Mutex::new(input),
             exit: watch::channel(None).0,
         });
-        process.clone().watch(child);
+        process.clone().watch(pipes);
         Ok(process)
     }
 
     /// Reads the output into the log until it ends, waits for the exit, and
     /// publishes it once the output is in (or [`DRAIN_AFTER_EXIT`] after the exit,
     /// when something the process started holds its output open).
-    fn watch(self: Arc<Self>, mut child: Child) {
+    fn watch(self: Arc<Self>, pipes: Pipes) {
         let mut readers = Vec::new();
         if let Some(master) = self.terminal.clone() {
             let process = self.clone();
@@ -141,14 +149,14 @@ impl ManagedProcess {
                 }
             }));
         }
-        if let Some(stdout) = child.stdout.take() {
+        if let Some(stdout) = pipes.stdout {
             readers.push(tokio::spawn(read_into(
                 self.clone(),
                 stdout,
                 Stream::Stdout,
             )));
         }
-        if let Some(stderr) = child.stderr.take() {
+        if let Some(stderr) = pipes.stderr {
             readers.push(tokio::spawn(read_into(
                 self.clone(),
                 stderr,
@@ -156,7 +164,7 @@ impl ManagedProcess {
             )));
         }
         tokio::spawn(async move {
-            let status = child.wait().await;
+            let status = self.leader.exited().await;
             let drained = futures::future::join_all(readers);
             let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, drained).await;
             self.log.close();
@@ -175,6 +183,27 @@ impl ManagedProcess {
                 at_ms: now_ms(),
             }));
         });
+    }
+
+    /// SIGKILL to its group while it runs.
+    pub fn kill(&self) {
+        if self.exit().is_none() {
+            self.leader.kill_group();
+        }
+    }
+
+    /// SIGTERM to its group, SIGKILL once it exited or after `grace`.
+    pub async fn stop(&self, grace: Duration) {
+        process_group::stop(&self.leader, grace).await;
+    }
+
+    /// Kills what it left running in its group, then reaps it: its group is
+    /// never signalled again. False while it runs.
+    pub fn reap(&self) -> bool {
+        self.leader.try_exit().is_some() && {
+            self.leader.kill_group();
+            self.leader.reap()
+        }
     }
 
     /// Whether it was started in a terminal.
@@ -287,7 +316,7 @@ impl ManagedProcess {
             } else {
                 ProcessState::Running
             },
-            pid: Some(self.pgid),
+            pid: Some(self.leader.pid()),
             exit_code: exit.and_then(|e| e.code),
             signal: exit.and_then(|e| e.signal),
             created_at_ms: self.created_at_ms,

@@ -2,8 +2,9 @@
 //! processes with their output in a ring buffer, and PTY terminals.
 //!
 //! Every process leads its own process group (a terminal's leads its own session),
-//! is reaped when it exits, and is stopped with its whole group when the daemon
-//! stops, unless it was started with `outliveDaemon`.
+//! stays unreaped after it exits until it is deleted (a run's until the run ends:
+//! see [`crate::process_group`] for why), and is stopped with its whole group when
+//! the daemon stops, unless it was started with `outliveDaemon`.
 
 pub mod encoding;
 pub mod follow;
@@ -13,7 +14,7 @@ pub mod pty;
 mod run;
 pub mod spawn;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,6 +24,7 @@ pub use managed::ManagedProcess;
 pub use run::{DEFAULT_RUN_TIMEOUT, MAX_RUN_TIMEOUT};
 
 use crate::error::ApiError;
+use crate::process_group::Leader;
 
 /// How long output may go on being read after a process exited (something it
 /// started may hold its output open) before the exit is published anyway.
@@ -66,8 +68,8 @@ impl Default for ProcessSettings {
 #[derive(Default)]
 struct Table {
     processes: BTreeMap<u64, Arc<ManagedProcess>>,
-    /// Process groups of the runs in progress.
-    runs: BTreeSet<u32>,
+    /// The runs in progress, by pid.
+    runs: BTreeMap<u32, Arc<Leader>>,
     /// Runs reserved but not spawned yet.
     reserved: usize,
     next_id: u64,
@@ -92,10 +94,10 @@ struct Reservation<'a> {
 }
 
 impl Reservation<'_> {
-    /// The run started: its place is now its process group's.
-    fn into_run(self, pgid: u32) {
+    /// The run started: its place is now its process's.
+    fn into_run(self, leader: Arc<Leader>) {
         let mut table = self.manager.table.lock().unwrap();
-        table.runs.insert(pgid);
+        table.runs.insert(leader.pid(), leader);
         table.reserved -= 1;
         drop(table);
         std::mem::forget(self);
@@ -159,8 +161,8 @@ impl ProcessManager {
     }
 
     /// A run ended.
-    fn end_run(&self, pgid: u32) {
-        self.table.lock().unwrap().runs.remove(&pgid);
+    fn end_run(&self, pid: u32) {
+        self.table.lock().unwrap().runs.remove(&pid);
     }
 
     /// Starts a managed process.
@@ -217,15 +219,14 @@ impl ProcessManager {
     }
 
     /// Forgets an exited process and its log (and kills what it left running in
-    /// its group).
+    /// its group, then reaps it: its group is never signalled again).
     pub fn delete(&self, id: &str) -> Result<(), ApiError> {
         let process = self.get(id)?;
-        if process.exit().is_none() {
+        if process.exit().is_none() || !process.reap() {
             return Err(ApiError::ProcessConflict(format!(
                 "process {id:?} is running: stop or kill it first"
             )));
         }
-        crate::process_group::kill(process.pgid);
         let mut table = self.table.lock().unwrap();
         table.processes.retain(|_, p| !Arc::ptr_eq(p, &process));
         Ok(())
@@ -238,9 +239,7 @@ impl ProcessManager {
         }
         let process = process.clone();
         let grace = self.settings.stop_grace;
-        tokio::spawn(async move {
-            crate::process_group::stop(process.pgid, grace, process.exited()).await;
-        });
+        tokio::spawn(async move { process.stop(grace).await });
     }
 
     /// Stops every process started without `outliveDaemon` (SIGTERM, SIGKILL after
@@ -252,19 +251,16 @@ impl ProcessManager {
             let processes: Vec<_> = table.processes.values().cloned().collect();
             (processes, table.runs.clone())
         };
-        for pgid in runs {
-            crate::process_group::kill(pgid);
+        for leader in runs.values() {
+            leader.kill_group();
         }
         let grace = self.settings.stop_grace;
         let stops = processes
             .into_iter()
             .filter(|p| !p.outlives_daemon())
             .map(|p| async move {
-                if p.exit().is_some() {
-                    // What it left running in its group.
-                    crate::process_group::kill(p.pgid);
-                } else {
-                    crate::process_group::stop(p.pgid, grace, p.exited()).await;
+                if !p.reap() {
+                    p.stop(grace).await;
                 }
             });
         futures::future::join_all(stops).await;

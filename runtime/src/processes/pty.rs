@@ -71,14 +71,14 @@ impl Replica {
     /// Makes `command` run on this terminal: stdin, stdout and stderr on it, the
     /// leader of a new session (so of a new process group too) whose controlling
     /// terminal it is.
-    pub fn attach(&self, command: &mut tokio::process::Command) -> io::Result<()> {
+    pub fn attach(&self, command: &mut std::process::Command) -> io::Result<()> {
         command
             .stdin(Stdio::from(self.fd.try_clone()?))
             .stdout(Stdio::from(self.fd.try_clone()?))
             .stderr(Stdio::from(self.fd.try_clone()?));
         // SAFETY: only async-signal-safe system calls run between fork and exec.
         unsafe {
-            command.as_std_mut().pre_exec(|| {
+            command.pre_exec(|| {
                 rustix::process::setsid()?;
                 // stdin is the terminal by now.
                 rustix::process::ioctl_tiocsctty(BorrowedFd::borrow_raw(0))?;

@@ -3,6 +3,7 @@
 //! pipe), its process group killed after the timeout, when it ends (what it left
 //! running) or if the client goes away.
 
+use std::os::unix::process::CommandExt as _;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -13,6 +14,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use super::spawn::{exit_parts, CommandSpec};
 use super::{encoding, ProcessManager, DRAIN_AFTER_EXIT};
 use crate::error::ApiError;
+use crate::process_group::{Leader, Pipes};
 
 /// A run's timeout when it names none.
 pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -27,17 +29,19 @@ struct Capped {
 }
 
 /// Kills the run's process group when the run ends (what the command left running
-/// in it: a run leaves nothing behind), or when the client goes away before, and
-/// gives its place back to the manager.
+/// in it: a run leaves nothing behind), or when the client goes away before, gives
+/// its place back to the manager, and reaps the run's process (at once, or once
+/// it exits).
 struct RunGuard<'a> {
     manager: &'a ProcessManager,
-    pgid: u32,
+    leader: Arc<Leader>,
 }
 
 impl Drop for RunGuard<'_> {
     fn drop(&mut self) {
-        crate::process_group::kill(self.pgid);
-        self.manager.end_run(self.pgid);
+        self.leader.kill_group();
+        self.manager.end_run(self.leader.pid());
+        self.leader.reap();
     }
 }
 
@@ -63,7 +67,8 @@ impl ProcessManager {
             cwd: request.cwd.as_deref(),
             env: &request.env,
         };
-        let mut command = spec.command()?;
+        // The installed package folder it runs from is kept until the run ends.
+        let (mut command, _package) = spec.command()?;
         command
             .process_group(0)
             .stdin(if stdin.is_some() {
@@ -75,14 +80,16 @@ impl ProcessManager {
             .stderr(Stdio::piped());
         let reservation = self.reserve()?;
         let started = Instant::now();
-        let mut child = spec.spawn(&mut command)?;
-        let pgid = child.id().unwrap_or_default();
+        let (leader, mut child) = spec.spawn(&mut command)?;
+        let leader = Arc::new(leader);
         let guard = RunGuard {
             manager: self,
-            pgid,
+            leader: leader.clone(),
         };
-        reservation.into_run(pgid);
-        if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        reservation.into_run(leader.clone());
+        let pipes = Pipes::take(&mut child)
+            .map_err(|e| ApiError::Internal(format!("cannot read the run's output: {e}")))?;
+        if let (Some(bytes), Some(mut pipe)) = (stdin, pipes.stdin) {
             // A command that does not read its stdin gets EPIPE here: not an error of the run.
             tokio::spawn(async move {
                 let _ = pipe.write_all(&bytes).await;
@@ -91,21 +98,21 @@ impl ProcessManager {
         let stdout = Arc::new(Mutex::new(Capped::default()));
         let stderr = Arc::new(Mutex::new(Capped::default()));
         let readers = [
-            child
+            pipes
                 .stdout
-                .take()
                 .map(|pipe| tokio::spawn(read_capped(pipe, cap, stdout.clone()))),
-            child
+            pipes
                 .stderr
-                .take()
                 .map(|pipe| tokio::spawn(read_capped(pipe, cap, stderr.clone()))),
         ];
-        let timed_out = tokio::time::timeout(timeout, child.wait()).await.is_err();
+        let timed_out = tokio::time::timeout(timeout, leader.exited())
+            .await
+            .is_err();
         if timed_out {
-            crate::process_group::kill(pgid);
+            leader.kill_group();
         }
-        let status = child
-            .wait()
+        let status = leader
+            .exited()
             .await
             .map_err(|e| ApiError::Internal(format!("waiting for the run: {e}")))?;
         // Output still held open by what the command left behind is not waited for long.
@@ -115,7 +122,7 @@ impl ProcessManager {
                 .await
                 .is_err()
             {
-                crate::process_group::kill(pgid);
+                leader.kill_group();
                 abort.abort();
             }
         }

@@ -3,11 +3,14 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::Path;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
 
-use tokio::process::{Child, Command};
+use std::process::{Child, Command};
 
 use crate::error::ApiError;
+use crate::install::in_use::{self, Hold};
+use crate::process_group::Leader;
 
 /// What to start.
 pub struct CommandSpec<'a> {
@@ -24,24 +27,55 @@ pub struct CommandSpec<'a> {
 impl CommandSpec<'_> {
     /// The command with its arguments, directory and environment; stdio is the
     /// caller's to set. Checks the directory first, so a bad one is told apart
-    /// from a missing program.
-    pub fn command(&self) -> Result<Command, ApiError> {
+    /// from a missing program. A program in an installed agent's package folder
+    /// is started from the folder's real path, and the folder is held (kept by
+    /// reinstalls) as long as the returned hold is.
+    pub fn command(&self) -> Result<(Command, Option<Hold>), ApiError> {
         if self.command.is_empty() {
             return Err(ApiError::InvalidRequest("`command` is empty".into()));
         }
-        let mut command = Command::new(self.command);
-        crate::secrets::keep_from_child(command.as_std_mut());
-        command.args(self.args).envs(self.env);
         if let Some(cwd) = self.cwd {
             check_directory(Path::new(cwd))?;
+        }
+        let held = self.located().map(|program| in_use::hold(&program));
+        let mut command = match &held {
+            Some((real, Some(_))) => {
+                let mut command = Command::new(real);
+                command.arg0(self.command);
+                command
+            }
+            _ => Command::new(self.command),
+        };
+        crate::secrets::keep_from_child(&mut command);
+        command.args(self.args).envs(self.env);
+        if let Some(cwd) = self.cwd {
             command.current_dir(cwd);
         }
-        Ok(command)
+        Ok((command, held.and_then(|(_, hold)| hold)))
     }
 
-    /// Starts the command, or says why it could not.
-    pub fn spawn(&self, command: &mut Command) -> Result<Child, ApiError> {
-        command.spawn().map_err(|error| {
+    /// Where the program is, as `exec` will find it: a path (relative to the
+    /// working directory), or a name looked up in the `PATH` it will have.
+    fn located(&self) -> Option<PathBuf> {
+        let cwd = self
+            .cwd
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok())?;
+        if self.command.contains('/') {
+            return Some(cwd.join(self.command));
+        }
+        let path = self
+            .env
+            .get("PATH")
+            .map(std::ffi::OsString::from)
+            .or_else(|| std::env::var_os("PATH"));
+        which::which_in(self.command, path, cwd).ok()
+    }
+
+    /// Starts the command (which must make the child a group leader), or says
+    /// why it could not. The `Child` is for its stdio only.
+    pub fn spawn(&self, command: &mut Command) -> Result<(Leader, Child), ApiError> {
+        Leader::spawn(command).map_err(|error| {
             ApiError::SpawnFailed(format!("cannot start {:?}: {error}", self.command))
         })
     }
@@ -85,7 +119,9 @@ mod tests {
     async fn a_missing_program_and_a_bad_directory_carry_the_system_reason() {
         let env = BTreeMap::new();
         let missing = spec("/nonexistent/program", None, &env);
-        let error = missing.spawn(&mut missing.command().unwrap()).unwrap_err();
+        let error = missing
+            .spawn(&mut missing.command().unwrap().0)
+            .unwrap_err();
         assert!(
             matches!(&error, ApiError::SpawnFailed(d) if d.contains("No such file or directory")),
             "{error}"

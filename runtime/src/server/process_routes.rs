@@ -181,9 +181,7 @@ pub async fn kill(
     Query(query): Query<ProcessSignalQuery>,
 ) -> Result<JsonResponse<ProcessInfo>> {
     let process = state.processes.get(&id)?;
-    if process.exit().is_none() {
-        crate::process_group::kill(process.pgid);
-    }
+    process.kill();
     Ok(JsonResponse(waited(&process, query).await))
 }
 

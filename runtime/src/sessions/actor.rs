@@ -19,12 +19,13 @@ use super::core::{self as session_core, Effect, Identity, LostTurn, SessionCore,
 use super::fault::{self, StorageFault};
 use super::incoming::{Delivery, Inbox, Incoming};
 use super::log::now_millis;
+use super::loopback::Loopback;
 use super::parking::Parking;
 use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
 use super::reaper::Reaper;
 use super::recording::Recording;
 use super::shared::SharedProcesses;
-use super::{loopback, SessionShared};
+use super::SessionShared;
 use crate::error::ApiError;
 use crate::store::{Checkpoint, Commit, Store, StoreError};
 
@@ -87,7 +88,7 @@ pub struct Actor {
     spawn: SpawnContext,
     incoming_tx: Inbox,
     incoming_rx: Option<UnboundedReceiver<Box<Delivery>>>,
-    http: reqwest::Client,
+    http: Loopback,
     processes: BTreeMap<String, Attached>,
     shared_processes: Arc<SharedProcesses>,
     /// Ends the processes the session lets go of.
@@ -132,6 +133,7 @@ impl Actor {
             max_line_bytes: spawn.max_line_bytes,
         };
         let core = SessionCore::new(identity, shared.record.created_at);
+        let http = Loopback::new(spawn.max_line_bytes);
         let (incoming_tx, incoming_rx) = Inbox::new();
         let metrics = crate::metrics::AgentMetrics::of(&shared.record.agent);
         Self {
@@ -141,7 +143,7 @@ impl Actor {
             spawn,
             incoming_tx,
             incoming_rx: Some(incoming_rx),
-            http: loopback::client(),
+            http,
             processes: BTreeMap::new(),
             shared_processes,
             reaper,
@@ -592,12 +594,10 @@ impl Actor {
                     self.release(process);
                 }
             }
-            Action::HttpRequest(request) => {
-                loopback::send(&self.http, request, self.incoming_tx.clone())
-            }
+            Action::HttpRequest(request) => self.http.send(request, self.incoming_tx.clone()),
             Action::OpenSse(request) => {
                 let id = request.stream_id.clone();
-                let task = loopback::open_sse(&self.http, request, self.incoming_tx.clone());
+                let task = self.http.open_sse(request, self.incoming_tx.clone());
                 if let Some(old) = self.streams.insert(id, task.abort_handle()) {
                     old.abort();
                 }

@@ -1,6 +1,7 @@
 //! Child processes adapters ask for: spawn with piped stdio in their own process
 //! group, stream their output line by line, report their exit, kill the group.
 
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,11 +10,12 @@ use std::time::Duration;
 
 use sandbox_agent_host::{ExitStatus, Input, SpawnRequest};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::Command;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio::sync::watch;
 
 use super::incoming::{Inbox, Incoming, Stream};
+use crate::install::in_use::{self, Hold};
+use crate::process_group::{Leader, Pipes};
 
 /// How long output readers may run on after the process exits (a grandchild can
 /// hold the pipes open) before the exit is reported anyway.
@@ -57,14 +59,19 @@ pub struct ProcessEntry {
     pub pid: u32,
     /// When the kernel started it (see [`start_time`]), to recognise it later.
     pub started: Option<u64>,
+    /// The process, unreaped while its group may be signalled (reaped once the
+    /// entry is dropped).
+    pub leader: Leader,
+    /// The installed package folder it runs from, kept until the entry is dropped.
+    _package: Option<Hold>,
     /// Feeds the stdin writer; `None` once stdin is closed.
     pub stdin: Mutex<Option<UnboundedSender<Vec<u8>>>>,
     pub subscribers: Mutex<Vec<Subscriber>>,
     /// The first stdout lines, for subscribers that come later.
     first_lines: Mutex<FirstLines>,
     exited: AtomicBool,
-    /// The process is gone (`wait` returned) though its exit may not be reported
-    /// yet: its remaining output is still being read.
+    /// The process is gone (it exited) though its exit may not be reported yet:
+    /// its remaining output is still being read.
     gone: watch::Sender<bool>,
 }
 
@@ -79,7 +86,7 @@ impl ProcessEntry {
         *self.gone.borrow()
     }
 
-    /// Resolves once the process is gone (its leader exited and was reaped).
+    /// Resolves once the process is gone (its leader exited).
     pub async fn wait_gone(&self) {
         let _ = self.gone.subscribe().wait_for(|gone| *gone).await;
     }
@@ -167,9 +174,10 @@ impl ProcessEntry {
         }
     }
 
-    /// Kills the process and everything in its process group.
+    /// Kills the process and everything in its process group (unless its group
+    /// is no longer the daemon's to signal).
     pub fn kill(&self) {
-        crate::process_group::kill(self.pid);
+        self.leader.kill_group();
     }
 }
 
@@ -195,21 +203,13 @@ impl FirstLines {
     }
 }
 
-/// The start time of a process in clock ticks since boot (`/proc/<pid>/stat`
-/// field 22): with the pid, it names one process even after pids are reused.
-pub fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) may hold spaces; the fields after it do not.
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    after_name.split_whitespace().nth(19)?.parse().ok()
-}
+pub use crate::process_group::start_time;
 
 /// Kills the process group of an agent a previous daemon started, if that
 /// process still runs (a daemon killed with SIGKILL leaves its agents behind).
 pub fn kill_orphan(pid: u32, started: Option<u64>) {
-    if started.is_some() && start_time(pid) == started {
-        tracing::info!(pid, "killing an agent process left by the previous daemon");
-        crate::process_group::kill(pid);
+    if started.is_some_and(|started| crate::process_group::kill_orphan(pid, started)) {
+        tracing::info!(pid, "killed an agent process left by the previous daemon");
     }
 }
 
@@ -227,8 +227,10 @@ pub fn spawn(
                 "not in the install dir nor on PATH",
             )
         })?;
-    let mut command = Command::new(&program);
-    crate::secrets::keep_from_child(command.as_std_mut());
+    let (real, package) = in_use::hold(&program);
+    let mut command = std::process::Command::new(real);
+    command.arg0(&program);
+    crate::secrets::keep_from_child(&mut command);
     for name in (context.env_remove)() {
         command.env_remove(name);
     }
@@ -247,12 +249,15 @@ pub fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    let mut child = command.spawn()?;
+    let (leader, mut child) = Leader::spawn(&mut command)?;
+    let pipes = Pipes::take(&mut child)?;
     let (stdin_tx, mut stdin_rx) = unbounded_channel::<Vec<u8>>();
-    let pid = child.id().unwrap_or_default();
+    let pid = leader.pid();
     let entry = Arc::new(ProcessEntry {
         pid,
         started: start_time(pid),
+        leader,
+        _package: package,
         stdin: Mutex::new(Some(stdin_tx)),
         subscribers: Mutex::new(vec![subscriber]),
         first_lines: Mutex::new(FirstLines::default()),
@@ -260,7 +265,7 @@ pub fn spawn(
         gone: watch::Sender::new(false),
     });
 
-    if let Some(mut stdin) = child.stdin.take() {
+    if let Some(mut stdin) = pipes.stdin {
         tokio::spawn(async move {
             while let Some(bytes) = stdin_rx.recv().await {
                 if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {
@@ -271,18 +276,16 @@ pub fn spawn(
     }
 
     let max = context.max_line_bytes;
-    let stdout = child
+    let stdout = pipes
         .stdout
-        .take()
         .map(|out| tokio::spawn(forward_lines(out, max, Stream::Stdout, entry.clone())));
-    let stderr = child
+    let stderr = pipes
         .stderr
-        .take()
         .map(|err| tokio::spawn(forward_lines(err, max, Stream::Stderr, entry.clone())));
 
     let waiter = entry.clone();
     tokio::spawn(async move {
-        let status = child.wait().await;
+        let status = waiter.leader.exited().await;
         waiter.gone.send_replace(true);
         for reader in [stdout, stderr].into_iter().flatten() {
             let abort = reader.abort_handle();
@@ -412,26 +415,6 @@ pub async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn orphans_are_killed_only_when_they_are_the_same_process() {
-        use std::os::unix::process::CommandExt;
-        let mut child = std::process::Command::new("sleep")
-            .arg("30")
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        let pid = child.id();
-        let started = start_time(pid);
-        assert!(started.is_some());
-        // Another process that happens to have the same pid: left alone.
-        kill_orphan(pid, started.map(|t| t + 1));
-        assert!(child.try_wait().unwrap().is_none(), "a stranger was killed");
-        kill_orphan(pid, started);
-        let status = child.wait().unwrap();
-        assert!(!status.success());
-        assert_eq!(start_time(pid), None);
-    }
 
     #[test]
     fn the_lines_kept_for_replay_are_a_bounded_prefix() {

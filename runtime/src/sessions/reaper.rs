@@ -51,7 +51,7 @@ impl Reaper {
         let grace = self.grace;
         self.stops.lock().unwrap().spawn(async move {
             let pid = process.pid;
-            match process_group::stop(pid, grace, process.wait_gone()).await {
+            match process_group::stop(&process.leader, grace).await {
                 Stopped::Exited => tracing::debug!(pid, "agent process exited on SIGTERM"),
                 Stopped::Killed => {
                     tracing::info!(

@@ -2,12 +2,14 @@
 //! runs (exit codes, signals, timeouts, output caps), managed processes (stdin, logs
 //! by offset and over SSE, the ring buffer, stop and kill, limits), PTY terminals over
 //! a real WebSocket client (several viewers, scrollback, bad frames, the query
-//! token), reaping, and the daemon stopping every process tree it started.
+//! token), reaping, process group ids never signalled once the daemon let go of
+//! them, and the daemon stopping every process tree it started.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod managed;
+mod reuse;
 mod runs;
 mod shutdown;
 mod terminal;

@@ -72,5 +72,6 @@ fn a_daemon_stopped_with_sigterm_kills_every_process_tree_it_started() {
         procfs::is_running(outliving),
         "the outliveDaemon process was stopped"
     );
-    sandbox_agent::process_group::kill(outliving);
+    let outliving = nix::unistd::Pid::from_raw(outliving as i32);
+    let _ = nix::sys::signal::killpg(outliving, nix::sys::signal::Signal::SIGKILL);
 }
