@@ -16,6 +16,7 @@ use tokio::io::AsyncReadExt;
 use tokio::time::Instant;
 
 use super::source::{self, Transport};
+use crate::process_group::{Leader, Pipes};
 use crate::error::ApiError;
 
 /// How long fetching one git skill source may take unless told otherwise.
@@ -206,26 +207,30 @@ impl Fetch<'_> {
         timeout: Duration,
     ) -> Result<(), ApiError> {
         let step = args[0];
-        let mut child = self.command(args, cwd).spawn().map_err(|error| {
+        let cannot_run = |error: std::io::Error| {
             ApiError::InvalidRequest(format!(
                 "skill source {:?}: cannot run git: {error}",
                 self.shown
             ))
-        })?;
-        let group = Group(child.id());
-        let mut stderr = child.stderr.take();
+        };
+        let (leader, mut child) = Leader::spawn(&mut self.command(args, cwd)).map_err(cannot_run)?;
+        // Whatever git leaves in its group goes with it, also when the request is
+        // dropped mid-fetch (the leader is reaped after, when `leader` is dropped).
+        let _group = KillGroupOnDrop(&leader);
+        let mut stderr = Pipes::take(&mut child).map_err(cannot_run)?.stderr;
         let finished = tokio::time::timeout_at(deadline, async {
             let mut kept = Vec::new();
             if let Some(stderr) = stderr.as_mut() {
                 let _ = stderr.take(STDERR_BYTES).read_to_end(&mut kept).await;
                 let _ = tokio::io::copy(stderr, &mut tokio::io::sink()).await;
             }
-            (child.wait().await, kept)
+            (leader.exited().await, kept)
         })
         .await;
         let Ok((status, kept)) = finished else {
-            drop(group);
-            let _ = child.wait().await;
+            // Its group (git and the transport it started) is stopped now.
+            leader.kill_group();
+            let _ = leader.exited().await;
             return Err(ApiError::Timeout(format!(
                 "fetching skill source {:?} (ref {}) took longer than {} ms (--skill-fetch-timeout-ms); git was stopped",
                 self.shown,
@@ -233,8 +238,6 @@ impl Fetch<'_> {
                 timeout.as_millis()
             )));
         };
-        // Reaped: the group's id may be reused from now on.
-        group.disarm();
         match status {
             Ok(status) if status.success() => Ok(()),
             outcome => {
@@ -255,10 +258,10 @@ impl Fetch<'_> {
     /// `git ARGS` in `cwd`: no system or global configuration, no hooks, no
     /// transport but the source's, no prompt, in a session (and so a process
     /// group) of its own with no terminal.
-    fn command(&self, args: &[&str], cwd: &Path) -> tokio::process::Command {
+    fn command(&self, args: &[&str], cwd: &Path) -> std::process::Command {
         let protocol = self.transport.protocol();
-        let mut command = tokio::process::Command::new("git");
-        crate::secrets::keep_from_child(command.as_std_mut());
+        let mut command = std::process::Command::new("git");
+        crate::secrets::keep_from_child(&mut command);
         command
             .args(["-c", "protocol.allow=never", "-c"])
             .arg(format!("protocol.{protocol}.allow=always"))
@@ -277,15 +280,14 @@ impl Fetch<'_> {
             .env("GIT_TERMINAL_PROMPT", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         for variable in GIT_LOCAL_VARIABLES {
             command.env_remove(variable);
         }
         // SAFETY: only an async-signal-safe system call runs between fork and exec.
         use std::os::unix::process::CommandExt;
         unsafe {
-            command.as_std_mut().pre_exec(|| {
+            command.pre_exec(|| {
                 rustix::process::setsid()?;
                 Ok(())
             });
@@ -294,21 +296,13 @@ impl Fetch<'_> {
     }
 }
 
-/// Kills a git step's process group when dropped, unless its leader was reaped
-/// (`disarm`), after which the id may belong to someone else.
-struct Group(Option<u32>);
+/// Kills a git step's whole process group when dropped (its leader is not reaped
+/// yet, so the group is still its).
+struct KillGroupOnDrop<'a>(&'a Leader);
 
-impl Group {
-    fn disarm(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for Group {
+impl Drop for KillGroupOnDrop<'_> {
     fn drop(&mut self) {
-        if let Some(pgid) = self.0 {
-            crate::process_group::kill(pgid);
-        }
+        self.0.kill_group();
     }
 }
 
