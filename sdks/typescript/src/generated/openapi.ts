@@ -848,7 +848,7 @@ export interface components {
          * @description Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable" | "process_not_found" | "process_conflict" | "process_limit_reached" | "spawn_failed";
+        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable" | "process_not_found" | "process_conflict" | "process_limit_reached" | "spawn_failed" | "host_not_allowed" | "cross_origin_refused" | "unsupported_media_type";
         /**
          * @description Who produced an event.
          * @enum {string}
@@ -2733,6 +2733,15 @@ export interface operations {
             };
             /** @description The body or its unpacked size is over `--fs-max-bytes` */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as an archive (`application/x-tar`, `application/gzip` or `application/octet-stream`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -350,7 +350,7 @@ class ErrorData(Model):
     message: str
 
 
-ErrorType = Literal["invalid_request", "unsupported_agent", "agent_not_installed", "install_failed", "agent_process_exited", "token_invalid", "permission_denied", "session_not_found", "session_already_exists", "mode_not_supported", "stream_error", "timeout", "session_ended", "request_not_found", "not_found", "method_not_allowed", "payload_too_large", "adapter_failed", "internal", "path_not_found", "path_conflict", "not_configured", "storage_full", "storage_unavailable", "process_not_found", "process_conflict", "process_limit_reached", "spawn_failed"]
+ErrorType = Literal["invalid_request", "unsupported_agent", "agent_not_installed", "install_failed", "agent_process_exited", "token_invalid", "permission_denied", "session_not_found", "session_already_exists", "mode_not_supported", "stream_error", "timeout", "session_ended", "request_not_found", "not_found", "method_not_allowed", "payload_too_large", "adapter_failed", "internal", "path_not_found", "path_conflict", "not_configured", "storage_full", "storage_unavailable", "process_not_found", "process_conflict", "process_limit_reached", "spawn_failed", "host_not_allowed", "cross_origin_refused", "unsupported_media_type"]
 """Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`)."""
 
 EventSource = Literal["agent", "daemon"]
