@@ -59,8 +59,8 @@ pub struct ProcessEntry {
     pub pid: u32,
     /// When the kernel started it (see [`start_time`]), to recognise it later.
     pub started: Option<u64>,
-    /// The process, unreaped while its group may be signalled (reaped once the
-    /// entry is dropped).
+    /// The process, unreaped while its group may be signalled: reaped once it has
+    /// exited and its group was killed (or when the entry is dropped).
     pub leader: Leader,
     /// The installed package folder it runs from, kept until the entry is dropped.
     _package: Option<Hold>,
@@ -296,6 +296,10 @@ pub fn spawn(
                 abort.abort();
             }
         }
+        // The agent is gone: what is left of its group (tools, servers it started)
+        // goes with it, then it is reaped, and its group is never signalled again.
+        waiter.leader.kill_group();
+        waiter.leader.reap();
         let status = match status {
             Ok(status) => {
                 use std::os::unix::process::ExitStatusExt;
