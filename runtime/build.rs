@@ -1,6 +1,6 @@
 //! Builds the default adapter components (`adapters/`, for `wasm32-wasip2`),
 //! precompiles them for the target the daemon is built for, and embeds both, so
-//! `sandbox-agent server` works with no files next to it and starts without
+//! `agentplex server` works with no files next to it and starts without
 //! compiling anything. Adapters stay replaceable at run time through
 //! `--adapters-dir`.
 //!
@@ -13,7 +13,7 @@
 //!
 //! It also stamps the binary with the commit and target `--version` prints.
 //!
-//! `SANDBOX_AGENT_BUILTIN_ADAPTERS=mock,<agent>` (comma-separated agent crates
+//! `AGENTPLEX_BUILTIN_ADAPTERS=mock,<agent>` (comma-separated agent crates
 //! under `adapters/`) builds and embeds only those: for a daemon with fewer agents,
 //! or to keep building while another adapter crate is mid-edit.
 
@@ -23,7 +23,9 @@ use std::{env, fs};
 
 const WASM_TARGET: &str = "wasm32-wasip2";
 /// Environment variable that limits the built-in adapters (see the module docs).
-const SELECTION_VAR: &str = "SANDBOX_AGENT_BUILTIN_ADAPTERS";
+const SELECTION_VAR: &str = "AGENTPLEX_BUILTIN_ADAPTERS";
+/// Its name in 0.2 and earlier, still read.
+const LEGACY_SELECTION_VAR: &str = "SANDBOX_AGENT_BUILTIN_ADAPTERS";
 /// The builtin the others are compressed against (see `main`).
 const BASE_COMPONENT: &str = "sandbox_agent_adapter_mock.wasm";
 
@@ -34,7 +36,9 @@ fn main() {
     watch_sources(&adapters, &root.join("wit"));
 
     println!("cargo:rerun-if-env-changed={SELECTION_VAR}");
-    let selection: Option<Vec<String>> = env::var(SELECTION_VAR).ok().map(|list| {
+    println!("cargo:rerun-if-env-changed={LEGACY_SELECTION_VAR}");
+    let selected = env::var(SELECTION_VAR).or_else(|_| env::var(LEGACY_SELECTION_VAR));
+    let selection: Option<Vec<String>> = selected.ok().map(|list| {
         list.split(',')
             .map(|name| format!("sandbox-agent-adapter-{}", name.trim()))
             .collect()
@@ -144,7 +148,7 @@ fn main() {
     stamp_version(root, &target);
 }
 
-/// What `sandbox-agent adapters new` writes: the adapter template, the kit and the
+/// What `agentplex adapters new` writes: the adapter template, the kit and the
 /// contract it is built against, embedded as one zstd-compressed bundle per set
 /// (for each file: its path's length and path, its length and bytes, lengths as
 /// little-endian `u32`), read back by `cli/scaffold.rs`.
@@ -282,9 +286,11 @@ fn rebase(artifact: &Path, base: &[u8], out_dir: &Path) -> PathBuf {
     delta_path
 }
 
-/// `SANDBOX_AGENT_COMMIT` (from the environment, else `git rev-parse`) and
-/// `SANDBOX_AGENT_TARGET` for `sandbox-agent --version`.
+/// `SANDBOX_AGENT_COMMIT` (from `AGENTPLEX_COMMIT` in the environment, or the older
+/// `SANDBOX_AGENT_COMMIT`, else `git rev-parse`) and
+/// `SANDBOX_AGENT_TARGET` for `agentplex --version`.
 fn stamp_version(root: &Path, target: &str) {
+    println!("cargo:rerun-if-env-changed=AGENTPLEX_COMMIT");
     println!("cargo:rerun-if-env-changed=SANDBOX_AGENT_COMMIT");
     let git = root.join(".git");
     if git.is_dir() {
@@ -295,7 +301,8 @@ fn stamp_version(root: &Path, target: &str) {
             }
         }
     }
-    let commit = env::var("SANDBOX_AGENT_COMMIT").ok().or_else(|| {
+    let given = env::var("AGENTPLEX_COMMIT").or_else(|_| env::var("SANDBOX_AGENT_COMMIT"));
+    let commit = given.ok().or_else(|| {
         let output = Command::new("git")
             .args(["rev-parse", "--short=12", "HEAD"])
             .current_dir(root)

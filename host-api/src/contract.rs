@@ -88,7 +88,7 @@ pub(crate) fn incompatibility(engine: &Engine, component: &Component, link_error
     match compare_with_supported(&found) {
         Some(Ordering::Greater) => format!(
             "it was built against {found}, a newer contract than this daemon supports: \
-             upgrade sandbox-agent, or build the adapter against a supported version"
+             upgrade agentplex, or build the adapter against a supported version"
         ),
         Some(Ordering::Less) => format!(
             "it was built against {found}, an older contract than this daemon supports: \

@@ -1,4 +1,4 @@
-//! The wasmtime host that runs sandbox-agent adapter components.
+//! The wasmtime host that runs agentplex adapter components.
 //!
 //! An adapter is a WebAssembly component implementing the WIT contract in `wit/`
 //! (`sandbox-agent:adapter`). This crate loads such components ([`AdapterRegistry`]),

@@ -14,7 +14,7 @@ pub struct CorsConfig {
     pub allow_credentials: bool,
 }
 
-/// Everything `sandbox-agent server` runs with.
+/// Everything `agentplex server` runs with.
 #[derive(Debug, Clone)]
 pub struct DaemonConfig {
     pub listen: SocketAddr,
@@ -61,6 +61,8 @@ pub struct DaemonConfig {
     /// How long an agent's process group has between SIGTERM and SIGKILL when the
     /// daemon stops.
     pub agent_stop_grace: std::time::Duration,
+    /// Whether the listening line is written as a JSON object, like the log lines.
+    pub json_announcement: bool,
     /// Keep sessions in memory only (`--ephemeral`), not in the data dir's database.
     pub ephemeral: bool,
     /// Which ended sessions are removed on their own.
@@ -73,13 +75,21 @@ pub struct DaemonConfig {
     pub skill_sources: crate::sessions::skills::GitSettings,
 }
 
-/// The default data dir: `$XDG_DATA_HOME/sandbox-agent` or `~/.local/share/sandbox-agent`.
+/// The default data dir: `$XDG_DATA_HOME/agentplex` or `~/.local/share/agentplex`; the
+/// folder of 0.2 and earlier (`.../sandbox-agent`) while it exists and the new one does not,
+/// so an upgraded daemon keeps its sessions.
 pub fn default_data_dir() -> PathBuf {
-    if let Some(xdg) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(xdg).join("sandbox-agent");
+    let share = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(xdg) => PathBuf::from(xdg),
+        None => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(std::env::temp_dir)
+            .join(".local/share"),
+    };
+    let current = share.join("agentplex");
+    let earlier = share.join("sandbox-agent");
+    if !current.exists() && earlier.is_dir() {
+        return earlier;
     }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    home.join(".local/share/sandbox-agent")
+    current
 }

@@ -1,10 +1,10 @@
-//! The `sandbox-agent` binary: parses the command line and hands over to the library.
+//! The `agentplex` binary: parses the command line and hands over to the library.
 
 /// musl's own allocator serializes threads; the static release binaries use
 /// mimalloc, with adapter instances in pages of their own.
 #[cfg(target_env = "musl")]
 #[global_allocator]
-static ALLOCATOR: sandbox_agent::allocator::Allocator = sandbox_agent::allocator::Allocator;
+static ALLOCATOR: agentplex::allocator::Allocator = agentplex::allocator::Allocator;
 
 fn main() -> std::process::ExitCode {
     // mimalloc commits whole arenas up front by default: 7 MB of idle memory for
@@ -22,5 +22,5 @@ fn main() -> std::process::ExitCode {
         libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
         libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
     }
-    sandbox_agent::cli::main()
+    agentplex::cli::main()
 }

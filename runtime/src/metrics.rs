@@ -109,7 +109,7 @@ fn turn_buckets() -> Histogram {
 impl Metrics {
     fn new() -> Self {
         let metrics = Self {
-            registry: Registry::with_prefix("sandbox_agent"),
+            registry: Registry::with_prefix("agentplex"),
             requests: Family::default(),
             request_seconds: Family::new_with_constructor(request_buckets),
             events: Family::default(),

@@ -228,11 +228,11 @@ mod tests {
 
     #[test]
     fn the_token_argument_is_masked_in_both_spellings() {
-        let mut args = b"sandbox-agent\0server\0--token\0s3cret\0--port\0s3cret\0".to_vec();
+        let mut args = b"agentplex\0server\0--token\0s3cret\0--port\0s3cret\0".to_vec();
         assert!(mask_argument(&mut args, b"s3cret"));
         assert_eq!(
             args,
-            b"sandbox-agent\0server\0--token\0******\0--port\0s3cret\0"
+            b"agentplex\0server\0--token\0******\0--port\0s3cret\0"
         );
         let mut args = b"x\0--token=s3cret\0".to_vec();
         assert!(mask_argument(&mut args, b"s3cret"));

@@ -9,7 +9,7 @@ use std::time::Duration;
 #[test]
 fn server_prints_one_listening_line_with_the_chosen_port() {
     let data = tempfile::tempdir().expect("temporary data dir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sandbox-agent"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentplex"))
         .args([
             "server",
             "--no-token",

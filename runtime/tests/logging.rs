@@ -124,7 +124,7 @@ fn a_piped_log_is_json_lines_with_request_and_session_context() {
     let lines = json_lines(&log);
     let access = |id: &str| {
         lines.iter().find(|line| {
-            line["target"] == "sandbox_agent::access" && line["span"]["request_id"] == id
+            line["target"] == "agentplex::access" && line["span"]["request_id"] == id
         })
     };
     let created = access(&answered).expect("the access line of the create");

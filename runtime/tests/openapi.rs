@@ -12,7 +12,7 @@ fn repo_root() -> &'static Path {
 }
 
 fn generated() -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_sandbox-agent"))
+    let output = Command::new(env!("CARGO_BIN_EXE_agentplex"))
         .arg("openapi")
         .output()
         .unwrap();

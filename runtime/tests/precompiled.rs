@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use common::api::*;
 use common::{adapters_dir_with, test_guest, Daemon, Options};
-use sandbox_agent::adapters::{builtin_registry, Builtin, BUILTIN_ADAPTERS};
+use agentplex::adapters::{builtin_registry, Builtin, BUILTIN_ADAPTERS};
 use sandbox_agent_host::artifact::{sha256, Artifact};
 use sandbox_agent_host::{
     AdapterOrigin, AdapterRegistry, HostConfig, Input, LoadedAdapter, MessagePart,

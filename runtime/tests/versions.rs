@@ -37,7 +37,7 @@ fn the_versions_move_together() {
 
 #[test]
 fn version_names_the_commit_and_the_target() {
-    let output = Command::new(env!("CARGO_BIN_EXE_sandbox-agent"))
+    let output = Command::new(env!("CARGO_BIN_EXE_agentplex"))
         .arg("--version")
         .output()
         .unwrap();

@@ -22,7 +22,7 @@ impl Binary {
     pub fn ours() -> Self {
         let path = std::env::var_os("SANDBOX_AGENT_BENCH_BIN")
             .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_sandbox-agent")));
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_agentplex")));
         Self {
             name: "ours".into(),
             path,

@@ -1,4 +1,4 @@
-//! `sandbox-agent credentials list`: the credentials a daemon started here would
+//! `agentplex credentials list`: the credentials a daemon started here would
 //! find for each agent, read locally (no daemon), with every secret redacted.
 
 use std::path::PathBuf;
@@ -24,10 +24,10 @@ pub enum CredentialsCommand {
         home: Option<PathBuf>,
         /// Folder of extra adapter components, as for `server --adapters-dir`
         /// [default: <data-dir>/adapters when it exists].
-        #[arg(long, env = "SANDBOX_AGENT_ADAPTERS_DIR")]
+        #[arg(long, env = "AGENTPLEX_ADAPTERS_DIR")]
         adapters_dir: Option<PathBuf>,
         /// The daemon's data dir (for the default adapters folder and the compile cache).
-        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        #[arg(long, env = "AGENTPLEX_DATA_DIR")]
         data_dir: Option<PathBuf>,
     },
 }
@@ -39,7 +39,7 @@ struct Listing {
     warnings: Vec<Warning>,
 }
 
-/// `sandbox-agent credentials ...`.
+/// `agentplex credentials ...`.
 pub(super) fn credentials(command: CredentialsCommand) -> Result<(), Failure> {
     let CredentialsCommand::List {
         agent,

@@ -1,5 +1,5 @@
 //! The commands' error types: [`CliError`] for the client commands (a failed
-//! request keeps the daemon's problem document: `sandbox-agent` prints it on
+//! request keeps the daemon's problem document: `agentplex` prints it on
 //! stderr, then the one-line error), [`LocalError`] for the commands that work
 //! without a daemon.
 
@@ -57,9 +57,9 @@ impl CliError {
 /// What to do next about a problem, where the problem itself does not say.
 fn problem_hint(code: &str) -> &'static str {
     match code {
-        "token_invalid" => "; pass the daemon's token with --token or SANDBOX_AGENT_TOKEN",
-        "session_not_found" => "; `sandbox-agent sessions list` shows the sessions",
-        "unsupported_agent" => "; `sandbox-agent agents list` shows the agents",
+        "token_invalid" => "; pass the daemon's token with --token or AGENTPLEX_TOKEN",
+        "session_not_found" => "; `agentplex sessions list` shows the sessions",
+        "unsupported_agent" => "; `agentplex agents list` shows the agents",
         _ => "",
     }
 }
@@ -68,7 +68,7 @@ fn problem_hint(code: &str) -> &'static str {
 fn unreachable_hint(error: &ClientError) -> &'static str {
     let refused = causes(error).contains("Connection refused");
     if refused {
-        "; is a daemon running there? Start one with `sandbox-agent server`, or point --endpoint (SANDBOX_AGENT_ENDPOINT) at it"
+        "; is a daemon running there? Start one with `agentplex server`, or point --endpoint (AGENTPLEX_ENDPOINT) at it"
     } else {
         ""
     }
@@ -90,7 +90,7 @@ fn causes(error: &ClientError) -> String {
 #[derive(Debug, thiserror::Error)]
 pub enum LocalError {
     /// `server` has neither a token nor `--no-token`.
-    #[error("a token is required: pass --token-file <FILE> (or set SANDBOX_AGENT_TOKEN), or --no-token to serve without authentication on loopback")]
+    #[error("a token is required: pass --token-file <FILE> (or set AGENTPLEX_TOKEN), or --no-token to serve without authentication on loopback")]
     TokenRequired,
     /// `--token ""`.
     #[error("--token must not be empty")]

@@ -1,4 +1,4 @@
-//! `sandbox-agent fs ...`: the daemon's filesystem routes from the command line. File
+//! `agentplex fs ...`: the daemon's filesystem routes from the command line. File
 //! contents stream both ways (`cat` to stdout, `put` from a file or stdin, `upload`
 //! of a local directory as a tar archive built on the fly); the other commands print
 //! the daemon's JSON answer.
@@ -102,7 +102,7 @@ pub enum FsCommand {
     },
 }
 
-/// `sandbox-agent fs ...`.
+/// `agentplex fs ...`.
 pub async fn fs(command: FsCommand) -> Result<(), CliError> {
     match command {
         FsCommand::Ls { path, scope } => {

@@ -139,7 +139,7 @@ pub fn stat(stat: &sandbox_agent_client::FsStat) -> String {
 /// `processes list`.
 pub fn processes(processes: &[sandbox_agent_client::ProcessInfo]) -> String {
     if processes.is_empty() {
-        return "no processes (start one: sandbox-agent processes start -- COMMAND)".into();
+        return "no processes (start one: agentplex processes start -- COMMAND)".into();
     }
     table(
         ["ID", "STATUS", "PID", "TTY", "COMMAND"],
@@ -197,7 +197,7 @@ fn status(p: &sandbox_agent_client::ProcessInfo) -> String {
 /// `sessions list`.
 pub fn sessions(sessions: &[SessionInfo]) -> String {
     if sessions.is_empty() {
-        return "no sessions (create one: sandbox-agent sessions create ID --agent AGENT)".into();
+        return "no sessions (create one: agentplex sessions create ID --agent AGENT)".into();
     }
     table(
         [
@@ -257,7 +257,7 @@ pub fn session(session: &SessionInfo) -> String {
 pub fn created(session_id: &str, agent: &str, answer: &CreateSessionResponse) -> String {
     if answer.healthy && answer.error.is_none() {
         return format!(
-            "created session {session_id} ({agent}); send it a message: sandbox-agent sessions send {session_id} TEXT"
+            "created session {session_id} ({agent}); send it a message: agentplex sessions send {session_id} TEXT"
         );
     }
     let detail = answer
@@ -318,7 +318,7 @@ impl Transcript {
                         .unwrap_or_default();
                     let _ = writeln!(
                         out,
-                        "? permission {} ({}{detail})\n  answer: sandbox-agent permissions reply {session} {} once|always|reject",
+                        "? permission {} ({}{detail})\n  answer: agentplex permissions reply {session} {} once|always|reject",
                         permission.permission_id, permission.action, permission.permission_id
                     );
                 } else {
@@ -340,7 +340,7 @@ impl Transcript {
                     };
                     let _ = writeln!(
                         out,
-                        "? {}{options}\n  answer: sandbox-agent questions reply {session} {} --answer TEXT",
+                        "? {}{options}\n  answer: agentplex questions reply {session} {} --answer TEXT",
                         question.prompt, question.question_id
                     );
                 } else {

@@ -1,5 +1,5 @@
 //! Installing agents from the command line: the daemon's install flags, and
-//! `sandbox-agent agents install`, which follows the daemon's install as an event
+//! `agentplex agents install`, which follows the daemon's install as an event
 //! stream and shows a progress bar on a terminal (plain lines otherwise).
 
 use std::io::IsTerminal;
@@ -15,12 +15,12 @@ use crate::install::{
     platform, InstallOutcome, InstallProgress, InstallSettings, Mirror, SourcePreference, Stage,
 };
 
-/// `sandbox-agent server` flags about installing agents.
+/// `agentplex server` flags about installing agents.
 #[derive(Debug, Args)]
 pub struct InstallArgs {
     /// Never install an agent when a session is created: a missing agent (or a
     /// missing `agentVersion`) is `agent_not_installed`.
-    #[arg(long, env = "SANDBOX_AGENT_NO_INSTALL")]
+    #[arg(long, env = "AGENTPLEX_NO_INSTALL")]
     no_install: bool,
     /// Where agents are installed from: the vendors' release downloads then the npm
     /// package (`auto`), only the downloads (`release`) or only npm (`npm`).
@@ -28,15 +28,15 @@ pub struct InstallArgs {
         long,
         value_enum,
         default_value = "auto",
-        env = "SANDBOX_AGENT_INSTALL_SOURCE"
+        env = "AGENTPLEX_INSTALL_SOURCE"
     )]
     install_source: SourcePreference,
     /// Fetch every release URL `https://HOST/PATH` from `MIRROR/HOST/PATH` instead.
-    #[arg(long, value_name = "MIRROR", env = "SANDBOX_AGENT_RELEASES_MIRROR")]
+    #[arg(long, value_name = "MIRROR", env = "AGENTPLEX_RELEASES_MIRROR")]
     releases_mirror: Option<String>,
     /// Install builds for this platform (`linux-x64`, `linux-x64-musl`,
     /// `linux-arm64`, `darwin-arm64`...) [default: detected].
-    #[arg(long, value_name = "PLATFORM", env = "SANDBOX_AGENT_INSTALL_PLATFORM")]
+    #[arg(long, value_name = "PLATFORM", env = "AGENTPLEX_INSTALL_PLATFORM")]
     install_platform: Option<String>,
 }
 
@@ -59,7 +59,7 @@ impl InstallArgs {
     }
 }
 
-/// `sandbox-agent agents install`: asks the daemon for an event stream of the
+/// `agentplex agents install`: asks the daemon for an event stream of the
 /// install and returns its outcome.
 pub async fn follow(
     endpoint: &str,

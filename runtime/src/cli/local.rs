@@ -37,10 +37,10 @@ pub enum AdaptersCommand {
     List {
         /// Folder of extra components, as for `server --adapters-dir`
         /// [default: <data-dir>/adapters when it exists].
-        #[arg(long, env = "SANDBOX_AGENT_ADAPTERS_DIR")]
+        #[arg(long, env = "AGENTPLEX_ADAPTERS_DIR")]
         adapters_dir: Option<PathBuf>,
         /// The daemon's data dir (for the default adapters folder and the compile cache).
-        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        #[arg(long, env = "AGENTPLEX_DATA_DIR")]
         data_dir: Option<PathBuf>,
     },
     /// Load one component file and print what it declares.
@@ -48,7 +48,7 @@ pub enum AdaptersCommand {
         /// The component (`.wasm`).
         file: PathBuf,
         /// The daemon's data dir (for the compile cache).
-        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        #[arg(long, env = "AGENTPLEX_DATA_DIR")]
         data_dir: Option<PathBuf>,
     },
     /// Check a component file: its format, contract version, `info()`, install plan,
@@ -58,7 +58,7 @@ pub enum AdaptersCommand {
         /// The component (`.wasm`).
         file: PathBuf,
         /// The daemon's data dir (for the compile cache).
-        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        #[arg(long, env = "AGENTPLEX_DATA_DIR")]
         data_dir: Option<PathBuf>,
     },
     /// Print the coverage matrix (capabilities per adapter) as Markdown, as in
@@ -66,10 +66,10 @@ pub enum AdaptersCommand {
     Matrix {
         /// Folder of extra components, as for `server --adapters-dir`
         /// [default: <data-dir>/adapters when it exists].
-        #[arg(long, env = "SANDBOX_AGENT_ADAPTERS_DIR")]
+        #[arg(long, env = "AGENTPLEX_ADAPTERS_DIR")]
         adapters_dir: Option<PathBuf>,
         /// The daemon's data dir (for the default adapters folder and the compile cache).
-        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        #[arg(long, env = "AGENTPLEX_DATA_DIR")]
         data_dir: Option<PathBuf>,
     },
     /// Replay recorded transcripts through a component and compare what it returns
@@ -87,10 +87,10 @@ pub enum AdaptersCommand {
         update: bool,
         /// Folder of extra components, as for `server --adapters-dir`
         /// [default: <data-dir>/adapters when it exists].
-        #[arg(long, env = "SANDBOX_AGENT_ADAPTERS_DIR")]
+        #[arg(long, env = "AGENTPLEX_ADAPTERS_DIR")]
         adapters_dir: Option<PathBuf>,
         /// The daemon's data dir (for the default adapters folder and the compile cache).
-        #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+        #[arg(long, env = "AGENTPLEX_DATA_DIR")]
         data_dir: Option<PathBuf>,
     },
 }
@@ -194,7 +194,7 @@ fn print_json(value: &impl Serialize) -> Result<(), LocalError> {
     Ok(())
 }
 
-/// `sandbox-agent adapters ...`.
+/// `agentplex adapters ...`.
 pub(super) fn adapters(command: AdaptersCommand) -> Result<(), Failure> {
     match command {
         AdaptersCommand::List {
@@ -234,7 +234,7 @@ pub(super) fn adapters(command: AdaptersCommand) -> Result<(), Failure> {
                 .map_err(Failure::bad_input)?;
             println!(
                 "wrote {} (package {}): cd there and run `cargo build --release --target wasm32-wasip2` \
-                 (the component is {}), or `sandbox-agent adapters test .` to build, validate and replay it",
+                 (the component is {}), or `agentplex adapters test .` to build, validate and replay it",
                 made.dir.display(),
                 made.package,
                 made.component

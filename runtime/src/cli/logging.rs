@@ -35,18 +35,18 @@ pub struct LogArgs {
         long,
         value_enum,
         default_value = "auto",
-        env = "SANDBOX_AGENT_LOG_FORMAT"
+        env = "AGENTPLEX_LOG_FORMAT"
     )]
     log_format: LogFormat,
     /// The least severe level logged: error, warn, info, debug or trace. Filter
-    /// directives in `SANDBOX_AGENT_LOG` or else `RUST_LOG` (such as
-    /// `info,sandbox_agent::access=off`) replace it.
-    #[arg(long, default_value = "info", env = "SANDBOX_AGENT_LOG_LEVEL")]
+    /// directives in `AGENTPLEX_LOG` or else `RUST_LOG` (such as
+    /// `info,agentplex::access=off`) replace it.
+    #[arg(long, default_value = "info", env = "AGENTPLEX_LOG_LEVEL")]
     log_level: LevelFilter,
     /// Send traces (a span per request and per session task) to this OTLP/HTTP
     /// collector, e.g. http://127.0.0.1:4318 (`/v1/traces` is added) [default:
     /// none; the standard OTEL_EXPORTER_OTLP_ENDPOINT is honoured too].
-    #[arg(long, env = "SANDBOX_AGENT_OTLP_ENDPOINT")]
+    #[arg(long, env = "AGENTPLEX_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
 }
 
@@ -54,7 +54,7 @@ pub struct LogArgs {
 #[derive(Debug, thiserror::Error)]
 pub enum LoggingError {
     /// A filter in the environment does not parse.
-    #[error("{variable}={value:?} is not a log filter ({reason}); e.g. `info` or `warn,sandbox_agent=debug`")]
+    #[error("{variable}={value:?} is not a log filter ({reason}); e.g. `info` or `warn,agentplex=debug`")]
     Filter {
         variable: &'static str,
         value: String,
@@ -84,16 +84,12 @@ impl LogArgs {
     pub fn init(&self) -> Result<Telemetry, LoggingError> {
         let filter = self.filter()?;
         let terminal = std::io::stderr().is_terminal();
-        let json = match self.log_format {
-            LogFormat::Auto => !terminal,
-            LogFormat::Pretty => false,
-            LogFormat::Json => true,
-        };
+        let json = self.json();
         let provider = self.trace_provider()?;
         // Traces take the info spans (requests, sessions) whatever the log's level.
         let traces = provider.as_ref().map(|provider| {
             tracing_opentelemetry::layer()
-                .with_tracer(provider.tracer("sandbox-agent"))
+                .with_tracer(provider.tracer("agentplex"))
                 .with_filter(LevelFilter::INFO)
         });
         let registry = tracing_subscriber::registry().with(traces);
@@ -110,6 +106,16 @@ impl LogArgs {
                 .init();
         }
         Ok(Telemetry(provider))
+    }
+
+    /// Whether log lines are JSON objects (`json`, or `auto` with stderr not a
+    /// terminal); the listening line on stdout is one then too.
+    pub fn json(&self) -> bool {
+        match self.log_format {
+            LogFormat::Auto => !std::io::stderr().is_terminal(),
+            LogFormat::Pretty => false,
+            LogFormat::Json => true,
+        }
     }
 
     /// The trace pipeline, when an endpoint is configured (by flag, or by the
@@ -132,7 +138,7 @@ impl LogArgs {
             .build()
             .map_err(|error| LoggingError::Otlp(error.to_string()))?;
         let resource = opentelemetry_sdk::Resource::builder()
-            .with_service_name("sandbox-agent")
+            .with_service_name("agentplex")
             .build();
         Ok(Some(
             SdkTracerProvider::builder()
@@ -142,9 +148,9 @@ impl LogArgs {
         ))
     }
 
-    /// `SANDBOX_AGENT_LOG`, else `RUST_LOG`, else `--log-level`.
+    /// `AGENTPLEX_LOG`, else `RUST_LOG`, else `--log-level`.
     fn filter(&self) -> Result<EnvFilter, LoggingError> {
-        for variable in ["SANDBOX_AGENT_LOG", "RUST_LOG"] {
+        for variable in ["AGENTPLEX_LOG", "RUST_LOG"] {
             let Ok(value) = std::env::var(variable) else {
                 continue;
             };

@@ -1,4 +1,4 @@
-//! The command line: `sandbox-agent server` runs the daemon; the other
+//! The command line: `agentplex server` runs the daemon; the other
 //! subcommands are thin clients of its HTTP API (one per route) that print JSON,
 //! plus local tools for adapter components.
 
@@ -7,6 +7,7 @@ mod error;
 mod files;
 mod human;
 mod install;
+mod legacy_env;
 mod local;
 mod logging;
 mod matrix;
@@ -31,7 +32,7 @@ use error::LocalError;
 
 /// One HTTP API over every coding agent.
 #[derive(Debug, Parser)]
-#[command(name = "sandbox-agent", version = crate::BUILD, about)]
+#[command(name = "agentplex", version = crate::BUILD, about)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -72,35 +73,35 @@ enum Command {
     Credentials(credentials::CredentialsCommand),
     /// Print the OpenAPI document of the HTTP API.
     Openapi,
-    /// Print a shell completion script (e.g. `sandbox-agent completions bash >
-    /// ~/.local/share/bash-completion/completions/sandbox-agent`).
+    /// Print a shell completion script (e.g. `agentplex completions bash >
+    /// ~/.local/share/bash-completion/completions/agentplex`).
     Completions {
         /// The shell: bash, zsh, fish, elvish or powershell.
         shell: clap_complete::Shell,
     },
 }
 
-/// `sandbox-agent server` flags.
+/// `agentplex server` flags.
 #[derive(Debug, Args)]
 pub struct ServerArgs {
     /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1", env = "SANDBOX_AGENT_HOST")]
+    #[arg(long, default_value = "127.0.0.1", env = "AGENTPLEX_HOST")]
     host: IpAddr,
     /// Port to listen on (0 picks a free one).
-    #[arg(long, default_value_t = 2468, env = "SANDBOX_AGENT_PORT")]
+    #[arg(long, default_value_t = 2468, env = "AGENTPLEX_PORT")]
     port: u16,
     /// Token clients must send (`Authorization: Bearer` or `x-sandbox-token`). Prefer
     /// `--token-file` or the variable: on the command line, other processes can read it
     /// until the daemon hides it at start.
     #[arg(
         long,
-        env = "SANDBOX_AGENT_TOKEN",
+        env = "AGENTPLEX_TOKEN",
         hide_env_values = true,
         conflicts_with_all = ["no_token", "token_file"]
     )]
     token: Option<String>,
     /// A file holding the token clients must send (its first line).
-    #[arg(long, env = "SANDBOX_AGENT_TOKEN_FILE", conflicts_with = "no_token")]
+    #[arg(long, env = "AGENTPLEX_TOKEN_FILE", conflicts_with = "no_token")]
     token_file: Option<PathBuf>,
     /// Serve without authentication: then only loopback `Host` names (and those
     /// `--allowed-host` adds) are answered, and no web page but the daemon's own (and
@@ -112,13 +113,13 @@ pub struct ServerArgs {
     /// subdomains) or `*`. With a token and no `--allowed-host`, any name is answered.
     #[arg(
         long = "allowed-host",
-        env = "SANDBOX_AGENT_ALLOWED_HOSTS",
+        env = "AGENTPLEX_ALLOWED_HOSTS",
         value_delimiter = ','
     )]
     allowed_host: Vec<String>,
     /// Let processes of the daemon's user inspect it (debuggers, `/proc/<pid>/mem`
     /// and `environ`); off by default, so agents cannot read the token out of it.
-    #[arg(long, env = "SANDBOX_AGENT_DEBUGGABLE")]
+    #[arg(long, env = "AGENTPLEX_DEBUGGABLE")]
     debuggable: bool,
     /// Allow cross-origin requests from this origin (repeatable; `*` for any).
     #[arg(long = "cors-allow-origin")]
@@ -132,20 +133,21 @@ pub struct ServerArgs {
     /// Allow credentials in cross-origin requests.
     #[arg(long)]
     cors_allow_credentials: bool,
-    /// Where the daemon keeps its files [default: ~/.local/share/sandbox-agent].
-    #[arg(long, env = "SANDBOX_AGENT_DATA_DIR")]
+    /// Where the daemon keeps its files [default: ~/.local/share/agentplex, or
+    /// ~/.local/share/sandbox-agent when only that one exists].
+    #[arg(long, env = "AGENTPLEX_DATA_DIR")]
     data_dir: Option<PathBuf>,
     /// Folder of extra adapter components (`*.wasm`); they override builtins by agent id
     /// [default: <data-dir>/adapters when it exists].
-    #[arg(long, env = "SANDBOX_AGENT_ADAPTERS_DIR")]
+    #[arg(long, env = "AGENTPLEX_ADAPTERS_DIR")]
     adapters_dir: Option<PathBuf>,
     /// Where agent binaries are installed [default: <data-dir>/bin].
-    #[arg(long, env = "SANDBOX_AGENT_INSTALL_DIR")]
+    #[arg(long, env = "AGENTPLEX_INSTALL_DIR")]
     install_dir: Option<PathBuf>,
     #[command(flatten)]
     install: install::InstallArgs,
     /// Where compiled adapter components are cached [default: <data-dir>/cache].
-    #[arg(long, env = "SANDBOX_AGENT_CACHE_DIR")]
+    #[arg(long, env = "AGENTPLEX_CACHE_DIR")]
     cache_dir: Option<PathBuf>,
     /// Largest JSON request body, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
@@ -156,7 +158,7 @@ pub struct ServerArgs {
         long,
         default_value_t = 30_000,
         value_parser = clap::value_parser!(u64).range(1..),
-        env = "SANDBOX_AGENT_HEADER_READ_TIMEOUT_MS"
+        env = "AGENTPLEX_HEADER_READ_TIMEOUT_MS"
     )]
     header_read_timeout_ms: u64,
     /// Milliseconds a new connection has to send its first request head; until it
@@ -165,7 +167,7 @@ pub struct ServerArgs {
         long,
         default_value_t = 5_000,
         value_parser = clap::value_parser!(u64).range(1..),
-        env = "SANDBOX_AGENT_UNAUTHENTICATED_TIMEOUT_MS"
+        env = "AGENTPLEX_UNAUTHENTICATED_TIMEOUT_MS"
     )]
     unauthenticated_timeout_ms: u64,
     /// Most connections one client address (an IPv6 /64) holds before they
@@ -175,7 +177,7 @@ pub struct ServerArgs {
         long,
         default_value_t = 32,
         value_parser = clap::value_parser!(u64).range(1..),
-        env = "SANDBOX_AGENT_MAX_UNAUTHENTICATED_PER_PEER"
+        env = "AGENTPLEX_MAX_UNAUTHENTICATED_PER_PEER"
     )]
     max_unauthenticated_per_peer: u64,
     /// Most client connections served at once; more wait until one closes
@@ -183,21 +185,21 @@ pub struct ServerArgs {
     #[arg(
         long,
         value_parser = clap::value_parser!(u64).range(1..),
-        env = "SANDBOX_AGENT_MAX_CONNECTIONS"
+        env = "AGENTPLEX_MAX_CONNECTIONS"
     )]
     max_connections: Option<u64>,
     /// Largest file written, or archive unpacked, through `/v1/fs/*`, in bytes (streamed:
     /// never held in memory).
-    #[arg(long, default_value_t = 4 << 30, env = "SANDBOX_AGENT_FS_MAX_BYTES")]
+    #[arg(long, default_value_t = 4 << 30, env = "AGENTPLEX_FS_MAX_BYTES")]
     fs_max_bytes: u64,
     /// Most members (files, directories, links) one archive sent to
     /// `/v1/fs/upload-batch` may hold.
-    #[arg(long, default_value_t = 100_000, env = "SANDBOX_AGENT_FS_MAX_ENTRIES")]
+    #[arg(long, default_value_t = 100_000, env = "AGENTPLEX_FS_MAX_ENTRIES")]
     fs_max_entries: u64,
     /// Confine the file API (`/v1/fs/*`, symbolic links included) and the working
     /// directories of sessions and processes to this folder; agents themselves are not
     /// confined by it [default: unconfined].
-    #[arg(long, env = "SANDBOX_AGENT_FS_ROOT")]
+    #[arg(long, env = "AGENTPLEX_FS_ROOT")]
     fs_root: Option<PathBuf>,
     /// Memory cap of one adapter instance, in MiB.
     #[arg(long, default_value_t = 128)]
@@ -215,28 +217,28 @@ pub struct ServerArgs {
     #[arg(
         long,
         default_value_t = 10_000,
-        env = "SANDBOX_AGENT_ADAPTER_PARK_AFTER_MS"
+        env = "AGENTPLEX_ADAPTER_PARK_AFTER_MS"
     )]
     adapter_park_after_ms: u64,
     /// Most sessions holding an adapter instance at once: past it, the session
     /// whose instance was used least recently parks at once, whatever its idle
     /// time (each live instance costs tens of KiB). 0: no cap.
-    #[arg(long, default_value_t = 256, env = "SANDBOX_AGENT_MAX_LIVE_INSTANCES")]
+    #[arg(long, default_value_t = 256, env = "AGENTPLEX_MAX_LIVE_INSTANCES")]
     max_live_instances: usize,
     /// Milliseconds an agent's process group has, when the daemon stops, between
     /// SIGTERM and SIGKILL (the daemon's exit waits for it; 0 kills at once).
     #[arg(
         long,
         default_value_t = crate::process_group::DEFAULT_GRACE.as_millis() as u64,
-        env = "SANDBOX_AGENT_AGENT_STOP_GRACE_MS"
+        env = "AGENTPLEX_AGENT_STOP_GRACE_MS"
     )]
     agent_stop_grace_ms: u64,
     /// Keep sessions in memory only: nothing survives the daemon.
-    #[arg(long, env = "SANDBOX_AGENT_EPHEMERAL")]
+    #[arg(long, env = "AGENTPLEX_EPHEMERAL")]
     ephemeral: bool,
     /// Remove ended sessions older than an age (7d, 12h, 30m, 90s) or beyond a
     /// count (100 keeps the newest hundred) [default: keep all].
-    #[arg(long, env = "SANDBOX_AGENT_RETENTION")]
+    #[arg(long, env = "AGENTPLEX_RETENTION")]
     retention: Option<crate::sessions::retention::Retention>,
     #[command(flatten)]
     processes: processes::ProcessFlags,
@@ -304,6 +306,7 @@ impl ServerArgs {
                 .then(|| Duration::from_millis(self.adapter_park_after_ms)),
             max_live_instances: (self.max_live_instances > 0).then_some(self.max_live_instances),
             agent_stop_grace: Duration::from_millis(self.agent_stop_grace_ms),
+            json_announcement: false,
             ephemeral: self.ephemeral,
             retention: self.retention,
             host: HostConfig {
@@ -322,10 +325,17 @@ impl ServerArgs {
 /// Parses the command line, runs the command, and maps failure to a non-zero exit
 /// with a one-line message on stderr.
 pub fn main() -> ExitCode {
+    let adopted = legacy_env::adopt();
     let cli = Cli::parse();
+    let deprecation = legacy_env::deprecation(&adopted);
     let result = match cli.command {
-        Command::Server(args) => serve(*args),
-        command => block_on(run(command)),
+        Command::Server(args) => serve(*args, deprecation),
+        command => {
+            if let Some(line) = deprecation {
+                eprintln!("warning: {line}");
+            }
+            block_on(run(command))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -334,15 +344,16 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `sandbox-agent server`: the token is hidden and the daemon made non-dumpable
+/// `agentplex server`: the token is hidden and the daemon made non-dumpable
 /// while it is still one thread; then the logs (and trace exporter, whose HTTP
 /// client has its own runtime) are set up before the async runtime starts, and the
 /// last traces are sent after it stopped.
-fn serve(args: ServerArgs) -> Result<(), Failure> {
+fn serve(args: ServerArgs, deprecation: Option<String>) -> Result<(), Failure> {
     let debuggable = args.debuggable;
     let token_on_command_line = crate::secrets::token_on_command_line();
     let log = args.log.clone();
-    let config = args.into_config()?;
+    let mut config = args.into_config()?;
+    config.json_announcement = log.json();
     if let Some(token) = &config.token {
         if let Err(error) = crate::secrets::hide_token(token) {
             eprintln!("warning: cannot hide the token from other processes: {error}");
@@ -357,9 +368,12 @@ fn serve(args: ServerArgs) -> Result<(), Failure> {
     if let Err(error) = crate::secrets::hide_exporter_headers() {
         tracing::warn!(%error, "cannot hide the trace exporter's headers from other processes");
     }
+    if let Some(line) = deprecation {
+        tracing::warn!("{line}");
+    }
     if token_on_command_line {
         tracing::warn!(
-            "the token was given with --token: other processes could read it on the command line until now; use --token-file or SANDBOX_AGENT_TOKEN"
+            "the token was given with --token: other processes could read it on the command line until now; use --token-file or AGENTPLEX_TOKEN"
         );
     }
     let result = block_on(async {
@@ -450,7 +464,7 @@ fn fail(message: &str, code: u8) -> ExitCode {
 
 async fn run(command: Command) -> Result<(), Failure> {
     match command {
-        Command::Server(args) => serve(*args),
+        Command::Server(args) => serve(*args, None),
         Command::Health(connection) => Ok(remote::health(connection).await?),
         Command::Agents(command) => Ok(remote::agents(command).await?),
         Command::Sessions(command) => Ok(remote::sessions(command).await?),
@@ -468,7 +482,7 @@ async fn run(command: Command) -> Result<(), Failure> {
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut command = Cli::command();
-            clap_complete::generate(shell, &mut command, "sandbox-agent", &mut std::io::stdout());
+            clap_complete::generate(shell, &mut command, "agentplex", &mut std::io::stdout());
             Ok(())
         }
     }

@@ -1,4 +1,4 @@
-//! `sandbox-agent processes ...` and `sandbox-agent terminal ID`: the process API
+//! `agentplex processes ...` and `agentplex terminal ID`: the process API
 //! from the command line; and the daemon's flags for it.
 
 use std::collections::BTreeMap;
@@ -21,34 +21,34 @@ use super::remote::{call, done, print_json, show, Connection};
 use super::Failure;
 use crate::processes::ProcessSettings;
 
-/// `sandbox-agent server` flags of the process API (`/v1/processes`).
+/// `agentplex server` flags of the process API (`/v1/processes`).
 #[derive(Debug, Args)]
 pub struct ProcessFlags {
     /// Most processes held at once: managed ones not deleted (running or exited)
     /// plus runs in progress.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..), env = "SANDBOX_AGENT_MAX_PROCESSES")]
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..), env = "AGENTPLEX_MAX_PROCESSES")]
     max_processes: u64,
     /// Log ring buffer of each process without a terminal, in bytes (older output
     /// is dropped; readers see what they missed).
-    #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u64).range(1..), env = "SANDBOX_AGENT_PROCESS_LOG_BYTES")]
+    #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u64).range(1..), env = "AGENTPLEX_PROCESS_LOG_BYTES")]
     process_log_bytes: u64,
     /// Scrollback ring buffer of each terminal, in bytes (replayed to a viewer
     /// that connects).
-    #[arg(long, default_value_t = 256 << 10, value_parser = clap::value_parser!(u64).range(1..), env = "SANDBOX_AGENT_TERMINAL_SCROLLBACK_BYTES")]
+    #[arg(long, default_value_t = 256 << 10, value_parser = clap::value_parser!(u64).range(1..), env = "AGENTPLEX_TERMINAL_SCROLLBACK_BYTES")]
     terminal_scrollback_bytes: u64,
     /// Most bytes a one-shot run keeps of its stdout, and of its stderr.
-    #[arg(long, default_value_t = 1 << 20, env = "SANDBOX_AGENT_PROCESS_OUTPUT_BYTES")]
+    #[arg(long, default_value_t = 1 << 20, env = "AGENTPLEX_PROCESS_OUTPUT_BYTES")]
     process_output_bytes: u64,
     /// Largest decoded input of one `POST /v1/processes/{id}/input` or terminal
     /// input frame, in bytes.
-    #[arg(long, default_value_t = 1 << 20, env = "SANDBOX_AGENT_PROCESS_INPUT_BYTES")]
+    #[arg(long, default_value_t = 1 << 20, env = "AGENTPLEX_PROCESS_INPUT_BYTES")]
     process_input_bytes: u64,
     /// Milliseconds between SIGTERM and SIGKILL when a process is stopped (and
     /// when the daemon stops its processes on shutdown).
     #[arg(
         long,
         default_value_t = crate::processes::DEFAULT_STOP_GRACE.as_millis() as u64,
-        env = "SANDBOX_AGENT_PROCESS_STOP_GRACE_MS"
+        env = "AGENTPLEX_PROCESS_STOP_GRACE_MS"
     )]
     process_stop_grace_ms: u64,
 }
@@ -68,7 +68,7 @@ impl ProcessFlags {
     }
 }
 
-/// `sandbox-agent processes ...`.
+/// `agentplex processes ...`.
 #[derive(Debug, Subcommand)]
 pub enum ProcessesCommand {
     /// Run a command to completion. For a person: its output, and the command's exit
@@ -93,7 +93,7 @@ pub enum ProcessesCommand {
     Start {
         #[command(flatten)]
         spec: CommandArgs,
-        /// Run it in a terminal (attach with `sandbox-agent terminal ID`).
+        /// Run it in a terminal (attach with `agentplex terminal ID`).
         #[arg(long)]
         tty: bool,
         /// Keep its stdin open for `processes input`.
@@ -225,7 +225,7 @@ fn parse_stream(text: &str) -> Result<ProcessLogsStream, String> {
         .map_err(|_| format!("{text:?} is not one of stdout, stderr, combined, pty"))
 }
 
-/// `sandbox-agent processes ...`.
+/// `agentplex processes ...`.
 pub async fn processes(command: ProcessesCommand) -> Result<(), Failure> {
     match command {
         ProcessesCommand::Run {

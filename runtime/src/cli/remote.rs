@@ -21,12 +21,12 @@ pub struct Connection {
     /// Base URL of the daemon.
     #[arg(
         long,
-        env = "SANDBOX_AGENT_ENDPOINT",
+        env = "AGENTPLEX_ENDPOINT",
         default_value = "http://127.0.0.1:2468"
     )]
     pub(super) endpoint: String,
     /// Token of the daemon.
-    #[arg(long, env = "SANDBOX_AGENT_TOKEN", hide_env_values = true)]
+    #[arg(long, env = "AGENTPLEX_TOKEN", hide_env_values = true)]
     pub(super) token: Option<String>,
     #[command(flatten)]
     pub(super) output: OutputArgs,
@@ -45,21 +45,21 @@ pub enum AgentsCommand {
     List(Connection),
     /// An agent's modes.
     Modes {
-        /// The agent id (`sandbox-agent agents list` shows them).
+        /// The agent id (`agentplex agents list` shows them).
         agent: String,
         #[command(flatten)]
         connection: Connection,
     },
     /// An agent's models.
     Models {
-        /// The agent id (`sandbox-agent agents list` shows them).
+        /// The agent id (`agentplex agents list` shows them).
         agent: String,
         #[command(flatten)]
         connection: Connection,
     },
     /// Install an agent's binary (progress on stderr, the outcome as JSON).
     Install {
-        /// The agent id (`sandbox-agent agents list` shows them).
+        /// The agent id (`agentplex agents list` shows them).
         agent: String,
         /// Install again even when the version is already installed.
         #[arg(long)]
@@ -166,16 +166,16 @@ pub enum SessionsCommand {
 pub struct CreateArgs {
     /// The new session's id: 1-128 of A-Z a-z 0-9 . _ - (you choose it).
     session_id: String,
-    /// The agent to run (`sandbox-agent agents list` shows them).
+    /// The agent to run (`agentplex agents list` shows them).
     #[arg(long)]
     agent: String,
-    /// One of the agent's modes (`sandbox-agent agents modes AGENT`) [default: its first].
+    /// One of the agent's modes (`agentplex agents modes AGENT`) [default: its first].
     #[arg(long)]
     agent_mode: Option<String>,
     /// default, plan or bypass.
     #[arg(long)]
     permission_mode: Option<String>,
-    /// The model (`sandbox-agent agents models AGENT`) [default: the agent's own].
+    /// The model (`agentplex agents models AGENT`) [default: the agent's own].
     #[arg(long)]
     model: Option<String>,
     /// A variant of the model (such as a reasoning effort), where the agent has them.
@@ -319,7 +319,7 @@ fn parse_key_value(text: &str) -> Result<(String, String), KeyValueError> {
     Ok((key.to_owned(), value.to_owned()))
 }
 
-/// `sandbox-agent health`.
+/// `agentplex health`.
 pub async fn health(connection: Connection) -> Result<(), CliError> {
     let client = connection.client()?;
     let health = call(&connection, client.health()).await?;
@@ -333,7 +333,7 @@ pub async fn health(connection: Connection) -> Result<(), CliError> {
     })
 }
 
-/// `sandbox-agent agents ...`.
+/// `agentplex agents ...`.
 pub async fn agents(command: AgentsCommand) -> Result<(), CliError> {
     match command {
         AgentsCommand::List(c) => {
@@ -383,7 +383,7 @@ pub async fn agents(command: AgentsCommand) -> Result<(), CliError> {
     }
 }
 
-/// `sandbox-agent sessions ...`.
+/// `agentplex sessions ...`.
 pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
     match command {
         SessionsCommand::Create {
@@ -440,7 +440,7 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
                 call(&c, client.send_message(&session_id, &request)).await?;
                 done(
                     &c,
-                    format!("sent; follow it: sandbox-agent sessions watch {session_id}"),
+                    format!("sent; follow it: agentplex sessions watch {session_id}"),
                 )
             }
         }
@@ -504,7 +504,7 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
     }
 }
 
-/// `sandbox-agent questions ...`.
+/// `agentplex questions ...`.
 pub async fn questions(command: QuestionsCommand) -> Result<(), CliError> {
     match command {
         QuestionsCommand::Reply {
@@ -541,7 +541,7 @@ pub async fn questions(command: QuestionsCommand) -> Result<(), CliError> {
     }
 }
 
-/// `sandbox-agent permissions ...`.
+/// `agentplex permissions ...`.
 pub async fn permissions(command: PermissionsCommand) -> Result<(), CliError> {
     match command {
         PermissionsCommand::Reply {

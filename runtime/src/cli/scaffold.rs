@@ -1,4 +1,4 @@
-//! `sandbox-agent adapters new NAME --dir DIR`: a buildable adapter project
+//! `agentplex adapters new NAME --dir DIR`: a buildable adapter project
 //! anywhere on disk. It is the adapter template (`examples/adapter-template`)
 //! renamed, with the kit and the contract it is built against vendored under
 //! `vendor/`, so it needs nothing from this repository: `cargo build --release
@@ -186,15 +186,15 @@ fn check_empty(dir: &Path) -> Result<(), LocalError> {
 /// The project's `Cargo.toml`: a workspace of its own, the vendored kit.
 fn project_manifest(package: &str, name: &str) -> String {
     format!(
-        r#"# The sandbox-agent adapter for `{name}`, written by `sandbox-agent adapters new`.
+        r#"# The agentplex adapter for `{name}`, written by `agentplex adapters new`.
 # Build the component:   cargo build --release --target wasm32-wasip2
-# Check it:              sandbox-agent adapters validate target/wasm32-wasip2/release/{library}.wasm
-# Test it:               cargo test   (or: sandbox-agent adapters test .)
+# Check it:              agentplex adapters validate target/wasm32-wasip2/release/{library}.wasm
+# Test it:               cargo test   (or: agentplex adapters test .)
 [workspace]
 
 [package]
 name = "{package}"
-description = "sandbox-agent adapter for {name}"
+description = "agentplex adapter for {name}"
 version = "0.1.0"
 edition = "2021"
 publish = false
@@ -297,10 +297,10 @@ fn acp_source(name: &str, command: &[String]) -> String {
             name.to_string_lossy().into_owned()
         });
     format!(
-        r#"//! The sandbox-agent adapter for `{name}`, an agent that speaks the Agent Client
+        r#"//! The agentplex adapter for `{name}`, an agent that speaks the Agent Client
 //! Protocol on stdio. The session is the kit's generic ACP session
 //! (`sandbox_agent_adapter_kit::acp`); this file says how to start the agent and
-//! what it can do. Written by `sandbox-agent adapters new --acp`: add the agent's
+//! what it can do. Written by `agentplex adapters new --acp`: add the agent's
 //! install recipe, credentials and models as it needs them (see the kit's docs).
 
 use sandbox_agent_adapter_kit::acp::{{AcpAgent, AcpSession}};
@@ -418,25 +418,25 @@ fn readme(name: &str, component: &str, acp: Option<&[String]>) -> String {
             .to_owned(),
     };
     format!(
-        r#"# `{name}`: a sandbox-agent adapter
+        r#"# `{name}`: an agentplex adapter
 
-Written by `sandbox-agent adapters new`. {start}
+Written by `agentplex adapters new`. {start}
 
 
 ```bash
 rustup target add wasm32-wasip2                  # once
 cargo build --release --target wasm32-wasip2     # -> {component}
-sandbox-agent adapters validate {component}
+agentplex adapters validate {component}
 cargo test                                       # unit tests (and transcripts/, when there is one)
-sandbox-agent adapters test .                    # builds, validates and replays in one go
+agentplex adapters test .                    # builds, validates and replays in one go
 ```
 
-Run it in a daemon: copy the component into a folder and start `sandbox-agent server
+Run it in a daemon: copy the component into a folder and start `agentplex server
 --adapters-dir <folder>`; a daemon already running with that folder loads new and changed
 components by itself (or on `POST /v1/adapters/reload`).
 
 `vendor/sandbox-agent-adapter-kit` is the adapter kit with the contract it implements
-(`wit/`), copied from the `sandbox-agent` that wrote this project; the contract and the kit
+(`wit/`), copied from the `agentplex` that wrote this project; the contract and the kit
 are documented there (`src/lib.rs`, `wit/{CONTRACT}/*.wit`).
 "#
     )

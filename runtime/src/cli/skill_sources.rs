@@ -6,12 +6,12 @@ use clap::Args;
 
 use crate::sessions::skills::git::{GitSettings, DEFAULT_FETCH_TIMEOUT};
 
-/// `sandbox-agent server` flags of git skill sources (a session's `skills`).
+/// `agentplex server` flags of git skill sources (a session's `skills`).
 #[derive(Debug, Args)]
 pub struct SkillSourceFlags {
     /// Let git skill sources be repositories on this machine (`file://` URLs and
     /// paths); without it only `https://`, `ssh://` and `user@host:path` are fetched.
-    #[arg(long, env = "SANDBOX_AGENT_ALLOW_LOCAL_SKILL_REPOS")]
+    #[arg(long, env = "AGENTPLEX_ALLOW_LOCAL_SKILL_REPOS")]
     allow_local_skill_repos: bool,
     /// Milliseconds fetching one git skill source may take; past it git is killed
     /// and the session create answers 504.
@@ -19,7 +19,7 @@ pub struct SkillSourceFlags {
         long,
         default_value_t = DEFAULT_FETCH_TIMEOUT.as_millis() as u64,
         value_parser = clap::value_parser!(u64).range(1..),
-        env = "SANDBOX_AGENT_SKILL_FETCH_TIMEOUT_MS"
+        env = "AGENTPLEX_SKILL_FETCH_TIMEOUT_MS"
     )]
     skill_fetch_timeout_ms: u64,
 }

@@ -1,4 +1,4 @@
-//! `sandbox-agent terminal ID`: this terminal attached to a process's terminal on
+//! `agentplex terminal ID`: this terminal attached to a process's terminal on
 //! the daemon over its WebSocket. Keystrokes go out raw, its output comes back raw,
 //! a resize of this window resizes it; Ctrl-] detaches. Our terminal is put back as
 //! it was however this ends, and we exit with the process's status when it exits.
@@ -25,7 +25,7 @@ use super::Failure;
 /// The key that detaches (Ctrl-], as telnet's).
 const DETACH: u8 = 0x1d;
 
-/// `sandbox-agent terminal` arguments.
+/// `agentplex terminal` arguments.
 #[derive(Debug, Args)]
 pub struct TerminalArgs {
     /// Id of a process started with a terminal (`proc_1`).
@@ -71,7 +71,7 @@ enum Ended {
     Closed(String),
 }
 
-/// `sandbox-agent terminal ID`.
+/// `agentplex terminal ID`.
 pub async fn attach(args: TerminalArgs) -> Result<(), Failure> {
     let c = &args.connection;
     let mut socket = call(c, c.client()?.terminal(&args.id)).await?;
@@ -131,7 +131,7 @@ async fn relay(socket: &mut TerminalSocket) -> Result<Ended, CliError> {
                 Some(Ok(Message::Text(text))) => match serde_json::from_str(&text) {
                     Ok(frame @ TerminalServerFrame::Exit { .. }) => exit = Some(frame),
                     Ok(TerminalServerFrame::Error { message }) => {
-                        eprint!("\r\n[sandbox-agent: {message}]\r\n");
+                        eprint!("\r\n[agentplex: {message}]\r\n");
                     }
                     Ok(TerminalServerFrame::Ready { .. }) | Err(_) => {}
                 },

@@ -1,4 +1,4 @@
-//! `sandbox-agent adapters validate FILE`: checks a component the way the daemon would
+//! `agentplex adapters validate FILE`: checks a component the way the daemon would
 //! load it, and more strictly: the file is a component, it targets a contract version
 //! this daemon accepts, its `info()` is coherent, its install plan is usable on every
 //! platform, its version probe does not trap, and a session starts, snapshots,
@@ -99,7 +99,7 @@ fn plural(count: usize) -> &'static str {
     }
 }
 
-/// `sandbox-agent adapters validate FILE`.
+/// `agentplex adapters validate FILE`.
 pub(super) fn validate(file: &Path, host: HostConfig) -> Result<(), Failure> {
     let mut report = Report::default();
     let bytes = match std::fs::read(file) {

@@ -18,7 +18,7 @@ const MAX_TEXT_BYTES: usize = 4 << 20;
 /// and a stalled transfer given up after a minute.
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
-        .user_agent(concat!("sandbox-agent/", env!("CARGO_PKG_VERSION")))
+        .user_agent(concat!("agentplex/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(Duration::from_secs(30))
         .read_timeout(Duration::from_secs(60))
         .build()

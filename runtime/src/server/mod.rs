@@ -259,8 +259,8 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     };
     let app = router(state, &config)?;
     let address = listener.local_addr()?;
-    tracing::info!(%address, auth = config.token.is_some(), "sandbox-agent listening");
-    if let Err(error) = announce(address) {
+    tracing::info!(%address, auth = config.token.is_some(), "agentplex listening");
+    if let Err(error) = announce(address, config.json_announcement) {
         tracing::warn!(%error, "cannot print the listening line on stdout");
     }
     // Ending the sessions lets their SSE streams finish, so the connections can drain;
@@ -289,13 +289,31 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
 }
 
 /// Prints the one stable line that tells a launcher where the daemon listens, once it
-/// accepts connections: `sandbox-agent listening on http://HOST:PORT` on stdout (an IPv6
-/// host in brackets), flushed at once. Nothing else of the server goes to stdout; the SDKs'
-/// `start()` reads this line to learn the port chosen with `--port 0` (docs/cli.md).
-fn announce(address: std::net::SocketAddr) -> std::io::Result<()> {
+/// accepts connections: `agentplex listening on http://HOST:PORT` on stdout (an IPv6
+/// host in brackets), flushed at once; with JSON logs, a JSON object of the same shape
+/// as a log line whose `message` is that text, so a log shipper reading stdout and
+/// stderr together sees JSON only. Nothing else of the server goes to stdout; the
+/// SDKs' `start()` find `listening on http://HOST:PORT` in it to learn the port chosen
+/// with `--port 0` (docs/cli.md).
+fn announce(address: std::net::SocketAddr, json: bool) -> std::io::Result<()> {
     use std::io::Write as _;
+    let message = format!("agentplex listening on http://{address}");
+    let line = if json {
+        let timestamp = time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        serde_json::json!({
+            "timestamp": timestamp,
+            "level": "INFO",
+            "fields": { "message": message, "address": format!("http://{address}") },
+            "target": "agentplex",
+        })
+        .to_string()
+    } else {
+        message
+    };
     let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "sandbox-agent listening on http://{address}")?;
+    writeln!(stdout, "{line}")?;
     stdout.flush()
 }
 

@@ -10,7 +10,7 @@ use super::{fs_routes, process_routes, routes, terminal_ws};
 #[derive(OpenApi)]
 #[openapi(
     info(
-        title = "sandbox-agent",
+        title = "agentplex",
         description = "One HTTP API over every coding agent, run inside a sandbox.",
         license(name = "Apache-2.0"),
     ),

@@ -1,6 +1,6 @@
 //! Each request's log: an `x-request-id` (the client's, or a new UUID) answered
 //! back in the response and carried by every log line written while serving
-//! it, and one access line per request under the `sandbox_agent::access`
+//! it, and one access line per request under the `agentplex::access`
 //! target. The query string is never logged: it may hold the token.
 
 use std::time::Duration;
@@ -68,7 +68,7 @@ fn request_span(request: &Request<axum::body::Body>) -> Span {
 
 fn access_line(response: &Response<axum::body::Body>, latency: Duration, _span: &Span) {
     tracing::info!(
-        target: "sandbox_agent::access",
+        target: "agentplex::access",
         status = response.status().as_u16(),
         latency_us = latency.as_micros() as u64,
         "answered"

@@ -4,7 +4,7 @@
 
 use rusqlite::Connection;
 
-/// `PRAGMA application_id` of our databases ("SAGT"): tells a sandbox-agent
+/// `PRAGMA application_id` of our databases ("SAGT"): tells an agentplex
 /// database from any other SQLite file.
 pub const APPLICATION_ID: i32 = 0x5341_4754;
 
@@ -79,7 +79,7 @@ impl std::fmt::Display for MigrationError {
             Self::TooNew { found, supported } => write!(
                 f,
                 "its schema version {found} is newer than this daemon supports ({supported}); \
-                 upgrade sandbox-agent or use another --data-dir"
+                 upgrade agentplex or use another --data-dir"
             ),
             Self::Sql(error) => write!(
                 f,

@@ -1,5 +1,5 @@
 //! Replaying recorded transcripts through an adapter component: the engine of
-//! `sandbox-agent adapters test` (user documentation: `docs/adapters/testing.md`).
+//! `agentplex adapters test` (user documentation: `docs/adapters/testing.md`).
 //!
 //! A transcript folder holds cases: `NAME.jsonl` lists the inputs of one session, one
 //! JSON object per line (the format is in [`input`]'s documentation), and

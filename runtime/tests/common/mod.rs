@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 /// `SANDBOX_AGENT_TEST_BINARY` names (to show a test fails against an older build).
 pub fn binary() -> String {
     std::env::var("SANDBOX_AGENT_TEST_BINARY")
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_sandbox-agent").to_owned())
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_agentplex").to_owned())
 }
 
 /// A compile cache shared by every test run, so each daemon does not recompile
