@@ -2,7 +2,7 @@
 //!
 //! Not a timed test: it measures and prints, it does not assert thresholds. Everything
 //! runs on loopback against the real `sandbox-agent` binary (built with the bench
-//! profile, or `SANDBOX_AGENT_BENCH_BIN`, e.g. the static release binary), except the last group, which drives the mock adapter component through the
+//! profile, or `AGENTPLEX_BENCH_BIN`, e.g. the static release binary), except the last group, which drives the mock adapter component through the
 //! host crate directly. Bounded to well under a minute on a 2-core machine.
 //!
 //! What each number means is described in `docs/benchmarks.md`.
@@ -105,7 +105,7 @@ fn main() {
                     runtime.block_on(latency::event_latency(daemon.client())),
                 );
             }
-            // The same client against each `SANDBOX_AGENT_REFERENCES` binary, in this run.
+            // The same client against each `AGENTPLEX_REFERENCES` binary, in this run.
             for reference in &references {
                 let (daemon, _) = common::daemons::Daemon::start(reference, scratch.path());
                 let label = format!("{} (its default store)", reference.name);
@@ -170,7 +170,7 @@ impl Daemon {
         let data_dir = tempfile::tempdir_in(scratch).expect("data dir");
         let port = common::free_port();
         let begin = Instant::now();
-        // The bench build's binary, or `SANDBOX_AGENT_BENCH_BIN` (the shipped one).
+        // The bench build's binary, or `AGENTPLEX_BENCH_BIN` (the shipped one).
         let child = Command::new(common::daemons::Binary::ours().path)
             .args([
                 "server",
@@ -186,8 +186,8 @@ impl Daemon {
             .arg("--cache-dir")
             .arg(cache_dir)
             .args(args)
-            .env("SANDBOX_AGENT_LOG", "warn")
-            .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
+            .env("AGENTPLEX_LOG", "warn")
+            .env_remove("AGENTPLEX_ADAPTERS_DIR")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())

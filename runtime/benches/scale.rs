@@ -2,7 +2,7 @@
 //! `cargo bench -p agentplex --bench scale`.
 //!
 //! Not a timed test: it measures and prints, it asserts no threshold. For each binary
-//! (ours, then every `SANDBOX_AGENT_REFERENCES` entry, as in the `ship` bench), one
+//! (ours, then every `AGENTPLEX_REFERENCES` entry, as in the `ship` bench), one
 //! daemon in a fresh home, with its default store and logging:
 //!
 //! 1. the POST message -> events latency over an open SSE stream, with one session;

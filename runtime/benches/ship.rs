@@ -3,9 +3,9 @@
 //!
 //! Not a timed test: it measures and prints. What it runs:
 //!
-//! - ours: `SANDBOX_AGENT_BENCH_BIN` (for instance the static release binary that
+//! - ours: `AGENTPLEX_BENCH_BIN` (for instance the static release binary that
 //!   `scripts/release.sh` builds), else the binary of this bench build;
-//! - references: `SANDBOX_AGENT_REFERENCES=0.1.11=/path/to/sandbox-agent,0.4.2=/path/...`
+//! - references: `AGENTPLEX_REFERENCES=0.1.11=/path/to/sandbox-agent,0.4.2=/path/...`
 //!   (any binaries taking `server --host --port --no-token --no-telemetry`); none by
 //!   default. An entry whose name starts with `ours` is another build of ours (run
 //!   with a token, like ours).

@@ -58,8 +58,8 @@ fn adapters(args: &[&str]) -> Output {
         .args(args)
         .arg("--data-dir")
         .arg(shared_cache_dir().join("template-data"))
-        .env_remove("SANDBOX_AGENT_DATA_DIR")
-        .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
+        .env_remove("AGENTPLEX_DATA_DIR")
+        .env_remove("AGENTPLEX_ADAPTERS_DIR")
         .output()
         .expect("running sandbox-agent")
 }

@@ -233,7 +233,7 @@ fn every_credential_variable() -> BTreeSet<String> {
     let output = Command::new(binary())
         .args(["adapters", "list", "--data-dir"])
         .arg(data_dir())
-        .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
+        .env_remove("AGENTPLEX_ADAPTERS_DIR")
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", describe(&output));

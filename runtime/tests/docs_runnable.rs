@@ -120,8 +120,8 @@ fn run_page(page: &Path, examples: &[Example]) -> Vec<String> {
             .env("E", &daemon.endpoint)
             .env("AUTH", format!("Authorization: Bearer {TOKEN}"))
             .env("JSON", "content-type: application/json")
-            .env("SANDBOX_AGENT_ENDPOINT", &daemon.endpoint)
-            .env("SANDBOX_AGENT_TOKEN", TOKEN)
+            .env("AGENTPLEX_ENDPOINT", &daemon.endpoint)
+            .env("AGENTPLEX_TOKEN", TOKEN)
             .output()
             .expect("running bash");
         let place = format!("{}:{}", page.display(), example.line);

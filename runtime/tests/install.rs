@@ -658,7 +658,7 @@ fn the_cli_prints_progress_and_the_outcome() {
             "--endpoint",
             &daemon.endpoint,
         ])
-        .env_remove("SANDBOX_AGENT_TOKEN")
+        .env_remove("AGENTPLEX_TOKEN")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -689,7 +689,7 @@ fn the_cli_prints_progress_and_the_outcome() {
             "--endpoint",
             &daemon.endpoint,
         ])
-        .env_remove("SANDBOX_AGENT_TOKEN")
+        .env_remove("AGENTPLEX_TOKEN")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -1,38 +1,73 @@
-//! The stable line `sandbox-agent server` prints on stdout once it listens
-//! (`sandbox-agent listening on http://HOST:PORT`, docs/cli.md): exactly one line, with
+//! The stable line `agentplex server` prints on stdout once it listens
+//! (`agentplex listening on http://HOST:PORT`, docs/cli.md): exactly one line, with
 //! the port the system chose for `--port 0`, and the daemon answers at that address.
+//! With JSON logs it is a JSON object like a log line, whose message is that text.
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+/// How the daemon is asked to log, and what its listening line then looks like.
+#[derive(Clone, Copy)]
+enum Format {
+    Pretty,
+    Json,
+}
+
 #[test]
 fn server_prints_one_listening_line_with_the_chosen_port() {
+    for format in [Format::Pretty, Format::Json] {
+        check_listening_line(format, &[("AGENTPLEX_PORT", "0")]);
+    }
+    // The variables of 0.2 are still read.
+    check_listening_line(Format::Pretty, &[("SANDBOX_AGENT_PORT", "0")]);
+}
+
+fn check_listening_line(format: Format, env: &[(&str, &str)]) {
     let data = tempfile::tempdir().expect("temporary data dir");
+    let log_format = match format {
+        Format::Pretty => "pretty",
+        Format::Json => "json",
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_agentplex"))
         .args([
             "server",
             "--no-token",
-            "--port",
-            "0",
             "--ephemeral",
-            "--data-dir",
+            "--log-format",
+            log_format,
         ])
+        .arg("--data-dir")
         .arg(data.path())
-        .env_remove("SANDBOX_AGENT_TOKEN")
+        .env_remove("AGENTPLEX_TOKEN")
+        .env_remove("AGENTPLEX_PORT")
+        .env_remove("AGENTPLEX_HOST")
         .env_remove("SANDBOX_AGENT_PORT")
-        .env_remove("SANDBOX_AGENT_HOST")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("running sandbox-agent server");
+        .expect("running agentplex server");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut line = String::new();
     stdout.read_line(&mut line).expect("reading stdout");
 
-    let address = line
-        .strip_prefix("sandbox-agent listening on http://")
+    let text = match format {
+        Format::Pretty => line.clone(),
+        Format::Json => {
+            let object: serde_json::Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}"));
+            assert_eq!(object["level"], "INFO", "{line}");
+            assert!(object["timestamp"].is_string(), "{line}");
+            format!(
+                "{}\n",
+                object["fields"]["message"].as_str().expect("a message")
+            )
+        }
+    };
+    let address = text
+        .strip_prefix("agentplex listening on http://")
         .and_then(|rest| rest.strip_suffix('\n'))
         .unwrap_or_else(|| panic!("unexpected first stdout line: {line:?}"));
     let (host, port) = address.rsplit_once(':').expect("HOST:PORT");

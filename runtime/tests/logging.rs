@@ -31,10 +31,10 @@ impl Logged {
             .arg("--data-dir")
             .arg(data.path())
             .args(args)
-            .env_remove("SANDBOX_AGENT_LOG")
+            .env_remove("AGENTPLEX_LOG")
             .env_remove("RUST_LOG")
-            .env_remove("SANDBOX_AGENT_LOG_FORMAT")
-            .env_remove("SANDBOX_AGENT_LOG_LEVEL")
+            .env_remove("AGENTPLEX_LOG_FORMAT")
+            .env_remove("AGENTPLEX_LOG_LEVEL")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -123,9 +123,9 @@ fn a_piped_log_is_json_lines_with_request_and_session_context() {
     assert!(!log.contains('\u{1b}'), "colour codes in a piped log");
     let lines = json_lines(&log);
     let access = |id: &str| {
-        lines.iter().find(|line| {
-            line["target"] == "agentplex::access" && line["span"]["request_id"] == id
-        })
+        lines
+            .iter()
+            .find(|line| line["target"] == "agentplex::access" && line["span"]["request_id"] == id)
     };
     let created = access(&answered).expect("the access line of the create");
     assert_eq!(created["span"]["path"], "/v1/sessions/logged");
@@ -165,13 +165,13 @@ fn the_token_is_never_logged_even_at_trace() {
 fn a_bad_log_filter_is_refused_in_one_line() {
     let output = Command::new(binary())
         .args(["server", "--no-token", "--port", "0", "--ephemeral"])
-        .env("SANDBOX_AGENT_LOG", "info,[[[")
+        .env("AGENTPLEX_LOG", "info,[[[")
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.starts_with("error: SANDBOX_AGENT_LOG=") && stderr.trim_end().lines().count() == 1,
+        stderr.starts_with("error: AGENTPLEX_LOG=") && stderr.trim_end().lines().count() == 1,
         "{stderr}"
     );
 }

@@ -68,49 +68,44 @@ fn metrics_count_what_the_daemon_did() {
     let sessions = |status: &str| {
         value(
             &samples,
-            &format!(r#"sandbox_agent_sessions{{agent="mock",status="{status}"}}"#),
+            &format!(r#"agentplex_sessions{{agent="mock",status="{status}"}}"#),
         )
     };
     assert_eq!((sessions("idle"), sessions("ended")), (1.0, 1.0));
     let events = api.events("measured").len() + api.events("stopped").len();
     assert_eq!(
-        value(&samples, r#"sandbox_agent_events_total{agent="mock"}"#),
+        value(&samples, r#"agentplex_events_total{agent="mock"}"#),
         events as f64,
         "every event counted once"
     );
     assert_eq!(
         value(
             &samples,
-            r#"sandbox_agent_turn_duration_seconds_count{agent="mock"}"#
+            r#"agentplex_turn_duration_seconds_count{agent="mock"}"#
         ),
         2.0
     );
     let turns = value(
         &samples,
-        r#"sandbox_agent_turn_duration_seconds_sum{agent="mock"}"#,
+        r#"agentplex_turn_duration_seconds_sum{agent="mock"}"#,
     );
     assert!(turns >= 0.3, "`slow 3` lasts 300 ms: {turns}");
     assert!(
         value(
             &samples,
-            r#"sandbox_agent_adapter_call_duration_seconds_count{agent="mock"}"#
+            r#"agentplex_adapter_call_duration_seconds_count{agent="mock"}"#
         ) >= 4.0
     );
-    assert!(
-        value(
-            &samples,
-            "sandbox_agent_store_commit_duration_seconds_count"
-        ) >= 4.0
-    );
+    assert!(value(&samples, "agentplex_store_commit_duration_seconds_count") >= 4.0);
     assert_eq!(
-        value(&samples, "sandbox_agent_store_commit_failures_total"),
+        value(&samples, "agentplex_store_commit_failures_total"),
         0.0
     );
     let requests = |method: &str, route: &str, status: u16| {
         value(
             &samples,
             &format!(
-                r#"sandbox_agent_http_requests_total{{method="{method}",route="{route}",status="{status}"}}"#
+                r#"agentplex_http_requests_total{{method="{method}",route="{route}",status="{status}"}}"#
             ),
         )
     };
@@ -120,12 +115,12 @@ fn metrics_count_what_the_daemon_did() {
     );
     assert_eq!(requests("POST", "/v1/sessions/{session_id}", 200), 2.0);
     assert_eq!(requests("GET", "unmatched", 404), 1.0);
-    assert!(value(&samples, "sandbox_agent_process_resident_memory_bytes") > f64::from(1 << 20));
-    assert!(value(&samples, "sandbox_agent_process_open_fds") > 3.0);
-    assert!(value(&samples, "sandbox_agent_process_threads") >= 1.0);
+    assert!(value(&samples, "agentplex_process_resident_memory_bytes") > f64::from(1 << 20));
+    assert!(value(&samples, "agentplex_process_open_fds") > 3.0);
+    assert!(value(&samples, "agentplex_process_threads") >= 1.0);
 
     // A session deleted is no longer held.
     assert!(api.delete("/v1/sessions/stopped").status().is_success());
     let samples = scrape(&api);
-    assert!(!samples.contains_key(r#"sandbox_agent_sessions{agent="mock",status="ended"}"#));
+    assert!(!samples.contains_key(r#"agentplex_sessions{agent="mock",status="ended"}"#));
 }

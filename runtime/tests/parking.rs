@@ -237,9 +237,9 @@ fn parked_sessions_give_their_instance_memory_back() {
 }
 
 /// Sessions holding an instance, in `/metrics`.
-const LIVE_INSTANCES: &str = "sandbox_agent_adapter_instances";
+const LIVE_INSTANCES: &str = "agentplex_adapter_instances";
 /// Instances parked because the cap was reached, in `/metrics`.
-const PARKED_FOR_ROOM: &str = "sandbox_agent_adapter_instances_parked_for_room_total";
+const PARKED_FOR_ROOM: &str = "agentplex_adapter_instances_parked_for_room_total";
 
 /// A figure of the daemon's `/metrics` document (without labels).
 fn metric(api: &Api, name: &str) -> f64 {

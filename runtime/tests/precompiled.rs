@@ -7,9 +7,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use agentplex::adapters::{builtin_registry, Builtin, BUILTIN_ADAPTERS};
 use common::api::*;
 use common::{adapters_dir_with, test_guest, Daemon, Options};
-use agentplex::adapters::{builtin_registry, Builtin, BUILTIN_ADAPTERS};
 use sandbox_agent_host::artifact::{sha256, Artifact};
 use sandbox_agent_host::{
     AdapterOrigin, AdapterRegistry, HostConfig, Input, LoadedAdapter, MessagePart,

@@ -121,7 +121,7 @@ fn without_an_endpoint_nothing_is_sent() {
     let (endpoint, received) = collector();
     // The collector listens, but the daemon is not told about it.
     let daemon = Daemon::start_with(Options {
-        env: vec![("SANDBOX_AGENT_UNRELATED".into(), endpoint)],
+        env: vec![("AGENTPLEX_UNRELATED".into(), endpoint)],
         ..Options::default()
     });
     Api::new(&daemon).create("untraced", "mock");

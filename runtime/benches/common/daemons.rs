@@ -17,10 +17,10 @@ pub struct Binary {
 }
 
 impl Binary {
-    /// `SANDBOX_AGENT_BENCH_BIN` (for instance the static release binary that
+    /// `AGENTPLEX_BENCH_BIN` (for instance the static release binary that
     /// `scripts/release.sh` builds), else the binary of this bench build.
     pub fn ours() -> Self {
-        let path = std::env::var_os("SANDBOX_AGENT_BENCH_BIN")
+        let path = std::env::var_os("AGENTPLEX_BENCH_BIN")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_agentplex")));
         Self {
@@ -30,17 +30,17 @@ impl Binary {
         }
     }
 
-    /// `SANDBOX_AGENT_REFERENCES=0.1.11=/path/to/sandbox-agent,0.4.2=/path/...`: binaries
+    /// `AGENTPLEX_REFERENCES=0.1.11=/path/to/sandbox-agent,0.4.2=/path/...`: binaries
     /// taking `server --host --port --no-token --no-telemetry`; none by default. An entry
     /// whose name starts with `ours` is another build of ours (run with a token, like ours).
     pub fn references() -> Vec<Self> {
-        let list = std::env::var("SANDBOX_AGENT_REFERENCES").unwrap_or_default();
+        let list = std::env::var("AGENTPLEX_REFERENCES").unwrap_or_default();
         list.split(',')
             .filter(|entry| !entry.trim().is_empty())
             .map(|entry| {
                 let (name, path) = entry
                     .split_once('=')
-                    .expect("SANDBOX_AGENT_REFERENCES entries are NAME=PATH");
+                    .expect("AGENTPLEX_REFERENCES entries are NAME=PATH");
                 Self {
                     name: name.trim().into(),
                     path: PathBuf::from(path.trim()),
@@ -90,11 +90,11 @@ impl Daemon {
             .env("XDG_DATA_HOME", home.path().join("data"))
             .env("XDG_CACHE_HOME", home.path().join("cache"))
             .env("XDG_CONFIG_HOME", home.path().join("config"))
-            .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
-            .env_remove("SANDBOX_AGENT_DATA_DIR")
-            .env_remove("SANDBOX_AGENT_CACHE_DIR")
+            .env_remove("AGENTPLEX_ADAPTERS_DIR")
+            .env_remove("AGENTPLEX_DATA_DIR")
+            .env_remove("AGENTPLEX_CACHE_DIR")
             // Each daemon logs as it does by default.
-            .env_remove("SANDBOX_AGENT_LOG")
+            .env_remove("AGENTPLEX_LOG")
             .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::null());

@@ -16,16 +16,16 @@ const LATENCY_WARMUP: usize = 5;
 /// Times each daemon of the latency part is started and measured, by default.
 const LATENCY_ROUNDS: usize = 3;
 
-/// Rounds of the latency part: `SANDBOX_AGENT_LATENCY_ROUNDS`, else 3.
+/// Rounds of the latency part: `AGENTPLEX_LATENCY_ROUNDS`, else 3.
 pub fn latency_rounds() -> usize {
-    std::env::var("SANDBOX_AGENT_LATENCY_ROUNDS")
+    std::env::var("AGENTPLEX_LATENCY_ROUNDS")
         .ok()
         .map(|value| {
             value
                 .parse()
                 .ok()
                 .filter(|rounds| *rounds > 0)
-                .expect("SANDBOX_AGENT_LATENCY_ROUNDS is a whole number above 0")
+                .expect("AGENTPLEX_LATENCY_ROUNDS is a whole number above 0")
         })
         .unwrap_or(LATENCY_ROUNDS)
 }

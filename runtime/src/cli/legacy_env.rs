@@ -53,10 +53,12 @@ mod tests {
     #[test]
     fn the_deprecation_line_names_each_renaming() {
         assert_eq!(deprecation(&[]), None);
-        let line = deprecation(&["SANDBOX_AGENT_TOKEN".into(), "SANDBOX_AGENT_PORT".into()])
-            .unwrap();
+        let line =
+            deprecation(&["SANDBOX_AGENT_TOKEN".into(), "SANDBOX_AGENT_PORT".into()]).unwrap();
         assert!(
-            line.ends_with("SANDBOX_AGENT_TOKEN -> AGENTPLEX_TOKEN, SANDBOX_AGENT_PORT -> AGENTPLEX_PORT"),
+            line.ends_with(
+                "SANDBOX_AGENT_TOKEN -> AGENTPLEX_TOKEN, SANDBOX_AGENT_PORT -> AGENTPLEX_PORT"
+            ),
             "{line}"
         );
     }

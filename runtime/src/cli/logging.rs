@@ -31,12 +31,7 @@ pub enum LogFormat {
 pub struct LogArgs {
     /// How log lines are written: `pretty` text, `json` lines, or `auto` (pretty
     /// on a terminal, json when stderr is a file or a pipe).
-    #[arg(
-        long,
-        value_enum,
-        default_value = "auto",
-        env = "AGENTPLEX_LOG_FORMAT"
-    )]
+    #[arg(long, value_enum, default_value = "auto", env = "AGENTPLEX_LOG_FORMAT")]
     log_format: LogFormat,
     /// The least severe level logged: error, warn, info, debug or trace. Filter
     /// directives in `AGENTPLEX_LOG` or else `RUST_LOG` (such as

@@ -22,7 +22,7 @@ fn adapters_list_shows_the_builtin_mock() {
 
 #[test]
 fn the_coverage_matrix_doc_matches_the_builtin_adapters() {
-    if std::env::var_os("SANDBOX_AGENT_BUILTIN_ADAPTERS").is_some() {
+    if std::env::var_os("AGENTPLEX_BUILTIN_ADAPTERS").is_some() {
         eprintln!("skipped: this daemon was built with a subset of the adapters");
         return;
     }

@@ -55,11 +55,27 @@ fn wrong_token_is_token_invalid() {
     assert_eq!(json_ok(&ok), json!({ "sessions": [] }));
     let mut by_env = command(&["sessions", "list"]);
     by_env
-        .env("SANDBOX_AGENT_ENDPOINT", endpoint)
-        .env("SANDBOX_AGENT_TOKEN", "right-token");
+        .env("AGENTPLEX_ENDPOINT", endpoint)
+        .env("AGENTPLEX_TOKEN", "right-token");
     assert_eq!(
         json_ok(&run_command(by_env, COMMAND_TIMEOUT)),
         json!({ "sessions": [] })
+    );
+    // The variables of 0.2 are still read, with one line saying what to rename.
+    let mut by_old_env = command(&["sessions", "list"]);
+    by_old_env
+        .env("SANDBOX_AGENT_ENDPOINT", endpoint)
+        .env("SANDBOX_AGENT_TOKEN", "right-token");
+    let old = run_command(by_old_env, COMMAND_TIMEOUT);
+    assert_eq!(json_ok(&old), json!({ "sessions": [] }));
+    let stderr = String::from_utf8_lossy(&old.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("warning: the SANDBOX_AGENT_* variables are deprecated")
+            && stderr.contains("SANDBOX_AGENT_ENDPOINT -> AGENTPLEX_ENDPOINT")
+            && stderr.contains("SANDBOX_AGENT_TOKEN -> AGENTPLEX_TOKEN")
+            && !stderr.contains("right-token"),
+        "{stderr}"
     );
     // A wrong or missing one is refused, on plain and streaming routes.
     for args in [
@@ -84,7 +100,7 @@ fn wrong_token_is_token_invalid() {
         assert!(
             failure
                 .error_line
-                .ends_with("; pass the daemon's token with --token or SANDBOX_AGENT_TOKEN"),
+                .ends_with("; pass the daemon's token with --token or AGENTPLEX_TOKEN"),
             "the error says what to do: {}",
             failure.error_line
         );
@@ -220,7 +236,7 @@ fn server_takes_the_token_from_the_environment() {
         .arg(data_dir.path())
         .arg("--cache-dir")
         .arg(common::shared_cache_dir())
-        .env("SANDBOX_AGENT_TOKEN", "env-token")
+        .env("AGENTPLEX_TOKEN", "env-token")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     let mut child = server.spawn().unwrap();

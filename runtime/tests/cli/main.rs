@@ -2,7 +2,7 @@
 //! least) per subcommand, checking what it prints on stdout, what it prints on
 //! stderr when it fails, and its exit status.
 //!
-//! Every client command gets `--endpoint` explicitly; `SANDBOX_AGENT_*` variables of
+//! Every client command gets `--endpoint` explicitly; `AGENTPLEX_*` variables of
 //! the environment the tests run in are removed so they cannot leak in.
 
 #[path = "../common/mod.rs"]
@@ -33,15 +33,15 @@ const COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
 const EVENT_TIMEOUT: Duration = Duration::from_secs(20);
 
 const ENV_VARS: [&str; 9] = [
-    "SANDBOX_AGENT_ENDPOINT",
-    "SANDBOX_AGENT_TOKEN",
-    "SANDBOX_AGENT_HOST",
-    "SANDBOX_AGENT_PORT",
-    "SANDBOX_AGENT_DATA_DIR",
-    "SANDBOX_AGENT_ADAPTERS_DIR",
-    "SANDBOX_AGENT_INSTALL_DIR",
-    "SANDBOX_AGENT_CACHE_DIR",
-    "SANDBOX_AGENT_LOG",
+    "AGENTPLEX_ENDPOINT",
+    "AGENTPLEX_TOKEN",
+    "AGENTPLEX_HOST",
+    "AGENTPLEX_PORT",
+    "AGENTPLEX_DATA_DIR",
+    "AGENTPLEX_ADAPTERS_DIR",
+    "AGENTPLEX_INSTALL_DIR",
+    "AGENTPLEX_CACHE_DIR",
+    "AGENTPLEX_LOG",
 ];
 
 // ---------------------------------------------------------------------------
@@ -56,7 +56,9 @@ fn command(args: &[&str]) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for var in ENV_VARS {
-        command.env_remove(var);
+        // Under the name of 0.2 too, which the binary still reads.
+        let legacy = var.replace("AGENTPLEX_", "SANDBOX_AGENT_");
+        command.env_remove(var).env_remove(legacy);
     }
     command
 }

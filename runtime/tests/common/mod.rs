@@ -13,9 +13,9 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The daemon binary built by cargo for these tests, or the one
-/// `SANDBOX_AGENT_TEST_BINARY` names (to show a test fails against an older build).
+/// `AGENTPLEX_TEST_BINARY` names (to show a test fails against an older build).
 pub fn binary() -> String {
-    std::env::var("SANDBOX_AGENT_TEST_BINARY")
+    std::env::var("AGENTPLEX_TEST_BINARY")
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_agentplex").to_owned())
 }
 
@@ -58,7 +58,7 @@ pub enum TokenIn {
     /// `--token TOKEN` on the command line.
     #[default]
     Argument,
-    /// `SANDBOX_AGENT_TOKEN` (what the SDKs do).
+    /// `AGENTPLEX_TOKEN` (what the SDKs do).
     Variable,
     /// `--token-file`, a file in the daemon's data dir.
     File,
@@ -105,14 +105,18 @@ impl Daemon {
             .arg(data_dir.path())
             .arg("--cache-dir")
             .arg(options.cache_dir.unwrap_or_else(shared_cache_dir))
-            .args(&options.args)
-            .env_remove("SANDBOX_AGENT_TOKEN")
-            .env_remove("SANDBOX_AGENT_ADAPTERS_DIR")
-            .env_remove("SANDBOX_AGENT_INSTALL_DIR")
+            .args(&options.args);
+        // The test run's own settings of the daemon, under either name, stay out.
+        for name in ["TOKEN", "ADAPTERS_DIR", "INSTALL_DIR", "LOG"] {
+            command
+                .env_remove(format!("AGENTPLEX_{name}"))
+                .env_remove(format!("SANDBOX_AGENT_{name}"));
+        }
+        command
             // Quiet unless asked (by the test run or the options): warnings and errors only.
             .env(
-                "SANDBOX_AGENT_LOG",
-                std::env::var("SANDBOX_AGENT_LOG").unwrap_or_else(|_| "warn".into()),
+                "AGENTPLEX_LOG",
+                std::env::var("AGENTPLEX_LOG").unwrap_or_else(|_| "warn".into()),
             )
             .envs(options.env.iter().cloned())
             .stdin(Stdio::null());
@@ -139,7 +143,7 @@ impl Daemon {
         }
         match (&options.token, options.token_in) {
             (Some(token), TokenIn::Argument) => command.args(["--token", token]),
-            (Some(token), TokenIn::Variable) => command.env("SANDBOX_AGENT_TOKEN", token),
+            (Some(token), TokenIn::Variable) => command.env("AGENTPLEX_TOKEN", token),
             (Some(token), TokenIn::File) => {
                 use std::os::unix::fs::OpenOptionsExt as _;
                 let file = data_dir.path().join("token");

@@ -376,7 +376,7 @@ fn output_at_level(level: &str) -> String {
     let daemon = Daemon::start_with(Options {
         token: Some(TOKEN.into()),
         env: vec![
-            ("SANDBOX_AGENT_LOG".into(), level.into()),
+            ("AGENTPLEX_LOG".into(), level.into()),
             ("RUST_LOG".into(), level.into()),
         ],
         output: Some(log.path().to_owned()),

@@ -83,16 +83,11 @@ fn at_the_connection_limit_new_clients_wait_for_a_free_slot() {
             .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
             .unwrap_or_else(|| panic!("{name} in {metrics}"))
     };
-    assert!(
-        value(
-            &metrics(),
-            "sandbox_agent_http_connection_limit_waits_total"
-        ) >= 1.0
-    );
+    assert!(value(&metrics(), "agentplex_http_connection_limit_waits_total") >= 1.0);
     assert!(
         wait_until(Duration::from_secs(5), || value(
             &metrics(),
-            "sandbox_agent_http_connections "
+            "agentplex_http_connections "
         ) == 8.0),
         "{}",
         metrics()

@@ -67,7 +67,7 @@ fn mcp_and_skill_secrets_stay_off_command_lines_logs_and_answers() {
     let log = logs.path().join("daemon.log");
     let daemon = Daemon::start_with(Options {
         args: vec!["--install-dir".into(), dir.path().display().to_string()],
-        env: vec![("SANDBOX_AGENT_LOG".into(), "trace".into())],
+        env: vec![("AGENTPLEX_LOG".into(), "trace".into())],
         output: Some(log.clone()),
         ..Options::default()
     });

@@ -2,7 +2,7 @@
 //! token: in its own environment (inherited), in the daemon's command line and
 //! environment as `ps` and `/proc` show them, through the process API's children
 //! and terminals, and in an agent's process. It must find it nowhere, however the
-//! token was given (`--token`, `SANDBOX_AGENT_TOKEN` as the SDKs pass it,
+//! token was given (`--token`, `AGENTPLEX_TOKEN` as the SDKs pass it,
 //! `--token-file`).
 
 use std::process::Command;
@@ -148,7 +148,7 @@ fn a_token_file_that_cannot_be_used_stops_the_daemon_at_once() {
         let output = Command::new(binary())
             .args(["server", "--port", "0", "--token-file"])
             .arg(file)
-            .env_remove("SANDBOX_AGENT_TOKEN")
+            .env_remove("AGENTPLEX_TOKEN")
             .output()
             .unwrap();
         assert_eq!(output.status.code(), Some(1));
@@ -169,7 +169,7 @@ fn a_token_file_that_cannot_be_used_stops_the_daemon_at_once() {
             "--cors-allow-origin",
             "*",
         ])
-        .env_remove("SANDBOX_AGENT_TOKEN")
+        .env_remove("AGENTPLEX_TOKEN")
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));

@@ -16,8 +16,8 @@ use tokio::io::AsyncReadExt;
 use tokio::time::Instant;
 
 use super::source::{self, Transport};
-use crate::process_group::{Leader, Pipes};
 use crate::error::ApiError;
+use crate::process_group::{Leader, Pipes};
 
 /// How long fetching one git skill source may take unless told otherwise.
 pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(120);
@@ -213,7 +213,8 @@ impl Fetch<'_> {
                 self.shown
             ))
         };
-        let (leader, mut child) = Leader::spawn(&mut self.command(args, cwd)).map_err(cannot_run)?;
+        let (leader, mut child) =
+            Leader::spawn(&mut self.command(args, cwd)).map_err(cannot_run)?;
         // Whatever git leaves in its group goes with it, also when the request is
         // dropped mid-fetch (the leader is reaped after, when `leader` is dropped).
         let _group = KillGroupOnDrop(&leader);
