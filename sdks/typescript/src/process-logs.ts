@@ -3,7 +3,7 @@
  * iterator over the SSE stream that reconnects from the last entry it yielded, and the decoding
  * of an entry's base64 `data`.
  */
-import { SandboxAgentError } from "./errors.js";
+import { AgentplexError } from "./errors.js";
 import { anySignal, networkError, seg, sleep, transportOf, type RequestOptions } from "./http.js";
 import { backoff, DEFAULT_IDLE_TIMEOUT_MS, retryable, watchIdle } from "./reconnect.js";
 import { parseSse, type SseMessage } from "./sse.js";
@@ -84,9 +84,9 @@ export async function* followProcessLogs(
   for (;;) {
     signal?.throwIfAborted();
     if (failures > maxRetries) {
-      throw SandboxAgentError.create(
+      throw AgentplexError.create(
         "stream_error",
-        lastError instanceof SandboxAgentError ? lastError.status : 0,
+        lastError instanceof AgentplexError ? lastError.status : 0,
         `the log stream of process "${id}" failed ${failures} times in a row` +
           (lastError instanceof Error ? `; last: ${lastError.message}` : ""),
         {},
@@ -155,7 +155,7 @@ export async function* followProcessLogs(
     if (alive) {
       delay = 0;
     } else {
-      lastError ??= SandboxAgentError.create("stream_error", 0, "the log stream closed without any data");
+      lastError ??= AgentplexError.create("stream_error", 0, "the log stream closed without any data");
       failures++;
       delay = backoff(retryDelayMs, failures);
     }
@@ -168,7 +168,7 @@ function parseLogEvent(message: SseMessage, id: string): ProcessLogEvent | undef
   try {
     return { event: message.event, data: JSON.parse(message.data) } as ProcessLogEvent;
   } catch (error) {
-    throw SandboxAgentError.create(
+    throw AgentplexError.create(
       "unexpected_response",
       200,
       `a log event of process "${id}" is not JSON: ${message.data.slice(0, 200)}`,

@@ -3,7 +3,7 @@
  * (`GET /v1/processes/{id}/terminal/ws`). The terminal's output comes in binary frames
  * (the scrollback first); keystrokes, resizes and the close go out as JSON control frames.
  */
-import { SandboxAgentError } from "./errors.js";
+import { AgentplexError } from "./errors.js";
 import { bytesToBase64 } from "./process-logs.js";
 import type { ProcessInfo, TerminalClientFrame, TerminalServerFrame } from "./types.js";
 
@@ -111,7 +111,7 @@ export class ProcessTerminal {
     const timer =
       timeoutMs > 0
         ? setTimeout(
-            () => settle(SandboxAgentError.create("timeout", 0, `the terminal of process "${processId}" was not ready within ${timeoutMs} ms`)),
+            () => settle(AgentplexError.create("timeout", 0, `the terminal of process "${processId}" was not ready within ${timeoutMs} ms`)),
             timeoutMs,
           )
         : undefined;
@@ -173,7 +173,7 @@ export class ProcessTerminal {
 
   private send(frame: TerminalClientFrame): void {
     if (this.socket.readyState !== 1) {
-      throw SandboxAgentError.create("network_error", 0, `the terminal of process "${this.processId}" is closed`);
+      throw AgentplexError.create("network_error", 0, `the terminal of process "${this.processId}" is closed`);
     }
     this.socket.send(JSON.stringify(frame));
   }
@@ -220,9 +220,9 @@ async function whyClosed(processId: string, endpoint: TerminalEndpoint, close: T
     return error;
   }
   if (!info.tty) {
-    return SandboxAgentError.create("process_conflict", 409, `process "${processId}" has no terminal (it was started without tty)`);
+    return AgentplexError.create("process_conflict", 409, `process "${processId}" has no terminal (it was started without tty)`);
   }
-  return SandboxAgentError.create(
+  return AgentplexError.create(
     "network_error",
     0,
     `the terminal socket of process "${processId}" closed before it was ready (code ${close.code}${close.reason ? `: ${close.reason}` : ""})`,
