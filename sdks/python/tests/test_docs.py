@@ -14,7 +14,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def run(script: str, binary: str, home: Path) -> str:
-    env = {**daemon_env(home), "SANDBOX_AGENT_BIN": binary}
+    env = {**daemon_env(home), "AGENTPLEX_BIN": binary}
     answer = subprocess.run(
         [sys.executable, "-c", script],
         env=env,

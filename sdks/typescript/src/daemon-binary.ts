@@ -8,6 +8,9 @@ import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { basename, delimiter, join } from "node:path";
 import { AgentplexError } from "./errors.js";
 
+/** How long `start()` waits for the listening line by default. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+
 /**
  * The daemon's listening line (docs/cli.md, "The listening line"): `agentplex listening on
  * http://HOST:PORT`, `sandbox-agent listening on ...` from 0.2 and older binaries. Found

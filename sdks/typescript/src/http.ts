@@ -41,6 +41,12 @@ export interface RequestOptions {
 
 /** The default `timeoutMs`. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The default `maxRetries`. */
+export const DEFAULT_MAX_RETRIES = 2;
+/** The default `retryDelayMs`. */
+export const DEFAULT_RETRY_DELAY_MS = 200;
+/** The statuses after which an idempotent request is sent again (besides no answer at all). */
+export const RETRY_STATUSES: readonly number[] = [502, 503, 504];
 
 type QueryValue = string | number | boolean | null | undefined;
 
@@ -108,8 +114,8 @@ export class Transport {
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.headers = { ...options.headers };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxRetries = options.maxRetries ?? 2;
-    this.retryDelayMs = options.retryDelayMs ?? 200;
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
   }
 
   /**
@@ -283,7 +289,7 @@ export class Transport {
 function retryableStatus(error: unknown): boolean {
   if (!(error instanceof AgentplexError)) return false;
   if (error.code === "timeout" && error.status === 0) return false;
-  return error.status === 0 ? error.code === "network_error" : [502, 503, 504].includes(error.status);
+  return error.status === 0 ? error.code === "network_error" : RETRY_STATUSES.includes(error.status);
 }
 
 /** By shape, so a stream of another realm or polyfill counts too. */

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { Agentplex } from "./client.js";
-import { daemonEnv, findBinary, listeningAddress } from "./daemon-binary.js";
+import { daemonEnv, DEFAULT_START_TIMEOUT_MS, findBinary, listeningAddress } from "./daemon-binary.js";
 import { AgentplexError } from "./errors.js";
 import type { ClientOptions, RequestOptions } from "./http.js";
 
@@ -127,7 +127,7 @@ export async function start(options: StartOptions = {}): Promise<LocalAgentplex>
     stderr = (stderr + chunk).slice(-64 * 1024);
   });
 
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   let baseUrl: string;
   try {
     baseUrl = await new Promise<string>((resolve, reject) => {

@@ -5,7 +5,14 @@
  */
 import { AgentplexError } from "./errors.js";
 import { anySignal, networkError, seg, sleep, transportOf, type RequestOptions } from "./http.js";
-import { backoff, DEFAULT_IDLE_TIMEOUT_MS, retryable, watchIdle } from "./reconnect.js";
+import {
+  backoff,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_STREAM_RETRIES,
+  DEFAULT_STREAM_RETRY_DELAY_MS,
+  retryable,
+  watchIdle,
+} from "./reconnect.js";
 import { parseSse, type SseMessage } from "./sse.js";
 import type { ProcessInfo, ProcessLogEntry, ProcessLogsMissed, ProcessLogsQuery } from "./types.js";
 
@@ -70,8 +77,14 @@ export async function* followProcessLogs(
   id: string,
   options: FollowProcessLogsOptions = {},
 ): AsyncGenerator<ProcessLogEvent, void, undefined> {
-  const { signal, timeoutMs, maxRetries = 10, retryDelayMs = 250, idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, ...query } =
-    options;
+  const {
+    signal,
+    timeoutMs,
+    maxRetries = DEFAULT_STREAM_RETRIES,
+    retryDelayMs = DEFAULT_STREAM_RETRY_DELAY_MS,
+    idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
+    ...query
+  } = options;
   const path = `/v1/processes/${seg(id)}/logs`;
   let since = query.since;
   // The daemon reads from `offset` rather than `since` when given both: once an entry was

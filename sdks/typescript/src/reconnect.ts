@@ -6,6 +6,10 @@ import { AgentplexError } from "./errors.js";
 
 /** Three keep-alive periods of the daemon (15 s each). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
+/** Reconnect attempts in a row that may fail before a stream throws `stream_error`. */
+export const DEFAULT_STREAM_RETRIES = 10;
+/** The delay before the first reconnect after a failure (it doubles, up to 5 s). */
+export const DEFAULT_STREAM_RETRY_DELAY_MS = 250;
 
 /**
  * Aborts `controller` when `touch` has not been called for `ms` (a silent, probably half-open

@@ -6,7 +6,14 @@
 import { sessionInfo, type Agentplex } from "./client.js";
 import { AgentplexError } from "./errors.js";
 import { anySignal, callOptions, networkError, seg, sleep, transportOf, type RequestOptions } from "./http.js";
-import { backoff, DEFAULT_IDLE_TIMEOUT_MS, retryable, watchIdle } from "./reconnect.js";
+import {
+  backoff,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_STREAM_RETRIES,
+  DEFAULT_STREAM_RETRY_DELAY_MS,
+  retryable,
+  watchIdle,
+} from "./reconnect.js";
 import { parseSse, type SseMessage } from "./sse.js";
 import type {
   CreateSessionResponse,
@@ -487,8 +494,8 @@ export class Session {
    */
   async *#follow(options: EventsOptions): AsyncGenerator<UniversalEvent, void, undefined> {
     const { signal, includeRaw } = options;
-    const maxRetries = options.maxRetries ?? 10;
-    const retryDelayMs = options.retryDelayMs ?? 250;
+    const maxRetries = options.maxRetries ?? DEFAULT_STREAM_RETRIES;
+    const retryDelayMs = options.retryDelayMs ?? DEFAULT_STREAM_RETRY_DELAY_MS;
     const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     let last = options.offset ?? 0;
     let failures = 0;

@@ -4,6 +4,7 @@
  * (the scrollback first); keystrokes, resizes and the close go out as JSON control frames.
  */
 import { AgentplexError } from "./errors.js";
+import { DEFAULT_TIMEOUT_MS } from "./http.js";
 import { bytesToBase64 } from "./process-logs.js";
 import type { ProcessInfo, TerminalClientFrame, TerminalServerFrame } from "./types.js";
 
@@ -89,7 +90,7 @@ export class ProcessTerminal {
     endpoint: TerminalEndpoint,
     options: ConnectProcessTerminalOptions = {},
   ): Promise<ProcessTerminal> {
-    const { signal, timeoutMs = 30_000 } = options;
+    const { signal, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
     signal?.throwIfAborted();
     const Socket = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!Socket) {

@@ -6,7 +6,10 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_START_TIMEOUT_MS } from "../src/daemon-binary.js";
+import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_DELAY_MS, DEFAULT_TIMEOUT_MS, RETRY_STATUSES } from "../src/http.js";
 import * as sdk from "../src/node.js";
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_STREAM_RETRIES, DEFAULT_STREAM_RETRY_DELAY_MS } from "../src/reconnect.js";
 
 interface Surface {
   operations: Record<string, { client?: string[]; session?: string[] }>;
@@ -14,6 +17,7 @@ interface Surface {
   errors: Record<string, string>;
   baseError: string;
   deprecated: { typescript: Record<string, string> };
+  defaults: Record<string, number | number[]>;
 }
 
 const read = (path: string): unknown => JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8"));
@@ -79,6 +83,19 @@ describe("the surface shared with the Python SDK (sdks/surface.json)", () => {
     }
     expect(new sdk.SandboxAgent({ baseUrl: "http://127.0.0.1:9" })).toBeInstanceOf(sdk.Agentplex);
     expect(sdk.AgentplexError.create("session_not_found", 404)).toBeInstanceOf(sdk.SandboxAgentError);
+  });
+
+  it("starts with the defaults listed", () => {
+    expect({
+      timeoutSeconds: DEFAULT_TIMEOUT_MS / 1000,
+      maxRetries: DEFAULT_MAX_RETRIES,
+      retryDelaySeconds: DEFAULT_RETRY_DELAY_MS / 1000,
+      retryStatuses: RETRY_STATUSES,
+      streamMaxRetries: DEFAULT_STREAM_RETRIES,
+      streamRetryDelaySeconds: DEFAULT_STREAM_RETRY_DELAY_MS / 1000,
+      idleTimeoutSeconds: DEFAULT_IDLE_TIMEOUT_MS / 1000,
+      startTimeoutSeconds: DEFAULT_START_TIMEOUT_MS / 1000,
+    }).toEqual(surface.defaults);
   });
 
   it("docs/sdk-typescript.md shows every method", () => {
