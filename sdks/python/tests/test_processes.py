@@ -281,13 +281,14 @@ def test_async_processes_and_terminal(binary: str, tmp_path: Path) -> None:
 
             cat = await client.create_process(command="cat", interactive=True)
             await client.send_process_input(cat.id, "ping\n")
-            await client.stop_process(cat.id)
-            output = [
-                decode_process_log_data(e)
-                async for e in client.follow_process_logs(cat.id)
-                if isinstance(e, models.ProcessLogEntry)
-            ]
-            assert b"".join(output) == b"ping\n"
+            output = b""
+            # Stopped once its echo came (stopped at once, cat could die before it read the line).
+            async for event in client.follow_process_logs(cat.id):
+                if isinstance(event, models.ProcessLogEntry):
+                    output += decode_process_log_data(event)
+                    if output == b"ping\n":
+                        await client.stop_process(cat.id)
+            assert output == b"ping\n"
             await client.delete_process(cat.id)
 
             sh = await client.create_process(command="sh", tty=True)
