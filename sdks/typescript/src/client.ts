@@ -487,7 +487,7 @@ export class Agentplex {
         url: this.buildProcessTerminalWebSocketUrl(id, options),
         describe: () => this.getProcess(id, { signal: options.signal }),
       },
-      options,
+      { ...options, timeoutMs: options.timeoutMs ?? transportOf(this).timeoutMs },
     );
   }
 }

@@ -99,7 +99,8 @@ export class Transport {
   readonly token: string | undefined;
   private readonly fetchImpl: typeof fetch;
   private readonly headers: Record<string, string>;
-  private readonly timeoutMs: number;
+  /** The client's `timeoutMs`: each call's time limit unless the call gives its own. */
+  readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly retryDelayMs: number;
 

@@ -22,7 +22,7 @@ export interface ConnectProcessTerminalOptions {
   accessToken?: string;
   /** Aborts the connection attempt (the call rejects with the signal's reason). */
   signal?: AbortSignal;
-  /** How long to wait for the terminal to be ready, in ms (default 30 000; 0: no limit). */
+  /** How long to wait for the terminal to be ready, in ms (default: the client's `timeoutMs`; 0: no limit). */
   timeoutMs?: number;
 }
 

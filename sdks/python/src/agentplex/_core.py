@@ -67,7 +67,8 @@ class CallOptions(TypedDict, total=False):
     SDK's ``RequestOptions``; to abort a call of the asyncio client, cancel its task)."""
 
     timeout: float
-    """This call's time limit in seconds, retries included, instead of the client's (0: none)."""
+    """This call's time limit in seconds, retries included, instead of the client's (0: none;
+    None, as when absent: the client's)."""
     max_retries: int
     """This call's retries of an idempotent request, instead of the client's."""
 
