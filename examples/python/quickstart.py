@@ -1,7 +1,7 @@
 """A tour of the Python SDK against a local daemon and its `mock` agent: create a session,
 stream a turn as it happens, answer a permission request, and list the session's files.
 
-    SANDBOX_AGENT_BIN=target/debug/sandbox-agent python examples/python/quickstart.py
+    AGENTPLEX_BIN=target/debug/agentplex python examples/python/quickstart.py
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 // The same steps as examples/python/quickstart.py.
 //
 //   npm install agentplex
-//   SANDBOX_AGENT_BIN=target/debug/sandbox-agent node examples/typescript/quickstart.mjs
+//   AGENTPLEX_BIN=target/debug/agentplex node examples/typescript/quickstart.mjs
 //
 // (The SDK's test suite runs this file against the packed package: sdks/typescript/test/package.test.ts.)
 

@@ -1,13 +1,13 @@
 /**
  * Starts the daemon in any `Sandbox` and connects to it with the SDK.
  */
-import { connect, NetworkError, type SandboxAgent } from "agentplex";
+import { type Agentplex, connect, NetworkError } from "agentplex";
 import type { Sandbox } from "./sandbox.js";
 import { sleep, startDaemon, type Started, type StartOptions } from "./start.js";
 
 /** A connected client and where it is connected. */
 export interface Deployment extends Started {
-  client: SandboxAgent;
+  client: Agentplex;
 }
 
 /** `startDaemon`, then a client once the daemon answers through the provider's proxy. */
@@ -17,7 +17,7 @@ export async function deploy(sandbox: Sandbox, options: StartOptions = {}): Prom
 }
 
 /** Connects, trying again while nothing answers yet (a proxy may need a moment for a new port). */
-export async function connectWhenUp(started: Started, timeoutMs = 60_000): Promise<SandboxAgent> {
+export async function connectWhenUp(started: Started, timeoutMs = 60_000): Promise<Agentplex> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

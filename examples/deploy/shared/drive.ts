@@ -2,7 +2,7 @@
  * What you do with a deployed daemon, the same for every provider: install an agent, open a
  * session, prompt it (answering its permission requests), print the transcript.
  */
-import type { SandboxAgent } from "agentplex";
+import type { Agentplex } from "agentplex";
 
 /** What to drive. */
 export interface DriveOptions {
@@ -18,7 +18,7 @@ export interface DriveOptions {
 export const MOCK_PROMPTS = ["hello from the sandbox", "permission ls"];
 
 /** Runs the session and returns the transcript it printed. */
-export async function drive(client: SandboxAgent, options: DriveOptions = {}): Promise<string[]> {
+export async function drive(client: Agentplex, options: DriveOptions = {}): Promise<string[]> {
   const { agent = "mock", prompts = MOCK_PROMPTS, print = console.log } = options;
   const transcript: string[] = [];
   const say = (line: string) => {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentplex import AsyncClient, SessionNotFoundError, models, start_async
+from agentplex import AsyncAgentplex, SessionNotFoundError, models, start_async
 
 from .conftest import daemon_env
 
@@ -48,9 +48,9 @@ def test_async_client(binary: str, tmp_path: Path) -> None:
             written = await client.write_fs_file(str(tmp_path / "f.txt"), b"async")
             assert written.bytes_written == 5
             assert await client.read_fs_file(str(tmp_path / "f.txt")) == b"async"
-            chunks = [c async for c in client.iter_fs_file(str(tmp_path / "f.txt"))]
+            chunks = [c async for c in client.read_fs_file_stream(str(tmp_path / "f.txt"))]
             assert b"".join(chunks) == b"async"
-            async with AsyncClient(client.base_url, token=client.token) as other:
+            async with AsyncAgentplex(client.base_url, token=client.token) as other:
                 with pytest.raises(SessionNotFoundError):
                     await other.session("nosuch").cancel()
         assert client.daemon.process.poll() is not None

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agentplex import (
-    Client,
-    LocalClient,
+    Agentplex,
+    LocalAgentplex,
     NotConfiguredError,
     RequestNotFoundError,
     SessionAlreadyExistsError,
@@ -15,10 +17,13 @@ from agentplex import (
     TokenInvalidError,
     UnsupportedAgentError,
     models,
+    start,
 )
 
+from .conftest import daemon_env
 
-def test_health_agents_modes_models(client: LocalClient) -> None:
+
+def test_health_agents_modes_models(client: LocalAgentplex) -> None:
     assert client.health().status == "ok"
     agents = {agent.id: agent for agent in client.list_agents()}
     assert agents["mock"].installed
@@ -35,19 +40,28 @@ def test_health_agents_modes_models(client: LocalClient) -> None:
     assert caught.value.status == 404
 
 
-def test_install_progress_ends_with_a_result(client: LocalClient) -> None:
+def test_install_progress_ends_with_a_result(client: LocalAgentplex) -> None:
     steps = list(client.install_agent_progress("mock"))
     assert steps[-1][0] == "result"
     assert steps[-1][1]["agent"] == "mock"
+    progress: list[str] = []
+    result = client.install_agent("mock", on_progress=lambda step: progress.append(step["stage"]))
+    assert result == steps[-1][1] and result["alreadyInstalled"]
 
 
-def test_reload_without_adapters_dir_is_not_configured(client: LocalClient) -> None:
+def test_reload_adapters(client: LocalAgentplex, binary: str, tmp_path: Path) -> None:
     with pytest.raises(NotConfiguredError) as caught:
         client.reload_adapters()
     assert caught.value.status == 409
+    folder = tmp_path / "adapters"
+    folder.mkdir()
+    args = ["--ephemeral", "--adapters-dir", str(folder)]
+    with start(binary, args=args, data_dir=tmp_path / "d", env=daemon_env(tmp_path)) as other:
+        reloaded = other.reload_adapters()
+        assert (reloaded.adapters, reloaded.skipped) == ([], [])
 
 
-def test_prompt_echo_and_sessions(client: LocalClient) -> None:
+def test_prompt_echo_and_sessions(client: LocalAgentplex) -> None:
     session = client.create_session("echo", agent="mock", title="Echo")
     assert session.created is not None and session.created.healthy
     seen: list[str] = []
@@ -65,7 +79,7 @@ def test_prompt_echo_and_sessions(client: LocalClient) -> None:
         client.create_session("echo", agent="mock")
 
 
-def test_permission_and_question_callbacks(client: LocalClient) -> None:
+def test_permission_and_question_callbacks(client: LocalAgentplex) -> None:
     session = client.create_session("asks", agent="mock")
     permission = session.prompt("permission ls", on_permission=lambda request, event: "once")
     assert "Permission granted once" in permission.text
@@ -80,7 +94,7 @@ def test_permission_and_question_callbacks(client: LocalClient) -> None:
     assert declined.text == "You declined to answer."
 
 
-def test_several_listeners_the_first_reply_answers(client: LocalClient) -> None:
+def test_several_listeners_the_first_reply_answers(client: LocalAgentplex) -> None:
     session = client.create_session("listeners", agent="mock")
     asked: list[str] = []
 
@@ -95,7 +109,8 @@ def test_several_listeners_the_first_reply_answers(client: LocalClient) -> None:
         asked.append("never")
         return "always"
 
-    session.on_permission(watch).on_permission(reject).on_permission(never)
+    # Adding the same listener twice adds it once.
+    session.on_permission(watch).on("permission", reject).on_permission(never).on_permission(watch)
     assert "rejected" in session.prompt("permission ls").text
     assert asked == ["watch", "reject"], "listeners in order, none after the first reply"
 
@@ -104,13 +119,13 @@ def test_several_listeners_the_first_reply_answers(client: LocalClient) -> None:
     assert "granted once" in once.text
     assert asked == [], "the call's own handler answers before the listeners"
 
-    session.off_permission(reject).off_permission(reject)
+    session.off("permission", reject).off_permission(reject)
     asked.clear()
     assert "for this session" in session.prompt("permission ls").text
     assert asked == ["watch", "never"]
 
 
-def test_replies_by_hand_and_stream(client: LocalClient) -> None:
+def test_replies_by_hand_and_stream(client: LocalAgentplex) -> None:
     session = client.create_session("by-hand", agent="mock")
     types: list[str] = []
     for event in session.stream("permission"):
@@ -124,7 +139,7 @@ def test_replies_by_hand_and_stream(client: LocalClient) -> None:
     assert caught.value.session_id == "by-hand"
 
 
-def test_events_page_and_iterator(client: LocalClient) -> None:
+def test_events_page_and_iterator(client: LocalAgentplex) -> None:
     session = client.create_session("pages", agent="mock")
     session.prompt("echo one")
     page = session.get_events(0, limit=2)
@@ -138,7 +153,7 @@ def test_events_page_and_iterator(client: LocalClient) -> None:
         session.send("echo again")
 
 
-def test_cancel_a_slow_turn(client: LocalClient) -> None:
+def test_cancel_a_slow_turn(client: LocalAgentplex) -> None:
     session = client.create_session("slow", agent="mock")
     session.send("slow 100")
     for event in session.events():
@@ -152,8 +167,8 @@ def test_cancel_a_slow_turn(client: LocalClient) -> None:
         session.refresh()
 
 
-def test_wrong_token_is_token_invalid(client: LocalClient) -> None:
-    with Client(client.base_url, token="wrong") as other:
+def test_wrong_token_is_token_invalid(client: LocalAgentplex) -> None:
+    with Agentplex(client.base_url, token="wrong") as other:
         assert other.health().status == "ok"
         with pytest.raises(TokenInvalidError) as caught:
             other.list_sessions()

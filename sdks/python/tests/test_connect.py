@@ -64,7 +64,7 @@ def test_nothing_listening() -> None:
 
 
 class NotADaemon(http.server.BaseHTTPRequestHandler):
-    """An HTTP server that is not a sandbox-agent daemon."""
+    """An HTTP server that is not an agentplex daemon."""
 
     def do_GET(self) -> None:
         body = b"<html>hello</html>"
@@ -85,6 +85,6 @@ def test_something_else_answering(tmp_path: Path) -> None:
     try:
         with pytest.raises(UnexpectedResponseError) as caught:
             connect(f"http://127.0.0.1:{server.server_address[1]}")
-        assert "is not a sandbox-agent daemon" in (caught.value.detail or "")
+        assert "is not an agentplex daemon" in (caught.value.detail or "")
     finally:
         server.shutdown()

@@ -1,4 +1,5 @@
-"""The README's example and examples/python run as written, against the daemon binary."""
+"""The README's example and examples/python run as written, against the daemon binary, and
+the examples of docs/sdk-python.md type-check (mypy --strict)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
+
+from mypy import api as mypy
 
 from .conftest import REPO, daemon_env
 
@@ -14,7 +18,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def run(script: str, binary: str, home: Path) -> str:
-    env = {**daemon_env(home), "SANDBOX_AGENT_BIN": binary}
+    env = {**daemon_env(home), "AGENTPLEX_BIN": binary}
     answer = subprocess.run(
         [sys.executable, "-c", script],
         env=env,
@@ -52,3 +56,26 @@ def test_examples_python_run(binary: str, tmp_path: Path) -> None:
         out = run(example.read_text(), binary, tmp_path)
         assert out.strip(), example
         assert os.path.basename(example)
+
+
+def test_the_sdk_page_examples_type_check(tmp_path: Path) -> None:
+    """Each ```python block of docs/sdk-python.md becomes a module, with ``client`` and
+    ``session`` declared when the block does not make its own, and mypy checks them all."""
+    blocks = re.findall(r"```python\n(.*?)```", (REPO / "docs" / "sdk-python.md").read_text(), re.S)
+    assert len(blocks) > 10
+    files = []
+    for number, block in enumerate(blocks, 1):
+
+        def declares(name: str, code: str = block) -> bool:
+            return re.search(rf"^{name}\s*=|as {name}\b|\b{name}\s*=", code, re.M) is not None
+
+        prelude = [
+            "from agentplex import Agentplex, Session, models",
+            "" if declares("client") else "client: Agentplex",
+            "" if declares("session") else "session: Session",
+        ]
+        path = tmp_path / f"sdk_python_example_{number:02}.py"
+        path.write_text("\n".join(prelude) + "\n" + textwrap.dedent(block))
+        files.append(str(path))
+    out, err, status = mypy.run(["--config-file", str(REPO / "sdks" / "python" / "pyproject.toml"), *files])
+    assert status == 0, out + err

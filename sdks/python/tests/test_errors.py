@@ -6,14 +6,14 @@ import typing
 
 import pytest
 
-from agentplex import ERROR_CLASSES, LocalClient, SandboxAgentError, errors, models
+from agentplex import ERROR_CLASSES, AgentplexError, LocalAgentplex, errors, models
 from agentplex.errors import error_from_response
 
 
 def test_every_problem_type_has_its_class() -> None:
     for code in typing.get_args(models.ErrorType):
         cls = ERROR_CLASSES[code]
-        assert issubclass(cls, SandboxAgentError) and cls.code == code
+        assert issubclass(cls, AgentplexError) and cls.code == code
         assert getattr(errors, cls.__name__) is cls
 
 
@@ -36,7 +36,7 @@ def test_an_answer_without_a_problem_is_unexpected_response() -> None:
     assert error.status == 502 and error.detail is not None and "<html>" in error.detail
 
 
-def test_daemon_problems(client: LocalClient) -> None:
+def test_daemon_problems(client: LocalAgentplex) -> None:
     with pytest.raises(errors.SessionNotFoundError) as missing:
         client.session("nosuch").send("hi")
     assert missing.value.session_id == "nosuch" and missing.value.status == 404
@@ -50,8 +50,8 @@ def test_daemon_problems(client: LocalClient) -> None:
 
 
 def test_no_daemon_is_a_network_error() -> None:
-    from agentplex import Client
+    from agentplex import Agentplex
 
-    with Client("http://127.0.0.1:9") as nowhere, pytest.raises(errors.NetworkError) as caught:
+    with Agentplex("http://127.0.0.1:9") as nowhere, pytest.raises(errors.NetworkError) as caught:
         nowhere.health()
     assert caught.value.status == 0

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentplex import LocalClient, PathConflictError
+from agentplex import LocalAgentplex, PathConflictError
 
 
 def tar_of(files: dict[str, bytes]) -> bytes:
@@ -21,13 +21,13 @@ def tar_of(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def test_files_round_trip(client: LocalClient, tmp_path: Path) -> None:
+def test_files_round_trip(client: LocalAgentplex, tmp_path: Path) -> None:
     root = str(tmp_path)
     written = client.write_fs_file(f"{root}/notes/a.md", "# Notes\n")
     assert written.bytes_written == 8
     assert client.read_fs_file(f"{root}/notes/a.md") == b"# Notes\n"
     client.write_fs_file(f"{root}/big.bin", iter([b"x" * 70000, b"y" * 70000]))
-    assert b"".join(client.iter_fs_file(f"{root}/big.bin")) == b"x" * 70000 + b"y" * 70000
+    assert b"".join(client.read_fs_file_stream(f"{root}/big.bin")) == b"x" * 70000 + b"y" * 70000
     stat = client.stat_fs(f"{root}/notes/a.md")
     assert (stat.entry_type, stat.size) == ("file", 8)
     assert client.mkdir_fs(f"{root}/dir/sub").path == f"{root}/dir/sub"
@@ -48,7 +48,7 @@ def test_files_round_trip(client: LocalClient, tmp_path: Path) -> None:
     assert not (tmp_path / "dir").exists()
 
 
-def test_paths_relative_to_a_session(client: LocalClient, tmp_path: Path) -> None:
+def test_paths_relative_to_a_session(client: LocalAgentplex, tmp_path: Path) -> None:
     client.create_session("fs-session", agent="mock", directory=str(tmp_path))
     client.write_fs_file("rel.txt", b"hi", session_id="fs-session")
     assert (tmp_path / "rel.txt").read_bytes() == b"hi"

@@ -5,6 +5,7 @@ daemon that needs a token (so the terminal's handshake is authenticated)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import secrets
 import socket
@@ -15,10 +16,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import websockets.sync.client
 
 from agentplex import (
     AsyncProcessTerminal,
-    LocalClient,
+    LocalAgentplex,
     PayloadTooLargeError,
     ProcessConflictError,
     ProcessLogEvent,
@@ -26,11 +28,11 @@ from agentplex import (
     ProcessTerminal,
     SpawnFailedError,
     TokenInvalidError,
-    decode_log_data,
+    decode_process_log_data,
     models,
     start_async,
 )
-from agentplex.client import Client
+from agentplex.client import Agentplex
 from agentplex.processes import LogFollower
 
 from .conftest import daemon_env
@@ -45,7 +47,7 @@ def read_until(terminal: ProcessTerminal, pattern: str, seen: bytearray) -> str:
     return seen.decode("utf-8", "replace")
 
 
-def test_run_exit_code_and_output(client: LocalClient) -> None:
+def test_run_exit_code_and_output(client: LocalAgentplex) -> None:
     run = client.run_process(command="sh", args=["-c", "echo out; echo err >&2; exit 3"])
     assert (run.exit_code, run.signal, run.timed_out) == (3, None, False)
     assert (run.stdout, run.stderr) == ("out\n", "err\n")
@@ -58,7 +60,7 @@ def test_run_exit_code_and_output(client: LocalClient) -> None:
     assert missing.value.status == 400
 
 
-def test_cat_echoes_input_through_followed_logs(client: LocalClient) -> None:
+def test_cat_echoes_input_through_followed_logs(client: LocalAgentplex) -> None:
     cat = client.create_process(command="cat", interactive=True)
     assert cat.status == "running"
     assert cat.id in [p.id for p in client.list_processes()]
@@ -70,7 +72,7 @@ def test_cat_echoes_input_through_followed_logs(client: LocalClient) -> None:
     def follow() -> None:
         for event in client.follow_process_logs(cat.id):
             events.append(event)
-            if isinstance(event, models.ProcessLogEntry) and decode_log_data(event) == line.encode():
+            if isinstance(event, models.ProcessLogEntry) and decode_process_log_data(event) == line.encode():
                 echoed.set()
 
     follower = threading.Thread(target=follow)
@@ -86,7 +88,7 @@ def test_cat_echoes_input_through_followed_logs(client: LocalClient) -> None:
     assert isinstance(events[-1], models.ProcessInfo) and events[-1].id == cat.id
 
     logs = client.get_process_logs(cat.id, stream="stdout")
-    assert b"".join(decode_log_data(e) for e in logs.entries) == line.encode()
+    assert b"".join(decode_process_log_data(e) for e in logs.entries) == line.encode()
     assert logs.next_offset == len(line)
     with pytest.raises(ProcessConflictError):
         client.send_process_input(cat.id, b"late")
@@ -99,16 +101,16 @@ def test_cat_echoes_input_through_followed_logs(client: LocalClient) -> None:
         next(iter(client.follow_process_logs(cat.id)))
 
 
-def test_follow_resumes_after_an_entry(client: LocalClient) -> None:
+def test_follow_resumes_after_an_entry(client: LocalAgentplex) -> None:
     proc = client.create_process(command="sh", args=["-c", "for i in 1 2 3; do echo $i; sleep 0.1; done"])
     first = next(iter(client.follow_process_logs(proc.id)))
     assert isinstance(first, models.ProcessLogEntry)
     rest = [
-        decode_log_data(e)
+        decode_process_log_data(e)
         for e in client.follow_process_logs(proc.id, since=first.sequence)
         if isinstance(e, models.ProcessLogEntry)
     ]
-    assert decode_log_data(first) + b"".join(rest) == b"1\n2\n3\n"
+    assert decode_process_log_data(first) + b"".join(rest) == b"1\n2\n3\n"
 
 
 class DroppingProxy:
@@ -175,15 +177,15 @@ def dropping_proxy(base_url: str) -> Iterator[DroppingProxy]:
         proxy.close()
 
 
-def test_follow_resumes_after_dropped_connections(client: LocalClient) -> None:
+def test_follow_resumes_after_dropped_connections(client: LocalAgentplex) -> None:
     script = "i=1; while [ $i -le 30 ]; do echo line-$i; i=$((i+1)); sleep 0.02; done"
     proc = client.create_process(command="sh", args=["-c", script])
-    with dropping_proxy(client.base_url) as proxy, Client(proxy.url, client.token) as via_proxy:
+    with dropping_proxy(client.base_url) as proxy, Agentplex(proxy.url, client.token) as via_proxy:
         output = b""
         entries = 0
         for event in via_proxy.follow_process_logs(proc.id, retry_delay=0.01):
             if isinstance(event, models.ProcessLogEntry):
-                output += decode_log_data(event)
+                output += decode_process_log_data(event)
                 entries += 1
                 if entries % 5 == 0:
                     proxy.drop_all()  # cut the stream every five entries
@@ -198,7 +200,7 @@ def test_a_reconnect_goes_on_after_the_last_entry() -> None:
     assert follower.headers() == {}
     data = '{"sequence":3,"offset":10,"stream":"stdout","timestampMs":1,"data":"aGk=","encoding":"base64"}'
     entry = follower.accept("log", data)
-    assert isinstance(entry, models.ProcessLogEntry) and decode_log_data(entry) == b"hi"
+    assert isinstance(entry, models.ProcessLogEntry) and decode_process_log_data(entry) == b"hi"
     # The daemon would read from the offset again: after an entry, `since` alone.
     assert follower.params() == {"stream": "stdout", "since": "3", "follow": "true"}
     assert follower.headers() == {"last-event-id": "3"}
@@ -206,7 +208,7 @@ def test_a_reconnect_goes_on_after_the_last_entry() -> None:
     assert follower.accept("something-newer", "{}") is None
 
 
-def test_conflicts_and_limits(client: LocalClient) -> None:
+def test_conflicts_and_limits(client: LocalAgentplex) -> None:
     cat = client.create_process(command="cat", interactive=True)
     with pytest.raises(ProcessConflictError) as running:
         client.delete_process(cat.id)
@@ -227,7 +229,7 @@ def test_conflicts_and_limits(client: LocalClient) -> None:
     client.delete_process(cat.id)
 
 
-def test_terminal_runs_sh(client: LocalClient) -> None:
+def test_terminal_runs_sh(client: LocalAgentplex) -> None:
     sh = client.create_process(command="sh", tty=True, cols=80, rows=24)
     assert sh.tty
     seen = bytearray()
@@ -253,12 +255,17 @@ def test_terminal_runs_sh(client: LocalClient) -> None:
     client.delete_process(sh.id)
 
 
-def test_terminal_needs_the_token(client: LocalClient) -> None:
+def test_terminal_needs_the_token(client: LocalAgentplex) -> None:
     sh = client.create_process(command="sh", tty=True)
-    stranger = Client(client.base_url, "wrong")
+    stranger = Agentplex(client.base_url, "wrong")
     with pytest.raises(TokenInvalidError):
         stranger.connect_process_terminal(sh.id)
     stranger.close()
+    # The URL for a client that cannot send headers carries the token.
+    url = client.build_process_terminal_web_socket_url(sh.id)
+    assert url == f"ws{client.base_url[4:]}/v1/processes/{sh.id}/terminal/ws?access_token={client.token}"
+    with websockets.sync.client.connect(url) as terminal:
+        assert json.loads(terminal.recv(timeout=10))["type"] == "ready"
     client.kill_process(sh.id, wait_ms=5000)
     client.delete_process(sh.id)
 
@@ -274,13 +281,14 @@ def test_async_processes_and_terminal(binary: str, tmp_path: Path) -> None:
 
             cat = await client.create_process(command="cat", interactive=True)
             await client.send_process_input(cat.id, "ping\n")
-            await client.stop_process(cat.id)
-            output = [
-                decode_log_data(e)
-                async for e in client.follow_process_logs(cat.id)
-                if isinstance(e, models.ProcessLogEntry)
-            ]
-            assert b"".join(output) == b"ping\n"
+            output = b""
+            # Stopped once its echo came (stopped at once, cat could die before it read the line).
+            async for event in client.follow_process_logs(cat.id):
+                if isinstance(event, models.ProcessLogEntry):
+                    output += decode_process_log_data(event)
+                    if output == b"ping\n":
+                        await client.stop_process(cat.id)
+            assert output == b"ping\n"
             await client.delete_process(cat.id)
 
             sh = await client.create_process(command="sh", tty=True)

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentplex import Client, NetworkError, SandboxAgentError, StreamError
+from agentplex import Agentplex, AgentplexError, NetworkError, StreamError
 
 
 def event(sequence: int, kind: str = "item.delta") -> dict[str, Any]:
@@ -74,7 +74,7 @@ def test_events_reconnect_with_last_event_id_without_duplicates() -> None:
         # The daemon resends from the last id; an overlap would be dropped, a gap filled.
         return httpx.Response(200, content=sse(event(2), event(3), event(4, "session.ended")))
 
-    with Client("http://daemon", transport=httpx.MockTransport(handler)) as client:
+    with Agentplex("http://daemon", transport=httpx.MockTransport(handler)) as client:
         events = list(client.session("s").events(retry_delay=0.01))
     assert [e.sequence for e in events] == [1, 2, 3, 4]
     assert seen_ids == [None, "2", "2"]
@@ -87,7 +87,7 @@ def test_a_gap_is_filled_from_the_events_page() -> None:
             return httpx.Response(200, json={"events": [event(2), event(3)], "hasMore": True})
         return httpx.Response(200, content=sse(event(1), event(4, "session.ended")))
 
-    with Client("http://daemon", transport=httpx.MockTransport(handler)) as client:
+    with Agentplex("http://daemon", transport=httpx.MockTransport(handler)) as client:
         assert [e.sequence for e in client.session("s").events()] == [1, 2, 3, 4]
 
 
@@ -95,7 +95,7 @@ def test_a_stream_that_keeps_failing_raises_stream_error() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("refused")
 
-    with Client("http://daemon", transport=httpx.MockTransport(handler)) as client:
+    with Agentplex("http://daemon", transport=httpx.MockTransport(handler)) as client:
         with pytest.raises(StreamError) as caught:
             list(client.session("s").events(max_retries=2, retry_delay=0.001))
     assert caught.value.session_id == "s"
@@ -115,7 +115,7 @@ class AsyncDropping(httpx.AsyncByteStream):
 def test_async_events_reconnect_the_same_way() -> None:
     import asyncio
 
-    from agentplex import AsyncClient
+    from agentplex import AsyncAgentplex
 
     seen_ids: list[str | None] = []
 
@@ -126,7 +126,7 @@ def test_async_events_reconnect_the_same_way() -> None:
         return httpx.Response(200, content=sse(event(2), event(3, "session.ended")))
 
     async def main() -> list[int]:
-        async with AsyncClient("http://daemon", transport=httpx.MockTransport(handler)) as client:
+        async with AsyncAgentplex("http://daemon", transport=httpx.MockTransport(handler)) as client:
             return [e.sequence async for e in client.session("s").events(retry_delay=0.01)]
 
     assert asyncio.run(main()) == [1, 2, 3]
@@ -146,17 +146,39 @@ def test_idempotent_requests_are_retried_and_posts_never() -> None:
             return httpx.Response(200, json={"status": "ok", "version": "0"})
         return httpx.Response(503, text="busy")
 
-    with Client("http://daemon", transport=httpx.MockTransport(handler), retry_delay=0.001) as client:
+    with Agentplex("http://daemon", transport=httpx.MockTransport(handler), retry_delay=0.001) as client:
         assert client.health().status == "ok"
         assert calls == ["GET", "GET", "GET"]
         calls.clear()
         calls.extend(["x", "x"])  # past the GET's special cases
-        with pytest.raises(SandboxAgentError) as caught:
+        with pytest.raises(AgentplexError) as caught:
             client.session("s").send("hello")
         assert caught.value.status == 503
         assert calls == ["x", "x", "POST"], "a POST is sent once"
-    with Client("http://daemon", transport=httpx.MockTransport(handler), max_retries=0) as client:
+    with Agentplex("http://daemon", transport=httpx.MockTransport(handler), max_retries=0) as client:
         calls.clear()
         with pytest.raises(NetworkError):
             client.health()
         assert calls == ["GET"]
+
+
+def test_a_put_of_bytes_is_retried_a_streamed_one_never_and_a_call_may_say_how_often() -> None:
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request.method)
+        request.read()
+        return httpx.Response(503, text="busy")
+
+    with Agentplex("http://daemon", transport=httpx.MockTransport(handler), retry_delay=0.001) as client:
+        with pytest.raises(AgentplexError):
+            client.write_fs_file("/x", b"abc")
+        assert calls == ["PUT"] * 3
+        calls.clear()
+        with pytest.raises(AgentplexError):
+            client.write_fs_file("/x", iter([b"abc"]))
+        assert calls == ["PUT"], "a stream cannot be sent again"
+        calls.clear()
+        with pytest.raises(AgentplexError):
+            client.list_agents(max_retries=4)
+        assert calls == ["GET"] * 5

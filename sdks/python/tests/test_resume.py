@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from agentplex import Client, UniversalEvent, start
+from agentplex import Agentplex, UniversalEvent, start
 
 from .conftest import daemon_env
 
@@ -16,7 +16,7 @@ def test_events_resume_across_a_daemon_restart(binary: str, tmp_path: Path) -> N
     data = tmp_path / "data"
     first = start(binary, data_dir=data, env=env, token="resume-token")
     port = int(first.base_url.rsplit(":", 1)[1])
-    client = Client(first.base_url, token="resume-token")
+    client = Agentplex(first.base_url, token="resume-token")
     session = client.create_session("resume", agent="mock")
 
     seen: list[UniversalEvent] = []

@@ -1,16 +1,19 @@
 /**
- * `SandboxAgent`: a thin fetch client over the daemon's `/v1` routes, and `connect`, which
+ * `Agentplex`: a thin fetch client over the daemon's `/v1` routes, and `connect`, which
  * makes one after checking the daemon's health. Session routes live on `Session`; the
  * filesystem routes (`/v1/fs/*`) are here, with the 0.1.x SDK's method names.
+ * sdks/surface.json lists the methods, the same as the Python SDK's.
  */
 import { callOptions, seg, Transport, transportOf, transports, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
-import { isProblemDetails, SandboxAgentError } from "./errors.js";
+import { isProblemDetails, AgentplexError } from "./errors.js";
 import { networkError } from "./http.js";
 import { parseSse } from "./sse.js";
 import { Session } from "./session.js";
 import { followProcessLogs, type FollowProcessLogsOptions, type ProcessLogEvent } from "./process-logs.js";
 import { ProcessTerminal, type ConnectProcessTerminalOptions } from "./terminal.js";
+import { bytesToBase64 } from "./process-logs.js";
 import type {
+  AdaptersReloadResponse,
   AgentInfo,
   AgentListResponse,
   AgentModeInfo,
@@ -96,11 +99,11 @@ export interface InstallResult {
 /** One event of `installAgentProgress`. */
 export type InstallEvent = { event: "progress"; data: InstallProgress } | { event: "result"; data: InstallResult };
 
-export class SandboxAgent {
+/** A client of the daemon's HTTP API (`connect()` makes one once it checked the daemon). */
+export class Agentplex {
   constructor(options: ClientOptions) {
     transports.set(this, new Transport(options));
   }
-
 
   /** The daemon's address, without a trailing slash. */
   get baseUrl(): string {
@@ -162,7 +165,7 @@ export class SandboxAgent {
       if (item.event === "progress") onProgress?.(item.data);
       else return item.data;
     }
-    throw SandboxAgentError.create(
+    throw AgentplexError.create(
       "unexpected_response",
       200,
       `the install stream of agent "${agent}" ended without a result`,
@@ -189,7 +192,7 @@ export class SandboxAgent {
         try {
           data = JSON.parse(message.data);
         } catch (error) {
-          throw SandboxAgentError.create(
+          throw AgentplexError.create(
             "unexpected_response",
             200,
             `an install event is not JSON: ${message.data.slice(0, 200)}`,
@@ -199,8 +202,8 @@ export class SandboxAgent {
         }
         if (message.event === "error") {
           throw isProblemDetails(data)
-            ? SandboxAgentError.fromProblem(data)
-            : SandboxAgentError.create("install_failed", 500, message.data.slice(0, 500), { agent });
+            ? AgentplexError.fromProblem(data)
+            : AgentplexError.create("install_failed", 500, message.data.slice(0, 500), { agent });
         }
         if (message.event === "progress") yield { event: "progress", data: data as InstallProgress };
         else if (message.event === "result") {
@@ -211,6 +214,15 @@ export class SandboxAgent {
     } catch (error) {
       throw networkError(error, signal, `POST /v1/agents/${agent}/install`);
     }
+  }
+
+  /**
+   * `POST /v1/adapters/reload`: loads the daemon's adapters folder again; the adapters it holds
+   * now, and why each other file was skipped. `NotConfiguredError` (409) when the daemon runs
+   * without an adapters folder.
+   */
+  reloadAdapters(options: RequestOptions = {}): Promise<AdaptersReloadResponse> {
+    return transportOf(this).json<AdaptersReloadResponse>("POST", "/v1/adapters/reload", callOptions(options));
   }
 
   /** `GET /v1/sessions`: every session, live or ended. */
@@ -236,7 +248,7 @@ export class SandboxAgent {
 
   /**
    * The session with this id, with its current `info` (from `GET /v1/sessions`). Throws a
-   * `SandboxAgentError` `session_not_found` (404) when there is none.
+   * `AgentplexError` `session_not_found` (404) when there is none.
    */
   async getSession(id: string, options: RequestOptions = {}): Promise<Session> {
     const info = await sessionInfo(this, id, options);
@@ -419,11 +431,22 @@ export class SandboxAgent {
   }
 
   /**
-   * `POST /v1/processes/{id}/input`: writes to its stdin (or terminal). `data` is base64 unless
-   * `encoding` is `utf8`. `ProcessConflictError` (409) when its stdin is not open,
-   * `PayloadTooLargeError` (413) past `--process-input-bytes`.
+   * `POST /v1/processes/{id}/input`: writes to its stdin (or terminal): a string as UTF-8, bytes
+   * as they are, or the request body (its `data` is base64 unless `encoding` is `utf8`).
+   * `ProcessConflictError` (409) when its stdin is not open, `PayloadTooLargeError` (413) past
+   * `--process-input-bytes`.
    */
-  sendProcessInput(id: string, request: ProcessInputRequest, options: RequestOptions = {}): Promise<ProcessInputResponse> {
+  sendProcessInput(
+    id: string,
+    input: string | Uint8Array | ProcessInputRequest,
+    options: RequestOptions = {},
+  ): Promise<ProcessInputResponse> {
+    const request: ProcessInputRequest =
+      typeof input === "string"
+        ? { data: input, encoding: "utf8" }
+        : input instanceof Uint8Array
+          ? { data: bytesToBase64(input), encoding: "base64" }
+          : input;
     return transportOf(this).json<ProcessInputResponse>("POST", `/v1/processes/${seg(id)}/input`, {
       body: withoutUndefined(request),
       ...callOptions(options),
@@ -464,14 +487,18 @@ export class SandboxAgent {
         url: this.buildProcessTerminalWebSocketUrl(id, options),
         describe: () => this.getProcess(id, { signal: options.signal }),
       },
-      options,
+      { ...options, timeoutMs: options.timeoutMs ?? transportOf(this).timeoutMs },
     );
   }
-
 }
 
+/** @deprecated The 0.2 name of `Agentplex`. */
+export const SandboxAgent = Agentplex;
+/** @deprecated The 0.2 name of `Agentplex`. */
+export type SandboxAgent = Agentplex;
+
 /** The listed info of one session (`GET /v1/sessions/{id}`), or `session_not_found`. */
-export function sessionInfo(client: SandboxAgent, id: string, options: RequestOptions = {}): Promise<SessionInfo> {
+export function sessionInfo(client: Agentplex, id: string, options: RequestOptions = {}): Promise<SessionInfo> {
   return transportOf(client).json<SessionInfo>("GET", `/v1/sessions/${seg(id)}`, callOptions(options));
 }
 
@@ -480,29 +507,29 @@ export interface ConnectOptions extends ClientOptions, Pick<RequestOptions, "sig
 
 /**
  * A client of the daemon at `baseUrl`, once it is known to work: `GET /v1/health` must answer
- * as a sandbox-agent daemon does, then `GET /v1/sessions` (which needs the token) must be
+ * as an agentplex daemon does, then `GET /v1/sessions` (which needs the token) must be
  * allowed. Each way it can fail says what is wrong:
  * - `NetworkError` (or `TimeoutError`): nothing answers at `baseUrl`;
- * - `UnexpectedResponseError`: something answers, but not a sandbox-agent daemon;
+ * - `UnexpectedResponseError`: something answers, but not an agentplex daemon;
  * - `TokenInvalidError`: the daemon wants a token and none was given, or refused the one given.
  */
-export async function connect(options: ConnectOptions): Promise<SandboxAgent> {
+export async function connect(options: ConnectOptions): Promise<Agentplex> {
   const { signal, ...clientOptions } = options;
-  const client = new SandboxAgent(clientOptions);
+  const client = new Agentplex(clientOptions);
   const where = client.baseUrl;
   let health: HealthResponse;
   try {
     health = await client.health({ signal, maxRetries: 0 });
   } catch (error) {
     if (signal?.aborted) throw error;
-    if (error instanceof SandboxAgentError && error.code === "network_error") {
-      throw SandboxAgentError.create("network_error", 0, `nothing answers at ${where}: ${error.detail ?? ""}`, {}, error);
+    if (error instanceof AgentplexError && error.code === "network_error") {
+      throw AgentplexError.create("network_error", 0, `nothing answers at ${where}: ${error.detail ?? ""}`, {}, error);
     }
-    if (error instanceof SandboxAgentError && error.status !== 0) {
-      throw SandboxAgentError.create(
+    if (error instanceof AgentplexError && error.status !== 0) {
+      throw AgentplexError.create(
         "unexpected_response",
         error.status,
-        `${where} is not a sandbox-agent daemon: GET /v1/health answered ${error.status} (${error.detail ?? error.title})`,
+        `${where} is not an agentplex daemon: GET /v1/health answered ${error.status} (${error.detail ?? error.title})`,
         {},
         error,
       );
@@ -510,17 +537,17 @@ export async function connect(options: ConnectOptions): Promise<SandboxAgent> {
     throw error;
   }
   if (typeof health !== "object" || health === null || health.status !== "ok" || typeof health.version !== "string") {
-    throw SandboxAgentError.create(
+    throw AgentplexError.create(
       "unexpected_response",
       200,
-      `${where} is not a sandbox-agent daemon: GET /v1/health answered ${JSON.stringify(health).slice(0, 200)}`,
+      `${where} is not an agentplex daemon: GET /v1/health answered ${JSON.stringify(health).slice(0, 200)}`,
     );
   }
   try {
     await transportOf(client).none("GET", "/v1/sessions", { signal });
   } catch (error) {
-    if (error instanceof SandboxAgentError && error.code === "token_invalid") {
-      throw SandboxAgentError.create(
+    if (error instanceof AgentplexError && error.code === "token_invalid") {
+      throw AgentplexError.create(
         "token_invalid",
         401,
         client.token === undefined

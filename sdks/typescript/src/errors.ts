@@ -1,8 +1,9 @@
 /**
- * `SandboxAgentError`: every failure the SDK reports, other than an abort. The daemon's RFC 7807
- * problem documents map onto it field for field, as the subclass of their code
- * (`SessionNotFoundError`...); failures that are not problem documents (the network, a timeout,
- * a proxy's HTML page, a daemon that would not start) get a code and a subclass of their own.
+ * `AgentplexError`: every failure the SDK reports, other than an abort (`SandboxAgentError`, its
+ * 0.2 name, is a deprecated alias). The daemon's RFC 7807 problem documents map onto it field for
+ * field, as the subclass of their code (`SessionNotFoundError`...); failures that are not problem
+ * documents (the network, a timeout, a proxy's HTML page, a daemon that would not start) get a
+ * code and a subclass of their own.
  *
  * `instanceof` works across copies of the SDK (its ES module and CommonJS builds loaded side by
  * side): the classes match an error by a registered symbol and its `code`, not by prototype.
@@ -20,7 +21,7 @@ export const ERROR_TYPE_PREFIX = "urn:sandbox-agent:error:";
  * - `stream_error`: an event stream kept failing after its reconnect attempts;
  * - `timeout`: a request took longer than its `timeoutMs` (`status` 0), or `start()` gave up
  *   waiting for the daemon's listening line;
- * - `binary_not_found`: `start()` found no `sandbox-agent` binary;
+ * - `binary_not_found`: `start()` found no `agentplex` (or `sandbox-agent`) binary;
  * - `port_in_use`: the port given to `start()` is taken;
  * - `daemon_exited`: the daemon started by `start()` exited before it was healthy (`exitCode`,
  *   `stderr`).
@@ -34,11 +35,11 @@ export type ClientErrorCode =
   | "port_in_use"
   | "daemon_exited";
 
-/** Every code a `SandboxAgentError` can carry (open to codes a newer daemon adds). */
+/** Every code a `AgentplexError` can carry (open to codes a newer daemon adds). */
 export type ErrorCode = ErrorType | ClientErrorCode | (string & {});
 
-/** What a `SandboxAgentError` is made from: a problem document, or the SDK's own. */
-export interface SandboxAgentErrorInit {
+/** What a `AgentplexError` is made from: a problem document, or the SDK's own. */
+export interface AgentplexErrorInit {
   type: string;
   status: number;
   title: string;
@@ -76,11 +77,15 @@ const TITLES: Record<number, string> = {
   504: "Gateway Timeout",
 };
 
-/** Marks SDK errors of every copy of the SDK (ESM and CJS builds). */
+/**
+ * Marks SDK errors of every copy of the SDK (ESM and CJS builds). The key is the one of 0.2, so
+ * errors of an 0.2 copy match too.
+ */
 const BRAND = Symbol.for("agentplex.SandboxAgentError");
 
-export class SandboxAgentError extends Error {
-  override readonly name: string = "SandboxAgentError";
+/** Every failure the SDK reports, other than an abort; the base of the classes below. */
+export class AgentplexError extends Error {
+  override readonly name: string = "AgentplexError";
   /** On a subclass: the code it stands for. */
   static readonly code: string | undefined = undefined;
   /** `urn:sandbox-agent:error:<code>` (or the problem's own `type` when it has another form). */
@@ -99,7 +104,7 @@ export class SandboxAgentError extends Error {
   /** The problem document as the daemon sent it, when it sent one. */
   readonly problem?: ProblemDetails;
 
-  constructor(init: SandboxAgentErrorInit, options?: { cause?: unknown; problem?: ProblemDetails }) {
+  constructor(init: AgentplexErrorInit, options?: { cause?: unknown; problem?: ProblemDetails }) {
     super(init.detail ? `${init.title}: ${init.detail}` : init.title, { cause: options?.cause });
     this.type = init.type;
     this.code = init.type.startsWith(ERROR_TYPE_PREFIX)
@@ -115,12 +120,12 @@ export class SandboxAgentError extends Error {
     if (init.instance != null) this.instance = init.instance;
     if (options?.problem) this.problem = options.problem;
     Object.defineProperty(this, BRAND, { value: true });
-    this.name = (ERROR_CLASSES[this.code] ?? SandboxAgentError).name;
+    this.name = (ERROR_CLASSES[this.code] ?? AgentplexError).name;
   }
 
   /**
    * `error instanceof SessionNotFoundError` is true for an error of that code made by any copy
-   * of the SDK; `instanceof SandboxAgentError` for every SDK error.
+   * of the SDK; `instanceof AgentplexError` for every SDK error.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
@@ -132,9 +137,9 @@ export class SandboxAgentError extends Error {
   }
 
   /** The error of a problem document, as the subclass of its code. */
-  static fromProblem(problem: ProblemDetails): SandboxAgentError {
+  static fromProblem(problem: ProblemDetails): AgentplexError {
     const code = problem.type.startsWith(ERROR_TYPE_PREFIX) ? problem.type.slice(ERROR_TYPE_PREFIX.length) : "";
-    const Class = ERROR_CLASSES[code] ?? SandboxAgentError;
+    const Class = ERROR_CLASSES[code] ?? AgentplexError;
     return new Class(problem, { problem });
   }
 
@@ -143,11 +148,11 @@ export class SandboxAgentError extends Error {
     code: ErrorCode,
     status: number,
     detail?: string,
-    extra: Omit<SandboxAgentErrorInit, "type" | "status" | "title"> & { title?: string } = {},
+    extra: Omit<AgentplexErrorInit, "type" | "status" | "title"> & { title?: string } = {},
     cause?: unknown,
-  ): SandboxAgentError {
+  ): AgentplexError {
     const { title, ...rest } = extra;
-    const Class = ERROR_CLASSES[code] ?? SandboxAgentError;
+    const Class = ERROR_CLASSES[code] ?? AgentplexError;
     return new Class(
       {
         ...rest,
@@ -160,9 +165,9 @@ export class SandboxAgentError extends Error {
     );
   }
 
-  /** Whether `value` is a `SandboxAgentError`, of the given code when one is given. */
-  static is(value: unknown, code?: ErrorCode): value is SandboxAgentError {
-    return value instanceof SandboxAgentError && (code === undefined || value.code === code);
+  /** Whether `value` is a `AgentplexError`, of the given code when one is given. */
+  static is(value: unknown, code?: ErrorCode): value is AgentplexError {
+    return value instanceof AgentplexError && (code === undefined || value.code === code);
   }
 }
 
@@ -174,7 +179,7 @@ export function isProblemDetails(value: unknown): value is ProblemDetails {
 }
 
 /** The error for a non-2xx answer: the problem document when the body is one. */
-export function errorFromResponse(status: number, statusText: string, body: string): SandboxAgentError {
+export function errorFromResponse(status: number, statusText: string, body: string): AgentplexError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -182,10 +187,10 @@ export function errorFromResponse(status: number, statusText: string, body: stri
     parsed = undefined;
   }
   if (isProblemDetails(parsed)) {
-    return SandboxAgentError.fromProblem(parsed);
+    return AgentplexError.fromProblem(parsed);
   }
   const snippet = body.trim().slice(0, 500);
-  return SandboxAgentError.create(
+  return AgentplexError.create(
     "unexpected_response",
     status,
     `HTTP ${status}${statusText ? ` ${statusText}` : ""} without a problem document${snippet ? `: ${snippet}` : ""}`,
@@ -197,190 +202,199 @@ export function errorFromResponse(status: number, statusText: string, body: stri
 // check that every code has its class), then the SDK's own.
 
 /** `invalid_request` 400: a malformed body, field, query or id; a reply the adapter refused. */
-export class InvalidRequestError extends SandboxAgentError {
+export class InvalidRequestError extends AgentplexError {
   static override readonly code = "invalid_request";
 }
 
 /** `unsupported_agent` 400/404: no loaded adapter has that agent id. */
-export class UnsupportedAgentError extends SandboxAgentError {
+export class UnsupportedAgentError extends AgentplexError {
   static override readonly code = "unsupported_agent";
 }
 
 /** `mode_not_supported` 400: `agentMode` is not one of the agent's modes. */
-export class ModeNotSupportedError extends SandboxAgentError {
+export class ModeNotSupportedError extends AgentplexError {
   static override readonly code = "mode_not_supported";
 }
 
 /** `token_invalid` 401: a missing or wrong token. */
-export class TokenInvalidError extends SandboxAgentError {
+export class TokenInvalidError extends AgentplexError {
   static override readonly code = "token_invalid";
 }
 
 /** `permission_denied` 403: the operating system refused a `/v1/fs/*` operation. */
-export class PermissionDeniedError extends SandboxAgentError {
+export class PermissionDeniedError extends AgentplexError {
   static override readonly code = "permission_denied";
 }
 
 /** `agent_not_installed` 404: the agent's binary is missing and the daemon may not install. */
-export class AgentNotInstalledError extends SandboxAgentError {
+export class AgentNotInstalledError extends AgentplexError {
   static override readonly code = "agent_not_installed";
 }
 
 /** `session_not_found` 404: no session has that id. */
-export class SessionNotFoundError extends SandboxAgentError {
+export class SessionNotFoundError extends AgentplexError {
   static override readonly code = "session_not_found";
 }
 
 /** `request_not_found` 404: no pending permission request or question has that id. */
-export class RequestNotFoundError extends SandboxAgentError {
+export class RequestNotFoundError extends AgentplexError {
   static override readonly code = "request_not_found";
 }
 
 /** `not_found` 404: no such route. */
-export class NotFoundError extends SandboxAgentError {
+export class NotFoundError extends AgentplexError {
   static override readonly code = "not_found";
 }
 
 /** `method_not_allowed` 405: the route exists, not with that method. */
-export class MethodNotAllowedError extends SandboxAgentError {
+export class MethodNotAllowedError extends AgentplexError {
   static override readonly code = "method_not_allowed";
 }
 
 /** `session_already_exists` 409: a session with that id exists (ended ones keep theirs). */
-export class SessionAlreadyExistsError extends SandboxAgentError {
+export class SessionAlreadyExistsError extends AgentplexError {
   static override readonly code = "session_already_exists";
 }
 
 /** `session_ended` 409: input to a session that has ended. */
-export class SessionEndedError extends SandboxAgentError {
+export class SessionEndedError extends AgentplexError {
   static override readonly code = "session_ended";
 }
 
 /** `not_configured` 409: the daemon runs without what the request needs. */
-export class NotConfiguredError extends SandboxAgentError {
+export class NotConfiguredError extends AgentplexError {
   static override readonly code = "not_configured";
 }
 
 /** `path_not_found` 404: a `/v1/fs/*` path does not exist. */
-export class PathNotFoundError extends SandboxAgentError {
+export class PathNotFoundError extends AgentplexError {
   static override readonly code = "path_not_found";
 }
 
 /** `path_conflict` 409: a `/v1/fs/*` target is in the way, or a directory is not empty. */
-export class PathConflictError extends SandboxAgentError {
+export class PathConflictError extends AgentplexError {
   static override readonly code = "path_conflict";
 }
 
 /** `spawn_failed` 400: a process could not be started; `detail` has the system's reason. */
-export class SpawnFailedError extends SandboxAgentError {
+export class SpawnFailedError extends AgentplexError {
   static override readonly code = "spawn_failed";
 }
 
 /** `host_not_allowed` 403: the daemon does not answer to the `Host` the request named. */
-export class HostNotAllowedError extends SandboxAgentError {
+export class HostNotAllowedError extends AgentplexError {
   static override readonly code = "host_not_allowed";
 }
 
 /** `cross_origin_refused` 403: without a token, a web page other than the daemon's own tried to change state. */
-export class CrossOriginRefusedError extends SandboxAgentError {
+export class CrossOriginRefusedError extends AgentplexError {
   static override readonly code = "cross_origin_refused";
 }
 
 /** `unsupported_media_type` 415: an archive upload not sent as `application/x-tar` or `application/gzip`. */
-export class UnsupportedMediaTypeError extends SandboxAgentError {
+export class UnsupportedMediaTypeError extends AgentplexError {
   static override readonly code = "unsupported_media_type";
 }
 
 /** `process_not_found` 404: no process has that id. */
-export class ProcessNotFoundError extends SandboxAgentError {
+export class ProcessNotFoundError extends AgentplexError {
   static override readonly code = "process_not_found";
 }
 
 /** `process_conflict` 409: the process is not in a state for the request (no terminal, stdin closed, still running). */
-export class ProcessConflictError extends SandboxAgentError {
+export class ProcessConflictError extends AgentplexError {
   static override readonly code = "process_conflict";
 }
 
 /** `process_limit_reached` 409: the daemon holds `--max-processes` processes already. */
-export class ProcessLimitReachedError extends SandboxAgentError {
+export class ProcessLimitReachedError extends AgentplexError {
   static override readonly code = "process_limit_reached";
 }
 
 /** `payload_too_large` 413: a body or file larger than the daemon's limit. */
-export class PayloadTooLargeError extends SandboxAgentError {
+export class PayloadTooLargeError extends AgentplexError {
   static override readonly code = "payload_too_large";
 }
 
 /** `install_failed` 500: installing an agent failed; `detail` names each source tried. */
-export class InstallFailedError extends SandboxAgentError {
+export class InstallFailedError extends AgentplexError {
   static override readonly code = "install_failed";
 }
 
 /** `agent_process_exited` 500: reserved (0.1.x code). */
-export class AgentProcessExitedError extends SandboxAgentError {
+export class AgentProcessExitedError extends AgentplexError {
   static override readonly code = "agent_process_exited";
 }
 
 /** `adapter_failed` 500: the agent's adapter failed; the session has ended. */
-export class AdapterFailedError extends SandboxAgentError {
+export class AdapterFailedError extends AgentplexError {
   static override readonly code = "adapter_failed";
 }
 
 /** `storage_full` 507: the disk holding the daemon's data dir is full; nothing was stored. */
-export class StorageFullError extends SandboxAgentError {
+export class StorageFullError extends AgentplexError {
   static override readonly code = "storage_full";
 }
 
 /** `storage_unavailable` 503: the daemon's session database cannot be written; nothing was stored. */
-export class StorageUnavailableError extends SandboxAgentError {
+export class StorageUnavailableError extends AgentplexError {
   static override readonly code = "storage_unavailable";
 }
 
 /** `internal` 500: an unexpected failure in the daemon. */
-export class InternalError extends SandboxAgentError {
+export class InternalError extends AgentplexError {
   static override readonly code = "internal";
 }
 
 /** `stream_error` 502 (reserved by the daemon); the SDK's when an event stream kept failing (status 0). */
-export class StreamError extends SandboxAgentError {
+export class StreamError extends AgentplexError {
   static override readonly code = "stream_error";
 }
 
-/** `timeout` a request exceeded its `timeoutMs` (status 0), `start()` gave up waiting, or 504 (reserved by the daemon). Also exported as `GatewayTimeoutError`, the Python SDK's name. */
-export class TimeoutError extends SandboxAgentError {
+/** `timeout` a request exceeded its `timeoutMs` (status 0), `start()` gave up waiting, or 504 (reserved by the daemon). */
+export class TimeoutError extends AgentplexError {
   static override readonly code = "timeout";
 }
 
 /** `network_error` status 0: the request got no HTTP answer (refused, reset, DNS...). */
-export class NetworkError extends SandboxAgentError {
+export class NetworkError extends AgentplexError {
   static override readonly code = "network_error";
 }
 
-/** `unexpected_response` an answer that is neither the expected body nor a problem document: not a sandbox-agent daemon, or a proxy's page. */
-export class UnexpectedResponseError extends SandboxAgentError {
+/** `unexpected_response` an answer that is neither the expected body nor a problem document: not an agentplex daemon, or a proxy's page. */
+export class UnexpectedResponseError extends AgentplexError {
   static override readonly code = "unexpected_response";
 }
 
-/** `binary_not_found` status 0: `start()` found no `sandbox-agent` binary. */
-export class BinaryNotFoundError extends SandboxAgentError {
+/** `binary_not_found` status 0: `start()` found no `agentplex` (or `sandbox-agent`) binary. */
+export class BinaryNotFoundError extends AgentplexError {
   static override readonly code = "binary_not_found";
 }
 
 /** `port_in_use` status 0: the `port` given to `start()` is taken. */
-export class PortInUseError extends SandboxAgentError {
+export class PortInUseError extends AgentplexError {
   static override readonly code = "port_in_use";
 }
 
 /** `daemon_exited` status 0: the daemon `start()` ran exited before it listened (`exitCode`, `stderr`). */
-export class DaemonExitedError extends SandboxAgentError {
+export class DaemonExitedError extends AgentplexError {
   static override readonly code = "daemon_exited";
 }
 
-/** The Python SDK's name of `TimeoutError`. */
+/** @deprecated The 0.2 name of `TimeoutError`. */
 export const GatewayTimeoutError = TimeoutError;
+/** @deprecated The 0.2 name of `TimeoutError`. */
+export type GatewayTimeoutError = TimeoutError;
+
+/** @deprecated The 0.2 name of `AgentplexError`. */
+export const SandboxAgentError = AgentplexError;
+/** @deprecated The 0.2 name of `AgentplexError`. */
+export type SandboxAgentError = AgentplexError;
+/** @deprecated The 0.2 name of `AgentplexErrorInit`. */
+export type SandboxAgentErrorInit = AgentplexErrorInit;
 
 /** The class of each code, the daemon's and the SDK's. */
-export const ERROR_CLASSES: Readonly<Record<string, typeof SandboxAgentError>> = Object.freeze(
+export const ERROR_CLASSES: Readonly<Record<string, typeof AgentplexError>> = Object.freeze(
   Object.fromEntries(
     [
       InvalidRequestError,

@@ -1,8 +1,8 @@
 /**
  * The one place requests are made: URL building, the token header, abort signals, and turning
- * every failure into a `SandboxAgentError` (or the caller's abort reason).
+ * every failure into a `AgentplexError` (or the caller's abort reason).
  */
-import { SandboxAgentError, errorFromResponse } from "./errors.js";
+import { AgentplexError, errorFromResponse } from "./errors.js";
 
 /** How to reach a daemon. */
 export interface ClientOptions {
@@ -41,6 +41,12 @@ export interface RequestOptions {
 
 /** The default `timeoutMs`. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The default `maxRetries`. */
+export const DEFAULT_MAX_RETRIES = 2;
+/** The default `retryDelayMs`. */
+export const DEFAULT_RETRY_DELAY_MS = 200;
+/** The statuses after which an idempotent request is sent again (besides no answer at all). */
+export const RETRY_STATUSES: readonly number[] = [502, 503, 504];
 
 type QueryValue = string | number | boolean | null | undefined;
 
@@ -76,10 +82,10 @@ export function callOptions(options: RequestOptions = {}): Pick<SendOptions, "si
  */
 export const transports = new WeakMap<object, Transport>();
 
-/** The `Transport` of a client made by `new SandboxAgent(...)`. */
+/** The `Transport` of a client made by `new Agentplex(...)`. */
 export function transportOf(client: object): Transport {
   const transport = transports.get(client);
-  if (!transport) throw new TypeError("not a SandboxAgent client");
+  if (!transport) throw new TypeError("not an Agentplex client");
   return transport;
 }
 
@@ -93,7 +99,8 @@ export class Transport {
   readonly token: string | undefined;
   private readonly fetchImpl: typeof fetch;
   private readonly headers: Record<string, string>;
-  private readonly timeoutMs: number;
+  /** The client's `timeoutMs`: each call's time limit unless the call gives its own. */
+  readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly retryDelayMs: number;
 
@@ -108,8 +115,8 @@ export class Transport {
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.headers = { ...options.headers };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxRetries = options.maxRetries ?? 2;
-    this.retryDelayMs = options.retryDelayMs ?? 200;
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
   }
 
   /**
@@ -131,7 +138,7 @@ export class Transport {
     const timer =
       timeoutMs > 0
         ? setTimeout(
-            () => link.controller.abort(SandboxAgentError.create("timeout", 0, `${what} took longer than ${timeoutMs} ms`)),
+            () => link.controller.abort(AgentplexError.create("timeout", 0, `${what} took longer than ${timeoutMs} ms`)),
             timeoutMs,
           )
         : undefined;
@@ -216,7 +223,7 @@ export class Transport {
     try {
       return JSON.parse(text) as T;
     } catch (error) {
-      throw SandboxAgentError.create(
+      throw AgentplexError.create(
         "unexpected_response",
         response.status,
         `${method} ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`,
@@ -268,7 +275,7 @@ export class Transport {
     const type = response.headers.get("content-type") ?? "";
     if (!type.includes("text/event-stream") || !response.body) {
       const text = await response.text().catch(() => "");
-      throw SandboxAgentError.create(
+      throw AgentplexError.create(
         "unexpected_response",
         response.status,
         `${method} ${path} answered ${response.status} (${type || "no content type"}) instead of an event stream${text ? `: ${text.slice(0, 200)}` : ""}`,
@@ -281,9 +288,9 @@ export class Transport {
 
 /** Failures worth sending an idempotent request again: no answer, or a 502, 503 or 504. */
 function retryableStatus(error: unknown): boolean {
-  if (!(error instanceof SandboxAgentError)) return false;
+  if (!(error instanceof AgentplexError)) return false;
   if (error.code === "timeout" && error.status === 0) return false;
-  return error.status === 0 ? error.code === "network_error" : [502, 503, 504].includes(error.status);
+  return error.status === 0 ? error.code === "network_error" : RETRY_STATUSES.includes(error.status);
 }
 
 /** By shape, so a stream of another realm or polyfill counts too. */
@@ -294,10 +301,10 @@ function isReadableStream(value: unknown): value is ReadableStream<Uint8Array> {
 /** The caller's abort reason when its signal fired, else a `network_error`. */
 export function networkError(error: unknown, signal: AbortSignal | undefined, what: string): unknown {
   if (signal?.aborted) return signal.reason;
-  if (error instanceof SandboxAgentError) return error;
+  if (error instanceof AgentplexError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-  return SandboxAgentError.create("network_error", 0, `${what} failed: ${message}${cause}`, {}, error);
+  return AgentplexError.create("network_error", 0, `${what} failed: ${message}${cause}`, {}, error);
 }
 
 /**

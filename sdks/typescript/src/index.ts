@@ -1,9 +1,11 @@
 /**
- * sandbox-agent: the TypeScript client of the sandbox-agent daemon. Works in Node 20+ and
- * browsers (fetch only). `start()`, which runs a local daemon, is in `agentplex/node`.
- * Only what is exported here is public; the modules behind it are not reachable from outside.
+ * agentplex: the TypeScript client of the agentplex daemon. Works in Node 20+ and browsers
+ * (fetch only). `start()`, which runs a local daemon, is in `agentplex/node`. Only what is
+ * exported here is public; the modules behind it are not reachable from outside. The 0.2 names
+ * (`SandboxAgent`, `SandboxAgentError`) are deprecated aliases of `Agentplex` and
+ * `AgentplexError`.
  */
-export { connect, SandboxAgent } from "./client.js";
+export { Agentplex, connect, SandboxAgent } from "./client.js";
 export type {
   ConnectOptions,
   CreateSessionOptions,
@@ -35,12 +37,14 @@ export type {
   QuestionHandler,
   RequestHandlers,
   SessionListeners,
+  StreamOptions,
 } from "./session.js";
 export {
   ERROR_CLASSES,
   ERROR_TYPE_PREFIX,
   GatewayTimeoutError,
   isProblemDetails,
+  AgentplexError,
   SandboxAgentError,
   AdapterFailedError,
   AgentNotInstalledError,
@@ -79,5 +83,5 @@ export {
   UnexpectedResponseError,
   UnsupportedAgentError,
 } from "./errors.js";
-export type { ClientErrorCode, ErrorCode, SandboxAgentErrorInit } from "./errors.js";
+export type { AgentplexErrorInit, ClientErrorCode, ErrorCode, SandboxAgentErrorInit } from "./errors.js";
 export type * from "./types.js";

@@ -1,21 +1,23 @@
 /**
- * `sandbox-agent/node`: everything in `sandbox-agent`, plus `start()`, which runs a local
- * `sandbox-agent` daemon as a child process. Node only (it uses `child_process`), which is why
- * it is a separate entry point: browser bundles of `sandbox-agent` never load it.
+ * `agentplex/node`: everything in `agentplex`, plus `start()`, which runs a local daemon as a
+ * child process. Node only (it uses `child_process`), which is why it is a separate entry point:
+ * browser bundles of `agentplex` never load it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { createServer } from "node:net";
-import { delimiter, join } from "node:path";
-import { SandboxAgent } from "./client.js";
-import { SandboxAgentError } from "./errors.js";
-import type { RequestOptions } from "./http.js";
+import { Agentplex } from "./client.js";
+import { daemonEnv, DEFAULT_START_TIMEOUT_MS, findBinary, listeningAddress } from "./daemon-binary.js";
+import { AgentplexError } from "./errors.js";
+import type { ClientOptions, RequestOptions } from "./http.js";
 
 export * from "./index.js";
 
 export interface StartOptions extends RequestOptions {
-  /** The `sandbox-agent` binary; else `$SANDBOX_AGENT_BIN`; else `sandbox-agent` on `PATH`. */
+  /**
+   * The daemon's binary; else `$AGENTPLEX_BIN` (or the older `$SANDBOX_AGENT_BIN`); else
+   * `agentplex` on `PATH`, else `sandbox-agent` (the name of 0.2 and older binaries).
+   */
   binaryPath?: string;
   /** The port to listen on; when absent the daemon binds port 0 and reports the port it got. */
   port?: number;
@@ -25,7 +27,7 @@ export interface StartOptions extends RequestOptions {
   token?: string;
   /** The daemon's data directory (`--data-dir`); the daemon's default when absent. */
   dataDir?: string;
-  /** More arguments for `sandbox-agent server` (`--cors-allow-origin`, `--cache-dir`...). */
+  /** More arguments for `agentplex server` (`--cors-allow-origin`, `--cache-dir`...). */
   args?: string[];
   /** Environment of the daemon (default: this process's). */
   env?: Record<string, string | undefined>;
@@ -36,6 +38,8 @@ export interface StartOptions extends RequestOptions {
   log?: "inherit" | "pipe";
   /** How long to wait for the daemon's listening line (default 30 000 ms). */
   timeoutMs?: number;
+  /** The time limit of each call of the client returned (its `timeoutMs`, default 30 000 ms). */
+  requestTimeoutMs?: number;
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof fetch;
 }
@@ -45,7 +49,7 @@ export interface StartOptions extends RequestOptions {
 (Symbol as { asyncDispose?: symbol }).asyncDispose ??= Symbol.for("nodejs.asyncDispose");
 
 /** A client of a daemon that `start()` runs; `dispose()` stops the daemon. */
-export class LocalSandboxAgent extends SandboxAgent {
+export class LocalAgentplex extends Agentplex {
   /** The daemon's child process. */
   readonly process: ChildProcess;
   /** The port the daemon listens on (from its listening line). */
@@ -55,10 +59,10 @@ export class LocalSandboxAgent extends SandboxAgent {
 
   /** @internal Made by `start()`. */
   constructor(
-    init: { baseUrl: string; token: string; fetch?: typeof fetch; child: ChildProcess; port: number },
+    init: { client: ClientOptions; child: ChildProcess; port: number },
     stderrTail: () => string,
   ) {
-    super({ baseUrl: init.baseUrl, token: init.token, ...(init.fetch ? { fetch: init.fetch } : {}) });
+    super(init.client);
     this.process = init.child;
     this.port = init.port;
     this.stderrTail = stderrTail;
@@ -89,29 +93,29 @@ export class LocalSandboxAgent extends SandboxAgent {
   }
 }
 
-/** The daemon's listening line (docs/cli.md, "The listening line"). */
-const LISTENING = /^sandbox-agent listening on (http:\/\/\S+)\s*$/;
+/** @deprecated The 0.2 name of `LocalAgentplex`. */
+export const LocalSandboxAgent = LocalAgentplex;
+/** @deprecated The 0.2 name of `LocalAgentplex`. */
+export type LocalSandboxAgent = LocalAgentplex;
 
 /**
- * Runs a local `sandbox-agent server` (binary from `binaryPath`, `$SANDBOX_AGENT_BIN` or
- * `PATH`) on `host` with `--port 0` (or the `port` given) and `token` (a random one when none
- * is given), waits for the line it prints on stdout once it listens, and returns a client of
- * the address in that line: no free port is guessed, so nothing can take it first.
- * `dispose()` stops it; so does this process exiting.
+ * Runs a local `agentplex server` (binary from `binaryPath`, `$AGENTPLEX_BIN`,
+ * `$SANDBOX_AGENT_BIN` or `PATH`) on `host` with `--port 0` (or the `port` given) and `token`
+ * (a random one when none is given), waits for the line it prints on stdout once it listens,
+ * and returns a client of the address in that line: no free port is guessed, so nothing can
+ * take it first. `dispose()` stops it; so does this process exiting.
  */
-export async function start(options: StartOptions = {}): Promise<LocalSandboxAgent> {
+export async function start(options: StartOptions = {}): Promise<LocalAgentplex> {
   const binary = findBinary(options.binaryPath);
   const host = options.host ?? "127.0.0.1";
   const token = options.token ?? randomBytes(24).toString("hex");
   if (options.port !== undefined && options.port !== 0 && !(await portFree(host, options.port))) {
-    throw SandboxAgentError.create("port_in_use", 0, `${host}:${options.port} is already in use`);
+    throw AgentplexError.create("port_in_use", 0, `${host}:${options.port} is already in use`);
   }
   const args = ["server", "--host", host, "--port", String(options.port ?? 0)];
   if (options.dataDir !== undefined) args.push("--data-dir", options.dataDir);
   args.push(...(options.args ?? []));
-  const env: Record<string, string | undefined> = { ...(options.env ?? process.env) };
-  // The token goes by environment, not argv, so it does not show in `ps`.
-  env.SANDBOX_AGENT_TOKEN = token;
+  const env = daemonEnv(options.env ?? process.env, binary, token);
   const inherit = options.log === "inherit";
   // stdout is always read: the listening line is the only thing the daemon writes there.
   const child = spawn(binary, args, { env, stdio: ["ignore", "pipe", inherit ? "inherit" : "pipe"] });
@@ -123,7 +127,7 @@ export async function start(options: StartOptions = {}): Promise<LocalSandboxAge
     stderr = (stderr + chunk).slice(-64 * 1024);
   });
 
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   let baseUrl: string;
   try {
     baseUrl = await new Promise<string>((resolve, reject) => {
@@ -139,15 +143,15 @@ export async function start(options: StartOptions = {}): Promise<LocalSandboxAge
         out += chunk;
         const end = out.indexOf("\n");
         if (end === -1) return;
-        const match = LISTENING.exec(out.slice(0, end));
+        const address = listeningAddress(out.slice(0, end));
         cleanup();
-        if (match) resolve(match[1]!);
+        if (address) resolve(address);
         else {
           reject(
-            SandboxAgentError.create(
+            AgentplexError.create(
               "unexpected_response",
               0,
-              `${binary} printed ${JSON.stringify(out.slice(0, end))} instead of its listening line: not a sandbox-agent daemon of this version?`,
+              `${binary} printed ${JSON.stringify(out.slice(0, end))} instead of its listening line: not an agentplex daemon?`,
               { stderr },
             ),
           );
@@ -158,7 +162,7 @@ export async function start(options: StartOptions = {}): Promise<LocalSandboxAge
         // let the last stderr chunks arrive
         setTimeout(() => {
           reject(
-            SandboxAgentError.create(
+            AgentplexError.create(
               "daemon_exited",
               0,
               `${binary} exited ${signal ? `on ${signal}` : `with code ${code}`} before it listened` +
@@ -170,7 +174,7 @@ export async function start(options: StartOptions = {}): Promise<LocalSandboxAge
       };
       const onError = (error: Error) => {
         cleanup();
-        reject(SandboxAgentError.create("binary_not_found", 0, `could not run ${binary}: ${error.message}`, {}, error));
+        reject(AgentplexError.create("binary_not_found", 0, `could not run ${binary}: ${error.message}`, {}, error));
       };
       const onAbort = () => {
         cleanup();
@@ -179,7 +183,7 @@ export async function start(options: StartOptions = {}): Promise<LocalSandboxAge
       const timer = setTimeout(() => {
         cleanup();
         reject(
-          SandboxAgentError.create("timeout", 0, `${binary} printed no listening line within ${timeoutMs} ms`, {
+          AgentplexError.create("timeout", 0, `${binary} printed no listening line within ${timeoutMs} ms`, {
             stderr,
           }),
         );
@@ -196,56 +200,15 @@ export async function start(options: StartOptions = {}): Promise<LocalSandboxAge
     throw error;
   }
   child.stdout!.resume(); // nothing more comes; keep the pipe drained anyway
-  const client = new LocalSandboxAgent(
-    { baseUrl, token, child, port: Number(new URL(baseUrl).port), ...(options.fetch ? { fetch: options.fetch } : {}) },
-    () => stderr,
-  );
+  const clientOptions: ClientOptions = { baseUrl, token };
+  if (options.fetch) clientOptions.fetch = options.fetch;
+  if (options.requestTimeoutMs !== undefined) clientOptions.timeoutMs = options.requestTimeoutMs;
+  const client = new LocalAgentplex({ client: clientOptions, child, port: Number(new URL(baseUrl).port) }, () => stderr);
   // The daemon must not keep this process alive: it is stopped at exit.
   child.unref();
   (child.stdout as { unref?: () => void } | null)?.unref?.();
   (child.stderr as { unref?: () => void } | null)?.unref?.();
   return client;
-}
-
-/** The binary to run: the option, `$SANDBOX_AGENT_BIN`, or `sandbox-agent` on `PATH`. */
-function findBinary(explicit: string | undefined): string {
-  const given = explicit ?? process.env.SANDBOX_AGENT_BIN;
-  if (given) {
-    if (!isExecutable(given)) {
-      throw SandboxAgentError.create(
-        "binary_not_found",
-        0,
-        `${given} (${explicit ? "binaryPath" : "SANDBOX_AGENT_BIN"}) is not an executable file`,
-      );
-    }
-    return given;
-  }
-  const names =
-    process.platform === "win32"
-      ? (process.env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").map((ext) => `sandbox-agent${ext.toLowerCase()}`)
-      : ["sandbox-agent"];
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (!dir) continue;
-    for (const name of names) {
-      const candidate = join(dir, name);
-      if (isExecutable(candidate)) return candidate;
-    }
-  }
-  throw SandboxAgentError.create(
-    "binary_not_found",
-    0,
-    "no sandbox-agent binary: pass binaryPath, set SANDBOX_AGENT_BIN, or put sandbox-agent on PATH",
-  );
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Whether `port` on `host` can be listened on now. */

@@ -3,9 +3,16 @@
  * iterator over the SSE stream that reconnects from the last entry it yielded, and the decoding
  * of an entry's base64 `data`.
  */
-import { SandboxAgentError } from "./errors.js";
+import { AgentplexError } from "./errors.js";
 import { anySignal, networkError, seg, sleep, transportOf, type RequestOptions } from "./http.js";
-import { backoff, DEFAULT_IDLE_TIMEOUT_MS, retryable, watchIdle } from "./reconnect.js";
+import {
+  backoff,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_STREAM_RETRIES,
+  DEFAULT_STREAM_RETRY_DELAY_MS,
+  retryable,
+  watchIdle,
+} from "./reconnect.js";
 import { parseSse, type SseMessage } from "./sse.js";
 import type { ProcessInfo, ProcessLogEntry, ProcessLogsMissed, ProcessLogsQuery } from "./types.js";
 
@@ -70,8 +77,14 @@ export async function* followProcessLogs(
   id: string,
   options: FollowProcessLogsOptions = {},
 ): AsyncGenerator<ProcessLogEvent, void, undefined> {
-  const { signal, timeoutMs, maxRetries = 10, retryDelayMs = 250, idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, ...query } =
-    options;
+  const {
+    signal,
+    timeoutMs,
+    maxRetries = DEFAULT_STREAM_RETRIES,
+    retryDelayMs = DEFAULT_STREAM_RETRY_DELAY_MS,
+    idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
+    ...query
+  } = options;
   const path = `/v1/processes/${seg(id)}/logs`;
   let since = query.since;
   // The daemon reads from `offset` rather than `since` when given both: once an entry was
@@ -84,9 +97,9 @@ export async function* followProcessLogs(
   for (;;) {
     signal?.throwIfAborted();
     if (failures > maxRetries) {
-      throw SandboxAgentError.create(
+      throw AgentplexError.create(
         "stream_error",
-        lastError instanceof SandboxAgentError ? lastError.status : 0,
+        lastError instanceof AgentplexError ? lastError.status : 0,
         `the log stream of process "${id}" failed ${failures} times in a row` +
           (lastError instanceof Error ? `; last: ${lastError.message}` : ""),
         {},
@@ -155,7 +168,7 @@ export async function* followProcessLogs(
     if (alive) {
       delay = 0;
     } else {
-      lastError ??= SandboxAgentError.create("stream_error", 0, "the log stream closed without any data");
+      lastError ??= AgentplexError.create("stream_error", 0, "the log stream closed without any data");
       failures++;
       delay = backoff(retryDelayMs, failures);
     }
@@ -168,7 +181,7 @@ function parseLogEvent(message: SseMessage, id: string): ProcessLogEvent | undef
   try {
     return { event: message.event, data: JSON.parse(message.data) } as ProcessLogEvent;
   } catch (error) {
-    throw SandboxAgentError.create(
+    throw AgentplexError.create(
       "unexpected_response",
       200,
       `a log event of process "${id}" is not JSON: ${message.data.slice(0, 200)}`,

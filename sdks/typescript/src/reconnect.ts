@@ -2,10 +2,14 @@
  * What the SDK's reconnecting streams share (a session's events, a process's logs): the idle
  * watchdog, the backoff between attempts, and which failures are worth another attempt.
  */
-import { SandboxAgentError } from "./errors.js";
+import { AgentplexError } from "./errors.js";
 
 /** Three keep-alive periods of the daemon (15 s each). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
+/** Reconnect attempts in a row that may fail before a stream throws `stream_error`. */
+export const DEFAULT_STREAM_RETRIES = 10;
+/** The delay before the first reconnect after a failure (it doubles, up to 5 s). */
+export const DEFAULT_STREAM_RETRY_DELAY_MS = 250;
 
 /**
  * Aborts `controller` when `touch` has not been called for `ms` (a silent, probably half-open
@@ -18,7 +22,7 @@ export function watchIdle(controller: AbortController, ms: number): { touch: () 
     stop();
     if (ms > 0) {
       timer = setTimeout(
-        () => controller.abort(SandboxAgentError.create("network_error", 0, `no data from the daemon for ${ms} ms`)),
+        () => controller.abort(AgentplexError.create("network_error", 0, `no data from the daemon for ${ms} ms`)),
         ms,
       );
     }
@@ -34,7 +38,7 @@ export function backoff(base: number, failures: number): number {
 
 /** Errors worth a reconnect: no answer, a server error, or a non-SSE answer from a proxy. */
 export function retryable(error: unknown): boolean {
-  if (!(error instanceof SandboxAgentError)) return true;
+  if (!(error instanceof AgentplexError)) return true;
   return (
     error.status === 0 ||
     error.status >= 500 ||

@@ -3,10 +3,17 @@
  * iterator that reconnects without losing or repeating an event), answers permission requests
  * and questions, cancels and terminates; `prompt` runs one turn and returns what it produced.
  */
-import { sessionInfo, type SandboxAgent } from "./client.js";
-import { SandboxAgentError } from "./errors.js";
+import { sessionInfo, type Agentplex } from "./client.js";
+import { AgentplexError } from "./errors.js";
 import { anySignal, callOptions, networkError, seg, sleep, transportOf, type RequestOptions } from "./http.js";
-import { backoff, DEFAULT_IDLE_TIMEOUT_MS, retryable, watchIdle } from "./reconnect.js";
+import {
+  backoff,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_STREAM_RETRIES,
+  DEFAULT_STREAM_RETRY_DELAY_MS,
+  retryable,
+  watchIdle,
+} from "./reconnect.js";
 import { parseSse, type SseMessage } from "./sse.js";
 import type {
   CreateSessionResponse,
@@ -96,12 +103,11 @@ export interface EventsOptions extends RequestOptions, RequestHandlers {
   idleTimeoutMs?: number;
 }
 
-export interface PromptOptions
-  extends RequestOptions,
-    RequestHandlers,
-    Pick<EventsOptions, "maxRetries" | "retryDelayMs" | "idleTimeoutMs"> {
-  /** Include each event's native payload as `raw`. */
-  includeRaw?: boolean;
+/** Options of `stream`: those of `events()` but the offset (the turn's events come). */
+export interface StreamOptions extends Omit<EventsOptions, "offset"> {}
+
+/** Options of `prompt`: those of `stream`, and a callback for each event. */
+export interface PromptOptions extends StreamOptions {
   /** Called with every event of the turn as it arrives (deltas included). */
   onEvent?: (event: UniversalEvent) => MaybePromise<void>;
 }
@@ -143,7 +149,7 @@ function parseEvent(message: SseMessage): UniversalEvent | undefined {
   try {
     return JSON.parse(message.data) as UniversalEvent;
   } catch (error) {
-    throw SandboxAgentError.create(
+    throw AgentplexError.create(
       "unexpected_response",
       200,
       `an SSE message is not an event: ${message.data.slice(0, 200)}`,
@@ -158,9 +164,14 @@ async function replyIfPending(reply: Promise<void>): Promise<void> {
   try {
     await reply;
   } catch (error) {
-    if (SandboxAgentError.is(error, "request_not_found") || SandboxAgentError.is(error, "session_ended")) return;
+    if (AgentplexError.is(error, "request_not_found") || AgentplexError.is(error, "session_ended")) return;
     throw error;
   }
+}
+
+/** Whether the event ends a turn (or the whole session). */
+function endsTurn(event: UniversalEvent): boolean {
+  return event.type === "turn.ended" || event.type === "session.ended";
 }
 
 function requestKey(event: UniversalEvent): string | undefined {
@@ -179,18 +190,18 @@ function requestKey(event: UniversalEvent): string | undefined {
 export class Session {
   /** The session id. */
   readonly id: string;
-  readonly client: SandboxAgent;
+  readonly client: Agentplex;
   /** The session as last listed (`getSession`, `refresh`); undefined until then. */
   info: SessionInfo | undefined;
   /** The daemon's answer to the creation, for a session made by `createSession`. */
   readonly created: CreateSessionResponse | undefined;
-  private readonly listeners: { permission: PermissionHandler[]; question: QuestionHandler[] } = {
+  readonly #listeners: { permission: PermissionHandler[]; question: QuestionHandler[] } = {
     permission: [],
     question: [],
   };
 
   constructor(
-    client: SandboxAgent,
+    client: Agentplex,
     id: string,
     init: { info?: SessionInfo; created?: CreateSessionResponse } = {},
   ) {
@@ -200,7 +211,7 @@ export class Session {
     this.created = init.created;
   }
 
-  private get path(): string {
+  get #path(): string {
     return `/v1/sessions/${seg(this.id)}`;
   }
 
@@ -215,14 +226,14 @@ export class Session {
    * `prompt()`) reject with its error. Adding the same function twice adds it once.
    */
   on<K extends keyof SessionListeners>(event: K, listener: SessionListeners[K]): this {
-    const list = this.listeners[event] as Array<SessionListeners[K]>;
+    const list = this.#listeners[event] as Array<SessionListeners[K]>;
     if (!list.includes(listener)) list.push(listener);
     return this;
   }
 
   /** Removes a listener added with `on`. */
   off<K extends keyof SessionListeners>(event: K, listener: SessionListeners[K]): this {
-    const list = this.listeners[event] as Array<SessionListeners[K]>;
+    const list = this.#listeners[event] as Array<SessionListeners[K]>;
     const index = list.indexOf(listener);
     if (index !== -1) list.splice(index, 1);
     return this;
@@ -240,7 +251,17 @@ export class Session {
     return () => this.off("question", handler);
   }
 
-  /** Lists the session again (`GET /v1/sessions`) and updates `info`. */
+  /** `off("permission", handler)`. */
+  offPermission(handler: PermissionHandler): this {
+    return this.off("permission", handler);
+  }
+
+  /** `off("question", handler)`. */
+  offQuestion(handler: QuestionHandler): this {
+    return this.off("question", handler);
+  }
+
+  /** Reads the session again (`GET /v1/sessions/{id}`) and updates `info`. */
   async refresh(options: RequestOptions = {}): Promise<SessionInfo> {
     this.info = await sessionInfo(this.client, this.id, options);
     return this.info;
@@ -251,7 +272,7 @@ export class Session {
    * while a turn runs. Resolves when the daemon accepted it.
    */
   async send(input: MessageInput, options: RequestOptions = {}): Promise<void> {
-    await transportOf(this.client).none("POST", `${this.path}/messages`, {
+    await transportOf(this.client).none("POST", `${this.#path}/messages`, {
       body: toMessageRequest(input),
       ...callOptions(options),
     });
@@ -259,7 +280,7 @@ export class Session {
 
   /** A page of the transcript (`GET .../events`). */
   async getEvents(options: GetEventsOptions = {}): Promise<EventsResponse> {
-    return transportOf(this.client).json<EventsResponse>("GET", `${this.path}/events`, {
+    return transportOf(this.client).json<EventsResponse>("GET", `${this.#path}/events`, {
       query: {
         offset: options.offset,
         limit: options.limit,
@@ -277,45 +298,39 @@ export class Session {
    * yielded; requests already resolved before the iteration started are not handed to them.
    */
   async *events(options: EventsOptions = {}): AsyncGenerator<UniversalEvent, void, undefined> {
-    const settled = this.hasHandlers(options)
-      ? await this.settledRequests(options.offset ?? 0, options)
+    const settled = this.#hasHandlers(options)
+      ? await this.#settledRequests(options.offset ?? 0, options)
       : new Set<string>();
-    for await (const event of this.follow(options)) {
-      await this.answer(event, options, settled);
+    for await (const event of this.#follow(options)) {
+      await this.#answer(event, options, settled);
       yield event;
     }
   }
 
   /**
-   * Sends `input` and resolves when its turn ends, with the turn's events, completed items and
-   * assistant text (`POST .../messages/stream`, then `.../events/sse` after a request that
-   * needs the client). Permission requests and questions go to the handlers (the call's, else
-   * the session's); without one, the turn waits until someone replies. Aborting the signal
-   * stops waiting; it does not cancel the turn (use `cancel()`).
+   * Sends `input` and yields the events of its turn as they come, until `turn.ended` (or
+   * `session.ended`): `POST .../messages/stream`, then `.../events/sse` after a request that
+   * needs the client (or a dropped connection). Permission requests and questions go to the
+   * handlers (the call's, else the session's) before their event is yielded; without one, the
+   * turn waits until someone replies. Aborting the signal stops the iteration; it does not
+   * cancel the turn (use `cancel()`).
    */
-  async prompt(input: MessageInput, options: PromptOptions = {}): Promise<PromptResult> {
+  async *stream(input: MessageInput, options: StreamOptions = {}): AsyncGenerator<UniversalEvent, void, undefined> {
     const { signal, includeRaw } = options;
-    const events: UniversalEvent[] = [];
     const settled = new Set<string>();
-    let finished = false;
-    const take = async (event: UniversalEvent) => {
-      events.push(event);
-      await options.onEvent?.(event);
-      await this.answer(event, options, settled);
-      finished = event.type === "turn.ended" || event.type === "session.ended";
-    };
-
+    let last: UniversalEvent | undefined;
     const connection = anySignal([signal]);
     const idle = watchIdle(connection.controller, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     try {
-      const response = await transportOf(this.client).stream("POST", `${this.path}/messages/stream`, {
+      const response = await transportOf(this.client).stream("POST", `${this.#path}/messages/stream`, {
         body: toMessageRequest(input),
         query: { includeRaw: includeRaw || undefined },
         signal: connection.signal,
+        timeoutMs: options.timeoutMs,
       });
       const messages = parseSse(response.body!, idle.touch);
       try {
-        while (!finished) {
+        for (;;) {
           let next: IteratorResult<SseMessage>;
           try {
             next = await messages.next();
@@ -325,7 +340,11 @@ export class Session {
           }
           if (next.done) break;
           const event = parseEvent(next.value);
-          if (event) await take(event);
+          if (!event) continue;
+          await this.#answer(event, options, settled);
+          last = event;
+          yield event;
+          if (endsTurn(event)) return;
         }
       } finally {
         await messages.return(undefined);
@@ -335,39 +354,35 @@ export class Session {
       connection.controller.abort();
       connection.dispose();
     }
+    if (last === undefined) {
+      // Nothing of the turn came: the session ended before the message's turn started, or
+      // the connection dropped while the message waited in the queue.
+      throw await this.#nothingCame(signal);
+    }
+    for await (const event of this.#follow({ ...options, offset: last.sequence })) {
+      await this.#answer(event, options, settled);
+      yield event;
+      if (endsTurn(event)) return;
+    }
+  }
 
-    if (!finished) {
-      if (events.length === 0) {
-        // Nothing of the turn came: the session ended before the message's turn started, or
-        // the connection dropped while the message waited in the queue.
-        const info = await this.refresh({ signal });
-        if (info.ended) {
-          throw SandboxAgentError.create(
-            "session_ended",
-            409,
-            `session "${this.id}" ended before the message's turn started`,
-            { sessionId: this.id },
-          );
-        }
-        throw SandboxAgentError.create(
-          "stream_error",
-          0,
-          `the turn stream of session "${this.id}" ended before the turn started`,
-          { sessionId: this.id },
-        );
-      }
-      const offset = events[events.length - 1]!.sequence;
-      for await (const event of this.follow({ ...options, offset })) {
-        await take(event);
-        if (finished) break;
-      }
+  /**
+   * Sends `input` and resolves when its turn ends, with the turn's events, completed items and
+   * assistant text: `stream()` collected. `onEvent` sees every event as it arrives (deltas
+   * included).
+   */
+  async prompt(input: MessageInput, options: PromptOptions = {}): Promise<PromptResult> {
+    const events: UniversalEvent[] = [];
+    for await (const event of this.stream(input, options)) {
+      events.push(event);
+      await options.onEvent?.(event);
     }
     return summarize(events);
   }
 
   /** Answers a permission request (`POST .../permissions/{id}/reply`). */
   async replyPermission(permissionId: string, reply: PermissionReply, options: RequestOptions = {}): Promise<void> {
-    await transportOf(this.client).none("POST", `${this.path}/permissions/${seg(permissionId)}/reply`, {
+    await transportOf(this.client).none("POST", `${this.#path}/permissions/${seg(permissionId)}/reply`, {
       body: { reply },
       ...callOptions(options),
     });
@@ -378,7 +393,7 @@ export class Session {
    * prompt, or a flat list for a single prompt.
    */
   async replyQuestion(questionId: string, answers: string[][] | string[], options: RequestOptions = {}): Promise<void> {
-    await transportOf(this.client).none("POST", `${this.path}/questions/${seg(questionId)}/reply`, {
+    await transportOf(this.client).none("POST", `${this.#path}/questions/${seg(questionId)}/reply`, {
       body: { answers: toAnswers(answers) },
       ...callOptions(options),
     });
@@ -386,34 +401,47 @@ export class Session {
 
   /** Declines a question (`POST .../questions/{id}/reject`). */
   async rejectQuestion(questionId: string, options: RequestOptions = {}): Promise<void> {
-    await transportOf(this.client).none("POST", `${this.path}/questions/${seg(questionId)}/reject`, {
+    await transportOf(this.client).none("POST", `${this.#path}/questions/${seg(questionId)}/reject`, {
       ...callOptions(options),
     });
   }
 
   /** Interrupts the running turn and keeps the session (`POST .../cancel`). */
   async cancel(options: RequestOptions = {}): Promise<void> {
-    await transportOf(this.client).none("POST", `${this.path}/cancel`, callOptions(options));
+    await transportOf(this.client).none("POST", `${this.#path}/cancel`, callOptions(options));
   }
 
   /** Ends the session and kills its processes (`POST .../terminate`). */
   async terminate(options: RequestOptions = {}): Promise<void> {
-    await transportOf(this.client).none("POST", `${this.path}/terminate`, callOptions(options));
+    await transportOf(this.client).none("POST", `${this.#path}/terminate`, callOptions(options));
   }
 
   /** Removes the session and its transcript for good, ending it first if it runs (`DELETE /v1/sessions/{id}`). */
   async delete(options: RequestOptions = {}): Promise<void> {
-    await transportOf(this.client).none("DELETE", this.path, callOptions(options));
+    await transportOf(this.client).none("DELETE", this.#path, callOptions(options));
   }
 
-  private hasHandlers(options: RequestHandlers): boolean {
+  /** Why a turn stream brought no event: the session ended, or the stream failed. */
+  async #nothingCame(signal: AbortSignal | undefined): Promise<AgentplexError> {
+    const info = await this.refresh({ signal });
+    if (info.ended) {
+      return AgentplexError.create("session_ended", 409, `session "${this.id}" ended before the message's turn started`, {
+        sessionId: this.id,
+      });
+    }
+    return AgentplexError.create("stream_error", 0, `the turn stream of session "${this.id}" ended before the turn started`, {
+      sessionId: this.id,
+    });
+  }
+
+  #hasHandlers(options: RequestHandlers): boolean {
     return Boolean(
-      options.onPermission ?? options.onQuestion ?? (this.listeners.permission[0] || this.listeners.question[0]),
+      options.onPermission ?? options.onQuestion ?? (this.#listeners.permission[0] || this.#listeners.question[0]),
     );
   }
 
   /** The requests resolved in the transcript after `offset`: handlers must not see them. */
-  private async settledRequests(offset: number, options: RequestOptions): Promise<Set<string>> {
+  async #settledRequests(offset: number, options: RequestOptions): Promise<Set<string>> {
     const page = await this.getEvents({ offset, ...callOptions(options) });
     const settled = new Set<string>();
     for (const event of page.events) {
@@ -425,7 +453,7 @@ export class Session {
   }
 
   /** Hands a request to its handler and sends the handler's reply. */
-  private async answer(event: UniversalEvent, options: EventsOptions | PromptOptions, settled: Set<string>) {
+  async #answer(event: UniversalEvent, options: RequestHandlers & RequestOptions, settled: Set<string>) {
     const key = requestKey(event);
     if (key === undefined) return;
     if (event.type === "permission.resolved" || event.type === "question.resolved" || settled.has(key)) {
@@ -435,7 +463,7 @@ export class Session {
     const signal = options.signal;
     if (event.type === "permission.requested") {
       // A copy: a listener may add or remove listeners.
-      const handlers = [...(options.onPermission ? [options.onPermission] : []), ...this.listeners.permission];
+      const handlers = [...(options.onPermission ? [options.onPermission] : []), ...this.#listeners.permission];
       let reply: PermissionReply | undefined | void;
       for (const handler of handlers) {
         reply = await handler(event.data, event);
@@ -445,7 +473,7 @@ export class Session {
       settled.add(key);
       await replyIfPending(this.replyPermission(event.data.permission_id, reply, { signal }));
     } else if (event.type === "question.requested") {
-      const handlers = [...(options.onQuestion ? [options.onQuestion] : []), ...this.listeners.question];
+      const handlers = [...(options.onQuestion ? [options.onQuestion] : []), ...this.#listeners.question];
       let answer: QuestionAnswer | undefined | void;
       for (const handler of handlers) {
         answer = await handler(event.data, event);
@@ -464,10 +492,10 @@ export class Session {
    * The SSE transcript after `options.offset`, reconnecting with `Last-Event-ID` from the last
    * sequence yielded; fills a gap from `GET .../events` should one ever appear.
    */
-  private async *follow(options: EventsOptions): AsyncGenerator<UniversalEvent, void, undefined> {
+  async *#follow(options: EventsOptions): AsyncGenerator<UniversalEvent, void, undefined> {
     const { signal, includeRaw } = options;
-    const maxRetries = options.maxRetries ?? 10;
-    const retryDelayMs = options.retryDelayMs ?? 250;
+    const maxRetries = options.maxRetries ?? DEFAULT_STREAM_RETRIES;
+    const retryDelayMs = options.retryDelayMs ?? DEFAULT_STREAM_RETRY_DELAY_MS;
     const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     let last = options.offset ?? 0;
     let failures = 0;
@@ -478,9 +506,9 @@ export class Session {
     for (;;) {
       signal?.throwIfAborted();
       if (failures > maxRetries) {
-        throw SandboxAgentError.create(
+        throw AgentplexError.create(
           "stream_error",
-          lastError instanceof SandboxAgentError ? lastError.status : 0,
+          lastError instanceof AgentplexError ? lastError.status : 0,
           `the event stream of session "${this.id}" failed ${failures} times in a row` +
             (lastError instanceof Error ? `; last: ${lastError.message}` : ""),
           { sessionId: this.id },
@@ -497,7 +525,7 @@ export class Session {
       try {
         let response: Response;
         try {
-          response = await transportOf(this.client).stream("GET", `${this.path}/events/sse`, {
+          response = await transportOf(this.client).stream("GET", `${this.#path}/events/sse`, {
             query: { offset: last, includeRaw: includeRaw || undefined },
             headers: last > 0 ? { "last-event-id": String(last) } : {},
             signal: connection.signal,
@@ -534,7 +562,7 @@ export class Session {
             let batch = [event];
             if (event.sequence > last + 1) {
               try {
-                batch = [...(await this.missing(last, event.sequence, options)), event];
+                batch = [...(await this.#missing(last, event.sequence, options)), event];
               } catch (error) {
                 if (signal?.aborted) throw signal.reason;
                 if (!retryable(error)) throw error;
@@ -574,7 +602,7 @@ export class Session {
       if (alive) {
         delay = progressed ? 0 : retryDelayMs;
       } else {
-        lastError ??= SandboxAgentError.create("stream_error", 0, "the event stream closed without any data");
+        lastError ??= AgentplexError.create("stream_error", 0, "the event stream closed without any data");
         failures++;
         delay = backoff(retryDelayMs, failures);
       }
@@ -582,7 +610,7 @@ export class Session {
   }
 
   /** Events strictly between `after` and `before`, from `GET .../events`. */
-  private async missing(after: number, before: number, options: EventsOptions): Promise<UniversalEvent[]> {
+  async #missing(after: number, before: number, options: EventsOptions): Promise<UniversalEvent[]> {
     const page = await this.getEvents({
       offset: after,
       limit: before - after - 1,

@@ -3,7 +3,8 @@
  * (`GET /v1/processes/{id}/terminal/ws`). The terminal's output comes in binary frames
  * (the scrollback first); keystrokes, resizes and the close go out as JSON control frames.
  */
-import { SandboxAgentError } from "./errors.js";
+import { AgentplexError } from "./errors.js";
+import { DEFAULT_TIMEOUT_MS } from "./http.js";
 import { bytesToBase64 } from "./process-logs.js";
 import type { ProcessInfo, TerminalClientFrame, TerminalServerFrame } from "./types.js";
 
@@ -21,7 +22,7 @@ export interface ConnectProcessTerminalOptions {
   accessToken?: string;
   /** Aborts the connection attempt (the call rejects with the signal's reason). */
   signal?: AbortSignal;
-  /** How long to wait for the terminal to be ready, in ms (default 30 000; 0: no limit). */
+  /** How long to wait for the terminal to be ready, in ms (default: the client's `timeoutMs`; 0: no limit). */
   timeoutMs?: number;
 }
 
@@ -89,7 +90,7 @@ export class ProcessTerminal {
     endpoint: TerminalEndpoint,
     options: ConnectProcessTerminalOptions = {},
   ): Promise<ProcessTerminal> {
-    const { signal, timeoutMs = 30_000 } = options;
+    const { signal, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
     signal?.throwIfAborted();
     const Socket = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!Socket) {
@@ -111,7 +112,7 @@ export class ProcessTerminal {
     const timer =
       timeoutMs > 0
         ? setTimeout(
-            () => settle(SandboxAgentError.create("timeout", 0, `the terminal of process "${processId}" was not ready within ${timeoutMs} ms`)),
+            () => settle(AgentplexError.create("timeout", 0, `the terminal of process "${processId}" was not ready within ${timeoutMs} ms`)),
             timeoutMs,
           )
         : undefined;
@@ -173,7 +174,7 @@ export class ProcessTerminal {
 
   private send(frame: TerminalClientFrame): void {
     if (this.socket.readyState !== 1) {
-      throw SandboxAgentError.create("network_error", 0, `the terminal of process "${this.processId}" is closed`);
+      throw AgentplexError.create("network_error", 0, `the terminal of process "${this.processId}" is closed`);
     }
     this.socket.send(JSON.stringify(frame));
   }
@@ -220,9 +221,9 @@ async function whyClosed(processId: string, endpoint: TerminalEndpoint, close: T
     return error;
   }
   if (!info.tty) {
-    return SandboxAgentError.create("process_conflict", 409, `process "${processId}" has no terminal (it was started without tty)`);
+    return AgentplexError.create("process_conflict", 409, `process "${processId}" has no terminal (it was started without tty)`);
   }
-  return SandboxAgentError.create(
+  return AgentplexError.create(
     "network_error",
     0,
     `the terminal socket of process "${processId}" closed before it was ready (code ${close.code}${close.reason ? `: ${close.reason}` : ""})`,

@@ -19,6 +19,7 @@ export type AgentModelInfo = Schemas["AgentModelInfo"];
 export type AgentModelsResponse = Schemas["AgentModelsResponse"];
 export type AgentInstallRequest = Schemas["AgentInstallRequest"];
 export type AgentError = Schemas["AgentError"];
+export type AdaptersReloadResponse = Schemas["AdaptersReloadResponse"];
 export type ServerStatus = Schemas["ServerStatus"];
 export type ServerStatusInfo = Schemas["ServerStatusInfo"];
 

@@ -1,11 +1,20 @@
 /** Every non-streaming route, against the real daemon and its mock agent. */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, SandboxAgent, SandboxAgentError, type Session, type UniversalEvent } from "../src/index.js";
+import {
+  Agentplex,
+  AgentplexError,
+  connect,
+  NotConfiguredError,
+  type Session,
+  type UniversalEvent,
+} from "../src/index.js";
 import { collect, failure, freePort, startDaemon, uniqueId, type Daemon } from "./helpers.js";
 
 let daemon: Daemon;
-let client: SandboxAgent;
+let client: Agentplex;
 
 beforeAll(async () => {
   daemon = await startDaemon();
@@ -80,6 +89,23 @@ describe("agents", () => {
   });
 });
 
+describe("adapters", () => {
+  it("reloads the adapters folder; NotConfiguredError (409) without one", async () => {
+    const error = await failure(client.reloadAdapters());
+    expect(error).toBeInstanceOf(NotConfiguredError);
+    expect(error.status).toBe(409);
+    const folder = mkdtempSync(join(tmpdir(), "agentplex-sdk-adapters-"));
+    const withFolder = await startDaemon({ env: { SANDBOX_AGENT_ADAPTERS_DIR: folder } });
+    try {
+      const reloaded = await new Agentplex({ baseUrl: withFolder.baseUrl }).reloadAdapters();
+      expect(reloaded).toEqual({ adapters: [], skipped: [] });
+    } finally {
+      await withFolder.stop();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("sessions", () => {
   it("creates a session with every option and gets it back", async () => {
     const id = uniqueId("create");
@@ -133,7 +159,7 @@ describe("sessions", () => {
       status: 404,
       sessionId: "no-such-session",
     });
-    expect(SandboxAgentError.is(error, "session_not_found")).toBe(true);
+    expect(AgentplexError.is(error, "session_not_found")).toBe(true);
   });
 
   it("sends text, parts and 0.1.x attachments", async () => {

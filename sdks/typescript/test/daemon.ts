@@ -40,11 +40,14 @@ export async function spawnDaemon(options: {
   timeoutMs?: number;
 }): Promise<Daemon> {
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), "sandbox-agent-sdk-data-"));
+  const dataDir = mkdtempSync(join(tmpdir(), "agentplex-sdk-data-"));
   const args = ["server", "--port", String(port), "--data-dir", dataDir, "--cache-dir", options.cacheDir];
   args.push(...(options.token ? ["--token", options.token] : ["--no-token"]));
   const env = { ...process.env, ...options.env };
-  delete env.SANDBOX_AGENT_TOKEN; // it would conflict with --no-token
+  // They would conflict with --no-token.
+  for (const name of ["AGENTPLEX_TOKEN", "AGENTPLEX_TOKEN_FILE", "SANDBOX_AGENT_TOKEN", "SANDBOX_AGENT_TOKEN_FILE"]) {
+    delete env[name];
+  }
   if (options.home !== undefined) env.HOME = options.home;
   const child = spawn(options.binary, args, { env, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   connect,
   NetworkError,
-  SandboxAgent,
-  SandboxAgentError,
+  Agentplex,
+  AgentplexError,
   TokenInvalidError,
   UnexpectedResponseError,
 } from "../src/index.js";
@@ -33,7 +33,7 @@ describe("token auth", () => {
 
   it("maps a missing or wrong token to token_invalid, SSE included", async () => {
     for (const token of [undefined, "wrong"]) {
-      const client = new SandboxAgent({ baseUrl: daemon.baseUrl, ...(token ? { token } : {}) });
+      const client = new Agentplex({ baseUrl: daemon.baseUrl, ...(token ? { token } : {}) });
       const error = await failure(client.listAgents());
       expect(error).toMatchObject({
         type: "urn:sandbox-agent:error:token_invalid",
@@ -75,7 +75,7 @@ describe("connect()", () => {
       const url = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
       const error = await failure(connect({ baseUrl: url }));
       expect(error).toBeInstanceOf(UnexpectedResponseError);
-      expect(error.detail).toMatch(/is not a sandbox-agent daemon/);
+      expect(error.detail).toMatch(/is not an agentplex daemon/);
     } finally {
       other.closeAllConnections();
       other.close();
@@ -85,7 +85,7 @@ describe("connect()", () => {
 
 describe("problem documents", () => {
   it("carry the context fields", async () => {
-    const client = new SandboxAgent({ baseUrl: daemon.baseUrl, token: TOKEN });
+    const client = new Agentplex({ baseUrl: daemon.baseUrl, token: TOKEN });
     const notFound = await failure(client.session("missing").send("hi"));
     expect(notFound).toMatchObject({ code: "session_not_found", status: 404, sessionId: "missing" });
     expect(notFound.detail).toContain("missing");
@@ -93,7 +93,7 @@ describe("problem documents", () => {
     expect(agent).toMatchObject({ code: "unsupported_agent", status: 400 });
     expect(agent.agent).toBe("nope");
     // The class keeps exitCode and stderr when a problem has them.
-    const made = new SandboxAgentError({
+    const made = new AgentplexError({
       type: "urn:sandbox-agent:error:agent_process_exited",
       title: "Internal Server Error",
       status: 500,
@@ -134,7 +134,7 @@ describe("failures that are not problem documents", () => {
   });
 
   it("maps HTTP errors without a problem body to unexpected_response", async () => {
-    const client = new SandboxAgent({ baseUrl });
+    const client = new Agentplex({ baseUrl });
     const gateway = await failure(client.listAgents());
     expect(gateway).toMatchObject({ code: "unexpected_response", status: 502, title: "Bad Gateway" });
     expect(gateway.detail).toContain("<html>Bad Gateway</html>");
@@ -144,15 +144,15 @@ describe("failures that are not problem documents", () => {
   });
 
   it("maps a 2xx body that is not JSON, or not an event stream, to unexpected_response", async () => {
-    const client = new SandboxAgent({ baseUrl });
+    const client = new Agentplex({ baseUrl });
     expect(await failure(client.listSessions())).toMatchObject({ code: "unexpected_response", status: 200 });
     const stream = await failure(collect(client.session("s").events({ maxRetries: 1, retryDelayMs: 1 })));
     expect(stream.code).toBe("stream_error");
-    expect((stream.cause as SandboxAgentError).code).toBe("unexpected_response");
+    expect((stream.cause as AgentplexError).code).toBe("unexpected_response");
   });
 
   it("rejects with the abort reason, before or during a request", async () => {
-    const client = new SandboxAgent({ baseUrl });
+    const client = new Agentplex({ baseUrl });
     const before = new AbortController();
     before.abort();
     await expect(client.health({ signal: before.signal })).rejects.toMatchObject({ name: "AbortError" });

@@ -5,15 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, SandboxAgent, SandboxAgentError } from "../src/index.js";
+import { connect, Agentplex, AgentplexError } from "../src/index.js";
 import { failure, startDaemon, uniqueId, type Daemon } from "./helpers.js";
 
 let home: string;
 let daemon: Daemon;
-let client: SandboxAgent;
+let client: Agentplex;
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), "sandbox-agent-sdk-home-"));
+  home = mkdtempSync(join(tmpdir(), "agentplex-sdk-home-"));
   daemon = await startDaemon({ home });
   client = await connect({ baseUrl: daemon.baseUrl });
 });
@@ -132,9 +132,9 @@ describe("files", () => {
     await client.mkdirFs({ path: `${dir.rel}/c` });
     const entries = await client.listFsEntries({ path: dir.rel });
     expect(entries.map(({ modified, ...rest }) => rest)).toEqual([
-      { name: "a.txt", path: join(dir.abs, "a.txt"), entryType: "file", size: 1 },
-      { name: "b.txt", path: join(dir.abs, "b.txt"), entryType: "file", size: 2 },
-      { name: "c", path: join(dir.abs, "c"), entryType: "directory", size: expect.any(Number) },
+      { name: "a.txt", path: join(dir.abs, "a.txt"), entryType: "file", kind: "file", size: 1 },
+      { name: "b.txt", path: join(dir.abs, "b.txt"), entryType: "file", kind: "file", size: 2 },
+      { name: "c", path: join(dir.abs, "c"), entryType: "directory", kind: "directory", size: expect.any(Number) },
     ]);
     for (const entry of entries) expect(Number.isNaN(Date.parse(entry.modified!))).toBe(false);
 
@@ -172,7 +172,7 @@ describe("files", () => {
       status: 409,
       title: "Conflict",
     });
-    expect(SandboxAgentError.is(conflict, "path_conflict")).toBe(true);
+    expect(AgentplexError.is(conflict, "path_conflict")).toBe(true);
     expect(conflict.problem).toMatchObject({ status: 409 });
     expect(readFileSync(join(dir.abs, "b.txt"), "utf8")).toBe("from b");
 
@@ -219,7 +219,7 @@ describe("files", () => {
       title: "Not Found",
     });
     expect(missing.detail).toContain("nope.txt");
-    expect(SandboxAgentError.is(missing, "path_not_found")).toBe(true);
+    expect(AgentplexError.is(missing, "path_not_found")).toBe(true);
     for (const call of [
       () => client.readFsFileStream({ path: `${dir.rel}/nope.txt` }),
       () => client.statFs({ path: `${dir.rel}/nope.txt` }),
@@ -236,7 +236,7 @@ describe("files", () => {
   });
 
   it("resolves relative paths against a session's directory", async () => {
-    const workdir = mkdtempSync(join(tmpdir(), "sandbox-agent-sdk-workdir-"));
+    const workdir = mkdtempSync(join(tmpdir(), "agentplex-sdk-workdir-"));
     try {
       const session = await client.createSession(uniqueId("fs"), { agent: "mock", directory: workdir });
       const written = await client.writeFsFile({ path: "src/notes.md", sessionId: session.id }, "in the session");
@@ -318,10 +318,10 @@ describe("files", () => {
 
 describe("files over --fs-max-bytes", () => {
   let small: Daemon;
-  let smallClient: SandboxAgent;
+  let smallClient: Agentplex;
   beforeAll(async () => {
     small = await startDaemon({ home, env: { SANDBOX_AGENT_FS_MAX_BYTES: "1024" } });
-    smallClient = new SandboxAgent({ baseUrl: small.baseUrl });
+    smallClient = new Agentplex({ baseUrl: small.baseUrl });
   });
   afterAll(() => small?.stop());
 

@@ -1,6 +1,7 @@
 /**
- * Once per test run: the daemon binary under test (SANDBOX_AGENT_BIN, or `cargo build -p
- * sandbox-agent` in the repository), and a compile cache for adapter components that every
+ * Once per test run: the daemon binary under test (AGENTPLEX_BIN or SANDBOX_AGENT_BIN, else
+ * `cargo build -p agentplex` in the repository: its `agentplex` binary, or the `sandbox-agent`
+ * of a build from before the rename), and a compile cache for adapter components that every
  * test daemon shares. The cache is warmed here by one daemon, so the test daemons start in
  * milliseconds instead of each compiling the builtin adapters (seconds in a debug build).
  */
@@ -20,19 +21,21 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   const cleanups: Array<() => void> = [];
-  let binary = process.env.SANDBOX_AGENT_BIN;
+  let binary = process.env.AGENTPLEX_BIN || process.env.SANDBOX_AGENT_BIN;
+  const keptCache = process.env.AGENTPLEX_TEST_CACHE_DIR || process.env.SANDBOX_AGENT_TEST_CACHE_DIR;
   let cacheDir: string;
-  if (binary && process.env.SANDBOX_AGENT_TEST_CACHE_DIR) {
+  if (binary && keptCache) {
     // A compile cache kept between runs (warming a new one takes a while).
-    cacheDir = process.env.SANDBOX_AGENT_TEST_CACHE_DIR;
+    cacheDir = keptCache;
     mkdirSync(cacheDir, { recursive: true });
   } else if (binary) {
-    cacheDir = mkdtempSync(join(tmpdir(), "sandbox-agent-sdk-cache-"));
+    cacheDir = mkdtempSync(join(tmpdir(), "agentplex-sdk-cache-"));
     cleanups.push(() => rmSync(cacheDir, { recursive: true, force: true }));
   } else {
     const repo = resolve(import.meta.dirname, "../../..");
     execFileSync("cargo", ["build", "-p", "agentplex"], { cwd: repo, stdio: "inherit" });
-    binary = join(repo, "target", "debug", process.platform === "win32" ? "sandbox-agent.exe" : "sandbox-agent");
+    const built = (name: string) => join(repo, "target", "debug", process.platform === "win32" ? `${name}.exe` : name);
+    binary = existsSync(built("agentplex")) ? built("agentplex") : built("sandbox-agent");
     // Kept between runs (the cache is keyed by the components' bytes and the engine config).
     cacheDir = join(repo, "target", "sdk-typescript-test-cache");
     mkdirSync(cacheDir, { recursive: true });

@@ -1,7 +1,7 @@
 /** What the tests share: daemons of the binary under test, ids, a TCP proxy that can drop connections. */
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { expect, inject } from "vitest";
-import { SandboxAgentError } from "../src/index.js";
+import { AgentplexError } from "../src/index.js";
 import { spawnDaemon, type Daemon } from "./daemon.js";
 
 export { freePort, type Daemon } from "./daemon.js";
@@ -16,16 +16,16 @@ export function startDaemon(
   return spawnDaemon({ binary: inject("binary"), cacheDir: inject("cacheDir"), ...options });
 }
 
-/** The `SandboxAgentError` that `promise` must reject with. */
-export async function failure(promise: Promise<unknown>): Promise<SandboxAgentError> {
+/** The `AgentplexError` that `promise` must reject with. */
+export async function failure(promise: Promise<unknown>): Promise<AgentplexError> {
   const error = await promise.then(
     () => {
       throw new Error("expected a rejection");
     },
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(SandboxAgentError);
-  return error as SandboxAgentError;
+  expect(error).toBeInstanceOf(AgentplexError);
+  return error as AgentplexError;
 }
 
 let counter = 0;

@@ -19,12 +19,12 @@ describe.runIf(built)("the built package", () => {
   it("loads as ES modules", async () => {
     const main = await load("agentplex");
     expect(typeof main.connect).toBe("function");
-    expect(typeof main.SandboxAgent).toBe("function");
-    expect(typeof main.SandboxAgentError).toBe("function");
+    expect(typeof main.Agentplex).toBe("function");
+    expect(typeof main.AgentplexError).toBe("function");
     expect(main.start).toBeUndefined();
     const node = await load("agentplex/node");
     expect(typeof node.start).toBe("function");
-    expect(node.SandboxAgentError).toBe(main.SandboxAgentError);
+    expect(node.AgentplexError).toBe(main.AgentplexError);
   });
 
   it("loads as CommonJS", () => {
@@ -32,12 +32,12 @@ describe.runIf(built)("the built package", () => {
     const main = require("agentplex");
     expect(typeof main.connect).toBe("function");
     expect(main.start).toBeUndefined();
-    const error = main.SandboxAgentError.create("timeout", 504, "slow");
+    const error = main.AgentplexError.create("timeout", 504, "slow");
     expect(error).toBeInstanceOf(Error);
     expect(error.code).toBe("timeout");
     const node = require("agentplex/node");
     expect(typeof node.start).toBe("function");
-    expect(node.SandboxAgentError).toBe(main.SandboxAgentError);
+    expect(node.AgentplexError).toBe(main.AgentplexError);
   });
 
   it.each(["esm", "cjs"])("keeps Node modules out of the %s main entry", (format) => {
@@ -61,11 +61,15 @@ const PUBLIC = [
   "AdapterFailedError",
   "AgentNotInstalledError",
   "AgentProcessExitedError",
+  "Agentplex",
+  "AgentplexError",
   "BinaryNotFoundError",
+  "CrossOriginRefusedError",
   "DaemonExitedError",
   "ERROR_CLASSES",
   "ERROR_TYPE_PREFIX",
   "GatewayTimeoutError",
+  "HostNotAllowedError",
   "InstallFailedError",
   "InternalError",
   "InvalidRequestError",
@@ -98,6 +102,7 @@ const PUBLIC = [
   "TokenInvalidError",
   "UnexpectedResponseError",
   "UnsupportedAgentError",
+  "UnsupportedMediaTypeError",
   "connect",
   "decodeProcessLogData",
   "isProblemDetails",
@@ -140,7 +145,7 @@ describe.runIf(built)("the packed package, installed and imported by its name", 
     const out = execFileSync(process.execPath, ["quickstart.mjs", "--cache-dir", inject("cacheDir") as string], {
       cwd: dir,
       encoding: "utf8",
-      env: { ...process.env, SANDBOX_AGENT_BIN: inject("binary") as string },
+      env: { ...process.env, AGENTPLEX_BIN: inject("binary") as string },
     });
     expect(out).toMatch(/^turn 1:$/m);
     expect(out).toMatch(/^  delta /m);

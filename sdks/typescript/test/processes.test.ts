@@ -12,7 +12,7 @@ import {
   PayloadTooLargeError,
   ProcessConflictError,
   ProcessNotFoundError,
-  SandboxAgent,
+  Agentplex,
   SpawnFailedError,
   type ProcessLogEvent,
   type ProcessTerminal,
@@ -21,7 +21,7 @@ import {
 import { collect, failure, startDaemon, startProxy, type Daemon } from "./helpers.js";
 
 let daemon: Daemon;
-let client: SandboxAgent;
+let client: Agentplex;
 let token: string;
 /** Node 20 has no global WebSocket; Node 22+ and Bun do. */
 const Socket = (globalThis.WebSocket ?? WebSocket) as unknown as WebSocketConstructor;
@@ -100,10 +100,14 @@ describe("managed processes", () => {
       for await (const event of client.followProcessLogs(cat.id)) events.push(event);
     })();
     const line = `hello ${randomBytes(4).toString("hex")}\n`;
-    const written = await client.sendProcessInput(cat.id, { data: line, encoding: "utf8" });
-    expect(written.bytesWritten).toBe(line.length);
+    // Half as a string (sent as UTF-8), half as bytes (sent as base64).
+    const half = line.length / 2;
+    const first = await client.sendProcessInput(cat.id, line.slice(0, half));
+    const second = await client.sendProcessInput(cat.id, new TextEncoder().encode(line.slice(half)));
+    expect(first.bytesWritten + second.bytesWritten).toBe(line.length);
     // The line comes back live, while cat still runs.
-    await expect.poll(() => events.some((e) => e.event === "log" && text(decodeProcessLogData(e.data)) === line)).toBe(true);
+    const output = () => events.map((e) => (e.event === "log" ? text(decodeProcessLogData(e.data)) : "")).join("");
+    await expect.poll(output).toBe(line);
     expect((await client.getProcess(cat.id)).status).toBe("running");
 
     const stopped = await client.stopProcess(cat.id, { waitMs: 5_000 });
@@ -147,7 +151,7 @@ describe("managed processes", () => {
   it("resumes a followed log after dropped connections: every line once, in order", async () => {
     const proxy = await startProxy(daemon.port);
     try {
-      const viaProxy = new SandboxAgent({ baseUrl: proxy.baseUrl, token });
+      const viaProxy = new Agentplex({ baseUrl: proxy.baseUrl, token });
       const proc = await client.createProcess({
         command: "sh",
         args: ["-c", "i=1; while [ $i -le 30 ]; do echo line-$i; i=$((i+1)); sleep 0.02; done"],

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   connect,
-  SandboxAgent,
-  SandboxAgentError,
+  Agentplex,
+  AgentplexError,
   type PermissionEventData,
   type QuestionEventData,
   type UniversalEvent,
@@ -11,7 +11,7 @@ import {
 import { collect, startDaemon, uniqueId, type Daemon } from "./helpers.js";
 
 let daemon: Daemon;
-let client: SandboxAgent;
+let client: Agentplex;
 
 beforeAll(async () => {
   daemon = await startDaemon();
@@ -167,7 +167,7 @@ describe("session.prompt()", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     await session.terminate();
     const error = await pending;
-    expect(error).toBeInstanceOf(SandboxAgentError);
+    expect(error).toBeInstanceOf(AgentplexError);
     expect(error).toMatchObject({ code: "session_ended", sessionId: session.id });
   });
 
@@ -189,8 +189,25 @@ describe("session.prompt()", () => {
     const result = await session.prompt("end");
     expect(result.stopReason).toBe("turn_ended");
     const error = await session.prompt("hello").catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SandboxAgentError);
+    expect(error).toBeInstanceOf(AgentplexError);
     expect(error).toMatchObject({ code: "session_ended", status: 409 });
+  });
+});
+
+describe("session.stream()", () => {
+  it("yields one turn's events as they come, answering its requests, and ends with the turn", async () => {
+    const session = await newSession("stream");
+    const types: string[] = [];
+    for await (const event of session.stream("permission ls", { onPermission: () => "once" })) types.push(event.type);
+    expect(types[0]).toBe("turn.started");
+    expect(types[types.length - 1]).toBe("turn.ended");
+    expect(types).toContain("permission.requested");
+    expect(types).toContain("permission.resolved");
+    // The session goes on: the next turn is a stream of its own.
+    const next = await collect(session.stream("hello again"));
+    expect(next[0]!.type).toBe("turn.started");
+    expect(next[next.length - 1]!.type).toBe("turn.ended");
+    expect(next[0]!.sequence).toBeGreaterThan(types.length);
   });
 });
 

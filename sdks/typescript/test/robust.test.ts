@@ -6,8 +6,8 @@ import {
   ERROR_CLASSES,
   InstallFailedError,
   NetworkError,
-  SandboxAgent,
-  SandboxAgentError,
+  Agentplex,
+  AgentplexError,
   SessionNotFoundError,
   TimeoutError,
   TokenInvalidError,
@@ -43,9 +43,9 @@ describe("error classes", () => {
       const Class = ERROR_CLASSES[code];
       expect(Class, code).toBeDefined();
       expect((sdk as Record<string, unknown>)[Class!.name], code).toBe(Class);
-      const error = SandboxAgentError.create(code, 500);
+      const error = AgentplexError.create(code, 500);
       expect(error).toBeInstanceOf(Class!);
-      expect(error).toBeInstanceOf(SandboxAgentError);
+      expect(error).toBeInstanceOf(AgentplexError);
       expect(error.name).toBe(Class!.name);
     }
     for (const code of ["network_error", "timeout", "unexpected_response", "daemon_exited", "binary_not_found"]) {
@@ -54,15 +54,15 @@ describe("error classes", () => {
   });
 
   it("keeps instanceof of a subclass of yours to its own instances", () => {
-    class MyError extends SandboxAgentError {}
+    class MyError extends AgentplexError {}
     const mine = new MyError({ type: "urn:sandbox-agent:error:internal", status: 500, title: "x" });
     expect(mine).toBeInstanceOf(MyError);
-    expect(mine).toBeInstanceOf(SandboxAgentError);
-    expect(SandboxAgentError.create("internal", 500)).not.toBeInstanceOf(MyError);
+    expect(mine).toBeInstanceOf(AgentplexError);
+    expect(AgentplexError.create("internal", 500)).not.toBeInstanceOf(MyError);
   });
 
   it("maps a problem document to its class, with its fields", async () => {
-    const client = new SandboxAgent({ baseUrl: daemon.baseUrl });
+    const client = new Agentplex({ baseUrl: daemon.baseUrl });
     const error = await failure(client.getSession("nosuch"));
     expect(error).toBeInstanceOf(SessionNotFoundError);
     expect(error).not.toBeInstanceOf(TokenInvalidError);
@@ -73,7 +73,7 @@ describe("error classes", () => {
 
 describe("time limits", () => {
   it("rejects with a TimeoutError past the client's timeoutMs", async () => {
-    const client = new SandboxAgent({ baseUrl: silentUrl, timeoutMs: 150 });
+    const client = new Agentplex({ baseUrl: silentUrl, timeoutMs: 150 });
     const started = Date.now();
     const error = await failure(client.listSessions());
     expect(error).toBeInstanceOf(TimeoutError);
@@ -82,12 +82,12 @@ describe("time limits", () => {
   });
 
   it("takes a per-call timeoutMs over the client's", async () => {
-    const client = new SandboxAgent({ baseUrl: silentUrl, timeoutMs: 60_000 });
+    const client = new Agentplex({ baseUrl: silentUrl, timeoutMs: 60_000 });
     expect(await failure(client.health({ timeoutMs: 100 }))).toBeInstanceOf(TimeoutError);
   });
 
   it("rejects with the signal's reason on abort, on every kind of call", async () => {
-    const client = new SandboxAgent({ baseUrl: silentUrl });
+    const client = new Agentplex({ baseUrl: silentUrl });
     const reason = new Error("stop");
     const calls = [
       (signal: AbortSignal) => client.listAgents({ signal }),
@@ -121,7 +121,7 @@ describe("retries", () => {
   it("retries a GET after network errors and 502/503/504", async () => {
     for (const status of [undefined, 502, 503, 504]) {
       const { calls, fetchImpl } = flaky(2, status);
-      const client = new SandboxAgent({ baseUrl: daemon.baseUrl, fetch: fetchImpl, retryDelayMs: 10 });
+      const client = new Agentplex({ baseUrl: daemon.baseUrl, fetch: fetchImpl, retryDelayMs: 10 });
       expect(Array.isArray(await client.listSessions())).toBe(true);
       expect(calls).toHaveLength(3);
     }
@@ -129,11 +129,11 @@ describe("retries", () => {
 
   it("gives up after maxRetries, with the last failure", async () => {
     const { calls, fetchImpl } = flaky(10);
-    const client = new SandboxAgent({ baseUrl: daemon.baseUrl, fetch: fetchImpl, retryDelayMs: 10, maxRetries: 1 });
+    const client = new Agentplex({ baseUrl: daemon.baseUrl, fetch: fetchImpl, retryDelayMs: 10, maxRetries: 1 });
     expect(await failure(client.listSessions())).toBeInstanceOf(NetworkError);
     expect(calls).toHaveLength(2);
     const { calls: once, fetchImpl: f2 } = flaky(10, 503);
-    const single = new SandboxAgent({ baseUrl: daemon.baseUrl, fetch: f2, retryDelayMs: 10 });
+    const single = new Agentplex({ baseUrl: daemon.baseUrl, fetch: f2, retryDelayMs: 10 });
     const error = await failure(single.listSessions({ maxRetries: 0 }));
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(error.status).toBe(503);
@@ -142,19 +142,19 @@ describe("retries", () => {
 
   it("does not send a POST twice", async () => {
     const { calls, fetchImpl } = flaky(1, 503);
-    const client = new SandboxAgent({ baseUrl: daemon.baseUrl, fetch: fetchImpl, retryDelayMs: 10 });
+    const client = new Agentplex({ baseUrl: daemon.baseUrl, fetch: fetchImpl, retryDelayMs: 10 });
     expect((await failure(client.mkdirFs({ path: "/tmp/x-retry" }))).status).toBe(503);
     expect(calls).toHaveLength(1);
   });
 
   it("retries a PUT of bytes, not of a stream", async () => {
     const { calls, fetchImpl } = flaky(1);
-    const client = new SandboxAgent({ baseUrl: daemon.baseUrl, fetch: fetchImpl, retryDelayMs: 10 });
+    const client = new Agentplex({ baseUrl: daemon.baseUrl, fetch: fetchImpl, retryDelayMs: 10 });
     const path = `/tmp/sdk-retry-${process.pid}.txt`;
     expect((await client.writeFsFile({ path }, "hello")).bytesWritten).toBe(5);
     expect(calls).toHaveLength(2);
     const { calls: c2, fetchImpl: f2 } = flaky(1);
-    const streaming = new SandboxAgent({ baseUrl: daemon.baseUrl, fetch: f2, retryDelayMs: 10 });
+    const streaming = new Agentplex({ baseUrl: daemon.baseUrl, fetch: f2, retryDelayMs: 10 });
     const body = new ReadableStream<Uint8Array>({
       start: (c) => {
         c.enqueue(new TextEncoder().encode("x"));
@@ -169,7 +169,7 @@ describe("retries", () => {
 
 describe("install progress", () => {
   it("resolves with the daemon's result", async () => {
-    const client = new SandboxAgent({ baseUrl: daemon.baseUrl });
+    const client = new Agentplex({ baseUrl: daemon.baseUrl });
     const seen: unknown[] = [];
     const result = await client.installAgent("mock", { onProgress: (p) => seen.push(p) });
     expect(result).toMatchObject({ agent: "mock", alreadyInstalled: true });
@@ -197,7 +197,7 @@ describe("install progress", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const client = new SandboxAgent({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
+      const client = new Agentplex({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
       const stages: string[] = [];
       const result = await client.installAgent("ok", { version: "1.0.0", onProgress: (p) => stages.push(p.stage) });
       expect(stages).toEqual(["downloading", "verifying"]);

@@ -1,6 +1,6 @@
 /** The SSE parser, and the event iterator: replay, live events, ends, aborts, reconnects. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, SandboxAgent, SandboxAgentError, type UniversalEvent } from "../src/index.js";
+import { connect, Agentplex, AgentplexError, type UniversalEvent } from "../src/index.js";
 import { parseSse } from "../src/sse.js";
 import { collect, startDaemon, startProxy, uniqueId, type Daemon, type Proxy } from "./helpers.js";
 
@@ -51,7 +51,7 @@ describe("parseSse", () => {
 });
 
 let daemon: Daemon;
-let client: SandboxAgent;
+let client: Agentplex;
 
 beforeAll(async () => {
   daemon = await startDaemon();
@@ -127,7 +127,7 @@ describe("session.events()", () => {
 
   it("throws session_not_found at once for an unknown session", async () => {
     const error = await collect(client.session("no-such-session").events()).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SandboxAgentError);
+    expect(error).toBeInstanceOf(AgentplexError);
     expect(error).toMatchObject({ code: "session_not_found", status: 404 });
   });
 });
@@ -140,7 +140,7 @@ describe("reconnects", () => {
   afterAll(() => proxy?.close());
 
   it("resumes with Last-Event-ID after dropped connections, without duplicates or gaps", async () => {
-    const viaProxy = new SandboxAgent({ baseUrl: proxy.baseUrl });
+    const viaProxy = new Agentplex({ baseUrl: proxy.baseUrl });
     const session = await viaProxy.createSession(uniqueId("drop"), { agent: "mock" });
     const before = proxy.requests.length;
     const sseRequests = () => proxy.requests.slice(before).filter((r) => r.includes("/events/sse"));
@@ -173,7 +173,7 @@ describe("reconnects", () => {
   });
 
   it("reopens a connection that stays silent longer than idleTimeoutMs", async () => {
-    const viaProxy = new SandboxAgent({ baseUrl: proxy.baseUrl });
+    const viaProxy = new Agentplex({ baseUrl: proxy.baseUrl });
     const session = await viaProxy.createSession(uniqueId("idle"), { agent: "mock" });
     const before = proxy.requests.length;
     setTimeout(() => void session.send("hello idle"), 700);
@@ -209,7 +209,7 @@ describe("reconnects", () => {
       );
       return new Response(body, { status: response.status, headers: response.headers });
     };
-    const lossy = new SandboxAgent({ baseUrl: daemon.baseUrl, fetch: lossyFetch });
+    const lossy = new Agentplex({ baseUrl: daemon.baseUrl, fetch: lossyFetch });
     const session = await lossy.createSession(uniqueId("gap"), { agent: "mock" });
     await session.send("hello gap");
     const events = await collect(session.events(), (e) => e.type === "turn.ended");
@@ -220,7 +220,7 @@ describe("reconnects", () => {
   it("keeps retrying through a short outage", async () => {
     const flaky = await startProxy(daemon.port);
     try {
-      const session = await new SandboxAgent({ baseUrl: flaky.baseUrl }).createSession(uniqueId("outage"), {
+      const session = await new Agentplex({ baseUrl: flaky.baseUrl }).createSession(uniqueId("outage"), {
         agent: "mock",
       });
       const events: UniversalEvent[] = [];
@@ -243,7 +243,7 @@ describe("reconnects", () => {
 
   it("gives up with stream_error when the daemon stays unreachable", async () => {
     const gone = await startProxy(daemon.port);
-    const viaGone = new SandboxAgent({ baseUrl: gone.baseUrl });
+    const viaGone = new Agentplex({ baseUrl: gone.baseUrl });
     const session = await viaGone.createSession(uniqueId("gone"), { agent: "mock" });
     const seen: UniversalEvent[] = [];
     const run = (async () => {
@@ -253,7 +253,7 @@ describe("reconnects", () => {
       }
     })();
     const error = await run.catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SandboxAgentError);
+    expect(error).toBeInstanceOf(AgentplexError);
     expect(error).toMatchObject({ code: "stream_error", sessionId: session.id });
     expect(seen.map((e) => e.sequence)).toEqual([1]);
   });

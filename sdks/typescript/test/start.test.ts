@@ -1,16 +1,16 @@
 /** start(): finding the binary, ports, tokens, health, and stopping the daemon. */
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { SandboxAgentError, start, type LocalSandboxAgent } from "../src/node.js";
+import { AgentplexError, start, type LocalAgentplex } from "../src/node.js";
 import { freePort } from "./helpers.js";
 
 const binary = inject("binary");
 const cacheDir = inject("cacheDir");
-const scratch = mkdtempSync(join(tmpdir(), "sandbox-agent-sdk-start-"));
+const scratch = mkdtempSync(join(tmpdir(), "agentplex-sdk-start-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 let dirs = 0;
@@ -65,6 +65,29 @@ function script(name: string, body: string): string {
   return path;
 }
 
+/**
+ * The binary under test as `agentplex` in a folder of its own. A binary from before the rename
+ * reads only SANDBOX_AGENT_TOKEN: the script then hands it AGENTPLEX_TOKEN under that name,
+ * and refuses to run when start() gave SANDBOX_AGENT_TOKEN (an `agentplex` binary gets only
+ * AGENTPLEX_TOKEN).
+ */
+function renamedBinary(): string {
+  const dir = join(scratch, "renamed");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "agentplex");
+  if (basename(binary) === "agentplex") {
+    symlinkSync(binary, path);
+    return path;
+  }
+  writeFileSync(
+    path,
+    `#!/bin/sh\n[ -z "$SANDBOX_AGENT_TOKEN" ] || { echo "SANDBOX_AGENT_TOKEN given" >&2; exit 3; }\n` +
+      `SANDBOX_AGENT_TOKEN="$AGENTPLEX_TOKEN" exec "${binary}" "$@"\n`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
 describe("start()", () => {
   it("runs the binary on a free port with a generated token; dispose stops it", async () => {
     const client = await start({ binaryPath: binary, ...common() });
@@ -78,7 +101,7 @@ describe("start()", () => {
       expect((await fetch(`${client.baseUrl}/v1/sessions`)).status).toBe(401);
       const session = await client.createSession("started", { agent: "mock" });
       expect((await session.prompt("hello")).text).toBe("hello");
-      expect(client.stderr()).toContain("sandbox-agent listening");
+      expect(client.stderr()).toMatch(/(agentplex|sandbox-agent) listening/);
     } finally {
       await client.dispose();
     }
@@ -96,6 +119,7 @@ describe("start()", () => {
     try {
       expect(client.port).toBe(port);
       expect(client.token).toBe("given-token");
+      expect(client.process.spawnargs.join(" ")).not.toContain("given-token");
       const answer = await fetch(`http://127.0.0.1:${port}/v1/agents`, {
         headers: { authorization: "Bearer given-token" },
       });
@@ -108,15 +132,43 @@ describe("start()", () => {
 
   it("finds sandbox-agent on PATH", async () => {
     const client = await withEnv(
-      { SANDBOX_AGENT_BIN: undefined, PATH: `${dirname(binary)}:${process.env.PATH ?? ""}` },
+      { AGENTPLEX_BIN: undefined, SANDBOX_AGENT_BIN: undefined, PATH: `${dirname(binary)}:${process.env.PATH ?? ""}` },
       () => start(common()),
     );
     await client.dispose();
-    await withEnv({ SANDBOX_AGENT_BIN: undefined, PATH: scratch }, async () => {
+    await withEnv({ AGENTPLEX_BIN: undefined, SANDBOX_AGENT_BIN: undefined, PATH: scratch }, async () => {
       const error = await start(common()).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(SandboxAgentError);
+      expect(error).toBeInstanceOf(AgentplexError);
       expect(error).toMatchObject({ code: "binary_not_found" });
     });
+  });
+
+  it("finds agentplex before sandbox-agent, on PATH and in the variables; its token is in AGENTPLEX_TOKEN", async () => {
+    const renamed = renamedBinary();
+    const old = join(scratch, "old");
+    mkdirSync(old, { recursive: true });
+    symlinkSync(binary, join(old, "sandbox-agent"));
+    // sandbox-agent comes first on PATH: agentplex is still preferred.
+    const vars = { AGENTPLEX_BIN: undefined, SANDBOX_AGENT_BIN: undefined, PATH: `${old}:${dirname(renamed)}` };
+    const fromPath = await withEnv(vars, () => start(common()));
+    try {
+      expect(fromPath.process.spawnfile).toBe(renamed);
+      expect((await fromPath.listAgents()).length).toBeGreaterThan(0);
+      expect((await fetch(`${fromPath.baseUrl}/v1/agents`)).status).toBe(401);
+    } finally {
+      await fromPath.dispose();
+    }
+    const variables = { ...vars, AGENTPLEX_BIN: renamed, SANDBOX_AGENT_BIN: join(scratch, "nope") };
+    const fromVariable = await withEnv(variables, () => start(common()));
+    expect(fromVariable.process.spawnfile).toBe(renamed);
+    await fromVariable.dispose();
+    // The token variables of this process (here files that do not exist) are not passed on.
+    const missing = join(scratch, "nope");
+    const inherited = await withEnv({ AGENTPLEX_TOKEN_FILE: missing, SANDBOX_AGENT_TOKEN_FILE: missing }, () =>
+      start({ binaryPath: binary, ...common() }),
+    );
+    expect((await inherited.listSessions()).length).toBe(0);
+    await inherited.dispose();
   });
 
   it("reports a missing binary, a daemon that exits, and one that never prints its listening line", async () => {
@@ -124,7 +176,7 @@ describe("start()", () => {
     expect(missing).toMatchObject({ code: "binary_not_found", status: 0 });
 
     const exits = script("exits.sh", "echo 'something broke' >&2\nexit 3");
-    const exited = (await start({ binaryPath: exits }).catch((e: unknown) => e)) as SandboxAgentError;
+    const exited = (await start({ binaryPath: exits }).catch((e: unknown) => e)) as AgentplexError;
     expect(exited).toMatchObject({ code: "daemon_exited", title: "Daemon Exited", status: 0, exitCode: 3 });
     expect(exited.stderr).toContain("something broke");
     expect(exited.detail).toContain("something broke");
@@ -147,21 +199,28 @@ describe("start()", () => {
       await client.dispose();
     }
     // The address comes from the line, whatever it says.
-    const liar = script("liar.sh", "echo 'sandbox-agent listening on http://127.0.0.1:4321'\nexec sleep 30");
-    const fake = await start({ binaryPath: liar });
-    expect(fake.baseUrl).toBe("http://127.0.0.1:4321");
-    expect(fake.port).toBe(4321);
-    await fake.dispose();
+    const lines = [
+      ["sandbox-agent listening on http://127.0.0.1:4321", 4321],
+      ["agentplex listening on http://127.0.0.1:4322", 4322],
+      ['{"level":"INFO","fields":{"message":"agentplex listening on http://127.0.0.1:4323"}}', 4323],
+    ] as const;
+    for (const [line, port] of lines) {
+      const liar = script(`liar-${port}.sh`, `echo '${line}'\nexec sleep 30`);
+      const fake = await start({ binaryPath: liar });
+      expect(fake.baseUrl).toBe(`http://127.0.0.1:${port}`);
+      expect(fake.port).toBe(port);
+      await fake.dispose();
+    }
     const other = script("other.sh", "echo 'hello from something else'\nexec sleep 30");
     const error = await start({ binaryPath: other }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "unexpected_response" });
   });
 
   it("refuses a given port that is in use (another daemon would answer its health check)", async () => {
-    const first: LocalSandboxAgent = await start({ binaryPath: binary, ...common() });
+    const first: LocalAgentplex = await start({ binaryPath: binary, ...common() });
     try {
       const error = await start({ binaryPath: binary, port: first.port, ...common() }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(SandboxAgentError);
+      expect(error).toBeInstanceOf(AgentplexError);
       expect(error).toMatchObject({ code: "port_in_use" });
     } finally {
       await first.dispose();

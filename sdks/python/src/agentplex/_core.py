@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 import urllib.parse
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -12,8 +13,9 @@ from typing import Any, Literal, TypeVar, Union
 
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from typing_extensions import TypedDict
 
-from .errors import SandboxAgentError, error_from_response
+from .errors import AgentplexError, error_from_response
 from .generated.models import (
     MessagePart,
     MessagePartFile,
@@ -22,7 +24,6 @@ from .generated.models import (
     MessageRequest,
     PermissionEventData,
     PermissionReply,
-    ProblemDetails,
     QuestionEventData,
     UniversalEvent,
     UniversalItem,
@@ -55,8 +56,87 @@ AsyncQuestionHandler = Callable[
 ]
 """A question handler of the async client: a plain function or a coroutine function."""
 
-DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
-"""Timeout of ordinary requests (creating a session may install an agent first)."""
+DEFAULT_TIMEOUT = 30.0
+"""Seconds one call may take, retries included (the TypeScript SDK's ``timeoutMs``, 30 000).
+Creating a session, installing an agent and running a process have no limit unless the call
+gives one; a stream's limit covers opening it."""
+
+
+class CallOptions(TypedDict, total=False):
+    """What every method takes besides its own arguments, as keyword arguments (the TypeScript
+    SDK's ``RequestOptions``; to abort a call of the asyncio client, cancel its task)."""
+
+    timeout: float
+    """This call's time limit in seconds, retries included, instead of the client's (0: none;
+    None, as when absent: the client's)."""
+    max_retries: int
+    """This call's retries of an idempotent request, instead of the client's."""
+
+
+def call_options(timeout: float | None, max_retries: int | None) -> CallOptions:
+    """The ``CallOptions`` of a method that takes them as plain keyword arguments (None: the
+    client's)."""
+    options = CallOptions()
+    if timeout is not None:
+        options["timeout"] = timeout
+    if max_retries is not None:
+        options["max_retries"] = max_retries
+    return options
+
+
+def seconds(value: float | httpx.Timeout | None) -> float | None:
+    """A time limit in seconds, None for none (0 or None); an ``httpx.Timeout`` (what the 0.2
+    clients took) counts as its read limit."""
+    if isinstance(value, httpx.Timeout):
+        value = value.read
+    return float(value) if value else None
+
+
+def call_limit(options: CallOptions, default: float | None, unlimited: bool = False) -> float | None:
+    """The time limit of a call: the call's own, else none for a call that may take long
+    (``unlimited``), else the client's."""
+    if options.get("timeout") is not None:
+        return seconds(options["timeout"])
+    return None if unlimited else default
+
+
+class Deadline:
+    """The time left to one call, retries included."""
+
+    def __init__(self, limit: float | None, what: str) -> None:
+        self.limit = limit
+        """The call's limit in seconds (None: none)."""
+        self.what = what
+        """The request, for the error's message (``GET /v1/sessions``)."""
+        self._end = None if limit is None else time.monotonic() + limit
+
+    def left(self) -> float | None:
+        """Seconds left (None: no limit); raises the call's ``TimeoutError`` when none are."""
+        if self._end is None:
+            return None
+        left = self._end - time.monotonic()
+        if left <= 0:
+            raise self.expired()
+        return left
+
+    def timeout(self, read: float | Literal[False] | None = False) -> httpx.Timeout:
+        """The time left as httpx's limits of one request; ``read`` bounds each read instead
+        (a stream's idle limit; None: none)."""
+        left = self.left()
+        return httpx.Timeout(left) if read is False else httpx.Timeout(left, read=read)
+
+    def pause(self, delay: float) -> float:
+        """``delay``, when the call has that much time left; else raises its ``TimeoutError``."""
+        left = self.left()
+        if left is not None and delay >= left:
+            raise self.expired()
+        return delay
+
+    def expired(self) -> AgentplexError:
+        """The call's ``TimeoutError`` (code ``timeout``, status 0)."""
+        limit = f"{self.limit:g} s" if self.limit is not None else "its time limit"
+        return AgentplexError.create("timeout", 0, f"{self.what} took longer than {limit}")
+
 
 DEFAULT_IDLE_TIMEOUT = 45.0
 """Seconds of silence after which an event stream is taken for dropped (3 daemon keep-alives)."""
@@ -100,18 +180,27 @@ def parse(model: type[M], response: httpx.Response) -> M:
     try:
         return model.model_validate_json(response.content)
     except ValidationError as error:
-        raise SandboxAgentError.create(
+        raise AgentplexError.create(
             "unexpected_response",
             response.status_code,
             f"the answer is not a {model.__name__}: {error}",
         ) from error
 
 
-def network_error(error: Exception, doing: str) -> SandboxAgentError:
+def network_error(error: Exception, doing: str) -> AgentplexError:
     """A transport failure as ``network_error`` (status 0)."""
-    failure = SandboxAgentError.create("network_error", 0, f"{doing}: {type(error).__name__}: {error}")
+    failure = AgentplexError.create("network_error", 0, f"{doing}: {type(error).__name__}: {error}")
     failure.__cause__ = error
     return failure
+
+
+def open_failed(error: httpx.HTTPError, deadline: Deadline) -> AgentplexError:
+    """The error of a stream that could not be opened: its time limit passed while connecting
+    (``TimeoutError``), else a ``NetworkError`` (an answer that did not start within the
+    stream's read limit included: a stream reconnects after those)."""
+    if isinstance(error, httpx.TimeoutException) and not isinstance(error, httpx.ReadTimeout):
+        return deadline.expired()
+    return network_error(error, deadline.what)
 
 
 def to_message_request(message: MessageInput) -> MessageRequest:
@@ -133,7 +222,7 @@ def to_answers(answer: Sequence[Sequence[str]] | Sequence[str]) -> list[list[str
 
 def retryable(error: BaseException) -> bool:
     """Errors worth a reconnect: no answer, a server error, or a non-SSE answer from a proxy."""
-    if not isinstance(error, SandboxAgentError):
+    if not isinstance(error, AgentplexError):
         return True
     return (
         error.status == 0
@@ -151,11 +240,11 @@ def read_lines(lines: Iterator[str]) -> Iterator[str]:
         raise network_error(error, "reading the stream") from error
 
 
-def stream_failed(session_id: str, failures: int, last_error: BaseException | None) -> SandboxAgentError:
+def stream_failed(session_id: str, failures: int, last_error: BaseException | None) -> AgentplexError:
     """The ``StreamError`` of an event stream that kept failing."""
-    error = SandboxAgentError.create(
+    error = AgentplexError.create(
         "stream_error",
-        last_error.status if isinstance(last_error, SandboxAgentError) else 0,
+        last_error.status if isinstance(last_error, AgentplexError) else 0,
         f'the event stream of session "{session_id}" failed {failures} times in a row'
         + (f"; last: {last_error}" if last_error is not None else ""),
         session_id=session_id,
@@ -223,9 +312,31 @@ def parse_event(data: str) -> UniversalEvent:
     try:
         return UniversalEvent.model_validate_json(data)
     except ValidationError as error:
-        raise SandboxAgentError.create(
+        raise AgentplexError.create(
             "unexpected_response", 200, f"an SSE message is not an event: {data[:200]}"
         ) from error
+
+
+@dataclass(frozen=True)
+class StreamSettings:
+    """How a session's event stream is read and reopened: the arguments of ``events()``,
+    ``stream()`` and ``prompt()``."""
+
+    include_raw: bool = False
+    """Include each event's native payload as ``raw``."""
+    max_retries: int = 10
+    """Reconnect attempts in a row that may fail before ``StreamError``."""
+    retry_delay: float = 0.25
+    """Seconds before the first reconnect after a failure; doubles up to 5 s."""
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    """Seconds of silence after which a connection is taken for dropped (0: never)."""
+    timeout: float | None = None
+    """The limit of opening each connection (None: the client's)."""
+
+    @property
+    def options(self) -> CallOptions:
+        """The ``CallOptions`` of each connection."""
+        return call_options(self.timeout, None)
 
 
 @dataclass
@@ -299,25 +410,11 @@ def parse_list(model: type[M], response: httpx.Response) -> list[M]:
     try:
         return TypeAdapter(list[model]).validate_json(response.content)  # type: ignore[valid-type]
     except ValidationError as error:
-        raise SandboxAgentError.create(
+        raise AgentplexError.create(
             "unexpected_response",
             response.status_code,
             f"the answer is not a list of {model.__name__}: {error}",
         ) from error
-
-
-def install_events(lines: Iterable[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The ``(event, data)`` pairs of an install's event stream; an ``error`` event raises."""
-    decoder = SseDecoder()
-    for line in lines:
-        message = decoder.message(line)
-        if message is None:
-            continue
-        name, data = message
-        value = json.loads(data)
-        if name == "error":
-            raise SandboxAgentError.from_problem(ProblemDetails.model_validate(value))
-        yield name, value
 
 
 AsyncRawContent = Union[bytes, Iterable[bytes], AsyncIterable[bytes]]
@@ -331,20 +428,6 @@ async def aread_lines(lines: AsyncIterator[str]) -> AsyncIterator[str]:
             yield line
     except httpx.HTTPError as error:
         raise network_error(error, "reading the stream") from error
-
-
-async def ainstall_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, dict[str, Any]]]:
-    """``install_events`` of an async stream."""
-    decoder = SseDecoder()
-    async for line in lines:
-        message = decoder.message(line)
-        if message is None:
-            continue
-        name, data = message
-        value = json.loads(data)
-        if name == "error":
-            raise SandboxAgentError.from_problem(ProblemDetails.model_validate(value))
-        yield name, value
 
 
 def abyte_chunks(body: bytes | str | Iterable[bytes] | AsyncIterable[bytes]) -> AsyncRawContent:
@@ -361,12 +444,6 @@ def byte_chunks(body: bytes | str | Iterable[bytes]) -> bytes | Iterable[bytes]:
     return body
 
 
-def discard(items: list[Any], item: Any) -> None:
-    """Removes ``item`` from ``items`` when it is there."""
-    if item in items:
-        items.remove(item)
-
-
 DEFAULT_MAX_RETRIES = 2
 """Retries of an idempotent request after a connection failure or a 502/503/504."""
 DEFAULT_RETRY_DELAY = 0.2
@@ -374,10 +451,13 @@ DEFAULT_RETRY_DELAY = 0.2
 RETRY_STATUSES = frozenset({502, 503, 504})
 
 
-def idempotent(method: str, content: object) -> bool:
-    """Whether a request may be sent again: every ``GET``, and a ``PUT`` whose body is bytes
-    (not a stream, which cannot be replayed). ``POST`` and ``DELETE`` are never repeated."""
-    return method == "GET" or (method == "PUT" and isinstance(content, bytes))
+def retries(method: str, content: object, options: CallOptions, default: int) -> int:
+    """How many times a request may be sent again: every ``GET``, and a ``PUT`` whose body is
+    bytes (not a stream, which cannot be replayed), up to the call's (or the client's)
+    ``max_retries``. ``POST`` and ``DELETE`` are never repeated."""
+    if method == "GET" or (method == "PUT" and isinstance(content, bytes)):
+        return options.get("max_retries", default)
+    return 0
 
 
 def transient(error: httpx.HTTPError) -> bool:
@@ -386,6 +466,7 @@ def transient(error: httpx.HTTPError) -> bool:
 
 
 def retry_delay(first: float, attempt: int) -> float:
-    """The delay before retry number ``attempt`` (from 0): doubling, at most 5 s, with jitter."""
+    """The delay before retry number ``attempt`` (from 0): doubling, at most 5 s, give or take
+    a quarter (the TypeScript SDK's)."""
     delay: float = min(first * 2.0**attempt, 5.0)
-    return delay * (0.5 + random.random() / 2)
+    return delay * (0.75 + random.random() / 2)

@@ -1,20 +1,22 @@
-"""``AsyncClient``: the asyncio client of the daemon's ``/v1`` routes, with the methods of
-``Client``. Session routes live on ``AsyncSession`` (``agentplex.aio_session``)."""
+"""``AsyncAgentplex``: the asyncio client of the daemon's ``/v1`` routes, with the methods of
+``Agentplex``, awaited (``AsyncClient``, its 0.2 name, is a deprecated alias). Session routes
+live on ``AsyncSession`` (``agentplex.aio_session``). To abort a call, cancel its task."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Iterable
 from types import TracebackType
 from typing import Any
 
 import httpx
+from typing_extensions import Unpack
 
-from . import _core, processes
-from ._core import seg
+from . import _core, install, processes
+from ._core import CallOptions, seg
 from .aio_session import AsyncSession
-from .errors import SandboxAgentError
+from .errors import AgentplexError
 from .generated.models import (
     AdaptersReloadResponse,
     AgentInfo,
@@ -41,6 +43,7 @@ from .generated.models import (
     ProcessConfig,
     ProcessCreateRequest,
     ProcessInfo,
+    ProcessInputRequest,
     ProcessInputResponse,
     ProcessListResponse,
     ProcessLogsResponse,
@@ -54,14 +57,20 @@ from .generated.models import (
 from .terminal import AsyncProcessTerminal
 
 AsyncFsBody = bytes | str | Iterable[bytes] | AsyncIterable[bytes]
-"""A raw body of ``AsyncClient``: bytes, a string (as UTF-8), or an iterable or async
+"""A raw body of ``AsyncAgentplex``: bytes, a string (as UTF-8), or an iterable or async
 iterable of byte chunks (sent chunked as it is read, never held whole)."""
 
 
-class AsyncClient:
-    """The asyncio client of the daemon at ``base_url``; the methods of ``Client``, awaited.
+class AsyncAgentplex:
+    """The asyncio client of the daemon at ``base_url`` (``http://127.0.0.1:2468``; a path prefix is kept).
 
-    Use it as an async context manager, or call ``aclose()``, to release its connections.
+    ``token`` is sent as ``Authorization: Bearer <token>``. Use it as a context manager, or
+    call ``close()``, to release its connections. ``timeout`` is the time limit of one call in
+    seconds, retries included (30; 0 or None: none), past which it raises ``TimeoutError``;
+    ``max_retries`` and ``retry_delay`` (seconds, doubling) set how an idempotent request
+    (``GET``; ``PUT`` of bytes) is sent again after a dropped connection or a 502/503/504.
+    ``POST`` and ``DELETE`` are never sent twice. Every method takes ``timeout=`` and
+    ``max_retries=`` for itself (``CallOptions``).
     """
 
     def __init__(
@@ -70,7 +79,7 @@ class AsyncClient:
         token: str | None = None,
         *,
         headers: dict[str, str] | None = None,
-        timeout: httpx.Timeout | float = _core.DEFAULT_TIMEOUT,
+        timeout: float | httpx.Timeout | None = _core.DEFAULT_TIMEOUT,
         max_retries: int = _core.DEFAULT_MAX_RETRIES,
         retry_delay: float = _core.DEFAULT_RETRY_DELAY,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -81,22 +90,17 @@ class AsyncClient:
         """The daemon's address, without a trailing slash."""
         self.token = token
         """The token sent with every request, if any."""
-        self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self._timeout = _core.seconds(timeout)
         self._max_retries = max_retries
         self._retry_delay = retry_delay
         self._headers = _core.headers(token, headers)
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url,
-            headers=self._headers,
-            timeout=self._timeout,
-            transport=transport,
-        )
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=self._headers, transport=transport)
 
     async def aclose(self) -> None:
         """Closes the client's connections."""
         await self._http.aclose()
 
-    async def __aenter__(self) -> AsyncClient:
+    async def __aenter__(self) -> AsyncAgentplex:
         return self
 
     async def __aexit__(
@@ -113,18 +117,20 @@ class AsyncClient:
         self,
         method: str,
         path: str,
+        options: CallOptions,
         *,
         params: dict[str, Any] | None = None,
         body: Any = None,
         content: _core.AsyncRawContent | None = None,
         headers: dict[str, str] | None = None,
-        timeout: httpx.Timeout | None = None,
+        unlimited: bool = False,
     ) -> httpx.Response:
-        """Sends a request; the response when 2xx, else its ``SandboxAgentError``. An
-        idempotent one (``_core.idempotent``) is sent again after a dropped connection or a
-        502/503/504, up to ``max_retries`` times."""
+        """Sends a request within the call's time limit (none for a call that may take long:
+        ``unlimited``); the response when 2xx, else its ``AgentplexError``. An idempotent one
+        is sent again after a dropped connection or a 502/503/504 (``_core.retries``)."""
         payload = _core.json_body(body) if body is not None else content
-        retries = self._max_retries if _core.idempotent(method, payload) else 0
+        retries = _core.retries(method, payload, options, self._max_retries)
+        deadline = _core.Deadline(_core.call_limit(options, self._timeout, unlimited), f"{method} {path}")
         attempt = 0
         while True:
             try:
@@ -137,16 +143,18 @@ class AsyncClient:
                         **({"content-type": "application/json"} if body is not None else {}),
                         **(headers or {}),
                     },
-                    timeout=timeout or self._timeout,
+                    timeout=deadline.timeout(),
                 )
+            except httpx.TimeoutException as error:
+                raise deadline.expired() from error
             except httpx.HTTPError as error:
                 if attempt < retries and _core.transient(error):
-                    await asyncio.sleep(_core.retry_delay(self._retry_delay, attempt))
+                    await asyncio.sleep(deadline.pause(_core.retry_delay(self._retry_delay, attempt)))
                     attempt += 1
                     continue
                 raise _core.network_error(error, f"{method} {path}") from error
             if attempt < retries and response.status_code in _core.RETRY_STATUSES:
-                await asyncio.sleep(_core.retry_delay(self._retry_delay, attempt))
+                await asyncio.sleep(deadline.pause(_core.retry_delay(self._retry_delay, attempt)))
                 attempt += 1
                 continue
             return _core.check(response)
@@ -156,14 +164,18 @@ class AsyncClient:
         self,
         method: str,
         path: str,
+        options: CallOptions,
         *,
         params: dict[str, Any] | None = None,
         body: Any = None,
         headers: dict[str, str] | None = None,
         read_timeout: float | None = None,
+        unlimited: bool = False,
     ) -> AsyncIterator[httpx.Response]:
-        """Opens a streamed answer; yields it once its status is 2xx, closes it after."""
-        timeout = httpx.Timeout(self._timeout.connect, read=read_timeout or None)
+        """Opens a streamed answer; yields it once its status is 2xx, closes it after. The
+        call's time limit covers opening it; ``read_timeout`` bounds each read after (None or
+        0: none), a silent stream then failing as a ``NetworkError``."""
+        deadline = _core.Deadline(_core.call_limit(options, self._timeout, unlimited), f"{method} {path}")
         request = self._http.build_request(
             method,
             path,
@@ -174,12 +186,12 @@ class AsyncClient:
                 **({"content-type": "application/json"} if body is not None else {}),
                 **(headers or {}),
             },
-            timeout=timeout,
+            timeout=deadline.timeout(read=read_timeout or None),
         )
         try:
             response = await self._http.send(request, stream=True)
         except httpx.HTTPError as error:
-            raise _core.network_error(error, f"{method} {path}") from error
+            raise _core.open_failed(error, deadline) from error
         try:
             if not response.is_success:
                 try:
@@ -193,62 +205,96 @@ class AsyncClient:
 
     # -- the daemon and its agents ------------------------------------------------------------
 
-    async def health(self) -> HealthResponse:
+    async def health(self, **options: Unpack[CallOptions]) -> HealthResponse:
         """``GET /v1/health``: ``status`` ``ok`` and the daemon's ``version``. Needs no token."""
-        return _core.parse(HealthResponse, await self._request("GET", "/v1/health"))
+        return _core.parse(HealthResponse, await self._request("GET", "/v1/health", options))
 
-    async def openapi(self) -> dict[str, Any]:
+    async def openapi(self, **options: Unpack[CallOptions]) -> dict[str, Any]:
         """``GET /v1/openapi.json``: the daemon's OpenAPI document."""
-        document: dict[str, Any] = (await self._request("GET", "/v1/openapi.json")).json()
+        document: dict[str, Any] = (await self._request("GET", "/v1/openapi.json", options)).json()
         return document
 
-    async def metrics(self) -> str:
+    async def metrics(self, **options: Unpack[CallOptions]) -> str:
         """``GET /metrics``: the daemon's metrics in the OpenMetrics text format."""
-        return (await self._request("GET", "/metrics")).text
+        return (await self._request("GET", "/metrics", options)).text
 
-    async def list_agents(self) -> list[AgentInfo]:
+    async def list_agents(self, **options: Unpack[CallOptions]) -> list[AgentInfo]:
         """``GET /v1/agents``: every agent the daemon can drive, with install state and capabilities."""
-        return _core.parse(AgentListResponse, await self._request("GET", "/v1/agents")).agents
+        return _core.parse(AgentListResponse, await self._request("GET", "/v1/agents", options)).agents
 
-    async def list_agent_modes(self, agent: str) -> list[AgentModeInfo]:
+    async def list_agent_modes(self, agent: str, **options: Unpack[CallOptions]) -> list[AgentModeInfo]:
         """``GET /v1/agents/{agent}/modes``."""
-        return _core.parse(
-            AgentModesResponse, await self._request("GET", f"/v1/agents/{seg(agent)}/modes")
-        ).modes
+        answer = await self._request("GET", f"/v1/agents/{seg(agent)}/modes", options)
+        return _core.parse(AgentModesResponse, answer).modes
 
-    async def list_agent_models(self, agent: str) -> AgentModelsResponse:
+    async def list_agent_models(self, agent: str, **options: Unpack[CallOptions]) -> AgentModelsResponse:
         """``GET /v1/agents/{agent}/models``: the models, and ``default_model``."""
-        return _core.parse(AgentModelsResponse, await self._request("GET", f"/v1/agents/{seg(agent)}/models"))
+        return _core.parse(
+            AgentModelsResponse, await self._request("GET", f"/v1/agents/{seg(agent)}/models", options)
+        )
 
     async def install_agent(
-        self, agent: str, *, reinstall: bool | None = None, version: str | None = None
-    ) -> None:
-        """``POST /v1/agents/{agent}/install``: installs the agent's binary (nothing to do for builtins)."""
-        request = AgentInstallRequest(reinstall=reinstall, version=version)
-        await self._request("POST", f"/v1/agents/{seg(agent)}/install", body=request)
+        self,
+        agent: str,
+        *,
+        reinstall: bool | None = None,
+        version: str | None = None,
+        on_progress: Callable[[install.InstallProgress], None] | None = None,
+        **options: Unpack[CallOptions],
+    ) -> install.InstallResult:
+        """``POST /v1/agents/{agent}/install``: installs the agent's binary (nothing to do for
+        builtins) and returns what was installed. ``on_progress`` sees each step as it runs
+        (the route's event-stream mode). A failure raises ``InstallFailedError`` whose
+        ``detail`` names each source tried. No time limit unless the call gives ``timeout``
+        (it then covers the wait for the daemon's answer)."""
+        progress = self.install_agent_progress(agent, reinstall=reinstall, version=version, **options)
+        async with contextlib.aclosing(progress) as events:
+            async for event in events:
+                if event[0] == "result":
+                    return event[1]
+                if on_progress is not None:
+                    on_progress(event[1])
+        raise install.ended_without_result(agent)
 
     async def install_agent_progress(
-        self, agent: str, *, reinstall: bool | None = None, version: str | None = None
-    ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+        self,
+        agent: str,
+        *,
+        reinstall: bool | None = None,
+        version: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> AsyncGenerator[install.InstallEvent, None]:
         """``POST /v1/agents/{agent}/install`` as an event stream: ``("progress", {...})`` pairs
         while it runs, then one ``("result", {...})``; an ``error`` event raises its problem."""
         request = AgentInstallRequest(reinstall=reinstall, version=version)
-        async with self._open("POST", f"/v1/agents/{seg(agent)}/install", body=request) as response:
-            async for item in _core.ainstall_events(_core.aread_lines(response.aiter_lines())):
-                yield item
+        path = f"/v1/agents/{seg(agent)}/install"
+        async with self._open("POST", path, options, body=request, unlimited=True) as response:
+            async for event in install.ainstall_events(_core.aread_lines(response.aiter_lines())):
+                yield event
 
-    async def reload_adapters(self) -> AdaptersReloadResponse:
-        """``POST /v1/adapters/reload``: loads the daemon's adapters folder again."""
-        return _core.parse(AdaptersReloadResponse, await self._request("POST", "/v1/adapters/reload"))
+    async def reload_adapters(self, **options: Unpack[CallOptions]) -> AdaptersReloadResponse:
+        """``POST /v1/adapters/reload``: loads the daemon's adapters folder again; the adapters
+        it holds now, and why each other file was skipped. ``NotConfiguredError`` (409) when
+        the daemon runs without an adapters folder."""
+        return _core.parse(
+            AdaptersReloadResponse, await self._request("POST", "/v1/adapters/reload", options)
+        )
 
     # -- sessions ---------------------------------------------------------------------------
 
-    async def list_sessions(self) -> list[SessionInfo]:
+    async def list_sessions(self, **options: Unpack[CallOptions]) -> list[SessionInfo]:
         """``GET /v1/sessions``: every session, live or ended."""
-        return _core.parse(SessionListResponse, await self._request("GET", "/v1/sessions")).sessions
+        return _core.parse(SessionListResponse, await self._request("GET", "/v1/sessions", options)).sessions
 
     async def create_session(
-        self, id: str, request: CreateSessionRequest | None = None, /, **fields: Any
+        self,
+        id: str,
+        request: CreateSessionRequest | None = None,
+        /,
+        *,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        **fields: Any,
     ) -> AsyncSession:
         """``POST /v1/sessions/{id}``: creates a session and starts its agent.
 
@@ -256,95 +302,135 @@ class AsyncClient:
         ``permission_mode=``, ``model=``, ``title=``, ``env=``, ``mcp=``, ``skills=``...) or as a
         ``CreateSessionRequest``. The daemon's answer is ``session.created`` (``healthy`` False
         with an ``error`` when the agent failed to start; the session then exists and has ended).
+        Creating may install the agent first: no time limit unless the call gives ``timeout``.
         """
         body = request if request is not None else CreateSessionRequest.model_validate(fields)
-        answer = await self._request("POST", f"/v1/sessions/{seg(id)}", body=body)
+        options = _core.call_options(timeout, max_retries)
+        answer = await self._request("POST", f"/v1/sessions/{seg(id)}", options, body=body, unlimited=True)
         return AsyncSession(self, id, created=_core.parse(CreateSessionResponse, answer))
 
-    async def get_session(self, id: str) -> AsyncSession:
-        """The session with this id, with its current ``info``; ``SessionNotFoundError`` if none."""
-        return AsyncSession(self, id, info=await self._session_info(id))
+    async def get_session(self, id: str, **options: Unpack[CallOptions]) -> AsyncSession:
+        """``GET /v1/sessions/{id}``: the session, with its current ``info``;
+        ``SessionNotFoundError`` when there is none."""
+        return AsyncSession(self, id, info=await self._session_info(id, options))
 
     def session(self, id: str) -> AsyncSession:
         """A handle on a session by id, without a request (for a session known to exist)."""
         return AsyncSession(self, id)
 
-    async def _session_info(self, id: str) -> SessionInfo:
-        return _core.parse(SessionInfo, await self._request("GET", f"/v1/sessions/{seg(id)}"))
+    async def _session_info(self, id: str, options: CallOptions) -> SessionInfo:
+        return _core.parse(SessionInfo, await self._request("GET", f"/v1/sessions/{seg(id)}", options))
 
     # -- files (/v1/fs/*) -------------------------------------------------------------------
 
     async def list_fs_entries(
-        self, path: str | None = None, *, session_id: str | None = None
+        self, path: str | None = None, *, session_id: str | None = None, **options: Unpack[CallOptions]
     ) -> list[FsEntry]:
         """``GET /v1/fs/entries``: a directory's entries, sorted by name (default: the session's
         directory, or the daemon user's home)."""
         params = FsEntriesQuery(path=path, session_id=session_id).to_wire()
-        answer = await self._request("GET", "/v1/fs/entries", params=params)
-        return _core.parse_list(FsEntry, answer)
+        return _core.parse_list(FsEntry, await self._request("GET", "/v1/fs/entries", options, params=params))
 
-    async def read_fs_file(self, path: str, *, session_id: str | None = None) -> bytes:
-        """``GET /v1/fs/file``: a file's bytes, read whole (``iter_fs_file`` for large files)."""
+    async def read_fs_file(
+        self, path: str, *, session_id: str | None = None, **options: Unpack[CallOptions]
+    ) -> bytes:
+        """``GET /v1/fs/file``: a file's bytes, read whole (``read_fs_file_stream`` for large files)."""
         params = FsPathQuery(path=path, session_id=session_id).to_wire()
-        return (await self._request("GET", "/v1/fs/file", params=params)).content
+        return (await self._request("GET", "/v1/fs/file", options, params=params)).content
 
-    async def iter_fs_file(
-        self, path: str, *, session_id: str | None = None, chunk_size: int = 65536
+    async def read_fs_file_stream(
+        self,
+        path: str,
+        *,
+        session_id: str | None = None,
+        chunk_size: int = 65536,
+        **options: Unpack[CallOptions],
     ) -> AsyncIterator[bytes]:
-        """``GET /v1/fs/file``: a file's bytes in chunks, streamed."""
+        """``GET /v1/fs/file``: a file's bytes in chunks, streamed (the call's time limit bounds
+        the wait for each chunk)."""
         params = FsPathQuery(path=path, session_id=session_id).to_wire()
-        async with self._open("GET", "/v1/fs/file", params=params, headers={"accept": "*/*"}) as response:
+        limit = _core.call_limit(options, self._timeout)
+        async with self._open(
+            "GET", "/v1/fs/file", options, params=params, headers={"accept": "*/*"}, read_timeout=limit
+        ) as response:
             try:
                 async for chunk in response.aiter_bytes(chunk_size):
                     yield chunk
             except httpx.HTTPError as error:
                 raise _core.network_error(error, "reading the file") from error
 
+    iter_fs_file = read_fs_file_stream
+    """Deprecated: the 0.2 name of ``read_fs_file_stream``."""
+
     async def write_fs_file(
-        self, path: str, body: AsyncFsBody, *, session_id: str | None = None
+        self, path: str, body: AsyncFsBody, *, session_id: str | None = None, **options: Unpack[CallOptions]
     ) -> FsWriteResponse:
         """``PUT /v1/fs/file``: writes a file (and its parents), replaced once the whole body arrived."""
         params = FsPathQuery(path=path, session_id=session_id).to_wire()
         answer = await self._request(
             "PUT",
             "/v1/fs/file",
+            options,
             params=params,
             content=_core.abyte_chunks(body),
             headers={"content-type": "application/octet-stream"},
         )
         return _core.parse(FsWriteResponse, answer)
 
-    async def stat_fs(self, path: str, *, session_id: str | None = None) -> FsStat:
+    async def stat_fs(
+        self, path: str, *, session_id: str | None = None, **options: Unpack[CallOptions]
+    ) -> FsStat:
         """``GET /v1/fs/stat``: a path's type, size and modification time."""
         params = FsPathQuery(path=path, session_id=session_id).to_wire()
-        return _core.parse(FsStat, await self._request("GET", "/v1/fs/stat", params=params))
+        return _core.parse(FsStat, await self._request("GET", "/v1/fs/stat", options, params=params))
 
-    async def mkdir_fs(self, path: str, *, session_id: str | None = None) -> FsActionResponse:
+    async def mkdir_fs(
+        self, path: str, *, session_id: str | None = None, **options: Unpack[CallOptions]
+    ) -> FsActionResponse:
         """``POST /v1/fs/mkdir``: creates a directory and its parents (an existing one is fine)."""
         params = FsPathQuery(path=path, session_id=session_id).to_wire()
-        return _core.parse(FsActionResponse, await self._request("POST", "/v1/fs/mkdir", params=params))
+        return _core.parse(
+            FsActionResponse, await self._request("POST", "/v1/fs/mkdir", options, params=params)
+        )
 
     async def move_fs(
-        self, from_: str, to: str, *, overwrite: bool | None = None, session_id: str | None = None
+        self,
+        from_: str,
+        to: str,
+        *,
+        overwrite: bool | None = None,
+        session_id: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> FsMoveResponse:
         """``POST /v1/fs/move``: moves or renames ``from_`` to ``to``; ``PathConflictError`` when
         ``to`` exists, unless ``overwrite``."""
         params = FsSessionQuery(session_id=session_id).to_wire()
         body = FsMoveRequest(from_=from_, to=to, overwrite=overwrite)
-        return _core.parse(
-            FsMoveResponse, await self._request("POST", "/v1/fs/move", params=params, body=body)
-        )
+        answer = await self._request("POST", "/v1/fs/move", options, params=params, body=body)
+        return _core.parse(FsMoveResponse, answer)
 
     async def delete_fs_entry(
-        self, path: str, *, session_id: str | None = None, recursive: bool | None = None
+        self,
+        path: str,
+        *,
+        session_id: str | None = None,
+        recursive: bool | None = None,
+        **options: Unpack[CallOptions],
     ) -> FsActionResponse:
         """``DELETE /v1/fs/entry``: deletes a file, link or directory (a non-empty one only
         with ``recursive``)."""
         params = FsDeleteQuery(path=path, session_id=session_id, recursive=recursive).to_wire()
-        return _core.parse(FsActionResponse, await self._request("DELETE", "/v1/fs/entry", params=params))
+        return _core.parse(
+            FsActionResponse, await self._request("DELETE", "/v1/fs/entry", options, params=params)
+        )
 
     async def upload_fs_batch(
-        self, body: AsyncFsBody, *, path: str | None = None, session_id: str | None = None
+        self,
+        body: AsyncFsBody,
+        *,
+        path: str | None = None,
+        session_id: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> FsUploadBatchResponse:
         """``POST /v1/fs/upload-batch``: unpacks a tar archive (plain or gzip) under ``path``;
         all or nothing."""
@@ -352,6 +438,7 @@ class AsyncClient:
         answer = await self._request(
             "POST",
             "/v1/fs/upload-batch",
+            options,
             params=params,
             content=_core.abyte_chunks(body),
             headers={"content-type": "application/x-tar"},
@@ -360,69 +447,88 @@ class AsyncClient:
 
     # -- processes (/v1/processes) ------------------------------------------------------------
 
-    async def get_process_config(self) -> ProcessConfig:
+    async def get_process_config(self, **options: Unpack[CallOptions]) -> ProcessConfig:
         """``GET /v1/processes/config``: the daemon's process limits (set by its flags)."""
-        return _core.parse(ProcessConfig, await self._request("GET", "/v1/processes/config"))
+        return _core.parse(ProcessConfig, await self._request("GET", "/v1/processes/config", options))
 
     async def run_process(
-        self, request: ProcessRunRequest | None = None, /, **fields: Any
+        self,
+        request: ProcessRunRequest | None = None,
+        /,
+        *,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        **fields: Any,
     ) -> ProcessRunResponse:
         """``POST /v1/processes/run``: runs a command to its end; its exit status and output.
 
         Give the body as keyword arguments (``command="sh"``, ``args=[...]``, ``cwd=``,
         ``env=``, ``stdin=``, ``timeout_ms=``, ``max_output_bytes=``...) or as a
         ``ProcessRunRequest``. The daemon kills the run at ``timeout_ms`` (30 s when absent), so
-        the answer is waited for without a read timeout.
+        the call has no time limit of its own unless it gives ``timeout``.
         """
         body = request if request is not None else ProcessRunRequest.model_validate(fields)
-        timeout = httpx.Timeout(self._timeout.connect, read=None)
-        answer = await self._request("POST", "/v1/processes/run", body=body, timeout=timeout)
+        options = _core.call_options(timeout, max_retries)
+        answer = await self._request("POST", "/v1/processes/run", options, body=body, unlimited=True)
         return _core.parse(ProcessRunResponse, answer)
 
     async def create_process(
-        self, request: ProcessCreateRequest | None = None, /, **fields: Any
+        self,
+        request: ProcessCreateRequest | None = None,
+        /,
+        *,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        **fields: Any,
     ) -> ProcessInfo:
         """``POST /v1/processes``: starts a managed process (``tty=True`` for a terminal,
         ``interactive=True`` to keep its stdin open), as keyword arguments or a
         ``ProcessCreateRequest``."""
         body = request if request is not None else ProcessCreateRequest.model_validate(fields)
-        return _core.parse(ProcessInfo, await self._request("POST", "/v1/processes", body=body))
+        options = _core.call_options(timeout, max_retries)
+        return _core.parse(ProcessInfo, await self._request("POST", "/v1/processes", options, body=body))
 
-    async def list_processes(self) -> list[ProcessInfo]:
+    async def list_processes(self, **options: Unpack[CallOptions]) -> list[ProcessInfo]:
         """``GET /v1/processes``: every process not deleted, oldest first."""
-        return _core.parse(ProcessListResponse, await self._request("GET", "/v1/processes")).processes
+        return _core.parse(
+            ProcessListResponse, await self._request("GET", "/v1/processes", options)
+        ).processes
 
-    async def get_process(self, id: str) -> ProcessInfo:
+    async def get_process(self, id: str, **options: Unpack[CallOptions]) -> ProcessInfo:
         """``GET /v1/processes/{id}``; ``ProcessNotFoundError`` for an unknown id."""
-        return _core.parse(ProcessInfo, await self._request("GET", processes.path(id)))
+        return _core.parse(ProcessInfo, await self._request("GET", processes.path(id), options))
 
-    async def stop_process(self, id: str, *, wait_ms: int | None = None) -> ProcessInfo:
+    async def stop_process(
+        self, id: str, *, wait_ms: int | None = None, **options: Unpack[CallOptions]
+    ) -> ProcessInfo:
         """``POST /v1/processes/{id}/stop``: SIGTERM to its process group, SIGKILL after the
         daemon's grace; with ``wait_ms``, answers once it exited or ``wait_ms`` passed."""
         params = processes.signal_params(wait_ms)
-        return _core.parse(
-            ProcessInfo, await self._request("POST", processes.path(id, "/stop"), params=params)
-        )
+        answer = await self._request("POST", processes.path(id, "/stop"), options, params=params)
+        return _core.parse(ProcessInfo, answer)
 
-    async def kill_process(self, id: str, *, wait_ms: int | None = None) -> ProcessInfo:
+    async def kill_process(
+        self, id: str, *, wait_ms: int | None = None, **options: Unpack[CallOptions]
+    ) -> ProcessInfo:
         """``POST /v1/processes/{id}/kill``: SIGKILL to its process group (``wait_ms`` as for
         ``stop_process``)."""
         params = processes.signal_params(wait_ms)
-        return _core.parse(
-            ProcessInfo, await self._request("POST", processes.path(id, "/kill"), params=params)
-        )
+        answer = await self._request("POST", processes.path(id, "/kill"), options, params=params)
+        return _core.parse(ProcessInfo, answer)
 
-    async def delete_process(self, id: str) -> None:
+    async def delete_process(self, id: str, **options: Unpack[CallOptions]) -> None:
         """``DELETE /v1/processes/{id}``: forgets an exited process and its logs
         (``ProcessConflictError`` while it runs)."""
-        await self._request("DELETE", processes.path(id))
+        await self._request("DELETE", processes.path(id), options)
 
-    async def send_process_input(self, id: str, data: str | bytes) -> ProcessInputResponse:
-        """``POST /v1/processes/{id}/input``: writes to its stdin (or terminal), a string as
-        UTF-8, bytes as they are. ``ProcessConflictError`` when its stdin is not open,
-        ``PayloadTooLargeError`` past ``--process-input-bytes``."""
+    async def send_process_input(
+        self, id: str, data: str | bytes | ProcessInputRequest, **options: Unpack[CallOptions]
+    ) -> ProcessInputResponse:
+        """``POST /v1/processes/{id}/input``: writes to its stdin (or terminal): a string as
+        UTF-8, bytes as they are, or the request body. ``ProcessConflictError`` when its stdin
+        is not open, ``PayloadTooLargeError`` past ``--process-input-bytes``."""
         body = processes.input_request(data)
-        answer = await self._request("POST", processes.path(id, "/input"), body=body)
+        answer = await self._request("POST", processes.path(id, "/input"), options, body=body)
         return _core.parse(ProcessInputResponse, answer)
 
     async def get_process_logs(
@@ -433,11 +539,12 @@ class AsyncClient:
         tail: int | None = None,
         since: int | None = None,
         offset: int | None = None,
+        **options: Unpack[CallOptions],
     ) -> ProcessLogsResponse:
         """``GET /v1/processes/{id}/logs``: the output its ring buffer holds, by entry and byte
-        offset (``processes.decode_log_data(entry)`` for an entry's bytes)."""
+        offset (``decode_process_log_data(entry)`` for an entry's bytes)."""
         params = processes.logs_params(stream, tail, since, offset)
-        answer = await self._request("GET", processes.path(id, "/logs"), params=params)
+        answer = await self._request("GET", processes.path(id, "/logs"), options, params=params)
         return _core.parse(ProcessLogsResponse, answer)
 
     async def follow_process_logs(
@@ -450,6 +557,7 @@ class AsyncClient:
         max_retries: int = 10,
         retry_delay: float = 0.25,
         idle_timeout: float = _core.DEFAULT_IDLE_TIMEOUT,
+        timeout: float | None = None,
     ) -> AsyncIterator[processes.ProcessLogEvent]:
         """``GET /v1/processes/{id}/logs?follow=true``: the entries held that match (from
         ``offset`` or after ``since``, else from the oldest held), then new ones as they are read
@@ -458,9 +566,11 @@ class AsyncClient:
 
         A dropped connection is reopened with ``Last-Event-ID`` = the last entry yielded, so
         none is repeated or skipped; ``max_retries`` failed reconnects in a row raise
-        ``StreamError``; problem answers (404...) are raised at once.
+        ``StreamError``; problem answers (404...) are raised at once. ``timeout`` bounds
+        opening each connection (the client's when None); ``idle_timeout`` (0: none) a silence.
         """
         follower = processes.LogFollower(id, stream, since, offset)
+        options = _core.call_options(timeout, None)
         failures = 0
         delay = 0.0
         last_error: BaseException | None = None
@@ -474,6 +584,7 @@ class AsyncClient:
                 async with self._open(
                     "GET",
                     follower.path,
+                    options,
                     params=follower.params(),
                     headers=follower.headers(),
                     read_timeout=idle_timeout,
@@ -489,7 +600,7 @@ class AsyncClient:
                         yield event
                         if isinstance(event, ProcessInfo):
                             return
-            except SandboxAgentError as error:
+            except AgentplexError as error:
                 if not _core.retryable(error):
                     raise
                 last_error = error
@@ -499,17 +610,33 @@ class AsyncClient:
                 failures += 1
                 delay = _core.backoff(retry_delay, failures)
 
-    async def resize_process_terminal(self, id: str, cols: int, rows: int) -> ProcessTerminalResizeRequest:
+    async def resize_process_terminal(
+        self, id: str, cols: int, rows: int, **options: Unpack[CallOptions]
+    ) -> ProcessTerminalResizeRequest:
         """``POST /v1/processes/{id}/terminal/resize``: sets a terminal's size; the size set."""
         body = ProcessTerminalResizeRequest(cols=cols, rows=rows)
-        answer = await self._request("POST", processes.path(id, "/terminal/resize"), body=body)
+        answer = await self._request("POST", processes.path(id, "/terminal/resize"), options, body=body)
         return _core.parse(ProcessTerminalResizeRequest, answer)
 
-    async def connect_process_terminal(self, id: str, *, timeout: float = 10.0) -> AsyncProcessTerminal:
+    def build_process_terminal_web_socket_url(self, id: str, *, access_token: str | None = None) -> str:
+        """The ``ws:`` (or ``wss:``) URL of a process's terminal, with the token
+        (``access_token``, else the client's) as the ``access_token`` query parameter, for a
+        client that cannot send headers (a browser's WebSocket)."""
+        return processes.terminal_url(self.base_url, id, access_token or self.token)
+
+    async def connect_process_terminal(
+        self, id: str, *, timeout: float | None = None
+    ) -> AsyncProcessTerminal:
         """Opens the WebSocket of a process's terminal (``GET .../terminal/ws``) and returns once
-        the daemon is ready: read its output (the scrollback first), send keystrokes and
-        resizes. ``ProcessNotFoundError``, ``ProcessConflictError`` (it has no terminal) or
-        ``TokenInvalidError`` when the daemon refuses the socket."""
+        the daemon is ready (within ``timeout``, the client's when None; 0: no limit): read its
+        output (the scrollback first), send keystrokes and resizes. ``ProcessNotFoundError``,
+        ``ProcessConflictError`` (it has no terminal), ``TokenInvalidError`` when the daemon
+        refuses the socket, ``TimeoutError`` past the limit."""
         url = processes.terminal_url(self.base_url, id)
         headers = processes.handshake_headers(self._headers)
-        return await AsyncProcessTerminal.open(url, headers, id, timeout)
+        limit = _core.call_limit(_core.call_options(timeout, None), self._timeout)
+        return await AsyncProcessTerminal.open(url, headers, id, limit)
+
+
+AsyncClient = AsyncAgentplex
+"""Deprecated: the 0.2 name of ``AsyncAgentplex``."""

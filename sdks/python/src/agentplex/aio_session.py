@@ -10,17 +10,19 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import httpx
+from typing_extensions import Unpack
 
 from . import _core
 from ._core import (
     AsyncPermissionHandler,
     AsyncQuestionHandler,
+    CallOptions,
     MessageInput,
     PromptResult,
     QuestionAnswer,
     seg,
 )
-from .errors import SandboxAgentError
+from .errors import AgentplexError
 from .generated.models import (
     CreateSessionResponse,
     EventsResponse,
@@ -32,78 +34,62 @@ from .generated.models import (
     SessionInfo,
     UniversalEvent,
 )
+from .listeners import Listeners
 
 T = TypeVar("T")
 
 if TYPE_CHECKING:
-    from .aio import AsyncClient
+    from .aio import AsyncAgentplex
 
 
-class AsyncSession:
-    """A handle on the session ``id`` of an ``AsyncClient``."""
+class AsyncSession(Listeners[AsyncPermissionHandler, AsyncQuestionHandler]):
+    """A handle on the session ``id`` of an ``AsyncAgentplex`` client: the methods of
+    ``Session``, awaited. Listeners and handlers may be plain functions or coroutine functions."""
 
     def __init__(
         self,
-        client: AsyncClient,
+        client: AsyncAgentplex,
         id: str,
         *,
         info: SessionInfo | None = None,
         created: CreateSessionResponse | None = None,
     ) -> None:
+        super().__init__()
         self.client = client
         self.id = id
         """The session id."""
         self.info = info
-        """The session as last listed (``get_session``, ``refresh``); None until then."""
+        """The session as last read (``get_session``, ``refresh``); None until then."""
         self.created = created
         """The daemon's answer to the creation, for a session made by ``create_session``."""
-        self._permission_listeners: list[AsyncPermissionHandler] = []
-        self._question_listeners: list[AsyncQuestionHandler] = []
 
     @property
     def _path(self) -> str:
         return f"/v1/sessions/{seg(self.id)}"
 
-    def on_permission(self, listener: AsyncPermissionHandler) -> AsyncSession:
-        """Adds a permission listener (a function or a coroutine function); the rule for who
-        answers is ``Session.on_permission``'s: the call's own handler, then the listeners in
-        the order added, the first reply answers."""
-        self._permission_listeners.append(listener)
-        return self
-
-    def on_question(self, listener: AsyncQuestionHandler) -> AsyncSession:
-        """Adds a question listener; the same rule as ``on_permission``."""
-        self._question_listeners.append(listener)
-        return self
-
-    def off_permission(self, listener: AsyncPermissionHandler) -> AsyncSession:
-        """Removes a permission listener added with ``on_permission`` (no error if absent)."""
-        _core.discard(self._permission_listeners, listener)
-        return self
-
-    def off_question(self, listener: AsyncQuestionHandler) -> AsyncSession:
-        """Removes a question listener added with ``on_question`` (no error if absent)."""
-        _core.discard(self._question_listeners, listener)
-        return self
-
-    async def refresh(self) -> SessionInfo:
+    async def refresh(self, **options: Unpack[CallOptions]) -> SessionInfo:
         """Reads the session again (``GET /v1/sessions/{id}``) and updates ``info``."""
-        self.info = await self.client._session_info(self.id)
+        self.info = await self.client._session_info(self.id, options)
         return self.info
 
-    async def send(self, message: MessageInput) -> None:
+    async def send(self, message: MessageInput, **options: Unpack[CallOptions]) -> None:
         """``POST .../messages``: sends a message. It starts a turn at once, or waits in the
         queue while a turn runs. Returns when the daemon accepted it."""
-        await self.client._request("POST", f"{self._path}/messages", body=_core.to_message_request(message))
+        body = _core.to_message_request(message)
+        await self.client._request("POST", f"{self._path}/messages", options, body=body)
 
     async def get_events(
-        self, offset: int | None = None, *, limit: int | None = None, include_raw: bool = False
+        self,
+        offset: int | None = None,
+        *,
+        limit: int | None = None,
+        include_raw: bool = False,
+        **options: Unpack[CallOptions],
     ) -> EventsResponse:
         """``GET .../events``: a page of the transcript after ``offset``."""
         params = _core.query(offset=offset, limit=limit, includeRaw=include_raw or None)
-        return _core.parse(
-            EventsResponse, await self.client._request("GET", f"{self._path}/events", params=params)
-        )
+        answer = await self.client._request("GET", f"{self._path}/events", options, params=params)
+        return _core.parse(EventsResponse, answer)
 
     async def events(
         self,
@@ -115,6 +101,7 @@ class AsyncSession:
         max_retries: int = 10,
         retry_delay: float = 0.25,
         idle_timeout: float = _core.DEFAULT_IDLE_TIMEOUT,
+        timeout: float | None = None,
     ) -> AsyncIterator[UniversalEvent]:
         """The transcript after ``offset``, then live events as they happen (``GET .../events/sse``).
 
@@ -122,14 +109,17 @@ class AsyncSession:
         last sequence yielded, so no event is repeated or skipped; ``max_retries`` failed
         reconnects in a row raise ``StreamError``. Ends after ``session.ended``. Permission and
         question handlers run before their event is yielded; requests resolved before the
-        iteration started are not handed to them.
+        iteration started are not handed to them. ``idle_timeout`` (0: none) takes a silent
+        connection for dropped; ``timeout`` bounds opening each connection (the client's when
+        None). Cancelling the task that iterates closes the connection.
         """
+        settings = _core.StreamSettings(include_raw, max_retries, retry_delay, idle_timeout, timeout)
         on_permission = _first_reply([on_permission, *self._permission_listeners])
         on_question = _first_reply([on_question, *self._question_listeners])
         settled: set[str] = set()
         if on_permission or on_question:
-            settled = await self._settled(offset)
-        async for event in self._follow(offset, include_raw, max_retries, retry_delay, idle_timeout):
+            settled = await self._settled(offset, settings)
+        async for event in self._follow(offset, settings):
             await self._answer(event, on_permission, on_question, settled)
             yield event
 
@@ -143,11 +133,15 @@ class AsyncSession:
         max_retries: int = 10,
         retry_delay: float = 0.25,
         idle_timeout: float = _core.DEFAULT_IDLE_TIMEOUT,
+        timeout: float | None = None,
     ) -> AsyncIterator[UniversalEvent]:
         """Sends ``message`` and yields the events of its turn as they come, until ``turn.ended``
         (or ``session.ended``): ``POST .../messages/stream``, then ``.../events/sse`` after a
-        request that needs the client. Permission requests and questions go to the handlers
-        (the call's, else the session's); without one, the turn waits until someone replies."""
+        request that needs the client (or a dropped connection). Permission requests and
+        questions go to the handlers (the call's, else the session's) before their event is
+        yielded; without one, the turn waits until someone replies. The other arguments are
+        those of ``events()``."""
+        settings = _core.StreamSettings(include_raw, max_retries, retry_delay, idle_timeout, timeout)
         on_permission = _first_reply([on_permission, *self._permission_listeners])
         on_question = _first_reply([on_question, *self._question_listeners])
         settled: set[str] = set()
@@ -155,7 +149,12 @@ class AsyncSession:
         params = _core.query(includeRaw=include_raw or None)
         body = _core.to_message_request(message)
         async with self.client._open(
-            "POST", f"{self._path}/messages/stream", params=params, body=body, read_timeout=idle_timeout
+            "POST",
+            f"{self._path}/messages/stream",
+            settings.options,
+            params=params,
+            body=body,
+            read_timeout=idle_timeout,
         ) as response:
             decoder = _core.SseDecoder()
             try:
@@ -173,7 +172,7 @@ class AsyncSession:
                 pass  # dropped: follow the rest below
         if last == 0:
             await self._nothing_came()
-        async for event in self._follow(last, include_raw, max_retries, retry_delay, idle_timeout):
+        async for event in self._follow(last, settings):
             await self._answer(event, on_permission, on_question, settled)
             yield event
             if _core.ends_turn(event):
@@ -190,6 +189,7 @@ class AsyncSession:
         max_retries: int = 10,
         retry_delay: float = 0.25,
         idle_timeout: float = _core.DEFAULT_IDLE_TIMEOUT,
+        timeout: float | None = None,
     ) -> PromptResult:
         """Sends ``message`` and returns when its turn ends, with the turn's events, completed
         items and assistant text (``stream()`` collected). ``on_event`` sees every event as it
@@ -203,64 +203,71 @@ class AsyncSession:
             max_retries=max_retries,
             retry_delay=retry_delay,
             idle_timeout=idle_timeout,
+            timeout=timeout,
         ):
             events.append(event)
             if on_event is not None:
                 await _maybe_await(on_event(event))
         return _core.summarize(events)
 
-    async def reply_permission(self, permission_id: str, reply: PermissionReply) -> None:
+    async def reply_permission(
+        self, permission_id: str, reply: PermissionReply, **options: Unpack[CallOptions]
+    ) -> None:
         """``POST .../permissions/{id}/reply``: ``once``, ``always`` or ``reject``."""
         path = f"{self._path}/permissions/{seg(permission_id)}/reply"
-        await self.client._request("POST", path, body=PermissionReplyRequest(reply=reply))
+        await self.client._request("POST", path, options, body=PermissionReplyRequest(reply=reply))
 
     async def reply_question(
-        self, question_id: str, answers: Sequence[Sequence[str]] | Sequence[str]
+        self,
+        question_id: str,
+        answers: Sequence[Sequence[str]] | Sequence[str],
+        **options: Unpack[CallOptions],
     ) -> None:
         """``POST .../questions/{id}/reply``: one list of chosen options per prompt, or a flat
         list for a single prompt."""
         path = f"{self._path}/questions/{seg(question_id)}/reply"
-        await self.client._request("POST", path, body=QuestionReplyRequest(answers=_core.to_answers(answers)))
+        body = QuestionReplyRequest(answers=_core.to_answers(answers))
+        await self.client._request("POST", path, options, body=body)
 
-    async def reject_question(self, question_id: str) -> None:
+    async def reject_question(self, question_id: str, **options: Unpack[CallOptions]) -> None:
         """``POST .../questions/{id}/reject``: declines to answer."""
-        await self.client._request("POST", f"{self._path}/questions/{seg(question_id)}/reject")
+        await self.client._request("POST", f"{self._path}/questions/{seg(question_id)}/reject", options)
 
-    async def cancel(self) -> None:
+    async def cancel(self, **options: Unpack[CallOptions]) -> None:
         """``POST .../cancel``: interrupts the running turn and keeps the session."""
-        await self.client._request("POST", f"{self._path}/cancel")
+        await self.client._request("POST", f"{self._path}/cancel", options)
 
-    async def terminate(self) -> None:
+    async def terminate(self, **options: Unpack[CallOptions]) -> None:
         """``POST .../terminate``: ends the session and kills its processes."""
-        await self.client._request("POST", f"{self._path}/terminate")
+        await self.client._request("POST", f"{self._path}/terminate", options)
 
-    async def delete(self) -> None:
+    async def delete(self, **options: Unpack[CallOptions]) -> None:
         """``DELETE /v1/sessions/{id}``: removes the session and its transcript for good."""
-        await self.client._request("DELETE", self._path)
+        await self.client._request("DELETE", self._path, options)
 
     # -- internals --------------------------------------------------------------------------
 
     async def _nothing_came(self) -> None:
         """Raises why a turn stream brought no event."""
         if (await self.refresh()).ended:
-            raise SandboxAgentError.create(
+            raise AgentplexError.create(
                 "session_ended",
                 409,
                 f'session "{self.id}" ended before the message\'s turn started',
                 session_id=self.id,
             )
-        raise SandboxAgentError.create(
+        raise AgentplexError.create(
             "stream_error",
             0,
             f'the turn stream of session "{self.id}" ended before the turn started',
             session_id=self.id,
         )
 
-    async def _settled(self, offset: int) -> set[str]:
+    async def _settled(self, offset: int, settings: _core.StreamSettings) -> set[str]:
         """The requests resolved in the transcript after ``offset``: handlers must not see them."""
         return {
             key
-            for event in (await self.get_events(offset)).events
+            for event in (await self.get_events(offset, **settings.options)).events
             if _core.is_resolved(event) and (key := _core.request_key(event)) is not None
         }
 
@@ -290,7 +297,7 @@ class AsyncSession:
                 if answer is not None:
                     settled.add(key)
                     await self._answer_question(data.question_id, answer)
-        except SandboxAgentError as error:
+        except AgentplexError as error:
             # The request is gone (answered elsewhere, cancelled, the session ended).
             if error.code not in ("request_not_found", "session_ended"):
                 raise
@@ -301,9 +308,7 @@ class AsyncSession:
         else:
             await self.reply_question(question_id, answer)
 
-    async def _follow(
-        self, offset: int, include_raw: bool, max_retries: int, retry_delay: float, idle_timeout: float
-    ) -> AsyncIterator[UniversalEvent]:
+    async def _follow(self, offset: int, settings: _core.StreamSettings) -> AsyncIterator[UniversalEvent]:
         """The SSE transcript after ``offset``, reconnecting with ``Last-Event-ID`` from the last
         sequence yielded; fills a gap from ``GET .../events`` should one ever appear."""
         last = offset
@@ -311,7 +316,7 @@ class AsyncSession:
         delay = 0.0
         last_error: BaseException | None = None
         while True:
-            if failures > max_retries:
+            if failures > settings.max_retries:
                 raise _core.stream_failed(self.id, failures, last_error)
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -320,9 +325,10 @@ class AsyncSession:
                 async with self.client._open(
                     "GET",
                     f"{self._path}/events/sse",
-                    params=_core.query(offset=last, includeRaw=include_raw or None),
+                    settings.options,
+                    params=_core.query(offset=last, includeRaw=settings.include_raw or None),
                     headers={"last-event-id": str(last)} if last > 0 else {},
-                    read_timeout=idle_timeout,
+                    read_timeout=settings.idle_timeout,
                 ) as response:
                     decoder = _core.SseDecoder()
                     async for line in _core.aread_lines(response.aiter_lines()):
@@ -336,37 +342,38 @@ class AsyncSession:
                             continue
                         batch = [event]
                         if event.sequence > last + 1:
-                            batch = [*(await self._missing(last, event.sequence, include_raw)), event]
+                            batch = [*(await self._missing(last, event.sequence, settings)), event]
                         for item in batch:
                             last = item.sequence
                             progressed = True
                             yield item
                             if item.type == "session.ended":
                                 return
-            except SandboxAgentError as error:
+            except AgentplexError as error:
                 if not _core.retryable(error):
                     raise
                 last_error = error
             # The stream ended or dropped before `session.ended`.
             if not progressed:
                 try:
-                    info = await self.refresh()
+                    info = await self.refresh(**settings.options)
                     if info.ended and info.event_count <= last:
                         return
-                except SandboxAgentError as error:
+                except AgentplexError as error:
                     if not _core.retryable(error):
                         raise
                     last_error = error
                     alive = False
             if alive:
-                delay = 0.0 if progressed else retry_delay
+                delay = 0.0 if progressed else settings.retry_delay
             else:
                 failures += 1
-                delay = _core.backoff(retry_delay, failures)
+                delay = _core.backoff(settings.retry_delay, failures)
 
-    async def _missing(self, after: int, before: int, include_raw: bool) -> list[UniversalEvent]:
+    async def _missing(self, after: int, before: int, settings: _core.StreamSettings) -> list[UniversalEvent]:
         """Events strictly between ``after`` and ``before``, from ``GET .../events``."""
-        page = await self.get_events(after, limit=before - after - 1, include_raw=include_raw)
+        limit = before - after - 1
+        page = await self.get_events(after, limit=limit, include_raw=settings.include_raw, **settings.options)
         return [e for e in page.events if after < e.sequence < before]
 
 

@@ -1,19 +1,22 @@
-"""``Client``: the synchronous client of the daemon's ``/v1`` routes. Session routes live on
-``Session`` (``agentplex.session``); the filesystem routes (``/v1/fs/*``) are here."""
+"""``Agentplex``: the synchronous client of the daemon's ``/v1`` routes (``Client``, its 0.2
+name, is a deprecated alias). Session routes live on ``Session`` (``agentplex.session``); the
+filesystem routes (``/v1/fs/*``) are here. sdks/surface.json lists the methods, the same as
+the TypeScript SDK's in snake_case."""
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any
 
 import httpx
+from typing_extensions import Unpack
 
-from . import _core, processes
-from ._core import seg
-from .errors import SandboxAgentError
+from . import _core, install, processes
+from ._core import CallOptions, seg
+from .errors import AgentplexError
 from .generated.models import (
     AdaptersReloadResponse,
     AgentInfo,
@@ -40,6 +43,7 @@ from .generated.models import (
     ProcessConfig,
     ProcessCreateRequest,
     ProcessInfo,
+    ProcessInputRequest,
     ProcessInputResponse,
     ProcessListResponse,
     ProcessLogsResponse,
@@ -58,14 +62,16 @@ FsBody = bytes | str | Iterable[bytes]
 iterable of byte chunks (sent chunked as it is read, never held whole, e.g. an open file)."""
 
 
-class Client:
+class Agentplex:
     """A client of the daemon at ``base_url`` (``http://127.0.0.1:2468``; a path prefix is kept).
 
     ``token`` is sent as ``Authorization: Bearer <token>``. Use it as a context manager, or
-    call ``close()``, to release its connections. ``timeout`` bounds each request;
+    call ``close()``, to release its connections. ``timeout`` is the time limit of one call in
+    seconds, retries included (30; 0 or None: none), past which it raises ``TimeoutError``;
     ``max_retries`` and ``retry_delay`` (seconds, doubling) set how an idempotent request
     (``GET``; ``PUT`` of bytes) is sent again after a dropped connection or a 502/503/504.
-    ``POST`` and ``DELETE`` are never sent twice.
+    ``POST`` and ``DELETE`` are never sent twice. Every method takes ``timeout=`` and
+    ``max_retries=`` for itself (``CallOptions``).
     """
 
     def __init__(
@@ -74,7 +80,7 @@ class Client:
         token: str | None = None,
         *,
         headers: dict[str, str] | None = None,
-        timeout: httpx.Timeout | float = _core.DEFAULT_TIMEOUT,
+        timeout: float | httpx.Timeout | None = _core.DEFAULT_TIMEOUT,
         max_retries: int = _core.DEFAULT_MAX_RETRIES,
         retry_delay: float = _core.DEFAULT_RETRY_DELAY,
         transport: httpx.BaseTransport | None = None,
@@ -85,22 +91,17 @@ class Client:
         """The daemon's address, without a trailing slash."""
         self.token = token
         """The token sent with every request, if any."""
-        self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self._timeout = _core.seconds(timeout)
         self._max_retries = max_retries
         self._retry_delay = retry_delay
         self._headers = _core.headers(token, headers)
-        self._http = httpx.Client(
-            base_url=self.base_url,
-            headers=self._headers,
-            timeout=self._timeout,
-            transport=transport,
-        )
+        self._http = httpx.Client(base_url=self.base_url, headers=self._headers, transport=transport)
 
     def close(self) -> None:
         """Closes the client's connections."""
         self._http.close()
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> Agentplex:
         return self
 
     def __exit__(
@@ -117,18 +118,20 @@ class Client:
         self,
         method: str,
         path: str,
+        options: CallOptions,
         *,
         params: dict[str, Any] | None = None,
         body: Any = None,
         content: _core.RawContent | None = None,
         headers: dict[str, str] | None = None,
-        timeout: httpx.Timeout | None = None,
+        unlimited: bool = False,
     ) -> httpx.Response:
-        """Sends a request; the response when 2xx, else its ``SandboxAgentError``. An
-        idempotent one (``_core.idempotent``) is sent again after a dropped connection or a
-        502/503/504, up to ``max_retries`` times."""
+        """Sends a request within the call's time limit (none for a call that may take long:
+        ``unlimited``); the response when 2xx, else its ``AgentplexError``. An idempotent one
+        is sent again after a dropped connection or a 502/503/504 (``_core.retries``)."""
         payload = _core.json_body(body) if body is not None else content
-        retries = self._max_retries if _core.idempotent(method, payload) else 0
+        retries = _core.retries(method, payload, options, self._max_retries)
+        deadline = _core.Deadline(_core.call_limit(options, self._timeout, unlimited), f"{method} {path}")
         attempt = 0
         while True:
             try:
@@ -141,16 +144,18 @@ class Client:
                         **({"content-type": "application/json"} if body is not None else {}),
                         **(headers or {}),
                     },
-                    timeout=timeout or self._timeout,
+                    timeout=deadline.timeout(),
                 )
+            except httpx.TimeoutException as error:
+                raise deadline.expired() from error
             except httpx.HTTPError as error:
                 if attempt < retries and _core.transient(error):
-                    time.sleep(_core.retry_delay(self._retry_delay, attempt))
+                    time.sleep(deadline.pause(_core.retry_delay(self._retry_delay, attempt)))
                     attempt += 1
                     continue
                 raise _core.network_error(error, f"{method} {path}") from error
             if attempt < retries and response.status_code in _core.RETRY_STATUSES:
-                time.sleep(_core.retry_delay(self._retry_delay, attempt))
+                time.sleep(deadline.pause(_core.retry_delay(self._retry_delay, attempt)))
                 attempt += 1
                 continue
             return _core.check(response)
@@ -160,14 +165,18 @@ class Client:
         self,
         method: str,
         path: str,
+        options: CallOptions,
         *,
         params: dict[str, Any] | None = None,
         body: Any = None,
         headers: dict[str, str] | None = None,
         read_timeout: float | None = None,
+        unlimited: bool = False,
     ) -> Iterator[httpx.Response]:
-        """Opens a streamed answer; yields it once its status is 2xx, closes it after."""
-        timeout = httpx.Timeout(self._timeout.connect, read=read_timeout or None)
+        """Opens a streamed answer; yields it once its status is 2xx, closes it after. The
+        call's time limit covers opening it; ``read_timeout`` bounds each read after (None or
+        0: none), a silent stream then failing as a ``NetworkError``."""
+        deadline = _core.Deadline(_core.call_limit(options, self._timeout, unlimited), f"{method} {path}")
         request = self._http.build_request(
             method,
             path,
@@ -178,12 +187,12 @@ class Client:
                 **({"content-type": "application/json"} if body is not None else {}),
                 **(headers or {}),
             },
-            timeout=timeout,
+            timeout=deadline.timeout(read=read_timeout or None),
         )
         try:
             response = self._http.send(request, stream=True)
         except httpx.HTTPError as error:
-            raise _core.network_error(error, f"{method} {path}") from error
+            raise _core.open_failed(error, deadline) from error
         try:
             if not response.is_success:
                 try:
@@ -197,57 +206,91 @@ class Client:
 
     # -- the daemon and its agents ------------------------------------------------------------
 
-    def health(self) -> HealthResponse:
+    def health(self, **options: Unpack[CallOptions]) -> HealthResponse:
         """``GET /v1/health``: ``status`` ``ok`` and the daemon's ``version``. Needs no token."""
-        return _core.parse(HealthResponse, self._request("GET", "/v1/health"))
+        return _core.parse(HealthResponse, self._request("GET", "/v1/health", options))
 
-    def openapi(self) -> dict[str, Any]:
+    def openapi(self, **options: Unpack[CallOptions]) -> dict[str, Any]:
         """``GET /v1/openapi.json``: the daemon's OpenAPI document."""
-        document: dict[str, Any] = self._request("GET", "/v1/openapi.json").json()
+        document: dict[str, Any] = self._request("GET", "/v1/openapi.json", options).json()
         return document
 
-    def metrics(self) -> str:
+    def metrics(self, **options: Unpack[CallOptions]) -> str:
         """``GET /metrics``: the daemon's metrics in the OpenMetrics text format."""
-        return self._request("GET", "/metrics").text
+        return self._request("GET", "/metrics", options).text
 
-    def list_agents(self) -> list[AgentInfo]:
+    def list_agents(self, **options: Unpack[CallOptions]) -> list[AgentInfo]:
         """``GET /v1/agents``: every agent the daemon can drive, with install state and capabilities."""
-        return _core.parse(AgentListResponse, self._request("GET", "/v1/agents")).agents
+        return _core.parse(AgentListResponse, self._request("GET", "/v1/agents", options)).agents
 
-    def list_agent_modes(self, agent: str) -> list[AgentModeInfo]:
+    def list_agent_modes(self, agent: str, **options: Unpack[CallOptions]) -> list[AgentModeInfo]:
         """``GET /v1/agents/{agent}/modes``."""
-        return _core.parse(AgentModesResponse, self._request("GET", f"/v1/agents/{seg(agent)}/modes")).modes
+        answer = self._request("GET", f"/v1/agents/{seg(agent)}/modes", options)
+        return _core.parse(AgentModesResponse, answer).modes
 
-    def list_agent_models(self, agent: str) -> AgentModelsResponse:
+    def list_agent_models(self, agent: str, **options: Unpack[CallOptions]) -> AgentModelsResponse:
         """``GET /v1/agents/{agent}/models``: the models, and ``default_model``."""
-        return _core.parse(AgentModelsResponse, self._request("GET", f"/v1/agents/{seg(agent)}/models"))
+        return _core.parse(
+            AgentModelsResponse, self._request("GET", f"/v1/agents/{seg(agent)}/models", options)
+        )
 
-    def install_agent(self, agent: str, *, reinstall: bool | None = None, version: str | None = None) -> None:
-        """``POST /v1/agents/{agent}/install``: installs the agent's binary (nothing to do for builtins)."""
-        request = AgentInstallRequest(reinstall=reinstall, version=version)
-        self._request("POST", f"/v1/agents/{seg(agent)}/install", body=request)
+    def install_agent(
+        self,
+        agent: str,
+        *,
+        reinstall: bool | None = None,
+        version: str | None = None,
+        on_progress: Callable[[install.InstallProgress], None] | None = None,
+        **options: Unpack[CallOptions],
+    ) -> install.InstallResult:
+        """``POST /v1/agents/{agent}/install``: installs the agent's binary (nothing to do for
+        builtins) and returns what was installed. ``on_progress`` sees each step as it runs
+        (the route's event-stream mode). A failure raises ``InstallFailedError`` whose
+        ``detail`` names each source tried. No time limit unless the call gives ``timeout``
+        (it then covers the wait for the daemon's answer)."""
+        for event in self.install_agent_progress(agent, reinstall=reinstall, version=version, **options):
+            if event[0] == "result":
+                return event[1]
+            if on_progress is not None:
+                on_progress(event[1])
+        raise install.ended_without_result(agent)
 
     def install_agent_progress(
-        self, agent: str, *, reinstall: bool | None = None, version: str | None = None
-    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        self,
+        agent: str,
+        *,
+        reinstall: bool | None = None,
+        version: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> Iterator[install.InstallEvent]:
         """``POST /v1/agents/{agent}/install`` as an event stream: ``("progress", {...})`` pairs
         while it runs, then one ``("result", {...})``; an ``error`` event raises its problem."""
         request = AgentInstallRequest(reinstall=reinstall, version=version)
-        with self._open("POST", f"/v1/agents/{seg(agent)}/install", body=request) as response:
-            yield from _core.install_events(_core.read_lines(response.iter_lines()))
+        path = f"/v1/agents/{seg(agent)}/install"
+        with self._open("POST", path, options, body=request, unlimited=True) as response:
+            yield from install.install_events(_core.read_lines(response.iter_lines()))
 
-    def reload_adapters(self) -> AdaptersReloadResponse:
-        """``POST /v1/adapters/reload``: loads the daemon's adapters folder again."""
-        return _core.parse(AdaptersReloadResponse, self._request("POST", "/v1/adapters/reload"))
+    def reload_adapters(self, **options: Unpack[CallOptions]) -> AdaptersReloadResponse:
+        """``POST /v1/adapters/reload``: loads the daemon's adapters folder again; the adapters
+        it holds now, and why each other file was skipped. ``NotConfiguredError`` (409) when
+        the daemon runs without an adapters folder."""
+        return _core.parse(AdaptersReloadResponse, self._request("POST", "/v1/adapters/reload", options))
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def list_sessions(self) -> list[SessionInfo]:
+    def list_sessions(self, **options: Unpack[CallOptions]) -> list[SessionInfo]:
         """``GET /v1/sessions``: every session, live or ended."""
-        return _core.parse(SessionListResponse, self._request("GET", "/v1/sessions")).sessions
+        return _core.parse(SessionListResponse, self._request("GET", "/v1/sessions", options)).sessions
 
     def create_session(
-        self, id: str, request: CreateSessionRequest | None = None, /, **fields: Any
+        self,
+        id: str,
+        request: CreateSessionRequest | None = None,
+        /,
+        *,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        **fields: Any,
     ) -> Session:
         """``POST /v1/sessions/{id}``: creates a session and starts its agent.
 
@@ -255,88 +298,128 @@ class Client:
         ``permission_mode=``, ``model=``, ``title=``, ``env=``, ``mcp=``, ``skills=``...) or as a
         ``CreateSessionRequest``. The daemon's answer is ``session.created`` (``healthy`` False
         with an ``error`` when the agent failed to start; the session then exists and has ended).
+        Creating may install the agent first: no time limit unless the call gives ``timeout``.
         """
         body = request if request is not None else CreateSessionRequest.model_validate(fields)
-        answer = self._request("POST", f"/v1/sessions/{seg(id)}", body=body)
+        options = _core.call_options(timeout, max_retries)
+        answer = self._request("POST", f"/v1/sessions/{seg(id)}", options, body=body, unlimited=True)
         return Session(self, id, created=_core.parse(CreateSessionResponse, answer))
 
-    def get_session(self, id: str) -> Session:
-        """The session with this id, with its current ``info``; ``SessionNotFoundError`` if none."""
-        return Session(self, id, info=self._session_info(id))
+    def get_session(self, id: str, **options: Unpack[CallOptions]) -> Session:
+        """``GET /v1/sessions/{id}``: the session, with its current ``info``;
+        ``SessionNotFoundError`` when there is none."""
+        return Session(self, id, info=self._session_info(id, options))
 
     def session(self, id: str) -> Session:
         """A handle on a session by id, without a request (for a session known to exist)."""
         return Session(self, id)
 
-    def _session_info(self, id: str) -> SessionInfo:
-        return _core.parse(SessionInfo, self._request("GET", f"/v1/sessions/{seg(id)}"))
+    def _session_info(self, id: str, options: CallOptions) -> SessionInfo:
+        return _core.parse(SessionInfo, self._request("GET", f"/v1/sessions/{seg(id)}", options))
 
     # -- files (/v1/fs/*) -------------------------------------------------------------------
 
-    def list_fs_entries(self, path: str | None = None, *, session_id: str | None = None) -> list[FsEntry]:
+    def list_fs_entries(
+        self, path: str | None = None, *, session_id: str | None = None, **options: Unpack[CallOptions]
+    ) -> list[FsEntry]:
         """``GET /v1/fs/entries``: a directory's entries, sorted by name (default: the session's
         directory, or the daemon user's home)."""
         params = FsEntriesQuery(path=path, session_id=session_id).to_wire()
-        answer = self._request("GET", "/v1/fs/entries", params=params)
-        return _core.parse_list(FsEntry, answer)
+        return _core.parse_list(FsEntry, self._request("GET", "/v1/fs/entries", options, params=params))
 
-    def read_fs_file(self, path: str, *, session_id: str | None = None) -> bytes:
-        """``GET /v1/fs/file``: a file's bytes, read whole (``iter_fs_file`` for large files)."""
+    def read_fs_file(
+        self, path: str, *, session_id: str | None = None, **options: Unpack[CallOptions]
+    ) -> bytes:
+        """``GET /v1/fs/file``: a file's bytes, read whole (``read_fs_file_stream`` for large files)."""
         params = FsPathQuery(path=path, session_id=session_id).to_wire()
-        return self._request("GET", "/v1/fs/file", params=params).content
+        return self._request("GET", "/v1/fs/file", options, params=params).content
 
-    def iter_fs_file(
-        self, path: str, *, session_id: str | None = None, chunk_size: int = 65536
+    def read_fs_file_stream(
+        self,
+        path: str,
+        *,
+        session_id: str | None = None,
+        chunk_size: int = 65536,
+        **options: Unpack[CallOptions],
     ) -> Iterator[bytes]:
-        """``GET /v1/fs/file``: a file's bytes in chunks, streamed."""
+        """``GET /v1/fs/file``: a file's bytes in chunks, streamed (the call's time limit bounds
+        the wait for each chunk)."""
         params = FsPathQuery(path=path, session_id=session_id).to_wire()
-        with self._open("GET", "/v1/fs/file", params=params, headers={"accept": "*/*"}) as response:
+        limit = _core.call_limit(options, self._timeout)
+        with self._open(
+            "GET", "/v1/fs/file", options, params=params, headers={"accept": "*/*"}, read_timeout=limit
+        ) as response:
             try:
                 yield from response.iter_bytes(chunk_size)
             except httpx.HTTPError as error:
                 raise _core.network_error(error, "reading the file") from error
 
-    def write_fs_file(self, path: str, body: FsBody, *, session_id: str | None = None) -> FsWriteResponse:
+    iter_fs_file = read_fs_file_stream
+    """Deprecated: the 0.2 name of ``read_fs_file_stream``."""
+
+    def write_fs_file(
+        self, path: str, body: FsBody, *, session_id: str | None = None, **options: Unpack[CallOptions]
+    ) -> FsWriteResponse:
         """``PUT /v1/fs/file``: writes a file (and its parents), replaced once the whole body arrived."""
         params = FsPathQuery(path=path, session_id=session_id).to_wire()
         answer = self._request(
             "PUT",
             "/v1/fs/file",
+            options,
             params=params,
             content=_core.byte_chunks(body),
             headers={"content-type": "application/octet-stream"},
         )
         return _core.parse(FsWriteResponse, answer)
 
-    def stat_fs(self, path: str, *, session_id: str | None = None) -> FsStat:
+    def stat_fs(self, path: str, *, session_id: str | None = None, **options: Unpack[CallOptions]) -> FsStat:
         """``GET /v1/fs/stat``: a path's type, size and modification time."""
         params = FsPathQuery(path=path, session_id=session_id).to_wire()
-        return _core.parse(FsStat, self._request("GET", "/v1/fs/stat", params=params))
+        return _core.parse(FsStat, self._request("GET", "/v1/fs/stat", options, params=params))
 
-    def mkdir_fs(self, path: str, *, session_id: str | None = None) -> FsActionResponse:
+    def mkdir_fs(
+        self, path: str, *, session_id: str | None = None, **options: Unpack[CallOptions]
+    ) -> FsActionResponse:
         """``POST /v1/fs/mkdir``: creates a directory and its parents (an existing one is fine)."""
         params = FsPathQuery(path=path, session_id=session_id).to_wire()
-        return _core.parse(FsActionResponse, self._request("POST", "/v1/fs/mkdir", params=params))
+        return _core.parse(FsActionResponse, self._request("POST", "/v1/fs/mkdir", options, params=params))
 
     def move_fs(
-        self, from_: str, to: str, *, overwrite: bool | None = None, session_id: str | None = None
+        self,
+        from_: str,
+        to: str,
+        *,
+        overwrite: bool | None = None,
+        session_id: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> FsMoveResponse:
         """``POST /v1/fs/move``: moves or renames ``from_`` to ``to``; ``PathConflictError`` when
         ``to`` exists, unless ``overwrite``."""
         params = FsSessionQuery(session_id=session_id).to_wire()
         body = FsMoveRequest(from_=from_, to=to, overwrite=overwrite)
-        return _core.parse(FsMoveResponse, self._request("POST", "/v1/fs/move", params=params, body=body))
+        answer = self._request("POST", "/v1/fs/move", options, params=params, body=body)
+        return _core.parse(FsMoveResponse, answer)
 
     def delete_fs_entry(
-        self, path: str, *, session_id: str | None = None, recursive: bool | None = None
+        self,
+        path: str,
+        *,
+        session_id: str | None = None,
+        recursive: bool | None = None,
+        **options: Unpack[CallOptions],
     ) -> FsActionResponse:
         """``DELETE /v1/fs/entry``: deletes a file, link or directory (a non-empty one only
         with ``recursive``)."""
         params = FsDeleteQuery(path=path, session_id=session_id, recursive=recursive).to_wire()
-        return _core.parse(FsActionResponse, self._request("DELETE", "/v1/fs/entry", params=params))
+        return _core.parse(FsActionResponse, self._request("DELETE", "/v1/fs/entry", options, params=params))
 
     def upload_fs_batch(
-        self, body: FsBody, *, path: str | None = None, session_id: str | None = None
+        self,
+        body: FsBody,
+        *,
+        path: str | None = None,
+        session_id: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> FsUploadBatchResponse:
         """``POST /v1/fs/upload-batch``: unpacks a tar archive (plain or gzip) under ``path``;
         all or nothing."""
@@ -344,6 +427,7 @@ class Client:
         answer = self._request(
             "POST",
             "/v1/fs/upload-batch",
+            options,
             params=params,
             content=_core.byte_chunks(body),
             headers={"content-type": "application/x-tar"},
@@ -352,61 +436,86 @@ class Client:
 
     # -- processes (/v1/processes) ------------------------------------------------------------
 
-    def get_process_config(self) -> ProcessConfig:
+    def get_process_config(self, **options: Unpack[CallOptions]) -> ProcessConfig:
         """``GET /v1/processes/config``: the daemon's process limits (set by its flags)."""
-        return _core.parse(ProcessConfig, self._request("GET", "/v1/processes/config"))
+        return _core.parse(ProcessConfig, self._request("GET", "/v1/processes/config", options))
 
-    def run_process(self, request: ProcessRunRequest | None = None, /, **fields: Any) -> ProcessRunResponse:
+    def run_process(
+        self,
+        request: ProcessRunRequest | None = None,
+        /,
+        *,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        **fields: Any,
+    ) -> ProcessRunResponse:
         """``POST /v1/processes/run``: runs a command to its end; its exit status and output.
 
         Give the body as keyword arguments (``command="sh"``, ``args=[...]``, ``cwd=``,
         ``env=``, ``stdin=``, ``timeout_ms=``, ``max_output_bytes=``...) or as a
         ``ProcessRunRequest``. The daemon kills the run at ``timeout_ms`` (30 s when absent), so
-        the answer is waited for without a read timeout.
+        the call has no time limit of its own unless it gives ``timeout``.
         """
         body = request if request is not None else ProcessRunRequest.model_validate(fields)
-        timeout = httpx.Timeout(self._timeout.connect, read=None)
-        answer = self._request("POST", "/v1/processes/run", body=body, timeout=timeout)
+        options = _core.call_options(timeout, max_retries)
+        answer = self._request("POST", "/v1/processes/run", options, body=body, unlimited=True)
         return _core.parse(ProcessRunResponse, answer)
 
-    def create_process(self, request: ProcessCreateRequest | None = None, /, **fields: Any) -> ProcessInfo:
+    def create_process(
+        self,
+        request: ProcessCreateRequest | None = None,
+        /,
+        *,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        **fields: Any,
+    ) -> ProcessInfo:
         """``POST /v1/processes``: starts a managed process (``tty=True`` for a terminal,
         ``interactive=True`` to keep its stdin open), as keyword arguments or a
         ``ProcessCreateRequest``."""
         body = request if request is not None else ProcessCreateRequest.model_validate(fields)
-        return _core.parse(ProcessInfo, self._request("POST", "/v1/processes", body=body))
+        options = _core.call_options(timeout, max_retries)
+        return _core.parse(ProcessInfo, self._request("POST", "/v1/processes", options, body=body))
 
-    def list_processes(self) -> list[ProcessInfo]:
+    def list_processes(self, **options: Unpack[CallOptions]) -> list[ProcessInfo]:
         """``GET /v1/processes``: every process not deleted, oldest first."""
-        return _core.parse(ProcessListResponse, self._request("GET", "/v1/processes")).processes
+        return _core.parse(ProcessListResponse, self._request("GET", "/v1/processes", options)).processes
 
-    def get_process(self, id: str) -> ProcessInfo:
+    def get_process(self, id: str, **options: Unpack[CallOptions]) -> ProcessInfo:
         """``GET /v1/processes/{id}``; ``ProcessNotFoundError`` for an unknown id."""
-        return _core.parse(ProcessInfo, self._request("GET", processes.path(id)))
+        return _core.parse(ProcessInfo, self._request("GET", processes.path(id), options))
 
-    def stop_process(self, id: str, *, wait_ms: int | None = None) -> ProcessInfo:
+    def stop_process(
+        self, id: str, *, wait_ms: int | None = None, **options: Unpack[CallOptions]
+    ) -> ProcessInfo:
         """``POST /v1/processes/{id}/stop``: SIGTERM to its process group, SIGKILL after the
         daemon's grace; with ``wait_ms``, answers once it exited or ``wait_ms`` passed."""
         params = processes.signal_params(wait_ms)
-        return _core.parse(ProcessInfo, self._request("POST", processes.path(id, "/stop"), params=params))
+        answer = self._request("POST", processes.path(id, "/stop"), options, params=params)
+        return _core.parse(ProcessInfo, answer)
 
-    def kill_process(self, id: str, *, wait_ms: int | None = None) -> ProcessInfo:
+    def kill_process(
+        self, id: str, *, wait_ms: int | None = None, **options: Unpack[CallOptions]
+    ) -> ProcessInfo:
         """``POST /v1/processes/{id}/kill``: SIGKILL to its process group (``wait_ms`` as for
         ``stop_process``)."""
         params = processes.signal_params(wait_ms)
-        return _core.parse(ProcessInfo, self._request("POST", processes.path(id, "/kill"), params=params))
+        answer = self._request("POST", processes.path(id, "/kill"), options, params=params)
+        return _core.parse(ProcessInfo, answer)
 
-    def delete_process(self, id: str) -> None:
+    def delete_process(self, id: str, **options: Unpack[CallOptions]) -> None:
         """``DELETE /v1/processes/{id}``: forgets an exited process and its logs
         (``ProcessConflictError`` while it runs)."""
-        self._request("DELETE", processes.path(id))
+        self._request("DELETE", processes.path(id), options)
 
-    def send_process_input(self, id: str, data: str | bytes) -> ProcessInputResponse:
-        """``POST /v1/processes/{id}/input``: writes to its stdin (or terminal), a string as
-        UTF-8, bytes as they are. ``ProcessConflictError`` when its stdin is not open,
-        ``PayloadTooLargeError`` past ``--process-input-bytes``."""
+    def send_process_input(
+        self, id: str, data: str | bytes | ProcessInputRequest, **options: Unpack[CallOptions]
+    ) -> ProcessInputResponse:
+        """``POST /v1/processes/{id}/input``: writes to its stdin (or terminal): a string as
+        UTF-8, bytes as they are, or the request body. ``ProcessConflictError`` when its stdin
+        is not open, ``PayloadTooLargeError`` past ``--process-input-bytes``."""
         body = processes.input_request(data)
-        answer = self._request("POST", processes.path(id, "/input"), body=body)
+        answer = self._request("POST", processes.path(id, "/input"), options, body=body)
         return _core.parse(ProcessInputResponse, answer)
 
     def get_process_logs(
@@ -417,11 +526,12 @@ class Client:
         tail: int | None = None,
         since: int | None = None,
         offset: int | None = None,
+        **options: Unpack[CallOptions],
     ) -> ProcessLogsResponse:
         """``GET /v1/processes/{id}/logs``: the output its ring buffer holds, by entry and byte
-        offset (``processes.decode_log_data(entry)`` for an entry's bytes)."""
+        offset (``decode_process_log_data(entry)`` for an entry's bytes)."""
         params = processes.logs_params(stream, tail, since, offset)
-        answer = self._request("GET", processes.path(id, "/logs"), params=params)
+        answer = self._request("GET", processes.path(id, "/logs"), options, params=params)
         return _core.parse(ProcessLogsResponse, answer)
 
     def follow_process_logs(
@@ -434,6 +544,7 @@ class Client:
         max_retries: int = 10,
         retry_delay: float = 0.25,
         idle_timeout: float = _core.DEFAULT_IDLE_TIMEOUT,
+        timeout: float | None = None,
     ) -> Iterator[processes.ProcessLogEvent]:
         """``GET /v1/processes/{id}/logs?follow=true``: the entries held that match (from
         ``offset`` or after ``since``, else from the oldest held), then new ones as they are read
@@ -442,9 +553,11 @@ class Client:
 
         A dropped connection is reopened with ``Last-Event-ID`` = the last entry yielded, so
         none is repeated or skipped; ``max_retries`` failed reconnects in a row raise
-        ``StreamError``; problem answers (404...) are raised at once.
+        ``StreamError``; problem answers (404...) are raised at once. ``timeout`` bounds
+        opening each connection (the client's when None); ``idle_timeout`` (0: none) a silence.
         """
         follower = processes.LogFollower(id, stream, since, offset)
+        options = _core.call_options(timeout, None)
         failures = 0
         delay = 0.0
         last_error: BaseException | None = None
@@ -458,6 +571,7 @@ class Client:
                 with self._open(
                     "GET",
                     follower.path,
+                    options,
                     params=follower.params(),
                     headers=follower.headers(),
                     read_timeout=idle_timeout,
@@ -473,7 +587,7 @@ class Client:
                         yield event
                         if isinstance(event, ProcessInfo):
                             return
-            except SandboxAgentError as error:
+            except AgentplexError as error:
                 if not _core.retryable(error):
                     raise
                 last_error = error
@@ -483,17 +597,31 @@ class Client:
                 failures += 1
                 delay = _core.backoff(retry_delay, failures)
 
-    def resize_process_terminal(self, id: str, cols: int, rows: int) -> ProcessTerminalResizeRequest:
+    def resize_process_terminal(
+        self, id: str, cols: int, rows: int, **options: Unpack[CallOptions]
+    ) -> ProcessTerminalResizeRequest:
         """``POST /v1/processes/{id}/terminal/resize``: sets a terminal's size; the size set."""
         body = ProcessTerminalResizeRequest(cols=cols, rows=rows)
-        answer = self._request("POST", processes.path(id, "/terminal/resize"), body=body)
+        answer = self._request("POST", processes.path(id, "/terminal/resize"), options, body=body)
         return _core.parse(ProcessTerminalResizeRequest, answer)
 
-    def connect_process_terminal(self, id: str, *, timeout: float = 10.0) -> ProcessTerminal:
+    def build_process_terminal_web_socket_url(self, id: str, *, access_token: str | None = None) -> str:
+        """The ``ws:`` (or ``wss:``) URL of a process's terminal, with the token
+        (``access_token``, else the client's) as the ``access_token`` query parameter, for a
+        client that cannot send headers (a browser's WebSocket)."""
+        return processes.terminal_url(self.base_url, id, access_token or self.token)
+
+    def connect_process_terminal(self, id: str, *, timeout: float | None = None) -> ProcessTerminal:
         """Opens the WebSocket of a process's terminal (``GET .../terminal/ws``) and returns once
-        the daemon is ready: read its output (the scrollback first), send keystrokes and
-        resizes. ``ProcessNotFoundError``, ``ProcessConflictError`` (it has no terminal) or
-        ``TokenInvalidError`` when the daemon refuses the socket."""
+        the daemon is ready (within ``timeout``, the client's when None; 0: no limit): read its
+        output (the scrollback first), send keystrokes and resizes. ``ProcessNotFoundError``,
+        ``ProcessConflictError`` (it has no terminal), ``TokenInvalidError`` when the daemon
+        refuses the socket, ``TimeoutError`` past the limit."""
         url = processes.terminal_url(self.base_url, id)
         headers = processes.handshake_headers(self._headers)
-        return ProcessTerminal.open(url, headers, id, timeout)
+        limit = _core.call_limit(_core.call_options(timeout, None), self._timeout)
+        return ProcessTerminal.open(url, headers, id, limit)
+
+
+Client = Agentplex
+"""Deprecated: the 0.2 name of ``Agentplex``."""

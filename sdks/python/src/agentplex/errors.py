@@ -1,12 +1,15 @@
-"""Errors: one exception class per problem type of the daemon, and the SDK's own.
+"""Errors: one exception class per problem type of the daemon, and the SDK's own, with the
+names of the TypeScript SDK's (sdks/surface.json lists them).
 
-Every failure the SDK reports is a :class:`SandboxAgentError`. The daemon's RFC 7807 problem
-documents (``urn:sandbox-agent:error:<code>``, docs/api.md "Errors") map onto the subclass of
-their code, field for field; fields the document has beyond the schema are in ``extras``.
+Every failure the SDK reports is an :class:`AgentplexError` (``SandboxAgentError``, its 0.2
+name, is a deprecated alias). The daemon's RFC 7807 problem documents
+(``urn:sandbox-agent:error:<code>``, docs/api.md "Errors") map onto the subclass of their code,
+field for field; fields the document has beyond the schema are in ``extras``.
 """
 
 from __future__ import annotations
 
+import builtins
 import json
 from typing import Any
 
@@ -33,8 +36,9 @@ _TITLES = {
 }
 
 
-class SandboxAgentError(Exception):
-    """A failure: a problem document from the daemon, or one of the SDK's own (status 0)."""
+class AgentplexError(Exception):
+    """A failure: a problem document from the daemon, or one of the SDK's own (status 0 when
+    there was no HTTP answer)."""
 
     code: str = ""
     """The ``<code>`` part of ``type``: ``session_not_found``, ``network_error``... (on a
@@ -92,19 +96,19 @@ class SandboxAgentError(Exception):
         status: int,
         detail: str | None = None,
         **fields: Any,
-    ) -> SandboxAgentError:
+    ) -> AgentplexError:
         """An error of ``code``, of the class registered for it."""
-        error_class = ERROR_CLASSES.get(code, SandboxAgentError)
+        error_class = ERROR_CLASSES.get(code, AgentplexError)
         title = (
             fields.pop("title", None) or _TITLES.get(status) or _CLIENT_TITLES.get(code) or f"HTTP {status}"
         )
         return error_class(ERROR_TYPE_PREFIX + code, status, title, detail, **fields)
 
     @classmethod
-    def from_problem(cls, problem: ProblemDetails) -> SandboxAgentError:
+    def from_problem(cls, problem: ProblemDetails) -> AgentplexError:
         """The error of a problem document, of the class of its code."""
         code = problem.type[len(ERROR_TYPE_PREFIX) :] if problem.type.startswith(ERROR_TYPE_PREFIX) else ""
-        error_class = ERROR_CLASSES.get(code, SandboxAgentError)
+        error_class = ERROR_CLASSES.get(code, AgentplexError)
         return error_class(
             problem.type,
             problem.status,
@@ -120,16 +124,16 @@ class SandboxAgentError(Exception):
         )
 
 
-def error_from_response(status: int, reason: str, body: bytes) -> SandboxAgentError:
+def error_from_response(status: int, reason: str, body: bytes) -> AgentplexError:
     """The error of a non-2xx answer: its problem document, or ``unexpected_response``."""
     try:
         parsed = json.loads(body)
         if isinstance(parsed, dict) and {"type", "title", "status"} <= parsed.keys():
-            return SandboxAgentError.from_problem(ProblemDetails.model_validate(parsed))
+            return AgentplexError.from_problem(ProblemDetails.model_validate(parsed))
     except (ValueError, ValidationError):
         pass
     snippet = body.decode("utf-8", "replace").strip()[:500]
-    return SandboxAgentError.create(
+    return AgentplexError.create(
         "unexpected_response",
         status,
         f"HTTP {status} {reason} without a problem document" + (f": {snippet}" if snippet else ""),
@@ -139,220 +143,229 @@ def error_from_response(status: int, reason: str, body: bytes) -> SandboxAgentEr
 
 # The daemon's problem types (`ErrorType` in docs/openapi.json; tests/test_errors.py checks
 # that every code has its class).
-class InvalidRequestError(SandboxAgentError):
+class InvalidRequestError(AgentplexError):
     """400 ``invalid_request``: a malformed body, field, query or id; a reply the adapter refused."""
 
     code = "invalid_request"
 
 
-class UnsupportedAgentError(SandboxAgentError):
+class UnsupportedAgentError(AgentplexError):
     """400/404 ``unsupported_agent``: no loaded adapter has that agent id."""
 
     code = "unsupported_agent"
 
 
-class ModeNotSupportedError(SandboxAgentError):
+class ModeNotSupportedError(AgentplexError):
     """400 ``mode_not_supported``: ``agentMode`` is not one of the agent's modes."""
 
     code = "mode_not_supported"
 
 
-class TokenInvalidError(SandboxAgentError):
+class TokenInvalidError(AgentplexError):
     """401 ``token_invalid``: a missing or wrong token."""
 
     code = "token_invalid"
 
 
-class PermissionDeniedError(SandboxAgentError):
+class PermissionDeniedError(AgentplexError):
     """403 ``permission_denied``: the operating system refused a ``/v1/fs/*`` operation."""
 
     code = "permission_denied"
 
 
-class AgentNotInstalledError(SandboxAgentError):
+class AgentNotInstalledError(AgentplexError):
     """404 ``agent_not_installed``: the agent's binary is missing and the daemon may not install."""
 
     code = "agent_not_installed"
 
 
-class SessionNotFoundError(SandboxAgentError):
+class SessionNotFoundError(AgentplexError):
     """404 ``session_not_found``: no session has that id."""
 
     code = "session_not_found"
 
 
-class RequestNotFoundError(SandboxAgentError):
+class RequestNotFoundError(AgentplexError):
     """404 ``request_not_found``: no pending permission request or question has that id."""
 
     code = "request_not_found"
 
 
-class NotFoundError(SandboxAgentError):
+class NotFoundError(AgentplexError):
     """404 ``not_found``: no such route."""
 
     code = "not_found"
 
 
-class MethodNotAllowedError(SandboxAgentError):
+class MethodNotAllowedError(AgentplexError):
     """405 ``method_not_allowed``: the route exists, not with that method."""
 
     code = "method_not_allowed"
 
 
-class SessionAlreadyExistsError(SandboxAgentError):
+class SessionAlreadyExistsError(AgentplexError):
     """409 ``session_already_exists``: a session with that id exists (ended ones keep theirs)."""
 
     code = "session_already_exists"
 
 
-class SessionEndedError(SandboxAgentError):
+class SessionEndedError(AgentplexError):
     """409 ``session_ended``: input to a session that has ended."""
 
     code = "session_ended"
 
 
-class NotConfiguredError(SandboxAgentError):
+class NotConfiguredError(AgentplexError):
     """409 ``not_configured``: the daemon runs without what the request needs."""
 
     code = "not_configured"
 
 
-class PathNotFoundError(SandboxAgentError):
+class PathNotFoundError(AgentplexError):
     """404 ``path_not_found``: a ``/v1/fs/*`` path does not exist."""
 
     code = "path_not_found"
 
 
-class PathConflictError(SandboxAgentError):
+class PathConflictError(AgentplexError):
     """409 ``path_conflict``: a ``/v1/fs/*`` target is in the way, or a directory is not empty."""
 
     code = "path_conflict"
 
 
-class SpawnFailedError(SandboxAgentError):
+class SpawnFailedError(AgentplexError):
     """400 ``spawn_failed``: a process could not be started; ``detail`` has the system's reason."""
 
     code = "spawn_failed"
 
 
-class HostNotAllowedError(SandboxAgentError):
+class HostNotAllowedError(AgentplexError):
     """403 ``host_not_allowed``: the daemon does not answer to the ``Host`` the request named."""
 
     code = "host_not_allowed"
 
 
-class CrossOriginRefusedError(SandboxAgentError):
+class CrossOriginRefusedError(AgentplexError):
     """403 ``cross_origin_refused``: without a token, a foreign web page tried to change state."""
 
     code = "cross_origin_refused"
 
 
-class UnsupportedMediaTypeError(SandboxAgentError):
+class UnsupportedMediaTypeError(AgentplexError):
     """415 ``unsupported_media_type``: an archive upload not sent as ``application/x-tar``."""
 
     code = "unsupported_media_type"
 
 
-class ProcessNotFoundError(SandboxAgentError):
+class ProcessNotFoundError(AgentplexError):
     """404 ``process_not_found``: no process has that id."""
 
     code = "process_not_found"
 
 
-class ProcessConflictError(SandboxAgentError):
+class ProcessConflictError(AgentplexError):
     """409 ``process_conflict``: the process is not in a state for the request (no terminal,
     stdin closed, still running)."""
 
     code = "process_conflict"
 
 
-class ProcessLimitReachedError(SandboxAgentError):
+class ProcessLimitReachedError(AgentplexError):
     """409 ``process_limit_reached``: the daemon holds ``--max-processes`` processes already."""
 
     code = "process_limit_reached"
 
 
-class PayloadTooLargeError(SandboxAgentError):
+class PayloadTooLargeError(AgentplexError):
     """413 ``payload_too_large``: a body or file larger than the daemon's limit."""
 
     code = "payload_too_large"
 
 
-class StorageFullError(SandboxAgentError):
+class StorageFullError(AgentplexError):
     """507 ``storage_full``: the disk holding the daemon's data dir is full; nothing was stored."""
 
     code = "storage_full"
 
 
-class StorageUnavailableError(SandboxAgentError):
+class StorageUnavailableError(AgentplexError):
     """503 ``storage_unavailable``: the daemon's session database cannot be written; nothing was
     stored."""
 
     code = "storage_unavailable"
 
 
-class InstallFailedError(SandboxAgentError):
+class InstallFailedError(AgentplexError):
     """500 ``install_failed``: installing an agent failed; ``detail`` names each source tried."""
 
     code = "install_failed"
 
 
-class AgentProcessExitedError(SandboxAgentError):
+class AgentProcessExitedError(AgentplexError):
     """500 ``agent_process_exited``: reserved (0.1.x code)."""
 
     code = "agent_process_exited"
 
 
-class AdapterFailedError(SandboxAgentError):
+class AdapterFailedError(AgentplexError):
     """500 ``adapter_failed``: the agent's adapter failed; the session has ended."""
 
     code = "adapter_failed"
 
 
-class InternalError(SandboxAgentError):
+class InternalError(AgentplexError):
     """500 ``internal``: an unexpected failure in the daemon."""
 
     code = "internal"
 
 
-class StreamError(SandboxAgentError):
+class StreamError(AgentplexError):
     """502 ``stream_error`` (reserved by the daemon); the SDK's when an event stream kept failing."""
 
     code = "stream_error"
 
 
-class GatewayTimeoutError(SandboxAgentError):
-    """504 ``timeout`` (reserved by the daemon); the SDK's when ``start()`` gave up waiting."""
+class TimeoutError(AgentplexError, builtins.TimeoutError):
+    """``timeout``: a call took longer than its time limit (status 0), ``start()`` gave up
+    waiting for the listening line (status 0), or 504 (reserved by the daemon). Also a
+    subclass of the built-in ``TimeoutError``, so ``except TimeoutError`` catches it either way."""
 
     code = "timeout"
 
 
 # The SDK's own codes.
-class NetworkError(SandboxAgentError):
+class NetworkError(AgentplexError):
     """``network_error`` (status 0): the request got no HTTP answer."""
 
     code = "network_error"
 
 
-class UnexpectedResponseError(SandboxAgentError):
+class UnexpectedResponseError(AgentplexError):
     """``unexpected_response``: an answer that is neither the expected body nor a problem document."""
 
     code = "unexpected_response"
 
 
-class BinaryNotFoundError(SandboxAgentError):
-    """``binary_not_found`` (status 0): ``start()`` found no ``sandbox-agent`` binary."""
+class BinaryNotFoundError(AgentplexError):
+    """``binary_not_found`` (status 0): ``start()`` found no ``agentplex`` (or ``sandbox-agent``)
+    binary."""
 
     code = "binary_not_found"
 
 
-class DaemonExitedError(SandboxAgentError):
+class PortInUseError(AgentplexError):
+    """``port_in_use`` (status 0): the ``port`` given to ``start()`` is taken."""
+
+    code = "port_in_use"
+
+
+class DaemonExitedError(AgentplexError):
     """``daemon_exited`` (status 0): the daemon ``start()`` ran exited before it was ready."""
 
     code = "daemon_exited"
 
 
-ERROR_CLASSES: dict[str, type[SandboxAgentError]] = {
+ERROR_CLASSES: dict[str, type[AgentplexError]] = {
     cls.code: cls
     for cls in (
         InvalidRequestError,
@@ -385,10 +398,11 @@ ERROR_CLASSES: dict[str, type[SandboxAgentError]] = {
         StorageUnavailableError,
         InternalError,
         StreamError,
-        GatewayTimeoutError,
+        TimeoutError,
         NetworkError,
         UnexpectedResponseError,
         BinaryNotFoundError,
+        PortInUseError,
         DaemonExitedError,
     )
 }
@@ -398,13 +412,20 @@ _CLIENT_TITLES = {
     "network_error": "Network Error",
     "stream_error": "Stream Error",
     "binary_not_found": "Binary Not Found",
+    "port_in_use": "Port In Use",
     "daemon_exited": "Daemon Exited",
     "timeout": "Timeout",
 }
 
+SandboxAgentError = AgentplexError
+"""Deprecated: the 0.2 name of ``AgentplexError``."""
+GatewayTimeoutError = TimeoutError
+"""Deprecated: the 0.2 name of ``TimeoutError``."""
+
 __all__ = [
     "ERROR_CLASSES",
     "ERROR_TYPE_PREFIX",
+    "AgentplexError",
     "SandboxAgentError",
     "error_from_response",
     "AdapterFailedError",
@@ -427,6 +448,7 @@ __all__ = [
     "StorageFullError",
     "StorageUnavailableError",
     "PermissionDeniedError",
+    "PortInUseError",
     "ProcessConflictError",
     "ProcessLimitReachedError",
     "ProcessNotFoundError",
@@ -439,6 +461,7 @@ __all__ = [
     "CrossOriginRefusedError",
     "UnsupportedMediaTypeError",
     "StreamError",
+    "TimeoutError",
     "TokenInvalidError",
     "UnexpectedResponseError",
     "UnsupportedAgentError",

@@ -1,9 +1,11 @@
-"""``start()``: runs a local ``sandbox-agent server`` as a child process and returns a client
-of it; leaving its ``with`` block (or ``stop()``) stops the daemon.
+"""``start()``: runs a local ``agentplex server`` as a child process and returns a client of
+it; leaving its ``with`` block (or ``stop()``) stops the daemon.
 
 The daemon is run with ``--port 0`` (unless a port is given): it binds a free port itself and
-prints ``sandbox-agent listening on http://HOST:PORT`` on stdout once it accepts connections
-(docs/cli.md, "The listening line"), so there is no race for a port.
+prints ``agentplex listening on http://HOST:PORT`` on stdout once it accepts connections
+(docs/cli.md, "The listening line"; ``sandbox-agent listening on ...`` from 0.2 and older
+binaries), so there is no race for a port. The binary, its token variables and its listening
+line are ``agentplex.daemon_binary``'s.
 """
 
 from __future__ import annotations
@@ -12,32 +14,29 @@ import atexit
 import collections
 import os
 import queue
-import re
 import secrets
-import shutil
+import socket
 import subprocess
 import threading
 import time
 import weakref
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import IO, Literal
+from typing import IO, Literal, NoReturn
 
 import httpx
 
 from ._core import DEFAULT_TIMEOUT
-from .aio import AsyncClient
-from .client import Client
-from .errors import SandboxAgentError
-
-LISTENING = re.compile(r"^sandbox-agent listening on (http://\S+)$")
-"""The daemon's listening line on stdout."""
+from .aio import AsyncAgentplex
+from .client import Agentplex
+from .daemon_binary import daemon_env, find_binary, listening_address
+from .errors import AgentplexError
 
 _STDERR_TAIL = 64 * 1024
 
 
 class Daemon:
-    """A ``sandbox-agent server`` child process (made by ``start()``)."""
+    """An ``agentplex server`` child process (made by ``start()``)."""
 
     def __init__(
         self,
@@ -60,9 +59,7 @@ class Daemon:
                 env=dict(env),
             )
         except OSError as error:
-            raise SandboxAgentError.create(
-                "binary_not_found", 0, f"could not run {binary}: {error}"
-            ) from error
+            raise AgentplexError.create("binary_not_found", 0, f"could not run {binary}: {error}") from error
         """The daemon's process."""
         _running.add(self)
         assert self.process.stdout is not None
@@ -102,10 +99,10 @@ class Daemon:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise SandboxAgentError.create(
+                raise AgentplexError.create(
                     "timeout",
-                    504,
-                    f"{self.binary} printed no listening line within {timeout} s",
+                    0,
+                    f"{self.binary} printed no listening line within {timeout:g} s",
                     stderr=self.stderr(),
                 )
             try:
@@ -114,18 +111,24 @@ class Daemon:
                 continue
             if line is None:
                 self._exited()
-            else:
-                match = LISTENING.match(line)
-                if match:
-                    return match.group(1)
+            address = listening_address(line)
+            if address is None:
+                raise AgentplexError.create(
+                    "unexpected_response",
+                    0,
+                    f"{self.binary} printed {line[:200]!r} instead of its listening line:"
+                    " not an agentplex daemon?",
+                    stderr=self.stderr(),
+                )
+            return address
 
-    def _exited(self) -> None:
+    def _exited(self) -> NoReturn:
         code = self.process.wait()
         for thread in self._threads:
             thread.join(timeout=1)
         stderr = self.stderr()
         tail = "\n".join(stderr.strip().splitlines()[-10:])
-        raise SandboxAgentError.create(
+        raise AgentplexError.create(
             "daemon_exited",
             0,
             f"{self.binary} exited with code {code} before it listened" + (f":\n{tail}" if tail else ""),
@@ -158,26 +161,6 @@ def _stop_all() -> None:
         daemon.stop(grace=2.0)
 
 
-def find_binary(binary: str | None = None) -> str:
-    """The binary to run: ``binary``, else ``$SANDBOX_AGENT_BIN``, else ``sandbox-agent`` on PATH."""
-    given = binary or os.environ.get("SANDBOX_AGENT_BIN")
-    if given:
-        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
-            source = "binary" if binary else "SANDBOX_AGENT_BIN"
-            raise SandboxAgentError.create(
-                "binary_not_found", 0, f"{given} ({source}) is not an executable file"
-            )
-        return given
-    found = shutil.which("sandbox-agent")
-    if found is None:
-        raise SandboxAgentError.create(
-            "binary_not_found",
-            0,
-            "no sandbox-agent binary: pass binary=, set SANDBOX_AGENT_BIN, or put sandbox-agent on PATH",
-        )
-    return found
-
-
 def _launch(
     binary: str | None,
     host: str,
@@ -192,13 +175,13 @@ def _launch(
     """Runs the daemon and waits for its listening line: the daemon, its address, its token."""
     path = find_binary(binary)
     token = token or secrets.token_hex(24)
+    if port != 0 and not _port_free(host, port):
+        raise AgentplexError.create("port_in_use", 0, f"{host}:{port} is already in use")
     argv = ["server", "--host", host, "--port", str(port)]
     if data_dir is not None:
         argv += ["--data-dir", os.fspath(data_dir)]
     argv += list(args)
-    environment = dict(os.environ if env is None else env)
-    # The token goes by environment, not argv, so it does not show in `ps`.
-    environment["SANDBOX_AGENT_TOKEN"] = token
+    environment = daemon_env(os.environ if env is None else env, path, token)
     daemon = Daemon(path, argv, environment, log)
     try:
         return daemon, daemon.wait_listening(timeout), token
@@ -207,10 +190,26 @@ def _launch(
         raise
 
 
-class LocalClient(Client):
-    """A ``Client`` of a daemon that ``start()`` runs; ``stop()`` (or leaving ``with``) stops it."""
+def _port_free(host: str, port: int) -> bool:
+    """Whether ``port`` on ``host`` can be listened on now (as the daemon binds: connections of
+    a daemon that listened there before, closing, do not count)."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        if os.name != "nt":
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
 
-    def __init__(self, daemon: Daemon, base_url: str, token: str, timeout: httpx.Timeout | float) -> None:
+
+class LocalAgentplex(Agentplex):
+    """An ``Agentplex`` client of a daemon that ``start()`` runs; ``stop()`` (or leaving
+    ``with``) stops it."""
+
+    def __init__(
+        self, daemon: Daemon, base_url: str, token: str, timeout: float | httpx.Timeout | None
+    ) -> None:
         super().__init__(base_url, token, timeout=timeout)
         self.daemon = daemon
         """The daemon's process."""
@@ -220,7 +219,7 @@ class LocalClient(Client):
         self.close()
         self.daemon.stop(grace)
 
-    def __enter__(self) -> LocalClient:
+    def __enter__(self) -> LocalAgentplex:
         return self
 
     def __exit__(
@@ -232,11 +231,13 @@ class LocalClient(Client):
         self.stop()
 
 
-class AsyncLocalClient(AsyncClient):
-    """An ``AsyncClient`` of a daemon that ``start_async()`` runs; ``stop()`` (or leaving
-    ``async with``) stops it."""
+class AsyncLocalAgentplex(AsyncAgentplex):
+    """An ``AsyncAgentplex`` client of a daemon that ``start_async()`` runs; ``stop()`` (or
+    leaving ``async with``) stops it."""
 
-    def __init__(self, daemon: Daemon, base_url: str, token: str, timeout: httpx.Timeout | float) -> None:
+    def __init__(
+        self, daemon: Daemon, base_url: str, token: str, timeout: float | httpx.Timeout | None
+    ) -> None:
         super().__init__(base_url, token, timeout=timeout)
         self.daemon = daemon
         """The daemon's process."""
@@ -248,7 +249,7 @@ class AsyncLocalClient(AsyncClient):
         await self.aclose()
         await asyncio.to_thread(self.daemon.stop, grace)
 
-    async def __aenter__(self) -> AsyncLocalClient:
+    async def __aenter__(self) -> AsyncLocalAgentplex:
         return self
 
     async def __aexit__(
@@ -271,20 +272,25 @@ def start(
     env: Mapping[str, str] | None = None,
     log: Literal["pipe", "inherit"] = "pipe",
     timeout: float = 30.0,
-    request_timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-) -> LocalClient:
-    """Runs ``sandbox-agent server`` (``binary``, ``$SANDBOX_AGENT_BIN`` or PATH) on
-    ``host`` and a port it picks (``port`` 0), with ``token`` (a random one when None; read it
-    from ``client.token``), waits until it listens and answers its health check, and returns a
-    client of it. Use it as a context manager (``with start() as client:``) or call ``stop()``;
-    daemons still running when Python exits are stopped then.
+    request_timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+) -> LocalAgentplex:
+    """Runs ``agentplex server`` (``binary``; else ``$AGENTPLEX_BIN`` or ``$SANDBOX_AGENT_BIN``;
+    else ``agentplex``, then ``sandbox-agent``, on PATH) on ``host`` and a port it picks
+    (``port`` 0), with ``token`` (a random one when None; read it from ``client.token``), waits
+    until it listens and answers its health check, and returns a client of it. Use it as a
+    context manager (``with start() as client:``) or call ``stop()``; daemons still running
+    when Python exits are stopped then.
 
     ``data_dir`` is the daemon's ``--data-dir``; ``args`` more arguments of ``server``
     (``--ephemeral``...); ``env`` its environment (default: this process's); ``log="inherit"``
-    lets its stderr through (default: kept, the tail in errors and ``daemon.stderr()``).
+    lets its stderr through (default: kept, the tail in errors and ``daemon.stderr()``);
+    ``timeout`` the wait for the listening line in seconds; ``request_timeout`` the client's
+    ``timeout``. Failures: ``BinaryNotFoundError``, ``PortInUseError``, ``DaemonExitedError``
+    (with ``exit_code`` and ``stderr``), ``TimeoutError``, and ``UnexpectedResponseError``
+    when the binary's first line is not the listening line.
     """
     daemon, base_url, secret = _launch(binary, host, port, token, data_dir, args, env, log, timeout)
-    client = LocalClient(daemon, base_url, secret, request_timeout)
+    client = LocalAgentplex(daemon, base_url, secret, request_timeout)
     try:
         client.health()
     except BaseException:
@@ -304,19 +310,25 @@ async def start_async(
     env: Mapping[str, str] | None = None,
     log: Literal["pipe", "inherit"] = "pipe",
     timeout: float = 30.0,
-    request_timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-) -> AsyncLocalClient:
-    """``start()`` for asyncio: the same daemon, an ``AsyncClient`` of it
+    request_timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+) -> AsyncLocalAgentplex:
+    """``start()`` for asyncio: the same daemon, an ``AsyncAgentplex`` client of it
     (``async with await start_async() as client:``)."""
     import asyncio
 
     daemon, base_url, secret = await asyncio.to_thread(
         _launch, binary, host, port, token, data_dir, args, env, log, timeout
     )
-    client = AsyncLocalClient(daemon, base_url, secret, request_timeout)
+    client = AsyncLocalAgentplex(daemon, base_url, secret, request_timeout)
     try:
         await client.health()
     except BaseException:
         await client.stop(grace=1.0)
         raise
     return client
+
+
+LocalClient = LocalAgentplex
+"""Deprecated: the 0.2 name of ``LocalAgentplex``."""
+AsyncLocalClient = AsyncLocalAgentplex
+"""Deprecated: the 0.2 name of ``AsyncLocalAgentplex``."""

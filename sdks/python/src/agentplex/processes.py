@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import urllib.parse
 from typing import Any, Union
 
 from pydantic import TypeAdapter, ValidationError
@@ -13,7 +14,7 @@ from websockets.exceptions import InvalidStatus
 
 from . import _core
 from ._core import seg
-from .errors import SandboxAgentError, error_from_response
+from .errors import AgentplexError, error_from_response
 from .generated.models import (
     ProcessInfo,
     ProcessInputRequest,
@@ -38,13 +39,19 @@ def path(id: str, tail: str = "") -> str:
     return f"/v1/processes/{seg(id)}{tail}"
 
 
-def decode_log_data(entry: ProcessLogEntry) -> bytes:
+def decode_process_log_data(entry: ProcessLogEntry) -> bytes:
     """The bytes of a log entry (its ``data`` is base64)."""
     return base64.b64decode(entry.data)
 
 
-def input_request(data: str | bytes) -> ProcessInputRequest:
-    """The body of ``POST .../input``: a string as UTF-8, bytes as base64."""
+decode_log_data = decode_process_log_data
+"""Deprecated: the 0.2 name of ``decode_process_log_data``."""
+
+
+def input_request(data: str | bytes | ProcessInputRequest) -> ProcessInputRequest:
+    """The body of ``POST .../input``: a string as UTF-8, bytes as base64, a body as it is."""
+    if isinstance(data, ProcessInputRequest):
+        return data
     if isinstance(data, str):
         return ProcessInputRequest(data=data, encoding="utf8")
     return ProcessInputRequest(data=base64.b64encode(data).decode("ascii"), encoding="base64")
@@ -101,16 +108,16 @@ class LogFollower:
             if event == "exit":
                 return ProcessInfo.model_validate_json(data)
         except ValidationError as error:
-            raise SandboxAgentError.create(
+            raise AgentplexError.create(
                 "unexpected_response", 200, f'a log event of process "{self.id}" is not valid: {data[:200]}'
             ) from error
         return None
 
-    def failed(self, failures: int, last_error: BaseException | None) -> SandboxAgentError:
+    def failed(self, failures: int, last_error: BaseException | None) -> AgentplexError:
         """The ``StreamError`` of a log stream that kept failing."""
-        error = SandboxAgentError.create(
+        error = AgentplexError.create(
             "stream_error",
-            last_error.status if isinstance(last_error, SandboxAgentError) else 0,
+            last_error.status if isinstance(last_error, AgentplexError) else 0,
             f'the log stream of process "{self.id}" failed {failures} times in a row'
             + (f"; last: {last_error}" if last_error is not None else ""),
         )
@@ -118,12 +125,14 @@ class LogFollower:
         return error
 
 
-def terminal_url(base_url: str, id: str) -> str:
-    """The ``ws:`` (or ``wss:``) URL of a process's terminal."""
-    return "ws" + base_url.removeprefix("http") + path(id, "/terminal/ws")
+def terminal_url(base_url: str, id: str, access_token: str | None = None) -> str:
+    """The ``ws:`` (or ``wss:``) URL of a process's terminal, with ``access_token`` as its query
+    parameter when given."""
+    url = "ws" + base_url.removeprefix("http") + path(id, "/terminal/ws")
+    return url + "?" + urllib.parse.urlencode({"access_token": access_token}) if access_token else url
 
 
-def refused(error: InvalidStatus) -> SandboxAgentError:
+def refused(error: InvalidStatus) -> AgentplexError:
     """The problem of a refused WebSocket upgrade (404, 409, 401...), as its error class."""
     response = error.response
     return error_from_response(response.status_code, response.reason_phrase, bytes(response.body))

@@ -16,21 +16,28 @@ from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as sync_connect
 
 from . import processes
-from .errors import SandboxAgentError
+from .errors import AgentplexError
 from .generated.models import (
     TerminalServerFrameError,
     TerminalServerFrameExit,
     TerminalServerFrameReady,
 )
 
+_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
+"""What a time limit raises (``asyncio.TimeoutError`` is another class before Python 3.11)."""
 
-def _not_ready(process_id: str, error: Exception) -> SandboxAgentError:
+
+def _not_ready(process_id: str, error: Exception, timeout: float | None) -> AgentplexError:
     """The error of a socket that could not be opened: the refused upgrade's problem
-    (``ProcessNotFoundError``, ``ProcessConflictError``, ``TokenInvalidError``...), else a
-    ``network_error``."""
+    (``ProcessNotFoundError``, ``ProcessConflictError``, ``TokenInvalidError``...), a
+    ``TimeoutError`` past ``timeout``, else a ``network_error``."""
     if isinstance(error, InvalidStatus):
         return processes.refused(error)
-    failure = SandboxAgentError.create(
+    if isinstance(error, _TIMEOUTS):
+        return AgentplexError.create(
+            "timeout", 0, f'the terminal of process "{process_id}" was not ready within {timeout:g} s'
+        )
+    failure = AgentplexError.create(
         "network_error", 0, f'the terminal of process "{process_id}": {type(error).__name__}: {error}'
     )
     failure.__cause__ = error
@@ -63,7 +70,7 @@ class _Frames:
     def _check_ready(self, message: str | bytes) -> None:
         frame = processes.server_frame(message) if isinstance(message, str) else None
         if not isinstance(frame, TerminalServerFrameReady):
-            raise SandboxAgentError.create(
+            raise AgentplexError.create(
                 "unexpected_response",
                 101,
                 f'the terminal of process "{self.process_id}" did not start with a ready frame',
@@ -79,18 +86,24 @@ class ProcessTerminal(_Frames):
         self._connection = connection
 
     @classmethod
-    def open(cls, url: str, headers: dict[str, str], process_id: str, timeout: float) -> ProcessTerminal:
-        """Opens the socket and returns once the daemon sent ``ready``."""
+    def open(
+        cls, url: str, headers: dict[str, str], process_id: str, timeout: float | None
+    ) -> ProcessTerminal:
+        """Opens the socket and returns once the daemon sent ``ready`` (within ``timeout``
+        seconds; None: no limit)."""
         try:
             # Entered as a context manager, the form websockets 17.1+ asks for (``close()`` exits it).
             connection = sync_connect(
                 url, additional_headers=headers, open_timeout=timeout, max_size=None
             ).__enter__()
-        except (InvalidHandshake, OSError, TimeoutError) as error:
-            raise _not_ready(process_id, error) from error
+        except (InvalidHandshake, OSError, *_TIMEOUTS) as error:
+            raise _not_ready(process_id, error, timeout) from error
         terminal = cls(process_id, connection)
         try:
             terminal._check_ready(connection.recv(timeout=timeout))
+        except _TIMEOUTS as error:
+            connection.close()
+            raise _not_ready(process_id, error, timeout) from error
         except BaseException:
             connection.close()
             raise
@@ -150,18 +163,22 @@ class AsyncProcessTerminal(_Frames):
 
     @classmethod
     async def open(
-        cls, url: str, headers: dict[str, str], process_id: str, timeout: float
+        cls, url: str, headers: dict[str, str], process_id: str, timeout: float | None
     ) -> AsyncProcessTerminal:
-        """Opens the socket and returns once the daemon sent ``ready``."""
+        """Opens the socket and returns once the daemon sent ``ready`` (within ``timeout``
+        seconds; None: no limit)."""
         try:
             connection = await async_connect(
                 url, additional_headers=headers, open_timeout=timeout, max_size=None
             )
-        except (InvalidHandshake, OSError, TimeoutError) as error:
-            raise _not_ready(process_id, error) from error
+        except (InvalidHandshake, OSError, *_TIMEOUTS) as error:
+            raise _not_ready(process_id, error, timeout) from error
         terminal = cls(process_id, connection)
         try:
             terminal._check_ready(await asyncio.wait_for(connection.recv(), timeout))
+        except _TIMEOUTS as error:
+            await connection.close()
+            raise _not_ready(process_id, error, timeout) from error
         except BaseException:
             await connection.close()
             raise
