@@ -40,16 +40,20 @@ fetched() {
 }
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 
-# apt-get install the packages whose commands are missing (ripgrep: OpenCode's skill
-# tool runs it, and would download it on first use, which the offline suite cannot;
-# chromium: the inspector's browser tests).
+# The Debian packages whose commands are missing (ripgrep: OpenCode's skill tool runs
+# it, and would download it on first use, which the offline suite cannot; chromium: the
+# inspector's browser tests).
+missing_packages=()
+command -v rg >/dev/null 2>&1 || missing_packages+=(ripgrep)
+command -v chromium >/dev/null 2>&1 || missing_packages+=(chromium)
+if [ "${#missing_packages[@]}" -gt 0 ] && [ "$(id -u)" != 0 ]; then
+  echo "scripts/test.sh: install these packages first (it installs them itself only as root): apt-get install -y ${missing_packages[*]}" >&2
+  exit 1
+fi
+# As root (CI), apt-get installs what is missing.
 apt_packages() {
-  local missing=() sudo=""
-  command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
-  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-  [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1 || return 0
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get install -y "${missing[@]}" || { $sudo apt-get update && $sudo apt-get install -y "${missing[@]}"; }
+  [ "${#missing_packages[@]}" -gt 0 ] || return 0
+  apt-get install -y "${missing_packages[@]}" || { apt-get update && apt-get install -y "${missing_packages[@]}"; }
 }
 # The real agent CLIs the conformance suite drives (runtime/tests/conformance.rs),
 # pinned in testing/agents/package-lock.json and installed from the npm registry;
@@ -107,17 +111,17 @@ scripts/check-deps.sh
 # The served OpenAPI document against the daemon's real answers (schemathesis).
 step "OpenAPI against the daemon (schemathesis)"
 fetched schemathesis
-scripts/check-openapi.sh target/debug/sandbox-agent
+scripts/check-openapi.sh target/debug/agentplex
 step "adapters, test guests and the adapter template"
 cargo test --locked --manifest-path adapters/Cargo.toml
 cargo test --locked --manifest-path testing/guests/Cargo.toml
 # The adapter template replays its transcripts through the daemon binary built above.
-SANDBOX_AGENT_BIN="$PWD/target/debug/sandbox-agent" \
+AGENTPLEX_BIN="$PWD/target/debug/agentplex" \
   cargo test --locked --manifest-path examples/adapter-template/Cargo.toml
 
 # The TypeScript SDK (sdks/typescript): its generated types match docs/openapi.json, it
 # type-checks and builds (ESM + CJS), and its vitest suite passes against the daemon binary
-# (`cargo build -p agentplex`, already built above, or $SANDBOX_AGENT_BIN).
+# (`cargo build -p agentplex`, already built above, or $AGENTPLEX_BIN).
 step "TypeScript SDK"
 fetched sdk-and-deploy-packages
 (cd sdks/typescript && npm test)
@@ -129,19 +133,19 @@ fetched sdk-and-deploy-packages
 # just above (a `file:` dependency).
 step "deploy examples"
 (
-  export SANDBOX_AGENT_BIN="${SANDBOX_AGENT_BIN:-$PWD/target/debug/sandbox-agent}"
+  export AGENTPLEX_BIN="${AGENTPLEX_BIN:-$PWD/target/debug/agentplex}"
   cd examples/deploy
   npm test
 )
 
 # The Python SDK (sdks/python), installed with its pinned test tools (python_sdk above): its
 # models match docs/openapi.json (tests/test_models.py), it type-checks with mypy --strict, ruff finds nothing, and its pytest suite passes against the daemon
-# binary built above (or $SANDBOX_AGENT_BIN), examples/python and the README example included.
+# binary built above (or $AGENTPLEX_BIN), examples/python and the README example included.
 step "Python SDK"
 fetched python-sdk
 (
   venv=target/python-sdk-venv
-  export SANDBOX_AGENT_BIN="${SANDBOX_AGENT_BIN:-$PWD/target/debug/sandbox-agent}"
+  export AGENTPLEX_BIN="${AGENTPLEX_BIN:-$PWD/target/debug/agentplex}"
   cd sdks/python
   ../../"$venv"/bin/mypy
   ../../"$venv"/bin/ruff check . ../../examples/python
@@ -165,6 +169,6 @@ fetched inspector-packages
 step "release"
 fetched release-tools
 scripts/release.sh --target x86_64-unknown-linux-musl
-testing/release/smoke.sh target/x86_64-unknown-linux-musl/dist/sandbox-agent
+testing/release/smoke.sh target/x86_64-unknown-linux-musl/dist/agentplex
 testing/release/test.sh dist
 step "done"

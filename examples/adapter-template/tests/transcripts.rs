@@ -1,9 +1,9 @@
 //! Builds the component and replays `transcripts/` through it with
-//! `sandbox-agent adapters test`, the same host code the daemon runs.
+//! `agentplex adapters test`, the same host code the daemon runs.
 //!
-//! Needs the `sandbox-agent` binary: `$SANDBOX_AGENT_BIN`, or `sandbox-agent` on
+//! Needs the `agentplex` binary: `$AGENTPLEX_BIN`, or `agentplex` on
 //! `PATH`. After changing the adapter, review what changed with
-//! `sandbox-agent adapters test target/wasm32-wasip2/release/adapter_template.wasm transcripts`
+//! `agentplex adapters test target/wasm32-wasip2/release/adapter_template.wasm transcripts`
 //! and accept it with `--update`.
 
 use std::path::{Path, PathBuf};
@@ -35,7 +35,9 @@ fn build_component() -> PathBuf {
 #[test]
 fn recorded_transcripts_replay_to_their_expected_output() {
     let component = build_component();
-    let daemon = std::env::var_os("SANDBOX_AGENT_BIN").unwrap_or_else(|| "sandbox-agent".into());
+    let daemon = std::env::var_os("AGENTPLEX_BIN")
+        .or_else(|| std::env::var_os("AGENTPLEX_BIN"))
+        .unwrap_or_else(|| "agentplex".into());
     let transcripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("transcripts");
     let output = Command::new(&daemon)
         .args(["adapters", "test"])
@@ -44,7 +46,7 @@ fn recorded_transcripts_replay_to_their_expected_output() {
         .output()
         .unwrap_or_else(|error| {
             panic!(
-                "cannot run {daemon:?} ({error}): install sandbox-agent, or set SANDBOX_AGENT_BIN"
+                "cannot run {daemon:?} ({error}): install agentplex, or set AGENTPLEX_BIN"
             )
         });
     assert!(
