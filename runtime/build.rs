@@ -286,9 +286,11 @@ fn rebase(artifact: &Path, base: &[u8], out_dir: &Path) -> PathBuf {
     delta_path
 }
 
-/// `SANDBOX_AGENT_COMMIT` (from `AGENTPLEX_COMMIT` in the environment, or the older
+/// `AGENTPLEX_BUILD_COMMIT` (from `AGENTPLEX_COMMIT` in the environment, or the older
 /// `SANDBOX_AGENT_COMMIT`, else `git rev-parse`) and
-/// `SANDBOX_AGENT_TARGET` for `agentplex --version`.
+/// `AGENTPLEX_BUILD_TARGET` for `agentplex --version`. Cargo also sets these in the
+/// environment of `cargo test` and `cargo run`, so they must not be names the daemon
+/// reads as settings (an old `SANDBOX_AGENT_*` name would print its deprecation line).
 fn stamp_version(root: &Path, target: &str) {
     println!("cargo:rerun-if-env-changed=AGENTPLEX_COMMIT");
     println!("cargo:rerun-if-env-changed=SANDBOX_AGENT_COMMIT");
@@ -314,10 +316,10 @@ fn stamp_version(root: &Path, target: &str) {
             .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
     });
     println!(
-        "cargo:rustc-env=SANDBOX_AGENT_COMMIT={}",
+        "cargo:rustc-env=AGENTPLEX_BUILD_COMMIT={}",
         commit.as_deref().unwrap_or("unknown")
     );
-    println!("cargo:rustc-env=SANDBOX_AGENT_TARGET={target}");
+    println!("cargo:rustc-env=AGENTPLEX_BUILD_TARGET={target}");
 }
 
 /// Rebuild when an adapter's sources or the contract change (not on every build

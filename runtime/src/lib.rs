@@ -34,8 +34,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const BUILD: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (",
-    env!("SANDBOX_AGENT_COMMIT"),
+    env!("AGENTPLEX_BUILD_COMMIT"),
     " ",
-    env!("SANDBOX_AGENT_TARGET"),
+    env!("AGENTPLEX_BUILD_TARGET"),
     ")"
 );

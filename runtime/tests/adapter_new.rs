@@ -1,4 +1,4 @@
-//! An adapter started outside the repository: `sandbox-agent adapters new` writes a
+//! An adapter started outside the repository: `agentplex adapters new` writes a
 //! project into a temporary folder, `adapters test DIR` builds, validates and
 //! replays it, and a running daemon picks the component up from its adapters
 //! folder without a restart (file watch, and `POST /v1/adapters/reload`).
@@ -12,7 +12,7 @@ use common::api::*;
 use common::{binary, describe, text, Daemon, Options};
 use serde_json::{json, Value};
 
-/// `sandbox-agent` with `args`, in `dir`, with no adapter settings from the
+/// `agentplex` with `args`, in `dir`, with no adapter settings from the
 /// environment.
 fn run(dir: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(binary())
@@ -22,7 +22,7 @@ fn run(dir: &Path, args: &[&str]) -> std::process::Output {
         .env_remove("AGENTPLEX_DATA_DIR")
         .env_remove("CARGO_TARGET_DIR")
         .output()
-        .expect("running sandbox-agent")
+        .expect("running agentplex")
 }
 
 /// The ids `GET /v1/agents` lists.

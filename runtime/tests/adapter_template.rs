@@ -51,7 +51,7 @@ fn template_component() -> &'static Path {
     })
 }
 
-/// `sandbox-agent adapters <args>` with the shared compile cache.
+/// `agentplex adapters <args>` with the shared compile cache.
 fn adapters(args: &[&str]) -> Output {
     Command::new(binary())
         .arg("adapters")
@@ -61,7 +61,7 @@ fn adapters(args: &[&str]) -> Output {
         .env_remove("AGENTPLEX_DATA_DIR")
         .env_remove("AGENTPLEX_ADAPTERS_DIR")
         .output()
-        .expect("running sandbox-agent")
+        .expect("running agentplex")
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! `sandbox-agent adapters test`: every builtin adapter's recorded transcripts
+//! `agentplex adapters test`: every builtin adapter's recorded transcripts
 //! (`adapters/<crate>/transcripts/`) replay to their expected output, a changed
 //! expected file fails with a diff, `--update` rewrites it, and bad input is refused
 //! with a one-line error and exit code 2.
@@ -24,7 +24,7 @@ fn mock_transcripts() -> PathBuf {
     adapters_root().join("mock/transcripts")
 }
 
-/// `sandbox-agent adapters <args>` with a data dir of its own (compile cache, no
+/// `agentplex adapters <args>` with a data dir of its own (compile cache, no
 /// adapters folder), so the user's environment cannot leak in.
 fn adapters(args: &[&str]) -> Output {
     let data_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("adapter-transcripts-data");
@@ -36,7 +36,7 @@ fn adapters(args: &[&str]) -> Output {
         .env_remove("AGENTPLEX_DATA_DIR")
         .env_remove("AGENTPLEX_ADAPTERS_DIR")
         .output()
-        .expect("running sandbox-agent")
+        .expect("running agentplex")
 }
 
 /// `adapters test <args>` on `dir`.

@@ -1,4 +1,4 @@
-//! `sandbox-agent adapters validate FILE` on good and bad files, and what the daemon
+//! `agentplex adapters validate FILE` on good and bad files, and what the daemon
 //! does with components built against another version of the contract: a newer or
 //! older one is refused with a plain-words reason (and the daemon keeps serving with
 //! the other adapters), a semver-compatible patch version is run.
@@ -78,7 +78,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
-/// `sandbox-agent adapters <args>` with the shared compile cache and no adapters
+/// `agentplex adapters <args>` with the shared compile cache and no adapters
 /// folder from the environment.
 fn adapters(args: &[&str]) -> Output {
     Command::new(binary())
@@ -89,7 +89,7 @@ fn adapters(args: &[&str]) -> Output {
         .env_remove("AGENTPLEX_DATA_DIR")
         .env_remove("AGENTPLEX_ADAPTERS_DIR")
         .output()
-        .expect("running sandbox-agent")
+        .expect("running agentplex")
 }
 
 fn validate(file: &Path) -> Output {
@@ -211,7 +211,7 @@ fn components_built_against_another_contract_version() {
         &[
             "problem  contract:",
             "built against sandbox-agent:adapter@0.3.0, a newer contract than this daemon supports",
-            "upgrade sandbox-agent",
+            "upgrade agentplex",
         ],
     );
     let older = write(dir.path(), "older.wasm", &mock_for_contract("0.0.9"));

@@ -1,4 +1,4 @@
-//! Credentials end to end: `sandbox-agent credentials list` on fixture home folders
+//! Credentials end to end: `agentplex credentials list` on fixture home folders
 //! (secrets never printed whole), `credentialsAvailable` from files, and the
 //! environment of a session's processes (its agent's keys, no other agent's).
 
@@ -76,7 +76,7 @@ fn fixture_home() -> tempfile::TempDir {
     home
 }
 
-/// `sandbox-agent credentials list <args>` with only `env` (and `PATH`) as its environment.
+/// `agentplex credentials list <args>` with only `env` (and `PATH`) as its environment.
 fn list(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(binary())
         .args(["credentials", "list"])
@@ -87,7 +87,7 @@ fn list(args: &[&str], env: &[(&str, &str)]) -> Output {
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .envs(env.iter().copied())
         .output()
-        .expect("running sandbox-agent")
+        .expect("running agentplex")
 }
 
 /// A listing that succeeded, and its JSON.

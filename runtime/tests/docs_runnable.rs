@@ -1,7 +1,7 @@
 //! The documentation's examples run: every fenced block marked ```` ```bash runnable ````
 //! in `docs/` is run, in page order, against a fresh daemon per page (token in
 //! `$TOKEN`, its address in `$E`, the headers in `$AUTH` and `$JSON` as the pages
-//! say, `sandbox-agent` on `PATH`). A block must exit 0, and when a ```` ```json ````
+//! say, `agentplex` on `PATH`). A block must exit 0, and when a ```` ```json ````
 //! block follows it, what it printed must hold everything that block shows: the
 //! same keys with the same values (times and other per-run values only by type),
 //! objects possibly with more keys, arrays possibly with more elements.

@@ -102,7 +102,7 @@ fn request_and_session_spans_reach_the_collector() {
     }
     // Protobuf keeps strings as they are: the service, the spans and their fields.
     for expected in [
-        "sandbox-agent",
+        "agentplex",
         "request",
         "/v1/sessions/traced",
         "session",

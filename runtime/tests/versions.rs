@@ -1,5 +1,5 @@
 //! One version number covers the daemon, the CLI, the npm packages and the
-//! TypeScript SDK, and `sandbox-agent --version` says which build it is.
+//! TypeScript SDK, and `agentplex --version` says which build it is.
 
 use std::path::Path;
 use std::process::Command;
@@ -45,7 +45,7 @@ fn version_names_the_commit_and_the_target() {
     let line = String::from_utf8(output.stdout).unwrap();
     let rest = line
         .trim()
-        .strip_prefix(&format!("sandbox-agent {VERSION} ("))
+        .strip_prefix(&format!("agentplex {VERSION} ("))
         .unwrap_or_else(|| panic!("{line}"));
     let (commit, target) = rest
         .strip_suffix(')')

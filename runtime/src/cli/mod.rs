@@ -325,7 +325,7 @@ impl ServerArgs {
 /// Parses the command line, runs the command, and maps failure to a non-zero exit
 /// with a one-line message on stderr.
 pub fn main() -> ExitCode {
-    let adopted = legacy_env::adopt();
+    let adopted = legacy_env::adopt(&legacy_env::known(&<Cli as clap::CommandFactory>::command()));
     let cli = Cli::parse();
     let deprecation = legacy_env::deprecation(&adopted);
     let result = match cli.command {

@@ -61,11 +61,13 @@ fn wrong_token_is_token_invalid() {
         json_ok(&run_command(by_env, COMMAND_TIMEOUT)),
         json!({ "sessions": [] })
     );
-    // The variables of 0.2 are still read, with one line saying what to rename.
+    // The variables of 0.2 are still read, with one line saying what to rename;
+    // one that names no setting (another program's, or cargo's) is left alone.
     let mut by_old_env = command(&["sessions", "list"]);
     by_old_env
         .env("SANDBOX_AGENT_ENDPOINT", endpoint)
-        .env("SANDBOX_AGENT_TOKEN", "right-token");
+        .env("SANDBOX_AGENT_TOKEN", "right-token")
+        .env("SANDBOX_AGENT_COMMIT", "0123456789ab");
     let old = run_command(by_old_env, COMMAND_TIMEOUT);
     assert_eq!(json_ok(&old), json!({ "sessions": [] }));
     let stderr = String::from_utf8_lossy(&old.stderr);
@@ -74,7 +76,8 @@ fn wrong_token_is_token_invalid() {
         stderr.starts_with("warning: the SANDBOX_AGENT_* variables are deprecated")
             && stderr.contains("SANDBOX_AGENT_ENDPOINT -> AGENTPLEX_ENDPOINT")
             && stderr.contains("SANDBOX_AGENT_TOKEN -> AGENTPLEX_TOKEN")
-            && !stderr.contains("right-token"),
+            && !stderr.contains("right-token")
+            && !stderr.contains("COMMIT"),
         "{stderr}"
     );
     // A wrong or missing one is refused, on plain and streaming routes.
@@ -154,7 +157,7 @@ fn daemon_not_running_is_a_connection_error() {
         assert!(
             failure
                 .error_line
-                .contains("Start one with `sandbox-agent server`"),
+                .contains("Start one with `agentplex server`"),
             "the error says what to do: {line}"
         );
         assert!(

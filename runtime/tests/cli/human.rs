@@ -21,7 +21,7 @@ fn on_terminal(daemon: &Daemon, args: &[&str]) -> String {
     command
         .stdout(Stdio::from(terminal))
         .stderr(Stdio::inherit());
-    let mut child = command.spawn().expect("starting sandbox-agent");
+    let mut child = command.spawn().expect("starting agentplex");
     // The command holds the terminal's side until dropped: then, once the child
     // has exited too, reading gives what was written and ends (EIO).
     drop(command);
@@ -44,7 +44,7 @@ fn a_person_gets_tables_and_transcripts_and_a_pipe_gets_json() {
     );
     assert!(
         created.starts_with(
-            "created session people (mock); send it a message: sandbox-agent sessions send people"
+            "created session people (mock); send it a message: agentplex sessions send people"
         ),
         "{created}"
     );
@@ -53,7 +53,7 @@ fn a_person_gets_tables_and_transcripts_and_a_pipe_gets_json() {
         &["sessions", "send", "people", "echo", "hello there"],
     );
     assert!(
-        sent.starts_with("sent; follow it: sandbox-agent sessions watch people"),
+        sent.starts_with("sent; follow it: agentplex sessions watch people"),
         "{sent}"
     );
     wait_for_events(&daemon, "people", "the turn's end", |events| {
@@ -86,7 +86,7 @@ fn a_person_gets_tables_and_transcripts_and_a_pipe_gets_json() {
         .unwrap_or_else(|| panic!("no permission request shown: {waiting}"));
     let (id, what) = asked.split_once(' ').unwrap();
     assert_eq!(what, "(command_execution: echo mock)");
-    let hint = format!("  answer: sandbox-agent permissions reply people {id} once|always|reject");
+    let hint = format!("  answer: agentplex permissions reply people {id} once|always|reject");
     assert!(waiting.lines().any(|line| line == hint), "{waiting}");
     let answered = on_terminal(&daemon, &["permissions", "reply", "people", id, "once"]);
     assert_eq!(answered.trim_end(), format!("answered {id}"));
@@ -125,8 +125,8 @@ fn a_person_gets_tables_and_transcripts_and_a_pipe_gets_json() {
 fn completions_are_printed_for_each_shell() {
     for (shell, marker) in [
         ("bash", "complete -F"),
-        ("zsh", "#compdef sandbox-agent"),
-        ("fish", "complete -c sandbox-agent"),
+        ("zsh", "#compdef agentplex"),
+        ("fish", "complete -c agentplex"),
     ] {
         let output = run_command(command(&["completions", shell]), COMMAND_TIMEOUT);
         assert!(output.status.success(), "{}", describe(&output));

@@ -1,4 +1,4 @@
-//! The `sandbox-agent` binary used as a CLI against a running daemon: one test (at
+//! The `agentplex` binary used as a CLI against a running daemon: one test (at
 //! least) per subcommand, checking what it prints on stdout, what it prints on
 //! stderr when it fails, and its exit status.
 //!
@@ -47,7 +47,7 @@ const ENV_VARS: [&str; 9] = [
 // ---------------------------------------------------------------------------
 // Running the binary
 
-/// `sandbox-agent <args>` with a clean environment, output captured.
+/// `agentplex <args>` with a clean environment, output captured.
 fn command(args: &[&str]) -> Command {
     let mut command = Command::new(binary());
     command
@@ -65,7 +65,7 @@ fn command(args: &[&str]) -> Command {
 
 /// Runs a command to its end, failing the test if it takes longer than `timeout`.
 fn run_command(mut command: Command, timeout: Duration) -> Output {
-    let mut child = command.spawn().expect("starting sandbox-agent");
+    let mut child = command.spawn().expect("starting agentplex");
     let stdout = read_in_background(child.stdout.take().unwrap());
     let stderr = read_in_background(child.stderr.take().unwrap());
     let status = wait_with_deadline(&mut child, timeout)

@@ -67,7 +67,7 @@ fn openapi_matches_the_served_document() {
         .unwrap();
     assert_eq!(
         printed, served,
-        "`sandbox-agent openapi` differs from GET /v1/openapi.json"
+        "`agentplex openapi` differs from GET /v1/openapi.json"
     );
 }
 

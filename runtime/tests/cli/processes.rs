@@ -162,7 +162,7 @@ fn a_run_on_a_terminal_prints_its_output_and_exits_with_its_status() {
     assert_eq!(stderr, "err\n");
 }
 
-/// `sandbox-agent terminal ID` with its stdin and stdout on a fresh pseudo-terminal
+/// `agentplex terminal ID` with its stdin and stdout on a fresh pseudo-terminal
 /// of 97×31: the child, what we type into it, and a reader of what it shows.
 struct Attached {
     child: Child,

@@ -1,4 +1,4 @@
-//! Test harness: runs the real `sandbox-agent` binary on a free loopback port.
+//! Test harness: runs the real `agentplex` binary on a free loopback port.
 
 #![allow(dead_code)]
 
@@ -71,7 +71,7 @@ pub struct Options {
     pub token: Option<String>,
     /// How the token is given.
     pub token_in: TokenIn,
-    /// Extra flags for `sandbox-agent server`.
+    /// Extra flags for `agentplex server`.
     pub args: Vec<String>,
     /// Extra environment variables for the daemon (and so for its agents).
     pub env: Vec<(String, String)>,
@@ -158,7 +158,7 @@ impl Daemon {
             }
             (None, _) => command.arg("--no-token"),
         };
-        let child = command.spawn().expect("starting sandbox-agent");
+        let child = command.spawn().expect("starting agentplex");
         let endpoint = format!("http://127.0.0.1:{port}");
         let mut daemon = Daemon {
             child,
@@ -176,7 +176,7 @@ impl Daemon {
         let url = format!("{}/v1/health", self.endpoint);
         while Instant::now() < deadline {
             if let Some(status) = self.child.try_wait().expect("polling the daemon") {
-                panic!("sandbox-agent exited during start-up: {status}");
+                panic!("agentplex exited during start-up: {status}");
             }
             if let Ok(response) = reqwest::blocking::get(&url) {
                 if response.status().is_success() {
@@ -185,7 +185,7 @@ impl Daemon {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("sandbox-agent did not become healthy within {timeout:?}");
+        panic!("agentplex did not become healthy within {timeout:?}");
     }
 
     /// The daemon's process id (its agents are its children).
@@ -212,7 +212,7 @@ impl Daemon {
         let status = self.stop();
         assert!(
             status.success(),
-            "sandbox-agent exited with {status} on SIGTERM"
+            "agentplex exited with {status} on SIGTERM"
         );
         data_dir
     }
@@ -223,7 +223,7 @@ impl Daemon {
             libc::kill(self.child.id() as i32, libc::SIGTERM);
         }
         self.wait_exit(Duration::from_secs(20))
-            .expect("sandbox-agent did not stop after SIGTERM")
+            .expect("agentplex did not stop after SIGTERM")
     }
 
     /// Waits up to `timeout` for the process to exit (after a signal the test sent);

@@ -78,14 +78,14 @@ fn a_foreign_page_changes_nothing_on_a_daemon_without_a_token() {
         let answer = send(
             port,
             "POST",
-            "/v1/fs/upload-batch?path=.local/share/sandbox-agent/bin",
+            "/v1/fs/upload-batch?path=.local/share/agentplex/bin",
             &headers,
             &archive,
         );
         assert_refused(&answer, "cross_origin_refused", "upload from a page");
     }
     assert!(
-        !home.path().join(".local/share/sandbox-agent/bin").exists(),
+        !home.path().join(".local/share/agentplex/bin").exists(),
         "the page's archive was unpacked"
     );
 
