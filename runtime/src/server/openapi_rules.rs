@@ -1,8 +1,11 @@
 //! What the request types alone do not tell the OpenAPI document, added to it so
 //! that every request the document allows is one the daemon takes, and the other
-//! way round: the real ranges of unsigned integers, the session id alphabet, a
-//! message's required content, base64 text where an encoding says so, raw bytes as
-//! binary strings, and unknown fields refused in every object a request carries.
+//! way round: the real ranges of unsigned integers, the session id alphabet, the
+//! permission modes and versions the daemon checks, NUL-free process strings, a
+//! message's required content, base64 text where an encoding says so, a terminal
+//! that cannot outlive the daemon, raw bytes as binary strings, an event payload
+//! that is an untagged union, and unknown fields refused in every object a request
+//! carries.
 
 use std::collections::BTreeSet;
 
@@ -32,11 +35,33 @@ pub fn apply(doc: &mut Value) {
     session_id_parameters(doc);
     closed_request_objects(doc);
     let schemas = &mut doc["components"]["schemas"];
-    // What the daemon checks a session's and an install's strings against.
+    checked_strings(schemas);
+    conditions(schemas);
+    // An event's payload is untagged, and an empty one fits more than one variant:
+    // the envelope's `type` tells which it is.
+    let data = &mut schemas["UniversalEventData"];
+    if let Some(variants) = data.as_object_mut().and_then(|map| map.remove("oneOf")) {
+        data["anyOf"] = variants;
+    }
+}
+
+/// The strings the daemon checks beyond their type.
+fn checked_strings(schemas: &mut Value) {
     let session = &mut schemas["CreateSessionRequest"]["properties"];
     session["permissionMode"]["pattern"] = json!(format!("^({})$", PERMISSION_MODES.join("|")));
     session["agentVersion"]["pattern"] = json!(VERSION_PATTERN);
     schemas["AgentInstallRequest"]["properties"]["version"]["pattern"] = json!(VERSION_PATTERN);
+    // What becomes a C string of the process (an argument, a variable) holds no NUL.
+    for name in ["ProcessRunRequest", "ProcessCreateRequest"] {
+        let properties = &mut schemas[name]["properties"];
+        properties["args"]["items"]["pattern"] = json!(NO_NUL);
+        properties["env"]["propertyNames"]["pattern"] = json!(NO_NUL);
+        properties["env"]["additionalProperties"]["pattern"] = json!(NO_NUL);
+    }
+}
+
+/// What one field of a body requires of another.
+fn conditions(schemas: &mut Value) {
     // A message carries text, attachments or parts (else `400`): it is not one whose
     // `message` is absent or null and whose lists are absent, null or empty.
     schemas["MessageRequest"]["not"] = json!({
@@ -60,23 +85,10 @@ pub fn apply(doc: &mut Value) {
         "properties": { "stdinEncoding": { "const": "base64" } },
     });
     run["then"] = json!({ "properties": { "stdin": { "pattern": BASE64 } } });
-    // What becomes a C string of the process (an argument, a variable) holds no NUL.
-    for name in ["ProcessRunRequest", "ProcessCreateRequest"] {
-        let properties = &mut schemas[name]["properties"];
-        properties["args"]["items"]["pattern"] = json!(NO_NUL);
-        properties["env"]["propertyNames"]["pattern"] = json!(NO_NUL);
-        properties["env"]["additionalProperties"]["pattern"] = json!(NO_NUL);
-    }
     // A terminal ends with the daemon.
     let create = &mut schemas["ProcessCreateRequest"];
     create["if"] = json!({ "required": ["tty"], "properties": { "tty": { "const": true } } });
     create["then"] = json!({ "properties": { "outliveDaemon": { "const": false } } });
-    // An event's payload is untagged, and an empty one fits more than one variant:
-    // the envelope's `type` tells which it is.
-    let data = &mut schemas["UniversalEventData"];
-    if let Some(variants) = data.as_object_mut().and_then(|map| map.remove("oneOf")) {
-        data["anyOf"] = variants;
-    }
 }
 
 /// Raw bodies are binary strings (their handlers' `Vec<u8>` reads as an array of
@@ -228,5 +240,27 @@ fn close_objects(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(close_objects),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsigned_integers_get_their_registry_format_and_their_maximum() {
+        let mut doc = json!({
+            "u16": { "type": "integer", "format": "u-int16", "minimum": 1, "maximum": 80 },
+            "u64": { "type": ["integer", "null"], "format": "u-int64", "minimum": 0 },
+            "usize": { "type": "integer", "minimum": 0 },
+            "i64": { "type": "integer", "format": "int64" },
+        });
+        unsigned_ranges(&mut doc);
+        assert_eq!(doc["u16"]["format"], "uint16");
+        assert_eq!(doc["u16"]["maximum"], 80, "a declared maximum stays");
+        assert_eq!(doc["u64"]["maximum"], json!(u64::MAX));
+        assert_eq!(doc["usize"]["format"], "uint64");
+        assert_eq!(doc["usize"]["maximum"], json!(u64::MAX));
+        assert_eq!(doc["i64"], json!({ "type": "integer", "format": "int64" }));
     }
 }
