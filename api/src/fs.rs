@@ -100,10 +100,10 @@ pub struct FsWriteResponse {
 #[serde(deny_unknown_fields)]
 pub struct FsMoveRequest {
     /// The path to move.
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, pattern = "^[^\\x00]*$")]
     pub from: String,
     /// Where it goes; its parent directories are created.
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, pattern = "^[^\\x00]*$")]
     pub to: String,
     /// Replace an existing `to` (a file, or an empty directory); refused (409) without it.
     #[serde(default)]

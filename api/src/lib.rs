@@ -194,7 +194,8 @@ pub struct AgentInstallRequest {
     /// Install again even when installed.
     #[serde(default)]
     pub reinstall: Option<bool>,
-    /// Version to install; the latest when absent.
+    /// Version to install; the latest when absent. Letters, digits, `.`, `-`, `_`
+    /// and `+`, at most 64 (else `400`).
     #[serde(default)]
     pub version: Option<String>,
 }
@@ -205,21 +206,25 @@ pub struct AgentInstallRequest {
 #[serde(deny_unknown_fields)]
 pub struct CreateSessionRequest {
     /// Agent id (`GET /v1/agents`).
+    #[schema(min_length = 1)]
     pub agent: String,
     /// Agent mode; the agent's default (`build`) when absent.
     #[serde(default)]
     pub agent_mode: Option<String>,
-    /// `default`, `plan` or `bypass`; `default` when absent.
+    /// `default`, `plan`, `bypass` or `acceptEdits`; `default` when absent.
     #[serde(default)]
     pub permission_mode: Option<String>,
     #[serde(default)]
     pub model: Option<String>,
     #[serde(default)]
     pub variant: Option<String>,
+    /// The agent version the session needs, installed when missing (unless the
+    /// daemon runs with `--no-install`); written as an install's `version`.
     #[serde(default)]
     pub agent_version: Option<String>,
-    /// Working directory of the agent; the daemon's when absent.
+    /// Working directory of the agent; the daemon's when absent or empty.
     #[serde(default)]
+    #[schema(pattern = "^[^\\x00]*$")]
     pub directory: Option<String>,
     #[serde(default)]
     pub title: Option<String>,
@@ -265,9 +270,13 @@ pub enum ErrorType {
     AdapterFailed,
     /// An unexpected failure inside the daemon.
     Internal,
-    /// A filesystem route's path does not exist.
+    /// A filesystem route's path, or the working directory of a session or a process,
+    /// does not exist (404).
     PathNotFound,
-    /// A filesystem route's target exists already, or a directory to remove is not empty.
+    /// A filesystem route's target exists already, a directory to remove is not empty,
+    /// or a path names another kind of entry than the request needs: a directory
+    /// where a file is read or written, a file where a directory is listed or used
+    /// as a working directory, a FIFO, a socket or a device (409).
     PathConflict,
     /// The daemon runs without what the request needs (`POST /v1/adapters/reload`
     /// without an adapters folder).
@@ -286,8 +295,8 @@ pub enum ErrorType {
     ProcessConflict,
     /// The daemon holds `--max-processes` processes already (409).
     ProcessLimitReached,
-    /// The program could not be started (missing binary, bad working directory);
-    /// the detail carries the system's reason (400).
+    /// The program could not be started (missing or not executable); the detail
+    /// carries the system's reason (400).
     SpawnFailed,
     /// The request named the daemon by a `Host` it does not answer to: without a
     /// token only loopback names and those `--allowed-host` adds (403).
@@ -422,6 +431,7 @@ pub struct SessionListResponse {
 
 /// A file attached to a 0.1.x message.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct MessageAttachment {
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -432,7 +442,7 @@ pub struct MessageAttachment {
 
 /// One part of a message sent as `parts`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum MessagePart {
     Text {
         text: String,

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 
 /// How an MCP server is reached, by its `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "lowercase")]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 pub enum McpServerConfig {
     /// A server the agent starts as a local process speaking MCP on stdio.
     #[serde(rename_all = "camelCase")]
@@ -85,7 +85,7 @@ pub enum McpRemoteTransport {
 
 /// OAuth settings of a remote MCP server.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct McpOAuthConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
@@ -107,6 +107,7 @@ pub enum McpOAuthConfigOrDisabled {
 
 /// Where a session's skills come from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SkillsConfig {
     /// The sources, in order; a later skill of the same name replaces an earlier one.
     pub sources: Vec<SkillSource>,
@@ -114,6 +115,7 @@ pub struct SkillsConfig {
 
 /// One source of skills: folders holding a `SKILL.md`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SkillSource {
     /// `local` (a directory on the sandbox's disk) or `git` (a repository the daemon clones).
     #[serde(rename = "type")]

@@ -25,16 +25,17 @@ pub enum ProcessDataEncoding {
 
 /// Body of `POST /v1/processes/run`: run a command to completion.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProcessRunRequest {
     /// The program: a path, or a name looked up in the daemon's `PATH`.
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, pattern = "^[^\\x00]*$")]
     pub command: String,
     /// Its arguments (no shell: use `sh -c` for one).
     #[serde(default)]
     pub args: Vec<String>,
-    /// Working directory; the daemon's when absent.
+    /// Working directory; the daemon's when absent or empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^[^\\x00]*$")]
     pub cwd: Option<String>,
     /// Variables added to the daemon's environment.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -87,16 +88,17 @@ pub struct ProcessRunResponse {
 
 /// Body of `POST /v1/processes`: start a managed process.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProcessCreateRequest {
     /// The program: a path, or a name looked up in the daemon's `PATH`.
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, pattern = "^[^\\x00]*$")]
     pub command: String,
     /// Its arguments (no shell: use `sh -c` for one).
     #[serde(default)]
     pub args: Vec<String>,
-    /// Working directory; the daemon's when absent.
+    /// Working directory; the daemon's when absent or empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^[^\\x00]*$")]
     pub cwd: Option<String>,
     /// Variables added to the daemon's environment (`TERM` defaults to
     /// `xterm-256color` in a terminal).
@@ -313,7 +315,7 @@ pub struct ProcessLogsMissed {
 
 /// Body of `POST /v1/processes/{id}/input`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProcessInputRequest {
     /// The bytes, in `encoding`.
     pub data: String,
@@ -343,7 +345,7 @@ pub struct ProcessSignalQuery {
 
 /// Body of `POST /v1/processes/{id}/terminal/resize`, and its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProcessTerminalResizeRequest {
     /// Width in columns.
     #[serde(deserialize_with = "terminal_size::required")]
@@ -416,7 +418,7 @@ pub struct ProcessWsQuery {
 /// A JSON text frame a client sends on the terminal WebSocket. Anything else
 /// (a binary frame, text that is not one of these) closes the socket with a reason.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
 pub enum TerminalClientFrame {
     /// Keystrokes for the terminal.
     Input {
@@ -434,7 +436,8 @@ pub enum TerminalClientFrame {
         rows: u16,
     },
     /// Close this viewer's socket (the process goes on).
-    Close,
+    // Empty braces, not a unit variant: a unit variant would accept unknown fields.
+    Close {},
 }
 
 /// A JSON text frame the daemon sends on the terminal WebSocket; the terminal's

@@ -174,8 +174,9 @@ fn failures_are_problems_with_precise_statuses() {
         404,
         "path_not_found",
     );
-    expect_problem(api.get("/v1/fs/file?path=dir"), 400, "invalid_request");
-    expect_problem(put(&api, "path=dir", "x"), 400, "invalid_request");
+    // A directory where a file is needed: a conflict with what is there.
+    expect_problem(api.get("/v1/fs/file?path=dir"), 409, "path_conflict");
+    expect_problem(put(&api, "path=dir", "x"), 409, "path_conflict");
     expect_problem(api.get("/v1/fs/file"), 400, "invalid_request");
     expect_problem(api.get("/v1/fs/file?path="), 400, "invalid_request");
     expect_problem(
@@ -215,8 +216,8 @@ fn failures_are_problems_with_precise_statuses() {
     );
     expect_problem(
         api.post_empty("/v1/fs/mkdir?path=plain/sub"),
-        400,
-        "invalid_request",
+        409,
+        "path_conflict",
     );
 
     // Not permitted (root ignores permission bits, so only checked as another user).

@@ -1,10 +1,14 @@
 //! The edges of the HTTP API against the real daemon binary: every error code the
 //! mock can trigger as a problem document, authentication, CORS, body limits,
-//! bodiless POSTs, and the OpenAPI route.
+//! bodiless POSTs, the one rule for request bodies, and the OpenAPI route.
 
 mod common;
+#[path = "http_errors/documented_refusals.rs"]
+mod documented_refusals;
 #[path = "http_errors/refused_bodies.rs"]
 mod refused_bodies;
+#[path = "http_errors/request_bodies.rs"]
+mod request_bodies;
 
 use common::api::*;
 use common::sse::{streaming_client, SseStream};

@@ -1,11 +1,17 @@
 //! The OpenAPI document: the committed `docs/openapi.json` matches what the daemon
-//! generates, and stays wire-compatible with the 0.1.x reference API.
+//! generates, stays wire-compatible with the 0.1.x reference API, and says that
+//! every object a client sends refuses fields it does not know (while the daemon
+//! knows every field a 0.1.x client sends).
+
+mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use serde_json::Value;
+use common::api::Api;
+use common::Daemon;
+use serde_json::{json, Value};
 
 fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
@@ -112,4 +118,142 @@ fn every_reference_route_and_field_is_still_served() {
         "not wire-compatible with 0.1.x:\n{}",
         problems.join("\n")
     );
+}
+
+/// The component schemas `value` refers to, and those they refer to, into `found`.
+fn referenced(schemas: &Value, value: &Value, found: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(name) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|target| target.strip_prefix("#/components/schemas/"))
+            {
+                if found.insert(name.to_owned()) {
+                    referenced(schemas, &schemas[name], found);
+                }
+            }
+            map.values().for_each(|v| referenced(schemas, v, found));
+        }
+        Value::Array(items) => items.iter().for_each(|v| referenced(schemas, v, found)),
+        _ => {}
+    }
+}
+
+/// Where in `schema` an object with named properties leaves other fields open (the
+/// parts of a condition, `anyOf` and `if`/`then`/`else`, only add to their object).
+fn open_objects(schema: &Value, at: &str, open: &mut Vec<String>) {
+    const CONDITIONS: [&str; 5] = ["anyOf", "if", "then", "else", "not"];
+    match schema {
+        Value::Object(map) => {
+            if map.contains_key("properties")
+                && map.get("additionalProperties") != Some(&json!(false))
+            {
+                open.push(at.to_owned());
+            }
+            for (key, value) in map
+                .iter()
+                .filter(|(key, _)| !CONDITIONS.contains(&key.as_str()))
+            {
+                open_objects(value, &format!("{at}/{key}"), open);
+            }
+        }
+        Value::Array(items) => {
+            for (index, value) in items.iter().enumerate() {
+                open_objects(value, &format!("{at}/{index}"), open);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_object_a_client_sends_refuses_unknown_fields() {
+    let ours: Value = serde_json::from_str(&generated()).unwrap();
+    let schemas = &ours["components"]["schemas"];
+    let mut sent = BTreeSet::from(["TerminalClientFrame".to_owned()]);
+    let mut open = Vec::new();
+    for (path, item) in ours["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let body = &operation["requestBody"]["content"]["application/json"]["schema"];
+            if !body.is_null() {
+                open_objects(body, &format!("{method} {path}"), &mut open);
+                referenced(schemas, body, &mut sent);
+            }
+        }
+    }
+    for name in sent.clone() {
+        referenced(schemas, &schemas[&name], &mut sent);
+        open_objects(&schemas[&name], &name, &mut open);
+    }
+    assert!(
+        sent.contains("McpOAuthConfig") && sent.contains("MessagePart"),
+        "nested schemas are followed: {sent:?}"
+    );
+    assert!(
+        open.is_empty(),
+        "objects without additionalProperties: false: {open:?}"
+    );
+}
+
+/// A value of `schema` (a reference document's property) a client could send.
+fn sample(reference: &Value, schema: &Value) -> Value {
+    if schema["nullable"] == json!(true) {
+        return Value::Null;
+    }
+    if let Some(name) = schema["$ref"].as_str() {
+        let target = &reference["components"]["schemas"][name.rsplit('/').next().unwrap()];
+        return target["enum"].get(0).cloned().unwrap_or(json!({}));
+    }
+    match schema["type"].as_str() {
+        Some("string") => json!("x"),
+        Some("array") => json!([]),
+        Some("boolean") => json!(false),
+        Some("integer") => json!(1),
+        _ => json!({}),
+    }
+}
+
+#[test]
+fn the_daemon_knows_every_field_a_0_1_client_sends() {
+    let Some(reference) = reference() else { return };
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    api.create("s", "mock");
+    let routes = [
+        ("AgentInstallRequest", "/v1/agents/mock/install"),
+        ("CreateSessionRequest", "/v1/sessions/t"),
+        ("MessageRequest", "/v1/sessions/s/messages"),
+        ("QuestionReplyRequest", "/v1/sessions/s/questions/q/reply"),
+        (
+            "PermissionReplyRequest",
+            "/v1/sessions/s/permissions/p/reply",
+        ),
+        ("FsMoveRequest", "/v1/fs/move"),
+    ];
+    let requests: BTreeSet<&str> = reference["components"]["schemas"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .filter(|name| name.ends_with("Request"))
+        .collect();
+    assert_eq!(requests, routes.iter().map(|(name, _)| *name).collect());
+    for (name, path) in routes {
+        let schema = &reference["components"]["schemas"][name];
+        let mut body = json!({});
+        for (field, property) in schema["properties"].as_object().unwrap() {
+            body[field] = sample(&reference, property);
+        }
+        if name == "CreateSessionRequest" {
+            body["agent"] = json!("mock");
+        }
+        let answer = api.post_json(path, body.clone());
+        let status = answer.status();
+        let text = answer.text().unwrap();
+        assert!(
+            !text.contains("unknown field"),
+            "{name} with every 0.1.x field, {body}: {status} {text}"
+        );
+    }
 }

@@ -140,16 +140,7 @@ impl AgentCatalog {
     ) -> Result<Follow, ApiError> {
         let adapter = self.adapter(agent)?;
         if let Some(version) = &request.version {
-            let valid = !version.is_empty()
-                && version.len() <= 64
-                && version
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'));
-            if !valid {
-                return Err(ApiError::InvalidRequest(format!(
-                    "invalid version {version:?}: use letters, digits, '.', '-', '_' and '+'"
-                )));
-            }
+            check_version(version)?;
         }
         let catalog = self.clone();
         let job_request = request.clone();
@@ -474,6 +465,26 @@ pub fn capabilities(info: &AdapterInfo) -> AgentCapabilities {
 }
 
 /// The `install_failed` problem for an install error.
+/// What [`check_version`] accepts, as the OpenAPI document says it.
+pub const VERSION_PATTERN: &str = "^[A-Za-z0-9._+-]{1,64}$";
+
+/// An agent version a client names (an install's `version`, a session's
+/// `agentVersion`): 1-64 letters, digits, `.`, `-`, `_` and `+`, whatever the agent.
+pub fn check_version(version: &str) -> Result<(), ApiError> {
+    let valid = !version.is_empty()
+        && version.len() <= 64
+        && version
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'));
+    if valid {
+        Ok(())
+    } else {
+        Err(ApiError::InvalidRequest(format!(
+            "invalid version {version:?}: use letters, digits, '.', '-', '_' and '+'"
+        )))
+    }
+}
+
 pub fn install_failed(agent: &str, error: &crate::install::InstallError) -> ApiError {
     ApiError::InstallFailed {
         agent: agent.to_owned(),

@@ -160,7 +160,7 @@ async fn relay(socket: &mut TerminalSocket) -> Result<Ended, CliError> {
                     send(socket, input).await.map_err(lost)?;
                 }
                 if detach.is_some() {
-                    let _ = send(socket, TerminalClientFrame::Close).await;
+                    let _ = send(socket, TerminalClientFrame::Close {}).await;
                     return Ok(Ended::Detached);
                 }
             },

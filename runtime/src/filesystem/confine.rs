@@ -96,8 +96,9 @@ impl FsPolicy {
 
     /// The working directory of a session or a process: as given when unconfined;
     /// under `--fs-root`, resolved from the root (the root itself when none is given)
-    /// and refused outside it.
+    /// and refused outside it. An empty one is none.
     pub fn working_directory(&self, directory: Option<&str>) -> Result<Option<String>, FsError> {
+        let directory = directory.filter(|directory| !directory.is_empty());
         let Some(root) = &self.root else {
             return Ok(directory.map(str::to_owned));
         };

@@ -17,13 +17,15 @@ use crate::error::ApiError;
 /// Everything a filesystem route can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum FsError {
-    /// The path is empty, holds a NUL byte, or names something the route cannot act on.
+    /// The path is empty, holds a NUL byte, or is not a valid name.
     #[error("{0}")]
     BadPath(String),
     /// Nothing exists at the path.
     #[error("{0} does not exist")]
     NotFound(String),
-    /// The target exists (and `overwrite` was not asked), or a directory is not empty.
+    /// The target exists (and `overwrite` was not asked), a directory is not empty, or
+    /// the path names an entry of another kind than the route acts on (a directory
+    /// where a file is needed, a file on the way to a directory, a FIFO...).
     #[error("{0}")]
     Conflict(String),
     /// The operating system refused access.
@@ -55,10 +57,10 @@ impl FsError {
             io::ErrorKind::DirectoryNotEmpty => FsError::Conflict(format!(
                 "{shown} is a directory that is not empty (pass recursive=true)"
             )),
-            io::ErrorKind::NotADirectory => FsError::BadPath(format!(
+            io::ErrorKind::NotADirectory => FsError::Conflict(format!(
                 "{shown}: a component of the path is not a directory"
             )),
-            io::ErrorKind::IsADirectory => FsError::BadPath(format!("{shown} is a directory")),
+            io::ErrorKind::IsADirectory => FsError::Conflict(format!("{shown} is a directory")),
             io::ErrorKind::InvalidInput | io::ErrorKind::InvalidFilename => {
                 FsError::BadPath(format!("{shown}: {error}"))
             }
@@ -95,6 +97,21 @@ pub fn resolve(base: &Path, path: &str) -> Result<PathBuf, FsError> {
         return Err(FsError::BadPath("the path contains a NUL byte".into()));
     }
     Ok(normalize(&base.join(path)))
+}
+
+/// Checks the working directory of a session or a process as the file routes check
+/// their paths: a missing one is [`FsError::NotFound`], anything but a directory
+/// [`FsError::Conflict`].
+pub fn check_working_directory(dir: &Path) -> Result<(), FsError> {
+    let shown = || format!("working directory {}", dir.display());
+    match std::fs::metadata(dir) {
+        Ok(metadata) if metadata.is_dir() => Ok(()),
+        Ok(_) => Err(FsError::Conflict(format!("{} is not a directory", shown()))),
+        Err(error) => Err(match FsError::io(dir, error) {
+            FsError::NotFound(_) => FsError::NotFound(shown()),
+            other => other,
+        }),
+    }
 }
 
 /// Folds `.` and `..` components without touching the filesystem (`/..` stays `/`).
@@ -183,7 +200,11 @@ mod tests {
         ));
         assert!(matches!(
             kind(io::ErrorKind::IsADirectory),
-            FsError::BadPath(_)
+            FsError::Conflict(_)
+        ));
+        assert!(matches!(
+            kind(io::ErrorKind::NotADirectory),
+            FsError::Conflict(_)
         ));
         assert!(matches!(
             kind(io::ErrorKind::StorageFull),

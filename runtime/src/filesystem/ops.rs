@@ -20,7 +20,7 @@ use super::FsError;
 pub fn entries(dir: &Path, root: Option<&FsRoot>) -> Result<Vec<FsEntry>, FsError> {
     let metadata = fs::metadata(dir).map_err(|e| FsError::io(dir, e))?;
     if !metadata.is_dir() {
-        return Err(FsError::BadPath(format!(
+        return Err(FsError::Conflict(format!(
             "{} is not a directory",
             dir.display()
         )));
@@ -204,7 +204,7 @@ mod tests {
         assert!(listed[1].modified.as_deref().unwrap().ends_with('Z'));
         assert!(matches!(
             entries(&dir.path().join("b.txt"), None),
-            Err(FsError::BadPath(_))
+            Err(FsError::Conflict(_))
         ));
     }
 

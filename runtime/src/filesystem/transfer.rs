@@ -54,7 +54,7 @@ pub async fn open(path: &Path) -> Result<OpenFile, FsError> {
 pub fn check_contents(path: &Path, metadata: &Metadata) -> Result<(), FsError> {
     let kind = metadata.file_type();
     if kind.is_dir() {
-        return Err(FsError::BadPath(format!(
+        return Err(FsError::Conflict(format!(
             "{} is a directory (list it with GET /v1/fs/entries)",
             path.display()
         )));
@@ -65,7 +65,7 @@ pub fn check_contents(path: &Path, metadata: &Metadata) -> Result<(), FsError> {
             FsEntryKind::Socket => "a socket",
             _ => "a device",
         };
-        return Err(FsError::BadPath(format!(
+        return Err(FsError::Conflict(format!(
             "{} is {what}: the file routes read and write regular files only",
             path.display()
         )));

@@ -58,7 +58,9 @@ pub fn unpack_from(
     fs::create_dir_all(target).map_err(|e| FsError::io(target, e))?;
     let root = fs::canonicalize(target).map_err(|e| FsError::io(target, e))?;
     let root_dir = beneath::open_root(&root).map_err(|e| match e.raw_os_error() {
-        Some(libc::ENOTDIR) => FsError::BadPath(format!("{} is not a directory", target.display())),
+        Some(libc::ENOTDIR) => {
+            FsError::Conflict(format!("{} is not a directory", target.display()))
+        }
         _ => FsError::io(target, e),
     })?;
     let staging = tempfile::Builder::new()

@@ -2,7 +2,6 @@
 //! system's reason when it cannot start.
 
 use std::collections::BTreeMap;
-use std::io;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 
@@ -35,7 +34,7 @@ impl CommandSpec<'_> {
             return Err(ApiError::InvalidRequest("`command` is empty".into()));
         }
         if let Some(cwd) = self.cwd {
-            check_directory(Path::new(cwd))?;
+            crate::filesystem::check_working_directory(Path::new(cwd))?;
         }
         let held = self.located().map(|program| in_use::hold(&program));
         let mut command = match &held {
@@ -81,17 +80,6 @@ impl CommandSpec<'_> {
     }
 }
 
-/// A working directory must exist and be a directory.
-fn check_directory(cwd: &Path) -> Result<(), ApiError> {
-    let refused =
-        |error: io::Error| ApiError::SpawnFailed(format!("working directory {cwd:?}: {error}"));
-    let metadata = std::fs::metadata(cwd).map_err(refused)?;
-    if !metadata.is_dir() {
-        return Err(refused(io::Error::from_raw_os_error(libc::ENOTDIR)));
-    }
-    Ok(())
-}
-
 /// The exit code and the signal of a finished process.
 pub fn exit_parts(status: std::process::ExitStatus) -> (Option<i32>, Option<i32>) {
     use std::os::unix::process::ExitStatusExt as _;
@@ -116,7 +104,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_missing_program_and_a_bad_directory_carry_the_system_reason() {
+    async fn a_missing_program_carries_the_system_reason_and_a_bad_directory_is_a_path_error() {
         let env = BTreeMap::new();
         let missing = spec("/nonexistent/program", None, &env);
         let error = missing
@@ -130,14 +118,14 @@ mod tests {
             .command()
             .unwrap_err();
         assert!(
-            matches!(&error, ApiError::SpawnFailed(d) if d.contains("working directory") && d.contains("No such file")),
+            matches!(&error, ApiError::PathNotFound(d) if d == "working directory /nonexistent-dir does not exist"),
             "{error}"
         );
         let error = spec("true", Some("/proc/self/status"), &env)
             .command()
             .unwrap_err();
         assert!(
-            matches!(&error, ApiError::SpawnFailed(d) if d.contains("Not a directory")),
+            matches!(&error, ApiError::PathConflict(d) if d.contains("is not a directory")),
             "{error}"
         );
     }

@@ -12,27 +12,30 @@ use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use tower_http::timeout::TimeoutBody;
 
 use crate::error::ApiError;
 
-/// A JSON body.
+/// A JSON body: one JSON object (every body of the API is one; serde alone would
+/// also read a struct from an array of its fields in order).
 pub struct Json<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        match axum::Json::<T>::from_request(request, state).await {
-            Ok(axum::Json(value)) => Ok(Json(value)),
+        // axum checks the content type and the syntax; the shape is checked here.
+        match axum::Json::<Value>::from_request(request, state).await {
+            Ok(axum::Json(value)) => body_value(value).map(Json),
             Err(JsonRejection::BytesRejection(rejection)) => Err(body_error(rejection)),
             Err(rejection) => Err(ApiError::InvalidRequest(rejection.body_text())),
         }
     }
 }
 
-/// A JSON body that may also be absent (empty, with or without a content type),
-/// as 0.1.x clients send for `cancel`, `terminate`, `reject` and `install`.
+/// A JSON body that may also be absent (empty, with or without a content type, or
+/// `null`), as 0.1.x clients send for `cancel`, `terminate`, `reject` and `install`.
 pub struct OptionalJson<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJson<T> {
@@ -45,9 +48,50 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJ
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(OptionalJson(T::default()));
         }
-        serde_json::from_slice(&bytes)
-            .map(OptionalJson)
-            .map_err(|e| ApiError::InvalidRequest(format!("invalid JSON body: {e}")))
+        match serde_json::from_slice(&bytes) {
+            Ok(Value::Null) => Ok(OptionalJson(T::default())),
+            Ok(value) => body_value(value).map(OptionalJson),
+            Err(e) => Err(ApiError::InvalidRequest(format!("invalid JSON body: {e}"))),
+        }
+    }
+}
+
+/// Reads a body's JSON value as `T`: it must be an object, and a whole number is
+/// one however it is written (`80.0` is an integer to JSON Schema, not to serde).
+fn body_value<T: DeserializeOwned>(mut value: Value) -> Result<T, ApiError> {
+    if !value.is_object() {
+        return Err(ApiError::InvalidRequest(
+            "the body must be a JSON object".into(),
+        ));
+    }
+    whole_numbers(&mut value);
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        ApiError::InvalidRequest(format!(
+            "Failed to deserialize the JSON body into the target type: {e}"
+        ))
+    })
+}
+
+/// Turns every number written with a fraction of zero (`4864.0`) into an integer.
+fn whole_numbers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            let Some(float) = number.as_f64().filter(|_| number.is_f64()) else {
+                return;
+            };
+            if float.fract() != 0.0 {
+                return;
+            }
+            // `as` saturates: a float past the integer's range stays a float.
+            if float >= 0.0 && float < u64::MAX as f64 {
+                *number = (float as u64).into();
+            } else if float < 0.0 && float >= i64::MIN as f64 {
+                *number = (float as i64).into();
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers),
+        Value::Object(map) => map.values_mut().for_each(whole_numbers),
+        _ => {}
     }
 }
 

@@ -71,9 +71,10 @@ fn shown(path: &Path) -> String {
 #[utoipa::path(get, path = "/v1/fs/entries", tag = "fs", params(FsEntriesQuery),
     responses(
         (status = 200, description = "The directory's entries, sorted by name", body = Vec<FsEntry>),
-        (status = 400, description = "Not a directory, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 400, description = "A bad path", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "No such directory or session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Not a directory (`path_conflict`)", body = ProblemDetails, content_type = "application/problem+json"),
     ))]
 pub async fn entries(
     State(state): State<AppState>,
@@ -95,9 +96,10 @@ pub async fn entries(
 #[utoipa::path(get, path = "/v1/fs/file", tag = "fs", params(FsPathQuery),
     responses(
         (status = 200, description = "The file's bytes (`content-length` only when the size can be trusted: `/proc` and sysfs files are read to their end)", content_type = "application/octet-stream", body = Vec<u8>),
-        (status = 400, description = "A directory, a FIFO, a socket or a device, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 400, description = "A bad path", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "No such file or session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "A directory, a FIFO, a socket or a device (`path_conflict`)", body = ProblemDetails, content_type = "application/problem+json"),
     ))]
 pub async fn read_file(
     State(state): State<AppState>,
@@ -129,9 +131,10 @@ pub async fn read_file(
     request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file's new bytes"),
     responses(
         (status = 200, body = FsWriteResponse),
-        (status = 400, description = "A directory, a FIFO, a socket or a device, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 400, description = "A bad path", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "No such session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "A directory, a FIFO, a socket or a device, or a file on the way (`path_conflict`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 413, description = "Larger than `--fs-max-bytes`", body = ProblemDetails, content_type = "application/problem+json"),
     ))]
 pub async fn write_file(
@@ -193,7 +196,7 @@ pub async fn mkdir(
         (status = 400, description = "A bad path, or a move into itself", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "No such source or session", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "The destination exists (without `overwrite`), or is a directory that is not empty", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "The destination exists (without `overwrite`), or is a directory that is not empty, or a file is on the way", body = ProblemDetails, content_type = "application/problem+json"),
     ))]
 pub async fn move_entry(
     State(state): State<AppState>,
@@ -220,7 +223,7 @@ pub async fn move_entry(
         (status = 400, description = "A bad path", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "No such path or session", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "A directory that is not empty, without `recursive`", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "A directory that is not empty, without `recursive`, or a file on the way", body = ProblemDetails, content_type = "application/problem+json"),
     ))]
 pub async fn delete_entry(
     State(state): State<AppState>,
@@ -243,7 +246,7 @@ pub async fn delete_entry(
         (status = 400, description = "Not a tar archive, an entry outside the target, or a bad path", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 403, description = "Not permitted", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "No such session", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "An entry would replace a directory with a file (or the reverse), or go through a symbolic link out of the target", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "The target is not a directory, or an entry would replace a directory with a file (or the reverse), or go through a symbolic link out of the target", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 413, description = "The body or its unpacked size is over `--fs-max-bytes`", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 415, description = "The body is not sent as an archive (`application/x-tar`, `application/gzip` or `application/octet-stream`)", body = ProblemDetails, content_type = "application/problem+json"),
     ))]

@@ -11,6 +11,7 @@ pub mod guard;
 mod install_events;
 mod metrics_routes;
 pub mod openapi;
+mod openapi_rules;
 mod peers;
 mod process_routes;
 pub mod request_log;

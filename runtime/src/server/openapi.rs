@@ -89,6 +89,7 @@ pub fn document() -> Value {
     doc.info.version = crate::VERSION.to_owned();
     let mut doc = serde_json::to_value(doc).expect("the OpenAPI document serializes");
     complete_errors(&mut doc);
+    super::openapi_rules::apply(&mut doc);
     doc
 }
 

@@ -50,7 +50,8 @@ pub fn router() -> Router<AppState> {
         (status = 200, body = ProcessRunResponse),
         (status = 400, description = "A bad body, or the program cannot start (`spawn_failed`, with the system's reason)", body = ProblemDetails),
         (status = 403, description = "`cwd` is outside the daemon's `--fs-root` (`permission_denied`)", body = ProblemDetails),
-        (status = 409, description = "`--max-processes` processes are held already (`process_limit_reached`)", body = ProblemDetails),
+        (status = 404, description = "`cwd` does not exist (`path_not_found`)", body = ProblemDetails),
+        (status = 409, description = "`--max-processes` processes are held already (`process_limit_reached`), or `cwd` is not a directory (`path_conflict`)", body = ProblemDetails),
     ))]
 pub async fn run(
     State(state): State<AppState>,
@@ -73,7 +74,8 @@ pub async fn config(State(state): State<AppState>) -> JsonResponse<ProcessConfig
         (status = 200, body = ProcessInfo),
         (status = 400, description = "A bad body, or the program cannot start (`spawn_failed`, with the system's reason)", body = ProblemDetails),
         (status = 403, description = "`cwd` is outside the daemon's `--fs-root` (`permission_denied`)", body = ProblemDetails),
-        (status = 409, description = "`--max-processes` processes are held already (`process_limit_reached`)", body = ProblemDetails),
+        (status = 404, description = "`cwd` does not exist (`path_not_found`)", body = ProblemDetails),
+        (status = 409, description = "`--max-processes` processes are held already (`process_limit_reached`), or `cwd` is not a directory (`path_conflict`)", body = ProblemDetails),
     ))]
 pub async fn create(
     State(state): State<AppState>,
@@ -215,9 +217,10 @@ pub async fn resize(
 /// (`log`, `missed` and, once it exited, `exit` events).
 #[utoipa::path(get, path = "/v1/processes/{id}/logs", operation_id = "process_logs", tag = "processes",
     params(("id" = String, Path, description = "Process id"), ProcessLogsQuery,
-           ("Last-Event-ID" = Option<u64>, Header, description = "With `follow`: resume after this sequence")),
+           ("Last-Event-ID" = Option<u64>, Header, nullable = false, description = "With `follow`: resume after this sequence")),
     responses(
-        (status = 200, body = ProcessLogsResponse, description = "The entries held; with `follow=true` a `text/event-stream` instead"),
+        (status = 200, description = "The entries held; with `follow=true` a `text/event-stream` instead",
+            content((ProcessLogsResponse = "application/json"), ("text/event-stream"))),
         (status = 404, description = "No process has that id", body = ProblemDetails),
     ))]
 pub async fn logs(

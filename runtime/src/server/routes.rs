@@ -162,7 +162,8 @@ pub async fn get_session(
     request_body = CreateSessionRequest,
     responses((status = 200, body = CreateSessionResponse), (status = 400, body = ProblemDetails),
               (status = 403, description = "`directory` is outside the daemon's `--fs-root`", body = ProblemDetails),
-              (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails),
+              (status = 404, description = "The agent is not installed (`agent_not_installed`), or `directory` does not exist (`path_not_found`)", body = ProblemDetails),
+              (status = 409, description = "The session exists (`session_already_exists`), or `directory` is not a directory (`path_conflict`)", body = ProblemDetails),
               (status = 503, description = "The session database cannot be written", body = ProblemDetails),
               (status = 507, description = "The data dir's disk is full", body = ProblemDetails)))]
 pub async fn create_session(
@@ -270,7 +271,7 @@ pub async fn get_events(
 /// The transcript from an offset (or `Last-Event-ID`), then live.
 #[utoipa::path(get, path = "/v1/sessions/{session_id}/events/sse", tag = "sessions",
     params(("session_id" = String, Path, description = "Session id"), EventsSseQuery,
-           ("Last-Event-ID" = Option<u64>, Header, description = "Resume after this sequence")),
+           ("Last-Event-ID" = Option<u64>, Header, nullable = false, description = "Resume after this sequence")),
     responses((status = 200, description = "SSE stream of UniversalEvent", content_type = "text/event-stream"),
               (status = 404, body = ProblemDetails)))]
 pub async fn get_events_sse(

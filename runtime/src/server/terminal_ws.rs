@@ -41,10 +41,14 @@ const MAX_REASON: usize = 123;
 
 /// Upgrades to the terminal WebSocket of a process started with `tty`.
 #[utoipa::path(get, path = "/v1/processes/{id}/terminal/ws", tag = "processes",
-    params(("id" = String, Path, description = "Process id"), ProcessWsQuery),
+    params(("id" = String, Path, description = "Process id"), ProcessWsQuery,
+        ("Connection" = String, Header, pattern = "[Uu][Pp][Gg][Rr][Aa][Dd][Ee]", description = "Holds `upgrade` (the WebSocket handshake)"),
+        ("Upgrade" = String, Header, pattern = "^[Ww][Ee][Bb][Ss][Oo][Cc][Kk][Ee][Tt]$", description = "`websocket`"),
+        ("Sec-WebSocket-Version" = String, Header, pattern = "^13$", description = "`13`"),
+        ("Sec-WebSocket-Key" = String, Header, description = "The handshake's key (RFC 6455)")),
     responses(
         (status = 101, description = "Switched to the WebSocket: binary frames of terminal output out (the scrollback first, after a `ready` text frame), JSON `TerminalClientFrame`s in, `TerminalServerFrame`s as text"),
-        (status = 400, description = "Not a WebSocket upgrade request", body = ProblemDetails),
+        (status = 400, description = "Not a WebSocket handshake (checked first)", body = ProblemDetails),
         (status = 403, description = "A page of another origin than the daemon's, not allowed by `--cors-allow-origin`", body = ProblemDetails),
         (status = 404, description = "No process has that id", body = ProblemDetails),
         (status = 409, description = "It has no terminal", body = ProblemDetails),
@@ -57,12 +61,12 @@ pub async fn terminal_ws(
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    let upgrade = upgrade.map_err(|rejection| ApiError::InvalidRequest(rejection.body_text()))?;
     check_origin(&headers, &state.allowed_origins)?;
     let process = state.processes.get(&id)?;
     if !process.is_terminal() {
         return Err(process.not_a_terminal());
     }
-    let upgrade = upgrade.map_err(|rejection| ApiError::InvalidRequest(rejection.body_text()))?;
     Ok(upgrade.on_upgrade(move |socket| view(socket, state, process)))
 }
 
@@ -180,7 +184,7 @@ async fn control(state: &AppState, process: &ManagedProcess, frame: &str) -> Nex
             }
         }
         TerminalClientFrame::Resize { cols, rows } => process.resize(cols, rows),
-        TerminalClientFrame::Close => return Next::Close(NORMAL, "closed by the client".into()),
+        TerminalClientFrame::Close {} => return Next::Close(NORMAL, "closed by the client".into()),
     };
     match outcome {
         Ok(()) => Next::Continue,

@@ -269,6 +269,9 @@ impl SessionManager {
                 "invalid permission mode {permission_mode:?}: use one of {PERMISSION_MODES:?}"
             )));
         }
+        if let Some(version) = &request.agent_version {
+            crate::agents::check_version(version)?;
+        }
         let directory = resolve_directory(request.directory.as_deref())?;
         let mcp = launch::enabled_servers(request.mcp);
         let skills = request.skills.filter(|skills| !skills.sources.is_empty());
@@ -491,12 +494,7 @@ fn resolve_directory(directory: Option<&str>) -> Result<PathBuf, ApiError> {
     let cwd = std::env::current_dir()
         .map_err(|e| ApiError::Internal(format!("current directory: {e}")))?;
     let path = directory.map_or(cwd.clone(), |dir| cwd.join(dir));
-    if !path.is_dir() {
-        return Err(ApiError::InvalidRequest(format!(
-            "directory {} does not exist",
-            path.display()
-        )));
-    }
+    crate::filesystem::check_working_directory(&path)?;
     Ok(path)
 }
 

@@ -103,7 +103,7 @@ fn runs_report_exit_codes_signals_timeouts_and_capped_output() {
 }
 
 #[test]
-fn a_program_that_cannot_start_is_a_400_with_the_system_reason() {
+fn a_program_that_cannot_start_is_a_400_with_the_system_reason_and_a_missing_cwd_a_404() {
     let daemon = daemon(&[]);
     let client = client(&daemon);
     block_on(async {
@@ -120,11 +120,8 @@ fn a_program_that_cannot_start_is_a_400_with_the_system_reason() {
             ..sh("true")
         };
         let (status, code, detail) = refusal(client.run_process(&bad_cwd).await);
-        assert_eq!((status, code.as_str()), (400, "spawn_failed"));
-        assert!(
-            detail.contains("working directory") && detail.contains("No such file"),
-            "{detail}"
-        );
+        assert_eq!((status, code.as_str()), (404, "path_not_found"));
+        assert_eq!(detail, "working directory /no/such/dir does not exist");
 
         let (status, code, _) = refusal(client.run_process(&ProcessRunRequest::default()).await);
         assert_eq!((status, code.as_str()), (400, "invalid_request"));

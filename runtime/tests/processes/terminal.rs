@@ -185,7 +185,7 @@ fn several_viewers_share_a_terminal_and_a_new_one_gets_the_scrollback() {
         // Input from either reaches the one terminal.
         type_line(&mut second, "echo second-$((1+1))").await;
         read_until(&mut first, &mut first_screen, "second-2").await;
-        send(&mut first, TerminalClientFrame::Close).await;
+        send(&mut first, TerminalClientFrame::Close {}).await;
         let (code, reason) = read_to_close(&mut first, &mut first_screen).await;
         assert_eq!(
             (code, reason.as_str()),

@@ -275,7 +275,7 @@ fn fifos_sockets_and_devices_are_refused_at_once_and_listed_as_they_are() {
             .expect("an answer, not a hang")
     };
     for path in ["fifo", "sock", "/dev/null"] {
-        let problem = expect_problem(get(path), 400, "invalid_request");
+        let problem = expect_problem(get(path), 409, "path_conflict");
         assert!(
             problem["detail"]
                 .as_str()
@@ -289,7 +289,7 @@ fn fifos_sockets_and_devices_are_refused_at_once_and_listed_as_they_are() {
         .body("x")
         .send()
         .unwrap();
-    expect_problem(put, 400, "invalid_request");
+    expect_problem(put, 409, "path_conflict");
     // Many at once hold no thread: a plain read still answers.
     let readers: Vec<_> = (0..64)
         .map(|_| {
@@ -304,7 +304,7 @@ fn fifos_sockets_and_devices_are_refused_at_once_and_listed_as_they_are() {
         })
         .collect();
     for reader in readers {
-        assert_eq!(reader.join().unwrap().expect("an answer"), 400);
+        assert_eq!(reader.join().unwrap().expect("an answer"), 409);
     }
     assert_eq!(get("plain").text().unwrap(), "plain");
     // Listings keep `entryType` as 0.1.x has it and say what each entry is.

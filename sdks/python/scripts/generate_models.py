@@ -2,9 +2,11 @@
 
 Every schema of the document becomes one Python name: an object schema a pydantic model
 (fields in snake_case, the wire name as the alias), an enum a ``Literal`` alias, a ``oneOf``
-of tagged objects a discriminated union of one model per variant, any other ``oneOf`` a
-``Union`` alias. ``tests/test_models.py`` regenerates the file and checks it is current, and
-walks the document against the models (every schema and field, and back).
+of tagged objects a discriminated union of one model per variant, any other ``oneOf`` (or an
+``anyOf`` that is all the schema says, as an untagged union whose variants overlap) a
+``Union`` alias. What only constrains an object (its ``anyOf``, ``not``, ``if``/``then``/
+``else``) does not change its model. ``tests/test_models.py`` regenerates the file and checks
+it is current, and walks the document against the models (every schema and field, and back).
 
 Usage: python scripts/generate_models.py [--check]
 """
@@ -105,12 +107,22 @@ def variant_name(schema_name: str, variant: dict[str, Any]) -> str:
     return schema_name + pascal(variant["properties"]["type"]["enum"][0])
 
 
+def union_variants(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The variants of a union schema: its ``oneOf``, or its ``anyOf`` when it has no
+    properties of its own (else the ``anyOf`` only constrains an object)."""
+    if "oneOf" in schema:
+        return list(schema["oneOf"])
+    if "anyOf" in schema and "properties" not in schema:
+        return list(schema["anyOf"])
+    return []
+
+
 def py_type(schema: dict[str, Any]) -> str:
     """The annotation of a property schema."""
     if "$ref" in schema:
         return ref_name(schema)
-    if "oneOf" in schema:
-        parts = [py_type(v) for v in schema["oneOf"]]
+    if union_variants(schema):
+        parts = [py_type(v) for v in union_variants(schema)]
         if "None" in parts:
             parts = [p for p in parts if p != "None"] + ["None"]
         return " | ".join(parts)
@@ -211,7 +223,7 @@ def ordered(schemas: dict[str, Any]) -> list[str]:
             return
         seen.add(name)
         schema = schemas[name]
-        if "oneOf" in schema or "enum" in schema:
+        if union_variants(schema) or "enum" in schema:
             for dep in sorted(dependencies(schema)):
                 visit(dep)
         done.append(name)
@@ -244,8 +256,8 @@ def generate(document: dict[str, Any]) -> str:
             out.append("")
             out.append(f'{name} = Annotated[Union[{", ".join(names)}], Field(discriminator="type")]')
             out += docstring(description, "")
-        elif "oneOf" in schema:
-            out.append(f"{name} = Union[{', '.join(py_type(v) for v in schema['oneOf'])}]")
+        elif union_variants(schema):
+            out.append(f"{name} = Union[{', '.join(py_type(v) for v in union_variants(schema))}]")
             out += docstring(description, "")
         else:
             out.append("")

@@ -231,7 +231,8 @@ describe("files", () => {
     }
 
     await client.mkdirFs({ path: dir.rel });
-    expect(await failure(client.readFsFile({ path: dir.rel }))).toMatchObject({ code: "invalid_request", status: 400 });
+    // A directory where a file is needed conflicts with what is there.
+    expect(await failure(client.readFsFile({ path: dir.rel }))).toMatchObject({ code: "path_conflict", status: 409 });
     expect(await failure(client.statFs({ path: "" }))).toMatchObject({ code: "invalid_request", status: 400 });
   });
 

@@ -724,7 +724,10 @@ export interface components {
         AgentInstallRequest: {
             /** @description Install again even when installed. */
             reinstall?: boolean | null;
-            /** @description Version to install; the latest when absent. */
+            /**
+             * @description Version to install; the latest when absent. Letters, digits, `.`, `-`, `_`
+             *     and `+`, at most 64 (else `400`).
+             */
             version?: string | null;
         };
         /** @description `GET /v1/agents`. */
@@ -810,8 +813,12 @@ export interface components {
             agent: string;
             /** @description Agent mode; the agent's default (`build`) when absent. */
             agentMode?: string | null;
+            /**
+             * @description The agent version the session needs, installed when missing (unless the
+             *     daemon runs with `--no-install`); written as an install's `version`.
+             */
             agentVersion?: string | null;
-            /** @description Working directory of the agent; the daemon's when absent. */
+            /** @description Working directory of the agent; the daemon's when absent or empty. */
             directory?: string | null;
             /** @description Extra environment variables for the agent's processes. */
             env?: {
@@ -825,7 +832,7 @@ export interface components {
                 [key: string]: components["schemas"]["McpServerConfig"];
             } | null;
             model?: string | null;
-            /** @description `default`, `plan` or `bypass`; `default` when absent. */
+            /** @description `default`, `plan`, `bypass` or `acceptEdits`; `default` when absent. */
             permissionMode?: string | null;
             skills?: null | components["schemas"]["SkillsConfig"];
             title?: string | null;
@@ -859,12 +866,12 @@ export interface components {
             /** @description Include native payloads (`raw`); `include_raw` is accepted too. */
             includeRaw?: boolean | null;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Most events to return.
              */
             limit?: number | null;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Last sequence already seen (exclusive).
              */
             offset?: number | null;
@@ -879,7 +886,7 @@ export interface components {
             /** @description Include native payloads (`raw`); `include_raw` is accepted too. */
             includeRaw?: boolean | null;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Last sequence already seen (exclusive); the `Last-Event-ID` header takes precedence.
              */
             offset?: number | null;
@@ -928,7 +935,7 @@ export interface components {
             /** @description Its absolute path. */
             path: string;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Size in bytes.
              */
             size: number;
@@ -985,7 +992,7 @@ export interface components {
             /** @description The absolute path. */
             path: string;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Size in bytes.
              */
             size: number;
@@ -1013,7 +1020,7 @@ export interface components {
         /** @description The answer of `PUT /v1/fs/file`. */
         FsWriteResponse: {
             /**
-             * Format: int64
+             * Format: uint64
              * @description How many bytes the file now holds.
              */
             bytesWritten: number;
@@ -1093,7 +1100,7 @@ export interface components {
                 [key: string]: string;
             } | null;
             /**
-             * Format: int64
+             * Format: uint64
              * @description How long the agent may wait for the server.
              */
             timeoutMs?: number | null;
@@ -1120,7 +1127,7 @@ export interface components {
             } | null;
             oauth?: null | components["schemas"]["McpOAuthConfigOrDisabled"];
             /**
-             * Format: int64
+             * Format: uint64
              * @description How long the agent may wait for the server.
              */
             timeoutMs?: number | null;
@@ -1192,7 +1199,7 @@ export interface components {
             exitCode?: number | null;
             instance?: string | null;
             sessionId?: string | null;
-            /** Format: int32 */
+            /** Format: uint16 */
             status: number;
             stderr?: string | null;
             title: string;
@@ -1202,36 +1209,47 @@ export interface components {
         /** @description The limits of the process API (`GET /v1/processes/config`), set by the daemon's flags. */
         ProcessConfig: {
             /**
-             * Format: int64
+             * Format: uint64
              * @description Timeout of a run that names none, in milliseconds.
              */
             defaultRunTimeoutMs: number;
             /**
+             * Format: uint64
              * @description Most processes held at once: managed ones not deleted (running or exited)
              *     plus runs in progress (`--max-processes`).
              */
             maxConcurrentProcesses: number;
             /**
+             * Format: uint64
              * @description Largest decoded input of one `POST .../input` or WebSocket input frame
              *     (`--process-input-bytes`).
              */
             maxInputBytesPerRequest: number;
-            /** @description Log ring buffer of a process without a terminal, in bytes (`--process-log-bytes`). */
+            /**
+             * Format: uint64
+             * @description Log ring buffer of a process without a terminal, in bytes (`--process-log-bytes`).
+             */
             maxLogBytesPerProcess: number;
-            /** @description Most bytes a run keeps of stdout, and of stderr (`--process-output-bytes`). */
+            /**
+             * Format: uint64
+             * @description Most bytes a run keeps of stdout, and of stderr (`--process-output-bytes`).
+             */
             maxOutputBytes: number;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Longest timeout a run may ask for, in milliseconds.
              */
             maxRunTimeoutMs: number;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Time between SIGTERM and SIGKILL when a process is stopped, in
              *     milliseconds (`--process-stop-grace-ms`).
              */
             stopGraceMs: number;
-            /** @description Scrollback ring buffer of a terminal, in bytes (`--terminal-scrollback-bytes`). */
+            /**
+             * Format: uint64
+             * @description Scrollback ring buffer of a terminal, in bytes (`--terminal-scrollback-bytes`).
+             */
             terminalScrollbackBytes: number;
         };
         /** @description Body of `POST /v1/processes`: start a managed process. */
@@ -1239,13 +1257,13 @@ export interface components {
             /** @description Its arguments (no shell: use `sh -c` for one). */
             args?: string[];
             /**
-             * Format: int32
+             * Format: uint16
              * @description Terminal width in columns (with `tty`); 80 when absent.
              */
             cols?: number | null;
             /** @description The program: a path, or a name looked up in the daemon's `PATH`. */
             command: string;
-            /** @description Working directory; the daemon's when absent. */
+            /** @description Working directory; the daemon's when absent or empty. */
             cwd?: string | null;
             /**
              * @description Variables added to the daemon's environment (`TERM` defaults to
@@ -1266,7 +1284,7 @@ export interface components {
              */
             outliveDaemon?: boolean;
             /**
-             * Format: int32
+             * Format: uint16
              * @description Terminal height in rows (with `tty`); 24 when absent.
              */
             rows?: number | null;
@@ -1311,7 +1329,7 @@ export interface components {
             /** @description It is left running when the daemon stops. */
             outliveDaemon?: boolean;
             /**
-             * Format: int32
+             * Format: uint32
              * @description Its pid, which is also its process group's id.
              */
             pid?: number | null;
@@ -1333,7 +1351,10 @@ export interface components {
         };
         /** @description The answer of `POST /v1/processes/{id}/input`. */
         ProcessInputResponse: {
-            /** @description How many bytes were written (all of them). */
+            /**
+             * Format: uint64
+             * @description How many bytes were written (all of them).
+             */
             bytesWritten: number;
         };
         /** @description `GET /v1/processes`. */
@@ -1348,13 +1369,13 @@ export interface components {
             /** @description Always `base64`. */
             encoding: string;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Where its first byte is in everything the process printed (all streams, in
              *     the order read), from 0.
              */
             offset?: number;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Its number, from 1, over all the process's streams.
              */
             sequence: number;
@@ -1372,18 +1393,18 @@ export interface components {
          */
         ProcessLogsMissed: {
             /**
-             * Format: int64
+             * Format: uint64
              * @description Where the stream goes on.
              */
             firstOffset: number;
             /**
-             * Format: int64
+             * Format: uint64
              * @description How many bytes were skipped (0 when the stream started `since` an entry
              *     already dropped: then only `missedEntries` is known).
              */
             missedBytes: number;
             /**
-             * Format: int64
+             * Format: uint64
              * @description How many entries were skipped.
              */
             missedEntries: number;
@@ -1393,25 +1414,25 @@ export interface components {
             /** @description The entries held that were asked for, oldest first. */
             entries: components["schemas"]["ProcessLogEntry"][];
             /**
-             * Format: int64
+             * Format: uint64
              * @description Offset of the oldest byte the ring buffer still holds: what came before
              *     was dropped.
              */
             firstOffset?: number;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Bytes asked for that were dropped before this read (reading from an
              *     `offset`, or from the start).
              */
             missedBytes?: number;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Entries asked for that were dropped before this read (reading `since` a
              *     sequence).
              */
             missedEntries?: number;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Offset one past the newest byte: where the next output will start.
              */
             nextOffset?: number;
@@ -1431,13 +1452,14 @@ export interface components {
             args?: string[];
             /** @description The program: a path, or a name looked up in the daemon's `PATH`. */
             command: string;
-            /** @description Working directory; the daemon's when absent. */
+            /** @description Working directory; the daemon's when absent or empty. */
             cwd?: string | null;
             /** @description Variables added to the daemon's environment. */
             env?: {
                 [key: string]: string;
             };
             /**
+             * Format: uint64
              * @description Most bytes kept of stdout, and of stderr; the daemon's `maxOutputBytes` when
              *     absent, and never more. Output past it is read and dropped.
              */
@@ -1450,7 +1472,7 @@ export interface components {
             stdin?: string | null;
             stdinEncoding?: null | components["schemas"]["ProcessDataEncoding"];
             /**
-             * Format: int64
+             * Format: uint64
              * @description The command's process group is killed (SIGKILL) after this long; the
              *     daemon's `defaultRunTimeoutMs` when absent, at most `maxRunTimeoutMs`.
              */
@@ -1459,7 +1481,7 @@ export interface components {
         /** @description The answer of `POST /v1/processes/run`. */
         ProcessRunResponse: {
             /**
-             * Format: int64
+             * Format: uint64
              * @description From spawn to exit (and the end of its output), in milliseconds.
              */
             durationMs: number;
@@ -1494,12 +1516,12 @@ export interface components {
         /** @description Body of `POST /v1/processes/{id}/terminal/resize`, and its answer. */
         ProcessTerminalResizeRequest: {
             /**
-             * Format: int32
+             * Format: uint16
              * @description Width in columns.
              */
             cols: number;
             /**
-             * Format: int32
+             * Format: uint16
              * @description Height in rows.
              */
             rows: number;
@@ -1536,10 +1558,10 @@ export interface components {
         ServerStatusInfo: {
             baseUrl?: string | null;
             lastError?: string | null;
-            /** Format: int64 */
+            /** Format: uint64 */
             restartCount: number;
             status: components["schemas"]["ServerStatus"];
-            /** Format: int64 */
+            /** Format: uint64 */
             uptimeMs?: number | null;
         };
         /**
@@ -1571,7 +1593,7 @@ export interface components {
             createdAt: number;
             directory?: string | null;
             ended: boolean;
-            /** Format: int64 */
+            /** Format: uint64 */
             eventCount: number;
             /**
              * @description The session's MCP servers as created, with header and environment values
@@ -1584,7 +1606,7 @@ export interface components {
             nativeSessionId?: string | null;
             permissionMode: string;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Messages waiting for the running turn to end.
              */
             queuedMessages: number;
@@ -1639,7 +1661,7 @@ export interface components {
             head?: string | null;
             /** @description Last lines, only when truncated. */
             tail?: string | null;
-            /** Format: int64 */
+            /** Format: uint64 */
             total_lines?: number | null;
             truncated: boolean;
         };
@@ -1655,12 +1677,12 @@ export interface components {
             type: "input";
         } | {
             /**
-             * Format: int32
+             * Format: uint16
              * @description Width in columns (at least 1).
              */
             cols: number;
             /**
-             * Format: int32
+             * Format: uint16
              * @description Height in rows (at least 1).
              */
             rows: number;
@@ -1731,7 +1753,7 @@ export interface components {
             /** @description The native payload, only with `include_raw=true`. */
             raw?: unknown;
             /**
-             * Format: int64
+             * Format: uint64
              * @description Position in the session's transcript: starts at 1, no gaps.
              */
             sequence: number;
@@ -1771,15 +1793,15 @@ export interface components {
         };
         /** @description Token and cost accounting of a turn. */
         Usage: {
-            /** Format: int64 */
+            /** Format: uint64 */
             cached_tokens?: number | null;
             /** Format: double */
             cost_usd?: number | null;
-            /** Format: int64 */
+            /** Format: uint64 */
             input_tokens?: number | null;
-            /** Format: int64 */
+            /** Format: uint64 */
             output_tokens?: number | null;
-            /** Format: int64 */
+            /** Format: uint64 */
             reasoning_tokens?: number | null;
         };
     };
@@ -2133,7 +2155,7 @@ export interface operations {
                     "application/json": components["schemas"]["FsEntry"][];
                 };
             };
-            /** @description Not a directory, or a bad path */
+            /** @description A bad path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2164,6 +2186,15 @@ export interface operations {
             };
             /** @description No such directory or session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not a directory (`path_conflict`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2244,7 +2275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description A directory that is not empty, without `recursive` */
+            /** @description A directory that is not empty, without `recursive`, or a file on the way */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2284,10 +2315,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": number[];
+                    "application/octet-stream": string;
                 };
             };
-            /** @description A directory, a FIFO, a socket or a device, or a bad path */
+            /** @description A bad path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2325,6 +2356,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description A directory, a FIFO, a socket or a device (`path_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description An internal failure */
             500: {
                 headers: {
@@ -2351,7 +2391,7 @@ export interface operations {
         /** @description The file's new bytes */
         requestBody: {
             content: {
-                "application/octet-stream": number[];
+                "application/octet-stream": string;
             };
         };
         responses: {
@@ -2363,7 +2403,7 @@ export interface operations {
                     "application/json": components["schemas"]["FsWriteResponse"];
                 };
             };
-            /** @description A directory, a FIFO, a socket or a device, or a bad path */
+            /** @description A bad path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2394,6 +2434,15 @@ export interface operations {
             };
             /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A directory, a FIFO, a socket or a device, or a file on the way (`path_conflict`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2563,7 +2612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The destination exists (without `overwrite`), or is a directory that is not empty */
+            /** @description The destination exists (without `overwrite`), or is a directory that is not empty, or a file is on the way */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2672,7 +2721,7 @@ export interface operations {
         /** @description A tar archive, optionally gzip-compressed */
         requestBody: {
             content: {
-                "application/x-tar": number[];
+                "application/x-tar": string;
             };
         };
         responses: {
@@ -2722,7 +2771,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description An entry would replace a directory with a file (or the reverse), or go through a symbolic link out of the target */
+            /** @description The target is not a directory, or an entry would replace a directory with a file (or the reverse), or go through a symbolic link out of the target */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2886,7 +2935,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `--max-processes` processes are held already (`process_limit_reached`) */
+            /** @description `cwd` does not exist (`path_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `--max-processes` processes are held already (`process_limit_reached`), or `cwd` is not a directory (`path_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2995,7 +3053,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `--max-processes` processes are held already (`process_limit_reached`) */
+            /** @description `cwd` does not exist (`path_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `--max-processes` processes are held already (`process_limit_reached`), or `cwd` is not a directory (`path_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3310,7 +3377,7 @@ export interface operations {
             };
             header?: {
                 /** @description With `follow`: resume after this sequence */
-                "Last-Event-ID"?: number | null;
+                "Last-Event-ID"?: number;
             };
             path: {
                 /** @description Process id */
@@ -3327,6 +3394,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProcessLogsResponse"];
+                    "text/event-stream": unknown;
                 };
             };
             /** @description A bad parameter or body */
@@ -3517,7 +3585,16 @@ export interface operations {
                  */
                 access_token?: string;
             };
-            header?: never;
+            header: {
+                /** @description Holds `upgrade` (the WebSocket handshake) */
+                Connection: string;
+                /** @description `websocket` */
+                Upgrade: string;
+                /** @description `13` */
+                "Sec-WebSocket-Version": string;
+                /** @description The handshake's key (RFC 6455) */
+                "Sec-WebSocket-Key": string;
+            };
             path: {
                 /** @description Process id */
                 id: string;
@@ -3533,7 +3610,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not a WebSocket upgrade request */
+            /** @description Not a WebSocket handshake (checked first) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3741,6 +3818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The agent is not installed (`agent_not_installed`), or `directory` does not exist (`path_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3749,6 +3827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The session exists (`session_already_exists`), or `directory` is not a directory (`path_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3986,7 +4065,7 @@ export interface operations {
             };
             header?: {
                 /** @description Resume after this sequence */
-                "Last-Event-ID"?: number | null;
+                "Last-Event-ID"?: number;
             };
             path: {
                 /** @description Session id */

@@ -147,7 +147,9 @@ class AgentInstallRequest(Model):
     """Install again even when installed."""
 
     version: str | None = Field(default=None)
-    """Version to install; the latest when absent."""
+    """Version to install; the latest when absent. Letters, digits, `.`, `-`, `_`
+    and `+`, at most 64 (else `400`).
+    """
 
 
 class AgentListResponse(Model):
@@ -305,9 +307,12 @@ class CreateSessionRequest(Model):
     """Agent mode; the agent's default (`build`) when absent."""
 
     agent_version: str | None = Field(default=None, alias="agentVersion")
+    """The agent version the session needs, installed when missing (unless the
+    daemon runs with `--no-install`); written as an install's `version`.
+    """
 
     directory: str | None = Field(default=None)
-    """Working directory of the agent; the daemon's when absent."""
+    """Working directory of the agent; the daemon's when absent or empty."""
 
     env: dict[str, str] | None = Field(default=None)
     """Extra environment variables for the agent's processes."""
@@ -320,7 +325,7 @@ class CreateSessionRequest(Model):
     model: str | None = Field(default=None)
 
     permission_mode: str | None = Field(default=None, alias="permissionMode")
-    """`default`, `plan` or `bypass`; `default` when absent."""
+    """`default`, `plan`, `bypass` or `acceptEdits`; `default` when absent."""
 
     skills: SkillsConfig | None = Field(default=None)
 
@@ -832,7 +837,7 @@ class ProcessCreateRequest(Model):
     """The program: a path, or a name looked up in the daemon's `PATH`."""
 
     cwd: str | None = Field(default=None)
-    """Working directory; the daemon's when absent."""
+    """Working directory; the daemon's when absent or empty."""
 
     env: dict[str, str] | None = Field(default=None)
     """Variables added to the daemon's environment (`TERM` defaults to
@@ -1015,7 +1020,7 @@ class ProcessRunRequest(Model):
     """The program: a path, or a name looked up in the daemon's `PATH`."""
 
     cwd: str | None = Field(default=None)
-    """Working directory; the daemon's when absent."""
+    """Working directory; the daemon's when absent or empty."""
 
     env: dict[str, str] | None = Field(default=None)
     """Variables added to the daemon's environment."""

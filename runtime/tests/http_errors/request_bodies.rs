@@ -1,0 +1,188 @@
+//! One rule for every JSON request body: it is one JSON object, and a field the
+//! route does not know is refused with `400` `invalid_request` naming it, at any
+//! depth. `null` stands for no body where a body is optional, and a whole number
+//! may be written with a fraction of zero (JSON Schema's integers).
+
+use std::collections::BTreeSet;
+
+use super::*;
+
+/// A body every JSON route reads (each route parses its body before it looks up
+/// what the path names, so none of these needs a session or a process).
+fn body_routes() -> Vec<(&'static str, Value)> {
+    vec![
+        ("/v1/agents/mock/install", json!({ "reinstall": true })),
+        ("/v1/sessions/s", json!({ "agent": "mock" })),
+        ("/v1/sessions/s/messages", json!({ "message": "hi" })),
+        ("/v1/sessions/s/messages/stream", json!({ "message": "hi" })),
+        ("/v1/sessions/s/questions/q/reply", json!({ "answers": [] })),
+        (
+            "/v1/sessions/s/permissions/p/reply",
+            json!({ "reply": "once" }),
+        ),
+        ("/v1/fs/move", json!({ "from": "a", "to": "b" })),
+        ("/v1/processes", json!({ "command": "true" })),
+        ("/v1/processes/run", json!({ "command": "true" })),
+        ("/v1/processes/p/input", json!({ "data": "" })),
+        (
+            "/v1/processes/p/terminal/resize",
+            json!({ "cols": 80, "rows": 24 }),
+        ),
+    ]
+}
+
+/// The routes whose body the document says is JSON, with their path parameters
+/// filled as [`body_routes`] fills them.
+fn documented_json_routes(api: &Api) -> BTreeSet<String> {
+    let document = api.get_ok("/v1/openapi.json");
+    let mut routes = BTreeSet::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for operation in item.as_object().unwrap().values() {
+            if !operation["requestBody"]["content"]["application/json"].is_null() {
+                let filled = path
+                    .replace("{agent}", "mock")
+                    .replace("{session_id}", "s")
+                    .replace("{question_id}", "q")
+                    .replace("{permission_id}", "p")
+                    .replace("{id}", "p");
+                routes.insert(filled);
+            }
+        }
+    }
+    routes
+}
+
+fn refused_naming(response: reqwest::blocking::Response, field: &str) {
+    let problem = expect_problem(response, 400, "invalid_request");
+    let detail = problem["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains(&format!("unknown field `{field}`")),
+        "{problem}"
+    );
+}
+
+#[test]
+fn every_json_body_refuses_an_unknown_field_naming_it() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    let tested: BTreeSet<String> = body_routes()
+        .iter()
+        .map(|(path, _)| path.to_string())
+        .collect();
+    assert_eq!(
+        tested,
+        documented_json_routes(&api),
+        "every route with a JSON body is in body_routes()"
+    );
+    for (path, mut body) in body_routes() {
+        body["colour"] = json!("red");
+        refused_naming(api.post_json(path, body), "colour");
+    }
+    // Nothing was created or run by the refusals.
+    assert_eq!(api.get_ok("/v1/sessions")["sessions"], json!([]));
+    assert_eq!(api.get_ok("/v1/processes")["processes"], json!([]));
+}
+
+#[test]
+fn objects_inside_a_body_refuse_unknown_fields_too() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    let local = json!({ "type": "local", "command": "x", "colour": 1 });
+    let remote = json!({ "type": "remote", "url": "http://127.0.0.1:9", "colour": 1 });
+    let nested = [
+        json!({ "agent": "mock", "mcp": { "calc": local } }),
+        json!({ "agent": "mock", "mcp": { "web": remote } }),
+        json!({ "agent": "mock", "skills": { "sources": [], "colour": 1 } }),
+        json!({ "agent": "mock", "skills": { "sources": [{ "type": "local", "source": ".", "colour": 1 }] } }),
+    ];
+    for body in nested {
+        refused_naming(api.post_json("/v1/sessions/s", body), "colour");
+    }
+    // OAuth settings are one of two shapes (settings, or a boolean): refused all the same.
+    let oauth = json!({ "type": "remote", "url": "http://127.0.0.1:9", "oauth": { "colour": 1 } });
+    expect_problem(
+        api.post_json(
+            "/v1/sessions/s",
+            json!({ "agent": "mock", "mcp": { "web": oauth } }),
+        ),
+        400,
+        "invalid_request",
+    );
+    api.create("s", "mock");
+    let messages = [
+        json!({ "message": "hi", "attachments": [{ "path": "a.txt", "colour": 1 }] }),
+        json!({ "parts": [{ "type": "text", "text": "hi", "colour": 1 }] }),
+        json!({ "parts": [{ "type": "file", "path": "a.txt", "colour": 1 }] }),
+    ];
+    for body in messages {
+        refused_naming(api.post_json("/v1/sessions/s/messages", body), "colour");
+    }
+    assert_eq!(api.events("s").len(), 1, "no message was sent");
+}
+
+#[test]
+fn a_body_is_one_json_object() {
+    // Installs would download from this mirror; nothing listens there.
+    let daemon = Daemon::start_with(Options {
+        args: [
+            "--install-source",
+            "release",
+            "--releases-mirror",
+            "http://127.0.0.1:9",
+        ]
+        .map(String::from)
+        .to_vec(),
+        ..Options::default()
+    });
+    let api = Api::new(&daemon);
+    let raw_post = |path: &str, body: &'static str| {
+        api.client()
+            .post(daemon.url(path))
+            .header(CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .unwrap()
+    };
+    // serde would read a struct from an array of its fields: `[null, null]` was an
+    // install with no options, and `["mock"]` a session of the mock agent.
+    for (path, body) in [
+        ("/v1/agents/claude/install", "[null, null]"),
+        ("/v1/agents/claude/install", "[]"),
+        ("/v1/sessions/s", "[\"mock\"]"),
+        ("/v1/processes/run", "[\"true\"]"),
+        ("/v1/fs/move", "\"a\""),
+    ] {
+        let problem = expect_problem(raw_post(path, body), 400, "invalid_request");
+        assert_eq!(
+            problem["detail"], "the body must be a JSON object",
+            "{path} {body}"
+        );
+    }
+    assert_eq!(api.get_ok("/v1/sessions")["sessions"], json!([]));
+    // Where the body is optional, `null` is no body.
+    expect_no_content(raw_post("/v1/agents/mock/install", "null"), "install");
+    expect_no_content(raw_post("/v1/agents/mock/install", " "), "install");
+}
+
+#[test]
+fn whole_numbers_may_be_written_with_a_fraction() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    let run = ok_json(api.post_json(
+        "/v1/processes/run",
+        json!({ "command": "true", "timeoutMs": 5000.0, "maxOutputBytes": 64.0 }),
+    ));
+    assert_eq!(run["exitCode"], 0, "{run}");
+    let problem = expect_problem(
+        api.post_json(
+            "/v1/processes/run",
+            json!({ "command": "true", "timeoutMs": 5000.5 }),
+        ),
+        400,
+        "invalid_request",
+    );
+    assert!(
+        problem["detail"].as_str().unwrap().contains("timeoutMs"),
+        "the field is named: {problem}"
+    );
+}
