@@ -3,11 +3,11 @@
 #   docker build -t agentplex .
 #   docker run -e AGENTPLEX_TOKEN=change-me -p 127.0.0.1:2468:2468 agentplex
 #
-# The first stage compiles the static binary (the musl target, the release profile `dist`,
-# as scripts/release.sh does; the C of SQLite and zstd with Alpine's gcc and musl); the
-# second is Alpine with that binary, its second name sandbox-agent, tini and a user
-# `agent`. The build needs the network (crates.io) and takes a while: about 20 minutes
-# on 2 cores. Another architecture: docker build --platform linux/arm64 -t agentplex .
+# The first stage compiles the static binary (the musl target and the release profile
+# `dist`, as scripts/release.sh does; Debian's musl-gcc compiles the C of SQLite, zstd and
+# mimalloc); the second is Alpine with that binary, its second name sandbox-agent, tini and
+# a user `agent`. The build needs the network (crates.io) and takes a while: about 20
+# minutes on 2 cores. Another architecture: docker build --platform linux/arm64 -t agentplex .
 # The commit shown by `agentplex --version`:
 #   docker build --build-arg AGENTPLEX_COMMIT="$(git rev-parse --short=12 HEAD)" -t agentplex .
 #
@@ -22,15 +22,20 @@
 #   RUN apk add --no-cache nodejs npm git
 #   USER agent
 
-FROM rust:1.95-alpine AS build
-# wasm32-wasip2: the builtin adapters, compiled and embedded by the daemon's build script.
-RUN rustup target add wasm32-wasip2
+FROM rust:1.95-slim-bookworm AS build
+# musl-gcc, and the targets: the binary's and the builtin adapters' (wasm32-wasip2, compiled
+# and embedded by the daemon's build script).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends musl-tools \
+    && rm -rf /var/lib/apt/lists/* \
+    && rustup target add "$(uname -m)-unknown-linux-musl" wasm32-wasip2
 WORKDIR /src
 COPY . .
 ARG AGENTPLEX_COMMIT=unknown
 RUN triple="$(uname -m)-unknown-linux-musl" \
-    && AGENTPLEX_COMMIT="$AGENTPLEX_COMMIT" cargo build --locked --profile dist --target "$triple" -p agentplex --bin agentplex \
-    && mkdir /out \
+    && export "CC_$(echo "$triple" | tr - _)=musl-gcc" AGENTPLEX_COMMIT="$AGENTPLEX_COMMIT" \
+    && cargo build --locked --profile dist --target "$triple" -p agentplex --bin agentplex \
+    && mkdir -p /out \
     && cp "target/$triple/dist/agentplex" /out/agentplex \
     && /out/agentplex --version
 
