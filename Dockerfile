@@ -1,49 +1,60 @@
-# The sandbox-agent container image: the static release binary on Alpine.
+# The agentplex container image, built from a clone of this repository in one command:
 #
-# It packages a binary already built by scripts/release.sh (no Rust build in here):
+#   docker build -t agentplex .
+#   docker run -e AGENTPLEX_TOKEN=change-me -p 127.0.0.1:2468:2468 agentplex
 #
-#   scripts/release.sh                      # writes dist/sandbox-agent-<target>.tar.gz
-#   docker build -t sandbox-agent .
-#   docker run -e SANDBOX_AGENT_TOKEN=secret -p 2468:2468 sandbox-agent
+# The first stage compiles the static binary (the musl target and the release profile
+# `dist`, as scripts/release.sh does; Debian's musl-gcc compiles the C of SQLite, zstd and
+# mimalloc); the second is Alpine with that binary, its second name sandbox-agent, tini and
+# a user `agent`. The build needs the network (crates.io) and takes a while: about 20
+# minutes on 2 cores. Another architecture: docker build --platform linux/arm64 -t agentplex .
+# The commit shown by `agentplex --version`:
+#   docker build --build-arg AGENTPLEX_COMMIT="$(git rev-parse --short=12 HEAD)" -t agentplex .
 #
-# For arm64: docker build --platform linux/arm64 --build-arg TARGET=aarch64-unknown-linux-musl .
-#
-# The daemon needs a token, `--token TOKEN` or the env SANDBOX_AGENT_TOKEN (clients send
-# `Authorization: Bearer TOKEN`), unless it is started with `--no-token`. Other settings
-# as env: SANDBOX_AGENT_DATA_DIR (default ~/.local/share/sandbox-agent, here
-# /home/agent/.local/share/sandbox-agent: mount a volume there to keep sessions),
-# SANDBOX_AGENT_ADAPTERS_DIR, SANDBOX_AGENT_INSTALL_DIR (where agent binaries go),
-# SANDBOX_AGENT_CACHE_DIR, SANDBOX_AGENT_EPHEMERAL, SANDBOX_AGENT_RETENTION; --host and
-# --port are SANDBOX_AGENT_HOST and SANDBOX_AGENT_PORT. See docs/cli.md.
+# The daemon needs a token, AGENTPLEX_TOKEN (clients send `Authorization: Bearer TOKEN`),
+# unless it is started with `--no-token`. Sessions are kept in
+# /home/agent/.local/share/agentplex: mount a volume there to keep them. Every setting
+# is a flag or an AGENTPLEX_* variable (docs/cli.md).
 #
 # Agents that are Node CLIs need Node: add it in an image of your own, e.g.
-#   FROM sandbox-agent
+#   FROM agentplex
 #   USER root
 #   RUN apk add --no-cache nodejs npm git
 #   USER agent
 
-ARG TARGET=x86_64-unknown-linux-musl
+FROM rust:1.95-slim-bookworm AS build
+# musl-gcc, and the targets: the binary's and the builtin adapters' (wasm32-wasip2, compiled
+# and embedded by the daemon's build script).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends musl-tools \
+    && rm -rf /var/lib/apt/lists/* \
+    && rustup target add "$(uname -m)-unknown-linux-musl" wasm32-wasip2
+WORKDIR /src
+COPY . .
+ARG AGENTPLEX_COMMIT=unknown
+RUN triple="$(uname -m)-unknown-linux-musl" \
+    && export "CC_$(echo "$triple" | tr - _)=musl-gcc" AGENTPLEX_COMMIT="$AGENTPLEX_COMMIT" \
+    && cargo build --locked --profile dist --target "$triple" -p agentplex --bin agentplex \
+    && mkdir -p /out \
+    && cp "target/$triple/dist/agentplex" /out/agentplex \
+    && /out/agentplex --version
 
-# Check the archive against its published SHA-256 and unpack the binary.
-FROM alpine:3.20 AS unpack
-ARG TARGET
-COPY dist/sandbox-agent-${TARGET}.tar.gz dist/sandbox-agent-${TARGET}.tar.gz.sha256 /tmp/release/
-RUN cd /tmp/release \
-    && sha256sum -c "sandbox-agent-${TARGET}.tar.gz.sha256" \
-    && mkdir /out \
-    && tar -xzf "sandbox-agent-${TARGET}.tar.gz" -C /out \
-    && chmod 755 /out/sandbox-agent
-
-FROM alpine:3.20
+FROM alpine:3.23
 # ca-certificates: agents and installs reach HTTPS APIs. tini: PID 1 that forwards
 # signals and reaps the agents' orphaned child processes.
 RUN apk add --no-cache ca-certificates tini \
     && adduser -D -h /home/agent -s /bin/sh agent
-COPY --from=unpack /out/sandbox-agent /usr/local/bin/sandbox-agent
-COPY --from=unpack /out/LICENSE /usr/share/licenses/sandbox-agent/LICENSE
+COPY --from=build /out/agentplex /usr/local/bin/agentplex
+COPY LICENSE /usr/share/licenses/agentplex/LICENSE
+# The second name, for scripts written for 0.1.x.
+RUN ln -s agentplex /usr/local/bin/sandbox-agent
 USER agent
 ENV HOME=/home/agent
 WORKDIR /home/agent
+# The data dir exists and belongs to `agent`, so a volume mounted there does too.
+RUN mkdir -p /home/agent/.local/share/agentplex
+ENV AGENTPLEX_HOST=0.0.0.0 \
+    AGENTPLEX_PORT=2468
 EXPOSE 2468
-ENTRYPOINT ["/sbin/tini", "--", "sandbox-agent"]
-CMD ["server", "--host", "0.0.0.0", "--port", "2468"]
+ENTRYPOINT ["/sbin/tini", "--", "agentplex"]
+CMD ["server"]

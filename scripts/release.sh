@@ -1,34 +1,38 @@
 #!/usr/bin/env bash
-# Builds the release artifacts of sandbox-agent into dist/:
+# Builds the release artifacts of agentplex into dist/, a folder to publish or mirror
+# anywhere (install.sh downloads from it):
 #
-#   dist/sandbox-agent-<target>.tar.gz         the binary (sandbox-agent), LICENSE, README.md
-#   dist/sandbox-agent-<target>.tar.gz.sha256  `<hex>  <archive>` (sha256sum's format)
-#   dist/SHA256SUMS                            every archive, install.sh and npm tarball
-#   dist/install.sh                            scripts/install.sh with this version stamped in
-#   dist/npm/*.tgz                             agentplex-cli and one agentplex-cli-<os>-<cpu> per target
+#   dist/agentplex-<target>.tar.gz         agentplex, sandbox-agent (a link to it), LICENSE, README.md
+#   dist/agentplex-<target>.tar.gz.sha256  `<hex>  <archive>` (sha256sum's format)
+#   dist/SHA256SUMS                        every archive, install.sh and npm tarball
+#   dist/install.sh                        scripts/install.sh with the version (and --base-url) stamped in
+#   dist/npm/*.tgz                         agentplex-cli and one agentplex-cli-<os>-<cpu> per target
 #
-# usage: scripts/release.sh [--target TRIPLE]... [--binary TRIPLE=PATH]... [--out DIR]
+# usage: scripts/release.sh [--target TRIPLE]... [--binary TRIPLE=PATH]... [--out DIR] [--base-url URL]
 #        scripts/release.sh --install-tools TRIPLE...
 #
 #   --target TRIPLE       build for TRIPLE (repeatable). Default: x86_64-unknown-linux-musl and
 #                         aarch64-unknown-linux-musl, unless --binary names the targets.
 #   --binary TRIPLE=PATH  package PATH as TRIPLE's binary instead of building it (repeatable).
 #   --out DIR             write into DIR instead of dist/.
+#   --base-url URL        where dist/ will be published: stamped into install.sh as its default
+#                         base URL ({version} in it stands for the version). Without it,
+#                         install.sh needs --base-url or AGENTPLEX_BASE_URL.
 #   --install-tools       only install what building the given targets needs (below), then exit.
 #
 # Building uses `cargo zigbuild` (Zig as the C cross compiler for SQLite and the musl
 # link) with the `dist` profile; the tools are set up when missing: the rustup targets
 # (TRIPLE and wasm32-wasip2 for the builtin adapters, scripts/setup.sh), cargo-zigbuild
-# and Zig from PyPI (python3 -m pip install cargo-zigbuild ziglang; cargo install
-# cargo-zigbuild where pip has no wheel for this machine). macOS
-# targets are skipped with a note when they cannot be built here.
-# The version is [workspace.package] version in Cargo.toml.
+# and Zig from PyPI in a venv under target/ (cargo install cargo-zigbuild where pip has
+# no wheel for this machine). macOS targets are skipped with a note when they cannot
+# be built here. The version is [workspace.package] version in Cargo.toml.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 PROG="release.sh"
 DEFAULT_TARGETS=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl)
-BINARY=sandbox-agent
+BINARY=agentplex
+ALIAS=sandbox-agent # the second name, for scripts written for 0.1.x
 NPM_CLI=agentplex-cli
 MAX_BYTES=25000000 # the size budget of one binary: 25 MB (docs/benchmarks.md)
 
@@ -61,6 +65,7 @@ binary_triples=()
 binary_paths=()
 out="$root/dist"
 install_only=""
+base_url=""
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --install-tools)
@@ -84,6 +89,15 @@ while [ "$#" -gt 0 ]; do
       esac
       binary_triples+=("${2%%=*}")
       binary_paths+=("$(absolute "${2#*=}")")
+      shift 2
+      ;;
+    --base-url)
+      [ "$#" -ge 2 ] || die "--base-url needs a URL"
+      case "$2" in
+        *[[:space:]\"\$\`\\]*) die "--base-url: '$2' has a character a URL does not need (space, quote, \$, backquote, backslash)" ;;
+        http://* | https://*) base_url="${2%/}" ;;
+        *) die "--base-url needs an http:// or https:// URL, got '$2'" ;;
+      esac
       shift 2
       ;;
     --out)
@@ -149,7 +163,7 @@ version="$(awk '
 
 command -v npm >/dev/null 2>&1 || die "npm is needed to pack the npm packages and was not found on PATH"
 command -v node >/dev/null 2>&1 || die "node is needed to write the npm package.json files and was not found on PATH"
-for f in LICENSE README.md scripts/install.sh npm/cli/package.json npm/cli/bin/sandbox-agent.js npm/cli/README.md npm/platform/README.md; do
+for f in LICENSE README.md scripts/install.sh npm/cli/package.json npm/cli/bin/agentplex.js npm/cli/README.md npm/platform/README.md; do
   [ -f "$root/$f" ] || die "$f is missing from the repository"
 done
 
@@ -164,10 +178,37 @@ fi
 # Archive timestamps: SOURCE_DATE_EPOCH, else the last commit's time (reproducible archives).
 epoch="${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct 2>/dev/null || date +%s)}"
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/sandbox-agent-release.XXXXXX")"
+work="$(mktemp -d "${TMPDIR:-/tmp}/agentplex-release.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 # ---- building -------------------------------------------------------------------
+
+# The Python tools (cargo-zigbuild, Zig) go into a venv under target/, never into the
+# system Python (current Debian and Ubuntu refuse that: an externally managed environment).
+TOOLS_VENV="$root/target/release-tools-venv"
+
+# Puts the venv's tools first on PATH when the venv exists (its python3 has ziglang,
+# which cargo-zigbuild runs as `python3 -m ziglang` when no zig is on PATH).
+use_tools_venv() {
+  if [ -x "$TOOLS_VENV/bin/python3" ]; then
+    case ":$PATH:" in
+      *":$TOOLS_VENV/bin:"*) ;;
+      *) PATH="$TOOLS_VENV/bin:$PATH" ;;
+    esac
+  fi
+}
+
+# pip-installs PACKAGE... into the venv, creating it first. Returns 1 on failure.
+venv_install() {
+  if [ ! -x "$TOOLS_VENV/bin/python3" ]; then
+    command -v python3 >/dev/null 2>&1 || { note "python3 was not found on PATH"; return 1; }
+    note "creating a Python venv for the build tools in ${TOOLS_VENV#"$root"/}"
+    python3 -m venv "$TOOLS_VENV" >&2 ||
+      { note "python3 -m venv failed (on Debian and Ubuntu: apt-get install python3-venv)"; return 1; }
+  fi
+  use_tools_venv
+  "$TOOLS_VENV/bin/python3" -m pip install --quiet --disable-pip-version-check "$@" >&2
+}
 
 # Installs what `cargo zigbuild --target TRIPLE` needs, when missing.
 ensure_build_tools() {
@@ -181,20 +222,20 @@ ensure_build_tools() {
   if [ "$(uname -s)" = Darwin ] && [[ "$triple" == *-apple-darwin ]]; then
     return 0 # a native macOS build needs no Zig
   fi
+  use_tools_venv
   if ! cargo zigbuild --help >/dev/null 2>&1; then
     # A prebuilt wheel installs in seconds; compiling it takes minutes.
-    note "installing cargo-zigbuild (python3 -m pip install cargo-zigbuild)"
-    if python3 -m pip install --quiet cargo-zigbuild >&2; then
-      PATH="$PATH:$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')"
-    fi
+    note "installing cargo-zigbuild (pip, into ${TOOLS_VENV#"$root"/})"
+    venv_install cargo-zigbuild || true
   fi
   if ! cargo zigbuild --help >/dev/null 2>&1; then
     note "installing cargo-zigbuild (cargo install --locked cargo-zigbuild)"
     cargo install --locked cargo-zigbuild || die "could not install cargo-zigbuild"
   fi
   if ! command -v zig >/dev/null 2>&1 && ! python3 -m ziglang version >/dev/null 2>&1; then
-    note "installing Zig (python3 -m pip install ziglang)"
-    python3 -m pip install --quiet ziglang || die "could not install Zig: python3 -m pip install ziglang failed"
+    note "installing Zig (pip install ziglang, into ${TOOLS_VENV#"$root"/})"
+    venv_install ziglang ||
+      die "could not install Zig into ${TOOLS_VENV#"$root"/}: install zig (https://ziglang.org) on PATH instead"
   fi
 }
 
@@ -267,7 +308,8 @@ host_triple() {
 
 # ---- packaging --------------------------------------------------------------------
 
-# Writes dist/sandbox-agent-TRIPLE.tar.gz (+ .sha256) from BIN.
+# Writes dist/agentplex-TRIPLE.tar.gz (+ .sha256) from BIN: the binary, the second
+# name as a relative symbolic link to it, LICENSE and README.md.
 write_archive() {
   local triple="$1" bin="$2" stage name
   stage="$work/archive-$triple"
@@ -275,13 +317,15 @@ write_archive() {
   mkdir -p "$stage"
   cp "$bin" "$stage/$BINARY"
   chmod 755 "$stage/$BINARY"
+  ln -s "$BINARY" "$stage/$ALIAS"
   cp "$root/LICENSE" "$root/README.md" "$stage/"
   chmod 644 "$stage/LICENSE" "$stage/README.md"
+  local entries=("$BINARY" "$ALIAS" LICENSE README.md)
   if tar --version 2>/dev/null | grep -q 'GNU tar'; then
-    tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
-      -C "$stage" -cf - "$BINARY" LICENSE README.md | gzip -9n >"$out/$name"
+    tar --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
+      -C "$stage" -cf - "${entries[@]}" | gzip -9n >"$out/$name"
   else
-    tar -C "$stage" -cf - "$BINARY" LICENSE README.md | gzip -9n >"$out/$name"
+    tar -C "$stage" -cf - "${entries[@]}" | gzip -9n >"$out/$name"
   fi
   (cd "$out" && sha256 "$name" >"$name.sha256")
 }
@@ -300,18 +344,18 @@ pack_platform_package() {
   # shellcheck disable=SC2016 # JavaScript, not shell
   (cd "$dir" && node -e '
     const fs = require("fs");
-    const [pkg, version, platform, triple, readmeTemplate] = process.argv.slice(1);
+    const [pkg, version, platform, triple, binary, readmeTemplate] = process.argv.slice(1);
     const [os, cpu] = platform.split("-");
     const name = `${os === "linux" ? "Linux" : "macOS"} ${cpu}` + (os === "linux" ? " (static, musl)" : "");
     const manifest = {
       name: pkg,
       version,
-      description: `The sandbox-agent binary for ${name}; installed by agentplex-cli`,
+      description: `The agentplex binary for ${name}; installed by agentplex-cli`,
       license: "Apache-2.0",
       repository: { type: "git", url: "git+https://github.com/agentplex/agentplex.git" },
       os: [os],
       cpu: [cpu],
-      files: ["bin/sandbox-agent", "README.md", "LICENSE"],
+      files: [`bin/${binary}`, "README.md", "LICENSE"],
       preferUnplugged: true,
     };
     fs.writeFileSync("package.json", JSON.stringify(manifest, null, 2) + "\n");
@@ -319,7 +363,7 @@ pack_platform_package() {
       .replaceAll("@PACKAGE@", pkg).replaceAll("@VERSION@", version)
       .replaceAll("@PLATFORM_NAME@", name).replaceAll("@TARGET@", triple);
     fs.writeFileSync("README.md", readme);
-  ' "$pkg" "$version" "$platform" "$triple" "$root/npm/platform/README.md") ||
+  ' "$pkg" "$version" "$platform" "$triple" "$BINARY" "$root/npm/platform/README.md") ||
     die "could not write the package.json of $pkg"
   npm_pack "$dir" "$pkg"
 }
@@ -330,8 +374,8 @@ pack_cli_package() {
   local dir="$work/npm/$NPM_CLI"
   mkdir -p "$dir/bin"
   cp "$root/npm/cli/package.json" "$root/npm/cli/README.md" "$root/LICENSE" "$dir/"
-  cp "$root/npm/cli/bin/sandbox-agent.js" "$dir/bin/"
-  chmod 755 "$dir/bin/sandbox-agent.js"
+  cp "$root/npm/cli/bin/$BINARY.js" "$dir/bin/"
+  chmod 755 "$dir/bin/$BINARY.js"
   # shellcheck disable=SC2016 # JavaScript, not shell
   (cd "$dir" && node -e '
     const fs = require("fs");
@@ -347,6 +391,28 @@ pack_cli_package() {
     fs.writeFileSync("package.json", JSON.stringify(manifest, null, 2) + "\n");
   ' "$version" "$@") || die "could not write the package.json of $NPM_CLI"
   npm_pack "$dir" "$NPM_CLI"
+}
+
+# Writes dist/install.sh: scripts/install.sh with this version, and the --base-url
+# when one was given, as its defaults.
+stamp_install_script() {
+  local line stamped=0
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in
+      'AGENTPLEX_VERSION_DEFAULT="@VERSION@"')
+        line="AGENTPLEX_VERSION_DEFAULT=\"$version\""
+        stamped=$((stamped + 1))
+        ;;
+      'AGENTPLEX_BASE_URL_DEFAULT="@BASE_URL@"')
+        [ -z "$base_url" ] || line="AGENTPLEX_BASE_URL_DEFAULT=\"$base_url\""
+        stamped=$((stamped + 1))
+        ;;
+    esac
+    printf '%s\n' "$line"
+  done <"$root/scripts/install.sh" >"$out/install.sh"
+  [ "$stamped" = 2 ] ||
+    die "could not stamp install.sh: scripts/install.sh lacks an AGENTPLEX_VERSION_DEFAULT=\"@VERSION@\" or AGENTPLEX_BASE_URL_DEFAULT=\"@BASE_URL@\" line"
+  chmod 755 "$out/install.sh"
 }
 
 # npm pack DIR into dist/npm/, checking the tarball is there.
@@ -398,7 +464,8 @@ done
 
 # Remove what an earlier run wrote, then write the artifacts.
 mkdir -p "$out" || die "could not create $out"
-rm -f "$out"/"$BINARY"-*.tar.gz "$out"/"$BINARY"-*.tar.gz.sha256 "$out/SHA256SUMS" "$out/install.sh"
+# (sandbox-agent-*: the archives' name before 0.3.)
+rm -f "$out"/{"$BINARY","$ALIAS"}-*.tar.gz{,.sha256} "$out/SHA256SUMS" "$out/install.sh"
 rm -rf "$out/npm"
 mkdir -p "$out/npm"
 
@@ -410,17 +477,11 @@ for i in "${!built_triples[@]}"; do
 done
 pack_cli_package "${platform_packages[@]}"
 
-# install.sh with this version as its default.
-sed "s/^SANDBOX_AGENT_VERSION_DEFAULT=\"@VERSION@\"\$/SANDBOX_AGENT_VERSION_DEFAULT=\"$version\"/" \
-  "$root/scripts/install.sh" >"$out/install.sh"
-grep -q "^SANDBOX_AGENT_VERSION_DEFAULT=\"$version\"\$" "$out/install.sh" ||
-  die "could not stamp the version into install.sh (no SANDBOX_AGENT_VERSION_DEFAULT=\"@VERSION@\" line)"
-chmod 755 "$out/install.sh"
-
+stamp_install_script
 (cd "$out" && sha256 "$BINARY"-*.tar.gz install.sh npm/*.tgz >SHA256SUMS)
 
 # Summary.
-printf '\nsandbox-agent %s: %s\n\n' "$version" "${built_triples[*]}"
+printf '\nagentplex %s: %s\n\n' "$version" "${built_triples[*]}"
 printf '%-58s %12s\n' file size
 files=()
 for triple in "${built_triples[@]}"; do

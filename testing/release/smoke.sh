@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of a release binary: testing/release/smoke.sh BINARY
 #
-# Checks that BINARY is a static executable, prints its version, starts as a
-# daemon with a fresh home (no data dir, no compile cache) and answers at once,
+# Checks that BINARY is a static executable, prints its version (also when called
+# by its second name, sandbox-agent), starts as a daemon with a fresh home (no data dir, no compile cache) and answers at once,
 # lists the builtin agents, runs a mock session through one streamed turn, and
 # stops cleanly on SIGTERM. Loopback only. Ends with a line `N passed, M failed`.
 set -euo pipefail
@@ -38,10 +38,19 @@ static_binary() {
 check "the binary is statically linked" static_binary
 
 version_line="$("$bin" --version)"
-if [[ "$version_line" == "sandbox-agent $version ("*")" ]]; then
+if [[ "$version_line" == "agentplex $version ("*")" ]]; then
   pass "--version: $version_line"
 else
-  fail "--version" "'$version_line' does not start with 'sandbox-agent $version ('"
+  fail "--version" "'$version_line' does not start with 'agentplex $version ('"
+fi
+# The second name, as the archives ship it: a link called sandbox-agent.
+ln -s "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$tmp/sandbox-agent"
+alias_line="$("$tmp/sandbox-agent" --version 2>&1 || true)"
+alias_usage="$("$tmp/sandbox-agent" --help 2>&1 | grep -m 1 'Usage:' || true)"
+if [ "$alias_line" = "$version_line" ] && [[ "$alias_usage" == "Usage: sandbox-agent "* ]]; then
+  pass "called as sandbox-agent: the same --version, and --help names sandbox-agent"
+else
+  fail "called as sandbox-agent" "'$alias_line' / '$alias_usage'"
 fi
 
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
@@ -51,7 +60,7 @@ started="$(date +%s%N)"
 # Sessions park 100 ms after their last input, so that the second turn below
 # runs on an instance rebuilt from its snapshot (the allocator keeps instances
 # in pages of their own: built, dropped and built again here).
-HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" SANDBOX_AGENT_LOG=warn SANDBOX_AGENT_ADAPTER_PARK_AFTER_MS=100 \
+HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" AGENTPLEX_LOG=warn AGENTPLEX_ADAPTER_PARK_AFTER_MS=100 \
   "$bin" server --no-token --host 127.0.0.1 --port "$port" >"$tmp/server.log" 2>&1 &
 pid=$!
 healthy=no
@@ -101,6 +110,26 @@ else
   wait "$pid" || rc=$?
   if [ "$rc" -eq 0 ]; then pass "SIGTERM stops the daemon (exit 0)"; else fail "SIGTERM stops the daemon" "exit $rc"; fi
 fi
+pid=""
+
+# The 0.2 variables are still read, with one deprecation line on stderr.
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" SANDBOX_AGENT_PORT="$port" SANDBOX_AGENT_HOST=127.0.0.1 \
+  "$bin" server --no-token --ephemeral >/dev/null 2>"$tmp/legacy.log" &
+pid=$!
+healthy=no
+for _ in $(seq 1 2000); do
+  if curl -fsS -o /dev/null "http://127.0.0.1:$port/v1/health" 2>/dev/null; then healthy=yes; break; fi
+  sleep 0.005
+done
+notes="$(grep -c 'SANDBOX_AGENT_\* variables are deprecated' "$tmp/legacy.log" || true)"
+if [ "$healthy" = yes ] && [ "$notes" = 1 ]; then
+  pass "SANDBOX_AGENT_HOST and SANDBOX_AGENT_PORT are read, with one deprecation line"
+else
+  fail "SANDBOX_AGENT_HOST and SANDBOX_AGENT_PORT are read, with one deprecation line" "health $healthy, $notes lines: $(head -c 300 "$tmp/legacy.log")"
+fi
+kill -TERM "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
 pid=""
 
 echo "$passed passed, $failed failed"

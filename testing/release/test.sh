@@ -3,13 +3,18 @@
 #
 #   testing/release/test.sh [DIST]
 #
-# - the archives, their .sha256 files and SHA256SUMS;
+# - the archives (agentplex and its second name sandbox-agent, which runs too),
+#   their .sha256 files and SHA256SUMS;
 # - install.sh against DIST served over HTTP on loopback: an install (with curl;
-#   with wget + shasum under dash; with BusyBox alone when it is installed), a
-#   tampered checksum, a corrupt archive over an existing install, a 404, an
-#   unsupported OS, --help, sh -n and shellcheck;
-# - the npm tarballs installed offline into an empty project: npx sandbox-agent,
-#   exit codes, signals, the missing-platform message, SANDBOX_AGENT_BIN.
+#   with wget + shasum under dash; with BusyBox alone when it is installed; with
+#   the 0.2 variables, read with a note; from a stamped base URL; from a base URL
+#   with {version}), both names installed, a foreign sandbox-agent kept and an old
+#   one replaced, a release of another version refused, a tampered checksum, a
+#   corrupt archive over an existing install, a 404, an unsupported OS, no base
+#   URL, --help, sh -n and shellcheck;
+# - the npm tarballs installed offline into an empty project: npx agentplex and
+#   npx sandbox-agent (each called by its name), exit codes, signals, the
+#   missing-platform message, AGENTPLEX_BIN (and SANDBOX_AGENT_BIN with a note).
 #
 # No network beyond 127.0.0.1. Needs python3, curl, node and npm. Prints one line
 # per check and "N passed, M failed"; exits non-zero when a check failed.
@@ -26,9 +31,9 @@ for tool in python3 curl node npm tar; do
   command -v "$tool" >/dev/null 2>&1 || { echo "test.sh: $tool is needed" >&2; exit 1; }
 done
 
-# The tests set what they need: none of the caller's settings (a SANDBOX_AGENT_TOKEN
-# would clash with `server --no-token`, an install dir would redirect installs).
-while read -r v; do unset "$v"; done < <(compgen -e | grep '^SANDBOX_AGENT_' || true)
+# The tests set what they need: none of the caller's settings (a token would clash
+# with `server --no-token`, a bin dir would redirect installs).
+while read -r v; do unset "$v"; done < <(compgen -e | grep -E '^(AGENTPLEX|SANDBOX_AGENT)_' || true)
 
 passed=0
 failed=0
@@ -73,7 +78,7 @@ stop() {
   wait "$pid" 2>/dev/null || true
 }
 
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/sandbox-agent-release-test.XXXXXX")"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/agentplex-release-test.XXXXXX")"
 server_pid=""
 shim_pid=""
 cleanup() {
@@ -98,7 +103,7 @@ lines() { # number of lines in FILE
 
 # ---- what is in dist ------------------------------------------------------------
 
-version="$(sed -n 's/^SANDBOX_AGENT_VERSION_DEFAULT="\(.*\)"$/\1/p' "$dist/install.sh" 2>/dev/null || true)"
+version="$(sed -n 's/^AGENTPLEX_VERSION_DEFAULT="\(.*\)"$/\1/p' "$dist/install.sh" 2>/dev/null || true)"
 case "$version" in
   "" | *@*) echo "test.sh: $dist/install.sh has no version stamped in (was it written by scripts/release.sh?)" >&2; exit 1 ;;
 esac
@@ -109,9 +114,9 @@ case "$(uname -s)-$(uname -m)" in
   Darwin-arm64) host_target=aarch64-apple-darwin host_npm=darwin-arm64 ;;
   *) echo "test.sh: no release target for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
 esac
-archive="sandbox-agent-$host_target.tar.gz"
+archive="agentplex-$host_target.tar.gz"
 [ -f "$dist/$archive" ] || { echo "test.sh: $dist has no $archive for this machine" >&2; exit 1; }
-echo "testing sandbox-agent $version in $dist ($host_target)"
+echo "testing agentplex $version in $dist ($host_target)"
 
 if command -v sha256sum >/dev/null 2>&1; then
   sha256_check() { sha256sum -c --status "$@"; }
@@ -129,25 +134,38 @@ in_dir() {
 }
 
 check "SHA256SUMS verifies" in_dir "$dist" sha256_check SHA256SUMS
-for a in "$dist"/sandbox-agent-*.tar.gz; do
+for a in "$dist"/agentplex-*.tar.gz; do
   name="${a##*/}"
   check "$name.sha256 verifies" in_dir "$dist" sha256_check "$name.sha256"
   listing="$(tar -tvzf "$a")"
   entries="$(tar -tzf "$a" | sort | tr '\n' ' ')"
-  if [ "$entries" = "LICENSE README.md sandbox-agent " ] && [[ "$listing" == *"-rwxr-xr-x"*" sandbox-agent"* ]]; then
-    pass "$name holds sandbox-agent (mode 755), LICENSE, README.md"
+  if [ "$entries" = "LICENSE README.md agentplex sandbox-agent " ] && [[ "$listing" == *"-rwxr-xr-x"*" agentplex"* ]] &&
+    [[ "$listing" == *"sandbox-agent -> agentplex"* ]]; then
+    pass "$name holds agentplex (mode 755), sandbox-agent (a link to it), LICENSE, README.md"
   else
-    fail "$name holds sandbox-agent (mode 755), LICENSE, README.md" "$entries"
+    fail "$name holds agentplex (mode 755), sandbox-agent (a link to it), LICENSE, README.md" "$entries"
   fi
   if [[ "$name" == *linux* ]] && command -v file >/dev/null 2>&1; then
     mkdir -p "$tmp/unpack-$name"
     tar -xzf "$a" -C "$tmp/unpack-$name"
-    desc="$(file -b "$tmp/unpack-$name/sandbox-agent")"
+    desc="$(file -b "$tmp/unpack-$name/agentplex")"
     if [[ "$desc" == ELF* && "$desc" != *interpreter* ]]; then
       pass "$name: the binary is static"
     else
       fail "$name: the binary is static" "$desc"
     fi
+  fi
+done
+# The host's archive, unpacked: both names run and say the version.
+unpacked="$tmp/unpack-host"
+mkdir -p "$unpacked"
+tar -xzf "$dist/$archive" -C "$unpacked"
+for name in agentplex sandbox-agent; do
+  got="$("$unpacked/$name" --version 2>&1 | head -n 1 || true)"
+  if [[ "$got" == "agentplex $version"* ]]; then
+    pass "$archive: $name --version: $got"
+  else
+    fail "$archive: $name --version starts with 'agentplex $version'" "$got"
   fi
 done
 
@@ -163,25 +181,27 @@ if command -v shellcheck >/dev/null 2>&1; then
 else
   skip "shellcheck -s sh install.sh (shellcheck is not installed)"
 fi
-if out="$(sh "$dist/install.sh" --help 2>&1)" &&
-  [[ "$out" == *--dir* && "$out" == *--base-url* && "$out" == *--version* && "$out" == *SANDBOX_AGENT_BASE_URL* ]]; then
-  pass "install.sh --help describes --dir, --base-url, --version"
+if out="$(sh "$dist/install.sh" --help 2>&1)" && [[ "$out" == *--dir*AGENTPLEX_BIN_DIR* &&
+  "$out" == *--base-url*AGENTPLEX_BASE_URL* && "$out" == *--version*AGENTPLEX_VERSION* ]]; then
+  pass "install.sh --help describes --dir, --base-url, --version and their variables"
 else
-  fail "install.sh --help describes --dir, --base-url, --version" "$out"
+  fail "install.sh --help describes --dir, --base-url, --version and their variables" "$out"
 fi
 if ! sh "$dist/install.sh" --bogus >"$tmp/out" 2>"$tmp/err" && [ "$(lines "$tmp/err")" = 1 ] && grep -q "unknown argument" "$tmp/err"; then
   pass "install.sh --bogus: one-line error, non-zero exit"
 else
   fail "install.sh --bogus: one-line error, non-zero exit" "$(cat "$tmp/err")"
 fi
-if [ -f "$root/scripts/install.sh" ]; then
-  if ! env -u SANDBOX_AGENT_BASE_URL -u SANDBOX_AGENT_VERSION sh "$root/scripts/install.sh" --dir "$tmp/unstamped" >"$tmp/out" 2>"$tmp/err" &&
-    [ "$(lines "$tmp/err")" = 1 ] && grep -q "base URL" "$tmp/err" && [ ! -e "$tmp/unstamped" ]; then
-    pass "unstamped scripts/install.sh asks for a base URL"
+# Without --base-url, install.sh (as release.sh writes it without --base-url) names none.
+for script in "$dist/install.sh" "$root/scripts/install.sh"; do
+  [ -f "$script" ] || continue
+  if ! sh "$script" --dir "$tmp/no-url" >"$tmp/out" 2>"$tmp/err" &&
+    [ "$(lines "$tmp/err")" = 1 ] && grep -q "no base URL: .*--base-url URL or AGENTPLEX_BASE_URL" "$tmp/err" && [ ! -e "$tmp/no-url" ]; then
+    pass "${script#"$root"/} without a base URL: one line asking for one, nothing installed"
   else
-    fail "unstamped scripts/install.sh asks for a base URL" "$(cat "$tmp/err")"
+    fail "${script#"$root"/} without a base URL: one line asking for one, nothing installed" "$(cat "$tmp/err")"
   fi
-fi
+done
 # An unsupported OS: a uname that says FreeBSD, first on PATH.
 mkdir -p "$tmp/fake-uname"
 printf '#!/bin/sh\ncase "$1" in -s) echo FreeBSD ;; *) echo amd64 ;; esac\n' >"$tmp/fake-uname/uname"
@@ -195,10 +215,12 @@ fi
 
 # ---- install.sh against dist served on loopback -----------------------------------
 
-# www/good is dist itself; www/bad-sum has an altered .sha256; www/bad-archive a corrupt archive.
+# www/good is dist itself, also at www/v<version>; www/bad-sum has an altered .sha256;
+# www/bad-archive a corrupt archive.
 www="$tmp/www"
 mkdir -p "$www/bad-sum" "$www/bad-archive"
 ln -s "$dist" "$www/good"
+ln -s "$dist" "$www/v$version"
 for d in bad-sum bad-archive; do cp "$dist/install.sh" "$dist/$archive" "$dist/$archive.sha256" "$www/$d/"; done
 printf '%s  %s\n' "$(printf 'not the archive' | { sha256sum 2>/dev/null || shasum -a 256; } | cut -d' ' -f1)" "$archive" >"$www/bad-sum/$archive.sha256"
 printf 'corrupt' >>"$www/bad-archive/$archive"
@@ -212,43 +234,90 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
+# installed_ok DIR: DIR holds the executable agentplex and the link sandbox-agent to it,
+# nothing else, and both names say this version.
+installed_ok() {
+  [ "$(ls -A "$1" 2>/dev/null | tr '\n' ' ')" = "agentplex sandbox-agent " ] && [ -x "$1/agentplex" ] &&
+    [ "$(readlink "$1/sandbox-agent")" = agentplex ] &&
+    [[ "$("$1/agentplex" --version 2>&1 | head -n 1)" == "agentplex $version"* ]] &&
+    [[ "$("$1/sandbox-agent" --version 2>&1 | head -n 1)" == "agentplex $version"* ]]
+}
+
 # (a) A fresh install with the environment variables (curl, sha256sum).
 dir_a="$tmp/a/bin"
 mkdir -p "$tmp/tmpdir-a"
-if SANDBOX_AGENT_BASE_URL="$base/good" SANDBOX_AGENT_INSTALL_DIR="$dir_a" TMPDIR="$tmp/tmpdir-a" \
-  sh "$dist/install.sh" >"$tmp/out" 2>"$tmp/err"; then
-  pass "install.sh installs from SANDBOX_AGENT_BASE_URL into SANDBOX_AGENT_INSTALL_DIR"
+if AGENTPLEX_BASE_URL="$base/good" AGENTPLEX_BIN_DIR="$dir_a" TMPDIR="$tmp/tmpdir-a" \
+  sh "$dist/install.sh" >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ]; then
+  pass "install.sh installs from AGENTPLEX_BASE_URL into AGENTPLEX_BIN_DIR, nothing on stderr"
 else
-  fail "install.sh installs from SANDBOX_AGENT_BASE_URL into SANDBOX_AGENT_INSTALL_DIR" "$(cat "$tmp/err")"
+  fail "install.sh installs from AGENTPLEX_BASE_URL into AGENTPLEX_BIN_DIR, nothing on stderr" "$(cat "$tmp/err")"
 fi
-if [ "$(ls -A "$dir_a" 2>/dev/null)" = sandbox-agent ] && [ -x "$dir_a/sandbox-agent" ]; then
-  pass "the install dir holds the executable sandbox-agent and nothing else"
+check "the bin dir holds agentplex and sandbox-agent (a link to it), both say $version" installed_ok "$dir_a"
+got="$("$dir_a/agentplex" --version 2>&1 | head -n 1 || true)"
+if grep -q "installed agentplex $version.* at $dir_a/agentplex (and $dir_a/sandbox-agent, a link to it)" "$tmp/out" &&
+  grep -q "is not on PATH" "$tmp/out"; then
+  pass "install.sh says the version, both paths, and that the dir is not on PATH"
 else
-  fail "the install dir holds the executable sandbox-agent and nothing else" "$(ls -A "$dir_a" 2>&1 | tr '\n' ' ')"
-fi
-got="$("$dir_a/sandbox-agent" --version 2>&1 | head -n 1 || true)"
-if [[ "$got" == "sandbox-agent $version"* ]]; then
-  pass "installed sandbox-agent --version: $got"
-else
-  fail "installed sandbox-agent --version starts with 'sandbox-agent $version'" "$got"
-fi
-if grep -q "installed sandbox-agent $version.* at $dir_a/sandbox-agent" "$tmp/out" && grep -q "is not on PATH" "$tmp/out"; then
-  pass "install.sh says the version, the path, and that the dir is not on PATH"
-else
-  fail "install.sh says the version, the path, and that the dir is not on PATH" "$(tr '\n' '|' <"$tmp/out")"
+  fail "install.sh says the version, both paths, and that the dir is not on PATH" "$(tr '\n' '|' <"$tmp/out")"
 fi
 check "install.sh leaves no temp files" test -z "$(ls -A "$tmp/tmpdir-a")"
+
+# The 0.2 variables still work, with one note each on stderr naming the new one.
+dir_old="$tmp/old-vars/bin"
+if SANDBOX_AGENT_BASE_URL="$base/good" SANDBOX_AGENT_INSTALL_DIR="$dir_old" sh "$dist/install.sh" >"$tmp/out" 2>"$tmp/err" &&
+  installed_ok "$dir_old" && [ "$(lines "$tmp/err")" = 2 ] &&
+  grep -q "SANDBOX_AGENT_BASE_URL is deprecated.*AGENTPLEX_BASE_URL" "$tmp/err" &&
+  grep -q "SANDBOX_AGENT_INSTALL_DIR is deprecated.*AGENTPLEX_BIN_DIR" "$tmp/err"; then
+  pass "SANDBOX_AGENT_BASE_URL and SANDBOX_AGENT_INSTALL_DIR are read, with a note each"
+else
+  fail "SANDBOX_AGENT_BASE_URL and SANDBOX_AGENT_INSTALL_DIR are read, with a note each" "$(cat "$tmp/err")"
+fi
+
+# A base URL stamped in (as release.sh --base-url does) with {version}; and --base-url with it.
+sed "s|^AGENTPLEX_BASE_URL_DEFAULT=\"@BASE_URL@\"\$|AGENTPLEX_BASE_URL_DEFAULT=\"$base/v{version}\"|" "$dist/install.sh" >"$tmp/stamped.sh"
+if sh "$tmp/stamped.sh" --dir "$tmp/stamped/bin" >"$tmp/out" 2>"$tmp/err" && installed_ok "$tmp/stamped/bin" &&
+  sh "$dist/install.sh" --dir "$tmp/templated/bin" --base-url "$base/v{version}" --version "v$version" >"$tmp/out" 2>"$tmp/err" &&
+  installed_ok "$tmp/templated/bin"; then
+  pass "a stamped base URL needs no flag; {version} in the base URL is the version"
+else
+  fail "a stamped base URL needs no flag; {version} in the base URL is the version" "$(cat "$tmp/err")"
+fi
+
+# A release of another version than the one asked for: refused, nothing installed.
+if ! AGENTPLEX_VERSION=0.0.1 sh "$dist/install.sh" --dir "$tmp/other/bin" --base-url "$base/good" >"$tmp/out" 2>"$tmp/err" &&
+  [ "$(lines "$tmp/err")" = 1 ] && grep -q "is agentplex $version, not agentplex 0.0.1" "$tmp/err" && [ -z "$(ls -A "$tmp/other/bin" 2>/dev/null)" ]; then
+  pass "AGENTPLEX_VERSION=0.0.1 against a $version release: one-line refusal, nothing installed"
+else
+  fail "AGENTPLEX_VERSION=0.0.1 against a $version release: one-line refusal, nothing installed" "$(cat "$tmp/err")"
+fi
+
+# An existing sandbox-agent: another program by that name is kept; a 0.2 binary of ours is replaced.
+mkdir -p "$tmp/foreign/bin" "$tmp/old/bin"
+printf '#!/bin/sh\necho "sandbox-agent 0.1.11"\n' >"$tmp/foreign/bin/sandbox-agent"
+printf '#!/bin/sh\necho "sandbox-agent 0.2.0 (0123456789ab %s)"\n' "$host_target" >"$tmp/old/bin/sandbox-agent"
+chmod 755 "$tmp/foreign/bin/sandbox-agent" "$tmp/old/bin/sandbox-agent"
+cp "$tmp/foreign/bin/sandbox-agent" "$tmp/foreign-before"
+if sh "$dist/install.sh" --dir "$tmp/foreign/bin" --base-url "$base/good" >"$tmp/out" 2>"$tmp/err" &&
+  cmp -s "$tmp/foreign-before" "$tmp/foreign/bin/sandbox-agent" && [ -x "$tmp/foreign/bin/agentplex" ] &&
+  grep -q "kept $tmp/foreign/bin/sandbox-agent, which is not agentplex" "$tmp/out"; then
+  pass "a sandbox-agent that is another program is kept, with a note; agentplex is installed"
+else
+  fail "a sandbox-agent that is another program is kept, with a note; agentplex is installed" "$(cat "$tmp/out" "$tmp/err")"
+fi
+check "the sandbox-agent of a 0.2 install is replaced by the link" \
+  sh -c 'sh "$1" --dir "$2" --base-url "$3" >/dev/null 2>&1' _ "$dist/install.sh" "$tmp/old/bin" "$base/good"
+check "... and the bin dir then holds both names of $version" installed_ok "$tmp/old/bin"
 
 # Flags instead of variables, under dash, with only wget and shasum: reinstalls over (a).
 if command -v dash >/dev/null 2>&1 && command -v wget >/dev/null 2>&1 && command -v shasum >/dev/null 2>&1; then
   tools="$tmp/tools"
   mkdir -p "$tools"
-  for t in dash sh uname tar gzip mktemp wget shasum perl tr tail head mkdir cp chmod mv rm cat; do
+  for t in dash sh uname tar gzip mktemp wget shasum perl tr tail head mkdir cp chmod mv rm cat ln readlink; do
     p="$(command -v "$t" || true)"
     [ -n "$p" ] && ln -sf "$p" "$tools/$t"
   done
   if env PATH="$tools" dash "$dist/install.sh" --dir "$dir_a" --base-url "$base/good/" >"$tmp/out" 2>"$tmp/err" &&
-    [ "$("$dir_a/sandbox-agent" --version | head -n 1)" = "$got" ] && [ "$(ls -A "$dir_a")" = sandbox-agent ]; then
+    [ "$("$dir_a/agentplex" --version | head -n 1)" = "$got" ] && installed_ok "$dir_a"; then
     pass "install.sh --dir --base-url under dash with wget and shasum (no curl, no sha256sum), over an existing install"
   else
     fail "install.sh --dir --base-url under dash with wget and shasum (no curl, no sha256sum), over an existing install" "$(cat "$tmp/err")"
@@ -261,11 +330,11 @@ fi
 if command -v busybox >/dev/null 2>&1; then
   bb="$tmp/busybox"
   mkdir -p "$bb"
-  for t in sh uname tar gzip mktemp wget sha256sum tr tail head mkdir cp chmod mv rm cat; do
+  for t in sh uname tar gzip mktemp wget sha256sum tr tail head mkdir cp chmod mv rm cat ln readlink; do
     ln -sf "$(command -v busybox)" "$bb/$t"
   done
   if env -i PATH="$bb" HOME="$tmp/bb-home" sh "$dist/install.sh" --base-url "$base/good" >"$tmp/out" 2>"$tmp/err" &&
-    [ "$("$tmp/bb-home/.local/bin/sandbox-agent" --version | head -n 1)" = "$got" ]; then
+    installed_ok "$tmp/bb-home/.local/bin"; then
     pass "install.sh with only BusyBox (sh, wget, sha256sum, tar) into the default ~/.local/bin"
   else
     fail "install.sh with only BusyBox (sh, wget, sha256sum, tar) into the default ~/.local/bin" "$(cat "$tmp/err")"
@@ -277,7 +346,7 @@ fi
 # (b) A .sha256 that does not match: stop, one line naming both hashes, nothing installed.
 dir_b="$tmp/b/bin"
 mkdir -p "$tmp/tmpdir-b"
-if ! SANDBOX_AGENT_BASE_URL="$base/bad-sum" SANDBOX_AGENT_INSTALL_DIR="$dir_b" TMPDIR="$tmp/tmpdir-b" \
+if ! AGENTPLEX_BASE_URL="$base/bad-sum" AGENTPLEX_BIN_DIR="$dir_b" TMPDIR="$tmp/tmpdir-b" \
   sh "$dist/install.sh" >"$tmp/out" 2>"$tmp/err"; then
   pass "install.sh with a mismatching .sha256 exits non-zero"
 else
@@ -289,23 +358,23 @@ else
   fail "the mismatch is one line naming the expected and actual checksums" "$(cat "$tmp/err")"
 fi
 if [ -z "$(ls -A "$dir_b" 2>/dev/null)" ] && [ -z "$(ls -A "$tmp/tmpdir-b")" ]; then
-  pass "after the mismatch the install dir holds nothing and no temp file is left"
+  pass "after the mismatch the bin dir holds nothing and no temp file is left"
 else
-  fail "after the mismatch the install dir holds nothing and no temp file is left" "$(ls -A "$dir_b" "$tmp/tmpdir-b" 2>&1 | tr '\n' ' ')"
+  fail "after the mismatch the bin dir holds nothing and no temp file is left" "$(ls -A "$dir_b" "$tmp/tmpdir-b" 2>&1 | tr '\n' ' ')"
 fi
 
 # A corrupt archive over the existing install of (a): the old binary stays as it was.
-cp "$dir_a/sandbox-agent" "$tmp/before"
-if ! SANDBOX_AGENT_BASE_URL="$base/bad-archive" SANDBOX_AGENT_INSTALL_DIR="$dir_a" sh "$dist/install.sh" >"$tmp/out" 2>"$tmp/err" &&
+cp "$dir_a/agentplex" "$tmp/before"
+if ! AGENTPLEX_BASE_URL="$base/bad-archive" AGENTPLEX_BIN_DIR="$dir_a" sh "$dist/install.sh" >"$tmp/out" 2>"$tmp/err" &&
   grep -q "checksum mismatch" "$tmp/err" && [ "$(lines "$tmp/err")" = 1 ] &&
-  cmp -s "$tmp/before" "$dir_a/sandbox-agent" && [ "$(ls -A "$dir_a")" = sandbox-agent ]; then
+  cmp -s "$tmp/before" "$dir_a/agentplex" && installed_ok "$dir_a"; then
   pass "a corrupt archive over an existing install: checksum error, old binary untouched"
 else
   fail "a corrupt archive over an existing install: checksum error, old binary untouched" "$(cat "$tmp/err")"
 fi
 
 # A 404: one line naming the URL.
-if ! SANDBOX_AGENT_BASE_URL="$base/missing" SANDBOX_AGENT_INSTALL_DIR="$tmp/c/bin" sh "$dist/install.sh" >"$tmp/out" 2>"$tmp/err" &&
+if ! AGENTPLEX_BASE_URL="$base/missing" AGENTPLEX_BIN_DIR="$tmp/c/bin" sh "$dist/install.sh" >"$tmp/out" 2>"$tmp/err" &&
   [ "$(lines "$tmp/err")" = 1 ] && grep -q "download failed: $base/missing/$archive.*404" "$tmp/err" && [ ! -e "$tmp/c" ]; then
   pass "a missing archive (404): one-line error naming the URL, nothing installed"
 else
@@ -333,7 +402,8 @@ manifests_ok="$(node -e '
     if (m.version !== version) problems.push(`${m.name} is ${m.version}`);
     if (m.license !== "Apache-2.0") problems.push(`${m.name} license ${m.license}`);
     if (m.name === "agentplex-cli") {
-      if (!m.bin || m.bin["sandbox-agent"] !== "bin/sandbox-agent.js") problems.push("no sandbox-agent bin");
+      const bins = JSON.stringify(m.bin);
+      if (bins !== JSON.stringify({ agentplex: "bin/agentplex.js", "sandbox-agent": "bin/agentplex.js" })) problems.push(`bin ${bins}`);
       const deps = m.optionalDependencies || {};
       if (Object.keys(deps).length === 0) problems.push("no optionalDependencies");
       for (const [d, v] of Object.entries(deps)) if (v !== version) problems.push(`${d}@${v} not pinned to ${version}`);
@@ -341,15 +411,15 @@ manifests_ok="$(node -e '
       const [, os, cpu] = m.name.match(/^agentplex-cli-(linux|darwin)-(x64|arm64)$/) || [];
       if (!os || m.os?.[0] !== os || m.cpu?.[0] !== cpu) problems.push(`${m.name} os/cpu ${m.os} ${m.cpu}`);
       const listing = execFileSync("tar", ["-tvzf", tgz]).toString();
-      if (!/^-rwxr-xr-x .* package\/bin\/sandbox-agent$/m.test(listing)) problems.push(`${m.name}: bin/sandbox-agent not mode 755`);
+      if (!/^-rwxr-xr-x .* package\/bin\/agentplex$/m.test(listing)) problems.push(`${m.name}: bin/agentplex not mode 755`);
     }
   }
   console.log(problems.join("; ") || "ok");
 ' "$version" "$dist"/npm/*.tgz 2>&1 || true)"
 if [ "$manifests_ok" = ok ]; then
-  pass "npm manifests: one version, optionalDependencies pinned to it, os/cpu, executable binaries"
+  pass "npm manifests: one version, bins agentplex and sandbox-agent, optionalDependencies pinned, os/cpu, executable binaries"
 else
-  fail "npm manifests: one version, optionalDependencies pinned to it, os/cpu, executable binaries" "$manifests_ok"
+  fail "npm manifests: one version, bins agentplex and sandbox-agent, optionalDependencies pinned, os/cpu, executable binaries" "$manifests_ok"
 fi
 
 # An empty project, an empty npm cache, a registry address nothing listens on: no network.
@@ -363,44 +433,56 @@ if (cd "$proj" && npm install --offline --no-audit --no-fund "$platform_tgz" "$c
 else
   fail "npm install --offline of the two tarballs into an empty project" "$(tail -n 3 "$tmp/err" | tr '\n' ' ')"
 fi
-got="$(in_dir "$proj" npx --offline sandbox-agent --version 2>&1 | head -n 1 || true)"
-if [[ "$got" == "sandbox-agent $version"* ]]; then
-  pass "npx --offline sandbox-agent --version: $got"
-else
-  fail "npx --offline sandbox-agent --version starts with 'sandbox-agent $version'" "$got"
-fi
-got="$(in_dir "$proj" npx --offline agentplex-cli --version 2>&1 | head -n 1 || true)"
-check "npx --offline agentplex-cli --version (the package name) runs the same command" \
-  test "${got#sandbox-agent "$version"}" != "$got"
+# Both commands, and the package name (npx runs a package whose bins are all one file).
+for name in agentplex sandbox-agent agentplex-cli; do
+  got="$(in_dir "$proj" npx --offline "$name" --version 2>&1 | head -n 1 || true)"
+  if [[ "$got" == "agentplex $version"* ]]; then
+    pass "npx --offline $name --version: $got"
+  else
+    fail "npx --offline $name --version starts with 'agentplex $version'" "$got"
+  fi
+done
+# The binary is called by the name it was run by (its --help says so).
+for name in agentplex sandbox-agent; do
+  got="$("$proj/node_modules/.bin/$name" --help 2>&1 | grep -m 1 'Usage:' || true)"
+  check "$name --help via npm says 'Usage: $name'" test "${got#Usage: "$name" }" != "$got"
+done
 
-shim="$proj/node_modules/.bin/sandbox-agent"
-platform_bin="$proj/node_modules/agentplex-cli-$host_npm/bin/sandbox-agent"
+shim="$proj/node_modules/.bin/agentplex"
+platform_bin="$proj/node_modules/agentplex-cli-$host_npm/bin/agentplex"
 check "the platform package's binary is executable after install" test -x "$platform_bin"
 
 # (d) Exit codes: the shim exits with the binary's code.
 direct=0
 "$platform_bin" definitely-not-a-command >/dev/null 2>&1 || direct=$?
 via=0
-in_dir "$proj" npx --offline sandbox-agent definitely-not-a-command >/dev/null 2>&1 || via=$?
+in_dir "$proj" npx --offline agentplex definitely-not-a-command >/dev/null 2>&1 || via=$?
 if [ "$via" -ne 0 ] && [ "$via" = "$direct" ]; then
-  pass "npx sandbox-agent definitely-not-a-command exits $via, like the binary"
+  pass "npx agentplex definitely-not-a-command exits $via, like the binary"
 else
-  fail "npx sandbox-agent definitely-not-a-command exits like the binary" "shim $via, binary $direct"
+  fail "npx agentplex definitely-not-a-command exits like the binary" "shim $via, binary $direct"
 fi
 
-# SANDBOX_AGENT_BIN: stand-ins that exit 7, die of SIGTERM, or wait for a forwarded SIGTERM.
+# AGENTPLEX_BIN: stand-ins that exit 7, die of SIGTERM, or wait for a forwarded SIGTERM.
 printf '#!/bin/sh\nexit 7\n' >"$tmp/exit7"
 printf '#!/bin/sh\nkill -TERM $$\nsleep 5\n' >"$tmp/selfterm"
 printf '#!/bin/sh\ntrap '\''echo "$*" >"$MARK"; exit 0'\'' TERM\n: >"$READY"\nwhile :; do sleep 0.1; done\n' >"$tmp/waiter"
 chmod 755 "$tmp/exit7" "$tmp/selfterm" "$tmp/waiter"
 rc=0
-SANDBOX_AGENT_BIN="$tmp/exit7" "$shim" >/dev/null 2>&1 || rc=$?
-check "SANDBOX_AGENT_BIN runs that binary; its exit code 7 passes through" test "$rc" = 7
+AGENTPLEX_BIN="$tmp/exit7" "$shim" >/dev/null 2>&1 || rc=$?
+check "AGENTPLEX_BIN runs that binary; its exit code 7 passes through" test "$rc" = 7
 rc=0
-SANDBOX_AGENT_BIN="$tmp/selfterm" deadline 20 "$shim" >/dev/null 2>&1 || rc=$?
+SANDBOX_AGENT_BIN="$tmp/exit7" "$proj/node_modules/.bin/sandbox-agent" >/dev/null 2>"$tmp/err" || rc=$?
+if [ "$rc" = 7 ] && [ "$(lines "$tmp/err")" = 1 ] && grep -q "SANDBOX_AGENT_BIN is deprecated.*AGENTPLEX_BIN" "$tmp/err"; then
+  pass "SANDBOX_AGENT_BIN (0.2) is still read, with a one-line note"
+else
+  fail "SANDBOX_AGENT_BIN (0.2) is still read, with a one-line note" "status $rc: $(cat "$tmp/err")"
+fi
+rc=0
+AGENTPLEX_BIN="$tmp/selfterm" deadline 20 "$shim" >/dev/null 2>&1 || rc=$?
 check "a binary killed by SIGTERM: the shim ends by SIGTERM too (status 143)" test "$rc" = 143
 rm -f "$tmp/mark" "$tmp/ready"
-MARK="$tmp/mark" READY="$tmp/ready" SANDBOX_AGENT_BIN="$tmp/waiter" "$shim" a b >/dev/null 2>&1 &
+MARK="$tmp/mark" READY="$tmp/ready" AGENTPLEX_BIN="$tmp/waiter" "$shim" a b >/dev/null 2>&1 &
 shim_pid=$!
 for _ in $(seq 1 100); do [ -e "$tmp/ready" ] && break; sleep 0.1; done
 kill -TERM "$shim_pid" 2>/dev/null || true
@@ -413,11 +495,11 @@ else
   fail "SIGTERM to the shim reaches the binary, which gets the arguments; its exit 0 passes through" "status $rc"
 fi
 rc=0
-SANDBOX_AGENT_BIN="$tmp/does-not-exist" "$shim" --version >/dev/null 2>"$tmp/err" || rc=$?
-if [ "$rc" = 1 ] && [ "$(lines "$tmp/err")" = 1 ] && grep -q SANDBOX_AGENT_BIN "$tmp/err"; then
-  pass "SANDBOX_AGENT_BIN naming no file: one-line error, exit 1"
+AGENTPLEX_BIN="$tmp/does-not-exist" "$shim" --version >/dev/null 2>"$tmp/err" || rc=$?
+if [ "$rc" = 1 ] && [ "$(lines "$tmp/err")" = 1 ] && grep -q AGENTPLEX_BIN "$tmp/err"; then
+  pass "AGENTPLEX_BIN naming no file: one-line error, exit 1"
 else
-  fail "SANDBOX_AGENT_BIN naming no file: one-line error, exit 1" "$(cat "$tmp/err")"
+  fail "AGENTPLEX_BIN naming no file: one-line error, exit 1" "$(cat "$tmp/err")"
 fi
 
 # The real binary as a server: SIGTERM to the shim stops it and the shim.
@@ -443,9 +525,9 @@ for _ in $(seq 1 150); do kill -0 "$shim_pid" 2>/dev/null || break; sleep 0.1; d
 if [ -n "$child" ] && ! kill -0 "$shim_pid" 2>/dev/null && ! kill -0 "$child" 2>/dev/null; then
   rc=0
   wait "$shim_pid" || rc=$?
-  pass "sandbox-agent server via the shim (health answered: $health): SIGTERM stops the binary and the shim (status $rc)"
+  pass "agentplex server via the shim (health answered: $health): SIGTERM stops the binary and the shim (status $rc)"
 else
-  fail "sandbox-agent server via the shim: SIGTERM stops the binary and the shim" "child ${child:-none}; $(tail -n 2 "$tmp/server.log" | tr '\n' ' ')"
+  fail "agentplex server via the shim: SIGTERM stops the binary and the shim" "child ${child:-none}; $(tail -n 2 "$tmp/server.log" | tr '\n' ' ')"
   stop "$shim_pid"
   if [ -n "$child" ]; then kill "$child" 2>/dev/null || true; fi
 fi
@@ -465,7 +547,7 @@ fi
 # An unsupported platform: says so in one line.
 rc=0
 node -e 'Object.defineProperty(process, "arch", { value: "mips" }); require(process.argv[1])' \
-  "$proj/node_modules/agentplex-cli/bin/sandbox-agent.js" >/dev/null 2>"$tmp/err" || rc=$?
+  "$proj/node_modules/agentplex-cli/bin/agentplex.js" >/dev/null 2>"$tmp/err" || rc=$?
 if [ "$rc" = 1 ] && [ "$(lines "$tmp/err")" = 1 ] && grep -q "no prebuilt binary of agentplex-cli for $(uname -s | tr '[:upper:]' '[:lower:]')-mips" "$tmp/err"; then
   pass "an unsupported platform: one-line error, exit 1"
 else

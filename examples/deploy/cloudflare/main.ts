@@ -1,8 +1,8 @@
 /**
- * Asks the Worker (worker.ts) for a sandbox with sandbox-agent running, drives a session there,
+ * Asks the Worker (worker.ts) for a sandbox with agentplex running, drives a session there,
  * and deletes the sandbox. See docs/deploy/cloudflare.md.
  *
- *   WORKER_URL=https://sandbox-agent.example.com DEPLOY_SECRET=... npx tsx cloudflare/main.ts
+ *   WORKER_URL=https://agentplex.example.com DEPLOY_SECRET=... npx tsx cloudflare/main.ts
  */
 import { connectWhenUp } from "../shared/deploy.js";
 import { drive } from "../shared/drive.js";

@@ -1,5 +1,5 @@
 /**
- * A Worker that starts sandbox-agent in a Cloudflare Sandbox and hands out its preview URL and
+ * A Worker that starts agentplex in a Cloudflare Sandbox and hands out its preview URL and
  * token; `main.ts` then drives it from anywhere. Requests to preview URLs are proxied to the
  * container first.
  *

@@ -10,7 +10,7 @@ import type { Sandbox } from "../shared/sandbox.js";
 export async function createSandbox(): Promise<Sandbox> {
   const daytona = new Daytona();
   const sandbox = await daytona.create({ public: false });
-  const session = "sandbox-agent";
+  const session = "agentplex";
   await sandbox.process.createSession(session);
   return {
     run: async (command, env) => {

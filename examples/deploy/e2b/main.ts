@@ -1,10 +1,12 @@
 /**
- * Deploys sandbox-agent into a new e2b sandbox with the install script and drives a session
- * with the mock agent (`AGENT=claude ANTHROPIC_API_KEY=...` for a real one). See docs/deploy/e2b.md.
+ * Deploys agentplex into a new E2B sandbox with the install script of the release at
+ * `$AGENTPLEX_BASE_URL` and drives a session with the mock agent (`AGENT=claude
+ * ANTHROPIC_API_KEY=...` for a real one). See docs/deploy/e2b.md.
  *
- *   npx tsx e2b/main.ts
+ *   AGENTPLEX_BASE_URL=https://<where dist/ is published> npx tsx e2b/main.ts
  */
-import { runExample } from "../shared/main.js";
+import { releaseUrl, runExample } from "../shared/main.js";
 import { createSandbox } from "./sandbox.js";
 
-await runExample(await createSandbox());
+const install = releaseUrl();
+await runExample(await createSandbox(), { install });

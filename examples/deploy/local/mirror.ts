@@ -1,11 +1,12 @@
 /**
  * A release mirror on loopback, made from a daemon binary: `install.sh` (the repository's),
- * `sandbox-agent-<target>.tar.gz` and its `.sha256`, laid out as a release folder and served by
- * a throwaway HTTP server. The install script installs from it exactly as from a release.
+ * `agentplex-<target>.tar.gz` (the binary, its second name `sandbox-agent` as a link, LICENSE and
+ * README.md, as scripts/release.sh packs it) and its `.sha256`, laid out as a release folder and
+ * served by a throwaway HTTP server. The install script installs from it exactly as from a release.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -34,10 +35,11 @@ export async function startMirror(binary: string): Promise<Mirror> {
   const dir = mkdtempSync(join(tmpdir(), "agentplex-mirror-"));
   const stage = join(dir, "stage");
   mkdirSync(stage);
-  copyFileSync(binary, join(stage, "sandbox-agent"));
+  copyFileSync(binary, join(stage, "agentplex"));
+  symlinkSync("agentplex", join(stage, "sandbox-agent"));
   for (const file of ["LICENSE", "README.md"]) copyFileSync(join(REPO_ROOT, file), join(stage, file));
-  const archive = `sandbox-agent-${target()}.tar.gz`;
-  execFileSync("tar", ["-czf", join(dir, archive), "-C", stage, "sandbox-agent", "LICENSE", "README.md"]);
+  const archive = `agentplex-${target()}.tar.gz`;
+  execFileSync("tar", ["-czf", join(dir, archive), "-C", stage, "agentplex", "sandbox-agent", "LICENSE", "README.md"]);
   rmSync(stage, { recursive: true });
   const digest = createHash("sha256").update(readFileSync(join(dir, archive))).digest("hex");
   writeFileSync(join(dir, `${archive}.sha256`), `${digest}  ${archive}\n`);

@@ -54,6 +54,8 @@ export class LocalSandbox implements Sandbox {
 function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
+    // Waited for from here on: the process does not end while the child stops.
+    child.ref();
     child.once("exit", () => resolve());
     if (!signalGroup(child, "SIGTERM")) resolve(); // already gone
   });

@@ -2,12 +2,15 @@
  * Installs and starts the daemon in any `Sandbox` and says where it answers. No Node module is
  * used, so a Cloudflare Worker runs it too.
  */
-import { installCommand, LISTENING_LINE, LOG_FILE, PORT, RELEASE_URL, serverCommand, STDOUT_FILE } from "./commands.js";
+import { installCommand, LISTENING_LINE, LOG_FILE, PORT, serverCommand, STDOUT_FILE } from "./commands.js";
 import type { Endpoint, Sandbox } from "./sandbox.js";
 
 /** How to start; every field has the value a provider example uses. */
 export interface StartOptions {
-  /** Run the install script from this release (or mirror); `false` when the image has the binary. */
+  /**
+   * The base URL of the release to install with its install script (a published or mirrored
+   * `dist/`); `false` when the image has the binary. One of the two is needed.
+   */
   install?: string | false;
   /** The port to listen on in the sandbox. */
   port?: number;
@@ -30,10 +33,11 @@ export interface Started extends Endpoint {
 
 /** Installs (unless the image has it), starts the daemon, waits for its listening line, exposes its port. */
 export async function startDaemon(sandbox: Sandbox, options: StartOptions = {}): Promise<Started> {
-  const { install = RELEASE_URL, port = PORT, host, env = {}, timeoutMs = 60_000 } = options;
+  const { install, port = PORT, host, env = {}, timeoutMs = 60_000 } = options;
+  if (install === undefined) throw new Error("startDaemon: give `install` (a release's base URL) or `install: false`");
   const token = options.token ?? randomToken();
   if (install !== false) await sandbox.run(installCommand(install));
-  await sandbox.spawn(options.command ?? serverCommand(port, host), { ...env, SANDBOX_AGENT_TOKEN: token });
+  await sandbox.spawn(options.command ?? serverCommand(port, host), { ...env, AGENTPLEX_TOKEN: token });
   const listening = await waitForListeningLine(sandbox, Date.now() + timeoutMs);
   return { ...(await sandbox.expose(listening)), token };
 }

@@ -1,15 +1,17 @@
 /**
  * The deploy examples' daemon-facing part, run for real against the local shim (a `Sandbox`
  * that runs the commands on this machine in a temp `$HOME`), with the daemon binary of
- * `$SANDBOX_AGENT_BIN` (default: the repository's `target/debug/sandbox-agent`) packed as a
- * release and served by a loopback mirror. It proves that:
- * - the install command of the guides (the repository's install.sh) installs that binary, the
- *   server command starts it with the token from the environment, and the SDK flow every
+ * `$AGENTPLEX_BIN` (default: the repository's `target/debug/agentplex`) packed as a release and
+ * served by a loopback mirror. It proves that:
+ * - the install command of the guides (the repository's install.sh) installs that binary and
+ *   its second name `sandbox-agent`, the server command starts it with the token from the
+ *   environment, and the SDK flow every
  *   example runs (install an agent, a session, two prompts, a permission answered) works
  *   through it; a wrong token is refused;
  * - `local/main.ts`, run as a user runs it, does all of that and prints the transcript;
- * - the Dockerfiles install with that same command, and the Docker image's own start command
- *   starts a daemon that `docker/main.ts` drives;
+ * - the example Dockerfiles install with that same command, and the Debian image's own start
+ *   command starts a daemon that `docker/main.ts` drives (the repository's Dockerfile, which
+ *   builds from source, is tested by image.test.ts);
  * - a daemon that cannot start is reported with the end of its log instead of a hang.
  * The provider-specific lines (e2b, daytona, modal, vercel, cloudflare) are type-checked
  * against the providers' npm packages by `npm run typecheck`, not run: that needs accounts.
@@ -27,16 +29,19 @@ import { startDaemon } from "../shared/start.js";
 import { type Mirror, REPO_ROOT, startMirror } from "../local/mirror.js";
 import { LocalSandbox } from "../local/sandbox.js";
 
-const binary = process.env.SANDBOX_AGENT_BIN ?? join(REPO_ROOT, "target", "debug", "sandbox-agent");
+const binary = process.env.AGENTPLEX_BIN ?? join(REPO_ROOT, "target", "debug", "agentplex");
 const version = () => execFileSync(binary, ["--version"], { encoding: "utf8" }).trim();
 const quiet = () => {};
 const LOCAL = { host: "127.0.0.1", port: 0 };
 
-/** Runs an example's entry point as a user does (`npx tsx FILE`); resolves with its stdout lines. */
-function runScript(file: string, env: Record<string, string>): Promise<string[]> {
+/**
+ * Runs an example's entry point as a user does (`npx tsx FILE`) with `env` over `base` (this
+ * process's environment); resolves with its stdout lines.
+ */
+function runScript(file: string, env: Record<string, string>, base: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const cwd = new URL("..", import.meta.url);
-    execFile(process.execPath, ["--import", "tsx", file], { cwd, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, ["--import", "tsx", file], { cwd, env: { ...base, ...env } }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${file} failed: ${stderr}`));
       else resolve(stdout.trimEnd().split("\n"));
     });
@@ -69,7 +74,7 @@ function assertMockTranscript(transcript: string[]): void {
 describe("deploying through the local shim", () => {
   let mirror: Mirror;
   before(async () => {
-    assert.ok(existsSync(binary), `no daemon binary at ${binary}: build it or set SANDBOX_AGENT_BIN`);
+    assert.ok(existsSync(binary), `no daemon binary at ${binary}: build it or set AGENTPLEX_BIN`);
     mirror = await startMirror(binary);
   });
   after(() => mirror?.close());
@@ -78,6 +83,7 @@ describe("deploying through the local shim", () => {
     withSandbox(async (sandbox) => {
       const { client, url } = await deploy(sandbox, { install: mirror.url, ...LOCAL });
       assert.equal((await sandbox.run(`"${BINARY}" --version`)).trim(), version());
+      assert.equal((await sandbox.run(`"$HOME/.local/bin/sandbox-agent" --version`)).trim(), version());
       assertMockTranscript(await drive(client, { print: quiet }));
       await assert.rejects(connect({ baseUrl: url, token: "not-the-token" }), TokenInvalidError);
       await assert.rejects(connect({ baseUrl: url }), TokenInvalidError);
@@ -87,29 +93,44 @@ describe("deploying through the local shim", () => {
     it(`${example}/Dockerfile installs with the same command`, () =>
       withSandbox(async (sandbox) => {
         const dockerfile = readFileSync(new URL(`../${example}/Dockerfile`, import.meta.url), "utf8");
-        const run = dockerfile.split("\n").find((line) => line.includes("install.sh"));
-        assert.equal(run, `RUN ${installCommand("$SANDBOX_AGENT_RELEASE")}`);
-        await sandbox.run(run!.slice("RUN ".length), { SANDBOX_AGENT_RELEASE: mirror.url });
+        const lines = dockerfile.split("\n");
+        const run = lines.find((line) => line.includes("install.sh"));
+        assert.equal(run, `RUN ${installCommand("$AGENTPLEX_BASE_URL")}`);
+        // The check before it stops a build without a base URL, with a message.
+        const check = lines.find((line) => line.startsWith("RUN test -n"))!.slice("RUN ".length);
+        await assert.rejects(sandbox.run(check, { AGENTPLEX_BASE_URL: "" }), /AGENTPLEX_BASE_URL/);
+        await sandbox.run(check, { AGENTPLEX_BASE_URL: mirror.url });
+        await sandbox.run(run!.slice("RUN ".length), { AGENTPLEX_BASE_URL: mirror.url });
         assert.equal((await sandbox.run(`"${BINARY}" --version`)).trim(), version());
       }));
   }
 
-  it("local/main.ts deploys from a mirror of $SANDBOX_AGENT_BIN and prints the transcript", async () => {
-    const lines = await runScript("local/main.ts", { SANDBOX_AGENT_BIN: binary });
+  it("local/main.ts deploys from a mirror of $AGENTPLEX_BIN and prints the transcript", async () => {
+    const lines = await runScript("local/main.ts", { AGENTPLEX_BIN: binary });
     assert.match(lines[0]!, /^daemon \S+ at http:\/\/127\.0\.0\.1:\d+$/);
     assertMockTranscript(lines.slice(1));
   });
 
-  it("the Docker image's start command serves docker/main.ts", () =>
+  it("local/main.ts deploys from $AGENTPLEX_BASE_URL, and without one says to set it", async () => {
+    const lines = await runScript("local/main.ts", { AGENTPLEX_BASE_URL: mirror.url });
+    assert.match(lines[0]!, /^daemon \S+ at http:\/\/127\.0\.0\.1:\d+$/);
+    assertMockTranscript(lines.slice(1));
+    const env = { ...process.env };
+    delete env.AGENTPLEX_BIN;
+    delete env.AGENTPLEX_BASE_URL;
+    await assert.rejects(runScript("local/main.ts", {}, env), /set AGENTPLEX_BASE_URL to the address of a release/);
+  });
+
+  it("the Debian image's start command serves docker/main.ts", () =>
     withSandbox(async (sandbox) => {
       const dockerfile = readFileSync(new URL("../docker/Dockerfile", import.meta.url), "utf8");
       const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
       await sandbox.run(installCommand(mirror.url));
       // The image's ENV: ~/.local/bin on PATH, host and port (loopback and any free port here).
-      const env = { PATH: `${sandbox.home}/.local/bin:${process.env.PATH}`, SANDBOX_AGENT_HOST: "127.0.0.1", SANDBOX_AGENT_PORT: "0" };
+      const env = { PATH: `${sandbox.home}/.local/bin:${process.env.PATH}`, AGENTPLEX_HOST: "127.0.0.1", AGENTPLEX_PORT: "0" };
       const command = `${cmd.join(" ")} >"${STDOUT_FILE}" 2>"${LOG_FILE}"`;
       const { url, token } = await startDaemon(sandbox, { install: false, command, env });
-      assertMockTranscript(await runScript("docker/main.ts", { SANDBOX_AGENT_URL: url, SANDBOX_AGENT_TOKEN: token }));
+      assertMockTranscript(await runScript("docker/main.ts", { AGENTPLEX_URL: url, AGENTPLEX_TOKEN: token }));
     }));
 
   it("reports a daemon that does not start with the end of its log", () =>
@@ -131,11 +152,11 @@ describe("deploying through the local shim", () => {
     }
     const config = execFileSync("docker", ["compose", "-f", "compose.yaml", "config", "--format", "json"], {
       cwd: new URL("../docker/", import.meta.url),
-      env: { ...process.env, SANDBOX_AGENT_TOKEN: "compose-check" },
+      env: { ...process.env, AGENTPLEX_TOKEN: "compose-check" },
       encoding: "utf8",
     });
-    const service = JSON.parse(config).services["sandbox-agent"];
-    assert.equal(service.environment.SANDBOX_AGENT_TOKEN, "compose-check");
+    const service = JSON.parse(config).services["agentplex"];
+    assert.equal(service.environment.AGENTPLEX_TOKEN, "compose-check");
     assert.equal(service.ports[0].target, 2468);
   });
 });

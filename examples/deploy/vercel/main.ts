@@ -1,10 +1,12 @@
 /**
- * Deploys sandbox-agent into a new vercel sandbox with the install script and drives a session
- * with the mock agent (`AGENT=claude ANTHROPIC_API_KEY=...` for a real one). See docs/deploy/vercel.md.
+ * Deploys agentplex into a new Vercel sandbox with the install script of the release at
+ * `$AGENTPLEX_BASE_URL` and drives a session with the mock agent (`AGENT=claude
+ * ANTHROPIC_API_KEY=...` for a real one). See docs/deploy/vercel.md.
  *
- *   npx tsx vercel/main.ts
+ *   AGENTPLEX_BASE_URL=https://<where dist/ is published> node --env-file=.env.local --import tsx vercel/main.ts
  */
-import { runExample } from "../shared/main.js";
+import { releaseUrl, runExample } from "../shared/main.js";
 import { createSandbox } from "./sandbox.js";
 
-await runExample(await createSandbox());
+const install = releaseUrl();
+await runExample(await createSandbox(), { install });

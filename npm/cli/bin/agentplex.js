@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// `sandbox-agent` on npm: runs the native binary from the platform package npm
-// installed next to this one (agentplex-cli-<platform>-<arch>, an optional
-// dependency pinned to this package's version). The binary gets the arguments
-// and the terminal, signals sent to this process are passed on to it, and this
-// process ends the way the binary ended (same exit code, or same signal).
+// The `agentplex` command on npm (also installed as `sandbox-agent`, its second
+// name for scripts written for 0.1.x): runs the native binary from the platform
+// package npm installed next to this one (agentplex-cli-<platform>-<arch>, an
+// optional dependency pinned to this package's version). The binary gets the
+// arguments, the terminal and the name it was called by; signals sent to this
+// process are passed on to it, and this process ends the way the binary ended
+// (same exit code, or same signal).
 //
-// SANDBOX_AGENT_BIN=/path/to/sandbox-agent runs that binary instead.
+// AGENTPLEX_BIN=/path/to/agentplex runs that binary instead (SANDBOX_AGENT_BIN,
+// its 0.2 name, is still read, with a note).
 //
 // Plain CommonJS, Node >= 18, no dependencies.
 "use strict";
@@ -16,7 +19,8 @@ const os = require("node:os");
 const path = require("node:path");
 
 const PACKAGE = "agentplex-cli";
-const BINARY = "sandbox-agent";
+const BINARY = "agentplex";
+const ALIAS = "sandbox-agent";
 // process.platform-process.arch -> the package that holds the binary for it.
 const PLATFORM_PACKAGES = {
   "linux-x64": "agentplex-cli-linux-x64",
@@ -25,7 +29,7 @@ const PLATFORM_PACKAGES = {
   "darwin-arm64": "agentplex-cli-darwin-arm64",
 };
 const INSTALL_HINT =
-  "or install the binary with the install script (see the docs: Installing sandbox-agent)";
+  "or install the binary with the install script (see the docs: Installing agentplex)";
 
 // One line to stderr, exit 1.
 function fail(message) {
@@ -43,11 +47,22 @@ function releasedPackages() {
   }
 }
 
+// AGENTPLEX_BIN, or the older SANDBOX_AGENT_BIN (with a note); undefined when neither is set.
+function overrideVariable() {
+  if (process.env.AGENTPLEX_BIN) return "AGENTPLEX_BIN";
+  if (process.env.SANDBOX_AGENT_BIN) {
+    process.stderr.write(`${BINARY}: note: SANDBOX_AGENT_BIN is deprecated, read as AGENTPLEX_BIN; set AGENTPLEX_BIN instead\n`);
+    return "SANDBOX_AGENT_BIN";
+  }
+  return undefined;
+}
+
 function binaryPath() {
-  const override = process.env.SANDBOX_AGENT_BIN;
-  if (override) {
+  const variable = overrideVariable();
+  if (variable) {
+    const override = process.env[variable];
     if (!fs.existsSync(override)) {
-      fail(`SANDBOX_AGENT_BIN is set to ${override}, which does not exist`);
+      fail(`${variable} is set to ${override}, which does not exist`);
     }
     return override;
   }
@@ -60,7 +75,7 @@ function binaryPath() {
       .join(", ");
     fail(
       `no prebuilt binary of ${PACKAGE} for ${key} (built for: ${supported || "none"}); ` +
-        `build it from source and set SANDBOX_AGENT_BIN to it`,
+        `build it from source and set AGENTPLEX_BIN to it`,
     );
   }
 
@@ -90,9 +105,14 @@ function binaryPath() {
   return bin;
 }
 
+// The name this command was called by: `sandbox-agent` or `agentplex`.
+function calledAs() {
+  return path.basename(process.argv[1] || "", ".js") === ALIAS ? ALIAS : BINARY;
+}
+
 function run() {
   const bin = binaryPath();
-  const child = spawn(bin, process.argv.slice(2), { stdio: "inherit" });
+  const child = spawn(bin, process.argv.slice(2), { stdio: "inherit", argv0: calledAs() });
 
   // Pass these signals on to the binary; it decides when to stop. (A Ctrl-C in a
   // terminal reaches it directly too: the daemon treats a second one like the first.)
