@@ -16,6 +16,15 @@ use serde_json::Value;
 
 const TOKEN: &str = "docs-example-token";
 
+/// Pages whose examples a newcomer runs first: each must keep runnable ones.
+const MUST_RUN: [&str; 5] = [
+    "quickstart.md",
+    "troubleshooting.md",
+    "migrating.md",
+    "api.md",
+    "processes.md",
+];
+
 /// Values that differ from run to run: only their type is compared.
 const PER_RUN: [&str; 9] = [
     "time",
@@ -170,6 +179,7 @@ fn the_runnable_examples_of_the_docs_run_and_print_what_they_show() {
     found.sort();
     let mut failures = Vec::new();
     let mut ran = 0;
+    let mut with_examples = Vec::new();
     for page in found {
         let text = std::fs::read_to_string(&page).unwrap();
         let examples = examples(&text);
@@ -179,8 +189,15 @@ fn the_runnable_examples_of_the_docs_run_and_print_what_they_show() {
         ran += examples.len();
         let name = page.strip_prefix(&docs).unwrap().to_owned();
         failures.extend(run_page(&name, &examples));
+        with_examples.push(name);
     }
     assert!(ran >= 10, "only {ran} runnable examples found in docs/");
+    for page in MUST_RUN {
+        assert!(
+            with_examples.iter().any(|name| name == Path::new(page)),
+            "docs/{page} has no runnable example"
+        );
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

@@ -1,5 +1,6 @@
 """The README's example and examples/python run as written, against the daemon binary, and
-the examples of docs/sdk-python.md type-check (mypy --strict)."""
+the Python examples of the docs pages that show the SDK (``DOC_PAGES``) type-check (mypy
+--strict)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from mypy import api as mypy
 from .conftest import REPO, daemon_env
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+# The pages under docs/ whose ```python blocks use the SDK.
+DOC_PAGES = ("sdk-python.md", "quickstart.md")
 
 
 def run(script: str, binary: str, home: Path) -> str:
@@ -59,9 +62,13 @@ def test_examples_python_run(binary: str, tmp_path: Path) -> None:
 
 
 def test_the_sdk_page_examples_type_check(tmp_path: Path) -> None:
-    """Each ```python block of docs/sdk-python.md becomes a module, with ``client`` and
+    """Each ```python block of the ``DOC_PAGES`` becomes a module, with ``client`` and
     ``session`` declared when the block does not make its own, and mypy checks them all."""
-    blocks = re.findall(r"```python\n(.*?)```", (REPO / "docs" / "sdk-python.md").read_text(), re.S)
+    blocks: list[str] = []
+    for page in DOC_PAGES:
+        found = re.findall(r"```python\n(.*?)```", (REPO / "docs" / page).read_text(), re.S)
+        assert found, f"docs/{page} has no python example"
+        blocks += found
     assert len(blocks) > 10
     files = []
     for number, block in enumerate(blocks, 1):

@@ -1,18 +1,25 @@
-// Type-checks the TypeScript examples of docs/sdk-typescript.md against the SDK's sources:
-// each ```ts block becomes a module under .docs-examples/ (imports of "agentplex" point at
-// src/), with `client` and `session` declared when the block does not make its own.
+// Type-checks the TypeScript examples of the docs pages that show the SDK (PAGES) against the
+// SDK's sources: each ```ts block becomes a module under .docs-examples/ (imports of
+// "agentplex" point at src/), with `client` and `session` declared when the block does not
+// make its own.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const doc = readFileSync(join(root, "..", "..", "docs", "sdk-typescript.md"), "utf8");
+/** The pages under docs/ whose ```ts blocks use the SDK. */
+const PAGES = ["sdk-typescript.md", "quickstart.md", "migrating.md"];
 const outDir = join(root, ".docs-examples");
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir);
 
-const blocks = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+const blocks = PAGES.flatMap((page) => {
+  const doc = readFileSync(join(root, "..", "..", "docs", page), "utf8");
+  const found = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  if (found.length === 0) throw new Error(`docs/${page} has no \`\`\`ts example`);
+  return found;
+});
 const files = blocks.map((code, i) => {
   const body = code
     .replaceAll('"agentplex/node"', '"../src/node.js"')
@@ -44,8 +51,8 @@ if (diagnostics.length > 0) {
       getNewLine: () => "\n",
     }),
   );
-  console.error(`docs/sdk-typescript.md: ${diagnostics.length} type error(s) in its examples (see .docs-examples/)`);
+  console.error(`docs (${PAGES.join(", ")}): ${diagnostics.length} type error(s) in the examples (see .docs-examples/)`);
   process.exit(1);
 }
 rmSync(outDir, { recursive: true, force: true });
-console.log(`docs/sdk-typescript.md: ${files.length} examples type-check`);
+console.log(`docs (${PAGES.join(", ")}): ${files.length} examples type-check`);
