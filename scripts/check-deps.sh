@@ -8,7 +8,7 @@
 # The advisory database is a git repository on GitHub, which not every machine reaches
 # (a CI that reaches package registries only does not). When it cannot be fetched, the
 # advisories are reported as not checked and the other checks still decide;
-# SANDBOX_AGENT_REQUIRE_ADVISORIES=1 fails instead.
+# AGENTPLEX_REQUIRE_ADVISORIES=1 fails instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,7 +35,7 @@ done
 # The advisories, against the database as fetched now.
 if ! "$deny" fetch db >/dev/null 2>&1; then
   echo "scripts/check-deps.sh: advisories NOT checked: the RustSec database (github.com/rustsec/advisory-db) cannot be fetched from here" >&2
-  [ "${SANDBOX_AGENT_REQUIRE_ADVISORIES:-0}" = 1 ] && exit 1
+  [ "${AGENTPLEX_REQUIRE_ADVISORIES:-0}" = 1 ] && exit 1
   exit 0
 fi
 for manifest in "${manifests[@]}"; do

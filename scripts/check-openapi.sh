@@ -12,8 +12,7 @@
 # (processes run `true`, installs and sessions use the `mock` agent) and narrows what
 # depends on the daemon's agents; its description says what and why.
 #
-# Usage: scripts/check-openapi.sh [DAEMON_BINARY] (default target/debug/agentplex, else
-#        target/debug/sandbox-agent)
+# Usage: scripts/check-openapi.sh [DAEMON_BINARY] (default target/debug/agentplex)
 #        scripts/check-openapi.sh --install   (only install schemathesis)
 # EXAMPLES (default 25) bounds the examples per operation and phase; SEED changes the
 # fixed seed (to look further than CI does).
@@ -36,11 +35,7 @@ if [ "${1:-}" = --install ]; then
   install_schemathesis
   exit 0
 fi
-binary="${1:-}"
-if [ -z "$binary" ]; then
-  binary=target/debug/agentplex
-  [ -x "$binary" ] || binary=target/debug/sandbox-agent
-fi
+binary="${1:-target/debug/agentplex}"
 install_schemathesis
 
 scratch="$(mktemp -d)"

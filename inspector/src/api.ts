@@ -4,8 +4,8 @@
  */
 import type { ProblemDetails } from "./types.js";
 
-const BASE_KEY = "sandbox-agent-inspector.base";
-const TOKEN_KEY = "sandbox-agent-inspector.token";
+const BASE_KEY = "agentplex-inspector.base";
+const TOKEN_KEY = "agentplex-inspector.token";
 
 /** One request of the HTTP log. */
 export interface LogEntry {

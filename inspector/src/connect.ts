@@ -35,7 +35,7 @@ export function connectView(done: () => void, reason?: string): View {
   const element = h(
     "form",
     { class: "connect", onsubmit: submit },
-    h("h2", null, "Connect to a sandbox-agent daemon"),
+    h("h2", null, "Connect to an agentplex daemon"),
     h("label", { class: "field-row" }, h("span", null, "Daemon URL"), base),
     h("label", { class: "field-row" }, h("span", null, "Token"), token),
     h("div", { class: "actions" }, h("button", { class: "primary", type: "submit" }, "Connect")),
@@ -48,7 +48,7 @@ export function connectView(done: () => void, reason?: string): View {
         "p",
         null,
         "Opened from another origin than the daemon's (a file, another port)? The daemon refuses cross-origin requests unless started with ",
-        h("code", null, `sandbox-agent server --token "$TOKEN" --cors-allow-origin ${location.origin === "null" ? "<origin>" : location.origin}`),
+        h("code", null, `agentplex server --token "$TOKEN" --cors-allow-origin ${location.origin === "null" ? "<origin>" : location.origin}`),
         ".",
       ),
     ),

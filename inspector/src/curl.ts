@@ -8,7 +8,7 @@ export function shellQuote(word: string): string {
 
 /**
  * The curl command for `entry`. With `token` the token is written into the command; without,
- * a request that carried one reads it from `$SANDBOX_AGENT_TOKEN` when the command runs.
+ * a request that carried one reads it from `$AGENTPLEX_TOKEN` when the command runs.
  */
 export function toCurl(entry: LogEntry, token: string | undefined): string {
   const words = ["curl", "-sS"];
@@ -17,7 +17,7 @@ export function toCurl(entry: LogEntry, token: string | undefined): string {
   words.push(shellQuote(entry.url));
   for (const [name, value] of Object.entries(entry.headers)) words.push("-H", shellQuote(`${name}: ${value}`));
   if (entry.authorized) {
-    words.push("-H", token ? shellQuote(`Authorization: Bearer ${token}`) : '"Authorization: Bearer $SANDBOX_AGENT_TOKEN"');
+    words.push("-H", token ? shellQuote(`Authorization: Bearer ${token}`) : '"Authorization: Bearer $AGENTPLEX_TOKEN"');
   }
   if (entry.body !== undefined) words.push("--data-raw", shellQuote(entry.body));
   return words.join(" ");

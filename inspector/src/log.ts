@@ -55,7 +55,7 @@ export function logView(): View {
       { class: "toolbar" },
       h("h2", null, "HTTP log"),
       h("label", null, includeToken, " include the token in copied commands"),
-      h("span", { class: "muted" }, "(otherwise they read $SANDBOX_AGENT_TOKEN)"),
+      h("span", { class: "muted" }, "(otherwise they read $AGENTPLEX_TOKEN)"),
     ),
     output,
     h("table", { class: "log" }, h("thead", null, h("tr", null, ["#", "time", "method", "path", "status", "time to answer", "", ""].map((name) => h("th", null, name)))), rows),

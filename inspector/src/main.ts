@@ -30,7 +30,7 @@ const links: Array<[string, string, boolean]> = [
 function show(view: View): void {
   current?.dispose?.();
   current = view;
-  document.title = `${view.title} · sandbox-agent inspector`;
+  document.title = `${view.title} · agentplex inspector`;
   replaceChildren(main, view.element);
 }
 

@@ -1,5 +1,5 @@
-// Test daemons for the browser suite: the binary under test ($SANDBOX_AGENT_BIN, else
-// target/debug/sandbox-agent, built by `cargo build -p agentplex`) on a free loopback port,
+// Test daemons for the browser suite: the binary under test ($AGENTPLEX_BIN, else
+// target/debug/agentplex, built by `cargo build -p agentplex`) on a free loopback port,
 // with a token and a data dir, sharing one compile cache for the builtin adapters.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
@@ -8,7 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const binary = process.env.SANDBOX_AGENT_BIN ?? join(repo, "target", "debug", "sandbox-agent");
+export const binary = process.env.AGENTPLEX_BIN || join(repo, "target", "debug", "agentplex");
 // Kept between runs: the cache is keyed by the components' bytes and the engine's config.
 const cacheDir = join(repo, "target", "inspector-test-cache");
 
@@ -32,6 +32,7 @@ export async function startDaemon({ dataDir, token, env: extraEnv = {}, timeoutM
   mkdirSync(cacheDir, { recursive: true });
   const port = await freePort();
   const env = { ...process.env, ...extraEnv };
+  delete env.AGENTPLEX_TOKEN;
   delete env.SANDBOX_AGENT_TOKEN;
   const args = ["server", "--port", String(port), "--data-dir", dataDir, "--cache-dir", cacheDir];
   args.push(...(token === undefined ? ["--no-token"] : ["--token", token]));

@@ -23,7 +23,7 @@ async function shoot(page, name) {
 /** Runs a copied command in a shell, with `%{http_code}` written after the body. */
 function runCurl(command, env = {}) {
   const environment = { ...process.env, ...env };
-  if (!("SANDBOX_AGENT_TOKEN" in env)) delete environment.SANDBOX_AGENT_TOKEN;
+  if (!("AGENTPLEX_TOKEN" in env)) delete environment.AGENTPLEX_TOKEN;
   return execFileSync("sh", ["-c", `${command} -w '\\n%{http_code}'`], { env: environment, encoding: "utf8" });
 }
 
@@ -68,9 +68,9 @@ test("copy as curl gives commands that work, with the token only when asked", as
   await rows.filter({ hasText: "/messages" }).first().getByRole("button", { name: "Copy as curl" }).click();
   const withoutToken = await curl.innerText();
   assert.ok(!withoutToken.includes(TOKEN));
-  assert.ok(withoutToken.includes("$SANDBOX_AGENT_TOKEN"));
+  assert.ok(withoutToken.includes("$AGENTPLEX_TOKEN"));
   assert.equal(runCurl(withoutToken).trim().split("\n").at(-1), "401");
-  assert.equal(runCurl(withoutToken, { SANDBOX_AGENT_TOKEN: TOKEN }).trim(), "204");
+  assert.equal(runCurl(withoutToken, { AGENTPLEX_TOKEN: TOKEN }).trim(), "204");
   const events = await daemon.api("GET", "/v1/sessions/curl-1/events");
   const users = events.events.filter((e) => e.type === "item.completed" && e.data.item.role === "user");
   assert.deepEqual(users.map((e) => e.data.item.content[0].text), ["it's \"quoted\" & $HOME", "it's \"quoted\" & $HOME"]);

@@ -1,4 +1,4 @@
-//! A template sandbox-agent adapter: copy it to write your own (see README.md).
+//! A template agentplex adapter: copy it to write your own (see README.md).
 //!
 //! The agent it drives is any program that reads the user's message on stdin and
 //! prints its answer on stdout, one line at a time, then exits: `cat` (the default,
