@@ -30,7 +30,7 @@ pub mod transcripts;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The version, the commit it was built from and the target it was built for,
-/// as `agentplex --version` prints them: `0.2.0 (3f1c2a9e0b7d x86_64-unknown-linux-musl)`.
+/// as `agentplex --version` prints them: `0.3.0 (3f1c2a9e0b7d x86_64-unknown-linux-musl)`.
 pub const BUILD: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (",

@@ -43,7 +43,7 @@ from .processes import ProcessLogEvent, decode_log_data, decode_process_log_data
 from .session import Session
 from .terminal import AsyncProcessTerminal, ProcessTerminal
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "ERROR_CLASSES",
