@@ -94,16 +94,21 @@ scripts/setup.sh
 # Agent knowledge lives in the adapters: the daemon and the host name no agent.
 scripts/check-agent-names.sh
 scripts/check-file-length.sh
-# Lints, as errors, in every workspace.
-step "clippy"
-cargo clippy --workspace --all-targets --locked -- -D warnings
-for manifest in adapters/Cargo.toml testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
-  cargo clippy --all-targets --locked --manifest-path "$manifest" -- -D warnings
-done
+# Lints, as errors, in every workspace, while the tests build: clippy is the compiler of
+# the workspaces' own crates (what `cargo clippy` does, as a build instead of a check), so
+# the dependency tree compiles once for both. Every target is built (and linted) first;
+# benches are only built, the rest run. Only these cargo commands use it (the release
+# below is built by rustc alone).
+clippy_driver="$(rustup which clippy-driver 2>/dev/null || echo "$(rustc --print sysroot)/bin/clippy-driver")"
+linted() {
+  RUSTC_WORKSPACE_WRAPPER="$clippy_driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" cargo "$@"
+}
+step "build and lint the workspace (clippy -D warnings, every target)"
+linted test --workspace --all-targets --locked --no-run
 step "cargo test --workspace"
 fetched apt
 fetched agent-clis
-cargo test --workspace --locked
+linted test --workspace --locked
 # Every dependency's license and source, and the RustSec advisories (deny.toml).
 step "dependencies (cargo deny)"
 fetched deny-tool
@@ -112,12 +117,15 @@ scripts/check-deps.sh
 step "OpenAPI against the daemon (schemathesis)"
 fetched schemathesis
 scripts/check-openapi.sh target/debug/agentplex
-step "adapters, test guests and the adapter template"
-cargo test --locked --manifest-path adapters/Cargo.toml
-cargo test --locked --manifest-path testing/guests/Cargo.toml
+step "adapters, test guests and the adapter template (linted as they build)"
+for manifest in adapters/Cargo.toml testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
+  linted test --all-targets --locked --manifest-path "$manifest" --no-run
+done
+linted test --locked --manifest-path adapters/Cargo.toml
+linted test --locked --manifest-path testing/guests/Cargo.toml
 # The adapter template replays its transcripts through the daemon binary built above.
 AGENTPLEX_BIN="$PWD/target/debug/agentplex" \
-  cargo test --locked --manifest-path examples/adapter-template/Cargo.toml
+  linted test --locked --manifest-path examples/adapter-template/Cargo.toml
 
 # The TypeScript SDK (sdks/typescript): its generated types match docs/openapi.json, it
 # type-checks and builds (ESM + CJS), and its vitest suite passes against the daemon binary
