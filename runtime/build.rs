@@ -4,8 +4,9 @@
 //! compiling anything. Adapters stay replaceable at run time through
 //! `--adapters-dir`.
 //!
-//! Precompiling goes through the host crate itself (`sandbox_agent_host::precompile`,
-//! by way of `sandbox-agent-precompile`,
+//! Precompiling (the `precompiled-builtins` feature, on by default) goes through the
+//! host crate itself (`sandbox_agent_host::precompile`, by way of
+//! `sandbox-agent-precompile`,
 //! wasmtime's `Engine::precompile_component` under the engine settings the daemon
 //! runs with by default), and gives portable code: the target's baseline CPU
 //! features only. When the daemon later runs with other settings, its host sees
@@ -110,20 +111,19 @@ fn main() {
         .position(|path| path.file_name().is_some_and(|name| name == BASE_COMPONENT));
     let base = base_index.map(|i| {
         let wasm = fs::read(&components[i]).expect("reading the base adapter component");
-        let artifact = precompile(&components[i], &out_dir, &target)
+        let artifact = precompile(&components[i], None, &out_dir, &target)
             .ok()
+            .flatten()
             .map(|path| fs::read(path).unwrap());
         (wasm, artifact)
     });
     for (index, path) in components.iter().enumerate() {
         let name = path.file_name().unwrap().to_string_lossy();
         let delta_base = base.as_ref().filter(|_| Some(index) != base_index);
-        let precompiled = match precompile(path, &out_dir, &target) {
-            Ok(artifact) => {
-                let artifact = match delta_base.and_then(|(_, base)| base.as_ref()) {
-                    Some(base) => rebase(&artifact, base, &out_dir),
-                    None => artifact,
-                };
+        let base_artifact = delta_base.and_then(|(_, base)| base.as_deref());
+        let precompiled = match precompile(path, base_artifact, &out_dir, &target) {
+            Ok(None) => "None".to_owned(),
+            Ok(Some(artifact)) => {
                 format!("Some(include_bytes!({:?}))", artifact.display().to_string())
             }
             Err(error) => {
@@ -198,7 +198,7 @@ fn embed_scaffold(root: &Path, out_dir: &Path) {
             }
         }
         let path = out_dir.join(format!("scaffold-{name}.zst"));
-        fs::write(&path, sandbox_agent_precompile::compress(&bundle)).unwrap();
+        fs::write(&path, sandbox_agent_compression::compress(&bundle)).unwrap();
         generated.push_str(&format!(
             "pub(crate) const {name}: &[u8] = include_bytes!({:?});\n",
             path.display().to_string()
@@ -221,10 +221,28 @@ fn collect_files(path: &Path, files: &mut Vec<PathBuf>) {
     }
 }
 
+/// Precompiles one component into `out_dir`, its code compressed against
+/// `base_artifact`'s when given ([`rebase`]).
+#[cfg(feature = "precompiled-builtins")]
+fn precompile(
+    wasm_path: &Path,
+    base_artifact: Option<&[u8]>,
+    out_dir: &Path,
+    target: &str,
+) -> Result<Option<PathBuf>, String> {
+    let artifact = precompile_alone(wasm_path, out_dir, target)?;
+    Ok(Some(match base_artifact {
+        Some(base) => rebase(&artifact, base, out_dir),
+        None => artifact,
+    }))
+}
+
 /// Precompiles one component into `out_dir`, reusing an earlier artifact of the
 /// same component and target (build scripts rerun on every commit, for the stamp).
-fn precompile(wasm_path: &Path, out_dir: &Path, target: &str) -> Result<PathBuf, String> {
-    use sandbox_agent_precompile::{sha256, AdapterOrigin, Artifact, HostConfig};
+#[cfg(feature = "precompiled-builtins")]
+fn precompile_alone(wasm_path: &Path, out_dir: &Path, target: &str) -> Result<PathBuf, String> {
+    use sandbox_agent_compression::sha256;
+    use sandbox_agent_precompile::{AdapterOrigin, Artifact, HostConfig};
 
     let wasm = fs::read(wasm_path).map_err(|e| e.to_string())?;
     let stem = wasm_path.file_stem().unwrap().to_string_lossy();
@@ -242,6 +260,13 @@ fn precompile(wasm_path: &Path, out_dir: &Path, target: &str) -> Result<PathBuf,
     Ok(artifact_path)
 }
 
+/// Without `precompiled-builtins`: nothing precompiled, the daemon compiles the
+/// builtins when it starts.
+#[cfg(not(feature = "precompiled-builtins"))]
+fn precompile(_: &Path, _: Option<&[u8]>, _: &Path, _: &str) -> Result<Option<PathBuf>, String> {
+    Ok(None)
+}
+
 /// The component zstd-compressed into `out_dir`, against `base` when given (kept
 /// while both are unchanged).
 fn compress(wasm_path: &Path, base: Option<&[u8]>, out_dir: &Path) -> PathBuf {
@@ -253,13 +278,13 @@ fn compress(wasm_path: &Path, base: Option<&[u8]>, out_dir: &Path) -> PathBuf {
     let stamp = compressed_path.with_extension("zst.sha256");
     let mut inputs = wasm.clone();
     inputs.extend_from_slice(base.unwrap_or_default());
-    let digest = sandbox_agent_precompile::sha256(&inputs);
+    let digest = sandbox_agent_compression::sha256(&inputs);
     if fs::read(&stamp).is_ok_and(|known| known == digest) && compressed_path.is_file() {
         return compressed_path;
     }
     let compressed = match base {
-        Some(base) => sandbox_agent_precompile::compress_against(&wasm, base),
-        None => sandbox_agent_precompile::compress(&wasm),
+        Some(base) => sandbox_agent_compression::compress_against(&wasm, base),
+        None => sandbox_agent_compression::compress(&wasm),
     };
     fs::write(&compressed_path, compressed).unwrap();
     fs::write(&stamp, digest).unwrap();
@@ -268,6 +293,7 @@ fn compress(wasm_path: &Path, base: Option<&[u8]>, out_dir: &Path) -> PathBuf {
 
 /// `artifact` with its code compressed against `base`'s, written beside it (kept
 /// while both are unchanged).
+#[cfg(feature = "precompiled-builtins")]
 fn rebase(artifact: &Path, base: &[u8], out_dir: &Path) -> PathBuf {
     let stem = artifact.file_name().unwrap().to_string_lossy();
     let delta_path = out_dir.join(format!("{stem}.delta"));
@@ -275,7 +301,7 @@ fn rebase(artifact: &Path, base: &[u8], out_dir: &Path) -> PathBuf {
     let bytes = fs::read(artifact).unwrap();
     let mut inputs = bytes.clone();
     inputs.extend_from_slice(base);
-    let digest = sandbox_agent_precompile::sha256(&inputs);
+    let digest = sandbox_agent_compression::sha256(&inputs);
     if fs::read(&stamp).is_ok_and(|known| known == digest) && delta_path.is_file() {
         return delta_path;
     }

@@ -44,9 +44,6 @@ const FORMAT: u32 = 2;
 /// The header's fields before the checksums (covered by the head checksum).
 const FIELDS_LEN: usize = 8 + 4 + 4 + 8 + 32 + 4 + 8;
 const HEADER_LEN: usize = FIELDS_LEN + 32 + 32;
-/// zstd level for embedded artifacts: slow to compress (once, at build time),
-/// as fast as any level to decompress.
-const ZSTD_LEVEL: i32 = 19;
 
 /// How an artifact's code is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,49 +230,17 @@ impl<'a> Stored<'a> {
     }
 }
 
-/// zstd-compresses bytes for embedding.
-pub fn compress(bytes: &[u8]) -> Vec<u8> {
-    zstd::bulk::compress(bytes, ZSTD_LEVEL).expect("zstd compresses in memory")
-}
+pub use sandbox_agent_compression::{compress, compress_against, sha256};
 
 /// Undoes [`compress`].
 pub fn decompress(bytes: &[u8]) -> Result<Vec<u8>, ArtifactError> {
-    zstd::stream::decode_all(bytes).map_err(|e| ArtifactError::Decompress(e.to_string()))
-}
-
-/// Largest zstd window a delta may use (and a reader accepts): 128 MiB.
-const DELTA_WINDOW_LOG_MAX: u32 = 27;
-
-/// zstd-compresses `bytes` with `base` as reference prefix: what they share is
-/// stored as references into `base`. The frame carries the checksum of `bytes`,
-/// so decoding it against another base fails instead of giving other bytes.
-pub fn compress_against(bytes: &[u8], base: &[u8]) -> Vec<u8> {
-    use std::io::Write;
-    // The window must reach from the end of `bytes` back to the start of `base`.
-    let span = (base.len() + bytes.len()).max(1);
-    let window_log = (usize::BITS - (span - 1).leading_zeros()).clamp(10, DELTA_WINDOW_LOG_MAX);
-    let mut encoder = zstd::stream::write::Encoder::with_ref_prefix(Vec::new(), ZSTD_LEVEL, base)
-        .expect("a zstd encoder");
-    encoder.include_checksum(true).expect("zstd checksum flag");
-    encoder.window_log(window_log).expect("zstd window log");
-    encoder
-        .long_distance_matching(true)
-        .expect("zstd long mode");
-    encoder.write_all(bytes).expect("zstd compresses in memory");
-    encoder.finish().expect("zstd compresses in memory")
+    sandbox_agent_compression::decompress(bytes).map_err(|e| ArtifactError::Decompress(e.to_string()))
 }
 
 /// Undoes [`compress_against`] given the same `base`.
 pub fn decompress_against(bytes: &[u8], base: &[u8]) -> Result<Vec<u8>, ArtifactError> {
-    use std::io::Read;
-    let failed = |e: std::io::Error| ArtifactError::Decompress(e.to_string());
-    let mut decoder = zstd::stream::read::Decoder::with_ref_prefix(bytes, base).map_err(failed)?;
-    decoder
-        .window_log_max(DELTA_WINDOW_LOG_MAX)
-        .map_err(failed)?;
-    let mut out = Vec::new();
-    decoder.read_to_end(&mut out).map_err(failed)?;
-    Ok(out)
+    sandbox_agent_compression::decompress_against(bytes, base)
+        .map_err(|e| ArtifactError::Decompress(e.to_string()))
 }
 
 /// Re-encodes `artifact`'s code against `base`'s ([`Encoding::Delta`]); the rest
@@ -344,11 +309,6 @@ fn write(
     out.extend_from_slice(&facts);
     out.extend_from_slice(code);
     out
-}
-
-/// SHA-256 of some bytes.
-pub fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
 }
 
 /// The head checksum: SHA-256 of the header's fields, then the facts.

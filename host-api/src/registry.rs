@@ -104,7 +104,12 @@ impl AdapterRegistry {
                 )
             }
             Err(why) => {
-                tracing::warn!(%origin, "builtin adapter has no usable precompiled form ({why}); compiling it");
+                if builtin.precompiled.is_some() {
+                    tracing::warn!(%origin, "builtin adapter has no usable precompiled form ({why}); compiling it");
+                } else {
+                    // A build without `precompiled-builtins` (scripts/run.sh's): expected.
+                    tracing::info!(%origin, "compiling the builtin adapter (this build did not precompile it; kept in the cache)");
+                }
                 let wasm = wasm.decompress(&origin)?;
                 self.compile(origin, &wasm)?
             }
