@@ -28,7 +28,7 @@ fn render(document: &Value) -> String {
         out.push_str(&format!(
             "| [{title}](#{}) | {} |\n",
             slug(&title),
-            cell(&first_sentence(text_of(operation, "summary")))
+            cell(first_sentence(text_of(operation, "summary")))
         ));
     }
     out.push('\n');
