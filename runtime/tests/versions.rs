@@ -30,8 +30,18 @@ fn the_versions_move_together() {
     );
     let changelog = std::fs::read_to_string(repo().join("CHANGELOG.md")).unwrap();
     assert!(
-        changelog.contains(&format!("## [{VERSION}]")),
-        "CHANGELOG.md has no section for {VERSION}"
+        changelog.contains(&format!("\n## {VERSION} - ")),
+        "CHANGELOG.md has no section `## {VERSION} - DATE`"
+    );
+    assert_eq!(
+        json_version("inspector/package.json"),
+        VERSION,
+        "inspector/package.json"
+    );
+    let pyproject = std::fs::read_to_string(repo().join("sdks/python/pyproject.toml")).unwrap();
+    assert!(
+        pyproject.contains(&format!("\nversion = \"{VERSION}\"\n")),
+        "sdks/python/pyproject.toml is not at {VERSION}"
     );
 }
 
