@@ -32,7 +32,7 @@ def test_health_agents_modes_models(client: LocalAgentplex) -> None:
     assert client.list_agent_models("mock").default_model == "mock"
     assert client.openapi()["openapi"].startswith("3.1")
     metrics = client.metrics()
-    assert "\nsandbox_agent_process_threads " in metrics
+    assert "\nagentplex_process_threads " in metrics
     assert metrics.endswith("# EOF\n")
     client.install_agent("mock")
     with pytest.raises(UnsupportedAgentError) as caught:

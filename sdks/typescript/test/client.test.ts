@@ -53,8 +53,8 @@ describe("connect and health", () => {
 
   it("reads the metrics as OpenMetrics text", async () => {
     const text = await client.metrics();
-    expect(text).toMatch(/^# HELP sandbox_agent_/m);
-    expect(text).toMatch(/^sandbox_agent_process_resident_memory_bytes \d+$/m);
+    expect(text).toMatch(/^# HELP agentplex_/m);
+    expect(text).toMatch(/^agentplex_process_resident_memory_bytes \d+$/m);
     expect(text.endsWith("# EOF\n")).toBe(true);
   });
 });
