@@ -101,7 +101,9 @@ def test_the_token_goes_by_the_environment_only(binary: str, tmp_path: Path) -> 
     with start(binary, token="given-token", args=["--ephemeral"], data_dir=tmp_path / "d", env=env) as client:
         assert client.token == "given-token" and client.list_sessions() == []
         assert "given-token" not in " ".join(client.daemon.process.args)  # type: ignore[arg-type]
-    assert daemon_env_of(binary, "t") == {"AGENTPLEX_TOKEN": "t", "SANDBOX_AGENT_TOKEN": "t"}
+    # A binary named sandbox-agent (0.2 and older read only that name) gets both names.
+    old = daemon_env_of("/old/bin/sandbox-agent", "t")
+    assert old == {"AGENTPLEX_TOKEN": "t", "SANDBOX_AGENT_TOKEN": "t"}
     assert daemon_env_of("/bin/agentplex", "t") == {"AGENTPLEX_TOKEN": "t"}
 
 
