@@ -26,8 +26,8 @@ while IFS= read -r file; do
     printf '%s\n' "$hits"
     found=1
   fi
-done < <(find runtime/src runtime/build.rs host-api/src host-api/precompile/src -name '*.rs' \
-  -not -name tests.rs -not -path '*/tests/*' | sort)
+done < <(find runtime host-api/src host-api/precompile/src -name '*.rs' \
+  -not -name tests.rs -not -path '*/tests/*' -not -path 'runtime/benches/*' | sort)
 if [ "$found" -ne 0 ]; then
   echo "check-agent-names: the lines above name an agent ($names) in the daemon or the host;" \
     "move that knowledge into the agent's adapter" >&2

@@ -234,7 +234,8 @@ pub use sandbox_agent_compression::{compress, compress_against, sha256};
 
 /// Undoes [`compress`].
 pub fn decompress(bytes: &[u8]) -> Result<Vec<u8>, ArtifactError> {
-    sandbox_agent_compression::decompress(bytes).map_err(|e| ArtifactError::Decompress(e.to_string()))
+    sandbox_agent_compression::decompress(bytes)
+        .map_err(|e| ArtifactError::Decompress(e.to_string()))
 }
 
 /// Undoes [`compress_against`] given the same `base`.

@@ -16,7 +16,7 @@ use crate::host::{AdapterOrigin, Host};
 use crate::ticker::EpochTicker;
 use crate::{engine, HostConfig, HostError};
 
-/// A builtin adapter as the daemon's binary embeds it (see `runtime/build.rs`).
+/// A builtin adapter as the daemon's binary embeds it (see `runtime/builtins/build.rs`).
 #[derive(Debug, Clone, Copy)]
 pub struct EmbeddedAdapter {
     /// The component's file name.

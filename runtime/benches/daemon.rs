@@ -454,7 +454,7 @@ fn adapter_calls(table: &mut Table) {
     let path = mock_component();
     assert!(
         path.is_file(),
-        "the mock component is not built at {} (runtime/build.rs builds it)",
+        "the mock component is not built at {} (the agentplex-builtins build script builds it)",
         path.display()
     );
     let begin = Instant::now();

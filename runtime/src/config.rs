@@ -29,7 +29,7 @@ pub struct DaemonConfig {
     /// Extra adapter components; override builtins by agent id.
     pub adapters_dir: Option<PathBuf>,
     /// Where and how agent binaries are installed (looked up there before PATH).
-    pub install: crate::install::InstallSettings,
+    pub install: agentplex_install::InstallSettings,
     /// How long a client may take to send a request head (from connecting, or from
     /// the previous response) before the connection is closed; also how long a JSON
     /// request body may stall before the request is refused.
@@ -69,7 +69,7 @@ pub struct DaemonConfig {
     pub retention: Option<crate::sessions::retention::Retention>,
     pub host: HostConfig,
     /// Limits of the process API (`/v1/processes`).
-    pub processes: crate::processes::ProcessSettings,
+    pub processes: agentplex_processes::ProcessSettings,
     /// How git skill sources are fetched (`--allow-local-skill-repos`,
     /// `--skill-fetch-timeout-ms`).
     pub skill_sources: crate::sessions::skills::GitSettings,

@@ -1,6 +1,8 @@
 //! The daemon's one error type; every failure a client can see becomes an RFC 7807
 //! problem document with a stable `urn:sandbox-agent:error:<code>` type.
 
+use agentplex_files::FsError;
+use agentplex_processes::ProcessError;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use sandbox_agent_api::{ErrorType, ProblemDetails, PROBLEM_TYPE_PREFIX};
@@ -77,7 +79,7 @@ pub enum ApiError {
     UnsupportedMediaType(String),
     /// The session store refused a write for where it lives: nothing was stored.
     #[error("{0}; nothing was stored, retry once it is fixed")]
-    Storage(crate::store::StoreError),
+    Storage(agentplex_store::StoreError),
 }
 
 impl ApiError {
@@ -121,7 +123,7 @@ impl ApiError {
             ApiError::HostNotAllowed(_) => ErrorType::HostNotAllowed,
             ApiError::CrossOriginRefused(_) => ErrorType::CrossOriginRefused,
             ApiError::UnsupportedMediaType(_) => ErrorType::UnsupportedMediaType,
-            ApiError::Storage(crate::store::StoreError::Full(_)) => ErrorType::StorageFull,
+            ApiError::Storage(agentplex_store::StoreError::Full(_)) => ErrorType::StorageFull,
             ApiError::Storage(_) => ErrorType::StorageUnavailable,
         }
     }
@@ -202,8 +204,8 @@ impl ApiError {
 }
 
 /// A folder that cannot be loaded again is the daemon's failure, not the client's.
-impl From<crate::adapters::ReloadError> for ApiError {
-    fn from(error: crate::adapters::ReloadError) -> Self {
+impl From<crate::agents::folder::ReloadError> for ApiError {
+    fn from(error: crate::agents::folder::ReloadError) -> Self {
         ApiError::Internal(error.to_string())
     }
 }
@@ -233,12 +235,43 @@ impl IntoResponse for ApiError {
 
 /// A store that cannot be written is a `storage_*` problem; any other store
 /// failure is the daemon's own.
-impl From<crate::store::StoreError> for ApiError {
-    fn from(error: crate::store::StoreError) -> Self {
+impl From<agentplex_store::StoreError> for ApiError {
+    fn from(error: agentplex_store::StoreError) -> Self {
         if error.is_storage_fault() {
             ApiError::Storage(error)
         } else {
             ApiError::Internal(error.to_string())
+        }
+    }
+}
+
+impl From<FsError> for ApiError {
+    fn from(error: FsError) -> Self {
+        let message = error.to_string();
+        match error {
+            FsError::BadPath(_) => ApiError::InvalidRequest(message),
+            FsError::NotFound(_) => ApiError::PathNotFound(message),
+            FsError::Conflict(_) => ApiError::PathConflict(message),
+            FsError::PermissionDenied(_) => ApiError::PermissionDenied(message),
+            FsError::TooLarge(_) => ApiError::PayloadTooLarge(message),
+            FsError::Io { .. } => ApiError::Internal(message),
+        }
+    }
+}
+
+impl From<ProcessError> for ApiError {
+    fn from(error: ProcessError) -> Self {
+        let message = error.to_string();
+        match error {
+            ProcessError::InvalidRequest(_) => ApiError::InvalidRequest(message),
+            ProcessError::NotFound(id) => ApiError::ProcessNotFound(id),
+            ProcessError::Conflict(_)
+            | ProcessError::InputFailed { .. }
+            | ProcessError::ResizeFailed { .. } => ApiError::ProcessConflict(message),
+            ProcessError::LimitReached(_) => ApiError::ProcessLimitReached(message),
+            ProcessError::SpawnFailed { .. } => ApiError::SpawnFailed(message),
+            ProcessError::WorkingDirectory(error) => error.into(),
+            ProcessError::Io { .. } => ApiError::Internal(message),
         }
     }
 }

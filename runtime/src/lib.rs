@@ -7,23 +7,15 @@
 //! adapters ask for, the command line ([`cli`]), and the replay of recorded
 //! transcripts through an adapter ([`transcripts`], `agentplex adapters test`).
 
-pub mod adapters;
 pub mod agents;
 #[cfg(target_env = "musl")]
 pub mod allocator;
 pub mod cli;
 pub mod config;
-pub mod credentials;
 pub mod error;
-pub mod filesystem;
-pub mod install;
 pub mod metrics;
-pub mod process_group;
-pub mod processes;
-pub mod secrets;
 pub mod server;
 pub mod sessions;
-pub mod store;
 pub mod transcripts;
 
 /// The daemon's version, reported by `GET /v1/health`.

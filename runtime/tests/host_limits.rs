@@ -4,7 +4,7 @@
 
 mod common;
 
-use agentplex::adapters::BUILTIN_ADAPTERS;
+use agentplex_builtins::BUILTIN_ADAPTERS;
 use sandbox_agent_host::{
     Action, AdapterOrigin, AdapterRegistry, HostConfig, HostError, Input, MessagePart,
 };

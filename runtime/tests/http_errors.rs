@@ -190,23 +190,14 @@ fn placeholders(path: &str) -> String {
 fn bad_requests_are_invalid_request_problems() {
     let daemon = Daemon::start();
     let api = Api::new(&daemon);
-    let raw_post = |path: &str, body: &'static str| {
-        api.client()
-            .post(daemon.url(path))
-            .header(CONTENT_TYPE, "application/json")
-            .body(body)
-            .send()
-            .unwrap()
-    };
-
     // Bad JSON, missing and mistyped fields.
     expect_problem(
-        raw_post("/v1/sessions/s", "{\"agent\":"),
+        api.post_raw("/v1/sessions/s", "{\"agent\":"),
         400,
         "invalid_request",
     );
     expect_problem(
-        raw_post("/v1/sessions/s", "not json"),
+        api.post_raw("/v1/sessions/s", "not json"),
         400,
         "invalid_request",
     );
@@ -261,7 +252,7 @@ fn bad_requests_are_invalid_request_problems() {
         "invalid_request",
     );
     expect_problem(
-        raw_post("/v1/sessions/s/messages", "{"),
+        api.post_raw("/v1/sessions/s/messages", "{"),
         400,
         "invalid_request",
     );
@@ -288,7 +279,7 @@ fn bad_requests_are_invalid_request_problems() {
     );
     // Bad replies.
     expect_problem(
-        raw_post("/v1/sessions/s/permissions/p/reply", "{\"reply\":"),
+        api.post_raw("/v1/sessions/s/permissions/p/reply", "{\"reply\":"),
         400,
         "invalid_request",
     );

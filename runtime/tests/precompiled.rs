@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use agentplex::adapters::{builtin_registry, Builtin, BUILTIN_ADAPTERS};
+use agentplex_builtins::{builtin_registry, Builtin, BUILTIN_ADAPTERS};
 use common::api::*;
 use common::{adapters_dir_with, test_guest, Daemon, Options};
 use sandbox_agent_host::artifact::{sha256, Artifact};

@@ -53,7 +53,20 @@ else
   fail "called as sandbox-agent" "'$alias_line' / '$alias_usage'"
 fi
 
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+# free_port: a TCP port free on loopback now.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+# wait_healthy BASE: "yes" once BASE/v1/health answers (polled every 5 ms for 10 s), else "no".
+wait_healthy() {
+  for _ in $(seq 1 2000); do
+    if curl -fsS -o /dev/null "$1/v1/health" 2>/dev/null; then echo yes; return; fi
+    sleep 0.005
+  done
+  echo no
+}
+
+port="$(free_port)"
 base="http://127.0.0.1:$port"
 mkdir -p "$tmp/home"
 started="$(date +%s%N)"
@@ -63,11 +76,7 @@ started="$(date +%s%N)"
 HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" AGENTPLEX_LOG=warn AGENTPLEX_ADAPTER_PARK_AFTER_MS=100 \
   "$bin" server --no-token --host 127.0.0.1 --port "$port" >"$tmp/server.log" 2>&1 &
 pid=$!
-healthy=no
-for _ in $(seq 1 2000); do
-  if curl -fsS -o /dev/null "$base/v1/health" 2>/dev/null; then healthy=yes; break; fi
-  sleep 0.005
-done
+healthy="$(wait_healthy "$base")"
 if [ "$healthy" = yes ]; then
   pass "a cold start answers GET /v1/health ($(( ($(date +%s%N) - started) / 1000000 )) ms, polled with curl)"
 else
@@ -113,15 +122,11 @@ fi
 pid=""
 
 # The 0.2 variables are still read, with one deprecation line on stderr.
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+port="$(free_port)"
 HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" SANDBOX_AGENT_PORT="$port" SANDBOX_AGENT_HOST=127.0.0.1 \
   "$bin" server --no-token --ephemeral >/dev/null 2>"$tmp/legacy.log" &
 pid=$!
-healthy=no
-for _ in $(seq 1 2000); do
-  if curl -fsS -o /dev/null "http://127.0.0.1:$port/v1/health" 2>/dev/null; then healthy=yes; break; fi
-  sleep 0.005
-done
+healthy="$(wait_healthy "http://127.0.0.1:$port")"
 notes="$(grep -c 'SANDBOX_AGENT_\* variables are deprecated' "$tmp/legacy.log" || true)"
 if [ "$healthy" = yes ] && [ "$notes" = 1 ]; then
   pass "SANDBOX_AGENT_HOST and SANDBOX_AGENT_PORT are read, with one deprecation line"

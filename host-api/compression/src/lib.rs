@@ -63,7 +63,9 @@ mod tests {
 
     #[test]
     fn what_is_compressed_decompresses_to_itself_alone_or_against_its_base() {
-        let base: Vec<u8> = (0..50_000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        let base: Vec<u8> = (0..50_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
         let mut bytes = base.clone();
         bytes.extend_from_slice(b"and something of its own");
         assert_eq!(decompress(&compress(&bytes)).unwrap(), bytes);

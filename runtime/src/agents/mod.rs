@@ -3,6 +3,7 @@
 //! That status is worked out once and kept until a file behind it changes
 //! ([`watch`]).
 
+pub mod folder;
 mod watch;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,9 +18,9 @@ use sandbox_agent_api::{
 use sandbox_agent_host::{AdapterInfo, AdapterRegistry, LoadedAdapter};
 use tokio::sync::watch as signal;
 
-use crate::credentials::{self, Lookup, Scan};
 use crate::error::ApiError;
-use crate::install::{
+use agentplex_install::credentials::{self, Lookup, Scan};
+use agentplex_install::{
     Done, Follow, InstallOutcome, InstallRequest, InstallSettings, Installed, Installer,
 };
 
@@ -110,7 +111,7 @@ impl AgentCatalog {
             .ok()
             .flatten()
             .map_or_else(|| adapter.id().to_owned(), |plan| plan.binary_name);
-        crate::install::locate_program(&name, self.install_dir())
+        agentplex_install::locate_program(&name, self.install_dir())
     }
 
     /// The agent's binary for a new session; fails when a non-builtin agent is missing.
@@ -144,7 +145,7 @@ impl AgentCatalog {
         }
         let catalog = self.clone();
         let job_request = request.clone();
-        let job = move |progress: Arc<crate::install::Progress>| {
+        let job = move |progress: Arc<agentplex_install::Progress>| {
             async move { catalog.run_install(&adapter, &job_request, &progress).await }.boxed()
         };
         Ok(self.installer.follow(agent, &request, job).await)
@@ -155,8 +156,8 @@ impl AgentCatalog {
         &self,
         adapter: &LoadedAdapter,
         request: &InstallRequest,
-        progress: &crate::install::Progress,
-    ) -> crate::install::InstallResult {
+        progress: &agentplex_install::Progress,
+    ) -> agentplex_install::InstallResult {
         let info = adapter.info();
         let outcome = |path: Option<&Path>, version, already_installed, source| InstallOutcome {
             agent: info.id.clone(),
@@ -485,7 +486,7 @@ pub fn check_version(version: &str) -> Result<(), ApiError> {
     }
 }
 
-pub fn install_failed(agent: &str, error: &crate::install::InstallError) -> ApiError {
+pub fn install_failed(agent: &str, error: &agentplex_install::InstallError) -> ApiError {
     ApiError::InstallFailed {
         agent: agent.to_owned(),
         detail: error.to_string(),
@@ -496,7 +497,7 @@ pub fn install_failed(agent: &str, error: &crate::install::InstallError) -> ApiE
 /// daemon's secrets.
 fn version_probe(path: &std::path::Path, args: &[String]) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(path);
-    crate::secrets::keep_from_child(command.as_std_mut()).args(args);
+    agentplex_processes::secrets::keep_from_child(command.as_std_mut()).args(args);
     command.kill_on_drop(true);
     command
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::error::LocalError;
 use super::Failure;
-use crate::credentials::{self, Credential, Lookup, Warning};
+use agentplex_install::credentials::{self, Credential, Lookup, Warning};
 
 #[derive(Debug, Subcommand)]
 pub enum CredentialsCommand {

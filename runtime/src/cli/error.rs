@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use sandbox_agent_client::{ClientError, ProblemDetails};
 use sandbox_agent_host::HostError;
 
-use crate::install::platform::InvalidPlatform;
 use crate::transcripts::Summary;
+use agentplex_install::platform::InvalidPlatform;
 
 /// Everything a client command can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -97,7 +97,7 @@ pub enum LocalError {
     EmptyToken,
     /// `--token-file` cannot be used.
     #[error("{0}")]
-    TokenFile(#[from] crate::secrets::TokenFileError),
+    TokenFile(#[from] agentplex_processes::secrets::TokenFileError),
     /// `--no-token` with `--cors-allow-origin '*'`: any web page could drive the daemon.
     #[error("--no-token cannot be combined with --cors-allow-origin '*': any web page could then drive the daemon; name the origins, or use a token")]
     AnyOriginWithoutToken,

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use sandbox_agent_api::{AgentInstallRequest, ProblemDetails};
 
 use super::error::{CliError, LocalError};
-use crate::install::{
+use agentplex_install::{
     platform, InstallOutcome, InstallProgress, InstallSettings, Mirror, SourcePreference, Stage,
 };
 

@@ -73,7 +73,12 @@ mod tests {
     fn the_known_names_are_the_command_lines_and_the_log_filter() {
         use clap::CommandFactory;
         let names = known(&crate::cli::Cli::command());
-        for name in ["AGENTPLEX_TOKEN", "AGENTPLEX_PORT", "AGENTPLEX_DATA_DIR", "AGENTPLEX_LOG"] {
+        for name in [
+            "AGENTPLEX_TOKEN",
+            "AGENTPLEX_PORT",
+            "AGENTPLEX_DATA_DIR",
+            "AGENTPLEX_LOG",
+        ] {
             assert!(names.contains(name), "{name} missing from {names:?}");
         }
         assert!(!names.contains("AGENTPLEX_BUILD_COMMIT"));

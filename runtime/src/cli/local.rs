@@ -170,7 +170,7 @@ pub(super) fn load_registry(
     let data_dir = data_dir.unwrap_or_else(default_data_dir);
     let adapters_dir =
         adapters_dir.or_else(|| Some(data_dir.join("adapters")).filter(|dir| dir.is_dir()));
-    Ok(crate::adapters::load_registry(
+    Ok(agentplex_builtins::load_registry(
         cached_host(&data_dir),
         adapters_dir.as_deref(),
     )?)

@@ -229,7 +229,7 @@ pub struct ServerArgs {
     /// SIGTERM and SIGKILL (the daemon's exit waits for it; 0 kills at once).
     #[arg(
         long,
-        default_value_t = crate::process_group::DEFAULT_GRACE.as_millis() as u64,
+        default_value_t = agentplex_processes::group::DEFAULT_GRACE.as_millis() as u64,
         env = "AGENTPLEX_AGENT_STOP_GRACE_MS"
     )]
     agent_stop_grace_ms: u64,
@@ -251,7 +251,7 @@ pub struct ServerArgs {
 impl ServerArgs {
     fn into_config(self) -> Result<DaemonConfig, LocalError> {
         let token = match &self.token_file {
-            Some(path) => Some(crate::secrets::read_token_file(path)?),
+            Some(path) => Some(agentplex_processes::secrets::read_token_file(path)?),
             None => self.token.clone(),
         };
         if token.is_none() && !self.no_token {
@@ -350,22 +350,22 @@ pub fn main() -> ExitCode {
 /// last traces are sent after it stopped.
 fn serve(args: ServerArgs, deprecation: Option<String>) -> Result<(), Failure> {
     let debuggable = args.debuggable;
-    let token_on_command_line = crate::secrets::token_on_command_line();
+    let token_on_command_line = agentplex_processes::secrets::token_on_command_line();
     let log = args.log.clone();
     let mut config = args.into_config()?;
     config.json_announcement = log.json();
     if let Some(token) = &config.token {
-        if let Err(error) = crate::secrets::hide_token(token) {
+        if let Err(error) = agentplex_processes::secrets::hide_token(token) {
             eprintln!("warning: cannot hide the token from other processes: {error}");
         }
     }
     if !debuggable {
-        if let Err(error) = crate::secrets::refuse_inspection() {
+        if let Err(error) = agentplex_processes::secrets::refuse_inspection() {
             eprintln!("warning: cannot keep other processes from inspecting the daemon: {error}");
         }
     }
     let telemetry = log.init().map_err(LocalError::from)?;
-    if let Err(error) = crate::secrets::hide_exporter_headers() {
+    if let Err(error) = agentplex_processes::secrets::hide_exporter_headers() {
         tracing::warn!(%error, "cannot hide the trace exporter's headers from other processes");
     }
     if let Some(line) = deprecation {

@@ -19,7 +19,7 @@ use super::error::CliError;
 use super::human;
 use super::remote::{call, done, print_json, show, Connection};
 use super::Failure;
-use crate::processes::ProcessSettings;
+use agentplex_processes::ProcessSettings;
 
 /// `agentplex server` flags of the process API (`/v1/processes`).
 #[derive(Debug, Args)]
@@ -47,7 +47,7 @@ pub struct ProcessFlags {
     /// when the daemon stops its processes on shutdown).
     #[arg(
         long,
-        default_value_t = crate::processes::DEFAULT_STOP_GRACE.as_millis() as u64,
+        default_value_t = agentplex_processes::DEFAULT_STOP_GRACE.as_millis() as u64,
         env = "AGENTPLEX_PROCESS_STOP_GRACE_MS"
     )]
     process_stop_grace_ms: u64,

@@ -12,7 +12,7 @@ use super::error::LocalError;
 
 include!(concat!(env!("OUT_DIR"), "/scaffold_files.rs"));
 
-/// The files of an embedded bundle (see `runtime/build.rs`), by path.
+/// The files of an embedded bundle (see the build script), by path.
 fn bundle(compressed: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LocalError> {
     let bytes = sandbox_agent_host::artifact::decompress(compressed)
         .map_err(|e| LocalError::Damaged(e.to_string()))?;

@@ -10,7 +10,7 @@ use futures::stream;
 
 use crate::error::ApiError;
 use crate::sessions::Session;
-use crate::store::EncodedEvent;
+use agentplex_store::EncodedEvent;
 
 /// Events read per page.
 const PAGE: usize = 256;

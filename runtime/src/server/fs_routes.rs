@@ -16,7 +16,7 @@ use tokio_util::io::ReaderStream;
 use super::extract::{Json, Query};
 use super::AppState;
 use crate::error::ApiError;
-use crate::filesystem::{self, ops, transfer, upload};
+use agentplex_files::{self as filesystem, ops, transfer, upload};
 
 type Result<T> = std::result::Result<T, ApiError>;
 

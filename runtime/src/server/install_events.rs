@@ -10,7 +10,7 @@ use futures::Stream;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::agents::install_failed;
-use crate::install::{Follow, InstallResult};
+use agentplex_install::{Follow, InstallResult};
 
 /// Whether the client asked for an event stream.
 pub fn wants_events(headers: &HeaderMap) -> bool {

@@ -35,8 +35,8 @@ use crate::agents::AgentCatalog;
 use crate::config::DaemonConfig;
 use crate::error::ApiError;
 use crate::sessions::{SessionManager, SessionSettings};
-use crate::store::sqlite::SqliteStore;
-use crate::store::{EphemeralStore, Store};
+use agentplex_store::sqlite::SqliteStore;
+use agentplex_store::{EphemeralStore, Store};
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -44,11 +44,11 @@ pub struct AppState {
     pub catalog: Arc<AgentCatalog>,
     pub sessions: Arc<SessionManager>,
     /// The `--adapters-dir` folder, when the daemon has one.
-    pub adapters_folder: Option<Arc<crate::adapters::AdaptersFolder>>,
+    pub adapters_folder: Option<Arc<crate::agents::folder::AdaptersFolder>>,
     /// The limits of `/v1/fs/*`, and its `--fs-root` when there is one.
-    pub fs: Arc<crate::filesystem::confine::FsPolicy>,
+    pub fs: Arc<agentplex_files::confine::FsPolicy>,
     /// The processes clients started (`/v1/processes`).
-    pub processes: Arc<crate::processes::ProcessManager>,
+    pub processes: Arc<agentplex_processes::ProcessManager>,
     /// `--cors-allow-origin`: the pages, besides the daemon's own, that may open a
     /// terminal WebSocket (browsers do not apply CORS to WebSockets).
     pub allowed_origins: Arc<[String]>,
@@ -168,16 +168,16 @@ async fn wait_for_adapters(
 
 /// The file API's limits, and its root opened once (a root that cannot be opened
 /// stops the start).
-fn fs_policy(config: &DaemonConfig) -> anyhow::Result<crate::filesystem::confine::FsPolicy> {
+fn fs_policy(config: &DaemonConfig) -> anyhow::Result<agentplex_files::confine::FsPolicy> {
     let root = config
         .fs_root
         .as_deref()
         .map(|root| {
-            crate::filesystem::confine::FsRoot::open(root)
+            agentplex_files::confine::FsRoot::open(root)
                 .with_context(|| format!("--fs-root {}", root.display()))
         })
         .transpose()?;
-    Ok(crate::filesystem::confine::FsPolicy {
+    Ok(agentplex_files::confine::FsPolicy {
         max_bytes: config.fs_max_bytes,
         max_entries: config.fs_max_entries,
         root,
@@ -195,7 +195,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
-    let registry = Arc::new(crate::adapters::builtin_registry(config.host.clone())?);
+    let registry = Arc::new(agentplex_builtins::builtin_registry(config.host.clone())?);
     let (loaded, loaded_signal) = tokio::sync::watch::channel(config.adapters_dir.is_none());
     let catalog = Arc::new(AgentCatalog::loading(
         registry.clone(),
@@ -205,13 +205,14 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     let adapters_folder = config
         .adapters_dir
         .clone()
-        .map(|dir| crate::adapters::AdaptersFolder::new(dir, catalog.clone()));
+        .map(|dir| crate::agents::folder::AdaptersFolder::new(dir, catalog.clone()));
     if let Some(folder) = adapters_folder.clone() {
         tokio::spawn(async move {
             let dir = folder.dir().to_owned();
-            let first =
-                tokio::task::spawn_blocking(move || crate::adapters::load_folder(&registry, &dir))
-                    .await;
+            let first = tokio::task::spawn_blocking(move || {
+                agentplex_builtins::load_folder(&registry, &dir)
+            })
+            .await;
             match first {
                 Ok(Ok(skipped)) => {
                     for error in skipped {
@@ -247,7 +248,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     if let Some(retention) = config.retention {
         sessions.spawn_retention(retention);
     }
-    let processes = Arc::new(crate::processes::ProcessManager::new(
+    let processes = Arc::new(agentplex_processes::ProcessManager::new(
         config.processes.clone(),
     ));
     let state = AppState {

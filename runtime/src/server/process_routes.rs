@@ -20,9 +20,9 @@ use sandbox_agent_api::*;
 use super::extract::{Json, Path, Query};
 use super::AppState;
 use crate::error::ApiError;
-use crate::processes::follow::{follow, LogEvent};
-use crate::processes::log::{Chunk, Position};
-use crate::processes::{encoding, ManagedProcess};
+use agentplex_processes::follow::{follow, LogEvent};
+use agentplex_processes::log::{Chunk, Position};
+use agentplex_processes::{encoding, ManagedProcess};
 
 type Result<T> = std::result::Result<T, ApiError>;
 

@@ -117,7 +117,7 @@ pub async fn install_agent(
     headers: HeaderMap,
     OptionalJson(request): OptionalJson<AgentInstallRequest>,
 ) -> Result<axum::response::Response> {
-    let request = crate::install::InstallRequest {
+    let request = agentplex_install::InstallRequest {
         version: request.version,
         reinstall: request.reinstall.unwrap_or(false),
     };

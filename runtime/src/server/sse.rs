@@ -11,7 +11,7 @@ use sandbox_agent_universal::UniversalEventType;
 use tokio::sync::watch;
 
 use crate::sessions::Session;
-use crate::store::EncodedEvent;
+use agentplex_store::EncodedEvent;
 
 /// Events read from the log per wake-up.
 const PAGE: usize = 256;

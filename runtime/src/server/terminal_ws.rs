@@ -26,9 +26,9 @@ use super::extract::{Path, Query};
 use super::process_routes::decode_input;
 use super::AppState;
 use crate::error::ApiError;
-use crate::processes::follow::{follow, LogEvent};
-use crate::processes::log::Position;
-use crate::processes::ManagedProcess;
+use agentplex_processes::follow::{follow, LogEvent};
+use agentplex_processes::log::Position;
+use agentplex_processes::ManagedProcess;
 
 /// Close codes (RFC 6455 §7.4.1).
 const NORMAL: u16 = 1000;
@@ -65,7 +65,7 @@ pub async fn terminal_ws(
     check_origin(&headers, &state.allowed_origins)?;
     let process = state.processes.get(&id)?;
     if !process.is_terminal() {
-        return Err(process.not_a_terminal());
+        return Err(process.not_a_terminal().into());
     }
     Ok(upgrade.on_upgrade(move |socket| view(socket, state, process)))
 }
@@ -179,11 +179,13 @@ async fn control(state: &AppState, process: &ManagedProcess, frame: &str) -> Nex
     let outcome = match frame {
         TerminalClientFrame::Input { data, encoding } => {
             match decode_input(state, &data, encoding.unwrap_or(ProcessDataEncoding::Utf8)) {
-                Ok(bytes) => process.write_input(&bytes).await,
+                Ok(bytes) => process.write_input(&bytes).await.map_err(ApiError::from),
                 Err(error) => Err(error),
             }
         }
-        TerminalClientFrame::Resize { cols, rows } => process.resize(cols, rows),
+        TerminalClientFrame::Resize { cols, rows } => {
+            process.resize(cols, rows).map_err(ApiError::from)
+        }
         TerminalClientFrame::Close {} => return Next::Close(NORMAL, "closed by the client".into()),
     };
     match outcome {

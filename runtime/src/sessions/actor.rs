@@ -27,7 +27,7 @@ use super::recording::Recording;
 use super::shared::SharedProcesses;
 use super::SessionShared;
 use crate::error::ApiError;
-use crate::store::{Checkpoint, Commit, Store, StoreError};
+use agentplex_store::{Checkpoint, Commit, Store, StoreError};
 
 /// Most inputs already waiting (process output, timers, responses) handled
 /// before their events are committed together.
@@ -413,7 +413,9 @@ impl Actor {
             checkpoint: self.committed.clone(),
             snapshot: None,
         });
-        probe.await.unwrap_or_else(|_| Err(writer_stopped()))
+        probe
+            .await
+            .unwrap_or_else(|_| Err(StoreError::writer_stopped()))
     }
 
     /// Hands a command to the core and carries out what follows; its outcome.
@@ -684,7 +686,7 @@ impl Actor {
     /// holding a thread.
     async fn store_commit(
         &mut self,
-        events: Vec<Arc<crate::store::EncodedEvent>>,
+        events: Vec<Arc<agentplex_store::EncodedEvent>>,
         checkpoint: Checkpoint,
     ) -> Result<(), StoreError> {
         // The adapter's state goes with the events it produced, so a restart
@@ -707,7 +709,9 @@ impl Actor {
             snapshot,
         });
         let queued = std::time::Instant::now();
-        let outcome = done.await.unwrap_or_else(|_| Err(writer_stopped()));
+        let outcome = done
+            .await
+            .unwrap_or_else(|_| Err(StoreError::writer_stopped()));
         crate::metrics::observe(&crate::metrics::metrics().commit_seconds, queued.elapsed());
         outcome?;
         // Only a snapshot the store holds may be skipped the next time.
@@ -755,11 +759,6 @@ impl Actor {
         state.awaiting_input = self.core.awaiting_input();
         state.queued_messages = self.core.queued_messages() as u64;
     }
-}
-
-/// The store's answer when its writer thread is gone.
-pub(super) fn writer_stopped() -> StoreError {
-    StoreError::Io("the store's writer stopped".into())
 }
 
 /// A hash to tell whether a snapshot changed.

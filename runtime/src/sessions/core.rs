@@ -37,7 +37,7 @@ use super::incoming::Incoming;
 use super::queue::Queued;
 use super::stderr::StderrCapture;
 use crate::error::ApiError;
-use crate::store::{Checkpoint, ProcessMark};
+use agentplex_store::{Checkpoint, ProcessMark};
 
 pub use super::queue::Ticket;
 

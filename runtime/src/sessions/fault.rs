@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::store::StoreError;
+use agentplex_store::StoreError;
 
 /// The first retry's delay.
 const FIRST_RETRY: Duration = Duration::from_millis(100);
@@ -51,7 +51,7 @@ mod tests {
 
     #[test]
     fn retries_back_off_up_to_a_bound() {
-        let error = || StoreError::Full("disk full".into());
+        let error = || StoreError::Full(agentplex_store::cause("disk full"));
         let mut fault = StorageFault::after(None, error());
         assert_eq!(fault.delay, FIRST_RETRY);
         let mut delays = vec![fault.delay];

@@ -18,7 +18,7 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 use tokio::sync::watch;
 
-use crate::store::{EncodedEvent, Store, StoreError};
+use agentplex_store::{EncodedEvent, Store, StoreError};
 
 /// Most events a session keeps in memory: enough for live readers, who read at
 /// the head, and for a client that reconnects a moment later.
@@ -163,7 +163,9 @@ impl EventLog {
         let mut events =
             tokio::task::spawn_blocking(move || store.read_events(&session_id, after, wanted))
                 .await
-                .map_err(|error| StoreError::Io(format!("reading events: {error}")))??;
+                .map_err(|error| {
+                    StoreError::Io(agentplex_store::cause_while("reading events", error))
+                })??;
         // Committed a moment before being published: not readable yet.
         events.retain(|event| event.sequence <= published);
         let last = events.last().map_or(after, |event| event.sequence);
@@ -265,7 +267,7 @@ pub fn now_millis() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Checkpoint, Commit, EphemeralStore, SessionRecord};
+    use agentplex_store::{Checkpoint, Commit, EphemeralStore, SessionRecord};
     use sandbox_agent_universal::{ErrorData, UniversalEventData, UniversalEventType};
 
     fn error_event(message: &str, synthetic: bool) -> EmittedEvent {

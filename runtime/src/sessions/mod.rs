@@ -35,7 +35,7 @@ use processes::SpawnContext;
 
 use crate::agents::AgentCatalog;
 use crate::error::ApiError;
-use crate::store::{SessionRecord, Store};
+use agentplex_store::{SessionRecord, Store};
 
 /// What `GET /v1/sessions` shows about a session, kept current by its task.
 #[derive(Debug, Default)]
@@ -494,7 +494,7 @@ fn resolve_directory(directory: Option<&str>) -> Result<PathBuf, ApiError> {
     let cwd = std::env::current_dir()
         .map_err(|e| ApiError::Internal(format!("current directory: {e}")))?;
     let path = directory.map_or(cwd.clone(), |dir| cwd.join(dir));
-    crate::filesystem::check_working_directory(&path)?;
+    agentplex_files::check_working_directory(&path)?;
     Ok(path)
 }
 

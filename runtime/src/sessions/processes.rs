@@ -14,8 +14,8 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio::sync::watch;
 
 use super::incoming::{Inbox, Incoming, Stream};
-use crate::install::in_use::{self, Hold};
-use crate::process_group::{Leader, Pipes};
+use agentplex_processes::group::{Leader, Pipes};
+use agentplex_processes::in_use::{self, Hold};
 
 /// How long output readers may run on after the process exits (a grandchild can
 /// hold the pipes open) before the exit is reported anyway.
@@ -203,12 +203,12 @@ impl FirstLines {
     }
 }
 
-pub use crate::process_group::start_time;
+pub use agentplex_processes::group::start_time;
 
 /// Kills the process group of an agent a previous daemon started, if that
 /// process still runs (a daemon killed with SIGKILL leaves its agents behind).
 pub fn kill_orphan(pid: u32, started: Option<u64>) {
-    if started.is_some_and(|started| crate::process_group::kill_orphan(pid, started)) {
+    if started.is_some_and(|started| agentplex_processes::group::kill_orphan(pid, started)) {
         tracing::info!(pid, "killed an agent process left by the previous daemon");
     }
 }
@@ -220,7 +220,7 @@ pub fn spawn(
     context: &SpawnContext,
     subscriber: Subscriber,
 ) -> std::io::Result<Arc<ProcessEntry>> {
-    let program = crate::install::locate_program(&request.argv[0], &context.install_dir)
+    let program = agentplex_install::locate_program(&request.argv[0], &context.install_dir)
         .ok_or_else(|| {
             std::io::Error::new(
                 std::io::ErrorKind::NotFound,
@@ -230,7 +230,7 @@ pub fn spawn(
     let (real, package) = in_use::hold(&program);
     let mut command = std::process::Command::new(real);
     command.arg0(&program);
-    crate::secrets::keep_from_child(&mut command);
+    agentplex_processes::secrets::keep_from_child(&mut command);
     for name in (context.env_remove)() {
         command.env_remove(name);
     }

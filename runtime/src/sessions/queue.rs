@@ -4,7 +4,7 @@
 
 use sandbox_agent_host::{Attachment, MessagePart};
 
-use crate::store::StoredPart;
+use agentplex_store::StoredPart;
 
 /// Names a queued message whose sender wants to know when its turn starts (the
 /// driver keeps the channel; the core only passes the ticket back).

@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 
 use super::processes::ProcessEntry;
-use crate::process_group::{self, Stopped};
+use agentplex_processes::group::{self, Stopped};
 
 /// How long a killed leader is waited for, so that it is reaped before the daemon exits.
 const REAPED_AFTER_KILL: Duration = Duration::from_secs(1);
@@ -51,7 +51,7 @@ impl Reaper {
         let grace = self.grace;
         self.stops.lock().unwrap().spawn(async move {
             let pid = process.pid;
-            match process_group::stop(&process.leader, grace).await {
+            match group::stop(&process.leader, grace).await {
                 Stopped::Exited => tracing::debug!(pid, "agent process exited on SIGTERM"),
                 Stopped::Killed => {
                     tracing::info!(

@@ -2,8 +2,7 @@
 
 use tokio::sync::oneshot;
 
-use super::actor::writer_stopped;
-use crate::store::{CommitDone, StoreError};
+use agentplex_store::{CommitDone, StoreError};
 
 /// A new session's record on its way to the store, and who waits to hear that
 /// it is stored: the session task takes no command before it is (a commit must
@@ -18,7 +17,10 @@ pub struct Recording {
 impl Recording {
     /// Waits until the record is stored and tells the waiting creator; whether it is.
     pub(super) async fn wait(self) -> bool {
-        let outcome = self.stored.await.unwrap_or_else(|_| Err(writer_stopped()));
+        let outcome = self
+            .stored
+            .await
+            .unwrap_or_else(|_| Err(StoreError::writer_stopped()));
         let stored = outcome.is_ok();
         let _ = self.answer.send(outcome);
         stored

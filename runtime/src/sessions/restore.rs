@@ -14,7 +14,7 @@ use tokio::sync::oneshot;
 
 use super::{EventLog, Session, SessionManager, SessionShared, SessionState};
 use crate::error::ApiError;
-use crate::store::{Checkpoint, Commit, StoredSession};
+use agentplex_store::{Checkpoint, Commit, StoredSession};
 
 impl SessionManager {
     /// Brings back every stored session. Call once, before serving: it returns

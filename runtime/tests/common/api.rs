@@ -60,6 +60,16 @@ impl<'a> Api<'a> {
             .expect("POST")
     }
 
+    /// A POST of `body` as written, with a JSON content type: for bodies that are not
+    /// what `post_json` would write (broken JSON, an array, whitespace).
+    pub fn post_raw(&self, path: &str, body: &'static str) -> Response {
+        self.auth(self.client.post(self.daemon.url(path)))
+            .header(CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .expect("POST")
+    }
+
     /// A POST with no body and no content type, as the 0.1.x SDK sends bodiless routes.
     pub fn post_empty(&self, path: &str) -> Response {
         self.auth(self.client.post(self.daemon.url(path)))

@@ -17,9 +17,20 @@ fn the_configuration_page_lists_every_flag_of_the_command_line() {
 fn every_variable_the_daemon_reads_is_on_the_configuration_page() {
     let page = std::fs::read_to_string(repo().join(PAGE)).unwrap();
     let mut read = Vec::new();
-    for dir in ["runtime/src", "runtime/build.rs", "host-api/src"] {
-        variables(&repo().join(dir), &mut read);
+    // The daemon's crates (runtime/ and each crate under it) and the host.
+    let runtime = repo().join("runtime");
+    let mut crates = vec![runtime.clone()];
+    for entry in std::fs::read_dir(&runtime).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.join("Cargo.toml").is_file() {
+            crates.push(dir);
+        }
     }
+    for dir in crates {
+        variables(&dir.join("src"), &mut read);
+        variables(&dir.join("build.rs"), &mut read);
+    }
+    variables(&repo().join("host-api/src"), &mut read);
     read.sort();
     read.dedup();
     assert!(read.len() > 30, "only {read:?} found");
@@ -38,7 +49,7 @@ fn variables(path: &std::path::Path, found: &mut Vec<String>) {
         }
         return;
     }
-    if path.extension().is_none_or(|e| e != "rs") {
+    if !path.is_file() || path.extension().is_none_or(|e| e != "rs") {
         return;
     }
     let text = std::fs::read_to_string(path).unwrap();

@@ -135,14 +135,6 @@ fn a_body_is_one_json_object() {
         ..Options::default()
     });
     let api = Api::new(&daemon);
-    let raw_post = |path: &str, body: &'static str| {
-        api.client()
-            .post(daemon.url(path))
-            .header(CONTENT_TYPE, "application/json")
-            .body(body)
-            .send()
-            .unwrap()
-    };
     // serde would read a struct from an array of its fields: `[null, null]` was an
     // install with no options, and `["mock"]` a session of the mock agent.
     for (path, body) in [
@@ -152,7 +144,7 @@ fn a_body_is_one_json_object() {
         ("/v1/processes/run", "[\"true\"]"),
         ("/v1/fs/move", "\"a\""),
     ] {
-        let problem = expect_problem(raw_post(path, body), 400, "invalid_request");
+        let problem = expect_problem(api.post_raw(path, body), 400, "invalid_request");
         assert_eq!(
             problem["detail"], "the body must be a JSON object",
             "{path} {body}"
@@ -160,8 +152,8 @@ fn a_body_is_one_json_object() {
     }
     assert_eq!(api.get_ok("/v1/sessions")["sessions"], json!([]));
     // Where the body is optional, `null` is no body.
-    expect_no_content(raw_post("/v1/agents/mock/install", "null"), "install");
-    expect_no_content(raw_post("/v1/agents/mock/install", " "), "install");
+    expect_no_content(api.post_raw("/v1/agents/mock/install", "null"), "install");
+    expect_no_content(api.post_raw("/v1/agents/mock/install", " "), "install");
 }
 
 #[test]

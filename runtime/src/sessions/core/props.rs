@@ -209,7 +209,7 @@ impl Model {
             .queued
             .iter()
             .map(|parts| match parts.as_slice() {
-                [crate::store::StoredPart::Text { text }] => text.clone(),
+                [agentplex_store::StoredPart::Text { text }] => text.clone(),
                 other => panic!("{other:?}"),
             })
             .collect();

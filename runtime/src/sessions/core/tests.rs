@@ -548,7 +548,7 @@ fn lost_turn_checkpoint() -> Checkpoint {
         }],
         timers: vec!["tick".into()],
         updated_at: 5,
-        queued: vec![vec![crate::store::StoredPart::Text {
+        queued: vec![vec![agentplex_store::StoredPart::Text {
             text: "later".into(),
         }]],
         ..Checkpoint::default()

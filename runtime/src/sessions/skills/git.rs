@@ -17,7 +17,7 @@ use tokio::time::Instant;
 
 use super::source::{self, Transport};
 use crate::error::ApiError;
-use crate::process_group::{Leader, Pipes};
+use agentplex_processes::group::{Leader, Pipes};
 
 /// How long fetching one git skill source may take unless told otherwise.
 pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(120);
@@ -262,7 +262,7 @@ impl Fetch<'_> {
     fn command(&self, args: &[&str], cwd: &Path) -> std::process::Command {
         let protocol = self.transport.protocol();
         let mut command = std::process::Command::new("git");
-        crate::secrets::keep_from_child(&mut command);
+        agentplex_processes::secrets::keep_from_child(&mut command);
         command
             .args(["-c", "protocol.allow=never", "-c"])
             .arg(format!("protocol.{protocol}.allow=always"))

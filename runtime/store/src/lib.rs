@@ -1,0 +1,364 @@
+//! Where sessions and their transcripts are kept so that a daemon restart, clean
+//! or not, loses nothing a client has seen.
+//!
+//! The session task commits every batch of events (with a checkpoint of its live
+//! state and the adapter's snapshot) before any reader can see them. The default
+//! backend is SQLite in the data dir ([`sqlite::SqliteStore`]); `--ephemeral`
+//! keeps everything in memory ([`EphemeralStore`]). `docs/storage.md` describes the
+//! contract and the PostgreSQL backend planned for fleets of daemons.
+
+mod event;
+mod migrations;
+pub mod sqlite;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+pub use event::EncodedEvent;
+
+/// Why the store could not do what was asked.
+///
+/// Cloned to every waiter of a shared commit, so each keeps its cause behind an
+/// `Arc`; the cause is also in the message, which is what a client is shown.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    /// The database file cannot be used as it is; it is left untouched.
+    #[error("the session database {path} cannot be opened: {cause}")]
+    Unusable {
+        /// The database file.
+        path: PathBuf,
+        /// Why it cannot be used.
+        #[source]
+        cause: Cause,
+    },
+    /// The disk holding the database is full: nothing more can be stored until
+    /// space is freed (what is stored stays intact).
+    #[error("the disk holding the session database is full ({0}); free space in the data dir")]
+    Full(#[source] Cause),
+    /// The database can no longer be written: made read-only, removed, or failing
+    /// I/O under the running daemon.
+    #[error("the session database cannot be written ({0})")]
+    Unwritable(#[source] Cause),
+    /// A read or write failed.
+    #[error("session store: {0}")]
+    Io(#[source] Cause),
+}
+
+/// What a store operation failed on: an error of SQLite, the file system or an
+/// encoder, or a message of the store's own.
+pub type Cause = Arc<dyn std::error::Error + Send + Sync>;
+
+/// `error` as a [`Cause`].
+pub fn cause(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Cause {
+    Arc::from(error.into())
+}
+
+/// `error` as a [`Cause`], with what the store was doing when it happened.
+pub fn cause_while(
+    doing: impl Into<String>,
+    error: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> Cause {
+    Arc::new(While {
+        doing: doing.into(),
+        error: error.into(),
+    })
+}
+
+/// An error with what the store was doing when it happened.
+#[derive(Debug, thiserror::Error)]
+#[error("{doing}: {error}")]
+struct While {
+    doing: String,
+    #[source]
+    error: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl StoreError {
+    /// The answer to a commit or read whose worker is gone (the store's writer
+    /// thread, or the task that read for it).
+    pub fn writer_stopped() -> Self {
+        StoreError::Io(cause("the store's writer stopped"))
+    }
+
+    /// Whether the failure comes from where the database lives (a full disk, a
+    /// file that cannot be written) rather than from what was written: such
+    /// writes succeed again once the cause is gone.
+    pub fn is_storage_fault(&self) -> bool {
+        matches!(self, StoreError::Full(_) | StoreError::Unwritable(_))
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        use rusqlite::ErrorCode;
+        let code = error.sqlite_error_code();
+        let error = cause(error);
+        match code {
+            Some(ErrorCode::DiskFull) => Self::Full(error),
+            Some(
+                ErrorCode::ReadOnly
+                | ErrorCode::CannotOpen
+                | ErrorCode::PermissionDenied
+                | ErrorCode::SystemIoFailure,
+            ) => Self::Unwritable(error),
+            _ => Self::Io(error),
+        }
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(error: serde_json::Error) -> Self {
+        Self::Io(cause_while("encoding", error))
+    }
+}
+
+/// What a session was created with: enough to rebuild it after a restart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRecord {
+    pub id: String,
+    pub agent: String,
+    pub agent_mode: String,
+    pub permission_mode: String,
+    pub model: Option<String>,
+    pub variant: Option<String>,
+    pub title: Option<String>,
+    pub directory: String,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// Variables the client asked for at creation (the agent needs them again
+    /// when it is relaunched after a restart).
+    pub env: Vec<(String, String)>,
+    /// The enabled MCP servers the client asked for (secrets named by environment
+    /// variable are read again at each launch, never stored).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub mcp: std::collections::BTreeMap<String, sandbox_agent_api::McpServerConfig>,
+    /// The skills found at creation: (name, absolute folder).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<(String, String)>,
+    /// The skill sources the client asked for (shown in the session list).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill_sources: Option<sandbox_agent_api::SkillsConfig>,
+}
+
+/// The live state of a session as of its last committed event: what a restarted
+/// daemon needs to carry on where the session was.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Checkpoint {
+    pub native_session_id: Option<String>,
+    pub ended: bool,
+    pub turn_running: bool,
+    pub pending_permissions: Vec<String>,
+    pub pending_questions: Vec<String>,
+    /// Processes of the session that were running (they die with the daemon).
+    pub processes: Vec<ProcessMark>,
+    /// Timers the adapter had set and that had not fired.
+    pub timers: Vec<String>,
+    /// Unix milliseconds of the latest event.
+    pub updated_at: i64,
+    /// Messages accepted while a turn ran, waiting for it to end, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queued: Vec<Vec<StoredPart>>,
+}
+
+/// One part of a queued user message, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum StoredPart {
+    Text {
+        text: String,
+    },
+    Image {
+        path: String,
+        mime: Option<String>,
+        filename: Option<String>,
+    },
+    File {
+        path: String,
+        mime: Option<String>,
+        filename: Option<String>,
+    },
+}
+
+impl Checkpoint {
+    /// Whether a daemon restarted on this checkpoint carries the session on with a
+    /// fresh adapter (the running turn died with its process: the agent's native
+    /// session is resumed instead), so the adapter's snapshot is not used. Session
+    /// tasks skip taking snapshots for such checkpoints: a turn streaming a
+    /// process's output costs one adapter call per line, not one more per commit.
+    pub fn restarts_fresh(&self) -> bool {
+        self.turn_running && !self.processes.is_empty()
+    }
+}
+
+/// A running process of a session, as the adapter names it and as the system
+/// knows it (so a successor daemon can end it if it outlived its parent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessMark {
+    /// The adapter's name for it.
+    pub id: String,
+    pub pid: u32,
+    /// Start time in clock ticks since boot (`/proc/<pid>/stat`).
+    pub started: Option<u64>,
+}
+
+/// One session as loaded at start.
+#[derive(Debug, Clone)]
+pub struct StoredSession {
+    pub record: SessionRecord,
+    pub checkpoint: Checkpoint,
+    /// The adapter's state as of the checkpoint, when one was taken.
+    pub snapshot: Option<Vec<u8>>,
+    /// The newest events of its transcript, in order (at most what `load` was
+    /// asked for; the rest stays in the store, read on demand).
+    pub tail: Vec<Arc<EncodedEvent>>,
+}
+
+/// One atomic write of a session task: its new events, in order, with the state
+/// they leave the session in.
+#[derive(Debug, Clone)]
+pub struct Commit {
+    pub session_id: String,
+    pub events: Vec<Arc<EncodedEvent>>,
+    pub checkpoint: Checkpoint,
+    /// Replaces the stored snapshot when present.
+    pub snapshot: Option<Vec<u8>>,
+}
+
+/// Answers once a queued write is durable (or failed).
+pub type CommitDone = tokio::sync::oneshot::Receiver<Result<(), StoreError>>;
+
+/// A place sessions are kept. Every method returns once the change is durable;
+/// implementations batch concurrent callers into one transaction.
+pub trait Store: Send + Sync {
+    /// Whether anything outlives the process (false for `--ephemeral`); session
+    /// tasks skip the work of taking snapshots when it does not.
+    fn durable(&self) -> bool;
+    /// Whether the last write failed for where the store lives (a full disk, a
+    /// file that cannot be written) and no write succeeded since.
+    fn failing(&self) -> bool {
+        false
+    }
+    /// Every session with the last `tail` events of its transcript, in id order.
+    fn load(&self, tail: usize) -> Result<Vec<StoredSession>, StoreError>;
+    /// Up to `limit` committed events of a session with a sequence above `after`,
+    /// in order.
+    fn read_events(
+        &self,
+        session_id: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<Arc<EncodedEvent>>, StoreError>;
+    /// Up to `limit` committed events of a session with a sequence below `before`,
+    /// newest first.
+    fn read_events_before(
+        &self,
+        session_id: &str,
+        before: u64,
+        limit: usize,
+    ) -> Result<Vec<Arc<EncodedEvent>>, StoreError>;
+    /// Records a new session.
+    fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError>;
+    /// Like [`insert_session`](Self::insert_session), for async callers: the
+    /// write is queued and the returned receiver answers once it is durable
+    /// (commits of the session wait for that answer: a commit made meanwhile
+    /// could be written first).
+    fn insert_session_queued(&self, record: &SessionRecord) -> CommitDone {
+        let (done, receiver) = tokio::sync::oneshot::channel();
+        let _ = done.send(self.insert_session(record));
+        receiver
+    }
+    /// Appends events and replaces the checkpoint, atomically.
+    fn commit(&self, commit: Commit) -> Result<(), StoreError>;
+    /// Like [`commit`](Self::commit), for async callers: the write is queued and
+    /// the returned receiver answers once it is durable, without holding a thread.
+    fn commit_queued(&self, commit: Commit) -> CommitDone {
+        let (done, receiver) = tokio::sync::oneshot::channel();
+        let _ = done.send(self.commit(commit));
+        receiver
+    }
+    /// Removes a session and its transcript.
+    fn delete_session(&self, session_id: &str) -> Result<(), StoreError>;
+}
+
+/// The `--ephemeral` store: nothing is written; the daemon's memory is all there
+/// is, so every event of every session is held here until the session is deleted.
+#[derive(Default)]
+pub struct EphemeralStore {
+    events: Mutex<HashMap<String, Vec<Arc<EncodedEvent>>>>,
+}
+
+impl EphemeralStore {
+    /// The events of a session that `pick` selects from the whole transcript.
+    fn pick(
+        &self,
+        session_id: &str,
+        pick: impl FnOnce(&[Arc<EncodedEvent>]) -> Vec<Arc<EncodedEvent>>,
+    ) -> Vec<Arc<EncodedEvent>> {
+        let events = self.events.lock().unwrap();
+        events
+            .get(session_id)
+            .map_or_else(Vec::new, |events| pick(events))
+    }
+}
+
+impl Store for EphemeralStore {
+    fn durable(&self) -> bool {
+        false
+    }
+
+    fn load(&self, _tail: usize) -> Result<Vec<StoredSession>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    fn read_events(
+        &self,
+        session_id: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<Arc<EncodedEvent>>, StoreError> {
+        // Sequences start at 1 without gaps: event n is at index n - 1.
+        Ok(self.pick(session_id, |events| {
+            let start = usize::try_from(after).map_or(events.len(), |a| a.min(events.len()));
+            events[start..].iter().take(limit).cloned().collect()
+        }))
+    }
+
+    fn read_events_before(
+        &self,
+        session_id: &str,
+        before: u64,
+        limit: usize,
+    ) -> Result<Vec<Arc<EncodedEvent>>, StoreError> {
+        Ok(self.pick(session_id, |events| {
+            let end = usize::try_from(before.saturating_sub(1))
+                .map_or(events.len(), |b| b.min(events.len()));
+            events[..end].iter().rev().take(limit).cloned().collect()
+        }))
+    }
+
+    fn insert_session(&self, record: &SessionRecord) -> Result<(), StoreError> {
+        self.events
+            .lock()
+            .unwrap()
+            .insert(record.id.clone(), Vec::new());
+        Ok(())
+    }
+
+    fn commit(&self, commit: Commit) -> Result<(), StoreError> {
+        if let Some(events) = self.events.lock().unwrap().get_mut(&commit.session_id) {
+            events.extend(commit.events);
+        }
+        Ok(())
+    }
+
+    fn delete_session(&self, session_id: &str) -> Result<(), StoreError> {
+        self.events.lock().unwrap().remove(session_id);
+        Ok(())
+    }
+}
