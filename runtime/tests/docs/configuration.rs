@@ -68,7 +68,7 @@ fn variables(path: &std::path::Path, found: &mut Vec<String>) {
 /// The page's generated region: the server's flags, the flags every client command
 /// takes, then each other command's own arguments.
 fn render() -> String {
-    let mut cli = agentplex::cli::Cli::command();
+    let mut cli = agentplex_cli::Cli::command();
     cli.build();
     let mut out = String::new();
     let server = cli.find_subcommand("server").expect("a server subcommand");

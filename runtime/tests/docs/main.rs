@@ -2,7 +2,7 @@
 //!
 //! - the generated regions of the pages are what their sources render to today:
 //!   `docs/configuration.md` from the command line's clap definitions
-//!   (`agentplex::cli::Cli::command()`), the help block of `docs/cli.md` from the
+//!   (`agentplex_cli::Cli::command()`), the help block of `docs/cli.md` from the
 //!   binary's `--help`, and `docs/api-reference.md` from `docs/openapi.json`;
 //! - every relative link of the docs, the README and the other top-level pages
 //!   names a file of the repository, and a `#fragment` into a Markdown page names one

@@ -1,0 +1,792 @@
+//! The task that runs one session: the driver of its [`SessionCore`]. It owns
+//! the adapter instance and the session's I/O (processes, timers, loopback
+//! HTTP, the store): it hands the core every command and input, carries out the
+//! effects the core returns (calling the adapter among them), and commits the
+//! events staged with the checkpoint they leave.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sandbox_agent_host::{Action, AdapterSession, FileWrite, Input, MessagePart};
+use sandbox_agent_universal::{UniversalEventData, UniversalEventType};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::oneshot;
+use tokio::task::AbortHandle;
+
+use super::core::{self as session_core, Effect, Identity, LostTurn, SessionCore, Ticket};
+use super::fault::{self, StorageFault};
+use super::incoming::{Delivery, Inbox, Incoming};
+use super::log::now_millis;
+use super::loopback::Loopback;
+use super::parking::Parking;
+use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
+use super::reaper::Reaper;
+use super::recording::Recording;
+use super::shared::SharedProcesses;
+use super::SessionShared;
+use crate::SessionError;
+use agentplex_store::{Checkpoint, Commit, Store, StoreError};
+
+/// Most inputs already waiting (process output, timers, responses) handled
+/// before their events are committed together.
+const INPUTS_PER_COMMIT: usize = 64;
+/// Bytes of agent output (see [`Incoming::size`]) past which no more inputs join a
+/// commit: what they become waits in memory until the commit.
+const BYTES_PER_COMMIT: usize = 1 << 20;
+/// Bytes of input (see [`Input::payload_bytes`]) past which a call into the
+/// adapter leaves the runtime's worker thread to the other tasks while it runs
+/// (`block_in_place`). Smaller calls take microseconds and run in place: handing
+/// the worker over costs more than they do (thread wake-ups, and each call's
+/// allocations on whichever thread took over). A call is bounded either way by
+/// the host's call time limit.
+const INLINE_CALL_BYTES: usize = 64 << 10;
+
+/// A request from the HTTP layer.
+pub enum Command {
+    Start,
+    Send {
+        parts: Vec<MessagePart>,
+        turn_started: Option<oneshot::Sender<u64>>,
+    },
+    ReplyPermission {
+        permission_id: String,
+        reply: sandbox_agent_host::PermissionReply,
+    },
+    ReplyQuestion {
+        question_id: String,
+        answers: Vec<Vec<String>>,
+    },
+    RejectQuestion {
+        question_id: String,
+    },
+    Cancel,
+    Terminate,
+    /// Daemon shutdown with a durable store: stop without ending the session,
+    /// leaving the last checkpoint for the next daemon to resume from.
+    Suspend,
+}
+
+/// A command and where to report its outcome.
+pub struct Request {
+    pub command: Command,
+    pub done: oneshot::Sender<Result<(), SessionError>>,
+}
+
+/// A process a session uses: its own, or a shared one it is attached to.
+struct Attached {
+    entry: Arc<ProcessEntry>,
+    share_key: Option<String>,
+}
+
+/// State of one running session task.
+pub struct Actor {
+    shared: Arc<SessionShared>,
+    core: SessionCore,
+    adapter: AdapterSession,
+    spawn: SpawnContext,
+    incoming_tx: Inbox,
+    incoming_rx: Option<UnboundedReceiver<Box<Delivery>>>,
+    http: Loopback,
+    processes: BTreeMap<String, Attached>,
+    shared_processes: Arc<SharedProcesses>,
+    /// Ends the processes the session lets go of.
+    reaper: Arc<Reaper>,
+    timers: BTreeMap<String, AbortHandle>,
+    streams: BTreeMap<String, AbortHandle>,
+    /// Who waits for the turn of a queued message to start, by the ticket the
+    /// core knows the message by.
+    turn_started: BTreeMap<Ticket, oneshot::Sender<u64>>,
+    next_ticket: Ticket,
+    store: Arc<dyn Store>,
+    /// What the store last heard, to skip commits that would change nothing.
+    committed: Checkpoint,
+    /// A hash of the adapter snapshot the store last got, to skip writing it
+    /// again when a commit left the adapter's state as it was (a queued message).
+    stored_snapshot: Option<u64>,
+    /// When the adapter instance is parked.
+    parking: Parking,
+    /// Set while the store refuses this session's staged events.
+    fault: Option<StorageFault>,
+    /// This session's agent's metrics.
+    metrics: crate::metrics::AgentMetrics,
+    /// When the running turn started, for its duration.
+    turn_since: Option<std::time::Instant>,
+    /// A new session's record not known to be stored yet.
+    recording: Option<Recording>,
+}
+
+impl Actor {
+    /// A session task around a freshly created adapter session.
+    pub fn new(
+        shared: Arc<SessionShared>,
+        adapter: AdapterSession,
+        spawn: SpawnContext,
+        shared_processes: Arc<SharedProcesses>,
+        reaper: Arc<Reaper>,
+        store: Arc<dyn Store>,
+    ) -> Self {
+        let identity = Identity {
+            session_id: shared.record.id.clone(),
+            agent: shared.record.agent.clone(),
+            max_line_bytes: spawn.max_line_bytes,
+        };
+        let core = SessionCore::new(identity, shared.record.created_at);
+        let http = Loopback::new(spawn.max_line_bytes);
+        let (incoming_tx, incoming_rx) = Inbox::new();
+        let metrics = crate::metrics::AgentMetrics::of(&shared.record.agent);
+        Self {
+            shared,
+            core,
+            adapter,
+            spawn,
+            incoming_tx,
+            incoming_rx: Some(incoming_rx),
+            http,
+            processes: BTreeMap::new(),
+            shared_processes,
+            reaper,
+            timers: BTreeMap::new(),
+            streams: BTreeMap::new(),
+            turn_started: BTreeMap::new(),
+            next_ticket: 0,
+            store,
+            committed: Checkpoint::default(),
+            stored_snapshot: None,
+            parking: Parking::never(),
+            fault: None,
+            metrics,
+            turn_since: None,
+            recording: None,
+        }
+    }
+
+    /// Takes commands only once the new session's record is stored (and ends
+    /// without taking any if it cannot be).
+    pub fn once_recorded(mut self, recording: Recording) -> Self {
+        self.recording = Some(recording);
+        self
+    }
+
+    /// Parks the adapter instance as `parking` says (never by default).
+    pub fn parking(mut self, parking: Parking) -> Self {
+        self.parking = parking;
+        self
+    }
+
+    /// Carries on from a checkpoint a previous daemon committed: the turn, the
+    /// open requests and the queue it had (its processes and timers are gone;
+    /// see `resume`).
+    pub fn with_checkpoint(mut self, checkpoint: &Checkpoint) -> Self {
+        let identity = Identity {
+            session_id: self.shared.record.id.clone(),
+            agent: self.shared.record.agent.clone(),
+            max_line_bytes: self.spawn.max_line_bytes,
+        };
+        let last = self.shared.log.last_assigned();
+        self.core = SessionCore::restore(identity, checkpoint, last);
+        self.committed = checkpoint.clone();
+        self
+    }
+
+    /// First steps of a session a restarted daemon carries on: tells the adapter
+    /// its processes and timers are gone, or, when the running turn died with its
+    /// process (`fresh_adapter`), closes that turn and starts the fresh adapter
+    /// that resumes the agent's native session.
+    pub async fn resume(&mut self, fresh_adapter: bool) {
+        let lost = if fresh_adapter {
+            self.lost_turn()
+        } else {
+            LostTurn::default()
+        };
+        self.core.resume(fresh_adapter, lost, now_millis());
+        self.drive();
+        // Counted among the live instances before the daemon serves.
+        self.parking.note_use(self.adapter.is_parked());
+        self.commit().await;
+    }
+
+    /// What the transcript says of the turn lost with the previous daemon: the
+    /// newest event of each pending request, and the turn's id.
+    fn lost_turn(&self) -> LostTurn {
+        let log = &self.shared.log;
+        let permissions = self
+            .core
+            .pending_permissions()
+            .filter_map(|id| {
+                log.find_last(|e| matches!(&e.data, UniversalEventData::Permission(p) if p.permission_id == id))
+                    .and_then(|e| match e.data {
+                        UniversalEventData::Permission(permission) => Some(permission),
+                        _ => None,
+                    })
+            })
+            .collect();
+        let questions = self
+            .core
+            .pending_questions()
+            .filter_map(|id| {
+                log.find_last(
+                    |e| matches!(&e.data, UniversalEventData::Question(q) if q.question_id == id),
+                )
+                .and_then(|e| match e.data {
+                    UniversalEventData::Question(question) => Some(question),
+                    _ => None,
+                })
+            })
+            .collect();
+        let turn_id = if self.core.turn_running() {
+            log.find_last(|e| e.event_type == UniversalEventType::TurnStarted)
+                .and_then(|e| match e.data {
+                    UniversalEventData::Turn(turn) => turn.turn_id,
+                    _ => None,
+                })
+        } else {
+            None
+        };
+        LostTurn {
+            permissions,
+            questions,
+            turn_id,
+        }
+    }
+
+    /// Runs until the session ends (and what it staged is stored) or the daemon
+    /// drops the session; every line it logs names the session and its agent.
+    ///
+    /// The task's future is what a session at rest costs: written as functions
+    /// returning an `async move` block, not `async fn`s (an `async fn` keeps its
+    /// arguments in its state apart from its locals, and held the actor two or
+    /// three times), with its larger steps boxed: 2.5 KB instead of 9 KB.
+    pub fn run(
+        self,
+        requests: UnboundedReceiver<Box<Request>>,
+    ) -> impl std::future::Future<Output = ()> + Send {
+        use tracing::Instrument;
+        let record = &self.shared.record;
+        let span = tracing::info_span!("session", session_id = %record.id, agent = %record.agent);
+        self.drive_until_ended(requests).instrument(span)
+    }
+
+    /// The actor in the block's state once, driven by [`Actor::drive_loop`]
+    /// (an `async fn` here would hold it twice: see [`Actor::run`]).
+    #[allow(clippy::manual_async_fn)]
+    fn drive_until_ended(
+        mut self,
+        requests: UnboundedReceiver<Box<Request>>,
+    ) -> impl std::future::Future<Output = ()> + Send {
+        async move { self.drive_loop(requests).await }
+    }
+
+    async fn drive_loop(&mut self, mut requests: UnboundedReceiver<Box<Request>>) {
+        if let Some(recording) = self.recording.take() {
+            if !recording.wait().await {
+                return;
+            }
+        }
+        let mut incoming = self.incoming_rx.take().expect("a session task runs once");
+        let mut dropped = false;
+        self.parking.note_use(self.adapter.is_parked());
+        while self.carries_on(dropped) {
+            tokio::select! {
+                request = requests.recv(), if !dropped => match request {
+                    Some(request) => {
+                        // Boxed, like the store's part of a commit: the task keeps
+                        // room for the loop's own state, not for its largest step.
+                        Box::pin(self.on_request(*request)).await;
+                    }
+                    None => {
+                        dropped = true;
+                        let _ = self.on_command(Command::Terminate);
+                    }
+                },
+                () = self.parking.due(), if !self.adapter.is_parked() => {
+                    self.park();
+                    continue;
+                }
+                () = fault::retry_due(self.fault.as_ref()) => {}
+                // While the store refuses its events the session takes in nothing
+                // more: its agent waits on a full pipe instead of filling memory.
+                Some(message) = incoming.recv(), if self.fault.is_none() && !self.core.ended() => {
+                    let mut bytes = message.incoming.size();
+                    self.on_incoming(message.incoming);
+                    // What else has already arrived goes into the same commit,
+                    // while the commit stays small: its events wait in memory.
+                    for _ in 1..INPUTS_PER_COMMIT {
+                        if self.core.ended() || self.core.suspended() || bytes >= BYTES_PER_COMMIT {
+                            break;
+                        }
+                        match incoming.try_recv() {
+                            Ok(message) => {
+                                bytes += message.incoming.size();
+                                self.on_incoming(message.incoming);
+                            }
+                            Err(_) => break,
+                        }
+                    }
+                }
+            }
+            // Before the commit, which lets clients see what the instance did.
+            self.parking.note_use(self.adapter.is_parked());
+            self.commit().await;
+        }
+        self.shutdown();
+        if !self.core.suspended() {
+            self.commit().await;
+        }
+        // Answer what is still queued so no caller waits forever.
+        while let Ok(request) = requests.try_recv() {
+            let _ = request.done.send(Err(SessionError::SessionEnded {
+                session_id: self.shared.record.id.clone(),
+            }));
+        }
+    }
+
+    /// Drops the adapter instance of a session at rest, keeping its snapshot
+    /// (the next input rebuilds it), and the events it holds in memory (readers
+    /// find them in the store). A snapshot that fails is an adapter trap, which
+    /// poisons the instance as in any call: the next input reports it.
+    fn park(&mut self) {
+        self.shared.log.release_tail();
+        self.parking.note_use(true);
+        match self.adapter.park() {
+            Ok(()) => {
+                #[cfg(target_env = "musl")]
+                sandbox_agent_host::instance_memory::give_back_instance_memory();
+                tracing::debug!("parked the adapter instance")
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot park the adapter instance")
+            }
+        }
+    }
+
+    /// Whether the task goes on: the session runs, or it ended with events the
+    /// store has not taken yet (a daemon shutdown or a deleted session gives up
+    /// on those: they were never shown).
+    fn carries_on(&self, dropped: bool) -> bool {
+        let running = !self.core.ended() && !self.core.suspended();
+        running || (self.fault.is_some() && !self.core.suspended() && !dropped)
+    }
+
+    /// Answers a request once the state it leaves is stored, so whoever gets the
+    /// answer finds it; with a store that cannot be written, refuses it instead.
+    async fn on_request(&mut self, request: Request) {
+        let Request { command, done } = request;
+        if let Err(error) = self.storage_ready(&command).await {
+            let _ = done.send(Err(error.into()));
+            return;
+        }
+        let result = self.on_command(command);
+        self.commit().await;
+        let result = match &self.fault {
+            // Taken in but not stored: not acknowledged (the session holds it and
+            // stores it with what follows once the store takes writes again).
+            Some(fault) => Err(fault.error.clone().into()),
+            None => result,
+        };
+        if !self.carries_on(false) {
+            // A session that stops (suspended at the daemon's stop, or ended)
+            // lets go of its processes before it answers: whoever waits for the
+            // answer, the daemon's stop among them, then finds them being ended.
+            self.shutdown();
+        }
+        let _ = done.send(result);
+    }
+
+    /// Whether a command may run: not while this session's events wait for the
+    /// store, nor while the store fails for others unless a write of this
+    /// session's checkpoint shows it works again. Ending and suspending always run.
+    async fn storage_ready(&mut self, command: &Command) -> Result<(), StoreError> {
+        if matches!(command, Command::Terminate | Command::Suspend) || !self.store.durable() {
+            return Ok(());
+        }
+        if let Some(fault) = &self.fault {
+            return Err(fault.error.clone());
+        }
+        if !self.store.failing() {
+            return Ok(());
+        }
+        let probe = self.store.commit_queued(Commit {
+            session_id: self.shared.record.id.clone(),
+            events: Vec::new(),
+            checkpoint: self.committed.clone(),
+            snapshot: None,
+        });
+        probe
+            .await
+            .unwrap_or_else(|_| Err(StoreError::writer_stopped()))
+    }
+
+    /// Hands a command to the core and carries out what follows; its outcome.
+    fn on_command(&mut self, command: Command) -> Result<(), SessionError> {
+        let command = match command {
+            Command::Start => session_core::Command::Start,
+            Command::Send {
+                parts,
+                turn_started,
+            } => {
+                let ticket = turn_started.map(|sender| {
+                    self.next_ticket += 1;
+                    self.turn_started.insert(self.next_ticket, sender);
+                    self.next_ticket
+                });
+                session_core::Command::Send { parts, ticket }
+            }
+            Command::ReplyPermission {
+                permission_id,
+                reply,
+            } => session_core::Command::ReplyPermission {
+                permission_id,
+                reply,
+            },
+            Command::ReplyQuestion {
+                question_id,
+                answers,
+            } => session_core::Command::ReplyQuestion {
+                question_id,
+                answers,
+            },
+            Command::RejectQuestion { question_id } => {
+                session_core::Command::RejectQuestion { question_id }
+            }
+            Command::Cancel => session_core::Command::Cancel,
+            Command::Terminate => session_core::Command::Terminate,
+            Command::Suspend => session_core::Command::Suspend,
+        };
+        self.core.command(command, now_millis());
+        self.drive()
+            .expect("the session core answers every command")
+    }
+
+    /// Hands what the session's I/O reported to the core and carries out what follows.
+    fn on_incoming(&mut self, message: Incoming) {
+        if let Incoming::Adapter(input) = &message {
+            // The I/O side of what ended: the core decides what it means.
+            match input {
+                Input::Exit { process_id, .. } => {
+                    self.processes.remove(process_id);
+                }
+                Input::Timer { timer_id } => {
+                    self.timers.remove(timer_id);
+                }
+                Input::SseClosed { stream_id, .. } => {
+                    self.streams.remove(stream_id);
+                }
+                _ => {}
+            }
+        }
+        self.core.incoming(message, now_millis());
+        self.drive();
+    }
+
+    /// Carries out the core's effects until it has none left; the answer to the
+    /// command it was given, if it was given one.
+    fn drive(&mut self) -> Option<Result<(), SessionError>> {
+        let mut answer = None;
+        loop {
+            // A process that died is reported only after its last output is
+            // read (up to a few seconds); the core waits for that report.
+            for (id, process) in &self.processes {
+                if process.entry.gone() {
+                    self.core.process_gone(id);
+                }
+            }
+            let Some(effect) = self.core.poll(now_millis()) else {
+                return answer;
+            };
+            match effect {
+                Effect::Feed(input) => {
+                    let adapter = &mut self.adapter;
+                    let called = std::time::Instant::now();
+                    let outcome = if input.payload_bytes() > INLINE_CALL_BYTES {
+                        tokio::task::block_in_place(|| adapter.handle(input))
+                    } else {
+                        adapter.handle(input)
+                    };
+                    crate::metrics::observe(&self.metrics.adapter_calls, called.elapsed());
+                    self.core.adapter_outcome(outcome);
+                }
+                Effect::Emit {
+                    event,
+                    sequence,
+                    native_session_id,
+                } => {
+                    self.shared.log.stage(event, native_session_id);
+                    debug_assert_eq!(self.shared.log.last_assigned(), sequence);
+                }
+                Effect::NativeSessionId(id) => {
+                    self.shared.state.lock().unwrap().native_session_id = Some(id)
+                }
+                Effect::Io(action) => self.carry_out(action),
+                Effect::TurnStarted { ticket, after } => {
+                    if let Some(sender) = self.turn_started.remove(&ticket) {
+                        let _ = sender.send(after);
+                    }
+                }
+                Effect::Answer(result) => answer = Some(result),
+                Effect::Shutdown => self.shutdown(),
+            }
+            self.time_turn();
+        }
+    }
+
+    /// Carries out one of the adapter's I/O actions.
+    fn carry_out(&mut self, action: Action) {
+        match action {
+            Action::Emit(_) | Action::SetNativeSessionId(_) => {
+                unreachable!("the session core keeps events and ids itself")
+            }
+            Action::Spawn(request) => {
+                let process_id = request.process_id.clone();
+                let subscriber = Subscriber {
+                    session_id: self.shared.record.id.clone(),
+                    process_id: process_id.clone(),
+                    incoming: self.incoming_tx.clone(),
+                };
+                let spawned = match &request.share_key {
+                    Some(key) => self.shared_processes.attach_or_spawn(
+                        &self.shared.record.agent,
+                        key,
+                        &request,
+                        &self.spawn,
+                        subscriber,
+                    ),
+                    None => processes::spawn(&request, &self.spawn, subscriber),
+                };
+                match spawned {
+                    Ok(entry) => {
+                        // Never the arguments: they may hold secrets.
+                        let (program, arguments) = (&request.argv[0], request.argv.len() - 1);
+                        tracing::debug!(process = %process_id, %program, arguments, "spawned");
+                        self.core
+                            .process_started(&process_id, entry.pid, entry.started);
+                        let attached = Attached {
+                            entry,
+                            share_key: request.share_key.clone(),
+                        };
+                        if let Some(old) = self.processes.insert(process_id, attached) {
+                            // The replaced process's exit must not reach the new one's name.
+                            old.entry.unsubscribe(&self.shared.record.id);
+                            self.release(old);
+                        }
+                    }
+                    Err(error) => {
+                        let message = format!("cannot start {:?}: {error}", request.argv[0]);
+                        let input = Input::SpawnFailed {
+                            process_id,
+                            message,
+                        };
+                        let _ = self.incoming_tx.send(Incoming::Adapter(input));
+                    }
+                }
+            }
+            Action::WriteStdin(write) => {
+                if let Some(process) = self.processes.get(&write.process_id) {
+                    process.entry.write_stdin(write.data);
+                }
+            }
+            Action::CloseStdin(id) => {
+                if let Some(process) = self.processes.get(&id) {
+                    process.entry.close_stdin();
+                }
+            }
+            Action::Kill(id) => {
+                if let Some(process) = self.processes.remove(&id) {
+                    self.release(process);
+                }
+            }
+            Action::HttpRequest(request) => self.http.send(request, self.incoming_tx.clone()),
+            Action::OpenSse(request) => {
+                let id = request.stream_id.clone();
+                let task = self.http.open_sse(request, self.incoming_tx.clone());
+                if let Some(old) = self.streams.insert(id, task.abort_handle()) {
+                    old.abort();
+                }
+            }
+            Action::CloseSse(id) => {
+                if let Some(stream) = self.streams.remove(&id) {
+                    stream.abort();
+                }
+            }
+            Action::SetTimer(timer) => {
+                let incoming = self.incoming_tx.clone();
+                let timer_id = timer.timer_id.clone();
+                let task = tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(timer.delay_ms.into())).await;
+                    let input = Input::Timer { timer_id };
+                    let _ = incoming.send(Incoming::Adapter(input));
+                });
+                if let Some(old) = self.timers.insert(timer.timer_id, task.abort_handle()) {
+                    old.abort();
+                }
+            }
+            Action::CancelTimer(id) => {
+                if let Some(timer) = self.timers.remove(&id) {
+                    timer.abort();
+                }
+            }
+            Action::WriteFile(file) => {
+                let scratch = Path::new(&self.adapter.config().scratch_dir);
+                if let Err(error) = write_scratch_file(scratch, &file) {
+                    let message = format!(
+                        "cannot write {} in the session's scratch folder: {error}",
+                        file.path
+                    );
+                    self.core.fail("scratch_write_failed", message);
+                }
+            }
+        }
+    }
+
+    /// Stores the staged events with the state they leave the session in, then
+    /// lets readers see them (never before: what a client saw is never lost, and
+    /// `ended` must imply that `session.ended` is readable, which SSE relies on).
+    /// When the store refuses them they stay staged, unseen, for the next try.
+    async fn commit(&mut self) {
+        let events = self.shared.log.staged();
+        let checkpoint = self.core.checkpoint();
+        if !events.is_empty() || checkpoint != self.committed {
+            // Boxed: the task keeps room for its loop, not for a write in flight.
+            if let Err(error) = Box::pin(self.store_commit(events, checkpoint)).await {
+                crate::metrics::metrics().commit_failures.inc();
+                if self.fault.is_none() {
+                    tracing::warn!(%error, "the session's events cannot be stored; it waits, unseen, until they are");
+                }
+                self.fault = Some(StorageFault::after(self.fault.take(), error));
+                return;
+            }
+            if self.fault.take().is_some() {
+                tracing::info!("the session's events are stored again");
+            }
+        }
+        let before = self.shared.log.last_sequence();
+        let published = self.shared.log.publish();
+        self.publish_state();
+        if let Some(last) = published {
+            self.metrics.events.inc_by(last - before);
+            self.shared.log.notify(last);
+        }
+    }
+
+    /// Starts or ends the running turn's clock as the core's state says.
+    fn time_turn(&mut self) {
+        match (self.turn_since, self.core.turn_running()) {
+            (None, true) => self.turn_since = Some(std::time::Instant::now()),
+            (Some(since), false) => {
+                crate::metrics::observe(&self.metrics.turns, since.elapsed());
+                self.turn_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Hands the write to the store, which makes it at once when nobody else
+    /// writes, else in its writer's next group commit, and waits for it without
+    /// holding a thread.
+    async fn store_commit(
+        &mut self,
+        events: Vec<Arc<agentplex_store::EncodedEvent>>,
+        checkpoint: Checkpoint,
+    ) -> Result<(), StoreError> {
+        // The adapter's state goes with the events it produced, so a restart
+        // resumes from a consistent pair; none is needed where a restart would
+        // not use it.
+        let taken = if self.store.durable() && !self.core.ended() && !checkpoint.restarts_fresh() {
+            self.adapter
+                .snapshot()
+                .ok()
+                .map(|snapshot| (hash(&snapshot), snapshot))
+                .filter(|(hash, _)| self.stored_snapshot != Some(*hash))
+        } else {
+            None
+        };
+        let (written, snapshot) = taken.unzip();
+        let done = self.store.commit_queued(Commit {
+            session_id: self.shared.record.id.clone(),
+            events,
+            checkpoint: checkpoint.clone(),
+            snapshot,
+        });
+        let queued = std::time::Instant::now();
+        let outcome = done
+            .await
+            .unwrap_or_else(|_| Err(StoreError::writer_stopped()));
+        crate::metrics::observe(&crate::metrics::metrics().commit_seconds, queued.elapsed());
+        outcome?;
+        // Only a snapshot the store holds may be skipped the next time.
+        self.stored_snapshot = written.or(self.stored_snapshot);
+        self.committed = checkpoint;
+        Ok(())
+    }
+
+    /// Ends an own process; detaches from a shared one (ended when unused).
+    fn release(&self, process: Attached) {
+        let unused = match process.share_key {
+            Some(key) => self.shared_processes.detach(
+                &self.shared.record.agent,
+                &key,
+                &self.shared.record.id,
+            ),
+            None => Some(process.entry),
+        };
+        if let Some(entry) = unused {
+            self.reaper.release(entry);
+        }
+    }
+
+    /// Ends every process and stops every timer and stream of the session; the
+    /// messages that were waiting will not run.
+    fn shutdown(&mut self) {
+        for process in std::mem::take(&mut self.processes).into_values() {
+            self.release(process);
+        }
+        for task in std::mem::take(&mut self.timers)
+            .into_values()
+            .chain(std::mem::take(&mut self.streams).into_values())
+        {
+            task.abort();
+        }
+        self.turn_started.clear();
+    }
+
+    /// Copies what `GET /v1/sessions` shows into the shared state.
+    fn publish_state(&self) {
+        let mut state = self.shared.state.lock().unwrap();
+        state.updated_at = self.core.updated_at();
+        state.ended = self.core.ended();
+        state.turn_running = self.core.turn_running();
+        state.awaiting_input = self.core.awaiting_input();
+        state.queued_messages = self.core.queued_messages() as u64;
+    }
+}
+
+/// A hash to tell whether a snapshot changed.
+fn hash(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Writes a file an adapter asked for under the session's scratch folder (its path
+/// was checked by the host to be relative, without `..`): 0600 (0700 executable)
+/// from its first byte, as it may hold secrets (an MCP configuration), written
+/// beside its place and renamed there.
+fn write_scratch_file(scratch: &Path, file: &FileWrite) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    let path = scratch.join(&file.path);
+    let parent = path.parent().unwrap_or(scratch);
+    std::fs::create_dir_all(parent)?;
+    // Created 0600 by `tempfile`.
+    let mut staged = tempfile::NamedTempFile::new_in(parent)?;
+    staged.write_all(&file.contents)?;
+    if file.executable {
+        staged
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o700))?;
+    }
+    staged.persist(&path).map_err(|error| error.error)?;
+    Ok(())
+}

@@ -1,0 +1,113 @@
+//! What sessions and the agent catalog fail with.
+
+use std::io;
+
+use agentplex_files::FsError;
+use agentplex_install::InstallError;
+use agentplex_processes::ProcessError;
+use agentplex_store::StoreError;
+
+/// Why a session, or an agent it needs, could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The request asks for something that cannot be done as written.
+    #[error("{0}")]
+    InvalidRequest(String),
+    /// No adapter serves this agent id.
+    #[error("unknown agent {agent:?}; GET /v1/agents lists the agents this daemon runs")]
+    UnsupportedAgent {
+        /// The agent id asked for.
+        agent: String,
+    },
+    /// The agent's binary is not installed (and is not installed on demand).
+    #[error("agent {agent:?} is not installed")]
+    AgentNotInstalled {
+        /// The agent.
+        agent: String,
+        /// Where it was looked for, and how to install it.
+        detail: String,
+    },
+    /// Installing the agent failed.
+    #[error("installing agent {agent:?} failed: {source}")]
+    InstallFailed {
+        /// The agent.
+        agent: String,
+        /// Why.
+        #[source]
+        source: InstallError,
+    },
+    /// No session has this id.
+    #[error("session {session_id:?} not found")]
+    SessionNotFound {
+        /// The id asked for.
+        session_id: String,
+    },
+    /// A session with this id exists already.
+    #[error("session {session_id:?} already exists")]
+    SessionAlreadyExists {
+        /// The id asked for.
+        session_id: String,
+    },
+    /// The session ended: it takes no more messages or answers.
+    #[error("session {session_id:?} has ended")]
+    SessionEnded {
+        /// The session.
+        session_id: String,
+    },
+    /// The permission or question answered is not pending.
+    #[error("{what} {id:?} is not pending in session {session_id:?}")]
+    RequestNotFound {
+        /// The session.
+        session_id: String,
+        /// `permission` or `question`.
+        what: &'static str,
+        /// The id answered.
+        id: String,
+    },
+    /// The agent does not offer the mode asked for.
+    #[error("{0}")]
+    ModeNotSupported(String),
+    /// The adapter refused the request (the session goes on).
+    #[error("the adapter rejected the request: {0}")]
+    AdapterRejected(String),
+    /// The adapter failed (the session ended, or could not start).
+    #[error("the agent's adapter failed: {detail}")]
+    AdapterFailed {
+        /// The agent.
+        agent: String,
+        /// What failed.
+        detail: String,
+    },
+    /// Something took longer than its limit.
+    #[error("timed out: {0}")]
+    Timeout(String),
+    /// The daemon's own files or folders failed it.
+    #[error("internal error: {what}: {source}")]
+    Io {
+        /// What the daemon was doing, on what.
+        what: String,
+        /// What the operating system said.
+        #[source]
+        source: io::Error,
+    },
+    /// The session's task stopped before it answered.
+    #[error("internal error: {0}")]
+    Internal(String),
+    /// The working directory asked for is missing or not a directory.
+    #[error(transparent)]
+    WorkingDirectory(#[from] FsError),
+    /// A process the session needs could not be started.
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    /// The session store refused a write for where it lives: nothing was stored.
+    #[error("{0}; nothing was stored, retry once it is fixed")]
+    Storage(#[from] StoreError),
+}
+
+impl SessionError {
+    /// The daemon's own files failed it while doing `what`.
+    pub fn io(what: impl Into<String>) -> impl FnOnce(io::Error) -> Self {
+        let what = what.into();
+        move |source| SessionError::Io { what, source }
+    }
+}

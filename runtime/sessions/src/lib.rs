@@ -1,0 +1,556 @@
+//! Sessions: each one an adapter instance driven by its own task, with a
+//! transcript that clients poll or stream; the agents they run ([`agents`]: the
+//! catalog of adapters, installs on demand, the adapters folder) and the daemon's
+//! metrics ([`metrics`]).
+
+mod actor;
+pub mod agents;
+mod core;
+mod error;
+mod fault;
+mod incoming;
+mod launch;
+pub mod log;
+pub mod loopback;
+pub mod metrics;
+pub mod parking;
+pub mod processes;
+mod queue;
+mod reaper;
+mod recording;
+mod restore;
+pub mod retention;
+pub mod shared;
+pub mod skills;
+pub mod stderr;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use sandbox_agent_api::{CreateSessionRequest, SessionInfo, SessionStatus};
+use sandbox_agent_host::{MessagePart, SessionConfig};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+use tokio::sync::{oneshot, watch};
+
+pub use actor::Command;
+use actor::{Actor, Request};
+pub use error::SessionError;
+pub use log::EventLog;
+use processes::SpawnContext;
+
+use crate::agents::AgentCatalog;
+use agentplex_store::{SessionRecord, Store};
+
+/// What `GET /v1/sessions` shows about a session, kept current by its task.
+#[derive(Debug, Default)]
+pub struct SessionState {
+    pub native_session_id: Option<String>,
+    pub ended: bool,
+    pub turn_running: bool,
+    pub awaiting_input: bool,
+    pub queued_messages: u64,
+    /// Unix milliseconds of the latest event.
+    pub updated_at: i64,
+}
+
+/// The parts of a session shared between its task and the HTTP layer.
+pub struct SessionShared {
+    /// What the session was created with (as stored).
+    pub record: SessionRecord,
+    pub log: EventLog,
+    pub state: Mutex<SessionState>,
+}
+
+impl SessionShared {
+    /// The shared part of a session created with `record`.
+    fn new(record: &SessionRecord, log: EventLog) -> Self {
+        Self {
+            record: record.clone(),
+            log,
+            state: Mutex::new(SessionState::default()),
+        }
+    }
+}
+
+/// A handle on a live or ended session.
+pub struct Session {
+    pub shared: Arc<SessionShared>,
+    /// Boxed: a channel allocates 32 slots up front (see `Inbox`).
+    requests: UnboundedSender<Box<Request>>,
+}
+
+impl Session {
+    /// Sends a command to the session's task and waits for its outcome.
+    pub async fn command(&self, command: Command) -> Result<(), SessionError> {
+        let (done, outcome) = oneshot::channel();
+        let ended = || SessionError::SessionEnded {
+            session_id: self.shared.record.id.clone(),
+        };
+        self.requests
+            .send(Box::new(Request { command, done }))
+            .map_err(|_| ended())?;
+        outcome.await.map_err(|_| ended())?
+    }
+
+    /// Queues a user message. The returned receiver yields the last sequence
+    /// before the message's turn starts (for streaming that turn).
+    pub async fn send(
+        &self,
+        parts: Vec<MessagePart>,
+    ) -> Result<oneshot::Receiver<u64>, SessionError> {
+        let (turn_started, started) = oneshot::channel();
+        self.command(Command::Send {
+            parts,
+            turn_started: Some(turn_started),
+        })
+        .await?;
+        Ok(started)
+    }
+
+    /// The listing entry of this session.
+    pub fn info(&self) -> SessionInfo {
+        let shared = &self.shared;
+        let record = &shared.record;
+        let state = shared.state.lock().unwrap();
+        let status = if state.ended {
+            SessionStatus::Ended
+        } else if state.awaiting_input {
+            SessionStatus::AwaitingInput
+        } else if state.turn_running {
+            SessionStatus::Running
+        } else {
+            SessionStatus::Idle
+        };
+        SessionInfo {
+            session_id: record.id.clone(),
+            agent: record.agent.clone(),
+            agent_mode: record.agent_mode.clone(),
+            permission_mode: record.permission_mode.clone(),
+            model: record.model.clone(),
+            variant: record.variant.clone(),
+            title: record.title.clone(),
+            directory: Some(record.directory.clone()),
+            native_session_id: state.native_session_id.clone(),
+            ended: state.ended,
+            event_count: shared.log.last_sequence(),
+            created_at: record.created_at,
+            updated_at: state.updated_at.max(record.created_at),
+            status,
+            queued_messages: state.queued_messages,
+            mcp: (!record.mcp.is_empty()).then(|| {
+                record
+                    .mcp
+                    .iter()
+                    .map(|(name, server)| (name.clone(), server.redacted()))
+                    .collect()
+            }),
+            skills: record
+                .skill_sources
+                .as_ref()
+                .map(|skills| skills.redacted()),
+        }
+    }
+}
+
+/// The permission modes a session can ask for; adapters map them to their agent's
+/// own settings (`acceptEdits`, from 0.1.x, behaves as `default` where an agent
+/// has no such mode).
+pub const PERMISSION_MODES: &[&str] = &["default", "plan", "bypass", "acceptEdits"];
+
+/// How the daemon runs every session.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionSettings {
+    /// Longest output line of an agent process handed to an adapter, in bytes.
+    pub max_line_bytes: usize,
+    /// How long a session sits without input before its adapter instance is
+    /// parked (see [`sandbox_agent_host::AdapterSession::park`]); `None`: never.
+    pub park_after: Option<std::time::Duration>,
+    /// Most sessions holding an adapter instance at once (the least recently
+    /// used park past it, see [`parking`]); `None`: no cap.
+    pub max_live_instances: Option<usize>,
+    /// How long an agent's process group has between SIGTERM and SIGKILL when
+    /// the daemon stops.
+    pub stop_grace: std::time::Duration,
+    /// How git skill sources are fetched.
+    pub git: skills::GitSettings,
+}
+
+/// Every session of the daemon.
+pub struct SessionManager {
+    sessions: RwLock<BTreeMap<String, Arc<Session>>>,
+    catalog: Arc<AgentCatalog>,
+    shared_processes: Arc<shared::SharedProcesses>,
+    /// Ends the processes sessions let go of (politely once the daemon stops).
+    reaper: Arc<reaper::Reaper>,
+    settings: SessionSettings,
+    /// The sessions holding an adapter instance, under the settings' cap.
+    instances: Arc<parking::LiveInstances>,
+    store: Arc<dyn Store>,
+    /// Where each session's scratch folder is made (see [`scratch_dir`]).
+    scratch_root: PathBuf,
+    /// The git skill sources fetched, beside the scratch folders.
+    skill_cache: skills::GitCache,
+    /// Becomes true when the daemon shuts down (open streams end).
+    closing: watch::Sender<bool>,
+}
+
+impl SessionManager {
+    /// A manager that creates sessions on the catalog's adapters, keeps them in
+    /// `store`, and makes their scratch folders under `scratch_root`.
+    pub fn new(
+        catalog: Arc<AgentCatalog>,
+        settings: SessionSettings,
+        store: Arc<dyn Store>,
+        scratch_root: PathBuf,
+    ) -> Self {
+        Self {
+            sessions: RwLock::new(BTreeMap::new()),
+            catalog,
+            shared_processes: Arc::default(),
+            reaper: Arc::new(reaper::Reaper::new(settings.stop_grace)),
+            instances: parking::LiveInstances::new(settings.max_live_instances),
+            settings,
+            store,
+            skill_cache: skills::GitCache::new(scratch_root.with_file_name("skills"), settings.git),
+            scratch_root,
+            closing: watch::channel(false).0,
+        }
+    }
+
+    /// Resolves when the daemon starts shutting down.
+    pub fn closing(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut closing = self.closing.subscribe();
+        async move {
+            let _ = closing.wait_for(|closing| *closing).await;
+        }
+    }
+
+    /// The processes shared between sessions.
+    pub fn shared_processes(&self) -> &shared::SharedProcesses {
+        &self.shared_processes
+    }
+
+    /// A session by id.
+    pub fn get(&self, id: &str) -> Result<Arc<Session>, SessionError> {
+        self.sessions
+            .read()
+            .unwrap()
+            .get(id)
+            .cloned()
+            .ok_or_else(|| SessionError::SessionNotFound {
+                session_id: id.to_owned(),
+            })
+    }
+
+    /// Every session, in id order.
+    pub fn list(&self) -> Vec<Arc<Session>> {
+        self.sessions.read().unwrap().values().cloned().collect()
+    }
+
+    /// Creates a session and starts its adapter.
+    pub async fn create(
+        &self,
+        id: &str,
+        request: CreateSessionRequest,
+    ) -> Result<Arc<Session>, SessionError> {
+        validate_session_id(id)?;
+        let adapter = self.catalog.adapter(&request.agent)?;
+        let info = adapter.info();
+        let agent_mode = request
+            .agent_mode
+            .clone()
+            .unwrap_or_else(|| info.default_mode.clone());
+        if !info.modes.iter().any(|mode| mode.id == agent_mode) {
+            let modes: Vec<&str> = info.modes.iter().map(|mode| mode.id.as_str()).collect();
+            return Err(SessionError::ModeNotSupported(format!(
+                "agent {:?} has no mode {agent_mode:?}; its modes are {modes:?}",
+                info.id
+            )));
+        }
+        let permission_mode = request
+            .permission_mode
+            .clone()
+            .unwrap_or_else(|| "default".into());
+        if !PERMISSION_MODES.contains(&permission_mode.as_str()) {
+            return Err(SessionError::InvalidRequest(format!(
+                "invalid permission mode {permission_mode:?}: use one of {PERMISSION_MODES:?}"
+            )));
+        }
+        if let Some(version) = &request.agent_version {
+            crate::agents::check_version(version)?;
+        }
+        let directory = resolve_directory(request.directory.as_deref())?;
+        let mcp = launch::enabled_servers(request.mcp);
+        let skills = request.skills.filter(|skills| !skills.sources.is_empty());
+        launch::check_capabilities(info, !mcp.is_empty(), skills.is_some())?;
+        let resolved = match &skills {
+            Some(skills) => skills::resolve_skills(skills, &directory, &self.skill_cache).await?,
+            None => Vec::new(),
+        };
+        let record = SessionRecord {
+            id: id.to_owned(),
+            agent: info.id.clone(),
+            agent_mode,
+            permission_mode,
+            model: request.model,
+            variant: request.variant,
+            title: request.title,
+            directory: directory.display().to_string(),
+            created_at: log::now_millis(),
+            env: request.env.unwrap_or_default().into_iter().collect(),
+            mcp,
+            skills: resolved,
+            skill_sources: skills,
+        };
+        self.catalog
+            .ensure_installed(&adapter, request.agent_version.as_deref())
+            .await?;
+        let (config, env) = self.session_config(&adapter, &record, None)?;
+        let shared = Arc::new(SessionShared::new(
+            &record,
+            EventLog::new(id, self.store.clone()),
+        ));
+        let (requests, requests_rx) = unbounded_channel();
+        let session = Arc::new(Session {
+            shared: shared.clone(),
+            requests,
+        });
+        {
+            let mut sessions = self.sessions.write().unwrap();
+            if sessions.contains_key(id) {
+                return Err(SessionError::SessionAlreadyExists {
+                    session_id: id.to_owned(),
+                });
+            }
+            sessions.insert(id.to_owned(), session.clone());
+        }
+        let adapter_session = match adapter.new_session(config) {
+            Ok(adapter_session) => adapter_session,
+            Err(error) => {
+                self.sessions.write().unwrap().remove(id);
+                return Err(SessionError::AdapterFailed {
+                    agent: info.id.clone(),
+                    detail: error.to_string(),
+                });
+            }
+        };
+        // The record is written by the store's writer (or at once when it is
+        // idle) while this task waits without holding its thread; the session
+        // task starts now and takes commands once the record is stored, so a
+        // caller that goes away meanwhile leaves a whole session behind.
+        let (answer, recorded) = oneshot::channel();
+        let recording = recording::Recording {
+            stored: self.store.insert_session_queued(&record),
+            answer,
+        };
+        let actor = self.actor(shared, adapter_session, env, directory);
+        tokio::spawn(actor.once_recorded(recording).run(requests_rx));
+        match recorded.await {
+            Ok(Ok(())) => Ok(session),
+            failed => {
+                self.sessions.write().unwrap().remove(id);
+                Err(match failed {
+                    Ok(Err(error)) => error.into(),
+                    _ => SessionError::Internal(
+                        "the session task stopped before its record was stored".into(),
+                    ),
+                })
+            }
+        }
+    }
+
+    /// What the adapter is told about a session, and the environment of its
+    /// processes: the agent's credentials, then the client's variables.
+    fn session_config(
+        &self,
+        adapter: &Arc<sandbox_agent_host::LoadedAdapter>,
+        record: &SessionRecord,
+        resume_native_session_id: Option<String>,
+    ) -> Result<(SessionConfig, Vec<(String, String)>), SessionError> {
+        let agent_binary = self.catalog.require_installed(adapter)?;
+        let scratch = scratch_dir(&self.scratch_root, &record.id);
+        make_private_dir(&scratch).map_err(SessionError::io(format!(
+            "cannot make the session's scratch folder {}",
+            scratch.display()
+        )))?;
+        let skills = skills::place_skills(&scratch, &record.skills, self.skill_cache.root())?;
+        let mut env: Vec<(String, String)> = self.catalog.credentials_env(adapter);
+        env.extend(record.env.iter().cloned());
+        let config = SessionConfig {
+            session_id: record.id.clone(),
+            agent_mode: record.agent_mode.clone(),
+            permission_mode: record.permission_mode.clone(),
+            model: record.model.clone(),
+            variant: record.variant.clone(),
+            directory: record.directory.clone(),
+            agent_binary: agent_binary.map(|path| path.display().to_string()),
+            env: env.clone(),
+            resume_native_session_id,
+            mcp_servers: launch::servers(&record.mcp, |name| {
+                record
+                    .env
+                    .iter()
+                    .rev()
+                    .find(|(key, _)| key == name)
+                    .map(|(_, value)| value.clone())
+                    .or_else(|| std::env::var(name).ok())
+            })?,
+            skills,
+            scratch_dir: scratch.display().to_string(),
+        };
+        Ok((config, env))
+    }
+
+    /// A task for a session, with everything it needs from the daemon.
+    fn actor(
+        &self,
+        shared: Arc<SessionShared>,
+        adapter_session: sandbox_agent_host::AdapterSession,
+        env: Vec<(String, String)>,
+        directory: PathBuf,
+    ) -> Actor {
+        let spawn = SpawnContext {
+            env,
+            env_remove: {
+                let (catalog, agent) = (self.catalog.clone(), shared.record.agent.clone());
+                Box::new(move || catalog.foreign_credential_env(&agent))
+            },
+            directory,
+            install_dir: self.catalog.install_dir().to_owned(),
+            max_line_bytes: self.settings.max_line_bytes,
+        };
+        Actor::new(
+            shared,
+            adapter_session,
+            spawn,
+            self.shared_processes.clone(),
+            self.reaper.clone(),
+            self.store.clone(),
+        )
+        .parking(parking::Parking {
+            after: self.settings.park_after,
+            slot: Some(self.instances.slot()),
+        })
+    }
+
+    /// Removes a session and its transcript, ending it first if it runs.
+    pub async fn delete(&self, id: &str) -> Result<(), SessionError> {
+        let session = self.get(id)?;
+        if !session.shared.state.lock().unwrap().ended {
+            let _ = session.command(Command::Terminate).await;
+        }
+        tokio::task::block_in_place(|| self.remove_ended(id))
+    }
+
+    /// Forgets an ended session in the store, then here (a store that cannot be
+    /// written keeps it listed, as it would be after a restart).
+    fn remove_ended(&self, id: &str) -> Result<(), SessionError> {
+        self.store.delete_session(id)?;
+        self.sessions.write().unwrap().remove(id);
+        let scratch = scratch_dir(&self.scratch_root, id);
+        match std::fs::remove_dir_all(&scratch) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                tracing::warn!(session_id = id, %error, "cannot remove {}", scratch.display())
+            }
+        }
+        Ok(())
+    }
+
+    /// Daemon shutdown. With a durable store every live session is suspended
+    /// (the session resumes when the daemon starts again, as after a crash);
+    /// otherwise it is terminated. Open event streams end either way. The agents'
+    /// process groups get SIGTERM, then SIGKILL after the grace period
+    /// ([`SessionSettings::stop_grace`]), all at once; returns when they are gone.
+    pub async fn shut_down(&self) {
+        self.reaper.begin_stop();
+        let command = if self.store.durable() {
+            || Command::Suspend
+        } else {
+            || Command::Terminate
+        };
+        let sessions = self.list();
+        futures::future::join_all(sessions.iter().map(|session| session.command(command()))).await;
+        self.closing.send_replace(true);
+        self.reaper.stopped().await;
+    }
+}
+
+/// Session ids: 1-128 characters of `[A-Za-z0-9._-]`.
+pub fn validate_session_id(id: &str) -> Result<(), SessionError> {
+    // `.` and `..` fit the alphabet but cannot stand as a URL path segment.
+    let valid = (1..=128).contains(&id.len())
+        && id != "."
+        && id != ".."
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if valid {
+        Ok(())
+    } else {
+        Err(SessionError::InvalidRequest(format!(
+            "invalid session id {id:?}: use 1-128 characters of letters, digits, '.', '_' and '-'"
+        )))
+    }
+}
+
+fn resolve_directory(directory: Option<&str>) -> Result<PathBuf, SessionError> {
+    let cwd = std::env::current_dir().map_err(SessionError::io("current directory"))?;
+    let path = directory.map_or(cwd.clone(), |dir| cwd.join(dir));
+    agentplex_files::check_working_directory(&path)?;
+    Ok(path)
+}
+
+/// Makes `dir` (and its missing parents) with the mode 0700, narrowing it when it
+/// exists: the scratch folders (the adapters' files in them may hold secrets, MCP
+/// configurations) and the skills cache.
+pub(crate) fn make_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+/// A session's scratch folder under `root`: named by the session id when that is a
+/// plain name, else by a hash of it.
+fn scratch_dir(root: &Path, id: &str) -> PathBuf {
+    let plain = !id.is_empty()
+        && id.len() <= 64
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if plain {
+        root.join(id)
+    } else {
+        use sha2::Digest;
+        root.join(format!("{:x}", sha2::Sha256::digest(id.as_bytes())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_are_checked() {
+        for ok in ["a", "my-session_1.2", &"x".repeat(128)] {
+            assert!(validate_session_id(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            ".",
+            "..",
+            "has space",
+            "slash/y",
+            "ünï",
+            &"x".repeat(129),
+        ] {
+            assert!(validate_session_id(bad).is_err(), "{bad}");
+        }
+    }
+}
