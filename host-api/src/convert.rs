@@ -67,25 +67,25 @@ fn convert_action(action: wit::Action) -> Result<Action, InvalidAction> {
             if spawn.argv.first().is_none_or(|program| program.is_empty()) {
                 return Err(InvalidAction::NoProgram(quoted(&spawn.process_id)));
             }
-            Action::Spawn(spawn)
+            Action::Spawn(spawn.into())
         }
-        wit::Action::WriteStdin(write) => Action::WriteStdin(write),
+        wit::Action::WriteStdin(write) => Action::WriteStdin(write.into()),
         wit::Action::CloseStdin(id) => Action::CloseStdin(id),
         wit::Action::Kill(id) => Action::Kill(id),
         wit::Action::HttpRequest(request) => {
             check_loopback(&request.url)?;
-            Action::HttpRequest(request)
+            Action::HttpRequest(request.into())
         }
         wit::Action::OpenSse(request) => {
             check_loopback(&request.url)?;
-            Action::OpenSse(request)
+            Action::OpenSse(request.into())
         }
         wit::Action::CloseSse(id) => Action::CloseSse(id),
-        wit::Action::SetTimer(timer) => Action::SetTimer(timer),
+        wit::Action::SetTimer(timer) => Action::SetTimer(timer.into()),
         wit::Action::CancelTimer(id) => Action::CancelTimer(id),
         wit::Action::WriteFile(write) => {
             check_scratch_path(&write.path)?;
-            Action::WriteFile(write)
+            Action::WriteFile(write.into())
         }
     })
 }

@@ -65,8 +65,8 @@ impl fuzz::Target for Decode {
 /// What an accepted action must be, checked apart from the host's own code.
 fn check_accepted(action: &Action) {
     match action {
-        Action::HttpRequest(wit::HttpRequest { url, .. })
-        | Action::OpenSse(wit::SseRequest { url, .. }) => {
+        Action::HttpRequest(crate::HttpRequest { url, .. })
+        | Action::OpenSse(crate::SseRequest { url, .. }) => {
             let parsed = url::Url::parse(url).expect("an accepted URL parses");
             assert!(matches!(parsed.scheme(), "http" | "https"), "{url}");
             let host = parsed.host_str().unwrap_or_default();

@@ -8,6 +8,9 @@ use crate::bindings::{actions, guest as api, v0_1, v0_2};
 use crate::limits::InstanceData;
 use crate::Input;
 
+use actions::{ExitStatus as WitExit, HttpResponse as WitResponse, SseEvent as WitSseEvent};
+use api::{MessagePart as WitPart, PermissionReply as WitReply};
+
 type Data = InstanceData;
 
 /// A component linked against its contract, ready to instantiate.
@@ -254,11 +257,14 @@ fn dispatch_v0_2(
     let ok = |actions: wasmtime::Result<Vec<_>>| actions.map(Ok);
     match input {
         Input::Start => ok(guest.call_start(store, session)),
-        Input::SendMessage(parts) => ok(guest.call_send_message(store, session, &parts)),
+        Input::SendMessage(parts) => {
+            let parts: Vec<_> = parts.into_iter().map(Into::into).collect();
+            ok(guest.call_send_message(store, session, &parts))
+        }
         Input::ReplyPermission {
             permission_id,
             reply,
-        } => guest.call_reply_permission(store, session, &permission_id, reply),
+        } => guest.call_reply_permission(store, session, &permission_id, reply.into()),
         Input::ReplyQuestion {
             question_id,
             answers,
@@ -275,18 +281,20 @@ fn dispatch_v0_2(
             ok(guest.call_on_stderr(store, session, &process_id, &line))
         }
         Input::Exit { process_id, status } => {
-            ok(guest.call_on_exit(store, session, &process_id, status))
+            ok(guest.call_on_exit(store, session, &process_id, status.into()))
         }
         Input::SpawnFailed {
             process_id,
             message,
         } => ok(guest.call_on_spawn_failed(store, session, &process_id, &message)),
-        Input::HttpResponse(response) => ok(guest.call_on_http_response(store, session, &response)),
+        Input::HttpResponse(response) => {
+            ok(guest.call_on_http_response(store, session, &response.into()))
+        }
         Input::HttpError {
             request_id,
             message,
         } => ok(guest.call_on_http_error(store, session, &request_id, &message)),
-        Input::SseEvent(event) => ok(guest.call_on_sse_event(store, session, &event)),
+        Input::SseEvent(event) => ok(guest.call_on_sse_event(store, session, &event.into())),
         Input::SseClosed { stream_id, error } => {
             ok(guest.call_on_sse_closed(store, session, &stream_id, error.as_deref()))
         }
@@ -307,13 +315,21 @@ fn dispatch_v0_1(
     > = match input {
         Input::Start => guest.call_start(store, session).map(Ok),
         Input::SendMessage(parts) => {
-            let parts: Vec<_> = parts.into_iter().map(Into::into).collect();
+            let parts: Vec<_> = parts
+                .into_iter()
+                .map(|part| WitPart::from(part).into())
+                .collect();
             guest.call_send_message(store, session, &parts).map(Ok)
         }
         Input::ReplyPermission {
             permission_id,
             reply,
-        } => guest.call_reply_permission(store, session, &permission_id, reply.into()),
+        } => guest.call_reply_permission(
+            store,
+            session,
+            &permission_id,
+            WitReply::from(reply).into(),
+        ),
         Input::ReplyQuestion {
             question_id,
             answers,
@@ -330,7 +346,7 @@ fn dispatch_v0_1(
             .call_on_stderr(store, session, &process_id, &line)
             .map(Ok),
         Input::Exit { process_id, status } => guest
-            .call_on_exit(store, session, &process_id, status.into())
+            .call_on_exit(store, session, &process_id, WitExit::from(status).into())
             .map(Ok),
         Input::SpawnFailed {
             process_id,
@@ -339,7 +355,7 @@ fn dispatch_v0_1(
             .call_on_spawn_failed(store, session, &process_id, &message)
             .map(Ok),
         Input::HttpResponse(response) => guest
-            .call_on_http_response(store, session, &response.into())
+            .call_on_http_response(store, session, &WitResponse::from(response).into())
             .map(Ok),
         Input::HttpError {
             request_id,
@@ -348,7 +364,7 @@ fn dispatch_v0_1(
             .call_on_http_error(store, session, &request_id, &message)
             .map(Ok),
         Input::SseEvent(event) => guest
-            .call_on_sse_event(store, session, &event.into())
+            .call_on_sse_event(store, session, &WitSseEvent::from(event).into())
             .map(Ok),
         Input::SseClosed { stream_id, error } => guest
             .call_on_sse_closed(store, session, &stream_id, error.as_deref())

@@ -7,17 +7,15 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use sandbox_agent_universal::{UniversalEventData, UniversalEventType};
-
-pub use crate::bindings::actions::{
-    ExitStatus, FileWrite, HttpRequest, HttpResponse, SpawnRequest, SseEvent, SseRequest,
-    StdinWrite, TimerRequest,
-};
 pub use crate::bindings::guest::{
-    AdapterInfo, AgentMode, Arch, ArchiveKind, Attachment, CredentialKind, CredentialRead,
-    CredentialValue, CredentialVariable, FoundCredential, InstallRecipe, InstallSource, Libc,
-    McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer, McpTransport,
-    MessagePart, Model, Os, PermissionReply, Platform, SessionConfig, Skill,
+    AdapterInfo, AgentMode, Arch, ArchiveKind, CredentialKind, CredentialRead, CredentialValue,
+    CredentialVariable, FoundCredential, InstallRecipe, InstallSource, Libc, McpAuth, McpLocal,
+    McpOauth, McpRemote, McpRemoteTransport, McpServer, McpTransport, Model, Os, Platform,
+    SessionConfig, Skill,
+};
+pub use agentplex_adapter_types::{
+    Action, Attachment, EmittedEvent, ExitStatus, FileWrite, HttpRequest, HttpResponse, Input,
+    MessagePart, PermissionReply, SpawnRequest, SseEvent, SseRequest, StdinWrite, TimerRequest,
 };
 
 impl AdapterInfo {
@@ -50,127 +48,4 @@ impl Default for HostConfig {
             cache_dir: None,
         }
     }
-}
-
-/// Something that happened, for an adapter session to react to.
-#[derive(Debug, Clone)]
-pub enum Input {
-    /// Right after the session is created.
-    Start,
-    /// A user message (starts a turn).
-    SendMessage(Vec<MessagePart>),
-    ReplyPermission {
-        permission_id: String,
-        reply: PermissionReply,
-    },
-    ReplyQuestion {
-        question_id: String,
-        answers: Vec<Vec<String>>,
-    },
-    RejectQuestion {
-        question_id: String,
-    },
-    CancelTurn,
-    Terminate,
-    Stdout {
-        process_id: String,
-        line: String,
-    },
-    Stderr {
-        process_id: String,
-        line: String,
-    },
-    Exit {
-        process_id: String,
-        status: ExitStatus,
-    },
-    SpawnFailed {
-        process_id: String,
-        message: String,
-    },
-    HttpResponse(HttpResponse),
-    HttpError {
-        request_id: String,
-        message: String,
-    },
-    SseEvent(SseEvent),
-    SseClosed {
-        stream_id: String,
-        error: Option<String>,
-    },
-    Timer {
-        timer_id: String,
-    },
-}
-
-impl Input {
-    /// Short name for logs and error messages.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Input::Start => "start",
-            Input::SendMessage(_) => "send-message",
-            Input::ReplyPermission { .. } => "reply-permission",
-            Input::ReplyQuestion { .. } => "reply-question",
-            Input::RejectQuestion { .. } => "reject-question",
-            Input::CancelTurn => "cancel-turn",
-            Input::Terminate => "terminate",
-            Input::Stdout { .. } => "on-stdout",
-            Input::Stderr { .. } => "on-stderr",
-            Input::Exit { .. } => "on-exit",
-            Input::SpawnFailed { .. } => "on-spawn-failed",
-            Input::HttpResponse(_) => "on-http-response",
-            Input::HttpError { .. } => "on-http-error",
-            Input::SseEvent(_) => "on-sse-event",
-            Input::SseClosed { .. } => "on-sse-closed",
-            Input::Timer { .. } => "on-timer",
-        }
-    }
-
-    /// Bytes of content the input carries (a line, a body, a message's text):
-    /// what can make a call into the adapter long.
-    pub fn payload_bytes(&self) -> usize {
-        match self {
-            Input::SendMessage(parts) => parts
-                .iter()
-                .map(|part| match part {
-                    MessagePart::Text(text) => text.len(),
-                    MessagePart::Image(file) | MessagePart::File(file) => file.path.len(),
-                })
-                .sum(),
-            Input::Stdout { line, .. } | Input::Stderr { line, .. } => line.len(),
-            Input::HttpResponse(response) => response.body.len(),
-            Input::SseEvent(event) => event.data.len(),
-            _ => 0,
-        }
-    }
-}
-
-/// A universal event as an adapter emitted it, before the daemon adds the envelope.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EmittedEvent {
-    pub event_type: UniversalEventType,
-    pub data: UniversalEventData,
-    pub synthetic: bool,
-    /// The native payload, when the adapter passed one.
-    pub raw: Option<serde_json::Value>,
-}
-
-/// One thing an adapter asked the daemon to do; checked by the host.
-#[derive(Debug, Clone)]
-pub enum Action {
-    Emit(EmittedEvent),
-    SetNativeSessionId(String),
-    Spawn(SpawnRequest),
-    WriteStdin(StdinWrite),
-    CloseStdin(String),
-    Kill(String),
-    /// Only loopback URLs get here.
-    HttpRequest(HttpRequest),
-    /// Only loopback URLs get here.
-    OpenSse(SseRequest),
-    CloseSse(String),
-    SetTimer(TimerRequest),
-    CancelTimer(String),
-    /// Its path is relative, without `..`: it stays inside the scratch folder.
-    WriteFile(FileWrite),
 }

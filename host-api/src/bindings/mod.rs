@@ -3,6 +3,40 @@
 //! (whose components keep loading, their values converted to and from 0.2.0's in
 //! [`v0_1`]).
 
+/// Copies a record field by field between two forms of the contract's types (two versions' generated ones, or
+/// generated and plain),
+/// converting each field with `Into`.
+macro_rules! same_record {
+    ($from:path => $to:path { $($field:ident),* $(,)? }) => {
+        impl From<$from> for $to {
+            fn from(value: $from) -> Self {
+                Self { $($field: value.$field.into()),* }
+            }
+        }
+    };
+}
+
+/// Maps the cases of an enum (or of a variant whose payloads convert with `Into`)
+/// between two forms of the contract's types (two versions' generated ones, or
+/// generated and plain).
+macro_rules! same_enum {
+    ($from:ident => $to:ident { $($case:ident),* $(,)? }) => {
+        impl From<$from> for $to {
+            fn from(value: $from) -> Self {
+                match value { $($from::$case => $to::$case),* }
+            }
+        }
+    };
+    ($from:ident => $to:ident ( $($case:ident),* $(,)? )) => {
+        impl From<$from> for $to {
+            fn from(value: $from) -> Self {
+                match value { $($from::$case(inner) => $to::$case(inner.into())),* }
+            }
+        }
+    };
+}
+
+mod plain;
 pub(crate) mod v0_1;
 
 /// The 0.2.0 contract (`wit/v0.2.0`).

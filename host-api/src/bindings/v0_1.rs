@@ -21,37 +21,6 @@ use sandbox_agent::adapter::actions as old_actions;
 
 use super::v0_2::{actions as new_actions, guest as new};
 
-/// Copies a record field by field between the two contracts' generated types,
-/// converting each field with `Into`.
-macro_rules! same_record {
-    ($from:path => $to:path { $($field:ident),* $(,)? }) => {
-        impl From<$from> for $to {
-            fn from(value: $from) -> Self {
-                Self { $($field: value.$field.into()),* }
-            }
-        }
-    };
-}
-
-/// Maps the cases of an enum (or of a variant whose payloads convert with `Into`)
-/// between the two contracts' generated types.
-macro_rules! same_enum {
-    ($from:ident => $to:ident { $($case:ident),* $(,)? }) => {
-        impl From<$from> for $to {
-            fn from(value: $from) -> Self {
-                match value { $($from::$case => $to::$case),* }
-            }
-        }
-    };
-    ($from:ident => $to:ident ( $($case:ident),* $(,)? )) => {
-        impl From<$from> for $to {
-            fn from(value: $from) -> Self {
-                match value { $($from::$case(inner) => $to::$case(inner.into())),* }
-            }
-        }
-    };
-}
-
 use new::{
     Arch as NewArch, ArchiveKind as NewArchiveKind, Libc as NewLibc, MessagePart as NewPart,
     Os as NewOs, PermissionReply as NewReply,

@@ -15,9 +15,8 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
-use super::core::{self as session_core, Effect, Identity, LostTurn, SessionCore, Ticket};
 use super::fault::{self, StorageFault};
-use super::incoming::{Delivery, Inbox, Incoming};
+use super::incoming::{Delivery, Inbox};
 use super::log::now_millis;
 use super::loopback::Loopback;
 use super::parking::Parking;
@@ -27,6 +26,8 @@ use super::recording::Recording;
 use super::shared::SharedProcesses;
 use super::SessionShared;
 use crate::SessionError;
+use agentplex_session::Incoming;
+use agentplex_session::{self as session_core, Effect, Identity, LostTurn, SessionCore, Ticket};
 use agentplex_store::{Checkpoint, Commit, Store, StoreError};
 
 /// Most inputs already waiting (process output, timers, responses) handled
@@ -505,7 +506,7 @@ impl Actor {
                         adapter.handle(input)
                     };
                     crate::metrics::observe(&self.metrics.adapter_calls, called.elapsed());
-                    self.core.adapter_outcome(outcome);
+                    self.core.adapter_outcome(outcome.map_err(adapter_failure));
                 }
                 Effect::Emit {
                     event,
@@ -524,7 +525,7 @@ impl Actor {
                         let _ = sender.send(after);
                     }
                 }
-                Effect::Answer(result) => answer = Some(result),
+                Effect::Answer(result) => answer = Some(result.map_err(SessionError::from)),
                 Effect::Shutdown => self.shutdown(),
             }
             self.time_turn();
@@ -789,4 +790,15 @@ fn write_scratch_file(scratch: &Path, file: &FileWrite) -> std::io::Result<()> {
     }
     staged.persist(&path).map_err(|error| error.error)?;
     Ok(())
+}
+
+/// An adapter call's error as the core tells it apart: a refusal of the input, or
+/// a failure that ends the session.
+fn adapter_failure(error: sandbox_agent_host::HostError) -> session_core::AdapterFailure {
+    match error {
+        sandbox_agent_host::HostError::Rejected(reason) => {
+            session_core::AdapterFailure::Rejected(reason)
+        }
+        error => session_core::AdapterFailure::Failed(error.to_string()),
+    }
 }

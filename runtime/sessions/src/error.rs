@@ -5,6 +5,7 @@ use std::io;
 use agentplex_files::FsError;
 use agentplex_install::InstallError;
 use agentplex_processes::ProcessError;
+use agentplex_session::CoreError;
 use agentplex_store::StoreError;
 
 /// Why a session, or an agent it needs, could not do what was asked.
@@ -102,6 +103,27 @@ pub enum SessionError {
     /// The session store refused a write for where it lives: nothing was stored.
     #[error("{0}; nothing was stored, retry once it is fixed")]
     Storage(#[from] StoreError),
+}
+
+impl From<CoreError> for SessionError {
+    fn from(error: CoreError) -> Self {
+        match error {
+            CoreError::SessionEnded { session_id } => SessionError::SessionEnded { session_id },
+            CoreError::RequestNotFound {
+                session_id,
+                what,
+                id,
+            } => SessionError::RequestNotFound {
+                session_id,
+                what,
+                id,
+            },
+            CoreError::AdapterRejected(reason) => SessionError::AdapterRejected(reason),
+            CoreError::AdapterFailed { agent, detail } => {
+                SessionError::AdapterFailed { agent, detail }
+            }
+        }
+    }
 }
 
 impl SessionError {

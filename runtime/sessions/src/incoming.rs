@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use sandbox_agent_host::Input;
+use agentplex_session::Incoming;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -108,49 +108,5 @@ impl Inbox {
                 _room: room,
             }))
             .map_err(|_| Closed)
-    }
-}
-
-/// What reaches a session task from its own I/O.
-pub enum Incoming {
-    /// Something for the adapter.
-    Adapter(Input),
-    /// A process printed a line longer than the limit; it is not given to the adapter.
-    LineTooLong {
-        process_id: String,
-        stream: Stream,
-        length: usize,
-        head: String,
-    },
-}
-
-impl Incoming {
-    /// Bytes of agent output the message carries, as the budget counts them.
-    pub fn size(&self) -> usize {
-        match self {
-            Incoming::Adapter(Input::Stdout { line, .. } | Input::Stderr { line, .. }) => {
-                line.len()
-            }
-            Incoming::Adapter(Input::SseEvent(event)) => event.data.len() + event.event.len(),
-            Incoming::Adapter(_) => 0,
-            Incoming::LineTooLong { head, .. } => head.len(),
-        }
-    }
-}
-
-/// Which output stream a line came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
-
-impl Stream {
-    /// `stdout` or `stderr`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stream::Stdout => "stdout",
-            Stream::Stderr => "stderr",
-        }
     }
 }

@@ -5,7 +5,6 @@
 
 mod actor;
 pub mod agents;
-mod core;
 mod error;
 mod fault;
 mod incoming;
@@ -15,14 +14,12 @@ pub mod loopback;
 pub mod metrics;
 pub mod parking;
 pub mod processes;
-mod queue;
 mod reaper;
 mod recording;
 mod restore;
 pub mod retention;
 pub mod shared;
 pub mod skills;
-pub mod stderr;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

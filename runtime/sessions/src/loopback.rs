@@ -18,7 +18,8 @@ use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
 use sandbox_agent_host::{HttpRequest, HttpResponse, Input, SseEvent, SseRequest};
 
-use super::incoming::{Inbox, Incoming};
+use super::incoming::Inbox;
+use agentplex_session::Incoming;
 
 /// Most redirects followed for one request.
 pub const MAX_REDIRECTS: usize = 10;

@@ -13,9 +13,10 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufRead
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio::sync::watch;
 
-use super::incoming::{Inbox, Incoming, Stream};
+use super::incoming::Inbox;
 use agentplex_processes::group::{Leader, Pipes};
 use agentplex_processes::in_use::{self, Hold};
+use agentplex_session::{Incoming, Stream};
 
 /// How long output readers may run on after the process exits (a grandchild can
 /// hold the pipes open) before the exit is reported anyway.

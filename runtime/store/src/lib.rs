@@ -17,6 +17,8 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
+pub use agentplex_session::{Checkpoint, ProcessMark, StoredPart};
+
 pub use event::EncodedEvent;
 
 /// Why the store could not do what was asked.
@@ -142,69 +144,6 @@ pub struct SessionRecord {
     /// The skill sources the client asked for (shown in the session list).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill_sources: Option<sandbox_agent_api::SkillsConfig>,
-}
-
-/// The live state of a session as of its last committed event: what a restarted
-/// daemon needs to carry on where the session was.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Checkpoint {
-    pub native_session_id: Option<String>,
-    pub ended: bool,
-    pub turn_running: bool,
-    pub pending_permissions: Vec<String>,
-    pub pending_questions: Vec<String>,
-    /// Processes of the session that were running (they die with the daemon).
-    pub processes: Vec<ProcessMark>,
-    /// Timers the adapter had set and that had not fired.
-    pub timers: Vec<String>,
-    /// Unix milliseconds of the latest event.
-    pub updated_at: i64,
-    /// Messages accepted while a turn ran, waiting for it to end, in order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub queued: Vec<Vec<StoredPart>>,
-}
-
-/// One part of a queued user message, as stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum StoredPart {
-    Text {
-        text: String,
-    },
-    Image {
-        path: String,
-        mime: Option<String>,
-        filename: Option<String>,
-    },
-    File {
-        path: String,
-        mime: Option<String>,
-        filename: Option<String>,
-    },
-}
-
-impl Checkpoint {
-    /// Whether a daemon restarted on this checkpoint carries the session on with a
-    /// fresh adapter (the running turn died with its process: the agent's native
-    /// session is resumed instead), so the adapter's snapshot is not used. Session
-    /// tasks skip taking snapshots for such checkpoints: a turn streaming a
-    /// process's output costs one adapter call per line, not one more per commit.
-    pub fn restarts_fresh(&self) -> bool {
-        self.turn_running && !self.processes.is_empty()
-    }
-}
-
-/// A running process of a session, as the adapter names it and as the system
-/// knows it (so a successor daemon can end it if it outlived its parent).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProcessMark {
-    /// The adapter's name for it.
-    pub id: String,
-    pub pid: u32,
-    /// Start time in clock ticks since boot (`/proc/<pid>/stat`).
-    pub started: Option<u64>,
 }
 
 /// One session as loaded at start.

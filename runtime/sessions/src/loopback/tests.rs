@@ -11,7 +11,8 @@ use axum::Router;
 use sandbox_agent_host::{HttpRequest, Input, SseRequest};
 
 use super::Loopback;
-use crate::incoming::{Inbox, Incoming};
+use crate::incoming::Inbox;
+use agentplex_session::Incoming;
 
 /// The limit the tests give the client.
 const LIMIT: usize = 1024;

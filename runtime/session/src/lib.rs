@@ -3,7 +3,7 @@
 //! agent asked, whether the session ended, the events' numbering, and the
 //! checkpoint a restarted daemon carries the session on from.
 //!
-//! The session task (`actor.rs`) is its driver. It hands the core what happened
+//! The session task (`agentplex-sessions`' `actor.rs`) is its driver. It hands the core what happened
 //! ([`SessionCore::command`], [`SessionCore::incoming`], [`SessionCore::resume`],
 //! and the adapter's answers through [`SessionCore::adapter_outcome`]), then
 //! polls it ([`SessionCore::poll`]) for [`Effect`]s to carry out until none is
@@ -17,29 +17,34 @@
 //! carried out one by one, then the next queued message may start, then the
 //! command that caused it all is answered.
 
+mod checkpoint;
+mod error;
 mod events;
+mod input;
 #[cfg(test)]
 mod props;
+mod queue;
+mod stderr;
 #[cfg(test)]
 mod tests;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use sandbox_agent_host::{
-    Action, EmittedEvent, ExitStatus, HostError, Input, MessagePart, PermissionReply,
+use agentplex_adapter_types::{
+    Action, EmittedEvent, ExitStatus, Input, MessagePart, PermissionReply,
 };
 use sandbox_agent_universal::{
     PermissionEventData, PermissionStatus, QuestionEventData, QuestionStatus, SessionEndReason,
     SessionEndedData, TerminatedBy, UniversalEventData, UniversalEventType,
 };
 
-use super::incoming::Incoming;
-use super::queue::Queued;
-use super::stderr::StderrCapture;
-use crate::SessionError;
-use agentplex_store::{Checkpoint, ProcessMark};
+use queue::Queued;
+use stderr::StderrCapture;
 
-pub use super::queue::Ticket;
+pub use checkpoint::{Checkpoint, ProcessMark, StoredPart};
+pub use error::{AdapterFailure, CoreError};
+pub use input::{Incoming, Stream};
+pub use queue::Ticket;
 
 /// A client's request, as the core sees it.
 #[derive(Debug)]
@@ -114,7 +119,7 @@ pub enum Effect {
         after: u64,
     },
     /// The outcome of the command being handled (exactly one per command).
-    Answer(Result<(), SessionError>),
+    Answer(Result<(), CoreError>),
     /// The session ended: stop its processes, timers and streams, and forget
     /// the tickets of messages that will not run.
     Shutdown,
@@ -167,7 +172,7 @@ enum Then {
 enum Step {
     Feed(Input, Then),
     StartNextTurn(Then),
-    Finish(Then, Result<(), SessionError>),
+    Finish(Then, Result<(), CoreError>),
 }
 
 /// One session's state and rules; see the module documentation.
@@ -455,7 +460,7 @@ impl SessionCore {
 
     /// The outcome of the adapter call asked by the last [`Effect::Feed`]. A
     /// rejection is reported to the caller only; a failure ends the session.
-    pub fn adapter_outcome(&mut self, outcome: Result<Vec<Action>, HostError>) {
+    pub fn adapter_outcome(&mut self, outcome: Result<Vec<Action>, AdapterFailure>) {
         let then = self
             .feeding
             .take()
@@ -468,14 +473,13 @@ impl SessionCore {
                 self.steps.push_front(Step::Finish(then, Ok(())));
                 self.steps.push_front(Step::StartNextTurn(Then::Ignore));
             }
-            Err(HostError::Rejected(reason)) => {
-                let rejected = Err(SessionError::AdapterRejected(reason));
+            Err(AdapterFailure::Rejected(reason)) => {
+                let rejected = Err(CoreError::AdapterRejected(reason));
                 self.steps.push_front(Step::Finish(then, rejected));
             }
-            Err(error) => {
-                let detail = error.to_string();
+            Err(AdapterFailure::Failed(detail)) => {
                 self.fail("adapter_failed", detail.clone());
-                let failed = Err(SessionError::AdapterFailed {
+                let failed = Err(CoreError::AdapterFailed {
                     agent: self.identity.agent.clone(),
                     detail,
                 });
@@ -598,7 +602,7 @@ impl SessionCore {
     }
 
     /// Ends an adapter call (or a command that needed none) as `then` says.
-    fn finish(&mut self, then: Then, result: Result<(), SessionError>) {
+    fn finish(&mut self, then: Then, result: Result<(), CoreError>) {
         match then {
             Then::Answer => self.effects.push_back(Effect::Answer(result)),
             Then::Ignore => {}
@@ -739,7 +743,7 @@ impl SessionCore {
 
     /// `Ok` when the agent asked `what` (`permission` or `question`) `id` and
     /// nobody answered it yet.
-    fn require_pending(&self, what: &'static str, id: &str) -> Result<(), SessionError> {
+    fn require_pending(&self, what: &'static str, id: &str) -> Result<(), CoreError> {
         let pending = if what == "permission" {
             &self.pending_permissions
         } else {
@@ -748,7 +752,7 @@ impl SessionCore {
         if pending.contains(id) {
             Ok(())
         } else {
-            Err(SessionError::RequestNotFound {
+            Err(CoreError::RequestNotFound {
                 session_id: self.identity.session_id.clone(),
                 what,
                 id: id.to_owned(),
@@ -756,8 +760,8 @@ impl SessionCore {
         }
     }
 
-    fn session_ended_error(&self) -> SessionError {
-        SessionError::SessionEnded {
+    fn session_ended_error(&self) -> CoreError {
+        CoreError::SessionEnded {
             session_id: self.identity.session_id.clone(),
         }
     }

@@ -1,14 +1,13 @@
 //! The session core's rules one by one, with a scripted adapter: no process, no
 //! task, no database.
 
-use sandbox_agent_host::{ExitStatus, PermissionReply, TimerRequest};
+use agentplex_adapter_types::{ExitStatus, PermissionReply, TimerRequest};
 use sandbox_agent_universal::{StderrOutput, TurnEventData, TurnPhase};
 
 use super::*;
-use crate::incoming::Stream;
 
 /// What the tests' adapter answers to one input.
-pub type Outcome = Result<Vec<Action>, HostError>;
+pub type Outcome = Result<Vec<Action>, AdapterFailure>;
 
 /// A core for session `s` of agent `mock`.
 pub fn core() -> SessionCore {
@@ -140,7 +139,7 @@ pub fn stdout(line: &str) -> Incoming {
     })
 }
 
-fn answers(effects: &[Effect]) -> Vec<&Result<(), SessionError>> {
+fn answers(effects: &[Effect]) -> Vec<&Result<(), CoreError>> {
     effects
         .iter()
         .filter_map(|e| match e {
@@ -247,7 +246,7 @@ fn replies_need_a_pending_request_and_are_taken_once() {
     let effects = drive(&mut core, &mut quiet);
     assert!(matches!(
         answers(&effects)[..],
-        [Err(SessionError::RequestNotFound { what: "permission", id, .. })] if id == "nope"
+        [Err(CoreError::RequestNotFound { what: "permission", id, .. })] if id == "nope"
     ));
     assert!(fed(&effects).is_empty());
 
@@ -269,7 +268,7 @@ fn replies_need_a_pending_request_and_are_taken_once() {
     let effects = drive(&mut core, &mut { resolve });
     assert!(matches!(
         answers(&effects)[..],
-        [Err(SessionError::RequestNotFound { .. })]
+        [Err(CoreError::RequestNotFound { .. })]
     ));
 
     core.command(
@@ -282,7 +281,7 @@ fn replies_need_a_pending_request_and_are_taken_once() {
     let effects = drive(&mut core, &mut { resolve });
     assert!(matches!(
         answers(&effects)[..],
-        [Err(SessionError::RequestNotFound {
+        [Err(CoreError::RequestNotFound {
             what: "question",
             ..
         })]
@@ -343,7 +342,9 @@ fn terminate_ends_the_session_with_a_daemon_made_event_once() {
     assert!(!emitted(&effects)[0].0.synthetic);
     let mut core = self::core();
     core.command(Command::Terminate, 0);
-    let effects = drive(&mut core, &mut |_| Err(HostError::Rejected("no".into())));
+    let effects = drive(&mut core, &mut |_| {
+        Err(AdapterFailure::Rejected("no".into()))
+    });
     assert!(matches!(answers(&effects)[..], [Ok(())]));
     assert!(core.ended());
 }
@@ -370,7 +371,7 @@ fn an_ended_session_takes_nothing() {
         assert!(
             matches!(
                 effects[..],
-                [Effect::Answer(Err(SessionError::SessionEnded { .. }))]
+                [Effect::Answer(Err(CoreError::SessionEnded { .. }))]
             ),
             "{effects:?}"
         );
@@ -383,8 +384,10 @@ fn an_ended_session_takes_nothing() {
 fn a_rejection_answers_the_caller_and_a_failure_ends_the_session_with_stderr() {
     let mut core = core();
     core.command(Command::Start, 0);
-    let effects = drive(&mut core, &mut |_| Err(HostError::Rejected("bad".into())));
-    assert!(matches!(answers(&effects)[..], [Err(SessionError::AdapterRejected(r))] if r == "bad"));
+    let effects = drive(&mut core, &mut |_| {
+        Err(AdapterFailure::Rejected("bad".into()))
+    });
+    assert!(matches!(answers(&effects)[..], [Err(CoreError::AdapterRejected(r))] if r == "bad"));
     assert!(emitted(&effects).is_empty());
     assert!(!core.ended());
 
@@ -397,10 +400,14 @@ fn a_rejection_answers_the_caller_and_a_failure_ends_the_session_with_stderr() {
     );
     drive(&mut core, &mut quiet);
     core.command(Command::Start, 0);
-    let effects = drive(&mut core, &mut |_| Err(HostError::Poisoned));
+    let effects = drive(&mut core, &mut |_| {
+        Err(AdapterFailure::Failed(
+            "the adapter instance is poisoned".into(),
+        ))
+    });
     assert!(matches!(
         answers(&effects)[..],
-        [Err(SessionError::AdapterFailed { agent, .. })] if agent == "mock"
+        [Err(CoreError::AdapterFailed { agent, .. })] if agent == "mock"
     ));
     let events = emitted(&effects);
     assert_eq!(events[0].0.event_type, UniversalEventType::Error);
@@ -548,7 +555,7 @@ fn lost_turn_checkpoint() -> Checkpoint {
         }],
         timers: vec!["tick".into()],
         updated_at: 5,
-        queued: vec![vec![agentplex_store::StoredPart::Text {
+        queued: vec![vec![StoredPart::Text {
             text: "later".into(),
         }]],
         ..Checkpoint::default()

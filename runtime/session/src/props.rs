@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use agentplex_adapter_types::{ExitStatus, PermissionReply};
 use proptest::prelude::*;
-use sandbox_agent_host::{ExitStatus, PermissionReply};
 use sandbox_agent_universal::TurnPhase;
 
 use super::tests::{identity, message_text, permission, question, stdout, turn, Outcome};
@@ -90,8 +90,12 @@ fn adapter(input: &Input) -> Outcome {
             }
             Some(("question", id)) => vec![question(UniversalEventType::QuestionRequested, id)],
             Some(("session_ended", _)) => vec![super::tests::agent_ended()],
-            Some(("rejected", _)) => return Err(HostError::Rejected("no".into())),
-            Some(("fails", _)) => return Err(HostError::Poisoned),
+            Some(("rejected", _)) => return Err(AdapterFailure::Rejected("no".into())),
+            Some(("fails", _)) => {
+                return Err(AdapterFailure::Failed(
+                    "the adapter instance is poisoned".into(),
+                ))
+            }
             _ => Vec::new(),
         },
         _ => Vec::new(),
@@ -128,7 +132,7 @@ struct Model {
 
 impl Model {
     /// Checks the effects of one step; the answers they gave.
-    fn observe(&mut self, effects: Vec<Effect>) -> Vec<Result<(), SessionError>> {
+    fn observe(&mut self, effects: Vec<Effect>) -> Vec<Result<(), CoreError>> {
         let mut answers = Vec::new();
         let mut announced: Option<Ticket> = None;
         for effect in effects {
@@ -209,7 +213,7 @@ impl Model {
             .queued
             .iter()
             .map(|parts| match parts.as_slice() {
-                [agentplex_store::StoredPart::Text { text }] => text.clone(),
+                [StoredPart::Text { text }] => text.clone(),
                 other => panic!("{other:?}"),
             })
             .collect();
@@ -245,14 +249,11 @@ fn drive(core: &mut SessionCore) -> Vec<Effect> {
 /// Runs one step on `core` and the model; checks what the step answered.
 fn step(core: &mut SessionCore, model: &mut Model, op: &Op) {
     let ended = model.ended;
-    let not_found = |answers: &[Result<(), SessionError>]| {
+    let not_found = |answers: &[Result<(), CoreError>]| {
         if ended {
-            assert!(matches!(answers, [Err(SessionError::SessionEnded { .. })]));
+            assert!(matches!(answers, [Err(CoreError::SessionEnded { .. })]));
         } else {
-            assert!(matches!(
-                answers,
-                [Err(SessionError::RequestNotFound { .. })]
-            ));
+            assert!(matches!(answers, [Err(CoreError::RequestNotFound { .. })]));
         }
     };
     match op {

@@ -2,7 +2,7 @@
 //! them: the end of a session, errors, lines too long, the restart marker and
 //! the closing of a turn lost with the previous daemon.
 
-use sandbox_agent_host::EmittedEvent;
+use agentplex_adapter_types::EmittedEvent;
 use sandbox_agent_universal::{
     AgentUnparsedData, ContentPart, ErrorData, ItemEventData, ItemKind, ItemRole, ItemStatus,
     SessionEndedData, TurnEventData, TurnPhase, UniversalEventData, UniversalEventType,

@@ -2,9 +2,9 @@
 //! the session's checkpoint, so a message the daemon accepted survives a crash
 //! and runs, in order, after the restart.
 
-use sandbox_agent_host::{Attachment, MessagePart};
+use agentplex_adapter_types::{Attachment, MessagePart};
 
-use agentplex_store::StoredPart;
+use crate::StoredPart;
 
 /// Names a queued message whose sender wants to know when its turn starts (the
 /// driver keeps the channel; the core only passes the ticket back).

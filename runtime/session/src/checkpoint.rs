@@ -1,0 +1,83 @@
+//! What a session's core keeps across a daemon restart: its checkpoint, committed
+//! with every batch of events (the store keeps it as JSON).
+
+use serde::{Deserialize, Serialize};
+
+/// The live state of a session as of its last committed event: what a restarted
+/// daemon needs to carry on where the session was.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Checkpoint {
+    /// The agent's own session id, once known.
+    pub native_session_id: Option<String>,
+    /// Whether the session ended.
+    pub ended: bool,
+    /// Whether a turn ran.
+    pub turn_running: bool,
+    /// The permissions asked and not answered.
+    pub pending_permissions: Vec<String>,
+    /// The questions asked and not answered.
+    pub pending_questions: Vec<String>,
+    /// Processes of the session that were running (they die with the daemon).
+    pub processes: Vec<ProcessMark>,
+    /// Timers the adapter had set and that had not fired.
+    pub timers: Vec<String>,
+    /// Unix milliseconds of the latest event.
+    pub updated_at: i64,
+    /// Messages accepted while a turn ran, waiting for it to end, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queued: Vec<Vec<StoredPart>>,
+}
+
+/// One part of a queued user message, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum StoredPart {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image.
+    Image {
+        /// Where the file is.
+        path: String,
+        /// Its media type.
+        mime: Option<String>,
+        /// Its name as the user gave it.
+        filename: Option<String>,
+    },
+    /// Another file.
+    File {
+        /// Where the file is.
+        path: String,
+        /// Its media type.
+        mime: Option<String>,
+        /// Its name as the user gave it.
+        filename: Option<String>,
+    },
+}
+
+impl Checkpoint {
+    /// Whether a daemon restarted on this checkpoint carries the session on with a
+    /// fresh adapter (the running turn died with its process: the agent's native
+    /// session is resumed instead), so the adapter's snapshot is not used. Session
+    /// tasks skip taking snapshots for such checkpoints: a turn streaming a
+    /// process's output costs one adapter call per line, not one more per commit.
+    pub fn restarts_fresh(&self) -> bool {
+        self.turn_running && !self.processes.is_empty()
+    }
+}
+
+/// A running process of a session, as the adapter names it and as the system
+/// knows it (so a successor daemon can end it if it outlived its parent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessMark {
+    /// The adapter's name for it.
+    pub id: String,
+    /// Its process id.
+    pub pid: u32,
+    /// Start time in clock ticks since boot (`/proc/<pid>/stat`).
+    pub started: Option<u64>,
+}

@@ -1,0 +1,53 @@
+//! What reaches a session's core from the session's own I/O.
+
+use agentplex_adapter_types::Input;
+
+/// What reaches a session task from its own I/O.
+pub enum Incoming {
+    /// Something for the adapter.
+    Adapter(Input),
+    /// A process printed a line longer than the limit; it is not given to the adapter.
+    LineTooLong {
+        /// The process.
+        process_id: String,
+        /// Which of its streams.
+        stream: Stream,
+        /// The line's length, in bytes.
+        length: usize,
+        /// Its first bytes.
+        head: String,
+    },
+}
+
+impl Incoming {
+    /// Bytes of agent output the message carries, as the budget counts them.
+    pub fn size(&self) -> usize {
+        match self {
+            Incoming::Adapter(Input::Stdout { line, .. } | Input::Stderr { line, .. }) => {
+                line.len()
+            }
+            Incoming::Adapter(Input::SseEvent(event)) => event.data.len() + event.event.len(),
+            Incoming::Adapter(_) => 0,
+            Incoming::LineTooLong { head, .. } => head.len(),
+        }
+    }
+}
+
+/// Which output stream a line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+impl Stream {
+    /// `stdout` or `stderr`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+}
