@@ -45,7 +45,11 @@ use error::LocalError;
 
 /// One HTTP API over every coding agent.
 #[derive(Debug, Parser)]
-#[command(name = "agentplex", version = crate::BUILD, about)]
+#[command(
+    name = "agentplex",
+    version = crate::BUILD,
+    about = "The agentplex daemon and CLI: one HTTP API over every coding agent"
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -17,6 +17,7 @@
 mod common;
 
 mod api_reference;
+mod architecture;
 mod configuration;
 mod help;
 mod links;
