@@ -7,8 +7,16 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 use super::beneath::{self, DiskTree};
-use super::upload::UploadLimits;
 use super::FsError;
+
+/// The caps an upload is held to.
+#[derive(Debug, Clone, Copy)]
+pub struct UploadLimits {
+    /// Most bytes unpacked: the whole decompressed archive, headers included.
+    pub max_bytes: u64,
+    /// Most members (files, directories, links).
+    pub max_entries: u64,
+}
 
 /// The `--fs-root` folder, held open.
 pub struct FsRoot {

@@ -26,17 +26,9 @@ use tokio_util::io::{StreamReader, SyncIoBridge};
 
 pub use members::MAX_EXTENSION_BYTES;
 
+use super::confine::UploadLimits;
 use super::transfer::too_large;
 use super::{beneath, FsError};
-
-/// The caps an upload is held to.
-#[derive(Debug, Clone, Copy)]
-pub struct UploadLimits {
-    /// Most bytes unpacked: the whole decompressed archive, headers included.
-    pub max_bytes: u64,
-    /// Most members (files, directories, links).
-    pub max_entries: u64,
-}
 
 /// Unpacks the archive in `body` under `target` (created when missing).
 pub async fn unpack(

@@ -35,6 +35,14 @@ pub enum ProcessError {
         #[source]
         source: io::Error,
     },
+    /// An input larger than `--process-input-bytes`.
+    #[error("the input is {bytes} bytes, more than the daemon's limit of {limit} (--process-input-bytes)")]
+    InputTooLarge {
+        /// Its decoded size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// The daemon holds as many processes as `--max-processes` allows.
     #[error("{0}")]
     LimitReached(String),

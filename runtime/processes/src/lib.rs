@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sandbox_agent_api::{ProcessConfig, ProcessCreateRequest, ProcessInfo};
+use sandbox_agent_api::{ProcessConfig, ProcessCreateRequest, ProcessDataEncoding, ProcessInfo};
 
 pub use error::ProcessError;
 pub use managed::ManagedProcess;
@@ -144,6 +144,24 @@ impl ProcessManager {
     /// The settings.
     pub fn settings(&self) -> &ProcessSettings {
         &self.settings
+    }
+
+    /// Decodes a client's input for a process, refusing more than
+    /// `--process-input-bytes`.
+    pub fn decode_input(
+        &self,
+        data: &str,
+        encoding: ProcessDataEncoding,
+    ) -> Result<Vec<u8>, ProcessError> {
+        let limit = self.settings.input_bytes;
+        let bytes = encoding::decode(data, encoding)?;
+        if bytes.len() > limit {
+            return Err(ProcessError::InputTooLarge {
+                bytes: bytes.len(),
+                limit,
+            });
+        }
+        Ok(bytes)
     }
 
     /// Holds a place for a new process, or says why there is none.

@@ -9,6 +9,9 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use sandbox_agent_api::{ErrorType, ProblemDetails, PROBLEM_TYPE_PREFIX};
 
+/// What a route answers: its body, or a problem document.
+pub type Result<T> = std::result::Result<T, ApiError>;
+
 /// Everything that can go wrong serving a request.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -271,6 +274,7 @@ impl From<ProcessError> for ApiError {
             | ProcessError::InputFailed { .. }
             | ProcessError::ResizeFailed { .. } => ApiError::ProcessConflict(message),
             ProcessError::LimitReached(_) => ApiError::ProcessLimitReached(message),
+            ProcessError::InputTooLarge { .. } => ApiError::PayloadTooLarge(message),
             ProcessError::SpawnFailed { .. } => ApiError::SpawnFailed(message),
             ProcessError::WorkingDirectory(error) => error.into(),
             ProcessError::Io { .. } => ApiError::Internal(message),

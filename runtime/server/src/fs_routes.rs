@@ -15,10 +15,8 @@ use tokio_util::io::ReaderStream;
 
 use super::extract::{Json, Query};
 use super::AppState;
-use crate::error::ApiError;
+use crate::error::{ApiError, Result};
 use agentplex_files::{self as filesystem, ops, transfer, upload};
-
-type Result<T> = std::result::Result<T, ApiError>;
 
 /// The routes of the filesystem group.
 pub fn router() -> Router<AppState> {

@@ -19,12 +19,10 @@ use sandbox_agent_api::*;
 
 use super::extract::{Json, Path, Query};
 use super::AppState;
-use crate::error::ApiError;
+use crate::error::{ApiError, Result};
 use agentplex_processes::follow::{follow, LogEvent};
 use agentplex_processes::log::{Chunk, Position};
-use agentplex_processes::{encoding, ManagedProcess};
-
-type Result<T> = std::result::Result<T, ApiError>;
+use agentplex_processes::ManagedProcess;
 
 /// The routes of the process group (the terminal WebSocket's included).
 pub fn router() -> Router<AppState> {
@@ -135,28 +133,11 @@ pub async fn input(
 ) -> Result<JsonResponse<ProcessInputResponse>> {
     let process = state.processes.get(&id)?;
     let encoding = request.encoding.unwrap_or(ProcessDataEncoding::Base64);
-    let bytes = decode_input(&state, &request.data, encoding)?;
+    let bytes = state.processes.decode_input(&request.data, encoding)?;
     process.write_input(&bytes).await?;
     Ok(JsonResponse(ProcessInputResponse {
         bytes_written: bytes.len(),
     }))
-}
-
-/// Decodes an input, refusing more than `--process-input-bytes`.
-pub fn decode_input(
-    state: &AppState,
-    data: &str,
-    encoding: ProcessDataEncoding,
-) -> Result<Vec<u8>> {
-    let limit = state.processes.settings().input_bytes;
-    let bytes = encoding::decode(data, encoding)?;
-    if bytes.len() > limit {
-        return Err(ApiError::PayloadTooLarge(format!(
-            "the input is {} bytes, more than the daemon's limit of {limit} (--process-input-bytes)",
-            bytes.len()
-        )));
-    }
-    Ok(bytes)
 }
 
 /// Stops the process: SIGTERM to its group, SIGKILL after `--process-stop-grace-ms`.

@@ -11,11 +11,9 @@ use sandbox_agent_host::{Attachment, MessagePart as AdapterPart};
 use super::extract::{Json, OptionalJson, Path, Query};
 use super::sse::{self, Until};
 use super::AppState;
-use crate::error::ApiError;
+use crate::error::{ApiError, Result};
 use agentplex_sessions::Command;
 use agentplex_sessions::SessionError;
-
-type Result<T> = std::result::Result<T, ApiError>;
 
 /// Liveness and version.
 #[utoipa::path(get, path = "/v1/health", tag = "meta", responses((status = 200, body = HealthResponse)))]

@@ -23,7 +23,6 @@ use sandbox_agent_api::{
 };
 
 use super::extract::{Path, Query};
-use super::process_routes::decode_input;
 use super::AppState;
 use crate::error::ApiError;
 use agentplex_processes::follow::{follow, LogEvent};
@@ -178,20 +177,19 @@ async fn control(state: &AppState, process: &ManagedProcess, frame: &str) -> Nex
     };
     let outcome = match frame {
         TerminalClientFrame::Input { data, encoding } => {
-            match decode_input(state, &data, encoding.unwrap_or(ProcessDataEncoding::Utf8)) {
-                Ok(bytes) => process.write_input(&bytes).await.map_err(ApiError::from),
+            let encoding = encoding.unwrap_or(ProcessDataEncoding::Utf8);
+            match state.processes.decode_input(&data, encoding) {
+                Ok(bytes) => process.write_input(&bytes).await,
                 Err(error) => Err(error),
             }
         }
-        TerminalClientFrame::Resize { cols, rows } => {
-            process.resize(cols, rows).map_err(ApiError::from)
-        }
+        TerminalClientFrame::Resize { cols, rows } => process.resize(cols, rows),
         TerminalClientFrame::Close {} => return Next::Close(NORMAL, "closed by the client".into()),
     };
     match outcome {
         Ok(()) => Next::Continue,
         Err(error) => Next::Reply(TerminalServerFrame::Error {
-            message: error.to_string(),
+            message: ApiError::from(error).to_string(),
         }),
     }
 }

@@ -506,7 +506,8 @@ impl Actor {
                         adapter.handle(input)
                     };
                     crate::metrics::observe(&self.metrics.adapter_calls, called.elapsed());
-                    self.core.adapter_outcome(outcome.map_err(adapter_failure));
+                    self.core
+                        .adapter_outcome(outcome.map_err(super::error::adapter_failure));
                 }
                 Effect::Emit {
                     event,
@@ -790,15 +791,4 @@ fn write_scratch_file(scratch: &Path, file: &FileWrite) -> std::io::Result<()> {
     }
     staged.persist(&path).map_err(|error| error.error)?;
     Ok(())
-}
-
-/// An adapter call's error as the core tells it apart: a refusal of the input, or
-/// a failure that ends the session.
-fn adapter_failure(error: sandbox_agent_host::HostError) -> session_core::AdapterFailure {
-    match error {
-        sandbox_agent_host::HostError::Rejected(reason) => {
-            session_core::AdapterFailure::Rejected(reason)
-        }
-        error => session_core::AdapterFailure::Failed(error.to_string()),
-    }
 }

@@ -133,3 +133,16 @@ impl SessionError {
         move |source| SessionError::Io { what, source }
     }
 }
+
+/// An adapter call's error as the core tells it apart: a refusal of the input, or
+/// a failure that ends the session.
+pub(crate) fn adapter_failure(
+    error: sandbox_agent_host::HostError,
+) -> agentplex_session::AdapterFailure {
+    match error {
+        sandbox_agent_host::HostError::Rejected(reason) => {
+            agentplex_session::AdapterFailure::Rejected(reason)
+        }
+        error => agentplex_session::AdapterFailure::Failed(error.to_string()),
+    }
+}
