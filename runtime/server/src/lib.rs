@@ -269,6 +269,9 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     };
     let app = router(state, &config)?;
     let address = listener.local_addr()?;
+    // Listening for SIGTERM and SIGINT before saying so: a signal sent the moment a
+    // client learns the port stops the daemon gracefully too.
+    let signal = shutdown_signal()?;
     tracing::info!(%address, auth = config.token.is_some(), "agentplex listening");
     if let Err(error) = announce(address, config.json_announcement) {
         tracing::warn!(%error, "cannot print the listening line on stdout");
@@ -294,7 +297,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         "connection limit"
     );
     let token = config.token.clone().map(Arc::new);
-    conn::serve(listener, app, limits, token, shutdown_signal(), stopping).await;
+    conn::serve(listener, app, limits, token, signal, stopping).await;
     Ok(())
 }
 
@@ -335,11 +338,18 @@ fn open_store(config: &DaemonConfig) -> anyhow::Result<Arc<dyn Store>> {
     Ok(Arc::new(SqliteStore::open(&config.data_dir)?))
 }
 
-async fn shutdown_signal() {
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .expect("installing the SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminate.recv() => {}
-    }
+/// A future that ends at the daemon's first SIGTERM or SIGINT; the handlers are
+/// installed when this is called, so a signal that comes before the future is
+/// first polled is not lost (nor left to kill the daemon ungracefully).
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    // Both handlers are installed here, not when the future is first polled.
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    })
 }
