@@ -4,8 +4,7 @@
 # own tests, the SDKs, the deploy examples, the inspector and the release.
 #
 # What only downloads (npm, apt, PyPI, rustup) starts at once in the background
-# and overlaps the Rust build, as do the release build and cargo-deny's, at the
-# lowest CPU priority; each step waits for what it needs. Those jobs'
+# and overlaps the Rust build; each step waits for what it needs. Those jobs'
 # output is in target/test-logs/<job>.log and is printed when one fails. Every
 # step prints the time it starts at.
 set -euo pipefail
@@ -87,13 +86,8 @@ fetch sdk-and-deploy-packages sdk_and_deploy_packages
 fetch inspector-packages bash -c 'cd inspector && npm ci --no-audit --no-fund'
 fetch python-sdk python_sdk
 fetch schemathesis scripts/check-openapi.sh --install
-# Two builds that only the last steps need run beside the rest at the lowest CPU
-# priority, on what the steps in front leave idle (one core while a big crate or a
-# link holds the other, the waits of the tests on agents and browsers): the release
-# (its own dependency tree, optimized and linked as one unit) and cargo-deny.
-fetch release bash -c 'scripts/release.sh --install-tools x86_64-unknown-linux-musl &&
-  nice -n 19 scripts/release.sh --target x86_64-unknown-linux-musl'
-fetch deny-tool nice -n 19 scripts/check-deps.sh --install
+fetch release-tools scripts/release.sh --install-tools x86_64-unknown-linux-musl
+fetch deny-tool scripts/check-deps.sh --install
 
 step "setup and source checks"
 scripts/setup.sh
@@ -177,13 +171,12 @@ fetched inspector-packages
 
 # The release (docs/installation.md): the static x86_64 musl binary as scripts/release.sh
 # builds it (cargo-zigbuild with Zig from PyPI, installed by the script when missing) into
-# dist/ with its archive, checksums, install script and npm packages (built in the
-# background since the start, its log in target/test-logs/release.log); a smoke run of that
+# dist/ with its archive, checksums, install script and npm packages; a smoke run of that
 # binary; the install script against dist/ served on loopback (and a tampered copy); the
 # npm packages installed offline into an empty project.
 step "release"
-fetched release
-tail -n 12 "$logs/release.log"
+fetched release-tools
+scripts/release.sh --target x86_64-unknown-linux-musl
 testing/release/smoke.sh target/x86_64-unknown-linux-musl/dist/agentplex
 testing/release/test.sh dist
 step "done"
