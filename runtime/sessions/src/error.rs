@@ -128,9 +128,11 @@ impl From<CoreError> for SessionError {
 
 impl SessionError {
     /// The daemon's own files failed it while doing `what`.
-    pub fn io(what: impl Into<String>) -> impl FnOnce(io::Error) -> Self {
-        let what = what.into();
-        move |source| SessionError::Io { what, source }
+    pub fn io(what: impl Into<String>, source: io::Error) -> Self {
+        SessionError::Io {
+            what: what.into(),
+            source,
+        }
     }
 }
 

@@ -367,10 +367,13 @@ impl SessionManager {
     ) -> Result<(SessionConfig, Vec<(String, String)>), SessionError> {
         let agent_binary = self.catalog.require_installed(adapter)?;
         let scratch = scratch_dir(&self.scratch_root, &record.id);
-        make_private_dir(&scratch).map_err(SessionError::io(format!(
-            "cannot make the session's scratch folder {}",
-            scratch.display()
-        )))?;
+        make_private_dir(&scratch).map_err(|error| {
+            let what = format!(
+                "cannot make the session's scratch folder {}",
+                scratch.display()
+            );
+            SessionError::io(what, error)
+        })?;
         let skills = skills::place_skills(&scratch, &record.skills, self.skill_cache.root())?;
         let mut env: Vec<(String, String)> = self.catalog.credentials_env(adapter);
         env.extend(record.env.iter().cloned());
@@ -494,7 +497,8 @@ pub fn validate_session_id(id: &str) -> Result<(), SessionError> {
 }
 
 fn resolve_directory(directory: Option<&str>) -> Result<PathBuf, SessionError> {
-    let cwd = std::env::current_dir().map_err(SessionError::io("current directory"))?;
+    let cwd =
+        std::env::current_dir().map_err(|error| SessionError::io("current directory", error))?;
     let path = directory.map_or(cwd.clone(), |dir| cwd.join(dir));
     agentplex_files::check_working_directory(&path)?;
     Ok(path)

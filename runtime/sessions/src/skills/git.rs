@@ -166,7 +166,7 @@ impl Fetch<'_> {
         dir: &Path,
         timeout: Duration,
     ) -> Result<PathBuf, SessionError> {
-        let internal = |error: std::io::Error| SessionError::io(root.display().to_string())(error);
+        let internal = |error| SessionError::io(root.display().to_string(), error);
         crate::make_private_dir(root).map_err(internal)?;
         let partial = tempfile::Builder::new()
             .prefix(PARTIAL_PREFIX)

@@ -93,8 +93,11 @@ pub fn place_skills(
         return Ok(Vec::new());
     }
     let dir = scratch.join("skills");
-    let failed = |error: std::io::Error| {
-        SessionError::io(format!("placing the session's skills in {}", dir.display()))(error)
+    let failed = |error| {
+        SessionError::io(
+            format!("placing the session's skills in {}", dir.display()),
+            error,
+        )
     };
     std::fs::create_dir_all(&dir).map_err(failed)?;
     let cache = std::fs::canonicalize(cache).ok();
