@@ -1,6 +1,7 @@
 //! Checking a guest's actions and converting its events to the universal schema.
 
 use sandbox_agent_universal as u;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::bindings::{actions as wit, events as ev};
@@ -45,10 +46,11 @@ pub(crate) fn convert_actions(
     adapter: &str,
     actions: Vec<wit::Action>,
 ) -> Result<Vec<Action>, HostError> {
+    let mut payloads = Payloads::default();
     actions
         .into_iter()
         .map(|action| {
-            convert_action(action).map_err(|reason| HostError::InvalidAction {
+            convert_action(action, &mut payloads).map_err(|reason| HostError::InvalidAction {
                 adapter: adapter.to_owned(),
                 reason,
             })
@@ -56,9 +58,9 @@ pub(crate) fn convert_actions(
         .collect()
 }
 
-fn convert_action(action: wit::Action) -> Result<Action, InvalidAction> {
+fn convert_action(action: wit::Action, payloads: &mut Payloads) -> Result<Action, InvalidAction> {
     Ok(match action {
-        wit::Action::Emit(emitted) => Action::Emit(convert_emitted(emitted)?),
+        wit::Action::Emit(emitted) => Action::Emit(convert_emitted(emitted, payloads)?),
         wit::Action::SetNativeSessionId(id) => {
             Action::SetNativeSessionId(non_empty("native session id", id)?)
         }
@@ -167,11 +169,38 @@ fn opt_json(field: &'static str, text: Option<String>) -> Result<Option<Value>, 
     text.map(|text| json(field, text)).transpose()
 }
 
-fn convert_emitted(emitted: ev::EmittedEvent) -> Result<EmittedEvent, InvalidAction> {
-    // A raw payload that is not JSON is kept as a JSON string: nothing is dropped.
-    let raw = emitted
-        .raw
-        .map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text)));
+/// The native payloads of one call's events, each checked once: the events an
+/// adapter makes of one native line all carry that line, and only the first is
+/// parsed (the others are compared with it).
+#[derive(Default)]
+struct Payloads {
+    /// The last payload as the guest sent it, and as checked JSON.
+    last: Option<(String, Box<RawValue>)>,
+}
+
+impl Payloads {
+    /// `text` as checked JSON; a payload that is not JSON is kept as a JSON
+    /// string, so nothing the agent wrote is dropped.
+    fn check(&mut self, text: String) -> Box<RawValue> {
+        if let Some((last, checked)) = &self.last {
+            if *last == text {
+                return checked.clone();
+            }
+        }
+        let checked = match RawValue::from_string(text.clone()) {
+            Ok(json) => json,
+            Err(_) => serde_json::value::to_raw_value(&text).expect("a string always serializes"),
+        };
+        self.last = Some((text, checked.clone()));
+        checked
+    }
+}
+
+fn convert_emitted(
+    emitted: ev::EmittedEvent,
+    payloads: &mut Payloads,
+) -> Result<EmittedEvent, InvalidAction> {
+    let raw = emitted.raw.map(|text| payloads.check(text));
     let (event_type, data) = convert_event(emitted.event)?;
     Ok(EmittedEvent {
         event_type,
@@ -448,6 +477,28 @@ mod tests {
     }
 
     #[test]
+    fn the_events_of_one_native_line_carry_it_as_sent() {
+        let line = r#"{"type": "assistant",  "n": [1, 2]}"#;
+        let emitted = |raw: &str| {
+            wit::Action::Emit(ev::EmittedEvent {
+                event: ev::Event::SessionStarted(None),
+                synthetic: false,
+                raw: Some(raw.into()),
+            })
+        };
+        let actions = vec![emitted(line), emitted(line), emitted("[3]")];
+        let raws: Vec<String> = convert_actions("probe", actions)
+            .unwrap()
+            .into_iter()
+            .map(|action| match action {
+                Action::Emit(event) => event.raw.unwrap().get().to_owned(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(raws, [line, line, "[3]"]);
+    }
+
+    #[test]
     fn non_json_raw_is_kept_as_a_string() {
         let emitted = ev::EmittedEvent {
             event: ev::Event::AgentUnparsed(ev::Unparsed {
@@ -458,8 +509,11 @@ mod tests {
             synthetic: false,
             raw: Some("plain text line".into()),
         };
-        let converted = convert_emitted(emitted).unwrap();
-        assert_eq!(converted.raw, Some(Value::String("plain text line".into())));
+        let converted = convert_emitted(emitted, &mut Payloads::default()).unwrap();
+        assert_eq!(
+            converted.raw.as_deref().map(RawValue::get),
+            Some("\"plain text line\"")
+        );
         assert_eq!(converted.event_type, u::UniversalEventType::AgentUnparsed);
     }
 }

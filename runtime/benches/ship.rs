@@ -81,9 +81,12 @@ fn main() {
         .collect();
     for route in ["/v1/health", "/v1/agents"] {
         let mut rps = vec![Vec::new(); daemons.len()];
+        let mut p99 = vec![Vec::new(); daemons.len()];
         for _ in 0..WRK_RUNS {
             for (i, daemon) in daemons.iter().enumerate() {
-                rps[i].push(wrk(daemon, route));
+                let run = wrk(daemon, route);
+                rps[i].push(run.rate);
+                p99[i].push(run.p99);
             }
         }
         section(&format!(
@@ -92,16 +95,27 @@ fn main() {
         report(&binaries, &mut rps, |d| {
             format!("{:.0} req/s", d.as_secs_f64())
         });
+        section(&format!("GET {route} latency, 99th percentile (same runs)"));
+        report(&binaries, &mut p99, |d| format!("{:.2} ms", ms(d)));
     }
 }
 
-/// Requests per second `wrk` reached, carried in a `Duration` of that many seconds so
-/// one report function serves every figure.
-fn wrk(daemon: &Daemon, route: &str) -> Duration {
+/// What one `wrk` run measured.
+struct WrkRun {
+    /// Requests per second, carried in a `Duration` of that many seconds so one
+    /// report function serves every figure.
+    rate: Duration,
+    /// The 99th percentile of the requests' latency.
+    p99: Duration,
+}
+
+/// Runs `wrk` on a route of the daemon.
+fn wrk(daemon: &Daemon, route: &str) -> WrkRun {
     let mut command = Command::new("wrk");
     command.args([
         "-t2",
         "-c50",
+        "--latency",
         &format!("-d{WRK_SECONDS}s"),
         &format!("http://127.0.0.1:{}{route}", daemon.port),
     ]);
@@ -120,7 +134,29 @@ fn wrk(daemon: &Daemon, route: &str) -> Duration {
         .find_map(|line| line.strip_prefix("Requests/sec:"))
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("no Requests/sec in wrk's output:\n{text}"));
-    Duration::from_secs_f64(rps)
+    let p99 = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("99%"))
+        .and_then(|value| wrk_duration(value.trim()))
+        .unwrap_or_else(|| panic!("no 99% latency in wrk's output:\n{text}"));
+    WrkRun {
+        rate: Duration::from_secs_f64(rps),
+        p99,
+    }
+}
+
+/// A latency as wrk prints it (`812.00us`, `1.25ms`, `2.01s`).
+fn wrk_duration(text: &str) -> Option<Duration> {
+    let (number, unit) = text.split_at(text.find(|c: char| c.is_ascii_alphabetic())?);
+    let number: f64 = number.parse().ok()?;
+    let seconds = match unit {
+        "us" => number / 1e6,
+        "ms" => number / 1e3,
+        "s" => number,
+        "m" => number * 60.0,
+        _ => return None,
+    };
+    Some(Duration::from_secs_f64(seconds))
 }
 
 fn section(title: &str) {

@@ -15,9 +15,9 @@ fn main() {
 }
 
 /// What `agentplex adapters new` writes: the adapter template, the kit and the
-/// contract it is built against, embedded as one zstd-compressed bundle per set
-/// (for each file: its path's length and path, its length and bytes, lengths as
-/// little-endian `u32`), read back by `cli/scaffold.rs`.
+/// contract it is built against, embedded as one zstd-compressed tar archive per
+/// set (its files in path order, with fixed times and owners, so a build gives
+/// the same bytes), read back by `cli/scaffold.rs`.
 fn embed_scaffold(root: &Path, out_dir: &Path) {
     let template = root.join("examples/adapter-template");
     let sets = [
@@ -49,7 +49,7 @@ fn embed_scaffold(root: &Path, out_dir: &Path) {
             collect_files(&path, &mut files);
         }
         files.sort();
-        let mut bundle = Vec::new();
+        let mut archive = tar::Builder::new(Vec::new());
         for file in files {
             let relative = file
                 .strip_prefix(&base)
@@ -58,12 +58,16 @@ fn embed_scaffold(root: &Path, out_dir: &Path) {
                 .replace("/./", "/");
             let relative = relative.trim_start_matches("./");
             let bytes = fs::read(&file).unwrap();
-            for part in [relative.as_bytes(), &bytes] {
-                bundle.extend_from_slice(&u32::try_from(part.len()).unwrap().to_le_bytes());
-                bundle.extend_from_slice(part);
-            }
+            let mut header = tar::Header::new_gnu();
+            header.set_size(bytes.len() as u64);
+            header.set_mode(0o644);
+            header.set_mtime(0);
+            archive
+                .append_data(&mut header, relative, bytes.as_slice())
+                .unwrap();
         }
-        let path = out_dir.join(format!("scaffold-{name}.zst"));
+        let bundle = archive.into_inner().unwrap();
+        let path = out_dir.join(format!("scaffold-{name}.tar.zst"));
         fs::write(&path, sandbox_agent_compression::compress(&bundle)).unwrap();
         generated.push_str(&format!(
             "pub(crate) const {name}: &[u8] = include_bytes!({:?});\n",

@@ -274,7 +274,7 @@ impl Input {
 }
 
 /// A universal event as an adapter emitted it, before the daemon adds the envelope.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct EmittedEvent {
     /// The event's type.
     pub event_type: UniversalEventType,
@@ -282,8 +282,9 @@ pub struct EmittedEvent {
     pub data: UniversalEventData,
     /// Whether the daemon or the adapter made it up (not the agent's own).
     pub synthetic: bool,
-    /// The native payload, when the adapter passed one.
-    pub raw: Option<serde_json::Value>,
+    /// The native payload, when the adapter passed one: JSON checked once by the
+    /// host and kept as text (never parsed again).
+    pub raw: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// One thing an adapter asked the daemon to do; checked by the host.

@@ -12,28 +12,25 @@ use super::error::LocalError;
 
 include!(concat!(env!("OUT_DIR"), "/scaffold_files.rs"));
 
-/// The files of an embedded bundle (see the build script), by path.
+/// The files of an embedded bundle (a compressed tar archive, see the build
+/// script), by path.
 fn bundle(compressed: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LocalError> {
+    use std::io::Read;
+    let damaged = |error: std::io::Error| LocalError::Damaged(error.to_string());
     let bytes = sandbox_agent_host::artifact::decompress(compressed)
-        .map_err(|e| LocalError::Damaged(e.to_string()))?;
-    let mut parts = Vec::new();
-    let mut rest = bytes.as_slice();
-    while let Some((length, after)) = rest.split_first_chunk::<4>() {
-        let length = u32::from_le_bytes(*length) as usize;
-        let part = after
-            .get(..length)
-            .ok_or_else(|| LocalError::Damaged("truncated".into()))?;
-        parts.push(part.to_vec());
-        rest = &after[length..];
-    }
-    if !rest.is_empty() || parts.len() % 2 != 0 {
-        return Err(LocalError::Damaged("truncated".into()));
-    }
-    let mut parts = parts.into_iter();
+        .map_err(|error| LocalError::Damaged(error.to_string()))?;
+    let mut archive = tar::Archive::new(bytes.as_slice());
     let mut files = Vec::new();
-    while let (Some(path), Some(bytes)) = (parts.next(), parts.next()) {
-        let path = String::from_utf8(path).map_err(|e| LocalError::Damaged(e.to_string()))?;
-        files.push((path, bytes));
+    for entry in archive.entries().map_err(damaged)? {
+        let mut entry = entry.map_err(damaged)?;
+        let path = entry
+            .path()
+            .map_err(damaged)?
+            .to_string_lossy()
+            .into_owned();
+        let mut contents = Vec::new();
+        entry.read_to_end(&mut contents).map_err(damaged)?;
+        files.push((path, contents));
     }
     Ok(files)
 }

@@ -38,7 +38,7 @@ pub async fn body(
     limit: usize,
     include_raw: bool,
 ) -> Result<Body, ApiError> {
-    let first = session.shared.log.read(after, limit.min(PAGE)).await?;
+    let first = session.events_after(after, limit.min(PAGE)).await?;
     let complete = !first.has_more || first.events.len() >= limit;
     if complete {
         let mut json = String::from("{\"events\":[");
@@ -68,14 +68,12 @@ pub async fn body(
             Some(page) => page,
             None => match cursor
                 .session
-                .shared
-                .log
-                .read(cursor.after, cursor.left.min(PAGE))
+                .events_after(cursor.after, cursor.left.min(PAGE))
                 .await
             {
                 Ok(page) => (page.events, page.has_more),
                 Err(error) => {
-                    tracing::error!(session = %cursor.session.shared.record.id, %error, "reading events for a page");
+                    tracing::error!(session = %cursor.session.record().id, %error, "reading events for a page");
                     return Some((Err(std::io::Error::other(error.to_string())), cursor));
                 }
             },

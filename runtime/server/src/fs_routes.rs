@@ -41,9 +41,9 @@ fn resolve(
     follow_last: bool,
 ) -> Result<PathBuf> {
     let base = match session_id {
-        Some(id) if !Path::new(path).is_absolute() => Some(PathBuf::from(
-            &state.sessions.get(id)?.shared.record.directory,
-        )),
+        Some(id) if !Path::new(path).is_absolute() => {
+            Some(PathBuf::from(&state.sessions.get(id)?.record().directory))
+        }
         _ => None,
     };
     Ok(state.fs.locate(base.as_deref(), path, follow_last)?)

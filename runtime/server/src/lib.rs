@@ -235,7 +235,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         });
     }
     let store = open_store(&config)?;
-    let stored = store.load(agentplex_sessions::log::TAIL_EVENTS)?;
+    let stored = store.load(agentplex_sessions::TAIL_EVENTS)?;
     let sessions = Arc::new(SessionManager::new(
         catalog.clone(),
         SessionSettings {

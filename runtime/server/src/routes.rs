@@ -9,11 +9,12 @@ use sandbox_agent_api::*;
 use sandbox_agent_host::{Attachment, MessagePart as AdapterPart};
 
 use super::extract::{Json, OptionalJson, Path, Query};
-use super::sse::{self, Until};
+use super::sse;
 use super::AppState;
 use crate::error::{ApiError, Result};
 use agentplex_sessions::Command;
 use agentplex_sessions::SessionError;
+use agentplex_sessions::Until;
 
 /// Liveness and version.
 #[utoipa::path(get, path = "/v1/health", tag = "meta", responses((status = 200, body = HealthResponse)))]
@@ -39,7 +40,7 @@ pub async fn list_agents(State(state): State<AppState>) -> axum::Json<AgentListR
     // Version probes start agent binaries (a Node CLI takes seconds): all at once.
     let adapters = state.catalog.adapters();
     let agents = futures::future::join_all(adapters.iter().map(|adapter| {
-        let server_status = state.sessions.shared_processes().status(adapter.id());
+        let server_status = state.sessions.server_status(adapter.id());
         state.catalog.describe(adapter, server_status)
     }))
     .await;
@@ -174,13 +175,7 @@ pub async fn create_session(
     let agent = request.agent.clone();
     let session = state.sessions.create(&session_id, request).await?;
     let started = session.command(Command::Start).await;
-    let native_session_id = session
-        .shared
-        .state
-        .lock()
-        .unwrap()
-        .native_session_id
-        .clone();
+    let native_session_id = session.native_session_id();
     let message = started
         .as_ref()
         .err()
@@ -243,7 +238,7 @@ pub async fn post_message_stream(
     let events = futures::stream::once(turn_started).flat_map(move |after| {
         // A turn that never started (session ended first) streams nothing.
         let after = after.unwrap_or(u64::MAX);
-        sse::events_after(session.clone(), after, Until::ClientNeeded)
+        session.clone().follow(after, Until::ClientNeeded)
     });
     Ok(sse::response(
         events.take_until(state.sessions.closing()),
@@ -300,7 +295,7 @@ pub async fn get_events_sse(
         None => None,
     };
     let after = last_event_id.or(query.offset).unwrap_or(0);
-    let events = sse::events_after(session, after, Until::SessionEnd);
+    let events = session.follow(after, Until::SessionEnd);
     Ok(sse::response(
         events.take_until(state.sessions.closing()),
         query.include_raw.unwrap_or(false),

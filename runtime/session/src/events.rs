@@ -42,7 +42,7 @@ pub fn error(code: &str, message: String) -> EmittedEvent {
 /// `agent.unparsed` for a line longer than `limit` bytes, with its head as `raw`.
 pub fn line_too_long(location: String, length: usize, limit: usize, head: String) -> EmittedEvent {
     EmittedEvent {
-        raw: Some(serde_json::Value::String(head)),
+        raw: Some(serde_json::value::to_raw_value(&head).expect("a string always serializes")),
         ..synthetic(
             UniversalEventType::AgentUnparsed,
             UniversalEventData::AgentUnparsed(AgentUnparsedData {

@@ -6,6 +6,23 @@ use agentplex_adapter_types::Input;
 pub enum Incoming {
     /// Something for the adapter.
     Adapter(Input),
+    /// A process the driver started for an `Io(Spawn)`: its pid and start time
+    /// (clock ticks since boot) go into checkpoints. It replaces any process of
+    /// the same id.
+    ProcessStarted {
+        /// The adapter's name for it.
+        process_id: String,
+        /// Its pid.
+        pid: u32,
+        /// When the kernel started it, to recognise it after a restart.
+        started: Option<u64>,
+    },
+    /// A process is gone (it exited) but its exit is not reported yet: its last
+    /// output is still being read, and an [`Input::Exit`] follows.
+    ProcessGone {
+        /// The adapter's name for it.
+        process_id: String,
+    },
     /// A process printed a line longer than the limit; it is not given to the adapter.
     LineTooLong {
         /// The process.
@@ -27,7 +44,9 @@ impl Incoming {
                 line.len()
             }
             Incoming::Adapter(Input::SseEvent(event)) => event.data.len() + event.event.len(),
-            Incoming::Adapter(_) => 0,
+            Incoming::Adapter(_)
+            | Incoming::ProcessStarted { .. }
+            | Incoming::ProcessGone { .. } => 0,
             Incoming::LineTooLong { head, .. } => head.len(),
         }
     }

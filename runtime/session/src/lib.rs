@@ -9,15 +9,20 @@
 //! polls it ([`SessionCore::poll`]) for [`Effect`]s to carry out until none is
 //! left, and commits. The core owns no process, channel, lock or clock: time is
 //! passed in (Unix milliseconds), and whatever the driver learns about its
-//! processes (started, gone) it says with [`SessionCore::process_started`] and
-//! [`SessionCore::process_gone`]. So every rule below is tested without
-//! processes or a database (`core/tests.rs`, `core/props.rs`).
+//! processes, timers and streams (started, gone, exited, fired, closed) comes
+//! in as an [`Incoming`]. The driver keeps a handle for each resource the core
+//! names and drops it when the core says ([`Effect::Release`], `Kill`,
+//! `CancelTimer`, `CloseSse`, [`Effect::Shutdown`]): it decides nothing about
+//! them itself. So every rule below is tested without processes or a database
+//! (`tests.rs`, `props.rs`).
 //!
 //! The core answers in the order the rules call for: an adapter's actions are
 //! carried out one by one, then the next queued message may start, then the
 //! command that caused it all is answered.
 
 mod checkpoint;
+mod command;
+mod encoded;
 mod error;
 mod events;
 mod input;
@@ -29,62 +34,24 @@ mod stderr;
 mod tests;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
-use agentplex_adapter_types::{
-    Action, EmittedEvent, ExitStatus, Input, MessagePart, PermissionReply,
-};
+use agentplex_adapter_types::{Action, EmittedEvent, ExitStatus, Input};
 use sandbox_agent_universal::{
-    PermissionEventData, PermissionStatus, QuestionEventData, QuestionStatus, SessionEndReason,
-    SessionEndedData, TerminatedBy, UniversalEventData, UniversalEventType,
+    EventSource, PermissionEventData, PermissionStatus, QuestionEventData, QuestionStatus,
+    SessionEndReason, SessionEndedData, TerminatedBy, UniversalEvent, UniversalEventData,
+    UniversalEventType,
 };
 
 use queue::Queued;
 use stderr::StderrCapture;
 
 pub use checkpoint::{Checkpoint, ProcessMark, StoredPart};
+pub use command::Command;
+pub use encoded::EncodedEvent;
 pub use error::{AdapterFailure, CoreError};
 pub use input::{Incoming, Stream};
 pub use queue::Ticket;
-
-/// A client's request, as the core sees it.
-#[derive(Debug)]
-pub enum Command {
-    /// Start the adapter (a new session's first input).
-    Start,
-    /// A user message: it starts a turn now, or waits for the running one.
-    Send {
-        /// The message.
-        parts: Vec<MessagePart>,
-        /// Told back in [`Effect::TurnStarted`] when the message's turn starts.
-        ticket: Option<Ticket>,
-    },
-    /// Answer a pending permission request.
-    ReplyPermission {
-        /// The request's id.
-        permission_id: String,
-        /// Once, always, or reject.
-        reply: PermissionReply,
-    },
-    /// Answer a pending question.
-    ReplyQuestion {
-        /// The question's id.
-        question_id: String,
-        /// The options chosen, per question asked.
-        answers: Vec<Vec<String>>,
-    },
-    /// Decline a pending question.
-    RejectQuestion {
-        /// The question's id.
-        question_id: String,
-    },
-    /// Stop the running turn (nothing when none runs).
-    Cancel,
-    /// End the session.
-    Terminate,
-    /// Daemon shutdown with a durable store: stop without ending the session,
-    /// leaving the last checkpoint for the next daemon to resume from.
-    Suspend,
-}
 
 /// What the driver carries out for the core, in the order given.
 #[derive(Debug)]
@@ -92,24 +59,21 @@ pub enum Effect {
     /// Give the adapter this input and hand its outcome to
     /// [`SessionCore::adapter_outcome`] before polling again.
     Feed(Input),
-    /// Number and stage an event: it gets `sequence` (the driver's log numbers
-    /// the events it stages in the same order, from the same start).
-    Emit {
-        /// The event as the adapter (or the daemon) made it.
-        event: EmittedEvent,
-        /// Its place in the transcript.
-        sequence: u64,
-        /// The agent's own session id at the time, for the envelope.
-        native_session_id: Option<String>,
-    },
+    /// Stage an event for the next commit, as every reader will get it: in its
+    /// envelope (numbered on from the transcript's last event, stamped with
+    /// the time the core was given), encoded once.
+    Emit(Arc<EncodedEvent>),
     /// The agent's own session id is now known (for the session listing).
     NativeSessionId(String),
     /// An I/O action of the adapter's to carry out as asked: anything but
     /// `Emit` and `SetNativeSessionId`, which become the effects above. A
-    /// `Spawn` that succeeds is reported with [`SessionCore::process_started`]
+    /// `Spawn` that succeeds is reported with [`Incoming::ProcessStarted`]
     /// (one that fails, as `Input::SpawnFailed` later); a `WriteFile` that fails,
     /// with [`SessionCore::fail`].
     Io(Action),
+    /// A resource is done with on its own (a process that exited, a timer that
+    /// fired, a stream that closed): drop its handle, nothing is left to end.
+    Release(Resource),
     /// The message sent with `ticket` starts its turn; `after` is the last
     /// sequence before the turn's events.
     TurnStarted {
@@ -123,6 +87,18 @@ pub enum Effect {
     /// The session ended: stop its processes, timers and streams, and forget
     /// the tickets of messages that will not run.
     Shutdown,
+}
+
+/// A resource of the session that the driver holds a handle for, by the
+/// adapter's id for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resource {
+    /// A process (`Spawn`).
+    Process(String),
+    /// A timer (`SetTimer`).
+    Timer(String),
+    /// A loopback SSE stream (`OpenSse`).
+    Stream(String),
 }
 
 /// What closing a turn lost with the previous daemon needs from the transcript
@@ -388,23 +364,46 @@ impl SessionCore {
         }
         match incoming {
             Incoming::Adapter(input) => {
-                let stale = match &input {
+                let released = match &input {
                     Input::Stderr { line, .. } => {
                         self.stderr.push(line);
-                        false
+                        None
                     }
-                    Input::Exit { process_id, .. } => {
-                        self.processes.remove(process_id);
-                        false
-                    }
+                    Input::Exit { process_id, .. } => self
+                        .processes
+                        .remove(process_id)
+                        .map(|_| Resource::Process(process_id.clone())),
                     // A timer cancelled after it fired, or a stream the adapter
                     // closed itself: nothing to report.
-                    Input::Timer { timer_id } => !self.timers.remove(timer_id),
-                    Input::SseClosed { stream_id, .. } => !self.streams.remove(stream_id),
-                    _ => false,
+                    Input::Timer { timer_id } if !self.timers.remove(timer_id) => return,
+                    Input::Timer { timer_id } => Some(Resource::Timer(timer_id.clone())),
+                    Input::SseClosed { stream_id, .. } if !self.streams.remove(stream_id) => return,
+                    Input::SseClosed { stream_id, .. } => Some(Resource::Stream(stream_id.clone())),
+                    _ => None,
                 };
-                if !stale {
-                    self.steps.push_back(Step::Feed(input, Then::Ignore));
+                if let Some(resource) = released {
+                    self.effects.push_back(Effect::Release(resource));
+                }
+                self.steps.push_back(Step::Feed(input, Then::Ignore));
+            }
+            Incoming::ProcessStarted {
+                process_id,
+                pid,
+                started,
+            } => {
+                let mark = ProcessMark {
+                    id: process_id.clone(),
+                    pid,
+                    started,
+                };
+                let process = Process { mark, gone: false };
+                self.processes.insert(process_id, process);
+            }
+            // No message starts until the adapter hears of the exit, so it
+            // relaunches the agent instead of writing to a dead one.
+            Incoming::ProcessGone { process_id } => {
+                if let Some(process) = self.processes.get_mut(&process_id) {
+                    process.gone = true;
                 }
             }
             Incoming::LineTooLong {
@@ -485,31 +484,6 @@ impl SessionCore {
                 });
                 self.steps.push_front(Step::Finish(then, failed));
             }
-        }
-    }
-
-    /// A process the driver started for an `Io(Spawn)`: its pid and start time
-    /// (clock ticks since boot) go into checkpoints. It replaces any process of
-    /// the same id. An ended session has none.
-    pub fn process_started(&mut self, process_id: &str, pid: u32, started: Option<u64>) {
-        if self.ended {
-            return;
-        }
-        let mark = ProcessMark {
-            id: process_id.to_owned(),
-            pid,
-            started,
-        };
-        let process = Process { mark, gone: false };
-        self.processes.insert(process_id.to_owned(), process);
-    }
-
-    /// A process is gone but its exit is not reported yet (its last output is
-    /// still being read): no message starts until the adapter hears of the
-    /// exit, so it relaunches the agent instead of writing to a dead one.
-    pub fn process_gone(&mut self, process_id: &str) {
-        if let Some(process) = self.processes.get_mut(process_id) {
-            process.gone = true;
         }
     }
 
@@ -683,11 +657,24 @@ impl SessionCore {
         }
         self.last_sequence += 1;
         self.updated_at = self.now;
-        self.effects.push_back(Effect::Emit {
-            event,
+        let envelope = UniversalEvent {
+            event_id: format!("evt_{}", self.last_sequence),
             sequence: self.last_sequence,
+            time: rfc3339_millis(self.now),
+            session_id: self.identity.session_id.clone(),
             native_session_id: self.native_session_id.clone(),
-        });
+            source: if event.synthetic {
+                EventSource::Daemon
+            } else {
+                EventSource::Agent
+            },
+            synthetic: event.synthetic,
+            event_type: event.event_type,
+            data: event.data,
+            raw: None,
+        };
+        let encoded = EncodedEvent::new(&envelope, event.raw);
+        self.effects.push_back(Effect::Emit(Arc::new(encoded)));
         if self.ended {
             self.shutdown();
         }
@@ -765,4 +752,13 @@ impl SessionCore {
             session_id: self.identity.session_id.clone(),
         }
     }
+}
+
+/// Unix milliseconds as RFC 3339 (UTC, with milliseconds), as events carry them.
+fn rfc3339_millis(millis: i64) -> String {
+    use time::format_description::well_known::Rfc3339;
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .ok()
+        .and_then(|time| time.format(&Rfc3339).ok())
+        .unwrap_or_default()
 }

@@ -161,12 +161,14 @@ impl Model {
                     assert_eq!(after, self.last_sequence);
                     announced = Some(ticket);
                 }
-                Effect::Emit {
-                    event, sequence, ..
-                } => {
-                    assert_eq!(sequence, self.last_sequence + 1, "numbered without gaps");
-                    self.last_sequence = sequence;
-                    self.event(&event);
+                Effect::Emit(event) => {
+                    assert_eq!(
+                        event.sequence,
+                        self.last_sequence + 1,
+                        "numbered without gaps"
+                    );
+                    self.last_sequence = event.sequence;
+                    self.event(&event.decode().expect("an event decodes"));
                 }
                 Effect::Answer(result) => answers.push(result),
                 Effect::Shutdown => {
@@ -174,13 +176,13 @@ impl Model {
                     self.waiting.clear();
                     self.processes.clear();
                 }
-                Effect::NativeSessionId(_) | Effect::Io(_) => {}
+                Effect::NativeSessionId(_) | Effect::Io(_) | Effect::Release(_) => {}
             }
         }
         answers
     }
 
-    fn event(&mut self, event: &EmittedEvent) {
+    fn event(&mut self, event: &UniversalEvent) {
         match (&event.event_type, &event.data) {
             (UniversalEventType::TurnEnded, _) => self.running = false,
             (UniversalEventType::PermissionRequested, UniversalEventData::Permission(p)) => {
@@ -328,14 +330,24 @@ fn step(core: &mut SessionCore, model: &mut Model, op: &Op) {
             if model.processes.contains_key(&id) {
                 return model.check(core);
             }
-            core.process_started(&id, 1, None);
+            let started = Incoming::ProcessStarted {
+                process_id: id.clone(),
+                pid: 1,
+                started: None,
+            };
+            core.incoming(started, 0);
             if !ended {
                 model.processes.insert(id, false);
             }
         }
         Op::ProcessGone(id) => {
             let id = format!("proc{id}");
-            core.process_gone(&id);
+            core.incoming(
+                Incoming::ProcessGone {
+                    process_id: id.clone(),
+                },
+                0,
+            );
             if let Some(gone) = model.processes.get_mut(&id) {
                 *gone = true;
             }

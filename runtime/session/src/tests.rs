@@ -1,7 +1,7 @@
 //! The session core's rules one by one, with a scripted adapter: no process, no
 //! task, no database.
 
-use agentplex_adapter_types::{ExitStatus, PermissionReply, TimerRequest};
+use agentplex_adapter_types::{ExitStatus, MessagePart, PermissionReply, TimerRequest};
 use sandbox_agent_universal::{StderrOutput, TurnEventData, TurnPhase};
 
 use super::*;
@@ -159,13 +159,12 @@ fn fed(effects: &[Effect]) -> Vec<&Input> {
         .collect()
 }
 
-fn emitted(effects: &[Effect]) -> Vec<(&EmittedEvent, u64)> {
+/// The events staged, as a reader will get them.
+fn emitted(effects: &[Effect]) -> Vec<UniversalEvent> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Emit {
-                event, sequence, ..
-            } => Some((event, *sequence)),
+            Effect::Emit(event) => Some(event.decode().expect("an event decodes")),
             _ => None,
         })
         .collect()
@@ -210,15 +209,17 @@ fn a_message_starts_a_turn_and_the_next_waits_for_its_end() {
         effects[..],
         [
             Effect::Feed(Input::Stdout { .. }),
-            Effect::Emit { sequence: 2, .. },
+            Effect::Emit(_),
             Effect::TurnStarted {
                 ticket: 2,
                 after: 2
             },
             Effect::Feed(Input::SendMessage(_)),
-            Effect::Emit { sequence: 3, .. },
+            Effect::Emit(_),
         ]
     ));
+    let sequences: Vec<_> = emitted(&effects).iter().map(|e| e.sequence).collect();
+    assert_eq!(sequences, [2, 3]);
     assert!(core.turn_running());
     assert_eq!(core.queued_messages(), 0);
 }
@@ -318,7 +319,7 @@ fn terminate_ends_the_session_with_a_daemon_made_event_once() {
     let effects = drive(&mut core, &mut quiet);
     let events = emitted(&effects);
     assert_eq!(events.len(), 1);
-    let (event, _) = events[0];
+    let event = &events[0];
     assert!(event.synthetic);
     assert!(matches!(
         &event.data,
@@ -339,7 +340,7 @@ fn terminate_ends_the_session_with_a_daemon_made_event_once() {
     let mut ends = |_: &Input| Ok(vec![agent_ended()]);
     let effects = drive(&mut core, &mut ends);
     assert_eq!(emitted(&effects).len(), 1);
-    assert!(!emitted(&effects)[0].0.synthetic);
+    assert!(!emitted(&effects)[0].synthetic);
     let mut core = self::core();
     core.command(Command::Terminate, 0);
     let effects = drive(&mut core, &mut |_| {
@@ -410,8 +411,8 @@ fn a_rejection_answers_the_caller_and_a_failure_ends_the_session_with_stderr() {
         [Err(CoreError::AdapterFailed { agent, .. })] if agent == "mock"
     ));
     let events = emitted(&effects);
-    assert_eq!(events[0].0.event_type, UniversalEventType::Error);
-    let UniversalEventData::SessionEnded(ended) = &events[1].0.data else {
+    assert_eq!(events[0].event_type, UniversalEventType::Error);
+    let UniversalEventData::SessionEnded(ended) = &events[1].data else {
         panic!("{events:?}");
     };
     assert_eq!(ended.reason, SessionEndReason::Error);
@@ -425,9 +426,21 @@ fn a_rejection_answers_the_caller_and_a_failure_ends_the_session_with_stderr() {
 #[test]
 fn a_gone_process_holds_the_next_message_until_its_exit_is_reported() {
     let mut core = core();
-    core.process_started("agent", 42, Some(7));
+    core.incoming(
+        Incoming::ProcessStarted {
+            process_id: "agent".into(),
+            pid: 42,
+            started: Some(7),
+        },
+        0,
+    );
     assert_eq!(core.checkpoint().processes[0].pid, 42);
-    core.process_gone("agent");
+    core.incoming(
+        Incoming::ProcessGone {
+            process_id: "agent".into(),
+        },
+        0,
+    );
     core.command(send("one", None), 0);
     let effects = drive(&mut core, &mut agent);
     assert!(fed(&effects).is_empty());
@@ -450,6 +463,7 @@ fn a_gone_process_holds_the_next_message_until_its_exit_is_reported() {
         fed(&effects)[..],
         [Input::Exit { .. }, Input::SendMessage(_)]
     ));
+    assert!(matches!(&effects[0], Effect::Release(Resource::Process(id)) if id == "agent"));
     assert!(core.checkpoint().processes.is_empty());
 }
 
@@ -489,6 +503,11 @@ fn timers_and_streams_that_are_no_longer_wanted_are_not_reported() {
     }
     let effects = drive(&mut core, &mut quiet);
     assert!(matches!(fed(&effects)[..], [Input::Timer { timer_id }] if timer_id == "a"));
+    // The fired timer's handle is let go of once, before the adapter hears of it.
+    assert!(matches!(
+        &effects[..],
+        [Effect::Release(Resource::Timer(id)), Effect::Feed(_)] if id == "a"
+    ));
     core.incoming(
         Incoming::Adapter(Input::SseClosed {
             stream_id: "x".into(),
@@ -513,8 +532,14 @@ fn events_are_numbered_on_from_the_transcript_and_time_comes_from_the_caller() {
     );
     let effects = drive(&mut core, &mut quiet);
     let events = emitted(&effects);
-    assert_eq!(events[0].1, 42);
-    let UniversalEventData::AgentUnparsed(unparsed) = &events[0].0.data else {
+    assert_eq!(events[0].sequence, 42);
+    assert_eq!(events[0].event_id, "evt_42");
+    assert_eq!(events[0].time, "1970-01-01T00:00:01.234Z");
+    assert_eq!(events[0].session_id, "s");
+    assert_eq!(events[0].source, EventSource::Daemon);
+    assert!(events[0].synthetic);
+    assert_eq!(events[0].raw, Some(serde_json::json!("{\"a\"")));
+    let UniversalEventData::AgentUnparsed(unparsed) = &events[0].data else {
         panic!("{events:?}");
     };
     assert_eq!(unparsed.location, "stdout:agent");
@@ -534,9 +559,9 @@ fn the_native_session_id_goes_with_the_events_after_it() {
         ])
     };
     let effects = drive(&mut core, &mut named);
-    assert!(effects
-        .iter()
-        .any(|e| matches!(e, Effect::Emit { native_session_id: Some(id), .. } if id == "n1")));
+    let events = emitted(&effects);
+    assert_eq!(events[0].native_session_id.as_deref(), Some("n1"));
+    assert_eq!(events[0].source, EventSource::Agent);
     assert_eq!(core.checkpoint().native_session_id.as_deref(), Some("n1"));
 }
 
@@ -585,7 +610,7 @@ fn resuming_with_a_fresh_adapter_closes_the_lost_turn_then_runs_the_queue() {
     core.resume(true, lost, 99);
     let effects = drive(&mut core, &mut agent);
     let events = emitted(&effects);
-    let types: Vec<_> = events.iter().map(|(e, _)| e.event_type).collect();
+    let types: Vec<_> = events.iter().map(|e| e.event_type).collect();
     assert_eq!(
         types,
         [
@@ -595,9 +620,9 @@ fn resuming_with_a_fresh_adapter_closes_the_lost_turn_then_runs_the_queue() {
             UniversalEventType::TurnStarted,
         ]
     );
-    assert!(events[..3].iter().all(|(e, _)| e.synthetic));
-    assert_eq!(events[0].1, 4);
-    let UniversalEventData::Turn(ended) = &events[2].0.data else {
+    assert!(events[..3].iter().all(|e| e.synthetic));
+    assert_eq!(events[0].sequence, 4);
+    let UniversalEventData::Turn(ended) = &events[2].data else {
         unreachable!()
     };
     assert_eq!(ended.turn_id.as_deref(), Some("t1"));

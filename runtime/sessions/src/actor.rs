@@ -9,16 +9,16 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sandbox_agent_host::{Action, AdapterSession, FileWrite, Input, MessagePart};
+use sandbox_agent_host::{Action, AdapterSession, FileWrite, Input};
 use sandbox_agent_universal::{UniversalEventData, UniversalEventType};
 use tokio::sync::mpsc::UnboundedReceiver;
-use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
+use super::command::{Command, Request, Tickets};
 use super::fault::{self, StorageFault};
 use super::incoming::{Delivery, Inbox};
-use super::log::now_millis;
 use super::loopback::Loopback;
+use super::now_millis;
 use super::parking::Parking;
 use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
 use super::reaper::Reaper;
@@ -26,8 +26,7 @@ use super::recording::Recording;
 use super::shared::SharedProcesses;
 use super::SessionShared;
 use crate::SessionError;
-use agentplex_session::Incoming;
-use agentplex_session::{self as session_core, Effect, Identity, LostTurn, SessionCore, Ticket};
+use agentplex_session::{Effect, Identity, Incoming, LostTurn, Resource, SessionCore};
 use agentplex_store::{Checkpoint, Commit, Store, StoreError};
 
 /// Most inputs already waiting (process output, timers, responses) handled
@@ -44,35 +43,15 @@ const BYTES_PER_COMMIT: usize = 1 << 20;
 /// the host's call time limit.
 const INLINE_CALL_BYTES: usize = 64 << 10;
 
-/// A request from the HTTP layer.
-pub enum Command {
-    Start,
-    Send {
-        parts: Vec<MessagePart>,
-        turn_started: Option<oneshot::Sender<u64>>,
-    },
-    ReplyPermission {
-        permission_id: String,
-        reply: sandbox_agent_host::PermissionReply,
-    },
-    ReplyQuestion {
-        question_id: String,
-        answers: Vec<Vec<String>>,
-    },
-    RejectQuestion {
-        question_id: String,
-    },
-    Cancel,
-    Terminate,
-    /// Daemon shutdown with a durable store: stop without ending the session,
-    /// leaving the last checkpoint for the next daemon to resume from.
-    Suspend,
-}
-
-/// A command and where to report its outcome.
-pub struct Request {
-    pub command: Command,
-    pub done: oneshot::Sender<Result<(), SessionError>>,
+/// How much of what waits in the inbox one turn of the loop takes in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Take {
+    /// What keeps a commit small: its events wait in memory until it is made.
+    OneCommit,
+    /// What was waiting when the loop turned: at most the session's in-flight
+    /// budget, plus the few reports that are not paced (what arrives meanwhile
+    /// waits for the next turn).
+    AllWaiting,
 }
 
 /// A process a session uses: its own, or a shared one it is attached to.
@@ -96,10 +75,8 @@ pub struct Actor {
     reaper: Arc<Reaper>,
     timers: BTreeMap<String, AbortHandle>,
     streams: BTreeMap<String, AbortHandle>,
-    /// Who waits for the turn of a queued message to start, by the ticket the
-    /// core knows the message by.
-    turn_started: BTreeMap<Ticket, oneshot::Sender<u64>>,
-    next_ticket: Ticket,
+    /// Who waits for the turn of a queued message to start.
+    tickets: Tickets,
     store: Arc<dyn Store>,
     /// What the store last heard, to skip commits that would change nothing.
     committed: Checkpoint,
@@ -150,8 +127,7 @@ impl Actor {
             reaper,
             timers: BTreeMap::new(),
             streams: BTreeMap::new(),
-            turn_started: BTreeMap::new(),
-            next_ticket: 0,
+            tickets: Tickets::default(),
             store,
             committed: Checkpoint::default(),
             stored_snapshot: None,
@@ -292,6 +268,15 @@ impl Actor {
             tokio::select! {
                 request = requests.recv(), if !dropped => match request {
                     Some(request) => {
+                        // What the session's I/O reported before the command is
+                        // handled before it: a process found gone among it, no
+                        // message starts on the dead agent. It is at most the
+                        // session's in-flight budget.
+                        if self.takes_input() {
+                            if let Ok(message) = incoming.try_recv() {
+                                self.take_input(message.incoming, &mut incoming, Take::AllWaiting);
+                            }
+                        }
                         // Boxed, like the store's part of a commit: the task keeps
                         // room for the loop's own state, not for its largest step.
                         Box::pin(self.on_request(*request)).await;
@@ -308,23 +293,8 @@ impl Actor {
                 () = fault::retry_due(self.fault.as_ref()) => {}
                 // While the store refuses its events the session takes in nothing
                 // more: its agent waits on a full pipe instead of filling memory.
-                Some(message) = incoming.recv(), if self.fault.is_none() && !self.core.ended() => {
-                    let mut bytes = message.incoming.size();
-                    self.on_incoming(message.incoming);
-                    // What else has already arrived goes into the same commit,
-                    // while the commit stays small: its events wait in memory.
-                    for _ in 1..INPUTS_PER_COMMIT {
-                        if self.core.ended() || self.core.suspended() || bytes >= BYTES_PER_COMMIT {
-                            break;
-                        }
-                        match incoming.try_recv() {
-                            Ok(message) => {
-                                bytes += message.incoming.size();
-                                self.on_incoming(message.incoming);
-                            }
-                            Err(_) => break,
-                        }
-                    }
+                Some(message) = incoming.recv(), if self.takes_input() => {
+                    self.take_input(message.incoming, &mut incoming, Take::OneCommit);
                 }
             }
             // Before the commit, which lets clients see what the instance did.
@@ -340,6 +310,40 @@ impl Actor {
             let _ = request.done.send(Err(SessionError::SessionEnded {
                 session_id: self.shared.record.id.clone(),
             }));
+        }
+    }
+
+    /// Whether the session takes in what its I/O reports: not once it ended,
+    /// nor while the store refuses its events (its agent then waits on a full
+    /// pipe instead of filling memory).
+    fn takes_input(&self) -> bool {
+        self.fault.is_none() && !self.core.ended()
+    }
+
+    /// Hands `first` to the core, then what else has already arrived (as much
+    /// as `take` says), into the same commit.
+    fn take_input(
+        &mut self,
+        first: Incoming,
+        incoming: &mut UnboundedReceiver<Box<Delivery>>,
+        take: Take,
+    ) {
+        let waiting = incoming.len();
+        let (mut count, mut bytes) = (1, first.size());
+        self.on_incoming(first);
+        while !self.core.ended() && !self.core.suspended() {
+            let full = match take {
+                Take::OneCommit => count >= INPUTS_PER_COMMIT || bytes >= BYTES_PER_COMMIT,
+                Take::AllWaiting => count > waiting,
+            };
+            if full {
+                break;
+            }
+            let Ok(message) = incoming.try_recv() else {
+                break;
+            };
+            (count, bytes) = (count + 1, bytes + message.incoming.size());
+            self.on_incoming(message.incoming);
         }
     }
 
@@ -421,40 +425,7 @@ impl Actor {
 
     /// Hands a command to the core and carries out what follows; its outcome.
     fn on_command(&mut self, command: Command) -> Result<(), SessionError> {
-        let command = match command {
-            Command::Start => session_core::Command::Start,
-            Command::Send {
-                parts,
-                turn_started,
-            } => {
-                let ticket = turn_started.map(|sender| {
-                    self.next_ticket += 1;
-                    self.turn_started.insert(self.next_ticket, sender);
-                    self.next_ticket
-                });
-                session_core::Command::Send { parts, ticket }
-            }
-            Command::ReplyPermission {
-                permission_id,
-                reply,
-            } => session_core::Command::ReplyPermission {
-                permission_id,
-                reply,
-            },
-            Command::ReplyQuestion {
-                question_id,
-                answers,
-            } => session_core::Command::ReplyQuestion {
-                question_id,
-                answers,
-            },
-            Command::RejectQuestion { question_id } => {
-                session_core::Command::RejectQuestion { question_id }
-            }
-            Command::Cancel => session_core::Command::Cancel,
-            Command::Terminate => session_core::Command::Terminate,
-            Command::Suspend => session_core::Command::Suspend,
-        };
+        let command = command.into_core(&mut self.tickets);
         self.core.command(command, now_millis());
         self.drive()
             .expect("the session core answers every command")
@@ -462,21 +433,6 @@ impl Actor {
 
     /// Hands what the session's I/O reported to the core and carries out what follows.
     fn on_incoming(&mut self, message: Incoming) {
-        if let Incoming::Adapter(input) = &message {
-            // The I/O side of what ended: the core decides what it means.
-            match input {
-                Input::Exit { process_id, .. } => {
-                    self.processes.remove(process_id);
-                }
-                Input::Timer { timer_id } => {
-                    self.timers.remove(timer_id);
-                }
-                Input::SseClosed { stream_id, .. } => {
-                    self.streams.remove(stream_id);
-                }
-                _ => {}
-            }
-        }
         self.core.incoming(message, now_millis());
         self.drive();
     }
@@ -486,13 +442,6 @@ impl Actor {
     fn drive(&mut self) -> Option<Result<(), SessionError>> {
         let mut answer = None;
         loop {
-            // A process that died is reported only after its last output is
-            // read (up to a few seconds); the core waits for that report.
-            for (id, process) in &self.processes {
-                if process.entry.gone() {
-                    self.core.process_gone(id);
-                }
-            }
             let Some(effect) = self.core.poll(now_millis()) else {
                 return answer;
             };
@@ -509,22 +458,22 @@ impl Actor {
                     self.core
                         .adapter_outcome(outcome.map_err(super::error::adapter_failure));
                 }
-                Effect::Emit {
-                    event,
-                    sequence,
-                    native_session_id,
-                } => {
-                    self.shared.log.stage(event, native_session_id);
-                    debug_assert_eq!(self.shared.log.last_assigned(), sequence);
-                }
+                Effect::Emit(event) => self.shared.log.stage(event),
                 Effect::NativeSessionId(id) => {
                     self.shared.state.lock().unwrap().native_session_id = Some(id)
                 }
                 Effect::Io(action) => self.carry_out(action),
+                Effect::Release(Resource::Process(id)) => {
+                    self.processes.remove(&id);
+                }
+                Effect::Release(Resource::Timer(id)) => {
+                    self.timers.remove(&id);
+                }
+                Effect::Release(Resource::Stream(id)) => {
+                    self.streams.remove(&id);
+                }
                 Effect::TurnStarted { ticket, after } => {
-                    if let Some(sender) = self.turn_started.remove(&ticket) {
-                        let _ = sender.send(after);
-                    }
+                    self.tickets.turn_started(ticket, after);
                 }
                 Effect::Answer(result) => answer = Some(result.map_err(SessionError::from)),
                 Effect::Shutdown => self.shutdown(),
@@ -561,8 +510,12 @@ impl Actor {
                         // Never the arguments: they may hold secrets.
                         let (program, arguments) = (&request.argv[0], request.argv.len() - 1);
                         tracing::debug!(process = %process_id, %program, arguments, "spawned");
-                        self.core
-                            .process_started(&process_id, entry.pid, entry.started);
+                        let started = Incoming::ProcessStarted {
+                            process_id: process_id.clone(),
+                            pid: entry.pid,
+                            started: entry.started,
+                        };
+                        self.core.incoming(started, now_millis());
                         let attached = Attached {
                             entry,
                             share_key: request.share_key.clone(),
@@ -749,7 +702,7 @@ impl Actor {
         {
             task.abort();
         }
-        self.turn_started.clear();
+        self.tickets = Tickets::default();
     }
 
     /// Copies what `GET /v1/sessions` shows into the shared state.

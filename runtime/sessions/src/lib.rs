@@ -5,20 +5,22 @@
 
 mod actor;
 pub mod agents;
+mod command;
 mod error;
 mod fault;
 mod incoming;
 mod launch;
-pub mod log;
-pub mod loopback;
+mod log;
+mod loopback;
 pub mod metrics;
-pub mod parking;
-pub mod processes;
+mod parking;
+mod processes;
+mod reading;
 mod reaper;
 mod recording;
 mod restore;
 pub mod retention;
-pub mod shared;
+mod shared;
 pub mod skills;
 
 use std::collections::BTreeMap;
@@ -30,18 +32,21 @@ use sandbox_agent_host::{MessagePart, SessionConfig};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio::sync::{oneshot, watch};
 
-pub use actor::Command;
-use actor::{Actor, Request};
+use actor::Actor;
+pub use command::Command;
+use command::Request;
 pub use error::SessionError;
-pub use log::EventLog;
+use log::EventLog;
+pub use log::{Page, TAIL_EVENTS};
 use processes::SpawnContext;
+pub use reading::Until;
 
 use crate::agents::AgentCatalog;
 use agentplex_store::{SessionRecord, Store};
 
 /// What `GET /v1/sessions` shows about a session, kept current by its task.
 #[derive(Debug, Default)]
-pub struct SessionState {
+struct SessionState {
     pub native_session_id: Option<String>,
     pub ended: bool,
     pub turn_running: bool,
@@ -51,8 +56,8 @@ pub struct SessionState {
     pub updated_at: i64,
 }
 
-/// The parts of a session shared between its task and the HTTP layer.
-pub struct SessionShared {
+/// The parts of a session shared between its task and its readers.
+struct SessionShared {
     /// What the session was created with (as stored).
     pub record: SessionRecord,
     pub log: EventLog,
@@ -72,12 +77,22 @@ impl SessionShared {
 
 /// A handle on a live or ended session.
 pub struct Session {
-    pub shared: Arc<SessionShared>,
+    shared: Arc<SessionShared>,
     /// Boxed: a channel allocates 32 slots up front (see `Inbox`).
     requests: UnboundedSender<Box<Request>>,
 }
 
 impl Session {
+    /// What the session was created with.
+    pub fn record(&self) -> &SessionRecord {
+        &self.shared.record
+    }
+
+    /// The agent's own id for the session, once the adapter said it.
+    pub fn native_session_id(&self) -> Option<String> {
+        self.shared.state.lock().unwrap().native_session_id.clone()
+    }
+
     /// Sends a command to the session's task and waits for its outcome.
     pub async fn command(&self, command: Command) -> Result<(), SessionError> {
         let (done, outcome) = oneshot::channel();
@@ -173,6 +188,11 @@ pub struct SessionSettings {
     pub git: skills::GitSettings,
 }
 
+/// Unix time in milliseconds: the one clock of the sessions, handed to their cores.
+fn now_millis() -> i64 {
+    (time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
+}
+
 /// Every session of the daemon.
 pub struct SessionManager {
     sessions: RwLock<BTreeMap<String, Arc<Session>>>,
@@ -223,9 +243,10 @@ impl SessionManager {
         }
     }
 
-    /// The processes shared between sessions.
-    pub fn shared_processes(&self) -> &shared::SharedProcesses {
-        &self.shared_processes
+    /// The `serverStatus` of an agent that has used a process shared between
+    /// its sessions.
+    pub fn server_status(&self, agent: &str) -> Option<sandbox_agent_api::ServerStatusInfo> {
+        self.shared_processes.status(agent)
     }
 
     /// A session by id.
@@ -294,7 +315,7 @@ impl SessionManager {
             variant: request.variant,
             title: request.title,
             directory: directory.display().to_string(),
-            created_at: log::now_millis(),
+            created_at: now_millis(),
             env: request.env.unwrap_or_default().into_iter().collect(),
             mcp,
             skills: resolved,

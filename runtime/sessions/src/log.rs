@@ -12,10 +12,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use sandbox_agent_host::EmittedEvent;
-use sandbox_agent_universal::{EventSource, UniversalEvent};
-use time::format_description::well_known::Rfc3339;
-use time::OffsetDateTime;
+use sandbox_agent_universal::UniversalEvent;
 use tokio::sync::watch;
 
 use agentplex_store::{EncodedEvent, Store, StoreError};
@@ -101,28 +98,13 @@ impl EventLog {
         }
     }
 
-    /// Wraps an emitted event in its envelope with the next sequence, encodes it
-    /// once, and holds it until [`publish`](Self::publish).
-    pub fn stage(&self, emitted: EmittedEvent, native_session_id: Option<String>) {
+    /// Holds an event the session core numbered and encoded until
+    /// [`publish`](Self::publish); it must be the next one of the transcript.
+    pub fn stage(&self, event: Arc<EncodedEvent>) {
         let mut inner = self.inner.lock().unwrap();
-        let sequence = inner.published + inner.staged.len() as u64 + 1;
-        let event = UniversalEvent {
-            event_id: format!("evt_{sequence}"),
-            sequence,
-            time: now_rfc3339(),
-            session_id: self.session_id.clone(),
-            native_session_id,
-            source: if emitted.synthetic {
-                EventSource::Daemon
-            } else {
-                EventSource::Agent
-            },
-            synthetic: emitted.synthetic,
-            event_type: emitted.event_type,
-            data: emitted.data,
-            raw: emitted.raw,
-        };
-        inner.staged.push(Arc::new(EncodedEvent::encode(&event)));
+        let next = inner.published + inner.staged.len() as u64 + 1;
+        debug_assert_eq!(event.sequence, next, "the core numbers on from the log");
+        inner.staged.push(event);
     }
 
     /// The staged events, for the store (they stay staged).
@@ -243,44 +225,41 @@ impl EventLog {
         inner.tail_bytes = 0;
     }
 
-    /// How many events and bytes the log holds in memory (for tests and metrics).
+    /// How many events and bytes the log holds in memory.
+    #[cfg(test)]
     pub fn held(&self) -> (usize, usize) {
         let inner = self.inner.lock().unwrap();
         (inner.tail.len() + inner.staged.len(), inner.tail_bytes)
     }
 }
 
-/// The current time as RFC 3339 with milliseconds.
-pub fn now_rfc3339() -> String {
-    let now = OffsetDateTime::now_utc();
-    let now = now
-        .replace_nanosecond(now.millisecond() as u32 * 1_000_000)
-        .unwrap_or(now);
-    now.format(&Rfc3339).unwrap_or_default()
-}
-
-/// Unix time in milliseconds.
-pub fn now_millis() -> i64 {
-    (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use agentplex_store::{Checkpoint, Commit, EphemeralStore, SessionRecord};
-    use sandbox_agent_universal::{ErrorData, UniversalEventData, UniversalEventType};
+    use sandbox_agent_universal::{ErrorData, EventSource, UniversalEventData, UniversalEventType};
 
-    fn error_event(message: &str, synthetic: bool) -> EmittedEvent {
-        EmittedEvent {
+    /// Stages an `error` event with `message` as the next one of the log (the
+    /// session core numbers them so).
+    fn stage_error(log: &EventLog, message: &str) {
+        let sequence = log.last_assigned() + 1;
+        let event = UniversalEvent {
+            event_id: format!("evt_{sequence}"),
+            sequence,
+            time: "2026-12-02T00:00:00Z".into(),
+            session_id: "s1".into(),
+            native_session_id: None,
+            source: EventSource::Agent,
+            synthetic: false,
             event_type: UniversalEventType::Error,
             data: UniversalEventData::Error(ErrorData {
                 message: message.into(),
                 code: None,
                 details: None,
             }),
-            synthetic,
             raw: Some(serde_json::json!({"native": message})),
-        }
+        };
+        log.stage(Arc::new(EncodedEvent::encode(&event)));
     }
 
     /// A log on a memory store that has a session `s1`.
@@ -298,7 +277,7 @@ mod tests {
     /// Stages `count` events, stores them and makes them readable.
     fn append(log: &EventLog, count: usize, size: usize) {
         for i in 0..count {
-            log.stage(error_event(&"x".repeat(size.max(i % 7)), i % 2 == 0), None);
+            stage_error(log, &"x".repeat(size.max(i % 7)));
         }
         log.store
             .commit(Commit {
@@ -320,7 +299,7 @@ mod tests {
     async fn sequences_start_at_one_and_reads_are_exclusive_of_offset() {
         let log = log();
         for i in 0..5 {
-            log.stage(error_event(&i.to_string(), i % 2 == 0), None);
+            stage_error(&log, &i.to_string());
         }
         assert!(
             log.read(0, 10).await.unwrap().events.is_empty(),
@@ -338,9 +317,7 @@ mod tests {
         let rest = log.read(4, 10).await.unwrap();
         assert_eq!(sequences(&rest), vec![5]);
         assert!(!rest.has_more);
-        let event = rest.events[0].decode().unwrap();
-        assert_eq!(event.event_id, "evt_5");
-        assert_eq!(event.source, EventSource::Daemon);
+        assert_eq!(rest.events[0].decode().unwrap().event_id, "evt_5");
         assert!(rest.events[0].json(false).find("\"raw\"").is_none());
         assert!(log.read(99, 10).await.unwrap().events.is_empty());
         let beyond = log.read(u64::MAX, 10).await.unwrap();
@@ -394,7 +371,7 @@ mod tests {
     #[test]
     fn the_last_match_is_found_past_the_tail() {
         let log = log();
-        log.stage(error_event("needle", true), None);
+        stage_error(&log, "needle");
         append(&log, 2 * TAIL_EVENTS, 1);
         let found = log
             .find_last(|e| matches!(&e.data, UniversalEventData::Error(d) if d.message == "needle"))

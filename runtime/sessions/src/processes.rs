@@ -288,6 +288,11 @@ pub fn spawn(
     tokio::spawn(async move {
         let status = waiter.leader.exited().await;
         waiter.gone.send_replace(true);
+        // Its exit is reported once its last output is read (up to a few
+        // seconds): meanwhile its sessions start nothing on it.
+        waiter.broadcast(|process_id| Incoming::ProcessGone {
+            process_id: process_id.to_owned(),
+        });
         for reader in [stdout, stderr].into_iter().flatten() {
             let abort = reader.abort_handle();
             if tokio::time::timeout(DRAIN_AFTER_EXIT, reader)

@@ -4,16 +4,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use sandbox_agent_host::EmittedEvent;
-use sandbox_agent_universal::{
-    ErrorData, SessionEndReason, SessionEndedData, TerminatedBy, UniversalEventData,
-    UniversalEventType,
-};
 use tokio::sync::mpsc::unbounded_channel;
 use tokio::sync::oneshot;
 
 use super::{EventLog, Session, SessionManager, SessionShared, SessionState};
 use crate::SessionError;
+use agentplex_session::{Effect, Identity, SessionCore};
 use agentplex_store::{Checkpoint, Commit, StoredSession};
 
 impl SessionManager {
@@ -142,53 +138,27 @@ impl SessionManager {
         Ok((Arc::new(Session { shared, requests }), first_steps))
     }
 
-    /// Ends a stored session that cannot go on, with daemon-made events saying why.
+    /// Ends a stored session that cannot go on, with daemon-made events saying
+    /// why (made by its core, as any session's end).
     fn end_unresumable(&self, shared: &SessionShared, checkpoint: &Checkpoint, reason: &str) {
-        let native = checkpoint.native_session_id.clone();
         let message = format!("the session could not be resumed after a daemon restart: {reason}");
-        shared.log.stage(
-            EmittedEvent {
-                event_type: UniversalEventType::Error,
-                data: UniversalEventData::Error(ErrorData {
-                    message: message.clone(),
-                    code: Some("resume_failed".into()),
-                    details: None,
-                }),
-                synthetic: true,
-                raw: None,
-            },
-            native.clone(),
-        );
-        shared.log.stage(
-            EmittedEvent {
-                event_type: UniversalEventType::SessionEnded,
-                data: UniversalEventData::SessionEnded(SessionEndedData {
-                    reason: SessionEndReason::Error,
-                    terminated_by: TerminatedBy::Daemon,
-                    message: Some(message),
-                    exit_code: None,
-                    stderr: None,
-                }),
-                synthetic: true,
-                raw: None,
-            },
-            native,
-        );
-        let updated_at = super::log::now_millis();
+        let identity = Identity {
+            session_id: shared.record.id.clone(),
+            agent: shared.record.agent.clone(),
+            max_line_bytes: 0,
+        };
+        let mut core = SessionCore::restore(identity, checkpoint, shared.log.last_assigned());
+        let updated_at = super::now_millis();
+        core.fail("resume_failed", message);
+        while let Some(effect) = core.poll(updated_at) {
+            if let Effect::Emit(event) = effect {
+                shared.log.stage(event);
+            }
+        }
         let commit = Commit {
             session_id: shared.record.id.clone(),
             events: shared.log.staged(),
-            checkpoint: Checkpoint {
-                ended: true,
-                turn_running: false,
-                pending_permissions: Vec::new(),
-                pending_questions: Vec::new(),
-                processes: Vec::new(),
-                timers: Vec::new(),
-                updated_at,
-                queued: Vec::new(),
-                ..checkpoint.clone()
-            },
+            checkpoint: core.checkpoint(),
             snapshot: None,
         };
         if let Err(error) = self.store.commit(commit) {

@@ -90,9 +90,8 @@ impl SessionManager {
             let mut tick = tokio::time::interval(Duration::from_secs(1));
             loop {
                 tick.tick().await;
-                let removed = tokio::task::block_in_place(|| {
-                    manager.prune(retention, super::log::now_millis())
-                });
+                let removed =
+                    tokio::task::block_in_place(|| manager.prune(retention, super::now_millis()));
                 if !removed.is_empty() {
                     tracing::info!(sessions = ?removed, "retention removed ended sessions");
                 }

@@ -7,7 +7,6 @@
 //! keeps everything in memory ([`EphemeralStore`]). `docs/storage.md` describes the
 //! contract and the PostgreSQL backend planned for fleets of daemons.
 
-mod event;
 mod migrations;
 pub mod sqlite;
 
@@ -17,9 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-pub use agentplex_session::{Checkpoint, ProcessMark, StoredPart};
-
-pub use event::EncodedEvent;
+pub use agentplex_session::{Checkpoint, EncodedEvent, ProcessMark, StoredPart};
 
 /// Why the store could not do what was asked.
 ///

@@ -215,7 +215,9 @@ mod tests {
                 event_type: UniversalEventType::SessionStarted,
                 data: UniversalEventData::SessionStarted(SessionStartedData { metadata: None }),
                 synthetic: false,
-                raw: Some(serde_json::json!({"native": 1})),
+                raw: Some(
+                    serde_json::value::to_raw_value(&serde_json::json!({"native": 1})).unwrap(),
+                ),
             }),
             Action::Spawn(SpawnRequest {
                 process_id: "agent".into(),

@@ -1,9 +1,11 @@
-//! An event encoded once: the JSON that the store writes, the log keeps, and every
-//! reader (page, SSE stream) sends, without serializing it again.
+//! An event encoded once, by the core that numbers it: the JSON that the store
+//! writes, the log keeps, and every reader (page, SSE stream) sends, without
+//! serializing or parsing it again.
 
 use std::borrow::Cow;
 
 use sandbox_agent_universal::{UniversalEvent, UniversalEventType};
+use serde_json::value::RawValue;
 
 /// One transcript event as JSON, in two pieces so that a reader with or without
 /// `raw` gets its bytes without parsing: the envelope (every field but `raw`) and
@@ -28,26 +30,36 @@ struct Head {
 }
 
 impl EncodedEvent {
-    /// Encodes an event (its `raw` apart from the rest).
+    /// Encodes an event whose native payload is already checked JSON: the
+    /// envelope is serialized once and `raw` is kept as it is (`envelope.raw`
+    /// is not written; `raw` is the payload).
+    pub fn new(envelope: &UniversalEvent, raw: Option<Box<RawValue>>) -> Self {
+        debug_assert!(envelope.raw.is_none(), "the payload goes apart");
+        Self {
+            sequence: envelope.sequence,
+            event_type: envelope.event_type,
+            envelope: serde_json::to_string(envelope)
+                .expect("a universal event always serializes")
+                .into(),
+            raw: raw.map(Box::<str>::from),
+        }
+    }
+
+    /// Encodes a whole event, its `raw` value included (for events not made by
+    /// a session, such as a test's).
     pub fn encode(event: &UniversalEvent) -> Self {
-        let raw = event.raw.as_ref().map(|raw| raw.to_string().into());
-        // `raw` is skipped when absent; a copy without it is the envelope. The
-        // copy is cheap next to serializing, and only the envelope fields are cloned.
+        let raw = event.raw.as_ref().map(|raw| {
+            serde_json::value::to_raw_value(raw).expect("a JSON value always serializes")
+        });
         let envelope = UniversalEvent {
             raw: None,
             ..event.clone()
         };
-        Self {
-            sequence: event.sequence,
-            event_type: event.event_type,
-            envelope: serde_json::to_string(&envelope)
-                .expect("a universal event always serializes")
-                .into(),
-            raw,
-        }
+        Self::new(&envelope, raw)
     }
 
-    /// An event as the store keeps it: its envelope and its raw payload, JSON.
+    /// An event as the store keeps it: its envelope and its raw payload, JSON
+    /// the store wrote (only the envelope's type is read).
     pub fn from_stored(
         sequence: u64,
         envelope: String,
@@ -130,6 +142,21 @@ mod tests {
         assert_eq!(plain, serde_json::to_value(event(None)).unwrap());
         assert_eq!(encoded.decode().unwrap(), with_raw);
         assert_eq!(encoded.event_type, UniversalEventType::Error);
+    }
+
+    #[test]
+    fn a_checked_payload_is_kept_byte_for_byte() {
+        let native = r#"{"b": 1,  "a": [true]}"#;
+        let raw = RawValue::from_string(native.to_owned()).unwrap();
+        let encoded = EncodedEvent::new(&event(None), Some(raw));
+        assert_eq!(encoded.raw(), Some(native));
+        assert!(encoded
+            .json(true)
+            .ends_with(&format!(",\"raw\":{native}}}")));
+        assert_eq!(
+            encoded.decode().unwrap().raw,
+            Some(serde_json::from_str(native).unwrap())
+        );
     }
 
     #[test]
