@@ -22,6 +22,7 @@ mod credentials;
 mod diff;
 mod install;
 mod launch;
+mod native;
 mod output;
 mod protocol;
 mod requests;

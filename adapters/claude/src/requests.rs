@@ -14,8 +14,10 @@
 //!   (emitting the request already resolved as `accept_for_session`); `reject` denies it.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::native::{AskUserQuestion, ToolRequest};
 use crate::output::Output;
 use crate::protocol;
 use crate::state::{Pending, PendingKind};
@@ -30,39 +32,30 @@ const DECLINED: &str = "The user declined to answer the question.";
 const PLAN_OPTIONS: [&str; 2] = ["approve", "reject"];
 
 /// A `can_use_tool` request of the CLI.
-pub(crate) fn asked(o: &mut Output, request_id: &str, request: &Value) {
-    let tool = request
-        .get("tool_name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let input = request.get("input").cloned().unwrap_or_else(|| json!({}));
+pub(crate) fn asked(o: &mut Output, request_id: &str, request: ToolRequest) {
     o.turn();
-    match tool.as_str() {
-        "AskUserQuestion" if !questions_of(&input).is_empty() => {
-            ask_questions(o, request_id, input)
+    match request.tool_name.as_str() {
+        "AskUserQuestion" if !questions_of(&request.input).is_empty() => {
+            ask_questions(o, request_id, request.input)
         }
-        "ExitPlanMode" => ask_plan(o, request_id, input),
-        _ => ask_permission(o, request_id, tool, input, request),
+        "ExitPlanMode" => ask_plan(o, request_id, request.input),
+        _ => ask_permission(o, request_id, request),
     }
 }
 
 /// The questions of an `AskUserQuestion` input: text and option labels.
 fn questions_of(input: &Value) -> Vec<(String, Vec<String>)> {
-    let questions = input.get("questions").and_then(Value::as_array);
-    questions
+    let input = match input {
+        Value::Object(_) => AskUserQuestion::deserialize(input).unwrap_or_default(),
+        _ => AskUserQuestion::default(),
+    };
+    input
+        .questions
         .into_iter()
-        .flatten()
-        .filter_map(|q| {
-            let prompt = q.get("question").and_then(Value::as_str)?.to_owned();
-            let options = q
-                .get("options")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|o| o.get("label").and_then(Value::as_str).map(str::to_owned))
-                .collect();
-            Some((prompt, options))
+        .filter_map(|question| question.0)
+        .map(|question| {
+            let labels = question.options.into_iter().filter_map(|o| o.0);
+            (question.question, labels.map(|o| o.label).collect())
         })
         .collect()
 }
@@ -107,17 +100,23 @@ fn ask_plan(o: &mut Output, request_id: &str, input: Value) {
     );
 }
 
-fn ask_permission(o: &mut Output, request_id: &str, tool: String, input: Value, request: &Value) {
+fn ask_permission(o: &mut Output, request_id: &str, request: ToolRequest) {
+    let ToolRequest {
+        tool_name: tool,
+        input,
+        permission_suggestions: suggestions,
+        ..
+    } = request;
     let mut metadata = json!({ "tool": tool, "input": input });
-    for (from, to) in [
-        ("tool_use_id", "toolUseId"),
-        ("description", "description"),
-        ("blocked_path", "blockedPath"),
-        ("decision_reason", "decisionReason"),
-        ("permission_suggestions", "suggestions"),
+    for (value, to) in [
+        (request.tool_use_id, "toolUseId"),
+        (request.description, "description"),
+        (request.blocked_path, "blockedPath"),
+        (request.decision_reason, "decisionReason"),
+        (suggestions.clone().filter(|v| !v.is_null()), "suggestions"),
     ] {
-        if let Some(value) = request.get(from).filter(|v| !v.is_null()) {
-            metadata[to] = value.clone();
+        if let Some(value) = value {
+            metadata[to] = value;
         }
     }
     let permission = Permission::requested(
@@ -133,7 +132,6 @@ fn ask_permission(o: &mut Output, request_id: &str, tool: String, input: Value, 
         o.write(&protocol::allow(request_id, &input, None));
         return;
     }
-    let suggestions = request.get("permission_suggestions").cloned();
     o.state.pending.insert(
         request_id.to_owned(),
         Pending {

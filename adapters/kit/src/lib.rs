@@ -22,7 +22,7 @@
 //!   session that ends with an error.
 //! - [`IdCounter`] for item, call and request ids, [`snapshot`] for the state blob
 //!   ([`snapshot_state!`] writes `restore`/`snapshot` for the usual session shape),
-//!   [`install`] for install recipes, [`text`] for message text, [`diff`] for file changes, [`transcript`] to render
+//!   [`install`] for install recipes, [`native`] for typed native messages, [`text`] for message text, [`diff`] for file changes, [`transcript`] to render
 //!   actions in tests, `testing` (cargo feature `testing`) to replay and record
 //!   transcripts natively, and
 //!   [`reply`], a ready-made session for agents that answer every message with one
@@ -103,6 +103,7 @@ pub mod item;
 pub mod jsonrpc;
 pub mod log;
 pub mod mcp;
+pub mod native;
 mod origin;
 pub mod process_session;
 pub mod reply;
