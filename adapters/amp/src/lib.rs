@@ -20,6 +20,7 @@ mod credentials;
 mod flags;
 mod install;
 mod launch;
+mod native;
 mod output;
 mod session;
 mod state;
