@@ -23,6 +23,7 @@ mod dialogs;
 mod images;
 mod install;
 mod launch;
+mod native;
 mod output;
 mod protocol;
 mod session;
