@@ -7,6 +7,7 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
+use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use serde_json::json;
 
 use crate::launch;
@@ -15,8 +16,6 @@ use crate::protocol;
 use crate::requests;
 use crate::state::{Process, State, TurnState};
 
-/// The format version of the snapshot; bump it when [`State`] changes shape.
-const STATE_VERSION: u32 = 1;
 /// The timer that gives up on an interrupt the CLI does not answer.
 pub(crate) const INTERRUPT_TIMER: &str = "interrupt";
 
@@ -78,8 +77,34 @@ impl ProcessSession for ClaudeSession {
     }
 }
 
+impl Snapshotted<State> for ClaudeSession {
+    /// The format version of the snapshot; bump it when [`State`] changes shape.
+    const STATE_VERSION: u32 = 1;
+
+    fn from_parts(config: SessionConfig, state: State) -> Self {
+        Self { config, state }
+    }
+
+    fn state(&self) -> &State {
+        &self.state
+    }
+}
+
 impl SessionMachine for ClaudeSession {
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, resume: native_session_id);
+    /// A new session, resuming the native session the host names.
+    fn new(config: SessionConfig) -> Self {
+        let mut session = Self::fresh(config);
+        session.state.native_session_id = session.config.resume_native_session_id.clone();
+        session
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Self::restore_state(config, state)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.snapshot_state()
+    }
 
     /// `session.started` with the launch settings, then the CLI process.
     fn start(&mut self) -> Vec<Action> {

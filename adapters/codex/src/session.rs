@@ -7,13 +7,14 @@
 //! turn are built in [`crate::turn`], server requests in [`crate::requests`].
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use sandbox_agent_adapter_kit::text::raw_json;
 use serde_json::{json, Value};
 
 use crate::convert::str_of;
 use crate::requests::{self, Handling};
 use crate::settings;
-use crate::state::{Call, Link, State, TurnState, STATE_VERSION};
+use crate::state::{Call, Link, State, TurnState};
 use crate::RPC;
 use sandbox_agent_adapter_kit::jsonrpc::{self, Message, RpcError};
 
@@ -439,8 +440,31 @@ impl CodexSession {
     }
 }
 
+impl Snapshotted<State> for CodexSession {
+    /// The format version of the snapshot (see `state`).
+    const STATE_VERSION: u32 = crate::state::STATE_VERSION;
+
+    fn from_parts(config: SessionConfig, state: State) -> Self {
+        Self { config, state }
+    }
+
+    fn state(&self) -> &State {
+        &self.state
+    }
+}
+
 impl SessionMachine for CodexSession {
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, default);
+    fn new(config: SessionConfig) -> Self {
+        Self::fresh(config)
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Self::restore_state(config, state)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.snapshot_state()
+    }
 
     /// Emits `session.started`, then spawns (or attaches to) the app-server and opens
     /// the thread: a new one, or `resume-native-session-id`'s.

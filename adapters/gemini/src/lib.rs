@@ -19,6 +19,7 @@
 
 use sandbox_agent_adapter_kit::acp::{self, AcpAgent, AcpSession};
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::{credentials::CredentialFiles, install::VersionProbe};
 use serde_json::{json, Value};
 
 mod credentials;
@@ -60,6 +61,11 @@ impl AcpAgent for Gemini {
 
 impl Adapter for Gemini {
     type Session = GeminiSession;
+    const VERSION: Option<VersionProbe> = Some(VersionProbe::flag(text::version_word));
+    const CREDENTIALS: Option<CredentialFiles> = Some(CredentialFiles {
+        files: credentials::files,
+        parse: credentials::parse,
+    });
 
     /// Modes `build` and `plan` (the CLI's read-only approval mode), the models the
     /// CLI lists, and the capabilities the adapter maps and its tests prove.
@@ -90,9 +96,6 @@ impl Adapter for Gemini {
             "bundle/gemini.js",
         ))
     }
-
-    sandbox_agent_adapter_kit::version_flag!(text::version_word);
-    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter maps and its tests cover: the generic ACP session's. Not

@@ -8,12 +8,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use serde::{Deserialize, Serialize};
 
 use crate::commands::{self, Ctx, Flow};
-
-/// Format version of [`MockSession::snapshot`]; bump it when [`State`] changes shape.
-const STATE_VERSION: u32 = 1;
 
 /// One mock session.
 ///
@@ -249,8 +247,31 @@ fn is_shell(waiting: &Waiting, process: &str) -> bool {
     matches!(waiting, Waiting::Shell { process_id, .. } if process_id == process)
 }
 
+impl Snapshotted<State> for MockSession {
+    /// Format version of [`MockSession::snapshot`]; bump it when [`State`] changes shape.
+    const STATE_VERSION: u32 = 1;
+
+    fn from_parts(config: SessionConfig, state: State) -> Self {
+        Self { config, state }
+    }
+
+    fn state(&self) -> &State {
+        &self.state
+    }
+}
+
 impl SessionMachine for MockSession {
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, default);
+    fn new(config: SessionConfig) -> Self {
+        Self::fresh(config)
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Self::restore_state(config, state)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.snapshot_state()
+    }
 
     /// Records the native session id `mock-<session id>` and emits `session.started`
     /// with the session's configuration as metadata.

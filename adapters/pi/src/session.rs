@@ -8,6 +8,7 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
+use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use serde_json::json;
 
 use crate::dialogs;
@@ -17,8 +18,6 @@ use crate::output::Output;
 use crate::protocol;
 use crate::state::{Process, State, TurnState};
 
-/// The format version of the snapshot; bump it when [`State`] changes shape.
-const STATE_VERSION: u32 = 1;
 /// The timer that gives up on an abort Pi does not finish.
 pub(crate) const ABORT_TIMER: &str = "abort";
 /// What Pi prints on stderr (then exits 1) when `--session` names no session file.
@@ -147,6 +146,19 @@ impl PiSession {
     }
 }
 
+impl Snapshotted<State> for PiSession {
+    /// The format version of the snapshot; bump it when [`State`] changes shape.
+    const STATE_VERSION: u32 = 1;
+
+    fn from_parts(config: SessionConfig, state: State) -> Self {
+        Self { config, state }
+    }
+
+    fn state(&self) -> &State {
+        &self.state
+    }
+}
+
 impl SessionMachine for PiSession {
     fn new(config: SessionConfig) -> Self {
         let resume = config.resume_native_session_id.clone();
@@ -158,7 +170,13 @@ impl SessionMachine for PiSession {
         Self { config, state }
     }
 
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Self::restore_state(config, state)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.snapshot_state()
+    }
 
     /// `session.started` with the launch settings, then the Pi process.
     fn start(&mut self) -> Vec<Action> {
