@@ -19,6 +19,8 @@
 //! Content that arrives while no turn runs (the CLI can start a turn by itself, for
 //! a finished background task) opens a synthetic turn.
 
+use std::ops::{Deref, DerefMut};
+
 use sandbox_agent_adapter_kit::native;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::json;
@@ -29,60 +31,37 @@ use crate::native::{
 };
 use crate::protocol;
 use crate::requests;
-use crate::state::{BlockKind, OpenBlock, State, ToolCall, TurnState};
+use crate::state::{BlockKind, OpenBlock, Out, State, ToolCall};
 
-/// The session's state and the actions of the current input, plus where the events
-/// come from.
-pub(crate) struct Output<'a> {
-    /// The session's state.
-    pub state: &'a mut State,
-    /// The actions being returned.
-    pub out: &'a mut Actions,
-    origin: Origin<'a>,
+/// The kit's output helper ([`Out`]) with the conversion of the CLI's lines.
+pub(crate) struct Output<'a>(Out<'a>);
+
+impl<'a> Deref for Output<'a> {
+    type Target = Out<'a>;
+
+    fn deref(&self) -> &Out<'a> {
+        &self.0
+    }
+}
+
+impl DerefMut for Output<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
 
 impl<'a> Output<'a> {
     /// For events that come from `origin` (a CLI line, the adapter answering the
     /// client, or a gap in the CLI's stream).
     pub fn new(state: &'a mut State, out: &'a mut Actions, origin: Origin<'a>) -> Self {
-        Self { state, out, origin }
-    }
-
-    /// Emits `event`, marked by where it comes from.
-    pub fn emit(&mut self, event: EmittedEvent) {
-        self.out.emit(self.origin.mark(event));
-    }
-
-    /// Writes one line to the live CLI process (nothing when none runs).
-    pub fn write(&mut self, line: &str) {
-        if let Some(process) = &self.state.process {
-            self.out.write_line(process.id.clone(), line);
-        }
-    }
-
-    /// A fresh item id.
-    pub fn item_id(&mut self) -> String {
-        self.state.ids.next("itm")
-    }
-
-    /// The running turn; a synthetic one is opened when the CLI started it by itself.
-    pub fn turn(&mut self) -> &mut TurnState {
-        let state = &mut *self.state;
-        if state.turn.is_none() {
-            let id = self.out.start_turn(&mut state.ids);
-            state.turn = Some(TurnState {
-                id,
-                ..TurnState::default()
-            });
-        }
-        state.turn.get_or_insert_with(TurnState::default)
+        Self(Out::new(state, out, origin))
     }
 
     /// Emits `turn.ended` for the running turn: closes what is still streaming
     /// (failed when cancelled), resolves what is still pending as rejected, and reports
     /// `usage`. Nothing when no turn runs.
     pub fn end_turn(&mut self, usage: Option<Usage>) {
-        let Some(turn) = self.state.turn.take() else {
+        let Some(turn) = self.state.header.turn.take() else {
             return;
         };
         for block in turn.blocks {
@@ -94,7 +73,7 @@ impl<'a> Output<'a> {
         data.usage = usage;
         if turn.cancelling {
             data = data.with_metadata(json!({ "cancelled": true }).to_string());
-            self.out.cancel_timer(crate::session::INTERRUPT_TIMER);
+            self.out.cancel_timer(protocol::INTERRUPT_TIMER);
         }
         self.emit(event::turn_ended(data));
     }
@@ -128,20 +107,13 @@ impl<'a> Output<'a> {
         }
     }
 
-    fn unparsed(&mut self, error: &str) {
-        if let Origin::Line(line) = self.origin {
-            self.out
-                .emit(event::unparsed(error, "stdout", text::raw_json(line)));
-        }
-    }
-
     fn system(&mut self, system: System) {
         match system.subtype.as_str() {
             "init" => {
                 let id = system.session_id;
-                if !id.is_empty() && self.state.native_session_id.as_deref() != Some(&id) {
+                if !id.is_empty() && self.state.header.native_session_id.as_deref() != Some(&id) {
                     self.out.set_native_session_id(&id);
-                    self.state.native_session_id = Some(id);
+                    self.state.header.native_session_id = Some(id);
                 }
             }
             "status" | "thinking_tokens" => {}
@@ -436,7 +408,7 @@ impl<'a> Output<'a> {
     }
 
     fn result(&mut self, message: &TurnResult) {
-        let turn_cost = match (&mut self.state.process, message.total_cost_usd) {
+        let turn_cost = match (&mut self.state.header.process, message.total_cost_usd) {
             (Some(process), Some(total)) => {
                 // Rounded to a billionth of a cent: the difference of two sums
                 // is not exact in floating point.
@@ -447,14 +419,14 @@ impl<'a> Output<'a> {
             (None, cost) => cost,
             (_, None) => None,
         };
-        let reported = match &self.state.turn {
+        let reported = match &self.state.header.turn {
             Some(turn) => turn.cancelling || turn.errored,
             None => false,
         };
         if message.is_error && forgets_session(message) {
             // `--resume` of a conversation the CLI does not have: start afresh next
             // time instead of failing every message.
-            self.state.native_session_id = None;
+            self.state.header.native_session_id = None;
         }
         if message.is_error && !reported {
             let (text, code) = result_error(message);
@@ -482,12 +454,6 @@ impl<'a> Output<'a> {
                 self.write(&protocol::error(&request_id, &error));
             }
         }
-    }
-
-    /// `item.started` (in progress) then `item.completed` of `item`.
-    fn whole(&mut self, item: Item) {
-        self.emit(event::item_started(item.clone().in_progress()));
-        self.emit(event::item_completed(item));
     }
 
     /// The item a subagent's stream belongs to: the call of its `Task` tool.

@@ -18,9 +18,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::native::{AskUserQuestion, ToolRequest};
-use crate::output::Output;
 use crate::protocol;
-use crate::state::{Pending, PendingKind};
+use crate::state::{Out, Pending, PendingKind};
 
 /// What a denied tool call returns to the model.
 const DENIED: &str = "The user rejected this tool use.";
@@ -32,7 +31,7 @@ const DECLINED: &str = "The user declined to answer the question.";
 const PLAN_OPTIONS: [&str; 2] = ["approve", "reject"];
 
 /// A `can_use_tool` request of the CLI.
-pub(crate) fn asked(o: &mut Output, request_id: &str, request: ToolRequest) {
+pub(crate) fn asked(o: &mut Out, request_id: &str, request: ToolRequest) {
     o.turn();
     match request.tool_name.as_str() {
         "AskUserQuestion" if !questions_of(&request.input).is_empty() => {
@@ -60,7 +59,7 @@ fn questions_of(input: &Value) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-fn ask_questions(o: &mut Output, request_id: &str, input: Value) {
+fn ask_questions(o: &mut Out, request_id: &str, input: Value) {
     let questions = questions_of(&input);
     let several = questions.len() > 1;
     for (n, (prompt, options)) in questions.into_iter().enumerate() {
@@ -82,7 +81,7 @@ fn ask_questions(o: &mut Output, request_id: &str, input: Value) {
     }
 }
 
-fn ask_plan(o: &mut Output, request_id: &str, input: Value) {
+fn ask_plan(o: &mut Out, request_id: &str, input: Value) {
     let mut prompt = "Approve the plan?".to_owned();
     if let Some(plan) = input.get("plan").and_then(Value::as_str) {
         prompt.push_str("\n\n");
@@ -100,7 +99,7 @@ fn ask_plan(o: &mut Output, request_id: &str, input: Value) {
     );
 }
 
-fn ask_permission(o: &mut Output, request_id: &str, request: ToolRequest) {
+fn ask_permission(o: &mut Out, request_id: &str, request: ToolRequest) {
     let ToolRequest {
         tool_name: tool,
         input,
@@ -167,7 +166,7 @@ fn action_of(tool: &str, input: &Value) -> String {
 
 /// The client answered permission request `id`.
 pub(crate) fn reply_permission(
-    o: &mut Output,
+    o: &mut Out,
     id: &str,
     reply: PermissionReply,
 ) -> Result<(), String> {
@@ -210,7 +209,7 @@ fn for_session(mut suggestions: Value) -> Value {
 
 /// The client answered question `id` (`Some(answers)`) or declined it (`None`).
 pub(crate) fn reply_question(
-    o: &mut Output,
+    o: &mut Out,
     id: &str,
     answers: Option<Vec<Vec<String>>>,
 ) -> Result<(), String> {
@@ -263,7 +262,7 @@ pub(crate) fn reply_question(
 }
 
 /// Takes pending request `id` when `matches` accepts its kind.
-fn take(o: &mut Output, id: &str, matches: impl Fn(&PendingKind) -> bool) -> Option<Pending> {
+fn take(o: &mut Out, id: &str, matches: impl Fn(&PendingKind) -> bool) -> Option<Pending> {
     match o.state.pending.get(id) {
         Some(pending) if matches(&pending.kind) => o.state.pending.remove(id),
         _ => None,
@@ -272,13 +271,13 @@ fn take(o: &mut Output, id: &str, matches: impl Fn(&PendingKind) -> bool) -> Opt
 
 /// The CLI withdrew request `request_id` (`control_cancel_request`, after an
 /// interrupt): what the client was asked resolves as rejected.
-pub(crate) fn cancelled_by_agent(o: &mut Output, request_id: &str) {
+pub(crate) fn cancelled_by_agent(o: &mut Out, request_id: &str) {
     o.state.answers.remove(request_id);
     reject_request(o, request_id);
 }
 
 /// Resolves every pending request as rejected (the turn is over).
-pub(crate) fn reject_all(o: &mut Output) {
+pub(crate) fn reject_all(o: &mut Out) {
     o.state.answers.clear();
     let pending = std::mem::take(&mut o.state.pending);
     for pending in pending.into_values() {
@@ -287,7 +286,7 @@ pub(crate) fn reject_all(o: &mut Output) {
 }
 
 /// Resolves the pending requests of the CLI's `request_id` as rejected.
-fn reject_request(o: &mut Output, request_id: &str) {
+fn reject_request(o: &mut Out, request_id: &str) {
     let ids: Vec<String> = o
         .state
         .pending
@@ -302,7 +301,7 @@ fn reject_request(o: &mut Output, request_id: &str) {
     }
 }
 
-fn emit_rejected(o: &mut Output, pending: Pending) {
+fn emit_rejected(o: &mut Out, pending: Pending) {
     let event = match pending.kind {
         PendingKind::Permission { permission, .. } => {
             event::permission_resolved(permission.resolved(PermissionReply::Reject))

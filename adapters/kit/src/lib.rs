@@ -23,12 +23,14 @@
 //! - [`IdCounter`] for item, call and request ids, [`snapshot`] for the state blob
 //!   ([`snapshot::Snapshotted`] gives `new`/`restore`/`snapshot` for the usual
 //!   session shape),
-//!   [`install`] for install recipes, [`native`] for typed native messages, [`text`] for message text, [`diff`] for file changes, [`transcript`] to render
-//!   actions in tests, `testing` (cargo feature `testing`) to replay and record
+//!   [`install`] for install recipes, [`native`] for typed native messages, [`text`]
+//!   for message text, [`diff`] for file changes, [`transcript`] to render actions in
+//!   tests, `testing` (cargo feature `testing`) to replay and record
 //!   transcripts natively, and
 //!   [`reply`], a ready-made session for agents that answer every message with one
 //!   assistant message; [`process_session`], the lifecycle of a session that drives
-//!   one long-lived agent process.
+//!   one long-lived agent process, and [`process_state`], the state header and the
+//!   output helper such sessions share.
 //!
 //! # A minimal adapter
 //!
@@ -107,6 +109,7 @@ pub mod mcp;
 pub mod native;
 mod origin;
 pub mod process_session;
+pub mod process_state;
 pub mod reply;
 mod session;
 pub mod snapshot;

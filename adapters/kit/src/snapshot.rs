@@ -143,3 +143,63 @@ pub trait Snapshotted<State: Serialize + DeserializeOwned + Default>: Sized {
         encode(Self::STATE_VERSION, self.state())
     }
 }
+
+/// For `#[serde(with = "snapshot::numeric_keys")]` on a `BTreeMap<u64, V>` in a
+/// state that is (or sits inside) a `#[serde(flatten)]` field, such as one embedding
+/// a [`crate::process_state::ProcessState`].
+///
+/// JSON object keys are strings: serde_json reads `"7"` back as the number 7, but not
+/// once a flattened field has buffered the object. Written as usual, read from the
+/// keys' text.
+///
+/// ```
+/// use std::collections::BTreeMap;
+///
+/// use sandbox_agent_adapter_kit::snapshot;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Debug, PartialEq, Serialize, Deserialize)]
+/// struct Blocks {
+///     #[serde(with = "snapshot::numeric_keys")]
+///     by_index: BTreeMap<u64, String>,
+/// }
+///
+/// #[derive(Debug, PartialEq, Serialize, Deserialize)]
+/// struct State {
+///     #[serde(flatten)]
+///     blocks: Blocks,
+/// }
+///
+/// let state = State { blocks: Blocks { by_index: BTreeMap::from([(7, "seven".to_owned())]) } };
+/// let json = serde_json::to_string(&state).unwrap();
+/// assert_eq!(json, r#"{"by_index":{"7":"seven"}}"#);
+/// assert_eq!(serde_json::from_str::<State>(&json).unwrap(), state);
+/// ```
+pub mod numeric_keys {
+    use std::collections::BTreeMap;
+
+    use serde::de::{DeserializeOwned, Error};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Writes the map as usual (the keys become JSON strings).
+    pub fn serialize<V: Serialize, S: Serializer>(
+        map: &BTreeMap<u64, V>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        map.serialize(serializer)
+    }
+
+    /// Reads the map, its keys from their text.
+    pub fn deserialize<'de, V: DeserializeOwned, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BTreeMap<u64, V>, D::Error> {
+        let by_text = BTreeMap::<String, V>::deserialize(deserializer)?;
+        by_text
+            .into_iter()
+            .map(|(key, value)| match key.parse() {
+                Ok(key) => Ok((key, value)),
+                Err(_) => Err(D::Error::custom(format!("{key:?} is not a number"))),
+            })
+            .collect()
+    }
+}

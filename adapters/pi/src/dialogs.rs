@@ -14,13 +14,12 @@
 //! `cancelled: true`.
 
 use crate::native::UiRequest;
-use crate::output::Output;
 use crate::protocol;
-use crate::state::Dialog;
+use crate::state::{Dialog, Out};
 use sandbox_agent_adapter_kit::prelude::*;
 
 /// An `extension_ui_request` line.
-pub(crate) fn request(o: &mut Output, message: UiRequest) {
+pub(crate) fn request(o: &mut Out, message: UiRequest) {
     let method = message.method.as_str();
     let title = message.title.as_str();
     let (prompt, options): (String, Vec<String>) = match method {
@@ -48,7 +47,7 @@ pub(crate) fn request(o: &mut Output, message: UiRequest) {
             return;
         }
     };
-    let id = o.state.ids.next("question");
+    let id = o.state.header.ids.next("question");
     let question = Question::requested(id.clone(), prompt, options);
     o.emit(event::question_requested(question.clone()));
     let dialog = Dialog {
@@ -60,11 +59,7 @@ pub(crate) fn request(o: &mut Output, message: UiRequest) {
 }
 
 /// The client's answer (`None`: declined) to question `id`.
-pub(crate) fn answer(
-    o: &mut Output,
-    id: &str,
-    answers: Option<&[Vec<String>]>,
-) -> Result<(), String> {
+pub(crate) fn answer(o: &mut Out, id: &str, answers: Option<&[Vec<String>]>) -> Result<(), String> {
     let dialog = o
         .state
         .questions
@@ -86,7 +81,7 @@ pub(crate) fn answer(
 }
 
 /// Declines every pending dialog (the turn is over or cancelled).
-pub(crate) fn decline_all(o: &mut Output) {
+pub(crate) fn decline_all(o: &mut Out) {
     let ids: Vec<String> = o.state.questions.keys().cloned().collect();
     for id in ids {
         // The id comes from the map: the answer cannot fail.

@@ -18,6 +18,8 @@
 //! | `extension_ui_request` | a question or a `status` item (see `dialogs`) |
 //! | anything else | `agent.unparsed` with the line |
 
+use std::ops::{Deref, DerefMut};
+
 use sandbox_agent_adapter_kit::native;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde::Deserialize;
@@ -28,19 +30,29 @@ use crate::native::{
     content_text, AssistantEvent, AssistantMessage, AssistantPart, BlockEnd, CallEnd, Content,
     EndedMessage, Indexed, Notice, PiMessage, PiUsage, Piece, Response,
 };
-use crate::state::{Block, BlockKind, State, Tool, TurnState};
+use crate::protocol;
+use crate::state::{Block, BlockKind, Out, State, Tool};
 use crate::tools;
 
-/// The session's state and the actions of the current input, plus where the events
-/// come from.
+/// The kit's output helper ([`Out`]) with the conversion of Pi's lines.
 pub(crate) struct Output<'a> {
-    /// The session's state.
-    pub state: &'a mut State,
-    /// The actions being returned.
-    pub out: &'a mut Actions,
+    inner: Out<'a>,
     /// The session's working directory (relative tool paths are resolved in it).
-    pub directory: &'a str,
-    origin: Origin<'a>,
+    directory: &'a str,
+}
+
+impl<'a> Deref for Output<'a> {
+    type Target = Out<'a>;
+
+    fn deref(&self) -> &Out<'a> {
+        &self.inner
+    }
+}
+
+impl DerefMut for Output<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.inner
+    }
 }
 
 impl<'a> Output<'a> {
@@ -53,48 +65,16 @@ impl<'a> Output<'a> {
         origin: Origin<'a>,
     ) -> Self {
         Self {
-            state,
-            out,
+            inner: Out::new(state, out, origin),
             directory,
-            origin,
         }
-    }
-
-    /// Emits `event`, marked by where it comes from.
-    pub fn emit(&mut self, event: EmittedEvent) {
-        self.out.emit(self.origin.mark(event));
-    }
-
-    /// Writes one line to the live Pi process (nothing when none runs).
-    pub fn write(&mut self, line: &str) {
-        if let Some(process) = &self.state.process {
-            self.out.write_line(process.id.clone(), line);
-        }
-    }
-
-    /// A fresh item id.
-    pub fn item_id(&mut self) -> String {
-        self.state.ids.next("itm")
-    }
-
-    /// The running turn; a synthetic one is opened when Pi started one by itself.
-    pub fn turn(&mut self) -> &mut TurnState {
-        let state = &mut *self.state;
-        if state.turn.is_none() {
-            let id = self.out.start_turn(&mut state.ids);
-            state.turn = Some(TurnState {
-                id,
-                ..TurnState::default()
-            });
-        }
-        state.turn.get_or_insert_with(TurnState::default)
     }
 
     /// Emits `turn.ended` for the running turn with its usage: closes what is still
     /// open (failed), declines pending dialogs, and marks a cancelled turn. Nothing
     /// when no turn runs.
     pub fn end_turn(&mut self) {
-        let Some(turn) = self.state.turn.take() else {
+        let Some(turn) = self.state.header.turn.take() else {
             return;
         };
         for block in turn.blocks.values().filter(|b| !b.done) {
@@ -116,7 +96,7 @@ impl<'a> Output<'a> {
         data.usage = turn.usage;
         if turn.cancelling {
             data = data.with_metadata(json!({ "cancelled": true }).to_string());
-            self.out.cancel_timer(crate::session::ABORT_TIMER);
+            self.out.cancel_timer(protocol::ABORT_TIMER);
         }
         self.emit(event::turn_ended(data));
     }
@@ -142,7 +122,10 @@ impl<'a> Output<'a> {
             PiMessage::MessageEnd { message } => self.message_end(message),
             PiMessage::ToolExecutionStart(start) => tools::started(self, start),
             PiMessage::ToolExecutionUpdate(update) => tools::updated(self, &update),
-            PiMessage::ToolExecutionEnd(end) => tools::ended(self, &end),
+            PiMessage::ToolExecutionEnd(end) => {
+                let directory = self.directory;
+                tools::ended(self, &end, directory)
+            }
             PiMessage::AgentEnd => {
                 self.state.persisted = true;
                 self.end_turn();
@@ -166,41 +149,30 @@ impl<'a> Output<'a> {
         }
     }
 
-    /// Reports the line as not understood.
-    pub fn unparsed(&mut self, error: &str) {
-        if let Origin::Line(line) = self.origin {
-            self.out
-                .emit(event::unparsed(error, "stdout", text::raw_json(line)));
-        }
-    }
-
-    /// `item.started` (in progress) then `item.completed` of `item`.
-    pub fn whole(&mut self, item: Item) {
-        self.emit(event::item_started(item.clone().in_progress()));
-        self.emit(event::item_completed(item));
-    }
-
     fn response(&mut self, response: Response) {
         let id = response.id.as_str();
         let success = response.success;
         let command = response.command.as_str();
         if command == "get_state" && success {
             let session = response.data.session_id;
-            if !session.is_empty() && self.state.native_session_id.as_deref() != Some(&session) {
+            if !session.is_empty()
+                && self.state.header.native_session_id.as_deref() != Some(&session)
+            {
                 self.out.set_native_session_id(&session);
-                self.state.native_session_id = Some(session);
+                self.state.header.native_session_id = Some(session);
                 self.state.persisted = false;
             }
             return;
         }
         let is_prompt = self
             .state
+            .header
             .turn
             .as_ref()
             .and_then(|turn| turn.prompt.as_ref())
             .is_some_and(|prompt| prompt.request_id == id);
         if is_prompt {
-            if let Some(turn) = self.state.turn.as_mut() {
+            if let Some(turn) = self.state.header.turn.as_mut() {
                 turn.prompt = None;
             }
         }

@@ -13,11 +13,10 @@ use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::Value;
 
 use crate::native::{self, ToolEnd, ToolOutput, ToolStart, ToolUpdate};
-use crate::output::Output;
-use crate::state::Tool;
+use crate::state::{Out, Tool};
 
 /// `tool_execution_start`: the result item starts.
-pub(crate) fn started(o: &mut Output, message: ToolStart) {
+pub(crate) fn started(o: &mut Out, message: ToolStart) {
     let call_id = message.tool_call_id;
     let known = o.turn().tools.contains_key(&call_id);
     if !known {
@@ -63,7 +62,7 @@ pub(crate) fn started(o: &mut Output, message: ToolStart) {
 }
 
 /// `tool_execution_update`: the output that is new since the last update, as a delta.
-pub(crate) fn updated(o: &mut Output, message: &ToolUpdate) {
+pub(crate) fn updated(o: &mut Out, message: &ToolUpdate) {
     let call_id = message.tool_call_id.as_str();
     let output = native::content_text(message.partial_result.content.as_ref());
     let Some(tool) = o.turn().tools.get_mut(call_id) else {
@@ -91,12 +90,11 @@ pub(crate) fn updated(o: &mut Output, message: &ToolUpdate) {
 }
 
 /// `tool_execution_end`: the result item completes, with the file it touched.
-pub(crate) fn ended(o: &mut Output, message: &ToolEnd) {
+pub(crate) fn ended(o: &mut Out, message: &ToolEnd, directory: &str) {
     let call_id = message.tool_call_id.clone();
     let result = &message.result;
     let output = native::content_text(result.content.as_ref());
     let failed = message.is_error;
-    let directory = o.directory.to_owned();
     let Some((started, done)) = o
         .turn()
         .tools
@@ -125,7 +123,7 @@ pub(crate) fn ended(o: &mut Output, message: &ToolEnd) {
         .with_parent(tool.call_item.clone());
     if failed {
         item = item.failed();
-    } else if let Some(part) = file_ref(tool, result, &directory) {
+    } else if let Some(part) = file_ref(tool, result, directory) {
         item = item.with_part(part);
     }
     if started.is_some() {

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::diff;
 use super::state::{OpenItem, State, ToolCall, TurnState};
+use crate::process_state::ProcessState;
 
 /// The kinds of `session/update` the adapter knows and shows nothing for: the
 /// CLI's slash commands, its mode and the client's own message echoed back.
@@ -27,7 +28,7 @@ pub(crate) fn apply(state: &mut State, out: &mut Actions, update: &Value, raw: &
     if SILENT.contains(&kind) {
         return;
     }
-    let State { ids, turn, .. } = state;
+    let ProcessState { ids, turn, .. } = &mut state.header;
     let Some(turn) = turn.as_mut() else {
         out.emit(event::unparsed(
             "session/update outside a turn",
