@@ -30,6 +30,7 @@ mod convert;
 mod credentials;
 mod input;
 mod install;
+mod native;
 mod requests;
 mod session;
 mod settings;

@@ -127,6 +127,31 @@ where
     })
 }
 
+/// The typed view of a JSON value an adapter already holds (the `params` or `result`
+/// of a JSON-RPC message, see [`crate::jsonrpc`]): `T` as it reads the value, or
+/// `T`'s default when the value has another shape (`null` included).
+///
+/// ```
+/// use sandbox_agent_adapter_kit::native;
+/// use serde::Deserialize;
+///
+/// #[derive(Default, Deserialize)]
+/// struct Params {
+///     #[serde(default, deserialize_with = "native::lenient")]
+///     delta: String,
+/// }
+///
+/// let params = serde_json::json!({ "delta": "Hel" });
+/// assert_eq!(native::read::<Params>(&params).delta, "Hel");
+/// assert_eq!(native::read::<Params>(&serde_json::Value::Null).delta, "");
+/// ```
+pub fn read<T: serde::de::DeserializeOwned + Default>(value: &Value) -> T {
+    match value {
+        Value::Object(_) => T::deserialize(value).unwrap_or_default(),
+        _ => T::default(),
+    }
+}
+
 /// The string field `key` of a message the adapter has no type for (its kind, for
 /// an `agent.unparsed` event); empty when it is missing or not a string.
 pub fn tag_of<'v>(message: &'v Value, key: &str) -> &'v str {
