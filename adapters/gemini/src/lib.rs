@@ -18,8 +18,10 @@
 #![warn(missing_docs)]
 
 use sandbox_agent_adapter_kit::acp::{self, AcpAgent, AcpSession};
+use sandbox_agent_adapter_kit::native;
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::{credentials::CredentialFiles, install::VersionProbe};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 mod credentials;
@@ -51,11 +53,8 @@ impl AcpAgent for Gemini {
 
     /// The CLI reports the turn's tokens in `_meta.quota.token_count`.
     fn usage(result: &Value) -> Option<Usage> {
-        let tokens = &result["_meta"]["quota"]["token_count"];
-        Some(Usage::tokens(
-            tokens["input_tokens"].as_u64()?,
-            tokens["output_tokens"].as_u64()?,
-        ))
+        let tokens = native::read::<PromptResult>(result).meta.quota.token_count;
+        Some(Usage::tokens(tokens.input_tokens?, tokens.output_tokens?))
     }
 }
 
@@ -96,6 +95,41 @@ impl Adapter for Gemini {
             "bundle/gemini.js",
         ))
     }
+}
+
+/// The `session/prompt` result of the CLI: the part the adapter reads.
+#[derive(Default, Deserialize)]
+struct PromptResult {
+    /// The CLI's metadata.
+    #[serde(default, rename = "_meta", deserialize_with = "native::lenient")]
+    meta: PromptMeta,
+}
+
+/// The metadata of a `session/prompt` result.
+#[derive(Default, Deserialize)]
+struct PromptMeta {
+    /// The account's quota, with the turn's tokens.
+    #[serde(default, deserialize_with = "native::lenient")]
+    quota: Quota,
+}
+
+/// The quota of a `session/prompt` result.
+#[derive(Default, Deserialize)]
+struct Quota {
+    /// The turn's tokens.
+    #[serde(default, deserialize_with = "native::lenient")]
+    token_count: TokenCount,
+}
+
+/// The turn's tokens.
+#[derive(Default, Deserialize)]
+struct TokenCount {
+    /// Input tokens.
+    #[serde(default, deserialize_with = "native::lenient")]
+    input_tokens: Option<u64>,
+    /// Output tokens.
+    #[serde(default, deserialize_with = "native::lenient")]
+    output_tokens: Option<u64>,
 }
 
 /// What the adapter maps and its tests cover: the generic ACP session's. Not

@@ -5,6 +5,9 @@ use std::marker::PhantomData;
 
 use serde_json::{json, Value};
 
+use serde::Deserialize;
+
+use super::native::{NewSession, PermissionRequest, PromptResult, ToolCall};
 use super::state::{Call, PendingPermission, Phase, Process, State, TurnState};
 use super::{updates, AcpAgent};
 use crate::jsonrpc::{self, Framing, Message, RpcError};
@@ -320,14 +323,14 @@ impl<A: AcpAgent> AcpSession<A> {
                 None => self.new_session(out),
             },
             (Some(Call::NewSession), Ok(result)) => {
-                let native = result["sessionId"].as_str().filter(|id| !id.is_empty());
-                let Some(native) = native else {
+                let native = crate::native::read::<NewSession>(&result).session_id;
+                let Some(native) = native.filter(|id| !id.is_empty()) else {
                     let message = "session/new answered without a sessionId".to_owned();
                     self.fail(out, Failure::new(message, "agent_failed"));
                     return;
                 };
-                self.state.header.native_session_id = Some(native.to_owned());
-                out.set_native_session_id(native);
+                out.set_native_session_id(&native);
+                self.state.header.native_session_id = Some(native);
                 self.set_phase(Phase::Ready);
                 self.send_prompt(out);
             }
@@ -391,7 +394,8 @@ impl<A: AcpAgent> AcpSession<A> {
             .as_mut()
             .and_then(|turn| turn.usage.take());
         let usage = A::usage(result).or(reported);
-        let stop = result["stopReason"].as_str().unwrap_or("end_turn");
+        let stop = crate::native::read::<PromptResult>(result).stop_reason;
+        let stop = stop.as_deref().unwrap_or("end_turn");
         let metadata = match stop {
             "end_turn" => None,
             "cancelled" => Some(json!({"cancelled": true})),
@@ -455,7 +459,8 @@ impl<A: AcpAgent> AcpSession<A> {
 
     /// `session/request_permission`: the tool call it is about, and the request.
     fn on_permission_request(&mut self, out: &mut Actions, id: Value, params: &Value, line: &str) {
-        let tool_call = &params["toolCall"];
+        let request: PermissionRequest = crate::native::read(params);
+        let tool_call = ToolCall::deserialize(&request.tool_call).unwrap_or_default();
         let Some(turn) = self.state.header.turn.as_mut().filter(|t| !t.cancelling) else {
             // Nothing to ask the client about: refuse.
             self.write(out, &RPC.result(&id, super::permission_outcome(None)));
@@ -467,23 +472,17 @@ impl<A: AcpAgent> AcpSession<A> {
             return;
         };
         updates::close_open(turn, out, false);
-        updates::open_tool_call(&mut self.state.header.ids, turn, out, tool_call, line);
+        updates::open_tool_call(&mut self.state.header.ids, turn, out, &tool_call, line);
         let mut options = BTreeMap::new();
-        for option in params["options"].as_array().into_iter().flatten() {
-            if let (Some(kind), Some(option_id)) =
-                (option["kind"].as_str(), option["optionId"].as_str())
-            {
-                options
-                    .entry(kind.to_owned())
-                    .or_insert_with(|| option_id.to_owned());
-            }
+        for (kind, option_id) in request.option_ids() {
+            options.entry(kind).or_insert(option_id);
         }
         let action = format!(
             "{}: {}",
-            tool_call["kind"].as_str().unwrap_or("tool"),
-            tool_call["title"].as_str().unwrap_or("")
+            tool_call.kind.as_str().unwrap_or("tool"),
+            tool_call.title.as_str().unwrap_or("")
         );
-        let metadata = json!({"toolCall": tool_call, "options": params["options"]});
+        let metadata = json!({"toolCall": request.tool_call, "options": request.options});
         let permission = Permission::requested(
             self.state.header.ids.next("perm"),
             action,
@@ -496,7 +495,7 @@ impl<A: AcpAgent> AcpSession<A> {
                 request_id: id,
                 permission,
                 options,
-                tool_call_id: tool_call["toolCallId"].as_str().unwrap_or("").to_owned(),
+                tool_call_id: tool_call.tool_call_id,
             },
         );
     }
