@@ -15,11 +15,16 @@
 #![warn(missing_docs)]
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::{
+    credentials::CredentialFiles,
+    install::{Checksums, Installer, VersionProbe},
+};
 
 mod credentials;
 mod flags;
 mod install;
 mod launch;
+mod native;
 mod output;
 mod session;
 mod state;
@@ -35,6 +40,16 @@ pub struct Amp;
 
 impl Adapter for Amp {
     type Session = AmpSession;
+    const INSTALLER: Option<Installer> = Some(Installer {
+        recipe: install::recipe,
+        latest_version: install::parse_latest_version,
+        checksums: Checksums::Sha256Sum,
+    });
+    const VERSION: Option<VersionProbe> = Some(VersionProbe::flag(install::parse_version));
+    const CREDENTIALS: Option<CredentialFiles> = Some(CredentialFiles {
+        files: credentials::files,
+        parse: credentials::parse,
+    });
 
     /// One `build` mode (Amp has no plan mode), no static models (the session's
     /// model is passed as Amp's `--mode`, whose names change between releases), and
@@ -46,9 +61,6 @@ impl Adapter for Amp {
             )])
             .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
-
-    sandbox_agent_adapter_kit::install_from!(install);
-    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter maps. Not `permissions`/`questions`/`plan_mode` (execute mode

@@ -17,8 +17,8 @@
 //! `Task` call's item as `parent_id`. Every event made from a line carries it as `raw`.
 
 use sandbox_agent_adapter_kit::prelude::*;
-use serde_json::{json, Value};
 
+use crate::native::{AmpMessage, AssistantBlock, Message, System, TurnResult, UserBlock};
 use crate::state::{Call, State, TurnState};
 use crate::tools;
 
@@ -32,20 +32,19 @@ struct Line<'a> {
 /// Turns one stdout line of the running turn's process into actions.
 pub(crate) fn line(state: &mut State, out: &mut Actions, raw: &str) {
     let mut line = Line { state, out, raw };
-    let Ok(value) = serde_json::from_str::<Value>(raw) else {
+    let Ok(message) = serde_json::from_str::<AmpMessage>(raw) else {
         return line.unparsed("not JSON");
     };
     if line.state.turn.is_none() {
         return line.unparsed("output after the turn ended");
     }
-    line.thread(&value);
-    let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
-    match kind {
-        "system" => line.system(&value),
-        "assistant" => line.assistant(&value),
-        "user" => line.user(&value),
-        "result" => line.result(&value),
-        _ => line.unparsed("unknown line type"),
+    line.thread(message.session_id());
+    match message {
+        AmpMessage::System(system) => line.system(&system),
+        AmpMessage::Assistant(assistant) => line.assistant(assistant),
+        AmpMessage::User(user) => line.user(user),
+        AmpMessage::Result(result) => line.result(&result),
+        AmpMessage::Other(_) => line.unparsed("unknown line type"),
     }
 }
 
@@ -67,8 +66,8 @@ impl Line<'_> {
     }
 
     /// Records Amp's thread id when a line names a new one.
-    fn thread(&mut self, value: &Value) {
-        let Some(id) = value.get("session_id").and_then(Value::as_str) else {
+    fn thread(&mut self, id: Option<&str>) {
+        let Some(id) = id else {
             return;
         };
         if !id.is_empty() && self.state.thread.as_deref() != Some(id) {
@@ -78,8 +77,8 @@ impl Line<'_> {
     }
 
     /// The item of the subagent call a line belongs to, if any.
-    fn parent(&mut self, value: &Value) -> Option<String> {
-        let call = value.get("parent_tool_use_id")?.as_str()?;
+    fn parent<B>(&mut self, message: &Message<B>) -> Option<String> {
+        let call = message.parent_call()?;
         self.turn().calls.get(call).map(|c| c.item_id.clone())
     }
 
@@ -95,41 +94,40 @@ impl Line<'_> {
         self.emit(event::item_completed(item));
     }
 
-    /// `system/init` is silent; other subtypes are status notices.
-    fn system(&mut self, value: &Value) {
-        let subtype = value.get("subtype").and_then(Value::as_str).unwrap_or("");
-        if subtype == "init" {
+    /// `system/init` is silent; other subtypes are status notices, with the whole
+    /// line (free-form) as their detail.
+    fn system(&mut self, system: &System) {
+        if system.subtype == "init" {
             return;
         }
         let id = self.state.ids.next("itm");
-        let detail = Some(value.to_string());
-        self.whole_item(item::status(id, subtype, detail), &None);
+        let detail = serde_json::from_str::<serde_json::Value>(self.raw)
+            .ok()
+            .map(|line| line.to_string());
+        self.whole_item(item::status(id, &system.subtype, detail), &None);
     }
 
     /// An `assistant` message: its usage, then one item per content block.
-    fn assistant(&mut self, value: &Value) {
-        let message = value.get("message").unwrap_or(&Value::Null);
-        if let Some(usage) = message.get("usage") {
-            let usage = Usage::from_anthropic(usage);
+    fn assistant(&mut self, message: Message<AssistantBlock>) {
+        if let Some(usage) = &message.message.usage {
+            let usage = Usage::from(usage);
             self.turn()
                 .tokens
                 .get_or_insert_with(Default::default)
                 .add(&usage);
         }
-        let parent = self.parent(value);
-        let blocks = message.get("content").and_then(Value::as_array);
-        for block in blocks.into_iter().flatten() {
-            self.assistant_block(block, &parent);
+        let parent = self.parent(&message);
+        for block in message.message.content {
+            self.assistant_block(block.0, &parent);
         }
     }
 
     /// One content block of an `assistant` message.
-    fn assistant_block(&mut self, block: &Value, parent: &Option<String>) {
-        let str_of = |key: &str| block.get(key).and_then(Value::as_str);
-        match (block.get("type").and_then(Value::as_str), str_of("text")) {
-            (Some("text"), Some(text)) => {
+    fn assistant_block(&mut self, block: Option<AssistantBlock>, parent: &Option<String>) {
+        match block {
+            Some(AssistantBlock::Text { text: Some(text) }) => {
                 let id = self.state.ids.next("itm");
-                let item = item::assistant_text(id.clone(), text);
+                let item = item::assistant_text(id.clone(), &text);
                 let item = match parent {
                     Some(parent) => item.with_parent(parent.clone()),
                     None => item,
@@ -140,16 +138,17 @@ impl Line<'_> {
                 self.emit(event::item_delta(id, text));
                 self.emit(event::item_completed(item));
             }
-            (Some("thinking"), _) => {
-                let thinking = str_of("thinking").unwrap_or("");
+            Some(AssistantBlock::Thinking { thinking }) => {
                 let id = self.state.ids.next("itm");
                 let item = item::reasoning(id, thinking, ReasoningVisibility::Public);
                 self.whole_item(item, parent);
             }
-            (Some("tool_use"), _) => {
-                let call_id = str_of("id").unwrap_or("").to_owned();
-                let name = str_of("name").unwrap_or("").to_owned();
-                let input = block.get("input").unwrap_or(&json!({})).to_string();
+            Some(AssistantBlock::ToolUse {
+                id: call_id,
+                name,
+                input,
+            }) => {
+                let input = input.to_string();
                 let item_id = self.state.ids.next("itm");
                 let item = item::tool_call(item_id.clone(), &name, &input, &call_id)
                     .with_native_id(&call_id);
@@ -166,39 +165,33 @@ impl Line<'_> {
     }
 
     /// A `user` message: the prompt's echo, tool results, or a subagent's prompt.
-    fn user(&mut self, value: &Value) {
-        let parent = self.parent(value);
-        let in_subagent = value
-            .get("parent_tool_use_id")
-            .is_some_and(|p| !p.is_null());
-        let message = value.get("message").unwrap_or(&Value::Null);
-        let blocks = message.get("content").and_then(Value::as_array);
-        for block in blocks.into_iter().flatten() {
-            match block.get("type").and_then(Value::as_str) {
-                Some("text") => {
-                    let text = block.get("text").and_then(Value::as_str).unwrap_or("");
+    fn user(&mut self, message: Message<UserBlock>) {
+        let parent = self.parent(&message);
+        let in_subagent = message.parent_tool_use_id.is_some();
+        for block in message.message.content {
+            match block.0 {
+                Some(UserBlock::Text { text }) => {
                     if !in_subagent && !self.turn().echoed {
                         self.turn().echoed = true;
                         continue;
                     }
                     let id = self.state.ids.next("itm");
-                    let item = item::user_message(id, &[MessagePart::Text(text.to_owned())]);
+                    let item = item::user_message(id, &[MessagePart::Text(text)]);
                     self.whole_item(item, &parent);
                 }
-                Some("tool_result") => self.tool_result(block),
+                Some(UserBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                }) => self.tool_result(tool_use_id, &content, is_error),
                 _ => self.unparsed("unknown user content block"),
             }
         }
     }
 
     /// A `tool_result` block: a `tool_result` item under its call.
-    fn tool_result(&mut self, block: &Value) {
-        let call_id = block
-            .get("tool_use_id")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
-        let output = tools::result_text(block.get("content").unwrap_or(&Value::Null));
+    fn tool_result(&mut self, call_id: String, content: &serde_json::Value, is_error: bool) {
+        let output = tools::result_text(content);
         let id = self.state.ids.next("itm");
         let mut item = item::tool_result(id, &call_id, output).with_native_id(&call_id);
         if let Some(call) = self.turn().calls.get(&call_id).cloned() {
@@ -207,22 +200,17 @@ impl Line<'_> {
                 item = item.with_part(part);
             }
         }
-        if block.get("is_error").and_then(Value::as_bool) == Some(true) {
+        if is_error {
             item = item.failed();
         }
         self.whole_item(item, &None);
     }
 
     /// The `result` line ends the turn (after an `error` when it failed).
-    fn result(&mut self, value: &Value) {
-        let subtype = value.get("subtype").and_then(Value::as_str).unwrap_or("");
-        let is_error = value.get("is_error").and_then(Value::as_bool) == Some(true);
-        if is_error || subtype != "success" {
-            let message = value
-                .get("error")
-                .or_else(|| value.get("result"))
-                .and_then(Value::as_str)
-                .unwrap_or("Amp reported an error");
+    fn result(&mut self, result: &TurnResult) {
+        let subtype = result.subtype.as_str();
+        if result.is_error || subtype != "success" {
+            let message = result.message().unwrap_or("Amp reported an error");
             let code = if subtype.is_empty() { "error" } else { subtype };
             self.emit(event::error(message, Some(code)));
         }

@@ -7,14 +7,12 @@
 //! before the probe ends waits for it.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use serde_json::json;
 
 use crate::launch;
 use crate::output;
 use crate::state::{Probe, State, TurnState};
-
-/// The format version of the snapshot; bump it when [`State`] changes shape.
-const STATE_VERSION: u32 = 1;
 
 /// One Amp session.
 pub struct AmpSession {
@@ -100,8 +98,34 @@ impl AmpSession {
     }
 }
 
+impl Snapshotted<State> for AmpSession {
+    /// The format version of the snapshot; bump it when [`State`] changes shape.
+    const STATE_VERSION: u32 = 1;
+
+    fn from_parts(config: SessionConfig, state: State) -> Self {
+        Self { config, state }
+    }
+
+    fn state(&self) -> &State {
+        &self.state
+    }
+}
+
 impl SessionMachine for AmpSession {
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, resume: thread);
+    /// A new session, resuming the native session the host names.
+    fn new(config: SessionConfig) -> Self {
+        let mut session = Self::fresh(config);
+        session.state.thread = session.config.resume_native_session_id.clone();
+        session
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Self::restore_state(config, state)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.snapshot_state()
+    }
 
     /// `session.started` with the launch settings, then the probe.
     fn start(&mut self) -> Vec<Action> {

@@ -6,28 +6,28 @@
 //! (`sandbox_agent_adapter_kit::diff::created`). The diffs have hunks only (no
 //! `---`/`+++` header): the path is in the `file_ref` part.
 
-use serde_json::Value;
+use sandbox_agent_adapter_kit::native::Lenient;
+
+use crate::native::Hunk;
 
 /// The diff of a `structuredPatch`, or `None` when it has no hunk.
-pub(crate) fn from_hunks(hunks: &Value) -> Option<String> {
-    let hunks = hunks.as_array().filter(|hunks| !hunks.is_empty())?;
+pub(crate) fn from_hunks(hunks: &[Lenient<Hunk>]) -> Option<String> {
+    if hunks.is_empty() {
+        return None;
+    }
     let mut diff = String::new();
     for hunk in hunks {
-        let number = |key: &str| hunk.get(key).and_then(Value::as_u64).unwrap_or(0);
+        let hunk = hunk.get();
+        let number = |of: fn(&Hunk) -> u64| hunk.map(of).unwrap_or(0);
         diff.push_str(&format!(
             "@@ -{},{} +{},{} @@\n",
-            number("oldStart"),
-            number("oldLines"),
-            number("newStart"),
-            number("newLines")
+            number(|h| h.old_start),
+            number(|h| h.old_lines),
+            number(|h| h.new_start),
+            number(|h| h.new_lines)
         ));
-        for line in hunk
-            .get("lines")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            diff.push_str(line.as_str().unwrap_or_default());
+        for line in hunk.into_iter().flat_map(|h| &h.lines) {
+            diff.push_str(line.get().map(String::as_str).unwrap_or_default());
             diff.push('\n');
         }
     }

@@ -17,11 +17,16 @@
 #![warn(missing_docs)]
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::{
+    credentials::CredentialFiles,
+    install::{Checksums, Installer, VersionProbe},
+};
 
 mod credentials;
 mod diff;
 mod install;
 mod launch;
+mod native;
 mod output;
 mod protocol;
 mod requests;
@@ -42,6 +47,16 @@ const EFFORT_LEVELS: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
 
 impl Adapter for Claude {
     type Session = ClaudeSession;
+    const INSTALLER: Option<Installer> = Some(Installer {
+        recipe: install::recipe,
+        latest_version: install::parse_latest_version,
+        checksums: Checksums::Sha256Sum,
+    });
+    const VERSION: Option<VersionProbe> = Some(VersionProbe::flag(install::parse_version));
+    const CREDENTIALS: Option<CredentialFiles> = Some(CredentialFiles {
+        files: credentials::files,
+        parse: credentials::parse,
+    });
 
     /// Modes `build` and `plan`, the CLI's model aliases with effort levels as
     /// variants, and the capabilities the adapter maps and its tests prove.
@@ -67,9 +82,6 @@ impl Adapter for Claude {
     fn parse_checksum(url: String, body: String, _file_name: String) -> Result<String, String> {
         install::manifest_checksum(&url, &body)
     }
-
-    sandbox_agent_adapter_kit::install_from!(install);
-    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter maps and its tests cover. Not `images`/`file_attachments` (the

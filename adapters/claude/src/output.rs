@@ -19,65 +19,49 @@
 //! Content that arrives while no turn runs (the CLI can start a turn by itself, for
 //! a finished background task) opens a synthetic turn.
 
-use sandbox_agent_adapter_kit::prelude::*;
-use serde_json::{json, Value};
+use std::ops::{Deref, DerefMut};
 
+use sandbox_agent_adapter_kit::native;
+use sandbox_agent_adapter_kit::prelude::*;
+use serde_json::json;
+
+use crate::native::{
+    ApiEvent, Assistant, AssistantBlock, ClaudeMessage, ControlRequest, Delta, StartedBlock,
+    StreamEvent, System, TurnResult, User, UserBlock, UserContent,
+};
 use crate::protocol;
 use crate::requests;
-use crate::state::{BlockKind, OpenBlock, State, ToolCall, TurnState};
+use crate::state::{BlockKind, OpenBlock, Out, State, ToolCall};
 
-/// The session's state and the actions of the current input, plus where the events
-/// come from.
-pub(crate) struct Output<'a> {
-    /// The session's state.
-    pub state: &'a mut State,
-    /// The actions being returned.
-    pub out: &'a mut Actions,
-    origin: Origin<'a>,
+/// The kit's output helper ([`Out`]) with the conversion of the CLI's lines.
+pub(crate) struct Output<'a>(Out<'a>);
+
+impl<'a> Deref for Output<'a> {
+    type Target = Out<'a>;
+
+    fn deref(&self) -> &Out<'a> {
+        &self.0
+    }
+}
+
+impl DerefMut for Output<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
 
 impl<'a> Output<'a> {
     /// For events that come from `origin` (a CLI line, the adapter answering the
     /// client, or a gap in the CLI's stream).
     pub fn new(state: &'a mut State, out: &'a mut Actions, origin: Origin<'a>) -> Self {
-        Self { state, out, origin }
-    }
-
-    /// Emits `event`, marked by where it comes from.
-    pub fn emit(&mut self, event: EmittedEvent) {
-        self.out.emit(self.origin.mark(event));
-    }
-
-    /// Writes one line to the live CLI process (nothing when none runs).
-    pub fn write(&mut self, line: &str) {
-        if let Some(process) = &self.state.process {
-            self.out.write_line(process.id.clone(), line);
-        }
-    }
-
-    /// A fresh item id.
-    pub fn item_id(&mut self) -> String {
-        self.state.ids.next("itm")
-    }
-
-    /// The running turn; a synthetic one is opened when the CLI started it by itself.
-    pub fn turn(&mut self) -> &mut TurnState {
-        let state = &mut *self.state;
-        if state.turn.is_none() {
-            let id = self.out.start_turn(&mut state.ids);
-            state.turn = Some(TurnState {
-                id,
-                ..TurnState::default()
-            });
-        }
-        state.turn.get_or_insert_with(TurnState::default)
+        Self(Out::new(state, out, origin))
     }
 
     /// Emits `turn.ended` for the running turn: closes what is still streaming
     /// (failed when cancelled), resolves what is still pending as rejected, and reports
     /// `usage`. Nothing when no turn runs.
     pub fn end_turn(&mut self, usage: Option<Usage>) {
-        let Some(turn) = self.state.turn.take() else {
+        let Some(turn) = self.state.header.turn.take() else {
             return;
         };
         for block in turn.blocks {
@@ -89,106 +73,92 @@ impl<'a> Output<'a> {
         data.usage = usage;
         if turn.cancelling {
             data = data.with_metadata(json!({ "cancelled": true }).to_string());
-            self.out.cancel_timer(crate::session::INTERRUPT_TIMER);
+            self.out.cancel_timer(protocol::INTERRUPT_TIMER);
         }
         self.emit(event::turn_ended(data));
     }
 
     /// Handles one stdout line of the CLI.
     pub fn line(&mut self, line: &str) {
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
+        let Ok(message) = serde_json::from_str::<ClaudeMessage>(line) else {
             self.unparsed("not a JSON line");
             return;
         };
-        match message
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-        {
-            "system" => self.system(&message),
-            "stream_event" => self.stream_event(&message),
-            "assistant" => self.assistant(&message),
-            "user" => self.user(&message),
-            "result" => self.result(&message),
-            "control_request" => self.control_request(&message),
-            "control_cancel_request" => {
-                let id = str_field(&message, "request_id");
-                requests::cancelled_by_agent(self, id);
+        match message {
+            ClaudeMessage::System(system) => self.system(system),
+            ClaudeMessage::StreamEvent(event) => self.stream_event(event),
+            ClaudeMessage::Assistant(assistant) => self.assistant(assistant),
+            ClaudeMessage::User(user) => self.user(user),
+            ClaudeMessage::Result(result) => self.result(&result),
+            ClaudeMessage::ControlRequest(request) => self.control_request(request),
+            ClaudeMessage::ControlCancelRequest { request_id } => {
+                requests::cancelled_by_agent(self, &request_id);
             }
-            "control_response" => self.control_response(&message),
-            "keep_alive" => {}
-            other => self.unparsed(&format!("unknown message type {other:?}")),
+            ClaudeMessage::ControlResponse { response } => {
+                if response.subtype == "error" {
+                    self.emit(event::error(response.error, Some("control_error")));
+                }
+            }
+            ClaudeMessage::KeepAlive => {}
+            ClaudeMessage::Other(other) => {
+                let kind = native::tag_of(&other, "type");
+                self.unparsed(&format!("unknown message type {kind:?}"));
+            }
         }
     }
 
-    fn unparsed(&mut self, error: &str) {
-        if let Origin::Line(line) = self.origin {
-            self.out
-                .emit(event::unparsed(error, "stdout", text::raw_json(line)));
-        }
-    }
-
-    fn system(&mut self, message: &Value) {
-        match str_field(message, "subtype") {
+    fn system(&mut self, system: System) {
+        match system.subtype.as_str() {
             "init" => {
-                let id = str_field(message, "session_id");
-                if !id.is_empty() && self.state.native_session_id.as_deref() != Some(id) {
-                    self.state.native_session_id = Some(id.to_owned());
-                    self.out.set_native_session_id(id);
+                let id = system.session_id;
+                if !id.is_empty() && self.state.header.native_session_id.as_deref() != Some(&id) {
+                    self.out.set_native_session_id(&id);
+                    self.state.header.native_session_id = Some(id);
                 }
             }
             "status" | "thinking_tokens" => {}
-            subtype => {
-                let detail = ["message", "content", "text"]
-                    .iter()
-                    .find_map(|key| message.get(*key).and_then(Value::as_str))
-                    .map(str::to_owned);
-                let item = item::status(self.item_id(), subtype, detail);
+            _ => {
+                let subtype = system.subtype.clone();
+                let item = item::status(self.item_id(), &subtype, system.detail());
                 self.whole(item);
             }
         }
     }
 
-    fn stream_event(&mut self, message: &Value) {
-        let stream = stream_of(message);
-        let Some(event) = message.get("event") else {
+    fn stream_event(&mut self, message: StreamEvent) {
+        let stream = message.parent_tool_use_id;
+        let Some(event) = message.event else {
             self.unparsed("stream_event without event");
             return;
         };
-        let index = event.get("index").and_then(Value::as_u64).unwrap_or(0);
-        match str_field(event, "type") {
-            "message_start" => {
-                let id = event
-                    .get("message")
-                    .map(|m| str_field(m, "id"))
-                    .unwrap_or_default()
-                    .to_owned();
-                self.turn().messages.insert(stream, id);
+        match event {
+            ApiEvent::MessageStart { message } => {
+                self.turn().messages.insert(stream, message.id);
             }
-            "content_block_start" => {
-                let block = event.get("content_block").unwrap_or(&Value::Null);
-                self.block_started(stream, index, block);
+            ApiEvent::ContentBlockStart {
+                index,
+                content_block,
+            } => self.block_started(stream, index, content_block),
+            ApiEvent::ContentBlockDelta { index, delta } => self.block_delta(&stream, index, delta),
+            ApiEvent::ContentBlockStop
+            | ApiEvent::MessageDelta
+            | ApiEvent::MessageStop
+            | ApiEvent::Ping => {}
+            ApiEvent::Other(other) => {
+                let kind = native::tag_of(&other, "type");
+                self.unparsed(&format!("unknown stream event {kind:?}"));
             }
-            "content_block_delta" => {
-                let delta = event.get("delta").unwrap_or(&Value::Null);
-                self.block_delta(&stream, index, delta);
-            }
-            "content_block_stop" | "message_delta" | "message_stop" | "ping" => {}
-            other => self.unparsed(&format!("unknown stream event {other:?}")),
         }
     }
 
     /// A streamed block starts: its item starts (in progress, no content yet). Blocks
     /// of other types are left to their `assistant` line.
-    fn block_started(&mut self, stream: String, index: u64, block: &Value) {
-        let kind = match str_field(block, "type") {
-            "text" => BlockKind::Text,
-            "thinking" => BlockKind::Thinking,
-            "tool_use" | "server_tool_use" | "mcp_tool_use" => BlockKind::ToolUse {
-                call_id: str_field(block, "id").to_owned(),
-                name: str_field(block, "name").to_owned(),
-            },
-            _ => return,
+    fn block_started(&mut self, stream: String, index: u64, block: StartedBlock) {
+        let kind = match block {
+            StartedBlock::Text => BlockKind::Text,
+            StartedBlock::Thinking => BlockKind::Thinking,
+            StartedBlock::ToolUse { id, name } => BlockKind::ToolUse { call_id: id, name },
+            StartedBlock::Other => return,
         };
         let parent = self.parent_of(&stream);
         let message_id = self
@@ -222,14 +192,15 @@ impl<'a> Output<'a> {
         self.turn().blocks.push(open);
     }
 
-    fn block_delta(&mut self, stream: &str, index: u64, delta: &Value) {
-        let (piece, streamed) = match str_field(delta, "type") {
-            "text_delta" => (str_field(delta, "text"), true),
-            "thinking_delta" => (str_field(delta, "thinking"), true),
-            "input_json_delta" => (str_field(delta, "partial_json"), false),
-            "signature_delta" => return,
-            other => {
-                self.unparsed(&format!("unknown content delta {other:?}"));
+    fn block_delta(&mut self, stream: &str, index: u64, delta: Delta) {
+        let (piece, streamed) = match delta {
+            Delta::Text { text } => (text, true),
+            Delta::Thinking { thinking } => (thinking, true),
+            Delta::InputJson { partial_json } => (partial_json, false),
+            Delta::Signature => return,
+            Delta::Other(other) => {
+                let kind = native::tag_of(&other, "type");
+                self.unparsed(&format!("unknown content delta {kind:?}"));
                 return;
             }
         };
@@ -242,28 +213,34 @@ impl<'a> Output<'a> {
         else {
             return;
         };
-        block.text.push_str(piece);
+        block.text.push_str(&piece);
         if streamed && !piece.is_empty() {
             let item_id = block.item_id.clone();
             self.emit(event::item_delta(item_id, piece));
         }
     }
 
-    fn assistant(&mut self, message: &Value) {
-        let body = message.get("message").unwrap_or(&Value::Null);
-        let content = body.get("content").and_then(Value::as_array);
-        if let Some(code) = message.get("error").and_then(Value::as_str) {
+    fn assistant(&mut self, message: Assistant) {
+        let content = message.message.content;
+        if let Some(code) = message.error {
             // The CLI classifies API errors (`rate_limit`, `authentication_failed`...).
-            let code = if code == "unknown" { "api_error" } else { code };
+            let code = if code == "unknown" {
+                "api_error"
+            } else {
+                &code
+            };
             let text = content
-                .map(|blocks| crate::tools::output_text(Some(&Value::Array(blocks.clone()))))
+                .map(|blocks| {
+                    let texts: Vec<&str> = blocks.iter().filter_map(AssistantBlock::text).collect();
+                    texts.join("\n")
+                })
                 .unwrap_or_default();
             self.turn().errored = true;
             self.emit(event::error(text, Some(code)));
             return;
         }
-        let stream = stream_of(message);
-        let message_id = str_field(body, "id").to_owned();
+        let stream = message.parent_tool_use_id;
+        let message_id = message.message.id;
         for block in content.into_iter().flatten() {
             self.assistant_block(&stream, &message_id, block);
         }
@@ -271,33 +248,32 @@ impl<'a> Output<'a> {
 
     /// One content block of an `assistant` line: completes the item that streamed it,
     /// or emits the whole item.
-    fn assistant_block(&mut self, stream: &str, message_id: &str, block: &Value) {
-        let (kind, content) = match str_field(block, "type") {
-            "text" => (
+    fn assistant_block(&mut self, stream: &str, message_id: &str, block: AssistantBlock) {
+        let (kind, content) = match block {
+            AssistantBlock::Text { text } => (
                 Some(BlockKind::Text),
-                ContentPart::Text(str_field(block, "text").to_owned()),
+                ContentPart::Text(text.unwrap_or_default()),
             ),
-            "thinking" => (
+            AssistantBlock::Thinking { thinking } => (
                 Some(BlockKind::Thinking),
-                item::reasoning_part(str_field(block, "thinking"), ReasoningVisibility::Public),
+                item::reasoning_part(&thinking, ReasoningVisibility::Public),
             ),
-            "redacted_thinking" => (None, item::reasoning_part("", ReasoningVisibility::Private)),
-            "tool_use" | "server_tool_use" | "mcp_tool_use" => {
-                let call_id = str_field(block, "id").to_owned();
-                let name = str_field(block, "name").to_owned();
-                let input = block.get("input").cloned().unwrap_or(json!({}));
+            AssistantBlock::RedactedThinking => {
+                (None, item::reasoning_part("", ReasoningVisibility::Private))
+            }
+            AssistantBlock::ToolUse { id, name, input } => {
                 let part = ContentPart::ToolCall(ToolCallPart {
                     name: name.clone(),
                     arguments: input.to_string(),
-                    call_id: call_id.clone(),
+                    call_id: id.clone(),
                 });
                 let kind = BlockKind::ToolUse {
-                    call_id: call_id.clone(),
+                    call_id: id.clone(),
                     name: name.clone(),
                 };
                 let item_id = self.complete_block(stream, message_id, Some(kind), part);
                 self.turn().tools.insert(
-                    call_id,
+                    id,
                     ToolCall {
                         item_id,
                         name,
@@ -306,7 +282,7 @@ impl<'a> Output<'a> {
                 );
                 return;
             }
-            _ => (None, ContentPart::Json(block.to_string())),
+            AssistantBlock::Other(block) => (None, ContentPart::Json(block.to_string())),
         };
         self.complete_block(stream, message_id, kind, content);
     }
@@ -381,30 +357,31 @@ impl<'a> Output<'a> {
         item_id
     }
 
-    fn user(&mut self, message: &Value) {
-        let stream = stream_of(message);
-        let content = message.get("message").and_then(|m| m.get("content"));
-        let blocks = match content {
-            Some(Value::String(text)) => vec![json!({ "type": "text", "text": text })],
-            Some(Value::Array(blocks)) => blocks.clone(),
-            _ => Vec::new(),
+    fn user(&mut self, message: User) {
+        let stream = message.parent_tool_use_id;
+        let blocks = match message.message.content {
+            UserContent::Text(text) => vec![UserBlock::Text { text }],
+            UserContent::Blocks(blocks) => blocks,
         };
         let results = blocks
             .iter()
-            .filter(|b| str_field(b, "type") == "tool_result")
+            .filter(|b| matches!(b, UserBlock::ToolResult(_)))
             .count();
-        let structured = message.get("tool_use_result").filter(|_| results == 1);
-        for block in &blocks {
-            match str_field(block, "type") {
-                "tool_result" => {
-                    let call_id = str_field(block, "tool_use_id");
-                    let call = self.turn().tools.get(call_id).cloned();
+        let structured = message.tool_use_result.filter(|_| results == 1);
+        for block in blocks {
+            match block {
+                UserBlock::ToolResult(result) => {
+                    let call = self.turn().tools.get(&result.tool_use_id).cloned();
                     let item_id = self.item_id();
-                    let item = crate::tools::result_item(item_id, call.as_ref(), block, structured);
+                    let item = crate::tools::result_item(
+                        item_id,
+                        call.as_ref(),
+                        &result,
+                        structured.as_ref(),
+                    );
                     self.whole(item);
                 }
-                "text" => {
-                    let text = str_field(block, "text").to_owned();
+                UserBlock::Text { text } => {
                     let item = match self.parent_of(&stream) {
                         // A subagent's prompt.
                         Some(parent) => {
@@ -416,7 +393,7 @@ impl<'a> Output<'a> {
                     };
                     self.whole(item);
                 }
-                _ => {
+                UserBlock::Other(block) => {
                     let item = Item::new(
                         self.item_id(),
                         ItemKind::Unknown,
@@ -430,10 +407,8 @@ impl<'a> Output<'a> {
         }
     }
 
-    fn result(&mut self, message: &Value) {
-        let is_error = message.get("is_error").and_then(Value::as_bool) == Some(true);
-        let cost = message.get("total_cost_usd").and_then(Value::as_f64);
-        let turn_cost = match (&mut self.state.process, cost) {
+    fn result(&mut self, message: &TurnResult) {
+        let turn_cost = match (&mut self.state.header.process, message.total_cost_usd) {
             (Some(process), Some(total)) => {
                 // Rounded to a billionth of a cent: the difference of two sums
                 // is not exact in floating point.
@@ -444,56 +419,41 @@ impl<'a> Output<'a> {
             (None, cost) => cost,
             (_, None) => None,
         };
-        let reported = match &self.state.turn {
+        let reported = match &self.state.header.turn {
             Some(turn) => turn.cancelling || turn.errored,
             None => false,
         };
-        if is_error && forgets_session(message) {
+        if message.is_error && forgets_session(message) {
             // `--resume` of a conversation the CLI does not have: start afresh next
             // time instead of failing every message.
-            self.state.native_session_id = None;
+            self.state.header.native_session_id = None;
         }
-        if is_error && !reported {
+        if message.is_error && !reported {
             let (text, code) = result_error(message);
             self.emit(event::error(text, Some(&code)));
         }
-        let usage = message.get("usage").map(|usage| {
-            let mut usage = Usage::from_anthropic(usage);
+        let usage = message.usage.as_ref().map(|usage| {
+            let mut usage = Usage::from(usage);
             usage.cost_usd = turn_cost;
             usage
         });
         self.end_turn(usage);
     }
 
-    fn control_request(&mut self, message: &Value) {
-        let request_id = str_field(message, "request_id").to_owned();
+    fn control_request(&mut self, message: ControlRequest) {
+        let request_id = message.request_id;
         if request_id.is_empty() {
             // Nothing to answer it by, nor to name the permission or question by.
             return self.unparsed("control_request without a request_id");
         }
-        let request = message.get("request").unwrap_or(&Value::Null);
-        match str_field(request, "subtype") {
-            "can_use_tool" => requests::asked(self, &request_id, request),
+        match message.request.subtype.as_str() {
+            "can_use_tool" => requests::asked(self, &request_id, message.request),
             other => {
                 let error = format!("unsupported control request {other:?}");
                 self.unparsed(&error);
                 self.write(&protocol::error(&request_id, &error));
             }
         }
-    }
-
-    fn control_response(&mut self, message: &Value) {
-        let response = message.get("response").unwrap_or(&Value::Null);
-        if str_field(response, "subtype") == "error" {
-            let text = str_field(response, "error").to_owned();
-            self.emit(event::error(text, Some("control_error")));
-        }
-    }
-
-    /// `item.started` (in progress) then `item.completed` of `item`.
-    fn whole(&mut self, item: Item) {
-        self.emit(event::item_started(item.clone().in_progress()));
-        self.emit(event::item_completed(item));
     }
 
     /// The item a subagent's stream belongs to: the call of its `Task` tool.
@@ -540,32 +500,16 @@ fn same_kind(open: &BlockKind, kind: &BlockKind) -> bool {
     }
 }
 
-/// The stream a line belongs to: its `parent_tool_use_id`, empty for the main agent.
-fn stream_of(message: &Value) -> String {
-    str_field(message, "parent_tool_use_id").to_owned()
-}
-
-/// A string field, empty when absent.
-fn str_field<'v>(value: &'v Value, key: &str) -> &'v str {
-    value.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
 /// The message and code of an error `result`: its `result` text or `errors`, and
 /// its subtype (`api_error` for a failed API call).
-fn result_error(message: &Value) -> (String, String) {
-    let errors: Vec<&str> = message
-        .get("errors")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    let text = match message.get("result").and_then(Value::as_str) {
+fn result_error(message: &TurnResult) -> (String, String) {
+    let errors: Vec<&str> = message.errors().collect();
+    let text = match message.result.as_deref() {
         Some(text) if !text.is_empty() => text.to_owned(),
         _ if !errors.is_empty() => errors.join("\n"),
         _ => "Claude Code reported an error".to_owned(),
     };
-    let code = match str_field(message, "subtype") {
+    let code = match message.subtype.as_str() {
         "success" | "" => "api_error",
         subtype => subtype,
     };
@@ -573,11 +517,8 @@ fn result_error(message: &Value) -> (String, String) {
 }
 
 /// True when an error `result` says the resumed conversation does not exist.
-fn forgets_session(message: &Value) -> bool {
-    let errors = message.get("errors").and_then(Value::as_array);
-    errors
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
+fn forgets_session(message: &TurnResult) -> bool {
+    message
+        .errors()
         .any(|error| error.starts_with("No conversation found with session ID"))
 }

@@ -4,6 +4,9 @@
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Value};
 
+/// The timer that gives up on an [`interrupt`] the CLI does not answer.
+pub(crate) const INTERRUPT_TIMER: &str = "interrupt";
+
 /// The handshake the CLI expects before anything else (no hooks, no SDK MCP servers).
 pub(crate) fn initialize(request_id: &str) -> String {
     control_request(request_id, json!({ "subtype": "initialize" }))

@@ -14,11 +14,12 @@
 //!   (emitting the request already resolved as `accept_for_session`); `reject` denies it.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::output::Output;
+use crate::native::{AskUserQuestion, ToolRequest};
 use crate::protocol;
-use crate::state::{Pending, PendingKind};
+use crate::state::{Out, Pending, PendingKind};
 
 /// What a denied tool call returns to the model.
 const DENIED: &str = "The user rejected this tool use.";
@@ -30,44 +31,35 @@ const DECLINED: &str = "The user declined to answer the question.";
 const PLAN_OPTIONS: [&str; 2] = ["approve", "reject"];
 
 /// A `can_use_tool` request of the CLI.
-pub(crate) fn asked(o: &mut Output, request_id: &str, request: &Value) {
-    let tool = request
-        .get("tool_name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let input = request.get("input").cloned().unwrap_or_else(|| json!({}));
+pub(crate) fn asked(o: &mut Out, request_id: &str, request: ToolRequest) {
     o.turn();
-    match tool.as_str() {
-        "AskUserQuestion" if !questions_of(&input).is_empty() => {
-            ask_questions(o, request_id, input)
+    match request.tool_name.as_str() {
+        "AskUserQuestion" if !questions_of(&request.input).is_empty() => {
+            ask_questions(o, request_id, request.input)
         }
-        "ExitPlanMode" => ask_plan(o, request_id, input),
-        _ => ask_permission(o, request_id, tool, input, request),
+        "ExitPlanMode" => ask_plan(o, request_id, request.input),
+        _ => ask_permission(o, request_id, request),
     }
 }
 
 /// The questions of an `AskUserQuestion` input: text and option labels.
 fn questions_of(input: &Value) -> Vec<(String, Vec<String>)> {
-    let questions = input.get("questions").and_then(Value::as_array);
-    questions
+    let input = match input {
+        Value::Object(_) => AskUserQuestion::deserialize(input).unwrap_or_default(),
+        _ => AskUserQuestion::default(),
+    };
+    input
+        .questions
         .into_iter()
-        .flatten()
-        .filter_map(|q| {
-            let prompt = q.get("question").and_then(Value::as_str)?.to_owned();
-            let options = q
-                .get("options")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|o| o.get("label").and_then(Value::as_str).map(str::to_owned))
-                .collect();
-            Some((prompt, options))
+        .filter_map(|question| question.0)
+        .map(|question| {
+            let labels = question.options.into_iter().filter_map(|o| o.0);
+            (question.question, labels.map(|o| o.label).collect())
         })
         .collect()
 }
 
-fn ask_questions(o: &mut Output, request_id: &str, input: Value) {
+fn ask_questions(o: &mut Out, request_id: &str, input: Value) {
     let questions = questions_of(&input);
     let several = questions.len() > 1;
     for (n, (prompt, options)) in questions.into_iter().enumerate() {
@@ -89,7 +81,7 @@ fn ask_questions(o: &mut Output, request_id: &str, input: Value) {
     }
 }
 
-fn ask_plan(o: &mut Output, request_id: &str, input: Value) {
+fn ask_plan(o: &mut Out, request_id: &str, input: Value) {
     let mut prompt = "Approve the plan?".to_owned();
     if let Some(plan) = input.get("plan").and_then(Value::as_str) {
         prompt.push_str("\n\n");
@@ -107,17 +99,23 @@ fn ask_plan(o: &mut Output, request_id: &str, input: Value) {
     );
 }
 
-fn ask_permission(o: &mut Output, request_id: &str, tool: String, input: Value, request: &Value) {
+fn ask_permission(o: &mut Out, request_id: &str, request: ToolRequest) {
+    let ToolRequest {
+        tool_name: tool,
+        input,
+        permission_suggestions: suggestions,
+        ..
+    } = request;
     let mut metadata = json!({ "tool": tool, "input": input });
-    for (from, to) in [
-        ("tool_use_id", "toolUseId"),
-        ("description", "description"),
-        ("blocked_path", "blockedPath"),
-        ("decision_reason", "decisionReason"),
-        ("permission_suggestions", "suggestions"),
+    for (value, to) in [
+        (request.tool_use_id, "toolUseId"),
+        (request.description, "description"),
+        (request.blocked_path, "blockedPath"),
+        (request.decision_reason, "decisionReason"),
+        (suggestions.clone().filter(|v| !v.is_null()), "suggestions"),
     ] {
-        if let Some(value) = request.get(from).filter(|v| !v.is_null()) {
-            metadata[to] = value.clone();
+        if let Some(value) = value {
+            metadata[to] = value;
         }
     }
     let permission = Permission::requested(
@@ -133,7 +131,6 @@ fn ask_permission(o: &mut Output, request_id: &str, tool: String, input: Value, 
         o.write(&protocol::allow(request_id, &input, None));
         return;
     }
-    let suggestions = request.get("permission_suggestions").cloned();
     o.state.pending.insert(
         request_id.to_owned(),
         Pending {
@@ -169,7 +166,7 @@ fn action_of(tool: &str, input: &Value) -> String {
 
 /// The client answered permission request `id`.
 pub(crate) fn reply_permission(
-    o: &mut Output,
+    o: &mut Out,
     id: &str,
     reply: PermissionReply,
 ) -> Result<(), String> {
@@ -212,7 +209,7 @@ fn for_session(mut suggestions: Value) -> Value {
 
 /// The client answered question `id` (`Some(answers)`) or declined it (`None`).
 pub(crate) fn reply_question(
-    o: &mut Output,
+    o: &mut Out,
     id: &str,
     answers: Option<Vec<Vec<String>>>,
 ) -> Result<(), String> {
@@ -265,7 +262,7 @@ pub(crate) fn reply_question(
 }
 
 /// Takes pending request `id` when `matches` accepts its kind.
-fn take(o: &mut Output, id: &str, matches: impl Fn(&PendingKind) -> bool) -> Option<Pending> {
+fn take(o: &mut Out, id: &str, matches: impl Fn(&PendingKind) -> bool) -> Option<Pending> {
     match o.state.pending.get(id) {
         Some(pending) if matches(&pending.kind) => o.state.pending.remove(id),
         _ => None,
@@ -274,13 +271,13 @@ fn take(o: &mut Output, id: &str, matches: impl Fn(&PendingKind) -> bool) -> Opt
 
 /// The CLI withdrew request `request_id` (`control_cancel_request`, after an
 /// interrupt): what the client was asked resolves as rejected.
-pub(crate) fn cancelled_by_agent(o: &mut Output, request_id: &str) {
+pub(crate) fn cancelled_by_agent(o: &mut Out, request_id: &str) {
     o.state.answers.remove(request_id);
     reject_request(o, request_id);
 }
 
 /// Resolves every pending request as rejected (the turn is over).
-pub(crate) fn reject_all(o: &mut Output) {
+pub(crate) fn reject_all(o: &mut Out) {
     o.state.answers.clear();
     let pending = std::mem::take(&mut o.state.pending);
     for pending in pending.into_values() {
@@ -289,7 +286,7 @@ pub(crate) fn reject_all(o: &mut Output) {
 }
 
 /// Resolves the pending requests of the CLI's `request_id` as rejected.
-fn reject_request(o: &mut Output, request_id: &str) {
+fn reject_request(o: &mut Out, request_id: &str) {
     let ids: Vec<String> = o
         .state
         .pending
@@ -304,7 +301,7 @@ fn reject_request(o: &mut Output, request_id: &str) {
     }
 }
 
-fn emit_rejected(o: &mut Output, pending: Pending) {
+fn emit_rejected(o: &mut Out, pending: Pending) {
     let event = match pending.kind {
         PendingKind::Permission { permission, .. } => {
             event::permission_resolved(permission.resolved(PermissionReply::Reject))

@@ -7,18 +7,14 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
+use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use serde_json::json;
 
 use crate::launch;
 use crate::output::Output;
 use crate::protocol;
 use crate::requests;
-use crate::state::{Process, State, TurnState};
-
-/// The format version of the snapshot; bump it when [`State`] changes shape.
-const STATE_VERSION: u32 = 1;
-/// The timer that gives up on an interrupt the CLI does not answer.
-pub(crate) const INTERRUPT_TIMER: &str = "interrupt";
+use crate::state::{Process, State};
 
 /// One Claude Code session.
 pub struct ClaudeSession {
@@ -30,8 +26,8 @@ impl ClaudeSession {
     /// Starts a CLI process (resuming the native session when there is one) and
     /// sends it the control-protocol handshake.
     fn launch(&mut self, out: &mut Actions) {
-        let id = format!("claude_{}", self.state.ids.next_number("process"));
-        let resume = self.state.native_session_id.as_deref();
+        let id = format!("claude_{}", self.state.header.ids.next_number("process"));
+        let resume = self.state.header.native_session_id.as_deref();
         let files = [
             launch::mcp_config(&self.config),
             launch::skills_plugin(&self.config),
@@ -40,16 +36,22 @@ impl ClaudeSession {
             out.write_file(path, contents);
         }
         out.spawn(launch::spawn(&self.config, &id, resume));
-        let request = self.state.ids.next("req");
+        let request = self.state.header.ids.next("req");
         out.write_line(id.clone(), &protocol::initialize(&request));
-        self.state.process = Some(Process { id, cost_usd: 0.0 });
+        self.state.header.process = Some(Process { id, cost_usd: 0.0 });
     }
 }
 
-impl ProcessSession for ClaudeSession {
-    const CANCEL_TIMER: &'static str = INTERRUPT_TIMER;
+impl ProcessSession<State> for ClaudeSession {
+    const CANCEL_TIMER: &'static str = protocol::INTERRUPT_TIMER;
 
-    sandbox_agent_adapter_kit::process_state!();
+    fn process_state(&self) -> &State {
+        &self.state
+    }
+
+    fn process_state_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
 
     fn program(&self, _process_id: &str) -> String {
         self.config.program(launch::PROGRAM).to_owned()
@@ -62,8 +64,8 @@ impl ProcessSession for ClaudeSession {
     /// An exit during a turn ends the session with an error and the exit code; an
     /// idle one leaves it (the next message resumes the session in a new process).
     fn exited(&mut self, out: &mut Actions, status: ExitStatus) {
-        self.state.process = None;
-        if let Some(turn) = self.state.turn.as_mut() {
+        self.state.header.process = None;
+        if let Some(turn) = self.state.header.turn.as_mut() {
             turn.errored = true;
             self.fail(out, Failure::exited_during_turn("Claude Code", &status));
         }
@@ -71,39 +73,62 @@ impl ProcessSession for ClaudeSession {
 
     /// The turn ends (cancelled when terminated); its open items fail.
     fn wind_down(&mut self, out: &mut Actions, why: WindDown) {
-        if let (WindDown::Terminated, Some(turn)) = (why, self.state.turn.as_mut()) {
+        if let (WindDown::Terminated, Some(turn)) = (why, self.state.header.turn.as_mut()) {
             turn.cancelling = true;
         }
         Output::new(&mut self.state, out, Origin::Synthetic).end_turn(None);
     }
 }
 
+impl Snapshotted<State> for ClaudeSession {
+    /// The format version of the snapshot; bump it when [`State`] changes shape.
+    const STATE_VERSION: u32 = 1;
+
+    fn from_parts(config: SessionConfig, state: State) -> Self {
+        Self { config, state }
+    }
+
+    fn state(&self) -> &State {
+        &self.state
+    }
+}
+
 impl SessionMachine for ClaudeSession {
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, resume: native_session_id);
+    /// A new session, resuming the native session the host names.
+    fn new(config: SessionConfig) -> Self {
+        let mut session = Self::fresh(config);
+        session.state.header.native_session_id = session.config.resume_native_session_id.clone();
+        session
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Self::restore_state(config, state)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.snapshot_state()
+    }
 
     /// `session.started` with the launch settings, then the CLI process.
     fn start(&mut self) -> Vec<Action> {
         let mut metadata = self.config.launch_metadata("claude");
         metadata["permissionMode"] = json!(launch::permission_mode(&self.config));
-        let resumed = self.state.native_session_id.clone();
+        let resumed = self.state.header.native_session_id.clone();
         Actions::start_session(resumed, &metadata, |out| self.launch(out))
     }
 
     /// Opens a turn (`turn.started`, the user's message) and writes the message to
     /// the CLI, starting it again first when it exited.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        Actions::unless(self.state.ended, |out| {
-            if self.state.process.is_none() {
+        Actions::unless(self.state.header.ended, |out| {
+            if self.state.header.process.is_none() {
                 self.launch(out);
             }
-            if self.state.turn.is_none() {
-                let id = out.start_turn(&mut self.state.ids);
-                self.state.turn = Some(TurnState {
-                    id,
-                    ..TurnState::default()
-                });
-            }
-            out.emit_all(event::user_message(self.state.ids.next("itm"), &parts));
+            self.state.header.turn_or_start(out);
+            out.emit_all(event::user_message(
+                self.state.header.ids.next("itm"),
+                &parts,
+            ));
             let mut o = Output::new(&mut self.state, out, Origin::Adapter);
             o.write(&protocol::user_message(&parts));
         })
@@ -128,7 +153,7 @@ impl SessionMachine for ClaudeSession {
     /// kills the process if the CLI does not answer.
     fn cancel_turn(&mut self) -> Vec<Action> {
         process_session::cancel_turn(self, |session, out| {
-            let request = session.state.ids.next("req");
+            let request = session.state.header.ids.next("req");
             let mut o = Output::new(&mut session.state, out, Origin::Adapter);
             o.write(&protocol::interrupt(&request));
             requests::reject_all(&mut o);

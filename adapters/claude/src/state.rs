@@ -3,20 +3,22 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::process_state::{
+    CancellableTurn, LiveProcess, ProcessState, WithProcess,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The kit's output helper over this state: what the handlers of the CLI's lines
+/// and of the client's replies emit and write through.
+pub(crate) type Out<'a> = sandbox_agent_adapter_kit::process_state::Output<'a, State>;
 
 /// Everything but the configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct State {
-    /// Item, turn, process and control-request ids.
-    pub ids: IdCounter,
-    /// The CLI's session id (`session_id` of `system/init`), for `--resume`.
-    pub native_session_id: Option<String>,
-    /// The live CLI process, when one runs.
-    pub process: Option<Process>,
-    /// The running turn.
-    pub turn: Option<TurnState>,
+    /// Ids, the agent's session id, the live process, the running turn, the end.
+    #[serde(flatten)]
+    pub header: ProcessState<Process, TurnState>,
     /// Permission requests and questions the client has not answered, by universal id.
     pub pending: BTreeMap<String, Pending>,
     /// Answers collected so far for `AskUserQuestion` requests with several questions,
@@ -24,8 +26,6 @@ pub(crate) struct State {
     pub answers: BTreeMap<String, BTreeMap<String, String>>,
     /// Tools the client allowed for the rest of the session (`always`).
     pub always_allowed: BTreeSet<String>,
-    /// True once `session.ended` was emitted.
-    pub ended: bool,
 }
 
 /// The session's CLI process.
@@ -146,5 +146,41 @@ impl Pending {
                 &question.question_id
             }
         }
+    }
+}
+
+impl WithProcess for State {
+    type Process = Process;
+    type Turn = TurnState;
+
+    fn header(&self) -> &ProcessState<Process, TurnState> {
+        &self.header
+    }
+
+    fn header_mut(&mut self) -> &mut ProcessState<Process, TurnState> {
+        &mut self.header
+    }
+}
+
+impl LiveProcess for Process {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl CancellableTurn for TurnState {
+    fn started(id: String) -> Self {
+        Self {
+            id,
+            ..Self::default()
+        }
+    }
+
+    fn cancelling(&self) -> bool {
+        self.cancelling
+    }
+
+    fn set_cancelling(&mut self) {
+        self.cancelling = true;
     }
 }

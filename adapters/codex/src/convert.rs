@@ -1,10 +1,17 @@
 //! Codex's thread items, token usage and errors as universal content.
 //!
-//! Pure functions over the JSON of the protocol (`ThreadItem`, `ThreadTokenUsage`,
-//! `TurnError`); the turn logic in [`crate::turn`] decides when to emit what.
+//! Pure functions over the protocol's types (`ThreadItem`, `ThreadTokenUsage`,
+//! `TurnError`, see [`crate::native`]); the turn logic in [`crate::turn`] decides when
+//! to emit what.
 
+use sandbox_agent_adapter_kit::native::{self, Lenient};
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Value};
+
+use crate::native::{
+    CommandExecution, ErrorInfo, FileChange, ItemType, ProviderError, ThreadItem, TokenUsage,
+    TurnError,
+};
 
 /// What a Codex item becomes in the transcript.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,13 +52,8 @@ pub(crate) struct Outcome {
     pub parts: Vec<ContentPart>,
 }
 
-/// A string field of `value`, empty when absent.
-pub(crate) fn str_of<'a>(value: &'a Value, name: &str) -> &'a str {
-    value.get(name).and_then(Value::as_str).unwrap_or_default()
-}
-
 /// What `item` becomes, from its `type`.
-pub(crate) fn kind(item: &Value) -> Kind {
+pub(crate) fn kind(item: &ThreadItem) -> Kind {
     let tool = |name: String, arguments: Value, action: String| {
         Kind::Tool(ToolCall {
             name,
@@ -59,18 +61,17 @@ pub(crate) fn kind(item: &Value) -> Kind {
             action,
         })
     };
-    let field = |name: &str| item.get(name).cloned().unwrap_or(Value::Null);
-    match str_of(item, "type") {
-        "userMessage" => Kind::User,
-        "agentMessage" | "plan" => Kind::Message,
-        "reasoning" => Kind::Reasoning,
-        "commandExecution" => tool(
+    match &item.kind {
+        ItemType::UserMessage => Kind::User,
+        ItemType::AgentMessage(_) | ItemType::Plan(_) => Kind::Message,
+        ItemType::Reasoning { .. } => Kind::Reasoning,
+        ItemType::CommandExecution(command) => tool(
             "shell".into(),
-            json!({ "command": field("command"), "cwd": field("cwd") }),
-            format!("shell: {}", display_command(item)),
+            json!({ "command": command.command, "cwd": command.cwd }),
+            format!("shell: {}", display_command(command)),
         ),
-        "fileChange" => {
-            let changes = changes(item);
+        ItemType::FileChange { changes: list } => {
+            let changes = changes(list);
             let arguments: Vec<Value> = changes
                 .iter()
                 .map(|c| json!({ "path": c.path, "kind": c.kind }))
@@ -82,81 +83,78 @@ pub(crate) fn kind(item: &Value) -> Kind {
                 format!("edit: {}", paths.join(", ")),
             )
         }
-        "mcpToolCall" => {
-            let name = format!("mcp__{}__{}", str_of(item, "server"), str_of(item, "tool"));
-            tool(name.clone(), field("arguments"), name)
+        ItemType::McpToolCall(call) => {
+            let name = format!("mcp__{}__{}", call.server, call.tool);
+            tool(name.clone(), call.arguments.clone(), name)
         }
-        "dynamicToolCall" => {
-            let name = match item.get("namespace").and_then(Value::as_str) {
-                Some(namespace) => format!("{namespace}.{}", str_of(item, "tool")),
-                None => str_of(item, "tool").to_owned(),
+        ItemType::DynamicToolCall(call) => {
+            let name = match &call.namespace {
+                Some(namespace) => format!("{namespace}.{}", call.tool),
+                None => call.tool.clone(),
             };
-            tool(name.clone(), field("arguments"), name)
+            tool(name.clone(), call.arguments.clone(), name)
         }
-        "collabAgentToolCall" => {
-            let name = str_of(item, "tool").to_owned();
+        ItemType::CollabAgentToolCall(call) => {
+            let name = call.tool.clone();
             let arguments = json!({
-                "prompt": field("prompt"),
-                "receiverThreadIds": field("receiverThreadIds"),
-                "model": field("model"),
+                "prompt": call.prompt,
+                "receiverThreadIds": call.receiver_thread_ids,
+                "model": call.model,
             });
             tool(name.clone(), arguments, name)
         }
-        "webSearch" => tool(
+        ItemType::WebSearch { query, action, .. } => tool(
             "web_search".into(),
-            json!({ "query": field("query"), "action": field("action") }),
-            format!("web search: {}", str_of(item, "query")),
+            json!({ "query": query, "action": action }),
+            format!("web search: {}", query.as_str().unwrap_or_default()),
         ),
-        "imageView" => tool(
+        ItemType::ImageView { path } => tool(
             "view_image".into(),
-            json!({ "path": field("path") }),
-            format!("view image: {}", str_of(item, "path")),
+            json!({ "path": path }),
+            format!("view image: {}", path.as_str().unwrap_or_default()),
         ),
-        "imageGeneration" => tool(
+        ItemType::ImageGeneration { revised_prompt, .. } => tool(
             "image_generation".into(),
-            json!({ "revisedPrompt": field("revisedPrompt") }),
+            json!({ "revisedPrompt": revised_prompt }),
             "image generation".into(),
         ),
-        "contextCompaction" => Kind::Status("context compacted".into()),
-        "enteredReviewMode" => Kind::Status("review started".into()),
-        "exitedReviewMode" => Kind::Status("review finished".into()),
-        "subAgentActivity" => Kind::Status(format!("subagent {}", str_of(item, "kind"))),
-        "hookPrompt" => Kind::Status("hook prompt".into()),
-        "sleep" => Kind::Status("sleep".into()),
-        "functionCallOutput" => Kind::Status(format!("{} output", str_of(item, "name"))),
-        _ => Kind::Unknown,
+        ItemType::ContextCompaction => Kind::Status("context compacted".into()),
+        ItemType::EnteredReviewMode(_) => Kind::Status("review started".into()),
+        ItemType::ExitedReviewMode(_) => Kind::Status("review finished".into()),
+        ItemType::SubAgentActivity { kind, .. } => Kind::Status(format!("subagent {kind}")),
+        ItemType::HookPrompt { .. } => Kind::Status("hook prompt".into()),
+        ItemType::Sleep { .. } => Kind::Status("sleep".into()),
+        ItemType::FunctionCallOutput { name, .. } => Kind::Status(format!("{name} output")),
+        ItemType::Other => Kind::Unknown,
     }
 }
 
 /// The command as the model wrote it: the parsed command when Codex found exactly one
 /// (`echo hello` rather than `/bin/bash -lc 'echo hello'`), else the whole command.
-fn display_command(item: &Value) -> &str {
-    match item.get("commandActions").and_then(Value::as_array) {
-        Some(actions) if actions.len() == 1 => str_of(&actions[0], "command"),
-        _ => str_of(item, "command"),
+fn display_command(command: &CommandExecution) -> &str {
+    match command.command_actions.as_deref() {
+        Some([action]) => action.get().map_or("", |a| a.command.as_str()),
+        _ => command.command.as_str().unwrap_or_default(),
     }
 }
 
 /// How the tool-like `item` ended; `streamed` is the output streamed as deltas.
-pub(crate) fn outcome(item: &Value, streamed: &str) -> Outcome {
-    let status = str_of(item, "status");
+pub(crate) fn outcome(item: &ThreadItem, streamed: &str) -> Outcome {
+    let status = item.status.as_str();
     let completed = status == "completed";
     let simple = |output: String, ok: bool| Outcome {
         output,
         ok,
         parts: Vec::new(),
     };
-    match str_of(item, "type") {
-        "commandExecution" => {
-            let output = item
-                .get("aggregatedOutput")
-                .and_then(Value::as_str)
-                .unwrap_or(streamed);
-            let exit_ok = item.get("exitCode").and_then(Value::as_i64).unwrap_or(0) == 0;
+    match &item.kind {
+        ItemType::CommandExecution(command) => {
+            let output = command.aggregated_output.as_deref().unwrap_or(streamed);
+            let exit_ok = command.exit_code.unwrap_or(0) == 0;
             simple(output.to_owned(), completed && exit_ok)
         }
-        "fileChange" => {
-            let changes = changes(item);
+        ItemType::FileChange { changes: list } => {
+            let changes = changes(list);
             let lines: Vec<String> = changes
                 .iter()
                 .map(|c| format!("{} {}", c.letter(), c.path))
@@ -176,54 +174,49 @@ pub(crate) fn outcome(item: &Value, streamed: &str) -> Outcome {
                 parts,
             }
         }
-        "mcpToolCall" => match item.get("error").and_then(|e| e.get("message")) {
+        ItemType::McpToolCall(call) => match call.error.as_ref().and_then(|e| e.message.as_ref()) {
             Some(message) => simple(message.as_str().unwrap_or_default().to_owned(), false),
-            None => {
-                let content = item.get("result").and_then(|r| r.get("content"));
-                simple(content_text(content), completed)
-            }
+            None => simple(content_text(call.result.content.as_ref()), completed),
         },
-        "dynamicToolCall" => {
-            let ok = item
-                .get("success")
-                .and_then(Value::as_bool)
-                .unwrap_or(completed);
+        ItemType::DynamicToolCall(call) => {
+            let ok = call.success.unwrap_or(completed);
             simple(
-                content_text(item.get("contentItems")),
+                content_text(call.content_items.as_ref()),
                 ok && status != "failed",
             )
         }
-        "collabAgentToolCall" => simple(
-            item.get("agentsStates")
+        ItemType::CollabAgentToolCall(call) => simple(
+            call.agents_states
+                .as_ref()
                 .map(Value::to_string)
                 .unwrap_or_default(),
             completed,
         ),
-        "webSearch" => {
-            let results = item.get("results").filter(|r| !r.is_null());
-            simple(results.map(Value::to_string).unwrap_or_default(), true)
-        }
-        "imageView" => {
-            let path = str_of(item, "path");
+        ItemType::WebSearch { results, .. } => simple(
+            results.as_ref().map(Value::to_string).unwrap_or_default(),
+            true,
+        ),
+        ItemType::ImageView { path } => {
+            let path = path.as_str().unwrap_or_default();
             Outcome {
                 output: path.to_owned(),
                 ok: true,
                 parts: vec![image(path)],
             }
         }
-        "imageGeneration" => {
-            let path = str_of(item, "savedPath");
-            let failed = item.get("failure").is_some_and(|f| !f.is_null());
-            Outcome {
-                output: path.to_owned(),
-                ok: !failed,
-                parts: if path.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![image(path)]
-                },
-            }
-        }
+        ItemType::ImageGeneration {
+            saved_path,
+            failure,
+            ..
+        } => Outcome {
+            output: saved_path.clone(),
+            ok: failure.is_none(),
+            parts: if saved_path.is_empty() {
+                Vec::new()
+            } else {
+                vec![image(saved_path)]
+            },
+        },
         _ => simple(streamed.to_owned(), completed),
     }
 }
@@ -252,20 +245,25 @@ fn content_text(content: Option<&Value>) -> String {
 }
 
 /// The detail of a status item: the review text, the hook prompt, the sub-agent path.
-pub(crate) fn status_detail(item: &Value) -> Option<String> {
-    let detail = match str_of(item, "type") {
-        "enteredReviewMode" | "exitedReviewMode" => str_of(item, "review").to_owned(),
-        "subAgentActivity" => str_of(item, "agentPath").to_owned(),
-        "sleep" => format!("{} ms", item.get("durationMs").and_then(Value::as_u64)?),
-        "hookPrompt" => {
-            let fragments = item.get("fragments").and_then(Value::as_array)?;
-            let texts: Vec<&str> = fragments.iter().map(|f| str_of(f, "text")).collect();
+pub(crate) fn status_detail(item: &ThreadItem) -> Option<String> {
+    let detail = match &item.kind {
+        ItemType::EnteredReviewMode(review) | ItemType::ExitedReviewMode(review) => {
+            review.review.clone()
+        }
+        ItemType::SubAgentActivity { agent_path, .. } => agent_path.clone(),
+        ItemType::Sleep { duration_ms } => format!("{} ms", (*duration_ms)?),
+        ItemType::HookPrompt { fragments } => {
+            let texts: Vec<&str> = fragments
+                .as_ref()?
+                .iter()
+                .map(|f| f.get().map_or("", |f| f.text.as_str()))
+                .collect();
             texts.join("\n")
         }
-        "functionCallOutput" => item.get("output").map(|o| match o.as_str() {
-            Some(text) => text.to_owned(),
-            None => o.to_string(),
-        })?,
+        ItemType::FunctionCallOutput { output, .. } => match output.as_ref()? {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        },
         _ => return None,
     };
     (!detail.is_empty()).then_some(detail)
@@ -273,27 +271,18 @@ pub(crate) fn status_detail(item: &Value) -> Option<String> {
 
 /// The reasoning parts of a completed `reasoning` item: the summary (meant for users)
 /// as public parts, the raw reasoning as private ones; `streamed` when it has neither.
-pub(crate) fn reasoning_parts(item: &Value, streamed: &str) -> Vec<ContentPart> {
-    let texts = |name: &str| -> Vec<String> {
-        item.get(name)
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut parts: Vec<ContentPart> = texts("summary")
-        .into_iter()
-        .map(|text| item::reasoning_part(text, ReasoningVisibility::Public))
-        .collect();
-    parts.extend(
-        texts("content")
-            .into_iter()
-            .map(|text| item::reasoning_part(text, ReasoningVisibility::Private)),
-    );
+pub(crate) fn reasoning_parts(item: &ThreadItem, streamed: &str) -> Vec<ContentPart> {
+    let mut parts: Vec<ContentPart> = Vec::new();
+    if let ItemType::Reasoning { summary, content } = &item.kind {
+        let texts = |list: &[Lenient<String>], visibility: ReasoningVisibility| {
+            let texts = list.iter().filter_map(Lenient::get);
+            texts
+                .map(|text| item::reasoning_part(text.clone(), visibility))
+                .collect::<Vec<_>>()
+        };
+        parts.extend(texts(summary, ReasoningVisibility::Public));
+        parts.extend(texts(content, ReasoningVisibility::Private));
+    }
     if parts.is_empty() && !streamed.is_empty() {
         parts.push(item::reasoning_part(streamed, ReasoningVisibility::Public));
     }
@@ -355,27 +344,23 @@ impl Change {
 }
 
 /// The changes of a `fileChange` item.
-fn changes(item: &Value) -> Vec<Change> {
-    let Some(list) = item.get("changes").and_then(Value::as_array) else {
-        return Vec::new();
-    };
+fn changes(list: &Option<Vec<Lenient<FileChange>>>) -> Vec<Change> {
+    let list = list.as_deref().unwrap_or_default();
     list.iter()
-        .map(|change| Change {
-            path: str_of(change, "path").to_owned(),
-            kind: change
-                .get("kind")
-                .map(|k| str_of(k, "type"))
-                .unwrap_or_default()
-                .to_owned(),
-            diff: str_of(change, "diff").to_owned(),
+        .map(|change| {
+            let change = change.get().cloned().unwrap_or_default();
+            Change {
+                path: change.path,
+                kind: change.kind.kind,
+                diff: change.diff,
+            }
         })
         .collect()
 }
 
 /// The usage of one model request (`tokenUsage.last`), added to `total`.
-pub(crate) fn add_usage(total: Option<Usage>, token_usage: &Value) -> Option<Usage> {
-    let last = token_usage.get("last")?;
-    let count = |name: &str| last.get(name).and_then(Value::as_u64).unwrap_or(0);
+pub(crate) fn add_usage(total: Option<Usage>, token_usage: &TokenUsage) -> Option<Usage> {
+    let last = token_usage.last.as_ref()?;
     let mut usage = total.unwrap_or(Usage {
         input_tokens: Some(0),
         output_tokens: Some(0),
@@ -384,33 +369,31 @@ pub(crate) fn add_usage(total: Option<Usage>, token_usage: &Value) -> Option<Usa
         cost_usd: None,
     });
     let add = |field: &mut Option<u64>, value: u64| *field = Some(field.unwrap_or(0) + value);
-    add(&mut usage.input_tokens, count("inputTokens"));
-    add(&mut usage.output_tokens, count("outputTokens"));
-    add(&mut usage.cached_tokens, count("cachedInputTokens"));
-    add(&mut usage.reasoning_tokens, count("reasoningOutputTokens"));
+    add(&mut usage.input_tokens, last.input_tokens);
+    add(&mut usage.output_tokens, last.output_tokens);
+    add(&mut usage.cached_tokens, last.cached_input_tokens);
+    add(&mut usage.reasoning_tokens, last.reasoning_output_tokens);
     Some(usage)
 }
 
 /// A `TurnError` as an `error` event: the provider's own message when Codex passes its
 /// error body through (`{"error":{"message":...}}`), `codexErrorInfo` as the code, and
-/// the whole error as details.
+/// the whole error (as it came) as details.
 pub(crate) fn error_event(error: &Value) -> EmittedEvent {
-    let message = str_of(error, "message");
-    let provider_message = serde_json::from_str::<Value>(message)
+    let TurnError {
+        message,
+        codex_error_info,
+    } = native::read(error);
+    let provider_message = serde_json::from_str::<ProviderError>(&message)
         .ok()
-        .and_then(|body| {
-            body.get("error")
-                .and_then(|e| e.get("message"))
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        });
-    let code = match error.get("codexErrorInfo") {
-        Some(Value::String(code)) => Some(code.clone()),
-        Some(Value::Object(map)) => map.keys().next().cloned(),
-        _ => None,
+        .and_then(|body| body.error.message);
+    let code = match codex_error_info {
+        Some(ErrorInfo::Name(code)) => Some(code),
+        Some(ErrorInfo::Details(map)) => map.keys().next().cloned(),
+        None => None,
     };
     event::error_with_details(
-        provider_message.unwrap_or_else(|| message.to_owned()),
+        provider_message.unwrap_or(message),
         code.as_deref(),
         Some(error.to_string()),
     )

@@ -21,11 +21,16 @@
 #![warn(missing_docs)]
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::{
+    credentials::CredentialFiles,
+    install::{Checksums, Installer, VersionProbe},
+};
 
 mod convert;
 mod credentials;
 mod input;
 mod install;
+mod native;
 mod requests;
 mod session;
 mod settings;
@@ -46,6 +51,16 @@ pub struct Codex;
 
 impl Adapter for Codex {
     type Session = CodexSession;
+    const INSTALLER: Option<Installer> = Some(Installer {
+        recipe: install::recipe,
+        latest_version: install::parse_latest_version,
+        checksums: Checksums::GithubRelease,
+    });
+    const VERSION: Option<VersionProbe> = Some(VersionProbe::flag(install::parse_version));
+    const CREDENTIALS: Option<CredentialFiles> = Some(CredentialFiles {
+        files: credentials::files,
+        parse: credentials::parse,
+    });
 
     /// Not built in; modes `build` and `plan` (Codex's plan collaboration mode); the
     /// GPT-5 models with their reasoning efforts as variants; credentials
@@ -60,10 +75,6 @@ impl Adapter for Codex {
             .with_models(settings::models(), Some("gpt-6.1-sol"))
             .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
-
-    sandbox_agent_adapter_kit::install_from!(install);
-    sandbox_agent_adapter_kit::github_release_checksums!();
-    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter reports. Images are sent as `localImage` inputs; attached files as

@@ -2,10 +2,11 @@
 //! `request_user_input` becomes a question, and the client's answers become the
 //! JSON-RPC responses Codex waits for.
 
+use sandbox_agent_adapter_kit::native;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
 
-use crate::convert::str_of;
+use crate::native::{ApprovalParams, AskedQuestion, UserInputParams};
 use crate::state::{Ask, Pending, Shape, TurnState};
 use crate::RPC;
 
@@ -33,6 +34,7 @@ pub(crate) fn handle(
     mut next_id: impl FnMut(&str) -> String,
 ) -> Handling {
     let metadata = Some(params.to_string());
+    let approval: ApprovalParams = native::read(params);
     let ask = |id: String, ask: Ask, event: EmittedEvent| Handling::Ask {
         id,
         pending: Pending {
@@ -45,7 +47,7 @@ pub(crate) fn handle(
         "item/commandExecution/requestApproval" | "item/fileChange/requestApproval" => {
             let permission = Permission::requested(
                 next_id("perm"),
-                approval_action(method, params, turn),
+                approval_action(method, &approval, turn),
                 metadata,
             );
             let event = event::permission_requested(permission.clone());
@@ -56,14 +58,13 @@ pub(crate) fn handle(
             )
         }
         "item/permissions/requestApproval" => {
-            let reason = str_of(params, "reason");
-            let action = match reason {
+            let action = match approval.reason.as_str() {
                 "" => "permissions: more sandbox access".to_owned(),
                 reason => format!("permissions: {reason}"),
             };
             let permission = Permission::requested(next_id("perm"), action, metadata);
             let event = event::permission_requested(permission.clone());
-            let requested = params.get("permissions").cloned().unwrap_or(Value::Null);
+            let requested = approval.permissions;
             let id = permission.permission_id.clone();
             ask(
                 id,
@@ -75,7 +76,7 @@ pub(crate) fn handle(
             )
         }
         "item/tool/requestUserInput" => {
-            let (question, ids) = question(next_id("question"), params);
+            let (question, ids) = question(next_id("question"), &native::read(params));
             let event = event::question_requested(question.clone());
             ask(
                 question.question_id.clone(),
@@ -97,15 +98,14 @@ pub(crate) fn handle(
 
 /// A few words on what an approval allows: the command, or the files a patch changes
 /// (from the `fileChange` item that started before the request).
-fn approval_action(method: &str, params: &Value, turn: Option<&TurnState>) -> String {
-    let item = str_of(params, "itemId");
-    let open = turn.and_then(|turn| turn.items.get(item));
+fn approval_action(method: &str, params: &ApprovalParams, turn: Option<&TurnState>) -> String {
+    let open = turn.and_then(|turn| turn.items.get(&params.item_id));
     if let Some(Shape::Tool { action, .. }) = open.map(|open| &open.shape) {
         return action.clone();
     }
     match method {
         "item/commandExecution/requestApproval" => {
-            format!("shell: {}", str_of(params, "command"))
+            format!("shell: {}", params.command)
         }
         _ => "edit: files".to_owned(),
     }
@@ -114,26 +114,19 @@ fn approval_action(method: &str, params: &Value, turn: Option<&TurnState>) -> St
 /// The universal question of a `request_user_input` request, and Codex's question ids
 /// in order. One question is shown as is; several are joined into one prompt (the
 /// client answers with one list of choices per question, in order).
-fn question(question_id: String, params: &Value) -> (Question, Vec<String>) {
-    let questions = params
-        .get("questions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let ids = questions
+fn question(question_id: String, params: &UserInputParams) -> (Question, Vec<String>) {
+    let missing = AskedQuestion::default();
+    let questions: Vec<&AskedQuestion> = params
+        .questions
         .iter()
-        .map(|q| str_of(q, "id").to_owned())
+        .map(|q| q.get().unwrap_or(&missing))
         .collect();
-    let prompts: Vec<&str> = questions.iter().map(|q| str_of(q, "question")).collect();
+    let ids = questions.iter().map(|q| q.id.clone()).collect();
+    let prompts: Vec<&str> = questions.iter().map(|q| q.question.as_str()).collect();
     let mut options: Vec<String> = Vec::new();
     for question in &questions {
-        for option in question
-            .get("options")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let label = str_of(option, "label").to_owned();
+        for option in &question.options {
+            let label = option.get().map(|o| o.label.clone()).unwrap_or_default();
             if !options.contains(&label) {
                 options.push(label);
             }

@@ -6,14 +6,18 @@
 //! and runs the turn lifecycle: start, cancel, process exit, terminate. The events of a
 //! turn are built in [`crate::turn`], server requests in [`crate::requests`].
 
+use sandbox_agent_adapter_kit::native;
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use sandbox_agent_adapter_kit::text::raw_json;
 use serde_json::{json, Value};
 
-use crate::convert::str_of;
+use crate::native::{
+    DeltaParams, ItemParams, PlanParams, Resolved, Scope, ThreadOpened, TurnParams, Warning,
+};
 use crate::requests::{self, Handling};
 use crate::settings;
-use crate::state::{Call, Link, State, TurnState, STATE_VERSION};
+use crate::state::{Call, Link, State, TurnState};
 use crate::RPC;
 use sandbox_agent_adapter_kit::jsonrpc::{self, Message, RpcError};
 
@@ -180,10 +184,8 @@ impl CodexSession {
                 self.fail(out, Failure::new(message, "agent_failed"));
             }
             (Call::OpenThread { .. }, Ok(result)) => {
-                let thread = result
-                    .get("thread")
-                    .map(|t| str_of(t, "id"))
-                    .unwrap_or_default();
+                let ThreadOpened { thread, model } = native::read(&result);
+                let thread = thread.id;
                 if thread.is_empty() {
                     out.emit(event::unparsed(
                         "thread response without a thread id",
@@ -192,13 +194,10 @@ impl CodexSession {
                     ));
                     return;
                 }
-                self.state.thread = Some(thread.to_owned());
-                self.state.model = result
-                    .get("model")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
+                out.set_native_session_id(&thread);
+                self.state.thread = Some(thread);
+                self.state.model = model;
                 self.state.link = Link::Ready;
-                out.set_native_session_id(thread);
                 self.send_turn(out);
             }
             (Call::OpenThread { resume: true }, Err(error)) => {
@@ -215,15 +214,13 @@ impl CodexSession {
                 self.fail(out, Failure::new(message, "agent_failed"));
             }
             (Call::StartTurn, Ok(result)) => {
-                let turn_id = result
-                    .get("turn")
-                    .map(|t| str_of(t, "id"))
-                    .unwrap_or_default();
+                let started = native::read::<TurnParams>(&result).turn;
+                let turn_id = started.map(|turn| turn.id).unwrap_or_default();
                 let Some(turn) = &mut self.state.turn else {
                     return;
                 };
                 if turn.native_id.is_none() && !turn_id.is_empty() {
-                    turn.native_id = Some(turn_id.to_owned());
+                    turn.native_id = Some(turn_id);
                 }
                 if turn.cancelling {
                     self.interrupt(out);
@@ -262,7 +259,7 @@ impl CodexSession {
         params: &Value,
         raw: &str,
     ) {
-        if !self.is_mine(params) {
+        if !self.is_mine(&native::read(params)) {
             return;
         }
         let ids = &mut self.state.ids;
@@ -284,41 +281,38 @@ impl CodexSession {
         }
     }
 
-    /// True when a turn runs and `params` does not name another turn (a late line of a
+    /// True when a turn runs and `scope` does not name another turn (a late line of a
     /// turn the adapter already ended).
-    fn is_current_turn(&self, params: &Value) -> bool {
+    fn is_current_turn(&self, scope: &Scope) -> bool {
         let Some(turn) = &self.state.turn else {
             return false;
         };
-        match (
-            params.get("turnId").and_then(Value::as_str),
-            &turn.native_id,
-        ) {
+        match (scope.turn_id.as_deref(), &turn.native_id) {
             (Some(named), Some(current)) => named == current,
             _ => true,
         }
     }
 
-    /// True when `params` names this session's thread.
-    fn is_mine(&self, params: &Value) -> bool {
-        let thread = params.get("threadId").and_then(Value::as_str);
+    /// True when `scope` names this session's thread.
+    fn is_mine(&self, scope: &Scope) -> bool {
+        let thread = scope.thread_id.as_deref();
         thread.is_some() && thread == self.state.thread.as_deref()
     }
 
     /// A notification: warnings for everyone, the rest only for this session's thread.
     fn on_notification(&mut self, out: &mut Actions, method: &str, params: &Value, raw: &str) {
+        let scope: Scope = native::read(params);
         if WARNINGS.contains(&method) {
-            let thread = params.get("threadId").and_then(Value::as_str);
-            if thread.is_none() || self.is_mine(params) {
+            if scope.thread_id.is_none() || self.is_mine(&scope) {
                 self.warning(out, params, raw);
             }
             return;
         }
-        if QUIET.contains(&method) || !self.is_mine(params) {
+        if QUIET.contains(&method) || !self.is_mine(&scope) {
             return;
         }
         if method == "error" {
-            return self.state.turn_error(out, params, raw);
+            return self.state.turn_error(out, &native::read(params), raw);
         }
         if method == "thread/closed" {
             if self.state.link == Link::Ready {
@@ -329,7 +323,7 @@ impl CodexSession {
         if method == "serverRequest/resolved" {
             return self.resolved_by_codex(out, params, raw);
         }
-        if !self.is_current_turn(params) {
+        if !self.is_current_turn(&scope) {
             out.emit(event::unparsed(
                 "notification outside the running turn",
                 "stdout",
@@ -339,13 +333,11 @@ impl CodexSession {
         }
         match method {
             "turn/started" => {
-                let turn_id = params
-                    .get("turn")
-                    .map(|t| str_of(t, "id"))
-                    .unwrap_or_default();
+                let started = native::read::<TurnParams>(params).turn;
+                let turn_id = started.map(|turn| turn.id).unwrap_or_default();
                 if let Some(turn) = &mut self.state.turn {
                     if turn.native_id.is_none() && !turn_id.is_empty() {
-                        turn.native_id = Some(turn_id.to_owned());
+                        turn.native_id = Some(turn_id);
                     }
                 }
                 self.state.open_turn(out, Some(raw));
@@ -354,26 +346,34 @@ impl CodexSession {
                 if self.state.turn.as_ref().is_some_and(|t| t.cancelling) {
                     out.cancel_timer(CANCEL_TIMER);
                 }
-                let turn = params.get("turn").cloned();
+                let turn = native::read::<TurnParams>(params).turn;
                 self.state
                     .end_turn(out, turn.as_ref(), Some(raw), "completed");
             }
-            "item/started" => self.state.item_started(out, params, raw),
-            "item/completed" => self.state.item_completed(out, params, raw),
+            "item/started" => {
+                let ItemParams { item } = native::read(params);
+                self.state.item_started(out, &item, raw)
+            }
+            "item/completed" => {
+                let ItemParams { item } = native::read(params);
+                self.state.item_completed(out, &item, raw)
+            }
             "item/agentMessage/delta"
             | "item/plan/delta"
             | "item/reasoning/summaryTextDelta"
             | "item/reasoning/textDelta"
             | "item/commandExecution/outputDelta"
             | "item/fileChange/outputDelta" => {
-                let text = str_of(params, "delta").to_owned();
-                self.state.item_delta(out, params, &text, raw);
+                let delta: DeltaParams = native::read(params);
+                self.state
+                    .item_delta(out, &delta.item_id, &delta.delta, raw);
             }
             "item/mcpToolCall/progress" => {
-                let text = format!("{}\n", str_of(params, "message"));
-                self.state.item_delta(out, params, &text, raw);
+                let progress: DeltaParams = native::read(params);
+                let text = format!("{}\n", progress.message);
+                self.state.item_delta(out, &progress.item_id, &text, raw);
             }
-            "thread/tokenUsage/updated" => self.state.usage_updated(params),
+            "thread/tokenUsage/updated" => self.state.usage_updated(&native::read(params)),
             "turn/plan/updated" => self.plan_updated(out, params, raw),
             _ => {
                 out.emit(event::unparsed("unknown notification", "stdout", raw));
@@ -383,14 +383,14 @@ impl CodexSession {
 
     /// Codex dropped one of this session's pending requests itself (an interrupt).
     fn resolved_by_codex(&mut self, out: &mut Actions, params: &Value, raw: &str) {
-        let Some(request_id) = params.get("requestId") else {
+        let Some(request_id) = native::read::<Resolved>(params).request_id else {
             return;
         };
         let id = self
             .state
             .requests
             .iter()
-            .find(|(_, pending)| &pending.rpc_id == request_id)
+            .find(|(_, pending)| pending.rpc_id == request_id)
             .map(|(id, _)| id.clone());
         if let Some(pending) = id.and_then(|id| self.state.requests.remove(&id)) {
             out.emit(requests::rejected(&pending).with_raw(raw));
@@ -399,31 +399,19 @@ impl CodexSession {
 
     /// A warning, shown as a `warning` status item in the running or next turn.
     fn warning(&mut self, out: &mut Actions, params: &Value, raw: &str) {
-        let message = match str_of(params, "message") {
-            "" => str_of(params, "summary"),
-            message => message,
-        };
-        self.state.notice(out, message.to_owned(), raw);
+        let Warning { message, summary } = native::read(params);
+        let message = if message.is_empty() { summary } else { message };
+        self.state.notice(out, message, raw);
     }
 
     /// `turn/plan/updated`: the agent's to-do list as a `plan` status item, one step a
     /// line (`[completed] Write tests`).
     fn plan_updated(&mut self, out: &mut Actions, params: &Value, raw: &str) {
-        let mut lines: Vec<String> = Vec::new();
-        if let Some(explanation) = params.get("explanation").and_then(Value::as_str) {
-            lines.push(explanation.to_owned());
-        }
-        for step in params
-            .get("plan")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            lines.push(format!(
-                "[{}] {}",
-                str_of(step, "status"),
-                str_of(step, "step")
-            ));
+        let PlanParams { explanation, plan } = native::read(params);
+        let mut lines: Vec<String> = explanation.into_iter().collect();
+        for step in plan {
+            let step = step.or_default();
+            lines.push(format!("[{}] {}", step.status, step.step));
         }
         let id = self.state.ids.next("itm");
         let plan = item::status(&id, "plan", Some(lines.join("\n")));
@@ -439,8 +427,31 @@ impl CodexSession {
     }
 }
 
+impl Snapshotted<State> for CodexSession {
+    /// The format version of the snapshot (see `state`).
+    const STATE_VERSION: u32 = crate::state::STATE_VERSION;
+
+    fn from_parts(config: SessionConfig, state: State) -> Self {
+        Self { config, state }
+    }
+
+    fn state(&self) -> &State {
+        &self.state
+    }
+}
+
 impl SessionMachine for CodexSession {
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, default);
+    fn new(config: SessionConfig) -> Self {
+        Self::fresh(config)
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Self::restore_state(config, state)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.snapshot_state()
+    }
 
     /// Emits `session.started`, then spawns (or attaches to) the app-server and opens
     /// the thread: a new one, or `resume-native-session-id`'s.

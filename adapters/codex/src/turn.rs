@@ -6,10 +6,12 @@
 //! deltas. An interrupted turn never completes its open items: [`State::end_turn`]
 //! completes them as failed.
 
+use sandbox_agent_adapter_kit::native;
 use sandbox_agent_adapter_kit::prelude::*;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::convert::{self, str_of, Kind};
+use crate::convert::{self, Kind};
+use crate::native::{CodexTurn, ErrorParams, ItemType, Text, ThreadItem, TurnError, UsageParams};
 use crate::requests;
 use crate::state::{OpenItem, Shape, State, TurnState};
 
@@ -77,15 +79,14 @@ impl State {
     }
 
     /// `item/started` of this session's thread.
-    pub(crate) fn item_started(&mut self, out: &mut Actions, params: &Value, raw: &str) {
-        let item = params.get("item").cloned().unwrap_or(Value::Null);
+    pub(crate) fn item_started(&mut self, out: &mut Actions, item: &ThreadItem, raw: &str) {
         self.open_turn(out, None);
-        self.start_item(out, &item, raw);
+        self.start_item(out, item, raw);
     }
 
     /// Emits the start of `item` and remembers it as open.
-    fn start_item(&mut self, out: &mut Actions, item: &Value, raw: &str) {
-        let native_id = str_of(item, "id").to_owned();
+    fn start_item(&mut self, out: &mut Actions, item: &ThreadItem, raw: &str) {
+        let native_id = item.id.clone();
         let kind = convert::kind(item);
         if kind == Kind::User {
             return self.start_user_item(out, &native_id, raw);
@@ -147,7 +148,7 @@ impl State {
                     ItemKind::Unknown,
                     None,
                     ItemStatus::InProgress,
-                    vec![ContentPart::Json(item.to_string())],
+                    vec![ContentPart::Json(item.raw.to_string())],
                 );
                 out.emit(event::item_started(started.with_native_id(&native_id)).with_raw(raw));
                 Shape::Status(None)
@@ -185,25 +186,24 @@ impl State {
     }
 
     /// `item/completed` of this session's thread.
-    pub(crate) fn item_completed(&mut self, out: &mut Actions, params: &Value, raw: &str) {
-        let item = params.get("item").cloned().unwrap_or(Value::Null);
-        let native_id = str_of(&item, "id").to_owned();
+    pub(crate) fn item_completed(&mut self, out: &mut Actions, item: &ThreadItem, raw: &str) {
+        let native_id = item.id.clone();
         self.open_turn(out, None);
-        if convert::kind(&item) == Kind::User {
+        if convert::kind(item) == Kind::User {
             return self.complete_user_item(out, &native_id, raw);
         }
         let open = match self.turn.as_mut().and_then(|t| t.items.remove(&native_id)) {
             Some(open) => open,
             None => {
                 // Completed without a start: start it now.
-                self.start_item(out, &item, raw);
+                self.start_item(out, item, raw);
                 match self.turn.as_mut().and_then(|t| t.items.remove(&native_id)) {
                     Some(open) => open,
                     None => return,
                 }
             }
         };
-        out.emit(event::item_completed(completed_item(&open, &item, &native_id)).with_raw(raw));
+        out.emit(event::item_completed(completed_item(&open, item, &native_id)).with_raw(raw));
     }
 
     fn complete_user_item(&mut self, out: &mut Actions, native_id: &str, raw: &str) {
@@ -219,8 +219,7 @@ impl State {
 
     /// A streamed piece of an open item (`delta` for text and output deltas, the
     /// progress message of an MCP call).
-    pub(crate) fn item_delta(&mut self, out: &mut Actions, params: &Value, text: &str, raw: &str) {
-        let native_id = str_of(params, "itemId");
+    pub(crate) fn item_delta(&mut self, out: &mut Actions, native_id: &str, text: &str, raw: &str) {
         let open = self.turn.as_mut().and_then(|t| t.items.get_mut(native_id));
         let Some(open) = open else {
             out.emit(event::unparsed("delta for an unknown item", "stdout", raw));
@@ -232,24 +231,24 @@ impl State {
 
     /// `thread/tokenUsage/updated`: adds the last request's tokens to the turn's usage
     /// (only for this turn: resuming a thread reports the usage of its last turn).
-    pub(crate) fn usage_updated(&mut self, params: &Value) {
+    pub(crate) fn usage_updated(&mut self, params: &UsageParams) {
         let Some(turn) = &mut self.turn else { return };
         let current = turn
             .native_id
             .as_deref()
-            .is_some_and(|id| id == str_of(params, "turnId"));
-        if let (true, Some(usage)) = (current, params.get("tokenUsage")) {
+            .is_some_and(|id| id == params.turn_id);
+        if let (true, Some(usage)) = (current, &params.token_usage) {
             turn.usage = convert::add_usage(turn.usage.take(), usage);
         }
     }
 
     /// An `error` notification: a final error is an `error` event; one Codex retries
     /// is a status item (an `error` would end a client's turn stream).
-    pub(crate) fn turn_error(&mut self, out: &mut Actions, params: &Value, raw: &str) {
-        let error = params.get("error").cloned().unwrap_or(Value::Null);
-        if params.get("willRetry").and_then(Value::as_bool) == Some(true) {
+    pub(crate) fn turn_error(&mut self, out: &mut Actions, params: &ErrorParams, raw: &str) {
+        let error = &params.error;
+        if params.will_retry {
             let id = self.ids.next("itm");
-            let detail = Some(str_of(&error, "message").to_owned());
+            let detail = Some(native::read::<TurnError>(error).message);
             out.emit(
                 event::item_started(item::status(&id, "retrying", detail.clone()).in_progress())
                     .with_raw(raw),
@@ -260,7 +259,7 @@ impl State {
         if let Some(turn) = &mut self.turn {
             turn.error_reported = true;
         }
-        out.emit(convert::error_event(&error).with_raw(raw));
+        out.emit(convert::error_event(error).with_raw(raw));
     }
 
     /// Ends the running turn: completes what is still open (failed), rejects pending
@@ -271,7 +270,7 @@ impl State {
     pub(crate) fn end_turn(
         &mut self,
         out: &mut Actions,
-        turn: Option<&Value>,
+        turn: Option<&CodexTurn>,
         raw: Option<&str>,
         status: &str,
     ) {
@@ -285,15 +284,15 @@ impl State {
             return;
         };
         for (native_id, open) in std::mem::take(&mut state.items) {
-            let item = json!({ "id": native_id, "status": "failed" });
+            let item = ThreadItem::failed(&native_id);
             let failed = completed_item(&open, &item, &native_id).failed();
             out.emit(event::item_completed(failed).synthetic());
         }
         for (_, pending) in std::mem::take(&mut self.requests) {
             out.emit(requests::rejected(&pending).synthetic());
         }
-        let status = turn.map(|t| str_of(t, "status")).unwrap_or(status);
-        let error = turn.and_then(|t| t.get("error")).filter(|e| !e.is_null());
+        let status = turn.map_or(status, |t| t.status.as_str());
+        let error = turn.and_then(|t| t.error.as_ref());
         if let (Some(error), false) = (error, state.error_reported) {
             let event = convert::error_event(error);
             out.emit(match raw {
@@ -324,13 +323,14 @@ fn turn_record(turn: &TurnState) -> Turn {
 }
 
 /// The final form of an open item from Codex's completed `item`.
-fn completed_item(open: &OpenItem, item: &Value, native_id: &str) -> Item {
+fn completed_item(open: &OpenItem, item: &ThreadItem, native_id: &str) -> Item {
     let id = open.item_id.as_str();
     let completed = match &open.shape {
         Shape::Message => {
-            let text = match item.get("text").and_then(Value::as_str) {
-                Some(text) => text,
-                None => open.text.as_str(),
+            let text = match &item.kind {
+                ItemType::AgentMessage(Text { text: Some(text) })
+                | ItemType::Plan(Text { text: Some(text) }) => text.as_str(),
+                _ => open.text.as_str(),
             };
             item::assistant_text(id, text)
         }
@@ -353,7 +353,7 @@ fn completed_item(open: &OpenItem, item: &Value, native_id: &str) -> Item {
             ItemKind::Unknown,
             None,
             ItemStatus::Completed,
-            vec![ContentPart::Json(item.to_string())],
+            vec![ContentPart::Json(item.raw.to_string())],
         ),
     };
     completed.with_native_id(native_id)

@@ -18,7 +18,10 @@
 #![warn(missing_docs)]
 
 use sandbox_agent_adapter_kit::acp::{self, AcpAgent, AcpSession};
+use sandbox_agent_adapter_kit::native;
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::{credentials::CredentialFiles, install::VersionProbe};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 mod credentials;
@@ -50,16 +53,18 @@ impl AcpAgent for Gemini {
 
     /// The CLI reports the turn's tokens in `_meta.quota.token_count`.
     fn usage(result: &Value) -> Option<Usage> {
-        let tokens = &result["_meta"]["quota"]["token_count"];
-        Some(Usage::tokens(
-            tokens["input_tokens"].as_u64()?,
-            tokens["output_tokens"].as_u64()?,
-        ))
+        let tokens = native::read::<PromptResult>(result).meta.quota.token_count;
+        Some(Usage::tokens(tokens.input_tokens?, tokens.output_tokens?))
     }
 }
 
 impl Adapter for Gemini {
     type Session = GeminiSession;
+    const VERSION: Option<VersionProbe> = Some(VersionProbe::flag(text::version_word));
+    const CREDENTIALS: Option<CredentialFiles> = Some(CredentialFiles {
+        files: credentials::files,
+        parse: credentials::parse,
+    });
 
     /// Modes `build` and `plan` (the CLI's read-only approval mode), the models the
     /// CLI lists, and the capabilities the adapter maps and its tests prove.
@@ -90,9 +95,41 @@ impl Adapter for Gemini {
             "bundle/gemini.js",
         ))
     }
+}
 
-    sandbox_agent_adapter_kit::version_flag!(text::version_word);
-    sandbox_agent_adapter_kit::credential_files_from!(credentials);
+/// The `session/prompt` result of the CLI: the part the adapter reads.
+#[derive(Default, Deserialize)]
+struct PromptResult {
+    /// The CLI's metadata.
+    #[serde(default, rename = "_meta", deserialize_with = "native::lenient")]
+    meta: PromptMeta,
+}
+
+/// The metadata of a `session/prompt` result.
+#[derive(Default, Deserialize)]
+struct PromptMeta {
+    /// The account's quota, with the turn's tokens.
+    #[serde(default, deserialize_with = "native::lenient")]
+    quota: Quota,
+}
+
+/// The quota of a `session/prompt` result.
+#[derive(Default, Deserialize)]
+struct Quota {
+    /// The turn's tokens.
+    #[serde(default, deserialize_with = "native::lenient")]
+    token_count: TokenCount,
+}
+
+/// The turn's tokens.
+#[derive(Default, Deserialize)]
+struct TokenCount {
+    /// Input tokens.
+    #[serde(default, deserialize_with = "native::lenient")]
+    input_tokens: Option<u64>,
+    /// Output tokens.
+    #[serde(default, deserialize_with = "native::lenient")]
+    output_tokens: Option<u64>,
 }
 
 /// What the adapter maps and its tests cover: the generic ACP session's. Not

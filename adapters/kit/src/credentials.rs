@@ -61,6 +61,17 @@ impl Locations {
     }
 }
 
+/// The agent's credential files, as plain data the adapter gives in
+/// [`crate::Adapter::CREDENTIALS`]; the adapter's `credential-files` and
+/// `parse-credentials` then use it.
+#[derive(Debug, Clone, Copy)]
+pub struct CredentialFiles {
+    /// The files the agent may keep credentials in, at these locations.
+    pub files: fn(&Locations) -> Vec<String>,
+    /// The credentials in one of them: its path and its text.
+    pub parse: fn(&str, &str) -> CredentialRead,
+}
+
 /// Variables that each carry a provider's API key: `[("OPENAI_API_KEY", "openai")]`.
 pub fn api_keys(variables: &[(&str, &str)]) -> Vec<CredentialVariable> {
     of_kind(CredentialKind::ApiKey, variables)

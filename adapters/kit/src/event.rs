@@ -17,6 +17,8 @@
 //! A few functions return the whole lifecycle of an item at once
 //! ([`user_message`], [`assistant_message`]).
 
+use serde::Deserialize;
+
 use crate::item;
 use crate::types::{
     EmittedEvent, ErrorInfo, Event, Item, ItemDelta, MessagePart, Permission, PermissionReply,
@@ -135,21 +137,29 @@ impl Usage {
     /// assert_eq!(absurd.input_tokens, Some(u64::MAX));
     /// ```
     pub fn from_anthropic(usage: &serde_json::Value) -> Self {
-        let count = |key: &str| {
-            usage
-                .get(key)
-                .and_then(serde_json::Value::as_u64)
-                .unwrap_or(0)
+        let usage = match usage {
+            serde_json::Value::Object(_) => {
+                crate::native::AnthropicUsage::deserialize(usage).unwrap_or_default()
+            }
+            _ => crate::native::AnthropicUsage::default(),
         };
-        let cached = count("cache_read_input_tokens");
+        Self::from(&usage)
+    }
+}
+
+impl From<&crate::native::AnthropicUsage> for Usage {
+    /// Input includes the tokens written to and read from the prompt cache, `cached`
+    /// is the part read from it; absurd counts saturate rather than overflow.
+    fn from(usage: &crate::native::AnthropicUsage) -> Self {
+        let cached = usage.cache_read_input_tokens;
         Self {
-            // The agent's counts: absurd ones saturate rather than overflow.
             input_tokens: Some(
-                count("input_tokens")
-                    .saturating_add(count("cache_creation_input_tokens"))
+                usage
+                    .input_tokens
+                    .saturating_add(usage.cache_creation_input_tokens)
                     .saturating_add(cached),
             ),
-            output_tokens: Some(count("output_tokens")),
+            output_tokens: Some(usage.output_tokens),
             cached_tokens: Some(cached),
             reasoning_tokens: None,
             cost_usd: None,

@@ -159,3 +159,85 @@ mod tests {
         assert_eq!(npm_registry_version(r#"{"error":"Not found"}"#), None);
     }
 }
+
+/// How an adapter's agent is installed, as plain data the adapter gives in
+/// [`crate::Adapter::INSTALLER`]; the adapter's `install-plan`,
+/// `parse-latest-version` and `parse-checksum` then use it.
+///
+/// ```
+/// use sandbox_agent_adapter_kit::install::{Checksums, Installer};
+/// use sandbox_agent_adapter_kit::prelude::*;
+///
+/// fn recipe(target: &Platform, _version: Option<&str>) -> Option<InstallRecipe> {
+///     let binary = target.executable("agent");
+///     Some(InstallRecipe::npm(&binary, "@example/agent", &binary))
+/// }
+///
+/// const INSTALLER: Installer = Installer {
+///     recipe,
+///     latest_version: sandbox_agent_adapter_kit::text::version_word,
+///     checksums: Checksums::Sha256Sum,
+/// };
+/// assert_eq!((INSTALLER.latest_version)("1.2.3\n").as_deref(), Some("1.2.3"));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Installer {
+    /// The recipe for a platform and an optional version (`install-plan`); `None`
+    /// when the agent cannot be installed there.
+    pub recipe: fn(&Platform, Option<&str>) -> Option<InstallRecipe>,
+    /// The version named by the body of the recipe's `latest_version_url`
+    /// (`parse-latest-version`).
+    pub latest_version: fn(&str) -> Option<String>,
+    /// What the downloads' checksum URLs hold (`parse-checksum`).
+    pub checksums: Checksums,
+}
+
+/// What the body of a download's `checksum_url` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checksums {
+    /// `sha256sum` output ([`crate::checksum::sha256sum`]).
+    Sha256Sum,
+    /// A GitHub release's API document, with the digest GitHub computed for each
+    /// asset ([`crate::checksum::github_asset_digest`]; the URL is
+    /// [`github_release_document`]).
+    GithubRelease,
+}
+
+impl Checksums {
+    /// The SHA-256 of `file_name` in `body`.
+    pub fn parse(self, body: &str, file_name: &str) -> Result<String, String> {
+        match self {
+            Self::Sha256Sum => crate::checksum::sha256sum(body, file_name),
+            Self::GithubRelease => crate::checksum::github_asset_digest(body, file_name),
+        }
+    }
+}
+
+/// How the agent prints its version, as plain data the adapter gives in
+/// [`crate::Adapter::VERSION`]; the adapter's `version-args` and `parse-version`
+/// then use it.
+///
+/// ```
+/// use sandbox_agent_adapter_kit::install::VersionProbe;
+///
+/// const VERSION: VersionProbe = VersionProbe::flag(sandbox_agent_adapter_kit::text::version_word);
+/// assert_eq!(VERSION.args, ["--version"]);
+/// assert_eq!((VERSION.parse)("agent 0.4.1").as_deref(), Some("0.4.1"));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct VersionProbe {
+    /// The arguments that make the agent print its version.
+    pub args: &'static [&'static str],
+    /// The version in what it printed.
+    pub parse: fn(&str) -> Option<String>,
+}
+
+impl VersionProbe {
+    /// The agent prints its version for `--version`, and `parse` picks it out.
+    pub const fn flag(parse: fn(&str) -> Option<String>) -> Self {
+        Self {
+            args: &["--version"],
+            parse,
+        }
+    }
+}

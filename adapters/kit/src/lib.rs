@@ -21,13 +21,16 @@
 //!   like the transcript it produces; [`Failure`] and [`Actions::fail_session`] for a
 //!   session that ends with an error.
 //! - [`IdCounter`] for item, call and request ids, [`snapshot`] for the state blob
-//!   ([`snapshot_state!`] writes `restore`/`snapshot` for the usual session shape),
-//!   [`install`] for install recipes, [`text`] for message text, [`diff`] for file changes, [`transcript`] to render
-//!   actions in tests, `testing` (cargo feature `testing`) to replay and record
+//!   ([`snapshot::Snapshotted`] gives `new`/`restore`/`snapshot` for the usual
+//!   session shape),
+//!   [`install`] for install recipes, [`native`] for typed native messages, [`text`]
+//!   for message text, [`diff`] for file changes, [`transcript`] to render actions in
+//!   tests, `testing` (cargo feature `testing`) to replay and record
 //!   transcripts natively, and
 //!   [`reply`], a ready-made session for agents that answer every message with one
 //!   assistant message; [`process_session`], the lifecycle of a session that drives
-//!   one long-lived agent process.
+//!   one long-lived agent process, and [`process_state`], the state header and the
+//!   output helper such sessions share.
 //!
 //! # A minimal adapter
 //!
@@ -103,8 +106,10 @@ pub mod item;
 pub mod jsonrpc;
 pub mod log;
 pub mod mcp;
+pub mod native;
 mod origin;
 pub mod process_session;
+pub mod process_state;
 pub mod reply;
 mod session;
 pub mod snapshot;
@@ -164,86 +169,6 @@ macro_rules! capabilities {
 macro_rules! agent_info {
     ($id:expr, $name:expr, $capabilities:expr) => {
         $crate::types::AdapterInfo::agent($id, $name, env!("CARGO_PKG_VERSION"), $capabilities)
-    };
-}
-
-/// In an `impl Adapter` block: the agent prints its version for `--version`, and
-/// `$parse` (a `fn(&str) -> Option<String>`) picks it out.
-///
-/// ```ignore
-/// impl Adapter for MyAgent {
-///     // ...
-///     sandbox_agent_adapter_kit::version_flag!(sandbox_agent_adapter_kit::text::version_word);
-/// }
-/// ```
-#[macro_export]
-macro_rules! version_flag {
-    ($parse:path) => {
-        fn version_args() -> Option<Vec<String>> {
-            Some(vec!["--version".to_owned()])
-        }
-
-        fn parse_version(output: String) -> Option<String> {
-            $parse(&output)
-        }
-    };
-}
-
-/// In an `impl Adapter` block: how the agent is installed and its version read come
-/// from module `$module`, with `recipe(&Platform, version: Option<&str>) ->
-/// Option<InstallRecipe>`, `parse_latest_version(body: &str) -> Option<String>` (the
-/// body of the recipe's `latest_version_url`) and `parse_version(&str) ->
-/// Option<String>` (what `--version` prints; see [`version_flag!`]).
-#[macro_export]
-macro_rules! install_from {
-    ($module:ident) => {
-        fn install_plan(
-            target: $crate::types::Platform,
-            version: ::core::option::Option<::std::string::String>,
-        ) -> ::core::option::Option<$crate::types::InstallRecipe> {
-            $module::recipe(&target, version.as_deref())
-        }
-
-        fn parse_latest_version(
-            body: ::std::string::String,
-        ) -> ::core::option::Option<::std::string::String> {
-            $module::parse_latest_version(&body)
-        }
-
-        $crate::version_flag!($module::parse_version);
-    };
-}
-
-/// In an `impl Adapter` block: checksums read from GitHub release documents (the
-/// downloads' `checksum-url` is [`install::github_release_document`]).
-#[macro_export]
-macro_rules! github_release_checksums {
-    () => {
-        /// The digest GitHub computed for the downloaded asset, in the release's
-        /// API document.
-        fn parse_checksum(
-            _url: ::std::string::String,
-            body: ::std::string::String,
-            file_name: ::std::string::String,
-        ) -> ::core::result::Result<::std::string::String, ::std::string::String> {
-            $crate::checksum::github_asset_digest(&body, &file_name)
-        }
-    };
-}
-
-/// In an `impl Adapter` block: the agent's credential files and their parsing come
-/// from module `$module`, with `files(&Locations) -> Vec<String>` and
-/// `parse(path: &str, text: &str) -> CredentialRead` (see [`credentials`]).
-#[macro_export]
-macro_rules! credential_files_from {
-    ($module:ident) => {
-        fn credential_files(locations: $crate::credentials::Locations) -> Vec<String> {
-            $module::files(&locations)
-        }
-
-        fn parse_credentials(path: String, text: String) -> $crate::types::CredentialRead {
-            $module::parse(&path, &text)
-        }
     };
 }
 

@@ -3,15 +3,17 @@
 //! turns; its lines are the agent's output; a cancel asks the agent to stop and a
 //! timer kills the process when it does not; `terminate` closes its stdin.
 //!
-//! The adapter implements [`ProcessSession`]: where its state keeps the live
-//! process ([`process_state!`](crate::process_state) for the usual state shape), how
-//! a line of it converts, what its exit means, how the running turn winds down. [`process_handlers!`](crate::process_handlers) in its
+//! The adapter implements [`ProcessSession`]: its state (which embeds a
+//! [`ProcessState`](crate::process_state::ProcessState) for the live process), how
+//! a line of it converts, what its exit means, how the running turn winds down.
+//! [`process_handlers!`](crate::process_handlers) in its
 //! [`SessionMachine`] impl then writes `terminate`, `on_stdout`, `on_exit`,
 //! `on_spawn_failed` and `on_timer` with the bookkeeping every such session shares:
 //! nothing once the session ended, nothing for a process that is not the live one
 //! (output of a killed predecessor), a spawn failure that ends the session naming
 //! the program.
 
+use crate::process_state::WithProcess;
 use crate::types::{Action, ExitStatus};
 use crate::{event, Actions, Failure, SessionMachine};
 
@@ -27,7 +29,12 @@ pub enum WindDown {
 }
 
 /// A session driving one long-lived agent process: what the kit's handlers need of it.
-pub trait ProcessSession: SessionMachine {
+///
+/// `S` is the session's state, which embeds a [`ProcessState`](crate::process_state::ProcessState)
+/// ([`WithProcess`]); the bookkeeping (`ended`, `is_current`, `begin_cancel`...) reads
+/// and writes it by default. `S` is a parameter rather than an associated type so
+/// that a public session type can keep a crate-private state.
+pub trait ProcessSession<S: WithProcess>: SessionMachine {
     /// The timer that gives up on a cancel the agent does not finish: when it fires
     /// during a cancel, the process is killed (the next message starts a new one) and
     /// the turn winds down ([`WindDown::CancelTimedOut`]).
@@ -36,24 +43,42 @@ pub trait ProcessSession: SessionMachine {
     /// How long the agent gets to end a cancelled turn.
     const CANCEL_TIMEOUT_MS: u32 = 10_000;
 
+    /// The session's state.
+    fn process_state(&self) -> &S;
+
+    /// The session's state, to change.
+    fn process_state_mut(&mut self) -> &mut S;
+
     /// True once `session.ended` was emitted.
-    fn ended(&self) -> bool;
+    fn ended(&self) -> bool {
+        self.process_state().header().ended
+    }
 
     /// Notes that `session.ended` was emitted.
-    fn set_ended(&mut self);
+    fn set_ended(&mut self) {
+        self.process_state_mut().header_mut().ended = true;
+    }
 
     /// True when `process_id` is the live agent process.
-    fn is_current(&self, process_id: &str) -> bool;
+    fn is_current(&self, process_id: &str) -> bool {
+        self.process_state().header().is_current(process_id)
+    }
 
     /// Forgets the live process; its id, when one ran.
-    fn take_process(&mut self) -> Option<String>;
+    fn take_process(&mut self) -> Option<String> {
+        self.process_state_mut().header_mut().take_process()
+    }
 
     /// True while a cancel of the running turn is under way.
-    fn cancelling(&self) -> bool;
+    fn cancelling(&self) -> bool {
+        self.process_state().header().cancelling()
+    }
 
     /// Marks the running turn as cancelling; false when no turn runs or a cancel is
     /// already under way.
-    fn begin_cancel(&mut self) -> bool;
+    fn begin_cancel(&mut self) -> bool {
+        self.process_state_mut().header_mut().begin_cancel()
+    }
 
     /// The program process `process_id` runs, for a failure to start it.
     fn program(&self, process_id: &str) -> String;
@@ -97,7 +122,7 @@ pub trait ProcessSession: SessionMachine {
 
 /// `terminate`: the running turn winds down, the process's stdin is closed (it
 /// exits), and the session ends.
-pub fn terminate<S: ProcessSession>(session: &mut S) -> Vec<Action> {
+pub fn terminate<St: WithProcess, S: ProcessSession<St>>(session: &mut S) -> Vec<Action> {
     Actions::unless(session.ended(), |out| {
         session.wind_down(out, WindDown::Terminated);
         if let Some(process_id) = session.take_process() {
@@ -123,7 +148,7 @@ pub enum Input {
 /// `process_id` to the session as the live process's (a spawn failure of the agent
 /// ends the session naming the program), or as another's; nothing once the session
 /// ended.
-pub fn on_process<S: ProcessSession>(
+pub fn on_process<St: WithProcess, S: ProcessSession<St>>(
     session: &mut S,
     process_id: String,
     input: Input,
@@ -150,7 +175,7 @@ pub fn on_process<S: ProcessSession>(
 /// cancelling and `interrupt` asks the agent to stop it; when that returns true (the
 /// agent's answer ends the turn), [`ProcessSession::CANCEL_TIMER`] waits for the
 /// answer.
-pub fn cancel_turn<S: ProcessSession>(
+pub fn cancel_turn<St: WithProcess, S: ProcessSession<St>>(
     session: &mut S,
     interrupt: impl FnOnce(&mut S, &mut Actions) -> bool,
 ) -> Vec<Action> {
@@ -162,7 +187,10 @@ pub fn cancel_turn<S: ProcessSession>(
 }
 
 /// `on_timer`: a cancel that timed out kills the process and winds the turn down.
-pub fn on_timer<S: ProcessSession>(session: &mut S, timer_id: String) -> Vec<Action> {
+pub fn on_timer<St: WithProcess, S: ProcessSession<St>>(
+    session: &mut S,
+    timer_id: String,
+) -> Vec<Action> {
     Actions::unless(session.ended(), |out| {
         if timer_id != S::CANCEL_TIMER {
             session.other_timer(out, &timer_id);
@@ -205,49 +233,6 @@ macro_rules! process_handlers {
         ) -> ::std::vec::Vec<$crate::types::Action> {
             let input = $crate::process_session::Input::$input($arg);
             $crate::process_session::on_process(self, process_id, input)
-        }
-    };
-}
-
-/// In the `impl ProcessSession` block of a session of the usual shape (a field
-/// `state` whose `ended: bool`, `process: Option<P>` with `P` having `id: String`,
-/// and `turn: Option<T>` with `T` having `cancelling: bool`): `ended`, `set_ended`,
-/// `is_current`, `take_process`, `cancelling` and `begin_cancel` read and write
-/// those fields.
-#[macro_export]
-macro_rules! process_state {
-    () => {
-        fn ended(&self) -> bool {
-            self.state.ended
-        }
-
-        fn set_ended(&mut self) {
-            self.state.ended = true;
-        }
-
-        fn is_current(&self, process_id: &str) -> bool {
-            self.state
-                .process
-                .as_ref()
-                .is_some_and(|process| process.id == process_id)
-        }
-
-        fn take_process(&mut self) -> ::core::option::Option<::std::string::String> {
-            self.state.process.take().map(|process| process.id)
-        }
-
-        fn cancelling(&self) -> bool {
-            self.state.turn.as_ref().is_some_and(|turn| turn.cancelling)
-        }
-
-        fn begin_cancel(&mut self) -> bool {
-            match self.state.turn.as_mut() {
-                Some(turn) if !turn.cancelling => {
-                    turn.cancelling = true;
-                    true
-                }
-                _ => false,
-            }
         }
     };
 }

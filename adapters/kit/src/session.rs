@@ -10,7 +10,9 @@
 
 use std::cell::RefCell;
 
+use crate::credentials::CredentialFiles;
 use crate::event;
+use crate::install::{Checksums, Installer, VersionProbe};
 use crate::text::raw_json;
 use crate::types::{
     Action, AdapterInfo, CredentialRead, ExitStatus, Guest, GuestSession, HttpResponse,
@@ -28,9 +30,12 @@ pub type Answers = Vec<Vec<String>>;
 /// An adapter: static facts about the agent plus its session type.
 ///
 /// Implement it on a unit struct and register that struct with
-/// [`crate::export!`]. Only [`Adapter::info`] is required; the install and version
-/// functions default to "nothing to install, no version to probe", which is right for
-/// built-in agents.
+/// [`crate::export!`]. Only [`Adapter::info`] is required. How the agent is
+/// installed, how it prints its version and where it keeps credentials are plain
+/// data ([`Adapter::INSTALLER`], [`Adapter::VERSION`], [`Adapter::CREDENTIALS`]) that
+/// the default methods use; they default to "nothing to install, no version to probe,
+/// no credential files", which is right for built-in agents. An adapter that needs
+/// more overrides a method itself.
 pub trait Adapter: 'static {
     /// The session state machine.
     type Session: SessionMachine;
@@ -38,51 +43,68 @@ pub trait Adapter: 'static {
     /// The adapter's static facts (WIT `info`). Called once when the component loads.
     fn info() -> AdapterInfo;
 
+    /// How the agent is installed: its recipe, its latest version, its checksums.
+    /// `None` (the default): nothing to install, which is right for built-in agents.
+    const INSTALLER: Option<Installer> = None;
+
+    /// How the agent prints its version; `None` (the default): no version to probe.
+    const VERSION: Option<VersionProbe> = None;
+
+    /// The agent's credential files (see [`crate::credentials`]); `None` (the
+    /// default): none.
+    const CREDENTIALS: Option<CredentialFiles> = None;
+
     /// How to install the agent on `target` (WIT `install-plan`); `None` when it cannot
-    /// be installed there or needs no installation.
+    /// be installed there or needs no installation. By default
+    /// [`Adapter::INSTALLER`]'s recipe.
     fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
-        let _ = (target, version);
-        None
+        Self::INSTALLER.and_then(|installer| (installer.recipe)(&target, version.as_deref()))
     }
 
-    /// The version named by the body of `InstallRecipe::latest_version_url`.
+    /// The version named by the body of `InstallRecipe::latest_version_url`. By
+    /// default as [`Adapter::INSTALLER`] reads it.
     fn parse_latest_version(body: String) -> Option<String> {
-        let _ = body;
-        None
+        Self::INSTALLER.and_then(|installer| (installer.latest_version)(&body))
     }
 
     /// Arguments that make the agent print its version, or `None` when it has none.
+    /// By default [`Adapter::VERSION`]'s.
     fn version_args() -> Option<Vec<String>> {
-        None
+        let probe = Self::VERSION?;
+        Some(probe.args.iter().map(|arg| (*arg).to_owned()).collect())
     }
 
-    /// The version in what [`Adapter::version_args`] printed.
+    /// The version in what [`Adapter::version_args`] printed. By default as
+    /// [`Adapter::VERSION`] reads it.
     fn parse_version(output: String) -> Option<String> {
-        let _ = output;
-        None
+        Self::VERSION.and_then(|probe| (probe.parse)(&output))
     }
 
     /// The SHA-256 of `file_name` in the body of an install source's
-    /// `checksum_url` (`url`). By default the body is `sha256sum` output
+    /// `checksum_url` (`url`). By default as [`Adapter::INSTALLER`]'s
+    /// [`Checksums`] say, and `sha256sum` output without an installer
     /// ([`crate::checksum::sha256sum`]).
     fn parse_checksum(url: String, body: String, file_name: String) -> Result<String, String> {
         let _ = url;
-        crate::checksum::sha256sum(&body, &file_name)
+        let checksums = Self::INSTALLER.map_or(Checksums::Sha256Sum, |i| i.checksums);
+        checksums.parse(&body, &file_name)
     }
 
-    /// The files the agent keeps credentials in (see [`crate::credentials`]); none
-    /// by default.
+    /// The files the agent keeps credentials in (see [`crate::credentials`]). By
+    /// default [`Adapter::CREDENTIALS`]'s, none without them.
     fn credential_files(locations: crate::credentials::Locations) -> Vec<String> {
-        let _ = locations;
-        Vec::new()
+        Self::CREDENTIALS.map_or_else(Vec::new, |credentials| (credentials.files)(&locations))
     }
 
-    /// The credentials in one of [`Adapter::credential_files`]; nothing by default.
+    /// The credentials in one of [`Adapter::credential_files`]. By default as
+    /// [`Adapter::CREDENTIALS`] reads them, nothing without them.
     fn parse_credentials(path: String, text: String) -> CredentialRead {
-        let _ = (path, text);
-        CredentialRead {
-            found: Vec::new(),
-            problems: Vec::new(),
+        match Self::CREDENTIALS {
+            Some(credentials) => (credentials.parse)(&path, &text),
+            None => CredentialRead {
+                found: Vec::new(),
+                problems: Vec::new(),
+            },
         }
     }
 }

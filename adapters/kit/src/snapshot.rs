@@ -19,6 +19,8 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::types::SessionConfig;
+
 #[derive(Serialize)]
 struct Envelope<'a, T> {
     version: u32,
@@ -51,35 +53,45 @@ pub fn decode<T: DeserializeOwned>(version: u32, bytes: &[u8]) -> Result<T, Stri
     serde_json::from_value(state).map_err(|e| format!("snapshot state is not valid: {e}"))
 }
 
-/// Implements [`crate::SessionMachine::restore`] and [`crate::SessionMachine::snapshot`]
-/// for the usual session shape: a struct with a `config: SessionConfig` field and a
-/// `state` field holding everything else (`Serialize` + `Deserialize`). The state is
-/// stored with [`encode`] at format `version` and read back with [`decode`]; the
-/// configuration is the host's. Write it inside `impl SessionMachine for ...`.
-///
-/// With `default` it also writes [`crate::SessionMachine::new`]: the state starts as
-/// its `Default`. With `resume: field`, the same, and the state's `field` holds the
-/// native session id to resume (`SessionConfig::resume_native_session_id`):
-/// `snapshot_state!(STATE_VERSION, resume: native_session_id)`.
-///
+/// The usual session shape: a `config: SessionConfig` and a `state` holding
+/// everything else, stored with [`encode`] at format `STATE_VERSION`
+/// and read back with [`decode`] (the configuration is the host's). Implement the
+/// two required methods, and [`crate::SessionMachine`]'s `new`, `restore` and
+/// `snapshot` are one call each:
 ///
 /// ```
 /// use sandbox_agent_adapter_kit::prelude::*;
-///
-/// /// The format version of the snapshot.
-/// const STATE_VERSION: u32 = 1;
+/// use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 ///
 /// struct Counting {
 ///     config: SessionConfig,
 ///     state: u32,
 /// }
 ///
-/// impl SessionMachine for Counting {
-///     fn new(config: SessionConfig) -> Self {
-///         Self { config, state: 0 }
+/// impl Snapshotted<u32> for Counting {
+///     const STATE_VERSION: u32 = 1;
+///
+///     fn from_parts(config: SessionConfig, state: u32) -> Self {
+///         Self { config, state }
 ///     }
 ///
-///     sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+///     fn state(&self) -> &u32 {
+///         &self.state
+///     }
+/// }
+///
+/// impl SessionMachine for Counting {
+///     fn new(config: SessionConfig) -> Self {
+///         Self::fresh(config)
+///     }
+///
+///     fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+///         Self::restore_state(config, state)
+///     }
+///
+///     fn snapshot(&self) -> Vec<u8> {
+///         self.snapshot_state()
+///     }
 ///
 ///     fn start(&mut self) -> Vec<Action> {
 ///         Vec::new()
@@ -101,43 +113,93 @@ pub fn decode<T: DeserializeOwned>(version: u32, bytes: &[u8]) -> Result<T, Stri
 /// let restored = Counting::restore(config, &session.snapshot()).unwrap();
 /// assert_eq!(restored.state, 1);
 /// ```
-#[macro_export]
-macro_rules! snapshot_state {
-    ($version:expr) => {
-        fn restore(
-            config: $crate::types::SessionConfig,
-            state: &[u8],
-        ) -> ::core::result::Result<Self, ::std::string::String> {
-            ::core::result::Result::Ok(Self {
-                config,
-                state: $crate::snapshot::decode($version, state)?,
+///
+/// `State` is a parameter rather than an associated type so that a public session
+/// type can keep a crate-private state.
+pub trait Snapshotted<State: Serialize + DeserializeOwned + Default>: Sized {
+    /// The format version of the snapshot; bump it when `State` changes shape
+    /// incompatibly.
+    const STATE_VERSION: u32;
+
+    /// The session made of its configuration and its state.
+    fn from_parts(config: SessionConfig, state: State) -> Self;
+
+    /// The session's state.
+    fn state(&self) -> &State;
+
+    /// A new session: its state starts as the state's `Default`.
+    fn fresh(config: SessionConfig) -> Self {
+        Self::from_parts(config, State::default())
+    }
+
+    /// The session [`Snapshotted::snapshot_state`]'s bytes hold, for `config`.
+    fn restore_state(config: SessionConfig, bytes: &[u8]) -> Result<Self, String> {
+        let state = decode(Self::STATE_VERSION, bytes)?;
+        Ok(Self::from_parts(config, state))
+    }
+
+    /// The state, encoded at [`Snapshotted::STATE_VERSION`].
+    fn snapshot_state(&self) -> Vec<u8> {
+        encode(Self::STATE_VERSION, self.state())
+    }
+}
+
+/// For `#[serde(with = "snapshot::numeric_keys")]` on a `BTreeMap<u64, V>` in a
+/// state that is (or sits inside) a `#[serde(flatten)]` field, such as one embedding
+/// a [`crate::process_state::ProcessState`].
+///
+/// JSON object keys are strings: serde_json reads `"7"` back as the number 7, but not
+/// once a flattened field has buffered the object. Written as usual, read from the
+/// keys' text.
+///
+/// ```
+/// use std::collections::BTreeMap;
+///
+/// use sandbox_agent_adapter_kit::snapshot;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Debug, PartialEq, Serialize, Deserialize)]
+/// struct Blocks {
+///     #[serde(with = "snapshot::numeric_keys")]
+///     by_index: BTreeMap<u64, String>,
+/// }
+///
+/// #[derive(Debug, PartialEq, Serialize, Deserialize)]
+/// struct State {
+///     #[serde(flatten)]
+///     blocks: Blocks,
+/// }
+///
+/// let state = State { blocks: Blocks { by_index: BTreeMap::from([(7, "seven".to_owned())]) } };
+/// let json = serde_json::to_string(&state).unwrap();
+/// assert_eq!(json, r#"{"by_index":{"7":"seven"}}"#);
+/// assert_eq!(serde_json::from_str::<State>(&json).unwrap(), state);
+/// ```
+pub mod numeric_keys {
+    use std::collections::BTreeMap;
+
+    use serde::de::{DeserializeOwned, Error};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Writes the map as usual (the keys become JSON strings).
+    pub fn serialize<V: Serialize, S: Serializer>(
+        map: &BTreeMap<u64, V>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        map.serialize(serializer)
+    }
+
+    /// Reads the map, its keys from their text.
+    pub fn deserialize<'de, V: DeserializeOwned, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BTreeMap<u64, V>, D::Error> {
+        let by_text = BTreeMap::<String, V>::deserialize(deserializer)?;
+        by_text
+            .into_iter()
+            .map(|(key, value)| match key.parse() {
+                Ok(key) => Ok((key, value)),
+                Err(_) => Err(D::Error::custom(format!("{key:?} is not a number"))),
             })
-        }
-
-        fn snapshot(&self) -> ::std::vec::Vec<u8> {
-            $crate::snapshot::encode($version, &self.state)
-        }
-    };
-    ($version:expr, default) => {
-        fn new(config: $crate::types::SessionConfig) -> Self {
-            Self {
-                config,
-                state: ::core::default::Default::default(),
-            }
-        }
-
-        $crate::snapshot_state!($version);
-    };
-    ($version:expr, resume: $field:ident) => {
-        fn new(config: $crate::types::SessionConfig) -> Self {
-            let mut session = Self {
-                config,
-                state: ::core::default::Default::default(),
-            };
-            session.state.$field = session.config.resume_native_session_id.clone();
-            session
-        }
-
-        $crate::snapshot_state!($version);
-    };
+            .collect()
+    }
 }

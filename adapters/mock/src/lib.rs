@@ -14,7 +14,8 @@
 //! snapshot and restore).
 //!
 //! - [`Mock`] holds the static facts ([`Mock::info`]) and registers the component.
-//! - [`MockSession`] is the session state machine.
+//! - [`MockSession`] is the session state machine; the `state` module holds what it
+//!   snapshots.
 //! - The `commands` module holds the script: what each command emits.
 
 #![warn(missing_docs)]
@@ -23,6 +24,7 @@ use sandbox_agent_adapter_kit::prelude::*;
 
 mod commands;
 mod session;
+mod state;
 
 #[cfg(test)]
 mod tests;

@@ -25,6 +25,10 @@
 #![warn(missing_docs)]
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::{
+    credentials::CredentialFiles,
+    install::{Checksums, Installer, VersionProbe},
+};
 
 mod api;
 mod credentials;
@@ -46,6 +50,16 @@ sandbox_agent_adapter_kit::export!(OpenCode);
 
 impl Adapter for OpenCode {
     type Session = OpenCodeSession;
+    const INSTALLER: Option<Installer> = Some(Installer {
+        recipe: install::recipe,
+        latest_version: install::parse_latest_version,
+        checksums: Checksums::GithubRelease,
+    });
+    const VERSION: Option<VersionProbe> = Some(VersionProbe::flag(install::parse_version));
+    const CREDENTIALS: Option<CredentialFiles> = Some(CredentialFiles {
+        files: credentials::files,
+        parse: credentials::parse,
+    });
 
     /// Modes `build` (default) and `plan` (OpenCode's read-only planning agent); no
     /// static models (OpenCode's models come from its configuration, named
@@ -59,10 +73,6 @@ impl Adapter for OpenCode {
             )
             .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
-
-    sandbox_agent_adapter_kit::install_from!(install);
-    sandbox_agent_adapter_kit::github_release_checksums!();
-    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter maps and its tests cover. Not `status` (retry and compaction

@@ -11,6 +11,7 @@
 //! the next message starts a server again and continues the same native session.
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use sandbox_agent_adapter_kit::text::raw_json;
 use serde_json::{json, Value};
 
@@ -19,7 +20,7 @@ use crate::native::{
     CreatedSession, Envelope, MessageUpdated, PartDelta, PartUpdated, PermissionAsked,
     PermissionReplied, QuestionAsked, QuestionSettled, SessionError, SessionStatus,
 };
-use crate::state::{Server, State, STATE_VERSION};
+use crate::state::{Server, State};
 use crate::turn::{Emitter, RunningTurn};
 
 /// The request id of `POST /session`.
@@ -339,8 +340,34 @@ impl OpenCodeSession {
     }
 }
 
+impl Snapshotted<State> for OpenCodeSession {
+    /// The format version of the snapshot (see `state`).
+    const STATE_VERSION: u32 = crate::state::STATE_VERSION;
+
+    fn from_parts(config: SessionConfig, state: State) -> Self {
+        Self { config, state }
+    }
+
+    fn state(&self) -> &State {
+        &self.state
+    }
+}
+
 impl SessionMachine for OpenCodeSession {
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION, resume: native_id);
+    /// A new session, resuming the native session the host names.
+    fn new(config: SessionConfig) -> Self {
+        let mut session = Self::fresh(config);
+        session.state.native_id = session.config.resume_native_session_id.clone();
+        session
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Self::restore_state(config, state)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.snapshot_state()
+    }
 
     /// Records the session to resume (if any), emits `session.started` and starts the
     /// server.

@@ -13,31 +13,22 @@
 //! A declined question, a cancelled turn and the end of the turn answer
 //! `cancelled: true`.
 
-use sandbox_agent_adapter_kit::prelude::*;
-use serde_json::Value;
-
-use crate::output::{str_field, Output};
+use crate::native::UiRequest;
 use crate::protocol;
-use crate::state::Dialog;
+use crate::state::{Dialog, Out};
+use sandbox_agent_adapter_kit::prelude::*;
 
 /// An `extension_ui_request` line.
-pub(crate) fn request(o: &mut Output, message: &Value) {
-    let method = str_field(message, "method");
-    let title = str_field(message, "title");
+pub(crate) fn request(o: &mut Out, message: UiRequest) {
+    let method = message.method.as_str();
+    let title = message.title.as_str();
     let (prompt, options): (String, Vec<String>) = match method {
         "select" => {
-            let options = message
-                .get("options")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect();
-            (title.to_owned(), options)
+            let options = message.options.iter().filter_map(|o| o.get().cloned());
+            (title.to_owned(), options.collect())
         }
         "confirm" => {
-            let text = match str_field(message, "message") {
+            let text = match message.message.as_str() {
                 "" => title.to_owned(),
                 more => format!("{title}\n\n{more}"),
             };
@@ -45,7 +36,7 @@ pub(crate) fn request(o: &mut Output, message: &Value) {
         }
         "input" | "editor" => (title.to_owned(), Vec::new()),
         "notify" => {
-            let detail = Some(str_field(message, "message").to_owned());
+            let detail = Some(message.message.clone());
             let item = item::status(o.item_id(), "notify", detail);
             o.whole(item);
             return;
@@ -56,11 +47,11 @@ pub(crate) fn request(o: &mut Output, message: &Value) {
             return;
         }
     };
-    let id = o.state.ids.next("question");
+    let id = o.state.header.ids.next("question");
     let question = Question::requested(id.clone(), prompt, options);
     o.emit(event::question_requested(question.clone()));
     let dialog = Dialog {
-        request_id: str_field(message, "id").to_owned(),
+        request_id: message.id.clone(),
         method: method.to_owned(),
         question,
     };
@@ -68,11 +59,7 @@ pub(crate) fn request(o: &mut Output, message: &Value) {
 }
 
 /// The client's answer (`None`: declined) to question `id`.
-pub(crate) fn answer(
-    o: &mut Output,
-    id: &str,
-    answers: Option<&[Vec<String>]>,
-) -> Result<(), String> {
+pub(crate) fn answer(o: &mut Out, id: &str, answers: Option<&[Vec<String>]>) -> Result<(), String> {
     let dialog = o
         .state
         .questions
@@ -94,7 +81,7 @@ pub(crate) fn answer(
 }
 
 /// Declines every pending dialog (the turn is over or cancelled).
-pub(crate) fn decline_all(o: &mut Output) {
+pub(crate) fn decline_all(o: &mut Out) {
     let ids: Vec<String> = o.state.questions.keys().cloned().collect();
     for id in ids {
         // The id comes from the map: the answer cannot fail.

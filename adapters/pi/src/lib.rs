@@ -17,12 +17,17 @@
 #![warn(missing_docs)]
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::{
+    credentials::CredentialFiles,
+    install::{Checksums, Installer, VersionProbe},
+};
 
 mod credentials;
 mod dialogs;
 mod images;
 mod install;
 mod launch;
+mod native;
 mod output;
 mod protocol;
 mod session;
@@ -39,6 +44,16 @@ pub struct Pi;
 
 impl Adapter for Pi {
     type Session = PiSession;
+    const INSTALLER: Option<Installer> = Some(Installer {
+        recipe: install::recipe,
+        latest_version: install::parse_latest_version,
+        checksums: Checksums::GithubRelease,
+    });
+    const VERSION: Option<VersionProbe> = Some(VersionProbe::flag(install::parse_version));
+    const CREDENTIALS: Option<CredentialFiles> = Some(CredentialFiles {
+        files: credentials::files,
+        parse: credentials::parse,
+    });
 
     /// One mode (`build`); Pi's models come from its own registry and
     /// `~/.pi/agent/models.json`, so none are listed.
@@ -50,10 +65,6 @@ impl Adapter for Pi {
             )])
             .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
-
-    sandbox_agent_adapter_kit::install_from!(install);
-    sandbox_agent_adapter_kit::github_release_checksums!();
-    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the adapter maps and its tests cover. Not `permissions` (Pi never asks before

@@ -18,23 +18,41 @@
 //! | `extension_ui_request` | a question or a `status` item (see `dialogs`) |
 //! | anything else | `agent.unparsed` with the line |
 
+use std::ops::{Deref, DerefMut};
+
+use sandbox_agent_adapter_kit::native;
 use sandbox_agent_adapter_kit::prelude::*;
-use serde_json::{json, Value};
+use serde::Deserialize;
+use serde_json::json;
 
 use crate::dialogs;
-use crate::state::{Block, BlockKind, State, Tool, TurnState};
+use crate::native::{
+    content_text, AssistantEvent, AssistantMessage, AssistantPart, BlockEnd, CallEnd, Content,
+    EndedMessage, Indexed, Notice, PiMessage, PiUsage, Piece, Response,
+};
+use crate::protocol;
+use crate::state::{Block, BlockKind, Out, State, Tool};
 use crate::tools;
 
-/// The session's state and the actions of the current input, plus where the events
-/// come from.
+/// The kit's output helper ([`Out`]) with the conversion of Pi's lines.
 pub(crate) struct Output<'a> {
-    /// The session's state.
-    pub state: &'a mut State,
-    /// The actions being returned.
-    pub out: &'a mut Actions,
+    inner: Out<'a>,
     /// The session's working directory (relative tool paths are resolved in it).
-    pub directory: &'a str,
-    origin: Origin<'a>,
+    directory: &'a str,
+}
+
+impl<'a> Deref for Output<'a> {
+    type Target = Out<'a>;
+
+    fn deref(&self) -> &Out<'a> {
+        &self.inner
+    }
+}
+
+impl DerefMut for Output<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.inner
+    }
 }
 
 impl<'a> Output<'a> {
@@ -47,48 +65,16 @@ impl<'a> Output<'a> {
         origin: Origin<'a>,
     ) -> Self {
         Self {
-            state,
-            out,
+            inner: Out::new(state, out, origin),
             directory,
-            origin,
         }
-    }
-
-    /// Emits `event`, marked by where it comes from.
-    pub fn emit(&mut self, event: EmittedEvent) {
-        self.out.emit(self.origin.mark(event));
-    }
-
-    /// Writes one line to the live Pi process (nothing when none runs).
-    pub fn write(&mut self, line: &str) {
-        if let Some(process) = &self.state.process {
-            self.out.write_line(process.id.clone(), line);
-        }
-    }
-
-    /// A fresh item id.
-    pub fn item_id(&mut self) -> String {
-        self.state.ids.next("itm")
-    }
-
-    /// The running turn; a synthetic one is opened when Pi started one by itself.
-    pub fn turn(&mut self) -> &mut TurnState {
-        let state = &mut *self.state;
-        if state.turn.is_none() {
-            let id = self.out.start_turn(&mut state.ids);
-            state.turn = Some(TurnState {
-                id,
-                ..TurnState::default()
-            });
-        }
-        state.turn.get_or_insert_with(TurnState::default)
     }
 
     /// Emits `turn.ended` for the running turn with its usage: closes what is still
     /// open (failed), declines pending dialogs, and marks a cancelled turn. Nothing
     /// when no turn runs.
     pub fn end_turn(&mut self) {
-        let Some(turn) = self.state.turn.take() else {
+        let Some(turn) = self.state.header.turn.take() else {
             return;
         };
         for block in turn.blocks.values().filter(|b| !b.done) {
@@ -110,99 +96,90 @@ impl<'a> Output<'a> {
         data.usage = turn.usage;
         if turn.cancelling {
             data = data.with_metadata(json!({ "cancelled": true }).to_string());
-            self.out.cancel_timer(crate::session::ABORT_TIMER);
+            self.out.cancel_timer(protocol::ABORT_TIMER);
         }
         self.emit(event::turn_ended(data));
     }
 
     /// Handles one stdout line of Pi.
     pub fn line(&mut self, line: &str) {
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
+        let Ok(message) = serde_json::from_str::<PiMessage>(line) else {
             self.unparsed("not a JSON line");
             return;
         };
-        match str_field(&message, "type") {
-            "response" => self.response(&message),
-            "agent_start" => {
+        match message {
+            PiMessage::Response(response) => self.response(response),
+            PiMessage::AgentStart => {
                 self.turn();
             }
-            "turn_start" | "turn_end" | "queue_update" => {}
-            "message_start" => {
-                if role(&message) == "assistant" {
+            PiMessage::TurnStart | PiMessage::TurnEnd | PiMessage::QueueUpdate => {}
+            PiMessage::MessageStart { message } => {
+                if message.role == "assistant" {
                     self.turn().blocks.clear();
                 }
             }
-            "message_update" => self.message_update(&message),
-            "message_end" => self.message_end(&message),
-            "tool_execution_start" => tools::started(self, &message),
-            "tool_execution_update" => tools::updated(self, &message),
-            "tool_execution_end" => tools::ended(self, &message),
-            "agent_end" => {
+            PiMessage::MessageUpdate { event } => self.message_update(event),
+            PiMessage::MessageEnd { message } => self.message_end(message),
+            PiMessage::ToolExecutionStart(start) => tools::started(self, start),
+            PiMessage::ToolExecutionUpdate(update) => tools::updated(self, &update),
+            PiMessage::ToolExecutionEnd(end) => {
+                let directory = self.directory;
+                tools::ended(self, &end, directory)
+            }
+            PiMessage::AgentEnd => {
                 self.state.persisted = true;
                 self.end_turn();
             }
-            "compaction_start" | "compaction_end" | "auto_retry_start" | "auto_retry_end" => {
-                self.status(&message)
-            }
-            "extension_error" => {
+            PiMessage::CompactionStart(notice) => self.status("compaction_start", notice),
+            PiMessage::CompactionEnd(notice) => self.status("compaction_end", notice),
+            PiMessage::AutoRetryStart(notice) => self.status("auto_retry_start", notice),
+            PiMessage::AutoRetryEnd(notice) => self.status("auto_retry_end", notice),
+            PiMessage::ExtensionError(failure) => {
                 let text = format!(
                     "extension {} failed on {}: {}",
-                    str_field(&message, "extensionPath"),
-                    str_field(&message, "event"),
-                    str_field(&message, "error")
+                    failure.extension_path, failure.event, failure.error
                 );
                 self.emit(event::error(text, Some("extension_error")));
             }
-            "extension_ui_request" => dialogs::request(self, &message),
-            other => self.unparsed(&format!("unknown message type {other:?}")),
+            PiMessage::ExtensionUiRequest(request) => dialogs::request(self, request),
+            PiMessage::Other(other) => {
+                let kind = native::tag_of(&other, "type");
+                self.unparsed(&format!("unknown message type {kind:?}"));
+            }
         }
     }
 
-    /// Reports the line as not understood.
-    pub fn unparsed(&mut self, error: &str) {
-        if let Origin::Line(line) = self.origin {
-            self.out
-                .emit(event::unparsed(error, "stdout", text::raw_json(line)));
-        }
-    }
-
-    /// `item.started` (in progress) then `item.completed` of `item`.
-    pub fn whole(&mut self, item: Item) {
-        self.emit(event::item_started(item.clone().in_progress()));
-        self.emit(event::item_completed(item));
-    }
-
-    fn response(&mut self, message: &Value) {
-        let id = str_field(message, "id");
-        let success = message.get("success").and_then(Value::as_bool) == Some(true);
-        let command = str_field(message, "command");
+    fn response(&mut self, response: Response) {
+        let id = response.id.as_str();
+        let success = response.success;
+        let command = response.command.as_str();
         if command == "get_state" && success {
-            let session = message
-                .get("data")
-                .map(|data| str_field(data, "sessionId"))
-                .unwrap_or_default();
-            if !session.is_empty() && self.state.native_session_id.as_deref() != Some(session) {
-                self.state.native_session_id = Some(session.to_owned());
+            let session = response.data.session_id;
+            if !session.is_empty()
+                && self.state.header.native_session_id.as_deref() != Some(&session)
+            {
+                self.out.set_native_session_id(&session);
+                self.state.header.native_session_id = Some(session);
                 self.state.persisted = false;
-                self.out.set_native_session_id(session);
             }
             return;
         }
         let is_prompt = self
             .state
+            .header
             .turn
             .as_ref()
             .and_then(|turn| turn.prompt.as_ref())
             .is_some_and(|prompt| prompt.request_id == id);
         if is_prompt {
-            if let Some(turn) = self.state.turn.as_mut() {
+            if let Some(turn) = self.state.header.turn.as_mut() {
                 turn.prompt = None;
             }
         }
         if success {
             return;
         }
-        let error = match str_field(message, "error") {
+        let error = match response.error.as_str() {
             "" => format!("Pi refused the {command:?} command"),
             error => error.to_owned(),
         };
@@ -215,32 +192,28 @@ impl<'a> Output<'a> {
         }
     }
 
-    fn message_update(&mut self, message: &Value) {
-        let Some(update) = message.get("assistantMessageEvent") else {
+    fn message_update(&mut self, update: Option<AssistantEvent>) {
+        let Some(update) = update else {
             self.unparsed("message_update without assistantMessageEvent");
             return;
         };
-        let index = update
-            .get("contentIndex")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        match str_field(update, "type") {
-            "text_start" => self.block_started(index, BlockKind::Text),
-            "thinking_start" => self.block_started(index, BlockKind::Thinking),
-            "toolcall_start" => {
-                let call = update
-                    .get("partial")
-                    .and_then(|p| p.get("content"))
-                    .and_then(|c| c.get(index as usize))
-                    .unwrap_or(&Value::Null);
-                let kind = BlockKind::ToolCall {
-                    call_id: str_field(call, "id").to_owned(),
-                    name: str_field(call, "name").to_owned(),
-                };
-                self.block_started(index, kind);
+        match update {
+            AssistantEvent::TextStart(Indexed { index }) => {
+                self.block_started(index, BlockKind::Text)
             }
-            "text_delta" | "thinking_delta" | "toolcall_delta" => {
-                let delta = str_field(update, "delta");
+            AssistantEvent::ThinkingStart(Indexed { index }) => {
+                self.block_started(index, BlockKind::Thinking)
+            }
+            AssistantEvent::ToolcallStart(start) => {
+                let (call_id, name) = match start.call() {
+                    Some(call) => (call.id.clone(), call.name.clone()),
+                    None => Default::default(),
+                };
+                self.block_started(start.index, BlockKind::ToolCall { call_id, name });
+            }
+            AssistantEvent::TextDelta(Piece { index, delta })
+            | AssistantEvent::ThinkingDelta(Piece { index, delta })
+            | AssistantEvent::ToolcallDelta(Piece { index, delta }) => {
                 let Some(block) = self.turn().blocks.get_mut(&index) else {
                     self.unparsed("a delta of a block that did not start");
                     return;
@@ -249,24 +222,26 @@ impl<'a> Output<'a> {
                     self.unparsed("a delta of a block that already ended");
                     return;
                 }
-                block.text.push_str(delta);
+                block.text.push_str(&delta);
                 let streamed = !matches!(block.kind, BlockKind::ToolCall { .. });
                 let item_id = block.item_id.clone();
                 if streamed && !delta.is_empty() {
                     self.emit(event::item_delta(item_id, delta));
                 }
             }
-            "text_end" | "thinking_end" => {
-                let content = str_field(update, "content").to_owned();
+            AssistantEvent::TextEnd(BlockEnd { index, content })
+            | AssistantEvent::ThinkingEnd(BlockEnd { index, content }) => {
                 self.block_ended(index, |block| block.text = content);
             }
-            "toolcall_end" => {
-                let call = update.get("toolCall").cloned().unwrap_or(Value::Null);
-                let arguments = call.get("arguments").cloned().unwrap_or(json!({}));
+            AssistantEvent::ToolcallEnd(CallEnd { index, call }) => {
+                let arguments = call.arguments;
                 self.block_ended(index, |block| block.text = arguments.to_string());
             }
-            "start" | "done" | "error" => {}
-            other => self.unparsed(&format!("unknown assistant message event {other:?}")),
+            AssistantEvent::Start | AssistantEvent::Done | AssistantEvent::Error => {}
+            AssistantEvent::Other(other) => {
+                let kind = native::tag_of(&other, "type");
+                self.unparsed(&format!("unknown assistant message event {kind:?}"));
+            }
         }
     }
 
@@ -314,25 +289,27 @@ impl<'a> Output<'a> {
         let block = block.clone();
         if let BlockKind::ToolCall { call_id, .. } = &block.kind {
             if let Some(tool) = turn.tools.get_mut(call_id) {
-                tool.args = serde_json::from_str(&block.text).unwrap_or(Value::Null);
+                tool.args = serde_json::from_str(&block.text).unwrap_or(serde_json::Value::Null);
             }
         }
         self.emit(event::item_completed(block_item(&block)));
     }
 
-    fn message_end(&mut self, message: &Value) {
-        let body = message.get("message").unwrap_or(&Value::Null);
-        match role(message) {
-            "assistant" => self.assistant_end(body),
-            "user" | "toolResult" => {}
-            other => {
-                let text = tools::content_text(body.get("content"));
-                let text = if text.is_empty() {
-                    body.to_string()
-                } else {
-                    text
+    fn message_end(&mut self, message: EndedMessage) {
+        match message {
+            EndedMessage::Assistant(body) => self.assistant_end(body),
+            EndedMessage::User | EndedMessage::ToolResult => {}
+            EndedMessage::Other(body) => {
+                // An extension's message: its text, else the whole message as JSON.
+                let content = body
+                    .get("content")
+                    .and_then(|c| Content::deserialize(c).ok());
+                let text = match content_text(content.as_ref()) {
+                    text if text.is_empty() => body.to_string(),
+                    text => text,
                 };
-                let item = item::system_text(self.item_id(), text).with_native_id(other);
+                let role = native::tag_of(&body, "role");
+                let item = item::system_text(self.item_id(), text).with_native_id(role);
                 self.whole(item);
             }
         }
@@ -340,8 +317,8 @@ impl<'a> Output<'a> {
 
     /// The end of an assistant message: what did not stream is emitted whole, an
     /// error is reported, the usage is added to the turn's.
-    fn assistant_end(&mut self, body: &Value) {
-        let stop = str_field(body, "stopReason");
+    fn assistant_end(&mut self, body: AssistantMessage) {
+        let stop = body.stop_reason.as_str();
         let failed = matches!(stop, "error" | "aborted");
         let blocks = std::mem::take(&mut self.turn().blocks);
         for block in blocks.values().filter(|b| !b.done) {
@@ -351,18 +328,17 @@ impl<'a> Output<'a> {
             }
             self.emit(event::item_completed(item));
         }
-        let content = body.get("content").and_then(Value::as_array);
-        for (index, part) in content.into_iter().flatten().enumerate() {
+        for (index, part) in body.content.into_iter().enumerate() {
             if !blocks.contains_key(&(index as u64)) {
                 self.whole_block(part);
             }
         }
-        if let Some(usage) = body.get("usage") {
+        if let Some(usage) = &body.usage {
             let turn = self.turn();
             turn.usage = Some(add_usage(turn.usage.take(), usage));
         }
         if stop == "error" {
-            let text = match str_field(body, "errorMessage") {
+            let text = match body.error_message.as_str() {
                 "" => "the model request failed".to_owned(),
                 text => text.to_owned(),
             };
@@ -372,19 +348,18 @@ impl<'a> Output<'a> {
     }
 
     /// A content part that did not stream, as a whole item.
-    fn whole_block(&mut self, part: &Value) {
+    fn whole_block(&mut self, part: AssistantPart) {
         let item_id = self.item_id();
-        let item = match str_field(part, "type") {
-            "text" => item::assistant_text(item_id, str_field(part, "text")),
-            "thinking" => item::reasoning(
-                item_id,
-                str_field(part, "thinking"),
-                ReasoningVisibility::Public,
-            ),
-            "toolCall" => {
-                let call_id = str_field(part, "id").to_owned();
-                let name = str_field(part, "name").to_owned();
-                let args = part.get("arguments").cloned().unwrap_or(json!({}));
+        let item = match part {
+            AssistantPart::Text { text } => item::assistant_text(item_id, text),
+            AssistantPart::Thinking { thinking } => {
+                item::reasoning(item_id, thinking, ReasoningVisibility::Public)
+            }
+            AssistantPart::ToolCall {
+                id: call_id,
+                name,
+                arguments: args,
+            } => {
                 let tool = Tool {
                     call_item: item_id.clone(),
                     name: name.clone(),
@@ -394,7 +369,7 @@ impl<'a> Output<'a> {
                 self.turn().tools.insert(call_id.clone(), tool);
                 item::tool_call(item_id, name, args.to_string(), &call_id).with_native_id(call_id)
             }
-            _ => Item::new(
+            AssistantPart::Other(part) => Item::new(
                 item_id,
                 ItemKind::Unknown,
                 Some(ItemRole::Assistant),
@@ -406,14 +381,8 @@ impl<'a> Output<'a> {
     }
 
     /// Compaction and retry notices as a `status` item labelled with the event type.
-    fn status(&mut self, message: &Value) {
-        let label = str_field(message, "type").to_owned();
-        let detail = ["errorMessage", "finalError", "reason"]
-            .iter()
-            .map(|key| str_field(message, key))
-            .find(|text| !text.is_empty())
-            .map(str::to_owned);
-        let item = item::status(self.item_id(), label, detail);
+    fn status(&mut self, label: &str, notice: Notice) {
+        let item = item::status(self.item_id(), label, notice.detail());
         self.whole(item);
     }
 }
@@ -441,12 +410,7 @@ fn block_item(block: &Block) -> Item {
 /// The turn's usage with one assistant message's added: input includes the tokens
 /// read from and written to the prompt cache, `cached` is the part read from it; the
 /// cost is Pi's computed `cost.total`.
-fn add_usage(sum: Option<Usage>, usage: &Value) -> Usage {
-    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-    let cost = usage
-        .get("cost")
-        .and_then(|cost| cost.get("total"))
-        .and_then(Value::as_f64);
+fn add_usage(sum: Option<Usage>, usage: &PiUsage) -> Usage {
     let mut sum = sum.unwrap_or(Usage {
         input_tokens: Some(0),
         output_tokens: Some(0),
@@ -456,27 +420,15 @@ fn add_usage(sum: Option<Usage>, usage: &Value) -> Usage {
     });
     // Counts are the agent's: absurd ones saturate rather than overflow.
     let add = |total: Option<u64>, more: u64| Some(total.unwrap_or(0).saturating_add(more));
-    let input = count("input")
-        .saturating_add(count("cacheRead"))
-        .saturating_add(count("cacheWrite"));
+    let input = usage
+        .input
+        .saturating_add(usage.cache_read)
+        .saturating_add(usage.cache_write);
     sum.input_tokens = add(sum.input_tokens, input);
-    sum.output_tokens = add(sum.output_tokens, count("output"));
-    sum.cached_tokens = add(sum.cached_tokens, count("cacheRead"));
-    if let Some(cost) = cost {
+    sum.output_tokens = add(sum.output_tokens, usage.output);
+    sum.cached_tokens = add(sum.cached_tokens, usage.cache_read);
+    if let Some(cost) = usage.cost.total {
         sum.cost_usd = Some(sum.cost_usd.unwrap_or(0.0) + cost);
     }
     sum
-}
-
-/// The role of a `message_start`/`message_end` line's message.
-fn role(message: &Value) -> &str {
-    message
-        .get("message")
-        .map(|m| str_field(m, "role"))
-        .unwrap_or_default()
-}
-
-/// A string field, empty when absent.
-pub(crate) fn str_field<'v>(value: &'v Value, key: &str) -> &'v str {
-    value.get(key).and_then(Value::as_str).unwrap_or_default()
 }

@@ -5,6 +5,9 @@ use serde_json::{json, Value};
 
 use crate::state::Prompt;
 
+/// The timer that gives up on an abort Pi does not finish.
+pub(crate) const ABORT_TIMER: &str = "abort";
+
 /// Asks for the session's state; the response carries `sessionId`.
 pub(crate) fn get_state(request_id: &str) -> String {
     json!({ "id": request_id, "type": "get_state" }).to_string()

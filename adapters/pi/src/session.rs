@@ -8,6 +8,7 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
+use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use serde_json::json;
 
 use crate::dialogs;
@@ -17,10 +18,6 @@ use crate::output::Output;
 use crate::protocol;
 use crate::state::{Process, State, TurnState};
 
-/// The format version of the snapshot; bump it when [`State`] changes shape.
-const STATE_VERSION: u32 = 1;
-/// The timer that gives up on an abort Pi does not finish.
-pub(crate) const ABORT_TIMER: &str = "abort";
 /// What Pi prints on stderr (then exits 1) when `--session` names no session file.
 const NO_SESSION: &str = "No session found matching";
 
@@ -34,16 +31,17 @@ impl PiSession {
     /// Starts a Pi process (resuming the native session when Pi has saved it) and
     /// asks for its state.
     fn launch(&mut self, out: &mut Actions) {
-        let id = format!("pi_{}", self.state.ids.next_number("process"));
+        let id = format!("pi_{}", self.state.header.ids.next_number("process"));
         let resume = self
             .state
+            .header
             .native_session_id
             .clone()
             .filter(|_| self.state.persisted);
         out.spawn(launch::spawn(&self.config, &id, resume.as_deref()));
-        let request = self.state.ids.next("req");
+        let request = self.state.header.ids.next("req");
         out.write_line(id.clone(), &protocol::get_state(&request));
-        self.state.process = Some(Process {
+        self.state.header.process = Some(Process {
             id,
             resumed: resume,
             ready: false,
@@ -59,6 +57,7 @@ impl PiSession {
 
     fn prompt_images(&self) -> impl Iterator<Item = &crate::state::Image> {
         self.state
+            .header
             .turn
             .as_ref()
             .and_then(|turn| turn.prompt.as_ref())
@@ -68,10 +67,16 @@ impl PiSession {
 
     /// Writes the turn's prompt once its images are read.
     fn send_prompt(&mut self, out: &mut Actions) {
-        let Some(process) = &self.state.process else {
+        let Some(process) = &self.state.header.process else {
             return;
         };
-        let Some(prompt) = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut()) else {
+        let Some(prompt) = self
+            .state
+            .header
+            .turn
+            .as_mut()
+            .and_then(|t| t.prompt.as_mut())
+        else {
             return;
         };
         if prompt.sent || !images::all_read(prompt) {
@@ -83,7 +88,13 @@ impl PiSession {
 
     /// Kills the helpers still reading images and forgets the prompt.
     fn drop_prompt(&mut self, out: &mut Actions) {
-        let Some(prompt) = self.state.turn.as_mut().and_then(|t| t.prompt.take()) else {
+        let Some(prompt) = self
+            .state
+            .header
+            .turn
+            .as_mut()
+            .and_then(|t| t.prompt.take())
+        else {
             return;
         };
         for image in prompt.images.iter().filter(|image| image.data.is_none()) {
@@ -98,11 +109,17 @@ impl PiSession {
             .find(|image| image.process_id == process_id)
             .map(|image| image.path.clone())
             .unwrap_or_default();
-        if let Some(prompt) = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut()) {
+        if let Some(prompt) = self
+            .state
+            .header
+            .turn
+            .as_mut()
+            .and_then(|t| t.prompt.as_mut())
+        {
             prompt.images.retain(|image| image.process_id != process_id);
         }
         self.drop_prompt(out);
-        if let Some(turn) = self.state.turn.as_mut() {
+        if let Some(turn) = self.state.header.turn.as_mut() {
             turn.errored = true;
         }
         let message = format!("could not read the image {path}: {reason}");
@@ -126,17 +143,23 @@ impl PiSession {
             // Pi never saved that session: start a new one, and send the prompt again.
             let message = format!("Pi has no saved session {id} to resume: a new session starts");
             out.emit(event::error(message, Some("resume_failed")).synthetic());
-            self.state.native_session_id = None;
+            self.state.header.native_session_id = None;
             self.state.persisted = false;
             self.launch(out);
-            if let Some(prompt) = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut()) {
+            if let Some(prompt) = self
+                .state
+                .header
+                .turn
+                .as_mut()
+                .and_then(|t| t.prompt.as_mut())
+            {
                 prompt.sent = false;
             }
             self.send_prompt(out);
             return;
         }
-        if self.state.turn.is_some() {
-            if let Some(turn) = self.state.turn.as_mut() {
+        if self.state.header.turn.is_some() {
+            if let Some(turn) = self.state.header.turn.as_mut() {
                 turn.errored = true;
             }
             self.fail(out, Failure::exited_during_turn("Pi", &status));
@@ -147,18 +170,37 @@ impl PiSession {
     }
 }
 
-impl SessionMachine for PiSession {
-    fn new(config: SessionConfig) -> Self {
-        let resume = config.resume_native_session_id.clone();
-        let state = State {
-            persisted: resume.is_some(),
-            native_session_id: resume,
-            ..State::default()
-        };
+impl Snapshotted<State> for PiSession {
+    /// The format version of the snapshot; bump it when [`State`] changes shape.
+    const STATE_VERSION: u32 = 1;
+
+    fn from_parts(config: SessionConfig, state: State) -> Self {
         Self { config, state }
     }
 
-    sandbox_agent_adapter_kit::snapshot_state!(STATE_VERSION);
+    fn state(&self) -> &State {
+        &self.state
+    }
+}
+
+impl SessionMachine for PiSession {
+    fn new(config: SessionConfig) -> Self {
+        let resume = config.resume_native_session_id.clone();
+        let mut state = State {
+            persisted: resume.is_some(),
+            ..State::default()
+        };
+        state.header.native_session_id = resume;
+        Self { config, state }
+    }
+
+    fn restore(config: SessionConfig, state: &[u8]) -> Result<Self, String> {
+        Self::restore_state(config, state)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.snapshot_state()
+    }
 
     /// `session.started` with the launch settings, then the Pi process.
     fn start(&mut self) -> Vec<Action> {
@@ -170,7 +212,7 @@ impl SessionMachine for PiSession {
             "model": config.model,
             "variant": config.variant,
         });
-        let resumed = self.state.native_session_id.clone();
+        let resumed = self.state.header.native_session_id.clone();
         Actions::start_session(resumed, &metadata, |out| self.launch(out))
     }
 
@@ -179,18 +221,18 @@ impl SessionMachine for PiSession {
     /// (output outside any prompt, which the daemon does not wait for) ends first:
     /// turns do not nest.
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
-        Actions::unless(self.state.ended, |out| {
+        Actions::unless(self.state.header.ended, |out| {
             self.output(out).end_turn();
-            let id = out.open_turn(&mut self.state.ids, &parts);
-            if self.state.process.is_none() {
+            let id = out.open_turn(&mut self.state.header.ids, &parts);
+            if self.state.header.process.is_none() {
                 self.launch(out);
             }
-            let request = self.state.ids.next("req");
-            let prompt = images::prompt(request, &parts, &mut self.state.ids);
+            let request = self.state.header.ids.next("req");
+            let prompt = images::prompt(request, &parts, &mut self.state.header.ids);
             for reader in images::readers(&prompt) {
                 out.spawn(reader);
             }
-            self.state.turn = Some(TurnState {
+            self.state.header.turn = Some(TurnState {
                 id,
                 prompt: Some(prompt),
                 ..TurnState::default()
@@ -216,7 +258,7 @@ impl SessionMachine for PiSession {
     /// images are still being read ends at once.
     fn cancel_turn(&mut self) -> Vec<Action> {
         process_session::cancel_turn(self, |session, out| {
-            let turn = session.state.turn.as_ref();
+            let turn = session.state.header.turn.as_ref();
             if turn
                 .and_then(|turn| turn.prompt.as_ref())
                 .is_some_and(|p| !p.sent)
@@ -225,7 +267,7 @@ impl SessionMachine for PiSession {
                 session.output(out).end_turn();
                 return false;
             }
-            let request = session.state.ids.next("req");
+            let request = session.state.header.ids.next("req");
             let mut o = Output::new(
                 &mut session.state,
                 out,
@@ -243,7 +285,13 @@ impl SessionMachine for PiSession {
     /// Notes a failed resume; the daemon keeps the stderr lines itself (for a
     /// `session.ended` error).
     fn on_stderr(&mut self, process_id: String, line: String) -> Vec<Action> {
-        if let Some(process) = self.state.process.as_mut().filter(|p| p.id == process_id) {
+        if let Some(process) = self
+            .state
+            .header
+            .process
+            .as_mut()
+            .filter(|p| p.id == process_id)
+        {
             if line.contains(NO_SESSION) {
                 process.resume_missing = true;
             }
@@ -252,10 +300,16 @@ impl SessionMachine for PiSession {
     }
 }
 
-impl ProcessSession for PiSession {
-    const CANCEL_TIMER: &'static str = ABORT_TIMER;
+impl ProcessSession<State> for PiSession {
+    const CANCEL_TIMER: &'static str = protocol::ABORT_TIMER;
 
-    sandbox_agent_adapter_kit::process_state!();
+    fn process_state(&self) -> &State {
+        &self.state
+    }
+
+    fn process_state_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
 
     fn program(&self, _process_id: &str) -> String {
         self.config.program(launch::PROGRAM).to_owned()
@@ -263,7 +317,7 @@ impl ProcessSession for PiSession {
 
     /// A line of Pi: it started.
     fn line(&mut self, out: &mut Actions, line: String) {
-        if let Some(process) = self.state.process.as_mut() {
+        if let Some(process) = self.state.header.process.as_mut() {
             process.ready = true;
         }
         Output::new(
@@ -276,7 +330,7 @@ impl ProcessSession for PiSession {
     }
 
     fn exited(&mut self, out: &mut Actions, status: ExitStatus) {
-        if let Some(process) = self.state.process.take() {
+        if let Some(process) = self.state.header.process.take() {
             self.process_exited(out, process, status);
         }
     }
@@ -284,7 +338,7 @@ impl ProcessSession for PiSession {
     /// The prompt is dropped (unless a cancel timed out) and the turn ends
     /// (cancelled when terminated).
     fn wind_down(&mut self, out: &mut Actions, why: WindDown) {
-        if let (WindDown::Terminated, Some(turn)) = (why, self.state.turn.as_mut()) {
+        if let (WindDown::Terminated, Some(turn)) = (why, self.state.header.turn.as_mut()) {
             turn.cancelling = true;
         }
         if why != WindDown::CancelTimedOut {
@@ -295,7 +349,12 @@ impl ProcessSession for PiSession {
 
     /// A line of an image reader: the image, in base64.
     fn other_line(&mut self, _out: &mut Actions, process_id: String, line: String) {
-        let images = self.state.turn.as_mut().and_then(|t| t.prompt.as_mut());
+        let images = self
+            .state
+            .header
+            .turn
+            .as_mut()
+            .and_then(|t| t.prompt.as_mut());
         if let Some(image) = images
             .into_iter()
             .flat_map(|prompt| prompt.images.iter_mut())

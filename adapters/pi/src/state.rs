@@ -3,27 +3,27 @@
 use std::collections::BTreeMap;
 
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::process_state::{
+    CancellableTurn, LiveProcess, ProcessState, WithProcess,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The kit's output helper over this state: what the handlers of Pi's lines and of
+/// the client's replies emit and write through.
+pub(crate) type Out<'a> = sandbox_agent_adapter_kit::process_state::Output<'a, State>;
 
 /// Everything but the configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct State {
-    /// Item, turn, process, request and question ids.
-    pub ids: IdCounter,
-    /// Pi's session id (`sessionId` of `get_state`), for `--session`.
-    pub native_session_id: Option<String>,
+    /// Ids, the agent's session id, the live process, the running turn, the end.
+    #[serde(flatten)]
+    pub header: ProcessState<Process, TurnState>,
     /// True once a turn ended in the native session: Pi writes its session file with
     /// the first answer, so only then can a new process resume it.
     pub persisted: bool,
-    /// The live `pi` process, when one runs.
-    pub process: Option<Process>,
-    /// The running turn.
-    pub turn: Option<TurnState>,
     /// Extension dialogs the client has not answered, by question id.
     pub questions: BTreeMap<String, Dialog>,
-    /// True once `session.ended` was emitted.
-    pub ended: bool,
 }
 
 /// The session's `pi --mode rpc` process.
@@ -53,6 +53,7 @@ pub(crate) struct TurnState {
     /// An `error` event was emitted for this turn.
     pub errored: bool,
     /// The content blocks of the assistant message being streamed, by content index.
+    #[serde(with = "sandbox_agent_adapter_kit::snapshot::numeric_keys")]
     pub blocks: BTreeMap<u64, Block>,
     /// The tool calls of the turn, by Pi's tool call id.
     pub tools: BTreeMap<String, Tool>,
@@ -141,4 +142,40 @@ pub(crate) struct Dialog {
     pub method: String,
     /// The universal question.
     pub question: Question,
+}
+
+impl WithProcess for State {
+    type Process = Process;
+    type Turn = TurnState;
+
+    fn header(&self) -> &ProcessState<Process, TurnState> {
+        &self.header
+    }
+
+    fn header_mut(&mut self) -> &mut ProcessState<Process, TurnState> {
+        &mut self.header
+    }
+}
+
+impl LiveProcess for Process {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl CancellableTurn for TurnState {
+    fn started(id: String) -> Self {
+        Self {
+            id,
+            ..Self::default()
+        }
+    }
+
+    fn cancelling(&self) -> bool {
+        self.cancelling
+    }
+
+    fn set_cancelling(&mut self) {
+        self.cancelling = true;
+    }
 }

@@ -10,20 +10,23 @@
 //! a few context lines, no hunk headers).
 
 use sandbox_agent_adapter_kit::prelude::*;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::output::{str_field, Output};
-use crate::state::Tool;
+use crate::native::{self, ToolEnd, ToolOutput, ToolStart, ToolUpdate};
+use crate::state::{Out, Tool};
 
 /// `tool_execution_start`: the result item starts.
-pub(crate) fn started(o: &mut Output, message: &Value) {
-    let call_id = str_field(message, "toolCallId").to_owned();
+pub(crate) fn started(o: &mut Out, message: ToolStart) {
+    let call_id = message.tool_call_id;
     let known = o.turn().tools.contains_key(&call_id);
     if !known {
         // A call that did not come with the assistant message (an extension's).
         let call_item = o.item_id();
-        let name = str_field(message, "toolName").to_owned();
-        let args = message.get("args").cloned().unwrap_or(json!({}));
+        let name = message.tool_name;
+        let args = message
+            .args
+            .clone()
+            .unwrap_or_else(sandbox_agent_adapter_kit::native::empty_object);
         let call = item::tool_call(call_item.clone(), &name, args.to_string(), &call_id)
             .with_native_id(&call_id);
         o.whole(call);
@@ -47,8 +50,8 @@ pub(crate) fn started(o: &mut Output, message: &Value) {
     let Some(tool) = o.turn().tools.get_mut(&call_id) else {
         return;
     };
-    if let Some(args) = message.get("args").filter(|a| !a.is_null()) {
-        tool.args = args.clone();
+    if let Some(args) = message.args.filter(|a| !a.is_null()) {
+        tool.args = args;
     }
     tool.result_item = Some(result_item.clone());
     let item = item::tool_result(result_item, &call_id, "")
@@ -59,9 +62,9 @@ pub(crate) fn started(o: &mut Output, message: &Value) {
 }
 
 /// `tool_execution_update`: the output that is new since the last update, as a delta.
-pub(crate) fn updated(o: &mut Output, message: &Value) {
-    let call_id = str_field(message, "toolCallId");
-    let output = content_text(message.get("partialResult").and_then(|r| r.get("content")));
+pub(crate) fn updated(o: &mut Out, message: &ToolUpdate) {
+    let call_id = message.tool_call_id.as_str();
+    let output = native::content_text(message.partial_result.content.as_ref());
     let Some(tool) = o.turn().tools.get_mut(call_id) else {
         o.unparsed("an update of a tool that did not start");
         return;
@@ -87,12 +90,11 @@ pub(crate) fn updated(o: &mut Output, message: &Value) {
 }
 
 /// `tool_execution_end`: the result item completes, with the file it touched.
-pub(crate) fn ended(o: &mut Output, message: &Value) {
-    let call_id = str_field(message, "toolCallId").to_owned();
-    let result = message.get("result").unwrap_or(&Value::Null);
-    let output = content_text(result.get("content"));
-    let failed = message.get("isError").and_then(Value::as_bool) == Some(true);
-    let directory = o.directory.to_owned();
+pub(crate) fn ended(o: &mut Out, message: &ToolEnd, directory: &str) {
+    let call_id = message.tool_call_id.clone();
+    let result = &message.result;
+    let output = native::content_text(result.content.as_ref());
+    let failed = message.is_error;
     let Some((started, done)) = o
         .turn()
         .tools
@@ -121,7 +123,7 @@ pub(crate) fn ended(o: &mut Output, message: &Value) {
         .with_parent(tool.call_item.clone());
     if failed {
         item = item.failed();
-    } else if let Some(part) = file_ref(tool, result, &directory) {
+    } else if let Some(part) = file_ref(tool, result, directory) {
         item = item.with_part(part);
     }
     if started.is_some() {
@@ -132,18 +134,14 @@ pub(crate) fn ended(o: &mut Output, message: &Value) {
 }
 
 /// The file a successful `read`, `write` or `edit` touched.
-fn file_ref(tool: &Tool, result: &Value, directory: &str) -> Option<ContentPart> {
+fn file_ref(tool: &Tool, result: &ToolOutput, directory: &str) -> Option<ContentPart> {
     let path = tool.args.get("path").and_then(Value::as_str)?;
     let path = absolute(path, directory);
     let part = match tool.name.as_str() {
         "read" => item::file_ref(path, FileAction::Read, None),
         "write" => item::file_ref(path, FileAction::Write, None),
         "edit" => {
-            let diff = result
-                .get("details")
-                .and_then(|d| d.get("diff"))
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            let diff = result.details.diff.clone();
             item::file_ref(path, FileAction::Patch, diff)
         }
         _ => return None,
@@ -157,22 +155,5 @@ fn absolute(path: &str, directory: &str) -> String {
         path.to_owned()
     } else {
         format!("{}/{path}", directory.trim_end_matches('/'))
-    }
-}
-
-/// The text of a message's or result's `content`: a string, or its `text` parts
-/// joined (images become `[image]`).
-pub(crate) fn content_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .map(|part| match str_field(part, "type") {
-                "image" => "[image]",
-                _ => str_field(part, "text"),
-            })
-            .collect::<Vec<_>>()
-            .join(""),
-        _ => String::new(),
     }
 }

@@ -12,6 +12,7 @@
 
 use sandbox_agent_adapter_kit::acp::{self, AcpAgent, AcpSession};
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::{credentials::CredentialFiles, install::VersionProbe};
 use serde_json::{json, Value};
 
 mod credentials;
@@ -69,6 +70,13 @@ fn approval_mode(config: &SessionConfig) -> &'static str {
 
 impl Adapter for Qwen {
     type Session = QwenSession;
+    const VERSION: Option<VersionProbe> = Some(VersionProbe::flag(
+        sandbox_agent_adapter_kit::text::version_word,
+    ));
+    const CREDENTIALS: Option<CredentialFiles> = Some(CredentialFiles {
+        files: credentials::files,
+        parse: credentials::parse,
+    });
 
     /// Modes `build` and `plan` (the CLI's analyze-only approval mode); the model
     /// is whatever the OpenAI-compatible endpoint serves (`OPENAI_MODEL`, or the
@@ -92,9 +100,6 @@ impl Adapter for Qwen {
             "cli-entry.js",
         ))
     }
-
-    sandbox_agent_adapter_kit::version_flag!(sandbox_agent_adapter_kit::text::version_word);
-    sandbox_agent_adapter_kit::credential_files_from!(credentials);
 }
 
 /// What the generic ACP session maps and the conformance suite proves on the real

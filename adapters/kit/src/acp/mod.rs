@@ -35,6 +35,7 @@
 //! ```
 
 mod diff;
+mod native;
 mod session;
 mod state;
 mod updates;

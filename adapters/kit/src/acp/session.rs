@@ -5,6 +5,9 @@ use std::marker::PhantomData;
 
 use serde_json::{json, Value};
 
+use serde::Deserialize;
+
+use super::native::{NewSession, PermissionRequest, PromptResult, ToolCall};
 use super::state::{Call, PendingPermission, Phase, Process, State, TurnState};
 use super::{updates, AcpAgent};
 use crate::jsonrpc::{self, Framing, Message, RpcError};
@@ -36,10 +39,8 @@ pub struct AcpSession<A> {
 
 impl<A: AcpAgent> SessionMachine for AcpSession<A> {
     fn new(config: SessionConfig) -> Self {
-        let state = State {
-            native_session_id: config.resume_native_session_id.clone(),
-            ..State::default()
-        };
+        let mut state = State::default();
+        state.header.native_session_id = config.resume_native_session_id.clone();
         Self {
             config,
             state,
@@ -69,13 +70,13 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
 
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
         let mut out = Actions::new();
-        let turn_id = out.open_turn(&mut self.state.ids, &parts);
-        self.state.turn = Some(TurnState {
+        let turn_id = out.open_turn(&mut self.state.header.ids, &parts);
+        self.state.header.turn = Some(TurnState {
             id: turn_id,
             unsent: Some(prompt_text(&parts)),
             ..TurnState::default()
         });
-        match &self.state.process {
+        match &self.state.header.process {
             None => self.launch(&mut out),
             Some(process) if process.phase == Phase::Ready => self.send_prompt(&mut out),
             Some(_) => {} // Sent once the native session is open.
@@ -113,7 +114,7 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
 
     fn cancel_turn(&mut self) -> Vec<Action> {
         let mut out = Actions::new();
-        let Some(turn) = self.state.turn.as_mut() else {
+        let Some(turn) = self.state.header.turn.as_mut() else {
             return out.finish();
         };
         turn.cancelling = true;
@@ -123,7 +124,7 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
             return out.finish();
         }
         self.reject_pending(&mut out);
-        if let Some(session_id) = self.state.native_session_id.clone() {
+        if let Some(session_id) = self.state.header.native_session_id.clone() {
             self.write(
                 &mut out,
                 &RPC.notification("session/cancel", json!({ "sessionId": session_id })),
@@ -136,10 +137,16 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
     crate::process_handlers!();
 }
 
-impl<A: AcpAgent> ProcessSession for AcpSession<A> {
+impl<A: AcpAgent> ProcessSession<State> for AcpSession<A> {
     const CANCEL_TIMER: &'static str = CANCEL_TIMER;
 
-    crate::process_state!();
+    fn process_state(&self) -> &State {
+        &self.state
+    }
+
+    fn process_state_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
 
     fn program(&self, process_id: &str) -> String {
         let spawn = A::spawn(&self.config, process_id);
@@ -156,6 +163,7 @@ impl<A: AcpAgent> ProcessSession for AcpSession<A> {
             Some(Message::Notification { method, params }) if method == "session/update" => {
                 let replaying = self
                     .state
+                    .header
                     .process
                     .as_ref()
                     .is_some_and(|p| p.phase == Phase::Replaying);
@@ -193,8 +201,8 @@ impl<A: AcpAgent> ProcessSession for AcpSession<A> {
     /// with an error; after an idle exit, the next message relaunches and loads the
     /// native session.
     fn exited(&mut self, out: &mut Actions, status: ExitStatus) {
-        let phase = self.state.process.take().map(|p| p.phase);
-        if self.state.turn.is_some() {
+        let phase = self.state.header.process.take().map(|p| p.phase);
+        if self.state.header.turn.is_some() {
             self.fail(out, Failure::exited_during_turn(A::NAME, &status));
         } else if phase == Some(Phase::Starting) {
             let message = format!(
@@ -211,14 +219,14 @@ impl<A: AcpAgent> ProcessSession for AcpSession<A> {
     fn wind_down(&mut self, out: &mut Actions, why: WindDown) {
         match why {
             WindDown::Terminated => {
-                let Some(turn) = self.state.turn.as_mut() else {
+                let Some(turn) = self.state.header.turn.as_mut() else {
                     return;
                 };
                 turn.cancelling = true;
                 self.reject_pending(out);
             }
             WindDown::Failed => {
-                if let Some(turn) = self.state.turn.as_mut() {
+                if let Some(turn) = self.state.header.turn.as_mut() {
                     turn.errored = true;
                 }
                 self.state.pending.clear();
@@ -231,7 +239,7 @@ impl<A: AcpAgent> ProcessSession for AcpSession<A> {
     /// The replay of a loaded session is over: the prompt goes out.
     fn other_timer(&mut self, out: &mut Actions, timer_id: &str) {
         if timer_id == REPLAY_TIMER {
-            if let Some(process) = self.state.process.as_mut() {
+            if let Some(process) = self.state.header.process.as_mut() {
                 process.phase = Phase::Ready;
                 self.send_prompt(out);
             }
@@ -242,9 +250,9 @@ impl<A: AcpAgent> ProcessSession for AcpSession<A> {
 impl<A: AcpAgent> AcpSession<A> {
     /// Starts an agent process and its ACP handshake.
     fn launch(&mut self, out: &mut Actions) {
-        let id = self.state.ids.next(A::PROCESS);
+        let id = self.state.header.ids.next(A::PROCESS);
         out.spawn(A::spawn(&self.config, &id));
-        self.state.process = Some(Process {
+        self.state.header.process = Some(Process {
             id,
             last_request: 0,
             requests: BTreeMap::new(),
@@ -260,14 +268,14 @@ impl<A: AcpAgent> AcpSession<A> {
 
     /// Writes one line to the live process.
     fn write(&self, out: &mut Actions, line: &str) {
-        if let Some(process) = &self.state.process {
+        if let Some(process) = &self.state.header.process {
             out.write_line(&process.id, line);
         }
     }
 
     /// Sends a request to the live process and remembers what it was.
     fn request(&mut self, out: &mut Actions, method: &str, params: Value, call: Call) {
-        let Some(process) = self.state.process.as_mut() else {
+        let Some(process) = self.state.header.process.as_mut() else {
             return;
         };
         process.last_request += 1;
@@ -279,8 +287,8 @@ impl<A: AcpAgent> AcpSession<A> {
     /// Sends the running turn's prompt, if it is still unsent and the session open.
     fn send_prompt(&mut self, out: &mut Actions) {
         let (Some(session_id), Some(turn)) = (
-            self.state.native_session_id.clone(),
-            self.state.turn.as_mut(),
+            self.state.header.native_session_id.clone(),
+            self.state.header.turn.as_mut(),
         ) else {
             return;
         };
@@ -301,12 +309,13 @@ impl<A: AcpAgent> AcpSession<A> {
     ) {
         let call = id.as_u64().and_then(|id| {
             self.state
+                .header
                 .process
                 .as_mut()
                 .and_then(|p| p.requests.remove(&id))
         });
         match (call, outcome) {
-            (Some(Call::Initialize), Ok(_)) => match self.state.native_session_id.clone() {
+            (Some(Call::Initialize), Ok(_)) => match self.state.header.native_session_id.clone() {
                 Some(native) => {
                     let params = super::load_session_params(&native, &self.config);
                     self.request(out, "session/load", params, Call::LoadSession(native));
@@ -314,14 +323,14 @@ impl<A: AcpAgent> AcpSession<A> {
                 None => self.new_session(out),
             },
             (Some(Call::NewSession), Ok(result)) => {
-                let native = result["sessionId"].as_str().filter(|id| !id.is_empty());
-                let Some(native) = native else {
+                let native = crate::native::read::<NewSession>(&result).session_id;
+                let Some(native) = native.filter(|id| !id.is_empty()) else {
                     let message = "session/new answered without a sessionId".to_owned();
                     self.fail(out, Failure::new(message, "agent_failed"));
                     return;
                 };
-                self.state.native_session_id = Some(native.to_owned());
-                out.set_native_session_id(native);
+                out.set_native_session_id(&native);
+                self.state.header.native_session_id = Some(native);
                 self.set_phase(Phase::Ready);
                 self.send_prompt(out);
             }
@@ -337,13 +346,13 @@ impl<A: AcpAgent> AcpSession<A> {
                     error.describe().trim_end_matches('.')
                 );
                 out.emit(event::error(message, Some("resume_failed")).with_raw(line));
-                self.state.native_session_id = None;
+                self.state.header.native_session_id = None;
                 self.new_session(out);
             }
             (Some(Call::Prompt), Ok(result)) => self.on_prompt_result(out, &result, line),
             (Some(Call::Prompt), Err(error)) => {
                 let details = json!({"code": error.code, "message": error.message}).to_string();
-                if let Some(turn) = self.state.turn.as_mut() {
+                if let Some(turn) = self.state.header.turn.as_mut() {
                     turn.errored = true;
                 }
                 out.emit(
@@ -355,7 +364,7 @@ impl<A: AcpAgent> AcpSession<A> {
             (Some(Call::Initialize | Call::NewSession), Err(error)) => {
                 let message = format!("{} could not open a session: {}", A::NAME, error.describe());
                 self.fail(out, Failure::new(message, "agent_failed"));
-                if let Some(process) = self.state.process.take() {
+                if let Some(process) = self.state.header.process.take() {
                     out.kill(process.id);
                 }
             }
@@ -371,16 +380,22 @@ impl<A: AcpAgent> AcpSession<A> {
     }
 
     fn set_phase(&mut self, phase: Phase) {
-        if let Some(process) = self.state.process.as_mut() {
+        if let Some(process) = self.state.header.process.as_mut() {
             process.phase = phase;
         }
     }
 
     /// `session/prompt` answered: the turn is over.
     fn on_prompt_result(&mut self, out: &mut Actions, result: &Value, line: &str) {
-        let reported = self.state.turn.as_mut().and_then(|turn| turn.usage.take());
+        let reported = self
+            .state
+            .header
+            .turn
+            .as_mut()
+            .and_then(|turn| turn.usage.take());
         let usage = A::usage(result).or(reported);
-        let stop = result["stopReason"].as_str().unwrap_or("end_turn");
+        let stop = crate::native::read::<PromptResult>(result).stop_reason;
+        let stop = stop.as_deref().unwrap_or("end_turn");
         let metadata = match stop {
             "end_turn" => None,
             "cancelled" => Some(json!({"cancelled": true})),
@@ -398,7 +413,7 @@ impl<A: AcpAgent> AcpSession<A> {
         usage: Option<Usage>,
         native: Option<(Option<Value>, &str)>,
     ) {
-        let Some(mut turn) = self.state.turn.take() else {
+        let Some(mut turn) = self.state.header.turn.take() else {
             return;
         };
         let interrupted = turn.cancelling || turn.errored;
@@ -410,7 +425,13 @@ impl<A: AcpAgent> AcpSession<A> {
             .map(|(id, _)| id.clone())
             .collect();
         for call_id in open_calls {
-            updates::fail_tool_call(&mut self.state.ids, &mut turn, out, &call_id, "interrupted");
+            updates::fail_tool_call(
+                &mut self.state.header.ids,
+                &mut turn,
+                out,
+                &call_id,
+                "interrupted",
+            );
         }
         let mut data = Turn::with_id(&turn.id);
         if let Some(usage) = usage {
@@ -438,8 +459,9 @@ impl<A: AcpAgent> AcpSession<A> {
 
     /// `session/request_permission`: the tool call it is about, and the request.
     fn on_permission_request(&mut self, out: &mut Actions, id: Value, params: &Value, line: &str) {
-        let tool_call = &params["toolCall"];
-        let Some(turn) = self.state.turn.as_mut().filter(|t| !t.cancelling) else {
+        let request: PermissionRequest = crate::native::read(params);
+        let tool_call = ToolCall::deserialize(&request.tool_call).unwrap_or_default();
+        let Some(turn) = self.state.header.turn.as_mut().filter(|t| !t.cancelling) else {
             // Nothing to ask the client about: refuse.
             self.write(out, &RPC.result(&id, super::permission_outcome(None)));
             out.emit(event::unparsed(
@@ -450,25 +472,19 @@ impl<A: AcpAgent> AcpSession<A> {
             return;
         };
         updates::close_open(turn, out, false);
-        updates::open_tool_call(&mut self.state.ids, turn, out, tool_call, line);
+        updates::open_tool_call(&mut self.state.header.ids, turn, out, &tool_call, line);
         let mut options = BTreeMap::new();
-        for option in params["options"].as_array().into_iter().flatten() {
-            if let (Some(kind), Some(option_id)) =
-                (option["kind"].as_str(), option["optionId"].as_str())
-            {
-                options
-                    .entry(kind.to_owned())
-                    .or_insert_with(|| option_id.to_owned());
-            }
+        for (kind, option_id) in request.option_ids() {
+            options.entry(kind).or_insert(option_id);
         }
         let action = format!(
             "{}: {}",
-            tool_call["kind"].as_str().unwrap_or("tool"),
-            tool_call["title"].as_str().unwrap_or("")
+            tool_call.kind.as_str().unwrap_or("tool"),
+            tool_call.title.as_str().unwrap_or("")
         );
-        let metadata = json!({"toolCall": tool_call, "options": params["options"]});
+        let metadata = json!({"toolCall": request.tool_call, "options": request.options});
         let permission = Permission::requested(
-            self.state.ids.next("perm"),
+            self.state.header.ids.next("perm"),
             action,
             Some(metadata.to_string()),
         );
@@ -479,7 +495,7 @@ impl<A: AcpAgent> AcpSession<A> {
                 request_id: id,
                 permission,
                 options,
-                tool_call_id: tool_call["toolCallId"].as_str().unwrap_or("").to_owned(),
+                tool_call_id: tool_call.tool_call_id,
             },
         );
     }
@@ -501,8 +517,8 @@ impl<A: AcpAgent> AcpSession<A> {
     }
 
     fn fail_tool_call(&mut self, out: &mut Actions, call_id: &str, output: &str) {
-        if let Some(turn) = self.state.turn.as_mut() {
-            updates::fail_tool_call(&mut self.state.ids, turn, out, call_id, output);
+        if let Some(turn) = self.state.header.turn.as_mut() {
+            updates::fail_tool_call(&mut self.state.header.ids, turn, out, call_id, output);
         }
     }
 }

@@ -3,24 +3,18 @@
 use std::collections::BTreeMap;
 
 use crate::prelude::*;
+use crate::process_state::{CancellableTurn, LiveProcess, ProcessState, WithProcess};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Everything but the configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct State {
-    /// Item, turn, process and permission ids.
-    pub ids: IdCounter,
-    /// The CLI's session id (`session/new`), for `session/load` after a relaunch.
-    pub native_session_id: Option<String>,
-    /// The live CLI process, when one runs.
-    pub process: Option<Process>,
-    /// The running turn.
-    pub turn: Option<TurnState>,
+    /// Ids, the agent's session id, the live process, the running turn, the end.
+    #[serde(flatten)]
+    pub header: ProcessState<Process, TurnState>,
     /// Permission requests the client has not answered, by universal id.
     pub pending: BTreeMap<String, PendingPermission>,
-    /// True once `session.ended` was emitted.
-    pub ended: bool,
 }
 
 /// The session's CLI process and where its ACP handshake is.
@@ -31,6 +25,7 @@ pub(crate) struct Process {
     /// The last JSON-RPC request id used.
     pub last_request: u64,
     /// What each request waiting for an answer was, by request id.
+    #[serde(with = "crate::snapshot::numeric_keys")]
     pub requests: BTreeMap<u64, Call>,
     /// Where the handshake is.
     pub phase: Phase,
@@ -109,4 +104,40 @@ pub(crate) struct PendingPermission {
     pub options: BTreeMap<String, String>,
     /// The tool call it is about.
     pub tool_call_id: String,
+}
+
+impl WithProcess for State {
+    type Process = Process;
+    type Turn = TurnState;
+
+    fn header(&self) -> &ProcessState<Process, TurnState> {
+        &self.header
+    }
+
+    fn header_mut(&mut self) -> &mut ProcessState<Process, TurnState> {
+        &mut self.header
+    }
+}
+
+impl LiveProcess for Process {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl CancellableTurn for TurnState {
+    fn started(id: String) -> Self {
+        Self {
+            id,
+            ..Self::default()
+        }
+    }
+
+    fn cancelling(&self) -> bool {
+        self.cancelling
+    }
+
+    fn set_cancelling(&mut self) {
+        self.cancelling = true;
+    }
 }

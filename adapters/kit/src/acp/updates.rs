@@ -9,25 +9,21 @@ use crate::prelude::*;
 use serde_json::{json, Value};
 
 use super::diff;
-use super::state::{OpenItem, State, ToolCall, TurnState};
-
-/// The kinds of `session/update` the adapter knows and shows nothing for: the
-/// CLI's slash commands, its mode and the client's own message echoed back.
-const SILENT: [&str; 3] = [
-    "available_commands_update",
-    "current_mode_update",
-    "user_message_chunk",
-];
+use super::native::{Chunk, SessionUpdate, ToolCall, ToolCallUpdate, ToolContent, UpdateMeta};
+use super::state::{OpenItem, State, ToolCall as OpenCall, TurnState};
+use crate::native::Lenient;
+use crate::process_state::ProcessState;
 
 /// Turns one `session/update` (`params.update`) of the running turn into events.
 /// `raw` is the native line. Updates outside a turn are shown as unparsed, except the
-/// silent kinds.
+/// silent kinds (the agent's slash commands, its mode, the client's own message).
 pub(crate) fn apply(state: &mut State, out: &mut Actions, update: &Value, raw: &str) {
-    let kind = update["sessionUpdate"].as_str().unwrap_or("");
-    if SILENT.contains(&kind) {
+    let meta: UpdateMeta = crate::native::read(update);
+    let update = SessionUpdate::of(update);
+    if update.is_silent() {
         return;
     }
-    let State { ids, turn, .. } = state;
+    let ProcessState { ids, turn, .. } = &mut state.header;
     let Some(turn) = turn.as_mut() else {
         out.emit(event::unparsed(
             "session/update outside a turn",
@@ -37,35 +33,40 @@ pub(crate) fn apply(state: &mut State, out: &mut Actions, update: &Value, raw: &
         return;
     };
     // Some agents report the turn's tokens on an update (`_meta.usage`).
-    let usage = &update["_meta"]["usage"];
-    if let (Some(input), Some(output)) = (
-        usage["inputTokens"].as_u64(),
-        usage["outputTokens"].as_u64(),
-    ) {
+    let usage = meta.meta.usage;
+    if let (Some(input), Some(output)) = (usage.input_tokens, usage.output_tokens) {
         turn.usage = Some(Usage::tokens(input, output));
     }
-    match kind {
-        "agent_message_chunk" | "agent_thought_chunk" => {
-            let Some(text) = update["content"]["text"].as_str() else {
-                out.emit(event::unparsed("chunk without text", "stdout", raw));
-                return;
-            };
+    match update {
+        SessionUpdate::AgentMessageChunk(chunk) | SessionUpdate::AgentThoughtChunk(chunk)
+            if chunk.content.text.is_none() =>
+        {
+            out.emit(event::unparsed("chunk without text", "stdout", raw));
+        }
+        SessionUpdate::AgentMessageChunk(Chunk { content }) => {
+            let text = content.text.unwrap_or_default();
             // An empty chunk carries only `_meta` (the usage above).
             if !text.is_empty() {
-                chunk(ids, turn, out, kind == "agent_thought_chunk", text, raw);
+                self::chunk(ids, turn, out, false, &text, raw);
             }
         }
-        "tool_call" => {
-            close_open(turn, out, false);
-            open_tool_call(ids, turn, out, update, raw);
+        SessionUpdate::AgentThoughtChunk(Chunk { content }) => {
+            let text = content.text.unwrap_or_default();
+            if !text.is_empty() {
+                self::chunk(ids, turn, out, true, &text, raw);
+            }
         }
-        "tool_call_update" => {
+        SessionUpdate::ToolCall(call) => {
             close_open(turn, out, false);
-            tool_call_update(ids, turn, out, update, raw);
+            open_tool_call(ids, turn, out, &call, raw);
         }
-        "plan" => {
+        SessionUpdate::ToolCallUpdate(update) => {
             close_open(turn, out, false);
-            let detail = update["entries"].to_string();
+            tool_call_update(ids, turn, out, &update, raw);
+        }
+        SessionUpdate::Plan { entries } => {
+            close_open(turn, out, false);
+            let detail = entries.to_string();
             let item = item::status(ids.next("itm"), "plan", Some(detail));
             out.emit(event::item_started(item.clone().in_progress()).with_raw(raw))
                 .emit(event::item_completed(item).with_raw(raw));
@@ -132,11 +133,10 @@ pub(crate) fn close_open(turn: &mut TurnState, out: &mut Actions, failed: bool) 
 
 /// The tool's name: the CLI's call ids are `<tool>__<tool>_<time>_<n>`; else the
 /// ACP kind (`execute`, `edit`, `read`...).
-fn tool_name(tool_call: &Value) -> String {
-    let id = tool_call["toolCallId"].as_str().unwrap_or("");
-    match id.split_once("__") {
+fn tool_name(tool_call: &ToolCall) -> String {
+    match tool_call.tool_call_id.split_once("__") {
         Some((name, _)) if !name.is_empty() => name.to_owned(),
-        _ => tool_call["kind"].as_str().unwrap_or("tool").to_owned(),
+        _ => tool_call.kind.as_str().unwrap_or("tool").to_owned(),
     }
 }
 
@@ -147,17 +147,17 @@ pub(crate) fn open_tool_call(
     ids: &mut IdCounter,
     turn: &mut TurnState,
     out: &mut Actions,
-    tool_call: &Value,
+    tool_call: &ToolCall,
     raw: &str,
 ) {
-    let call_id = tool_call["toolCallId"].as_str().unwrap_or("").to_owned();
+    let call_id = tool_call.tool_call_id.clone();
     if turn.tools.contains_key(&call_id) {
         return;
     }
     let arguments = json!({
-        "title": tool_call["title"],
-        "kind": tool_call["kind"],
-        "locations": tool_call["locations"],
+        "title": tool_call.title,
+        "kind": tool_call.kind,
+        "locations": tool_call.locations,
     });
     let item_id = ids.next("itm");
     let call = item::tool_call(
@@ -171,7 +171,7 @@ pub(crate) fn open_tool_call(
         .emit(event::item_completed(call).with_raw(raw));
     turn.tools.insert(
         call_id,
-        ToolCall {
+        OpenCall {
             item_id,
             done: false,
         },
@@ -183,29 +183,30 @@ fn tool_call_update(
     ids: &mut IdCounter,
     turn: &mut TurnState,
     out: &mut Actions,
-    update: &Value,
+    update: &ToolCallUpdate,
     raw: &str,
 ) {
-    let status = update["status"].as_str().unwrap_or("");
+    let status = update.status.as_str();
     if !matches!(status, "completed" | "failed") {
         // Progress of a running call: nothing to show yet.
         return;
     }
-    open_tool_call(ids, turn, out, update, raw);
-    let call_id = update["toolCallId"].as_str().unwrap_or("");
+    open_tool_call(ids, turn, out, &update.call, raw);
+    let call_id = update.call.tool_call_id.as_str();
     let Some(call) = turn.tools.get_mut(call_id) else {
         return;
     };
     call.done = true;
     let mut texts = Vec::new();
     let mut files = Vec::new();
-    for content in update["content"].as_array().into_iter().flatten() {
-        match content["type"].as_str() {
-            Some("diff") => {
-                let path = content["path"].as_str().unwrap_or("");
-                let old = content["oldText"].as_str().unwrap_or("");
-                let new = content["newText"].as_str().unwrap_or("");
-                let action = if content["oldText"].is_null() || old.is_empty() {
+    for content in update.content.iter().filter_map(Lenient::get) {
+        match content {
+            ToolContent::Diff {
+                path,
+                old_text,
+                new_text,
+            } => {
+                let action = if old_text.is_empty() {
                     FileAction::Write
                 } else {
                     FileAction::Patch
@@ -213,21 +214,19 @@ fn tool_call_update(
                 files.push(item::file_ref(
                     path,
                     action,
-                    Some(diff::unified(path, old, new)),
+                    Some(diff::unified(path, old_text, new_text)),
                 ));
             }
-            _ => {
-                if let Some(text) = content["content"]["text"].as_str() {
-                    texts.push(text.to_owned());
+            ToolContent::Content { content } => {
+                if let Some(text) = &content.text {
+                    texts.push(text.clone());
                 }
             }
         }
     }
-    if update["kind"] == "read" {
-        for location in update["locations"].as_array().into_iter().flatten() {
-            if let Some(path) = location["path"].as_str() {
-                files.push(item::file_ref(path, FileAction::Read, None));
-            }
+    if update.call.kind == "read" {
+        for path in update.call.location_paths() {
+            files.push(item::file_ref(path, FileAction::Read, None));
         }
     }
     let mut result = item::tool_result(ids.next("itm"), call_id, texts.join("\n"))

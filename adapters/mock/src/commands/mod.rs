@@ -10,7 +10,7 @@
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::json;
 
-use crate::session::{AfterPermission, State, TurnInfo, Waiting};
+use crate::state::{AfterPermission, State, TurnInfo, Waiting};
 
 mod showcase;
 

@@ -1,0 +1,231 @@
+//! The Agent Client Protocol messages the ACP session reads, as types.
+//!
+//! The kit's JSON-RPC parser hands over a message's params and results as JSON values;
+//! these are their typed views ([`crate::native::read`]), read leniently: a missing
+//! field or one of another shape reads as its default, as they were read before they
+//! had types. What the session passes on as it is stays a JSON value: a tool call's
+//! title, kind and locations (the `tool_call` item's arguments), the plan's entries,
+//! a permission request's tool call and options (its metadata).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::native::{self, Lenient};
+
+/// A `session/update` (`params.update`), by its `sessionUpdate`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(tag = "sessionUpdate", rename_all = "snake_case")]
+pub(crate) enum SessionUpdate {
+    /// A piece of the assistant's message.
+    AgentMessageChunk(Chunk),
+    /// A piece of the agent's reasoning.
+    AgentThoughtChunk(Chunk),
+    /// A tool call starts.
+    ToolCall(ToolCall),
+    /// A tool call's progress or result.
+    ToolCallUpdate(ToolCallUpdate),
+    /// The agent's plan.
+    Plan {
+        /// Its entries (shown as JSON).
+        #[serde(default)]
+        entries: Value,
+    },
+    /// The agent's slash commands (not shown).
+    AvailableCommandsUpdate,
+    /// The agent's mode (not shown).
+    CurrentModeUpdate,
+    /// The client's own message, echoed (not shown).
+    UserMessageChunk,
+    /// An update of another kind (or not an update).
+    #[default]
+    #[serde(other)]
+    Other,
+}
+
+impl SessionUpdate {
+    /// The update in `value`.
+    pub fn of(value: &Value) -> Self {
+        Self::deserialize(value).unwrap_or_default()
+    }
+
+    /// True for the kinds the session knows and shows nothing for.
+    pub fn is_silent(&self) -> bool {
+        matches!(
+            self,
+            Self::AvailableCommandsUpdate | Self::CurrentModeUpdate | Self::UserMessageChunk
+        )
+    }
+}
+
+/// The `_meta` of a `session/update`, where some agents report the turn's tokens.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct UpdateMeta {
+    /// The metadata.
+    #[serde(default, rename = "_meta", deserialize_with = "native::lenient")]
+    pub meta: Meta,
+}
+
+/// An update's metadata.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Meta {
+    /// The turn's tokens so far.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub usage: MetaUsage,
+}
+
+/// The tokens of `_meta.usage`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct MetaUsage {
+    /// Input tokens.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub input_tokens: Option<u64>,
+    /// Output tokens.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub output_tokens: Option<u64>,
+}
+
+/// A message or thought chunk.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Chunk {
+    /// Its content.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub content: ChunkContent,
+}
+
+/// The content of a chunk.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ChunkContent {
+    /// Its text, when it is text.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub text: Option<String>,
+}
+
+/// A tool call as ACP describes it (`tool_call`, `tool_call_update`, the `toolCall` of
+/// a permission request).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ToolCall {
+    /// Its id.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub tool_call_id: String,
+    /// What it does, in words (passed on as it is).
+    #[serde(default)]
+    pub title: Value,
+    /// `execute`, `edit`, `read`... (passed on as it is).
+    #[serde(default)]
+    pub kind: Value,
+    /// The files it is about (passed on as they are).
+    #[serde(default)]
+    pub locations: Value,
+}
+
+impl ToolCall {
+    /// The paths of its locations.
+    pub fn location_paths(&self) -> Vec<String> {
+        let locations = Vec::<Lenient<Location>>::deserialize(&self.locations);
+        let locations = locations.unwrap_or_default().into_iter();
+        locations.filter_map(|l| l.0.and_then(|l| l.path)).collect()
+    }
+}
+
+/// A location of a tool call.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Location {
+    /// Its path, when it is a string.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub path: Option<String>,
+}
+
+/// A `tool_call_update`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ToolCallUpdate {
+    /// The call.
+    #[serde(flatten)]
+    pub call: ToolCall,
+    /// `pending`, `in_progress`, `completed`, `failed`.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub status: String,
+    /// What it produced.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub content: Vec<Lenient<ToolContent>>,
+}
+
+/// A piece of what a tool call produced.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum ToolContent {
+    /// A file change.
+    Diff {
+        /// The file.
+        #[serde(default, deserialize_with = "native::lenient")]
+        path: String,
+        /// Its old text (empty for a new file).
+        #[serde(default, rename = "oldText", deserialize_with = "native::lenient")]
+        old_text: String,
+        /// Its new text.
+        #[serde(default, rename = "newText", deserialize_with = "native::lenient")]
+        new_text: String,
+    },
+    /// Anything else: its text, when it has one.
+    #[serde(untagged)]
+    Content {
+        /// The content.
+        #[serde(default, deserialize_with = "native::lenient")]
+        content: ChunkContent,
+    },
+}
+
+/// The params of `session/request_permission`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PermissionRequest {
+    /// The tool call it is about (passed on as it is in the permission's metadata).
+    #[serde(default)]
+    pub tool_call: Value,
+    /// The options to answer with (passed on as they are in the metadata).
+    #[serde(default)]
+    pub options: Value,
+}
+
+impl PermissionRequest {
+    /// The options' ids by kind (`allow_once`, `reject_always`...), the first of each.
+    pub fn option_ids(&self) -> Vec<(String, String)> {
+        let options = Vec::<Lenient<PermissionOption>>::deserialize(&self.options);
+        let options = options.unwrap_or_default().into_iter();
+        let options = options.filter_map(|o| o.0);
+        options
+            .filter_map(|o| Some((o.kind?, o.option_id?)))
+            .collect()
+    }
+}
+
+/// An option of a permission request.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PermissionOption {
+    /// Its kind, when it is a string.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub kind: Option<String>,
+    /// Its id, when it is a string.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub option_id: Option<String>,
+}
+
+/// The result of `session/new`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NewSession {
+    /// The agent's session id.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub session_id: Option<String>,
+}
+
+/// The result of `session/prompt`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PromptResult {
+    /// Why the turn stopped.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub stop_reason: Option<String>,
+}
