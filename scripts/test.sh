@@ -105,6 +105,10 @@ linted() {
 }
 step "build and lint the workspace (clippy -D warnings, every target)"
 linted test --workspace --all-targets --locked --no-run
+# Every later step drives this binary. Without it the TypeScript SDK's tests ran
+# `cargo build -p agentplex`, whose features (one package, not the workspace) differ:
+# a second build of the daemon and most of its tree, 3 minutes of CI.
+export AGENTPLEX_BIN="${AGENTPLEX_BIN:-$PWD/target/debug/agentplex}"
 step "cargo test --workspace"
 fetched apt
 fetched agent-clis
@@ -117,6 +121,22 @@ scripts/check-deps.sh
 step "OpenAPI against the daemon (schemathesis)"
 fetched schemathesis
 scripts/check-openapi.sh target/debug/agentplex
+# The release (docs/installation.md): the static x86_64 musl binary as scripts/release.sh
+# builds it (cargo-zigbuild with Zig from PyPI, installed by the script when missing) into
+# dist/ with its archive, checksums, install script and npm packages. Its build ends in one
+# long link on one core (fat LTO: four of its eighteen minutes), so it starts here, in the
+# background, and the steps up to the inspector wait for that link and run beside it on the
+# other core. Its output is in $logs/release.log, printed when it ends.
+step "release build starts in the background (log in $logs/release.log)"
+fetched release-tools
+fetch release scripts/release.sh --target x86_64-unknown-linux-musl
+# Until the release reaches its last crate (or ends): its build script builds the adapters
+# in adapters/target, which the next step uses too.
+until grep -q '^ *Compiling agentplex v' "$logs/release.log" 2>/dev/null ||
+  ! kill -0 "${fetching[release]}" 2>/dev/null; do
+  sleep 5
+done
+
 step "adapters, test guests and the adapter template (linted as they build)"
 for manifest in adapters/Cargo.toml testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
   linted test --all-targets --locked --manifest-path "$manifest" --no-run
@@ -124,12 +144,11 @@ done
 linted test --locked --manifest-path adapters/Cargo.toml
 linted test --locked --manifest-path testing/guests/Cargo.toml
 # The adapter template replays its transcripts through the daemon binary built above.
-AGENTPLEX_BIN="$PWD/target/debug/agentplex" \
-  linted test --locked --manifest-path examples/adapter-template/Cargo.toml
+linted test --locked --manifest-path examples/adapter-template/Cargo.toml
 
 # The TypeScript SDK (sdks/typescript): its generated types match docs/openapi.json, it
 # type-checks and builds (ESM + CJS), and its vitest suite passes against the daemon binary
-# (`cargo build -p agentplex`, already built above, or $AGENTPLEX_BIN).
+# ($AGENTPLEX_BIN, built above).
 step "TypeScript SDK"
 fetched sdk-and-deploy-packages
 (cd sdks/typescript && npm test)
@@ -141,7 +160,6 @@ fetched sdk-and-deploy-packages
 # just above (a `file:` dependency).
 step "deploy examples"
 (
-  export AGENTPLEX_BIN="${AGENTPLEX_BIN:-$PWD/target/debug/agentplex}"
   cd examples/deploy
   npm test
 )
@@ -153,7 +171,6 @@ step "Python SDK"
 fetched python-sdk
 (
   venv=target/python-sdk-venv
-  export AGENTPLEX_BIN="${AGENTPLEX_BIN:-$PWD/target/debug/agentplex}"
   cd sdks/python
   ../../"$venv"/bin/mypy
   ../../"$venv"/bin/ruff check . ../../examples/python
@@ -169,14 +186,12 @@ step "inspector"
 fetched inspector-packages
 (cd inspector && npm test)
 
-# The release (docs/installation.md): the static x86_64 musl binary as scripts/release.sh
-# builds it (cargo-zigbuild with Zig from PyPI, installed by the script when missing) into
-# dist/ with its archive, checksums, install script and npm packages; a smoke run of that
-# binary; the install script against dist/ served on loopback (and a tampered copy); the
-# npm packages installed offline into an empty project.
+# The release built above: a smoke run of its binary; the install script against dist/
+# served on loopback (and a tampered copy); the npm packages installed offline into an
+# empty project.
 step "release"
-fetched release-tools
-scripts/release.sh --target x86_64-unknown-linux-musl
+fetched release
+cat "$logs/release.log"
 testing/release/smoke.sh target/x86_64-unknown-linux-musl/dist/agentplex
 testing/release/test.sh dist
 step "done"
