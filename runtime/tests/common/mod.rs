@@ -98,6 +98,7 @@ impl Daemon {
             .data_dir
             .unwrap_or_else(|| tempfile::tempdir().expect("temp data dir"));
         let port = free_port();
+        let adapters_dir = options.args.iter().any(|arg| arg == "--adapters-dir");
         let mut command = Command::new(binary());
         command
             .args(["server", "--host", "127.0.0.1", "--port", &port.to_string()])
@@ -168,7 +169,26 @@ impl Daemon {
             data_dir,
         };
         daemon.wait_healthy(Duration::from_secs(60));
+        if adapters_dir {
+            daemon.wait_adapters_loaded(Duration::from_secs(120));
+        }
         daemon
+    }
+
+    /// Waits until the daemon has loaded its adapters folder, which it does in the
+    /// background after it answers health: `GET /v1/agents` is held until then. The
+    /// folder's components are compiled while it loads, which in a debug build beside
+    /// other tests can take longer than one request of a test may (`api::DEADLINE`).
+    fn wait_adapters_loaded(&self, timeout: Duration) {
+        let mut request = reqwest::blocking::Client::new()
+            .get(self.url("/v1/agents"))
+            .timeout(timeout);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Err(err) = request.send() {
+            panic!("agentplex did not load its adapters folder within {timeout:?}: {err}");
+        }
     }
 
     fn wait_healthy(&mut self, timeout: Duration) {
