@@ -6,8 +6,8 @@
 # The build uses the `quick` profile (Cargo.toml): quicker to compile than the
 # release artifacts' `dist`, and fast enough to run; and it leaves out the
 # `precompiled-builtins` feature, so the daemon compiles its builtin adapters at
-# its first start (half a minute, once: they are kept in its cache), with the
-# build's unoptimized Cranelift left out of it. The first build from a clone takes
+# its first start (half a minute, once: they are kept in its cache) instead of
+# in the build. The first build from a clone takes
 # minutes (see README.md); later ones take seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."

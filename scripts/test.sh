@@ -125,8 +125,8 @@ scripts/check-openapi.sh target/debug/agentplex
 # builds it (cargo-zigbuild with Zig from PyPI, installed by the script when missing) into
 # dist/ with its archive, checksums, install script and npm packages. Its build ends in one
 # long link on one core (fat LTO: four of its eighteen minutes), so it starts here, in the
-# background, and the steps up to the inspector wait for that link and run beside it on the
-# other core. Its output is in $logs/release.log, printed when it ends.
+# background, and the steps up to the inspector wait for that link and run beside it, keeping
+# both cores busy to the end. Its output is in $logs/release.log, printed when it ends.
 step "release build starts in the background (log in $logs/release.log)"
 fetched release-tools
 fetch release scripts/release.sh --target x86_64-unknown-linux-musl
