@@ -64,8 +64,8 @@ impl<'a> Output<'a> {
         let Some(turn) = self.state.header.turn.take() else {
             return;
         };
-        for block in turn.blocks {
-            let item = block_item(&block, turn.cancelling || turn.errored);
+        for block in turn.data.blocks {
+            let item = block_item(&block, turn.cancelling || turn.data.errored);
             self.emit(event::item_completed(item));
         }
         requests::reject_all(self);

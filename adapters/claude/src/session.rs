@@ -7,6 +7,7 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
+use sandbox_agent_adapter_kit::process_state::LiveProcess;
 use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use serde_json::json;
 
@@ -38,7 +39,10 @@ impl ClaudeSession {
         out.spawn(launch::spawn(&self.config, &id, resume));
         let request = self.state.header.ids.next("req");
         out.write_line(id.clone(), &protocol::initialize(&request));
-        self.state.header.process = Some(Process { id, cost_usd: 0.0 });
+        self.state.header.process = Some(LiveProcess {
+            id,
+            data: Process { cost_usd: 0.0 },
+        });
     }
 }
 

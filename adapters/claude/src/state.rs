@@ -3,9 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::process_state::{
-    CancellableTurn, LiveProcess, ProcessState, WithProcess,
-};
+use sandbox_agent_adapter_kit::process_state::{ProcessState, WithProcess};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -28,24 +26,20 @@ pub(crate) struct State {
     pub always_allowed: BTreeSet<String>,
 }
 
-/// The session's CLI process.
+/// What the adapter keeps of the session's CLI process (a `LiveProcess`, whose id is
+/// `claude_<n>`: a fresh one per launch, so output of a killed predecessor is never
+/// mistaken for the live one's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Process {
-    /// Its process id (`claude_<n>`: a fresh one per launch, so output of a killed
-    /// predecessor is never mistaken for the live one's).
-    pub id: String,
     /// The `total_cost_usd` it last reported: the CLI sums the cost per process, turns
     /// get the difference.
     pub cost_usd: f64,
 }
 
-/// The running turn.
+/// What the adapter keeps of the running turn (a `RunningTurn`, which is cancelling once an
+/// interrupt was sent: its `result` then ends the turn as cancelled).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct TurnState {
-    /// `turn_<n>`.
-    pub id: String,
-    /// An interrupt was sent; its `result` ends the turn as cancelled.
-    pub cancelling: bool,
     /// An `error` event was emitted for this turn (the `result` repeats it).
     pub errored: bool,
     /// Content blocks streamed with `stream_event`s whose `assistant` line has not
@@ -159,28 +153,5 @@ impl WithProcess for State {
 
     fn header_mut(&mut self) -> &mut ProcessState<Process, TurnState> {
         &mut self.header
-    }
-}
-
-impl LiveProcess for Process {
-    fn id(&self) -> &str {
-        &self.id
-    }
-}
-
-impl CancellableTurn for TurnState {
-    fn started(id: String) -> Self {
-        Self {
-            id,
-            ..Self::default()
-        }
-    }
-
-    fn cancelling(&self) -> bool {
-        self.cancelling
-    }
-
-    fn set_cancelling(&mut self) {
-        self.cancelling = true;
     }
 }

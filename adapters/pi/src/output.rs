@@ -93,7 +93,7 @@ impl<'a> Output<'a> {
         }
         dialogs::decline_all(self);
         let mut data = Turn::with_id(turn.id);
-        data.usage = turn.usage;
+        data.usage = turn.data.usage;
         if turn.cancelling {
             data = data.with_metadata(json!({ "cancelled": true }).to_string());
             self.out.cancel_timer(protocol::ABORT_TIMER);

@@ -8,6 +8,7 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
+use sandbox_agent_adapter_kit::process_state::{LiveProcess, RunningTurn};
 use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use serde_json::json;
 
@@ -41,11 +42,13 @@ impl PiSession {
         out.spawn(launch::spawn(&self.config, &id, resume.as_deref()));
         let request = self.state.header.ids.next("req");
         out.write_line(id.clone(), &protocol::get_state(&request));
-        self.state.header.process = Some(Process {
+        self.state.header.process = Some(LiveProcess {
             id,
-            resumed: resume,
-            ready: false,
-            resume_missing: false,
+            data: Process {
+                resumed: resume,
+                ready: false,
+                resume_missing: false,
+            },
         });
     }
 
@@ -232,10 +235,13 @@ impl SessionMachine for PiSession {
             for reader in images::readers(&prompt) {
                 out.spawn(reader);
             }
-            self.state.header.turn = Some(TurnState {
+            self.state.header.turn = Some(RunningTurn {
                 id,
-                prompt: Some(prompt),
-                ..TurnState::default()
+                cancelling: false,
+                data: TurnState {
+                    prompt: Some(prompt),
+                    ..TurnState::default()
+                },
             });
             self.send_prompt(out);
         })
@@ -331,7 +337,7 @@ impl ProcessSession<State> for PiSession {
 
     fn exited(&mut self, out: &mut Actions, status: ExitStatus) {
         if let Some(process) = self.state.header.process.take() {
-            self.process_exited(out, process, status);
+            self.process_exited(out, process.data, status);
         }
     }
 

@@ -3,9 +3,7 @@
 use std::collections::BTreeMap;
 
 use sandbox_agent_adapter_kit::prelude::*;
-use sandbox_agent_adapter_kit::process_state::{
-    CancellableTurn, LiveProcess, ProcessState, WithProcess,
-};
+use sandbox_agent_adapter_kit::process_state::{ProcessState, WithProcess};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -26,12 +24,11 @@ pub(crate) struct State {
     pub questions: BTreeMap<String, Dialog>,
 }
 
-/// The session's `pi --mode rpc` process.
+/// What the adapter keeps of the session's `pi --mode rpc` process (a `LiveProcess`, whose
+/// id is `pi_<n>`: a fresh one per launch, so output of a killed predecessor is never
+/// mistaken for the live one's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Process {
-    /// Its process id (`pi_<n>`: a fresh one per launch, so output of a killed
-    /// predecessor is never mistaken for the live one's).
-    pub id: String,
     /// The native session it was asked to resume (`--session`).
     pub resumed: Option<String>,
     /// True once it printed a line (it started).
@@ -40,16 +37,13 @@ pub(crate) struct Process {
     pub resume_missing: bool,
 }
 
-/// The running turn.
+/// What the adapter keeps of the running turn (a `RunningTurn`, which is cancelling once an
+/// `abort` was sent: `agent_end` then ends the turn as cancelled).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct TurnState {
-    /// `turn_<n>`.
-    pub id: String,
     /// The `prompt` command until Pi answers it (sent again when a resumed process
     /// could not find its session), or while its images are being read.
     pub prompt: Option<Prompt>,
-    /// An `abort` was sent; `agent_end` ends the turn as cancelled.
-    pub cancelling: bool,
     /// An `error` event was emitted for this turn.
     pub errored: bool,
     /// The content blocks of the assistant message being streamed, by content index.
@@ -154,28 +148,5 @@ impl WithProcess for State {
 
     fn header_mut(&mut self) -> &mut ProcessState<Process, TurnState> {
         &mut self.header
-    }
-}
-
-impl LiveProcess for Process {
-    fn id(&self) -> &str {
-        &self.id
-    }
-}
-
-impl CancellableTurn for TurnState {
-    fn started(id: String) -> Self {
-        Self {
-            id,
-            ..Self::default()
-        }
-    }
-
-    fn cancelling(&self) -> bool {
-        self.cancelling
-    }
-
-    fn set_cancelling(&mut self) {
-        self.cancelling = true;
     }
 }

@@ -13,6 +13,7 @@ use super::{updates, AcpAgent};
 use crate::jsonrpc::{self, Framing, Message, RpcError};
 use crate::prelude::*;
 use crate::process_session::{ProcessSession, WindDown};
+use crate::process_state::{LiveProcess, RunningTurn};
 
 /// ACP lines carry the `jsonrpc` member.
 const RPC: Framing = Framing::JSONRPC;
@@ -71,10 +72,13 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
         let mut out = Actions::new();
         let turn_id = out.open_turn(&mut self.state.header.ids, &parts);
-        self.state.header.turn = Some(TurnState {
+        self.state.header.turn = Some(RunningTurn {
             id: turn_id,
-            unsent: Some(prompt_text(&parts)),
-            ..TurnState::default()
+            cancelling: false,
+            data: TurnState {
+                unsent: Some(prompt_text(&parts)),
+                ..TurnState::default()
+            },
         });
         match &self.state.header.process {
             None => self.launch(&mut out),
@@ -201,7 +205,7 @@ impl<A: AcpAgent> ProcessSession<State> for AcpSession<A> {
     /// with an error; after an idle exit, the next message relaunches and loads the
     /// native session.
     fn exited(&mut self, out: &mut Actions, status: ExitStatus) {
-        let phase = self.state.header.process.take().map(|p| p.phase);
+        let phase = self.state.header.process.take().map(|p| p.data.phase);
         if self.state.header.turn.is_some() {
             self.fail(out, Failure::exited_during_turn(A::NAME, &status));
         } else if phase == Some(Phase::Starting) {
@@ -252,11 +256,13 @@ impl<A: AcpAgent> AcpSession<A> {
     fn launch(&mut self, out: &mut Actions) {
         let id = self.state.header.ids.next(A::PROCESS);
         out.spawn(A::spawn(&self.config, &id));
-        self.state.header.process = Some(Process {
+        self.state.header.process = Some(LiveProcess {
             id,
-            last_request: 0,
-            requests: BTreeMap::new(),
-            phase: Phase::Starting,
+            data: Process {
+                last_request: 0,
+                requests: BTreeMap::new(),
+                phase: Phase::Starting,
+            },
         });
         self.request(
             out,

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::prelude::*;
-use crate::process_state::{CancellableTurn, LiveProcess, ProcessState, WithProcess};
+use crate::process_state::{ProcessState, WithProcess};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -17,11 +17,11 @@ pub(crate) struct State {
     pub pending: BTreeMap<String, PendingPermission>,
 }
 
-/// The session's CLI process and where its ACP handshake is.
+/// What the adapter keeps of the session's CLI process (a `LiveProcess`, whose id is
+/// `<AcpAgent::PROCESS>_<n>`, see [`super::AcpAgent::PROCESS`]): where its ACP
+/// handshake is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Process {
-    /// Its process id (`<AcpAgent::PROCESS>_<n>`, see [`super::AcpAgent::PROCESS`]).
-    pub id: String,
     /// The last JSON-RPC request id used.
     pub last_request: u64,
     /// What each request waiting for an answer was, by request id.
@@ -53,15 +53,12 @@ pub(crate) enum Phase {
     Ready,
 }
 
-/// The running turn.
+/// What the adapter keeps of the running turn (a `RunningTurn`, which is cancelling once
+/// `session/cancel` was sent, or when the prompt was never sent).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct TurnState {
-    /// `turn_<n>`.
-    pub id: String,
     /// The prompt, until it is sent (while the process starts).
     pub unsent: Option<String>,
-    /// `session/cancel` was sent (or the prompt was never sent).
-    pub cancelling: bool,
     /// An `error` event was emitted for this turn.
     pub errored: bool,
     /// The message or reasoning streaming now.
@@ -116,28 +113,5 @@ impl WithProcess for State {
 
     fn header_mut(&mut self) -> &mut ProcessState<Process, TurnState> {
         &mut self.header
-    }
-}
-
-impl LiveProcess for Process {
-    fn id(&self) -> &str {
-        &self.id
-    }
-}
-
-impl CancellableTurn for TurnState {
-    fn started(id: String) -> Self {
-        Self {
-            id,
-            ..Self::default()
-        }
-    }
-
-    fn cancelling(&self) -> bool {
-        self.cancelling
-    }
-
-    fn set_cancelling(&mut self) {
-        self.cancelling = true;
     }
 }
