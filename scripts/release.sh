@@ -250,9 +250,16 @@ build() {
     (cd "$root" && cargo build --locked --profile dist --target "$triple" -p agentplex --bin "$BINARY") >&2 || return 1
   else
     # The build script precompiles the builtin adapters for TRIPLE; for another
-    # architecture than this machine's it needs Cranelift's other backends.
+    # architecture than this machine's it needs Cranelift's other backends. Given
+    # AGENTPLEX_PRECOMPILED_BUILTINS (a folder written by agentplex-precompile, as
+    # scripts/test.sh does after its debug build), it takes them from there instead
+    # and the build compiles no host for the build script.
     local features=()
-    [[ "$triple" == "$(uname -m)"-* ]] || features=(--features cross-precompile)
+    if [ -n "${AGENTPLEX_PRECOMPILED_BUILTINS:-}" ]; then
+      features=(--no-default-features)
+    elif [[ "$triple" != "$(uname -m)"-* ]]; then
+      features=(--features cross-precompile)
+    fi
     (cd "$root" && cargo zigbuild --locked --profile dist --target "$triple" -p agentplex --bin "$BINARY" "${features[@]}") >&2 || return 1
   fi
   printf '%s\n' "$target_dir/$triple/dist/$BINARY"

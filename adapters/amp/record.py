@@ -12,7 +12,7 @@ the adapter's launch plan and the prompt on stdin. It writes each case's input l
 (`transcripts/NAME.jsonl`) with machine paths replaced by /workspace and /home/user;
 `sandbox-agent adapters test --update` then writes the expected files (review them).
 
-Usage (after `cargo build -p sandbox-agent-model-server`):
+Usage (after `cargo build -p agentplex-model-server`):
     mkdir -p /tmp/amp-old && cd /tmp/amp-old && npm init -y && \
         npm install --ignore-scripts @sourcegraph/amp@0.0.1767830505-ga62310
     mkdir -p /tmp/amp-new && cd /tmp/amp-new && npm init -y && \

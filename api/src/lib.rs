@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use sandbox_agent_universal::UniversalEvent;
+use agentplex_universal::UniversalEvent;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

@@ -1,13 +1,13 @@
 //! A typed async client of the sandbox-agent daemon's HTTP API (`/v1`).
 //!
 //! The daemon (`runtime/`) serves the routes; this crate calls them with the request and
-//! response bodies of [`sandbox_agent_api`] and yields transcripts as
+//! response bodies of [`agentplex_api`] and yields transcripts as
 //! [`UniversalEvent`]s. The CLI's per-route subcommands and the integration tests use it.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), sandbox_agent_client::ClientError> {
+//! # async fn demo() -> Result<(), agentplex_client::ClientError> {
 //! use futures::StreamExt;
-//! use sandbox_agent_client::{Client, CreateSessionRequest, MessageRequest};
+//! use agentplex_client::{Client, CreateSessionRequest, MessageRequest};
 //!
 //! let client = Client::new("http://127.0.0.1:2468", Some("token".into()))?;
 //! client
@@ -48,9 +48,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// The request and response bodies of the API, re-exported so one import is enough.
-pub use sandbox_agent_api::*;
+pub use agentplex_api::*;
 /// One transcript event, as the event routes yield it.
-pub use sandbox_agent_universal::UniversalEvent;
+pub use agentplex_universal::UniversalEvent;
 
 /// The events of an SSE answer, in the order the daemon sent them. It ends when the daemon
 /// ends the response; an item is an error when a frame cannot be decoded (the stream goes

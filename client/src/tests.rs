@@ -4,6 +4,7 @@
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
+use agentplex_universal::{EventSource, ItemDeltaData, UniversalEventData, UniversalEventType};
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, Request, State};
 use axum::http::{header, StatusCode};
@@ -12,7 +13,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures::StreamExt;
-use sandbox_agent_universal::{EventSource, ItemDeltaData, UniversalEventData, UniversalEventType};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
 

@@ -230,17 +230,16 @@ impl<'a> Stored<'a> {
     }
 }
 
-pub use sandbox_agent_compression::{compress, compress_against, sha256};
+pub use agentplex_compression::{compress, compress_against, sha256};
 
 /// Undoes [`compress`].
 pub fn decompress(bytes: &[u8]) -> Result<Vec<u8>, ArtifactError> {
-    sandbox_agent_compression::decompress(bytes)
-        .map_err(|e| ArtifactError::Decompress(e.to_string()))
+    agentplex_compression::decompress(bytes).map_err(|e| ArtifactError::Decompress(e.to_string()))
 }
 
 /// Undoes [`compress_against`] given the same `base`.
 pub fn decompress_against(bytes: &[u8], base: &[u8]) -> Result<Vec<u8>, ArtifactError> {
-    sandbox_agent_compression::decompress_against(bytes, base)
+    agentplex_compression::decompress_against(bytes, base)
         .map_err(|e| ArtifactError::Decompress(e.to_string()))
 }
 

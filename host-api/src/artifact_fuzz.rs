@@ -1,5 +1,5 @@
 //! Fuzzing how the host reads precompiled artifacts and compile cache entries back
-//! (the `sandbox-agent-fuzz` driver: stable Rust, inside `cargo test`;
+//! (the `agentplex-fuzz` driver: stable Rust, inside `cargo test`;
 //! `FUZZ_SECS=600` for a long run). Each case encodes an artifact (facts with odd
 //! strings, arbitrary code, either encoding), damages it as a disk or a crash would
 //! (bits flipped, cut short, bytes added, header fields overwritten with extreme
@@ -14,7 +14,7 @@
 //! component and engine; a forged artifact either reads back as its fields say or
 //! is refused with a bounded message.
 
-use sandbox_agent_fuzz::{self as fuzz, arbitrary::Result, mutate, Unstructured};
+use agentplex_fuzz::{self as fuzz, arbitrary::Result, mutate, Unstructured};
 
 use super::*;
 use crate::cache::{hex, CompileCache};

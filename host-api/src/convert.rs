@@ -1,6 +1,6 @@
 //! Checking a guest's actions and converting its events to the universal schema.
 
-use sandbox_agent_universal as u;
+use agentplex_universal as u;
 use serde_json::value::RawValue;
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! Fuzzing the host's checks of what a guest returns ([`convert_actions`]) with
-//! arbitrary action lists (the `sandbox-agent-fuzz` driver: stable Rust, inside
+//! arbitrary action lists (the `agentplex-fuzz` driver: stable Rust, inside
 //! `cargo test`; `FUZZ_SECS=600` for a long run). Strings lean toward what breaks
 //! checks: URLs of every scheme and host spelling, paths with `..`, text that is
 //! almost JSON, empty ids, huge strings.
@@ -11,7 +11,7 @@
 //! universal JSON; a refusal is an error of bounded size (it ends the session and
 //! is shown in its `session.ended` event).
 
-use sandbox_agent_fuzz::{self as fuzz, arbitrary::Result, mutate, Unstructured};
+use agentplex_fuzz::{self as fuzz, arbitrary::Result, mutate, Unstructured};
 
 use super::*;
 

@@ -15,11 +15,11 @@ mod common;
 #[path = "daemon/latency.rs"]
 mod latency;
 
-use common::{percentile, us};
-use sandbox_agent_client::{Client, CreateSessionRequest, MessageRequest};
-use sandbox_agent_host::{
+use agentplex_client::{Client, CreateSessionRequest, MessageRequest};
+use agentplex_host::{
     Action, AdapterRegistry, ExitStatus, HostConfig, Input, MessagePart, SessionConfig,
 };
+use common::{percentile, us};
 
 const TOKEN: &str = "bench-token";
 /// Cold and warm start-ups measured (the median is reported).
@@ -400,13 +400,13 @@ async fn event_throughput(table: &mut Table, daemon: &Daemon, label: &str) {
     for id in &ids {
         client.create_session(id, &request).await.unwrap();
     }
-    let totals = |list: sandbox_agent_client::SessionListResponse| {
+    let totals = |list: agentplex_client::SessionListResponse| {
         let events: u64 = list.sessions.iter().map(|s| s.event_count).sum();
         let queued: u64 = list.sessions.iter().map(|s| s.queued_messages).sum();
         let running = list
             .sessions
             .iter()
-            .any(|s| s.status != sandbox_agent_client::SessionStatus::Idle);
+            .any(|s| s.status != agentplex_client::SessionStatus::Idle);
         (events, queued, running)
     };
     let (before, _, _) = totals(client.list_sessions().await.unwrap());
@@ -485,7 +485,7 @@ fn adapter_calls(table: &mut Table) {
     let new_session = begin.elapsed();
     session.handle(Input::Start).expect("start");
 
-    table.section("WASM adapter calls (mock component via sandbox-agent-host, no daemon)");
+    table.section("WASM adapter calls (mock component via agentplex-host, no daemon)");
     table.row(
         "load + compile the mock component (no cache)",
         ms(compile),

@@ -26,11 +26,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use agentplex_client::{Client, CreateSessionRequest, EventsQuery, MessageRequest};
 use common::daemons::{Binary, Daemon};
 use common::latency::{turn_latency, TurnLatency};
 use common::{percentile, us};
 use futures::StreamExt;
-use sandbox_agent_client::{Client, CreateSessionRequest, EventsQuery, MessageRequest};
 
 /// Sequential `GET /v1/health` requests timed (after the warm-up ones).
 const HEALTH_REQUESTS: usize = 2_000;

@@ -5,12 +5,18 @@
 //! `--adapters-dir`.
 //!
 //! Precompiling (the `precompiled-builtins` feature, on by default) goes through the
-//! host crate itself (`sandbox_agent_host::precompile`, by way of
-//! `sandbox-agent-precompile`,
+//! host crate itself (`agentplex_host::precompile`, by way of
+//! `agentplex-precompile`,
 //! wasmtime's `Engine::precompile_component` under the engine settings the daemon
 //! runs with by default), and gives portable code: the target's baseline CPU
 //! features only. When the daemon later runs with other settings, its host sees
 //! that the code does not fit and compiles the embedded WebAssembly instead.
+//!
+//! `AGENTPLEX_PRECOMPILED_BUILTINS=DIR` takes the artifacts from DIR instead, as
+//! `agentplex-precompile` (`host-api/precompile`) wrote them, and fails the build
+//! when one is missing: a second build of the daemon (the release after a debug
+//! build) then needs no copy of the host for this script (build it with
+//! `--no-default-features`).
 //!
 //! `AGENTPLEX_BUILTIN_ADAPTERS=mock,<agent>` (comma-separated agent crates
 //! under `adapters/`) builds and embeds only those: for a daemon with fewer agents,
@@ -20,13 +26,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::{env, fs};
 
+use agentplex_precompile::{base_index, HANDOVER_VAR};
+
 const WASM_TARGET: &str = "wasm32-wasip2";
 /// Environment variable that limits the built-in adapters (see the module docs).
 const SELECTION_VAR: &str = "AGENTPLEX_BUILTIN_ADAPTERS";
 /// Its name in 0.2 and earlier, still read.
 const LEGACY_SELECTION_VAR: &str = "SANDBOX_AGENT_BUILTIN_ADAPTERS";
-/// The builtin the others are compressed against (see `main`).
-const BASE_COMPONENT: &str = "sandbox_agent_adapter_mock.wasm";
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -98,28 +104,27 @@ fn main() {
     components.sort();
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     let target = env::var("TARGET").unwrap();
+    println!("cargo:rerun-if-env-changed={HANDOVER_VAR}");
+    let handover = env::var_os(HANDOVER_VAR).map(PathBuf::from);
     let mut generated = String::from(
         "/// Adapter components built from `adapters/`, precompiled where possible.\n",
     );
     generated.push_str("pub const BUILTIN_ADAPTERS: &[Builtin] = &[\n");
-    // The base the other builtins are compressed against: they share the kit's
-    // code, so each stores mainly what differs from it (the mock: always built).
-    let base_index = components
-        .iter()
-        .position(|path| path.file_name().is_some_and(|name| name == BASE_COMPONENT));
+    // The base the other builtins are stored against (`BASE_COMPONENT`).
+    let base_index = base_index(&components);
     let base = base_index.map(|i| {
         let wasm = fs::read(&components[i]).expect("reading the base adapter component");
-        let artifact = precompile(&components[i], None, &out_dir, &target)
+        let artifact = precompiled(&components[i], None, handover.as_deref(), &out_dir, &target)
             .ok()
-            .flatten()
-            .map(|path| fs::read(path).unwrap());
+            .flatten();
         (wasm, artifact)
     });
     for (index, path) in components.iter().enumerate() {
         let name = path.file_name().unwrap().to_string_lossy();
         let delta_base = base.as_ref().filter(|_| Some(index) != base_index);
-        let base_artifact = delta_base.and_then(|(_, base)| base.as_deref());
-        let precompiled = match precompile(path, base_artifact, &out_dir, &target) {
+        let against =
+            delta_base.and_then(|(wasm, artifact)| Some((&wasm[..], artifact.as_deref()?)));
+        let precompiled = match precompiled(path, against, handover.as_deref(), &out_dir, &target) {
             Ok(None) => "None".to_owned(),
             Ok(Some(artifact)) => {
                 format!("Some(include_bytes!({:?}))", artifact.display().to_string())
@@ -144,50 +149,30 @@ fn main() {
     fs::write(out_dir.join("builtin_adapters.rs"), generated).unwrap();
 }
 
-/// Precompiles one component into `out_dir`, its code compressed against
-/// `base_artifact`'s when given ([`rebase`]).
-#[cfg(feature = "precompiled-builtins")]
-fn precompile(
+/// The precompiled artifact of one component for `target`, its code stored against
+/// the base's when `base` (the base's WebAssembly and artifact) is given: taken
+/// from the `handover` folder when there is one (a build that asked for it fails
+/// without it), else precompiled into `out_dir` with the `precompiled-builtins`
+/// feature, else none (the daemon compiles the builtin when it starts).
+fn precompiled(
     wasm_path: &Path,
-    base_artifact: Option<&[u8]>,
+    base: Option<(&[u8], &Path)>,
+    handover: Option<&Path>,
     out_dir: &Path,
     target: &str,
 ) -> Result<Option<PathBuf>, String> {
-    let artifact = precompile_alone(wasm_path, out_dir, target)?;
-    Ok(Some(match base_artifact {
-        Some(base) => rebase(&artifact, base, out_dir),
-        None => artifact,
-    }))
-}
-
-/// Precompiles one component into `out_dir`, reusing an earlier artifact of the
-/// same component and target (kept in `OUT_DIR` across reruns of this script).
-#[cfg(feature = "precompiled-builtins")]
-fn precompile_alone(wasm_path: &Path, out_dir: &Path, target: &str) -> Result<PathBuf, String> {
-    use sandbox_agent_compression::sha256;
-    use sandbox_agent_precompile::{AdapterOrigin, Artifact, HostConfig};
-
-    let wasm = fs::read(wasm_path).map_err(|e| e.to_string())?;
-    let stem = wasm_path.file_stem().unwrap().to_string_lossy();
-    let artifact_path = out_dir.join(format!("{stem}.{target}.precompiled"));
-    if let Ok(existing) = fs::read(&artifact_path) {
-        if Artifact::decode(&existing).is_ok_and(|a| a.source_sha256 == sha256(&wasm)) {
-            return Ok(artifact_path);
-        }
+    if let Some(dir) = handover {
+        let artifact = agentplex_precompile::handed_over(dir, wasm_path, base.map(|b| b.0), target)
+            .unwrap_or_else(|error| panic!("{HANDOVER_VAR}: {error}"));
+        return Ok(Some(artifact));
     }
-    let origin = AdapterOrigin::Builtin(wasm_path.file_name().unwrap().to_string_lossy().into());
-    let artifact =
-        sandbox_agent_precompile::precompile(&HostConfig::default(), origin, &wasm, target)
-            .map_err(|e| e.to_string())?;
-    fs::write(&artifact_path, artifact).map_err(|e| e.to_string())?;
-    Ok(artifact_path)
-}
-
-/// Without `precompiled-builtins`: nothing precompiled, the daemon compiles the
-/// builtins when it starts.
-#[cfg(not(feature = "precompiled-builtins"))]
-fn precompile(_: &Path, _: Option<&[u8]>, _: &Path, _: &str) -> Result<Option<PathBuf>, String> {
-    Ok(None)
+    #[cfg(feature = "precompiled-builtins")]
+    return agentplex_precompile::precompile_builtin(wasm_path, base, out_dir, target).map(Some);
+    #[cfg(not(feature = "precompiled-builtins"))]
+    {
+        let _ = (wasm_path, out_dir);
+        Ok(None)
+    }
 }
 
 /// The component zstd-compressed into `out_dir`, against `base` when given (kept
@@ -201,38 +186,17 @@ fn compress(wasm_path: &Path, base: Option<&[u8]>, out_dir: &Path) -> PathBuf {
     let stamp = compressed_path.with_extension("zst.sha256");
     let mut inputs = wasm.clone();
     inputs.extend_from_slice(base.unwrap_or_default());
-    let digest = sandbox_agent_compression::sha256(&inputs);
+    let digest = agentplex_compression::sha256(&inputs);
     if fs::read(&stamp).is_ok_and(|known| known == digest) && compressed_path.is_file() {
         return compressed_path;
     }
     let compressed = match base {
-        Some(base) => sandbox_agent_compression::compress_against(&wasm, base),
-        None => sandbox_agent_compression::compress(&wasm),
+        Some(base) => agentplex_compression::compress_against(&wasm, base),
+        None => agentplex_compression::compress(&wasm),
     };
     fs::write(&compressed_path, compressed).unwrap();
     fs::write(&stamp, digest).unwrap();
     compressed_path
-}
-
-/// `artifact` with its code compressed against `base`'s, written beside it (kept
-/// while both are unchanged).
-#[cfg(feature = "precompiled-builtins")]
-fn rebase(artifact: &Path, base: &[u8], out_dir: &Path) -> PathBuf {
-    let stem = artifact.file_name().unwrap().to_string_lossy();
-    let delta_path = out_dir.join(format!("{stem}.delta"));
-    let stamp = out_dir.join(format!("{stem}.delta.sha256"));
-    let bytes = fs::read(artifact).unwrap();
-    let mut inputs = bytes.clone();
-    inputs.extend_from_slice(base);
-    let digest = sandbox_agent_compression::sha256(&inputs);
-    if fs::read(&stamp).is_ok_and(|known| known == digest) && delta_path.is_file() {
-        return delta_path;
-    }
-    let delta = sandbox_agent_precompile::rebase(&bytes, base)
-        .unwrap_or_else(|e| panic!("compressing {stem} against the base adapter: {e}"));
-    fs::write(&delta_path, delta).unwrap();
-    fs::write(&stamp, digest).unwrap();
-    delta_path
 }
 
 /// Rebuild when an adapter's sources or the contract change (not on every build

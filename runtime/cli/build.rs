@@ -68,7 +68,7 @@ fn embed_scaffold(root: &Path, out_dir: &Path) {
         }
         let bundle = archive.into_inner().unwrap();
         let path = out_dir.join(format!("scaffold-{name}.tar.zst"));
-        fs::write(&path, sandbox_agent_compression::compress(&bundle)).unwrap();
+        fs::write(&path, agentplex_compression::compress(&bundle)).unwrap();
         generated.push_str(&format!(
             "pub(crate) const {name}: &[u8] = include_bytes!({:?});\n",
             path.display().to_string()

@@ -4,11 +4,11 @@
 /// mimalloc, with adapter instances in pages of their own.
 #[cfg(target_env = "musl")]
 #[global_allocator]
-static ALLOCATOR: sandbox_agent_host::instance_memory::Allocator =
-    sandbox_agent_host::instance_memory::Allocator;
+static ALLOCATOR: agentplex_host::instance_memory::Allocator =
+    agentplex_host::instance_memory::Allocator;
 
 fn main() -> std::process::ExitCode {
     #[cfg(target_env = "musl")]
-    sandbox_agent_host::instance_memory::set_daemon_options();
+    agentplex_host::instance_memory::set_daemon_options();
     agentplex_cli::main()
 }

@@ -245,7 +245,7 @@ fn an_acp_adapter_made_from_a_command_line_drives_a_real_acp_agent() {
         ..Options::default()
     });
     let api = Api::new(&daemon);
-    let model = sandbox_agent_model_server::ModelServer::start().unwrap();
+    let model = agentplex_model_server::ModelServer::start().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let created = api.post_json(

@@ -9,12 +9,12 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::api::*;
-use common::{Daemon, Options};
-use sandbox_agent_host::{
+use agentplex_host::{
     Action, AdapterOrigin, AdapterRegistry, HostConfig, Input, MessagePart, PermissionReply,
 };
-use sandbox_agent_universal::{ItemRole, UniversalEventData, UniversalEventType};
+use agentplex_universal::{ItemRole, UniversalEventData, UniversalEventType};
+use common::api::*;
+use common::{Daemon, Options};
 use serde_json::json;
 
 fn fixture() -> PathBuf {
@@ -36,7 +36,7 @@ fn completed_texts(actions: &[Action]) -> Vec<String> {
                             .content
                             .iter()
                             .filter_map(|part| match part {
-                                sandbox_agent_universal::ContentPart::Text { text } => {
+                                agentplex_universal::ContentPart::Text { text } => {
                                     Some(text.clone())
                                 }
                                 _ => None,

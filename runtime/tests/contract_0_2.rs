@@ -7,9 +7,9 @@ mod common;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
+use agentplex_host::{AdapterRegistry, HostConfig, Input, MessagePart};
 use common::api::*;
 use common::{adapters_dir_with, test_guest, Daemon, Options};
-use sandbox_agent_host::{AdapterRegistry, HostConfig, Input, MessagePart};
 use serde_json::json;
 
 /// Log output captured in memory.

@@ -5,10 +5,10 @@
 mod common;
 
 use agentplex_builtins::BUILTIN_ADAPTERS;
-use sandbox_agent_host::{
+use agentplex_host::{
     Action, AdapterOrigin, AdapterRegistry, HostConfig, HostError, Input, MessagePart,
 };
-use sandbox_agent_universal::UniversalEventData;
+use agentplex_universal::UniversalEventData;
 
 /// Host settings for tests: the shared compile cache, and the given overrides.
 fn host(config: HostConfig) -> HostConfig {
@@ -42,7 +42,7 @@ fn item_ids(actions: &[Action]) -> Vec<String> {
 }
 
 /// A mock session that has started and run one turn, with that turn's actions.
-fn mock_after_one_turn(config: HostConfig) -> (sandbox_agent_host::AdapterSession, Vec<Action>) {
+fn mock_after_one_turn(config: HostConfig) -> (agentplex_host::AdapterSession, Vec<Action>) {
     let registry = mock_registry(config);
     let mut session = registry
         .get("mock")

@@ -8,12 +8,12 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use agentplex_builtins::{builtin_registry, Builtin, BUILTIN_ADAPTERS};
-use common::api::*;
-use common::{adapters_dir_with, test_guest, Daemon, Options};
-use sandbox_agent_host::artifact::{sha256, Artifact};
-use sandbox_agent_host::{
+use agentplex_host::artifact::{sha256, Artifact};
+use agentplex_host::{
     AdapterOrigin, AdapterRegistry, HostConfig, Input, LoadedAdapter, MessagePart,
 };
+use common::api::*;
+use common::{adapters_dir_with, test_guest, Daemon, Options};
 
 /// Runs one echo turn through an adapter and returns how many actions it gave.
 fn run_turn(adapter: &std::sync::Arc<LoadedAdapter>) -> usize {
@@ -83,7 +83,7 @@ fn builtins_are_known_without_compiling_anything() {
 }
 
 /// Loads an adapter's code (an answer only its component gives).
-fn load(adapter: &LoadedAdapter) -> Result<(), sandbox_agent_host::HostError> {
+fn load(adapter: &LoadedAdapter) -> Result<(), agentplex_host::HostError> {
     adapter.parse_latest_version("1.2.3").map(drop)
 }
 

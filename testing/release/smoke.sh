@@ -73,7 +73,9 @@ started="$(date +%s%N)"
 # Sessions park 100 ms after their last input, so that the second turn below
 # runs on an instance rebuilt from its snapshot (the allocator keeps instances
 # in pages of their own: built, dropped and built again here).
-HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" AGENTPLEX_LOG=warn AGENTPLEX_ADAPTER_PARK_AFTER_MS=100 \
+# At the info level the log says when a builtin is compiled instead of taken precompiled
+# (checked after the turns below).
+HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" AGENTPLEX_LOG=info AGENTPLEX_ADAPTER_PARK_AFTER_MS=100 \
   "$bin" server --no-token --host 127.0.0.1 --port "$port" >"$tmp/server.log" 2>&1 &
 pid=$!
 healthy="$(wait_healthy "$base")"
@@ -106,6 +108,15 @@ echo_turn() {
 echo_turn "hello from the release" "a streamed mock turn echoes and ends"
 sleep 0.5
 echo_turn "hello again" "the session, parked at rest, answers its next turn"
+
+# Every builtin the daemon loaded came precompiled into the binary (its build script
+# precompiled them, or took them from AGENTPLEX_PRECOMPILED_BUILTINS): none was compiled.
+compiled="$(grep -E 'no usable precompiled form|compiling the builtin adapter' "$tmp/server.log" || true)"
+if [ -z "$compiled" ]; then
+  pass "the builtin adapters run precompiled (none compiled at start)"
+else
+  fail "the builtin adapters run precompiled" "$(printf '%s' "$compiled" | head -c 300)"
+fi
 
 kill -TERM "$pid"
 rc=0

@@ -4,7 +4,7 @@
 //! (`sandbox_agent_adapter_kit::testing::record`).
 //!
 //! ```sh
-//! cargo run -p sandbox-agent-model-server -- --port 0     # prints its URL
+//! cargo run -p agentplex-model-server -- --port 0     # prints its URL
 //! GEMINI_RECORD_BIN=/path/to/node_modules/@google/gemini-cli/bundle/gemini.js \
 //!   GEMINI_RECORD_MODEL_URL=http://127.0.0.1:PORT \
 //!   cargo test --manifest-path adapters/Cargo.toml -p sandbox-agent-adapter-gemini \

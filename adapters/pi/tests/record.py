@@ -5,7 +5,7 @@ The script plays the host and writes what the adapter writes (the `get_state` at
 launch, `prompt`, `abort`, with the adapter's request ids), so every native line in
 a transcript is what Pi really printed, in the order the host would feed it.
 
-    cargo run -p sandbox-agent-model-server -- --port 0      # prints its URL
+    cargo run -p agentplex-model-server -- --port 0      # prints its URL
     PI_RECORD_BIN=testing/agents/node_modules/.bin/pi \
     PI_RECORD_MODEL_URL=http://127.0.0.1:PORT \
       python3 adapters/pi/tests/record.py [scenario ...]

@@ -1,4 +1,4 @@
-//! Fuzzing the shim that runs 0.1.0 components (the `sandbox-agent-fuzz` driver:
+//! Fuzzing the shim that runs 0.1.0 components (the `agentplex-fuzz` driver:
 //! stable Rust, inside `cargo test`; `FUZZ_SECS=600` for a long run).
 //!
 //! Two targets:
@@ -16,7 +16,7 @@
 //!   Properties: no panic; a generated document gives its answer; any answer is a
 //!   lowercase SHA-256 digest found in the document.
 
-use sandbox_agent_fuzz::{self as fuzz, arbitrary::Result, mutate, Unstructured};
+use agentplex_fuzz::{self as fuzz, arbitrary::Result, mutate, Unstructured};
 use serde_json::{json, Value};
 
 use super::*;

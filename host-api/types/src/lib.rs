@@ -2,11 +2,11 @@
 //! the [`Input`]s a session feeds its adapter, the [`Action`]s the adapter asks
 //! for, and the records they carry.
 //!
-//! The adapter host (`sandbox-agent-host`) converts them to and from the types
+//! The adapter host (`agentplex-host`) converts them to and from the types
 //! wasmtime generates for each contract version; the session core and its driver
 //! use only these, so neither needs wasmtime to be built or tested.
 
-use sandbox_agent_universal::{UniversalEventData, UniversalEventType};
+use agentplex_universal::{UniversalEventData, UniversalEventType};
 
 /// A start of a child process with piped stdin, stdout and stderr.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -146,9 +146,9 @@ impl Daemon {
     }
 
     /// A client of this daemon (with its token, if any).
-    pub fn client(&self) -> sandbox_agent_client::Client {
+    pub fn client(&self) -> agentplex_client::Client {
         let endpoint = format!("http://127.0.0.1:{}", self.port);
-        sandbox_agent_client::Client::new(&endpoint, self.token.clone()).unwrap()
+        agentplex_client::Client::new(&endpoint, self.token.clone()).unwrap()
     }
 
     /// Whether the process is still running; its exit status if not.

@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use agentplex_client::{Client, EventStream, MessageRequest, UniversalEvent};
 use futures::StreamExt;
-use sandbox_agent_client::{Client, EventStream, MessageRequest, UniversalEvent};
 
 /// What each timed message took, from just before its `POST` was sent.
 #[derive(Default)]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use sandbox_agent_client::{Client, CreateSessionRequest};
+use agentplex_client::{Client, CreateSessionRequest};
 
 use super::common::latency::TurnLatency;
 use super::common::{percentile, us};

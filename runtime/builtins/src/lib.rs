@@ -6,10 +6,10 @@
 
 use std::path::Path;
 
-use sandbox_agent_host::{AdapterRegistry, HostConfig, HostError};
+use agentplex_host::{AdapterRegistry, HostConfig, HostError};
 
 /// An adapter component built into the daemon.
-pub use sandbox_agent_host::EmbeddedAdapter as Builtin;
+pub use agentplex_host::EmbeddedAdapter as Builtin;
 
 include!(concat!(env!("OUT_DIR"), "/builtin_adapters.rs"));
 

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use sandbox_agent_client::{ClientError, ProblemDetails};
-use sandbox_agent_host::HostError;
+use agentplex_client::{ClientError, ProblemDetails};
+use agentplex_host::HostError;
 
 use crate::transcripts::Summary;
 use agentplex_install::platform::InvalidPlatform;

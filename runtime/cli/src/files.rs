@@ -6,11 +6,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Subcommand};
-use futures::StreamExt;
-use sandbox_agent_client::{
+use agentplex_client::{
     FsDeleteQuery, FsEntriesQuery, FsMoveRequest, FsPathQuery, FsSessionQuery, FsUploadBatchQuery,
 };
+use clap::{Args, Subcommand};
+use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
 
 use super::error::CliError;

@@ -7,15 +7,15 @@
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 
-use clap::Args;
-use comfy_table::{presets, ContentArrangement, Table};
-use sandbox_agent_client::{
+use agentplex_client::{
     AgentInfo, AgentModelsResponse, AgentModesResponse, CreateSessionResponse, SessionInfo,
 };
-use sandbox_agent_universal::{
+use agentplex_universal::{
     ContentPart, ItemKind, ItemRole, ItemStatus, PermissionStatus, QuestionStatus, TurnPhase,
     UniversalEvent, UniversalEventData, UniversalItem,
 };
+use clap::Args;
+use comfy_table::{presets, ContentArrangement, Table};
 
 /// Output of the client subcommands.
 #[derive(Debug, Clone, Args)]
@@ -111,7 +111,7 @@ pub fn models(models: &AgentModelsResponse) -> String {
 }
 
 /// `fs ls`.
-pub fn entries(entries: &[sandbox_agent_client::FsEntry]) -> String {
+pub fn entries(entries: &[agentplex_client::FsEntry]) -> String {
     table(
         ["TYPE", "SIZE", "MODIFIED", "NAME"],
         entries.iter().map(|entry| {
@@ -126,7 +126,7 @@ pub fn entries(entries: &[sandbox_agent_client::FsEntry]) -> String {
 }
 
 /// `fs stat`.
-pub fn stat(stat: &sandbox_agent_client::FsStat) -> String {
+pub fn stat(stat: &agentplex_client::FsStat) -> String {
     format!(
         "path:     {}\ntype:     {}\nsize:     {}\nmodified: {}",
         stat.path,
@@ -137,7 +137,7 @@ pub fn stat(stat: &sandbox_agent_client::FsStat) -> String {
 }
 
 /// `processes list`.
-pub fn processes(processes: &[sandbox_agent_client::ProcessInfo]) -> String {
+pub fn processes(processes: &[agentplex_client::ProcessInfo]) -> String {
     if processes.is_empty() {
         return "no processes (start one: agentplex processes start -- COMMAND)".into();
     }
@@ -160,7 +160,7 @@ pub fn processes(processes: &[sandbox_agent_client::ProcessInfo]) -> String {
 }
 
 /// One process (`processes start|get|stop|kill`).
-pub fn process(p: &sandbox_agent_client::ProcessInfo) -> String {
+pub fn process(p: &agentplex_client::ProcessInfo) -> String {
     let command = std::iter::once(&p.command)
         .chain(&p.args)
         .cloned()
@@ -176,7 +176,7 @@ pub fn process(p: &sandbox_agent_client::ProcessInfo) -> String {
 }
 
 /// How a process ended: `exited with 3`, `killed by signal 9`.
-pub fn exit(p: &sandbox_agent_client::ProcessInfo) -> String {
+pub fn exit(p: &agentplex_client::ProcessInfo) -> String {
     match (p.exit_code, p.signal) {
         (Some(code), _) => format!("{} exited with {code}", p.id),
         (None, Some(signal)) => format!("{} was killed by signal {signal}", p.id),
@@ -185,9 +185,9 @@ pub fn exit(p: &sandbox_agent_client::ProcessInfo) -> String {
 }
 
 /// `running`, `exited (3)`, `exited (signal 9)`.
-fn status(p: &sandbox_agent_client::ProcessInfo) -> String {
+fn status(p: &agentplex_client::ProcessInfo) -> String {
     match (p.status, p.exit_code, p.signal) {
-        (sandbox_agent_client::ProcessState::Running, ..) => "running".into(),
+        (agentplex_client::ProcessState::Running, ..) => "running".into(),
         (_, Some(code), _) => format!("exited ({code})"),
         (_, None, Some(signal)) => format!("exited (signal {signal})"),
         _ => "exited".into(),

@@ -5,10 +5,10 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
+use agentplex_api::{AgentInstallRequest, ProblemDetails};
 use clap::Args;
 use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
-use sandbox_agent_api::{AgentInstallRequest, ProblemDetails};
 
 use super::error::{CliError, LocalError};
 use agentplex_install::{

@@ -37,8 +37,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use agentplex_host::HostConfig;
 use clap::{Args, Parser, Subcommand};
-use sandbox_agent_host::HostConfig;
 
 use agentplex_server::config::{default_data_dir, CorsConfig, DaemonConfig};
 use error::LocalError;

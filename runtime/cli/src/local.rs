@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agentplex_api::{AgentCapabilities, AgentModeInfo, AgentModelInfo};
+use agentplex_host::{AdapterOrigin, AdapterRegistry, HostConfig, HostError, LoadedAdapter};
 use clap::Subcommand;
-use sandbox_agent_api::{AgentCapabilities, AgentModeInfo, AgentModelInfo};
-use sandbox_agent_host::{AdapterOrigin, AdapterRegistry, HostConfig, HostError, LoadedAdapter};
 use serde::Serialize;
 
 use super::error::LocalError;
@@ -123,7 +123,7 @@ impl AdapterView {
             version: info.version.clone(),
             agent_versions: info.agent_versions.clone(),
             origin: adapter.origin().to_string(),
-            contract: sandbox_agent_host::run_as(adapter.contract())
+            contract: agentplex_host::run_as(adapter.contract())
                 .unwrap_or(adapter.contract())
                 .to_owned(),
             builtin: info.builtin,

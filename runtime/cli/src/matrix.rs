@@ -2,7 +2,7 @@
 //! through the universal API) rendered as Markdown from the adapters' declared
 //! capabilities. `docs/coverage-matrix.md` is this output; a test keeps it fresh.
 
-use sandbox_agent_host::LoadedAdapter;
+use agentplex_host::LoadedAdapter;
 use serde_json::Value;
 
 use agentplex_sessions::agents::capabilities;

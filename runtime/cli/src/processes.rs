@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Duration;
 
+use agentplex_client::{
+    ProcessCreateRequest, ProcessDataEncoding, ProcessLogEntry, ProcessLogEvent, ProcessLogsQuery,
+    ProcessLogsStream, ProcessRunRequest, ProcessRunResponse,
+};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use clap::{Args, Subcommand};
 use futures::StreamExt;
-use sandbox_agent_client::{
-    ProcessCreateRequest, ProcessDataEncoding, ProcessLogEntry, ProcessLogEvent, ProcessLogsQuery,
-    ProcessLogsStream, ProcessRunRequest, ProcessRunResponse,
-};
 use tokio::io::AsyncReadExt;
 
 use super::error::CliError;

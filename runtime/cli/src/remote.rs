@@ -4,12 +4,12 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand, ValueEnum};
-use futures::StreamExt;
-use sandbox_agent_client::{
+use agentplex_client::{
     AgentInstallRequest, Client, ClientError, CreateSessionRequest, EventStream, EventsQuery,
     MessageAttachment, MessageRequest, PermissionReply, SkillSource, SkillsConfig,
 };
+use clap::{Args, Subcommand, ValueEnum};
+use futures::StreamExt;
 use serde::Serialize;
 
 use super::error::CliError;

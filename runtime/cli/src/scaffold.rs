@@ -17,7 +17,7 @@ include!(concat!(env!("OUT_DIR"), "/scaffold_files.rs"));
 fn bundle(compressed: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LocalError> {
     use std::io::Read;
     let damaged = |error: std::io::Error| LocalError::Damaged(error.to_string());
-    let bytes = sandbox_agent_host::artifact::decompress(compressed)
+    let bytes = agentplex_host::artifact::decompress(compressed)
         .map_err(|error| LocalError::Damaged(error.to_string()))?;
     let mut archive = tar::Archive::new(bytes.as_slice());
     let mut files = Vec::new();
@@ -38,7 +38,7 @@ fn bundle(compressed: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LocalError> {
 /// Where the kit goes inside the project.
 const KIT_DIR: &str = "vendor/sandbox-agent-adapter-kit";
 /// Where the fuzzing driver of the kit's `testing` feature goes, beside the kit.
-const FUZZ_DIR: &str = "vendor/sandbox-agent-fuzz";
+const FUZZ_DIR: &str = "vendor/agentplex-fuzz";
 /// The contract the embedded kit is built against.
 const CONTRACT: &str = "v0.2.0";
 
@@ -105,7 +105,7 @@ pub fn scaffold(name: &str, dir: &Path, acp: Option<&str>) -> Result<Scaffolded,
             "Cargo.toml" => vendored_manifest(&String::from_utf8_lossy(&bytes))?
                 .replace(
                     "path = \"../../testing/fuzz\"",
-                    "path = \"../sandbox-agent-fuzz\"",
+                    "path = \"../agentplex-fuzz\"",
                 )
                 .into_bytes(),
             "src/bindings.rs" => String::from_utf8_lossy(&bytes)

@@ -6,15 +6,15 @@
 use std::io::{IsTerminal, Write};
 use std::os::fd::AsFd;
 
+use agentplex_client::tungstenite::Message;
+use agentplex_client::{
+    ProcessDataEncoding, TerminalClientFrame, TerminalServerFrame, TerminalSocket,
+};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use clap::Args;
 use futures::{SinkExt, StreamExt};
 use rustix::termios::{self, OptionalActions, Termios};
-use sandbox_agent_client::tungstenite::Message;
-use sandbox_agent_client::{
-    ProcessDataEncoding, TerminalClientFrame, TerminalServerFrame, TerminalSocket,
-};
 use tokio::io::AsyncReadExt;
 use tokio::signal::unix::{signal, SignalKind};
 
@@ -185,7 +185,7 @@ fn local_size() -> Option<TerminalClientFrame> {
 async fn send(
     socket: &mut TerminalSocket,
     frame: TerminalClientFrame,
-) -> Result<(), sandbox_agent_client::tungstenite::Error> {
+) -> Result<(), agentplex_client::tungstenite::Error> {
     let text = serde_json::to_string(&frame).expect("frames serialize");
     socket.send(Message::text(text)).await
 }

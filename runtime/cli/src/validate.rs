@@ -9,11 +9,11 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use sandbox_agent_host::{
+use agentplex_host::{
     Action, AdapterInfo, AdapterOrigin, AdapterRegistry, Arch, ArchiveKind, HostConfig, HostError,
     Input, InstallRecipe, Libc, LoadedAdapter, Os, Platform, SessionConfig, SUPPORTED_CONTRACTS,
 };
-use sandbox_agent_universal::UniversalEventType;
+use agentplex_universal::UniversalEventType;
 
 use super::error::LocalError;
 use super::Failure;
@@ -162,7 +162,7 @@ fn check_contract(report: &mut Report, adapter: &LoadedAdapter) {
             "contract",
             format!(
                 "{exported} (world adapter-component), run as the compatible {}",
-                sandbox_agent_host::run_as(exported).unwrap_or("supported contract")
+                agentplex_host::run_as(exported).unwrap_or("supported contract")
             ),
         );
     }

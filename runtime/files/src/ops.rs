@@ -7,7 +7,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::time::SystemTime;
 
-use sandbox_agent_api::{FsEntry, FsEntryKind, FsEntryType, FsStat};
+use agentplex_api::{FsEntry, FsEntryKind, FsEntryType, FsStat};
 use time::format_description::well_known::Rfc3339;
 
 use super::confine::FsRoot;

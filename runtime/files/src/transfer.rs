@@ -8,9 +8,9 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use agentplex_api::FsEntryKind;
 use axum::body::Body;
 use futures::StreamExt;
-use sandbox_agent_api::FsEntryKind;
 use tokio::io::AsyncWriteExt;
 
 use super::FsError;

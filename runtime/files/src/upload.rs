@@ -19,9 +19,9 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
+use agentplex_api::{FsUploadBatchResponse, FS_UPLOAD_LISTED_PATHS};
 use axum::body::Body;
 use futures::TryStreamExt;
-use sandbox_agent_api::{FsUploadBatchResponse, FS_UPLOAD_LISTED_PATHS};
 use tokio_util::io::{StreamReader, SyncIoBridge};
 
 pub use members::MAX_EXTENSION_BYTES;

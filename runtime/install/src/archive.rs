@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use sandbox_agent_host::ArchiveKind;
+use agentplex_host::ArchiveKind;
 
 /// What an archive held.
 #[derive(Debug)]

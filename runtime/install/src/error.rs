@@ -4,7 +4,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sandbox_agent_host::HostError;
+use agentplex_host::HostError;
 
 use super::archive::ArchiveError;
 

@@ -23,8 +23,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use agentplex_host::{InstallRecipe, InstallSource, LoadedAdapter, Platform};
 use futures::future::{BoxFuture, FutureExt, Shared};
-use sandbox_agent_host::{InstallRecipe, InstallSource, LoadedAdapter, Platform};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 

@@ -56,7 +56,7 @@ pub async fn fetch(
         tokio::task::spawn_blocking(move || {
             archive::unpack(
                 &tarball,
-                sandbox_agent_host::ArchiveKind::TarGz,
+                agentplex_host::ArchiveKind::TarGz,
                 "package/package.json",
                 &unpacked,
             )

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use sandbox_agent_host::{Arch, Libc, Os, Platform};
+use agentplex_host::{Arch, Libc, Os, Platform};
 
 /// The machine the daemon runs on.
 pub fn detect() -> Platform {

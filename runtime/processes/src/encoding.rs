@@ -1,8 +1,8 @@
 //! Bytes in JSON strings: UTF-8 text or base64, as a request says.
 
+use agentplex_api::ProcessDataEncoding;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
-use sandbox_agent_api::ProcessDataEncoding;
 
 use crate::ProcessError;
 

@@ -6,8 +6,8 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use agentplex_api::ProcessLogsStream;
 use futures::Stream;
-use sandbox_agent_api::ProcessLogsStream;
 use tokio::sync::watch;
 
 use super::log::{Chunk, Position};

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sandbox_agent_api::{ProcessConfig, ProcessCreateRequest, ProcessDataEncoding, ProcessInfo};
+use agentplex_api::{ProcessConfig, ProcessCreateRequest, ProcessDataEncoding, ProcessInfo};
 
 pub use error::ProcessError;
 pub use managed::ManagedProcess;

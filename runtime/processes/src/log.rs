@@ -9,8 +9,8 @@
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
+use agentplex_api::ProcessLogsStream;
 use bytes::Bytes;
-use sandbox_agent_api::ProcessLogsStream;
 use tokio::sync::watch;
 
 /// What each chunk costs besides its bytes, counted against the buffer's limit: a

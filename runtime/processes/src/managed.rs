@@ -6,7 +6,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sandbox_agent_api::{ProcessCreateRequest, ProcessInfo, ProcessState};
+use agentplex_api::{ProcessCreateRequest, ProcessInfo, ProcessState};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt as _};
 use tokio::net::unix::pipe;
 use tokio::sync::watch;

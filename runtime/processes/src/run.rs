@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sandbox_agent_api::{ProcessRunRequest, ProcessRunResponse};
+use agentplex_api::{ProcessRunRequest, ProcessRunResponse};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 use super::spawn::{exit_parts, CommandSpec};

@@ -62,7 +62,7 @@ fn query_token(uri: &Uri) -> Option<String> {
     if !(path.starts_with("/v1/processes/") && path.ends_with("/terminal/ws")) {
         return None;
     }
-    axum::extract::Query::<sandbox_agent_api::ProcessWsQuery>::try_from_uri(uri)
+    axum::extract::Query::<agentplex_api::ProcessWsQuery>::try_from_uri(uri)
         .ok()
         .and_then(|query| query.0.access_token)
 }

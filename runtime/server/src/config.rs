@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use sandbox_agent_host::HostConfig;
+use agentplex_host::HostConfig;
 
 /// Which cross-origin requests the server answers; none by default.
 #[derive(Debug, Clone, Default)]

@@ -4,10 +4,10 @@
 use agentplex_files::FsError;
 use agentplex_processes::ProcessError;
 
+use agentplex_api::{ErrorType, ProblemDetails, PROBLEM_TYPE_PREFIX};
 use agentplex_sessions::SessionError;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use sandbox_agent_api::{ErrorType, ProblemDetails, PROBLEM_TYPE_PREFIX};
 
 /// What a route answers: its body, or a problem document.
 pub type Result<T> = std::result::Result<T, ApiError>;

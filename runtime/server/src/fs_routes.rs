@@ -4,13 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
+use agentplex_api::*;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json as JsonResponse, Router};
-use sandbox_agent_api::*;
 use tokio_util::io::ReaderStream;
 
 use super::extract::{Json, Query};

@@ -3,11 +3,11 @@
 
 use std::time::Instant;
 
+use agentplex_api::SessionStatus;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use sandbox_agent_api::SessionStatus;
 
 use super::AppState;
 use agentplex_sessions::metrics::{

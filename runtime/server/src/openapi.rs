@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document of the API, generated from the handlers and types.
 
-use sandbox_agent_api::*;
-use sandbox_agent_universal::*;
+use agentplex_api::*;
+use agentplex_universal::*;
 use serde_json::{json, Value};
 use utoipa::OpenApi;
 

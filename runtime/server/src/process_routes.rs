@@ -6,6 +6,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentplex_api::*;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -15,7 +16,6 @@ use axum::{Json as JsonResponse, Router};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use futures::StreamExt;
-use sandbox_agent_api::*;
 
 use super::extract::{Json, Path, Query};
 use super::AppState;

@@ -1,12 +1,12 @@
 //! One small handler per route of `/v1`. Each is the happy path; failures are
 //! [`ApiError`]s that become problem documents.
 
+use agentplex_api::*;
+use agentplex_host::{Attachment, MessagePart as AdapterPart};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use sandbox_agent_api::*;
-use sandbox_agent_host::{Attachment, MessagePart as AdapterPart};
 
 use super::extract::{Json, OptionalJson, Path, Query};
 use super::sse;
@@ -349,9 +349,9 @@ pub async fn reply_permission(
 ) -> Result<StatusCode> {
     let session = state.sessions.get(&session_id)?;
     let reply = match request.reply {
-        PermissionReply::Once => sandbox_agent_host::PermissionReply::Once,
-        PermissionReply::Always => sandbox_agent_host::PermissionReply::Always,
-        PermissionReply::Reject => sandbox_agent_host::PermissionReply::Reject,
+        PermissionReply::Once => agentplex_host::PermissionReply::Once,
+        PermissionReply::Always => agentplex_host::PermissionReply::Always,
+        PermissionReply::Reject => agentplex_host::PermissionReply::Reject,
     };
     session
         .command(Command::ReplyPermission {

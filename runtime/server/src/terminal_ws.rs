@@ -10,6 +10,10 @@
 
 use std::sync::Arc;
 
+use agentplex_api::{
+    ProblemDetails, ProcessDataEncoding, ProcessLogsStream, ProcessWsQuery, TerminalClientFrame,
+    TerminalServerFrame,
+};
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
@@ -17,10 +21,6 @@ use axum::http::header::{HOST, ORIGIN};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use futures::{SinkExt, StreamExt};
-use sandbox_agent_api::{
-    ProblemDetails, ProcessDataEncoding, ProcessLogsStream, ProcessWsQuery, TerminalClientFrame,
-    TerminalServerFrame,
-};
 
 use super::extract::{Path, Query};
 use super::AppState;

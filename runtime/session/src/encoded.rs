@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use sandbox_agent_universal::{UniversalEvent, UniversalEventType};
+use agentplex_universal::{UniversalEvent, UniversalEventType};
 use serde_json::value::RawValue;
 
 /// One transcript event as JSON, in two pieces so that a reader with or without
@@ -110,7 +110,7 @@ impl EncodedEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sandbox_agent_universal::{ErrorData, EventSource, UniversalEventData};
+    use agentplex_universal::{ErrorData, EventSource, UniversalEventData};
 
     fn event(raw: Option<serde_json::Value>) -> UniversalEvent {
         UniversalEvent {

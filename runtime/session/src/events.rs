@@ -3,7 +3,7 @@
 //! the closing of a turn lost with the previous daemon.
 
 use agentplex_adapter_types::EmittedEvent;
-use sandbox_agent_universal::{
+use agentplex_universal::{
     AgentUnparsedData, ContentPart, ErrorData, ItemEventData, ItemKind, ItemRole, ItemStatus,
     SessionEndedData, TurnEventData, TurnPhase, UniversalEventData, UniversalEventType,
     UniversalItem,

@@ -37,7 +37,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use agentplex_adapter_types::{Action, EmittedEvent, ExitStatus, Input};
-use sandbox_agent_universal::{
+use agentplex_universal::{
     EventSource, PermissionEventData, PermissionStatus, QuestionEventData, QuestionStatus,
     SessionEndReason, SessionEndedData, TerminatedBy, UniversalEvent, UniversalEventData,
     UniversalEventType,

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use agentplex_adapter_types::{ExitStatus, PermissionReply};
+use agentplex_universal::TurnPhase;
 use proptest::prelude::*;
-use sandbox_agent_universal::TurnPhase;
 
 use super::tests::{identity, message_text, permission, question, stdout, turn, Outcome};
 use super::*;

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use sandbox_agent_universal::StderrOutput;
+use agentplex_universal::StderrOutput;
 
 const HEAD_LINES: usize = 20;
 const TAIL_LINES: usize = 50;

@@ -2,7 +2,7 @@
 //! task, no database.
 
 use agentplex_adapter_types::{ExitStatus, MessagePart, PermissionReply, TimerRequest};
-use sandbox_agent_universal::{StderrOutput, TurnEventData, TurnPhase};
+use agentplex_universal::{StderrOutput, TurnEventData, TurnPhase};
 
 use super::*;
 

@@ -9,12 +9,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sandbox_agent_host::{Action, AdapterSession, FileWrite, Input};
-use sandbox_agent_universal::{UniversalEventData, UniversalEventType};
+use agentplex_host::{Action, AdapterSession, FileWrite, Input};
+use agentplex_universal::{UniversalEventData, UniversalEventType};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::AbortHandle;
 
-use super::command::{Command, Request, Tickets};
+use super::command::{Request, Tickets};
 use super::fault::{self, StorageFault};
 use super::incoming::{Delivery, Inbox};
 use super::loopback::Loopback;
@@ -26,7 +26,7 @@ use super::recording::Recording;
 use super::shared::SharedProcesses;
 use super::SessionShared;
 use crate::SessionError;
-use agentplex_session::{Effect, Identity, Incoming, LostTurn, Resource, SessionCore};
+use agentplex_session::{Command, Effect, Identity, Incoming, LostTurn, Resource, SessionCore};
 use agentplex_store::{Checkpoint, Commit, Store, StoreError};
 
 /// Most inputs already waiting (process output, timers, responses) handled
@@ -357,7 +357,7 @@ impl Actor {
         match self.adapter.park() {
             Ok(()) => {
                 #[cfg(target_env = "musl")]
-                sandbox_agent_host::instance_memory::give_back_instance_memory();
+                agentplex_host::instance_memory::give_back_instance_memory();
                 tracing::debug!("parked the adapter instance")
             }
             Err(error) => {
@@ -377,11 +377,16 @@ impl Actor {
     /// Answers a request once the state it leaves is stored, so whoever gets the
     /// answer finds it; with a store that cannot be written, refuses it instead.
     async fn on_request(&mut self, request: Request) {
-        let Request { command, done } = request;
+        let Request {
+            command,
+            turn_started,
+            done,
+        } = request;
         if let Err(error) = self.storage_ready(&command).await {
             let _ = done.send(Err(error.into()));
             return;
         }
+        let command = self.tickets.issue(command, turn_started);
         let result = self.on_command(command);
         self.commit().await;
         let result = match &self.fault {
@@ -425,7 +430,6 @@ impl Actor {
 
     /// Hands a command to the core and carries out what follows; its outcome.
     fn on_command(&mut self, command: Command) -> Result<(), SessionError> {
-        let command = command.into_core(&mut self.tickets);
         self.core.command(command, now_millis());
         self.drive()
             .expect("the session core answers every command")

@@ -139,10 +139,10 @@ impl SessionError {
 /// An adapter call's error as the core tells it apart: a refusal of the input, or
 /// a failure that ends the session.
 pub(crate) fn adapter_failure(
-    error: sandbox_agent_host::HostError,
+    error: agentplex_host::HostError,
 ) -> agentplex_session::AdapterFailure {
     match error {
-        sandbox_agent_host::HostError::Rejected(reason) => {
+        agentplex_host::HostError::Rejected(reason) => {
             agentplex_session::AdapterFailure::Rejected(reason)
         }
         error => agentplex_session::AdapterFailure::Failed(error.to_string()),

@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use sandbox_agent_api::{
+use agentplex_api::{
     McpCommand, McpOAuthConfigOrDisabled, McpRemoteTransport as ApiTransport, McpServerConfig,
 };
-use sandbox_agent_host::{
+use agentplex_host::{
     AdapterInfo, McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer,
     McpTransport,
 };

@@ -27,13 +27,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use sandbox_agent_api::{CreateSessionRequest, SessionInfo, SessionStatus};
-use sandbox_agent_host::{MessagePart, SessionConfig};
+use agentplex_api::{CreateSessionRequest, SessionInfo, SessionStatus};
+use agentplex_host::{MessagePart, SessionConfig};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio::sync::{oneshot, watch};
 
 use actor::Actor;
-pub use command::Command;
+pub use agentplex_session::Command;
 use command::Request;
 pub use error::SessionError;
 use log::EventLog;
@@ -95,12 +95,26 @@ impl Session {
 
     /// Sends a command to the session's task and waits for its outcome.
     pub async fn command(&self, command: Command) -> Result<(), SessionError> {
+        self.request(command, None).await
+    }
+
+    /// Sends a command, and who waits for its turn to start, to the session's
+    /// task; waits for its outcome.
+    async fn request(
+        &self,
+        command: Command,
+        turn_started: Option<oneshot::Sender<u64>>,
+    ) -> Result<(), SessionError> {
         let (done, outcome) = oneshot::channel();
         let ended = || SessionError::SessionEnded {
             session_id: self.shared.record.id.clone(),
         };
         self.requests
-            .send(Box::new(Request { command, done }))
+            .send(Box::new(Request {
+                command,
+                turn_started,
+                done,
+            }))
             .map_err(|_| ended())?;
         outcome.await.map_err(|_| ended())?
     }
@@ -112,10 +126,13 @@ impl Session {
         parts: Vec<MessagePart>,
     ) -> Result<oneshot::Receiver<u64>, SessionError> {
         let (turn_started, started) = oneshot::channel();
-        self.command(Command::Send {
-            parts,
-            turn_started: Some(turn_started),
-        })
+        self.request(
+            Command::Send {
+                parts,
+                ticket: None,
+            },
+            Some(turn_started),
+        )
         .await?;
         Ok(started)
     }
@@ -176,7 +193,7 @@ pub struct SessionSettings {
     /// Longest output line of an agent process handed to an adapter, in bytes.
     pub max_line_bytes: usize,
     /// How long a session sits without input before its adapter instance is
-    /// parked (see [`sandbox_agent_host::AdapterSession::park`]); `None`: never.
+    /// parked (see [`agentplex_host::AdapterSession::park`]); `None`: never.
     pub park_after: Option<std::time::Duration>,
     /// Most sessions holding an adapter instance at once (the least recently
     /// used park past it, see [`parking`]); `None`: no cap.
@@ -245,7 +262,7 @@ impl SessionManager {
 
     /// The `serverStatus` of an agent that has used a process shared between
     /// its sessions.
-    pub fn server_status(&self, agent: &str) -> Option<sandbox_agent_api::ServerStatusInfo> {
+    pub fn server_status(&self, agent: &str) -> Option<agentplex_api::ServerStatusInfo> {
         self.shared_processes.status(agent)
     }
 
@@ -382,7 +399,7 @@ impl SessionManager {
     /// processes: the agent's credentials, then the client's variables.
     fn session_config(
         &self,
-        adapter: &Arc<sandbox_agent_host::LoadedAdapter>,
+        adapter: &Arc<agentplex_host::LoadedAdapter>,
         record: &SessionRecord,
         resume_native_session_id: Option<String>,
     ) -> Result<(SessionConfig, Vec<(String, String)>), SessionError> {
@@ -427,7 +444,7 @@ impl SessionManager {
     fn actor(
         &self,
         shared: Arc<SessionShared>,
-        adapter_session: sandbox_agent_host::AdapterSession,
+        adapter_session: agentplex_host::AdapterSession,
         env: Vec<(String, String)>,
         directory: PathBuf,
     ) -> Actor {

@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use sandbox_agent_universal::UniversalEvent;
+use agentplex_universal::UniversalEvent;
 use tokio::sync::watch;
 
 use agentplex_store::{EncodedEvent, Store, StoreError};
@@ -237,7 +237,7 @@ impl EventLog {
 mod tests {
     use super::*;
     use agentplex_store::{Checkpoint, Commit, EphemeralStore, SessionRecord};
-    use sandbox_agent_universal::{ErrorData, EventSource, UniversalEventData, UniversalEventType};
+    use agentplex_universal::{ErrorData, EventSource, UniversalEventData, UniversalEventType};
 
     /// Stages an `error` event with `message` as the next one of the log (the
     /// session core numbers them so).

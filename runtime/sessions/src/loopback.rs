@@ -14,9 +14,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentplex_host::{HttpRequest, HttpResponse, Input, SseEvent, SseRequest};
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
-use sandbox_agent_host::{HttpRequest, HttpResponse, Input, SseEvent, SseRequest};
 
 use super::incoming::Inbox;
 use agentplex_session::Incoming;
@@ -93,7 +93,7 @@ impl Loopback {
                 .redirect(reqwest::redirect::Policy::custom(|attempt| {
                     if attempt.previous().len() > MAX_REDIRECTS {
                         attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
-                    } else if sandbox_agent_host::is_loopback_url(attempt.url()) {
+                    } else if agentplex_host::is_loopback_url(attempt.url()) {
                         attempt.follow()
                     } else {
                         let refusal = format!(

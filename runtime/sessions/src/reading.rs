@@ -6,8 +6,8 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use agentplex_universal::UniversalEventType;
 use futures::Stream;
-use sandbox_agent_universal::UniversalEventType;
 use tokio::sync::watch;
 
 use crate::log::Page;

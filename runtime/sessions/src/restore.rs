@@ -52,7 +52,7 @@ impl SessionManager {
             self.sessions.write().unwrap().insert(id, handle);
         }
         #[cfg(target_env = "musl")]
-        sandbox_agent_host::instance_memory::give_back_instance_memory();
+        agentplex_host::instance_memory::give_back_instance_memory();
         for first_steps in resumed {
             let _ = first_steps.await;
         }

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use sandbox_agent_api::{ServerStatus, ServerStatusInfo};
-use sandbox_agent_host::SpawnRequest;
+use agentplex_api::{ServerStatus, ServerStatusInfo};
+use agentplex_host::SpawnRequest;
 
 use super::processes::{self, ProcessEntry, SpawnContext, Subscriber};
 

@@ -134,13 +134,13 @@ pub struct SessionRecord {
     /// The enabled MCP servers the client asked for (secrets named by environment
     /// variable are read again at each launch, never stored).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub mcp: std::collections::BTreeMap<String, sandbox_agent_api::McpServerConfig>,
+    pub mcp: std::collections::BTreeMap<String, agentplex_api::McpServerConfig>,
     /// The skills found at creation: (name, absolute folder).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skills: Vec<(String, String)>,
     /// The skill sources the client asked for (shown in the session list).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skill_sources: Option<sandbox_agent_api::SkillsConfig>,
+    pub skill_sources: Option<agentplex_api::SkillsConfig>,
 }
 
 /// One session as loaded at start.

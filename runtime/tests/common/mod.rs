@@ -22,8 +22,8 @@ pub fn binary() -> String {
 /// A compile cache shared by every test run, so each daemon does not recompile
 /// the adapter components.
 /// A session config for driving an adapter directly through the host crate.
-pub fn adapter_session_config() -> sandbox_agent_host::SessionConfig {
-    sandbox_agent_host::SessionConfig {
+pub fn adapter_session_config() -> agentplex_host::SessionConfig {
+    agentplex_host::SessionConfig {
         session_id: "s".into(),
         agent_mode: "build".into(),
         permission_mode: "default".into(),

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sandbox_agent_model_server::ModelServer;
+use agentplex_model_server::ModelServer;
 
 /// One agent CLI the suite drives.
 pub struct Agent {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use sandbox_agent_model_server::ModelServer;
+use agentplex_model_server::ModelServer;
 use serde_json::{json, Value};
 
 use super::agents::Agent;

@@ -17,8 +17,8 @@ mod terminal;
 use std::future::Future;
 use std::time::{Duration, Instant};
 
+use agentplex_client::{Client, ClientError, ProcessInfo, ProcessLogsQuery, ProcessState};
 use common::{Daemon, Options};
-use sandbox_agent_client::{Client, ClientError, ProcessInfo, ProcessLogsQuery, ProcessState};
 
 /// A daemon with these extra server flags (and `--no-token`).
 fn daemon(args: &[&str]) -> Daemon {

@@ -4,10 +4,10 @@
 
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
-use sandbox_agent_client::{
+use agentplex_client::{
     ProcessCreateRequest, ProcessLogEvent, ProcessLogsQuery, ProcessRunRequest,
 };
+use futures::StreamExt;
 
 use super::common::procfs;
 use super::*;
@@ -94,7 +94,7 @@ fn logs_are_read_by_offset_and_followed_over_sse_until_the_exit() {
             .process_logs(
                 &process.id,
                 &ProcessLogsQuery {
-                    stream: Some(sandbox_agent_client::ProcessLogsStream::Stderr),
+                    stream: Some(agentplex_client::ProcessLogsStream::Stderr),
                     ..ProcessLogsQuery::default()
                 },
             )

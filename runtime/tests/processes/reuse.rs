@@ -6,7 +6,7 @@
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command};
 
-use sandbox_agent_client::ProcessCreateRequest;
+use agentplex_client::ProcessCreateRequest;
 
 use super::common::procfs;
 use super::*;

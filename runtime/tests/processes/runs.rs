@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use sandbox_agent_client::{ProcessDataEncoding, ProcessRunRequest};
+use agentplex_client::{ProcessDataEncoding, ProcessRunRequest};
 
 use super::common::procfs;
 use super::*;

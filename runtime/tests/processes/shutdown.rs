@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use sandbox_agent_client::ProcessCreateRequest;
+use agentplex_client::ProcessCreateRequest;
 
 use super::common::procfs;
 use super::*;

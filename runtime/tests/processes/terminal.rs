@@ -5,12 +5,12 @@
 
 use std::time::{Duration, Instant};
 
-use futures::{SinkExt, StreamExt};
-use sandbox_agent_client::tungstenite::protocol::frame::coding::CloseCode;
-use sandbox_agent_client::tungstenite::Message;
-use sandbox_agent_client::{
+use agentplex_client::tungstenite::protocol::frame::coding::CloseCode;
+use agentplex_client::tungstenite::Message;
+use agentplex_client::{
     Client, ProcessCreateRequest, TerminalClientFrame, TerminalServerFrame, TerminalSocket,
 };
+use futures::{SinkExt, StreamExt};
 
 use super::common::Options;
 use super::*;

@@ -217,10 +217,10 @@ pub fn run_with<T: Target>(name: &str, budget: Budget, target: &mut T) -> Report
     report
 }
 
-/// Writes a failing case's input to `<tmp>/sandbox-agent-fuzz/NAME-CASE.txt`;
+/// Writes a failing case's input to `<tmp>/agentplex-fuzz/NAME-CASE.txt`;
 /// returns where (or why it could not).
 fn keep_failure(name: &str, case: u64, input: &str) -> String {
-    let dir = std::env::temp_dir().join("sandbox-agent-fuzz");
+    let dir = std::env::temp_dir().join("agentplex-fuzz");
     let path = dir.join(format!("{name}-{case:x}.txt"));
     match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, input)) {
         Ok(()) => path.display().to_string(),

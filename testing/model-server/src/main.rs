@@ -16,5 +16,5 @@ async fn main() -> std::io::Result<()> {
     let args = Args::parse();
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port)).await?;
     println!("listening on http://{}", listener.local_addr()?);
-    axum::serve(listener, sandbox_agent_model_server::router()).await
+    axum::serve(listener, agentplex_model_server::router()).await
 }

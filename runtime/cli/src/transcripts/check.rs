@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sandbox_agent_host::LoadedAdapter;
+use agentplex_host::LoadedAdapter;
 use similar::TextDiff;
 
 use super::input::{parse_case, Case};

@@ -24,7 +24,7 @@
 
 use std::path::Path;
 
-use sandbox_agent_host::{
+use agentplex_host::{
     ExitStatus, HttpResponse, Input, MessagePart, PermissionReply, SessionConfig, SseEvent,
 };
 use serde::Deserialize;

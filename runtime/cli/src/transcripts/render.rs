@@ -11,8 +11,8 @@
 //! - a fatal failure of the call (trap, time or memory limit, invalid action):
 //!   `{"trap":"<what the host reported>"}`.
 
-use sandbox_agent_host::{Action, EmittedEvent, HostError};
-use sandbox_agent_universal::{EventSource, UniversalEventData, UniversalEventType};
+use agentplex_host::{Action, EmittedEvent, HostError};
+use agentplex_universal::{EventSource, UniversalEventData, UniversalEventType};
 use serde::Serialize;
 
 /// The comment line that precedes the output of the input at `line`.
@@ -203,8 +203,8 @@ fn of_action(action: &Action) -> RenderedLine<'_> {
 
 #[cfg(test)]
 mod tests {
-    use sandbox_agent_host::{HttpRequest, SpawnRequest, StdinWrite};
-    use sandbox_agent_universal::SessionStartedData;
+    use agentplex_host::{HttpRequest, SpawnRequest, StdinWrite};
+    use agentplex_universal::SessionStartedData;
 
     use super::*;
 

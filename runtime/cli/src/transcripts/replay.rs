@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use sandbox_agent_host::LoadedAdapter;
+use agentplex_host::LoadedAdapter;
 
 use super::input::Case;
 use super::render;

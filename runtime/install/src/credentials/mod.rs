@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use sandbox_agent_host::{CredentialKind, CredentialValue, LoadedAdapter};
+use agentplex_host::{CredentialKind, CredentialValue, LoadedAdapter};
 use serde::Serialize;
 
 pub use secret::Secret;
@@ -354,7 +354,7 @@ fn read_small(path: &Path) -> Result<Option<String>, String> {
 pub fn files_of(
     adapter: &LoadedAdapter,
     lookup: &Lookup,
-) -> Result<Vec<PathBuf>, sandbox_agent_host::HostError> {
+) -> Result<Vec<PathBuf>, agentplex_host::HostError> {
     let info = adapter.info();
     let paths = adapter.credential_files(
         lookup.home_text().as_deref(),

@@ -22,11 +22,11 @@ const ENV_KEY: &str = "sk-ant-api03-from-the-environment-0013";
 
 /// The builtin adapters, which know where each agent keeps its credentials.
 fn adapter(agent: &str) -> std::sync::Arc<LoadedAdapter> {
-    static REGISTRY: std::sync::OnceLock<sandbox_agent_host::AdapterRegistry> =
+    static REGISTRY: std::sync::OnceLock<agentplex_host::AdapterRegistry> =
         std::sync::OnceLock::new();
     REGISTRY
         .get_or_init(|| {
-            agentplex_builtins::builtin_registry(sandbox_agent_host::HostConfig::default()).unwrap()
+            agentplex_builtins::builtin_registry(agentplex_host::HostConfig::default()).unwrap()
         })
         .get(agent)
         .unwrap_or_else(|| panic!("no builtin adapter {agent}"))

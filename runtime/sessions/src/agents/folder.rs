@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentplex_api::{AdaptersReloadResponse, LoadedAdapterInfo};
+use agentplex_host::HostError;
 use notify::{RecursiveMode, Watcher};
-use sandbox_agent_api::{AdaptersReloadResponse, LoadedAdapterInfo};
-use sandbox_agent_host::HostError;
 use tokio::sync::mpsc;
 
 use crate::agents::AgentCatalog;

@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use futures::FutureExt;
-use sandbox_agent_api::{
+use agentplex_api::{
     AgentCapabilities, AgentInfo, AgentModeInfo, AgentModelInfo, ServerStatusInfo,
 };
-use sandbox_agent_host::{AdapterInfo, AdapterRegistry, LoadedAdapter};
+use agentplex_host::{AdapterInfo, AdapterRegistry, LoadedAdapter};
+use futures::FutureExt;
 use tokio::sync::watch as signal;
 
 use crate::SessionError;

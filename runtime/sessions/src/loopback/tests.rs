@@ -4,11 +4,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use agentplex_host::{HttpRequest, Input, SseRequest};
 use axum::body::Body;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::get;
 use axum::Router;
-use sandbox_agent_host::{HttpRequest, Input, SseRequest};
 
 use super::Loopback;
 use crate::incoming::Inbox;

@@ -11,7 +11,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sandbox_agent_api::{redact_url, scrub_url, SkillSource};
+use agentplex_api::{redact_url, scrub_url, SkillSource};
 use tokio::io::AsyncReadExt;
 use tokio::time::Instant;
 

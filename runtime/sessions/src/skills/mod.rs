@@ -11,8 +11,8 @@ mod source;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use sandbox_agent_api::{redact_url, SkillSource, SkillsConfig};
-use sandbox_agent_host::Skill;
+use agentplex_api::{redact_url, SkillSource, SkillsConfig};
+use agentplex_host::Skill;
 
 use crate::SessionError;
 pub use git::{GitCache, GitSettings};

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::Checkpoint;
-use sandbox_agent_universal::{
+use agentplex_universal::{
     ErrorData, EventSource, UniversalEvent, UniversalEventData, UniversalEventType,
 };
 

@@ -1,4 +1,4 @@
-//! Fuzzing a session machine with mutated transcripts (the `sandbox-agent-fuzz`
+//! Fuzzing a session machine with mutated transcripts (the `agentplex-fuzz`
 //! driver: stable Rust, inside `cargo test`; `FUZZ_SECS=600` for a long run).
 //!
 //! A [`Corpus`] holds an adapter's recorded transcripts and native payloads (the
@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use sandbox_agent_fuzz::{self as fuzz, arbitrary, mutate, Unstructured};
+use agentplex_fuzz::{self as fuzz, arbitrary, mutate, Unstructured};
 use serde_json::{json, Value};
 
 use super::replay::{config_of, try_feed, Transcripts};
