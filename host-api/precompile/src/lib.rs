@@ -64,13 +64,7 @@ pub fn handed_over(
     base_wasm: Option<&[u8]>,
     target: &str,
 ) -> Result<PathBuf, String> {
-    let wasm = fs::read(wasm_path).map_err(|e| format!("reading {}: {e}", wasm_path.display()))?;
-    let path = dir.join(artifact_file_name(
-        &stem(wasm_path),
-        target,
-        &wasm,
-        base_wasm,
-    ));
+    let (_, path) = artifact_path(dir, wasm_path, base_wasm, target)?;
     if path.is_file() {
         Ok(path)
     } else {
@@ -96,13 +90,7 @@ pub fn precompile_builtin(
 ) -> Result<PathBuf, String> {
     use agentplex_host::{artifact, precompile, AdapterOrigin, HostConfig};
 
-    let wasm = fs::read(wasm_path).map_err(|e| format!("reading {}: {e}", wasm_path.display()))?;
-    let path = dir.join(artifact_file_name(
-        &stem(wasm_path),
-        target,
-        &wasm,
-        base.map(|b| b.0),
-    ));
+    let (wasm, path) = artifact_path(dir, wasm_path, base.map(|b| b.0), target)?;
     if path.is_file() {
         return Ok(path);
     }
@@ -128,6 +116,18 @@ pub fn precompile_builtin(
     fs::write(&partial, stored).map_err(|e| format!("writing {}: {e}", partial.display()))?;
     fs::rename(&partial, &path).map_err(|e| format!("writing {}: {e}", path.display()))?;
     Ok(path)
+}
+
+/// The component at `wasm_path`, and where its artifact for `target` is in `dir`.
+fn artifact_path(
+    dir: &Path,
+    wasm_path: &Path,
+    base_wasm: Option<&[u8]>,
+    target: &str,
+) -> Result<(Vec<u8>, PathBuf), String> {
+    let wasm = fs::read(wasm_path).map_err(|e| format!("reading {}: {e}", wasm_path.display()))?;
+    let name = artifact_file_name(&stem(wasm_path), target, &wasm, base_wasm);
+    Ok((wasm, dir.join(name)))
 }
 
 /// A component's file name without `.wasm`.
