@@ -194,6 +194,25 @@ fn ephemeral_daemons_keep_nothing() {
 }
 
 #[test]
+fn a_switch_variable_takes_1_and_0() {
+    for (value, kept) in [("1", false), ("on", false), ("0", true), ("false", true)] {
+        let daemon = Daemon::start_with(Options {
+            env: vec![("AGENTPLEX_EPHEMERAL".into(), value.into())],
+            ..Options::default()
+        });
+        let api = Api::new(&daemon);
+        api.create("switched", "mock");
+        api.turn("switched", "echo hello");
+        let data_dir = { daemon }.kill();
+        assert_eq!(
+            data_dir.path().join("sessions.db").exists(),
+            kept,
+            "AGENTPLEX_EPHEMERAL={value}"
+        );
+    }
+}
+
+#[test]
 fn retention_removes_ended_sessions_beyond_the_count_and_keeps_live_ones() {
     let daemon = Daemon::start_with(Options {
         args: vec!["--retention".into(), "1".into()],

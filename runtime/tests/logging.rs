@@ -1,7 +1,8 @@
 //! The daemon's log as an operator gets it (docs/cli.md, "Logs"): JSON lines by
 //! default when stderr is a pipe, text on request, never terminal colour codes
 //! in a pipe; every request's lines and its response carry one `x-request-id`;
-//! a session's lines name the session and its agent; the token never shows,
+//! a session's lines name the session and its agent; only error answers have
+//! an access line at the default level; the token never shows,
 //! even at `trace` with the token in the query; a bad filter is refused.
 
 mod common;
@@ -137,6 +138,24 @@ fn a_piped_log_is_json_lines_with_request_and_session_context() {
         .expect("a session's log line");
     assert_eq!(parked["span"]["session_id"], "logged");
     assert_eq!(parked["span"]["agent"], "mock");
+}
+
+#[test]
+fn at_the_default_level_only_error_answers_have_an_access_line() {
+    let daemon = Logged::start(&[], &[]);
+    let listed = daemon.request("GET", "/v1/sessions", None);
+    assert_eq!(listed.status(), 200);
+    let missing = daemon.request("GET", "/v1/sessions/none-here", None);
+    assert_eq!(missing.status(), 404);
+    let refused = reqwest::blocking::get(format!("{}/v1/sessions", daemon.endpoint)).unwrap();
+    assert_eq!(refused.status(), 401);
+    let log = daemon.stop();
+    let statuses: Vec<Value> = json_lines(&log)
+        .into_iter()
+        .filter(|line| line["target"] == "agentplex::access")
+        .map(|line| line["fields"]["status"].clone())
+        .collect();
+    assert_eq!(statuses, [404, 401], "{log}");
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use agentplex_api::{AgentInstallRequest, ProblemDetails};
+use clap::builder::BoolishValueParser;
 use clap::Args;
 use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -20,7 +21,7 @@ use agentplex_install::{
 pub struct InstallArgs {
     /// Never install an agent when a session is created: a missing agent (or a
     /// missing `agentVersion`) is `agent_not_installed`.
-    #[arg(long, env = "AGENTPLEX_NO_INSTALL")]
+    #[arg(long, env = "AGENTPLEX_NO_INSTALL", value_parser = BoolishValueParser::new())]
     no_install: bool,
     /// Where agents are installed from: the vendors' release downloads then the npm
     /// package (`auto`), only the downloads (`release`) or only npm (`npm`).

@@ -38,6 +38,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agentplex_host::HostConfig;
+use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use agentplex_server::config::{default_data_dir, CorsConfig, DaemonConfig};
@@ -136,7 +137,7 @@ pub struct ServerArgs {
     allowed_host: Vec<String>,
     /// Let processes of the daemon's user inspect it (debuggers, `/proc/<pid>/mem`
     /// and `environ`); off by default, so agents cannot read the token out of it.
-    #[arg(long, env = "AGENTPLEX_DEBUGGABLE")]
+    #[arg(long, env = "AGENTPLEX_DEBUGGABLE", value_parser = BoolishValueParser::new())]
     debuggable: bool,
     /// Allow cross-origin requests from this origin (repeatable; `*` for any).
     #[arg(long = "cors-allow-origin")]
@@ -251,7 +252,7 @@ pub struct ServerArgs {
     )]
     agent_stop_grace_ms: u64,
     /// Keep sessions in memory only: nothing survives the daemon.
-    #[arg(long, env = "AGENTPLEX_EPHEMERAL")]
+    #[arg(long, env = "AGENTPLEX_EPHEMERAL", value_parser = BoolishValueParser::new())]
     ephemeral: bool,
     /// Remove ended sessions older than an age (7d, 12h, 30m, 90s) or beyond a
     /// count (100 keeps the newest hundred) [default: keep all].

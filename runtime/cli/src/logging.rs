@@ -35,7 +35,7 @@ pub struct LogArgs {
     log_format: LogFormat,
     /// The least severe level logged: error, warn, info, debug or trace. Filter
     /// directives in `AGENTPLEX_LOG` or else `RUST_LOG` (such as
-    /// `info,agentplex::access=off`) replace it.
+    /// `info,agentplex::access=debug`, an access line for every request) replace it.
     #[arg(long, default_value = "info", env = "AGENTPLEX_LOG_LEVEL")]
     log_level: LevelFilter,
     /// Send traces (a span per request and per session task) to this OTLP/HTTP

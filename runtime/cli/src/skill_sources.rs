@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use clap::builder::BoolishValueParser;
 use clap::Args;
 
 use agentplex_sessions::skills::git::{GitSettings, DEFAULT_FETCH_TIMEOUT};
@@ -11,7 +12,7 @@ use agentplex_sessions::skills::git::{GitSettings, DEFAULT_FETCH_TIMEOUT};
 pub struct SkillSourceFlags {
     /// Let git skill sources be repositories on this machine (`file://` URLs and
     /// paths); without it only `https://`, `ssh://` and `user@host:path` are fetched.
-    #[arg(long, env = "AGENTPLEX_ALLOW_LOCAL_SKILL_REPOS")]
+    #[arg(long, env = "AGENTPLEX_ALLOW_LOCAL_SKILL_REPOS", value_parser = BoolishValueParser::new())]
     allow_local_skill_repos: bool,
     /// Milliseconds fetching one git skill source may take; past it git is killed
     /// and the session create answers 504.

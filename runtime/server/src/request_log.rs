@@ -1,7 +1,8 @@
 //! Each request's log: an `x-request-id` (the client's, or a new UUID) answered
 //! back in the response and carried by every log line written while serving
 //! it, and one access line per request under the `agentplex::access`
-//! target. The query string is never logged: it may hold the token.
+//! target (`info` for an error answer, `debug` otherwise). The query string is
+//! never logged: it may hold the token.
 
 use std::time::Duration;
 
@@ -66,11 +67,15 @@ fn request_span(request: &Request<axum::body::Body>) -> Span {
     )
 }
 
+/// A request answered with an error is logged at `info`, every other one at
+/// `debug`: a line per request at the default level cost a quarter of
+/// `GET /v1/agents`'s throughput and wrote 90 MB in 16 s under load.
 fn access_line(response: &Response<axum::body::Body>, latency: Duration, _span: &Span) {
-    tracing::info!(
-        target: "agentplex::access",
-        status = response.status().as_u16(),
-        latency_us = latency.as_micros() as u64,
-        "answered"
-    );
+    let status = response.status().as_u16();
+    let latency_us = latency.as_micros() as u64;
+    if status >= 400 {
+        tracing::info!(target: "agentplex::access", status, latency_us, "answered");
+    } else {
+        tracing::debug!(target: "agentplex::access", status, latency_us, "answered");
+    }
 }

@@ -230,6 +230,19 @@ fn server_without_token_flag_refuses_to_start() {
 }
 
 #[test]
+fn a_switch_variable_with_another_value_is_refused() {
+    let mut server = command(&["server", "--no-token", "--port", "0", "--ephemeral"]);
+    server.env("AGENTPLEX_DEBUGGABLE", "maybe");
+    let output = run_command(server, Duration::from_secs(30));
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("error: invalid value 'maybe' for '--debuggable'"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn server_takes_the_token_from_the_environment() {
     let data_dir = tempfile::tempdir().unwrap();
     let port = free_port();
