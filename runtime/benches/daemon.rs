@@ -19,6 +19,7 @@ use agentplex_client::{Client, CreateSessionRequest, MessageRequest};
 use agentplex_host::{
     Action, AdapterRegistry, ExitStatus, HostConfig, Input, MessagePart, SessionConfig,
 };
+use common::latency::Posting;
 use common::{percentile, us};
 
 const TOKEN: &str = "bench-token";
@@ -88,31 +89,53 @@ fn main() {
         );
         let rounds = latency::latency_rounds();
         let references = common::daemons::Binary::references();
-        let mut measured: Vec<(String, Vec<common::latency::TurnLatency>)> = Vec::new();
-        let mut record =
-            |label: String, latency| match measured.iter_mut().find(|(l, _)| *l == label) {
-                Some((_, runs)) => runs.push(latency),
-                None => measured.push((label, vec![latency])),
-            };
-        // Every daemon once per round, in the same order, each a fresh process: one
-        // process's median moves by tens of percent with where its tasks land, so
-        // each figure pools the messages of all its rounds.
+        let mut measured: Vec<(latency::Measured, Vec<common::latency::TurnLatency>)> = Vec::new();
+        let mut record = |what: latency::Measured, latency| match measured
+            .iter_mut()
+            .find(|(w, _)| *w == what)
+        {
+            Some((_, runs)) => runs.push(latency),
+            None => measured.push((what, vec![latency])),
+        };
+        // Every daemon once per round and way of posting, in the same order, each a
+        // fresh process: one process's median moves by tens of percent with where its
+        // tasks land, so each figure pools the messages of all its rounds.
         for _ in 0..rounds {
-            for (label, args) in STORES {
-                let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
-                record(
-                    label.to_owned(),
-                    runtime.block_on(latency::event_latency(daemon.client())),
-                );
-            }
-            // The same client against each `AGENTPLEX_REFERENCES` binary, in this run.
-            for reference in &references {
-                let (daemon, _) = common::daemons::Daemon::start(reference, scratch.path());
-                let label = format!("{} (its default store)", reference.name);
-                record(
-                    label,
-                    runtime.block_on(latency::event_latency(daemon.client())),
-                );
+            for new_connection in [false, true] {
+                for (label, args) in STORES {
+                    let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
+                    let posting = if new_connection {
+                        Posting::new_connection(&daemon.endpoint, Some(TOKEN))
+                    } else {
+                        Posting::KeptAlive
+                    };
+                    let what = latency::Measured {
+                        daemon: label.to_owned(),
+                        posting: posting.label(),
+                    };
+                    record(
+                        what,
+                        runtime.block_on(latency::event_latency(daemon.client(), posting)),
+                    );
+                }
+                // The same client against each `AGENTPLEX_REFERENCES` binary, in this run.
+                for reference in &references {
+                    let (daemon, _) = common::daemons::Daemon::start(reference, scratch.path());
+                    let posting = if new_connection {
+                        let endpoint = format!("http://127.0.0.1:{}", daemon.port);
+                        Posting::new_connection(&endpoint, daemon.token.as_deref())
+                    } else {
+                        Posting::KeptAlive
+                    };
+                    let what = latency::Measured {
+                        daemon: format!("{} (its default store)", reference.name),
+                        posting: posting.label(),
+                    };
+                    record(
+                        what,
+                        runtime.block_on(latency::event_latency(daemon.client(), posting)),
+                    );
+                }
             }
         }
         latency::latency_rows(&mut table, &measured);

@@ -7,9 +7,9 @@
 //!
 //! 1. the POST message -> events latency over an open SSE stream, with one session;
 //! 2. `SCALE_SESSIONS` (1,000 by default) `mock` sessions created, `SCALE_CONCURRENCY`
-//!    (16 by default) at a time, each given one turn that is waited for (its events
-//!    polled until `turn.ended`); then the daemon's PSS and RSS, memory maps, open
-//!    files and threads with all of them live;
+//!    (16 by default) at a time, each given one turn that is followed on its own SSE
+//!    stream until `turn.ended`; then the daemon's PSS at once and, a second later,
+//!    its PSS and RSS, memory maps, open files and threads with all of them live;
 //! 3. after `SCALE_REST_SECS` (11 by default, past our default park delay; 0 skips
 //!    it) without input, the daemon's memory again, the sessions at rest, and the
 //!    latency of a first message to 20 of them (ours rebuilds their instances);
@@ -26,9 +26,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use agentplex_client::{Client, CreateSessionRequest, EventsQuery, MessageRequest};
+use agentplex_client::{Client, CreateSessionRequest, MessageRequest};
 use common::daemons::{Binary, Daemon};
-use common::latency::{turn_latency, TurnLatency};
+use common::latency::{turn_latency, Posting, TurnLatency};
 use common::{percentile, us};
 use futures::StreamExt;
 
@@ -120,6 +120,9 @@ fn measure(
         return report.with_log(&daemon);
     }
 
+    // At once after the last turn ended, as a client that just finished sees it,
+    // then a second later.
+    let pss_at_once = common::pss_kib(pid);
     std::thread::sleep(Duration::from_secs(1));
     let (pss, rss) = (common::pss_kib(pid), common::rss_kib(pid));
     let per_session = |after: u64, before: u64| {
@@ -129,6 +132,10 @@ fn measure(
             after.saturating_sub(before) as f64 / live.max(1) as f64
         )
     };
+    report.row(
+        &format!("PSS, {live} live, at once after the last turn"),
+        per_session(pss_at_once, pss_idle),
+    );
     report.row(&format!("PSS, {live} live"), per_session(pss, pss_idle));
     report.row(&format!("RSS, {live} live"), per_session(rss, rss_idle));
     for (what, name) in [
@@ -205,7 +212,14 @@ async fn session_latency(client: &Client, id: &str) -> Result<TurnLatency, Strin
         .create_session(id, &request)
         .await
         .map_err(|err| describe(&err))?;
-    turn_latency(client, id, LATENCY_WARMUP, LATENCY_MESSAGES).await
+    turn_latency(
+        client,
+        &Posting::KeptAlive,
+        id,
+        LATENCY_WARMUP,
+        LATENCY_MESSAGES,
+    )
+    .await
 }
 
 /// One message to each of the first `count` sessions, after they sat at rest (ours
@@ -213,7 +227,7 @@ async fn session_latency(client: &Client, id: &str) -> Result<TurnLatency, Strin
 async fn wake_latency(client: &Client, count: usize) -> Result<TurnLatency, String> {
     let mut all = TurnLatency::default();
     for i in 0..count {
-        let one = turn_latency(client, &format!("scale-{i}"), 0, 1).await?;
+        let one = turn_latency(client, &Posting::KeptAlive, &format!("scale-{i}"), 0, 1).await?;
         all.first_event.extend(one.first_event);
         all.turn_ended.extend(one.turn_ended);
         all.post_answered.extend(one.post_answered);
@@ -255,8 +269,9 @@ async fn create_sessions(
     (live, errors)
 }
 
-/// Creates mock session `id`, sends it one message and polls its events until the
-/// turn has ended.
+/// Creates mock session `id`, opens its SSE stream, sends it one message and
+/// follows the stream until the turn has ended (as a client watching its
+/// sessions does).
 async fn one_session(client: &Client, id: &str) -> Result<(), String> {
     let request = CreateSessionRequest {
         agent: "mock".into(),
@@ -272,6 +287,10 @@ async fn one_session(client: &Client, id: &str) -> Result<(), String> {
             created.error
         ));
     }
+    let mut events = client
+        .events_sse(id, Some(0), false, None)
+        .await
+        .map_err(|err| format!("GET /v1/sessions/{id}/events/sse: {}", describe(&err)))?;
     let message = MessageRequest {
         message: Some("hello".into()),
         ..Default::default()
@@ -280,33 +299,23 @@ async fn one_session(client: &Client, id: &str) -> Result<(), String> {
         .send_message(id, &message)
         .await
         .map_err(|err| format!("POST /v1/sessions/{id}/messages: {}", describe(&err)))?;
-    let begin = Instant::now();
-    let mut offset = 0;
-    let mut pause = Duration::from_millis(1);
-    loop {
-        let query = EventsQuery {
-            offset: Some(offset),
-            ..Default::default()
-        };
-        let page = client
-            .events(id, &query)
-            .await
-            .map_err(|err| format!("GET /v1/sessions/{id}/events: {}", describe(&err)))?;
-        for event in &page.events {
+    let follow = async {
+        while let Some(event) = events.next().await {
+            let event =
+                event.map_err(|err| format!("SSE of /v1/sessions/{id}: {}", describe(&err)))?;
             match event.event_type.as_str() {
                 "turn.ended" => return Ok(()),
                 kind @ ("error" | "session.ended") => {
                     return Err(format!("the turn emitted {kind}: {:?}", event.data))
                 }
-                _ => offset = event.sequence,
+                _ => {}
             }
         }
-        if begin.elapsed() > TURN_TIMEOUT {
-            return Err(format!("the turn did not end within {TURN_TIMEOUT:?}"));
-        }
-        tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(Duration::from_millis(100));
-    }
+        Err(format!("the SSE stream of {id} ended before turn.ended"))
+    };
+    tokio::time::timeout(TURN_TIMEOUT, follow)
+        .await
+        .map_err(|_| format!("the turn did not end within {TURN_TIMEOUT:?}"))?
 }
 
 /// `GET /v1/health` back to back over one kept-alive connection.

@@ -1,14 +1,80 @@
 //! The time from `POST /v1/sessions/{id}/messages` to the turn's events on an
-//! already open `GET /v1/sessions/{id}/events/sse` stream.
+//! already open `GET /v1/sessions/{id}/events/sse` stream, with the `POST` sent
+//! over a kept-alive connection or over a new one, as a client without a
+//! connection pool sends it.
 
 use std::time::{Duration, Instant};
 
 use agentplex_client::{Client, EventStream, MessageRequest, UniversalEvent};
 use futures::StreamExt;
 
+/// How each message's `POST` reaches the daemon.
+#[derive(Clone, Debug)]
+pub enum Posting {
+    /// Through the client's pool: one kept-alive connection.
+    KeptAlive,
+    /// On a new connection, closed after its answer, as a client without a
+    /// connection pool (a script, `curl`) sends it: to `address` (`host:port`).
+    NewConnection {
+        address: String,
+        token: Option<String>,
+    },
+}
+
+impl Posting {
+    /// A new connection per `POST` to the daemon at `http://address`.
+    pub fn new_connection(endpoint: &str, token: Option<&str>) -> Self {
+        Posting::NewConnection {
+            address: endpoint.trim_start_matches("http://").to_owned(),
+            token: token.map(str::to_owned),
+        }
+    }
+
+    /// How the rows name it.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Posting::KeptAlive => "kept-alive connection",
+            Posting::NewConnection { .. } => "new connection per POST",
+        }
+    }
+
+    async fn post(
+        &self,
+        client: &Client,
+        id: &str,
+        message: &MessageRequest,
+    ) -> Result<(), String> {
+        match self {
+            Posting::KeptAlive => client
+                .send_message(id, message)
+                .await
+                .map(drop)
+                .map_err(|err| format!("POST message: {err}")),
+            Posting::NewConnection { address, token } => {
+                let (address, token) = (address.clone(), token.clone());
+                let path = format!("/v1/sessions/{id}/messages");
+                let body = serde_json::to_string(message).map_err(|err| err.to_string())?;
+                let status = tokio::task::spawn_blocking(move || {
+                    super::http_post_new_connection(&address, &path, token.as_deref(), &body)
+                })
+                .await
+                .map_err(|err| err.to_string())?
+                .map_err(|err| format!("POST message: {err}"))?;
+                match status {
+                    200..=299 => Ok(()),
+                    _ => Err(format!("POST message: status {status}")),
+                }
+            }
+        }
+    }
+}
+
 /// What each timed message took, from just before its `POST` was sent.
 #[derive(Default)]
 pub struct TurnLatency {
+    /// The session's first message, until its first event arrived on SSE
+    /// (timed even when it is a warm-up).
+    pub first_turn: Option<Duration>,
     /// Until the turn's first event (`turn.started`) arrived on the SSE stream.
     pub first_event: Vec<Duration>,
     /// Until its `turn.ended` arrived.
@@ -19,10 +85,12 @@ pub struct TurnLatency {
 
 /// Opens the SSE stream of session `id` after its newest event, then sends
 /// `warmup + messages` messages one at a time, each after the previous turn ended,
-/// and keeps the times of the last `messages`. A turn whose first event is not
-/// `turn.started`, or that does not end within 30 s, is an error.
+/// and keeps the times of the last `messages` (and the first message's first
+/// event). A turn whose first event is not `turn.started`, or that does not end
+/// within 30 s, is an error.
 pub async fn turn_latency(
     client: &Client,
+    posting: &Posting,
     id: &str,
     warmup: usize,
     messages: usize,
@@ -46,10 +114,7 @@ pub async fn turn_latency(
         };
         let begin = Instant::now();
         let send = async {
-            client
-                .send_message(id, &message)
-                .await
-                .map_err(|err| format!("POST message: {err}"))?;
+            posting.post(client, id, &message).await?;
             Ok::<_, String>(begin.elapsed())
         };
         let first = async {
@@ -71,6 +136,9 @@ pub async fn turn_latency(
                 break begin.elapsed();
             }
         };
+        if i == 0 {
+            latency.first_turn = Some(first_at);
+        }
         if i >= warmup {
             latency.first_event.push(first_at);
             latency.turn_ended.push(ended_at);

@@ -47,6 +47,34 @@ pub fn http_get(port: u16, path: &str, token: Option<&str>) -> Option<u16> {
         .ok()
 }
 
+/// The status of one `POST` of a JSON `body` on a new connection, closed after
+/// the answer: what a client without a connection pool does for every request.
+/// `address` is `host:port`.
+pub fn http_post_new_connection(
+    address: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> std::io::Result<u16> {
+    let mut stream = TcpStream::connect(address)?;
+    stream.set_nodelay(true)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\n{auth}Content-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes())?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    String::from_utf8_lossy(&answer)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "no status line"))
+}
+
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()

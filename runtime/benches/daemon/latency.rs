@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use agentplex_client::{Client, CreateSessionRequest};
 
-use super::common::latency::TurnLatency;
+use super::common::latency::{Posting, TurnLatency};
 use super::common::{percentile, us};
 use super::{median, Table};
 
@@ -30,17 +30,27 @@ pub fn latency_rounds() -> usize {
         .unwrap_or(LATENCY_ROUNDS)
 }
 
-/// Times `LATENCY_MESSAGES` mock turns on a new session of the daemon behind `client`.
-pub async fn event_latency(client: Client) -> TurnLatency {
+/// Times `LATENCY_MESSAGES` mock turns on a new session of the daemon behind
+/// `client`, each `POST` sent as `posting` says.
+pub async fn event_latency(client: Client, posting: Posting) -> TurnLatency {
     let id = "latency";
     let request = CreateSessionRequest {
         agent: "mock".into(),
         ..Default::default()
     };
     client.create_session(id, &request).await.unwrap();
-    super::common::latency::turn_latency(&client, id, LATENCY_WARMUP, LATENCY_MESSAGES)
+    super::common::latency::turn_latency(&client, &posting, id, LATENCY_WARMUP, LATENCY_MESSAGES)
         .await
         .expect("timing mock turns over SSE")
+}
+
+/// Which daemon and which way of posting a set of rounds measured.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Measured {
+    /// The daemon: ours with a store, or a reference.
+    pub daemon: String,
+    /// [`Posting::label`].
+    pub posting: &'static str,
 }
 
 /// The runs of one daemon, one per round.
@@ -64,13 +74,22 @@ fn first_event_by_round(rounds: &Rounds) -> Vec<Duration> {
         .collect()
 }
 
-/// One section per daemon with the messages of all its rounds, then the first
-/// event of ours (SQLite store) against each other daemon's, pooled and by round.
-pub fn latency_rows(table: &mut Table, measured: &[(String, Vec<TurnLatency>)]) {
+/// The first turn of each round's fresh daemon.
+fn first_turns(rounds: &Rounds) -> Vec<Duration> {
+    rounds.iter().filter_map(|run| run.first_turn).collect()
+}
+
+const FIRST_EVENT: Part = |l| &l.first_event;
+
+/// One section per daemon and way of posting with the messages of all its
+/// rounds, then, for each way of posting, the first event of ours (the first
+/// daemon measured: SQLite store) against each other daemon's, pooled, by round
+/// and on the first turn of a fresh daemon.
+pub fn latency_rows(table: &mut Table, measured: &[(Measured, Vec<TurnLatency>)]) {
     let parts: [(&str, Part); 3] = [
         (
             "POST /messages → first event (turn.started) on SSE",
-            |l| &l.first_event,
+            FIRST_EVENT,
         ),
         (
             "POST /messages → turn.ended on SSE (echo turn, 9 events)",
@@ -78,9 +97,11 @@ pub fn latency_rows(table: &mut Table, measured: &[(String, Vec<TurnLatency>)]) 
         ),
         ("POST /messages → its 204 answer", |l| &l.post_answered),
     ];
-    for (label, rounds) in measured {
+    for (what, rounds) in measured {
         table.section(&format!(
-            "Mock event latency, {label} ({} rounds of {LATENCY_MESSAGES} messages, SSE stream already open, one at a time)",
+            "Mock event latency, {}, {} ({} rounds of {LATENCY_MESSAGES} messages, SSE stream already open, one at a time)",
+            what.daemon,
+            what.posting,
             rounds.len()
         ));
         for (name, part) in parts {
@@ -106,27 +127,58 @@ pub fn latency_rows(table: &mut Table, measured: &[(String, Vec<TurnLatency>)]) 
             String::new(),
             by_round.join(", "),
         );
+        let firsts: Vec<_> = first_turns(rounds).into_iter().map(us).collect();
+        table.row(
+            "  first event of a fresh daemon's first turn",
+            String::new(),
+            firsts.join(", "),
+        );
     }
-    let Some(((_, ours), others)) = measured.split_first() else {
+    let Some((first, _)) = measured.first() else {
         return;
     };
-    table.section("First event, ours (SQLite store) / each other daemon, in this run");
+    let ours_daemon = first.daemon.clone();
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
-    let ours_median = median(&mut pooled(ours, parts[0].1));
-    let ours_rounds = first_event_by_round(ours);
-    for (label, rounds) in others {
-        let by_round: Vec<_> = ours_rounds
+    let postings: Vec<&str> = measured.iter().fold(Vec::new(), |mut all, (what, _)| {
+        if !all.contains(&what.posting) {
+            all.push(what.posting);
+        }
+        all
+    });
+    for posting in postings {
+        let Some((_, ours)) = measured
             .iter()
-            .zip(first_event_by_round(rounds))
-            .map(|(a, b)| format!("{:.2}×", ratio(*a, b)))
-            .collect();
-        table.row(
-            &format!("vs {label}"),
-            format!(
-                "{:.2}×",
-                ratio(ours_median, median(&mut pooled(rounds, parts[0].1)))
-            ),
-            format!("pooled medians; by round {}", by_round.join(", ")),
-        );
+            .find(|(what, _)| what.daemon == ours_daemon && what.posting == posting)
+        else {
+            continue;
+        };
+        table.section(&format!(
+            "First event, ours ({ours_daemon}) / each other daemon, {posting}, in this run"
+        ));
+        let ours_median = median(&mut pooled(ours, FIRST_EVENT));
+        let ours_rounds = first_event_by_round(ours);
+        let ours_first = median(&mut first_turns(ours));
+        for (what, rounds) in measured
+            .iter()
+            .filter(|(what, _)| what.daemon != ours_daemon && what.posting == posting)
+        {
+            let by_round: Vec<_> = ours_rounds
+                .iter()
+                .zip(first_event_by_round(rounds))
+                .map(|(a, b)| format!("{:.2}×", ratio(*a, b)))
+                .collect();
+            table.row(
+                &format!("vs {}", what.daemon),
+                format!(
+                    "{:.2}×",
+                    ratio(ours_median, median(&mut pooled(rounds, FIRST_EVENT)))
+                ),
+                format!(
+                    "pooled medians; by round {}; first turn of a fresh daemon {:.2}× (medians)",
+                    by_round.join(", "),
+                    ratio(ours_first, median(&mut first_turns(rounds)))
+                ),
+            );
+        }
     }
 }
