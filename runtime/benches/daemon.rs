@@ -104,11 +104,7 @@ fn main() {
             for new_connection in [false, true] {
                 for (label, args) in STORES {
                     let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
-                    let posting = if new_connection {
-                        Posting::new_connection(&daemon.endpoint, Some(TOKEN))
-                    } else {
-                        Posting::KeptAlive
-                    };
+                    let posting = Posting::to(new_connection, &daemon.endpoint, Some(TOKEN));
                     let what = latency::Measured {
                         daemon: label.to_owned(),
                         posting: posting.label(),
@@ -121,12 +117,8 @@ fn main() {
                 // The same client against each `AGENTPLEX_REFERENCES` binary, in this run.
                 for reference in &references {
                     let (daemon, _) = common::daemons::Daemon::start(reference, scratch.path());
-                    let posting = if new_connection {
-                        let endpoint = format!("http://127.0.0.1:{}", daemon.port);
-                        Posting::new_connection(&endpoint, daemon.token.as_deref())
-                    } else {
-                        Posting::KeptAlive
-                    };
+                    let endpoint = format!("http://127.0.0.1:{}", daemon.port);
+                    let posting = Posting::to(new_connection, &endpoint, daemon.token.as_deref());
                     let what = latency::Measured {
                         daemon: format!("{} (its default store)", reference.name),
                         posting: posting.label(),

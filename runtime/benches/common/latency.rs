@@ -22,8 +22,12 @@ pub enum Posting {
 }
 
 impl Posting {
-    /// A new connection per `POST` to the daemon at `http://address`.
-    pub fn new_connection(endpoint: &str, token: Option<&str>) -> Self {
+    /// A new connection per `POST` to the daemon at `endpoint` (`http://host:port`)
+    /// when `new_connection`, else the client's kept-alive one.
+    pub fn to(new_connection: bool, endpoint: &str, token: Option<&str>) -> Self {
+        if !new_connection {
+            return Posting::KeptAlive;
+        }
         Posting::NewConnection {
             address: endpoint.trim_start_matches("http://").to_owned(),
             token: token.map(str::to_owned),

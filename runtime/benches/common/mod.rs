@@ -30,21 +30,14 @@ pub fn stop(child: &mut Child) {
 
 /// The status of one GET over a plain socket (no client library in the measurement).
 pub fn http_get(port: u16, path: &str, token: Option<&str>) -> Option<u16> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    let stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .ok()?;
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     let request =
         format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Connection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).ok()?;
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).ok()?;
-    String::from_utf8_lossy(&answer)
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+    answer_status(stream, &request).ok()
 }
 
 /// The status of one `POST` of a JSON `body` on a new connection, closed after
@@ -56,7 +49,7 @@ pub fn http_post_new_connection(
     token: Option<&str>,
     body: &str,
 ) -> std::io::Result<u16> {
-    let mut stream = TcpStream::connect(address)?;
+    let stream = TcpStream::connect(address)?;
     stream.set_nodelay(true)?;
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
@@ -65,6 +58,12 @@ pub fn http_post_new_connection(
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
+    answer_status(stream, &request)
+}
+
+/// Sends `request` (asking for the connection to close) and reads the whole
+/// answer; its status.
+fn answer_status(mut stream: TcpStream, request: &str) -> std::io::Result<u16> {
     stream.write_all(request.as_bytes())?;
     let mut answer = Vec::new();
     stream.read_to_end(&mut answer)?;
