@@ -12,10 +12,12 @@ use utoipa::{IntoParams, ToSchema};
 
 mod fs;
 mod mcp;
+mod moves;
 mod processes;
 mod redact;
 pub use fs::*;
 pub use mcp::*;
+pub use moves::*;
 pub use processes::*;
 pub use redact::{redact_url, scrub_url, REDACTED};
 
@@ -70,6 +72,11 @@ pub struct AgentCapabilities {
     /// The session's `skills` reach the agent (else a create request with them is refused).
     #[serde(default)]
     pub skills: bool,
+    /// The agent's own session moves with the daemon's (`GET /v1/sessions/{id}/export`
+    /// carries its files): after an import the agent resumes its own session. Without
+    /// it an imported session keeps its transcript and starts a new agent session.
+    #[serde(default, rename = "move")]
+    pub moves: bool,
 }
 
 /// State of an agent's shared server process.
@@ -306,6 +313,9 @@ pub enum ErrorType {
     CrossOriginRefused,
     /// The body's `Content-Type` is not one the route takes (415).
     UnsupportedMediaType,
+    /// A session archive to import is damaged, truncated, not a session archive,
+    /// or of a newer version than the daemon reads; nothing was imported (400).
+    InvalidArchive,
 }
 
 impl ErrorType {
@@ -343,6 +353,7 @@ impl ErrorType {
             Self::HostNotAllowed => "host_not_allowed",
             Self::CrossOriginRefused => "cross_origin_refused",
             Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::InvalidArchive => "invalid_archive",
         }
     }
 }

@@ -324,6 +324,57 @@ impl Client {
             .await
     }
 
+    /// `GET /v1/sessions/{id}/export`: the session's archive, streamed as the
+    /// daemon makes it.
+    pub async fn export_session(
+        &self,
+        id: &str,
+    ) -> Result<BoxStream<'static, Result<bytes::Bytes, ClientError>>, ClientError> {
+        let response = self.send(self.get(&["sessions", id, "export"])?).await?;
+        Ok(response
+            .bytes_stream()
+            .map(|chunk| chunk.map_err(ClientError::from))
+            .boxed())
+    }
+
+    /// `POST /v1/sessions/{id}/import`: restores a session from `archive` (bytes,
+    /// or a stream made with [`reqwest::Body::wrap_stream`]); `env` gives the
+    /// secret variables the export left out.
+    pub async fn import_session(
+        &self,
+        id: &str,
+        query: &ImportSessionQuery,
+        env: &[(String, String)],
+        archive: impl Into<reqwest::Body>,
+    ) -> Result<ImportSessionResponse, ClientError> {
+        let mut request = self
+            .post_empty(&["sessions", id, "import"])?
+            .query(query)
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/gzip"))
+            .body(archive);
+        for (name, value) in env {
+            request = request.header(IMPORT_ENV_HEADER, format!("{name}={value}"));
+        }
+        self.json(request).await
+    }
+
+    /// Moves session `id` from this daemon to `to` (as `to_id`): its archive is
+    /// streamed from one to the other, never stored in between. The session stays
+    /// here until the caller deletes it.
+    pub async fn move_session(
+        &self,
+        id: &str,
+        to: &Client,
+        to_id: &str,
+        query: &ImportSessionQuery,
+        env: &[(String, String)],
+    ) -> Result<ImportSessionResponse, ClientError> {
+        let archive = self.export_session(id).await?;
+        let body =
+            reqwest::Body::wrap_stream(archive.map(|chunk| chunk.map_err(std::io::Error::other)));
+        to.import_session(to_id, query, env, body).await
+    }
+
     /// `GET /v1/fs/entries`: the entries of a directory (the session's directory, or
     /// the daemon's home directory, when `query.path` is absent).
     pub async fn fs_entries(&self, query: &FsEntriesQuery) -> Result<Vec<FsEntry>, ClientError> {

@@ -13,7 +13,10 @@ use crate::error::one_line;
 use crate::guest::Guest;
 use crate::host::Host;
 use crate::limits::InstanceData;
-use crate::{AdapterInfo, AdapterOrigin, CredentialRead, HostConfig, HostError, Platform};
+use crate::{
+    AdapterInfo, AdapterOrigin, CredentialRead, HostConfig, HostError, MovedFile, NativeSource,
+    Place, Platform,
+};
 
 /// Machine code compiled when the daemon was built, and the WebAssembly it came
 /// from (compressed) for when that code does not fit the running engine.
@@ -269,6 +272,33 @@ impl LoadedAdapter {
     pub fn parse_credentials(&self, path: &str, text: &str) -> Result<CredentialRead, HostError> {
         self.stateless("parse-credentials", |guest, store| {
             guest.parse_credentials(store, path, text)
+        })
+    }
+
+    /// The files holding the agent's own session `native_id` when it runs at
+    /// `at`, or why that session cannot move.
+    pub fn native_session_files(
+        &self,
+        native_id: &str,
+        at: &Place,
+    ) -> Result<Result<Vec<NativeSource>, String>, HostError> {
+        self.stateless("native-session-files", |guest, store| {
+            guest.native_session_files(store, native_id, at)
+        })
+    }
+
+    /// Where the native session file `path` (named by
+    /// [`Self::native_session_files`] at `from`) goes at `to`, and what it then
+    /// holds; an error refuses the move.
+    pub fn move_native_file(
+        &self,
+        path: &str,
+        contents: &[u8],
+        from: &Place,
+        to: &Place,
+    ) -> Result<Result<MovedFile, String>, HostError> {
+        self.stateless("move-native-file", |guest, store| {
+            guest.move_native_file(store, path, contents, from, to)
         })
     }
 }

@@ -44,8 +44,11 @@ pub use session::AdapterSession;
 pub use types::*;
 
 /// The WIT package versions this host accepts.
-pub const SUPPORTED_CONTRACTS: &[&str] =
-    &["sandbox-agent:adapter@0.2.0", "sandbox-agent:adapter@0.1.0"];
+pub const SUPPORTED_CONTRACTS: &[&str] = &[
+    "sandbox-agent:adapter@0.3.0",
+    "sandbox-agent:adapter@0.2.0",
+    "sandbox-agent:adapter@0.1.0",
+];
 
 /// The supported contract a component exporting `contract`
 /// (`sandbox-agent:adapter@0.2.1`) is run as (`sandbox-agent:adapter@0.2.0`), by

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 pub use crate::bindings::guest::{
     AdapterInfo, AgentMode, Arch, ArchiveKind, CredentialKind, CredentialRead, CredentialValue,
-    CredentialVariable, FoundCredential, InstallRecipe, InstallSource, Libc, McpAuth, McpLocal,
-    McpOauth, McpRemote, McpRemoteTransport, McpServer, McpTransport, Model, Os, Platform,
-    SessionConfig, Skill,
+    CredentialVariable, FileSearch, FoundCredential, InstallRecipe, InstallSource, Libc, McpAuth,
+    McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer, McpTransport, Model, MovedFile,
+    NativeSource, Os, Place, Platform, SessionConfig, Skill,
 };
 pub use agentplex_adapter_types::{
     Action, Attachment, EmittedEvent, ExitStatus, FileWrite, HttpRequest, HttpResponse, Input,

@@ -106,7 +106,9 @@ fn a_component_for_another_contract_is_refused_clearly() {
     let message = error.to_string();
     assert!(
         message.contains("other.wasm")
-            && message.contains("sandbox-agent:adapter@0.2.0, sandbox-agent:adapter@0.1.0"),
+            && message.contains(
+                "sandbox-agent:adapter@0.3.0, sandbox-agent:adapter@0.2.0, sandbox-agent:adapter@0.1.0"
+            ),
         "{message}"
     );
 

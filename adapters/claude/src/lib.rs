@@ -27,6 +27,7 @@ mod diff;
 mod install;
 mod launch;
 mod native;
+mod native_files;
 mod output;
 mod protocol;
 mod requests;
@@ -57,6 +58,9 @@ impl Adapter for Claude {
         files: credentials::files,
         parse: credentials::parse,
     });
+    /// The transcript in `$CLAUDE_CONFIG_DIR/projects/<slug of the directory>/`, with
+    /// its saved outputs and subagents (`native_files`).
+    const NATIVE_SESSIONS: Option<NativeSessions> = Some(native_files::SESSIONS);
 
     /// Modes `build` and `plan`, the CLI's model aliases with effort levels as
     /// variants, and the capabilities the adapter maps and its tests prove.

@@ -32,6 +32,7 @@ mod input;
 mod install;
 mod native;
 mod requests;
+mod rollout;
 mod session;
 mod settings;
 mod state;
@@ -61,6 +62,9 @@ impl Adapter for Codex {
         files: credentials::files,
         parse: credentials::parse,
     });
+    /// A thread is one rollout file under `$CODEX_HOME/sessions`; it moves to the
+    /// same place under the new `CODEX_HOME` with its paths rewritten (`rollout`).
+    const NATIVE_SESSIONS: Option<NativeSessions> = Some(rollout::SESSIONS);
 
     /// Not built in; modes `build` and `plan` (Codex's plan collaboration mode); the
     /// GPT-5 models with their reasoning efforts as variants; credentials

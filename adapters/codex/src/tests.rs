@@ -515,4 +515,121 @@ fn config_without_mcp() -> SessionConfig {
     config("s1", "default", "build")
 }
 
+/// A place: home, working directory and location variables.
+fn place(home: &str, directory: &str, env: &[(&str, &str)]) -> Place {
+    Place {
+        home: home.into(),
+        directory: directory.into(),
+        env: env
+            .iter()
+            .map(|(name, value)| ((*name).into(), (*value).into()))
+            .collect(),
+    }
+}
+
+const MOVED_THREAD: &str = "01a23a88-efeb-71f2-8114-0a3216797448";
+
+/// The start of a rollout recorded at home `/tmp/mig/codex/A` in `/tmp/mig/codex/C1`
+/// (Codex 0.169.0, shortened).
+const ROLLOUT: &str = concat!(
+    r#"{"timestamp":"2026-12-03T06:13:02.114Z","type":"session_meta","payload":{"id":"01a23a88-efeb-71f2-8114-0a3216797448","timestamp":"2026-12-03T06:13:02.101Z","cwd":"/tmp/mig/codex/C1","originator":"codex_app_server","cli_version":"0.169.0","runtime_workspace_roots":["/tmp/mig/codex/C1"],"model_provider":"fake","history_mode":"paginated"}}"#,
+    "\n",
+    r#"{"timestamp":"2026-12-03T06:13:02.120Z","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<skills_instructions>\n- `r0` = `/tmp/mig/codex/A/.codex/skills/.system`\n</skills_instructions>"}]}}"#,
+    "\n",
+    r#"{"timestamp":"2026-12-03T06:13:02.121Z","type":"turn_context","payload":{"cwd":"/tmp/mig/codex/C1","approval_policy":"on-request","model":"gpt-5.5"}}"#,
+    "\n",
+);
+
+#[test]
+fn a_thread_is_the_rollout_ending_in_its_id_under_codex_home() {
+    use sandbox_agent_adapter_kit::types::Guest;
+    let search =
+        |at: &Place| <crate::Codex as Guest>::native_session_files(MOVED_THREAD.into(), at.clone());
+    let expected = |folder: &str| {
+        Ok(vec![NativeSource::Search(FileSearch {
+            folder: folder.into(),
+            depth: 3,
+            suffix: format!("-{MOVED_THREAD}.jsonl"),
+        })])
+    };
+    assert_eq!(
+        search(&place("/tmp/mig/codex/A", "/tmp/mig/codex/C1", &[])),
+        expected("/tmp/mig/codex/A/.codex/sessions")
+    );
+    assert_eq!(
+        search(&place("/home/a", "/w", &[("CODEX_HOME", "/data/codex/")])),
+        expected("/data/codex/sessions")
+    );
+    assert!(<crate::Codex as Guest>::info()
+        .capabilities
+        .iter()
+        .any(|name| name == "move"));
+}
+
+#[test]
+fn a_rollout_moves_under_the_new_codex_home_with_its_paths_rewritten() {
+    use sandbox_agent_adapter_kit::types::Guest;
+    let relative = format!("sessions/2026/12/03/rollout-2026-12-03T06-13-02-{MOVED_THREAD}.jsonl");
+    let from = place(
+        "/tmp/mig/codex/A",
+        "/tmp/mig/codex/C1",
+        &[("CODEX_HOME", "/tmp/mig/codex/A/.codex")],
+    );
+    let to = place("/tmp/mig/codex/B", "/tmp/mig/codex/C2", &[]);
+    let moved = <crate::Codex as Guest>::move_native_file(
+        format!("/tmp/mig/codex/A/.codex/{relative}"),
+        ROLLOUT.as_bytes().to_vec(),
+        from.clone(),
+        to.clone(),
+    )
+    .unwrap();
+    assert_eq!(moved.path, format!("/tmp/mig/codex/B/.codex/{relative}"));
+    let text = String::from_utf8(moved.contents).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["type"], "session_meta");
+    assert_eq!(lines[0]["payload"]["id"], MOVED_THREAD);
+    assert_eq!(lines[0]["payload"]["cwd"], "/tmp/mig/codex/C2");
+    assert_eq!(
+        lines[0]["payload"]["runtime_workspace_roots"],
+        json!(["/tmp/mig/codex/C2"])
+    );
+    assert!(lines[1]["payload"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("`/tmp/mig/codex/B/.codex/skills/.system`"));
+    assert_eq!(lines[2]["payload"]["cwd"], "/tmp/mig/codex/C2");
+    assert!(
+        !text.contains("/tmp/mig/codex/A") && !text.contains("/C1"),
+        "{text}"
+    );
+
+    // A `CODEX_HOME` outside the home at the new place: the rollout goes there.
+    let elsewhere = place("/root", "/srv/p", &[("CODEX_HOME", "/data/codex")]);
+    let moved = <crate::Codex as Guest>::move_native_file(
+        format!("/tmp/mig/codex/A/.codex/{relative}"),
+        ROLLOUT.as_bytes().to_vec(),
+        from,
+        elsewhere.clone(),
+    )
+    .unwrap();
+    assert_eq!(moved.path, format!("/data/codex/{relative}"));
+    let text = String::from_utf8(moved.contents).unwrap();
+    assert!(text.contains("`/data/codex/skills/.system`"), "{text}");
+    assert!(text.contains(r#""cwd":"/srv/p""#), "{text}");
+
+    // And back to a home without `CODEX_HOME`: under its `.codex`.
+    let moved = <crate::Codex as Guest>::move_native_file(
+        format!("/data/codex/{relative}"),
+        ROLLOUT.as_bytes().to_vec(),
+        elsewhere,
+        to,
+    )
+    .unwrap();
+    assert_eq!(moved.path, format!("/tmp/mig/codex/B/.codex/{relative}"));
+}
+
 sandbox_agent_adapter_kit::fuzz_test!(crate::CodexSession, transcripts: ["transcripts"], captures: ["testdata"]);

@@ -26,6 +26,7 @@ use serde_json::{json, Value};
 
 mod credentials;
 mod launch;
+mod native_files;
 
 #[cfg(test)]
 mod tests;
@@ -65,6 +66,10 @@ impl Adapter for Gemini {
         files: credentials::files,
         parse: credentials::parse,
     });
+    /// The chat recordings in `~/.gemini/tmp/<project id>/chats/`, moved to the id
+    /// the CLI gives a directory new to its home, under a name it never writes
+    /// (`native_files`, which says when that is not where the CLI looks).
+    const NATIVE_SESSIONS: Option<NativeSessions> = Some(native_files::SESSIONS);
 
     /// Modes `build` and `plan` (the CLI's read-only approval mode), the models the
     /// CLI lists, and the capabilities the adapter maps and its tests prove.

@@ -114,3 +114,140 @@ fn a_plan_is_a_status_item_started_then_completed() {
 }
 
 sandbox_agent_adapter_kit::fuzz_test!(crate::GeminiSession, transcripts: ["transcripts"], captures: ["captures"]);
+
+/// Gemini CLI's sessions, as the kit's exports reach them.
+fn sessions() -> NativeSessions {
+    <crate::Gemini as Adapter>::NATIVE_SESSIONS.expect("Gemini CLI's sessions move")
+}
+
+fn place(home: &str, directory: &str, env: &[(&str, &str)]) -> Place {
+    Place {
+        home: home.into(),
+        directory: directory.into(),
+        env: env
+            .iter()
+            .map(|(name, value)| ((*name).into(), (*value).into()))
+            .collect(),
+    }
+}
+
+#[test]
+fn session_files_are_searched_in_every_projects_chats_by_the_short_id() {
+    let id = "7e6301c5-1111-2222-3333-444455556666";
+    let searches = |folder: &str| {
+        ["-7e6301c5.jsonl", "-7e6301c5-moved.jsonl"].map(|suffix| {
+            NativeSource::Search(FileSearch {
+                folder: folder.into(),
+                depth: 2,
+                suffix: suffix.into(),
+            })
+        })
+    };
+    assert_eq!(
+        (sessions().files)(id, &place("/home/a", "/work/C1/proj", &[])),
+        searches("/home/a/.gemini/tmp")
+    );
+    let at = place("/home/a", "/w", &[("GEMINI_CLI_HOME", "/g/")]);
+    assert_eq!((sessions().files)(id, &at), searches("/g/.gemini/tmp"));
+    // The CLI's file name part: other characters as `_`.
+    assert_eq!(crate::native_files::short_id("a/b.c"), "a_b_c");
+    assert!((sessions().files)("", &at).is_empty());
+}
+
+#[test]
+fn the_project_id_is_the_slug_of_the_directorys_last_name() {
+    use crate::native_files::project_id;
+    assert_eq!(project_id("/tmp/t/C2/other.dir_x"), "other-dir-x");
+    assert_eq!(project_id("/work/My  Project__2/"), "my-project-2");
+    assert_eq!(project_id("/work/_proj_"), "proj");
+    assert_eq!(project_id("/work/é😀"), "project");
+    assert_eq!(project_id("/x/İK"), "i-k");
+    assert_eq!(project_id("/"), "project");
+}
+
+/// A recording as the CLI writes it at (home A, `C1`): metadata, the session
+/// context, the first turn with a shell call.
+const RECORDING: &str = concat!(
+    r#"{"sessionId":"7e6301c5-1111-2222-3333-444455556666","projectHash":"f66f","startTime":"2026-12-03T06:18:00.000Z","lastUpdated":"2026-12-03T06:19:00.000Z","kind":"main"}"#,
+    "\n",
+    r#"{"$set":{"messages":[{"id":"m0","type":"user","content":[{"text":"<session_context> temporary directory is: /tmp/t/homeA/.gemini/tmp/proj Workspace Directories: /tmp/t/C1/proj</session_context>"}]}]}}"#,
+    "\n",
+    r#"{"id":"m1","timestamp":"2026-12-03T06:18:01.000Z","type":"user","content":[{"text":"FIRST_TURN_MARKER_alpha CALL_SHELL"}]}"#,
+    "\n",
+    r#"{"id":"m2","type":"gemini","content":"","toolCalls":[{"args":{"command":"pwd","dir_path":"/tmp/t/C1/proj"},"result":[{"functionResponse":{"response":{"output":"/tmp/t/C1/proj"}}}]}]}"#,
+    "\n"
+);
+
+#[test]
+fn a_moved_recording_gets_a_name_the_cli_never_writes_under_the_new_project_id() {
+    let from = place("/tmp/t/homeA", "/tmp/t/C1/proj", &[]);
+    let to = place("/tmp/t/homeB", "/tmp/t/C2/other.dir_x", &[]);
+    let chats = "/tmp/t/homeA/.gemini/tmp/proj/chats";
+    let new_chats = "/tmp/t/homeB/.gemini/tmp/other-dir-x/chats";
+    let old = format!("{chats}/session-2026-12-03T06-18-7e6301c5.jsonl");
+    let moved = (sessions().relocate)(&old, RECORDING.as_bytes().to_vec(), &from, &to).unwrap();
+    assert_eq!(
+        moved.path,
+        format!("{new_chats}/session-2026-12-03T06-18-7e6301c5-moved.jsonl")
+    );
+    let text = String::from_utf8(moved.contents).unwrap();
+    assert_eq!(
+        text,
+        RECORDING
+            .replace(
+                "/tmp/t/homeA/.gemini/tmp/proj",
+                "/tmp/t/homeB/.gemini/tmp/other-dir-x"
+            )
+            .replace("/tmp/t/C1/proj", "/tmp/t/C2/other.dir_x")
+    );
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line).unwrap();
+    }
+
+    // Moved again: the name stays.
+    let again = "/tmp/t/homeA/.gemini/tmp/p-1/chats/session-2026-12-03T06-18-7e6301c5-moved.jsonl";
+    let moved = (sessions().relocate)(again, RECORDING.as_bytes().to_vec(), &from, &to).unwrap();
+    assert_eq!(
+        moved.path,
+        format!("{new_chats}/session-2026-12-03T06-18-7e6301c5-moved.jsonl")
+    );
+    // The empty recording a load leaves (metadata and context only), even of the
+    // same minute, gets a name of its own, which the CLI's cleanup deletes alone.
+    let empty = RECORDING.lines().take(2).collect::<Vec<_>>().join("\n");
+    let moved = (sessions().relocate)(&old, empty.into_bytes(), &from, &to).unwrap();
+    assert_eq!(
+        moved.path,
+        format!("{new_chats}/session-2026-12-03T06-18-7e6301c5-empty.jsonl")
+    );
+
+    // Bytes that are not UTF-8 move as they are, as a conversation.
+    let moved = (sessions().relocate)(&old, vec![0xff, b'\n'], &from, &to).unwrap();
+    assert!(moved.path.ends_with("-7e6301c5-moved.jsonl"));
+    assert_eq!(moved.contents, [0xff, b'\n']);
+
+    // A file of another shape keeps its place under the new `tmp`; one outside it
+    // does not move.
+    let stray = "/tmp/t/homeA/.gemini/tmp/proj/x-7e6301c5.jsonl";
+    let moved = (sessions().relocate)(stray, Vec::new(), &from, &to).unwrap();
+    assert_eq!(moved.path, "/tmp/t/homeB/.gemini/tmp/proj/x-7e6301c5.jsonl");
+    let registry = "/tmp/t/homeA/.gemini/projects.json";
+    assert!((sessions().relocate)(registry, Vec::new(), &from, &to).is_err());
+}
+
+#[test]
+fn a_recording_is_resumable_when_a_load_has_a_message_to_replay() {
+    use crate::native_files::resumable;
+    let lines: Vec<&str> = RECORDING.lines().collect();
+    assert!(!resumable(&lines[..2].join("\n")));
+    assert!(resumable(&lines[..3].join("\n")));
+    assert!(resumable(&[lines[0], lines[3]].join("\n")));
+    // Commands and empty model turns are not replayed.
+    assert!(!resumable(r#"{"id":"a","type":"user","content":"/help"}"#));
+    assert!(!resumable(r#"{"id":"a","type":"gemini","content":"  "}"#));
+    // The history a load writes anew, in a `$set`.
+    assert!(resumable(
+        r#"{"$set":{"messages":[{"id":"a","type":"user","content":[{"text":"hi"}]}]}}"#
+    ));
+    // What cannot be read is kept as a conversation.
+    assert!(resumable("{\"sessionId\":\"x\"}\n{\"id\":\"a\",\"ty"));
+}

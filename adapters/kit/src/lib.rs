@@ -1,7 +1,7 @@
 //! The toolkit every sandbox-agent adapter is written with.
 //!
 //! An adapter teaches the daemon one coding agent. It is a WebAssembly component that
-//! implements the WIT contract in `wit/v0.2.0` (package `sandbox-agent:adapter@0.2.0`,
+//! implements the WIT contract in `wit/v0.3.0` (package `sandbox-agent:adapter@0.3.0`,
 //! world `adapter-component`), and it is a pure state machine: the host calls one of its
 //! functions with an input (a user message, a line a process printed, a timer tick...),
 //! the adapter returns a list of [`Action`]s (emit an event, spawn a process, write to
@@ -107,6 +107,7 @@ pub mod jsonrpc;
 pub mod log;
 pub mod mcp;
 pub mod native;
+pub mod native_session;
 mod origin;
 pub mod process_session;
 pub mod process_state;
@@ -177,6 +178,7 @@ pub mod prelude {
     pub use crate::credentials::Locations;
     pub use crate::event;
     pub use crate::item;
+    pub use crate::native_session::NativeSessions;
     pub use crate::text;
     pub use crate::types::*;
     pub use crate::{

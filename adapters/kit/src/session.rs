@@ -13,10 +13,12 @@ use std::cell::RefCell;
 use crate::credentials::CredentialFiles;
 use crate::event;
 use crate::install::{Checksums, Installer, VersionProbe};
+use crate::native_session::NativeSessions;
 use crate::text::raw_json;
 use crate::types::{
     Action, AdapterInfo, CredentialRead, ExitStatus, Guest, GuestSession, HttpResponse,
-    InstallRecipe, MessagePart, PermissionReply, Platform, Session, SessionConfig, SseEvent,
+    InstallRecipe, MessagePart, MovedFile, NativeSource, PermissionReply, Place, Platform, Session,
+    SessionConfig, SseEvent,
 };
 use crate::Actions;
 
@@ -53,6 +55,11 @@ pub trait Adapter: 'static {
     /// The agent's credential files (see [`crate::credentials`]); `None` (the
     /// default): none.
     const CREDENTIALS: Option<CredentialFiles> = None;
+
+    /// Where the agent keeps its own sessions and how they move to another sandbox
+    /// (see [`crate::native_session`]); `None` (the default): they cannot move.
+    /// With them the adapter has the capability `move`.
+    const NATIVE_SESSIONS: Option<NativeSessions> = None;
 
     /// How to install the agent on `target` (WIT `install-plan`); `None` when it cannot
     /// be installed there or needs no installation. By default
@@ -346,7 +353,11 @@ impl<A: Adapter> Guest for A {
     type Session = SessionResource<A::Session>;
 
     fn info() -> AdapterInfo {
-        A::info()
+        let mut info = A::info();
+        if A::NATIVE_SESSIONS.is_some() && !info.capabilities.iter().any(|name| name == "move") {
+            info.capabilities.push("move".to_owned());
+        }
+        info
     }
 
     fn install_plan(target: Platform, version: Option<String>) -> Option<InstallRecipe> {
@@ -375,5 +386,25 @@ impl<A: Adapter> Guest for A {
 
     fn parse_credentials(path: String, text: String) -> CredentialRead {
         A::parse_credentials(path, text)
+    }
+
+    fn native_session_files(
+        native_session_id: String,
+        at: Place,
+    ) -> Result<Vec<NativeSource>, String> {
+        A::NATIVE_SESSIONS
+            .ok_or_else(|| crate::native_session::CANNOT_MOVE.to_owned())
+            .map(|sessions| (sessions.files)(&native_session_id, &at))
+    }
+
+    fn move_native_file(
+        path: String,
+        contents: Vec<u8>,
+        from: Place,
+        to: Place,
+    ) -> Result<MovedFile, String> {
+        let sessions =
+            A::NATIVE_SESSIONS.ok_or_else(|| crate::native_session::CANNOT_MOVE.to_owned())?;
+        (sessions.relocate)(&path, contents, &from, &to)
     }
 }

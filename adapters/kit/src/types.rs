@@ -7,9 +7,10 @@
 
 pub use crate::bindings::exports::sandbox_agent::adapter::adapter::{
     AdapterInfo, AgentMode, Arch, ArchiveKind, Attachment, CredentialKind, CredentialRead,
-    CredentialValue, CredentialVariable, FoundCredential, InstallRecipe, InstallSource, Libc,
-    McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer, McpTransport,
-    MessagePart, Model, Os, PermissionReply, Platform, SessionConfig, Skill,
+    CredentialValue, CredentialVariable, FileSearch, FoundCredential, InstallRecipe, InstallSource,
+    Libc, McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer, McpTransport,
+    MessagePart, Model, MovedFile, NativeSource, Os, PermissionReply, Place, Platform,
+    SessionConfig, Skill,
 };
 pub use crate::bindings::sandbox_agent::adapter::actions::{
     Action, ExitStatus, FileWrite, HttpRequest, HttpResponse, SpawnRequest, SseEvent, SseRequest,

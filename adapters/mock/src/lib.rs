@@ -37,6 +37,10 @@ pub struct Mock;
 impl Adapter for Mock {
     type Session = MockSession;
 
+    /// The mock keeps its whole session in its snapshot: it moves with no file.
+    const NATIVE_SESSIONS: Option<NativeSessions> =
+        Some(NativeSessions::in_files(|_, _| Vec::new()));
+
     /// Built in (always installed, no install plan, no version probe), modes `build`
     /// and `plan`, models `mock` and `mock-large`, and every capability the script
     /// exercises.

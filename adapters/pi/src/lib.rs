@@ -31,6 +31,7 @@ mod native;
 mod output;
 mod protocol;
 mod session;
+mod session_file;
 mod state;
 mod tools;
 
@@ -54,6 +55,10 @@ impl Adapter for Pi {
         files: credentials::files,
         parse: credentials::parse,
     });
+    /// A session is one file in the folder Pi names after the working directory; it
+    /// moves into the new directory's folder with its header's `cwd` set to it
+    /// (`session_file`).
+    const NATIVE_SESSIONS: Option<NativeSessions> = Some(session_file::SESSIONS);
 
     /// One mode (`build`); Pi's models come from its own registry and
     /// `~/.pi/agent/models.json`, so none are listed.

@@ -16,6 +16,7 @@ use sandbox_agent_adapter_kit::{credentials::CredentialFiles, install::VersionPr
 use serde_json::{json, Value};
 
 mod credentials;
+mod native_files;
 
 #[cfg(test)]
 mod tests;
@@ -77,18 +78,25 @@ impl Adapter for Qwen {
         files: credentials::files,
         parse: credentials::parse,
     });
+    /// The transcript in `$QWEN_RUNTIME_DIR` (else `$QWEN_HOME`, else `~/.qwen`)
+    /// `/projects/<sanitized directory>/chats/`, its first record's `cwd` rewritten
+    /// at the new place (`native_files`).
+    const NATIVE_SESSIONS: Option<NativeSessions> = Some(native_files::SESSIONS);
 
     /// Modes `build` and `plan` (the CLI's analyze-only approval mode); the model
     /// is whatever the OpenAI-compatible endpoint serves (`OPENAI_MODEL`, or the
     /// session's `model`).
     fn info() -> AdapterInfo {
-        sandbox_agent_adapter_kit::agent_info!("qwen", "Qwen Code", CAPABILITIES)
+        let mut info = sandbox_agent_adapter_kit::agent_info!("qwen", "Qwen Code", CAPABILITIES)
             .for_versions(">=0.24, <0.25")
             .with_build_and_plan(
                 "Qwen Code with its full tool set",
                 "Qwen Code's plan mode: analyze only",
             )
-            .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
+            .with_credentials(credentials::variables(), credentials::LOCATION_ENV);
+        // Where its sessions are when set (`native_files`).
+        info.location_env.push(native_files::RUNTIME_ENV.to_owned());
+        info
     }
 
     /// The npm package `@qwen-code/qwen-code` (one JavaScript entry for every

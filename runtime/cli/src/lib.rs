@@ -12,6 +12,7 @@ mod legacy_env;
 mod local;
 mod logging;
 mod matrix;
+mod moves;
 mod processes;
 mod project;
 mod remote;

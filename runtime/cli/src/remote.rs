@@ -159,6 +159,12 @@ pub enum SessionsCommand {
         #[command(flatten)]
         connection: Connection,
     },
+    /// Write a session as one archive: its transcript, its state and the agent's own session files.
+    Export(super::moves::ExportArgs),
+    /// Restore a session from an archive of `sessions export` (in another sandbox, say).
+    Import(super::moves::ImportArgs),
+    /// Move a session to another daemon, streaming it from one to the other.
+    Move(super::moves::MoveArgs),
 }
 
 /// The flags of `sessions create`: the create request's fields.
@@ -299,7 +305,7 @@ pub enum ReplyArg {
 
 /// Why a `KEY=VALUE` argument is not one (clap prints it after the argument).
 #[derive(Debug, thiserror::Error)]
-enum KeyValueError {
+pub(super) enum KeyValueError {
     /// There is no `=`.
     #[error("expected KEY=VALUE, got {0:?}")]
     NoEquals(String),
@@ -309,7 +315,7 @@ enum KeyValueError {
 }
 
 /// A `KEY=VALUE` argument (`--env`).
-fn parse_key_value(text: &str) -> Result<(String, String), KeyValueError> {
+pub(super) fn parse_key_value(text: &str) -> Result<(String, String), KeyValueError> {
     let (key, value) = text
         .split_once('=')
         .ok_or_else(|| KeyValueError::NoEquals(text.to_owned()))?;
@@ -501,6 +507,9 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
             call(&c, c.client()?.delete_session(&session_id)).await?;
             done(&c, format!("deleted {session_id}"))
         }
+        SessionsCommand::Export(args) => super::moves::export(args).await,
+        SessionsCommand::Import(args) => super::moves::import(args).await,
+        SessionsCommand::Move(args) => super::moves::move_session(args).await,
     }
 }
 

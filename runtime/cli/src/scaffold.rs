@@ -40,7 +40,7 @@ const KIT_DIR: &str = "vendor/sandbox-agent-adapter-kit";
 /// Where the fuzzing driver of the kit's `testing` feature goes, beside the kit.
 const FUZZ_DIR: &str = "vendor/agentplex-fuzz";
 /// The contract the embedded kit is built against.
-const CONTRACT: &str = "v0.2.0";
+const CONTRACT: &str = "v0.3.0";
 
 /// What was written, for the CLI to report.
 #[derive(Debug)]

@@ -85,6 +85,9 @@ pub enum ApiError {
     /// The session store refused a write for where it lives: nothing was stored.
     #[error("{0}; nothing was stored, retry once it is fixed")]
     Storage(agentplex_store::StoreError),
+    /// A session archive to import is not one this daemon can read.
+    #[error("{0}")]
+    InvalidArchive(String),
 }
 
 impl ApiError {
@@ -128,6 +131,7 @@ impl ApiError {
             ApiError::HostNotAllowed(_) => ErrorType::HostNotAllowed,
             ApiError::CrossOriginRefused(_) => ErrorType::CrossOriginRefused,
             ApiError::UnsupportedMediaType(_) => ErrorType::UnsupportedMediaType,
+            ApiError::InvalidArchive(_) => ErrorType::InvalidArchive,
             ApiError::Storage(agentplex_store::StoreError::Full(_)) => ErrorType::StorageFull,
             ApiError::Storage(_) => ErrorType::StorageUnavailable,
         }
@@ -142,7 +146,8 @@ impl ApiError {
             ErrorType::InvalidRequest
             | ErrorType::UnsupportedAgent
             | ErrorType::ModeNotSupported
-            | ErrorType::SpawnFailed => StatusCode::BAD_REQUEST,
+            | ErrorType::SpawnFailed
+            | ErrorType::InvalidArchive => StatusCode::BAD_REQUEST,
             ErrorType::TokenInvalid => StatusCode::UNAUTHORIZED,
             ErrorType::PermissionDenied
             | ErrorType::HostNotAllowed
@@ -301,6 +306,8 @@ impl From<SessionError> for ApiError {
                 ApiError::SessionAlreadyExists { session_id }
             }
             SessionError::SessionEnded { session_id } => ApiError::SessionEnded { session_id },
+            error @ SessionError::InvalidArchive(_) => ApiError::InvalidArchive(error.to_string()),
+            error @ SessionError::ImportConflict(_) => ApiError::PathConflict(error.to_string()),
             SessionError::RequestNotFound {
                 session_id,
                 what,

@@ -50,7 +50,7 @@ fn resolve(
 }
 
 /// Refuses a body whose declared length is over the limit before reading it.
-fn check_declared_length(headers: &HeaderMap, limit: u64) -> Result<()> {
+pub(crate) fn check_declared_length(headers: &HeaderMap, limit: u64) -> Result<()> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
@@ -281,7 +281,7 @@ const ARCHIVE_TYPES: &[&str] = &[
 /// An archive is sent raw, and says so: a body without one of [`ARCHIVE_TYPES`] is
 /// refused (a form, JSON, text, or none at all: what a web page can send without a
 /// preflight).
-fn check_archive_type(headers: &HeaderMap) -> Result<()> {
+pub(crate) fn check_archive_type(headers: &HeaderMap) -> Result<()> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())

@@ -15,6 +15,7 @@ mod fs_routes;
 pub mod guard;
 mod install_events;
 mod metrics_routes;
+mod move_routes;
 pub mod openapi;
 mod openapi_rules;
 mod peers;
@@ -126,6 +127,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         .route("/v1/openapi.json", get(openapi::openapi))
         .route("/metrics", get(metrics_routes::get_metrics))
         .merge(fs_routes::router())
+        .merge(move_routes::router())
         .merge(adapters)
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })

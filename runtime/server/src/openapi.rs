@@ -5,7 +5,7 @@ use agentplex_universal::*;
 use serde_json::{json, Value};
 use utoipa::OpenApi;
 
-use super::{fs_routes, process_routes, routes, terminal_ws};
+use super::{fs_routes, move_routes, process_routes, routes, terminal_ws};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -36,6 +36,8 @@ use super::{fs_routes, process_routes, routes, terminal_ws};
         routes::cancel,
         routes::terminate,
         routes::delete_session,
+        move_routes::export_session,
+        move_routes::import_session,
         fs_routes::entries,
         fs_routes::read_file,
         fs_routes::write_file,
@@ -64,6 +66,7 @@ use super::{fs_routes, process_routes, routes, terminal_ws};
         ItemDeltaData, ErrorData, AgentUnparsedData, PermissionEventData, PermissionStatus, QuestionEventData,
         QuestionStatus, ErrorType, AgentError, EventsQuery, TurnStreamQuery, EventsSseQuery,
         FsEntryType, FsEntryKind, FsEntriesQuery, FsUploadBatchQuery, FsPathQuery, FsDeleteQuery, FsSessionQuery,
+        ImportSessionQuery, ImportSessionResponse,
         ProcessDataEncoding, ProcessLogsMissed, ProcessLogEntry, ProcessState, ProcessLogsStream,
         TerminalClientFrame, TerminalServerFrame,
     )),

@@ -14,7 +14,7 @@ use agentplex_universal::{UniversalEventData, UniversalEventType};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::AbortHandle;
 
-use super::command::{Request, Tickets};
+use super::command::{Asked, Captured, Request, Tickets};
 use super::fault::{self, StorageFault};
 use super::incoming::{Delivery, Inbox};
 use super::loopback::Loopback;
@@ -382,6 +382,13 @@ impl Actor {
             turn_started,
             done,
         } = request;
+        let command = match command {
+            Asked::Core(command) => command,
+            Asked::Capture(reply) => {
+                let _ = done.send(self.capture(reply).await);
+                return;
+            }
+        };
         if let Err(error) = self.storage_ready(&command).await {
             let _ = done.send(Err(error.into()));
             return;
@@ -402,6 +409,31 @@ impl Actor {
             self.shutdown();
         }
         let _ = done.send(result);
+    }
+
+    /// The state this task stored last, with the adapter's state as of it: what
+    /// it took in is committed first, so the three agree.
+    async fn capture(
+        &mut self,
+        reply: tokio::sync::oneshot::Sender<Captured>,
+    ) -> Result<(), SessionError> {
+        self.commit().await;
+        if let Some(fault) = &self.fault {
+            return Err(fault.error.clone().into());
+        }
+        let snapshot = self
+            .adapter
+            .snapshot()
+            .map_err(|error| SessionError::AdapterFailed {
+                agent: self.shared.record.agent.clone(),
+                detail: error.to_string(),
+            })?;
+        let _ = reply.send(Captured {
+            checkpoint: self.committed.clone(),
+            snapshot: Some(snapshot),
+            last_sequence: self.shared.log.last_sequence(),
+        });
+        Ok(())
     }
 
     /// Whether a command may run: not while this session's events wait for the

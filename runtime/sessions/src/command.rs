@@ -11,12 +11,30 @@ use agentplex_session::{Command, Ticket};
 
 /// A command and where to report its outcome.
 pub struct Request {
-    /// What is asked (a `Send` comes without a ticket: the task issues one).
-    pub command: Command,
+    /// What is asked.
+    pub command: Asked,
     /// For a `Send`: told the last sequence before the message's turn starts.
     pub turn_started: Option<oneshot::Sender<u64>>,
     /// Where its outcome goes.
     pub done: oneshot::Sender<Result<(), SessionError>>,
+}
+
+/// What a request asks of a session's task.
+pub enum Asked {
+    /// A command of the core (a `Send` comes without a ticket: the task issues one).
+    Core(Command),
+    /// The state the task last stored, for an export; answered once what the
+    /// task took in is stored.
+    Capture(oneshot::Sender<Captured>),
+}
+
+/// A session's state as stored: the checkpoint, the adapter's state with it and
+/// the last event it covers. A daemon started on them carries the session on.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    pub checkpoint: agentplex_store::Checkpoint,
+    pub snapshot: Option<Vec<u8>>,
+    pub last_sequence: u64,
 }
 
 /// Who waits for the turn of a queued message to start, by the ticket the core

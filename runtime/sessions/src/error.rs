@@ -49,6 +49,13 @@ pub enum SessionError {
         /// The id asked for.
         session_id: String,
     },
+    /// A session archive to import is damaged, truncated, foreign or too new.
+    #[error("{0}; nothing was imported")]
+    InvalidArchive(String),
+    /// An import would overwrite what is here (an agent's file of the same
+    /// session), or write where it may not.
+    #[error("{0}; nothing was imported")]
+    ImportConflict(String),
     /// The session ended: it takes no more messages or answers.
     #[error("session {session_id:?} has ended")]
     SessionEnded {

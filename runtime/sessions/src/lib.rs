@@ -13,6 +13,7 @@ mod launch;
 mod log;
 mod loopback;
 pub mod metrics;
+pub mod moves;
 mod parking;
 mod processes;
 mod reading;
@@ -34,7 +35,7 @@ use tokio::sync::{oneshot, watch};
 
 use actor::Actor;
 pub use agentplex_session::Command;
-use command::Request;
+use command::{Asked, Request};
 pub use error::SessionError;
 use log::EventLog;
 pub use log::{Page, TAIL_EVENTS};
@@ -111,7 +112,7 @@ impl Session {
         };
         self.requests
             .send(Box::new(Request {
-                command,
+                command: Asked::Core(command),
                 turn_started,
                 done,
             }))
@@ -534,12 +535,14 @@ pub fn validate_session_id(id: &str) -> Result<(), SessionError> {
     }
 }
 
-fn resolve_directory(directory: Option<&str>) -> Result<PathBuf, SessionError> {
+pub(crate) fn resolve_directory(directory: Option<&str>) -> Result<PathBuf, SessionError> {
     let cwd =
         std::env::current_dir().map_err(|error| SessionError::io("current directory", error))?;
     let path = directory.map_or(cwd.clone(), |dir| cwd.join(dir));
     agentplex_files::check_working_directory(&path)?;
-    Ok(path)
+    // The real path: agents name their session folders after it, and a session
+    // that moves finds them by it.
+    Ok(std::fs::canonicalize(&path).unwrap_or(path))
 }
 
 /// Makes `dir` (and its missing parents) with the mode 0700, narrowing it when it

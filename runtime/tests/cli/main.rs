@@ -13,6 +13,7 @@ mod errors;
 mod files;
 mod human;
 mod meta;
+mod moves;
 mod processes;
 mod requests;
 mod sessions;

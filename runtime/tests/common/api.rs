@@ -70,6 +70,35 @@ impl<'a> Api<'a> {
             .expect("POST")
     }
 
+    /// `GET /v1/sessions/{id}/export`: the archive's bytes (it must answer 200).
+    pub fn export(&self, id: &str) -> Vec<u8> {
+        let response = self.get(&format!("/v1/sessions/{id}/export"));
+        assert_eq!(response.status().as_u16(), 200, "exporting {id}");
+        response.bytes().expect("the archive").to_vec()
+    }
+
+    /// `POST /v1/sessions/{id}/import{query}` with `archive` as the body and
+    /// `env` given as `x-agentplex-env` headers.
+    pub fn import(
+        &self,
+        id: &str,
+        query: &str,
+        archive: Vec<u8>,
+        env: &[(&str, &str)],
+    ) -> Response {
+        let mut request = self
+            .auth(
+                self.client
+                    .post(self.daemon.url(&format!("/v1/sessions/{id}/import{query}"))),
+            )
+            .header(CONTENT_TYPE, "application/gzip")
+            .body(archive);
+        for (name, value) in env {
+            request = request.header("x-agentplex-env", format!("{name}={value}"));
+        }
+        request.send().expect("POST import")
+    }
+
     /// A POST with no body and no content type, as the 0.1.x SDK sends bodiless routes.
     pub fn post_empty(&self, path: &str) -> Response {
         self.auth(self.client.post(self.daemon.url(path)))

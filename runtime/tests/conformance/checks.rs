@@ -4,8 +4,8 @@
 
 use serde_json::{json, Value};
 
-use super::harness::Harness;
-use crate::common::api::{assistant_texts, check_turns, expect_no_content, pretty};
+use super::harness::{Harness, AGENT_DEADLINE};
+use crate::common::api::{assistant_texts, check_turns, expect_no_content, ok_json, pretty, Api};
 
 /// `GET /v1/agents` shows the agent installed with the pinned version.
 pub fn installed_with_its_version(h: &Harness) {
@@ -391,7 +391,18 @@ fn let_the_agent_save(h: &Harness) {
 
 /// The next turn is answered, and the model saw the earlier turn's `marker`.
 fn assert_resumed(h: &Harness, session: &str, marker: &str) {
-    let events = h.turn(session, "what did I say");
+    assert_next_turn(h, &h.api(), session, marker, true);
+}
+
+/// The next turn of `session` in the daemon of `api` is answered, and the model
+/// saw the earlier turn's `marker` when `carried` (else it did not: the agent
+/// started a session of its own).
+fn assert_next_turn(h: &Harness, api: &Api<'_>, session: &str, marker: &str, carried: bool) {
+    let offset = api.last_sequence(session);
+    api.send(session, "what did I say");
+    let events = api.wait_for_within(AGENT_DEADLINE, session, offset, "turn.ended", |e| {
+        e["type"] == "turn.ended"
+    });
     assert!(
         assistant_texts(&events)
             .iter()
@@ -404,12 +415,56 @@ fn assert_resumed(h: &Harness, session: &str, marker: &str) {
             .as_str()
             .is_some_and(|t| t.contains("what did I say"))
     });
-    assert!(
-        last.expect("the model saw the message")["body"]
-            .to_string()
-            .contains(marker),
-        "the resumed agent still has the first turn"
+    let body = last.expect("the model saw the message")["body"].to_string();
+    assert_eq!(
+        body.contains(marker),
+        carried,
+        "{}: the model request after the resume {} the first turn: {body}",
+        h.agent.id,
+        if carried { "lacks" } else { "unexpectedly has" }
     );
+}
+
+/// The session moves to another sandbox (its own home, data dir, install dir and
+/// working directory) as one archive, and the agent there resumes its own session:
+/// the model receives the first turn as the agent itself sends it. An agent whose
+/// session cannot move says so in its capabilities and in the import's `lost`, and
+/// the session goes on with a new agent session.
+pub fn moves_to_another_sandbox(h: &mut Harness) {
+    let session = h.create("default");
+    h.turn(&session, "remember-marker-9");
+    let before = h.events(&session);
+    let_the_agent_save(h);
+    let movable = h.can("move");
+    let archive = h.api().export(&session);
+    let there = h.another_sandbox();
+    let api = there.api();
+    let query = format!("?directory={}", there.workspace.path().display());
+    let answer = ok_json(api.import(&session, &query, archive, &[]));
+    assert_eq!(
+        answer["lost"].is_null(),
+        movable,
+        "{}: the `move` capability and what the import says differ: {answer}",
+        h.agent.id
+    );
+    if movable {
+        assert!(
+            answer["nativeFiles"].as_u64().unwrap() > 0,
+            "{}: the agent's own session files moved: {answer}",
+            h.agent.id
+        );
+    }
+    assert_eq!(
+        answer["session"]["directory"],
+        json!(there.workspace.path())
+    );
+    let after = api.events(&session);
+    assert_eq!(
+        after[..before.len()],
+        before[..],
+        "the transcript moved whole"
+    );
+    assert_next_turn(h, &api, &session, "remember-marker-9", movable);
 }
 
 /// `include_raw=true` carries the native line on agent events, and only then.

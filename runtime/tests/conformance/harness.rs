@@ -19,14 +19,9 @@ pub const AGENT_DEADLINE: Duration = Duration::from_secs(90);
 pub struct Harness {
     pub agent: &'static Agent,
     pub model: ModelServer,
-    pub daemon: Daemon,
-    /// What the daemon was started with, for a successor.
-    launch: (Vec<String>, Vec<(String, String)>),
-    /// The sessions' working directory.
-    pub workspace: tempfile::TempDir,
+    /// The daemon, the agent's home and the sessions' working directory.
+    pub sandbox: Sandbox,
     binary: PathBuf,
-    _home: tempfile::TempDir,
-    _install: tempfile::TempDir,
     sessions: AtomicU32,
 }
 
@@ -43,44 +38,27 @@ impl Harness {
             return None;
         };
         let model = ModelServer::start().expect("starting the model server");
-        let home = tempfile::tempdir().unwrap();
-        let install = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink(&binary, install.path().join(id)).unwrap();
-        let home_path = home.path().to_path_buf();
-        let mut env = vec![("HOME".to_owned(), home_path.display().to_string())];
-        for (var, dir) in [
-            ("XDG_CONFIG_HOME", ".config"),
-            ("XDG_DATA_HOME", ".local/share"),
-            ("XDG_STATE_HOME", ".local/state"),
-            ("XDG_CACHE_HOME", ".cache"),
-        ] {
-            env.push((var.to_owned(), home_path.join(dir).display().to_string()));
-        }
-        env.extend(agent.env(&model, &home_path));
-        let args = vec!["--install-dir".into(), install.path().display().to_string()];
-        let daemon = Daemon::start_with(Options {
-            args: args.clone(),
-            env: env.clone(),
-            ..Options::default()
-        });
+        let sandbox = Sandbox::start(agent, &binary, &model);
         Some(Harness {
             agent,
             model,
-            daemon,
-            launch: (args, env),
-            workspace: tempfile::tempdir().unwrap(),
+            sandbox,
             binary: binary.canonicalize().unwrap(),
-            _home: home,
-            _install: install,
             sessions: AtomicU32::new(0),
         })
     }
 
+    /// Another sandbox for the agent, talking to the same model server: a daemon
+    /// with a home, data dir, install dir and workspace of its own.
+    pub fn another_sandbox(&self) -> Sandbox {
+        Sandbox::start(self.agent, &self.binary, &self.model)
+    }
+
     /// Kills the daemon with SIGKILL and starts a new one on the same data dir.
     pub fn restart_daemon(&mut self) {
-        let data_dir = self.daemon.kill();
-        let (args, env) = self.launch.clone();
-        self.daemon = Daemon::start_with(Options {
+        let data_dir = self.sandbox.daemon.kill();
+        let (args, env) = self.sandbox.launch.clone();
+        self.sandbox.daemon = Daemon::start_with(Options {
             args,
             env,
             data_dir: Some(data_dir),
@@ -90,7 +68,7 @@ impl Harness {
 
     /// A client for the daemon.
     pub fn api(&self) -> Api<'_> {
-        Api::new(&self.daemon)
+        Api::new(&self.sandbox.daemon)
     }
 
     /// The agent's entry of `GET /v1/agents`.
@@ -101,7 +79,7 @@ impl Harness {
             .timeout(AGENT_DEADLINE)
             .build()
             .unwrap()
-            .get(self.daemon.url("/v1/agents"))
+            .get(self.sandbox.daemon.url("/v1/agents"))
             .send()
             .expect("GET /v1/agents");
         let agents = ok_json(response);
@@ -130,7 +108,7 @@ impl Harness {
         let mut request = json!({
             "agent": self.agent.id,
             "permissionMode": permission_mode,
-            "directory": self.workspace.path(),
+            "directory": self.sandbox.workspace.path(),
         });
         for (name, value) in fields.as_object().expect("fields are an object") {
             request[name] = value.clone();
@@ -220,7 +198,7 @@ impl Harness {
     /// or, for a script such as a Node CLI, its interpreter: `node` rewrites its
     /// command line to the CLI's title, so the interpreter is all there is to match).
     pub fn agent_pids(&self) -> Vec<i32> {
-        let daemon = self.daemon.pid() as i32;
+        let daemon = self.sandbox.daemon.pid() as i32;
         let interpreter = interpreter_of(&self.binary);
         std::fs::read_dir("/proc")
             .unwrap()
@@ -280,7 +258,67 @@ impl Harness {
 
     /// A path in the workspace.
     pub fn path(&self, name: &str) -> PathBuf {
-        self.workspace.path().join(name)
+        self.sandbox.workspace.path().join(name)
+    }
+}
+
+/// One sandbox of the agent: a daemon whose agent has a private home (its `XDG_*`
+/// folders in it), an install dir holding the agent's binary, and a workspace.
+pub struct Sandbox {
+    pub daemon: Daemon,
+    /// The sessions' working directory.
+    pub workspace: tempfile::TempDir,
+    /// What the daemon was started with, for a successor.
+    launch: (Vec<String>, Vec<(String, String)>),
+    home: tempfile::TempDir,
+    _install: tempfile::TempDir,
+}
+
+impl Sandbox {
+    /// Starts a daemon for `agent` (its CLI at `binary`) talking to `model`.
+    fn start(agent: &'static Agent, binary: &Path, model: &ModelServer) -> Sandbox {
+        let home = tempfile::tempdir().unwrap();
+        let install = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(binary, install.path().join(agent.id)).unwrap();
+        let home_path = home.path().to_path_buf();
+        let mut env = vec![("HOME".to_owned(), home_path.display().to_string())];
+        for (var, dir) in [
+            ("XDG_CONFIG_HOME", ".config"),
+            ("XDG_DATA_HOME", ".local/share"),
+            ("XDG_STATE_HOME", ".local/state"),
+            ("XDG_CACHE_HOME", ".cache"),
+        ] {
+            env.push((var.to_owned(), home_path.join(dir).display().to_string()));
+        }
+        env.extend(agent.env(model, &home_path));
+        let args = vec!["--install-dir".into(), install.path().display().to_string()];
+        let daemon = Daemon::start_with(Options {
+            args: args.clone(),
+            env: env.clone(),
+            ..Options::default()
+        });
+        Sandbox {
+            daemon,
+            workspace: tempfile::tempdir().unwrap(),
+            launch: (args, env),
+            home,
+            _install: install,
+        }
+    }
+
+    /// A client for the daemon.
+    pub fn api(&self) -> Api<'_> {
+        Api::new(&self.daemon)
+    }
+}
+
+/// A daemon killed with SIGKILL cannot stop its agents: their processes (a shared
+/// `opencode serve`, an agent CLI mid-turn) outlive it. Every sandbox gives its
+/// agent a private `HOME`, so what is left of its agents is found by it and
+/// killed, keeping later tests from running on a loaded machine.
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        kill_processes_at_home(self.home.path());
     }
 }
 
@@ -303,35 +341,30 @@ fn parent_of(pid: i32) -> Option<i32> {
     after.split(' ').nth(1)?.parse().ok()
 }
 
-/// A daemon killed with SIGKILL cannot stop its agents: their processes (a shared
-/// `opencode serve`, an agent CLI mid-turn) outlive it. The harness gave every
-/// agent a private `HOME`, so what is left of this harness's agents is found by
-/// it and killed, keeping later tests from running on a loaded machine.
-impl Drop for Harness {
-    fn drop(&mut self) {
-        let marker = format!("HOME={}", self._home.path().display());
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return;
+/// Kills every process whose `HOME` is `home`: what is left of a sandbox's agents.
+fn kill_processes_at_home(home: &Path) {
+    let marker = format!("HOME={}", home.display());
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
         };
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
-                continue;
-            };
-            if environ
-                .split(|byte| *byte == 0)
-                .any(|variable| variable == marker.as_bytes())
-            {
-                // SAFETY: kill(2) with a pid read from /proc; at worst the process is gone.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                }
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ
+            .split(|byte| *byte == 0)
+            .any(|variable| variable == marker.as_bytes())
+        {
+            // SAFETY: kill(2) with a pid read from /proc; at worst the process is gone.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
             }
         }
     }

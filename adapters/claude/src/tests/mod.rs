@@ -1,9 +1,11 @@
 //! Tests: the static facts (`facts.json`), the launch recipe (`info`), the recorded
 //! transcripts of the real CLI replayed through the session (`recorded`), and single native
-//! lines the recordings do not have (`lines`). `replay` is the harness they share.
+//! lines the recordings do not have (`lines`); moving the CLI's own session files
+//! (`native_files`). `replay` is the harness they share.
 
 mod info;
 mod lines;
+mod native_files;
 mod recorded;
 mod replay;
 

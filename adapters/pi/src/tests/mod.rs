@@ -4,6 +4,7 @@
 
 mod info;
 mod lines;
+mod moves;
 mod recorded;
 mod replay;
 

@@ -468,6 +468,7 @@ pub fn capabilities(info: &AdapterInfo) -> AgentCapabilities {
         variants: info.has("variants"),
         mcp_servers: info.has("mcp-servers"),
         skills: info.has("skills"),
+        moves: info.has("move"),
     }
 }
 

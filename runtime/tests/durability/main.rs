@@ -1,8 +1,12 @@
 //! Durable sessions (SPEC §7): the real binary is killed or stopped while mock
 //! sessions run, and a new daemon on the same data dir must show every event any
-//! client received, in order, without gaps or duplicates, and carry on.
+//! client received, in order, without gaps or duplicates, and carry on; and a
+//! session moves to another daemon whole ([`moves`]).
 
+#[path = "../common/mod.rs"]
 mod common;
+
+mod moves;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
