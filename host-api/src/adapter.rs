@@ -14,7 +14,7 @@ use crate::guest::Guest;
 use crate::host::Host;
 use crate::limits::InstanceData;
 use crate::{
-    AdapterInfo, AdapterOrigin, CredentialRead, HostConfig, HostError, MovedFile, NativeSource,
+    AdapterInfo, AdapterOrigin, CredentialRead, HostConfig, HostError, Landing, NativeSource,
     Place, Platform,
 };
 
@@ -289,14 +289,14 @@ impl LoadedAdapter {
 
     /// Where the native session file `path` (named by
     /// [`Self::native_session_files`] at `from`) goes at `to`, and what it then
-    /// holds; an error refuses the move.
+    /// holds (or the command that takes it in); an error refuses the move.
     pub fn move_native_file(
         &self,
         path: &str,
         contents: &[u8],
         from: &Place,
         to: &Place,
-    ) -> Result<Result<MovedFile, String>, HostError> {
+    ) -> Result<Result<Landing, String>, HostError> {
         self.stateless("move-native-file", |guest, store| {
             guest.move_native_file(store, path, contents, from, to)
         })

@@ -292,7 +292,7 @@ impl Guest {
         contents: &[u8],
         from: &api::Place,
         to: &api::Place,
-    ) -> wasmtime::Result<Result<api::MovedFile, String>> {
+    ) -> wasmtime::Result<Result<api::Landing, String>> {
         match self {
             Guest::V0_3(bindings) => bindings
                 .sandbox_agent_adapter_adapter()

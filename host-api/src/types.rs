@@ -8,10 +8,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use crate::bindings::guest::{
-    AdapterInfo, AgentMode, Arch, ArchiveKind, CredentialKind, CredentialRead, CredentialValue,
-    CredentialVariable, FileSearch, FoundCredential, InstallRecipe, InstallSource, Libc, McpAuth,
-    McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer, McpTransport, Model, MovedFile,
-    NativeSource, Os, Place, Platform, SessionConfig, Skill,
+    AdapterInfo, AgentMode, Arch, ArchiveKind, CommandOutput, CredentialKind, CredentialRead,
+    CredentialValue, CredentialVariable, FileSearch, FoundCredential, InstallRecipe, InstallSource,
+    Landing, Libc, McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer,
+    McpTransport, Model, MovedFile, NativeCommand, NativeSource, Os, Place, Platform,
+    SessionConfig, Skill,
 };
 pub use agentplex_adapter_types::{
     Action, Attachment, EmittedEvent, ExitStatus, FileWrite, HttpRequest, HttpResponse, Input,

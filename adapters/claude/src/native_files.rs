@@ -22,7 +22,11 @@ use serde_json::Value;
 const MAX_SLUG: usize = 200;
 
 /// Claude Code's own sessions.
-pub(crate) const SESSIONS: NativeSessions = NativeSessions { files, relocate };
+pub(crate) const SESSIONS: NativeSessions = NativeSessions {
+    files,
+    relocate,
+    import: None,
+};
 
 /// `${CLAUDE_CONFIG_DIR:-$HOME/.claude}` at `place`.
 fn config_dir(place: &Place) -> String {

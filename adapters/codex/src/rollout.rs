@@ -24,7 +24,11 @@ use sandbox_agent_adapter_kit::prelude::*;
 use crate::credentials::LOCATION_ENV;
 
 /// Codex's rollout files, moved under the new `CODEX_HOME`.
-pub(crate) const SESSIONS: NativeSessions = NativeSessions { files, relocate };
+pub(crate) const SESSIONS: NativeSessions = NativeSessions {
+    files,
+    relocate,
+    import: None,
+};
 
 /// Codex's folder at `place`: `$CODEX_HOME`, else `~/.codex`.
 fn codex_home(place: &Place) -> String {

@@ -51,7 +51,11 @@ const PREFIX: &str = "session-";
 const MOVED_SUFFIX: &str = "-moved.jsonl";
 
 /// Gemini CLI's own sessions.
-pub(crate) const SESSIONS: NativeSessions = NativeSessions { files, relocate };
+pub(crate) const SESSIONS: NativeSessions = NativeSessions {
+    files,
+    relocate,
+    import: None,
+};
 
 /// Every recording of session `id` in the projects' chat folders: the CLI's
 /// (`…-<id[0:8]>.jsonl`) and those moved before (`…-<id[0:8]>-moved.jsonl`).

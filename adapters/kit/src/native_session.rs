@@ -10,7 +10,7 @@
 //! home (or to a folder a location variable names), and every path of the old
 //! place in the text replaced by the new one ([`rewrite_paths`]).
 
-use crate::types::{MovedFile, NativeSource, Place};
+use crate::types::{Landing, MovedFile, NativeCommand, NativeSource, Place};
 
 /// Why an agent's session cannot move, when the adapter does not say.
 pub const CANNOT_MOVE: &str = "the adapter does not know where the agent keeps its own sessions";
@@ -25,6 +25,10 @@ pub struct NativeSessions {
     /// path, its contents, the old place and the new one. [`same_place`] when
     /// nothing but paths depends on the place.
     pub relocate: fn(&str, Vec<u8>, &Place, &Place) -> Result<MovedFile, String>,
+    /// For an agent whose `files` include a command's output
+    /// ([`NativeSource::Output`]): the command that takes that output in at the new
+    /// place (its name, the old place, the new one). `None`: no command outputs.
+    pub import: Option<fn(&str, &Place, &Place) -> Result<NativeCommand, String>>,
 }
 
 impl NativeSessions {
@@ -33,9 +37,28 @@ impl NativeSessions {
         Self {
             files,
             relocate: same_place,
+            import: None,
+        }
+    }
+
+    /// How the file `path` lands at `to`: a command's output (a name, not a path)
+    /// is taken in by [`NativeSessions::import`]'s command, a file is relocated.
+    pub fn land(
+        &self,
+        path: &str,
+        contents: Vec<u8>,
+        from: &Place,
+        to: &Place,
+    ) -> Result<Landing, String> {
+        match (path.starts_with('/'), self.import) {
+            (false, Some(import)) => import(path, from, to).map(Landing::Command),
+            _ => (self.relocate)(path, contents, from, to).map(Landing::File),
         }
     }
 }
+
+/// A command's output moved: the command that takes it in gets it as `{file}`.
+pub const FILE_PLACEHOLDER: &str = "{file}";
 
 /// A location variable's value at a place, when set and not empty.
 pub fn var<'a>(place: &'a Place, name: &str) -> Option<&'a str> {

@@ -17,7 +17,7 @@ use crate::native_session::NativeSessions;
 use crate::text::raw_json;
 use crate::types::{
     Action, AdapterInfo, CredentialRead, ExitStatus, Guest, GuestSession, HttpResponse,
-    InstallRecipe, MessagePart, MovedFile, NativeSource, PermissionReply, Place, Platform, Session,
+    InstallRecipe, Landing, MessagePart, NativeSource, PermissionReply, Place, Platform, Session,
     SessionConfig, SseEvent,
 };
 use crate::Actions;
@@ -402,9 +402,9 @@ impl<A: Adapter> Guest for A {
         contents: Vec<u8>,
         from: Place,
         to: Place,
-    ) -> Result<MovedFile, String> {
+    ) -> Result<Landing, String> {
         let sessions =
             A::NATIVE_SESSIONS.ok_or_else(|| crate::native_session::CANNOT_MOVE.to_owned())?;
-        (sessions.relocate)(&path, contents, &from, &to)
+        sessions.land(&path, contents, &from, &to)
     }
 }

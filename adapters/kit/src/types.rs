@@ -6,11 +6,11 @@
 //! flattens them. See the WIT files (or the generated docs) for every field.
 
 pub use crate::bindings::exports::sandbox_agent::adapter::adapter::{
-    AdapterInfo, AgentMode, Arch, ArchiveKind, Attachment, CredentialKind, CredentialRead,
-    CredentialValue, CredentialVariable, FileSearch, FoundCredential, InstallRecipe, InstallSource,
-    Libc, McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer, McpTransport,
-    MessagePart, Model, MovedFile, NativeSource, Os, PermissionReply, Place, Platform,
-    SessionConfig, Skill,
+    AdapterInfo, AgentMode, Arch, ArchiveKind, Attachment, CommandOutput, CredentialKind,
+    CredentialRead, CredentialValue, CredentialVariable, FileSearch, FoundCredential,
+    InstallRecipe, InstallSource, Landing, Libc, McpAuth, McpLocal, McpOauth, McpRemote,
+    McpRemoteTransport, McpServer, McpTransport, MessagePart, Model, MovedFile, NativeCommand,
+    NativeSource, Os, PermissionReply, Place, Platform, SessionConfig, Skill,
 };
 pub use crate::bindings::sandbox_agent::adapter::actions::{
     Action, ExitStatus, FileWrite, HttpRequest, HttpResponse, SpawnRequest, SseEvent, SseRequest,

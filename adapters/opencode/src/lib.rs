@@ -22,18 +22,13 @@
 //!
 //! `README.md` next to this crate has the launch recipe and the mapping table.
 //!
-//! OpenCode's own sessions cannot move to another sandbox yet (no
-//! `NATIVE_SESSIONS`, so no capability `move`). OpenCode 1.18 keeps every session of
-//! a home in one SQLite database (`$XDG_DATA_HOME/opencode/opencode.db`), with the
-//! session's directory and project in its rows: a copied file holds other sessions,
-//! is binary, and rewriting paths in it is not possible, while a session left naming
-//! the old directory runs there and sends its events to that directory's stream.
-//! What moves it is `opencode export <id>` at the old place (JSON on stdout) and
-//! `opencode import <file>`, run in the new working directory with the server's
-//! environment (it keeps the ids and takes that directory's project). The 0.3
-//! contract only names files to read and write, so a later one needs a command the
-//! host runs at export (its output kept as the session's file) and one it runs at
-//! import (with that file, in the new directory) before the session resumes.
+//! OpenCode's own sessions move through its own commands (`moves`): OpenCode 1.18
+//! keeps every session of a home in one SQLite database
+//! (`$XDG_DATA_HOME/opencode/opencode.db`), with the session's directory and
+//! project in its rows, so no file of it can be copied. `opencode export <id>` at
+//! the old place prints the session as JSON, which the archive carries, and
+//! `opencode import <file>`, run in the new working directory with the agent's
+//! environment, takes it in with the same ids and that directory's project.
 
 #![warn(missing_docs)]
 
@@ -46,6 +41,7 @@ use sandbox_agent_adapter_kit::{
 mod api;
 mod credentials;
 pub mod install;
+mod moves;
 mod native;
 mod session;
 mod state;
@@ -73,6 +69,7 @@ impl Adapter for OpenCode {
         files: credentials::files,
         parse: credentials::parse,
     });
+    const NATIVE_SESSIONS: Option<NativeSessions> = Some(moves::SESSIONS);
 
     /// Modes `build` (default) and `plan` (OpenCode's read-only planning agent); no
     /// static models (OpenCode's models come from its configuration, named

@@ -26,7 +26,11 @@ use serde_json::Value;
 use crate::credentials::LOCATION_ENV;
 
 /// Pi's session files, moved into the folder of the new working directory.
-pub(crate) const SESSIONS: NativeSessions = NativeSessions { files, relocate };
+pub(crate) const SESSIONS: NativeSessions = NativeSessions {
+    files,
+    relocate,
+    import: None,
+};
 
 /// Pi's agent folder at `place`: `$PI_CODING_AGENT_DIR` (with `~` expanded as Pi
 /// does), else `~/.pi/agent`.

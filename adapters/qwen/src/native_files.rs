@@ -32,7 +32,11 @@ use serde_json::Value;
 pub(crate) const RUNTIME_ENV: &str = "QWEN_RUNTIME_DIR";
 
 /// Qwen Code's own sessions.
-pub(crate) const SESSIONS: NativeSessions = NativeSessions { files, relocate };
+pub(crate) const SESSIONS: NativeSessions = NativeSessions {
+    files,
+    relocate,
+    import: None,
+};
 
 /// The transcript of session `id` (live or archived). Nothing for an id that is
 /// not a plain file name.

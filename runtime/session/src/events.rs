@@ -2,6 +2,7 @@
 //! them: the end of a session, errors, lines too long, the restart marker and
 //! the closing of a turn lost with the previous daemon.
 
+use crate::CarriedOn;
 use agentplex_adapter_types::EmittedEvent;
 use agentplex_universal::{
     AgentUnparsedData, ContentPart, ErrorData, ItemEventData, ItemKind, ItemRole, ItemStatus,
@@ -54,9 +55,10 @@ pub fn line_too_long(location: String, length: usize, limit: usize, head: String
     }
 }
 
-/// The transcript's note that the agent's process ended with the previous daemon
-/// (`now`: Unix milliseconds, which names the item).
-pub fn restart_marker(native_session_id: Option<&str>, now: i64) -> EmittedEvent {
+/// The transcript's note that the agent's process ended with the previous daemon,
+/// or stayed in the sandbox the session moved from (`now`: Unix milliseconds,
+/// which names the item).
+pub fn restart_marker(native_session_id: Option<&str>, why: CarriedOn, now: i64) -> EmittedEvent {
     let detail = match native_session_id {
         Some(id) => format!("The next message resumes the agent's session {id}."),
         None => "The next message starts the agent again.".to_owned(),
@@ -65,14 +67,23 @@ pub fn restart_marker(native_session_id: Option<&str>, now: i64) -> EmittedEvent
         UniversalEventType::ItemCompleted,
         UniversalEventData::Item(ItemEventData {
             item: UniversalItem {
-                item_id: format!("daemon_restart_{now}"),
+                item_id: match why {
+                    CarriedOn::Restart => format!("daemon_restart_{now}"),
+                    CarriedOn::Move => format!("session_moved_{now}"),
+                },
                 native_item_id: None,
                 parent_id: None,
                 kind: ItemKind::Status,
                 role: Some(ItemRole::System),
                 status: ItemStatus::Completed,
                 content: vec![ContentPart::Status {
-                    label: "agent process ended with the daemon".into(),
+                    label: match why {
+                        CarriedOn::Restart => "agent process ended with the daemon",
+                        CarriedOn::Move => {
+                            "agent process stayed in the sandbox the session moved from"
+                        }
+                    }
+                    .into(),
                     detail: Some(detail),
                 }],
             },
@@ -80,14 +91,19 @@ pub fn restart_marker(native_session_id: Option<&str>, now: i64) -> EmittedEvent
     )
 }
 
-/// `turn.ended` of a turn that died with the previous daemon.
-pub fn lost_turn_ended(turn_id: Option<String>) -> EmittedEvent {
+/// `turn.ended` of a turn that died with the previous daemon, or stayed behind
+/// when the session moved.
+pub fn lost_turn_ended(turn_id: Option<String>, why: CarriedOn) -> EmittedEvent {
+    let reason = match why {
+        CarriedOn::Restart => "daemon_restart",
+        CarriedOn::Move => "session_moved",
+    };
     synthetic(
         UniversalEventType::TurnEnded,
         UniversalEventData::Turn(TurnEventData {
             phase: TurnPhase::Ended,
             turn_id,
-            metadata: Some(serde_json::json!({"reason": "daemon_restart"})),
+            metadata: Some(serde_json::json!({ "reason": reason })),
             usage: None,
         }),
     )

@@ -101,6 +101,17 @@ pub enum Resource {
     Stream(String),
 }
 
+/// Why a daemon carries on a session whose processes are gone: it restarted, or
+/// the session moved to it from another sandbox (the processes stayed there).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CarriedOn {
+    /// The daemon restarted.
+    #[default]
+    Restart,
+    /// The session was imported from another daemon.
+    Move,
+}
+
 /// What closing a turn lost with the previous daemon needs from the transcript
 /// (the driver looks it up in its log; see [`SessionCore::pending_permissions`]).
 #[derive(Debug, Default)]
@@ -426,18 +437,19 @@ impl SessionCore {
     /// with what `lost` found in the transcript and the adapter is started;
     /// otherwise the adapter hears of each exit and each timer (late rather
     /// than never). Then a waiting message may start.
-    pub fn resume(&mut self, fresh_adapter: bool, lost: LostTurn, now: i64) {
+    pub fn resume(&mut self, fresh_adapter: bool, lost: LostTurn, why: CarriedOn, now: i64) {
         self.now = now;
         let lost_processes: Vec<String> = std::mem::take(&mut self.processes).into_keys().collect();
         let timers = std::mem::take(&mut self.timers);
         if !lost_processes.is_empty() {
             self.append(events::restart_marker(
                 self.native_session_id.as_deref(),
+                why,
                 now,
             ));
         }
         if fresh_adapter {
-            self.close_lost_turn(lost);
+            self.close_lost_turn(lost, why);
             self.steps.push_back(Step::Feed(Input::Start, Then::Ignore));
         } else {
             for process_id in lost_processes {
@@ -694,7 +706,7 @@ impl SessionCore {
     }
 
     /// Rejects what the lost turn asked and ends it, all daemon-made.
-    fn close_lost_turn(&mut self, lost: LostTurn) {
+    fn close_lost_turn(&mut self, lost: LostTurn, why: CarriedOn) {
         let mut closing = Vec::new();
         for id in &self.pending_permissions {
             if let Some(permission) = lost.permissions.iter().find(|p| &p.permission_id == id) {
@@ -721,7 +733,7 @@ impl SessionCore {
             }
         }
         if self.turn_running {
-            closing.push(events::lost_turn_ended(lost.turn_id));
+            closing.push(events::lost_turn_ended(lost.turn_id, why));
         }
         for event in closing {
             self.append(event);

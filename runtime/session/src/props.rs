@@ -373,7 +373,7 @@ fn step(core: &mut SessionCore, model: &mut Model, op: &Op) {
                 *ticket = None;
             }
             model.processes.clear();
-            core.resume(*fresh_adapter, LostTurn::default(), 0);
+            core.resume(*fresh_adapter, LostTurn::default(), CarriedOn::Restart, 0);
             model.observe(drive(core));
         }
     }

@@ -607,7 +607,7 @@ fn resuming_with_a_fresh_adapter_closes_the_lost_turn_then_runs_the_queue() {
         questions: Vec::new(),
         turn_id: Some("t1".into()),
     };
-    core.resume(true, lost, 99);
+    core.resume(true, lost, CarriedOn::Restart, 99);
     let effects = drive(&mut core, &mut agent);
     let events = emitted(&effects);
     let types: Vec<_> = events.iter().map(|e| e.event_type).collect();
@@ -649,7 +649,7 @@ fn resuming_the_same_adapter_reports_lost_processes_and_timers() {
         ..lost_turn_checkpoint()
     };
     let mut core = SessionCore::restore(identity(), &checkpoint, 0);
-    core.resume(false, LostTurn::default(), 0);
+    core.resume(false, LostTurn::default(), CarriedOn::Restart, 0);
     let effects = drive(&mut core, &mut agent);
     assert!(
         matches!(

@@ -26,7 +26,9 @@ use super::recording::Recording;
 use super::shared::SharedProcesses;
 use super::SessionShared;
 use crate::SessionError;
-use agentplex_session::{Command, Effect, Identity, Incoming, LostTurn, Resource, SessionCore};
+use agentplex_session::{
+    CarriedOn, Command, Effect, Identity, Incoming, LostTurn, Resource, SessionCore,
+};
 use agentplex_store::{Checkpoint, Commit, Store, StoreError};
 
 /// Most inputs already waiting (process output, timers, responses) handled
@@ -171,13 +173,13 @@ impl Actor {
     /// its processes and timers are gone, or, when the running turn died with its
     /// process (`fresh_adapter`), closes that turn and starts the fresh adapter
     /// that resumes the agent's native session.
-    pub async fn resume(&mut self, fresh_adapter: bool) {
+    pub async fn resume(&mut self, fresh_adapter: bool, why: CarriedOn) {
         let lost = if fresh_adapter {
             self.lost_turn()
         } else {
             LostTurn::default()
         };
-        self.core.resume(fresh_adapter, lost, now_millis());
+        self.core.resume(fresh_adapter, lost, why, now_millis());
         self.drive();
         // Counted among the live instances before the daemon serves.
         self.parking.note_use(self.adapter.is_parked());

@@ -9,7 +9,7 @@ use tokio::sync::oneshot;
 
 use super::{EventLog, Session, SessionManager, SessionShared, SessionState};
 use crate::SessionError;
-use agentplex_session::{Effect, Identity, SessionCore};
+use agentplex_session::{CarriedOn, Effect, Identity, SessionCore};
 use agentplex_store::{Checkpoint, Commit, StoredSession};
 
 impl SessionManager {
@@ -17,6 +17,11 @@ impl SessionManager {
     /// when every carried-on session has taken its first steps (restart marker,
     /// lost processes reported), so the first client already sees them.
     pub async fn restore(&self, stored: Vec<StoredSession>) {
+        self.carry_on_all(stored, CarriedOn::Restart).await
+    }
+
+    /// Brings back stored sessions that a daemon carries on for `why`.
+    pub(crate) async fn carry_on_all(&self, stored: Vec<StoredSession>, why: CarriedOn) {
         let mut resumed = Vec::new();
         for session in stored {
             let id = session.record.id.clone();
@@ -38,7 +43,7 @@ impl SessionManager {
                     .settings
                     .max_live_instances
                     .is_some_and(|cap| resumed.len() >= cap);
-                self.carry_on(shared.clone(), session, parked)
+                self.carry_on(shared.clone(), session, parked, why)
                     .map(|(handle, first_steps)| {
                         resumed.push(first_steps);
                         handle
@@ -72,6 +77,7 @@ impl SessionManager {
         shared: Arc<SessionShared>,
         stored: StoredSession,
         parked: bool,
+        why: CarriedOn,
     ) -> Result<(Arc<Session>, oneshot::Receiver<()>), SessionError> {
         let checkpoint = stored.checkpoint;
         let adapter = self.catalog.adapter(&stored.record.agent)?;
@@ -131,7 +137,7 @@ impl SessionManager {
         }
         let (resumed, first_steps) = oneshot::channel();
         tokio::spawn(async move {
-            Box::pin(actor.resume(fresh_adapter)).await;
+            Box::pin(actor.resume(fresh_adapter, why)).await;
             let _ = resumed.send(());
             actor.run(requests_rx).await;
         });

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::harness::{Harness, AGENT_DEADLINE};
+use super::harness::{Harness, Sandbox, AGENT_DEADLINE};
 use crate::common::api::{assistant_texts, check_turns, expect_no_content, ok_json, pretty, Api};
 
 /// `GET /v1/agents` shows the agent installed with the pinned version.
@@ -465,6 +465,42 @@ pub fn moves_to_another_sandbox(h: &mut Harness) {
         "the transcript moved whole"
     );
     assert_next_turn(h, &api, &session, "remember-marker-9", movable);
+    if h.can("permissions") {
+        moves_while_asking(h, &there);
+    }
+}
+
+/// A session that moves while its agent waits for a permission: the agent's
+/// process stays behind, so the new daemon settles the request and ends the turn
+/// (as after a daemon restart), and the session goes on in the agent's own session.
+fn moves_while_asking(h: &Harness, there: &Sandbox) {
+    let session = h.create("default");
+    h.turn(&session, "remember-marker-10");
+    let (offset, id) = ask_permission(h, &session, "touch asked.txt");
+    let archive = h.api().export(&session);
+    let api = there.api();
+    let query = format!("?directory={}", there.workspace.path().display());
+    ok_json(api.import(&session, &query, archive, &[]));
+    let events = api.wait_for_within(AGENT_DEADLINE, &session, offset, "turn.ended", |e| {
+        e["type"] == "turn.ended"
+    });
+    assert_eq!(
+        events.last().unwrap()["data"]["metadata"]["reason"],
+        json!("session_moved"),
+        "{}",
+        pretty(&events)
+    );
+    let resolved = events
+        .iter()
+        .find(|e| e["type"] == "permission.resolved" && e["data"]["permission_id"] == json!(id));
+    assert!(
+        resolved.is_some(),
+        "the request is settled: {}",
+        pretty(&events)
+    );
+    let info = api.session_info(&session);
+    assert_eq!(info["status"], json!("idle"), "{info}");
+    assert_next_turn(h, &api, &session, "remember-marker-10", true);
 }
 
 /// `include_raw=true` carries the native line on agent events, and only then.

@@ -27,6 +27,8 @@ pub const VERSION: u32 = 1;
 pub const MANIFEST: &str = "manifest.json";
 /// Events per page file.
 pub const EVENTS_PER_PAGE: usize = 1000;
+/// What an agent's import command has replaced by the path of the file it takes in.
+pub const EXPORT_PLACEHOLDER: &str = "{file}";
 
 /// Where an agent ran, as the archive records it (see the contract's `place`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,7 +44,8 @@ pub struct PlaceRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NativeFileRecord {
-    /// Its absolute path where the session was exported.
+    /// Its absolute path where the session was exported, or the name of the
+    /// agent's export command's output.
     pub path: String,
     /// Its name in the archive.
     pub entry: String,

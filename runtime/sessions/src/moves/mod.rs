@@ -7,6 +7,7 @@
 //! own session.
 
 pub mod archive;
+mod command;
 mod native;
 
 use std::io::{self, Read, Write};
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agentplex_files::confine::UploadLimits;
+use agentplex_host::Landing;
 use agentplex_session::EncodedEvent;
 use agentplex_store::{Checkpoint, Commit, SessionRecord, StoredSession};
 use agentplex_universal::UniversalEvent;
@@ -27,6 +29,7 @@ use archive::{
     event_page_name, ArchiveWriter, Manifest, NativeFileRecord, NativeRecord, PlaceRecord,
     Unpacked, EVENTS_PER_PAGE, FORMAT, VERSION,
 };
+use command::CommandRunner;
 use native::Placed;
 
 /// An export under way: what the archive holds, and its bytes as they are made.
@@ -56,7 +59,7 @@ pub struct Imported {
     /// Secret variables the session had that were not supplied: the agent goes
     /// without them (or with the daemon's own).
     pub missing_secrets: Vec<String>,
-    /// The agent's own session files written.
+    /// The agent's own session files written or handed to its import command.
     pub native_files: usize,
     /// Why the agent's own session did not come along, when it did not.
     pub lost: Option<String>,
@@ -131,16 +134,8 @@ impl SessionManager {
         };
         let mut native_files = Vec::new();
         if let Some(native_id) = &captured.checkpoint.native_session_id {
-            let read = {
-                let (adapter, native_id, place) =
-                    (adapter.clone(), native_id.clone(), place.clone());
-                tokio::task::spawn_blocking(move || {
-                    native::read_native_files(&adapter, &native_id, &place)
-                })
-                .await
-                .map_err(|error| SessionError::Internal(error.to_string()))?
-            };
-            match read {
+            let runner = self.command_runner(&adapter, &record, Path::new(&record.directory));
+            match native::read_native_files(&adapter, native_id, &place, &runner).await {
                 Ok(files) => native_files = files,
                 Err(reason) => native_record.lost = Some(reason),
             }
@@ -238,6 +233,20 @@ impl SessionManager {
                     native::WriteError::Io(message) => SessionError::Internal(message),
                 })?
         };
+        for (command, contents) in &prepared.commands {
+            let file = staging.path().join("native-command-input");
+            let ran = match std::fs::write(&file, contents) {
+                Ok(()) => prepared.runner.run(&command.argv, Some(&file)).await,
+                Err(error) => Err(format!("cannot write {}: {error}", file.display())),
+            };
+            if let Err(reason) = ran {
+                native::undo(&written);
+                return Err(SessionError::ImportConflict(format!(
+                    "the agent's import command refused the session: {reason}"
+                )));
+            }
+        }
+        let carried = written.len() + prepared.commands.len();
         let stored = prepared.stored;
         let stored_in = tokio::task::block_in_place(|| {
             self.store.insert_session(&stored.record)?;
@@ -256,11 +265,12 @@ impl SessionManager {
         let mut restored = stored;
         let keep = restored.tail.len().saturating_sub(crate::TAIL_EVENTS);
         restored.tail.drain(..keep);
-        self.restore(vec![restored]).await;
+        self.carry_on_all(vec![restored], agentplex_session::CarriedOn::Move)
+            .await;
         Ok(Imported {
             session: self.get(id)?,
             missing_secrets: prepared.missing_secrets,
-            native_files: written.len(),
+            native_files: carried,
             lost: prepared.lost,
         })
     }
@@ -332,6 +342,7 @@ impl SessionManager {
         };
         let mut lost = manifest.native.lost.clone();
         let mut native_files = Vec::new();
+        let mut commands = Vec::new();
         if lost.is_none() {
             for file in &manifest.native.files {
                 let contents = unpacked.read(&file.entry).map_err(invalid)?;
@@ -342,7 +353,8 @@ impl SessionManager {
                         detail: error.to_string(),
                     })?;
                 match moved {
-                    Ok(moved) => {
+                    Ok(Landing::Command(command)) => commands.push((command, contents)),
+                    Ok(Landing::File(moved)) => {
                         let path = native::confined(&moved.path, &to).map_err(|reason| {
                             SessionError::ImportConflict(format!(
                                 "the adapter would write the agent's file {} at {}: {reason}",
@@ -358,6 +370,7 @@ impl SessionManager {
                     Err(reason) => {
                         lost = Some(reason);
                         native_files.clear();
+                        commands.clear();
                         break;
                     }
                 }
@@ -369,6 +382,7 @@ impl SessionManager {
             checkpoint.native_session_id = None;
             snapshot = None;
         }
+        let runner = self.command_runner(&adapter, &record, &directory);
         Ok(PreparedImport {
             stored: StoredSession {
                 record,
@@ -377,10 +391,29 @@ impl SessionManager {
                 tail: events,
             },
             native_files,
+            commands,
+            runner,
             place: to,
             missing_secrets,
             lost,
         })
+    }
+
+    /// How the agent's own commands run for the session of `record` in `directory`.
+    fn command_runner(
+        &self,
+        adapter: &agentplex_host::LoadedAdapter,
+        record: &SessionRecord,
+        directory: &Path,
+    ) -> CommandRunner {
+        let mut env = self.catalog.credentials_env(adapter);
+        env.extend(record.env.iter().cloned());
+        CommandRunner {
+            env,
+            env_remove: self.catalog.foreign_credential_env(&record.agent),
+            cwd: directory.to_owned(),
+            install_dir: self.catalog.install_dir().to_owned(),
+        }
     }
 
     /// The imported session's working directory: the one asked for, else the one it
@@ -408,6 +441,9 @@ impl SessionManager {
 struct PreparedImport {
     stored: StoredSession,
     native_files: Vec<Placed>,
+    /// The agent's import commands, with the file each takes in.
+    commands: Vec<(agentplex_host::NativeCommand, Vec<u8>)>,
+    runner: CommandRunner,
     place: agentplex_host::Place,
     missing_secrets: Vec<String>,
     lost: Option<String>,

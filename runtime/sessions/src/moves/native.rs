@@ -6,8 +6,11 @@
 use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agentplex_host::{LoadedAdapter, NativeSource, Place};
+
+use super::command::CommandRunner;
 use agentplex_store::SessionRecord;
 
 /// Most bytes of native session files one session may carry.
@@ -76,16 +79,63 @@ pub fn confined(path: &str, place: &Place) -> Result<PathBuf, String> {
 }
 
 /// The native session files of the adapter's session `native_id` at `place`,
-/// with their contents: what the adapter names, found and read. An error says why
-/// the agent's session cannot come along.
-pub fn read_native_files(
-    adapter: &LoadedAdapter,
+/// with their contents: the files the adapter names, found and read, and what its
+/// export commands print (by the name of their output). An error says why the
+/// agent's session cannot come along.
+pub async fn read_native_files(
+    adapter: &Arc<LoadedAdapter>,
     native_id: &str,
     place: &Place,
+    runner: &CommandRunner,
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let sources = adapter
-        .native_session_files(native_id, place)
+    let sources = {
+        let (adapter, native_id, place) = (adapter.clone(), native_id.to_owned(), place.clone());
+        tokio::task::spawn_blocking(move || adapter.native_session_files(&native_id, &place))
+            .await
+            .map_err(|error| error.to_string())?
+            .map_err(|error| error.to_string())??
+    };
+    let mut outputs = Vec::new();
+    let mut lookups = Vec::new();
+    for source in sources {
+        match source {
+            NativeSource::Output(output) => {
+                check_output_name(&output.name)?;
+                outputs.push(output);
+            }
+            other => lookups.push(other),
+        }
+    }
+    let place_owned = place.clone();
+    let mut files = tokio::task::spawn_blocking(move || read_files(lookups, &place_owned))
+        .await
         .map_err(|error| error.to_string())??;
+    for output in outputs {
+        let contents = runner.run(&output.command.argv, None).await?;
+        files.push((output.name, contents));
+    }
+    Ok(files)
+}
+
+/// The name of a command's output: 1-64 characters of `[a-z0-9._-]`, not a path.
+fn check_output_name(name: &str) -> Result<(), String> {
+    let plain = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-')
+        });
+    if plain {
+        Ok(())
+    } else {
+        Err(format!(
+            "the adapter named a command output {name:?}, not a plain name"
+        ))
+    }
+}
+
+/// The files the sources name, read.
+fn read_files(sources: Vec<NativeSource>, place: &Place) -> Result<Vec<(String, Vec<u8>)>, String> {
     let mut paths = Vec::new();
     for source in sources {
         match source {
@@ -107,6 +157,7 @@ pub fn read_native_files(
                     .map(|entry| entry.path().display().to_string());
                 paths.extend(found);
             }
+            NativeSource::Output(_) => {}
         }
     }
     paths.sort();
