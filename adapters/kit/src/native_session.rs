@@ -28,8 +28,12 @@ pub struct NativeSessions {
     /// For an agent whose `files` include a command's output
     /// ([`NativeSource::Output`]): the command that takes that output in at the new
     /// place (its name, the old place, the new one). `None`: no command outputs.
-    pub import: Option<fn(&str, &Place, &Place) -> Result<NativeCommand, String>>,
+    pub import: Option<ImportCommand>,
 }
+
+/// The command that takes a command's output in at a new place: given the
+/// output's name, the old place and the new one.
+pub type ImportCommand = fn(&str, &Place, &Place) -> Result<NativeCommand, String>;
 
 impl NativeSessions {
     /// Sessions kept in `files`, moved with [`same_place`].
