@@ -582,6 +582,8 @@ fn a_rollout_moves_under_the_new_codex_home_with_its_paths_rewritten() {
         from.clone(),
         to.clone(),
     )
+    .unwrap()
+    .into_file()
     .unwrap();
     assert_eq!(moved.path, format!("/tmp/mig/codex/B/.codex/{relative}"));
     let text = String::from_utf8(moved.contents).unwrap();
@@ -615,6 +617,8 @@ fn a_rollout_moves_under_the_new_codex_home_with_its_paths_rewritten() {
         from,
         elsewhere.clone(),
     )
+    .unwrap()
+    .into_file()
     .unwrap();
     assert_eq!(moved.path, format!("/data/codex/{relative}"));
     let text = String::from_utf8(moved.contents).unwrap();
@@ -628,6 +632,8 @@ fn a_rollout_moves_under_the_new_codex_home_with_its_paths_rewritten() {
         elsewhere,
         to,
     )
+    .unwrap()
+    .into_file()
     .unwrap();
     assert_eq!(moved.path, format!("/tmp/mig/codex/B/.codex/{relative}"));
 }

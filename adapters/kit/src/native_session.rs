@@ -61,6 +61,16 @@ impl NativeSessions {
     }
 }
 
+impl Landing {
+    /// The file written, when the landing is a file; the command otherwise.
+    pub fn into_file(self) -> Result<MovedFile, NativeCommand> {
+        match self {
+            Landing::File(file) => Ok(file),
+            Landing::Command(command) => Err(command),
+        }
+    }
+}
+
 /// A command's output moved: the command that takes it in gets it as `{file}`.
 pub const FILE_PLACEHOLDER: &str = "{file}";
 

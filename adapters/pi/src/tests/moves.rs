@@ -92,6 +92,8 @@ fn a_session_moves_to_the_new_directorys_folder_with_its_cwd() {
         from.clone(),
         to,
     )
+    .unwrap()
+    .into_file()
     .unwrap();
     assert_eq!(
         moved.path,
@@ -119,6 +121,8 @@ fn a_session_moves_to_the_new_directorys_folder_with_its_cwd() {
         from,
         to,
     )
+    .unwrap()
+    .into_file()
     .unwrap();
     assert_eq!(
         moved.path,
@@ -141,6 +145,8 @@ fn the_header_cwd_is_the_new_directory_whatever_it_was() {
         from.clone(),
         to.clone(),
     )
+    .unwrap()
+    .into_file()
     .unwrap();
     let text = String::from_utf8(moved.contents).unwrap();
     let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
