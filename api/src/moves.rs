@@ -6,8 +6,9 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::SessionInfo;
 
-/// The header an import takes a secret variable in, once per variable
-/// (`NAME=value`): the export leaves those out and names them.
+/// The header an import takes secret variables in (the export leaves those out
+/// and names them): `NAME=value` pairs, form-encoded (`A=1&B=x%26y`); it may
+/// repeat.
 pub const IMPORT_ENV_HEADER: &str = "x-agentplex-env";
 
 /// Query of `POST /v1/sessions/{id}/import`.

@@ -352,8 +352,12 @@ impl Client {
             .query(query)
             .header(CONTENT_TYPE, HeaderValue::from_static("application/gzip"))
             .body(archive);
-        for (name, value) in env {
-            request = request.header(IMPORT_ENV_HEADER, format!("{name}={value}"));
+        if !env.is_empty() {
+            let mut pairs = form_urlencoded::Serializer::new(String::new());
+            for (name, value) in env {
+                pairs.append_pair(name, value);
+            }
+            request = request.header(IMPORT_ENV_HEADER, pairs.finish());
         }
         self.json(request).await
     }

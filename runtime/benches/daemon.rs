@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 mod common;
 #[path = "daemon/latency.rs"]
 mod latency;
+#[path = "daemon/moves.rs"]
+mod moves;
 
 use agentplex_client::{Client, CreateSessionRequest, MessageRequest};
 use agentplex_host::{
@@ -50,7 +52,7 @@ const STORES: [(&str, &[&str]); 2] = [
 fn main() {
     // `cargo bench --bench daemon -- NAME...` runs only the parts whose name
     // contains one of the NAMEs (startup, idle, agents, latency, throughput,
-    // adapter); cargo's own `--bench` flag is not a filter.
+    // moves, adapter); cargo's own `--bench` flag is not a filter.
     let filters: Vec<String> = std::env::args()
         .skip(1)
         .filter(|arg| !arg.starts_with("--"))
@@ -140,6 +142,10 @@ fn main() {
             let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
             runtime.block_on(event_throughput(&mut table, &daemon, label));
         }
+    }
+    if wanted("moves") {
+        eprintln!("[5/6] a session of {} events exported and imported", moves::MOVED_EVENTS);
+        runtime.block_on(moves::moves(&mut table, scratch.path(), &cache_dir));
     }
     drop(runtime);
 

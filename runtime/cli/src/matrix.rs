@@ -18,6 +18,7 @@ fn proved_by(capability: &str) -> &'static str {
         "questions" => "`question`",
         "cancel" => "`cancel_mid_turn`",
         "resume" => "`resume_after_exit`, `resume_after_daemon_restart`",
+        "move" => "`moves_to_another_sandbox`",
         "sessionLifecycle" => "`terminate`, `agent_crash`",
         _ => "transcript tests",
     }

@@ -69,7 +69,7 @@ pub async fn export_session(
 /// archive is checked whole first (its manifest, every file's size and SHA-256,
 /// the transcript without gaps): a damaged, truncated, foreign or too-new archive
 /// writes nothing. Secret variables the export left out are given in
-/// `x-agentplex-env: NAME=value` headers.
+/// `x-agentplex-env` headers, as form-encoded `NAME=value` pairs (`A=1&B=2`).
 #[utoipa::path(post, path = "/v1/sessions/{session_id}/import", tag = "sessions",
     params(("session_id" = String, Path, description = "Session id"), ImportSessionQuery),
     request_body(content = Vec<u8>, content_type = "application/gzip", description = "A session archive"),
@@ -107,21 +107,23 @@ pub async fn import_session(
     }))
 }
 
-/// The `NAME=value` pairs of the import's `x-agentplex-env` headers.
+/// The variables of the import's `x-agentplex-env` headers: each holds one or
+/// more `NAME=value` pairs, form-encoded (`A=1&B=x%26y`), so a client whose
+/// headers cannot repeat (`fetch` joins them) sends them all in one.
 fn supplied_env(headers: &HeaderMap) -> Result<Vec<(String, String)>> {
-    headers
-        .get_all(IMPORT_ENV_HEADER)
-        .iter()
-        .map(|value| {
-            let text = value.to_str().map_err(|_| {
-                ApiError::InvalidRequest(format!("{IMPORT_ENV_HEADER} is not text"))
-            })?;
-            match text.split_once('=') {
-                Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
-                _ => Err(ApiError::InvalidRequest(format!(
-                    "{IMPORT_ENV_HEADER} takes NAME=value"
-                ))),
+    let mut env = Vec::new();
+    for value in headers.get_all(IMPORT_ENV_HEADER) {
+        let text = value
+            .to_str()
+            .map_err(|_| ApiError::InvalidRequest(format!("{IMPORT_ENV_HEADER} is not text")))?;
+        for (name, value) in form_urlencoded::parse(text.trim().as_bytes()) {
+            if name.is_empty() {
+                return Err(ApiError::InvalidRequest(format!(
+                    "{IMPORT_ENV_HEADER} takes NAME=value pairs, form-encoded (A=1&B=2)"
+                )));
             }
-        })
-        .collect()
+            env.push((name.into_owned(), value.into_owned()));
+        }
+    }
+    Ok(env)
 }

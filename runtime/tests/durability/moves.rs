@@ -171,6 +171,24 @@ fn a_session_moves_to_another_daemon_and_carries_on() {
         409,
         "session_already_exists",
     );
+    // Several variables in one header, form-encoded (what a `fetch` client sends),
+    // reach the agent's processes.
+    let response = moved
+        .client()
+        .post(second.url(&format!("/v1/sessions/keyed/import{query}")))
+        .header("content-type", "application/gzip")
+        .header("x-agentplex-env", "ACME_API_KEY=sk-3&SHOWN=a%26b+c")
+        .body(talk.clone())
+        .send()
+        .unwrap();
+    let answer = ok_json(response);
+    assert_eq!(answer["missingSecrets"], json!([]), "{answer}");
+    let shown = moved.turn("keyed", "shell echo \"$SHOWN/$ACME_API_KEY\"");
+    assert!(
+        serde_json::to_string(&shown).unwrap().contains("a&b c/sk-3"),
+        "{}",
+        crate::common::api::pretty(&shown)
+    );
     // A secret the import was not given is named; the directory defaults to the
     // session's own when it exists here.
     let answer = ok_json(moved.import("unkeyed", "", talk.clone(), &[]));

@@ -52,6 +52,14 @@ def test_the_readme_processes_example_runs(binary: str, tmp_path: Path) -> None:
     assert re.fullmatch(r"(\S+ )?42 exit_code=7 signal=None type='exit'", lines[4]), lines[4]
 
 
+def test_the_readme_moves_example_runs(binary: str, tmp_path: Path) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    example = next(b for b in blocks if "move_session" in b)
+    lines = run(example, binary, tmp_path).splitlines()
+    assert lines[0] == "demo 10 ['MOCK_API_KEY']"
+    assert lines[1].startswith("demo-copy [] ") and "hi again" in lines[1]
+
+
 def test_examples_python_run(binary: str, tmp_path: Path) -> None:
     examples = sorted((REPO / "examples" / "python").glob("*.py"))
     assert examples

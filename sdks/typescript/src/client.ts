@@ -4,7 +4,17 @@
  * filesystem routes (`/v1/fs/*`) are here, with the 0.1.x SDK's method names.
  * sdks/surface.json lists the methods, the same as the Python SDK's.
  */
-import { callOptions, seg, Transport, transportOf, transports, type ClientOptions, type RawBody, type RequestOptions } from "./http.js";
+import {
+  bodyOf,
+  callOptions,
+  seg,
+  Transport,
+  transportOf,
+  transports,
+  type ClientOptions,
+  type RawBody,
+  type RequestOptions,
+} from "./http.js";
 import { isProblemDetails, AgentplexError } from "./errors.js";
 import { networkError } from "./http.js";
 import { parseSse } from "./sse.js";
@@ -12,6 +22,14 @@ import { Session } from "./session.js";
 import { followProcessLogs, type FollowProcessLogsOptions, type ProcessLogEvent } from "./process-logs.js";
 import { ProcessTerminal, type ConnectProcessTerminalOptions } from "./terminal.js";
 import { bytesToBase64 } from "./process-logs.js";
+import {
+  importHeaders,
+  NATIVE_LOST_HEADER,
+  relay,
+  type ExportSessionOptions,
+  type ImportSessionOptions,
+  type MoveSessionOptions,
+} from "./moves.js";
 import type {
   AdaptersReloadResponse,
   AgentInfo,
@@ -34,6 +52,7 @@ import type {
   FsUploadBatchResponse,
   FsWriteResponse,
   HealthResponse,
+  ImportSessionResponse,
   ProcessConfig,
   ProcessCreateRequest,
   ProcessInfo,
@@ -56,9 +75,9 @@ export type { ClientOptions, RequestOptions };
 export interface CreateSessionOptions extends CreateSessionRequest, RequestOptions {}
 
 /**
- * The body of `writeFsFile` (the file's bytes) and `uploadFsBatch` (a tar archive, plain or
- * gzip), sent as is: bytes, a `Blob`, a string (as UTF-8), or a `ReadableStream` (sent chunked as
- * it is read, never held whole in memory).
+ * The body of `writeFsFile` (the file's bytes), `uploadFsBatch` (a tar archive, plain or gzip)
+ * and `importSession` (a session archive), sent as is: bytes, a `Blob`, a string (as UTF-8), or a
+ * `ReadableStream` (sent chunked as it is read, never held whole in memory).
  */
 export type FsBody = RawBody;
 
@@ -258,6 +277,73 @@ export class Agentplex {
   /** A handle on a session by id, without a request (for a session known to exist). */
   session(id: string): Session {
     return new Session(this, id);
+  }
+
+  /**
+   * `GET /v1/sessions/{id}/export`: the session as one archive (gzip-compressed tar: its
+   * transcript, the adapter's state, its configuration without secret variables, the agent's
+   * own session files), as a stream, once the daemon has answered (`session_not_found` rejects
+   * here, not in the stream). A running session keeps running. `onNativeLost` hears why the
+   * agent's own session is not in it, when it is not. Cancel the stream, or abort `signal`, to
+   * stop early.
+   */
+  async exportSession(id: string, options: ExportSessionOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const { onNativeLost, ...request } = options;
+    const response = await transportOf(this).byteResponse("GET", `/v1/sessions/${seg(id)}/export`, {
+      headers: { accept: "application/gzip" },
+      ...callOptions(request),
+    });
+    const lost = response.headers.get(NATIVE_LOST_HEADER);
+    try {
+      if (lost !== null) onNativeLost?.(lost);
+    } catch (error) {
+      await response.body?.cancel().catch(() => undefined);
+      throw error;
+    }
+    return bodyOf(response);
+  }
+
+  /**
+   * `POST /v1/sessions/{id}/import`: restores a session from an archive of `exportSession`
+   * (bytes, a `Blob`, or a `ReadableStream` sent as it is read), under `id`, in `directory`
+   * (default: the one it had, when it exists here); `env` gives the secret variable the export
+   * left out (one at most, see `ImportSessionOptions`). The daemon checks the archive whole
+   * first: a damaged, truncated, foreign or too new one is `InvalidArchiveError` (400) and
+   * writes nothing; `SessionAlreadyExistsError` (409) when `id` is taken,
+   * `PathConflictError` (409) when an agent's file of the session is here with other contents.
+   * Resolves with the session as it now is here, the secrets still missing, and `lost` when
+   * the agent's own session did not come along.
+   */
+  async importSession(id: string, archive: FsBody, options: ImportSessionOptions = {}): Promise<ImportSessionResponse> {
+    const { directory, env, ...request } = options;
+    return transportOf(this).json<ImportSessionResponse>("POST", `/v1/sessions/${seg(id)}/import`, {
+      query: { directory },
+      raw: archive,
+      headers: importHeaders(env),
+      ...callOptions(request),
+    });
+  }
+
+  /**
+   * Moves session `id` from this daemon to the daemon of `to` (as `toId`, by default `id`):
+   * the export's stream is the import's body, chunk by chunk, never held whole in memory or
+   * stored (`fetch` sends a stream body with `duplex: "half"`: Node 20+, Bun, Chromium). The
+   * session stays here until you delete it. Resolves as `importSession` does; a failure reading
+   * the export rejects with its `NetworkError`. `signal`, `timeoutMs` and `maxRetries` apply to
+   * both requests.
+   */
+  async moveSession(id: string, to: Agentplex, options: MoveSessionOptions = {}): Promise<ImportSessionResponse> {
+    const { toId, directory, env, ...request } = options;
+    // What cannot be sent is refused before the export starts.
+    importHeaders(env);
+    const archive = relay(await this.exportSession(id, request), `the archive of session "${id}"`, request.signal);
+    try {
+      return await to.importSession(toId ?? id, archive.body, { ...request, directory, env });
+    } catch (error) {
+      throw archive.failure ?? error;
+    } finally {
+      await archive.close();
+    }
   }
 
   /**

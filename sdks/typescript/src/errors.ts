@@ -296,6 +296,11 @@ export class UnsupportedMediaTypeError extends AgentplexError {
   static override readonly code = "unsupported_media_type";
 }
 
+/** `invalid_archive` 400: a session import whose body is not a session archive, or a damaged, truncated or too new one; nothing was imported. */
+export class InvalidArchiveError extends AgentplexError {
+  static override readonly code = "invalid_archive";
+}
+
 /** `process_not_found` 404: no process has that id. */
 export class ProcessNotFoundError extends AgentplexError {
   static override readonly code = "process_not_found";
@@ -416,6 +421,7 @@ export const ERROR_CLASSES: Readonly<Record<string, typeof AgentplexError>> = Ob
       HostNotAllowedError,
       CrossOriginRefusedError,
       UnsupportedMediaTypeError,
+      InvalidArchiveError,
       ProcessNotFoundError,
       ProcessConflictError,
       ProcessLimitReachedError,

@@ -248,16 +248,13 @@ export class Transport {
 
   /** A request whose 2xx answer is raw bytes: the body as a stream, unread. */
   async byteStream(method: string, path: string, init: SendOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    return bodyOf(await this.byteResponse(method, path, init));
+  }
+
+  /** A request whose 2xx answer is raw bytes: the response, its headers read, its body unread. */
+  async byteResponse(method: string, path: string, init: SendOptions = {}): Promise<Response> {
     const headers = { accept: "application/octet-stream", ...init.headers };
-    return this.call(
-      method,
-      path,
-      { ...init, headers },
-      async (response) =>
-        // An answer without a body is an empty file.
-        response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() }),
-      true,
-    );
+    return this.call(method, path, { ...init, headers }, async (response) => response, true);
   }
 
   /** A request whose 2xx answer has no body we need (204). */
@@ -284,6 +281,11 @@ export class Transport {
     return response;
     }, true);
   }
+}
+
+/** The body of a response as a stream; an answer without a body is an empty one. */
+export function bodyOf(response: Response): ReadableStream<Uint8Array> {
+  return response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
 }
 
 /** Failures worth sending an idempotent request again: no answer, or a 502, 503 or 504. */

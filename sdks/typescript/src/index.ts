@@ -16,6 +16,7 @@ export type {
   InstallResult,
 } from "./client.js";
 export type { ClientOptions, RequestOptions } from "./http.js";
+export type { ExportSessionOptions, ImportSessionOptions, MoveSessionOptions } from "./moves.js";
 export { decodeProcessLogData } from "./process-logs.js";
 export type { FollowProcessLogsOptions, ProcessLogEvent } from "./process-logs.js";
 export { ProcessTerminal } from "./terminal.js";
@@ -77,6 +78,7 @@ export {
   HostNotAllowedError,
   CrossOriginRefusedError,
   UnsupportedMediaTypeError,
+  InvalidArchiveError,
   StreamError,
   TimeoutError,
   TokenInvalidError,

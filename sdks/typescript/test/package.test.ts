@@ -72,6 +72,7 @@ const PUBLIC = [
   "HostNotAllowedError",
   "InstallFailedError",
   "InternalError",
+  "InvalidArchiveError",
   "InvalidRequestError",
   "MethodNotAllowedError",
   "ModeNotSupportedError",

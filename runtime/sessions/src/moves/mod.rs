@@ -319,6 +319,12 @@ impl SessionManager {
                 missing_secrets.push(name.clone());
             }
         }
+        // Where the agent keeps its files is this sandbox's to say: the old home
+        // and location variables are not carried over (the importer may give them).
+        let location = &adapter.info().location_env;
+        record
+            .env
+            .retain(|(name, _)| name != "HOME" && !location.contains(name));
         record.env.extend(options.env.iter().cloned());
         record.skills.retain(|(name, folder)| {
             let there = Path::new(folder).is_dir();

@@ -7,7 +7,16 @@ import json
 import random
 import time
 import urllib.parse
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, Union
 
@@ -166,6 +175,17 @@ def headers(token: str | None, extra: dict[str, str] | None) -> dict[str, str]:
         out["authorization"] = f"Bearer {token}"
     out.update(extra or {})
     return out
+
+
+HeaderPairs = Union[Mapping[str, str], Sequence[tuple[str, str]]]
+"""Headers of one request: a mapping, or pairs (a name may repeat)."""
+
+
+def request_headers(json_body: bool, extra: HeaderPairs | None) -> list[tuple[str, str]]:
+    """The headers of one request: the content type of a JSON body, then the call's own."""
+    pairs = [("content-type", "application/json")] if json_body else []
+    pairs += list(extra.items()) if isinstance(extra, Mapping) else list(extra or [])
+    return pairs
 
 
 def check(response: httpx.Response) -> httpx.Response:

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
 import httpx
 from typing_extensions import Unpack
 
-from . import _core, install, processes
+from . import _core, install, moves, processes
 from ._core import CallOptions, seg
 from .aio_session import AsyncSession
 from .errors import AgentplexError
@@ -40,6 +40,7 @@ from .generated.models import (
     FsUploadBatchResponse,
     FsWriteResponse,
     HealthResponse,
+    ImportSessionResponse,
     ProcessConfig,
     ProcessCreateRequest,
     ProcessInfo,
@@ -57,8 +58,9 @@ from .generated.models import (
 from .terminal import AsyncProcessTerminal
 
 AsyncFsBody = bytes | str | Iterable[bytes] | AsyncIterable[bytes]
-"""A raw body of ``AsyncAgentplex``: bytes, a string (as UTF-8), or an iterable or async
-iterable of byte chunks (sent chunked as it is read, never held whole)."""
+"""A raw body of ``AsyncAgentplex`` (``write_fs_file``, ``upload_fs_batch``,
+``import_session``): bytes, a string (as UTF-8), or an iterable or async iterable of byte
+chunks (sent chunked as it is read, never held whole)."""
 
 
 class AsyncAgentplex:
@@ -122,7 +124,7 @@ class AsyncAgentplex:
         params: dict[str, Any] | None = None,
         body: Any = None,
         content: _core.AsyncRawContent | None = None,
-        headers: dict[str, str] | None = None,
+        headers: _core.HeaderPairs | None = None,
         unlimited: bool = False,
     ) -> httpx.Response:
         """Sends a request within the call's time limit (none for a call that may take long:
@@ -139,10 +141,7 @@ class AsyncAgentplex:
                     path,
                     params=params,
                     content=payload,
-                    headers={
-                        **({"content-type": "application/json"} if body is not None else {}),
-                        **(headers or {}),
-                    },
+                    headers=_core.request_headers(body is not None, headers),
                     timeout=deadline.timeout(),
                 )
             except httpx.TimeoutException as error:
@@ -320,6 +319,68 @@ class AsyncAgentplex:
 
     async def _session_info(self, id: str, options: CallOptions) -> SessionInfo:
         return _core.parse(SessionInfo, await self._request("GET", f"/v1/sessions/{seg(id)}", options))
+
+    # -- moving sessions between daemons ----------------------------------------------------
+
+    async def export_session(
+        self,
+        id: str,
+        *,
+        chunk_size: int = 65536,
+        on_native_lost: Callable[[str], None] | None = None,
+        **options: Unpack[CallOptions],
+    ) -> AsyncIterator[bytes]:
+        """``GET /v1/sessions/{id}/export``: the session's archive in chunks, streamed, as
+        ``Agentplex.export_session``."""
+        limit = _core.call_limit(options, self._timeout)
+        async with self._open(
+            "GET", moves.export_path(id), options, headers=moves.EXPORT_HEADERS, read_timeout=limit
+        ) as response:
+            moves.native_lost(response, on_native_lost)
+            async for chunk in moves.achunks(response.aiter_bytes(chunk_size), id):
+                yield chunk
+
+    async def import_session(
+        self,
+        id: str,
+        archive: AsyncFsBody,
+        *,
+        directory: str | None = None,
+        env: Mapping[str, str] | None = None,
+        **options: Unpack[CallOptions],
+    ) -> ImportSessionResponse:
+        """``POST /v1/sessions/{id}/import``: restores a session from an archive (bytes, or an
+        iterable or async iterable of chunks, streamed), as ``Agentplex.import_session``."""
+        answer = await self._request(
+            "POST",
+            moves.import_path(id),
+            options,
+            params=moves.import_params(directory),
+            content=_core.abyte_chunks(archive),
+            headers=moves.import_headers(env),
+        )
+        return _core.parse(ImportSessionResponse, answer)
+
+    async def move_session(
+        self,
+        id: str,
+        to: AsyncAgentplex,
+        *,
+        to_id: str | None = None,
+        directory: str | None = None,
+        env: Mapping[str, str] | None = None,
+        **options: Unpack[CallOptions],
+    ) -> ImportSessionResponse:
+        """Moves session ``id`` to the daemon of ``to`` (as ``to_id``, by default ``id``), the
+        export streamed into the import, as ``Agentplex.move_session``."""
+        moves.import_headers(env)  # what cannot be sent is refused before the export starts
+        limit = _core.call_limit(options, self._timeout)
+        async with self._open(
+            "GET", moves.export_path(id), options, headers=moves.EXPORT_HEADERS, read_timeout=limit
+        ) as response:
+            archive = moves.achunks(response.aiter_bytes(), id)
+            target = id if to_id is None else to_id
+            return await to.import_session(target, archive, directory=directory, env=env, **options)
 
     # -- files (/v1/fs/*) -------------------------------------------------------------------
 

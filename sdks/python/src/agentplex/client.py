@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import Any
 
 import httpx
 from typing_extensions import Unpack
 
-from . import _core, install, processes
+from . import _core, install, moves, processes
 from ._core import CallOptions, seg
 from .errors import AgentplexError
 from .generated.models import (
@@ -40,6 +40,7 @@ from .generated.models import (
     FsUploadBatchResponse,
     FsWriteResponse,
     HealthResponse,
+    ImportSessionResponse,
     ProcessConfig,
     ProcessCreateRequest,
     ProcessInfo,
@@ -58,8 +59,9 @@ from .session import Session
 from .terminal import ProcessTerminal
 
 FsBody = bytes | str | Iterable[bytes]
-"""A raw body (``write_fs_file``, ``upload_fs_batch``): bytes, a string (as UTF-8), or an
-iterable of byte chunks (sent chunked as it is read, never held whole, e.g. an open file)."""
+"""A raw body (``write_fs_file``, ``upload_fs_batch``, ``import_session``): bytes, a string (as
+UTF-8), or an iterable of byte chunks (sent chunked as it is read, never held whole, e.g. an open
+file)."""
 
 
 class Agentplex:
@@ -123,7 +125,7 @@ class Agentplex:
         params: dict[str, Any] | None = None,
         body: Any = None,
         content: _core.RawContent | None = None,
-        headers: dict[str, str] | None = None,
+        headers: _core.HeaderPairs | None = None,
         unlimited: bool = False,
     ) -> httpx.Response:
         """Sends a request within the call's time limit (none for a call that may take long:
@@ -140,10 +142,7 @@ class Agentplex:
                     path,
                     params=params,
                     content=payload,
-                    headers={
-                        **({"content-type": "application/json"} if body is not None else {}),
-                        **(headers or {}),
-                    },
+                    headers=_core.request_headers(body is not None, headers),
                     timeout=deadline.timeout(),
                 )
             except httpx.TimeoutException as error:
@@ -316,6 +315,80 @@ class Agentplex:
 
     def _session_info(self, id: str, options: CallOptions) -> SessionInfo:
         return _core.parse(SessionInfo, self._request("GET", f"/v1/sessions/{seg(id)}", options))
+
+    # -- moving sessions between daemons ----------------------------------------------------
+
+    def export_session(
+        self,
+        id: str,
+        *,
+        chunk_size: int = 65536,
+        on_native_lost: Callable[[str], None] | None = None,
+        **options: Unpack[CallOptions],
+    ) -> Iterator[bytes]:
+        """``GET /v1/sessions/{id}/export``: the session as one archive (gzip-compressed tar:
+        its transcript, the adapter's state, its configuration without secret variables, the
+        agent's own session files) in chunks, streamed (``b"".join(...)`` for the bytes; the
+        call's time limit bounds the wait for each chunk). A running session keeps running.
+        ``on_native_lost`` hears why the agent's own session is not in it, when it is not."""
+        limit = _core.call_limit(options, self._timeout)
+        with self._open(
+            "GET", moves.export_path(id), options, headers=moves.EXPORT_HEADERS, read_timeout=limit
+        ) as response:
+            moves.native_lost(response, on_native_lost)
+            yield from moves.chunks(response.iter_bytes(chunk_size), id)
+
+    def import_session(
+        self,
+        id: str,
+        archive: FsBody,
+        *,
+        directory: str | None = None,
+        env: Mapping[str, str] | None = None,
+        **options: Unpack[CallOptions],
+    ) -> ImportSessionResponse:
+        """``POST /v1/sessions/{id}/import``: restores a session from an archive of
+        ``export_session`` (bytes, or an iterable of chunks streamed: an open file, the export
+        itself), under ``id``, in ``directory`` (default: the one it had, when it exists here);
+        ``env`` gives the secret variables the export left out (one ``x-agentplex-env`` header
+        each). The daemon checks the archive whole first: a damaged, truncated, foreign or too
+        new one raises ``InvalidArchiveError`` and writes nothing; ``SessionAlreadyExistsError``
+        when ``id`` is taken, ``PathConflictError`` when an agent's file of the session is here
+        with other contents. Returns the session as it now is here, the secrets still missing,
+        and ``lost`` when the agent's own session did not come along."""
+        answer = self._request(
+            "POST",
+            moves.import_path(id),
+            options,
+            params=moves.import_params(directory),
+            content=_core.byte_chunks(archive),
+            headers=moves.import_headers(env),
+        )
+        return _core.parse(ImportSessionResponse, answer)
+
+    def move_session(
+        self,
+        id: str,
+        to: Agentplex,
+        *,
+        to_id: str | None = None,
+        directory: str | None = None,
+        env: Mapping[str, str] | None = None,
+        **options: Unpack[CallOptions],
+    ) -> ImportSessionResponse:
+        """Moves session ``id`` from this daemon to the daemon of ``to`` (as ``to_id``, by
+        default ``id``): the export's chunks are the import's body as they are read, never held
+        whole in memory or stored. The session stays here until you delete it. Returns as
+        ``import_session`` does; a failure reading the export raises its ``NetworkError``. The
+        call options apply to both requests."""
+        moves.import_headers(env)  # what cannot be sent is refused before the export starts
+        limit = _core.call_limit(options, self._timeout)
+        with self._open(
+            "GET", moves.export_path(id), options, headers=moves.EXPORT_HEADERS, read_timeout=limit
+        ) as response:
+            archive = moves.chunks(response.iter_bytes(), id)
+            target = id if to_id is None else to_id
+            return to.import_session(target, archive, directory=directory, env=env, **options)
 
     # -- files (/v1/fs/*) -------------------------------------------------------------------
 

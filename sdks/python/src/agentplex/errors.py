@@ -257,6 +257,13 @@ class UnsupportedMediaTypeError(AgentplexError):
     code = "unsupported_media_type"
 
 
+class InvalidArchiveError(AgentplexError):
+    """400 ``invalid_archive``: a session import whose body is not a session archive, or a
+    damaged, truncated or too new one; nothing was imported."""
+
+    code = "invalid_archive"
+
+
 class ProcessNotFoundError(AgentplexError):
     """404 ``process_not_found``: no process has that id."""
 
@@ -387,6 +394,7 @@ ERROR_CLASSES: dict[str, type[AgentplexError]] = {
         HostNotAllowedError,
         CrossOriginRefusedError,
         UnsupportedMediaTypeError,
+        InvalidArchiveError,
         ProcessNotFoundError,
         ProcessConflictError,
         ProcessLimitReachedError,
@@ -460,6 +468,7 @@ __all__ = [
     "HostNotAllowedError",
     "CrossOriginRefusedError",
     "UnsupportedMediaTypeError",
+    "InvalidArchiveError",
     "StreamError",
     "TimeoutError",
     "TokenInvalidError",

@@ -542,6 +542,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Streams the session as one archive (gzip-compressed tar): its universal
+         *     transcript, the adapter's state, its configuration with secret variables left
+         *     out (named in the manifest), and the agent's own session files. A running
+         *     session keeps running; the archive holds it as of the answer.
+         */
+        get: operations["export_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restores a session from an archive of `GET /v1/sessions/{id}/export` (the
+         *     body), under this id, in this daemon's home and data dir and in the working
+         *     directory asked for. The agent's own session files are written where the
+         *     agent looks for them here, with what depends on the home and the working
+         *     directory rewritten; the next message resumes the agent's own session. The
+         *     archive is checked whole first (its manifest, every file's size and SHA-256,
+         *     the transcript without gaps): a damaged, truncated, foreign or too-new archive
+         *     writes nothing. Secret variables the export left out are given in
+         *     `x-agentplex-env: NAME=value` headers.
+         */
+        post: operations["import_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/messages": {
         parameters: {
             query?: never;
@@ -674,6 +723,12 @@ export interface components {
             /** @description The session's `mcp` servers reach the agent (else a create request with them is refused). */
             mcpServers?: boolean;
             mcpTools: boolean;
+            /**
+             * @description The agent's own session moves with the daemon's (`GET /v1/sessions/{id}/export`
+             *     carries its files): after an import the agent resumes its own session. Without
+             *     it an imported session keeps its transcript and starts a new agent session.
+             */
+            move?: boolean;
             permissions: boolean;
             planMode: boolean;
             questions: boolean;
@@ -855,7 +910,7 @@ export interface components {
          * @description Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable" | "process_not_found" | "process_conflict" | "process_limit_reached" | "spawn_failed" | "host_not_allowed" | "cross_origin_refused" | "unsupported_media_type";
+        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable" | "process_not_found" | "process_conflict" | "process_limit_reached" | "spawn_failed" | "host_not_allowed" | "cross_origin_refused" | "unsupported_media_type" | "invalid_archive";
         /**
          * @description Who produced an event.
          * @enum {string}
@@ -1033,6 +1088,34 @@ export interface components {
             status: string;
             /** @description The daemon's version. */
             version?: string | null;
+        };
+        /** @description Query of `POST /v1/sessions/{id}/import`. */
+        ImportSessionQuery: {
+            /**
+             * @description The session's working directory in this sandbox (absolute, or relative to
+             *     the daemon's); by default the one it had, when it exists here.
+             */
+            directory?: string | null;
+        };
+        /** @description The answer of `POST /v1/sessions/{id}/import`. */
+        ImportSessionResponse: {
+            /**
+             * @description Why the agent's own session did not come along, when it did not: the next
+             *     message then starts a new session of the agent (the transcript stays).
+             */
+            lost?: string | null;
+            /**
+             * @description Secret variables the session had that the import was not given (header
+             *     `x-agentplex-env`): its agent goes without them, or with the daemon's own.
+             */
+            missingSecrets: string[];
+            /**
+             * Format: uint64
+             * @description How many of the agent's own session files were written.
+             */
+            nativeFiles: number;
+            /** @description The session as it now is here. */
+            session: components["schemas"]["SessionInfo"];
         };
         /** @description Data of `item.delta`. */
         ItemDeltaData: {
@@ -4105,6 +4188,174 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    export_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session archive. `x-agentplex-native-lost` says why the agent's own session is not in it, when it is not */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": number[];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session's events are not all stored yet */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    import_session: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The session's working directory in this sandbox (absolute, or relative to
+                 *     the daemon's); by default the one it had, when it exists here.
+                 */
+                directory?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A session archive */
+        requestBody: {
+            content: {
+                "application/gzip": number[];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSessionResponse"];
+                };
+            };
+            /** @description Not a session archive, a damaged, truncated or too new one, or a working directory that is not here */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No session has that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A session with this id exists, or an agent's file of the session is here with other contents */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The archive is over `--fs-max-bytes` unpacked */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as an archive */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -63,6 +63,12 @@ class AgentCapabilities(Model):
 
     mcp_tools: bool = Field(alias="mcpTools")
 
+    move: bool | None = Field(default=None)
+    """The agent's own session moves with the daemon's (`GET /v1/sessions/{id}/export`
+    carries its files): after an import the agent resumes its own session. Without
+    it an imported session keeps its transcript and starts a new agent session.
+    """
+
     permissions: bool
 
     plan_mode: bool = Field(alias="planMode")
@@ -355,7 +361,7 @@ class ErrorData(Model):
     message: str
 
 
-ErrorType = Literal["invalid_request", "unsupported_agent", "agent_not_installed", "install_failed", "agent_process_exited", "token_invalid", "permission_denied", "session_not_found", "session_already_exists", "mode_not_supported", "stream_error", "timeout", "session_ended", "request_not_found", "not_found", "method_not_allowed", "payload_too_large", "adapter_failed", "internal", "path_not_found", "path_conflict", "not_configured", "storage_full", "storage_unavailable", "process_not_found", "process_conflict", "process_limit_reached", "spawn_failed", "host_not_allowed", "cross_origin_refused", "unsupported_media_type"]
+ErrorType = Literal["invalid_request", "unsupported_agent", "agent_not_installed", "install_failed", "agent_process_exited", "token_invalid", "permission_denied", "session_not_found", "session_already_exists", "mode_not_supported", "stream_error", "timeout", "session_ended", "request_not_found", "not_found", "method_not_allowed", "payload_too_large", "adapter_failed", "internal", "path_not_found", "path_conflict", "not_configured", "storage_full", "storage_unavailable", "process_not_found", "process_conflict", "process_limit_reached", "spawn_failed", "host_not_allowed", "cross_origin_refused", "unsupported_media_type", "invalid_archive"]
 """Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`)."""
 
 EventSource = Literal["agent", "daemon"]
@@ -559,6 +565,35 @@ class HealthResponse(Model):
 
     version: str | None = Field(default=None)
     """The daemon's version."""
+
+
+class ImportSessionQuery(Model):
+    """Query of `POST /v1/sessions/{id}/import`."""
+
+    directory: str | None = Field(default=None)
+    """The session's working directory in this sandbox (absolute, or relative to
+    the daemon's); by default the one it had, when it exists here.
+    """
+
+
+class ImportSessionResponse(Model):
+    """The answer of `POST /v1/sessions/{id}/import`."""
+
+    lost: str | None = Field(default=None)
+    """Why the agent's own session did not come along, when it did not: the next
+    message then starts a new session of the agent (the transcript stays).
+    """
+
+    missing_secrets: list[str] = Field(alias="missingSecrets")
+    """Secret variables the session had that the import was not given (header
+    `x-agentplex-env`): its agent goes without them, or with the daemon's own.
+    """
+
+    native_files: int = Field(alias="nativeFiles")
+    """How many of the agent's own session files were written."""
+
+    session: SessionInfo
+    """The session as it now is here."""
 
 
 class ItemDeltaData(Model):
@@ -1503,6 +1538,8 @@ __all__ = [
     "FsUploadBatchResponse",
     "FsWriteResponse",
     "HealthResponse",
+    "ImportSessionQuery",
+    "ImportSessionResponse",
     "ItemDeltaData",
     "ItemEventData",
     "ItemKind",
