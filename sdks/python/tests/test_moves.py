@@ -21,6 +21,7 @@ from agentplex import (
     SessionNotFoundError,
     start,
 )
+from agentplex.generated.models import ContentPartToolResult
 from agentplex.session import Session
 
 from .conftest import daemon_env
@@ -95,7 +96,7 @@ def test_import_streams_the_export_and_takes_the_secrets(
     session = with_a_turn(client, tmp_path, env)
     streamed = other.import_session(unique("streamed"), client.export_session(session.id, chunk_size=256))
     assert sorted(streamed.missing_secrets) == ["MOCK_API_KEY", "OTHER_TOKEN"]
-    # Both variables, one header each: none missing.
+    # Both variables, in one header: none missing.
     given = other.import_session(
         unique("given"),
         client.export_session(session.id),
@@ -104,12 +105,30 @@ def test_import_streams_the_export_and_takes_the_secrets(
     assert given.missing_secrets == []
     id = unique("refused")
     with pytest.raises(InvalidRequestError) as refused:
-        other.import_session(id, b"", env={"A=B": "x"})
-    assert refused.value.status == 0
-    with pytest.raises(InvalidRequestError):
-        other.import_session(id, b"", env={"TOKEN": "line\nbreak"})
+        other.import_session(id, b"", env={"": "x"})
+    assert refused.value.status == 0  # refused before any request
     with pytest.raises(SessionNotFoundError):
         other.get_session(id)
+
+
+def test_several_secrets_reach_the_agent_whatever_their_values_hold(
+    client: LocalAgentplex, other: LocalAgentplex, tmp_path: Path
+) -> None:
+    env = {"MOCK_API_KEY": "k-1", "OTHER_TOKEN": "a&b=c d+e%20f é ✓", "DB_PASSWORD": "line\nbreak"}
+    session = with_a_turn(client, tmp_path, {**env, "PLAIN": "plain"})
+    archive = b"".join(client.export_session(session.id))
+    without = other.import_session(unique("without"), archive)
+    assert sorted(without.missing_secrets) == sorted(env)
+
+    id = unique("several")
+    assert other.import_session(id, archive, env=env).missing_secrets == []
+    # The agent's processes get each value as it was given.
+    shown = other.session(id).prompt('shell printf %s/%s/%s/%s "$MOCK_API_KEY" "$OTHER_TOKEN" "$DB_PASSWORD" "$PLAIN"')
+    assert shown.stop_reason == "turn_ended"
+    outputs = [
+        part.output for item in shown.items for part in item.content if isinstance(part, ContentPartToolResult)
+    ]
+    assert outputs == ["k-1/a&b=c d+e%20f é ✓/line\nbreak/plain"]
 
 
 def test_a_bad_archive_is_invalid_archive(client: LocalAgentplex, tmp_path: Path) -> None:
@@ -172,17 +191,18 @@ class Recording(httpx.HTTPTransport):
 def test_move_sends_the_archive_as_it_reads_it(
     client: LocalAgentplex, other: LocalAgentplex, tmp_path: Path
 ) -> None:
-    session = with_a_turn(client, tmp_path, {"SERVICE_TOKEN": "t-1", "OTHER_KEY": "k-2"})
+    env = {"SERVICE_TOKEN": "t-1", "OTHER_KEY": "a&b c"}
+    session = with_a_turn(client, tmp_path, env)
     recording = Recording()
     with Agentplex(other.base_url, other.token, transport=recording) as to:
-        env = {"SERVICE_TOKEN": "t-1", "OTHER_KEY": "k-2"}
         moved = client.move_session(session.id, to, to_id=unique("chunked"), env=env)
     assert moved.missing_secrets == []
     (request,) = recording.requests
     # A chunked body (an iterator, sent as read), with no length known beforehand.
     assert request.headers.get("transfer-encoding") == "chunked"
     assert "content-length" not in request.headers
-    assert request.headers.get_list("x-agentplex-env") == ["SERVICE_TOKEN=t-1", "OTHER_KEY=k-2"]
+    # Both variables in one header, form-encoded.
+    assert request.headers.get_list("x-agentplex-env") == ["SERVICE_TOKEN=t-1&OTHER_KEY=a%26b+c"]
 
 
 def test_async_export_import_and_move(client: LocalAgentplex, other: LocalAgentplex, tmp_path: Path) -> None:

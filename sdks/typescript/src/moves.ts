@@ -6,7 +6,7 @@
 import { AgentplexError } from "./errors.js";
 import { networkError, type RequestOptions } from "./http.js";
 
-/** The header an import takes a secret variable in, `NAME=value`. */
+/** The header an import takes secret variables in, form-encoded `NAME=value` pairs (`A=1&B=2`). */
 export const IMPORT_ENV_HEADER = "x-agentplex-env";
 /** The header of an export that says why the agent's own session is not in the archive. */
 export const NATIVE_LOST_HEADER = "x-agentplex-native-lost";

@@ -96,13 +96,29 @@ describe("exportSession and importSession", () => {
     const given = await b.importSession(uniqueId("given"), archive, { env: { MOCK_API_KEY: "k-1" } });
     expect(given.missingSecrets).toEqual([]);
 
-    // Two variables cannot go through fetch (it joins repeated headers): refused before any request.
-    const id = uniqueId("two");
-    const two = await failure(b.importSession(id, archive, { env: { MOCK_API_KEY: "k-1", OTHER_TOKEN: "t" } }));
-    expect(two).toBeInstanceOf(InvalidRequestError);
-    expect(two.status).toBe(0);
-    expect((await failure(b.importSession(id, archive, { env: { "A=B": "x" } }))).code).toBe("invalid_request");
+    // A name that is no variable's is refused before any request.
+    const id = uniqueId("refused");
+    const unnamed = await failure(b.importSession(id, archive, { env: { "": "x" } }));
+    expect(unnamed).toBeInstanceOf(InvalidRequestError);
+    expect(unnamed.status).toBe(0);
     expect((await failure(b.getSession(id))).code).toBe("session_not_found");
+  });
+
+  it("gives several secret variables in one form-encoded header, whatever their values hold", async () => {
+    const env = { MOCK_API_KEY: "k-1", OTHER_TOKEN: "a&b=c d+e%20f é ✓", DB_PASSWORD: "line\nbreak" };
+    const session = await sessionWithATurn({ ...env, PLAIN: "plain" });
+    const archive = await drain(await a.exportSession(session.id));
+    const without = await b.importSession(uniqueId("without"), archive);
+    expect([...without.missingSecrets].sort()).toEqual(Object.keys(env).sort());
+
+    const id = uniqueId("several");
+    const given = await b.importSession(id, archive, { env });
+    expect(given.missingSecrets).toEqual([]);
+    // The agent's processes get each value as it was given.
+    const shown = await b.session(id).prompt(`shell printf %s/%s/%s/%s "$MOCK_API_KEY" "$OTHER_TOKEN" "$DB_PASSWORD" "$PLAIN"`);
+    expect(shown.stopReason).toBe("turn_ended");
+    const outputs = shown.items.flatMap((item) => item.content).flatMap((part) => (part.type === "tool_result" ? [part.output] : []));
+    expect(outputs).toEqual(["k-1/a&b=c d+e%20f é ✓/line\nbreak/plain"]);
   });
 
   it("refuses a bad archive with invalid_archive, and a taken id with session_already_exists", async () => {
@@ -152,18 +168,22 @@ describe("moveSession", () => {
   });
 
   it("sends the archive as it reads it: a chunked body, with no length known beforehand", async () => {
-    const session = await sessionWithATurn();
+    const env = { SERVICE_TOKEN: "t-1", OTHER_KEY: "a&b c" };
+    const session = await sessionWithATurn(env);
     const proxy = await startProxy(daemons[1]!.port);
     try {
       const through = new Agentplex({ baseUrl: proxy.baseUrl });
       const toId = uniqueId("chunked");
-      await a.moveSession(session.id, through, { toId, env: { SERVICE_TOKEN: "t-1" } });
+      const moved = await a.moveSession(session.id, through, { toId, env });
+      expect(moved.missingSecrets).toEqual([]);
       const head = proxy.requests.find((request) => request.startsWith(`POST /v1/sessions/${toId}/import `));
       expect(head).toBeDefined();
       expect(head).toMatch(/^transfer-encoding: chunked$/im);
       expect(head).not.toMatch(/^content-length:/im);
       expect(head).toMatch(/^content-type: application\/gzip$/im);
-      expect(head).toMatch(/^x-agentplex-env: SERVICE_TOKEN=t-1$/im);
+      // Both variables in one header, form-encoded.
+      expect(head?.match(/^x-agentplex-env:/gim)).toHaveLength(1);
+      expect(head).toMatch(/^x-agentplex-env: SERVICE_TOKEN=t-1&OTHER_KEY=a%26b\+c$/im);
     } finally {
       await proxy.close();
     }
