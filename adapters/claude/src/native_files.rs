@@ -14,9 +14,10 @@
 //! model is not misled and the saved-output references (absolute paths into the
 //! old slug folder) still lead to the files.
 
-use sandbox_agent_adapter_kit::native_session::{beneath, folder, join, rewrite_paths};
+use sandbox_agent_adapter_kit::native_session::{
+    as_in_json, as_in_json_text, folder, inside, join, replace_folder, rewrite_paths,
+};
 use sandbox_agent_adapter_kit::prelude::*;
-use serde_json::Value;
 
 /// The longest slug the CLI uses as it is; longer ones are cut and get a hash.
 const MAX_SLUG: usize = 200;
@@ -69,9 +70,7 @@ pub(crate) fn relocate(
     to: &Place,
 ) -> Result<MovedFile, String> {
     let old_project = project_folder(from);
-    let rest = beneath(path, &old_project)
-        .filter(|rest| !rest.is_empty())
-        .ok_or_else(|| format!("{path} is not in Claude Code's session folder {old_project}"))?;
+    let rest = inside(path, &old_project, "Claude Code's session folder")?;
     let new_project = project_folder(to);
     let contents = match String::from_utf8(contents) {
         Ok(text) => {
@@ -150,48 +149,4 @@ pub(crate) fn base36(mut n: u64) -> String {
 /// A session id that is one plain file name: not empty, no `/`, not `.` or `..`.
 fn plain_name(id: &str) -> bool {
     !id.is_empty() && id != "." && id != ".." && !id.contains(['/', '\0'])
-}
-
-/// `text` with the folder `old` replaced by `new` where it ends (at a `/`, a quote,
-/// a space...: not inside a longer name), as the kit's `rewrite_paths` does.
-pub(crate) fn replace_folder(text: &str, old: &str, new: &str) -> String {
-    if old == new || old.is_empty() {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(old) {
-        let after = &rest[at + old.len()..];
-        let ends = after
-            .chars()
-            .next()
-            .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')));
-        out.push_str(&rest[..at]);
-        out.push_str(if ends { new } else { old });
-        rest = after;
-    }
-    out.push_str(rest);
-    out
-}
-
-/// `place` with its paths as a JSON string holds them (`"` and `\` escaped):
-/// the paths of the old place are found, and the new place's written, in a
-/// transcript's JSON text as they are there.
-fn as_in_json(place: &Place) -> Place {
-    let escaped = as_in_json_text;
-    Place {
-        home: escaped(&place.home),
-        directory: escaped(&place.directory),
-        env: place
-            .env
-            .iter()
-            .map(|(name, value)| (name.clone(), escaped(value)))
-            .collect(),
-    }
-}
-
-/// `text` as a JSON string holds it.
-fn as_in_json_text(text: &str) -> String {
-    let quoted = Value::String(text.to_owned()).to_string();
-    quoted[1..quoted.len() - 1].to_owned()
 }

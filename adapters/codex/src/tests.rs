@@ -9,6 +9,7 @@ use sandbox_agent_adapter_kit::transcript::{render, render_events};
 use serde_json::{json, Value};
 
 use crate::CodexSession;
+use sandbox_agent_adapter_kit::native_session::place;
 
 sandbox_agent_adapter_kit::facts_test!(crate::Codex, "facts.json");
 
@@ -513,18 +514,6 @@ fn mcp_servers_go_in_the_threads_config() {
 
 fn config_without_mcp() -> SessionConfig {
     config("s1", "default", "build")
-}
-
-/// A place: home, working directory and location variables.
-fn place(home: &str, directory: &str, env: &[(&str, &str)]) -> Place {
-    Place {
-        home: home.into(),
-        directory: directory.into(),
-        env: env
-            .iter()
-            .map(|(name, value)| ((*name).into(), (*value).into()))
-            .collect(),
-    }
 }
 
 const MOVED_THREAD: &str = "01a23a88-efeb-71f2-8114-0a3216797448";

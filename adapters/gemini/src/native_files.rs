@@ -41,7 +41,9 @@
 //! the sessions whose `lastUpdated` is more than 30 days old: a session that old
 //! does not survive the move (nor its next start at the old place).
 
-use sandbox_agent_adapter_kit::native_session::{beneath, folder, join, rewrite_paths};
+use sandbox_agent_adapter_kit::native_session::{
+    as_in_json, as_in_json_text, folder, inside, join, replace_folder, rewrite_paths,
+};
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::Value;
 
@@ -87,9 +89,7 @@ pub(crate) fn relocate(
     to: &Place,
 ) -> Result<MovedFile, String> {
     let old_temp = temp_dir(from);
-    let rest = beneath(path, &old_temp)
-        .filter(|rest| !rest.is_empty())
-        .ok_or_else(|| format!("{path} is not in Gemini CLI's folder {old_temp}"))?;
+    let rest = inside(path, &old_temp, "Gemini CLI's folder")?;
     let new_temp = temp_dir(to);
     let new_project = join(&new_temp, &project_id(&to.directory));
     let recording = match rest.split('/').collect::<Vec<_>>().as_slice() {
@@ -248,48 +248,4 @@ fn resumable_message(message: &Value) -> bool {
         }
         _ => false,
     }
-}
-
-/// `text` with the folder `old` replaced by `new` where it ends (at a `/`, a quote,
-/// a space...: not inside a longer name), as the kit's `rewrite_paths` does.
-fn replace_folder(text: &str, old: &str, new: &str) -> String {
-    if old == new || old.is_empty() {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(old) {
-        let after = &rest[at + old.len()..];
-        let ends = after
-            .chars()
-            .next()
-            .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')));
-        out.push_str(&rest[..at]);
-        out.push_str(if ends { new } else { old });
-        rest = after;
-    }
-    out.push_str(rest);
-    out
-}
-
-/// `place` with its paths as a JSON string holds them (`"` and `\` escaped):
-/// the paths of the old place are found, and the new place's written, in a
-/// transcript's JSON text as they are there.
-fn as_in_json(place: &Place) -> Place {
-    let escaped = as_in_json_text;
-    Place {
-        home: escaped(&place.home),
-        directory: escaped(&place.directory),
-        env: place
-            .env
-            .iter()
-            .map(|(name, value)| (name.clone(), escaped(value)))
-            .collect(),
-    }
-}
-
-/// `text` as a JSON string holds it.
-fn as_in_json_text(text: &str) -> String {
-    let quoted = Value::String(text.to_owned()).to_string();
-    quoted[1..quoted.len() - 1].to_owned()
 }

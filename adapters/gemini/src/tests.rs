@@ -7,6 +7,7 @@ use sandbox_agent_adapter_kit::testing;
 use sandbox_agent_adapter_kit::transcript::render;
 
 use crate::GeminiSession;
+use sandbox_agent_adapter_kit::native_session::place;
 
 sandbox_agent_adapter_kit::facts_test!(crate::Gemini, "facts.json");
 
@@ -118,17 +119,6 @@ sandbox_agent_adapter_kit::fuzz_test!(crate::GeminiSession, transcripts: ["trans
 /// Gemini CLI's sessions, as the kit's exports reach them.
 fn sessions() -> NativeSessions {
     <crate::Gemini as Adapter>::NATIVE_SESSIONS.expect("Gemini CLI's sessions move")
-}
-
-fn place(home: &str, directory: &str, env: &[(&str, &str)]) -> Place {
-    Place {
-        home: home.into(),
-        directory: directory.into(),
-        env: env
-            .iter()
-            .map(|(name, value)| ((*name).into(), (*value).into()))
-            .collect(),
-    }
 }
 
 #[test]

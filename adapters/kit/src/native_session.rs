@@ -74,6 +74,18 @@ impl Landing {
 /// A command's output moved: the command that takes it in gets it as `{file}`.
 pub const FILE_PLACEHOLDER: &str = "{file}";
 
+/// A place: its home, working directory and location variables.
+pub fn place(home: &str, directory: &str, env: &[(&str, &str)]) -> Place {
+    Place {
+        home: home.into(),
+        directory: directory.into(),
+        env: env
+            .iter()
+            .map(|(name, value)| ((*name).into(), (*value).into()))
+            .collect(),
+    }
+}
+
 /// A location variable's value at a place, when set and not empty.
 pub fn var<'a>(place: &'a Place, name: &str) -> Option<&'a str> {
     place
@@ -112,6 +124,14 @@ pub fn beneath<'a>(path: &'a str, base: &str) -> Option<&'a str> {
         None if rest.is_empty() => Some(""),
         None => None,
     }
+}
+
+/// The rest of `path` after `folder`, which must hold it (as a file, not be it):
+/// else an error saying it is not in `what` (`Claude Code's session folder`).
+pub fn inside<'a>(path: &'a str, folder: &str, what: &str) -> Result<&'a str, String> {
+    beneath(path, folder)
+        .filter(|rest| !rest.is_empty())
+        .ok_or_else(|| format!("{path} is not in {what} {folder}"))
 }
 
 /// The folders of a place that a file may be relative to, most specific first: the
@@ -182,11 +202,7 @@ pub fn rewrite_paths(text: &str, from: &Place, to: &Place) -> String {
     'scan: while !rest.is_empty() {
         for (old, new) in &pairs {
             if let Some(after) = rest.strip_prefix(old.as_str()) {
-                let ends = after
-                    .chars()
-                    .next()
-                    .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')));
-                if ends {
+                if ends_name(after) {
                     out.push_str(new);
                     rest = after;
                     continue 'scan;
@@ -200,6 +216,59 @@ pub fn rewrite_paths(text: &str, from: &Place, to: &Place) -> String {
         rest = chars.as_str();
     }
     out
+}
+
+/// `text` with the folder `old` replaced by `new` where it ends (at a `/`, a quote,
+/// a space...: not inside a longer name), as [`rewrite_paths`] does.
+pub fn replace_folder(text: &str, old: &str, new: &str) -> String {
+    if old == new || old.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(old) {
+        let after = &rest[at + old.len()..];
+        out.push_str(&rest[..at]);
+        out.push_str(if ends_name(after) { new } else { old });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a path ends where `after` starts: at its end, or at a character that
+/// cannot go on a file name (`/`, a quote, a space...).
+fn ends_name(after: &str) -> bool {
+    after
+        .chars()
+        .next()
+        .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
+}
+
+/// `text` as a JSON string holds it (`"` and `\` escaped, without the quotes).
+pub fn as_in_json_text(text: &str) -> String {
+    let quoted = serde_json::Value::String(text.to_owned()).to_string();
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+/// `place` with its paths as a JSON string holds them: the old place's paths
+/// are found, and the new place's written, in JSON text as they stand there.
+pub fn as_in_json(place: &Place) -> Place {
+    Place {
+        home: as_in_json_text(&place.home),
+        directory: as_in_json_text(&place.directory),
+        env: place
+            .env
+            .iter()
+            .map(|(name, value)| (name.clone(), as_in_json_text(value)))
+            .collect(),
+    }
+}
+
+/// [`rewrite_paths`] for JSON text (a JSON Lines transcript): the paths as JSON
+/// strings hold them.
+pub fn rewrite_json_paths(text: &str, from: &Place, to: &Place) -> String {
+    rewrite_paths(text, &as_in_json(from), &as_in_json(to))
 }
 
 /// A folder without its trailing slash.

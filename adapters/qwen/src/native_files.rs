@@ -23,7 +23,7 @@
 //! they do not move; the transcript keeps the preview the model saw, and the full
 //! outputs' paths in it name files the new place does not have.
 
-use sandbox_agent_adapter_kit::native_session::{beneath, join, rewrite_paths, var};
+use sandbox_agent_adapter_kit::native_session::{inside, join, rewrite_json_paths, var};
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::Value;
 
@@ -61,12 +61,10 @@ pub(crate) fn relocate(
     to: &Place,
 ) -> Result<MovedFile, String> {
     let old_project = project_folder(from);
-    let rest = beneath(path, &old_project)
-        .filter(|rest| !rest.is_empty())
-        .ok_or_else(|| format!("{path} is not in Qwen Code's session folder {old_project}"))?;
+    let rest = inside(path, &old_project, "Qwen Code's session folder")?;
     let contents = match String::from_utf8(contents) {
         Ok(text) => {
-            let text = rewrite_paths(&text, &as_in_json(from), &as_in_json(to));
+            let text = rewrite_json_paths(&text, from, to);
             with_cwd(&text, &to.directory).into_bytes()
         }
         Err(error) => error.into_bytes(),
@@ -145,23 +143,4 @@ fn with_cwd(text: &str, directory: &str) -> String {
     record.insert("cwd".to_owned(), Value::String(directory.to_owned()));
     let rest = &text[first.len()..];
     format!("{}{rest}", Value::Object(record))
-}
-
-/// `place` with its paths as a JSON string holds them (`"` and `\` escaped):
-/// the paths of the old place are found, and the new place's written, in a
-/// transcript's JSON text as they are there.
-fn as_in_json(place: &Place) -> Place {
-    let escaped = |text: &str| {
-        let quoted = Value::String(text.to_owned()).to_string();
-        quoted[1..quoted.len() - 1].to_owned()
-    };
-    Place {
-        home: escaped(&place.home),
-        directory: escaped(&place.directory),
-        env: place
-            .env
-            .iter()
-            .map(|(name, value)| (name.clone(), escaped(value)))
-            .collect(),
-    }
 }

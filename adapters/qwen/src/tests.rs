@@ -6,6 +6,7 @@ use sandbox_agent_adapter_kit::testing;
 use sandbox_agent_adapter_kit::transcript::render;
 
 use crate::{Qwen, QwenSession};
+use sandbox_agent_adapter_kit::native_session::place;
 
 sandbox_agent_adapter_kit::facts_test!(crate::Qwen, "facts.json");
 
@@ -74,17 +75,6 @@ sandbox_agent_adapter_kit::fuzz_test!(crate::QwenSession, transcripts: ["../gemi
 /// Qwen Code's sessions, as the kit's exports reach them.
 fn sessions() -> NativeSessions {
     <Qwen as Adapter>::NATIVE_SESSIONS.expect("Qwen Code's sessions move")
-}
-
-fn place(home: &str, directory: &str, env: &[(&str, &str)]) -> Place {
-    Place {
-        home: home.into(),
-        directory: directory.into(),
-        env: env
-            .iter()
-            .map(|(name, value)| ((*name).into(), (*value).into()))
-            .collect(),
-    }
 }
 
 #[test]

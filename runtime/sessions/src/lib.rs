@@ -426,15 +426,7 @@ impl SessionManager {
             agent_binary: agent_binary.map(|path| path.display().to_string()),
             env: env.clone(),
             resume_native_session_id,
-            mcp_servers: launch::servers(&record.mcp, |name| {
-                record
-                    .env
-                    .iter()
-                    .rev()
-                    .find(|(key, _)| key == name)
-                    .map(|(_, value)| value.clone())
-                    .or_else(|| std::env::var(name).ok())
-            })?,
+            mcp_servers: launch::servers(&record.mcp, |name| variable(record, name))?,
             skills,
             scratch_dir: scratch.display().to_string(),
         };
@@ -515,6 +507,18 @@ impl SessionManager {
         self.closing.send_replace(true);
         self.reaper.stopped().await;
     }
+}
+
+/// A variable as the session's processes get it: the session's own value, else
+/// the daemon's.
+pub(crate) fn variable(record: &SessionRecord, name: &str) -> Option<String> {
+    record
+        .env
+        .iter()
+        .rev()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.clone())
+        .or_else(|| std::env::var(name).ok())
 }
 
 /// Session ids: 1-128 characters of `[A-Za-z0-9._-]`.

@@ -3,8 +3,10 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 
-use crate::native_files::{base36, replace_folder, slug};
+use crate::native_files::{base36, slug};
 use crate::Claude;
+use sandbox_agent_adapter_kit::native_session::place;
+use sandbox_agent_adapter_kit::native_session::replace_folder;
 
 /// Claude Code's sessions, as the kit's exports reach them.
 fn sessions() -> NativeSessions {
@@ -17,17 +19,6 @@ fn files(id: &str, at: &Place) -> Vec<NativeSource> {
 
 fn relocate(path: &str, contents: Vec<u8>, from: &Place, to: &Place) -> Result<MovedFile, String> {
     (sessions().relocate)(path, contents, from, to)
-}
-
-fn place(home: &str, directory: &str, env: &[(&str, &str)]) -> Place {
-    Place {
-        home: home.into(),
-        directory: directory.into(),
-        env: env
-            .iter()
-            .map(|(name, value)| ((*name).into(), (*value).into()))
-            .collect(),
-    }
 }
 
 #[test]

@@ -6,6 +6,7 @@ use sandbox_agent_adapter_kit::types::Guest;
 use serde_json::{json, Value};
 
 use crate::Pi;
+use sandbox_agent_adapter_kit::native_session::place;
 
 const SESSION: &str = "01a23a8b-20d6-7547-8d1f-337bc850e6ba";
 
@@ -23,17 +24,6 @@ const RECORDED: &str = concat!(
 );
 
 const FILE_NAME: &str = "2026-12-03T06-15-26-167Z_01a23a8b-20d6-7547-8d1f-337bc850e6ba.jsonl";
-
-fn place(home: &str, directory: &str, env: &[(&str, &str)]) -> Place {
-    Place {
-        home: home.into(),
-        directory: directory.into(),
-        env: env
-            .iter()
-            .map(|(name, value)| ((*name).into(), (*value).into()))
-            .collect(),
-    }
-}
 
 fn search(folder: &str) -> Result<Vec<NativeSource>, String> {
     Ok(vec![NativeSource::Search(FileSearch {

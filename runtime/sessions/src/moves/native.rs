@@ -22,16 +22,7 @@ pub const MAX_NATIVE_FILES: usize = 10_000;
 /// its processes get (the session's own variables over the daemon's) and its
 /// working directory.
 pub fn place_of(adapter: &LoadedAdapter, record: &SessionRecord, directory: &Path) -> Place {
-    let own = |name: &str| {
-        record
-            .env
-            .iter()
-            .rev()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.clone())
-            .or_else(|| std::env::var(name).ok())
-            .filter(|value| !value.is_empty())
-    };
+    let own = |name: &str| crate::variable(record, name).filter(|value| !value.is_empty());
     let home = own("HOME").unwrap_or_else(|| agentplex_files::home_dir().display().to_string());
     let env = adapter
         .info()
