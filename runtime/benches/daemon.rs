@@ -144,7 +144,10 @@ fn main() {
         }
     }
     if wanted("moves") {
-        eprintln!("[5/6] a session of {} events exported and imported", moves::MOVED_EVENTS);
+        eprintln!(
+            "[5/6] a session of {} events exported and imported",
+            moves::MOVED_EVENTS
+        );
         runtime.block_on(moves::moves(&mut table, scratch.path(), &cache_dir));
     }
     drop(runtime);

@@ -153,7 +153,10 @@ fn a_0_2_0_mock_runs_sessions_and_moves_them_without_its_state() {
     let other = start();
     let moved = Api::new(&other);
     let answer = ok_json(moved.import("old", "", archive, &[]));
-    assert!(answer["lost"].as_str().unwrap().contains("0.3.0"), "{answer}");
+    assert!(
+        answer["lost"].as_str().unwrap().contains("0.3.0"),
+        "{answer}"
+    );
     // The transcript came along; the agent starts a session of its own (the
     // mock numbers its turns from 1 again: its state stayed behind).
     let turn = moved.turn("old", "again");

@@ -41,7 +41,8 @@ pub async fn moves(table: &mut Table, scratch: &Path, cache_dir: &Path) {
         }
     }
     // The turns still running end before the session is measured.
-    while source.get_session("moved").await.unwrap().status != agentplex_client::SessionStatus::Idle {
+    while source.get_session("moved").await.unwrap().status != agentplex_client::SessionStatus::Idle
+    {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let events = source.get_session("moved").await.unwrap().event_count;
@@ -64,7 +65,9 @@ pub async fn moves(table: &mut Table, scratch: &Path, cache_dir: &Path) {
         imports.push(begin.elapsed());
         assert_eq!(answer.session.event_count, events);
     }
-    table.section(&format!("Moving a session of {events} mock events (SQLite store at both ends)"));
+    table.section(&format!(
+        "Moving a session of {events} mock events (SQLite store at both ends)"
+    ));
     let kib = archive.len() / 1024;
     table.row(
         "export (GET /v1/sessions/{id}/export)",

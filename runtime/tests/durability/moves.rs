@@ -185,7 +185,9 @@ fn a_session_moves_to_another_daemon_and_carries_on() {
     assert_eq!(answer["missingSecrets"], json!([]), "{answer}");
     let shown = moved.turn("keyed", "shell echo \"$SHOWN/$ACME_API_KEY\"");
     assert!(
-        serde_json::to_string(&shown).unwrap().contains("a&b c/sk-3"),
+        serde_json::to_string(&shown)
+            .unwrap()
+            .contains("a&b c/sk-3"),
         "{}",
         crate::common::api::pretty(&shown)
     );
