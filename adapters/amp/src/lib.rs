@@ -50,6 +50,9 @@ impl Adapter for Amp {
         files: credentials::files,
         parse: credentials::parse,
     });
+    const STAYS_BEHIND: &'static str = "Amp keeps its threads on Amp's servers, not in the \
+        sandbox, and this adapter cannot yet check that a thread resumes from another \
+        sandbox: the moved session starts a new thread";
 
     /// One `build` mode (Amp has no plan mode), no static models (the session's
     /// model is passed as Amp's `--mode`, whose names change between releases), and

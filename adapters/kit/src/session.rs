@@ -61,6 +61,10 @@ pub trait Adapter: 'static {
     /// With them the adapter has the capability `move`.
     const NATIVE_SESSIONS: Option<NativeSessions> = None;
 
+    /// Why the agent's own sessions cannot move, when [`Adapter::NATIVE_SESSIONS`]
+    /// is `None`: an export says it as what stays behind.
+    const STAYS_BEHIND: &'static str = crate::native_session::CANNOT_MOVE;
+
     /// How to install the agent on `target` (WIT `install-plan`); `None` when it cannot
     /// be installed there or needs no installation. By default
     /// [`Adapter::INSTALLER`]'s recipe.
@@ -393,7 +397,7 @@ impl<A: Adapter> Guest for A {
         at: Place,
     ) -> Result<Vec<NativeSource>, String> {
         A::NATIVE_SESSIONS
-            .ok_or_else(|| crate::native_session::CANNOT_MOVE.to_owned())
+            .ok_or_else(|| A::STAYS_BEHIND.to_owned())
             .map(|sessions| (sessions.files)(&native_session_id, &at))
     }
 
@@ -403,8 +407,7 @@ impl<A: Adapter> Guest for A {
         from: Place,
         to: Place,
     ) -> Result<Landing, String> {
-        let sessions =
-            A::NATIVE_SESSIONS.ok_or_else(|| crate::native_session::CANNOT_MOVE.to_owned())?;
+        let sessions = A::NATIVE_SESSIONS.ok_or_else(|| A::STAYS_BEHIND.to_owned())?;
         sessions.land(&path, contents, &from, &to)
     }
 }
