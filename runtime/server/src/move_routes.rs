@@ -109,20 +109,36 @@ pub async fn import_session(
 
 /// The variables of the import's `x-agentplex-env` headers: each holds one or
 /// more `NAME=value` pairs, form-encoded (`A=1&B=x%26y`), so a client whose
-/// headers cannot repeat (`fetch` joins them) sends them all in one.
+/// headers cannot repeat (`fetch` joins them) sends them all in one. A pair
+/// without `=`, a name that is not a variable name (`[A-Za-z_][A-Za-z0-9_]*`) or
+/// a value holding a NUL byte is refused.
 fn supplied_env(headers: &HeaderMap) -> Result<Vec<(String, String)>> {
+    let bad = |what: String| {
+        ApiError::InvalidRequest(format!(
+            "{IMPORT_ENV_HEADER}: {what}; it takes NAME=value pairs, form-encoded (A=1&B=2)"
+        ))
+    };
     let mut env = Vec::new();
     for value in headers.get_all(IMPORT_ENV_HEADER) {
-        let text = value
-            .to_str()
-            .map_err(|_| ApiError::InvalidRequest(format!("{IMPORT_ENV_HEADER} is not text")))?;
-        for (name, value) in form_urlencoded::parse(text.trim().as_bytes()) {
-            if name.is_empty() {
-                return Err(ApiError::InvalidRequest(format!(
-                    "{IMPORT_ENV_HEADER} takes NAME=value pairs, form-encoded (A=1&B=2)"
-                )));
+        let text = value.to_str().map_err(|_| bad("not text".into()))?;
+        for pair in text.trim().split('&').filter(|pair| !pair.is_empty()) {
+            if !pair.contains('=') {
+                return Err(bad(format!("{pair:?} has no `=`")));
             }
-            env.push((name.into_owned(), value.into_owned()));
+            for (name, value) in form_urlencoded::parse(pair.as_bytes()) {
+                let mut chars = name.chars();
+                let variable = chars
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !variable {
+                    return Err(bad(format!("{name:?} is not a variable name")));
+                }
+                if value.contains('\0') {
+                    return Err(bad(format!("the value of {name} holds a NUL byte")));
+                }
+                env.push((name.into_owned(), value.into_owned()));
+            }
         }
     }
     Ok(env)

@@ -191,6 +191,18 @@ fn a_session_moves_to_another_daemon_and_carries_on() {
         "{}",
         crate::common::api::pretty(&shown)
     );
+    // A header that is not NAME=value pairs is refused.
+    for header in ["ACME_API_KEY", "A%3DB=x", "A=x%00y", "1A=x"] {
+        let response = moved
+            .client()
+            .post(second.url("/v1/sessions/refused/import"))
+            .header("content-type", "application/gzip")
+            .header("x-agentplex-env", header)
+            .body(talk.clone())
+            .send()
+            .unwrap();
+        expect_problem(response, 400, "invalid_request");
+    }
     // A secret the import was not given is named; the directory defaults to the
     // session's own when it exists here.
     let answer = ok_json(moved.import("unkeyed", "", talk.clone(), &[]));

@@ -122,13 +122,13 @@ def test_several_secrets_reach_the_agent_whatever_their_values_hold(
 
     id = unique("several")
     assert other.import_session(id, archive, env=env).missing_secrets == []
-    # The agent's processes get each value as it was given.
-    shown = other.session(id).prompt('shell printf %s/%s/%s/%s "$MOCK_API_KEY" "$OTHER_TOKEN" "$DB_PASSWORD" "$PLAIN"')
+    # The agent's processes get each value as it was given (the output's lines end in "\n").
+    command = 'shell printf %s/%s/%s/%s "$MOCK_API_KEY" "$OTHER_TOKEN" "$DB_PASSWORD" "$PLAIN"'
+    shown = other.session(id).prompt(command)
     assert shown.stop_reason == "turn_ended"
-    outputs = [
-        part.output for item in shown.items for part in item.content if isinstance(part, ContentPartToolResult)
-    ]
-    assert outputs == ["k-1/a&b=c d+e%20f é ✓/line\nbreak/plain"]
+    parts = [part for item in shown.items for part in item.content]
+    outputs = [part.output for part in parts if isinstance(part, ContentPartToolResult)]
+    assert outputs == ["k-1/a&b=c d+e%20f é ✓/line\nbreak/plain\n"]
 
 
 def test_a_bad_archive_is_invalid_archive(client: LocalAgentplex, tmp_path: Path) -> None:

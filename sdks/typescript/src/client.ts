@@ -306,10 +306,10 @@ export class Agentplex {
   /**
    * `POST /v1/sessions/{id}/import`: restores a session from an archive of `exportSession`
    * (bytes, a `Blob`, or a `ReadableStream` sent as it is read), under `id`, in `directory`
-   * (default: the one it had, when it exists here); `env` gives the secret variable the export
-   * left out (one at most, see `ImportSessionOptions`). The daemon checks the archive whole
-   * first: a damaged, truncated, foreign or too new one is `InvalidArchiveError` (400) and
-   * writes nothing; `SessionAlreadyExistsError` (409) when `id` is taken,
+   * (default: the one it had, when it exists here); `env` gives the secret variables the export
+   * left out (form-encoded in one header, see `ImportSessionOptions`). The daemon checks the
+   * archive whole first: a damaged, truncated, foreign or too new one is `InvalidArchiveError`
+   * (400) and writes nothing; `SessionAlreadyExistsError` (409) when `id` is taken,
    * `PathConflictError` (409) when an agent's file of the session is here with other contents.
    * Resolves with the session as it now is here, the secrets still missing, and `lost` when
    * the agent's own session did not come along.

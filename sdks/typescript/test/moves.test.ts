@@ -114,11 +114,14 @@ describe("exportSession and importSession", () => {
     const id = uniqueId("several");
     const given = await b.importSession(id, archive, { env });
     expect(given.missingSecrets).toEqual([]);
-    // The agent's processes get each value as it was given.
-    const shown = await b.session(id).prompt(`shell printf %s/%s/%s/%s "$MOCK_API_KEY" "$OTHER_TOKEN" "$DB_PASSWORD" "$PLAIN"`);
+    // The agent's processes get each value as it was given (the output's lines end in "\n").
+    const command = `shell printf %s/%s/%s/%s "$MOCK_API_KEY" "$OTHER_TOKEN" "$DB_PASSWORD" "$PLAIN"`;
+    const shown = await b.session(id).prompt(command);
     expect(shown.stopReason).toBe("turn_ended");
-    const outputs = shown.items.flatMap((item) => item.content).flatMap((part) => (part.type === "tool_result" ? [part.output] : []));
-    expect(outputs).toEqual(["k-1/a&b=c d+e%20f é ✓/line\nbreak/plain"]);
+    const outputs = shown.items
+      .flatMap((item) => item.content)
+      .flatMap((part) => (part.type === "tool_result" ? [part.output] : []));
+    expect(outputs).toEqual(["k-1/a&b=c d+e%20f é ✓/line\nbreak/plain\n"]);
   });
 
   it("refuses a bad archive with invalid_archive, and a taken id with session_already_exists", async () => {

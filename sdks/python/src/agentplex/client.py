@@ -350,12 +350,13 @@ class Agentplex:
         """``POST /v1/sessions/{id}/import``: restores a session from an archive of
         ``export_session`` (bytes, or an iterable of chunks streamed: an open file, the export
         itself), under ``id``, in ``directory`` (default: the one it had, when it exists here);
-        ``env`` gives the secret variables the export left out (one ``x-agentplex-env`` header
-        each). The daemon checks the archive whole first: a damaged, truncated, foreign or too
-        new one raises ``InvalidArchiveError`` and writes nothing; ``SessionAlreadyExistsError``
-        when ``id`` is taken, ``PathConflictError`` when an agent's file of the session is here
-        with other contents. Returns the session as it now is here, the secrets still missing,
-        and ``lost`` when the agent's own session did not come along."""
+        ``env`` gives the secret variables the export left out (form-encoded in one
+        ``x-agentplex-env`` header). The daemon checks the archive whole first: a damaged,
+        truncated, foreign or too new one raises ``InvalidArchiveError`` and writes nothing;
+        ``SessionAlreadyExistsError`` when ``id`` is taken, ``PathConflictError`` when an agent's
+        file of the session is here with other contents. Returns the session as it now is here,
+        the secrets still missing, and ``lost`` when the agent's own session did not come
+        along."""
         answer = self._request(
             "POST",
             moves.import_path(id),

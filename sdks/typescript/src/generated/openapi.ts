@@ -582,7 +582,7 @@ export interface paths {
          *     archive is checked whole first (its manifest, every file's size and SHA-256,
          *     the transcript without gaps): a damaged, truncated, foreign or too-new archive
          *     writes nothing. Secret variables the export left out are given in
-         *     `x-agentplex-env: NAME=value` headers.
+         *     `x-agentplex-env` headers, as form-encoded `NAME=value` pairs (`A=1&B=2`).
          */
         post: operations["import_session"];
         delete?: never;
@@ -1146,7 +1146,7 @@ export interface components {
         LoadedAdapterInfo: {
             /** @description The adapter's own version. */
             adapterVersion: string;
-            /** @description The contract it was built against (`sandbox-agent:adapter@0.2.0`). */
+            /** @description The contract it was built against (`sandbox-agent:adapter@0.3.0`). */
             contract: string;
             /** @description The agent id it registers. */
             id: string;
