@@ -42,10 +42,13 @@ trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 
 # The Debian packages whose commands are missing (ripgrep: OpenCode's skill tool runs
 # it, and would download it on first use, which the offline suite cannot; chromium: the
-# inspector's browser tests).
+# inspector's browser tests; postgresql: the PostgreSQL store's tests start servers of
+# their own with its initdb and postgres, runtime/store/src/postgres/temp.rs).
 missing_packages=()
 command -v rg >/dev/null 2>&1 || missing_packages+=(ripgrep)
 command -v chromium >/dev/null 2>&1 || missing_packages+=(chromium)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null 2>&1 ||
+  [ -n "${POSTGRES_BIN:-}" ] || missing_packages+=(postgresql)
 if [ "${#missing_packages[@]}" -gt 0 ] && [ "$(id -u)" != 0 ]; then
   echo "scripts/test.sh: install these packages first (it installs them itself only as root): apt-get install -y ${missing_packages[*]}" >&2
   exit 1

@@ -255,6 +255,18 @@ pub struct ServerArgs {
     /// Keep sessions in memory only: nothing survives the daemon.
     #[arg(long, env = "AGENTPLEX_EPHEMERAL", value_parser = BoolishValueParser::new())]
     ephemeral: bool,
+    /// Keep sessions in this PostgreSQL database instead of SQLite in the data dir:
+    /// `postgres://USER:PASSWORD@HOST:PORT/DBNAME`, `?sslmode=require` for TLS (and
+    /// `sslrootcert=FILE` for a private authority). Prefer the variable: on the command
+    /// line, other processes can read the password.
+    #[arg(
+        long,
+        env = "AGENTPLEX_STORE",
+        value_name = "URL",
+        hide_env_values = true,
+        conflicts_with = "ephemeral"
+    )]
+    store: Option<String>,
     /// Remove ended sessions older than an age (7d, 12h, 30m, 90s) or beyond a
     /// count (100 keeps the newest hundred) [default: keep all].
     #[arg(long, env = "AGENTPLEX_RETENTION")]
@@ -327,6 +339,7 @@ impl ServerArgs {
             agent_stop_grace: Duration::from_millis(self.agent_stop_grace_ms),
             json_announcement: false,
             ephemeral: self.ephemeral,
+            store: self.store,
             retention: self.retention,
             host: HostConfig {
                 memory_limit_bytes,

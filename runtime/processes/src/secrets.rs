@@ -28,6 +28,8 @@ pub const SECRET_VARIABLES: &[&str] = &[
     "SANDBOX_AGENT_TOKEN_FILE",
     "AGENTPLEX_TOKEN",
     "AGENTPLEX_TOKEN_FILE",
+    // The session store's URL may hold the database's password.
+    "AGENTPLEX_STORE",
     // The trace exporter's headers carry the tracing backend's key.
     EXPORTER_VARIABLES[0],
     EXPORTER_VARIABLES[1],

@@ -65,6 +65,9 @@ pub struct DaemonConfig {
     pub json_announcement: bool,
     /// Keep sessions in memory only (`--ephemeral`), not in the data dir's database.
     pub ephemeral: bool,
+    /// `--store postgres://...`: the PostgreSQL database sessions are kept in,
+    /// instead of SQLite in the data dir.
+    pub store: Option<String>,
     /// Which ended sessions are removed on their own.
     pub retention: Option<agentplex_sessions::retention::Retention>,
     pub host: HostConfig,

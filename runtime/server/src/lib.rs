@@ -337,6 +337,12 @@ fn open_store(config: &DaemonConfig) -> anyhow::Result<Arc<dyn Store>> {
     if config.ephemeral {
         return Ok(Arc::new(EphemeralStore::default()));
     }
+    if let Some(url) = &config.store {
+        // Blocks while the database is tried (30 s at most): nothing is served yet.
+        let store = agentplex_store::postgres::PostgresStore::open(url)?;
+        tracing::info!(database = store.name(), "sessions are kept in PostgreSQL");
+        return Ok(Arc::new(store));
+    }
     Ok(Arc::new(SqliteStore::open(&config.data_dir)?))
 }
 

@@ -4,10 +4,14 @@
 //! The session task commits every batch of events (with a checkpoint of its live
 //! state and the adapter's snapshot) before any reader can see them. The default
 //! backend is SQLite in the data dir ([`sqlite::SqliteStore`]); `--ephemeral`
-//! keeps everything in memory ([`EphemeralStore`]). `docs/storage.md` describes the
-//! contract and the PostgreSQL backend planned for fleets of daemons.
+//! keeps everything in memory ([`EphemeralStore`]); `--store postgres://...` keeps
+//! them in a PostgreSQL database ([`postgres::PostgresStore`]), which a fleet of
+//! daemons can share. `docs/storage.md` describes the contract.
 
+#[cfg(test)]
+mod conformance;
 mod migrations;
+pub mod postgres;
 pub mod sqlite;
 
 use std::collections::HashMap;
@@ -17,6 +21,11 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 pub use agentplex_session::{Checkpoint, EncodedEvent, ProcessMark, StoredPart};
+
+/// Bytes of events (raw payloads included) past which a forward read stops before
+/// its limit: a page of big events is read a few at a time (readers ask for the
+/// rest), not hundreds of megabytes at once.
+const PAGE_BYTES: usize = 4 << 20;
 
 /// Why the store could not do what was asked.
 ///
@@ -44,6 +53,27 @@ pub enum StoreError {
     /// A read or write failed.
     #[error("session store: {0}")]
     Io(#[source] Cause),
+    /// The database server cannot be reached: the connection was refused,
+    /// reset, closed or timed out, or the server is shutting down or starting
+    /// (what is stored stays there; writes succeed again once it is back).
+    #[error("the session database {database} cannot be reached ({cause})")]
+    Unreachable {
+        /// The database, without its password (`postgres://user@host:port/name`).
+        database: String,
+        /// Why it cannot be reached (in the message, and so not a `source`:
+        /// shown once where the chain of causes is printed).
+        cause: Cause,
+    },
+    /// The database server refuses the store for good: a wrong password, a
+    /// database that does not exist, tables that are not ours, a schema from a
+    /// newer daemon. Left untouched.
+    #[error("the session database {database} cannot be used: {cause}")]
+    Refused {
+        /// The database, without its password.
+        database: String,
+        /// Why it cannot be used (in the message, not a `source`).
+        cause: Cause,
+    },
 }
 
 /// What a store operation failed on: an error of SQLite, the file system or an
@@ -83,10 +113,13 @@ impl StoreError {
     }
 
     /// Whether the failure comes from where the database lives (a full disk, a
-    /// file that cannot be written) rather than from what was written: such
-    /// writes succeed again once the cause is gone.
+    /// file that cannot be written, a database server out of reach) rather than
+    /// from what was written: such writes succeed again once the cause is gone.
     pub fn is_storage_fault(&self) -> bool {
-        matches!(self, StoreError::Full(_) | StoreError::Unwritable(_))
+        matches!(
+            self,
+            StoreError::Full(_) | StoreError::Unwritable(_) | StoreError::Unreachable { .. }
+        )
     }
 }
 

@@ -35,7 +35,7 @@ use rusqlite::{params, Connection, OpenFlags};
 use super::migrations::{migrate, MIGRATIONS};
 use super::{
     cause, cause_while, Cause, Commit, EncodedEvent, SessionRecord, Store, StoreError,
-    StoredSession,
+    StoredSession, PAGE_BYTES,
 };
 use file::{restrict_permissions, DatabaseFile};
 use writer::{answer, note_log_frames, Queue, Shared, Writer};
@@ -440,12 +440,6 @@ impl Store for SqliteStore {
         self.submit(Write::Delete(session_id.to_owned()))
     }
 }
-
-/// The events a `SELECT sequence, event, raw` query finds, in its order.
-/// Bytes of events (raw payloads included) past which a forward read stops before
-/// its limit: a page of big events is read a few at a time (readers ask for the
-/// rest), not hundreds of megabytes at once.
-const PAGE_BYTES: usize = 4 << 20;
 
 /// The events a query selects, stopping once they hold `max_bytes` (one at least).
 fn select_events(

@@ -1,4 +1,6 @@
-//! The SQLite store's tests: durability, reads, deletions, foreign files.
+//! The SQLite store's own tests: its journal, deletions a chunk at a time,
+//! checkpoints of its log, foreign files (what every store must do is in
+//! `conformance.rs`).
 
 use super::*;
 use crate::Checkpoint;
@@ -41,88 +43,6 @@ fn event(session: &str, sequence: u64) -> UniversalEvent {
         }),
         raw: Some(serde_json::json!({"n": sequence})),
     }
-}
-
-#[test]
-fn commits_survive_reopening_in_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(dir.path()).unwrap();
-    store.insert_session(&record("b")).unwrap();
-    store.insert_session(&record("a")).unwrap();
-    for batch in [1..4, 4..6] {
-        store
-            .commit(Commit {
-                session_id: "b".into(),
-                events: batch
-                    .map(|n| Arc::new(EncodedEvent::encode(&event("b", n))))
-                    .collect(),
-                checkpoint: Checkpoint {
-                    turn_running: true,
-                    processes: vec![crate::ProcessMark {
-                        id: "agent".into(),
-                        pid: 42,
-                        started: Some(7),
-                    }],
-                    updated_at: 9,
-                    ..Checkpoint::default()
-                },
-                snapshot: Some(b"state".to_vec()),
-            })
-            .unwrap();
-    }
-    drop(store);
-    let store = SqliteStore::open(dir.path()).unwrap();
-    let sessions = store.load(3).unwrap();
-    let ids: Vec<&str> = sessions.iter().map(|s| s.record.id.as_str()).collect();
-    assert_eq!(ids, ["a", "b"]);
-    let b = &sessions[1];
-    assert_eq!(b.record, record("b"));
-    let sequences =
-        |events: &[Arc<EncodedEvent>]| -> Vec<u64> { events.iter().map(|e| e.sequence).collect() };
-    assert_eq!(sequences(&b.tail), [3, 4, 5], "the newest 3");
-    assert_eq!(b.tail[0].decode().unwrap(), event("b", 3));
-    assert_eq!(sequences(&store.read_events("b", 1, 2).unwrap()), [2, 3]);
-    assert_eq!(sequences(&store.read_events("b", 4, 10).unwrap()), [5]);
-    assert_eq!(
-        sequences(&store.read_events_before("b", 4, 2).unwrap()),
-        [3, 2]
-    );
-    assert!(store.read_events("a", 0, 10).unwrap().is_empty());
-    assert_eq!(b.checkpoint.processes[0].id, "agent");
-    assert_eq!(b.snapshot.as_deref(), Some(&b"state"[..]));
-    store.delete_session("b").unwrap();
-    assert_eq!(store.load(10).unwrap().len(), 1);
-}
-
-#[test]
-fn a_forward_read_of_big_events_stops_at_the_page_bytes() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(dir.path()).unwrap();
-    store.insert_session(&record("big")).unwrap();
-    let big = |sequence| {
-        let mut event = event("big", sequence);
-        event.raw = Some(serde_json::Value::String("x".repeat(PAGE_BYTES / 2)));
-        Arc::new(EncodedEvent::encode(&event))
-    };
-    store
-        .commit(Commit {
-            session_id: "big".into(),
-            events: (1..=5).map(big).collect(),
-            checkpoint: Checkpoint::default(),
-            snapshot: None,
-        })
-        .unwrap();
-    let sequences = |events: Vec<Arc<EncodedEvent>>| -> Vec<u64> {
-        events.iter().map(|e| e.sequence).collect()
-    };
-    assert_eq!(sequences(store.read_events("big", 0, 10).unwrap()), [1, 2]);
-    assert_eq!(sequences(store.read_events("big", 2, 10).unwrap()), [3, 4]);
-    assert_eq!(sequences(store.read_events("big", 4, 10).unwrap()), [5]);
-    assert_eq!(
-        sequences(store.read_events_before("big", 6, 10).unwrap()),
-        [5, 4, 3, 2, 1],
-        "the newest-first reads look for one event and are not cut"
-    );
 }
 
 #[test]
@@ -436,43 +356,6 @@ fn a_failing_store_writes_each_commit_before_answering_it() {
     assert!(matches!(done.blocking_recv(), Ok(Ok(()))));
     assert!(matches!(after.blocking_recv(), Ok(Ok(()))));
     assert_eq!(sequences(&store, "s"), [1, 2, 3]);
-}
-
-#[test]
-fn sessions_committing_at_once_lose_nothing_whichever_way_they_commit() {
-    const SESSIONS: usize = 8;
-    const COMMITS: u64 = 300;
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(SqliteStore::open(dir.path()).unwrap());
-    let threads: Vec<_> = (0..SESSIONS)
-        .map(|s| {
-            let store = store.clone();
-            std::thread::spawn(move || {
-                let id = format!("s{s}");
-                store.insert_session(&record(&id)).unwrap();
-                for sequence in 1..=COMMITS {
-                    queued_commit(&store, &id, sequence)
-                        .blocking_recv()
-                        .unwrap()
-                        .unwrap();
-                }
-            })
-        })
-        .collect();
-    for thread in threads {
-        thread.join().unwrap();
-    }
-    drop(Arc::into_inner(store).unwrap());
-    let store = SqliteStore::open(dir.path()).unwrap();
-    for s in 0..SESSIONS {
-        let sequences: Vec<u64> = store
-            .read_events(&format!("s{s}"), 0, COMMITS as usize + 1)
-            .unwrap()
-            .iter()
-            .map(|e| e.sequence)
-            .collect();
-        assert_eq!(sequences, (1..=COMMITS).collect::<Vec<_>>(), "session s{s}");
-    }
 }
 
 #[test]

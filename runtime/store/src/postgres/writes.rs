@@ -1,0 +1,257 @@
+//! The SQL of the writes: a batch in one transaction, the commits in it folded
+//! into one statement per table, a deletion a chunk at a time.
+//!
+//! Every write is safe to make twice (the writer makes it again when the
+//! connection was lost before the answer to its `COMMIT`, which may or may not
+//! have been applied): events already stored are kept as they are, the
+//! checkpoint is replaced by the same one, a session inserted again with the
+//! same record is taken as inserted.
+
+use std::collections::{HashMap, HashSet};
+
+use postgres::types::ToSql;
+use postgres::Transaction;
+
+use super::link::{Connection, Failure, Statements};
+use super::writer::{Job, Write};
+use super::DELETE_CHUNK;
+use crate::{cause, Commit, EncodedEvent, SessionRecord, StoreError};
+
+/// How a job of a batch went, once the batch's transaction committed.
+pub(crate) enum Outcome {
+    Done,
+    /// A deletion with more events to remove.
+    Unfinished,
+    /// This job could not be written; the others were.
+    Refused(StoreError),
+}
+
+/// Writes a batch in one transaction, in the order of its jobs; how each went.
+pub(crate) fn write_batch(
+    connection: &mut Connection,
+    batch: &[Job],
+) -> Result<Vec<Outcome>, Failure> {
+    let Connection { client, statements } = connection;
+    let mut transaction = client.transaction()?;
+    let mut outcomes = Vec::with_capacity(batch.len());
+    // Consecutive commits are written together, before the next other job.
+    let mut commits = Vec::new();
+    for (index, job) in batch.iter().enumerate() {
+        match &job.write {
+            Write::Commit(commit) => {
+                commits.push((index, commit));
+                outcomes.push(Outcome::Done);
+            }
+            Write::Insert(record) => {
+                write_commits(&mut transaction, statements, &mut commits, &mut outcomes)?;
+                outcomes.push(insert(&mut transaction, statements, record)?);
+            }
+            Write::Delete(session_id) => {
+                write_commits(&mut transaction, statements, &mut commits, &mut outcomes)?;
+                outcomes.push(if delete_chunk(&mut transaction, statements, session_id)? {
+                    Outcome::Done
+                } else {
+                    Outcome::Unfinished
+                });
+            }
+        }
+    }
+    write_commits(&mut transaction, statements, &mut commits, &mut outcomes)?;
+    transaction.commit()?;
+    Ok(outcomes)
+}
+
+/// A new session; the same one again is taken as written (a retry).
+fn insert(
+    transaction: &mut Transaction<'_>,
+    statements: &mut Statements,
+    record: &SessionRecord,
+) -> Result<Outcome, Failure> {
+    let encoded = match serde_json::to_string(record) {
+        Ok(encoded) => encoded,
+        Err(error) => return Ok(Outcome::Refused(error.into())),
+    };
+    let statement = statements.get(
+        transaction,
+        "INSERT INTO sessions (id, record, checkpoint, created_at, updated_at)
+         VALUES ($1, $2, '{}', $3, $3)
+         ON CONFLICT (id) DO NOTHING",
+    )?;
+    if transaction.execute(&statement, &[&record.id, &encoded, &record.created_at])? == 1 {
+        return Ok(Outcome::Done);
+    }
+    let statement = statements.get(
+        transaction,
+        "SELECT record = $2 AND NOT deleting FROM sessions WHERE id = $1",
+    )?;
+    let same = transaction
+        .query_opt(&statement, &[&record.id, &encoded])?
+        .is_some_and(|row| row.get::<_, bool>(0));
+    Ok(if same {
+        Outcome::Done
+    } else {
+        Outcome::Refused(StoreError::Io(cause(format!(
+            "a session with id {} is stored already",
+            record.id
+        ))))
+    })
+}
+
+/// A session's commits of one batch folded into one: the last checkpoint, the
+/// last snapshot taken, every event in order.
+struct Folded<'a> {
+    id: &'a str,
+    checkpoint: String,
+    ended: bool,
+    updated_at: i64,
+    snapshot: Option<&'a [u8]>,
+    events: Vec<&'a EncodedEvent>,
+}
+
+/// Writes the commits gathered in `commits` (emptied) with two statements: the
+/// sessions' new checkpoints and snapshots, then the events of the sessions
+/// that are still there (a session deleted while its task was finishing keeps
+/// nothing).
+fn write_commits(
+    transaction: &mut Transaction<'_>,
+    statements: &mut Statements,
+    commits: &mut Vec<(usize, &Commit)>,
+    outcomes: &mut [Outcome],
+) -> Result<(), Failure> {
+    if commits.is_empty() {
+        return Ok(());
+    }
+    let mut folded: Vec<Folded<'_>> = Vec::new();
+    let mut by_id: HashMap<&str, usize> = HashMap::new();
+    // Sessions with a commit refused: their later ones are refused too (no gap).
+    let mut refused: HashMap<&str, StoreError> = HashMap::new();
+    for (index, commit) in commits.drain(..) {
+        if let Some(error) = refused.get(commit.session_id.as_str()) {
+            outcomes[index] = Outcome::Refused(error.clone());
+            continue;
+        }
+        let checkpoint = match serde_json::to_string(&commit.checkpoint) {
+            Ok(checkpoint) => checkpoint,
+            Err(error) => {
+                let error = StoreError::from(error);
+                refused.insert(&commit.session_id, error.clone());
+                outcomes[index] = Outcome::Refused(error);
+                continue;
+            }
+        };
+        let at = *by_id.entry(&commit.session_id).or_insert_with(|| {
+            folded.push(Folded {
+                id: &commit.session_id,
+                checkpoint: String::new(),
+                ended: false,
+                updated_at: 0,
+                snapshot: None,
+                events: Vec::new(),
+            });
+            folded.len() - 1
+        });
+        let session = &mut folded[at];
+        session.checkpoint = checkpoint;
+        session.ended = commit.checkpoint.ended;
+        session.updated_at = commit.checkpoint.updated_at;
+        session.snapshot = commit.snapshot.as_deref().or(session.snapshot);
+        session
+            .events
+            .extend(commit.events.iter().map(|event| &**event));
+    }
+    if folded.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<&str> = folded.iter().map(|session| session.id).collect();
+    let checkpoints: Vec<&str> = folded.iter().map(|s| s.checkpoint.as_str()).collect();
+    let ended: Vec<bool> = folded.iter().map(|session| session.ended).collect();
+    let updated_at: Vec<i64> = folded.iter().map(|session| session.updated_at).collect();
+    let snapshots: Vec<Option<&[u8]>> = folded.iter().map(|session| session.snapshot).collect();
+    let statement = statements.get(
+        transaction,
+        "UPDATE sessions AS s SET checkpoint = c.checkpoint, ended = c.ended,
+             updated_at = c.updated_at, snapshot = coalesce(c.snapshot, s.snapshot)
+         FROM unnest($1::text[], $2::text[], $3::boolean[], $4::bigint[], $5::bytea[])
+             AS c (id, checkpoint, ended, updated_at, snapshot)
+         WHERE s.id = c.id AND NOT s.deleting
+         RETURNING s.id",
+    )?;
+    let params: [&(dyn ToSql + Sync); 5] = [&ids, &checkpoints, &ended, &updated_at, &snapshots];
+    let stored: HashSet<String> = transaction
+        .query(&statement, &params)?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let mut session_ids = Vec::new();
+    let mut sequences = Vec::new();
+    let mut envelopes = Vec::new();
+    let mut raws = Vec::new();
+    for session in folded.iter().filter(|session| stored.contains(session.id)) {
+        for event in &session.events {
+            session_ids.push(session.id);
+            sequences.push(super::sql_integer(event.sequence));
+            envelopes.push(event.envelope());
+            raws.push(event.raw());
+        }
+    }
+    if sequences.is_empty() {
+        return Ok(());
+    }
+    let statement = statements.get(
+        transaction,
+        "INSERT INTO events (session_id, sequence, event, raw)
+         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])
+         ON CONFLICT (session_id, sequence) DO NOTHING",
+    )?;
+    let params: [&(dyn ToSql + Sync); 4] = [&session_ids, &sequences, &envelopes, &raws];
+    transaction.execute(&statement, &params)?;
+    Ok(())
+}
+
+/// Removes up to [`DELETE_CHUNK`] of a session's events, and the session once
+/// none are left. The row, marked `deleting` from the first chunk on, goes last:
+/// a daemon stopped halfway finishes the deletion when it opens the database
+/// ([`finish_deletions`]). True when done.
+fn delete_chunk(
+    transaction: &mut Transaction<'_>,
+    statements: &mut Statements,
+    session_id: &str,
+) -> Result<bool, Failure> {
+    let statement = statements.get(
+        transaction,
+        "UPDATE sessions SET deleting = true WHERE id = $1 AND NOT deleting",
+    )?;
+    transaction.execute(&statement, &[&session_id])?;
+    let statement = statements.get(
+        transaction,
+        "DELETE FROM events WHERE session_id = $1 AND sequence IN
+             (SELECT sequence FROM events WHERE session_id = $1 ORDER BY sequence LIMIT $2)",
+    )?;
+    let removed = transaction.execute(&statement, &[&session_id, &(DELETE_CHUNK as i64)])?;
+    if removed as usize == DELETE_CHUNK {
+        return Ok(false);
+    }
+    let statement = statements.get(transaction, "DELETE FROM sessions WHERE id = $1")?;
+    transaction.execute(&statement, &[&session_id])?;
+    Ok(true)
+}
+
+/// Finishes the deletions a stopped daemon left halfway (see [`delete_chunk`]).
+pub(crate) fn finish_deletions(connection: &mut Connection) -> Result<(), Failure> {
+    let Connection { client, statements } = connection;
+    loop {
+        let mut transaction = client.transaction()?;
+        let ids: Vec<String> = transaction
+            .query("SELECT id FROM sessions WHERE deleting", &[])?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        for id in &ids {
+            delete_chunk(&mut transaction, statements, id)?;
+        }
+        transaction.commit()?;
+    }
+}
