@@ -21,10 +21,13 @@ use serde_json::{json, Value};
 
 const SESSIONS: usize = 6;
 
-/// Sessions under load; the daemon is stopped by `stop_daemon`; a new one must
-/// have everything and carry on.
-fn survive(stop_daemon: fn(Daemon) -> tempfile::TempDir) {
-    let daemon = Daemon::start();
+/// Sessions under load; the daemon is stopped by `stop_daemon`; a new one (both
+/// started with the flags `args`) must have everything and carry on.
+fn survive(stop_daemon: fn(Daemon) -> tempfile::TempDir, args: Vec<String>) {
+    let daemon = Daemon::start_with(Options {
+        args: args.clone(),
+        ..Options::default()
+    });
     let api = Api::new(&daemon);
     let ids: Vec<String> = (0..SESSIONS).map(|i| format!("load-{i}")).collect();
     let mut seen: Vec<Seen> = Vec::new();
@@ -62,6 +65,7 @@ fn survive(stop_daemon: fn(Daemon) -> tempfile::TempDir) {
 
     let daemon = Daemon::start_with(Options {
         data_dir: Some(data_dir),
+        args,
         ..Options::default()
     });
     let api = Api::new(&daemon);
@@ -120,12 +124,31 @@ fn survive(stop_daemon: fn(Daemon) -> tempfile::TempDir) {
 
 #[test]
 fn a_killed_daemon_loses_no_event_a_client_saw() {
-    survive(|mut daemon| daemon.kill());
+    survive(|mut daemon| daemon.kill(), Vec::new());
 }
 
 #[test]
 fn a_stopped_daemon_keeps_its_sessions_resumable() {
-    survive(Daemon::stop_keeping_data);
+    survive(Daemon::stop_keeping_data, Vec::new());
+}
+
+/// The same with the sessions in PostgreSQL (`--store`), on a server the test starts.
+#[test]
+fn a_killed_daemon_loses_no_event_a_client_saw_in_postgresql() {
+    let Some(server) = agentplex_store::postgres::temp::TempPostgres::shared() else {
+        return;
+    };
+    let url = server.create_database("killed_daemon");
+    survive(
+        |mut daemon| daemon.kill(),
+        vec!["--store".into(), url.clone()],
+    );
+    // What the daemons saw was in the database.
+    use agentplex_store::Store;
+    let store = agentplex_store::postgres::PostgresStore::open(&url).unwrap();
+    let sessions = store.load(1).unwrap();
+    assert_eq!(sessions.len(), SESSIONS + 1);
+    assert!(sessions.iter().all(|s| !s.tail.is_empty()));
 }
 
 #[test]
