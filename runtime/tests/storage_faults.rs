@@ -327,3 +327,65 @@ fn refuses_writes_once_the_file_is(how: &str, change: impl FnOnce(&Path)) {
         "what was shown stays readable"
     );
 }
+
+/// The PostgreSQL store's server goes away under a running daemon (`--store`):
+/// a message is refused with `503` `storage_unavailable` and nothing unstored is
+/// shown; once the server is back the session takes messages again, its
+/// transcript without a gap, and after a kill -9 every event seen is there.
+#[test]
+fn a_postgresql_server_that_goes_away_pauses_sessions_until_it_is_back() {
+    use agentplex_store::postgres::temp::TempPostgres;
+    let Some(server) = TempPostgres::start_or_skip() else {
+        return;
+    };
+    let url = server.create_database("goes_away");
+    let args = vec!["--store".to_owned(), url];
+    let daemon = Daemon::start_with(Options {
+        args: args.clone(),
+        ..Options::default()
+    });
+    let api = Api::new(&daemon);
+    api.create("db", "mock");
+    let seen: Seen = Arc::default();
+    let follower = follow(&daemon.endpoint, "db", 0, seen.clone());
+    api.turn("db", "echo before the server goes");
+
+    server.stop();
+    let (status, problem) = eventually("a refused message", || {
+        send(&api, "db", "echo while it is gone").err()
+    });
+    assert_eq!(status, 503, "{problem}");
+    assert_eq!(
+        problem["type"],
+        json!("urn:sandbox-agent:error:storage_unavailable"),
+        "{problem}"
+    );
+    let shown = seen_count(&seen);
+
+    server.start_again().unwrap();
+    eventually("a message taken again", || {
+        send(&api, "db", "echo the server is back").ok()
+    });
+    api.wait_for(
+        "db",
+        shown as u64,
+        "the turn after the server came back",
+        |event| event["type"] == "turn.ended",
+    );
+    let events = check_transcript(&api, "db", &seen.lock().unwrap());
+    assert!(
+        types(&events).iter().filter(|t| *t == "turn.ended").count() >= 2,
+        "{}",
+        types(&events).join(", ")
+    );
+
+    // Killed, then a new daemon on the same database: everything seen is there.
+    let mut daemon = daemon;
+    let _ = daemon.kill();
+    drop(follower);
+    let daemon = Daemon::start_with(Options {
+        args,
+        ..Options::default()
+    });
+    check_transcript(&Api::new(&daemon), "db", &seen.lock().unwrap());
+}
