@@ -8,7 +8,8 @@
 //!
 //! The full disk is a small tmpfs mounted for the test, so the test needs to
 //! mount file systems (root, or CAP_SYS_ADMIN), as CI and this project's
-//! development machines have.
+//! development machines have. The same holds with the sessions in PostgreSQL
+//! (`--store`) whose server goes away and comes back.
 
 mod common;
 
