@@ -147,6 +147,46 @@ impl From<serde_json::Error> for StoreError {
     }
 }
 
+/// Whether a store's last write failed for where it lives (a full disk, a database
+/// out of reach: see [`StoreError::is_storage_fault`]); the next success clears
+/// it. Each change is logged once: such a fault fails every write until it ends.
+#[derive(Debug, Default)]
+pub(crate) struct Health(std::sync::atomic::AtomicBool);
+
+impl Health {
+    /// Whether the last write failed for where the store lives.
+    pub(crate) fn failing(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Marks the store failing, as a failed write would (for tests of what a
+    /// failing store does).
+    #[cfg(test)]
+    pub(crate) fn set_failing(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Takes in the outcome of a write of `jobs` jobs.
+    pub(crate) fn note<T>(&self, outcome: &Result<T, StoreError>, jobs: usize) {
+        use std::sync::atomic::Ordering;
+        match outcome {
+            Ok(_) => {
+                if self.0.swap(false, Ordering::Relaxed) {
+                    tracing::info!("the session database is written again");
+                }
+            }
+            Err(error) if error.is_storage_fault() => {
+                if !self.0.swap(true, Ordering::Relaxed) {
+                    tracing::error!(%error, jobs, "writing sessions to the database failed; what is not stored is not shown, and writes are retried");
+                }
+            }
+            Err(error) => {
+                tracing::error!(%error, jobs, "writing sessions to the database failed")
+            }
+        }
+    }
+}
+
 /// What a session was created with: enough to rebuild it after a restart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

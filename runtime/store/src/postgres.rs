@@ -35,7 +35,6 @@
 //! The schema is versioned ([`schema`]): its first version also has what the
 //! fleet's leases and the takeover of a session by another daemon will use.
 
-use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread;
@@ -263,7 +262,7 @@ impl Store for PostgresStore {
     }
 
     fn failing(&self) -> bool {
-        self.shared.failing.load(Ordering::Relaxed)
+        self.shared.health.failing()
     }
 
     fn load(&self, tail: usize) -> Result<Vec<StoredSession>, StoreError> {

@@ -24,7 +24,6 @@
 //! drop the last commits, never corrupt the file.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
@@ -184,7 +183,7 @@ impl SqliteStore {
             writer: Mutex::new(writer),
             journal: Mutex::new(journal),
             file: DatabaseFile::at(path.clone()).map_err(|e| unusable(cause(e)))?,
-            failing: AtomicBool::new(false),
+            health: crate::Health::default(),
         });
         let thread_shared = shared.clone();
         let writer_thread = thread::Builder::new()
@@ -245,7 +244,7 @@ impl SqliteStore {
             .sum::<usize>()
             + commit.snapshot.as_ref().map_or(0, Vec::len);
         if bytes > JOURNAL_COMMIT_BYTES
-            || self.shared.failing.load(Ordering::Relaxed)
+            || self.shared.health.failing()
             || self.shared.file.ensure().is_err()
         {
             return Some(commit);
@@ -309,7 +308,7 @@ impl Store for SqliteStore {
     }
 
     fn failing(&self) -> bool {
-        self.shared.failing.load(Ordering::Relaxed)
+        self.shared.health.failing()
     }
 
     /// At start, before any commit: the journal was copied when the store opened.

@@ -2,7 +2,6 @@
 //! line of writes and the store's health.
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -66,9 +65,8 @@ pub(crate) struct Shared {
     queue: Mutex<Queue>,
     /// Wakes the writer thread when `queue` gets a job or closes.
     queued: Condvar,
-    /// Whether the last transaction failed for where the database lives (see
-    /// [`StoreError::is_storage_fault`]); the next success clears it.
-    pub(crate) failing: AtomicBool,
+    /// Whether the last transaction failed for where the database lives.
+    pub(crate) health: crate::Health,
 }
 
 #[derive(Default)]
@@ -178,26 +176,6 @@ impl Shared {
             job.done.send(Err(error.clone()));
         }
     }
-
-    /// Keeps the store's health up to date, logging each change once (a
-    /// database out of reach fails every write until it is back).
-    fn note<T>(&self, outcome: &Result<T, StoreError>, jobs: usize) {
-        match outcome {
-            Ok(_) => {
-                if self.failing.swap(false, Ordering::Relaxed) {
-                    tracing::info!("the session database is written again");
-                }
-            }
-            Err(error) if error.is_storage_fault() => {
-                if !self.failing.swap(true, Ordering::Relaxed) {
-                    tracing::error!(%error, jobs, "writing sessions to the database failed; what is not stored is not shown, and writes are retried");
-                }
-            }
-            Err(error) => {
-                tracing::error!(%error, jobs, "writing sessions to the database failed")
-            }
-        }
-    }
 }
 
 /// The writer thread: takes every job waiting and writes them in one
@@ -215,7 +193,7 @@ pub(crate) fn run(shared: &Shared, link: &mut Link) {
 /// remove goes back in line, behind what others queued meanwhile.
 fn write(shared: &Shared, link: &mut Link, batch: Vec<Job>) {
     let outcome = link.run(|connection| write_batch(connection, &batch));
-    shared.note(&outcome, batch.len());
+    shared.health.note(&outcome, batch.len());
     match outcome {
         Ok(outcomes) => {
             let mut again = Vec::new();

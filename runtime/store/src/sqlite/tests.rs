@@ -3,47 +3,8 @@
 //! `conformance.rs`).
 
 use super::*;
+use crate::conformance::{event, record};
 use crate::Checkpoint;
-use agentplex_universal::{
-    ErrorData, EventSource, UniversalEvent, UniversalEventData, UniversalEventType,
-};
-
-fn record(id: &str) -> SessionRecord {
-    SessionRecord {
-        id: id.into(),
-        agent: "mock".into(),
-        agent_mode: "build".into(),
-        permission_mode: "default".into(),
-        model: None,
-        variant: None,
-        title: Some("t".into()),
-        directory: "/workspace".into(),
-        created_at: 1,
-        env: vec![("K".into(), "V".into())],
-        mcp: Default::default(),
-        skills: Vec::new(),
-        skill_sources: None,
-    }
-}
-
-fn event(session: &str, sequence: u64) -> UniversalEvent {
-    UniversalEvent {
-        event_id: format!("evt_{sequence}"),
-        sequence,
-        time: "2026-11-23T00:00:00.000Z".into(),
-        session_id: session.into(),
-        native_session_id: None,
-        source: EventSource::Daemon,
-        synthetic: true,
-        event_type: UniversalEventType::Error,
-        data: UniversalEventData::Error(ErrorData {
-            message: format!("m{sequence}"),
-            code: None,
-            details: None,
-        }),
-        raw: Some(serde_json::json!({"n": sequence})),
-    }
-}
 
 #[test]
 fn events_stored_before_raw_had_its_column_read_back_the_same() {
@@ -332,7 +293,7 @@ fn a_failing_store_writes_each_commit_before_answering_it() {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open(dir.path()).unwrap();
     store.insert_session(&record("s")).unwrap();
-    let failing = || store.shared.failing.store(true, Ordering::Relaxed);
+    let failing = || store.shared.health.set_failing();
     failing();
     let mut done = queued_commit(&store, "s", 1);
     assert!(matches!(done.try_recv(), Ok(Ok(()))), "written in place");

@@ -3,7 +3,6 @@
 
 use std::cell::Cell;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -34,9 +33,8 @@ pub(super) struct Shared {
     pub(super) journal: Mutex<Journal>,
     /// The database file.
     pub(super) file: DatabaseFile,
-    /// Whether the last transaction failed for where the database lives (see
-    /// [`StoreError::is_storage_fault`]); the next success clears it.
-    pub(super) failing: AtomicBool,
+    /// Whether the last transaction failed for where the database lives.
+    pub(super) health: crate::Health,
 }
 
 #[derive(Default)]
@@ -125,7 +123,7 @@ impl Shared {
             .ensure()
             .and_then(|()| write_batch(&mut writer.connection, &batch))
             .map_err(|e| self.file.classify(e));
-        self.note(&outcome, batch.len());
+        self.health.note(&outcome, batch.len());
         if writer.log_grew() {
             self.queue().checkpoint = true;
             self.queued.notify_one();
@@ -218,26 +216,6 @@ impl Shared {
         self.journal
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Keeps the store's health up to date, logging each change once (a full
-    /// disk fails every write until space returns).
-    fn note<T>(&self, outcome: &Result<T, StoreError>, jobs: usize) {
-        match outcome {
-            Ok(_) => {
-                if self.failing.swap(false, Ordering::Relaxed) {
-                    tracing::info!("the session database is written again");
-                }
-            }
-            Err(error) if error.is_storage_fault() => {
-                if !self.failing.swap(true, Ordering::Relaxed) {
-                    tracing::error!(%error, jobs, "writing sessions to the database failed; what is not stored is not shown, and writes are retried");
-                }
-            }
-            Err(error) => {
-                tracing::error!(%error, jobs, "writing sessions to the database failed")
-            }
-        }
     }
 
     /// The writer thread: waits for jobs (journaled ones a little, see
