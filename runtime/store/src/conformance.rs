@@ -208,6 +208,12 @@ pub(crate) fn sequences(events: &[Arc<EncodedEvent>]) -> Vec<u64> {
     events.iter().map(|event| event.sequence).collect()
 }
 
+/// The ids of the stored sessions, in the order `load` gives them.
+pub(crate) fn session_ids(store: &dyn Store) -> Vec<String> {
+    let sessions = store.load(0).unwrap();
+    sessions.into_iter().map(|s| s.record.id).collect()
+}
+
 /// The sequences of a session's first `limit` stored events.
 pub(crate) fn stored(store: &dyn Store, id: &str, limit: usize) -> Vec<u64> {
     sequences(&store.read_events(id, 0, limit).unwrap())
@@ -266,14 +272,7 @@ fn commits_survive_reopening_in_order(backend: &dyn Backend) {
     store.delete_session("b").unwrap();
     assert_eq!(store.load(10).unwrap().len(), 2);
     drop(store);
-    let ids: Vec<String> = backend
-        .open()
-        .load(0)
-        .unwrap()
-        .into_iter()
-        .map(|s| s.record.id)
-        .collect();
-    assert_eq!(ids, ["B", "a"]);
+    assert_eq!(session_ids(&*backend.open()), ["B", "a"]);
 }
 
 fn a_forward_read_of_big_events_stops_at_the_page_bytes(backend: &dyn Backend) {
@@ -445,13 +444,7 @@ fn a_long_transcript_is_deleted_whole(backend: &dyn Backend) {
         stored(&*store, "other", committed as usize + 1),
         (1..=committed).collect::<Vec<_>>()
     );
-    let ids: Vec<String> = store
-        .load(1)
-        .unwrap()
-        .into_iter()
-        .map(|s| s.record.id)
-        .collect();
-    assert_eq!(ids, ["other"]);
+    assert_eq!(session_ids(&*store), ["other"]);
 }
 
 fn the_snapshot_is_replaced_only_by_a_commit_that_has_one(backend: &dyn Backend) {
