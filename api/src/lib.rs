@@ -316,6 +316,9 @@ pub enum ErrorType {
     /// A session archive to import is damaged, truncated, not a session archive,
     /// or of a newer version than the daemon reads; nothing was imported (400).
     InvalidArchive,
+    /// Another daemon sharing the database drives the session (its lease runs);
+    /// `detail` names it (409).
+    SessionElsewhere,
 }
 
 impl ErrorType {
@@ -354,6 +357,7 @@ impl ErrorType {
             Self::CrossOriginRefused => "cross_origin_refused",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::InvalidArchive => "invalid_archive",
+            Self::SessionElsewhere => "session_elsewhere",
         }
     }
 }
@@ -432,6 +436,36 @@ pub struct SessionInfo {
     /// The session's skill sources as created.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skills: Option<SkillsConfig>,
+    /// With a database daemons share (`--store postgres://...`): the daemon that
+    /// drives the session, or drove it last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// With a database daemons share: whether that daemon's lease on the session
+    /// runs (it renews it while it lives). A session whose owner is not alive is
+    /// taken over by the next daemon asked for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_alive: Option<bool>,
+}
+
+/// Which sessions `GET /v1/sessions` lists.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionScope {
+    /// The sessions this daemon drives (the default).
+    #[default]
+    Daemon,
+    /// Every session of the database this daemon shares with others (with
+    /// `--store postgres://...`; the same as `daemon` otherwise).
+    Fleet,
+}
+
+/// `GET /v1/sessions` query.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SessionListQuery {
+    /// `daemon` (the default) or `fleet`.
+    #[serde(default)]
+    pub scope: SessionScope,
 }
 
 /// `GET /v1/sessions`.

@@ -267,6 +267,26 @@ pub struct ServerArgs {
         conflicts_with = "ephemeral"
     )]
     store: Option<String>,
+    /// This daemon's name among the daemons sharing `--store`'s database (each
+    /// needs its own) [default: one made at first start and kept in the data dir].
+    #[arg(
+        long,
+        env = "AGENTPLEX_DAEMON_ID",
+        value_name = "NAME",
+        requires = "store"
+    )]
+    daemon_id: Option<String>,
+    /// How long this daemon's lease on a session of `--store`'s database runs
+    /// without renewal, in milliseconds: a session whose daemon died is taken
+    /// over by another one this long after its last renewal at most.
+    #[arg(
+        long,
+        env = "AGENTPLEX_LEASE_MS",
+        value_name = "MS",
+        default_value_t = 3000,
+        value_parser = clap::value_parser!(u64).range(300..=3_600_000)
+    )]
+    lease_ms: u64,
     /// Remove ended sessions older than an age (7d, 12h, 30m, 90s) or beyond a
     /// count (100 keeps the newest hundred) [default: keep all].
     #[arg(long, env = "AGENTPLEX_RETENTION")]
@@ -340,6 +360,8 @@ impl ServerArgs {
             json_announcement: false,
             ephemeral: self.ephemeral,
             store: self.store,
+            daemon_id: self.daemon_id,
+            lease: std::time::Duration::from_millis(self.lease_ms),
             retention: self.retention,
             host: HostConfig {
                 memory_limit_bytes,

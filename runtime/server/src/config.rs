@@ -68,6 +68,13 @@ pub struct DaemonConfig {
     /// `--store postgres://...`: the PostgreSQL database sessions are kept in,
     /// instead of SQLite in the data dir.
     pub store: Option<String>,
+    /// `--daemon-id`: this daemon's name among those sharing the `store`
+    /// database; by default the one kept in the data dir's `daemon-id` file
+    /// (made at first start).
+    pub daemon_id: Option<String>,
+    /// `--lease-ms`: how long this daemon's lease on a session of a shared
+    /// database runs without renewal.
+    pub lease: std::time::Duration,
     /// Which ended sessions are removed on their own.
     pub retention: Option<agentplex_sessions::retention::Retention>,
     pub host: HostConfig,

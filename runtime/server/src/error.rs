@@ -88,6 +88,10 @@ pub enum ApiError {
     /// A session archive to import is not one this daemon can read.
     #[error("{0}")]
     InvalidArchive(String),
+    /// Another daemon sharing the database drives the session: the message,
+    /// and the session.
+    #[error("{0}")]
+    SessionElsewhere(String, String),
 }
 
 impl ApiError {
@@ -132,6 +136,7 @@ impl ApiError {
             ApiError::CrossOriginRefused(_) => ErrorType::CrossOriginRefused,
             ApiError::UnsupportedMediaType(_) => ErrorType::UnsupportedMediaType,
             ApiError::InvalidArchive(_) => ErrorType::InvalidArchive,
+            ApiError::SessionElsewhere(..) => ErrorType::SessionElsewhere,
             ApiError::Storage(agentplex_store::StoreError::Full(_)) => ErrorType::StorageFull,
             ApiError::Storage(_) => ErrorType::StorageUnavailable,
         }
@@ -165,7 +170,8 @@ impl ApiError {
             | ErrorType::PathConflict
             | ErrorType::NotConfigured
             | ErrorType::ProcessConflict
-            | ErrorType::ProcessLimitReached => StatusCode::CONFLICT,
+            | ErrorType::ProcessLimitReached
+            | ErrorType::SessionElsewhere => StatusCode::CONFLICT,
             ErrorType::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorType::StreamError => StatusCode::BAD_GATEWAY,
             ErrorType::Timeout => StatusCode::GATEWAY_TIMEOUT,
@@ -204,7 +210,8 @@ impl ApiError {
             ApiError::SessionNotFound { session_id }
             | ApiError::SessionAlreadyExists { session_id }
             | ApiError::SessionEnded { session_id }
-            | ApiError::RequestNotFound { session_id, .. } => {
+            | ApiError::RequestNotFound { session_id, .. }
+            | ApiError::SessionElsewhere(_, session_id) => {
                 problem.session_id = Some(session_id.clone())
             }
             _ => {}
@@ -247,6 +254,9 @@ impl IntoResponse for ApiError {
 /// failure is the daemon's own.
 impl From<agentplex_store::StoreError> for ApiError {
     fn from(error: agentplex_store::StoreError) -> Self {
+        if let agentplex_store::StoreError::LeaseLost { session_id } = &error {
+            return ApiError::SessionElsewhere(error.to_string(), session_id.clone());
+        }
         if error.is_storage_fault() {
             ApiError::Storage(error)
         } else {
@@ -306,6 +316,14 @@ impl From<SessionError> for ApiError {
                 ApiError::SessionAlreadyExists { session_id }
             }
             SessionError::SessionEnded { session_id } => ApiError::SessionEnded { session_id },
+            SessionError::SessionElsewhere { session_id, owner } => ApiError::SessionElsewhere(
+                SessionError::SessionElsewhere {
+                    session_id: session_id.clone(),
+                    owner,
+                }
+                .to_string(),
+                session_id,
+            ),
             error @ SessionError::InvalidArchive(_) => ApiError::InvalidArchive(error.to_string()),
             error @ SessionError::ImportConflict(_) => ApiError::PathConflict(error.to_string()),
             SessionError::RequestNotFound {

@@ -11,6 +11,7 @@ mod cors;
 pub mod error;
 mod events_page;
 mod extract;
+mod fleet;
 mod fs_routes;
 pub mod guard;
 mod install_events;
@@ -110,6 +111,12 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
             "/v1/sessions/{session_id}/terminate",
             post(routes::terminate),
         )
+        // A session of the fleet that this daemon does not drive is taken over
+        // first (needs the adapters: the layer below runs before it).
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.sessions.clone(),
+            fleet::adopt_session,
+        ))
         .route_layer(axum::middleware::from_fn_with_state(
             state.catalog.clone(),
             wait_for_adapters,
@@ -127,7 +134,12 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         .route("/v1/openapi.json", get(openapi::openapi))
         .route("/metrics", get(metrics_routes::get_metrics))
         .merge(fs_routes::router())
-        .merge(move_routes::router())
+        .merge(
+            move_routes::router().route_layer(axum::middleware::from_fn_with_state(
+                state.sessions.clone(),
+                fleet::adopt_session,
+            )),
+        )
         .merge(adapters)
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
@@ -254,6 +266,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         tracing::info!(sessions = stored.len(), "restoring sessions");
         catalog.loaded().await;
     }
+    sessions.join_fleet();
     sessions.restore(stored).await;
     if let Some(retention) = config.retention {
         sessions.spawn_retention(retention);
@@ -338,12 +351,50 @@ fn open_store(config: &DaemonConfig) -> anyhow::Result<Arc<dyn Store>> {
         return Ok(Arc::new(EphemeralStore::default()));
     }
     if let Some(url) = &config.store {
+        let options = agentplex_store::postgres::Options {
+            daemon: match &config.daemon_id {
+                Some(name) => name.clone(),
+                None => daemon_id(&config.data_dir)?,
+            },
+            lease: config.lease,
+            ..Default::default()
+        };
         // Blocks while the database is tried (30 s at most): nothing is served yet.
-        let store = agentplex_store::postgres::PostgresStore::open(url)?;
-        tracing::info!(database = store.name(), "sessions are kept in PostgreSQL");
+        let store = agentplex_store::postgres::PostgresStore::open_with(url, &options)?;
+        tracing::info!(database = store.name(), daemon = %options.daemon, "sessions are kept in PostgreSQL");
         return Ok(Arc::new(store));
     }
     Ok(Arc::new(SqliteStore::open(&config.data_dir)?))
+}
+
+/// This daemon's name among those sharing a database: the data dir's
+/// `daemon-id` file, made with a new random name at first start (so a restart
+/// finds the sessions it drove).
+fn daemon_id(data_dir: &std::path::Path) -> anyhow::Result<String> {
+    use anyhow::Context as _;
+    let file = data_dir.join("daemon-id");
+    if let Ok(kept) = std::fs::read_to_string(&file) {
+        let kept = kept.trim();
+        if !kept.is_empty() {
+            return Ok(kept.to_owned());
+        }
+    }
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let host: String = host
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(40)
+        .collect();
+    let suffix: String = uuid::Uuid::new_v4().simple().to_string()[..16].to_owned();
+    let name = match host.is_empty() {
+        true => format!("agentplex-{suffix}"),
+        false => format!("{host}-{suffix}"),
+    };
+    std::fs::create_dir_all(data_dir)
+        .and_then(|()| std::fs::write(&file, format!("{name}\n")))
+        .with_context(|| format!("cannot keep the daemon's name in {}", file.display()))?;
+    Ok(name)
 }
 
 /// A future that ends at the daemon's first SIGTERM or SIGINT; the handlers are

@@ -136,12 +136,18 @@ pub async fn install_agent(
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-/// Every session.
-#[utoipa::path(get, path = "/v1/sessions", tag = "sessions", responses((status = 200, body = SessionListResponse)))]
-pub async fn list_sessions(State(state): State<AppState>) -> axum::Json<SessionListResponse> {
-    axum::Json(SessionListResponse {
-        sessions: state.sessions.list().iter().map(|s| s.info()).collect(),
-    })
+/// The sessions this daemon drives, or (`scope=fleet`) every session of the
+/// database it shares with other daemons, with their owner and whether it lives.
+#[utoipa::path(get, path = "/v1/sessions", tag = "sessions", params(SessionListQuery),
+    responses((status = 200, body = SessionListResponse),
+              (status = 503, description = "The shared session database cannot be read (`scope=fleet`)", body = ProblemDetails)))]
+pub async fn list_sessions(
+    State(state): State<AppState>,
+    Query(query): Query<SessionListQuery>,
+) -> Result<axum::Json<SessionListResponse>> {
+    Ok(axum::Json(SessionListResponse {
+        sessions: state.sessions.listing(query.scope).await?,
+    }))
 }
 
 /// One session, as `GET /v1/sessions` lists it (not in 0.1.x: a client needs not
@@ -153,7 +159,9 @@ pub async fn get_session(
     State(state): State<AppState>,
     Path(session_id): Path<String>,
 ) -> Result<axum::Json<SessionInfo>> {
-    Ok(axum::Json(state.sessions.get(&session_id)?.info()))
+    Ok(axum::Json(
+        state.sessions.info(&*state.sessions.get(&session_id)?),
+    ))
 }
 
 /// Creates a session and starts its agent.

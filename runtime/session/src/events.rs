@@ -56,7 +56,8 @@ pub fn line_too_long(location: String, length: usize, limit: usize, head: String
 }
 
 /// The transcript's note that the agent's process ended with the previous daemon,
-/// or stayed in the sandbox the session moved from (`now`: Unix milliseconds,
+/// or stayed in the sandbox the session moved from or with the daemon it was
+/// taken over from (`now`: Unix milliseconds,
 /// which names the item).
 pub fn restart_marker(native_session_id: Option<&str>, why: CarriedOn, now: i64) -> EmittedEvent {
     let detail = match native_session_id {
@@ -70,6 +71,7 @@ pub fn restart_marker(native_session_id: Option<&str>, why: CarriedOn, now: i64)
                 item_id: match why {
                     CarriedOn::Restart => format!("daemon_restart_{now}"),
                     CarriedOn::Move => format!("session_moved_{now}"),
+                    CarriedOn::Takeover => format!("session_taken_over_{now}"),
                 },
                 native_item_id: None,
                 parent_id: None,
@@ -82,6 +84,9 @@ pub fn restart_marker(native_session_id: Option<&str>, why: CarriedOn, now: i64)
                         CarriedOn::Move => {
                             "agent process stayed in the sandbox the session moved from"
                         }
+                        CarriedOn::Takeover => {
+                            "agent process stayed with the daemon that drove the session before"
+                        }
                     }
                     .into(),
                     detail: Some(detail),
@@ -92,11 +97,12 @@ pub fn restart_marker(native_session_id: Option<&str>, why: CarriedOn, now: i64)
 }
 
 /// `turn.ended` of a turn that died with the previous daemon, or stayed behind
-/// when the session moved.
+/// when the session moved or was taken over.
 pub fn lost_turn_ended(turn_id: Option<String>, why: CarriedOn) -> EmittedEvent {
     let reason = match why {
         CarriedOn::Restart => "daemon_restart",
         CarriedOn::Move => "session_moved",
+        CarriedOn::Takeover => "session_taken_over",
     };
     synthetic(
         UniversalEventType::TurnEnded,

@@ -101,8 +101,9 @@ pub enum Resource {
     Stream(String),
 }
 
-/// Why a daemon carries on a session whose processes are gone: it restarted, or
-/// the session moved to it from another sandbox (the processes stayed there).
+/// Why a daemon carries on a session whose processes are gone: it restarted,
+/// the session moved to it from another sandbox, or it took the session over
+/// from a daemon of its fleet (the processes stayed there).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum CarriedOn {
     /// The daemon restarted.
@@ -110,6 +111,9 @@ pub enum CarriedOn {
     Restart,
     /// The session was imported from another daemon.
     Move,
+    /// The daemon took the session over from another daemon of its fleet,
+    /// which stopped renewing its lease (it died, or lost the database).
+    Takeover,
 }
 
 /// What closing a turn lost with the previous daemon needs from the transcript

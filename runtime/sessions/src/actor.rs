@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use agentplex_host::{Action, AdapterSession, FileWrite, Input};
 use agentplex_universal::{UniversalEventData, UniversalEventType};
-use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::task::AbortHandle;
 
 use super::command::{Asked, Captured, Request, Tickets};
@@ -95,6 +95,9 @@ pub struct Actor {
     turn_since: Option<std::time::Instant>,
     /// A new session's record not known to be stored yet.
     recording: Option<Recording>,
+    /// Told the session's id when a turn ends (a fleet's daemon then saves the
+    /// agent's own session files).
+    pub(crate) turn_ended: Option<UnboundedSender<String>>,
 }
 
 impl Actor {
@@ -138,6 +141,7 @@ impl Actor {
             metrics,
             turn_since: None,
             recording: None,
+            turn_ended: None,
         }
     }
 
@@ -642,6 +646,11 @@ impl Actor {
         if !events.is_empty() || checkpoint != self.committed {
             // Boxed: the task keeps room for its loop, not for a write in flight.
             if let Err(error) = Box::pin(self.store_commit(events, checkpoint)).await {
+                if let StoreError::LeaseLost { .. } = error {
+                    // Another daemon drives the session now: let it go, unwritten.
+                    let _ = self.on_command(Command::Suspend);
+                    return;
+                }
                 crate::metrics::metrics().commit_failures.inc();
                 if self.fault.is_none() {
                     tracing::warn!(%error, "the session's events cannot be stored; it waits, unseen, until they are");
@@ -669,6 +678,9 @@ impl Actor {
             (Some(since), false) => {
                 crate::metrics::observe(&self.metrics.turns, since.elapsed());
                 self.turn_since = None;
+                if let Some(turn_ended) = &self.turn_ended {
+                    let _ = turn_ended.send(self.shared.record.id.clone());
+                }
             }
             _ => {}
         }

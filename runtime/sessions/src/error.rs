@@ -56,6 +56,14 @@ pub enum SessionError {
     /// session), or write where it may not.
     #[error("{0}; nothing was imported")]
     ImportConflict(String),
+    /// Another daemon of the fleet drives the session: its lease on it runs.
+    #[error("session {session_id:?} is driven by daemon {owner:?} of the fleet; ask that daemon")]
+    SessionElsewhere {
+        /// The session.
+        session_id: String,
+        /// The daemon driving it.
+        owner: String,
+    },
     /// The session ended: it takes no more messages or answers.
     #[error("session {session_id:?} has ended")]
     SessionEnded {

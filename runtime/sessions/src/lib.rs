@@ -8,6 +8,7 @@ pub mod agents;
 mod command;
 mod error;
 mod fault;
+mod fleet;
 mod incoming;
 mod launch;
 mod log;
@@ -55,6 +56,9 @@ struct SessionState {
     pub queued_messages: u64,
     /// Unix milliseconds of the latest event.
     pub updated_at: i64,
+    /// Another daemon of the fleet took the session over: this one no longer
+    /// drives it (its streams end).
+    pub elsewhere: bool,
 }
 
 /// The parts of a session shared between its task and its readers.
@@ -141,7 +145,6 @@ impl Session {
     /// The listing entry of this session.
     pub fn info(&self) -> SessionInfo {
         let shared = &self.shared;
-        let record = &shared.record;
         let state = shared.state.lock().unwrap();
         let status = if state.ended {
             SessionStatus::Ended
@@ -152,34 +155,46 @@ impl Session {
         } else {
             SessionStatus::Idle
         };
-        SessionInfo {
-            session_id: record.id.clone(),
-            agent: record.agent.clone(),
-            agent_mode: record.agent_mode.clone(),
-            permission_mode: record.permission_mode.clone(),
-            model: record.model.clone(),
-            variant: record.variant.clone(),
-            title: record.title.clone(),
-            directory: Some(record.directory.clone()),
-            native_session_id: state.native_session_id.clone(),
-            ended: state.ended,
-            event_count: shared.log.last_sequence(),
-            created_at: record.created_at,
-            updated_at: state.updated_at.max(record.created_at),
-            status,
-            queued_messages: state.queued_messages,
-            mcp: (!record.mcp.is_empty()).then(|| {
-                record
-                    .mcp
-                    .iter()
-                    .map(|(name, server)| (name.clone(), server.redacted()))
-                    .collect()
-            }),
-            skills: record
-                .skill_sources
-                .as_ref()
-                .map(|skills| skills.redacted()),
-        }
+        let mut info = listed(&shared.record, status, shared.log.last_sequence());
+        info.native_session_id = state.native_session_id.clone();
+        info.updated_at = state.updated_at.max(shared.record.created_at);
+        info.queued_messages = state.queued_messages;
+        info
+    }
+}
+
+/// The listing entry of a session created with `record` holding `event_count`
+/// events, as far as the record says.
+fn listed(record: &SessionRecord, status: SessionStatus, event_count: u64) -> SessionInfo {
+    SessionInfo {
+        session_id: record.id.clone(),
+        agent: record.agent.clone(),
+        agent_mode: record.agent_mode.clone(),
+        permission_mode: record.permission_mode.clone(),
+        model: record.model.clone(),
+        variant: record.variant.clone(),
+        title: record.title.clone(),
+        directory: Some(record.directory.clone()),
+        native_session_id: None,
+        ended: status == SessionStatus::Ended,
+        event_count,
+        created_at: record.created_at,
+        updated_at: record.created_at,
+        status,
+        queued_messages: 0,
+        mcp: (!record.mcp.is_empty()).then(|| {
+            record
+                .mcp
+                .iter()
+                .map(|(name, server)| (name.clone(), server.redacted()))
+                .collect()
+        }),
+        skills: record
+            .skill_sources
+            .as_ref()
+            .map(|skills| skills.redacted()),
+        owner: None,
+        owner_alive: None,
     }
 }
 
@@ -228,6 +243,10 @@ pub struct SessionManager {
     skill_cache: skills::GitCache,
     /// Becomes true when the daemon shuts down (open streams end).
     closing: watch::Sender<bool>,
+    /// Held while a session is taken over from another daemon of the fleet.
+    adopting: tokio::sync::Mutex<()>,
+    /// Told the session's id when a turn ends, in a fleet ([`fleet`]).
+    turn_ended: std::sync::OnceLock<UnboundedSender<String>>,
 }
 
 impl SessionManager {
@@ -250,6 +269,8 @@ impl SessionManager {
             skill_cache: skills::GitCache::new(scratch_root.with_file_name("skills"), settings.git),
             scratch_root,
             closing: watch::channel(false).0,
+            adopting: tokio::sync::Mutex::new(()),
+            turn_ended: std::sync::OnceLock::new(),
         }
     }
 
@@ -451,7 +472,7 @@ impl SessionManager {
             install_dir: self.catalog.install_dir().to_owned(),
             max_line_bytes: self.settings.max_line_bytes,
         };
-        Actor::new(
+        let mut actor = Actor::new(
             shared,
             adapter_session,
             spawn,
@@ -462,7 +483,9 @@ impl SessionManager {
         .parking(parking::Parking {
             after: self.settings.park_after,
             slot: Some(self.instances.slot()),
-        })
+        });
+        actor.turn_ended = self.turn_ended.get().cloned();
+        actor
     }
 
     /// Removes a session and its transcript, ending it first if it runs.

@@ -97,7 +97,11 @@ impl Cursor {
                 self.buffer.extend(page.events);
                 continue;
             }
-            if shared.state.lock().unwrap().ended && self.after >= shared.log.last_sequence() {
+            let over = {
+                let state = shared.state.lock().unwrap();
+                state.ended || state.elsewhere
+            };
+            if over && self.after >= shared.log.last_sequence() {
                 return None;
             }
             if self.changes.changed().await.is_err() {

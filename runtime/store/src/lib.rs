@@ -74,6 +74,14 @@ pub enum StoreError {
         /// Why it cannot be used (in the message, not a `source`).
         cause: Cause,
     },
+    /// Another daemon of the fleet drives the session now: it took the
+    /// session's lease over (this daemon's lapsed), and this daemon may no
+    /// longer write it.
+    #[error("session {session_id} is driven by another daemon now: its lease was taken over")]
+    LeaseLost {
+        /// The session.
+        session_id: String,
+    },
 }
 
 /// What a store operation failed on: an error of SQLite, the file system or an
@@ -293,6 +301,74 @@ pub trait Store: Send + Sync {
     }
     /// Removes a session and its transcript.
     fn delete_session(&self, session_id: &str) -> Result<(), StoreError>;
+    /// The store's fleet side, when daemons share it ([`Fleet`]).
+    fn fleet(&self) -> Option<&dyn Fleet> {
+        None
+    }
+}
+
+/// A store that daemons of a fleet share: each session is driven by one daemon
+/// at a time, the one holding its lease (renewed while it lives); a session
+/// whose owner died is taken over by the next daemon asked for it, which then
+/// finds the agent's own session files here. A daemon whose lease was taken
+/// can no longer write the session ([`StoreError::LeaseLost`]).
+pub trait Fleet: Send + Sync {
+    /// This daemon's name among the owners.
+    fn daemon(&self) -> &str;
+    /// How long a lease runs without being renewed: how long a dead owner's
+    /// sessions wait before another daemon may take them.
+    fn lease(&self) -> std::time::Duration;
+    /// Takes the session `id` over, with the last `tail` events of its
+    /// transcript, unless another daemon's lease on it still runs.
+    fn take(&self, id: &str, tail: usize) -> Result<Taken, StoreError>;
+    /// Every session of the fleet, in id order.
+    fn sessions(&self) -> Result<Vec<FleetSession>, StoreError>;
+    /// Replaces the agent's own session files kept for the session (this daemon
+    /// must hold its lease).
+    fn save_native(&self, session_id: &str, native: NativeFiles) -> Result<(), StoreError>;
+    /// The agent's own session files kept for the session, if any were saved.
+    fn native(&self, session_id: &str) -> Result<Option<NativeFiles>, StoreError>;
+    /// The sessions whose lease this daemon lost, as it finds out (given once:
+    /// later calls answer `None`).
+    fn lost(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<String>>;
+}
+
+/// What asking a [`Fleet`] for a session gave.
+#[derive(Debug)]
+pub enum Taken {
+    /// This daemon drives the session now; here it is as stored.
+    Took(Box<StoredSession>),
+    /// Another daemon's lease on it runs for `for_ms` more milliseconds.
+    Held {
+        /// The daemon holding it.
+        owner: String,
+        /// Milliseconds left of its lease.
+        for_ms: i64,
+    },
+    /// No such session.
+    Missing,
+}
+
+/// One session of a fleet, as the shared store has it.
+#[derive(Debug, Clone)]
+pub struct FleetSession {
+    pub record: SessionRecord,
+    pub checkpoint: Checkpoint,
+    /// The sequence of its last event.
+    pub last_sequence: u64,
+    /// The daemon that drives (or drove) it.
+    pub owner: Option<String>,
+    /// Whether that daemon's lease on it runs (it renews its leases while it lives).
+    pub alive: bool,
+}
+
+/// The agent's own session files, kept for a daemon that takes the session over.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NativeFiles {
+    /// Where they were read from, as the sessions layer describes it (JSON).
+    pub place: String,
+    /// Each file's path as the adapter named it, and its contents.
+    pub files: Vec<(String, Vec<u8>)>,
 }
 
 /// The `--ephemeral` store: nothing is written; the daemon's memory is all there

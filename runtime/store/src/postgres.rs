@@ -32,8 +32,14 @@
 //! server's certificate and name are verified with rustls against the web's
 //! root certificates and those of the PEM file `sslrootcert` names.
 //!
-//! The schema is versioned ([`schema`]): its first version also has what the
-//! fleet's leases and the takeover of a session by another daemon will use.
+//! The schema is versioned ([`schema`]).
+//!
+//! Daemons of a fleet share the database ([`lease`]): each session is driven
+//! by the daemon holding its lease, which renews it while it lives
+//! ([`Options::lease`]); another daemon asked for a session whose owner died
+//! takes it over once the lease ran out ([`crate::Fleet`]). Each daemon names
+//! itself ([`Options::daemon`]): at start it loads the sessions it owned (and
+//! those nobody owns), not the fleet's.
 
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -41,16 +47,18 @@ use std::thread;
 use std::time::Duration;
 
 use connect::Target;
+use lease::{Keeper, Leases};
 use link::{Connection, Failure, Link};
 use reads::Readers;
 use writer::{Done, Job, Shared, Write};
 
 use crate::{
-    cause, cause_while, Commit, EncodedEvent, SessionRecord, Store, StoreError, StoredSession,
-    PAGE_BYTES,
+    cause, cause_while, Commit, EncodedEvent, Fleet, FleetSession, NativeFiles, SessionRecord,
+    Store, StoreError, StoredSession, Taken, PAGE_BYTES,
 };
 
 mod connect;
+mod lease;
 mod link;
 mod reads;
 mod schema;
@@ -81,13 +89,26 @@ pub struct Options {
     pub open_for: Duration,
     /// Reader threads ([`READERS`]).
     pub readers: usize,
+    /// This daemon's name among the fleet's owners: each daemon sharing the
+    /// database needs its own, kept across its restarts (the daemon keeps one
+    /// in its data dir). `agentplex` by default.
+    pub daemon: String,
+    /// How long a lease runs without renewal ([`LEASE`]).
+    pub lease: Duration,
 }
+
+/// How long a session's lease runs without renewal by default: a daemon
+/// renews its leases every third of it, and a dead daemon's sessions can be
+/// taken over this long after its last renewal at most.
+pub const LEASE: Duration = Duration::from_secs(3);
 
 impl Default for Options {
     fn default() -> Self {
         Self {
             open_for: Duration::from_secs(30),
             readers: READERS,
+            daemon: "agentplex".to_owned(),
+            lease: LEASE,
         }
     }
 }
@@ -100,6 +121,8 @@ pub struct PostgresStore {
     readers: Option<Readers>,
     /// The writer thread, waited for when the store closes.
     writer_thread: Option<thread::JoinHandle<()>>,
+    /// Renews the leases; stopped after the writer (its last commits need them).
+    keeper: Option<Keeper>,
 }
 
 impl PostgresStore {
@@ -116,7 +139,13 @@ impl PostgresStore {
     /// and left untouched.
     pub fn open_with(url: &str, options: &Options) -> Result<Self, StoreError> {
         let target = Arc::new(Target::parse(url)?);
-        let shared = Arc::new(Shared::default());
+        if options.daemon.is_empty() || options.lease < Duration::from_millis(300) {
+            return Err(StoreError::Io(cause(
+                "a daemon of a fleet needs a name and a lease of 300 ms at least",
+            )));
+        }
+        let leases = Arc::new(Leases::new(options.daemon.clone(), options.lease));
+        let shared = Arc::new(Shared::new(leases.clone()));
         let (ready, opened) = mpsc::sync_channel(1);
         let writer_thread = {
             let target = target.clone();
@@ -141,9 +170,10 @@ impl PostgresStore {
         let started = opened
             .recv()
             .unwrap_or_else(|_| Err(StoreError::writer_stopped()))
-            .and_then(|()| Readers::start(&target, options.readers));
-        let readers = match started {
-            Ok(readers) => readers,
+            .and_then(|()| Readers::start(&target, options.readers))
+            .and_then(|readers| Ok((readers, Keeper::start(&target, &leases)?)));
+        let (readers, keeper) = match started {
+            Ok(started) => started,
             Err(error) => {
                 shared.close();
                 let _ = writer_thread.join();
@@ -155,6 +185,7 @@ impl PostgresStore {
             shared,
             readers: Some(readers),
             writer_thread: Some(writer_thread),
+            keeper: Some(keeper),
         })
     }
 
@@ -252,6 +283,7 @@ impl Drop for PostgresStore {
         if let Some(thread) = self.writer_thread.take() {
             let _ = thread.join();
         }
+        self.keeper = None;
         self.readers = None;
     }
 }
@@ -265,8 +297,13 @@ impl Store for PostgresStore {
         self.shared.health.failing()
     }
 
+    /// The sessions this daemon owned and those nobody owns, taken now.
     fn load(&self, tail: usize) -> Result<Vec<StoredSession>, StoreError> {
-        self.read(move |connection| reads::load(connection, tail))
+        let leases = self.shared.leases.clone();
+        self.read(move |connection| {
+            let ids = lease::claim_own(connection, &leases)?;
+            reads::load_ids(connection, &ids, tail)
+        })
     }
 
     fn read_events(
@@ -307,6 +344,42 @@ impl Store for PostgresStore {
 
     fn delete_session(&self, session_id: &str) -> Result<(), StoreError> {
         self.submit(Write::Delete(session_id.to_owned()))
+    }
+
+    fn fleet(&self) -> Option<&dyn Fleet> {
+        Some(self)
+    }
+}
+
+impl Fleet for PostgresStore {
+    fn daemon(&self) -> &str {
+        &self.shared.leases.daemon
+    }
+
+    fn lease(&self) -> Duration {
+        self.shared.leases.ttl
+    }
+
+    fn take(&self, id: &str, tail: usize) -> Result<Taken, StoreError> {
+        let (leases, id) = (self.shared.leases.clone(), id.to_owned());
+        self.read(move |connection| lease::take(connection, &leases, &id, tail))
+    }
+
+    fn sessions(&self) -> Result<Vec<FleetSession>, StoreError> {
+        self.read(lease::sessions)
+    }
+
+    fn save_native(&self, session_id: &str, native: NativeFiles) -> Result<(), StoreError> {
+        self.submit(Write::Native(session_id.to_owned(), native))
+    }
+
+    fn native(&self, session_id: &str) -> Result<Option<NativeFiles>, StoreError> {
+        let id = session_id.to_owned();
+        self.read(move |connection| lease::native(connection, &id))
+    }
+
+    fn lost(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<String>> {
+        self.shared.leases.lost_reports()
     }
 }
 

@@ -40,6 +40,26 @@ pub struct PlaceRecord {
     pub env: Vec<(String, String)>,
 }
 
+impl From<&agentplex_host::Place> for PlaceRecord {
+    fn from(place: &agentplex_host::Place) -> Self {
+        Self {
+            home: place.home.clone(),
+            directory: place.directory.clone(),
+            env: place.env.clone(),
+        }
+    }
+}
+
+impl From<PlaceRecord> for agentplex_host::Place {
+    fn from(place: PlaceRecord) -> Self {
+        Self {
+            home: place.home,
+            directory: place.directory,
+            env: place.env,
+        }
+    }
+}
+
 /// One of the agent's own session files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -8,7 +8,7 @@
 
 pub mod archive;
 mod command;
-mod native;
+pub(crate) mod native;
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ use archive::{
     Unpacked, EVENTS_PER_PAGE, FORMAT, VERSION,
 };
 use command::CommandRunner;
-use native::Placed;
+use native::{Existing, Placed};
 
 /// An export under way: what the archive holds, and its bytes as they are made.
 pub struct Export {
@@ -160,11 +160,7 @@ impl SessionManager {
             agent: record.agent.clone(),
             adapter_version: adapter.info().version.clone(),
             events: captured.last_sequence,
-            place: PlaceRecord {
-                home: place.home.clone(),
-                directory: place.directory.clone(),
-                env: place.env.clone(),
-            },
+            place: PlaceRecord::from(&place),
             secrets,
             native: native_record,
             files: Default::default(),
@@ -223,30 +219,16 @@ impl SessionManager {
         })?;
         let prepared = self.prepare_import(id, staging.path(), options).await?;
         self.refuse_existing(id)?;
-        let written = {
-            let (files, place) = (prepared.native_files, prepared.place.clone());
-            tokio::task::spawn_blocking(move || native::write_native_files(&files, &place))
-                .await
-                .map_err(|error| SessionError::Internal(error.to_string()))?
-                .map_err(|error| match error {
-                    native::WriteError::Conflict(message) => SessionError::ImportConflict(message),
-                    native::WriteError::Io(message) => SessionError::Internal(message),
-                })?
-        };
-        for (command, contents) in &prepared.commands {
-            let file = staging.path().join("native-command-input");
-            let ran = match std::fs::write(&file, contents) {
-                Ok(()) => prepared.runner.run(&command.argv, Some(&file)).await,
-                Err(error) => Err(format!("cannot write {}: {error}", file.display())),
-            };
-            if let Err(reason) = ran {
-                native::undo(&written);
-                return Err(SessionError::ImportConflict(format!(
-                    "the agent's import command refused the session: {reason}"
-                )));
-            }
-        }
-        let carried = written.len() + prepared.commands.len();
+        let commands = prepared.landed.commands.len();
+        let written = land(
+            prepared.landed,
+            &prepared.place,
+            &prepared.runner,
+            staging.path(),
+            Existing::Refuse,
+        )
+        .await?;
+        let carried = written.len() + commands;
         let stored = prepared.stored;
         let stored_in = tokio::task::block_in_place(|| {
             self.store.insert_session(&stored.record)?;
@@ -319,12 +301,7 @@ impl SessionManager {
                 missing_secrets.push(name.clone());
             }
         }
-        // Where the agent keeps its files is this sandbox's to say: the old home
-        // and location variables are not carried over (the importer may give them).
-        let location = &adapter.info().location_env;
-        record
-            .env
-            .retain(|(name, _)| name != "HOME" && !location.contains(name));
+        forget_place(&adapter, &mut record);
         record.env.extend(options.env.iter().cloned());
         record.skills.retain(|(name, folder)| {
             let there = Path::new(folder).is_dir();
@@ -341,52 +318,27 @@ impl SessionManager {
             self.catalog.ensure_installed(&adapter, None).await?;
         }
         let to = native::place_of(&adapter, &record, &directory);
-        let from = agentplex_host::Place {
-            home: manifest.place.home.clone(),
-            directory: manifest.place.directory.clone(),
-            env: manifest.place.env.clone(),
-        };
-        let mut lost = manifest.native.lost.clone();
-        let mut native_files = Vec::new();
-        let mut commands = Vec::new();
-        if lost.is_none() {
-            for file in &manifest.native.files {
-                let contents = unpacked.read(&file.entry).map_err(invalid)?;
-                let moved = adapter
-                    .move_native_file(&file.path, &contents, &from, &to)
-                    .map_err(|error| SessionError::AdapterFailed {
-                        agent: manifest.agent.clone(),
-                        detail: error.to_string(),
-                    })?;
-                match moved {
-                    Ok(Landing::Command(command)) => commands.push((command, contents)),
-                    Ok(Landing::File(moved)) => {
-                        let path = native::confined(&moved.path, &to).map_err(|reason| {
-                            SessionError::ImportConflict(format!(
-                                "the adapter would write the agent's file {} at {}: {reason}",
-                                file.path, moved.path
-                            ))
-                        })?;
-                        native_files.push(Placed {
-                            path,
-                            contents: moved.contents,
-                        });
-                    }
-                    Err(reason) if manifest.native.files.is_empty() => lost = Some(reason),
-                    Err(reason) => {
-                        lost = Some(reason);
-                        native_files.clear();
-                        commands.clear();
-                        break;
-                    }
+        let from = agentplex_host::Place::from(manifest.place.clone());
+        let mut landed = match &manifest.native.lost {
+            Some(reason) => Landed::lost(reason.clone()),
+            None => {
+                let mut files = Vec::new();
+                for file in &manifest.native.files {
+                    files.push((
+                        file.path.clone(),
+                        unpacked.read(&file.entry).map_err(invalid)?,
+                    ));
                 }
+                landed(&adapter, files, &from, &to)?
             }
-        }
-        if lost.is_some() {
+        };
+        if landed.lost.is_some() {
             // The agent starts a new session of its own: neither the adapter's
             // state nor the native id would find the old one.
             checkpoint.native_session_id = None;
             snapshot = None;
+            landed.files.clear();
+            landed.commands.clear();
         }
         let runner = self.command_runner(&adapter, &record, &directory);
         Ok(PreparedImport {
@@ -396,17 +348,16 @@ impl SessionManager {
                 snapshot,
                 tail: events,
             },
-            native_files,
-            commands,
+            lost: landed.lost.clone(),
+            landed,
             runner,
             place: to,
             missing_secrets,
-            lost,
         })
     }
 
     /// How the agent's own commands run for the session of `record` in `directory`.
-    fn command_runner(
+    pub(crate) fn command_runner(
         &self,
         adapter: &agentplex_host::LoadedAdapter,
         record: &SessionRecord,
@@ -446,13 +397,116 @@ impl SessionManager {
 /// What an import writes, worked out.
 struct PreparedImport {
     stored: StoredSession,
-    native_files: Vec<Placed>,
-    /// The agent's import commands, with the file each takes in.
-    commands: Vec<(agentplex_host::NativeCommand, Vec<u8>)>,
+    landed: Landed,
     runner: CommandRunner,
     place: agentplex_host::Place,
     missing_secrets: Vec<String>,
     lost: Option<String>,
+}
+
+/// Where the agent keeps its files is this sandbox's to say: a session that
+/// comes from another sandbox does not carry over the home and location
+/// variables it had there (an importer may give them again).
+pub(crate) fn forget_place(adapter: &agentplex_host::LoadedAdapter, record: &mut SessionRecord) {
+    let location = &adapter.info().location_env;
+    record
+        .env
+        .retain(|(name, _)| name != "HOME" && !location.contains(name));
+}
+
+/// The agent's own session files as this sandbox takes them: where each is
+/// written, what the agent's import commands take in, or why they cannot come.
+#[derive(Default)]
+pub(crate) struct Landed {
+    files: Vec<Placed>,
+    /// The agent's import commands, with the file each takes in.
+    commands: Vec<(agentplex_host::NativeCommand, Vec<u8>)>,
+    /// Why the files cannot come (then there are none).
+    pub(crate) lost: Option<String>,
+}
+
+impl Landed {
+    /// Nothing comes, for `reason`.
+    pub(crate) fn lost(reason: String) -> Self {
+        Self {
+            lost: Some(reason),
+            ..Self::default()
+        }
+    }
+}
+
+/// Asks the adapter where each of the agent's `files`, read at `from`, goes at
+/// `to`, each confined beneath `to`'s folders. An adapter that cannot move one
+/// of them says why: then none comes (a part of a session is no session).
+pub(crate) fn landed(
+    adapter: &agentplex_host::LoadedAdapter,
+    files: Vec<(String, Vec<u8>)>,
+    from: &agentplex_host::Place,
+    to: &agentplex_host::Place,
+) -> Result<Landed, SessionError> {
+    let mut landed = Landed::default();
+    let agent = &adapter.info().id;
+    for (path, contents) in files {
+        let moved = adapter
+            .move_native_file(&path, &contents, from, to)
+            .map_err(|error| SessionError::AdapterFailed {
+                agent: agent.clone(),
+                detail: error.to_string(),
+            })?;
+        match moved {
+            Ok(Landing::Command(command)) => landed.commands.push((command, contents)),
+            Ok(Landing::File(moved)) => {
+                let target = native::confined(&moved.path, to).map_err(|reason| {
+                    SessionError::ImportConflict(format!(
+                        "the adapter would write the agent's file {path} at {}: {reason}",
+                        moved.path
+                    ))
+                })?;
+                landed.files.push(Placed {
+                    path: target,
+                    contents: moved.contents,
+                });
+            }
+            Err(reason) => return Ok(Landed::lost(reason)),
+        }
+    }
+    Ok(landed)
+}
+
+/// Writes the landed files at `place` and runs the agent's import commands
+/// (each given its file through a file in `scratch`); the files written, none
+/// left behind when a step fails.
+pub(crate) async fn land(
+    landed: Landed,
+    place: &agentplex_host::Place,
+    runner: &CommandRunner,
+    scratch: &Path,
+    existing: Existing,
+) -> Result<Vec<PathBuf>, SessionError> {
+    let written = {
+        let (files, place) = (landed.files, place.clone());
+        tokio::task::spawn_blocking(move || native::write_native_files(&files, &place, existing))
+            .await
+            .map_err(|error| SessionError::Internal(error.to_string()))?
+            .map_err(|error| match error {
+                native::WriteError::Conflict(message) => SessionError::ImportConflict(message),
+                native::WriteError::Io(message) => SessionError::Internal(message),
+            })?
+    };
+    for (command, contents) in &landed.commands {
+        let file = scratch.join("native-command-input");
+        let ran = match std::fs::write(&file, contents) {
+            Ok(()) => runner.run(&command.argv, Some(&file)).await,
+            Err(error) => Err(format!("cannot write {}: {error}", file.display())),
+        };
+        if let Err(reason) = ran {
+            native::undo(&written);
+            return Err(SessionError::ImportConflict(format!(
+                "the agent's import command refused the session: {reason}"
+            )));
+        }
+    }
+    Ok(written)
 }
 
 /// The session's variables without those that hold secrets, and those names.

@@ -218,7 +218,11 @@ pub struct Placed {
 /// links: no folder on the way may be a symbolic link out of them), through a
 /// temporary file renamed into place. A file that exists with other contents is a
 /// conflict, and nothing is written then. Returns the files written, for undoing.
-pub fn write_native_files(files: &[Placed], place: &Place) -> Result<Vec<PathBuf>, WriteError> {
+pub fn write_native_files(
+    files: &[Placed],
+    place: &Place,
+    existing: Existing,
+) -> Result<Vec<PathBuf>, WriteError> {
     let mut targets: Vec<&Path> = files.iter().map(|file| file.path.as_path()).collect();
     targets.sort();
     if let Some(pair) = targets.windows(2).find(|pair| pair[0] == pair[1]) {
@@ -227,11 +231,13 @@ pub fn write_native_files(files: &[Placed], place: &Place) -> Result<Vec<PathBuf
             pair[0].display()
         )));
     }
+    let replace = existing;
     for file in files {
         if let Ok(existing) = std::fs::symlink_metadata(&file.path) {
             let same = existing.is_file()
                 && std::fs::read(&file.path).is_ok_and(|contents| contents == file.contents);
-            if !same {
+            let replaced = existing.is_file() && replace == Existing::Replace;
+            if !same && !replaced {
                 return Err(WriteError::Conflict(format!(
                     "{} exists here with other contents: the agent already has a session \
                      of that id in this home",
@@ -243,7 +249,7 @@ pub fn write_native_files(files: &[Placed], place: &Place) -> Result<Vec<PathBuf
     let roots = allowed_roots(place);
     let mut written = Vec::new();
     for file in files {
-        let result = write_one(file, &roots);
+        let result = write_one(file, &roots, replace);
         match result {
             Ok(true) => written.push(file.path.clone()),
             Ok(false) => {}
@@ -256,6 +262,17 @@ pub fn write_native_files(files: &[Placed], place: &Place) -> Result<Vec<PathBuf
     Ok(written)
 }
 
+/// What writing an agent's file does where a file of that name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    /// Refuse, unless it holds the same (an import: the file belongs to a
+    /// session of that id the agent has here already).
+    Refuse,
+    /// Replace it (a takeover: what the fleet's store kept is the session's
+    /// latest state; an older copy is from an earlier stay of the session here).
+    Replace,
+}
+
 /// Why native files could not be written.
 #[derive(Debug)]
 pub enum WriteError {
@@ -265,9 +282,10 @@ pub enum WriteError {
     Io(String),
 }
 
-/// Writes one file; false when it was there already, the same.
-fn write_one(file: &Placed, roots: &[PathBuf]) -> Result<bool, WriteError> {
-    if file.path.exists() {
+/// Writes one file; false when it was there already, the same (or replaced).
+fn write_one(file: &Placed, roots: &[PathBuf], existing: Existing) -> Result<bool, WriteError> {
+    let there = file.path.exists();
+    if there && existing == Existing::Refuse {
         return Ok(false);
     }
     let parent = file.path.parent().unwrap_or(Path::new("/"));
@@ -293,14 +311,18 @@ fn write_one(file: &Placed, roots: &[PathBuf]) -> Result<bool, WriteError> {
         WriteError::Io(format!("cannot write {}: {error}", file.path.display()))
     })?;
     let target = real.join(file.path.file_name().unwrap_or_default());
-    temporary.persist_noclobber(&target).map_err(|error| {
+    let persisted = match existing {
+        Existing::Refuse => temporary.persist_noclobber(&target),
+        Existing::Replace => temporary.persist(&target),
+    };
+    persisted.map_err(|error| {
         WriteError::Conflict(format!(
             "cannot write {}: {}",
             target.display(),
             error.error
         ))
     })?;
-    Ok(true)
+    Ok(!there)
 }
 
 /// Removes files written by an import that did not complete.
@@ -355,26 +377,44 @@ mod tests {
             path: home.path().join(name),
             contents: contents.as_bytes().to_vec(),
         };
-        let written = write_native_files(&[file("a/one", "1"), file("b/two", "2")], &at).unwrap();
+        let written = write_native_files(
+            &[file("a/one", "1"), file("b/two", "2")],
+            &at,
+            Existing::Refuse,
+        )
+        .unwrap();
         assert_eq!(written.len(), 2);
         assert_eq!(
             std::fs::read_to_string(home.path().join("b/two")).unwrap(),
             "2"
         );
         // The same files again: nothing to write.
-        assert!(write_native_files(&[file("a/one", "1")], &at)
-            .unwrap()
-            .is_empty());
+        assert!(
+            write_native_files(&[file("a/one", "1")], &at, Existing::Refuse)
+                .unwrap()
+                .is_empty()
+        );
         // Another session's file of that name is not overwritten, and nothing else is written.
-        let refused = write_native_files(&[file("c/three", "3"), file("a/one", "other")], &at);
+        let refused = write_native_files(
+            &[file("c/three", "3"), file("a/one", "other")],
+            &at,
+            Existing::Refuse,
+        );
         assert!(
             matches!(refused, Err(WriteError::Conflict(_))),
             "{refused:?}"
         );
         assert!(!home.path().join("c/three").exists());
         // Two files for one place.
-        let twice = write_native_files(&[file("d", "1"), file("d", "2")], &at);
+        let twice = write_native_files(&[file("d", "1"), file("d", "2")], &at, Existing::Refuse);
         assert!(matches!(twice, Err(WriteError::Conflict(_))), "{twice:?}");
+        // A takeover replaces an older copy of the session's file.
+        let replaced = write_native_files(&[file("a/one", "newer")], &at, Existing::Replace);
+        assert!(replaced.unwrap().is_empty(), "replaced, not new");
+        assert_eq!(
+            std::fs::read_to_string(home.path().join("a/one")).unwrap(),
+            "newer"
+        );
     }
 
     #[test]
@@ -387,7 +427,7 @@ mod tests {
             path: home.path().join("link/planted"),
             contents: b"x".to_vec(),
         };
-        let refused = write_native_files(&[through], &at);
+        let refused = write_native_files(&[through], &at, Existing::Refuse);
         assert!(
             matches!(refused, Err(WriteError::Conflict(_))),
             "{refused:?}"

@@ -93,10 +93,11 @@ fn serve(target: &Arc<Target>, line: &Mutex<Receiver<Read>>) {
     }
 }
 
-/// Every session but those being deleted, with the last `tail` events of its
-/// transcript, in id order (bytes, as SQLite orders them).
-pub(crate) fn load(
+/// The sessions `ids` names (those not being deleted), with the last `tail`
+/// events of each transcript, in id order (bytes, as SQLite orders them).
+pub(crate) fn load_ids(
     connection: &mut Connection,
+    ids: &[String],
     tail: usize,
 ) -> Result<Vec<StoredSession>, Failure> {
     let Connection { client, statements } = connection;
@@ -107,9 +108,10 @@ pub(crate) fn load(
         .read_only(true)
         .start()?;
     let sessions = transaction.query(
-        "SELECT id, record, checkpoint, snapshot FROM sessions WHERE NOT deleting
+        "SELECT id, record, checkpoint, snapshot FROM sessions
+         WHERE NOT deleting AND id = ANY($1)
          ORDER BY id COLLATE \"C\"",
-        &[],
+        &[&ids],
     )?;
     let limit = sql_integer(tail as u64);
     let statement = statements.get(
@@ -117,10 +119,10 @@ pub(crate) fn load(
         "SELECT s.id, e.sequence, e.event, e.raw FROM sessions AS s
          CROSS JOIN LATERAL (SELECT sequence, event, raw FROM events
              WHERE session_id = s.id ORDER BY sequence DESC LIMIT $1) AS e
-         WHERE NOT s.deleting",
+         WHERE NOT s.deleting AND s.id = ANY($2)",
     )?;
     let mut tails: HashMap<String, Vec<Arc<EncodedEvent>>> = HashMap::new();
-    for row in transaction.query(&statement, &[&limit])? {
+    for row in transaction.query(&statement, &[&limit, &ids])? {
         let event = EncodedEvent::from_stored(row.get::<_, i64>(1) as u64, row.get(2), row.get(3))?;
         tails.entry(row.get(0)).or_default().push(Arc::new(event));
     }

@@ -49,6 +49,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         contents bytea NOT NULL,
         PRIMARY KEY (session_id, path)
     );",
+    // 2: where the agent's own session files in `native_files` were read from
+    // (the sessions layer's JSON), for the daemon that takes the session over;
+    // the owners' sessions found by owner.
+    "ALTER TABLE sessions ADD COLUMN native text;
+    CREATE INDEX sessions_by_owner ON sessions (owner);",
 ];
 
 /// Why a database cannot be brought to the current schema.

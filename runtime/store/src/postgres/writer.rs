@@ -5,10 +5,13 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
+use std::sync::Arc;
+
+use super::lease::Leases;
 use super::link::Link;
 use super::writes::{write_batch, Outcome};
 use super::{BATCH_BYTES, MAX_BATCH};
-use crate::{Commit, SessionRecord, StoreError};
+use crate::{Commit, NativeFiles, SessionRecord, StoreError};
 
 /// A write and who waits for it.
 pub(crate) struct Job {
@@ -21,6 +24,8 @@ pub(crate) enum Write {
     Insert(SessionRecord),
     Commit(Commit),
     Delete(String),
+    /// The agent's own session files of a session, replacing those kept.
+    Native(String, NativeFiles),
 }
 
 /// Who waits for a write: a thread or a task.
@@ -54,19 +59,21 @@ impl Job {
                     .sum::<usize>()
                     + commit.snapshot.as_ref().map_or(0, Vec::len)
             }
+            Write::Native(_, native) => native.files.iter().map(|(_, bytes)| bytes.len()).sum(),
             Write::Insert(_) | Write::Delete(_) => 0,
         }
     }
 }
 
 /// What the store's users and its writer thread share.
-#[derive(Default)]
 pub(crate) struct Shared {
     queue: Mutex<Queue>,
     /// Wakes the writer thread when `queue` gets a job or closes.
     queued: Condvar,
     /// Whether the last transaction failed for where the database lives.
     pub(crate) health: crate::Health,
+    /// The leases this daemon holds: the fence each write of a session names.
+    pub(crate) leases: Arc<Leases>,
 }
 
 #[derive(Default)]
@@ -80,6 +87,16 @@ struct Queue {
 }
 
 impl Shared {
+    /// Nothing in line yet.
+    pub(crate) fn new(leases: Arc<Leases>) -> Self {
+        Self {
+            queue: Mutex::default(),
+            queued: Condvar::new(),
+            health: crate::Health::default(),
+            leases,
+        }
+    }
+
     fn queue(&self) -> MutexGuard<'_, Queue> {
         // A line of jobs stays consistent even if a holder panicked.
         self.queue
@@ -192,14 +209,19 @@ pub(crate) fn run(shared: &Shared, link: &mut Link) {
 /// a job per transaction, so that only that job fails. A deletion with more to
 /// remove goes back in line, behind what others queued meanwhile.
 fn write(shared: &Shared, link: &mut Link, batch: Vec<Job>) {
-    let outcome = link.run(|connection| write_batch(connection, &batch));
+    let outcome = link.run(|connection| write_batch(connection, &shared.leases, &batch));
     shared.health.note(&outcome, batch.len());
     match outcome {
         Ok(outcomes) => {
             let mut again = Vec::new();
             for (job, outcome) in batch.into_iter().zip(outcomes) {
                 match outcome {
-                    Outcome::Done => job.done.send(Ok(())),
+                    Outcome::Done => {
+                        if let Write::Delete(id) = &job.write {
+                            shared.leases.release(id);
+                        }
+                        job.done.send(Ok(()))
+                    }
                     Outcome::Refused(error) => shared.fail(vec![job], &error),
                     Outcome::Unfinished => again.push(job),
                 }

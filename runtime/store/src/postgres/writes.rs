@@ -12,10 +12,11 @@ use std::collections::{HashMap, HashSet};
 use postgres::types::ToSql;
 use postgres::Transaction;
 
+use super::lease::Leases;
 use super::link::{Connection, Failure, Statements};
 use super::writer::{Job, Write};
 use super::DELETE_CHUNK;
-use crate::{cause, Commit, EncodedEvent, SessionRecord, StoreError};
+use crate::{cause, Commit, EncodedEvent, NativeFiles, SessionRecord, StoreError};
 
 /// How a job of a batch went, once the batch's transaction committed.
 pub(crate) enum Outcome {
@@ -29,6 +30,7 @@ pub(crate) enum Outcome {
 /// Writes a batch in one transaction, in the order of its jobs; how each went.
 pub(crate) fn write_batch(
     connection: &mut Connection,
+    leases: &Leases,
     batch: &[Job],
 ) -> Result<Vec<Outcome>, Failure> {
     let Connection { client, statements } = connection;
@@ -37,34 +39,52 @@ pub(crate) fn write_batch(
     // Consecutive commits are written together, before the next other job.
     let mut commits = Vec::new();
     for (index, job) in batch.iter().enumerate() {
+        if !matches!(job.write, Write::Commit(_)) {
+            write_commits(
+                &mut transaction,
+                statements,
+                leases,
+                &mut commits,
+                &mut outcomes,
+            )?;
+        }
         match &job.write {
             Write::Commit(commit) => {
                 commits.push((index, commit));
                 outcomes.push(Outcome::Done);
             }
             Write::Insert(record) => {
-                write_commits(&mut transaction, statements, &mut commits, &mut outcomes)?;
-                outcomes.push(insert(&mut transaction, statements, record)?);
+                outcomes.push(insert(&mut transaction, statements, leases, record)?);
             }
             Write::Delete(session_id) => {
-                write_commits(&mut transaction, statements, &mut commits, &mut outcomes)?;
                 outcomes.push(if delete_chunk(&mut transaction, statements, session_id)? {
                     Outcome::Done
                 } else {
                     Outcome::Unfinished
                 });
             }
+            Write::Native(session_id, native) => {
+                outcomes.push(save_native(&mut transaction, leases, session_id, native)?);
+            }
         }
     }
-    write_commits(&mut transaction, statements, &mut commits, &mut outcomes)?;
+    write_commits(
+        &mut transaction,
+        statements,
+        leases,
+        &mut commits,
+        &mut outcomes,
+    )?;
     transaction.commit()?;
     Ok(outcomes)
 }
 
-/// A new session; the same one again is taken as written (a retry).
+/// A new session, driven by this daemon; the same one again is taken as
+/// written (a retry).
 fn insert(
     transaction: &mut Transaction<'_>,
     statements: &mut Statements,
+    leases: &Leases,
     record: &SessionRecord,
 ) -> Result<Outcome, Failure> {
     let encoded = match serde_json::to_string(record) {
@@ -73,21 +93,31 @@ fn insert(
     };
     let statement = statements.get(
         transaction,
-        "INSERT INTO sessions (id, record, checkpoint, created_at, updated_at)
-         VALUES ($1, $2, '{}', $3, $3)
+        "INSERT INTO sessions (id, record, checkpoint, created_at, updated_at, owner, fence,
+             lease_until)
+         VALUES ($1, $2, '{}', $3, $3, $4, 1, now() + $5::bigint * interval '1 millisecond')
          ON CONFLICT (id) DO NOTHING",
     )?;
-    if transaction.execute(&statement, &[&record.id, &encoded, &record.created_at])? == 1 {
+    let params: [&(dyn ToSql + Sync); 5] = [
+        &record.id,
+        &encoded,
+        &record.created_at,
+        &leases.daemon,
+        &leases.ttl_ms(),
+    ];
+    if transaction.execute(&statement, &params)? == 1 {
+        leases.hold(&record.id, 1);
         return Ok(Outcome::Done);
     }
     let statement = statements.get(
         transaction,
-        "SELECT record = $2 AND NOT deleting FROM sessions WHERE id = $1",
+        "SELECT record = $2 AND NOT deleting AND owner = $3, fence FROM sessions WHERE id = $1",
     )?;
     let same = transaction
-        .query_opt(&statement, &[&record.id, &encoded])?
-        .is_some_and(|row| row.get::<_, bool>(0));
-    Ok(if same {
+        .query_opt(&statement, &[&record.id, &encoded, &leases.daemon])?
+        .filter(|row| row.get::<_, bool>(0));
+    Ok(if let Some(row) = same {
+        leases.hold(&record.id, row.get(1));
         Outcome::Done
     } else {
         Outcome::Refused(StoreError::Io(cause(format!(
@@ -101,6 +131,10 @@ fn insert(
 /// last snapshot taken, every event in order.
 struct Folded<'a> {
     id: &'a str,
+    /// The fence this daemon holds the session's lease with.
+    fence: i64,
+    /// Where its commits are in the batch.
+    jobs: Vec<usize>,
     checkpoint: String,
     ended: bool,
     updated_at: i64,
@@ -111,10 +145,12 @@ struct Folded<'a> {
 /// Writes the commits gathered in `commits` (emptied) with two statements: the
 /// sessions' new checkpoints and snapshots, then the events of the sessions
 /// that are still there (a session deleted while its task was finishing keeps
-/// nothing).
+/// nothing). A session whose lease this daemon no longer holds gets nothing
+/// written: its commits are refused ([`StoreError::LeaseLost`]).
 fn write_commits(
     transaction: &mut Transaction<'_>,
     statements: &mut Statements,
+    leases: &Leases,
     commits: &mut Vec<(usize, &Commit)>,
     outcomes: &mut [Outcome],
 ) -> Result<(), Failure> {
@@ -139,9 +175,17 @@ fn write_commits(
                 continue;
             }
         };
+        let Some(fence) = leases.fence(&commit.session_id) else {
+            let error = lease_lost(&commit.session_id);
+            refused.insert(&commit.session_id, error.clone());
+            outcomes[index] = Outcome::Refused(error);
+            continue;
+        };
         let at = *by_id.entry(&commit.session_id).or_insert_with(|| {
             folded.push(Folded {
                 id: &commit.session_id,
+                fence,
+                jobs: Vec::new(),
                 checkpoint: String::new(),
                 ended: false,
                 updated_at: 0,
@@ -151,6 +195,7 @@ fn write_commits(
             folded.len() - 1
         });
         let session = &mut folded[at];
+        session.jobs.push(index);
         session.checkpoint = checkpoint;
         session.ended = commit.checkpoint.ended;
         session.updated_at = commit.checkpoint.updated_at;
@@ -167,21 +212,51 @@ fn write_commits(
     let ended: Vec<bool> = folded.iter().map(|session| session.ended).collect();
     let updated_at: Vec<i64> = folded.iter().map(|session| session.updated_at).collect();
     let snapshots: Vec<Option<&[u8]>> = folded.iter().map(|session| session.snapshot).collect();
+    let fences: Vec<i64> = folded.iter().map(|session| session.fence).collect();
     let statement = statements.get(
         transaction,
         "UPDATE sessions AS s SET checkpoint = c.checkpoint, ended = c.ended,
              updated_at = c.updated_at, snapshot = coalesce(c.snapshot, s.snapshot)
-         FROM unnest($1::text[], $2::text[], $3::boolean[], $4::bigint[], $5::bytea[])
-             AS c (id, checkpoint, ended, updated_at, snapshot)
-         WHERE s.id = c.id AND NOT s.deleting
+         FROM unnest($1::text[], $2::text[], $3::boolean[], $4::bigint[], $5::bytea[],
+             $6::bigint[]) AS c (id, checkpoint, ended, updated_at, snapshot, fence)
+         WHERE s.id = c.id AND NOT s.deleting AND s.fence = c.fence AND s.owner = $7
          RETURNING s.id",
     )?;
-    let params: [&(dyn ToSql + Sync); 5] = [&ids, &checkpoints, &ended, &updated_at, &snapshots];
+    let params: [&(dyn ToSql + Sync); 7] = [
+        &ids,
+        &checkpoints,
+        &ended,
+        &updated_at,
+        &snapshots,
+        &fences,
+        &leases.daemon,
+    ];
     let stored: HashSet<String> = transaction
         .query(&statement, &params)?
         .iter()
         .map(|row| row.get(0))
         .collect();
+    if stored.len() < folded.len() {
+        // Not written: deleted meanwhile (their commits are taken as done), or
+        // taken over by another daemon.
+        let missing: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| !stored.contains(*id))
+            .collect();
+        let statement = statements.get(
+            transaction,
+            "SELECT id FROM sessions WHERE id = ANY($1) AND NOT deleting",
+        )?;
+        for row in transaction.query(&statement, &[&missing])? {
+            let id: String = row.get(0);
+            leases.lose(&id);
+            let session = folded.iter().find(|session| session.id == id);
+            for index in session.map_or(&[][..], |session| &session.jobs[..]) {
+                outcomes[*index] = Outcome::Refused(lease_lost(&id));
+            }
+        }
+    }
     let mut session_ids = Vec::new();
     let mut sequences = Vec::new();
     let mut envelopes = Vec::new();
@@ -206,6 +281,47 @@ fn write_commits(
     let params: [&(dyn ToSql + Sync); 4] = [&session_ids, &sequences, &envelopes, &raws];
     transaction.execute(&statement, &params)?;
     Ok(())
+}
+
+/// The refusal of a write of a session another daemon took over.
+fn lease_lost(session_id: &str) -> StoreError {
+    StoreError::LeaseLost {
+        session_id: session_id.to_owned(),
+    }
+}
+
+/// Replaces the agent's own session files kept for a session this daemon holds.
+fn save_native(
+    transaction: &mut Transaction<'_>,
+    leases: &Leases,
+    session_id: &str,
+    native: &NativeFiles,
+) -> Result<Outcome, Failure> {
+    let Some(fence) = leases.fence(session_id) else {
+        return Ok(Outcome::Refused(lease_lost(session_id)));
+    };
+    let updated = transaction.execute(
+        "UPDATE sessions SET native = $2
+         WHERE id = $1 AND owner = $3 AND fence = $4 AND NOT deleting",
+        &[&session_id, &native.place, &leases.daemon, &fence],
+    )?;
+    if updated == 0 {
+        return Ok(Outcome::Refused(lease_lost(session_id)));
+    }
+    let paths: Vec<&str> = native.files.iter().map(|(path, _)| path.as_str()).collect();
+    let contents: Vec<&[u8]> = native.files.iter().map(|(_, bytes)| &bytes[..]).collect();
+    transaction.execute(
+        "DELETE FROM native_files WHERE session_id = $1 AND NOT (path = ANY($2))",
+        &[&session_id, &paths],
+    )?;
+    transaction.execute(
+        "INSERT INTO native_files (session_id, path, contents)
+         SELECT $1, path, contents FROM unnest($2::text[], $3::bytea[]) AS f (path, contents)
+         ON CONFLICT (session_id, path) DO UPDATE SET contents = excluded.contents
+             WHERE native_files.contents <> excluded.contents",
+        &[&session_id, &paths, &contents],
+    )?;
+    Ok(Outcome::Done)
 }
 
 /// Removes up to [`DELETE_CHUNK`] of a session's events, and the session once
