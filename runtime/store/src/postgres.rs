@@ -389,4 +389,6 @@ fn sql_integer(number: u64) -> i64 {
 }
 
 #[cfg(test)]
+mod lease_tests;
+#[cfg(test)]
 mod tests;

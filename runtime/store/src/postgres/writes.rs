@@ -175,12 +175,8 @@ fn write_commits(
                 continue;
             }
         };
-        let Some(fence) = leases.fence(&commit.session_id) else {
-            let error = lease_lost(&commit.session_id);
-            refused.insert(&commit.session_id, error.clone());
-            outcomes[index] = Outcome::Refused(error);
-            continue;
-        };
+        // Not held: learnt below when the database says this daemon owns it.
+        let fence = leases.fence(&commit.session_id).unwrap_or(NOT_HELD);
         let at = *by_id.entry(&commit.session_id).or_insert_with(|| {
             folded.push(Folded {
                 id: &commit.session_id,
@@ -207,6 +203,7 @@ fn write_commits(
     if folded.is_empty() {
         return Ok(());
     }
+    learn_fences(transaction, statements, leases, &mut folded)?;
     let ids: Vec<&str> = folded.iter().map(|session| session.id).collect();
     let checkpoints: Vec<&str> = folded.iter().map(|s| s.checkpoint.as_str()).collect();
     let ended: Vec<bool> = folded.iter().map(|session| session.ended).collect();
@@ -280,6 +277,41 @@ fn write_commits(
     )?;
     let params: [&(dyn ToSql + Sync); 4] = [&session_ids, &sequences, &envelopes, &raws];
     transaction.execute(&statement, &params)?;
+    Ok(())
+}
+
+/// The fence of a session this daemon holds no lease on: never a row's.
+const NOT_HELD: i64 = -1;
+
+/// The fences of the sessions of `folded` this daemon owns but has not taken
+/// since the store opened (a store that writes without loading first); the
+/// daemon's name is its own: its runs follow each other, never at once (the
+/// data dir's lock), and each raises the fences when it loads.
+fn learn_fences(
+    transaction: &mut Transaction<'_>,
+    statements: &mut Statements,
+    leases: &Leases,
+    folded: &mut [Folded<'_>],
+) -> Result<(), Failure> {
+    let unknown: Vec<&str> = folded
+        .iter()
+        .filter(|session| session.fence == NOT_HELD)
+        .map(|session| session.id)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let statement = statements.get(
+        transaction,
+        "SELECT id, fence FROM sessions WHERE id = ANY($1) AND owner = $2 AND NOT deleting",
+    )?;
+    for row in transaction.query(&statement, &[&unknown, &leases.daemon])? {
+        let (id, fence): (String, i64) = (row.get(0), row.get(1));
+        leases.hold(&id, fence);
+        if let Some(session) = folded.iter_mut().find(|session| session.id == id) {
+            session.fence = fence;
+        }
+    }
     Ok(())
 }
 
