@@ -42,8 +42,8 @@ macro_rules! every_check {
             installed_with_its_version, text_turn, tool_call_and_result, file_change,
             multi_turn, permission_once, permission_always, permission_reject, question,
             cancel_mid_turn, terminate, agent_crash, resume_after_exit,
-            resume_after_daemon_restart, moves_to_another_sandbox, include_raw, mcp_tool,
-            skill_from_a_folder,
+            resume_after_daemon_restart, moves_to_another_sandbox, taken_over_when_its_daemon_dies,
+            include_raw, mcp_tool, skill_from_a_folder,
         );
     )*};
 }

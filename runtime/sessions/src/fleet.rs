@@ -25,6 +25,10 @@ use crate::moves::archive::PlaceRecord;
 use crate::moves::{self, native};
 use crate::{Command, Session, SessionError, SessionManager};
 
+/// How long after a turn ends the agent's own files are kept (twice: some
+/// agents finish writing them after the turn ended).
+const KEEP_AFTER_TURN: [Duration; 2] = [Duration::from_millis(300), Duration::from_secs(3)];
+
 impl SessionManager {
     /// Starts what a daemon of a fleet runs beside its sessions: letting go of
     /// the sessions other daemons took, keeping the agents' own files as turns
@@ -49,10 +53,18 @@ impl SessionManager {
             let manager = Arc::downgrade(self);
             tokio::spawn(async move {
                 while let Some(id) = ended.recv().await {
-                    let Some(manager) = manager.upgrade() else {
-                        return;
-                    };
-                    manager.keep_native_files(&id).await;
+                    let manager = manager.clone();
+                    tokio::spawn(async move {
+                        // Agents write their files around the end of a turn, some
+                        // after saying it ended: kept soon, and again a little later.
+                        for settle in KEEP_AFTER_TURN {
+                            tokio::time::sleep(settle).await;
+                            let Some(manager) = manager.upgrade() else {
+                                return;
+                            };
+                            manager.keep_native_files(&id).await;
+                        }
+                    });
                 }
             });
         }

@@ -3,6 +3,7 @@
 //! instead (the turn still ends, no request the client could not answer).
 
 use serde_json::{json, Value};
+use std::time::{Duration, Instant};
 
 use super::harness::{Harness, Sandbox, AGENT_DEADLINE};
 use crate::common::api::{assistant_texts, check_turns, expect_no_content, ok_json, pretty, Api};
@@ -468,6 +469,54 @@ pub fn moves_to_another_sandbox(h: &mut Harness) {
     if h.can("permissions") {
         moves_while_asking(h, &there);
     }
+}
+
+/// Two daemons share a PostgreSQL database; the one driving a session dies
+/// (SIGKILL), and the other, asked for the session, takes it over once the
+/// lease ran out: it writes the agent's own session files (kept when the turn
+/// ended) into its own home, and the next turn resumes the agent's own
+/// session: the model receives the first turn as the agent itself sends it.
+pub fn taken_over_when_its_daemon_dies(h: &mut Harness) {
+    let Some((mut first, second, url)) = h.fleet() else {
+        return;
+    };
+    let response = first.api().post_json(
+        "/v1/sessions/fleet-1",
+        json!({ "agent": h.agent.id, "permissionMode": "default",
+                "directory": first.workspace.path() }),
+    );
+    ok_json(response);
+    let api = first.api();
+    let offset = api.last_sequence("fleet-1");
+    api.send("fleet-1", "remember-marker-11");
+    api.wait_for_within(AGENT_DEADLINE, "fleet-1", offset, "turn.ended", |e| {
+        e["type"] == "turn.ended"
+    });
+    let_the_agent_save(h);
+    // The agent's files are kept in the database once the turn ended.
+    let watcher = agentplex_store::postgres::PostgresStore::open_with(
+        &url,
+        &agentplex_store::postgres::Options {
+            daemon: "watcher".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    crate::common::wait_until(Duration::from_secs(30), "the agent's files kept", || {
+        use agentplex_store::Fleet;
+        watcher
+            .native("fleet-1")
+            .unwrap()
+            .is_some_and(|kept| !kept.files.is_empty())
+    });
+    drop(first.daemon.kill());
+    let before = Instant::now();
+    let there = second.api();
+    // Asked for the session, the second daemon takes it over.
+    let info = there.get_ok("/v1/sessions/fleet-1");
+    assert_eq!(info["owner"], json!("second"), "{info}");
+    eprintln!("{}: taken over in {:?}", h.agent.id, before.elapsed());
+    assert_next_turn(h, &there, "fleet-1", "remember-marker-11", true);
 }
 
 /// A session that moves while its agent waits for a permission: the agent's

@@ -54,6 +54,19 @@ impl Harness {
         Sandbox::start(self.agent, &self.binary, &self.model)
     }
 
+    /// Two sandboxes of the agent sharing one new PostgreSQL database, as the
+    /// daemons `first` and `second` of a fleet (leases of a second), or `None`
+    /// without a PostgreSQL server outside CI.
+    pub fn fleet(&self) -> Option<(Sandbox, Sandbox, String)> {
+        let server = agentplex_store::postgres::temp::TempPostgres::shared()?;
+        let url = server.create_database(&format!("takeover_{}", self.agent.id));
+        let member = |name: &str| {
+            let fleet = ["--store", &url, "--daemon-id", name, "--lease-ms", "1000"];
+            Sandbox::start_with(self.agent, &self.binary, &self.model, &fleet)
+        };
+        Some((member("first"), member("second"), url))
+    }
+
     /// Kills the daemon with SIGKILL and starts a new one on the same data dir.
     pub fn restart_daemon(&mut self) {
         let data_dir = self.sandbox.daemon.kill();
@@ -277,6 +290,16 @@ pub struct Sandbox {
 impl Sandbox {
     /// Starts a daemon for `agent` (its CLI at `binary`) talking to `model`.
     fn start(agent: &'static Agent, binary: &Path, model: &ModelServer) -> Sandbox {
+        Self::start_with(agent, binary, model, &[])
+    }
+
+    /// The same, the daemon given the flags `extra` too.
+    fn start_with(
+        agent: &'static Agent,
+        binary: &Path,
+        model: &ModelServer,
+        extra: &[&str],
+    ) -> Sandbox {
         let home = tempfile::tempdir().unwrap();
         let install = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(binary, install.path().join(agent.id)).unwrap();
@@ -291,7 +314,8 @@ impl Sandbox {
             env.push((var.to_owned(), home_path.join(dir).display().to_string()));
         }
         env.extend(agent.env(model, &home_path));
-        let args = vec!["--install-dir".into(), install.path().display().to_string()];
+        let mut args = vec!["--install-dir".into(), install.path().display().to_string()];
+        args.extend(extra.iter().map(|flag| flag.to_string()));
         let daemon = Daemon::start_with(Options {
             args: args.clone(),
             env: env.clone(),

@@ -152,6 +152,9 @@ fn the_agents_own_files_are_kept_and_replaced() {
     let second = files(&[("/h/a.jsonl", "one, then more")]);
     store.save_native("s", second.clone()).unwrap();
     assert_eq!(store.native("s").unwrap(), Some(second));
+    let none = files(&[]);
+    store.save_native("s", none.clone()).unwrap();
+    assert_eq!(store.native("s").unwrap(), Some(none));
     store.delete_session("s").unwrap();
     assert_eq!(store.native("s").unwrap(), None);
 }
