@@ -18,11 +18,13 @@ one of its modes, `mcp` and `skills` only for an agent with those capabilities. 
 test narrows `CreateSessionRequest` to the `mock` agent's values, read from the daemon.
 A request outside them stays in the negative cases, which must be refused.
 
-A tar archive body (`POST /v1/fs/upload-batch`) is a real archive of the drawn bytes.
+A tar archive body (`POST /v1/fs/upload-batch`) is a real archive of the drawn bytes;
+a session archive (`POST /v1/sessions/{id}/import`, gzip) is that archive compressed.
 """
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -98,6 +100,17 @@ def before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
 
 @schemathesis.serializer("application/x-tar")
 def tar_archive(context: Any, value: Any) -> bytes:
+    """The drawn bytes as one file of a tar archive; anything else as it is, not an archive."""
+    return tar_of(value)
+
+
+@schemathesis.serializer("application/gzip")
+def session_archive(context: Any, value: Any) -> bytes:
+    """A gzip-compressed tar of the drawn bytes (not a session archive: the import refuses it)."""
+    return gzip.compress(tar_of(value))
+
+
+def tar_of(value: Any) -> bytes:
     """The drawn bytes as one file of a tar archive; anything else as it is, not an archive."""
     data = getattr(value, "data", value)
     if not isinstance(data, bytes):

@@ -66,7 +66,7 @@ use super::{fs_routes, move_routes, process_routes, routes, terminal_ws};
         ItemDeltaData, ErrorData, AgentUnparsedData, PermissionEventData, PermissionStatus, QuestionEventData,
         QuestionStatus, ErrorType, AgentError, EventsQuery, TurnStreamQuery, EventsSseQuery,
         FsEntryType, FsEntryKind, FsEntriesQuery, FsUploadBatchQuery, FsPathQuery, FsDeleteQuery, FsSessionQuery,
-        ImportSessionQuery, ImportSessionResponse,
+        ImportSessionQuery, ImportSessionResponse, SessionScope,
         ProcessDataEncoding, ProcessLogsMissed, ProcessLogEntry, ProcessState, ProcessLogsStream,
         TerminalClientFrame, TerminalServerFrame,
     )),

@@ -459,7 +459,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every session. */
+        /**
+         * The sessions this daemon drives, or (`scope=fleet`) every session of the
+         *     database it shares with other daemons, with their owner and whether it lives.
+         */
         get: operations["list_sessions"];
         put?: never;
         post?: never;
@@ -910,7 +913,7 @@ export interface components {
          * @description Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable" | "process_not_found" | "process_conflict" | "process_limit_reached" | "spawn_failed" | "host_not_allowed" | "cross_origin_refused" | "unsupported_media_type" | "invalid_archive";
+        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable" | "process_not_found" | "process_conflict" | "process_limit_reached" | "spawn_failed" | "host_not_allowed" | "cross_origin_refused" | "unsupported_media_type" | "invalid_archive" | "session_elsewhere";
         /**
          * @description Who produced an event.
          * @enum {string}
@@ -1687,6 +1690,17 @@ export interface components {
             } | null;
             model?: string | null;
             nativeSessionId?: string | null;
+            /**
+             * @description With a database daemons share (`--store postgres://...`): the daemon that
+             *     drives the session, or drove it last.
+             */
+            owner?: string | null;
+            /**
+             * @description With a database daemons share: whether that daemon's lease on the session
+             *     runs (it renews it while it lives). A session whose owner is not alive is
+             *     taken over by the next daemon asked for it.
+             */
+            ownerAlive?: boolean | null;
             permissionMode: string;
             /**
              * Format: uint64
@@ -1708,6 +1722,11 @@ export interface components {
         SessionListResponse: {
             sessions: components["schemas"]["SessionInfo"][];
         };
+        /**
+         * @description Which sessions `GET /v1/sessions` lists.
+         * @enum {string}
+         */
+        SessionScope: "daemon" | "fleet";
         /** @description Data of `session.started`. */
         SessionStartedData: {
             metadata?: unknown;
@@ -3753,7 +3772,10 @@ export interface operations {
     };
     list_sessions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `daemon` (the default) or `fleet`. */
+                scope?: components["schemas"]["SessionScope"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3766,6 +3788,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionListResponse"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
             /** @description Missing or wrong token (when the daemon has one) */
@@ -3781,6 +3812,15 @@ export interface operations {
             };
             /** @description An internal failure */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The shared session database cannot be read (`scope=fleet`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -361,7 +361,7 @@ class ErrorData(Model):
     message: str
 
 
-ErrorType = Literal["invalid_request", "unsupported_agent", "agent_not_installed", "install_failed", "agent_process_exited", "token_invalid", "permission_denied", "session_not_found", "session_already_exists", "mode_not_supported", "stream_error", "timeout", "session_ended", "request_not_found", "not_found", "method_not_allowed", "payload_too_large", "adapter_failed", "internal", "path_not_found", "path_conflict", "not_configured", "storage_full", "storage_unavailable", "process_not_found", "process_conflict", "process_limit_reached", "spawn_failed", "host_not_allowed", "cross_origin_refused", "unsupported_media_type", "invalid_archive"]
+ErrorType = Literal["invalid_request", "unsupported_agent", "agent_not_installed", "install_failed", "agent_process_exited", "token_invalid", "permission_denied", "session_not_found", "session_already_exists", "mode_not_supported", "stream_error", "timeout", "session_ended", "request_not_found", "not_found", "method_not_allowed", "payload_too_large", "adapter_failed", "internal", "path_not_found", "path_conflict", "not_configured", "storage_full", "storage_unavailable", "process_not_found", "process_conflict", "process_limit_reached", "spawn_failed", "host_not_allowed", "cross_origin_refused", "unsupported_media_type", "invalid_archive", "session_elsewhere"]
 """Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`)."""
 
 EventSource = Literal["agent", "daemon"]
@@ -1212,6 +1212,17 @@ class SessionInfo(Model):
 
     native_session_id: str | None = Field(default=None, alias="nativeSessionId")
 
+    owner: str | None = Field(default=None)
+    """With a database daemons share (`--store postgres://...`): the daemon that
+    drives the session, or drove it last.
+    """
+
+    owner_alive: bool | None = Field(default=None, alias="ownerAlive")
+    """With a database daemons share: whether that daemon's lease on the session
+    runs (it renews it while it lives). A session whose owner is not alive is
+    taken over by the next daemon asked for it.
+    """
+
     permission_mode: str = Field(alias="permissionMode")
 
     queued_messages: int = Field(alias="queuedMessages")
@@ -1235,6 +1246,10 @@ class SessionListResponse(Model):
     """`GET /v1/sessions`."""
 
     sessions: list[SessionInfo]
+
+
+SessionScope = Literal["daemon", "fleet"]
+"""Which sessions `GET /v1/sessions` lists."""
 
 
 class SessionStartedData(Model):
@@ -1590,6 +1605,7 @@ __all__ = [
     "SessionEndedData",
     "SessionInfo",
     "SessionListResponse",
+    "SessionScope",
     "SessionStartedData",
     "SessionStatus",
     "SkillSource",
