@@ -79,6 +79,17 @@ def test_prompt_echo_and_sessions(client: LocalAgentplex) -> None:
         client.create_session("echo", agent="mock")
 
 
+def test_list_sessions_by_scope(client: LocalAgentplex) -> None:
+    client.create_session("scoped", agent="mock")
+    # Without a database shared with other daemons, the fleet is this daemon.
+    for listed in (
+        client.list_sessions(),
+        client.list_sessions(scope="daemon"),
+        client.list_sessions(scope="fleet"),
+    ):
+        assert "scoped" in [info.session_id for info in listed]
+
+
 def test_permission_and_question_callbacks(client: LocalAgentplex) -> None:
     session = client.create_session("asks", agent="mock")
     permission = session.prompt("permission ls", on_permission=lambda request, event: "once")

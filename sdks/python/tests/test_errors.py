@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import typing
 
+import httpx
 import pytest
 
-from agentplex import ERROR_CLASSES, AgentplexError, LocalAgentplex, errors, models
+from agentplex import (
+    ERROR_CLASSES,
+    Agentplex,
+    AgentplexError,
+    AsyncAgentplex,
+    LocalAgentplex,
+    SessionElsewhereError,
+    errors,
+    models,
+)
 from agentplex.errors import error_from_response
 
 
@@ -50,8 +61,80 @@ def test_daemon_problems(client: LocalAgentplex) -> None:
 
 
 def test_no_daemon_is_a_network_error() -> None:
-    from agentplex import Agentplex
-
     with Agentplex("http://127.0.0.1:9") as nowhere, pytest.raises(errors.NetworkError) as caught:
         nowhere.health()
     assert caught.value.status == 0
+
+
+# A daemon of a fleet (daemons sharing one database), faked: its listing has each session's
+# owner, and a session another daemon drives is refused with 409 session_elsewhere.
+FLEET_SESSION = {
+    "sessionId": "busy",
+    "agent": "mock",
+    "agentMode": "build",
+    "permissionMode": "default",
+    "ended": False,
+    "eventCount": 2,
+    "createdAt": 0,
+    "updatedAt": 0,
+    "status": "idle",
+    "queuedMessages": 0,
+    "owner": "first",
+    "ownerAlive": True,
+}
+ELSEWHERE = {
+    "type": "urn:sandbox-agent:error:session_elsewhere",
+    "title": "Conflict",
+    "status": 409,
+    "detail": 'session "busy" is driven by daemon "first" of the fleet; ask that daemon',
+    "sessionId": "busy",
+}
+
+
+def fleet_daemon(urls: list[str]) -> httpx.MockTransport:
+    def handler(request: httpx.Request) -> httpx.Response:
+        urls.append(str(request.url.raw_path, "ascii"))
+        if request.url.path == "/v1/sessions":
+            return httpx.Response(200, json={"sessions": [FLEET_SESSION]})
+        return httpx.Response(409, json=ELSEWHERE, headers={"content-type": "application/problem+json"})
+
+    return httpx.MockTransport(handler)
+
+
+def test_list_sessions_sends_scope_only_when_given_and_reads_the_owner() -> None:
+    urls: list[str] = []
+    with Agentplex("http://daemon", transport=fleet_daemon(urls)) as client:
+        [listed] = client.list_sessions()
+        client.list_sessions(scope="fleet", timeout=5)
+        client.list_sessions(scope="daemon")
+    assert urls == ["/v1/sessions", "/v1/sessions?scope=fleet", "/v1/sessions?scope=daemon"]
+    assert (listed.session_id, listed.owner, listed.owner_alive) == ("busy", "first", True)
+
+
+def test_async_list_sessions_sends_scope_only_when_given() -> None:
+    urls: list[str] = []
+
+    async def main() -> list[models.SessionInfo]:
+        async with AsyncAgentplex("http://daemon", transport=fleet_daemon(urls)) as client:
+            await client.list_sessions()
+            return await client.list_sessions(scope="fleet")
+
+    [listed] = asyncio.run(main())
+    assert urls == ["/v1/sessions", "/v1/sessions?scope=fleet"]
+    assert (listed.owner, listed.owner_alive) == ("first", True)
+
+
+def test_session_elsewhere_is_its_class() -> None:
+    with Agentplex("http://daemon", transport=fleet_daemon([])) as client:
+        with pytest.raises(SessionElsewhereError) as caught:
+            client.get_session("busy")
+        with pytest.raises(SessionElsewhereError):
+            client.session("busy").send("hi")
+    error = caught.value
+    assert (error.code, error.status, error.title, error.session_id) == (
+        "session_elsewhere",
+        409,
+        "Conflict",
+        "busy",
+    )
+    assert error.detail is not None and 'daemon "first"' in error.detail

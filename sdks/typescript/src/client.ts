@@ -67,12 +67,23 @@ import type {
   ProcessTerminalResizeRequest,
   SessionInfo,
   SessionListResponse,
+  SessionScope,
 } from "./types.js";
 
 export type { ClientOptions, RequestOptions };
 
 /** Options of `createSession`: the creation body (`agent` required) and a signal. */
 export interface CreateSessionOptions extends CreateSessionRequest, RequestOptions {}
+
+/** Options of `listSessions`. */
+export interface ListSessionsOptions extends RequestOptions {
+  /**
+   * `daemon` (the daemon's default): the sessions this daemon drives; `fleet`: every session of
+   * the database it shares with other daemons (`--store postgres://...`), each with its `owner`
+   * and `ownerAlive`. Sent only when given.
+   */
+  scope?: SessionScope;
+}
 
 /**
  * The body of `writeFsFile` (the file's bytes), `uploadFsBatch` (a tar archive, plain or gzip)
@@ -244,9 +255,17 @@ export class Agentplex {
     return transportOf(this).json<AdaptersReloadResponse>("POST", "/v1/adapters/reload", callOptions(options));
   }
 
-  /** `GET /v1/sessions`: every session, live or ended. */
-  async listSessions(options: RequestOptions = {}): Promise<SessionInfo[]> {
-    const body = await transportOf(this).json<SessionListResponse>("GET", "/v1/sessions", callOptions(options));
+  /**
+   * `GET /v1/sessions`: every session this daemon drives, live or ended; with `scope: "fleet"`,
+   * every session of the database it shares with other daemons, with its `owner` and
+   * `ownerAlive`.
+   */
+  async listSessions(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
+    const { scope, ...request } = options;
+    const body = await transportOf(this).json<SessionListResponse>("GET", "/v1/sessions", {
+      query: { scope },
+      ...callOptions(request),
+    });
     return body.sessions;
   }
 

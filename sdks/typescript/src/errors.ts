@@ -301,6 +301,11 @@ export class InvalidArchiveError extends AgentplexError {
   static override readonly code = "invalid_archive";
 }
 
+/** `session_elsewhere` 409: another daemon sharing the session database drives the session (its lease runs); `detail` names it. */
+export class SessionElsewhereError extends AgentplexError {
+  static override readonly code = "session_elsewhere";
+}
+
 /** `process_not_found` 404: no process has that id. */
 export class ProcessNotFoundError extends AgentplexError {
   static override readonly code = "process_not_found";
@@ -422,6 +427,7 @@ export const ERROR_CLASSES: Readonly<Record<string, typeof AgentplexError>> = Ob
       CrossOriginRefusedError,
       UnsupportedMediaTypeError,
       InvalidArchiveError,
+      SessionElsewhereError,
       ProcessNotFoundError,
       ProcessConflictError,
       ProcessLimitReachedError,

@@ -14,6 +14,7 @@ export type {
   InstallEvent,
   InstallProgress,
   InstallResult,
+  ListSessionsOptions,
 } from "./client.js";
 export type { ClientOptions, RequestOptions } from "./http.js";
 export type { ExportSessionOptions, ImportSessionOptions, MoveSessionOptions } from "./moves.js";
@@ -79,6 +80,7 @@ export {
   CrossOriginRefusedError,
   UnsupportedMediaTypeError,
   InvalidArchiveError,
+  SessionElsewhereError,
   StreamError,
   TimeoutError,
   TokenInvalidError,

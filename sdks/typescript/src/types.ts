@@ -26,6 +26,8 @@ export type ServerStatusInfo = Schemas["ServerStatusInfo"];
 export type SessionInfo = Schemas["SessionInfo"];
 export type SessionStatus = Schemas["SessionStatus"];
 export type SessionListResponse = Schemas["SessionListResponse"];
+/** Which sessions `listSessions` lists: `daemon` (the default) or `fleet`. */
+export type SessionScope = Schemas["SessionScope"];
 export type CreateSessionRequest = Schemas["CreateSessionRequest"];
 export type CreateSessionResponse = Schemas["CreateSessionResponse"];
 export type ImportSessionQuery = Schemas["ImportSessionQuery"];

@@ -139,6 +139,14 @@ describe("sessions", () => {
     expect((await handle.refresh()).eventCount).toBe(1);
   });
 
+  it("lists the daemon's sessions by scope; without a shared database the fleet is this daemon", async () => {
+    const id = uniqueId("scope");
+    await client.createSession(id, { agent: "mock" });
+    for (const scope of ["daemon", "fleet"] as const) {
+      expect((await client.listSessions({ scope })).map((s) => s.sessionId), scope).toContain(id);
+    }
+  });
+
   it("maps creation errors", async () => {
     const id = uniqueId("dup");
     await client.createSession(id, { agent: "mock" });

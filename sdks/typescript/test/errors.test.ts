@@ -6,6 +6,7 @@ import {
   NetworkError,
   Agentplex,
   AgentplexError,
+  SessionElsewhereError,
   TokenInvalidError,
   UnexpectedResponseError,
 } from "../src/index.js";
@@ -165,5 +166,68 @@ describe("failures that are not problem documents", () => {
     await expect(client.installAgent("mock", { signal: connecting.signal })).rejects.toMatchObject({
       name: "AbortError",
     });
+  });
+});
+
+describe("a daemon of a fleet (daemons sharing one database)", () => {
+  const SESSION = {
+    sessionId: "busy",
+    agent: "mock",
+    agentMode: "build",
+    permissionMode: "default",
+    ended: false,
+    eventCount: 2,
+    createdAt: 0,
+    updatedAt: 0,
+    status: "idle",
+    queuedMessages: 0,
+    owner: "first",
+    ownerAlive: true,
+  };
+  const ELSEWHERE = {
+    type: "urn:sandbox-agent:error:session_elsewhere",
+    title: "Conflict",
+    status: 409,
+    detail: 'session "busy" is driven by daemon "first" of the fleet; ask that daemon',
+    sessionId: "busy",
+  };
+  let server: Server;
+  let baseUrl: string;
+  const urls: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      urls.push(req.url ?? "");
+      if (req.url?.startsWith("/v1/sessions?") || req.url === "/v1/sessions") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ sessions: [SESSION] }));
+      } else {
+        res.writeHead(409, { "content-type": "application/problem+json" }).end(JSON.stringify(ELSEWHERE));
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("lists by scope, sent only when given, with each session's owner", async () => {
+    const client = new Agentplex({ baseUrl });
+    urls.length = 0;
+    const [listed] = await client.listSessions();
+    await client.listSessions({ scope: "fleet", timeoutMs: 5_000 });
+    await client.listSessions({ scope: "daemon" });
+    expect(urls).toEqual(["/v1/sessions", "/v1/sessions?scope=fleet", "/v1/sessions?scope=daemon"]);
+    expect(listed).toMatchObject({ sessionId: "busy", owner: "first", ownerAlive: true });
+  });
+
+  it("maps session_elsewhere (409) to SessionElsewhereError", async () => {
+    const client = new Agentplex({ baseUrl });
+    const error = await failure(client.getSession("busy"));
+    expect(error).toBeInstanceOf(SessionElsewhereError);
+    expect(error).toMatchObject({ code: "session_elsewhere", status: 409, title: "Conflict", sessionId: "busy" });
+    expect(error.name).toBe("SessionElsewhereError");
+    expect(error.detail).toContain('daemon "first"');
+    expect(await failure(client.session("busy").send("hi"))).toBeInstanceOf(SessionElsewhereError);
   });
 });

@@ -93,6 +93,7 @@ const PUBLIC = [
   "SandboxAgentError",
   "Session",
   "SessionAlreadyExistsError",
+  "SessionElsewhereError",
   "SessionEndedError",
   "SessionNotFoundError",
   "SpawnFailedError",

@@ -54,6 +54,7 @@ from .generated.models import (
     ProcessTerminalResizeRequest,
     SessionInfo,
     SessionListResponse,
+    SessionScope,
 )
 from .session import Session
 from .terminal import ProcessTerminal
@@ -277,9 +278,16 @@ class Agentplex:
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def list_sessions(self, **options: Unpack[CallOptions]) -> list[SessionInfo]:
-        """``GET /v1/sessions``: every session, live or ended."""
-        return _core.parse(SessionListResponse, self._request("GET", "/v1/sessions", options)).sessions
+    def list_sessions(
+        self, *, scope: SessionScope | None = None, **options: Unpack[CallOptions]
+    ) -> list[SessionInfo]:
+        """``GET /v1/sessions``: every session this daemon drives, live or ended; with
+        ``scope="fleet"``, every session of the database it shares with other daemons, with its
+        ``owner`` and ``owner_alive``. ``scope`` is sent only when given (the daemon's default:
+        ``"daemon"``)."""
+        params = _core.query(scope=scope)
+        answer = self._request("GET", "/v1/sessions", options, params=params)
+        return _core.parse(SessionListResponse, answer).sessions
 
     def create_session(
         self,

@@ -264,6 +264,13 @@ class InvalidArchiveError(AgentplexError):
     code = "invalid_archive"
 
 
+class SessionElsewhereError(AgentplexError):
+    """409 ``session_elsewhere``: another daemon sharing the session database drives the
+    session (its lease runs); ``detail`` names it."""
+
+    code = "session_elsewhere"
+
+
 class ProcessNotFoundError(AgentplexError):
     """404 ``process_not_found``: no process has that id."""
 
@@ -395,6 +402,7 @@ ERROR_CLASSES: dict[str, type[AgentplexError]] = {
         CrossOriginRefusedError,
         UnsupportedMediaTypeError,
         InvalidArchiveError,
+        SessionElsewhereError,
         ProcessNotFoundError,
         ProcessConflictError,
         ProcessLimitReachedError,
@@ -469,6 +477,7 @@ __all__ = [
     "CrossOriginRefusedError",
     "UnsupportedMediaTypeError",
     "InvalidArchiveError",
+    "SessionElsewhereError",
     "StreamError",
     "TimeoutError",
     "TokenInvalidError",
