@@ -12,6 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
+#[path = "daemon/fleet.rs"]
+mod fleet;
 #[path = "daemon/latency.rs"]
 mod latency;
 #[path = "daemon/moves.rs"]
@@ -43,16 +45,27 @@ const CONVERT_CALLS_PER_TURN: usize = 2_000;
 /// Instances built for the warm instantiation and restore rows.
 const INSTANCE_CALLS: usize = 500;
 
-/// The daemon's two stores: the default SQLite database, and memory only.
-const STORES: [(&str, &[&str]); 2] = [
-    ("SQLite store (default)", &[]),
-    ("--ephemeral", &["--ephemeral"]),
-];
+/// The daemon's stores: the default SQLite database, memory only, and a
+/// PostgreSQL database on loopback (`--store`, when the bench could start a
+/// server: [`fleet::Postgres`]), each with its label and flags.
+fn stores(postgres: Option<&fleet::Postgres>) -> Vec<(String, Vec<String>)> {
+    let mut stores = vec![
+        ("SQLite store (default)".to_owned(), Vec::new()),
+        ("--ephemeral".to_owned(), vec!["--ephemeral".to_owned()]),
+    ];
+    if let Some(postgres) = postgres {
+        stores.push((
+            "PostgreSQL store (--store, loopback)".to_owned(),
+            vec!["--store".to_owned(), postgres.url.clone()],
+        ));
+    }
+    stores
+}
 
 fn main() {
     // `cargo bench --bench daemon -- NAME...` runs only the parts whose name
     // contains one of the NAMEs (startup, idle, agents, latency, throughput,
-    // moves, adapter); cargo's own `--bench` flag is not a filter.
+    // moves, takeover, adapter); cargo's own `--bench` flag is not a filter.
     let filters: Vec<String> = std::env::args()
         .skip(1)
         .filter(|arg| !arg.starts_with("--"))
@@ -74,6 +87,12 @@ fn main() {
         .build()
         .unwrap();
     let cache_dir = scratch.path().join("warm-cache");
+    let postgres = ["latency", "throughput", "moves", "takeover"]
+        .iter()
+        .any(|part| wanted(part))
+        .then(fleet::Postgres::start)
+        .flatten();
+    let stores = stores(postgres.as_ref());
     if wanted("idle") || wanted("agents") {
         let daemon = Daemon::start(scratch.path(), &cache_dir);
         if wanted("idle") {
@@ -104,11 +123,11 @@ fn main() {
         // tasks land, so each figure pools the messages of all its rounds.
         for _ in 0..rounds {
             for new_connection in [false, true] {
-                for (label, args) in STORES {
-                    let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
+                for (label, args) in &stores {
+                    let daemon = Daemon::start_with(scratch.path(), &cache_dir, &flags(args));
                     let posting = Posting::to(new_connection, &daemon.endpoint, Some(TOKEN));
                     let what = latency::Measured {
-                        daemon: label.to_owned(),
+                        daemon: label.clone(),
                         posting: posting.label(),
                     };
                     record(
@@ -136,10 +155,10 @@ fn main() {
     }
 
     if wanted("throughput") {
-        eprintln!("[5/6] sustained events/s, SQLite store vs --ephemeral");
+        eprintln!("[5/6] sustained events/s, SQLite store vs --ephemeral vs PostgreSQL");
         table.section("Sustained event rate (8 mock sessions streaming at once)");
-        for (label, args) in STORES {
-            let daemon = Daemon::start_with(scratch.path(), &cache_dir, args);
+        for (label, args) in &stores {
+            let daemon = Daemon::start_with(scratch.path(), &cache_dir, &flags(args));
             runtime.block_on(event_throughput(&mut table, &daemon, label));
         }
     }
@@ -148,7 +167,32 @@ fn main() {
             "[5/6] a session of {} events exported and imported",
             moves::MOVED_EVENTS
         );
-        runtime.block_on(moves::moves(&mut table, scratch.path(), &cache_dir));
+        for (label, args) in stores
+            .iter()
+            .filter(|(label, _)| !label.contains("ephemeral"))
+        {
+            let flags = flags(args);
+            let at = moves::Ends {
+                scratch: scratch.path(),
+                cache_dir: &cache_dir,
+                flags: &flags,
+            };
+            runtime.block_on(moves::moves(&mut table, label, &at));
+        }
+    }
+    if wanted("takeover") {
+        match &postgres {
+            Some(postgres) => {
+                eprintln!("[5/6] takeover of a session after its daemon's death (PostgreSQL)");
+                runtime.block_on(fleet::takeover(
+                    &mut table,
+                    postgres,
+                    scratch.path(),
+                    &cache_dir,
+                ));
+            }
+            None => eprintln!("[5/6] takeover: skipped, no PostgreSQL server"),
+        }
     }
     drop(runtime);
 
@@ -251,6 +295,11 @@ impl Drop for Daemon {
     fn drop(&mut self) {
         common::stop(&mut self.child);
     }
+}
+
+/// `args` as the flags [`Daemon::start_with`] takes.
+fn flags(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
 }
 
 fn cpus() -> usize {

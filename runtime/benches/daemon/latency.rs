@@ -33,7 +33,12 @@ pub fn latency_rounds() -> usize {
 /// Times `LATENCY_MESSAGES` mock turns on a new session of the daemon behind
 /// `client`, each `POST` sent as `posting` says.
 pub async fn event_latency(client: Client, posting: Posting) -> TurnLatency {
-    let id = "latency";
+    // A new id each time: daemons on one PostgreSQL database see each other's.
+    static SESSIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let id = &format!(
+        "latency-{}",
+        SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
     let request = CreateSessionRequest {
         agent: "mock".into(),
         ..Default::default()

@@ -1,6 +1,6 @@
 //! How long a session of [`MOVED_EVENTS`] events takes to leave one daemon as an
 //! archive (`GET /v1/sessions/{id}/export`) and to come back in another
-//! (`POST /v1/sessions/{id}/import`), each with the SQLite store.
+//! (`POST /v1/sessions/{id}/import`), both daemons on the same kind of store.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -15,10 +15,19 @@ pub const MOVED_EVENTS: u64 = 10_000;
 /// Exports and imports timed (the median is reported).
 const ROUNDS: usize = 5;
 
-/// Times exports and imports of one mock session of [`MOVED_EVENTS`] events.
-pub async fn moves(table: &mut Table, scratch: &Path, cache_dir: &Path) {
-    let from = Daemon::start(scratch, cache_dir);
-    let to = Daemon::start(scratch, cache_dir);
+/// Where the two daemons of a move run.
+pub struct Ends<'a> {
+    pub scratch: &'a Path,
+    pub cache_dir: &'a Path,
+    /// The store flags of both.
+    pub flags: &'a [&'a str],
+}
+
+/// Times exports and imports of one mock session of [`MOVED_EVENTS`] events
+/// between two daemons on the store `label` names.
+pub async fn moves(table: &mut Table, label: &str, at: &Ends<'_>) {
+    let from = Daemon::start_with(at.scratch, at.cache_dir, at.flags);
+    let to = Daemon::start_with(at.scratch, at.cache_dir, at.flags);
     let (source, target) = (from.client(), to.client());
     let request = CreateSessionRequest {
         agent: "mock".into(),
@@ -66,7 +75,7 @@ pub async fn moves(table: &mut Table, scratch: &Path, cache_dir: &Path) {
         assert_eq!(answer.session.event_count, events);
     }
     table.section(&format!(
-        "Moving a session of {events} mock events (SQLite store at both ends)"
+        "Moving a session of {events} mock events ({label} at both ends)"
     ));
     let kib = archive.len() / 1024;
     table.row(

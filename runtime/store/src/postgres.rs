@@ -151,10 +151,11 @@ impl PostgresStore {
             let target = target.clone();
             let shared = shared.clone();
             let open_for = options.open_for;
+            let leases = leases.clone();
             thread::Builder::new()
                 .name("session-store".into())
                 .spawn(move || {
-                    let connection = match open_database(&target, open_for) {
+                    let connection = match open_database(&target, open_for, &leases) {
                         Ok(connection) => connection,
                         Err(error) => {
                             let _ = ready.send(Err(error));
@@ -225,9 +226,14 @@ impl PostgresStore {
 }
 
 /// Connects (trying again for `open_for` while the database is out of reach),
-/// checks the database and brings it to the current schema, finishes the
-/// deletions a stopped daemon left halfway: the writer's connection.
-fn open_database(target: &Target, open_for: Duration) -> Result<Connection, StoreError> {
+/// checks the database and brings it to the current schema, says the daemon
+/// lives, finishes the deletions a stopped daemon left halfway: the writer's
+/// connection.
+fn open_database(
+    target: &Target,
+    open_for: Duration,
+    leases: &Leases,
+) -> Result<Connection, StoreError> {
     let client = target.connect_within(open_for)?;
     let mut connection = Connection::new(client);
     let refused = |cause| StoreError::Refused {
@@ -253,6 +259,7 @@ fn open_database(target: &Target, open_for: Duration) -> Result<Connection, Stor
         Err(schema::MigrationError::Sql(error)) => return Err(target.error(error)),
         Err(error) => return Err(refused(cause(error))),
     }
+    lease::heartbeat(&mut connection.client, leases).map_err(|error| target.error(error))?;
     writes::finish_deletions(&mut connection).map_err(|failure| match failure {
         Failure::Sql(error) => target.error(error),
         Failure::Store(error) => error,

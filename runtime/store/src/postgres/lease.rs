@@ -1,12 +1,14 @@
 //! The fleet's leases: a daemon drives a session only while it holds the
 //! session's lease, and writes it only with the lease's fence.
 //!
-//! - The `sessions` row names its `owner` (a daemon), until when the lease runs
-//!   (`lease_until`, the database's clock: the one clock every daemon shares),
-//!   and a `fence` that each new owner raises.
-//! - A daemon renews the leases it holds a few times per lease ([`Keeper`]); one
-//!   whose renewal finds a lease gone (another daemon took it) reports the
-//!   session lost.
+//! - The `sessions` row names its `owner` (a daemon) and a `fence` that each
+//!   new owner raises. The lease runs while the owner lives: the `daemons` row
+//!   of each daemon says until when (`alive_until`, the database's clock: the
+//!   one clock every daemon shares).
+//! - A daemon renews its own row a few times per lease ([`Keeper`]): one
+//!   statement whatever its number of sessions, on a row no commit locks. It
+//!   also reads whether the sessions it drives are still its own, and reports
+//!   those another daemon took as lost.
 //! - Every write of a session names the fence it was taken with: once another
 //!   daemon took the session (and raised the fence), the old owner's writes are
 //!   refused with [`StoreError::LeaseLost`], whatever its clock says. So a
@@ -98,8 +100,8 @@ impl Leases {
     }
 }
 
-/// The thread that renews this daemon's leases, and on a clean stop lets them
-/// run out at once (the daemon's sessions are then free for another daemon).
+/// The thread that renews this daemon's lease, and on a clean stop lets it run
+/// out at once (the daemon's sessions are then free for another daemon).
 pub(crate) struct Keeper {
     stop: Option<mpsc::Sender<()>>,
     thread: Option<thread::JoinHandle<()>>,
@@ -130,8 +132,8 @@ impl Drop for Keeper {
     }
 }
 
-/// Renews every lease held each third of a lease until told to stop, then lets
-/// them run out.
+/// Renews the daemon's lease each third of a lease until told to stop, then
+/// lets it run out.
 fn keep(target: &Arc<Target>, leases: &Leases, stopped: &mpsc::Receiver<()>) {
     let mut link = Link::new(target.clone(), None, |_| Ok(()));
     let mut failing = false;
@@ -141,16 +143,13 @@ fn keep(target: &Arc<Target>, leases: &Leases, stopped: &mpsc::Receiver<()>) {
             .iter()
             .map(|(id, fence)| (id.clone(), *fence))
             .collect();
-        if held.is_empty() {
-            continue;
-        }
         match link.run(|connection| renew(connection, leases, &held)) {
-            Ok(renewed) => {
+            Ok(taken) => {
                 if std::mem::take(&mut failing) {
                     tracing::info!("the sessions' leases are renewed again");
                 }
                 for (id, fence) in &held {
-                    if !renewed.contains(id) && leases.fence(id) == Some(*fence) {
+                    if taken.contains(id) && leases.fence(id) == Some(*fence) {
                         leases.lose(id);
                     }
                 }
@@ -164,7 +163,7 @@ fn keep(target: &Arc<Target>, leases: &Leases, stopped: &mpsc::Receiver<()>) {
     }
     let daemon = leases.daemon.clone();
     let released = link.run(|connection| {
-        let statement = "UPDATE sessions SET lease_until = now() WHERE owner = $1";
+        let statement = "UPDATE daemons SET alive_until = now() WHERE name = $1";
         Ok(connection.client.execute(statement, &[&daemon])?)
     });
     if let Err(error) = released {
@@ -172,27 +171,42 @@ fn keep(target: &Arc<Target>, leases: &Leases, stopped: &mpsc::Receiver<()>) {
     }
 }
 
-/// Renews the leases `held` still holds; the ids renewed.
+/// Renews the daemon's lease; the sessions of `held` that another daemon took.
 fn renew(
     connection: &mut Connection,
     leases: &Leases,
     held: &[(String, i64)],
 ) -> Result<HashSet<String>, Failure> {
+    heartbeat(&mut connection.client, leases)?;
+    if held.is_empty() {
+        return Ok(HashSet::new());
+    }
     let Connection { client, statements } = connection;
+    // A session deleted meanwhile has no row: not taken.
     let statement = statements.get(
         client,
-        "UPDATE sessions AS s SET lease_until = now() + $3::bigint * interval '1 millisecond'
-         FROM unnest($1::text[], $2::bigint[]) AS h (id, fence)
-         WHERE s.id = h.id AND s.fence = h.fence AND s.owner = $4
-         RETURNING s.id",
+        "SELECT s.id FROM sessions AS s
+         JOIN unnest($1::text[], $2::bigint[]) AS h (id, fence) ON s.id = h.id
+         WHERE s.fence <> h.fence OR s.owner IS DISTINCT FROM $3",
     )?;
     let ids: Vec<&str> = held.iter().map(|(id, _)| id.as_str()).collect();
     let fences: Vec<i64> = held.iter().map(|(_, fence)| *fence).collect();
-    let rows = client.query(
-        &statement,
-        &[&ids, &fences, &leases.ttl_ms(), &leases.daemon],
-    )?;
+    let rows = client.query(&statement, &[&ids, &fences, &leases.daemon])?;
     Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// Says the daemon lives for one more lease.
+pub(crate) fn heartbeat(
+    client: &mut impl postgres::GenericClient,
+    leases: &Leases,
+) -> Result<(), postgres::Error> {
+    client.execute(
+        "INSERT INTO daemons (name, alive_until)
+         VALUES ($1, now() + $2::bigint * interval '1 millisecond')
+         ON CONFLICT (name) DO UPDATE SET alive_until = excluded.alive_until",
+        &[&leases.daemon, &leases.ttl_ms()],
+    )?;
+    Ok(())
 }
 
 /// Takes every session this daemon owned (a previous run of it) or that has no
@@ -202,11 +216,10 @@ pub(crate) fn claim_own(
     leases: &Leases,
 ) -> Result<Vec<String>, Failure> {
     let rows = connection.client.query(
-        "UPDATE sessions SET owner = $1, fence = fence + 1,
-             lease_until = now() + $2::bigint * interval '1 millisecond'
+        "UPDATE sessions SET owner = $1, fence = fence + 1
          WHERE NOT deleting AND (owner = $1 OR owner IS NULL)
          RETURNING id, fence",
-        &[&leases.daemon, &leases.ttl_ms()],
+        &[&leases.daemon],
     )?;
     Ok(rows
         .iter()
@@ -228,9 +241,10 @@ pub(crate) fn take(
 ) -> Result<Taken, Failure> {
     let mut transaction = connection.client.transaction()?;
     let row = transaction.query_opt(
-        "SELECT owner, coalesce(lease_until > now(), false),
-             coalesce((extract(epoch FROM lease_until - now()) * 1000)::bigint, 0), deleting
-         FROM sessions WHERE id = $1 FOR UPDATE",
+        "SELECT s.owner, coalesce(d.alive_until > now(), false),
+             coalesce((extract(epoch FROM d.alive_until - now()) * 1000)::bigint, 0), s.deleting
+         FROM sessions AS s LEFT JOIN daemons AS d ON d.name = s.owner
+         WHERE s.id = $1 FOR UPDATE OF s",
         &[&id],
     )?;
     let Some(row) = row else {
@@ -249,10 +263,8 @@ pub(crate) fn take(
     }
     let fence: i64 = transaction
         .query_one(
-            "UPDATE sessions SET owner = $2, fence = fence + 1,
-                 lease_until = now() + $3::bigint * interval '1 millisecond'
-             WHERE id = $1 RETURNING fence",
-            &[&id, &leases.daemon, &leases.ttl_ms()],
+            "UPDATE sessions SET owner = $2, fence = fence + 1 WHERE id = $1 RETURNING fence",
+            &[&id, &leases.daemon],
         )?
         .get(0);
     transaction.commit()?;
@@ -268,9 +280,10 @@ pub(crate) fn take(
 /// owner's lease runs.
 pub(crate) fn sessions(connection: &mut Connection) -> Result<Vec<FleetSession>, Failure> {
     let rows = connection.client.query(
-        "SELECT s.id, s.record, s.checkpoint, s.owner, coalesce(s.lease_until > now(), false),
+        "SELECT s.id, s.record, s.checkpoint, s.owner, coalesce(d.alive_until > now(), false),
              coalesce((SELECT max(sequence) FROM events WHERE session_id = s.id), 0)
-         FROM sessions AS s WHERE NOT s.deleting ORDER BY s.id COLLATE \"C\"",
+         FROM sessions AS s LEFT JOIN daemons AS d ON d.name = s.owner
+         WHERE NOT s.deleting ORDER BY s.id COLLATE \"C\"",
         &[],
     )?;
     let mut sessions = Vec::with_capacity(rows.len());

@@ -47,7 +47,7 @@ fn a_daemon_whose_lease_was_taken_can_no_longer_append() {
     // The first daemon stops renewing (as a dead one would): its lease runs out.
     execute(
         &url,
-        "UPDATE sessions SET lease_until = now() - interval '1 second'",
+        "UPDATE daemons SET alive_until = now() - interval '1 second' WHERE name = 'first'",
     );
     let Taken::Took(taken) = second.take("s", 10).unwrap() else {
         panic!("not taken over");

@@ -11,9 +11,9 @@ use postgres::Client;
 /// The advisory lock taken while migrating ("SAGT", as SQLite's application id).
 const MIGRATION_LOCK: i64 = 0x5341_4754;
 
-/// The tables of schema version 1 (a database holding one of them and not
+/// The tables of the schema (a database holding one of them and not
 /// `agentplex_migrations` belongs to another program).
-const TABLES: [&str; 3] = ["sessions", "events", "native_files"];
+const TABLES: [&str; 4] = ["sessions", "events", "native_files", "daemons"];
 
 /// Every migration, in order; the schema version is their count.
 pub(crate) const MIGRATIONS: &[&str] = &[
@@ -49,10 +49,18 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         contents bytea NOT NULL,
         PRIMARY KEY (session_id, path)
     );",
-    // 2: where the agent's own session files in `native_files` were read from
-    // (the sessions layer's JSON), for the daemon that takes the session over;
-    // the owners' sessions found by owner.
-    "ALTER TABLE sessions ADD COLUMN native text;
+    // 2: the fleet's daemons, each alive until its last heartbeat runs out (a
+    // session's lease is its owner's: one row renewed per daemon, not one per
+    // session, and never a session's row, which its commits lock); where the
+    // agent's own session files in `native_files` were read from (the sessions
+    // layer's JSON), for the daemon that takes the session over; sessions found
+    // by owner.
+    "CREATE TABLE daemons (
+        name text PRIMARY KEY,
+        alive_until timestamptz NOT NULL
+    );
+    ALTER TABLE sessions DROP COLUMN lease_until;
+    ALTER TABLE sessions ADD COLUMN native text;
     CREATE INDEX sessions_by_owner ON sessions (owner);",
 ];
 

@@ -10,7 +10,7 @@
 use std::collections::{HashMap, HashSet};
 
 use postgres::types::ToSql;
-use postgres::Transaction;
+use postgres::{GenericClient, Transaction};
 
 use super::lease::Leases;
 use super::link::{Connection, Failure, Statements};
@@ -34,8 +34,24 @@ pub(crate) fn write_batch(
     batch: &[Job],
 ) -> Result<Vec<Outcome>, Failure> {
     let Connection { client, statements } = connection;
-    let mut transaction = client.transaction()?;
     let mut outcomes = Vec::with_capacity(batch.len());
+    if batch
+        .iter()
+        .all(|job| matches!(job.write, Write::Commit(_)))
+    {
+        // Only commits (what sessions at work write): one statement does them,
+        // without a transaction around it (a round trip each for BEGIN and COMMIT).
+        let mut commits = Vec::with_capacity(batch.len());
+        for (index, job) in batch.iter().enumerate() {
+            if let Write::Commit(commit) = &job.write {
+                commits.push((index, commit));
+                outcomes.push(Outcome::Done);
+            }
+        }
+        write_commits(client, statements, leases, &mut commits, &mut outcomes)?;
+        return Ok(outcomes);
+    }
+    let mut transaction = client.transaction()?;
     // Consecutive commits are written together, before the next other job.
     let mut commits = Vec::new();
     for (index, job) in batch.iter().enumerate() {
@@ -93,18 +109,12 @@ fn insert(
     };
     let statement = statements.get(
         transaction,
-        "INSERT INTO sessions (id, record, checkpoint, created_at, updated_at, owner, fence,
-             lease_until)
-         VALUES ($1, $2, '{}', $3, $3, $4, 1, now() + $5::bigint * interval '1 millisecond')
+        "INSERT INTO sessions (id, record, checkpoint, created_at, updated_at, owner, fence)
+         VALUES ($1, $2, '{}', $3, $3, $4, 1)
          ON CONFLICT (id) DO NOTHING",
     )?;
-    let params: [&(dyn ToSql + Sync); 5] = [
-        &record.id,
-        &encoded,
-        &record.created_at,
-        &leases.daemon,
-        &leases.ttl_ms(),
-    ];
+    let params: [&(dyn ToSql + Sync); 4] =
+        [&record.id, &encoded, &record.created_at, &leases.daemon];
     if transaction.execute(&statement, &params)? == 1 {
         leases.hold(&record.id, 1);
         return Ok(Outcome::Done);
@@ -148,7 +158,7 @@ struct Folded<'a> {
 /// nothing). A session whose lease this daemon no longer holds gets nothing
 /// written: its commits are refused ([`StoreError::LeaseLost`]).
 fn write_commits(
-    transaction: &mut Transaction<'_>,
+    transaction: &mut impl GenericClient,
     statements: &mut Statements,
     leases: &Leases,
     commits: &mut Vec<(usize, &Commit)>,
@@ -210,16 +220,39 @@ fn write_commits(
     let updated_at: Vec<i64> = folded.iter().map(|session| session.updated_at).collect();
     let snapshots: Vec<Option<&[u8]>> = folded.iter().map(|session| session.snapshot).collect();
     let fences: Vec<i64> = folded.iter().map(|session| session.fence).collect();
+    let mut session_ids = Vec::new();
+    let mut sequences = Vec::new();
+    let mut envelopes = Vec::new();
+    let mut raws = Vec::new();
+    for session in &folded {
+        for event in &session.events {
+            session_ids.push(session.id);
+            sequences.push(super::sql_integer(event.sequence));
+            envelopes.push(event.envelope());
+            raws.push(event.raw());
+        }
+    }
+    // One statement (one round trip, atomic even outside a transaction): the
+    // checkpoints of the sessions still this daemon's, then their events.
     let statement = statements.get(
         transaction,
-        "UPDATE sessions AS s SET checkpoint = c.checkpoint, ended = c.ended,
-             updated_at = c.updated_at, snapshot = coalesce(c.snapshot, s.snapshot)
-         FROM unnest($1::text[], $2::text[], $3::boolean[], $4::bigint[], $5::bytea[],
-             $6::bigint[]) AS c (id, checkpoint, ended, updated_at, snapshot, fence)
-         WHERE s.id = c.id AND NOT s.deleting AND s.fence = c.fence AND s.owner = $7
-         RETURNING s.id",
+        "WITH stored AS (
+             UPDATE sessions AS s SET checkpoint = c.checkpoint, ended = c.ended,
+                 updated_at = c.updated_at, snapshot = coalesce(c.snapshot, s.snapshot)
+             FROM unnest($1::text[], $2::text[], $3::boolean[], $4::bigint[], $5::bytea[],
+                 $6::bigint[]) AS c (id, checkpoint, ended, updated_at, snapshot, fence)
+             WHERE s.id = c.id AND NOT s.deleting AND s.fence = c.fence AND s.owner = $7
+             RETURNING s.id
+         ), appended AS (
+             INSERT INTO events (session_id, sequence, event, raw)
+             SELECT e.* FROM unnest($8::text[], $9::bigint[], $10::text[], $11::text[])
+                 AS e (session_id, sequence, event, raw)
+             WHERE e.session_id IN (SELECT id FROM stored)
+             ON CONFLICT (session_id, sequence) DO NOTHING
+         )
+         SELECT id FROM stored",
     )?;
-    let params: [&(dyn ToSql + Sync); 7] = [
+    let params: [&(dyn ToSql + Sync); 11] = [
         &ids,
         &checkpoints,
         &ended,
@@ -227,6 +260,10 @@ fn write_commits(
         &snapshots,
         &fences,
         &leases.daemon,
+        &session_ids,
+        &sequences,
+        &envelopes,
+        &raws,
     ];
     let stored: HashSet<String> = transaction
         .query(&statement, &params)?
@@ -254,29 +291,6 @@ fn write_commits(
             }
         }
     }
-    let mut session_ids = Vec::new();
-    let mut sequences = Vec::new();
-    let mut envelopes = Vec::new();
-    let mut raws = Vec::new();
-    for session in folded.iter().filter(|session| stored.contains(session.id)) {
-        for event in &session.events {
-            session_ids.push(session.id);
-            sequences.push(super::sql_integer(event.sequence));
-            envelopes.push(event.envelope());
-            raws.push(event.raw());
-        }
-    }
-    if sequences.is_empty() {
-        return Ok(());
-    }
-    let statement = statements.get(
-        transaction,
-        "INSERT INTO events (session_id, sequence, event, raw)
-         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])
-         ON CONFLICT (session_id, sequence) DO NOTHING",
-    )?;
-    let params: [&(dyn ToSql + Sync); 4] = [&session_ids, &sequences, &envelopes, &raws];
-    transaction.execute(&statement, &params)?;
     Ok(())
 }
 
@@ -288,7 +302,7 @@ const NOT_HELD: i64 = -1;
 /// daemon's name is its own: its runs follow each other, never at once (the
 /// data dir's lock), and each raises the fences when it loads.
 fn learn_fences(
-    transaction: &mut Transaction<'_>,
+    transaction: &mut impl GenericClient,
     statements: &mut Statements,
     leases: &Leases,
     folded: &mut [Folded<'_>],
