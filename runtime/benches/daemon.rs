@@ -18,8 +18,10 @@ mod fleet;
 mod latency;
 #[path = "daemon/moves.rs"]
 mod moves;
+#[path = "daemon/throughput.rs"]
+mod throughput;
 
-use agentplex_client::{Client, CreateSessionRequest, MessageRequest};
+use agentplex_client::{Client, CreateSessionRequest};
 use agentplex_host::{
     Action, AdapterRegistry, ExitStatus, HostConfig, Input, MessagePart, SessionConfig,
 };
@@ -35,10 +37,6 @@ const IDLE_SESSIONS: usize = 100;
 /// Concurrent clients and duration of each `GET /v1/agents` run.
 const RPS_CLIENTS: [usize; 2] = [1, 16];
 const RPS_DURATION: Duration = Duration::from_secs(3);
-/// Mock sessions writing at once, and how long their events are counted, for the
-/// sustained event rate with and without the session store.
-const STORE_SESSIONS: usize = 8;
-const STORE_DURATION: Duration = Duration::from_secs(4);
 /// Adapter calls timed per input kind, and per turn (to keep adapter state small).
 const CONVERT_CALLS: usize = 10_000;
 const CONVERT_CALLS_PER_TURN: usize = 2_000;
@@ -159,7 +157,7 @@ fn main() {
         table.section("Sustained event rate (8 mock sessions streaming at once)");
         for (label, args) in &stores {
             let daemon = Daemon::start_with(scratch.path(), &cache_dir, &flags(args));
-            runtime.block_on(event_throughput(&mut table, &daemon, label));
+            runtime.block_on(throughput::event_throughput(&mut table, &daemon, label));
         }
     }
     if wanted("moves") {
@@ -457,66 +455,6 @@ async fn agents_rps(table: &mut Table, daemon: &Daemon) {
 
 // ---------------------------------------------------------------------------
 // 5. Adapter calls through the host crate
-
-/// Events per second the daemon commits and publishes while several mock
-/// sessions stream at once: one client per session sends `echo` turns back to back
-/// (each queued while the previous runs) for a while; the clock stops when every
-/// queued turn has run.
-async fn event_throughput(table: &mut Table, daemon: &Daemon, label: &str) {
-    let client = daemon.client();
-    let text = format!("echo {}", "stream these words one by one ".repeat(8));
-    let request = CreateSessionRequest {
-        agent: "mock".into(),
-        ..Default::default()
-    };
-    let ids: Vec<String> = (0..STORE_SESSIONS).map(|s| format!("load-{s}")).collect();
-    for id in &ids {
-        client.create_session(id, &request).await.unwrap();
-    }
-    let totals = |list: agentplex_client::SessionListResponse| {
-        let events: u64 = list.sessions.iter().map(|s| s.event_count).sum();
-        let queued: u64 = list.sessions.iter().map(|s| s.queued_messages).sum();
-        let running = list
-            .sessions
-            .iter()
-            .any(|s| s.status != agentplex_client::SessionStatus::Idle);
-        (events, queued, running)
-    };
-    let (before, _, _) = totals(client.list_sessions().await.unwrap());
-    let begin = Instant::now();
-    let senders = ids.iter().map(|id| {
-        let client = daemon.client();
-        let text = text.clone();
-        async move {
-            let mut sent = 0u64;
-            while begin.elapsed() < STORE_DURATION {
-                let message = MessageRequest {
-                    message: Some(text.clone()),
-                    ..Default::default()
-                };
-                client.send_message(id, &message).await.unwrap();
-                sent += 1;
-            }
-            sent
-        }
-    });
-    let sent: u64 = futures::future::join_all(senders).await.into_iter().sum();
-    loop {
-        let (_, queued, running) = totals(client.list_sessions().await.unwrap());
-        if queued == 0 && !running {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    let elapsed = begin.elapsed().as_secs_f64();
-    let (after, _, _) = totals(client.list_sessions().await.unwrap());
-    let events = after - before;
-    table.row(
-        label,
-        format!("{:.0} events/s", events as f64 / elapsed),
-        format!("{events} events of {sent} turns in {elapsed:.1} s"),
-    );
-}
 
 fn mock_component() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
