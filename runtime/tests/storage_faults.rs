@@ -390,3 +390,76 @@ fn a_postgresql_server_that_goes_away_pauses_sessions_until_it_is_back() {
     });
     check_transcript(&Api::new(&daemon), "db", &seen.lock().unwrap());
 }
+
+/// The PostgreSQL server's disk fills up (its `disk_full` answer, raised here by a
+/// trigger on the events table, as the server raises it when a write finds no
+/// space): sessions answer 507 `storage_full` and show nothing unstored; once
+/// space is back they carry on. Then every connection of the daemon is cut,
+/// mid-transaction or not, while a session streams: nothing a client saw is lost.
+#[test]
+fn a_postgresql_server_out_of_space_or_cut_off_loses_nothing() {
+    use agentplex_store::postgres::temp::TempPostgres;
+    let Some(server) = TempPostgres::shared() else {
+        return;
+    };
+    let url = server.create_database("out_of_space");
+    let daemon = Daemon::start_with(Options {
+        args: vec!["--store".to_owned(), url],
+        ..Options::default()
+    });
+    let api = Api::new(&daemon);
+    api.create("db", "mock");
+    let seen: Seen = Arc::default();
+    let _follower = follow(&daemon.endpoint, "db", 0, seen.clone());
+    api.turn("db", "echo before the disk fills");
+    let sql = |statement: &str| server.execute_in("out_of_space", statement).unwrap();
+    sql(
+        "CREATE FUNCTION no_space() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'could not extend file: No space left on device'
+             USING ERRCODE = 'disk_full'; END $$;
+         CREATE TRIGGER no_space BEFORE INSERT ON events
+             FOR EACH ROW EXECUTE FUNCTION no_space();",
+    );
+    let (status, problem) = eventually("a refused message", || {
+        send(&api, "db", "echo while the disk is full").err()
+    });
+    assert_eq!(status, 507, "{problem}");
+    assert_eq!(
+        problem["type"],
+        json!("urn:sandbox-agent:error:storage_full"),
+        "{problem}"
+    );
+    let shown = seen_count(&seen);
+    sql("DROP TRIGGER no_space ON events");
+    eventually("a message taken again", || {
+        send(&api, "db", "echo space is back").ok()
+    });
+    api.wait_for(
+        "db",
+        shown as u64,
+        "the turn after space came back",
+        |event| event["type"] == "turn.ended",
+    );
+
+    // Every connection of the daemon cut, again and again, while turns run.
+    let cutting = std::thread::spawn(move || {
+        for _ in 0..20 {
+            let cut = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = 'out_of_space' AND pid <> pg_backend_pid()";
+            server.execute(cut).unwrap();
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    });
+    for n in 0..10 {
+        let _ = send(&api, "db", &format!("echo through cut connections {n}"));
+    }
+    cutting.join().unwrap();
+    eventually("a message taken after the cuts", || {
+        send(&api, "db", "echo after the cuts").ok()
+    });
+    let offset = seen_count(&seen) as u64;
+    api.wait_for("db", offset, "the last turn", |event| {
+        event["type"] == "turn.ended"
+    });
+    check_transcript(&api, "db", &seen.lock().unwrap());
+}

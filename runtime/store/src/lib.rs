@@ -44,7 +44,7 @@ pub enum StoreError {
     },
     /// The disk holding the database is full: nothing more can be stored until
     /// space is freed (what is stored stays intact).
-    #[error("the disk holding the session database is full ({0}); free space in the data dir")]
+    #[error("the disk holding the session database is full ({0}); free space on it (the data dir's disk, or the database server's)")]
     Full(#[source] Cause),
     /// The database can no longer be written: made read-only, removed, or failing
     /// I/O under the running daemon.

@@ -180,7 +180,12 @@ impl TempPostgres {
 
     /// Runs SQL statements in database `postgres` as the server's superuser.
     pub fn execute(&self, sql: &str) -> Result<(), String> {
-        let url = self.url("postgres");
+        self.execute_in("postgres", sql)
+    }
+
+    /// Runs SQL statements in the database `name` as the server's superuser.
+    pub fn execute_in(&self, name: &str, sql: &str) -> Result<(), String> {
+        let url = self.url(name);
         off_runtime(move || {
             let mut client = postgres::Client::connect(&url, postgres::NoTls)?;
             client.batch_execute(sql)
