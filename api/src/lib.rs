@@ -460,7 +460,7 @@ pub enum SessionScope {
 }
 
 /// `GET /v1/sessions` query.
-#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SessionListQuery {
     /// `daemon` (the default) or `fleet`.

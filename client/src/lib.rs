@@ -187,6 +187,16 @@ impl Client {
         self.json(self.get(&["sessions"])?).await
     }
 
+    /// `GET /v1/sessions?scope=...`: this daemon's sessions, or every session of
+    /// the database it shares with other daemons (with each one's owner).
+    pub async fn list_sessions_in(
+        &self,
+        scope: SessionScope,
+    ) -> Result<SessionListResponse, ClientError> {
+        let query = SessionListQuery { scope };
+        self.json(self.get(&["sessions"])?.query(&query)).await
+    }
+
     /// `GET /v1/sessions/{id}`: one session's entry of the list.
     pub async fn get_session(&self, id: &str) -> Result<SessionInfo, ClientError> {
         self.json(self.get(&["sessions", id])?).await

@@ -199,20 +199,34 @@ pub fn sessions(sessions: &[SessionInfo]) -> String {
     if sessions.is_empty() {
         return "no sessions (create one: agentplex sessions create ID --agent AGENT)".into();
     }
-    table(
+    let row = |session: &SessionInfo| {
         [
-            "SESSION", "AGENT", "STATUS", "EVENTS", "QUEUED", "UPDATED", "TITLE",
-        ],
+            session.session_id.clone(),
+            session.agent.clone(),
+            json_name(&session.status),
+            session.event_count.to_string(),
+            session.queued_messages.to_string(),
+            time(session.updated_at),
+            or_dash(session.title.as_deref()),
+        ]
+    };
+    let headers = [
+        "SESSION", "AGENT", "STATUS", "EVENTS", "QUEUED", "UPDATED", "TITLE",
+    ];
+    if sessions.iter().all(|session| session.owner.is_none()) {
+        return table(headers, sessions.iter().map(row));
+    }
+    // A database daemons share: which daemon drives each session, and whether it lives.
+    let owner = |session: &SessionInfo| match (&session.owner, session.owner_alive) {
+        (Some(owner), Some(false)) => format!("{owner} (not alive)"),
+        (owner, _) => or_dash(owner.as_deref()),
+    };
+    let [a, b, c, d, e, f, g] = headers;
+    table(
+        [a, b, c, d, e, f, g, "OWNER"],
         sessions.iter().map(|session| {
-            [
-                session.session_id.clone(),
-                session.agent.clone(),
-                json_name(&session.status),
-                session.event_count.to_string(),
-                session.queued_messages.to_string(),
-                time(session.updated_at),
-                or_dash(session.title.as_deref()),
-            ]
+            let [a, b, c, d, e, f, g] = row(session);
+            [a, b, c, d, e, f, g, owner(session)]
         }),
     )
 }
@@ -461,4 +475,33 @@ fn json_name(value: &impl serde::Serialize) -> String {
         .ok()
         .and_then(|value| value.as_str().map(str::to_owned))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session of a shared database, as `GET /v1/sessions?scope=fleet` lists it.
+    fn listed(id: &str, owner: Option<&str>, alive: Option<bool>) -> SessionInfo {
+        serde_json::from_value(serde_json::json!({
+            "sessionId": id, "agent": "mock", "agentMode": "build",
+            "permissionMode": "default", "ended": false, "eventCount": 3,
+            "createdAt": 0, "updatedAt": 0, "status": "idle", "queuedMessages": 0,
+            "owner": owner, "ownerAlive": alive,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_owner_column_shows_only_for_a_shared_database() {
+        let alone = sessions(&[listed("a", None, None)]);
+        assert!(!alone.contains("OWNER"), "{alone}");
+        let fleet = sessions(&[
+            listed("a", Some("left"), Some(true)),
+            listed("b", Some("right"), Some(false)),
+        ]);
+        assert!(fleet.contains("OWNER"), "{fleet}");
+        assert!(fleet.contains("right (not alive)"), "{fleet}");
+        assert!(!fleet.contains("left (not alive)"), "{fleet}");
+    }
 }

@@ -82,7 +82,14 @@ pub enum SessionsCommand {
         connection: Connection,
     },
     /// List sessions.
-    List(Connection),
+    List {
+        /// Every session of the database the daemon shares with others
+        /// (`--store postgres://...`), with the daemon driving each.
+        #[arg(long)]
+        fleet: bool,
+        #[command(flatten)]
+        connection: Connection,
+    },
     /// Print one session (its entry of the list).
     Get {
         /// The session id.
@@ -402,8 +409,15 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
                 human::created(&session_id, &request.agent, answer)
             })
         }
-        SessionsCommand::List(c) => {
-            let list = call(&c, c.client()?.list_sessions()).await?;
+        SessionsCommand::List {
+            fleet,
+            connection: c,
+        } => {
+            let scope = match fleet {
+                true => agentplex_client::SessionScope::Fleet,
+                false => agentplex_client::SessionScope::Daemon,
+            };
+            let list = call(&c, c.client()?.list_sessions_in(scope)).await?;
             show(&c, &list, |list| human::sessions(&list.sessions))
         }
         SessionsCommand::Get {

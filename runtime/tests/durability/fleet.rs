@@ -112,6 +112,26 @@ fn a_dead_daemons_sessions_are_taken_over_with_nothing_lost() {
         .unwrap()
         .len();
     assert_eq!(own, 0, "the second daemon drives nothing yet");
+    // The CLI lists the same (JSON when not on a terminal).
+    let listed = std::process::Command::new(crate::common::binary())
+        .args([
+            "sessions",
+            "list",
+            "--fleet",
+            "--endpoint",
+            &second.endpoint,
+        ])
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    let printed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let owners: Vec<&Value> = printed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["owner"])
+        .collect();
+    assert_eq!(owners, [&json!("first"), &json!("first")], "{printed}");
     let refused = expect_problem(two.get("/v1/sessions/busy"), 409, "session_elsewhere");
     assert!(
         refused["detail"].as_str().unwrap().contains("first"),
