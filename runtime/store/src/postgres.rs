@@ -12,10 +12,10 @@
 //! which runs a small runtime of its own and so must not be driven from a
 //! tokio worker; callers of any kind hand it their work through channels):
 //!
-//! - the writers ([`writer`], [`WRITERS`] of them): writes wait in one line, in
-//!   the order they were made; a writer takes all that wait (group commit) and
-//!   writes them in one transaction, a few statements whatever their number
-//!   ([`writes`]), and answers each once the transaction committed. `commit_queued` and
+//! - the writer ([`writer`]): writes wait in one line, in the order they were
+//!   made; the writer takes all that wait (group commit) and writes them in
+//!   one transaction, a few statements whatever their number ([`writes`]), and
+//!   answers each once the transaction committed. `commit_queued` and
 //!   `insert_session_queued` are answered through their oneshot channel, the
 //!   others wait on a channel of their own.
 //! - [`READERS`] readers ([`reads`]), whichever is free taking the next read.
@@ -80,11 +80,6 @@ const DELETE_CHUNK: usize = 10_000;
 const RECONNECT_PAUSE: Duration = Duration::from_millis(250);
 /// Reader threads.
 pub const READERS: usize = 2;
-/// Writer threads. A session has one commit in flight at a time (its task waits
-/// for each), so writers never hold two commits of one session at once and
-/// their order is kept; with two, a transaction fills while the other waits
-/// for the server's disk, and the server flushes both at once.
-const WRITERS: usize = 2;
 
 /// How a [`PostgresStore`] opens.
 #[derive(Debug, Clone)]
@@ -168,24 +163,8 @@ impl PostgresStore {
                         }
                     };
                     let _ = ready.send(Ok(()));
-                    // The other writers, each on a connection of its own (made at
-                    // its first write), ended with this one.
-                    let others: Vec<_> = (1..WRITERS)
-                        .map(|index| {
-                            let (target, shared) = (target.clone(), shared.clone());
-                            thread::Builder::new()
-                                .name(format!("session-store-{index}"))
-                                .spawn(move || {
-                                    let mut link = Link::new(target, None, writer_setup);
-                                    writer::run(&shared, &mut link);
-                                })
-                        })
-                        .collect();
                     let mut link = Link::new(target, Some(connection), writer_setup);
                     writer::run(&shared, &mut link);
-                    for other in others.into_iter().flatten() {
-                        let _ = other.join();
-                    }
                 })
                 .map_err(|e| StoreError::Io(cause_while("starting the store's writer", e)))?
         };

@@ -95,12 +95,6 @@ impl Link {
         }
     }
 
-    /// Forgets the last failed attempt to connect: the next use tries at once
-    /// (another thread just reached the database).
-    pub(crate) fn forget_failure(&mut self) {
-        self.failed = None;
-    }
-
     /// The connection, made now if there is none.
     fn connection(&mut self) -> Result<(&mut Connection, bool), StoreError> {
         let fresh = self.connection.is_none();

@@ -1,4 +1,4 @@
-//! The store's writer threads and what they share with the store's users: the
+//! The store's writer thread and what it shares with the store's users: the
 //! line of writes and the store's health.
 
 use std::collections::{HashSet, VecDeque};
@@ -48,15 +48,6 @@ impl Done {
 }
 
 impl Job {
-    /// The session the job writes.
-    fn session(&self) -> &str {
-        match &self.write {
-            Write::Insert(record) => &record.id,
-            Write::Commit(commit) => &commit.session_id,
-            Write::Delete(id) | Write::Native(id, _) => id,
-        }
-    }
-
     /// Bytes of events and snapshot the job writes.
     fn bytes(&self) -> usize {
         match &self.write {
@@ -74,11 +65,10 @@ impl Job {
     }
 }
 
-/// What the store's users and its writer threads share.
+/// What the store's users and its writer thread share.
 pub(crate) struct Shared {
     queue: Mutex<Queue>,
-    /// Wakes the writer threads when `queue` gets a job, a session is no longer
-    /// being written, or the store closes.
+    /// Wakes the writer thread when `queue` gets a job or closes.
     queued: Condvar,
     /// Whether the last transaction failed for where the database lives.
     pub(crate) health: crate::Health,
@@ -94,9 +84,6 @@ struct Queue {
     /// How many of the next jobs are written a transaction each (a batch was
     /// refused for what one of its jobs holds).
     alone: usize,
-    /// The sessions a writer is writing now: their next jobs wait for it, so a
-    /// session's writes are made in order whichever writer takes them.
-    busy: HashSet<String>,
 }
 
 impl Shared {
@@ -124,45 +111,38 @@ impl Shared {
         queue.jobs.extend(jobs);
         if queue.jobs.len() > before {
             drop(queue);
-            self.queued.notify_all();
+            self.queued.notify_one();
         }
     }
 
-    /// Lets the writer threads end once they have written what waits.
+    /// Lets the writer thread end once it has written what waits.
     pub(crate) fn close(&self) {
         self.queue().closed = true;
-        self.queued.notify_all();
+        self.queued.notify_one();
     }
 
-    /// The jobs waiting whose session no other writer is writing (and none
-    /// behind such a job of the same session), in order, up to [`MAX_BATCH`]
-    /// of them and [`BATCH_BYTES`] (one at least), their sessions marked busy;
-    /// `None` once the store is closed and nothing waits.
+    /// Every job waiting, up to [`MAX_BATCH`] of them and [`BATCH_BYTES`]
+    /// (one at least); `None` once the store is closed and nothing waits.
     fn take(&self) -> Option<Vec<Job>> {
         let mut queue = self.queue();
         loop {
-            let most = if queue.alone > 0 { 1 } else { MAX_BATCH };
-            let mut held = queue.busy.clone();
-            let (mut batch, mut kept, mut bytes) = (Vec::new(), VecDeque::new(), 0);
-            for job in std::mem::take(&mut queue.jobs) {
-                let fits = batch.is_empty() || bytes + job.bytes() <= BATCH_BYTES;
-                if batch.len() < most && fits && !held.contains(job.session()) {
+            if !queue.jobs.is_empty() {
+                if queue.alone > 0 {
+                    queue.alone -= 1;
+                    return queue.jobs.pop_front().map(|job| vec![job]);
+                }
+                let mut bytes = 0;
+                let mut count = 0;
+                for job in queue.jobs.iter().take(MAX_BATCH) {
                     bytes += job.bytes();
-                    batch.push(job);
-                } else {
-                    held.insert(job.session().to_owned());
-                    kept.push_back(job);
+                    if count > 0 && bytes > BATCH_BYTES {
+                        break;
+                    }
+                    count += 1;
                 }
+                return Some(queue.jobs.drain(..count).collect());
             }
-            queue.jobs = kept;
-            if !batch.is_empty() {
-                queue.alone = queue.alone.saturating_sub(batch.len());
-                for job in &batch {
-                    queue.busy.insert(job.session().to_owned());
-                }
-                return Some(batch);
-            }
-            if queue.closed && queue.jobs.is_empty() {
+            if queue.closed {
                 return None;
             }
             queue = self
@@ -170,16 +150,6 @@ impl Shared {
                 .wait(queue)
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
         }
-    }
-
-    /// The sessions of `sessions` are no longer being written.
-    fn written(&self, sessions: &[String]) {
-        let mut queue = self.queue();
-        for session in sessions {
-            queue.busy.remove(session);
-        }
-        drop(queue);
-        self.queued.notify_all();
     }
 
     /// Puts a refused batch back at the head of the line, to be written a job
@@ -230,9 +200,7 @@ impl Shared {
 /// is gone and nothing waits.
 pub(crate) fn run(shared: &Shared, link: &mut Link) {
     while let Some(batch) = shared.take() {
-        let sessions: Vec<String> = batch.iter().map(|job| job.session().to_owned()).collect();
         write(shared, link, batch);
-        shared.written(&sessions);
     }
 }
 
@@ -241,10 +209,6 @@ pub(crate) fn run(shared: &Shared, link: &mut Link) {
 /// a job per transaction, so that only that job fails. A deletion with more to
 /// remove goes back in line, behind what others queued meanwhile.
 fn write(shared: &Shared, link: &mut Link, batch: Vec<Job>) {
-    if !shared.health.failing() {
-        // Another writer reached the database since this one last could not.
-        link.forget_failure();
-    }
     let outcome = link.run(|connection| write_batch(connection, &shared.leases, &batch));
     shared.health.note(&outcome, batch.len());
     match outcome {
