@@ -114,21 +114,23 @@ impl SessionManager {
         if self.get(id).is_ok() || self.store.fleet().is_none() {
             return Ok(());
         }
-        // One takeover at a time: two requests for one session take it once.
-        let _one = self.adopting.lock().await;
-        if self.get(id).is_ok() {
-            return Ok(());
-        }
         let mut waited = false;
-        let stored = loop {
+        // One takeover at a time: two requests for one session take it once. Not
+        // held while waiting out a live owner's lease: other takeovers go on.
+        let (_one, stored) = loop {
+            let one = self.adopting.lock().await;
+            if self.get(id).is_ok() {
+                return Ok(());
+            }
             let taken = tokio::task::block_in_place(|| {
                 let fleet = self.store.fleet().expect("checked above");
                 fleet.take(id, crate::TAIL_EVENTS)
             })?;
             match taken {
                 Taken::Missing => return Ok(()),
-                Taken::Took(stored) => break *stored,
+                Taken::Took(stored) => break (one, *stored),
                 Taken::Held { for_ms, .. } if !waited => {
+                    drop(one);
                     waited = true;
                     let lease = self.store.fleet().map_or(Duration::ZERO, |f| f.lease());
                     let left = Duration::from_millis(for_ms.max(0) as u64).min(lease);
