@@ -241,6 +241,30 @@ fn an_ended_session_moves_readable() {
     );
 }
 
+/// An export asked for while its session ends answers with the archive, whichever
+/// comes first (a request the ending task left unanswered once gave 409).
+#[test]
+fn a_session_ending_while_it_is_exported_still_exports() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    for round in 0..20 {
+        let id = format!("ending-{round}");
+        api.create(&id, "mock");
+        api.turn(&id, "echo one turn");
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                expect_no_content(
+                    api.post_empty(&format!("/v1/sessions/{id}/terminate")),
+                    "terminating",
+                )
+            });
+            for _ in 0..3 {
+                assert!(!api.export(&id).is_empty());
+            }
+        });
+    }
+}
+
 #[test]
 fn a_bad_archive_is_refused_and_writes_nothing() {
     let source = Daemon::start();

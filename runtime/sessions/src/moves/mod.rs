@@ -101,8 +101,9 @@ impl Session {
                         return Ok(captured);
                     }
                 }
+                // The task ended while the request waited: as if it had none.
+                Ok(Err(SessionError::SessionEnded { .. })) | Err(_) => {}
                 Ok(Err(error)) => return Err(error),
-                Err(_) => {}
             }
         }
         // No task: the session ended; its transcript and last state are all there is.
