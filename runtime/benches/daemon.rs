@@ -157,7 +157,11 @@ fn main() {
         table.section("Sustained event rate (8 mock sessions streaming at once)");
         for (label, args) in &stores {
             let daemon = Daemon::start_with(scratch.path(), &cache_dir, &flags(args));
-            runtime.block_on(throughput::event_throughput(&mut table, &daemon, label));
+            for load in [throughput::Load::Turns, throughput::Load::AgentOutput] {
+                runtime.block_on(throughput::event_throughput(
+                    &mut table, &daemon, label, load,
+                ));
+            }
         }
     }
     if wanted("moves") {
