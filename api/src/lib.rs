@@ -15,11 +15,13 @@ mod mcp;
 mod moves;
 mod processes;
 mod redact;
+mod usage;
 pub use fs::*;
 pub use mcp::*;
 pub use moves::*;
 pub use processes::*;
 pub use redact::{redact_url, scrub_url, REDACTED};
+pub use usage::{SessionUsage, UsageTotals};
 
 /// `GET /v1/health`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -445,6 +447,10 @@ pub struct SessionInfo {
     /// taken over by the next daemon asked for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_alive: Option<bool>,
+    /// The usage the daemon metered of the session's model calls; absent when
+    /// none was metered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<SessionUsage>,
 }
 
 /// Which sessions `GET /v1/sessions` lists.

@@ -33,7 +33,9 @@
 //! - the process routes' SSE logs become [`ProcessLogStream`]s, and a terminal's WebSocket
 //!   a [`TerminalSocket`];
 //! - SSE answers become [`EventStream`]s: keep-alive comments are skipped, frames may be
-//!   split anywhere across reads, and the stream ends when the daemon ends the response.
+//!   split anywhere across reads, and the stream ends when the daemon ends the response;
+//! - events of a type this client does not know (added by a newer daemon) are left out of
+//!   pages and streams instead of failing them.
 
 #![warn(missing_docs)]
 
@@ -54,7 +56,8 @@ pub use agentplex_universal::UniversalEvent;
 
 /// The events of an SSE answer, in the order the daemon sent them. It ends when the daemon
 /// ends the response; an item is an error when a frame cannot be decoded (the stream goes
-/// on) or the connection fails.
+/// on) or the connection fails. Events of a type this client does not know (a newer
+/// daemon's) are left out.
 pub type EventStream = BoxStream<'static, Result<UniversalEvent, ClientError>>;
 
 /// How long to wait for the TCP connection to the daemon.
@@ -240,23 +243,34 @@ impl Client {
     }
 
     /// `GET /v1/sessions/{id}/events`: one page of the transcript after `query.offset`.
+    /// Events of a type this client does not know (a newer daemon's) are left out; when
+    /// a whole page is of such events, the next page is asked for instead.
     pub async fn events(
         &self,
         id: &str,
         query: &EventsQuery,
     ) -> Result<EventsResponse, ClientError> {
-        let mut params = Vec::new();
-        if let Some(offset) = query.offset {
-            params.push(("offset", offset.to_string()));
+        let mut offset = query.offset;
+        loop {
+            let mut params = Vec::new();
+            if let Some(offset) = offset {
+                params.push(("offset", offset.to_string()));
+            }
+            if let Some(limit) = query.limit {
+                params.push(("limit", limit.to_string()));
+            }
+            if let Some(include_raw) = query.include_raw {
+                params.push(("include_raw", include_raw.to_string()));
+            }
+            let builder = self.get(&["sessions", id, "events"])?.query(&params);
+            let page: unknown::RawPage = self.json(builder).await?;
+            let (page, last) = unknown::known_events(page)
+                .map_err(|err| ClientError::Decode(format!("an event of session {id:?}: {err}")))?;
+            match last {
+                Some(last) if page.events.is_empty() && page.has_more => offset = Some(last),
+                _ => return Ok(page),
+            }
         }
-        if let Some(limit) = query.limit {
-            params.push(("limit", limit.to_string()));
-        }
-        if let Some(include_raw) = query.include_raw {
-            params.push(("include_raw", include_raw.to_string()));
-        }
-        self.json(self.get(&["sessions", id, "events"])?.query(&params))
-            .await
     }
 
     /// `GET /v1/sessions/{id}/events/sse`: the transcript after `offset` (exclusive), then
@@ -560,12 +574,20 @@ impl Client {
         let events = response
             .bytes_stream()
             .eventsource()
-            .map(move |frame| match frame {
-                Ok(frame) => serde_json::from_str::<UniversalEvent>(&frame.data).map_err(|err| {
-                    ClientError::Decode(format!("{path}: SSE event id {:?}: {err}", frame.id))
-                }),
-                Err(EventStreamError::Transport(err)) => Err(ClientError::Http(err)),
-                Err(err) => Err(ClientError::Decode(format!("{path}: {err}"))),
+            .filter_map(move |frame| {
+                let item = match frame {
+                    Ok(frame) => match unknown::decode_event(&frame.data) {
+                        Ok(unknown::Decoded::Known(event)) => Some(Ok(event)),
+                        Ok(unknown::Decoded::Unknown { .. }) => None,
+                        Err(err) => Some(Err(ClientError::Decode(format!(
+                            "{path}: SSE event id {:?}: {err}",
+                            frame.id
+                        )))),
+                    },
+                    Err(EventStreamError::Transport(err)) => Some(Err(ClientError::Http(err))),
+                    Err(err) => Some(Err(ClientError::Decode(format!("{path}: {err}")))),
+                };
+                futures::future::ready(item)
             });
         Ok(events.boxed())
     }
@@ -592,6 +614,7 @@ fn problem_from(status: StatusCode, body: &str) -> ProblemDetails {
 }
 
 mod processes;
+mod unknown;
 pub use processes::{ProcessLogEvent, ProcessLogStream, TerminalSocket};
 /// The WebSocket library of [`TerminalSocket`] (its `Message` type).
 pub use tokio_tungstenite::tungstenite;

@@ -18,6 +18,8 @@ use tokio::sync::Notify;
 
 use super::*;
 
+mod unknown_types;
+
 /// One request as the test daemon received it.
 #[derive(Debug, Clone)]
 struct Seen {

@@ -110,6 +110,22 @@ export class Transcript {
         );
         break;
       }
+      case "model.usage": {
+        const data = event.data;
+        const parts = [
+          `${data.input_tokens} in`,
+          data.cache_read_tokens ? `${data.cache_read_tokens} cached` : "",
+          `${data.output_tokens} out`,
+          typeof data.cost_usd === "number" ? `$${data.cost_usd.toFixed(4)}` : "",
+          `${data.duration_ms} ms`,
+          data.status >= 400 ? `HTTP ${data.status}` : "",
+          data.complete ? "" : "cut off",
+        ].filter(Boolean);
+        this.once(() =>
+          h("div", { class: "marker model-usage", "data-testid": "model-usage" }, `model call ${data.model} · ${parts.join(" · ")}`),
+        );
+        break;
+      }
       case "item.started":
       case "item.completed": {
         const item = event.data.item;

@@ -77,6 +77,9 @@ pub enum UniversalEventType {
     QuestionResolved,
     #[serde(rename = "agent.unparsed")]
     AgentUnparsed,
+    /// One model call of the agent, metered by the daemon (always `source: daemon`).
+    #[serde(rename = "model.usage")]
+    ModelUsage,
 }
 
 impl UniversalEventType {
@@ -96,6 +99,7 @@ impl UniversalEventType {
             Self::QuestionRequested => "question.requested",
             Self::QuestionResolved => "question.resolved",
             Self::AgentUnparsed => "agent.unparsed",
+            Self::ModelUsage => "model.usage",
         }
     }
 
@@ -120,6 +124,7 @@ impl UniversalEventType {
 #[serde(untagged)]
 pub enum UniversalEventData {
     Turn(TurnEventData),
+    ModelUsage(ModelUsageData),
     SessionEnded(SessionEndedData),
     Item(ItemEventData),
     ItemDelta(ItemDeltaData),
@@ -214,10 +219,45 @@ pub struct Usage {
     pub output_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_tokens: Option<u64>,
+    /// Input tokens written to the prompt cache (part of `input_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+}
+
+/// Data of `model.usage`: one model call of the agent, as the daemon metered it
+/// on its way to the provider. Input counts every token of the prompt, the cache
+/// reads and writes included; output counts the reasoning tokens too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ModelUsageData {
+    /// The model that answered, as the provider names it.
+    pub model: String,
+    /// Prompt tokens, the cache reads and writes included.
+    pub input_tokens: u64,
+    /// Tokens generated, the reasoning tokens included.
+    pub output_tokens: u64,
+    /// Prompt tokens read from the provider's prompt cache.
+    pub cache_read_tokens: u64,
+    /// Prompt tokens written to the provider's prompt cache.
+    pub cache_write_tokens: u64,
+    /// Tokens the model spent reasoning.
+    pub reasoning_tokens: u64,
+    /// What the call cost in US dollars; absent when the model's price is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// The call's wire format: `anthropic-messages`, `openai-responses`,
+    /// `openai-chat-completions` or `gemini`.
+    pub format: String,
+    /// The HTTP status the provider answered with.
+    pub status: u16,
+    /// From the request to the last byte of the answer, in milliseconds.
+    pub duration_ms: u64,
+    /// Whether the answer arrived whole: `false` when it broke off, the counts then
+    /// being what had arrived.
+    pub complete: bool,
 }
 
 /// Data of `item.started` and `item.completed`.
@@ -402,89 +442,4 @@ pub enum ReasoningVisibility {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn event_serializes_in_the_0_1_wire_shape() {
-        let event = UniversalEvent {
-            event_id: "evt_1".into(),
-            sequence: 1,
-            time: "2026-01-01T00:00:00Z".into(),
-            session_id: "s".into(),
-            native_session_id: None,
-            source: EventSource::Agent,
-            synthetic: false,
-            event_type: UniversalEventType::ItemDelta,
-            data: UniversalEventData::ItemDelta(ItemDeltaData {
-                item_id: "i1".into(),
-                native_item_id: None,
-                delta: "hi".into(),
-            }),
-            raw: None,
-        };
-        let value = serde_json::to_value(&event).unwrap();
-        assert_eq!(
-            value,
-            json!({"event_id":"evt_1","sequence":1,"time":"2026-01-01T00:00:00Z","session_id":"s",
-                   "source":"agent","synthetic":false,"type":"item.delta",
-                   "data":{"item_id":"i1","delta":"hi"}})
-        );
-        let back: UniversalEvent = serde_json::from_value(value).unwrap();
-        assert_eq!(back, event);
-    }
-
-    #[test]
-    fn data_variants_round_trip_through_untagged_json() {
-        let samples = vec![
-            UniversalEventData::SessionStarted(SessionStartedData {
-                metadata: Some(json!({"a":1})),
-            }),
-            UniversalEventData::Turn(TurnEventData {
-                phase: TurnPhase::Ended,
-                turn_id: None,
-                metadata: None,
-                usage: Some(Usage {
-                    input_tokens: Some(3),
-                    ..Default::default()
-                }),
-            }),
-            UniversalEventData::Error(ErrorData {
-                message: "x".into(),
-                code: None,
-                details: None,
-            }),
-            UniversalEventData::AgentUnparsed(AgentUnparsedData {
-                error: "bad".into(),
-                location: "stdout".into(),
-                raw_hash: None,
-            }),
-            UniversalEventData::Question(QuestionEventData {
-                question_id: "q".into(),
-                prompt: "?".into(),
-                options: vec![],
-                status: QuestionStatus::Requested,
-                response: None,
-            }),
-        ];
-        for data in samples {
-            let text = serde_json::to_string(&data).unwrap();
-            let back: UniversalEventData = serde_json::from_str(&text).unwrap();
-            assert_eq!(back, data, "{text}");
-        }
-    }
-
-    #[test]
-    fn content_parts_are_tagged_by_type() {
-        let part = ContentPart::FileRef {
-            path: "a.rs".into(),
-            action: FileAction::Patch,
-            diff: None,
-        };
-        assert_eq!(
-            serde_json::to_value(&part).unwrap(),
-            json!({"type":"file_ref","path":"a.rs","action":"patch"})
-        );
-    }
-}
+mod tests;

@@ -397,7 +397,10 @@ impl Transcript {
                 out.push_str(&self.close());
                 let _ = writeln!(out, "! {}", error.message);
             }
-            UniversalEventData::AgentUnparsed(_) | UniversalEventData::SessionStarted(_) => {}
+            // A model call's usage adds up in `turn.ended`'s, printed there.
+            UniversalEventData::AgentUnparsed(_)
+            | UniversalEventData::SessionStarted(_)
+            | UniversalEventData::ModelUsage(_) => {}
         }
         out
     }

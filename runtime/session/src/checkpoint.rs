@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::MeteredUsage;
+
 /// The live state of a session as of its last committed event: what a restarted
 /// daemon needs to carry on where the session was.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -27,6 +29,10 @@ pub struct Checkpoint {
     /// Messages accepted while a turn ran, waiting for it to end, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub queued: Vec<Vec<StoredPart>>,
+    /// What the daemon metered of the session's model calls (absent from the
+    /// checkpoints of sessions that had none, and of older daemons).
+    #[serde(skip_serializing_if = "MeteredUsage::is_empty")]
+    pub usage: MeteredUsage,
 }
 
 /// One part of a queued user message, as stored.

@@ -1,13 +1,13 @@
 //! The events the daemon makes itself (`synthetic`), as the session core emits
-//! them: the end of a session, errors, lines too long, the restart marker and
-//! the closing of a turn lost with the previous daemon.
+//! them: the end of a session, errors, lines too long, the restart marker, the
+//! closing of a turn lost with the previous daemon, and metered model calls.
 
 use crate::CarriedOn;
 use agentplex_adapter_types::EmittedEvent;
 use agentplex_universal::{
     AgentUnparsedData, ContentPart, ErrorData, ItemEventData, ItemKind, ItemRole, ItemStatus,
-    SessionEndedData, TurnEventData, TurnPhase, UniversalEventData, UniversalEventType,
-    UniversalItem,
+    ModelUsageData, SessionEndedData, TurnEventData, TurnPhase, UniversalEventData,
+    UniversalEventType, UniversalItem,
 };
 
 /// A daemon-made event of `event_type` with `data`.
@@ -37,6 +37,14 @@ pub fn error(code: &str, message: String) -> EmittedEvent {
             code: Some(code.into()),
             details: None,
         }),
+    )
+}
+
+/// `model.usage` of one metered model call.
+pub fn model_usage(call: ModelUsageData) -> EmittedEvent {
+    synthetic(
+        UniversalEventType::ModelUsage,
+        UniversalEventData::ModelUsage(call),
     )
 }
 

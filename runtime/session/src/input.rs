@@ -1,6 +1,7 @@
 //! What reaches a session's core from the session's own I/O.
 
 use agentplex_adapter_types::Input;
+use agentplex_universal::ModelUsageData;
 
 /// What reaches a session task from its own I/O.
 pub enum Incoming {
@@ -34,6 +35,9 @@ pub enum Incoming {
         /// Its first bytes.
         head: String,
     },
+    /// One model call of the agent, metered by the daemon on its way to the
+    /// provider: it becomes a `model.usage` event and adds to the totals.
+    ModelUsage(ModelUsageData),
 }
 
 impl Incoming {
@@ -46,7 +50,8 @@ impl Incoming {
             Incoming::Adapter(Input::SseEvent(event)) => event.data.len() + event.event.len(),
             Incoming::Adapter(_)
             | Incoming::ProcessStarted { .. }
-            | Incoming::ProcessGone { .. } => 0,
+            | Incoming::ProcessGone { .. }
+            | Incoming::ModelUsage(_) => 0,
             Incoming::LineTooLong { head, .. } => head.len(),
         }
     }

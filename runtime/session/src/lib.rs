@@ -1,7 +1,8 @@
 //! A session's state machine, without I/O (the quinn-proto / h11 style): the
 //! turn that runs, the messages waiting for it, the permissions and questions the
-//! agent asked, whether the session ended, the events' numbering, and the
-//! checkpoint a restarted daemon carries the session on from.
+//! agent asked, whether the session ended, the events' numbering, the totals of
+//! its metered model calls, and the checkpoint a restarted daemon carries the
+//! session on from.
 //!
 //! The session task (`agentplex-sessions`' `actor.rs`) is its driver. It hands the core what happened
 //! ([`SessionCore::command`], [`SessionCore::incoming`], [`SessionCore::resume`],
@@ -26,21 +27,24 @@ mod encoded;
 mod error;
 mod events;
 mod input;
+mod lost;
 #[cfg(test)]
 mod props;
 mod queue;
 mod stderr;
 #[cfg(test)]
 mod tests;
+mod usage;
+#[cfg(test)]
+mod usage_tests;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use agentplex_adapter_types::{Action, EmittedEvent, ExitStatus, Input};
 use agentplex_universal::{
-    EventSource, PermissionEventData, PermissionStatus, QuestionEventData, QuestionStatus,
-    SessionEndReason, SessionEndedData, TerminatedBy, UniversalEvent, UniversalEventData,
-    UniversalEventType,
+    EventSource, SessionEndReason, SessionEndedData, TerminatedBy, UniversalEvent,
+    UniversalEventData, UniversalEventType,
 };
 
 use queue::Queued;
@@ -51,7 +55,9 @@ pub use command::Command;
 pub use encoded::EncodedEvent;
 pub use error::{AdapterFailure, CoreError};
 pub use input::{Incoming, Stream};
+pub use lost::LostTurn;
 pub use queue::Ticket;
+pub use usage::{MeteredUsage, UsageTotals};
 
 /// What the driver carries out for the core, in the order given.
 #[derive(Debug)]
@@ -116,18 +122,6 @@ pub enum CarriedOn {
     Takeover,
 }
 
-/// What closing a turn lost with the previous daemon needs from the transcript
-/// (the driver looks it up in its log; see [`SessionCore::pending_permissions`]).
-#[derive(Debug, Default)]
-pub struct LostTurn {
-    /// The newest event of each pending permission.
-    pub permissions: Vec<PermissionEventData>,
-    /// The newest event of each pending question.
-    pub questions: Vec<QuestionEventData>,
-    /// The id of the running turn (its `turn.started`).
-    pub turn_id: Option<String>,
-}
-
 /// What the core knows of a session that does not change.
 #[derive(Debug, Clone)]
 pub struct Identity {
@@ -185,6 +179,8 @@ pub struct SessionCore {
     timers: BTreeSet<String>,
     streams: BTreeSet<String>,
     stderr: StderrCapture,
+    /// What the daemon metered of the session's model calls.
+    usage: MeteredUsage,
     /// Now, as of the latest call (Unix milliseconds).
     now: i64,
     effects: VecDeque<Effect>,
@@ -213,6 +209,7 @@ impl SessionCore {
             timers: BTreeSet::new(),
             streams: BTreeSet::new(),
             stderr: StderrCapture::default(),
+            usage: MeteredUsage::default(),
             now: created_at,
             effects: VecDeque::new(),
             actions: VecDeque::new(),
@@ -249,6 +246,7 @@ impl SessionCore {
             .map(|parts| Queued::from_stored(parts))
             .collect();
         core.last_sequence = last_sequence;
+        core.usage = checkpoint.usage;
         core
     }
 
@@ -264,6 +262,7 @@ impl SessionCore {
             timers: self.timers.iter().cloned().collect(),
             updated_at: self.updated_at,
             queued: self.queue.iter().map(Queued::stored).collect(),
+            usage: self.usage,
         }
     }
 
@@ -431,6 +430,7 @@ impl SessionCore {
                 let limit = self.identity.max_line_bytes;
                 self.append(events::line_too_long(location, length, limit, head));
             }
+            Incoming::ModelUsage(call) => self.meter(call),
         }
     }
 
@@ -668,7 +668,8 @@ impl SessionCore {
             }
             _ => {}
         }
-        if event.event_type == UniversalEventType::TurnEnded {
+        if event.event_type == UniversalEventType::TurnEnded && self.turn_running {
+            self.meter_turn_end(&mut event);
             self.turn_running = false;
         }
         self.last_sequence += 1;
@@ -703,45 +704,13 @@ impl SessionCore {
         self.streams.clear();
         self.queue.clear();
         self.actions.clear();
+        if self.turn_running {
+            self.usage.end_turn();
+        }
         self.turn_running = false;
         self.pending_permissions.clear();
         self.pending_questions.clear();
         self.effects.push_back(Effect::Shutdown);
-    }
-
-    /// Rejects what the lost turn asked and ends it, all daemon-made.
-    fn close_lost_turn(&mut self, lost: LostTurn, why: CarriedOn) {
-        let mut closing = Vec::new();
-        for id in &self.pending_permissions {
-            if let Some(permission) = lost.permissions.iter().find(|p| &p.permission_id == id) {
-                let permission = PermissionEventData {
-                    status: PermissionStatus::Reject,
-                    ..permission.clone()
-                };
-                closing.push(events::synthetic(
-                    UniversalEventType::PermissionResolved,
-                    UniversalEventData::Permission(permission),
-                ));
-            }
-        }
-        for id in &self.pending_questions {
-            if let Some(question) = lost.questions.iter().find(|q| &q.question_id == id) {
-                let question = QuestionEventData {
-                    status: QuestionStatus::Rejected,
-                    ..question.clone()
-                };
-                closing.push(events::synthetic(
-                    UniversalEventType::QuestionResolved,
-                    UniversalEventData::Question(question),
-                ));
-            }
-        }
-        if self.turn_running {
-            closing.push(events::lost_turn_ended(lost.turn_id, why));
-        }
-        for event in closing {
-            self.append(event);
-        }
     }
 
     /// `Ok` when the agent asked `what` (`permission` or `question`) `id` and

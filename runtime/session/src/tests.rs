@@ -2,7 +2,10 @@
 //! task, no database.
 
 use agentplex_adapter_types::{ExitStatus, MessagePart, PermissionReply, TimerRequest};
-use agentplex_universal::{StderrOutput, TurnEventData, TurnPhase};
+use agentplex_universal::{
+    PermissionEventData, PermissionStatus, QuestionEventData, QuestionStatus, StderrOutput,
+    TurnEventData, TurnPhase,
+};
 
 use super::*;
 

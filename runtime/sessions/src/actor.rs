@@ -9,14 +9,14 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentplex_host::{Action, AdapterSession, FileWrite, Input};
+use agentplex_host::{Action, AdapterSession, Input};
 use agentplex_universal::{UniversalEventData, UniversalEventType};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::task::AbortHandle;
 
 use super::command::{Asked, Captured, Request, Tickets};
 use super::fault::{self, StorageFault};
-use super::incoming::{Delivery, Inbox};
+use super::incoming::{Inbox, InboxReceiver};
 use super::loopback::Loopback;
 use super::now_millis;
 use super::parking::Parking;
@@ -69,7 +69,7 @@ pub struct Actor {
     adapter: AdapterSession,
     spawn: SpawnContext,
     incoming_tx: Inbox,
-    incoming_rx: Option<UnboundedReceiver<Box<Delivery>>>,
+    incoming_rx: Option<InboxReceiver>,
     http: Loopback,
     processes: BTreeMap<String, Attached>,
     shared_processes: Arc<SharedProcesses>,
@@ -101,9 +101,10 @@ pub struct Actor {
 }
 
 impl Actor {
-    /// A session task around a freshly created adapter session.
+    /// A session task around a freshly created adapter session, reading `inbox`.
     pub fn new(
         shared: Arc<SessionShared>,
+        inbox: (Inbox, InboxReceiver),
         adapter: AdapterSession,
         spawn: SpawnContext,
         shared_processes: Arc<SharedProcesses>,
@@ -117,7 +118,7 @@ impl Actor {
         };
         let core = SessionCore::new(identity, shared.record.created_at);
         let http = Loopback::new(spawn.max_line_bytes);
-        let (incoming_tx, incoming_rx) = Inbox::new();
+        let (incoming_tx, incoming_rx) = inbox;
         let metrics = crate::metrics::AgentMetrics::of(&shared.record.agent);
         Self {
             shared,
@@ -328,12 +329,7 @@ impl Actor {
 
     /// Hands `first` to the core, then what else has already arrived (as much
     /// as `take` says), into the same commit.
-    fn take_input(
-        &mut self,
-        first: Incoming,
-        incoming: &mut UnboundedReceiver<Box<Delivery>>,
-        take: Take,
-    ) {
+    fn take_input(&mut self, first: Incoming, incoming: &mut InboxReceiver, take: Take) {
         let waiting = incoming.len();
         let (mut count, mut bytes) = (1, first.size());
         self.on_incoming(first);
@@ -625,7 +621,7 @@ impl Actor {
             }
             Action::WriteFile(file) => {
                 let scratch = Path::new(&self.adapter.config().scratch_dir);
-                if let Err(error) = write_scratch_file(scratch, &file) {
+                if let Err(error) = super::scratch::write_file(scratch, &file) {
                     let message = format!(
                         "cannot write {} in the session's scratch folder: {error}",
                         file.path
@@ -763,6 +759,7 @@ impl Actor {
         state.turn_running = self.core.turn_running();
         state.awaiting_input = self.core.awaiting_input();
         state.queued_messages = self.core.queued_messages() as u64;
+        state.usage = *self.core.usage();
     }
 }
 
@@ -772,26 +769,4 @@ fn hash(bytes: &[u8]) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     bytes.hash(&mut hasher);
     hasher.finish()
-}
-
-/// Writes a file an adapter asked for under the session's scratch folder (its path
-/// was checked by the host to be relative, without `..`): 0600 (0700 executable)
-/// from its first byte, as it may hold secrets (an MCP configuration), written
-/// beside its place and renamed there.
-fn write_scratch_file(scratch: &Path, file: &FileWrite) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::PermissionsExt;
-    let path = scratch.join(&file.path);
-    let parent = path.parent().unwrap_or(scratch);
-    std::fs::create_dir_all(parent)?;
-    // Created 0600 by `tempfile`.
-    let mut staged = tempfile::NamedTempFile::new_in(parent)?;
-    staged.write_all(&file.contents)?;
-    if file.executable {
-        staged
-            .as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o700))?;
-    }
-    staged.persist(&path).map_err(|error| error.error)?;
-    Ok(())
 }

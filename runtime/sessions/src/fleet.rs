@@ -273,5 +273,7 @@ fn fleet_info(stored: FleetSession) -> SessionInfo {
     info.queued_messages = checkpoint.queued.len() as u64;
     info.owner = stored.owner;
     info.owner_alive = Some(stored.alive);
+    // Metered, if at all, by the daemon that drives it.
+    info.usage = crate::usage::session_usage(&checkpoint.usage, false);
     info
 }

@@ -47,13 +47,16 @@ pub struct Delivery {
     _room: Option<Room>,
 }
 
+/// What a session's task reads its inbox from.
+pub type InboxReceiver = UnboundedReceiver<Box<Delivery>>;
+
 /// The session task has stopped: nothing more is delivered.
 #[derive(Debug)]
 pub struct Closed;
 
 impl Inbox {
     /// A session's inbox and the receiving end its task reads.
-    pub fn new() -> (Self, UnboundedReceiver<Box<Delivery>>) {
+    pub fn new() -> (Self, InboxReceiver) {
         let (sender, receiver) = unbounded_channel();
         let inbox = Self {
             sender,

@@ -1,7 +1,8 @@
 //! Sessions: each one an adapter instance driven by its own task, with a
 //! transcript that clients poll or stream; the agents they run ([`agents`]: the
-//! catalog of adapters, installs on demand, the adapters folder) and the daemon's
-//! metrics ([`metrics`]).
+//! catalog of adapters, installs on demand, the adapters folder), the daemon's
+//! metrics ([`metrics`]), and where the usage of their model calls is delivered
+//! ([`UsageSink`]).
 
 mod actor;
 pub mod agents;
@@ -22,8 +23,10 @@ mod reaper;
 mod recording;
 mod restore;
 pub mod retention;
+mod scratch;
 mod shared;
 pub mod skills;
+mod usage;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,10 +41,12 @@ use actor::Actor;
 pub use agentplex_session::Command;
 use command::{Asked, Request};
 pub use error::SessionError;
+use incoming::Inbox;
 use log::EventLog;
 pub use log::{Page, TAIL_EVENTS};
 use processes::SpawnContext;
 pub use reading::Until;
+pub use usage::{SessionGone, UsageSink};
 
 use crate::agents::AgentCatalog;
 use agentplex_store::{SessionRecord, Store};
@@ -59,6 +64,10 @@ struct SessionState {
     /// Another daemon of the fleet took the session over: this one no longer
     /// drives it (its streams end).
     pub elsewhere: bool,
+    /// What the daemon metered of the session's model calls.
+    pub usage: agentplex_session::MeteredUsage,
+    /// Whether a usage sink was taken for the session ([`Session::usage_sink`]).
+    pub metered: bool,
 }
 
 /// The parts of a session shared between its task and its readers.
@@ -85,6 +94,8 @@ pub struct Session {
     shared: Arc<SessionShared>,
     /// Boxed: a channel allocates 32 slots up front (see `Inbox`).
     requests: UnboundedSender<Box<Request>>,
+    /// What the session's I/O reports to its task (closed when it has none).
+    inbox: Inbox,
 }
 
 impl Session {
@@ -159,6 +170,7 @@ impl Session {
         info.native_session_id = state.native_session_id.clone();
         info.updated_at = state.updated_at.max(shared.record.created_at);
         info.queued_messages = state.queued_messages;
+        info.usage = usage::session_usage(&state.usage, state.metered);
         info
     }
 }
@@ -195,6 +207,7 @@ fn listed(record: &SessionRecord, status: SessionStatus, event_count: u64) -> Se
             .map(|skills| skills.redacted()),
         owner: None,
         owner_alive: None,
+        usage: None,
     }
 }
 
@@ -369,9 +382,11 @@ impl SessionManager {
             EventLog::new(id, self.store.clone()),
         ));
         let (requests, requests_rx) = unbounded_channel();
+        let (inbox, inbox_rx) = Inbox::new();
         let session = Arc::new(Session {
             shared: shared.clone(),
             requests,
+            inbox: inbox.clone(),
         });
         {
             let mut sessions = self.sessions.write().unwrap();
@@ -401,7 +416,7 @@ impl SessionManager {
             stored: self.store.insert_session_queued(&record),
             answer,
         };
-        let actor = self.actor(shared, adapter_session, env, directory);
+        let actor = self.actor(shared, (inbox, inbox_rx), adapter_session, env, directory);
         tokio::spawn(actor.once_recorded(recording).run(requests_rx));
         match recorded.await {
             Ok(Ok(())) => Ok(session),
@@ -458,6 +473,7 @@ impl SessionManager {
     fn actor(
         &self,
         shared: Arc<SessionShared>,
+        inbox: (Inbox, incoming::InboxReceiver),
         adapter_session: agentplex_host::AdapterSession,
         env: Vec<(String, String)>,
         directory: PathBuf,
@@ -474,6 +490,7 @@ impl SessionManager {
         };
         let mut actor = Actor::new(
             shared,
+            inbox,
             adapter_session,
             spawn,
             self.shared_processes.clone(),

@@ -1,6 +1,7 @@
 //! The daemon's metrics, served at `GET /metrics` in the OpenMetrics text format
 //! (which Prometheus scrapes): HTTP requests, sessions, events, turns, adapter
-//! calls, store commits, and the process's memory, files and threads.
+//! calls, store commits, the agents' metered model calls ([`models`]), and the
+//! process's memory, files and threads.
 //!
 //! One set per process ([`metrics`]): the parts that count (the HTTP layer, the
 //! session tasks) record into it as they go; what is a state (sessions by
@@ -15,6 +16,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::{Registry, Unit};
+
+pub mod models;
 
 /// The content type of [`Metrics::render`]'s document.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -80,6 +83,7 @@ pub struct Metrics {
     /// Instances parked early because the cap on live instances was reached.
     pub instances_parked_for_room: Counter,
     sessions: Family<SessionLabels, Gauge>,
+    models: models::ModelMetrics,
     resident_bytes: Gauge,
     open_fds: Gauge,
     threads: Gauge,
@@ -123,6 +127,7 @@ impl Metrics {
             adapter_instances: Gauge::default(),
             instances_parked_for_room: Counter::default(),
             sessions: Family::default(),
+            models: models::ModelMetrics::default(),
             resident_bytes: Gauge::default(),
             open_fds: Gauge::default(),
             threads: Gauge::default(),
@@ -202,6 +207,7 @@ impl Metrics {
             "Commits the store refused",
             self.commit_failures.clone(),
         );
+        self.models.register(registry);
         registry.register_with_unit(
             "process_resident_memory",
             "Resident memory of the daemon",
@@ -219,6 +225,11 @@ impl Metrics {
             self.threads.clone(),
         );
         self
+    }
+
+    /// Counts one metered model call of a session of `agent`.
+    pub fn model_call(&self, agent: &str, call: &agentplex_universal::ModelUsageData) {
+        self.models.record(agent, call);
     }
 
     /// The OpenMetrics document, with the sessions held now (`(agent, status)`

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc::unbounded_channel;
 use tokio::sync::oneshot;
 
-use super::{EventLog, Session, SessionManager, SessionShared, SessionState};
+use super::{EventLog, Inbox, Session, SessionManager, SessionShared, SessionState};
 use crate::SessionError;
 use agentplex_session::{CarriedOn, Effect, Identity, SessionCore};
 use agentplex_store::{Checkpoint, Commit, StoredSession};
@@ -32,6 +32,7 @@ impl SessionManager {
                 native_session_id: checkpoint.native_session_id.clone(),
                 ended: checkpoint.ended,
                 updated_at: checkpoint.updated_at,
+                usage: checkpoint.usage,
                 ..SessionState::default()
             };
             let handle = if checkpoint.ended {
@@ -66,7 +67,12 @@ impl SessionManager {
     /// A handle whose commands all answer "session ended".
     fn readable_only(&self, shared: Arc<SessionShared>) -> Arc<Session> {
         let (requests, _) = unbounded_channel();
-        Arc::new(Session { shared, requests })
+        let (inbox, _) = Inbox::new();
+        Arc::new(Session {
+            shared,
+            requests,
+            inbox,
+        })
     }
 
     /// A new task for a session that had not ended, and what resolves once it has
@@ -123,9 +129,11 @@ impl SessionManager {
                 tracing::warn!(session_id = %stored.record.id, %error, "cannot park the restored adapter instance");
             }
         }
+        let (inbox, inbox_rx) = Inbox::new();
         let mut actor = self
             .actor(
                 shared.clone(),
+                (inbox.clone(), inbox_rx),
                 adapter_session,
                 env,
                 PathBuf::from(&stored.record.directory),
@@ -141,7 +149,12 @@ impl SessionManager {
             let _ = resumed.send(());
             actor.run(requests_rx).await;
         });
-        Ok((Arc::new(Session { shared, requests }), first_steps))
+        let session = Session {
+            shared,
+            requests,
+            inbox,
+        };
+        Ok((Arc::new(session), first_steps))
     }
 
     /// Ends a stored session that cannot go on, with daemon-made events saying

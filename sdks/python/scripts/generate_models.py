@@ -5,8 +5,10 @@ Every schema of the document becomes one Python name: an object schema a pydanti
 of tagged objects a discriminated union of one model per variant, any other ``oneOf`` (or an
 ``anyOf`` that is all the schema says, as an untagged union whose variants overlap) a
 ``Union`` alias. What only constrains an object (its ``anyOf``, ``not``, ``if``/``then``/
-``else``) does not change its model. ``tests/test_models.py`` regenerates the file and checks
-it is current, and walks the document against the models (every schema and field, and back).
+``else``) does not change its model. ``UniversalEvent.type`` also takes any string, so that
+events of types added after the SDK was generated are read, not refused. ``tests/test_models.py``
+regenerates the file and checks it is current, and walks the document against the models
+(every schema and field, and back).
 
 Usage: python scripts/generate_models.py [--check]
 """
@@ -43,6 +45,7 @@ EVENT_DATA = {
     "question.resolved": "QuestionEventData",
     "error": "ErrorData",
     "agent.unparsed": "AgentUnparsedData",
+    "model.usage": "ModelUsageData",
 }
 
 HEADER = '''"""Models of every schema of the sandbox-agent HTTP API (``docs/openapi.json``).
@@ -169,6 +172,10 @@ def model_class(name: str, schema: dict[str, Any], description: str | None) -> l
     for wire, prop in properties.items():
         field = snake(wire)
         annotation = py_type(prop)
+        if name == "UniversalEvent" and wire == "type":
+            # A newer daemon may send event types this SDK does not know yet: they are read
+            # (their `data` as the least specific payload), not refused.
+            annotation += " | str"
         tag = prop.get("enum") if wire == "type" and len(prop.get("enum", [])) == 1 else None
         args: list[str] = []
         if tag is not None:

@@ -120,6 +120,55 @@ def test_an_event_reads_its_payload_by_type() -> None:
     assert event.model_extra == {"future_field": True}
 
 
+def test_a_model_call_reads_its_usage() -> None:
+    event = models.UniversalEvent.model_validate(
+        {
+            "event_id": "evt_4",
+            "sequence": 4,
+            "time": "2026-01-01T00:00:00Z",
+            "session_id": "s",
+            "source": "daemon",
+            "synthetic": True,
+            "type": "model.usage",
+            "data": {
+                "model": "claude-sonnet-4-5",
+                "input_tokens": 1200,
+                "output_tokens": 80,
+                "cache_read_tokens": 1000,
+                "cache_write_tokens": 100,
+                "reasoning_tokens": 20,
+                "format": "anthropic-messages",
+                "status": 200,
+                "duration_ms": 950,
+                "complete": True,
+            },
+        }
+    )
+    assert isinstance(event.data, models.ModelUsageData)
+    assert (event.data.input_tokens, event.data.cost_usd) == (1200, None)
+
+
+def test_an_event_of_a_type_newer_than_the_sdk_is_read_not_refused() -> None:
+    event = models.UniversalEvent.model_validate_json(
+        json.dumps(
+            {
+                "event_id": "evt_5",
+                "sequence": 5,
+                "time": "2026-01-01T00:00:00Z",
+                "session_id": "s",
+                "source": "daemon",
+                "synthetic": True,
+                "type": "budget.reached",
+                "data": {"limit_usd": 5.0},
+            }
+        )
+    )
+    assert event.type == "budget.reached"
+    assert event.sequence == 5
+    assert isinstance(event.data, BaseModel)
+    assert event.data.model_extra == {"limit_usd": 5.0}
+
+
 def test_requests_serialize_with_wire_names() -> None:
     request = models.CreateSessionRequest(agent="mock", agent_mode="build", permission_mode="default")
     assert request.to_wire() == {"agent": "mock", "agentMode": "build", "permissionMode": "default"}

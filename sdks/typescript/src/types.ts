@@ -24,6 +24,10 @@ export type ServerStatus = Schemas["ServerStatus"];
 export type ServerStatusInfo = Schemas["ServerStatusInfo"];
 
 export type SessionInfo = Schemas["SessionInfo"];
+/** `SessionInfo.usage`: the totals of the session's metered model calls. */
+export type SessionUsage = Schemas["SessionUsage"];
+/** Token and cost totals of metered model calls (`SessionUsage`). */
+export type UsageTotals = Schemas["UsageTotals"];
 export type SessionStatus = Schemas["SessionStatus"];
 export type SessionListResponse = Schemas["SessionListResponse"];
 /** Which sessions `listSessions` lists: `daemon` (the default) or `fleet`. */
@@ -103,6 +107,8 @@ export type PermissionEventData = Schemas["PermissionEventData"];
 export type QuestionEventData = Schemas["QuestionEventData"];
 export type ErrorData = Schemas["ErrorData"];
 export type AgentUnparsedData = Schemas["AgentUnparsedData"];
+/** Data of `model.usage`: one model call of the agent, as the daemon metered it. */
+export type ModelUsageData = Schemas["ModelUsageData"];
 
 /**
  * Accepts a map only when its keys are exactly the OpenAPI document's event types, so a
@@ -127,6 +133,7 @@ export type EventDataMap = EveryEventType<{
   "question.requested": QuestionEventData;
   "question.resolved": QuestionEventData;
   "agent.unparsed": AgentUnparsedData;
+  "model.usage": ModelUsageData;
 }>;
 
 /** The envelope fields every event has. */

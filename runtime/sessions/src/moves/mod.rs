@@ -113,6 +113,7 @@ impl Session {
                 native_session_id: state.native_session_id.clone(),
                 ended: true,
                 updated_at: state.updated_at,
+                usage: state.usage,
                 ..Checkpoint::default()
             },
             snapshot: None,

@@ -1255,6 +1255,65 @@ export interface components {
             message?: string | null;
             parts?: components["schemas"]["MessagePart"][] | null;
         };
+        /**
+         * @description Data of `model.usage`: one model call of the agent, as the daemon metered it
+         *     on its way to the provider. Input counts every token of the prompt, the cache
+         *     reads and writes included; output counts the reasoning tokens too.
+         */
+        ModelUsageData: {
+            /**
+             * Format: uint64
+             * @description Prompt tokens read from the provider's prompt cache.
+             */
+            cache_read_tokens: number;
+            /**
+             * Format: uint64
+             * @description Prompt tokens written to the provider's prompt cache.
+             */
+            cache_write_tokens: number;
+            /**
+             * @description Whether the answer arrived whole: `false` when it broke off, the counts then
+             *     being what had arrived.
+             */
+            complete: boolean;
+            /**
+             * Format: double
+             * @description What the call cost in US dollars; absent when the model's price is unknown.
+             */
+            cost_usd?: number | null;
+            /**
+             * Format: uint64
+             * @description From the request to the last byte of the answer, in milliseconds.
+             */
+            duration_ms: number;
+            /**
+             * @description The call's wire format: `anthropic-messages`, `openai-responses`,
+             *     `openai-chat-completions` or `gemini`.
+             */
+            format: string;
+            /**
+             * Format: uint64
+             * @description Prompt tokens, the cache reads and writes included.
+             */
+            input_tokens: number;
+            /** @description The model that answered, as the provider names it. */
+            model: string;
+            /**
+             * Format: uint64
+             * @description Tokens generated, the reasoning tokens included.
+             */
+            output_tokens: number;
+            /**
+             * Format: uint64
+             * @description Tokens the model spent reasoning.
+             */
+            reasoning_tokens: number;
+            /**
+             * Format: uint16
+             * @description The HTTP status the provider answered with.
+             */
+            status: number;
+        };
         /** @description Data of `permission.requested` and `permission.resolved`. */
         PermissionEventData: {
             /** @description What the agent wants to do. */
@@ -1716,6 +1775,7 @@ export interface components {
              * @description Unix time in milliseconds of the latest event.
              */
             updatedAt: number;
+            usage?: null | components["schemas"]["SessionUsage"];
             variant?: string | null;
         };
         /** @description `GET /v1/sessions`. */
@@ -1736,6 +1796,21 @@ export interface components {
          * @enum {string}
          */
         SessionStatus: "idle" | "running" | "awaiting_input" | "ended";
+        /**
+         * @description `usage` of a session: the totals of its metered model calls (each one also a
+         *     `model.usage` event of its transcript).
+         */
+        SessionUsage: {
+            currentTurn?: null | components["schemas"]["UsageTotals"];
+            lastTurn?: null | components["schemas"]["UsageTotals"];
+            /**
+             * @description Whether this daemon meters the session's model calls now (a session keeps
+             *     the totals of calls metered before, by a daemon that did).
+             */
+            metered: boolean;
+            /** @description Every metered call of the session. */
+            total: components["schemas"]["UsageTotals"];
+        };
         /** @description One source of skills: folders holding a `SKILL.md`. */
         SkillSource: {
             /** @description A git branch, tag or commit. */
@@ -1876,12 +1951,12 @@ export interface components {
          *     Untagged on the wire. Variants with required fields come first so that
          *     deserializing picks the right one.
          */
-        UniversalEventData: components["schemas"]["TurnEventData"] | components["schemas"]["SessionEndedData"] | components["schemas"]["ItemEventData"] | components["schemas"]["ItemDeltaData"] | components["schemas"]["PermissionEventData"] | components["schemas"]["QuestionEventData"] | components["schemas"]["AgentUnparsedData"] | components["schemas"]["ErrorData"] | components["schemas"]["SessionStartedData"];
+        UniversalEventData: components["schemas"]["TurnEventData"] | components["schemas"]["ModelUsageData"] | components["schemas"]["SessionEndedData"] | components["schemas"]["ItemEventData"] | components["schemas"]["ItemDeltaData"] | components["schemas"]["PermissionEventData"] | components["schemas"]["QuestionEventData"] | components["schemas"]["AgentUnparsedData"] | components["schemas"]["ErrorData"] | components["schemas"]["SessionStartedData"];
         /**
          * @description The event types of the universal transcript.
          * @enum {string}
          */
-        UniversalEventType: "session.started" | "session.ended" | "turn.started" | "turn.ended" | "item.started" | "item.delta" | "item.completed" | "error" | "permission.requested" | "permission.resolved" | "question.requested" | "question.resolved" | "agent.unparsed";
+        UniversalEventType: "session.started" | "session.ended" | "turn.started" | "turn.ended" | "item.started" | "item.delta" | "item.completed" | "error" | "permission.requested" | "permission.resolved" | "question.requested" | "question.resolved" | "agent.unparsed" | "model.usage";
         /** @description A discrete unit of a transcript. */
         UniversalItem: {
             content: components["schemas"]["ContentPart"][];
@@ -1895,6 +1970,11 @@ export interface components {
         };
         /** @description Token and cost accounting of a turn. */
         Usage: {
+            /**
+             * Format: uint64
+             * @description Input tokens written to the prompt cache (part of `input_tokens`).
+             */
+            cache_write_tokens?: number | null;
             /** Format: uint64 */
             cached_tokens?: number | null;
             /** Format: double */
@@ -1905,6 +1985,48 @@ export interface components {
             output_tokens?: number | null;
             /** Format: uint64 */
             reasoning_tokens?: number | null;
+        };
+        /**
+         * @description Token and cost totals of metered model calls. Input tokens include the cache
+         *     reads and writes; output tokens include the reasoning tokens.
+         */
+        UsageTotals: {
+            /**
+             * Format: uint64
+             * @description Prompt tokens read from the provider's prompt cache.
+             */
+            cacheReadTokens: number;
+            /**
+             * Format: uint64
+             * @description Prompt tokens written to the provider's prompt cache.
+             */
+            cacheWriteTokens: number;
+            /**
+             * Format: double
+             * @description What the calls of a known price cost, in US dollars; absent when no call
+             *     had one.
+             */
+            costUsd?: number | null;
+            /**
+             * Format: uint64
+             * @description Prompt tokens, the cache reads and writes included.
+             */
+            inputTokens: number;
+            /**
+             * Format: uint64
+             * @description Model calls counted.
+             */
+            modelCalls: number;
+            /**
+             * Format: uint64
+             * @description Tokens generated, the reasoning tokens included.
+             */
+            outputTokens: number;
+            /**
+             * Format: uint64
+             * @description Tokens the models spent reasoning.
+             */
+            reasoningTokens: number;
         };
     };
     responses: never;

@@ -775,6 +775,50 @@ class MessageRequest(Model):
     parts: list[MessagePart] | None = Field(default=None)
 
 
+class ModelUsageData(Model):
+    """Data of `model.usage`: one model call of the agent, as the daemon metered it
+    on its way to the provider. Input counts every token of the prompt, the cache
+    reads and writes included; output counts the reasoning tokens too.
+    """
+
+    cache_read_tokens: int
+    """Prompt tokens read from the provider's prompt cache."""
+
+    cache_write_tokens: int
+    """Prompt tokens written to the provider's prompt cache."""
+
+    complete: bool
+    """Whether the answer arrived whole: `false` when it broke off, the counts then
+    being what had arrived.
+    """
+
+    cost_usd: float | None = Field(default=None)
+    """What the call cost in US dollars; absent when the model's price is unknown."""
+
+    duration_ms: int
+    """From the request to the last byte of the answer, in milliseconds."""
+
+    format: str
+    """The call's wire format: `anthropic-messages`, `openai-responses`,
+    `openai-chat-completions` or `gemini`.
+    """
+
+    input_tokens: int
+    """Prompt tokens, the cache reads and writes included."""
+
+    model: str
+    """The model that answered, as the provider names it."""
+
+    output_tokens: int
+    """Tokens generated, the reasoning tokens included."""
+
+    reasoning_tokens: int
+    """Tokens the model spent reasoning."""
+
+    status: int
+    """The HTTP status the provider answered with."""
+
+
 class PermissionEventData(Model):
     """Data of `permission.requested` and `permission.resolved`."""
 
@@ -1239,6 +1283,8 @@ class SessionInfo(Model):
     updated_at: int = Field(alias="updatedAt")
     """Unix time in milliseconds of the latest event."""
 
+    usage: SessionUsage | None = Field(default=None)
+
     variant: str | None = Field(default=None)
 
 
@@ -1260,6 +1306,24 @@ class SessionStartedData(Model):
 
 SessionStatus = Literal["idle", "running", "awaiting_input", "ended"]
 """What a session is doing."""
+
+
+class SessionUsage(Model):
+    """`usage` of a session: the totals of its metered model calls (each one also a
+    `model.usage` event of its transcript).
+    """
+
+    current_turn: UsageTotals | None = Field(default=None, alias="currentTurn")
+
+    last_turn: UsageTotals | None = Field(default=None, alias="lastTurn")
+
+    metered: bool
+    """Whether this daemon meters the session's model calls now (a session keeps
+    the totals of calls metered before, by a daemon that did).
+    """
+
+    total: UsageTotals
+    """Every metered call of the session."""
 
 
 class SkillSource(Model):
@@ -1431,7 +1495,7 @@ class UniversalEvent(Model):
     time: str
     """RFC 3339 time the daemon recorded the event."""
 
-    type: UniversalEventType
+    type: UniversalEventType | str
     """What kind of event this is; selects the shape of `data`."""
 
     @model_validator(mode="before")
@@ -1446,14 +1510,14 @@ class UniversalEvent(Model):
         return value
 
 
-UniversalEventData = Union[TurnEventData, SessionEndedData, ItemEventData, ItemDeltaData, PermissionEventData, QuestionEventData, AgentUnparsedData, ErrorData, SessionStartedData]
+UniversalEventData = Union[TurnEventData, ModelUsageData, SessionEndedData, ItemEventData, ItemDeltaData, PermissionEventData, QuestionEventData, AgentUnparsedData, ErrorData, SessionStartedData]
 """The payload of an event; which variant is given by the envelope's `type`.
 
 Untagged on the wire. Variants with required fields come first so that
 deserializing picks the right one.
 """
 
-UniversalEventType = Literal["session.started", "session.ended", "turn.started", "turn.ended", "item.started", "item.delta", "item.completed", "error", "permission.requested", "permission.resolved", "question.requested", "question.resolved", "agent.unparsed"]
+UniversalEventType = Literal["session.started", "session.ended", "turn.started", "turn.ended", "item.started", "item.delta", "item.completed", "error", "permission.requested", "permission.resolved", "question.requested", "question.resolved", "agent.unparsed", "model.usage"]
 """The event types of the universal transcript."""
 
 
@@ -1479,6 +1543,9 @@ class UniversalItem(Model):
 class Usage(Model):
     """Token and cost accounting of a turn."""
 
+    cache_write_tokens: int | None = Field(default=None)
+    """Input tokens written to the prompt cache (part of `input_tokens`)."""
+
     cached_tokens: int | None = Field(default=None)
 
     cost_usd: float | None = Field(default=None)
@@ -1488,6 +1555,35 @@ class Usage(Model):
     output_tokens: int | None = Field(default=None)
 
     reasoning_tokens: int | None = Field(default=None)
+
+
+class UsageTotals(Model):
+    """Token and cost totals of metered model calls. Input tokens include the cache
+    reads and writes; output tokens include the reasoning tokens.
+    """
+
+    cache_read_tokens: int = Field(alias="cacheReadTokens")
+    """Prompt tokens read from the provider's prompt cache."""
+
+    cache_write_tokens: int = Field(alias="cacheWriteTokens")
+    """Prompt tokens written to the provider's prompt cache."""
+
+    cost_usd: float | None = Field(default=None, alias="costUsd")
+    """What the calls of a known price cost, in US dollars; absent when no call
+    had one.
+    """
+
+    input_tokens: int = Field(alias="inputTokens")
+    """Prompt tokens, the cache reads and writes included."""
+
+    model_calls: int = Field(alias="modelCalls")
+    """Model calls counted."""
+
+    output_tokens: int = Field(alias="outputTokens")
+    """Tokens generated, the reasoning tokens included."""
+
+    reasoning_tokens: int = Field(alias="reasoningTokens")
+    """Tokens the models spent reasoning."""
 
 
 EVENT_DATA_TYPES: dict[str, type[Model]] = {
@@ -1504,6 +1600,7 @@ EVENT_DATA_TYPES: dict[str, type[Model]] = {
     "question.resolved": QuestionEventData,
     "error": ErrorData,
     "agent.unparsed": AgentUnparsedData,
+    "model.usage": ModelUsageData,
 }
 """The payload model of each event type (`UniversalEvent.data`)."""
 
@@ -1575,6 +1672,7 @@ __all__ = [
     "MessagePartText",
     "MessageRequest",
     "Model",
+    "ModelUsageData",
     "PermissionEventData",
     "PermissionReply",
     "PermissionReplyRequest",
@@ -1608,6 +1706,7 @@ __all__ = [
     "SessionScope",
     "SessionStartedData",
     "SessionStatus",
+    "SessionUsage",
     "SkillSource",
     "SkillsConfig",
     "StderrOutput",
@@ -1628,4 +1727,5 @@ __all__ = [
     "UniversalEventType",
     "UniversalItem",
     "Usage",
+    "UsageTotals",
 ]

@@ -1,0 +1,135 @@
+//! What the daemon metered of a session's model calls (the agent's calls to its
+//! provider, seen on their way by the daemon): each call becomes a `model.usage`
+//! event and adds to the running turn's totals and the session's. A turn that
+//! had metered calls ends with those totals as its `usage`. The totals are kept
+//! in the checkpoint, so they outlive a daemon restart.
+
+use agentplex_adapter_types::EmittedEvent;
+use agentplex_universal::{ModelUsageData, UniversalEventData, Usage};
+use serde::{Deserialize, Serialize};
+
+use crate::{events, SessionCore};
+
+/// Token and cost totals of metered model calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct UsageTotals {
+    /// Prompt tokens, the cache reads and writes included.
+    pub input_tokens: u64,
+    /// Tokens generated, the reasoning tokens included.
+    pub output_tokens: u64,
+    /// Prompt tokens read from the provider's prompt cache.
+    pub cache_read_tokens: u64,
+    /// Prompt tokens written to the provider's prompt cache.
+    pub cache_write_tokens: u64,
+    /// Tokens the model spent reasoning.
+    pub reasoning_tokens: u64,
+    /// What the calls of a known price cost, in US dollars; `None` when no call
+    /// had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Calls counted.
+    pub model_calls: u64,
+}
+
+impl UsageTotals {
+    /// Adds one call (counts saturate rather than overflow).
+    pub fn add(&mut self, call: &ModelUsageData) {
+        self.input_tokens = self.input_tokens.saturating_add(call.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(call.output_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(call.cache_read_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(call.cache_write_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(call.reasoning_tokens);
+        if let Some(cost) = call.cost_usd {
+            self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + cost);
+        }
+        self.model_calls = self.model_calls.saturating_add(1);
+    }
+
+    /// The totals as a `turn.ended` event's `usage` (`cached_tokens` are the
+    /// cache reads).
+    pub fn as_usage(&self) -> Usage {
+        Usage {
+            input_tokens: Some(self.input_tokens),
+            output_tokens: Some(self.output_tokens),
+            cached_tokens: Some(self.cache_read_tokens),
+            cache_write_tokens: Some(self.cache_write_tokens),
+            reasoning_tokens: Some(self.reasoning_tokens),
+            cost_usd: self.cost_usd,
+        }
+    }
+}
+
+/// What the daemon metered of one session, as its checkpoint keeps it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct MeteredUsage {
+    /// Every metered call of the session, in a turn or not.
+    pub total: UsageTotals,
+    /// The calls of the running turn, once it had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_turn: Option<UsageTotals>,
+    /// The calls of the turn that ended last, when it had any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_turn: Option<UsageTotals>,
+}
+
+impl MeteredUsage {
+    /// Whether no call was ever metered.
+    pub fn is_empty(&self) -> bool {
+        self.total.model_calls == 0
+    }
+
+    /// Adds one call to the session's totals, and to the turn's when one runs.
+    fn add(&mut self, call: &ModelUsageData, turn_running: bool) {
+        self.total.add(call);
+        if turn_running {
+            self.current_turn.get_or_insert_default().add(call);
+        }
+    }
+
+    /// Ends the running turn: its totals become the last turn's (none when it had
+    /// no metered call), and are returned.
+    pub(crate) fn end_turn(&mut self) -> Option<UsageTotals> {
+        self.last_turn = self.current_turn.take();
+        self.last_turn
+    }
+}
+
+impl SessionCore {
+    /// What the daemon metered of the session's model calls.
+    pub fn usage(&self) -> &MeteredUsage {
+        &self.usage
+    }
+
+    /// A metered model call: counted, then recorded as `model.usage`.
+    pub(crate) fn meter(&mut self, call: ModelUsageData) {
+        self.usage.add(&call, self.turn_running);
+        self.append(events::model_usage(call));
+    }
+
+    /// Closes the running turn's totals as its `turn.ended` is recorded. When
+    /// the turn had metered calls, their totals become the event's `usage`; the
+    /// adapter's own count stays in the event's `raw` payload: the agent's
+    /// output it came from, or, when the adapter made the event without one,
+    /// `{"adapter_usage": ...}`.
+    pub(crate) fn meter_turn_end(&mut self, event: &mut EmittedEvent) {
+        let Some(metered) = self.usage.end_turn() else {
+            return;
+        };
+        let UniversalEventData::Turn(turn) = &mut event.data else {
+            return;
+        };
+        let reported = turn.usage.replace(metered.as_usage());
+        if let (None, Some(reported)) = (&event.raw, reported) {
+            let raw = serde_json::json!({ "adapter_usage": reported });
+            event.raw = Some(
+                serde_json::value::to_raw_value(&raw).expect("a JSON value always serializes"),
+            );
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The metering rules (`usage.rs`): a metered model call becomes a `model.usage`
+//! event and adds to the turn's and the session's totals, a turn that had such
+//! calls ends with their totals, and the totals outlive a restart.
+
+use agentplex_universal::{ModelUsageData, TurnEventData, TurnPhase, Usage};
+
+use super::tests::{core, drive, emit, identity, send, stdout, Outcome};
+use super::*;
+
+/// A call of `input` and `output` tokens that cost `cost` dollars.
+fn call(input: u64, output: u64, cost: Option<f64>) -> Incoming {
+    Incoming::ModelUsage(ModelUsageData {
+        model: "claude-sonnet-4-5".into(),
+        input_tokens: input,
+        output_tokens: output,
+        cache_read_tokens: input / 2,
+        cache_write_tokens: 1,
+        reasoning_tokens: 2,
+        cost_usd: cost,
+        format: "anthropic-messages".into(),
+        status: 200,
+        duration_ms: 30,
+        complete: true,
+    })
+}
+
+/// The usage the tests' agent reports on `turn.ended`.
+fn reported() -> Usage {
+    Usage {
+        input_tokens: Some(7),
+        output_tokens: Some(3),
+        ..Usage::default()
+    }
+}
+
+/// An agent that starts a turn on every message and ends it, with its own usage,
+/// on the line `end`.
+fn agent(input: &Input) -> Outcome {
+    let turn = |phase, usage| {
+        UniversalEventData::Turn(TurnEventData {
+            phase,
+            turn_id: Some("t".into()),
+            metadata: None,
+            usage,
+        })
+    };
+    match input {
+        Input::SendMessage(_) => Ok(vec![emit(
+            UniversalEventType::TurnStarted,
+            turn(TurnPhase::Started, None),
+        )]),
+        Input::Stdout { line, .. } if line == "end" => Ok(vec![emit(
+            UniversalEventType::TurnEnded,
+            turn(TurnPhase::Ended, Some(reported())),
+        )]),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// The events staged, as a reader gets them (with `raw`).
+fn emitted(effects: &[Effect]) -> Vec<UniversalEvent> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Emit(event) => Some(event.decode().expect("an event decodes")),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The totals of calls of (100, 10, $0.5) and (50, 5, unknown price).
+fn two_calls() -> UsageTotals {
+    UsageTotals {
+        input_tokens: 150,
+        output_tokens: 15,
+        cache_read_tokens: 75,
+        cache_write_tokens: 2,
+        reasoning_tokens: 4,
+        cost_usd: Some(0.5),
+        model_calls: 2,
+    }
+}
+
+/// A core whose turn runs and has had the two calls of [`two_calls`].
+fn metered_turn() -> (SessionCore, Vec<Effect>) {
+    let mut core = core();
+    core.command(send("go", None), 0);
+    drive(&mut core, &mut agent);
+    core.incoming(call(100, 10, Some(0.5)), 0);
+    core.incoming(call(50, 5, None), 0);
+    let effects = drive(&mut core, &mut agent);
+    (core, effects)
+}
+
+#[test]
+fn each_metered_call_is_a_daemon_made_model_usage_event() {
+    let (core, effects) = metered_turn();
+    let events = emitted(&effects);
+    assert_eq!(events.len(), 2);
+    for event in &events {
+        assert_eq!(event.event_type, UniversalEventType::ModelUsage);
+        assert_eq!(event.source, EventSource::Daemon);
+        assert!(event.synthetic);
+    }
+    let UniversalEventData::ModelUsage(first) = &events[0].data else {
+        panic!("{:?}", events[0]);
+    };
+    assert_eq!((first.input_tokens, first.cost_usd), (100, Some(0.5)));
+    assert_eq!(core.usage().total, two_calls());
+    assert_eq!(core.usage().current_turn, Some(two_calls()));
+    assert_eq!(core.usage().last_turn, None);
+}
+
+#[test]
+fn a_metered_turn_ends_with_the_metered_totals_and_keeps_the_adapters_in_raw() {
+    let (mut core, _) = metered_turn();
+    core.incoming(stdout("end"), 0);
+    let events = emitted(&drive(&mut core, &mut agent));
+    let UniversalEventData::Turn(ended) = &events[0].data else {
+        panic!("{events:?}");
+    };
+    assert_eq!(ended.usage, Some(two_calls().as_usage()));
+    assert_eq!(
+        events[0].raw,
+        Some(serde_json::json!({"adapter_usage": {"input_tokens": 7, "output_tokens": 3}}))
+    );
+    assert_eq!(core.usage().current_turn, None);
+    assert_eq!(core.usage().last_turn, Some(two_calls()));
+
+    // The next turn had no metered call: the adapter's usage stands, untouched.
+    core.command(send("again", None), 0);
+    drive(&mut core, &mut agent);
+    core.incoming(stdout("end"), 0);
+    let events = emitted(&drive(&mut core, &mut agent));
+    let UniversalEventData::Turn(ended) = &events[0].data else {
+        panic!("{events:?}");
+    };
+    assert_eq!(ended.usage, Some(reported()));
+    assert_eq!(events[0].raw, None);
+    assert_eq!(core.usage().last_turn, None);
+    assert_eq!(core.usage().total, two_calls());
+}
+
+#[test]
+fn the_agents_own_raw_payload_is_kept_as_it_is() {
+    let (mut core, _) = metered_turn();
+    let mut native = |input: &Input| -> Outcome {
+        let mut actions = agent(input)?;
+        for action in &mut actions {
+            if let Action::Emit(event) = action {
+                event.raw = Some(serde_json::value::RawValue::from_string("[1]".into()).unwrap());
+            }
+        }
+        Ok(actions)
+    };
+    core.incoming(stdout("end"), 0);
+    let events = emitted(&drive(&mut core, &mut native));
+    assert_eq!(events[0].raw, Some(serde_json::json!([1])));
+    let UniversalEventData::Turn(ended) = &events[0].data else {
+        panic!("{events:?}");
+    };
+    assert_eq!(ended.usage, Some(two_calls().as_usage()));
+}
+
+#[test]
+fn a_call_between_turns_counts_for_the_session_only() {
+    let mut core = core();
+    core.incoming(call(100, 10, Some(0.5)), 0);
+    let events = emitted(&drive(&mut core, &mut agent));
+    assert_eq!(events[0].event_type, UniversalEventType::ModelUsage);
+    assert_eq!(core.usage().total.model_calls, 1);
+    assert_eq!(core.usage().current_turn, None);
+}
+
+#[test]
+fn nothing_is_metered_once_the_session_ended() {
+    let mut core = core();
+    core.command(Command::Terminate, 0);
+    drive(&mut core, &mut agent);
+    assert!(core.ended());
+    core.incoming(call(1, 1, None), 0);
+    assert!(emitted(&drive(&mut core, &mut agent)).is_empty());
+    assert!(core.usage().is_empty());
+}
+
+#[test]
+fn a_session_that_ends_keeps_its_last_turns_totals_and_closes_the_running_ones() {
+    let (mut core, _) = metered_turn();
+    core.incoming(stdout("end"), 0);
+    drive(&mut core, &mut agent);
+    core.command(Command::Terminate, 0);
+    drive(&mut core, &mut agent);
+    assert!(core.ended());
+    assert_eq!(core.usage().last_turn, Some(two_calls()));
+
+    // Ended in the middle of a metered turn: that turn becomes the last.
+    let (mut core, _) = metered_turn();
+    core.command(Command::Terminate, 0);
+    drive(&mut core, &mut agent);
+    assert_eq!(core.usage().current_turn, None);
+    assert_eq!(core.usage().last_turn, Some(two_calls()));
+}
+
+#[test]
+fn the_totals_outlive_a_restart_in_the_checkpoint() {
+    let (core, _) = metered_turn();
+    let stored = serde_json::to_string(&core.checkpoint()).unwrap();
+    let checkpoint: Checkpoint = serde_json::from_str(&stored).unwrap();
+    assert_eq!(checkpoint.usage, *core.usage());
+    let restored = SessionCore::restore(identity(), &checkpoint, 2);
+    assert_eq!(restored.usage(), core.usage());
+
+    // Unmetered sessions store no usage; checkpoints of older daemons load.
+    let unmetered = serde_json::to_value(SessionCore::new(identity(), 0).checkpoint()).unwrap();
+    assert!(unmetered.get("usage").is_none(), "{unmetered}");
+    let old: Checkpoint = serde_json::from_str(r#"{"ended":false,"updatedAt":5}"#).unwrap();
+    assert!(old.usage.is_empty());
+}
+
+#[test]
+fn a_turn_lost_with_the_daemon_ends_with_its_metered_totals() {
+    let (core, _) = metered_turn();
+    let checkpoint = Checkpoint {
+        processes: vec![ProcessMark {
+            id: "agent".into(),
+            pid: 9,
+            started: None,
+        }],
+        ..core.checkpoint()
+    };
+    let mut core = SessionCore::restore(identity(), &checkpoint, 2);
+    core.resume(true, LostTurn::default(), CarriedOn::Restart, 0);
+    let events = emitted(&drive(&mut core, &mut agent));
+    let ended = events
+        .iter()
+        .find(|e| e.event_type == UniversalEventType::TurnEnded)
+        .expect("the lost turn ends");
+    let UniversalEventData::Turn(ended) = &ended.data else {
+        panic!("{ended:?}");
+    };
+    assert_eq!(ended.usage, Some(two_calls().as_usage()));
+    assert_eq!(core.usage().last_turn, Some(two_calls()));
+}

@@ -1,0 +1,85 @@
+//! How the usage of a session's model calls reaches it. A model gateway, which
+//! sees each of the agent's calls on its way to the provider, takes the
+//! session's [`UsageSink`] ([`SessionManager::usage_sink`]) and delivers one
+//! record per call: the daemon's metrics count it at once, and the session's
+//! task records it, in order with the rest of its input, as a `model.usage`
+//! event that adds to the turn's and the session's totals (`SessionInfo.usage`,
+//! and `turn.ended`'s `usage`). See `agentplex_session`'s `usage.rs` for the rules.
+
+use agentplex_api::SessionUsage;
+use agentplex_session::{Incoming, MeteredUsage};
+use agentplex_universal::ModelUsageData;
+
+use crate::incoming::Inbox;
+use crate::{Session, SessionError, SessionManager};
+
+/// Where the usage of one session's model calls is delivered. Cheap to clone;
+/// it keeps nothing of the session alive: once the session's task has stopped
+/// (the session ended, or was deleted), deliveries fail.
+#[derive(Clone)]
+pub struct UsageSink {
+    inbox: Inbox,
+    /// The session's agent, for the metrics.
+    agent: String,
+}
+
+/// The session's task has stopped: it records no more usage.
+#[derive(Debug, thiserror::Error)]
+#[error("the session takes no more usage: its task has stopped")]
+pub struct SessionGone;
+
+impl UsageSink {
+    /// Delivers the usage of one model call of the session, without waiting: the
+    /// daemon's metrics count it now, the session records it as it gets to it.
+    pub fn deliver(&self, call: ModelUsageData) -> Result<(), SessionGone> {
+        crate::metrics::metrics().model_call(&self.agent, &call);
+        self.inbox
+            .send(Incoming::ModelUsage(call))
+            .map_err(|_| SessionGone)
+    }
+}
+
+impl SessionManager {
+    /// The sink a model gateway delivers the usage of session `id`'s model calls
+    /// to (see [`UsageSink::deliver`]). From then on the session shows as metered
+    /// (`usage.metered` in `GET /v1/sessions/{id}`).
+    pub fn usage_sink(&self, id: &str) -> Result<UsageSink, SessionError> {
+        Ok(self.get(id)?.usage_sink())
+    }
+}
+
+impl Session {
+    /// The sink the usage of this session's model calls is delivered to (see
+    /// [`SessionManager::usage_sink`]).
+    pub fn usage_sink(&self) -> UsageSink {
+        self.shared.state.lock().unwrap().metered = true;
+        UsageSink {
+            inbox: self.inbox.clone(),
+            agent: self.shared.record.agent.clone(),
+        }
+    }
+}
+
+/// `SessionInfo.usage`: `None` for a session neither metered now (`metered`)
+/// nor before.
+pub(crate) fn session_usage(usage: &MeteredUsage, metered: bool) -> Option<SessionUsage> {
+    (metered || !usage.is_empty()).then(|| SessionUsage {
+        metered,
+        total: totals(&usage.total),
+        current_turn: usage.current_turn.as_ref().map(totals),
+        last_turn: usage.last_turn.as_ref().map(totals),
+    })
+}
+
+/// The core's totals as the API shows them.
+fn totals(totals: &agentplex_session::UsageTotals) -> agentplex_api::UsageTotals {
+    agentplex_api::UsageTotals {
+        input_tokens: totals.input_tokens,
+        output_tokens: totals.output_tokens,
+        cache_read_tokens: totals.cache_read_tokens,
+        cache_write_tokens: totals.cache_write_tokens,
+        reasoning_tokens: totals.reasoning_tokens,
+        cost_usd: totals.cost_usd,
+        model_calls: totals.model_calls,
+    }
+}
