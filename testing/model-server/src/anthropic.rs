@@ -5,7 +5,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::script::{Block, Conversation, Reply, ToolInput, USAGE};
+use crate::script::{Block, Conversation, Reply, ToolInput, Usage};
 use crate::sse::{self, Frame};
 use crate::tools::Tool;
 use crate::{is_agent_context, list};
@@ -49,8 +49,9 @@ pub fn conversation(body: &Value) -> Conversation {
     }
 }
 
-/// The reply as a streamed or whole Messages response.
-pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
+/// The reply as a streamed or whole Messages response. Anthropic counts input
+/// apart from cache reads and writes, and thinking in the output.
+pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool, usage: &Usage) -> Response {
     let (blocks, delay) = match reply {
         Reply::Error(message) => {
             let error = json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}});
@@ -72,7 +73,7 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
         return Json(json!({
             "id": message_id, "type": "message", "role": "assistant", "model": model,
             "content": content, "stop_reason": stop_reason, "stop_sequence": null,
-            "usage": usage(),
+            "usage": whole_usage(usage),
         }))
         .into_response();
     }
@@ -81,7 +82,9 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
         json!({"type": "message_start", "message": {
             "id": message_id, "type": "message", "role": "assistant", "model": model,
             "content": [], "stop_reason": null, "stop_sequence": null,
-            "usage": {"input_tokens": USAGE.input_tokens, "output_tokens": 1},
+            "usage": {"input_tokens": usage.input_tokens, "output_tokens": 1,
+                      "cache_creation_input_tokens": usage.cache_write_tokens,
+                      "cache_read_input_tokens": usage.cache_read_tokens},
         }}),
     )];
     for (index, block) in blocks.iter().enumerate() {
@@ -90,7 +93,7 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
     frames.push(Frame::named(
         "message_delta",
         json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-               "usage": {"output_tokens": USAGE.output_tokens}}),
+               "usage": {"output_tokens": usage.output_tokens + usage.reasoning_tokens}}),
     ));
     frames.push(Frame::named(
         "message_stop",
@@ -99,9 +102,11 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
     sse::respond(frames)
 }
 
-fn usage() -> Value {
-    json!({"input_tokens": USAGE.input_tokens, "output_tokens": USAGE.output_tokens,
-           "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0})
+fn whole_usage(usage: &Usage) -> Value {
+    json!({"input_tokens": usage.input_tokens,
+           "output_tokens": usage.output_tokens + usage.reasoning_tokens,
+           "cache_creation_input_tokens": usage.cache_write_tokens,
+           "cache_read_input_tokens": usage.cache_read_tokens})
 }
 
 fn whole_block(block: &Block) -> Value {

@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::script::{Block, Conversation, Reply, ToolInput, USAGE};
+use crate::script::{Block, Conversation, Reply, ToolInput, Usage};
 use crate::sse::{self, Frame};
 use crate::tools::{self, Tool};
 use crate::{is_agent_context, list, openai_error};
@@ -48,8 +48,17 @@ pub fn conversation(body: &Value) -> Conversation {
     }
 }
 
-/// The reply as a streamed or whole Chat Completions response.
-pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
+/// The reply as a streamed or whole Chat Completions response. A stream ends
+/// with a usage chunk only when the request asked for it (`include_usage`).
+/// Prompt tokens include cache reads and writes, completion tokens the reasoning.
+pub fn respond(
+    reply: &Reply,
+    model: &str,
+    id: u64,
+    stream: bool,
+    usage: &Usage,
+    include_usage: bool,
+) -> Response {
     let (blocks, delay) = match reply {
         Reply::Error(message) => {
             return (StatusCode::BAD_REQUEST, Json(openai_error(message))).into_response()
@@ -65,10 +74,18 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
     } else {
         "stop"
     };
+    let prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+    let completion = usage.output_tokens + usage.reasoning_tokens;
+    let mut prompt_details = json!({"cached_tokens": usage.cache_read_tokens});
+    if usage.cache_write_tokens > 0 {
+        prompt_details["cache_write_tokens"] = json!(usage.cache_write_tokens);
+    }
     let usage = json!({
-        "prompt_tokens": USAGE.input_tokens,
-        "completion_tokens": USAGE.output_tokens,
-        "total_tokens": USAGE.input_tokens + USAGE.output_tokens,
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": prompt_details,
+        "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
     });
     let tool_calls: Vec<Value> = blocks
         .iter()
@@ -135,10 +152,12 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
         frames.push(chunk(json!({"tool_calls": tool_calls}), None));
     }
     frames.push(chunk(json!({}), Some(finish_reason)));
-    frames.push(Frame::data(json!({
-        "id": completion_id, "object": "chat.completion.chunk", "created": 0, "model": model,
-        "choices": [], "usage": usage,
-    })));
+    if include_usage {
+        frames.push(Frame::data(json!({
+            "id": completion_id, "object": "chat.completion.chunk", "created": 0, "model": model,
+            "choices": [], "usage": usage,
+        })));
+    }
     frames.push(Frame::data("[DONE]"));
     sse::respond(frames)
 }

@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::script::{Block, Conversation, Reply, ToolInput, USAGE};
+use crate::script::{Block, Conversation, Reply, ToolInput, Usage};
 use crate::sse::{self, Frame};
 use crate::tools::Tool;
 use crate::{is_agent_context, list};
@@ -102,7 +102,7 @@ fn structured(schema: &Value) -> Value {
 }
 
 /// The reply as a streamed (`alt=sse`) or whole `GenerateContentResponse`.
-pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
+pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool, usage: &Usage) -> Response {
     let (blocks, delay) = match reply {
         Reply::Error(message) => {
             let error =
@@ -124,7 +124,7 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
             "candidates": [candidate], "modelVersion": model, "responseId": response_id,
         });
         if last {
-            body["usageMetadata"] = usage(blocks);
+            body["usageMetadata"] = usage_metadata(blocks, usage);
         }
         body
     };
@@ -151,19 +151,25 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
     sse::respond(frames)
 }
 
-/// Token counts, with the reasoning's share when the answer thinks.
-fn usage(blocks: &[Block]) -> Value {
-    let thoughts = if blocks.iter().any(|b| matches!(b, Block::Reasoning(_))) {
-        5
-    } else {
-        0
+/// Token counts, with the reasoning's share when the answer thinks (5, unless
+/// the script set one). The prompt count includes cached content; thoughts are
+/// counted apart from the candidates; Gemini reports no cache writes.
+fn usage_metadata(blocks: &[Block], usage: &Usage) -> Value {
+    let thoughts = match usage.reasoning_tokens {
+        0 if blocks.iter().any(|b| matches!(b, Block::Reasoning(_))) => 5,
+        set => set,
     };
-    json!({
-        "promptTokenCount": USAGE.input_tokens,
-        "candidatesTokenCount": USAGE.output_tokens,
+    let prompt = usage.input_tokens + usage.cache_read_tokens;
+    let mut metadata = json!({
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": usage.output_tokens,
         "thoughtsTokenCount": thoughts,
-        "totalTokenCount": USAGE.input_tokens + USAGE.output_tokens + thoughts,
-    })
+        "totalTokenCount": prompt + usage.output_tokens + thoughts,
+    });
+    if usage.cache_read_tokens > 0 {
+        metadata["cachedContentTokenCount"] = json!(usage.cache_read_tokens);
+    }
+    metadata
 }
 
 /// A block as Gemini content parts: one per text chunk, a `thought` text part for

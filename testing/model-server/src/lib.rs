@@ -14,14 +14,20 @@
 //!
 //! - [`ModelServer::start`] runs it on a background thread (for tests);
 //!   the `model-server` binary runs it from the command line.
-//! - `GET /requests` returns what the server was asked, for assertions.
+//! - `GET /requests` returns what the server was asked, for assertions: each
+//!   request's parsed conversation, body, path, query and headers (so a test can
+//!   see which key arrived and which headers passed a proxy).
+//! - A `usage: cache_read=N cache_write=N reasoning=N` line in the user's text
+//!   sets the cache and reasoning counts the answer reports
+//!   ([`script::usage`]); Chat Completions streams report usage only when asked
+//!   (`stream_options.include_usage`), as OpenAI does.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -67,8 +73,11 @@ pub fn router() -> Router {
     let shared = Arc::new(Shared::default());
     let route = |api: Api| {
         post(
-            move |State(shared): State<Arc<Shared>>, Json(body): Json<Value>| async move {
-                answer(&shared, api, &body)
+            move |State(shared): State<Arc<Shared>>,
+                  uri: Uri,
+                  headers: HeaderMap,
+                  Json(body): Json<Value>| async move {
+                answer(&shared, api, &body, &Asked::new(&uri, &headers))
             },
         )
     };
@@ -94,6 +103,8 @@ pub fn router() -> Router {
 async fn gemini_action(
     State(shared): State<Arc<Shared>>,
     Path(action): Path<String>,
+    uri: Uri,
+    headers: HeaderMap,
     Json(mut body): Json<Value>,
 ) -> Response {
     let (model, method) = action.rsplit_once(':').unwrap_or((&action, ""));
@@ -101,7 +112,7 @@ async fn gemini_action(
         "streamGenerateContent" | "generateContent" => {
             body["model"] = json!(model);
             body["stream"] = json!(method == "streamGenerateContent");
-            answer(&shared, Api::Gemini, &body)
+            answer(&shared, Api::Gemini, &body, &Asked::new(&uri, &headers))
         }
         "countTokens" => Json(json!({ "totalTokens": script::USAGE.input_tokens })).into_response(),
         _ => (
@@ -112,7 +123,34 @@ async fn gemini_action(
     }
 }
 
-fn answer(shared: &Shared, api: Api, body: &Value) -> Response {
+/// Where a request came to and with which headers, for the request log.
+struct Asked {
+    path: String,
+    query: Option<String>,
+    /// Header names in lowercase; a repeated header's values joined with `, `.
+    headers: serde_json::Map<String, Value>,
+}
+
+impl Asked {
+    fn new(uri: &Uri, headers: &HeaderMap) -> Self {
+        let mut logged = serde_json::Map::new();
+        for name in headers.keys() {
+            let values: Vec<&str> = headers
+                .get_all(name)
+                .iter()
+                .map(|value| value.to_str().unwrap_or("<not text>"))
+                .collect();
+            logged.insert(name.as_str().to_owned(), json!(values.join(", ")));
+        }
+        Self {
+            path: uri.path().to_owned(),
+            query: uri.query().map(str::to_owned),
+            headers: logged,
+        }
+    }
+}
+
+fn answer(shared: &Shared, api: Api, body: &Value, asked: &Asked) -> Response {
     let mut conversation = match api {
         Api::Anthropic => anthropic::conversation(body),
         Api::Responses => responses::conversation(body),
@@ -137,14 +175,21 @@ fn answer(shared: &Shared, api: Api, body: &Value) -> Response {
         "foundTools": conversation.found_tools.as_deref().map(names),
         "reply": format!("{reply:?}"),
         "body": body,
+        "path": asked.path,
+        "query": asked.query,
+        "headers": asked.headers,
     }));
     let model = body["model"].as_str().unwrap_or("scripted");
     let stream = body["stream"].as_bool().unwrap_or(false);
+    let usage = script::usage(&conversation);
     match api {
-        Api::Anthropic => anthropic::respond(&reply, model, id, stream),
-        Api::Responses => responses::respond(&reply, model, id, stream),
-        Api::Chat => chat::respond(&reply, model, id, stream),
-        Api::Gemini => gemini::respond(&reply, model, id, stream),
+        Api::Anthropic => anthropic::respond(&reply, model, id, stream, &usage),
+        Api::Responses => responses::respond(&reply, model, id, stream, &usage),
+        Api::Chat => {
+            let include_usage = body["stream_options"]["include_usage"] == json!(true);
+            chat::respond(&reply, model, id, stream, &usage, include_usage)
+        }
+        Api::Gemini => gemini::respond(&reply, model, id, stream, &usage),
     }
 }
 

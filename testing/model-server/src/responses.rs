@@ -5,7 +5,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::script::{Block, Conversation, Reply, ToolInput, USAGE};
+use crate::script::{Block, Conversation, Reply, ToolInput, Usage};
 use crate::sse::{self, Frame};
 use crate::tools::Tool;
 use crate::{is_agent_context, list, openai_error};
@@ -67,8 +67,9 @@ fn tools(list_of_tools: &Value) -> Vec<Tool> {
         .collect()
 }
 
-/// The reply as a streamed or whole Responses response.
-pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
+/// The reply as a streamed or whole Responses response. OpenAI's input includes
+/// cache reads and writes, and the output the reasoning.
+pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool, usage: &Usage) -> Response {
     let (blocks, delay) = match reply {
         Reply::Error(message) => {
             return (StatusCode::BAD_REQUEST, Json(openai_error(message))).into_response()
@@ -84,16 +85,22 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool) -> Response {
         .enumerate()
         .map(|(index, block)| whole_item(&format!("{response_id}_{index}"), block))
         .collect();
-    let response = |status: &str, output: Vec<Value>| {
+    let input = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+    let output = usage.output_tokens + usage.reasoning_tokens;
+    let mut input_details = json!({"cached_tokens": usage.cache_read_tokens});
+    if usage.cache_write_tokens > 0 {
+        input_details["cache_write_tokens"] = json!(usage.cache_write_tokens);
+    }
+    let response = |status: &str, output_items: Vec<Value>| {
         json!({
             "id": response_id, "object": "response", "model": model, "status": status,
-            "output": output,
+            "output": output_items,
             "usage": {
-                "input_tokens": USAGE.input_tokens,
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens": USAGE.output_tokens,
-                "output_tokens_details": {"reasoning_tokens": 0},
-                "total_tokens": USAGE.input_tokens + USAGE.output_tokens,
+                "input_tokens": input,
+                "input_tokens_details": input_details,
+                "output_tokens": output,
+                "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
+                "total_tokens": input + output,
             },
         })
     };

@@ -134,17 +134,53 @@ impl Reply {
     }
 }
 
-/// Token counts reported with every answer.
+/// Token counts reported with every answer that does not ask for others.
 pub const USAGE: Usage = Usage {
     input_tokens: 100,
     output_tokens: 10,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    reasoning_tokens: 0,
 };
 
-/// Token counts of one answer.
-#[derive(Debug, Clone, Copy)]
+/// Token counts of one answer, each kind apart: each wire protocol adds them up
+/// as its vendor does (OpenAI's input includes cached tokens, Anthropic's does
+/// not; every vendor but Google counts reasoning in the output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Usage {
+    /// Input tokens read neither from nor into a prompt cache.
     pub input_tokens: u64,
+    /// Output tokens, reasoning left out.
     pub output_tokens: u64,
+    /// Input tokens read from a prompt cache.
+    pub cache_read_tokens: u64,
+    /// Input tokens written to a prompt cache.
+    pub cache_write_tokens: u64,
+    /// Reasoning tokens.
+    pub reasoning_tokens: u64,
+}
+
+/// The token counts to report: [`USAGE`], with the counts a `usage:` line of
+/// the user's text sets (`usage: cache_read=20 cache_write=30 reasoning=7`, on
+/// any line, so it goes with any directive).
+pub fn usage(conversation: &Conversation) -> Usage {
+    let mut usage = USAGE;
+    let knobs = conversation
+        .user_text
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("usage:"))
+        .flat_map(str::split_whitespace)
+        .filter_map(|pair| pair.split_once('='))
+        .filter_map(|(name, count)| Some((name, count.parse::<u64>().ok()?)));
+    for (name, count) in knobs {
+        match name {
+            "cache_read" => usage.cache_read_tokens = count,
+            "cache_write" => usage.cache_write_tokens = count,
+            "reasoning" => usage.reasoning_tokens = count,
+            _ => {}
+        }
+    }
+    usage
 }
 
 /// The answer to a conversation. `call_number` makes tool call ids unique.
@@ -297,6 +333,27 @@ mod tests {
             skill_files: Vec::new(),
         };
         reply(&conversation, 1)
+    }
+
+    #[test]
+    fn a_usage_line_sets_cache_and_reasoning_counts() {
+        let asked = |text: &str| {
+            usage(&Conversation {
+                user_text: text.to_owned(),
+                ..Default::default()
+            })
+        };
+        assert_eq!(asked("hello"), USAGE);
+        let set = asked("think: x\nusage: cache_read=20 cache_write=30 reasoning=7 bogus=1");
+        assert_eq!(
+            (
+                set.cache_read_tokens,
+                set.cache_write_tokens,
+                set.reasoning_tokens
+            ),
+            (20, 30, 7)
+        );
+        assert_eq!(set.input_tokens, USAGE.input_tokens);
     }
 
     #[test]

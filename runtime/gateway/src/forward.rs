@@ -1,0 +1,401 @@
+//! Forwarding one call upstream.
+//!
+//! The upstream URL is the upstream's base URL, then the rest of the path after
+//! the agent's base URL, then the query. Headers pass through but for the
+//! hop-by-hop ones and `Host`; `accept-encoding` becomes `identity`, so the
+//! answer's bytes can be read by the tap as they are relayed. Wherever the
+//! agent sent the session token (`x-api-key`, `Authorization: Bearer`,
+//! `x-goog-api-key`, `?key=`) it is taken out and the real key put in (see
+//! [`KeyPlacement`]); any other credential, an agent's own OAuth login say,
+//! passes unchanged. The request body is read whole (requests are small, and a
+//! Chat request may need `include_usage`, `taps/chat.rs`); the answer is
+//! streamed (`relay.rs`).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
+use hyper::{Request, Response};
+
+use crate::format::{Format, Refusal};
+use crate::listener::{refuse, Body};
+use crate::relay::{Relay, Report};
+use crate::route::{KeyPlacement, Route, Upstream};
+use crate::taps;
+use crate::usage::{CallUsage, Tokens};
+use crate::Shared;
+
+/// Headers that describe one connection, not the message (RFC 9110 §7.6.1),
+/// and the ones the gateway sets itself.
+const NOT_FORWARDED: [&str; 10] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "host",
+];
+
+/// A call on its way upstream.
+pub(crate) struct Call {
+    pub shared: Arc<Shared>,
+    pub route: Arc<Route>,
+    pub upstream: Upstream,
+    pub format: Format,
+    /// Whether the call asks for an answer, and so is metered.
+    pub metered: bool,
+    /// The session token, as the path has it.
+    pub token: String,
+    /// The path after the agent's base URL.
+    pub rest: String,
+    /// When the request arrived.
+    pub started: Instant,
+}
+
+/// Forwards `request` and relays the answer.
+pub(crate) async fn forward(call: Call, request: Request<Incoming>) -> Response<Body> {
+    let (parts, body) = request.into_parts();
+    let body = match body.collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(error) => {
+            let message = format!("cannot read the request body: {error}");
+            return refuse(call.format, Refusal::UnreadableBody, &message);
+        }
+    };
+    let body = match call.format {
+        Format::OpenaiChatCompletions if call.metered => {
+            taps::ask_for_usage(&body).map_or(body, Bytes::from)
+        }
+        _ => body,
+    };
+    let mut headers = request_headers(&parts.headers);
+    let query = swap_key(&mut headers, parts.uri.query(), &call.token, &call.upstream);
+    let url = match query {
+        Some(query) => format!("{}{}?{query}", call.upstream.base_url(), call.rest),
+        None => format!("{}{}", call.upstream.base_url(), call.rest),
+    };
+    let sent = call
+        .shared
+        .client
+        .request(parts.method, url)
+        .headers(headers)
+        .body(body)
+        .send();
+    let answered = tokio::time::timeout(call.shared.response_timeout, sent).await;
+    let response = match answered {
+        Ok(Ok(response)) => response,
+        Ok(Err(error)) => {
+            let refusal = if error.is_timeout() {
+                Refusal::UpstreamTimedOut
+            } else {
+                Refusal::UpstreamFailed
+            };
+            // Without its URL: a key may be in the query.
+            return fail(&call, refusal, &error.without_url().to_string());
+        }
+        Err(_) => return fail(&call, Refusal::UpstreamTimedOut, "no answer in time"),
+    };
+    let first_byte_ms = millis(call.started);
+    let status = response.status();
+    let streamed = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"));
+    let mut answer = Response::builder().status(status);
+    if let Some(answer_headers) = answer.headers_mut() {
+        *answer_headers = forwarded(response.headers());
+    }
+    let relay = if call.metered {
+        let path_model = match call.format {
+            Format::Gemini => taps::model_in_path(&call.rest),
+            _ => None,
+        };
+        let report = Report {
+            shared: call.shared.clone(),
+            route: call.route.clone(),
+            format: call.format,
+            call_id: call.shared.next_call(),
+            status: status.as_u16(),
+            started: call.started,
+            first_byte_ms,
+        };
+        let tap = taps::tap(call.format, path_model);
+        let length = response.content_length();
+        Relay::metered(response.bytes_stream(), length, tap, streamed, report)
+    } else {
+        Relay::plain(response.bytes_stream())
+    };
+    let body = http_body_util::StreamBody::new(relay).boxed_unsync();
+    answer.body(body).unwrap_or_else(|error| {
+        // Headers that came from an HTTP response are valid in one: unreachable.
+        fail(&call, Refusal::UpstreamFailed, &error.to_string())
+    })
+}
+
+/// Answers a call the upstream could not take, and reports it incomplete if it
+/// is metered.
+fn fail(call: &Call, refusal: Refusal, reason: &str) -> Response<Body> {
+    tracing::warn!(
+        session = %call.route.session_id,
+        agent = %call.route.agent,
+        format = %call.format,
+        upstream = call.upstream.base_url(),
+        reason,
+        "model gateway: upstream call failed"
+    );
+    if call.metered {
+        let mut usage = CallUsage::counted(
+            call.shared.next_call(),
+            call.format,
+            "unknown".into(),
+            Tokens::default(),
+        );
+        usage.status = refusal.status();
+        usage.duration_ms = millis(call.started);
+        call.route.sink.record(usage);
+    }
+    let message = format!("model gateway: {} {reason}", call.upstream.base_url());
+    refuse(call.format, refusal, &message)
+}
+
+/// Milliseconds since `started`.
+pub(crate) fn millis(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The headers of a message with the connection's own taken out.
+fn forwarded(headers: &HeaderMap) -> HeaderMap {
+    let listed: Vec<String> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(|name| name.trim().to_ascii_lowercase())
+        .collect();
+    let mut kept = HeaderMap::with_capacity(headers.len());
+    for (name, value) in headers {
+        let name_str = name.as_str();
+        let dropped = NOT_FORWARDED.contains(&name_str)
+            || listed.iter().any(|listed| listed == name_str)
+            || (*name == header::CONTENT_LENGTH && headers.contains_key(header::TRANSFER_ENCODING));
+        if !dropped {
+            kept.append(name.clone(), value.clone());
+        }
+    }
+    kept
+}
+
+/// A request's headers for the upstream: the connection's own taken out, the
+/// length left to the client (the body may have been rewritten), and
+/// `accept-encoding: identity`.
+fn request_headers(headers: &HeaderMap) -> HeaderMap {
+    let mut kept = forwarded(headers);
+    kept.remove(header::CONTENT_LENGTH);
+    kept.insert(
+        header::ACCEPT_ENCODING,
+        HeaderValue::from_static("identity"),
+    );
+    kept
+}
+
+/// Takes the session token out of the headers and the query and puts the real
+/// key in; returns the query to send.
+fn swap_key(
+    headers: &mut HeaderMap,
+    query: Option<&str>,
+    token: &str,
+    upstream: &Upstream,
+) -> Option<String> {
+    let goog = HeaderName::from_static("x-goog-api-key");
+    let x_api_key = HeaderName::from_static("x-api-key");
+    let mut sent_at = Vec::new();
+    if headers.get(&x_api_key).is_some_and(|value| value == token) {
+        headers.remove(&x_api_key);
+        sent_at.push(KeyPlacement::XApiKey);
+    }
+    if headers.get(&goog).is_some_and(|value| value == token) {
+        headers.remove(&goog);
+        sent_at.push(KeyPlacement::XGoogApiKey);
+    }
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split_once(' '))
+        .is_some_and(|(scheme, credential)| {
+            scheme.eq_ignore_ascii_case("bearer") && credential.trim() == token
+        });
+    if bearer {
+        headers.remove(header::AUTHORIZATION);
+        sent_at.push(KeyPlacement::Bearer);
+    }
+    let mut pairs: Vec<String> = query
+        .into_iter()
+        .flat_map(|query| query.split('&'))
+        .filter(|pair| !pair.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let before = pairs.len();
+    pairs.retain(|pair| *pair != format!("key={token}"));
+    if pairs.len() < before {
+        sent_at.push(KeyPlacement::QueryKey);
+    }
+    if let Some(key) = upstream.key().filter(|_| !sent_at.is_empty()) {
+        let places = match upstream.placement() {
+            KeyPlacement::AsSent => sent_at,
+            fixed => vec![fixed],
+        };
+        for place in places {
+            match place {
+                KeyPlacement::XApiKey => put(headers, x_api_key.clone(), key),
+                KeyPlacement::XGoogApiKey => put(headers, goog.clone(), key),
+                KeyPlacement::Bearer => {
+                    put(headers, header::AUTHORIZATION, &format!("Bearer {key}"))
+                }
+                KeyPlacement::QueryKey => pairs.push(format!("key={}", query_encoded(key))),
+                KeyPlacement::AsSent => {}
+            }
+        }
+    }
+    (!pairs.is_empty()).then(|| pairs.join("&"))
+}
+
+fn put(headers: &mut HeaderMap, name: HeaderName, value: &str) {
+    // Keys are checked to be header-safe when the upstream is made.
+    if let Ok(value) = HeaderValue::from_str(value) {
+        headers.insert(name, value);
+    }
+}
+
+/// `text` percent-encoded for a query value (RFC 3986 unreserved kept).
+fn query_encoded(text: &str) -> String {
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(
+                HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        map
+    }
+
+    #[test]
+    fn connection_headers_are_dropped_and_the_rest_pass() {
+        let kept = forwarded(&headers(&[
+            ("host", "127.0.0.1:4000"),
+            ("connection", "keep-alive, x-hop"),
+            ("x-hop", "1"),
+            ("te", "trailers"),
+            ("anthropic-beta", "a, b"),
+            ("anthropic-version", "2023-06-01"),
+            ("accept-encoding", "gzip, br"),
+            ("content-length", "10"),
+        ]));
+        let names: Vec<&str> = kept.keys().map(HeaderName::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "anthropic-beta",
+                "anthropic-version",
+                "accept-encoding",
+                "content-length"
+            ]
+        );
+        assert_eq!(kept["accept-encoding"], "gzip, br");
+
+        let request = request_headers(&headers(&[
+            ("accept-encoding", "gzip, br"),
+            ("content-length", "10"),
+            ("x-api-key", "k"),
+        ]));
+        assert_eq!(request["accept-encoding"], "identity");
+        assert_eq!(request.get("content-length"), None);
+        assert_eq!(request["x-api-key"], "k");
+    }
+
+    fn upstream(placement: KeyPlacement) -> Upstream {
+        Upstream::new("https://api.example.com")
+            .unwrap()
+            .with_key("sk-real", placement)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_token_is_swapped_where_it_was_sent() {
+        let token = "apx_tok";
+        let mut map = headers(&[("x-api-key", token), ("anthropic-beta", "x")]);
+        assert_eq!(
+            swap_key(&mut map, None, token, &upstream(KeyPlacement::AsSent)),
+            None
+        );
+        assert_eq!(map["x-api-key"], "sk-real");
+
+        let mut map = headers(&[("authorization", "Bearer apx_tok")]);
+        swap_key(&mut map, None, token, &upstream(KeyPlacement::AsSent));
+        assert_eq!(map["authorization"], "Bearer sk-real");
+
+        let mut map = HeaderMap::new();
+        let query = swap_key(
+            &mut map,
+            Some("alt=sse&key=apx_tok"),
+            token,
+            &upstream(KeyPlacement::AsSent),
+        );
+        assert_eq!(query.as_deref(), Some("alt=sse&key=sk-real"));
+        assert!(map.is_empty());
+    }
+
+    #[test]
+    fn a_fixed_placement_moves_the_key() {
+        let mut map = headers(&[("authorization", "Bearer apx_tok")]);
+        swap_key(&mut map, None, "apx_tok", &upstream(KeyPlacement::XApiKey));
+        assert_eq!(map.get("authorization"), None);
+        assert_eq!(map["x-api-key"], "sk-real");
+    }
+
+    #[test]
+    fn other_credentials_pass_and_a_keyless_upstream_drops_the_token() {
+        let mut map = headers(&[("authorization", "Bearer own-oauth-token")]);
+        swap_key(
+            &mut map,
+            Some("key=someone-else"),
+            "apx_tok",
+            &upstream(KeyPlacement::AsSent),
+        );
+        assert_eq!(map["authorization"], "Bearer own-oauth-token");
+
+        let keyless = Upstream::new("https://api.example.com").unwrap();
+        let mut map = headers(&[("x-goog-api-key", "apx_tok")]);
+        let query = swap_key(&mut map, Some("key=apx_tok"), "apx_tok", &keyless);
+        assert!(map.is_empty());
+        assert_eq!(query, None);
+    }
+
+    #[test]
+    fn query_keys_are_percent_encoded() {
+        assert_eq!(query_encoded("a+b/c=d_e-f.g~h"), "a%2Bb%2Fc%3Dd_e-f.g~h");
+    }
+}

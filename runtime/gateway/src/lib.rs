@@ -1,0 +1,178 @@
+//! The model gateway: a reverse proxy on 127.0.0.1 between agents and the model
+//! APIs they call, which meters every call.
+//!
+//! Each session gets a [`Route`] and, for it, a token ([`Gateway::register`]).
+//! The agent is pointed at `http://127.0.0.1:PORT/s/<token>/<format>` and given
+//! the token as its key; the gateway forwards each call to the session's
+//! upstream for that format, swapping the token for the real key, and relays
+//! the answer byte for byte as it streams. A copy of the answer feeds the
+//! format's usage tap (`taps/`), and when the call is over its
+//! tokens and list price ([`Prices`]) go to the route's [`UsageSink`].
+//!
+//! - `listener.rs` accepts connections and finds the route; `forward.rs` makes
+//!   the upstream call; `relay.rs` streams the answer back through the tap.
+//! - `format.rs` knows each wire format's base URL form and error shape;
+//!   `sse.rs` splits event streams; `prices.rs` holds the price table.
+//!
+//! The gateway listens apart from the API: no daemon token (the session token
+//! is the credential), no body limit, no tower layers, and only requests that
+//! name a loopback host. It depends on no session code: usage leaves through the
+//! sink, so the daemon decides what a call's usage becomes.
+
+mod error;
+mod format;
+mod forward;
+mod listener;
+mod prices;
+mod relay;
+mod route;
+mod sse;
+mod taps;
+mod usage;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+
+pub use error::Error;
+pub use format::{Format, UnknownFormat, FORMATS};
+pub use prices::Prices;
+pub use route::{KeyPlacement, Route, RouteGuard, Upstream};
+pub use usage::{CallUsage, Tokens, UsageSink};
+
+/// How the gateway runs.
+#[derive(Debug, Clone)]
+pub struct GatewayConfig {
+    /// The price table calls are priced with.
+    pub prices: Prices,
+    /// Longest wait for a connection to an upstream.
+    pub connect_timeout: Duration,
+    /// Longest wait for an upstream's response head (a model that answers whole
+    /// may think for minutes first).
+    pub response_timeout: Duration,
+    /// Longest silence within an upstream's answer, head or body.
+    pub idle_timeout: Duration,
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        Self {
+            prices: Prices::built_in(),
+            connect_timeout: Duration::from_secs(10),
+            response_timeout: Duration::from_secs(600),
+            idle_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// The running gateway. Dropping it stops accepting connections; calls under
+/// way finish.
+pub struct Gateway {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    accept: JoinHandle<()>,
+}
+
+/// What the gateway's tasks share: the routes, the upstream client, the prices.
+pub(crate) struct Shared {
+    routes: RwLock<HashMap<String, Arc<Route>>>,
+    /// One client for every upstream: pooled connections, proxies from the
+    /// environment (`HTTPS_PROXY`), no decompression.
+    client: reqwest::Client,
+    prices: Prices,
+    response_timeout: Duration,
+    calls: AtomicU64,
+}
+
+impl Shared {
+    fn insert(&self, token: String, route: Route) {
+        self.routes
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(token, Arc::new(route));
+    }
+
+    fn remove(&self, token: &str) {
+        self.routes
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(token);
+    }
+
+    /// The live route of `token`.
+    fn route(&self, token: &str) -> Option<Arc<Route>> {
+        self.routes
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(token)
+            .cloned()
+    }
+
+    /// A number for a new call.
+    fn next_call(&self) -> u64 {
+        self.calls.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+impl Gateway {
+    /// Starts the gateway on 127.0.0.1, on a port the system picks.
+    pub async fn start(config: GatewayConfig) -> Result<Arc<Gateway>, Error> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .read_timeout(config.idle_timeout)
+            .build()
+            .map_err(Error::Client)?;
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .map_err(Error::Listen)?;
+        let addr = listener.local_addr().map_err(Error::Listen)?;
+        let shared = Arc::new(Shared {
+            routes: RwLock::default(),
+            client,
+            prices: config.prices,
+            response_timeout: config.response_timeout,
+            calls: AtomicU64::new(0),
+        });
+        let accept = tokio::spawn(listener::accept(listener, shared.clone()));
+        tracing::info!(%addr, prices = shared.prices.as_of(), "model gateway listening");
+        Ok(Arc::new(Gateway {
+            addr,
+            shared,
+            accept,
+        }))
+    }
+
+    /// The address the gateway listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Registers a session's route under a new token; the route works until
+    /// the guard is dropped.
+    pub fn register(&self, route: Route) -> RouteGuard {
+        RouteGuard::register(&self.shared, self.addr, route)
+    }
+
+    /// The price table calls are priced with.
+    pub fn prices(&self) -> &Prices {
+        &self.shared.prices
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,191 @@
+//! What the gateway's tests share: a scripted model server as the upstream, a
+//! gateway with one route to it, and calls in each wire format.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentplex_gateway::{
+    CallUsage, Format, Gateway, GatewayConfig, KeyPlacement, Route, RouteGuard, Upstream,
+};
+use agentplex_model_server::ModelServer;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+/// The real upstream key the route holds.
+pub const KEY: &str = "sk-real-upstream-key";
+
+/// A gateway in front of a model server, with one session's route.
+pub struct Setup {
+    pub model: ModelServer,
+    pub gateway: Arc<Gateway>,
+    pub guard: RouteGuard,
+    pub usage: mpsc::UnboundedReceiver<CallUsage>,
+}
+
+/// A gateway with default settings and a route to a new model server, with
+/// [`KEY`] sent where the agent sends the token.
+pub async fn setup() -> Setup {
+    setup_with(GatewayConfig::default(), KeyPlacement::AsSent).await
+}
+
+/// As [`setup`], with `config` and the key sent as `placement` says.
+pub async fn setup_with(config: GatewayConfig, placement: KeyPlacement) -> Setup {
+    let model = ModelServer::start().expect("a model server");
+    let gateway = Gateway::start(config).await.expect("a gateway");
+    let (sink, usage) = channel();
+    let guard = gateway.register(route(&model.url(), placement, sink));
+    Setup {
+        model,
+        gateway,
+        guard,
+        usage,
+    }
+}
+
+/// A usage sink that sends to a channel.
+pub fn channel() -> (
+    impl Fn(CallUsage) + Send + Sync + 'static,
+    mpsc::UnboundedReceiver<CallUsage>,
+) {
+    let (sender, receiver) = mpsc::unbounded_channel();
+    let sink = move |usage| {
+        // A test that stopped listening does not care.
+        let _ = sender.send(usage);
+    };
+    (sink, receiver)
+}
+
+/// A route whose every format goes to `base` (a model server's or another
+/// upstream's URL, without `/v1`), with [`KEY`].
+pub fn route(
+    base: &str,
+    placement: KeyPlacement,
+    sink: impl Fn(CallUsage) + Send + Sync + 'static,
+) -> Route {
+    let upstream = |base: String| {
+        Upstream::new(&base)
+            .unwrap()
+            .with_key(KEY, placement)
+            .unwrap()
+    };
+    let upstreams = HashMap::from([
+        (Format::AnthropicMessages, upstream(base.to_owned())),
+        (Format::OpenaiResponses, upstream(format!("{base}/v1"))),
+        (
+            Format::OpenaiChatCompletions,
+            upstream(format!("{base}/v1")),
+        ),
+        (Format::Gemini, upstream(base.to_owned())),
+    ]);
+    Route {
+        session_id: "session-1".into(),
+        agent: "mock".into(),
+        upstreams,
+        sink: Arc::new(sink),
+    }
+}
+
+/// An HTTP client that goes straight to loopback addresses.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+/// The model each format's calls name in the tests.
+pub fn model_of(format: Format) -> &'static str {
+    match format {
+        Format::AnthropicMessages => "claude-sonnet-4-5-20250929",
+        Format::OpenaiResponses => "gpt-6.2-sol",
+        Format::OpenaiChatCompletions => "gpt-6.1-sol",
+        Format::Gemini => "gemini-2.5-flash",
+    }
+}
+
+/// The path a format's call takes after its base URL.
+pub fn path(format: Format, stream: bool) -> String {
+    match format {
+        Format::AnthropicMessages => "/v1/messages".into(),
+        Format::OpenaiResponses => "/responses".into(),
+        Format::OpenaiChatCompletions => "/chat/completions".into(),
+        Format::Gemini if stream => format!(
+            "/v1beta/models/{}:streamGenerateContent?alt=sse",
+            model_of(format)
+        ),
+        Format::Gemini => format!("/v1beta/models/{}:generateContent", model_of(format)),
+    }
+}
+
+/// A call's URL through the gateway.
+pub fn through(guard: &RouteGuard, format: Format, stream: bool) -> String {
+    format!("{}{}", guard.endpoint(format), path(format, stream))
+}
+
+/// The same call's URL straight to the model server.
+pub fn direct(model: &ModelServer, format: Format, stream: bool) -> String {
+    let base = match format {
+        Format::OpenaiResponses | Format::OpenaiChatCompletions => model.openai_url(),
+        _ => model.url(),
+    };
+    format!("{base}{}", path(format, stream))
+}
+
+/// A request body saying `text` in `format`. Chat bodies do not ask for usage.
+pub fn body(format: Format, text: &str, stream: bool) -> Value {
+    let model = model_of(format);
+    match format {
+        Format::AnthropicMessages => json!({
+            "model": model, "max_tokens": 1024, "stream": stream,
+            "messages": [{"role": "user", "content": text}],
+        }),
+        Format::OpenaiResponses => json!({
+            "model": model, "stream": stream,
+            "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}],
+        }),
+        Format::OpenaiChatCompletions => json!({
+            "model": model, "stream": stream,
+            "messages": [{"role": "user", "content": text}],
+        }),
+        Format::Gemini => json!({"contents": [{"role": "user", "parts": [{"text": text}]}]}),
+    }
+}
+
+/// A call in `format` with `key` where that format's agents send it.
+pub fn call(
+    client: &reqwest::Client,
+    url: &str,
+    format: Format,
+    key: &str,
+    body: &Value,
+) -> reqwest::RequestBuilder {
+    let request = client.post(url).json(body);
+    match format {
+        Format::AnthropicMessages => request
+            .header("x-api-key", key)
+            .header("anthropic-version", "2023-06-01"),
+        Format::OpenaiResponses | Format::OpenaiChatCompletions => {
+            request.header("authorization", format!("Bearer {key}"))
+        }
+        Format::Gemini => request.header("x-goog-api-key", key),
+    }
+}
+
+/// What the model server was asked, oldest first.
+pub async fn requests(model: &ModelServer) -> Vec<Value> {
+    let log: Value = client()
+        .get(format!("{}/requests", model.url()))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    log.as_array().unwrap().clone()
+}
+
+/// The next call's usage, waiting a few seconds at most.
+pub async fn next_usage(usage: &mut mpsc::UnboundedReceiver<CallUsage>) -> CallUsage {
+    tokio::time::timeout(Duration::from_secs(10), usage.recv())
+        .await
+        .expect("a call's usage in time")
+        .expect("the sink is alive")
+}

@@ -1,0 +1,213 @@
+//! Failures: an upstream that is down, silent or breaks off, and an agent that
+//! hangs up, each answered or reported without hanging.
+
+use std::time::{Duration, Instant};
+
+use agentplex_gateway::{Format, Gateway, GatewayConfig, KeyPlacement};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use crate::common::{body, call, channel, client, next_usage, route, setup, through, KEY};
+
+/// A gateway with short timeouts and a route to `base`.
+async fn gateway_to(
+    base: &str,
+) -> (
+    std::sync::Arc<Gateway>,
+    agentplex_gateway::RouteGuard,
+    tokio::sync::mpsc::UnboundedReceiver<agentplex_gateway::CallUsage>,
+) {
+    let config = GatewayConfig {
+        connect_timeout: Duration::from_millis(500),
+        response_timeout: Duration::from_millis(500),
+        idle_timeout: Duration::from_millis(500),
+        ..GatewayConfig::default()
+    };
+    let gateway = Gateway::start(config).await.unwrap();
+    let (sink, usage) = channel();
+    let guard = gateway.register(route(base, KeyPlacement::AsSent, sink));
+    (gateway, guard, usage)
+}
+
+#[tokio::test]
+async fn an_upstream_that_is_down_gives_502_in_the_formats_shape() {
+    // A port that was just free: nothing listens there.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (_gateway, guard, mut usage) = gateway_to(&format!("http://127.0.0.1:{port}")).await;
+    let client = client();
+    for format in [Format::AnthropicMessages, Format::Gemini] {
+        let started = Instant::now();
+        // Gemini's token goes in the query, where the key then goes too.
+        let url = match format {
+            Format::Gemini => format!("{}&key={}", through(&guard, format, true), guard.token()),
+            _ => through(&guard, format, true),
+        };
+        let response = call(
+            &client,
+            &url,
+            format,
+            guard.token(),
+            &body(format, "hi", true),
+        )
+        .send()
+        .await
+        .unwrap();
+        assert_eq!(response.status(), 502, "{format}");
+        let error: Value = response.json().await.unwrap();
+        match format {
+            Format::AnthropicMessages => assert_eq!(error["error"]["type"], "api_error"),
+            _ => assert_eq!(error["error"]["status"], "UNAVAILABLE"),
+        }
+        assert!(!error.to_string().contains(KEY), "the key leaked: {error}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let reported = next_usage(&mut usage).await;
+        assert_eq!((reported.status, reported.complete), (502, false));
+        assert_eq!(reported.format, format);
+    }
+}
+
+#[tokio::test]
+async fn an_upstream_that_never_answers_gives_504_in_time() {
+    // It accepts connections and reads requests, and says nothing.
+    let silent = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", silent.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((mut socket, _)) = silent.accept().await {
+            let mut buffer = [0u8; 4096];
+            let _ = socket.read(&mut buffer).await;
+            held.push(socket);
+        }
+    });
+    let (_gateway, guard, mut usage) = gateway_to(&base).await;
+    let format = Format::OpenaiResponses;
+    let started = Instant::now();
+    let url = through(&guard, format, true);
+    let response = call(
+        &client(),
+        &url,
+        format,
+        guard.token(),
+        &body(format, "hi", true),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 504);
+    let error: Value = response.json().await.unwrap();
+    assert_eq!(error["error"]["type"], "server_error");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let reported = next_usage(&mut usage).await;
+    assert_eq!((reported.status, reported.complete), (504, false));
+}
+
+#[tokio::test]
+async fn a_stream_cut_short_is_reported_incomplete_with_what_was_read() {
+    // An upstream that starts a Messages stream and closes mid-way.
+    let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", upstream.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut socket, _) = upstream.accept().await.unwrap();
+        let mut buffer = [0u8; 8192];
+        let _ = socket.read(&mut buffer).await;
+        let event = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-haiku-4-5\",\"usage\":{\"input_tokens\":40,\"output_tokens\":1}}}\n\n";
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+        let chunk = format!("{head}{:x}\r\n{event}\r\n", event.len());
+        socket.write_all(chunk.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // Dropped without the last chunk: the stream breaks off.
+    });
+    let (_gateway, guard, mut usage) = gateway_to(&base).await;
+    let format = Format::AnthropicMessages;
+    let url = through(&guard, format, true);
+    let response = call(
+        &client(),
+        &url,
+        format,
+        guard.token(),
+        &body(format, "hi", true),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.bytes().await.is_err(), "the agent sees the break");
+    let reported = next_usage(&mut usage).await;
+    assert!(!reported.complete);
+    assert_eq!(reported.model, "claude-haiku-4-5");
+    assert_eq!(reported.input_tokens, 40);
+}
+
+#[tokio::test]
+async fn a_stream_that_falls_silent_is_cut_after_the_idle_timeout() {
+    // An upstream that starts a stream and then says nothing, holding it open.
+    let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", upstream.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut socket, _) = upstream.accept().await.unwrap();
+        let mut buffer = [0u8; 8192];
+        let _ = socket.read(&mut buffer).await;
+        let event = "data: {\"model\":\"m\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n";
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+        let chunk = format!("{head}{:x}\r\n{event}\r\n", event.len());
+        socket.write_all(chunk.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    let (_gateway, guard, mut usage) = gateway_to(&base).await;
+    let format = Format::OpenaiChatCompletions;
+    let started = Instant::now();
+    let url = through(&guard, format, true);
+    let response = call(
+        &client(),
+        &url,
+        format,
+        guard.token(),
+        &body(format, "hi", true),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.bytes().await.is_err(), "the agent sees the cut");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let reported = next_usage(&mut usage).await;
+    assert!(!reported.complete);
+    assert_eq!(reported.model, "m");
+}
+
+#[tokio::test]
+async fn an_agent_that_hangs_up_leaves_its_call_incomplete() {
+    let mut setup = setup().await;
+    let format = Format::OpenaiChatCompletions;
+    let url = through(&setup.guard, format, true);
+    let mut response = call(
+        &client(),
+        &url,
+        format,
+        setup.guard.token(),
+        &body(format, "slow: 20", true),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert!(response.chunk().await.unwrap().is_some());
+    drop(response);
+    let reported = next_usage(&mut setup.usage).await;
+    assert!(!reported.complete);
+    assert_eq!(reported.status, 200);
+    assert_eq!(reported.model, "gpt-6.1-sol");
+}

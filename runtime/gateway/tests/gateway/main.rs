@@ -1,0 +1,9 @@
+//! The gateway in front of the scripted model server, over loopback: what an
+//! agent sends arrives upstream with the real key, what the upstream answers
+//! reaches the agent byte for byte, every call's usage is read, and failures
+//! come back in the format's shape without hanging.
+
+mod common;
+mod failures;
+mod forwarding;
+mod usage;
