@@ -16,12 +16,13 @@ mod moves;
 mod processes;
 mod redact;
 mod usage;
+pub use agentplex_universal::UsageTotals;
 pub use fs::*;
 pub use mcp::*;
 pub use moves::*;
 pub use processes::*;
 pub use redact::{redact_url, scrub_url, REDACTED};
-pub use usage::{SessionUsage, UsageTotals};
+pub use usage::SessionUsage;
 
 /// `GET /v1/health`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -2,6 +2,7 @@
 //! shows it (`GET /v1/sessions/{id}` and the session list): absent for sessions
 //! whose calls were never metered, so a client of 0.1.x sees nothing new.
 
+use agentplex_universal::UsageTotals;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -21,27 +22,4 @@ pub struct SessionUsage {
     /// The calls of the turn that ended last, when it had any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_turn: Option<UsageTotals>,
-}
-
-/// Token and cost totals of metered model calls. Input tokens include the cache
-/// reads and writes; output tokens include the reasoning tokens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct UsageTotals {
-    /// Prompt tokens, the cache reads and writes included.
-    pub input_tokens: u64,
-    /// Tokens generated, the reasoning tokens included.
-    pub output_tokens: u64,
-    /// Prompt tokens read from the provider's prompt cache.
-    pub cache_read_tokens: u64,
-    /// Prompt tokens written to the provider's prompt cache.
-    pub cache_write_tokens: u64,
-    /// Tokens the models spent reasoning.
-    pub reasoning_tokens: u64,
-    /// What the calls of a known price cost, in US dollars; absent when no call
-    /// had one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
-    /// Model calls counted.
-    pub model_calls: u64,
 }

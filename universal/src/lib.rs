@@ -6,6 +6,10 @@
 //! wire format (snake_case inside events), so clients written against it keep working;
 //! fields we added (`usage`, ...) are optional.
 
+mod usage;
+
+pub use usage::UsageTotals;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;

@@ -50,6 +50,7 @@ use agentplex_universal::{
 use queue::Queued;
 use stderr::StderrCapture;
 
+pub use agentplex_universal::UsageTotals;
 pub use checkpoint::{Checkpoint, ProcessMark, StoredPart};
 pub use command::Command;
 pub use encoded::EncodedEvent;
@@ -57,7 +58,7 @@ pub use error::{AdapterFailure, CoreError};
 pub use input::{Incoming, Stream};
 pub use lost::LostTurn;
 pub use queue::Ticket;
-pub use usage::{MeteredUsage, UsageTotals};
+pub use usage::MeteredUsage;
 
 /// What the driver carries out for the core, in the order given.
 #[derive(Debug)]

@@ -5,64 +5,10 @@
 //! in the checkpoint, so they outlive a daemon restart.
 
 use agentplex_adapter_types::EmittedEvent;
-use agentplex_universal::{ModelUsageData, UniversalEventData, Usage};
+use agentplex_universal::{ModelUsageData, UniversalEventData, UsageTotals};
 use serde::{Deserialize, Serialize};
 
 use crate::{events, SessionCore};
-
-/// Token and cost totals of metered model calls.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct UsageTotals {
-    /// Prompt tokens, the cache reads and writes included.
-    pub input_tokens: u64,
-    /// Tokens generated, the reasoning tokens included.
-    pub output_tokens: u64,
-    /// Prompt tokens read from the provider's prompt cache.
-    pub cache_read_tokens: u64,
-    /// Prompt tokens written to the provider's prompt cache.
-    pub cache_write_tokens: u64,
-    /// Tokens the model spent reasoning.
-    pub reasoning_tokens: u64,
-    /// What the calls of a known price cost, in US dollars; `None` when no call
-    /// had one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
-    /// Calls counted.
-    pub model_calls: u64,
-}
-
-impl UsageTotals {
-    /// Adds one call (counts saturate rather than overflow).
-    pub fn add(&mut self, call: &ModelUsageData) {
-        self.input_tokens = self.input_tokens.saturating_add(call.input_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(call.output_tokens);
-        self.cache_read_tokens = self
-            .cache_read_tokens
-            .saturating_add(call.cache_read_tokens);
-        self.cache_write_tokens = self
-            .cache_write_tokens
-            .saturating_add(call.cache_write_tokens);
-        self.reasoning_tokens = self.reasoning_tokens.saturating_add(call.reasoning_tokens);
-        if let Some(cost) = call.cost_usd {
-            self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + cost);
-        }
-        self.model_calls = self.model_calls.saturating_add(1);
-    }
-
-    /// The totals as a `turn.ended` event's `usage` (`cached_tokens` are the
-    /// cache reads).
-    pub fn as_usage(&self) -> Usage {
-        Usage {
-            input_tokens: Some(self.input_tokens),
-            output_tokens: Some(self.output_tokens),
-            cached_tokens: Some(self.cache_read_tokens),
-            cache_write_tokens: Some(self.cache_write_tokens),
-            reasoning_tokens: Some(self.reasoning_tokens),
-            cost_usd: self.cost_usd,
-        }
-    }
-}
 
 /// What the daemon metered of one session, as its checkpoint keeps it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

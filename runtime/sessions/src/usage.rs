@@ -63,23 +63,10 @@ impl Session {
 /// `SessionInfo.usage`: `None` for a session neither metered now (`metered`)
 /// nor before.
 pub(crate) fn session_usage(usage: &MeteredUsage, metered: bool) -> Option<SessionUsage> {
-    (metered || !usage.is_empty()).then(|| SessionUsage {
+    (metered || !usage.is_empty()).then_some(SessionUsage {
         metered,
-        total: totals(&usage.total),
-        current_turn: usage.current_turn.as_ref().map(totals),
-        last_turn: usage.last_turn.as_ref().map(totals),
+        total: usage.total,
+        current_turn: usage.current_turn,
+        last_turn: usage.last_turn,
     })
-}
-
-/// The core's totals as the API shows them.
-fn totals(totals: &agentplex_session::UsageTotals) -> agentplex_api::UsageTotals {
-    agentplex_api::UsageTotals {
-        input_tokens: totals.input_tokens,
-        output_tokens: totals.output_tokens,
-        cache_read_tokens: totals.cache_read_tokens,
-        cache_write_tokens: totals.cache_write_tokens,
-        reasoning_tokens: totals.reasoning_tokens,
-        cost_usd: totals.cost_usd,
-        model_calls: totals.model_calls,
-    }
 }
