@@ -3,8 +3,11 @@
 # their tests: everything an agent needs lives in its adapter component
 # (adapters/<agent>/), so a new agent never needs a daemon change. The names
 # checked are the adapter crates' folder names (the builtin mock is the daemon's
-# own and allowed); test code is skipped: files named tests.rs, tests/ folders,
-# and a file's inline `#[cfg(test)] mod ... {` (by convention its last item).
+# own and allowed); test code is skipped: files named tests.rs or *_tests.rs,
+# tests/ folders, and a file's inline `#[cfg(test)] mod ... {` (by convention its
+# last item). The model gateway (runtime/gateway/) is not checked: it speaks the
+# model providers' wire formats and prices their models (Google's Gemini API,
+# Anthropic's Claude models), which are providers' names, not agents'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 names=$(find adapters -mindepth 2 -maxdepth 2 -name Cargo.toml -printf '%h\n' \
@@ -27,7 +30,8 @@ while IFS= read -r file; do
     found=1
   fi
 done < <(find runtime host-api/src host-api/precompile/src -name '*.rs' \
-  -not -name tests.rs -not -path '*/tests/*' -not -path 'runtime/benches/*' | sort)
+  -not -name tests.rs -not -name '*_tests.rs' -not -path '*/tests/*' \
+  -not -path 'runtime/benches/*' -not -path 'runtime/gateway/*' | sort)
 if [ "$found" -ne 0 ]; then
   echo "check-agent-names: the lines above name an agent ($names) in the daemon or the host;" \
     "move that knowledge into the agent's adapter" >&2
