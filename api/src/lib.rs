@@ -115,7 +115,7 @@ pub struct LoadedAdapterInfo {
     pub adapter_version: String,
     /// The component file.
     pub origin: String,
-    /// The contract it was built against (`sandbox-agent:adapter@0.3.0`).
+    /// The contract it was built against (`sandbox-agent:adapter@0.4.0`).
     pub contract: String,
 }
 

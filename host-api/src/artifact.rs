@@ -35,7 +35,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::{AdapterInfo, InstallRecipe, Platform};
+use crate::{AdapterInfo, InstallRecipe, ModelApi, Platform};
 
 const MAGIC: &[u8; 8] = b"SAGTPREC";
 /// Bumped whenever the layout or the facts' shape changes (2: the head checksum
@@ -89,6 +89,10 @@ pub struct AdapterFacts {
     pub version_args: Option<Vec<String>>,
     /// What `install-plan(platform, none)` returned for every platform a daemon runs on.
     pub install_plans: Vec<(Platform, Option<InstallRecipe>)>,
+    /// What `model-apis()` returned (none for components before contract 0.4.0,
+    /// and in artifacts precompiled before it).
+    #[serde(default)]
+    pub model_apis: Vec<ModelApi>,
 }
 
 /// Why a blob is not a usable artifact.
@@ -376,7 +380,25 @@ mod tests {
                 },
                 None,
             )],
+            model_apis: vec![crate::ModelApi {
+                format: crate::ModelApiFormat::AnthropicMessages,
+                provider: "anthropic".into(),
+                default_base_url: "https://api.anthropic.com".into(),
+                base_url_env: vec!["ANTHROPIC_BASE_URL".into()],
+                key_env: vec!["ANTHROPIC_API_KEY".into()],
+                pointing: crate::ModelApiPointing::Environment,
+            }],
         }
+    }
+
+    /// Facts kept before contract 0.4.0 have no `model_apis`: they read as none.
+    #[test]
+    fn facts_of_an_earlier_daemon_read_with_no_model_apis() {
+        let mut json = serde_json::to_value(facts()).unwrap();
+        json.as_object_mut().unwrap().remove("model_apis");
+        let read: AdapterFacts = serde_json::from_value(json).unwrap();
+        assert_eq!(read.model_apis, Vec::new());
+        assert_eq!(read.info, facts().info);
     }
 
     #[test]

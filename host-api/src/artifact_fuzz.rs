@@ -283,5 +283,6 @@ fn facts(u: &mut Unstructured<'_>) -> Result<AdapterFacts> {
             },
             None,
         )],
+        model_apis: Vec::new(),
     })
 }

@@ -115,11 +115,14 @@ impl Compiled {
             })?;
             install_plans.push((platform, plan));
         }
+        let model_apis =
+            self.stateless(origin, "model-apis", |guest, store| guest.model_apis(store))?;
         Ok(AdapterFacts {
             info,
             contract: self.contract.clone(),
             version_args,
             install_plans,
+            model_apis,
         })
     }
 }

@@ -1,10 +1,10 @@
-//! A linked adapter component of any supported contract, called with the 0.3.0
+//! A linked adapter component of any supported contract, called with the 0.4.0
 //! contract's values: the one place that knows which contract a component speaks.
 
 use wasmtime::component::{Component, InstancePre, Linker, ResourceAny};
 use wasmtime::{Engine, Store};
 
-use crate::bindings::{actions, guest as api, v0_1, v0_2, v0_3};
+use crate::bindings::{actions, guest as api, v0_1, v0_2, v0_3, v0_4};
 use crate::limits::InstanceData;
 use crate::Input;
 
@@ -18,6 +18,7 @@ pub(crate) enum GuestPre {
     V0_1(v0_1::AdapterComponentPre<Data>),
     V0_2(v0_2::AdapterComponentPre<Data>),
     V0_3(v0_3::AdapterComponentPre<Data>),
+    V0_4(v0_4::AdapterComponentPre<Data>),
 }
 
 /// One instance of an adapter component.
@@ -25,6 +26,7 @@ pub(crate) enum Guest {
     V0_1(v0_1::AdapterComponent),
     V0_2(v0_2::AdapterComponent),
     V0_3(v0_3::AdapterComponent),
+    V0_4(v0_4::AdapterComponent),
 }
 
 /// Why a component of a contract before 0.3.0 cannot move its agent's session.
@@ -36,7 +38,8 @@ pub(crate) type GuestActions = Result<Vec<actions::Action>, String>;
 
 impl GuestPre {
     /// Links `component` as the contract `version` it exports (`0.1.0`, `0.2.0`,
-    /// `0.3.0`): the host's imports are defined, every other import (WASI) traps.
+    /// `0.3.0`, `0.4.0`): the host's imports are defined, every other import (WASI)
+    /// traps.
     pub(crate) fn link(
         engine: &Engine,
         component: &Component,
@@ -48,7 +51,8 @@ impl GuestPre {
         match minor {
             "1" => {}
             "2" => v0_2::host::add_to_linker::<_, Own>(&mut linker, |data| data)?,
-            _ => v0_3::host::add_to_linker::<_, Own>(&mut linker, |data| data)?,
+            "3" => v0_3::host::add_to_linker::<_, Own>(&mut linker, |data| data)?,
+            _ => v0_4::host::add_to_linker::<_, Own>(&mut linker, |data| data)?,
         }
         // Guests built for wasm32-wasip2 import WASI even when they never use it;
         // those imports are satisfied with functions that trap: nothing is granted.
@@ -57,7 +61,8 @@ impl GuestPre {
         Ok(match minor {
             "1" => Self::V0_1(v0_1::AdapterComponentPre::new(pre)?),
             "2" => Self::V0_2(v0_2::AdapterComponentPre::new(pre)?),
-            _ => Self::V0_3(v0_3::AdapterComponentPre::new(pre)?),
+            "3" => Self::V0_3(v0_3::AdapterComponentPre::new(pre)?),
+            _ => Self::V0_4(v0_4::AdapterComponentPre::new(pre)?),
         })
     }
 
@@ -67,19 +72,25 @@ impl GuestPre {
             Self::V0_1(pre) => Guest::V0_1(pre.instantiate(store)?),
             Self::V0_2(pre) => Guest::V0_2(pre.instantiate(store)?),
             Self::V0_3(pre) => Guest::V0_3(pre.instantiate(store)?),
+            Self::V0_4(pre) => Guest::V0_4(pre.instantiate(store)?),
         })
     }
 }
 
-/// Calls the same export on any contract's bindings: `$new` for a 0.3.0 component,
-/// `$mid` for a 0.2.0 one and `$old` for a 0.1.0 one, each converting the
-/// arguments and the result as its contract needs.
+/// Calls the same export on any contract's bindings: `$new` for a 0.4.0 component,
+/// `$mid` for a 0.3.0 or 0.2.0 one (the same code, on each one's types) and `$old`
+/// for a 0.1.0 one, each converting the arguments and the result as its contract
+/// needs.
 macro_rules! either {
     ($self:ident, $store:ident, |$g:ident| $new:expr, |$m:ident| $mid:expr, |$o:ident| $old:expr) => {
         match $self {
-            Guest::V0_3(bindings) => {
+            Guest::V0_4(bindings) => {
                 let $g = bindings.sandbox_agent_adapter_adapter();
                 $new
+            }
+            Guest::V0_3(bindings) => {
+                let $m = bindings.sandbox_agent_adapter_adapter();
+                $mid
             }
             Guest::V0_2(bindings) => {
                 let $m = bindings.sandbox_agent_adapter_adapter();
@@ -93,7 +104,7 @@ macro_rules! either {
     };
 }
 
-/// Feeds `input` to the session `$guest` of a 0.3.0 or 0.2.0 component, whose
+/// Feeds `input` to the session `$guest` of a 0.4.0, 0.3.0 or 0.2.0 component, whose
 /// actions are the same; `$part` and `$reply` convert a message part and a
 /// permission reply to the component's own.
 macro_rules! dispatch {
@@ -277,9 +288,13 @@ impl Guest {
         at: &api::Place,
     ) -> wasmtime::Result<Result<Vec<api::NativeSource>, String>> {
         match self {
-            Guest::V0_3(bindings) => bindings
+            Guest::V0_4(bindings) => bindings
                 .sandbox_agent_adapter_adapter()
                 .call_native_session_files(store, native_id, at),
+            Guest::V0_3(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .call_native_session_files(store, native_id, &at.clone().into())
+                .map(|files| files.map(|files| files.into_iter().map(Into::into).collect())),
             Guest::V0_2(_) | Guest::V0_1(_) => Ok(Err(BEFORE_MOVES.to_owned())),
         }
     }
@@ -294,10 +309,34 @@ impl Guest {
         to: &api::Place,
     ) -> wasmtime::Result<Result<api::Landing, String>> {
         match self {
-            Guest::V0_3(bindings) => bindings
+            Guest::V0_4(bindings) => bindings
                 .sandbox_agent_adapter_adapter()
                 .call_move_native_file(store, path, contents, from, to),
+            Guest::V0_3(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .call_move_native_file(
+                    store,
+                    path,
+                    contents,
+                    &from.clone().into(),
+                    &to.clone().into(),
+                )
+                .map(|landing| landing.map(Into::into)),
             Guest::V0_2(_) | Guest::V0_1(_) => Ok(Err(BEFORE_MOVES.to_owned())),
+        }
+    }
+
+    /// The formats of the agent's model calls the daemon can carry; none for
+    /// components of contracts before 0.4.0, whose calls are not metered.
+    pub(crate) fn model_apis(
+        &self,
+        store: &mut Store<Data>,
+    ) -> wasmtime::Result<Vec<api::ModelApi>> {
+        match self {
+            Guest::V0_4(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .call_model_apis(store),
+            Guest::V0_3(_) | Guest::V0_2(_) | Guest::V0_1(_) => Ok(Vec::new()),
         }
     }
 
@@ -358,11 +397,22 @@ impl Guest {
         input: Input,
     ) -> wasmtime::Result<GuestActions> {
         match self {
-            Guest::V0_3(bindings) => {
+            Guest::V0_4(bindings) => {
                 let guest = bindings.sandbox_agent_adapter_adapter().session();
                 dispatch!(guest, store, session, input, |part| part.into(), |reply| {
                     reply.into()
                 })
+            }
+            Guest::V0_3(bindings) => {
+                let guest = bindings.sandbox_agent_adapter_adapter().session();
+                dispatch!(
+                    guest,
+                    store,
+                    session,
+                    input,
+                    |part| WitPart::from(part).into(),
+                    |reply| WitReply::from(reply).into()
+                )
             }
             Guest::V0_2(bindings) => {
                 let guest = bindings.sandbox_agent_adapter_adapter().session();

@@ -11,8 +11,8 @@ pub use crate::bindings::guest::{
     AdapterInfo, AgentMode, Arch, ArchiveKind, CommandOutput, CredentialKind, CredentialRead,
     CredentialValue, CredentialVariable, FileSearch, FoundCredential, InstallRecipe, InstallSource,
     Landing, Libc, McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer,
-    McpTransport, Model, MovedFile, NativeCommand, NativeSource, Os, Place, Platform,
-    SessionConfig, Skill,
+    McpTransport, Model, ModelApi, ModelApiFormat, ModelApiPointing, ModelEndpoint, MovedFile,
+    NativeCommand, NativeSource, Os, Place, Platform, SessionConfig, Skill,
 };
 pub use agentplex_adapter_types::{
     Action, Attachment, EmittedEvent, ExitStatus, FileWrite, HttpRequest, HttpResponse, Input,

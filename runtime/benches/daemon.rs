@@ -492,6 +492,7 @@ fn adapter_calls(table: &mut Table) {
         mcp_servers: Vec::new(),
         skills: Vec::new(),
         scratch_dir: String::new(),
+        model_endpoints: Vec::new(),
     };
     let begin = Instant::now();
     let mut session = adapter

@@ -62,6 +62,19 @@ impl Adapter for Claude {
     /// its saved outputs and subagents (`native_files`).
     const NATIVE_SESSIONS: Option<NativeSessions> = Some(native_files::SESSIONS);
 
+    /// Claude Code's calls are Anthropic Messages; it reads its base URL from
+    /// `ANTHROPIC_BASE_URL` and its key from `ANTHROPIC_API_KEY` (sent as
+    /// `x-api-key`) or `ANTHROPIC_AUTH_TOKEN` (sent as a bearer token).
+    fn model_apis() -> Vec<ModelApi> {
+        vec![ModelApi::through_environment(
+            ModelApiFormat::AnthropicMessages,
+            "anthropic",
+            "https://api.anthropic.com",
+            &["ANTHROPIC_BASE_URL"],
+            &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
+        )]
+    }
+
     /// Modes `build` and `plan`, the CLI's model aliases with effort levels as
     /// variants, and the capabilities the adapter maps and its tests prove.
     fn info() -> AdapterInfo {

@@ -100,6 +100,7 @@ impl Host {
             mcp_servers: Vec::new(),
             skills: Vec::new(),
             scratch_dir: String::new(),
+            model_endpoints: Vec::new(),
         }
     }
 

@@ -71,6 +71,19 @@ impl Adapter for Gemini {
     /// (`native_files`, which says when that is not where the CLI looks).
     const NATIVE_SESSIONS: Option<NativeSessions> = Some(native_files::SESSIONS);
 
+    /// Gemini CLI's calls (with an API key) are Google's Gemini API; it reads its
+    /// base URL from `GOOGLE_GEMINI_BASE_URL` and its key from `GEMINI_API_KEY` or
+    /// `GOOGLE_API_KEY`. A Google login or Vertex AI is not carried.
+    fn model_apis() -> Vec<ModelApi> {
+        vec![ModelApi::through_environment(
+            ModelApiFormat::Gemini,
+            "google",
+            "https://generativelanguage.googleapis.com",
+            &["GOOGLE_GEMINI_BASE_URL"],
+            &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+        )]
+    }
+
     /// Modes `build` and `plan` (the CLI's read-only approval mode), the models the
     /// CLI lists, and the capabilities the adapter maps and its tests prove.
     fn info() -> AdapterInfo {

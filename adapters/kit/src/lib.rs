@@ -106,6 +106,7 @@ pub mod item;
 pub mod jsonrpc;
 pub mod log;
 pub mod mcp;
+pub mod model_api;
 pub mod native;
 pub mod native_session;
 mod origin;

@@ -17,7 +17,8 @@ use crate::native_session::NativeSessions;
 use crate::text::raw_json;
 use crate::types::{
     Action, AdapterInfo, CredentialRead, ExitStatus, Guest, GuestSession, HttpResponse,
-    InstallRecipe, Landing, MessagePart, NativeSource, PermissionReply, Place, Platform, Session,
+    InstallRecipe, Landing, MessagePart, ModelApi, NativeSource, PermissionReply, Place, Platform,
+    Session,
     SessionConfig, SseEvent,
 };
 use crate::Actions;
@@ -64,6 +65,14 @@ pub trait Adapter: 'static {
     /// Why the agent's own sessions cannot move, when [`Adapter::NATIVE_SESSIONS`]
     /// is `None`: an export says it as what stays behind.
     const STAYS_BEHIND: &'static str = crate::native_session::CANNOT_MOVE;
+
+    /// The wire formats of the agent's model calls, where they go by default and
+    /// how the agent is pointed elsewhere (WIT `model-apis`; see
+    /// [`crate::model_api`]): the daemon can then carry and meter them. None (the
+    /// default): the agent's calls go where it sends them.
+    fn model_apis() -> Vec<ModelApi> {
+        Vec::new()
+    }
 
     /// How to install the agent on `target` (WIT `install-plan`); `None` when it cannot
     /// be installed there or needs no installation. By default
@@ -390,6 +399,10 @@ impl<A: Adapter> Guest for A {
 
     fn parse_credentials(path: String, text: String) -> CredentialRead {
         A::parse_credentials(path, text)
+    }
+
+    fn model_apis() -> Vec<ModelApi> {
+        A::model_apis()
     }
 
     fn native_session_files(

@@ -107,6 +107,7 @@ pub fn decode<T: DeserializeOwned>(version: u32, bytes: &[u8]) -> Result<T, Stri
 /// #     model: None, variant: None, directory: "/workspace".into(), agent_binary: None,
 /// #     env: Vec::new(), resume_native_session_id: None,
 /// #     mcp_servers: Vec::new(), skills: Vec::new(), scratch_dir: String::new(),
+/// #     model_endpoints: Vec::new(),
 /// # };
 /// let mut session = Counting::new(config.clone());
 /// session.send_message(Vec::new());

@@ -9,8 +9,9 @@ pub use crate::bindings::exports::sandbox_agent::adapter::adapter::{
     AdapterInfo, AgentMode, Arch, ArchiveKind, Attachment, CommandOutput, CredentialKind,
     CredentialRead, CredentialValue, CredentialVariable, FileSearch, FoundCredential,
     InstallRecipe, InstallSource, Landing, Libc, McpAuth, McpLocal, McpOauth, McpRemote,
-    McpRemoteTransport, McpServer, McpTransport, MessagePart, Model, MovedFile, NativeCommand,
-    NativeSource, Os, PermissionReply, Place, Platform, SessionConfig, Skill,
+    McpRemoteTransport, McpServer, McpTransport, MessagePart, Model, ModelApi, ModelApiFormat,
+    ModelApiPointing, ModelEndpoint, MovedFile, NativeCommand, NativeSource, Os, PermissionReply,
+    Place, Platform, SessionConfig, Skill,
 };
 pub use crate::bindings::sandbox_agent::adapter::actions::{
     Action, ExitStatus, FileWrite, HttpRequest, HttpResponse, SpawnRequest, SseEvent, SseRequest,

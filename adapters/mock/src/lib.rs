@@ -41,6 +41,19 @@ impl Adapter for Mock {
     const NATIVE_SESSIONS: Option<NativeSessions> =
         Some(NativeSessions::in_files(|_, _| Vec::new()));
 
+    /// The mock makes no model call of its own; its `shell` turns can, through
+    /// `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY`, which is how a client tests
+    /// what the daemon carries and meters.
+    fn model_apis() -> Vec<ModelApi> {
+        vec![ModelApi::through_environment(
+            ModelApiFormat::AnthropicMessages,
+            "anthropic",
+            "https://api.anthropic.com",
+            &["ANTHROPIC_BASE_URL"],
+            &["ANTHROPIC_API_KEY"],
+        )]
+    }
+
     /// Built in (always installed, no install plan, no version probe), modes `build`
     /// and `plan`, models `mock` and `mock-large`, and every capability the script
     /// exercises.

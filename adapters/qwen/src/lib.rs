@@ -83,6 +83,19 @@ impl Adapter for Qwen {
     /// at the new place (`native_files`).
     const NATIVE_SESSIONS: Option<NativeSessions> = Some(native_files::SESSIONS);
 
+    /// Qwen Code's calls (with an API key) are OpenAI Chat Completions; it reads
+    /// its base URL from `OPENAI_BASE_URL` and its key from `OPENAI_API_KEY`. A
+    /// Qwen login is not carried.
+    fn model_apis() -> Vec<ModelApi> {
+        vec![ModelApi::through_environment(
+            ModelApiFormat::OpenaiChatCompletions,
+            "openai",
+            "https://api.openai.com/v1",
+            &["OPENAI_BASE_URL"],
+            &["OPENAI_API_KEY"],
+        )]
+    }
+
     /// Modes `build` and `plan` (the CLI's analyze-only approval mode); the model
     /// is whatever the OpenAI-compatible endpoint serves (`OPENAI_MODEL`, or the
     /// session's `model`).

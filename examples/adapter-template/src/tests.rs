@@ -20,6 +20,7 @@ fn started() -> TemplateSession {
         mcp_servers: Vec::new(),
         skills: Vec::new(),
         scratch_dir: String::new(),
+        model_endpoints: Vec::new(),
     });
     assert_eq!(
         render(&session.start()),
@@ -186,6 +187,7 @@ impl TemplateSession {
             mcp_servers: Vec::new(),
             skills: Vec::new(),
             scratch_dir: String::new(),
+            model_endpoints: Vec::new(),
         }
     }
 }

@@ -40,7 +40,7 @@ const KIT_DIR: &str = "vendor/sandbox-agent-adapter-kit";
 /// Where the fuzzing driver of the kit's `testing` feature goes, beside the kit.
 const FUZZ_DIR: &str = "vendor/agentplex-fuzz";
 /// The contract the embedded kit is built against.
-const CONTRACT: &str = "v0.3.0";
+const CONTRACT: &str = "v0.4.0";
 
 /// What was written, for the CLI to report.
 #[derive(Debug)]
@@ -390,6 +390,7 @@ mod tests {{
             mcp_servers: Vec::new(),
             skills: Vec::new(),
             scratch_dir: "/tmp/scratch".into(),
+            model_endpoints: Vec::new(),
         }};
         let started = render(&AcpSession::<Agent>::new(config).start());
         assert!(started[1].starts_with("spawn agent_1"), "{{started:?}}");

@@ -457,6 +457,7 @@ fn check_session(report: &mut Report, adapter: &Arc<LoadedAdapter>) {
         mcp_servers: Vec::new(),
         skills: Vec::new(),
         scratch_dir: String::new(),
+        model_endpoints: Vec::new(),
     };
     let mut session = match adapter.new_session(config.clone()) {
         Ok(session) => session,

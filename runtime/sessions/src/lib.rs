@@ -465,6 +465,7 @@ impl SessionManager {
             mcp_servers: launch::servers(&record.mcp, |name| variable(record, name))?,
             skills,
             scratch_dir: scratch.display().to_string(),
+            model_endpoints: Vec::new(),
         };
         Ok((config, env))
     }

@@ -36,6 +36,7 @@ pub fn adapter_session_config() -> agentplex_host::SessionConfig {
         mcp_servers: Vec::new(),
         skills: Vec::new(),
         scratch_dir: String::new(),
+        model_endpoints: Vec::new(),
     }
 }
 

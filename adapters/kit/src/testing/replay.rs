@@ -142,6 +142,7 @@ pub fn config_of(config: &Value) -> SessionConfig {
         mcp_servers: Vec::new(),
         skills: Vec::new(),
         scratch_dir: optional("scratchDir").unwrap_or_default(),
+        model_endpoints: Vec::new(),
     }
 }
 

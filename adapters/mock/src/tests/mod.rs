@@ -62,6 +62,7 @@ impl Harness {
             mcp_servers: Vec::new(),
             skills: Vec::new(),
             scratch_dir: String::new(),
+            model_endpoints: Vec::new(),
         };
         configure(&mut config);
         let mut session = MockSession::new(config);

@@ -85,6 +85,7 @@ impl CreateConfig {
             mcp_servers: Vec::new(),
             skills: Vec::new(),
             scratch_dir: self.scratch_dir.unwrap_or_else(|| "/tmp/scratch".into()),
+            model_endpoints: Vec::new(),
         }
     }
 }

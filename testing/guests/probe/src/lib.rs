@@ -180,6 +180,7 @@ mod tests {
             mcp_servers: Vec::new(),
             skills: Vec::new(),
             scratch_dir: String::new(),
+            model_endpoints: Vec::new(),
         };
         let mut session = <Probe as Adapter>::Session::new(config);
         render(&session.send_message(vec![MessagePart::Text(text.into())]))

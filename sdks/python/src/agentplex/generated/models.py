@@ -629,7 +629,7 @@ class LoadedAdapterInfo(Model):
     """The adapter's own version."""
 
     contract: str
-    """The contract it was built against (`sandbox-agent:adapter@0.3.0`)."""
+    """The contract it was built against (`sandbox-agent:adapter@0.4.0`)."""
 
     id: str
     """The agent id it registers."""

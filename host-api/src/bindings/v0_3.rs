@@ -1,0 +1,36 @@
+//! The 0.3.0 contract (`wit/v0.3.0`), and its values converted to and from 0.4.0's
+//! so the rest of the host speaks 0.4.0 only. Events and actions are the same in
+//! both, so 0.3.0 components use 0.4.0's types for them directly; the adapter
+//! interface's own records are the same field for field but the session's
+//! configuration, which 0.4.0 gave the daemon's model endpoints.
+//!
+//! What 0.3.0 lacks gets its 0.3 meaning: the agent's model calls go where it sends
+//! them, unmetered (no `model-apis`, no `model-endpoints`).
+
+wasmtime::component::bindgen!({
+    path: "../wit/v0.3.0",
+    world: "adapter-component",
+    with: {
+        "sandbox-agent:adapter/events@0.3.0": crate::bindings::v0_4::events,
+        "sandbox-agent:adapter/actions@0.3.0": crate::bindings::v0_4::actions,
+    },
+});
+
+pub use exports::sandbox_agent::adapter::adapter as guest;
+pub use sandbox_agent::adapter::host;
+
+use super::v0_4::guest as new;
+use guest as old;
+
+records_since_0_2!(later: []);
+
+// Host to guest: the places a session moves between.
+same_record!(new::Place => old::Place { home, directory, env });
+
+// Guest to host: where the agent's session is, and how it lands.
+same_record!(old::FileSearch => new::FileSearch { folder, depth, suffix });
+same_record!(old::NativeCommand => new::NativeCommand { argv });
+same_record!(old::CommandOutput => new::CommandOutput { name, command });
+same_enum!(old::NativeSource => new::NativeSource (File, Search, Output));
+same_record!(old::MovedFile => new::MovedFile { path, contents });
+same_enum!(old::Landing => new::Landing (File, Command));
