@@ -1149,7 +1149,7 @@ export interface components {
         LoadedAdapterInfo: {
             /** @description The adapter's own version. */
             adapterVersion: string;
-            /** @description The contract it was built against (`sandbox-agent:adapter@0.3.0`). */
+            /** @description The contract it was built against (`sandbox-agent:adapter@0.4.0`). */
             contract: string;
             /** @description The agent id it registers. */
             id: string;
