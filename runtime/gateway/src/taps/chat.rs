@@ -20,20 +20,18 @@ use serde_json::Value;
 use super::{text, Reading, Tap};
 use crate::usage::Tokens;
 
-/// The tap's state.
+/// The tap's state: what it read so far.
 #[derive(Debug, Default)]
 pub(crate) struct Chat {
-    model: Option<String>,
-    tokens: Tokens,
-    ended: bool,
+    reading: Reading,
 }
 
 impl Chat {
     /// Takes a chunk's or a completion's model and usage.
     fn completion(&mut self, value: &Value) {
-        self.model = text(&value["model"]).or(self.model.take());
+        self.reading.model = text(&value["model"]).or(self.reading.model.take());
         if value["usage"].is_object() {
-            self.tokens = tokens(&value["usage"]);
+            self.reading.tokens = tokens(&value["usage"]);
         }
     }
 }
@@ -56,10 +54,10 @@ fn tokens(usage: &Value) -> Tokens {
 impl Tap for Chat {
     fn event(&mut self, _name: &str, data: &str) {
         if data == "[DONE]" {
-            self.ended = true;
+            self.reading.ended = true;
             return;
         }
-        if self.model.is_some() && memmem::find(data.as_bytes(), b"\"usage\"").is_none() {
+        if self.reading.model.is_some() && memmem::find(data.as_bytes(), b"\"usage\"").is_none() {
             return;
         }
         if let Ok(value) = serde_json::from_str::<Value>(data) {
@@ -72,15 +70,11 @@ impl Tap for Chat {
             return;
         };
         self.completion(&value);
-        self.ended = value.is_object();
+        self.reading.ended = value.is_object();
     }
 
     fn finish(self: Box<Self>) -> Reading {
-        Reading {
-            model: self.model,
-            tokens: self.tokens,
-            ended: self.ended,
-        }
+        self.reading
     }
 }
 

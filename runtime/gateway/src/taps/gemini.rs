@@ -24,9 +24,7 @@ use crate::usage::Tokens;
 #[derive(Debug, Default)]
 pub(crate) struct Gemini {
     path_model: Option<String>,
-    model: Option<String>,
-    tokens: Tokens,
-    ended: bool,
+    reading: Reading,
 }
 
 impl Gemini {
@@ -40,17 +38,17 @@ impl Gemini {
 
     /// Takes one `GenerateContentResponse` chunk.
     fn chunk(&mut self, chunk: &Value) {
-        self.model = text(&chunk["modelVersion"]).or(self.model.take());
+        self.reading.model = text(&chunk["modelVersion"]).or(self.reading.model.take());
         let usage = &chunk["usageMetadata"];
         if usage.is_object() {
-            self.tokens = tokens(usage);
+            self.reading.tokens = tokens(usage);
         }
         let finished = chunk["candidates"].as_array().is_some_and(|candidates| {
             candidates
                 .iter()
                 .any(|candidate| candidate["finishReason"].is_string())
         });
-        self.ended |= finished;
+        self.reading.ended |= finished;
     }
 }
 
@@ -82,7 +80,7 @@ impl Tap for Gemini {
         let bytes = data.as_bytes();
         let interesting = memmem::find(bytes, b"usageMetadata").is_some()
             || memmem::find(bytes, b"finishReason").is_some()
-            || self.model.is_none();
+            || self.reading.model.is_none();
         if !interesting {
             return;
         }
@@ -100,17 +98,19 @@ impl Tap for Gemini {
             chunk => self.chunk(chunk),
         }
         // A whole answer, an error one included, has been read to its end.
-        self.ended = true;
+        self.reading.ended = true;
     }
 
     fn finish(self: Box<Self>) -> Reading {
-        let model = self.model.or(self.path_model);
-        let model = model.map(|model| model.trim_start_matches("models/").to_owned());
-        Reading {
-            model,
-            tokens: self.tokens,
-            ended: self.ended,
-        }
+        let Gemini {
+            path_model,
+            mut reading,
+        } = *self;
+        reading.model = reading
+            .model
+            .or(path_model)
+            .map(|model| model.trim_start_matches("models/").to_owned());
+        reading
     }
 }
 

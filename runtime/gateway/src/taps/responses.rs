@@ -23,21 +23,19 @@ const TERMINAL: [&str; 3] = [
     "response.failed",
 ];
 
-/// The tap's state.
+/// The tap's state: what it read so far.
 #[derive(Debug, Default)]
 pub(crate) struct Responses {
-    model: Option<String>,
-    tokens: Tokens,
-    ended: bool,
+    reading: Reading,
 }
 
 impl Responses {
     /// Takes a response object's model and usage.
     fn response(&mut self, response: &Value) {
-        self.model = text(&response["model"]).or(self.model.take());
+        self.reading.model = text(&response["model"]).or(self.reading.model.take());
         let usage = &response["usage"];
         if usage.is_object() {
-            self.tokens = tokens(usage);
+            self.reading.tokens = tokens(usage);
         }
     }
 }
@@ -74,9 +72,9 @@ impl Tap for Responses {
         };
         if TERMINAL.contains(&kind) {
             self.response(&value["response"]);
-            self.ended = true;
+            self.reading.ended = true;
         } else if kind == "response.created" {
-            self.model = text(&value["response"]["model"]);
+            self.reading.model = text(&value["response"]["model"]);
         }
     }
 
@@ -88,15 +86,11 @@ impl Tap for Responses {
             self.response(&value);
         }
         // An error answer (`{"error": ...}`) is whole too; it used nothing.
-        self.ended = value.is_object();
+        self.reading.ended = value.is_object();
     }
 
     fn finish(self: Box<Self>) -> Reading {
-        Reading {
-            model: self.model,
-            tokens: self.tokens,
-            ended: self.ended,
-        }
+        self.reading
     }
 }
 
