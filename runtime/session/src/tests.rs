@@ -163,7 +163,7 @@ fn fed(effects: &[Effect]) -> Vec<&Input> {
 }
 
 /// The events staged, as a reader will get them.
-fn emitted(effects: &[Effect]) -> Vec<UniversalEvent> {
+pub(super) fn emitted(effects: &[Effect]) -> Vec<UniversalEvent> {
     effects
         .iter()
         .filter_map(|e| match e {

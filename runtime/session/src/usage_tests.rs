@@ -4,7 +4,7 @@
 
 use agentplex_universal::{ModelUsageData, TurnEventData, TurnPhase, Usage};
 
-use super::tests::{core, drive, emit, identity, send, stdout, Outcome};
+use super::tests::{core, drive, emit, emitted, identity, send, stdout, Outcome};
 use super::*;
 
 /// A call of `input` and `output` tokens that cost `cost` dollars.
@@ -55,17 +55,6 @@ fn agent(input: &Input) -> Outcome {
         )]),
         _ => Ok(Vec::new()),
     }
-}
-
-/// The events staged, as a reader gets them (with `raw`).
-fn emitted(effects: &[Effect]) -> Vec<UniversalEvent> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Emit(event) => Some(event.decode().expect("an event decodes")),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The totals of calls of (100, 10, $0.5) and (50, 5, unknown price).
