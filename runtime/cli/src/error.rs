@@ -116,6 +116,9 @@ pub enum LocalError {
     /// `--install-platform` names no platform.
     #[error("--install-platform: {0}")]
     InstallPlatform(InvalidPlatform),
+    /// The model gateway cannot be set up (`--prices`).
+    #[error("{0}")]
+    Gateway(#[from] agentplex_gateway::Error),
     /// The daemon stopped with an error.
     #[error("{0:#}")]
     Server(anyhow::Error),

@@ -287,6 +287,21 @@ pub struct ServerArgs {
         value_parser = clap::value_parser!(u64).range(300..=3_600_000)
     )]
     lease_ms: u64,
+    /// Send every model call of the agents that allow it through the daemon's
+    /// model gateway: each session gets a loopback endpoint and a token in place
+    /// of the provider's address and key, and each call's tokens and cost are
+    /// metered (`model.usage` events, `usage` in the session's answer, `/metrics`).
+    #[arg(long, env = "AGENTPLEX_GATEWAY", value_parser = BoolishValueParser::new())]
+    gateway: bool,
+    /// A price table to price model calls with, in place of the one the daemon
+    /// ships (JSON, in the shape docs/gateway.md gives).
+    #[arg(
+        long,
+        env = "AGENTPLEX_PRICES",
+        value_name = "FILE",
+        requires = "gateway"
+    )]
+    prices: Option<PathBuf>,
     /// Remove ended sessions older than an age (7d, 12h, 30m, 90s) or beyond a
     /// count (100 keeps the newest hundred) [default: keep all].
     #[arg(long, env = "AGENTPLEX_RETENTION")]
@@ -301,6 +316,7 @@ pub struct ServerArgs {
 
 impl ServerArgs {
     fn into_config(self) -> Result<DaemonConfig, LocalError> {
+        let gateway = self.gateway.then(|| self.gateway_config()).transpose()?;
         let token = match &self.token_file {
             Some(path) => Some(agentplex_processes::secrets::read_token_file(path)?),
             None => self.token.clone(),
@@ -363,6 +379,7 @@ impl ServerArgs {
             daemon_id: self.daemon_id,
             lease: std::time::Duration::from_millis(self.lease_ms),
             retention: self.retention,
+            gateway,
             host: HostConfig {
                 memory_limit_bytes,
                 call_timeout: Duration::from_millis(self.adapter_call_timeout_ms),
@@ -372,6 +389,21 @@ impl ServerArgs {
             processes: self.processes.into_settings(),
             skill_sources: self.skill_sources.into_settings(),
             data_dir,
+        })
+    }
+}
+
+impl ServerArgs {
+    /// The model gateway's settings: its prices from `--prices`, or the ones
+    /// the daemon ships.
+    fn gateway_config(&self) -> Result<agentplex_gateway::GatewayConfig, LocalError> {
+        let prices = match &self.prices {
+            Some(path) => agentplex_gateway::Prices::from_file(path)?,
+            None => agentplex_gateway::Prices::built_in(),
+        };
+        Ok(agentplex_gateway::GatewayConfig {
+            prices,
+            ..Default::default()
         })
     }
 }

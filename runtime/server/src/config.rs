@@ -77,6 +77,9 @@ pub struct DaemonConfig {
     pub lease: std::time::Duration,
     /// Which ended sessions are removed on their own.
     pub retention: Option<agentplex_sessions::retention::Retention>,
+    /// `--gateway`: the model gateway's settings; `None`: agents call their
+    /// providers directly, unmetered.
+    pub gateway: Option<agentplex_gateway::GatewayConfig>,
     pub host: HostConfig,
     /// Limits of the process API (`/v1/processes`).
     pub processes: agentplex_processes::ProcessSettings,

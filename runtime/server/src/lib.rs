@@ -250,7 +250,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     }
     let store = open_store(&config)?;
     let stored = store.load(agentplex_sessions::TAIL_EVENTS)?;
-    let sessions = Arc::new(SessionManager::new(
+    let mut sessions = SessionManager::new(
         catalog.clone(),
         SessionSettings {
             max_line_bytes: config.max_line_bytes,
@@ -261,7 +261,11 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         },
         store,
         config.data_dir.join("scratch"),
-    ));
+    );
+    if let Some(gateway) = config.gateway.clone() {
+        sessions = sessions.with_gateway(agentplex_gateway::Gateway::start(gateway).await?);
+    }
+    let sessions = Arc::new(sessions);
     if !stored.is_empty() {
         tracing::info!(sessions = stored.len(), "restoring sessions");
         catalog.loaded().await;

@@ -182,6 +182,8 @@ pub struct SessionCore {
     stderr: StderrCapture,
     /// What the daemon metered of the session's model calls.
     usage: MeteredUsage,
+    /// The models without a price whose calls were said to have no cost.
+    unpriced: BTreeSet<String>,
     /// Now, as of the latest call (Unix milliseconds).
     now: i64,
     effects: VecDeque<Effect>,
@@ -211,6 +213,7 @@ impl SessionCore {
             streams: BTreeSet::new(),
             stderr: StderrCapture::default(),
             usage: MeteredUsage::default(),
+            unpriced: BTreeSet::new(),
             now: created_at,
             effects: VecDeque::new(),
             actions: VecDeque::new(),

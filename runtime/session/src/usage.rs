@@ -52,10 +52,35 @@ impl SessionCore {
         &self.usage
     }
 
-    /// A metered model call: counted, then recorded as `model.usage`.
+    /// A metered model call: counted, then recorded as `model.usage`, followed
+    /// by an `error` when the provider failed (`model_call_failed`: a 5xx
+    /// answer, or the daemon's own 502 or 504 for one down or too slow) or when
+    /// the model has no price (`model_unpriced`, once per model and daemon run:
+    /// its calls count their tokens and no cost).
     pub(crate) fn meter(&mut self, call: ModelUsageData) {
         self.usage.add(&call, self.turn_running);
+        let failed = (call.status >= 500).then(|| {
+            format!(
+                "the agent's {} call to its model provider failed with HTTP {}",
+                call.format, call.status
+            )
+        });
+        let used = call.input_tokens + call.output_tokens > 0;
+        let unpriced = (used && call.cost_usd.is_none() && self.unpriced.insert(call.model.clone()))
+            .then(|| {
+                format!(
+                    "model {:?} has no price in the daemon's price table: its calls are metered \
+                     with their tokens and no cost (give the daemon a table with it: --prices FILE)",
+                    call.model
+                )
+            });
         self.append(events::model_usage(call));
+        if let Some(message) = failed {
+            self.append(events::error("model_call_failed", message));
+        }
+        if let Some(message) = unpriced {
+            self.append(events::error("model_unpriced", message));
+        }
     }
 
     /// Closes the running turn's totals as its `turn.ended` is recorded. When

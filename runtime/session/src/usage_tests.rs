@@ -85,8 +85,10 @@ fn metered_turn() -> (SessionCore, Vec<Effect>) {
 fn each_metered_call_is_a_daemon_made_model_usage_event() {
     let (core, effects) = metered_turn();
     let events = emitted(&effects);
-    assert_eq!(events.len(), 2);
-    for event in &events {
+    // The second call's model has no price: a warning follows its event.
+    assert_eq!(events.len(), 3);
+    assert_eq!(events[2].event_type, UniversalEventType::Error);
+    for event in &events[..2] {
         assert_eq!(event.event_type, UniversalEventType::ModelUsage);
         assert_eq!(event.source, EventSource::Daemon);
         assert!(event.synthetic);
@@ -229,4 +231,59 @@ fn a_turn_lost_with_the_daemon_ends_with_its_metered_totals() {
     };
     assert_eq!(ended.usage, Some(two_calls().as_usage()));
     assert_eq!(core.usage().last_turn, Some(two_calls()));
+}
+
+/// The `error` events of `events`: their codes.
+fn error_codes(events: &[agentplex_universal::UniversalEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|event| match &event.data {
+            UniversalEventData::Error(error) => error.code.clone(),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_model_without_a_price_is_said_once_per_model() {
+    let mut core = core();
+    for _ in 0..3 {
+        core.incoming(call(10, 1, None), 0);
+    }
+    let events = emitted(&drive(&mut core, &mut agent));
+    assert_eq!(events.len(), 4, "{events:?}");
+    assert_eq!(error_codes(&events), ["model_unpriced"]);
+    let UniversalEventData::Error(warning) = &events[1].data else {
+        panic!("{events:?}");
+    };
+    assert!(warning.message.contains("claude-sonnet-4-5"), "{warning:?}");
+    assert_eq!(core.usage().total.model_calls, 3);
+    // A priced call, or a call that used nothing (refused before the model), says nothing.
+    core.incoming(call(10, 1, Some(0.1)), 0);
+    core.incoming(call(0, 0, None), 0);
+    assert!(error_codes(&emitted(&drive(&mut core, &mut agent))).is_empty());
+}
+
+#[test]
+fn a_provider_that_fails_is_an_error_after_the_calls_usage() {
+    let mut core = core();
+    for status in [502, 529, 429, 200] {
+        let Incoming::ModelUsage(mut failed) = call(0, 0, Some(0.0)) else {
+            unreachable!()
+        };
+        failed.status = status;
+        failed.complete = status == 200;
+        core.incoming(Incoming::ModelUsage(failed), 0);
+    }
+    let events = emitted(&drive(&mut core, &mut agent));
+    assert_eq!(
+        error_codes(&events),
+        ["model_call_failed", "model_call_failed"]
+    );
+    assert_eq!(events[0].event_type, UniversalEventType::ModelUsage);
+    let UniversalEventData::Error(error) = &events[1].data else {
+        panic!("{events:?}");
+    };
+    assert!(error.message.contains("HTTP 502"), "{error:?}");
+    assert_eq!(core.usage().total.model_calls, 4);
 }

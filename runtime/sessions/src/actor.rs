@@ -98,6 +98,9 @@ pub struct Actor {
     /// Told the session's id when a turn ends (a fleet's daemon then saves the
     /// agent's own session files).
     pub(crate) turn_ended: Option<UnboundedSender<String>>,
+    /// The session's route through the model gateway: its token works as long
+    /// as the task runs, and no longer.
+    route: Option<agentplex_gateway::RouteGuard>,
 }
 
 impl Actor {
@@ -143,6 +146,7 @@ impl Actor {
             turn_since: None,
             recording: None,
             turn_ended: None,
+            route: None,
         }
     }
 
@@ -156,6 +160,13 @@ impl Actor {
     /// Parks the adapter instance as `parking` says (never by default).
     pub fn parking(mut self, parking: Parking) -> Self {
         self.parking = parking;
+        self
+    }
+
+    /// Keeps the session's route through the model gateway for as long as the
+    /// task runs.
+    pub fn metered(mut self, route: Option<agentplex_gateway::RouteGuard>) -> Self {
+        self.route = route;
         self
     }
 

@@ -14,6 +14,7 @@ mod incoming;
 mod launch;
 mod log;
 mod loopback;
+mod metering;
 pub mod metrics;
 pub mod moves;
 mod parking;
@@ -260,6 +261,23 @@ pub struct SessionManager {
     adopting: tokio::sync::Mutex<()>,
     /// Told the session's id when a turn ends, in a fleet ([`fleet`]).
     turn_ended: std::sync::OnceLock<UnboundedSender<String>>,
+    /// The model gateway sessions' model calls go through (`--gateway`); none:
+    /// agents call their providers directly, unmetered.
+    gateway: Option<Arc<agentplex_gateway::Gateway>>,
+}
+
+/// What a session's adapter and processes start with (see
+/// [`SessionManager::session_config`]).
+struct Launch {
+    /// What the adapter is told.
+    config: SessionConfig,
+    /// The environment of the session's processes.
+    env: Vec<(String, String)>,
+    /// Variables of the daemon's environment the processes must not inherit,
+    /// besides other agents' credentials (the metered formats' base URLs and keys).
+    withheld: Vec<String>,
+    /// The session's route through the model gateway, when it is metered.
+    route: Option<agentplex_gateway::RouteGuard>,
 }
 
 impl SessionManager {
@@ -284,7 +302,15 @@ impl SessionManager {
             closing: watch::channel(false).0,
             adopting: tokio::sync::Mutex::new(()),
             turn_ended: std::sync::OnceLock::new(),
+            gateway: None,
         }
+    }
+
+    /// Sends the model calls of the agents that say how (`model-apis`) through
+    /// `gateway`, which meters them and keeps the real keys from the agents.
+    pub fn with_gateway(mut self, gateway: Arc<agentplex_gateway::Gateway>) -> Self {
+        self.gateway = Some(gateway);
+        self
     }
 
     /// Resolves when the daemon starts shutting down.
@@ -376,13 +402,14 @@ impl SessionManager {
         self.catalog
             .ensure_installed(&adapter, request.agent_version.as_deref())
             .await?;
-        let (config, env) = self.session_config(&adapter, &record, None)?;
+        let (inbox, inbox_rx) = Inbox::new();
+        let launch = self.session_config(&adapter, &record, None, &inbox)?;
         let shared = Arc::new(SessionShared::new(
             &record,
             EventLog::new(id, self.store.clone()),
         ));
+        shared.state.lock().unwrap().metered = launch.route.is_some();
         let (requests, requests_rx) = unbounded_channel();
-        let (inbox, inbox_rx) = Inbox::new();
         let session = Arc::new(Session {
             shared: shared.clone(),
             requests,
@@ -397,7 +424,7 @@ impl SessionManager {
             }
             sessions.insert(id.to_owned(), session.clone());
         }
-        let adapter_session = match adapter.new_session(config) {
+        let adapter_session = match adapter.new_session(launch.config.clone()) {
             Ok(adapter_session) => adapter_session,
             Err(error) => {
                 self.sessions.write().unwrap().remove(id);
@@ -416,7 +443,13 @@ impl SessionManager {
             stored: self.store.insert_session_queued(&record),
             answer,
         };
-        let actor = self.actor(shared, (inbox, inbox_rx), adapter_session, env, directory);
+        let actor = self.actor(
+            shared,
+            (inbox, inbox_rx),
+            adapter_session,
+            launch,
+            directory,
+        );
         tokio::spawn(actor.once_recorded(recording).run(requests_rx));
         match recorded.await {
             Ok(Ok(())) => Ok(session),
@@ -433,13 +466,16 @@ impl SessionManager {
     }
 
     /// What the adapter is told about a session, and the environment of its
-    /// processes: the agent's credentials, then the client's variables.
+    /// processes: the agent's credentials, then the client's variables, and
+    /// with the model gateway the session's endpoints in place of the model
+    /// APIs' addresses and keys (see [`metering`]; its usage goes to `inbox`).
     fn session_config(
         &self,
         adapter: &Arc<agentplex_host::LoadedAdapter>,
         record: &SessionRecord,
         resume_native_session_id: Option<String>,
-    ) -> Result<(SessionConfig, Vec<(String, String)>), SessionError> {
+        inbox: &Inbox,
+    ) -> Result<Launch, SessionError> {
         let agent_binary = self.catalog.require_installed(adapter)?;
         let scratch = scratch_dir(&self.scratch_root, &record.id);
         make_private_dir(&scratch).map_err(|error| {
@@ -452,6 +488,13 @@ impl SessionManager {
         let skills = skills::place_skills(&scratch, &record.skills, self.skill_cache.root())?;
         let mut env: Vec<(String, String)> = self.catalog.credentials_env(adapter);
         env.extend(record.env.iter().cloned());
+        let metering = match &self.gateway {
+            Some(gateway) => {
+                let sink = UsageSink::new(inbox.clone(), &record.agent);
+                metering::meter(gateway, &adapter.facts().model_apis, record, &mut env, sink)?
+            }
+            None => None,
+        };
         let config = SessionConfig {
             session_id: record.id.clone(),
             agent_mode: record.agent_mode.clone(),
@@ -467,7 +510,23 @@ impl SessionManager {
             scratch_dir: scratch.display().to_string(),
             model_endpoints: Vec::new(),
         };
-        Ok((config, env))
+        Ok(match metering {
+            Some(metering) => Launch {
+                config: SessionConfig {
+                    model_endpoints: metering.endpoints,
+                    ..config
+                },
+                env,
+                withheld: metering.withheld,
+                route: Some(metering.route),
+            },
+            None => Launch {
+                config,
+                env,
+                withheld: Vec::new(),
+                route: None,
+            },
+        })
     }
 
     /// A task for a session, with everything it needs from the daemon.
@@ -476,14 +535,19 @@ impl SessionManager {
         shared: Arc<SessionShared>,
         inbox: (Inbox, incoming::InboxReceiver),
         adapter_session: agentplex_host::AdapterSession,
-        env: Vec<(String, String)>,
+        launch: Launch,
         directory: PathBuf,
     ) -> Actor {
         let spawn = SpawnContext {
-            env,
+            env: launch.env,
             env_remove: {
                 let (catalog, agent) = (self.catalog.clone(), shared.record.agent.clone());
-                Box::new(move || catalog.foreign_credential_env(&agent))
+                let withheld = launch.withheld;
+                Box::new(move || {
+                    let mut names = catalog.foreign_credential_env(&agent);
+                    names.extend(withheld.iter().cloned());
+                    names
+                })
             },
             directory,
             install_dir: self.catalog.install_dir().to_owned(),
@@ -501,7 +565,8 @@ impl SessionManager {
         .parking(parking::Parking {
             after: self.settings.park_after,
             slot: Some(self.instances.slot()),
-        });
+        })
+        .metered(launch.route);
         actor.turn_ended = self.turn_ended.get().cloned();
         actor
     }

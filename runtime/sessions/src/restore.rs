@@ -98,11 +98,15 @@ impl SessionManager {
                     .into(),
             });
         }
-        let (config, env) = self.session_config(
+        let (inbox, inbox_rx) = Inbox::new();
+        let launch = self.session_config(
             &adapter,
             &stored.record,
             checkpoint.native_session_id.clone(),
+            &inbox,
         )?;
+        shared.state.lock().unwrap().metered = launch.route.is_some();
+        let config = launch.config.clone();
         // A snapshot the adapter no longer accepts (an upgraded component, say)
         // falls back to a fresh adapter on the native id too.
         let restored = match &stored.snapshot {
@@ -129,13 +133,12 @@ impl SessionManager {
                 tracing::warn!(session_id = %stored.record.id, %error, "cannot park the restored adapter instance");
             }
         }
-        let (inbox, inbox_rx) = Inbox::new();
         let mut actor = self
             .actor(
                 shared.clone(),
                 (inbox.clone(), inbox_rx),
                 adapter_session,
-                env,
+                launch,
                 PathBuf::from(&stored.record.directory),
             )
             .with_checkpoint(&checkpoint);

@@ -29,6 +29,14 @@ pub struct UsageSink {
 pub struct SessionGone;
 
 impl UsageSink {
+    /// The sink of the session whose task reads `inbox`.
+    pub(crate) fn new(inbox: Inbox, agent: &str) -> Self {
+        Self {
+            inbox,
+            agent: agent.to_owned(),
+        }
+    }
+
     /// Delivers the usage of one model call of the session, without waiting: the
     /// daemon's metrics count it now, the session records it as it gets to it.
     pub fn deliver(&self, call: ModelUsageData) -> Result<(), SessionGone> {
@@ -53,10 +61,7 @@ impl Session {
     /// [`SessionManager::usage_sink`]).
     pub fn usage_sink(&self) -> UsageSink {
         self.shared.state.lock().unwrap().metered = true;
-        UsageSink {
-            inbox: self.inbox.clone(),
-            agent: self.shared.record.agent.clone(),
-        }
+        UsageSink::new(self.inbox.clone(), &self.shared.record.agent)
     }
 }
 

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod metering;
 mod requests;
 mod transcripts;
 mod turns;

@@ -1,0 +1,252 @@
+//! A session's model calls, pointed through the daemon's model gateway
+//! (`--gateway`): for each wire format its adapter names (`model-apis`), the
+//! upstream the agent would have called, a route for the session in the
+//! gateway, and the environment that points the agent at it.
+//!
+//! The upstream is what the agent would have used without the gateway: the
+//! first of the format's base-URL variables set in the session's variables or
+//! the daemon's, else the adapter's default; its key, the first of the format's
+//! key variables set there (the agent's credentials found in its files come in
+//! as those variables too). The agent then sees its session's endpoint and
+//! token instead: with `environment` pointing in the same variables (the token
+//! only in the variable the key came from, so the agent sends it where it would
+//! have sent the key and the gateway puts the key there), with `adapter`
+//! pointing in `session-config.model-endpoints` alone. Either way none of those
+//! variables is inherited from the daemon, so no real key reaches the agent.
+//!
+//! The route lives as long as the session's task: the token dies with it.
+//! Restores and imports make a new one, so no token is ever stored.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use agentplex_gateway::{CallUsage, Format, Gateway, KeyPlacement, Route, RouteGuard, Upstream};
+use agentplex_host::{ModelApi, ModelApiFormat, ModelApiPointing, ModelEndpoint};
+use agentplex_store::SessionRecord;
+use agentplex_universal::ModelUsageData;
+
+use crate::usage::UsageSink;
+use crate::SessionError;
+
+/// What a metered session's launch gets from the gateway.
+pub(crate) struct Metering {
+    /// The session's route: its token works while this lives.
+    pub route: RouteGuard,
+    /// The endpoints, for the adapter (`session-config.model-endpoints`).
+    pub endpoints: Vec<ModelEndpoint>,
+    /// Variables the agent's processes must not inherit from the daemon: every
+    /// base-URL and key variable of the formats.
+    pub withheld: Vec<String>,
+}
+
+/// One format's upstream, and the variable its key came from.
+struct Resolved {
+    api: ModelApi,
+    upstream: Upstream,
+    key_variable: Option<String>,
+}
+
+/// Routes the session's model calls through `gateway` and rewrites `env` (the
+/// session's variables, on top of the agent's credentials) to point the agent
+/// there; `None` when the adapter names no format.
+pub(crate) fn meter(
+    gateway: &Gateway,
+    apis: &[ModelApi],
+    record: &SessionRecord,
+    env: &mut Vec<(String, String)>,
+    sink: UsageSink,
+) -> Result<Option<Metering>, SessionError> {
+    let mut resolved: Vec<Resolved> = Vec::new();
+    for api in apis {
+        // One upstream per format: the first the adapter names wins.
+        if resolved.iter().any(|seen| seen.api.format == api.format) {
+            continue;
+        }
+        resolved.push(resolve(api, env, |name| std::env::var(name).ok())?);
+    }
+    if resolved.is_empty() {
+        return Ok(None);
+    }
+    let upstreams = resolved
+        .iter()
+        .map(|one| (format_of(one.api.format), one.upstream.clone()))
+        .collect::<HashMap<_, _>>();
+    let route = gateway.register(Route {
+        session_id: record.id.clone(),
+        agent: record.agent.clone(),
+        upstreams,
+        sink: Arc::new(move |call: CallUsage| {
+            // A call that ends after its session: nobody is left to tell.
+            let _ = sink.deliver(usage_event(call));
+        }),
+    });
+    let withheld: Vec<String> = resolved
+        .iter()
+        .flat_map(|one| one.api.base_url_env.iter().chain(&one.api.key_env))
+        .cloned()
+        .collect();
+    env.retain(|(name, _)| !withheld.contains(name));
+    let mut endpoints = Vec::new();
+    for one in &resolved {
+        let base_url = route.endpoint(format_of(one.api.format));
+        if one.api.pointing == ModelApiPointing::Environment {
+            for name in &one.api.base_url_env {
+                env.push((name.clone(), base_url.clone()));
+            }
+            if let Some(name) = &one.key_variable {
+                env.push((name.clone(), route.token().to_owned()));
+            }
+        }
+        endpoints.push(ModelEndpoint {
+            format: one.api.format,
+            provider: one.api.provider.clone(),
+            base_url,
+            token: route.token().to_owned(),
+        });
+    }
+    Ok(Some(Metering {
+        route,
+        endpoints,
+        withheld,
+    }))
+}
+
+/// The upstream of one format: its base URL and key from the session's
+/// variables (`env`, the last value of a name winning), then the daemon's
+/// (`daemon_env`), else the adapter's default base URL and no key.
+fn resolve(
+    api: &ModelApi,
+    env: &[(String, String)],
+    daemon_env: impl Fn(&str) -> Option<String>,
+) -> Result<Resolved, SessionError> {
+    let lookup = |name: &str| {
+        env.iter()
+            .rev()
+            .find(|(set, _)| set == name)
+            .map(|(_, value)| value.clone())
+            .or_else(|| daemon_env(name))
+            .filter(|value| !value.is_empty())
+    };
+    let base_url = api
+        .base_url_env
+        .iter()
+        .find_map(|name| lookup(name))
+        .unwrap_or_else(|| api.default_base_url.clone());
+    let refused = |error: agentplex_gateway::Error| {
+        SessionError::InvalidRequest(format!(
+            "the session's {} calls cannot go through the model gateway: {error}",
+            format_of(api.format).as_str()
+        ))
+    };
+    let mut upstream = Upstream::new(&base_url).map_err(refused)?;
+    let key = api
+        .key_env
+        .iter()
+        .find_map(|name| lookup(name).map(|key| (name.clone(), key)));
+    if let Some((_, key)) = &key {
+        upstream = upstream
+            .with_key(key, KeyPlacement::AsSent)
+            .map_err(refused)?;
+    }
+    Ok(Resolved {
+        api: api.clone(),
+        upstream,
+        key_variable: key.map(|(name, _)| name),
+    })
+}
+
+/// The gateway's format for a contract format: the gateway lists them in the
+/// contract's order (`FORMATS`), which a contract version never changes.
+fn format_of(format: ModelApiFormat) -> Format {
+    agentplex_gateway::FORMATS[format as usize]
+}
+
+/// The `model.usage` event data of one call.
+fn usage_event(call: CallUsage) -> ModelUsageData {
+    ModelUsageData {
+        model: call.model,
+        input_tokens: call.input_tokens,
+        output_tokens: call.output_tokens,
+        cache_read_tokens: call.cache_read_tokens,
+        cache_write_tokens: call.cache_write_tokens,
+        reasoning_tokens: call.reasoning_tokens,
+        cost_usd: call.cost_usd,
+        format: call.format.as_str().to_owned(),
+        status: call.status,
+        duration_ms: call.duration_ms,
+        complete: call.complete,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn anthropic(pointing: ModelApiPointing) -> ModelApi {
+        ModelApi {
+            format: ModelApiFormat::AnthropicMessages,
+            provider: "anthropic".into(),
+            default_base_url: "https://api.anthropic.com".into(),
+            base_url_env: vec!["ANTHROPIC_BASE_URL".into()],
+            key_env: vec!["ANTHROPIC_AUTH_TOKEN".into(), "ANTHROPIC_API_KEY".into()],
+            pointing,
+        }
+    }
+
+    fn pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn the_session_s_variables_come_before_the_daemon_s_and_the_default() {
+        let api = anthropic(ModelApiPointing::Environment);
+        let daemon = |name: &str| match name {
+            "ANTHROPIC_BASE_URL" => Some("http://daemon.test".to_owned()),
+            "ANTHROPIC_API_KEY" => Some("sk-daemon".to_owned()),
+            _ => None,
+        };
+        let session = pairs(&[
+            ("ANTHROPIC_API_KEY", "sk-first"),
+            ("ANTHROPIC_API_KEY", "sk-session"),
+        ]);
+        let resolved = resolve(&api, &session, daemon).unwrap();
+        assert_eq!(resolved.upstream.base_url(), "http://daemon.test");
+        assert_eq!(resolved.key_variable.as_deref(), Some("ANTHROPIC_API_KEY"));
+        assert!(format!("{:?}", resolved.upstream).contains("redacted"));
+
+        let none = resolve(&api, &[], |_| None).unwrap();
+        assert_eq!(none.upstream.base_url(), "https://api.anthropic.com");
+        assert_eq!(none.key_variable, None);
+
+        // A session that empties the variable gets what the agent does then: its default.
+        let empty = pairs(&[("ANTHROPIC_BASE_URL", "")]);
+        let resolved = resolve(&api, &empty, daemon).unwrap();
+        assert_eq!(resolved.upstream.base_url(), "https://api.anthropic.com");
+    }
+
+    #[test]
+    fn each_contract_format_is_the_gateways_of_the_same_name() {
+        for format in [
+            ModelApiFormat::AnthropicMessages,
+            ModelApiFormat::OpenaiResponses,
+            ModelApiFormat::OpenaiChatCompletions,
+            ModelApiFormat::Gemini,
+        ] {
+            let name = format!("{format:?}").replace("ModelApiFormat::", "");
+            assert_eq!(name, format!("{:?}", format_of(format)));
+        }
+    }
+
+    #[test]
+    fn an_upstream_that_is_no_url_is_a_clear_error() {
+        let api = anthropic(ModelApiPointing::Environment);
+        let env = pairs(&[("ANTHROPIC_BASE_URL", "not a url")]);
+        let Err(SessionError::InvalidRequest(message)) = resolve(&api, &env, |_| None) else {
+            panic!("expected an invalid request");
+        };
+        assert!(message.contains("anthropic-messages"), "{message}");
+    }
+}
