@@ -16,7 +16,8 @@
 //! - [`facts`]: checks an adapter's static facts (info, install recipes for every
 //!   platform, version probes) against a JSON table ([`crate::facts_test!`]).
 //! - [`config`], [`without_raw`], [`render_without_raw`] and [`check`] for tests that
-//!   feed single lines.
+//!   feed single lines; [`model_endpoint`] for tests of how an adapter points its agent
+//!   at the daemon's endpoints.
 
 pub mod facts;
 pub mod fuzz;
@@ -46,6 +47,31 @@ pub fn local_mcp_server(name: &str, command: &[&str]) -> crate::types::McpServer
             cwd: None,
             timeout_ms: None,
         }),
+    }
+}
+
+/// The token of [`model_endpoint`]'s endpoints.
+pub const MODEL_TOKEN: &str = "apx_test";
+
+/// The daemon's endpoint for `format` as a session receives it, for tests of how an
+/// adapter points its agent: `http://127.0.0.1:7070/s/apx_test/<format>`, with
+/// `/v1` after it for the OpenAI formats, and the token [`MODEL_TOKEN`].
+pub fn model_endpoint(
+    format: crate::types::ModelApiFormat,
+    provider: &str,
+) -> crate::types::ModelEndpoint {
+    use crate::types::ModelApiFormat as F;
+    let path = match format {
+        F::AnthropicMessages => "anthropic-messages",
+        F::OpenaiResponses => "openai-responses/v1",
+        F::OpenaiChatCompletions => "openai-chat-completions/v1",
+        F::Gemini => "gemini",
+    };
+    crate::types::ModelEndpoint {
+        format,
+        provider: provider.to_owned(),
+        base_url: format!("http://127.0.0.1:7070/s/{MODEL_TOKEN}/{path}"),
+        token: MODEL_TOKEN.to_owned(),
     }
 }
 
