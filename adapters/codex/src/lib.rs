@@ -13,7 +13,9 @@
 //!
 //! Each message is a `turn/start` on that thread; approvals arrive as server requests
 //! and become `permission.requested`; `request_user_input` (plan mode) becomes a
-//! question. The README of this crate has the launch recipe and the mapping table.
+//! question. A session with the daemon's model endpoint opens its thread with a model
+//! provider pointed there (`gateway`). The README of this crate has the launch recipe
+//! and the mapping table.
 //!
 //! - [`Codex`] holds the static facts and registers the component.
 //! - [`CodexSession`] is the session state machine.
@@ -28,6 +30,7 @@ use sandbox_agent_adapter_kit::{
 
 mod convert;
 mod credentials;
+mod gateway;
 mod input;
 mod install;
 mod native;
@@ -78,6 +81,12 @@ impl Adapter for Codex {
             )
             .with_models(settings::models(), Some("gpt-6.1-sol"))
             .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
+    }
+
+    /// OpenAI Responses, which the adapter points per thread at the daemon's
+    /// endpoint (`gateway`).
+    fn model_apis() -> Vec<ModelApi> {
+        gateway::model_apis()
     }
 }
 

@@ -1,5 +1,6 @@
 //! How a session's configuration becomes Codex settings: approval policy, sandbox,
-//! collaboration mode, model and reasoning effort, MCP servers; and the static model list.
+//! collaboration mode, model and reasoning effort, MCP servers, the model provider
+//! ([`crate::gateway`]); and the static model list.
 
 use sandbox_agent_adapter_kit::mcp::string_map;
 use sandbox_agent_adapter_kit::prelude::*;
@@ -44,7 +45,8 @@ impl Policy {
     }
 }
 
-/// The params of `thread/start` (no `thread`) or `thread/resume` (`thread` given).
+/// The params of `thread/start` (no `thread`) or `thread/resume` (`thread` given):
+/// the thread's settings, and its `config` overrides (MCP servers, model provider).
 pub(crate) fn thread_params(config: &SessionConfig, thread: Option<&str>) -> Value {
     let policy = Policy::of(config);
     let mut params = Map::new();
@@ -58,11 +60,14 @@ pub(crate) fn thread_params(config: &SessionConfig, thread: Option<&str>) -> Val
     if let Some(model) = &config.model {
         params.insert("model".into(), model.clone().into());
     }
+    let mut overrides = Map::new();
     if !config.mcp_servers.is_empty() {
-        params.insert(
-            "config".into(),
-            json!({ "mcp_servers": mcp_servers(&config.mcp_servers) }),
-        );
+        let servers = mcp_servers(&config.mcp_servers);
+        overrides.insert("mcp_servers".into(), Value::Object(servers));
+    }
+    crate::gateway::point(config, &mut params, &mut overrides);
+    if !overrides.is_empty() {
+        params.insert("config".into(), Value::Object(overrides));
     }
     Value::Object(params)
 }

@@ -516,6 +516,60 @@ fn config_without_mcp() -> SessionConfig {
     config("s1", "default", "build")
 }
 
+/// A session with the daemon's Responses endpoint, an MCP server, and a real key in
+/// its environment that must not reach the thread.
+fn config_with_endpoint() -> SessionConfig {
+    let mut config = config("s1", "default", "build");
+    config.env = vec![("OPENAI_API_KEY".into(), "sk-real".into())];
+    config.mcp_servers = vec![testing::local_mcp_server("calc", &["node", "add.mjs"])];
+    config.model_endpoints = vec![testing::model_endpoint(
+        ModelApiFormat::OpenaiResponses,
+        "openai",
+    )];
+    config
+}
+
+#[test]
+fn a_thread_of_a_session_with_an_endpoint_uses_a_provider_pointed_there() {
+    let config = config_with_endpoint();
+    for thread in [None, Some("t1")] {
+        let params = crate::settings::thread_params(&config, thread);
+        assert_eq!(params["modelProvider"], "agentplex", "{params}");
+        assert_eq!(
+            params["config"]["model_providers"],
+            json!({ "agentplex": {
+                "name": "agentplex",
+                "base_url": "http://127.0.0.1:7070/s/apx_test/openai-responses/v1",
+                "wire_api": "responses",
+                "experimental_bearer_token": testing::MODEL_TOKEN,
+                "supports_websockets": false,
+            } })
+        );
+        assert!(params["config"]["mcp_servers"]["calc"].is_object());
+        assert!(!params.to_string().contains("sk-real"), "{params}");
+    }
+}
+
+#[test]
+fn a_thread_of_a_session_without_an_endpoint_keeps_codexs_provider() {
+    for thread in [None, Some("t1")] {
+        let params = crate::settings::thread_params(&config_without_mcp(), thread);
+        assert!(params.get("modelProvider").is_none(), "{params}");
+        assert!(params.get("config").is_none(), "{params}");
+    }
+}
+
+#[test]
+fn codex_names_responses_pointed_by_the_adapter() {
+    let apis = <crate::Codex as Adapter>::model_apis();
+    let formats: Vec<_> = apis.iter().map(|api| (api.format, api.pointing)).collect();
+    assert_eq!(
+        formats,
+        [(ModelApiFormat::OpenaiResponses, ModelApiPointing::Adapter)]
+    );
+    assert_eq!(apis[0].key_env, ["OPENAI_API_KEY", "CODEX_API_KEY"]);
+}
+
 const MOVED_THREAD: &str = "01a23a88-efeb-71f2-8114-0a3216797448";
 
 /// The start of a rollout recorded at home `/tmp/mig/codex/A` in `/tmp/mig/codex/C1`
