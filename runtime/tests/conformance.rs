@@ -14,6 +14,8 @@ mod agents;
 mod checks;
 #[path = "conformance/harness.rs"]
 mod harness;
+#[path = "conformance/metering.rs"]
+mod metering;
 
 /// Runs a check against a fresh harness for the agent.
 fn run(agent: &str, check: impl FnOnce(&mut harness::Harness)) {
@@ -49,3 +51,19 @@ macro_rules! every_check {
 }
 
 every_check!(claude, codex, opencode, pi, gemini, qwen);
+
+/// The model gateway, on the agents whose adapters say how to point them at it.
+macro_rules! metered {
+    ($($agent:ident),*) => {$(
+        mod $agent {
+            #[test]
+            fn metered_turn() {
+                super::super::run(stringify!($agent), super::super::metering::metered_turn);
+            }
+        }
+    )*};
+}
+
+mod gateway {
+    metered!(claude, gemini, qwen);
+}

@@ -67,6 +67,13 @@ impl Harness {
         Some((member("first"), member("second"), url))
     }
 
+    /// Replaces the sandbox with one whose daemon sends the agent's model calls
+    /// through its model gateway, pricing them with the table in `prices`.
+    pub fn through_the_gateway(&mut self, prices: &Path) {
+        let flags = ["--gateway", "--prices", &prices.display().to_string()];
+        self.sandbox = Sandbox::start_with(self.agent, &self.binary, &self.model, &flags);
+    }
+
     /// Kills the daemon with SIGKILL and starts a new one on the same data dir.
     pub fn restart_daemon(&mut self) {
         let data_dir = self.sandbox.daemon.kill();

@@ -155,10 +155,7 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool, usage: &Usage)
 /// the script set one). The prompt count includes cached content; thoughts are
 /// counted apart from the candidates; Gemini reports no cache writes.
 fn usage_metadata(blocks: &[Block], usage: &Usage) -> Value {
-    let thoughts = match usage.reasoning_tokens {
-        0 if blocks.iter().any(|b| matches!(b, Block::Reasoning(_))) => 5,
-        set => set,
-    };
+    let thoughts = thoughts(blocks, usage);
     let prompt = usage.input_tokens + usage.cache_read_tokens;
     let mut metadata = json!({
         "promptTokenCount": prompt,
@@ -170,6 +167,15 @@ fn usage_metadata(blocks: &[Block], usage: &Usage) -> Value {
         metadata["cachedContentTokenCount"] = json!(usage.cache_read_tokens);
     }
     metadata
+}
+
+/// The thought tokens an answer reports: 5 when it reasons, unless the script
+/// set a count.
+pub fn thoughts(blocks: &[Block], usage: &Usage) -> u64 {
+    match usage.reasoning_tokens {
+        0 if blocks.iter().any(|b| matches!(b, Block::Reasoning(_))) => 5,
+        set => set,
+    }
 }
 
 /// A block as Gemini content parts: one per text chunk, a `thought` text part for

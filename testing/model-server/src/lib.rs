@@ -16,7 +16,8 @@
 //!   the `model-server` binary runs it from the command line.
 //! - `GET /requests` returns what the server was asked, for assertions: each
 //!   request's parsed conversation, body, path, query and headers (so a test can
-//!   see which key arrived and which headers passed a proxy).
+//!   see which key arrived and which headers passed a proxy), and the token
+//!   counts its answer reported (`usage`).
 //! - A `usage: cache_read=N cache_write=N reasoning=N` line in the user's text
 //!   sets the cache and reasoning counts the answer reports
 //!   ([`script::usage`]); Chat Completions streams report usage only when asked
@@ -165,6 +166,7 @@ fn answer(shared: &Shared, api: Api, body: &Value, asked: &Asked) -> Response {
         _ => None,
     };
     let reply = structured.unwrap_or_else(|| script::reply(&conversation, id));
+    let usage = script::usage(&conversation);
     let names = |tools: &[tools::Tool]| tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
     shared.requests.lock().unwrap().push(json!({
         "api": api.name(),
@@ -178,10 +180,10 @@ fn answer(shared: &Shared, api: Api, body: &Value, asked: &Asked) -> Response {
         "path": asked.path,
         "query": asked.query,
         "headers": asked.headers,
+        "usage": reported_usage(api, &reply, &usage),
     }));
     let model = body["model"].as_str().unwrap_or("scripted");
     let stream = body["stream"].as_bool().unwrap_or(false);
-    let usage = script::usage(&conversation);
     match api {
         Api::Anthropic => anthropic::respond(&reply, model, id, stream, &usage),
         Api::Responses => responses::respond(&reply, model, id, stream, &usage),
@@ -191,6 +193,33 @@ fn answer(shared: &Shared, api: Api, body: &Value, asked: &Asked) -> Response {
         }
         Api::Gemini => gemini::respond(&reply, model, id, stream, &usage),
     }
+}
+
+/// The counts the answer reports, in one meaning whatever the protocol: input
+/// with the cache reads and writes, output with the reasoning, and the parts the
+/// protocol tells apart (Anthropic reports no reasoning count and Gemini no cache
+/// writes); `null` for an error answer.
+fn reported_usage(api: Api, reply: &script::Reply, usage: &script::Usage) -> Value {
+    let script::Reply::Blocks { blocks, .. } = reply else {
+        return Value::Null;
+    };
+    let (cache_write, reasoning) = match api {
+        Api::Anthropic => (usage.cache_write_tokens, 0),
+        Api::Responses | Api::Chat => (usage.cache_write_tokens, usage.reasoning_tokens),
+        Api::Gemini => (0, gemini::thoughts(blocks, usage)),
+    };
+    let output = usage.output_tokens
+        + match api {
+            Api::Gemini => reasoning,
+            _ => usage.reasoning_tokens,
+        };
+    json!({
+        "input_tokens": usage.input_tokens + usage.cache_read_tokens + cache_write,
+        "output_tokens": output,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": cache_write,
+        "reasoning_tokens": reasoning,
+    })
 }
 
 async fn count_tokens() -> Json<Value> {

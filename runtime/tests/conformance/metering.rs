@@ -1,0 +1,149 @@
+//! The model gateway on the real agents (`--gateway`): every model call of a turn
+//! goes through the daemon, reaches the model server with the real key (the
+//! agent only ever had its session's token), and is one `model.usage` event whose
+//! counts are exactly those the server reported and whose cost is the price
+//! table's.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::harness::Harness;
+use crate::common::api::pretty;
+
+/// The models the agents ask for under test (the pinned CLIs' defaults, or what
+/// the conformance setup names; a dated snapshot of one is found too), each with
+/// the same made-up prices per million tokens, so the check works every call's
+/// cost out for itself.
+const PRICED_MODELS: &[&str] = &[
+    "scripted",
+    "claude-opus-4-8",
+    "claude-haiku-4-5",
+    "claude-sonnet-4-6",
+    "gemini-3.5-flash-lite",
+    "gemini-3.5-flash",
+    "gemini-3.8-flash",
+    "gpt-5.5",
+];
+const INPUT: f64 = 2.0;
+const OUTPUT: f64 = 10.0;
+const CACHE_READ: f64 = 0.5;
+const CACHE_WRITE: f64 = 4.0;
+
+/// The price table the daemon is given.
+fn price_table() -> String {
+    let models: Vec<Value> = PRICED_MODELS
+        .iter()
+        .map(|model| {
+            serde_json::json!({"match": model, "input": INPUT, "output": OUTPUT,
+                               "cacheRead": CACHE_READ, "cacheWrite": CACHE_WRITE})
+        })
+        .collect();
+    serde_json::json!({"version": 1, "asOf": "2026-12-01", "models": models}).to_string()
+}
+
+/// The token counts of a call (or of what the server reported for it).
+fn counts(usage: &Value) -> [u64; 5] {
+    [
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "reasoning_tokens",
+    ]
+    .map(|name| {
+        usage[name]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no {name} in {usage}"))
+    })
+}
+
+/// What a call of these counts costs by [`price_table`].
+fn expected_cost([input, output, cache_read, cache_write, _]: [u64; 5]) -> f64 {
+    let fresh = input - cache_read - cache_write;
+    (fresh as f64 * INPUT
+        + cache_read as f64 * CACHE_READ
+        + cache_write as f64 * CACHE_WRITE
+        + output as f64 * OUTPUT)
+        / 1e6
+}
+
+/// A turn through the gateway, checked call by call against the server's log.
+pub fn metered_turn(h: &mut Harness) {
+    let prices = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(prices.path(), price_table()).unwrap();
+    h.through_the_gateway(prices.path());
+    let session = h.create("default");
+    let events = h.turn(&session, "hello metered\nusage: cache_read=20 reasoning=7");
+    let requests = h.model_requests();
+    let calls: Vec<&Value> = events
+        .iter()
+        .filter(|event| event["type"] == "model.usage")
+        .map(|event| &event["data"])
+        .collect();
+    assert!(!requests.is_empty(), "{}: no model call", h.agent.id);
+
+    // Every request reached the server with the real key, never the token.
+    for request in &requests {
+        let headers = request["headers"].to_string();
+        assert!(
+            !headers.contains("apx_"),
+            "the token went upstream: {request}"
+        );
+        let key = ["sk-scripted", "scripted-key"]
+            .iter()
+            .any(|key| headers.contains(key))
+            || request["query"]
+                .as_str()
+                .is_some_and(|query| query.contains("scripted-key"));
+        assert!(
+            key,
+            "{}: the real key did not arrive: {request}",
+            h.agent.id
+        );
+    }
+
+    // One model.usage per call, with the counts the server reported, each
+    // model's as many times as it was asked.
+    let mut sent: BTreeMap<(String, [u64; 5]), usize> = BTreeMap::new();
+    for request in &requests {
+        let model = request["model"].as_str().unwrap_or_default().to_owned();
+        *sent.entry((model, counts(&request["usage"]))).or_default() += 1;
+    }
+    let mut metered: BTreeMap<(String, [u64; 5]), usize> = BTreeMap::new();
+    for call in &calls {
+        let model = call["model"].as_str().unwrap().to_owned();
+        *metered.entry((model, counts(call))).or_default() += 1;
+    }
+    assert_eq!(
+        metered,
+        sent,
+        "{}: metered calls differ from what the server sent\n{}",
+        h.agent.id,
+        pretty(&events)
+    );
+
+    // Each call's cost is the table's, and the turn's usage their sum.
+    let mut total = [0u64; 2];
+    for call in &calls {
+        let cost = call["cost_usd"].as_f64().unwrap_or_else(|| {
+            panic!(
+                "{}: {} is not in the check's table: {call}",
+                h.agent.id, call["model"]
+            )
+        });
+        let counts = counts(call);
+        assert!((cost - expected_cost(counts)).abs() < 1e-12, "{call}");
+        assert_eq!(call["status"], 200, "{call}");
+        assert_eq!(call["complete"], true, "{call}");
+        total[0] += counts[0];
+        total[1] += counts[1];
+    }
+    let ended = events.last().unwrap();
+    assert_eq!(ended["type"], "turn.ended");
+    assert_eq!(ended["data"]["usage"]["input_tokens"], total[0], "{ended}");
+    assert_eq!(ended["data"]["usage"]["output_tokens"], total[1], "{ended}");
+    let info = h.api().get_ok(&format!("/v1/sessions/{session}"));
+    assert_eq!(info["usage"]["metered"], true, "{info}");
+    assert_eq!(info["usage"]["total"]["modelCalls"], calls.len(), "{info}");
+}
