@@ -45,9 +45,9 @@ pub(crate) fn server_line(line: &str) -> ServerLine<'_> {
 
 /// The server's process: `opencode serve` on a free loopback port, shared by every
 /// session with the same binary and environment (they would configure it alike). A
-/// session with MCP servers or skills names its own config file ([`SESSION_CONFIG_FILE`]
-/// in its scratch folder) in `OPENCODE_CONFIG`, which OpenCode merges with the user's
-/// configuration; so it gets a server of its own.
+/// session with MCP servers, skills or the daemon's model endpoints names its own
+/// config file ([`SESSION_CONFIG_FILE`] in its scratch folder) in `OPENCODE_CONFIG`,
+/// which OpenCode merges with the user's configuration; so it gets a server of its own.
 pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     let program = program(config);
     let config_file = has_session_config(config).then(|| {
@@ -73,22 +73,30 @@ pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     .shared(key)
 }
 
-/// The config file holding a session's MCP servers and skills, in its scratch folder.
+/// The config file holding a session's MCP servers, skills and model providers, in
+/// its scratch folder.
 pub(crate) const SESSION_CONFIG_FILE: &str = "opencode-session.json";
 
-/// Whether the session has MCP servers or skills, and so a config file of its own.
+/// Whether the session has MCP servers, skills or model endpoints, and so a config
+/// file of its own.
 fn has_session_config(config: &SessionConfig) -> bool {
-    !config.mcp_servers.is_empty() || !config.skills.is_empty()
+    !config.mcp_servers.is_empty()
+        || !config.skills.is_empty()
+        || crate::gateway::providers(config).is_some()
 }
 
-/// The contents of [`SESSION_CONFIG_FILE`] for a session with MCP servers or skills:
-/// the servers in `mcp`, each skill's folder in `skills.paths` (OpenCode finds the
-/// `SKILL.md` in each).
+/// The contents of [`SESSION_CONFIG_FILE`] for a session with MCP servers, skills or
+/// model endpoints: the servers in `mcp`, each skill's folder in `skills.paths`
+/// (OpenCode finds the `SKILL.md` in each), the providers pointed at the endpoints
+/// in `provider` ([`crate::gateway`]).
 pub(crate) fn session_config_file(config: &SessionConfig) -> Option<Vec<u8>> {
     if !has_session_config(config) {
         return None;
     }
     let mut file = json!({ "$schema": "https://opencode.ai/config.json" });
+    if let Some(providers) = crate::gateway::providers(config) {
+        file["provider"] = Value::Object(providers);
+    }
     if !config.mcp_servers.is_empty() {
         file["mcp"] = Value::Object(mcp_config(&config.mcp_servers));
     }

@@ -16,6 +16,7 @@
 //! Modules:
 //! - [`install`]: where the binary comes from and how its version reads;
 //! - `api`: the requests the adapter sends and the URL the server prints;
+//! - `gateway`: how the session's model calls are pointed at the daemon's endpoints;
 //! - `native`: the shapes of the event stream;
 //! - `turn`: one turn's bookkeeping, and OpenCode's message parts as universal items;
 //! - `state` and `session`: the session state machine.
@@ -40,6 +41,7 @@ use sandbox_agent_adapter_kit::{
 
 mod api;
 mod credentials;
+mod gateway;
 pub mod install;
 mod moves;
 mod native;
@@ -82,6 +84,12 @@ impl Adapter for OpenCode {
                 "OpenCode's read-only planning agent",
             )
             .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
+    }
+
+    /// Anthropic Messages, OpenAI Responses, Chat Completions (OpenRouter) and
+    /// Gemini, each pointed by the adapter in the session's config file (`gateway`).
+    fn model_apis() -> Vec<ModelApi> {
+        gateway::model_apis()
     }
 }
 

@@ -549,6 +549,83 @@ fn mcp_servers_and_skills_reach_the_server_in_a_config_file_of_the_session() {
     assert!(api::session_config_file(&self::config(None)).is_none());
 }
 
+/// A session with the daemon's endpoint for every format, and a real key in its
+/// environment that must not reach OpenCode's configuration.
+fn config_with_endpoints() -> SessionConfig {
+    let mut config = config(None);
+    config.scratch_dir = "/data/scratch/s1".into();
+    config.env = vec![("ANTHROPIC_API_KEY".into(), "sk-ant-real".into())];
+    config.model_endpoints = [
+        (ModelApiFormat::AnthropicMessages, "anthropic"),
+        (ModelApiFormat::OpenaiResponses, "openai"),
+        (ModelApiFormat::OpenaiChatCompletions, "openrouter"),
+        (ModelApiFormat::Gemini, "google"),
+    ]
+    .map(|(format, provider)| testing::model_endpoint(format, provider))
+    .into();
+    config
+}
+
+#[test]
+fn model_endpoints_reach_the_server_as_providers_in_the_sessions_config_file() {
+    let config = config_with_endpoints();
+    let spawn = api::spawn_server(&config);
+    let named = spawn.env.iter().find(|(name, _)| name == "OPENCODE_CONFIG");
+    assert_eq!(
+        named.map(|(_, v)| v.as_str()),
+        Some("/data/scratch/s1/opencode-session.json")
+    );
+    assert_ne!(
+        spawn.share_key,
+        api::spawn_server(&self::config(None)).share_key,
+        "a server of its own"
+    );
+    let text = String::from_utf8(api::session_config_file(&config).unwrap()).unwrap();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    let base = "http://127.0.0.1:7070/s/apx_test";
+    let pointed = |url: String| serde_json::json!({ "options": { "baseURL": url, "apiKey": testing::MODEL_TOKEN } });
+    assert_eq!(
+        file["provider"],
+        serde_json::json!({
+            "anthropic": pointed(format!("{base}/anthropic-messages/v1")),
+            "openai": pointed(format!("{base}/openai-responses/v1")),
+            "openrouter": pointed(format!("{base}/openai-chat-completions/v1")),
+            "google": pointed(format!("{base}/gemini/v1beta")),
+        })
+    );
+    assert!(file.get("mcp").is_none(), "{file}");
+    assert!(!text.contains("sk-ant-real"), "{text}");
+    assert!(!format!("{spawn:?}").contains("sk-ant-real"), "{spawn:?}");
+}
+
+#[test]
+fn model_endpoints_join_the_mcp_servers_in_one_config_file() {
+    let mut config = config_with_endpoints();
+    config.mcp_servers = vec![testing::local_mcp_server("calc", &["node", "add.mjs"])];
+    let file: Value = serde_json::from_slice(&api::session_config_file(&config).unwrap()).unwrap();
+    assert!(file["mcp"]["calc"].is_object(), "{file}");
+    assert!(file["provider"]["anthropic"].is_object(), "{file}");
+}
+
+#[test]
+fn a_session_without_model_endpoints_has_no_config_file() {
+    let plain = config(None);
+    let spawn = api::spawn_server(&plain);
+    assert!(spawn.env.iter().all(|(name, _)| name != "OPENCODE_CONFIG"));
+    assert!(api::session_config_file(&plain).is_none());
+}
+
+#[test]
+fn opencode_names_four_formats_pointed_by_the_adapter() {
+    let apis = <crate::OpenCode as Adapter>::model_apis();
+    let formats: std::collections::BTreeSet<_> =
+        apis.iter().map(|api| format!("{:?}", api.format)).collect();
+    assert_eq!(formats.len(), 4, "one a format: {formats:?}");
+    assert!(apis
+        .iter()
+        .all(|api| api.pointing == ModelApiPointing::Adapter));
+}
+
 /// Found by fuzzing: an empty id in OpenCode's answer to `POST /session` (`[""]`
 /// reads as one) was passed on as the native session id, which the host refuses,
 /// ending the session with a vague error.
