@@ -20,84 +20,67 @@
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
 
-/// One format OpenCode speaks: its provider id, where that provider's calls go by
-/// default, the variables OpenCode reads its base URL and key from, and what
-/// OpenCode's `baseURL` adds to the endpoint's base URL.
-struct Api {
-    format: ModelApiFormat,
-    provider: &'static str,
-    default_base_url: &'static str,
-    base_url_env: &'static [&'static str],
-    key_env: &'static [&'static str],
-    suffix: &'static str,
-}
-
-/// OpenCode's formats. Anthropic's SDK also reads `ANTHROPIC_BASE_URL`, but with
-/// `/v1` in it, unlike the endpoint's form, so it is not named.
-const APIS: [Api; 4] = [
-    Api {
-        format: ModelApiFormat::AnthropicMessages,
-        provider: "anthropic",
-        default_base_url: "https://api.anthropic.com",
-        base_url_env: &[],
-        key_env: &["ANTHROPIC_API_KEY"],
-        suffix: "/v1",
-    },
-    Api {
-        format: ModelApiFormat::OpenaiResponses,
-        provider: "openai",
-        default_base_url: "https://api.openai.com/v1",
-        base_url_env: &["OPENAI_BASE_URL"],
-        key_env: &["OPENAI_API_KEY"],
-        suffix: "",
-    },
-    Api {
-        format: ModelApiFormat::OpenaiChatCompletions,
-        provider: "openrouter",
-        default_base_url: "https://openrouter.ai/api/v1",
-        base_url_env: &[],
-        key_env: &["OPENROUTER_API_KEY"],
-        suffix: "",
-    },
-    Api {
-        format: ModelApiFormat::Gemini,
-        provider: "google",
-        default_base_url: "https://generativelanguage.googleapis.com",
-        base_url_env: &[],
-        key_env: &["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
-        suffix: "/v1beta",
-    },
-];
-
-/// OpenCode's formats, each pointed by the adapter.
+/// OpenCode's formats, each pointed by the adapter: Anthropic Messages, OpenAI
+/// Responses, Chat Completions (OpenRouter) and Gemini (`google`). Anthropic's SDK
+/// also reads `ANTHROPIC_BASE_URL`, but with `/v1` in it, unlike the endpoint's
+/// form, so it is not named.
 pub(crate) fn model_apis() -> Vec<ModelApi> {
-    APIS.iter()
-        .map(|api| {
-            ModelApi::through_environment(
-                api.format,
-                api.provider,
-                api.default_base_url,
-                api.base_url_env,
-                api.key_env,
-            )
-            .by_adapter()
-        })
-        .collect()
+    let api = ModelApi::through_environment;
+    [
+        api(
+            ModelApiFormat::AnthropicMessages,
+            "anthropic",
+            "https://api.anthropic.com",
+            &[],
+            &["ANTHROPIC_API_KEY"],
+        ),
+        api(
+            ModelApiFormat::OpenaiResponses,
+            "openai",
+            "https://api.openai.com/v1",
+            &["OPENAI_BASE_URL"],
+            &["OPENAI_API_KEY"],
+        ),
+        api(
+            ModelApiFormat::OpenaiChatCompletions,
+            "openrouter",
+            "https://openrouter.ai/api/v1",
+            &[],
+            &["OPENROUTER_API_KEY"],
+        ),
+        api(
+            ModelApiFormat::Gemini,
+            "google",
+            "https://generativelanguage.googleapis.com",
+            &[],
+            &["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
+        ),
+    ]
+    .map(ModelApi::by_adapter)
+    .into()
 }
 
 /// OpenCode's `provider` table pointing each provider the session has an endpoint
 /// for at it; `None` when the session has none.
 pub(crate) fn providers(config: &SessionConfig) -> Option<Map<String, Value>> {
-    let providers: Map<String, Value> = APIS
+    let providers: Map<String, Value> = config
+        .model_endpoints
         .iter()
-        .filter_map(|api| {
-            let endpoint = config.model_endpoint(api.format)?;
-            let options = json!({
-                "baseURL": format!("{}{}", endpoint.base_url, api.suffix),
-                "apiKey": endpoint.token,
-            });
-            Some((api.provider.to_owned(), json!({ "options": options })))
+        .map(|endpoint| {
+            let options = json!({ "baseURL": base_url(endpoint), "apiKey": endpoint.token });
+            (endpoint.provider.clone(), json!({ "options": options }))
         })
         .collect();
     (!providers.is_empty()).then_some(providers)
+}
+
+/// OpenCode's `baseURL` for an endpoint: the AI SDKs name Anthropic's with `/v1`
+/// and Google's with `/v1beta`, the OpenAI ones in the endpoint's form.
+fn base_url(endpoint: &ModelEndpoint) -> String {
+    let version = match endpoint.format {
+        ModelApiFormat::AnthropicMessages => "/v1",
+        ModelApiFormat::Gemini => "/v1beta",
+        _ => "",
+    };
+    format!("{}{version}", endpoint.base_url)
 }
