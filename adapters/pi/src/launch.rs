@@ -2,8 +2,12 @@
 //!
 //! ```text
 //! pi --mode rpc [--tools read,grep,find,ls] [--model <model>] [--thinking <variant>]
-//!    [--session <native session id>] [--skill <folder>]...
+//!    [--session <native session id>] [--extension <scratch>/agentplex-gateway.js]
+//!    [--skill <folder>]...
 //! ```
+//!
+//! The extension points Pi at the daemon's model endpoints ([`crate::gateway`]); the
+//! session writes it before each launch.
 
 use sandbox_agent_adapter_kit::prelude::*;
 
@@ -30,6 +34,8 @@ pub(crate) fn spawn(
     argv.extend(text::flag("--model", config.chosen_model()));
     argv.extend(text::flag("--thinking", config.chosen_variant()));
     argv.extend(text::flag("--session", resume));
+    let extension = crate::gateway::extension_path(config);
+    argv.extend(text::flag("--extension", extension.as_deref()));
     for skill in &config.skills {
         argv.extend(["--skill".to_owned(), skill.path.clone()]);
     }

@@ -12,7 +12,8 @@
 //! - [`PiSession`] is the session state machine (`session` module); it hands Pi's
 //!   output to `output` (messages), `tools` (tool executions) and `dialogs`
 //!   (extension UI requests), builds the lines it writes with `protocol`, and reads
-//!   image attachments with `images`.
+//!   image attachments with `images`; `launch` builds the argv, with the extension
+//!   `gateway` writes when the session has the daemon's model endpoints.
 
 #![warn(missing_docs)]
 
@@ -24,6 +25,7 @@ use sandbox_agent_adapter_kit::{
 
 mod credentials;
 mod dialogs;
+mod gateway;
 mod images;
 mod install;
 mod launch;
@@ -69,6 +71,13 @@ impl Adapter for Pi {
                 "Pi with its default tools (read, bash, edit, write)",
             )])
             .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
+    }
+
+    /// Anthropic Messages, OpenAI Responses, Chat Completions (OpenRouter) and
+    /// Gemini, each pointed by the adapter with an extension of the session's
+    /// (`gateway`).
+    fn model_apis() -> Vec<ModelApi> {
+        gateway::model_apis()
     }
 }
 

@@ -13,6 +13,7 @@ use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use serde_json::json;
 
 use crate::dialogs;
+use crate::gateway;
 use crate::images;
 use crate::launch;
 use crate::output::Output;
@@ -29,9 +30,13 @@ pub struct PiSession {
 }
 
 impl PiSession {
-    /// Starts a Pi process (resuming the native session when Pi has saved it) and
-    /// asks for its state.
+    /// Starts a Pi process (resuming the native session when Pi has saved it, with
+    /// the extension that points it at the daemon's model endpoints when the session
+    /// has them) and asks for its state.
     fn launch(&mut self, out: &mut Actions) {
+        if let Some(extension) = gateway::extension(&self.config) {
+            out.write_file(gateway::EXTENSION_FILE, extension);
+        }
         let id = format!("pi_{}", self.state.header.ids.next_number("process"));
         let resume = self
             .state

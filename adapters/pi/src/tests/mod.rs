@@ -1,7 +1,9 @@
-//! Tests: the static facts (`facts.json`), the launch recipe (`info`), the recorded
-//! transcripts of the real CLI replayed through the session (`recorded`), and situations
-//! the recordings do not have (`lines`). `replay` is the harness they share.
+//! Tests: the static facts (`facts.json`), the launch recipe (`info`), pointing Pi at
+//! the daemon's model endpoints (`gateway`), the recorded transcripts of the real CLI
+//! replayed through the session (`recorded`), and situations the recordings do not
+//! have (`lines`). `replay` is the harness they share.
 
+mod gateway;
 mod info;
 mod lines;
 mod moves;
