@@ -7,6 +7,16 @@
 //! builds its launches from the flags listed there. `README.md` next to this crate
 //! has the launch recipe, the flag table and the mapping.
 //!
+//! Amp names no `model-apis`: the daemon's model gateway cannot carry its model calls.
+//! The current CLI (`@ampcode/cli` 0.0.1790142911) runs its agent loop on Amp's
+//! servers (a thread actor created at `$AMP_URL/api/thread-actors`, driven over a
+//! WebSocket), so the process in the sandbox makes no model call at all. The older
+//! CLI (`@sourcegraph/amp` 0.0.1767830505) made them, but to Amp's own billing proxy
+//! (`$AMP_URL/api/provider/anthropic/v1/messages`, with the Amp key), and `AMP_URL`
+//! moves the whole client (threads, internal RPCs), not only its model calls: no
+//! provider's endpoint or key is involved for the gateway to stand in for. Amp's
+//! stream-json still reports each message's usage, summed into `turn.ended`.
+//!
 //! - [`Amp`] holds the static facts (info, install plan, version probe) and registers
 //!   the component.
 //! - [`AmpSession`] is the session state machine (`session` module); `flags` reads

@@ -22,3 +22,11 @@ fn a_thread_does_not_move_and_the_export_says_why() {
     let stays = <crate::Amp as Guest>::native_session_files("T-1".into(), at).unwrap_err();
     assert!(stays.contains("Amp's servers"), "{stays}");
 }
+
+/// Amp's model calls are not the sandbox's to carry (see the crate documentation):
+/// it names no wire format for the daemon's model gateway.
+#[test]
+fn amp_names_no_model_apis() {
+    use sandbox_agent_adapter_kit::Adapter;
+    assert!(<crate::Amp as Adapter>::model_apis().is_empty());
+}
