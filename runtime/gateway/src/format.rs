@@ -1,10 +1,11 @@
 //! The wire formats the gateway forwards: their names in endpoint paths, the
-//! base-URL form each agent expects, and each one's error body, so a refusal
-//! reads to the agent like one from its own vendor.
+//! base-URL form each agent expects, and each one's error body and stream error
+//! event, so a refusal or a cut reads to the agent like one from its own vendor.
 
 use std::fmt;
 use std::str::FromStr;
 
+use bytes::Bytes;
 use serde_json::{json, Value};
 
 /// The wire format of a model call.
@@ -43,6 +44,8 @@ pub(crate) enum Refusal {
     UpstreamFailed,
     /// The upstream did not answer in time (504).
     UpstreamTimedOut,
+    /// A budget the call falls under is reached (403: a status no agent retries).
+    Budget,
 }
 
 impl Refusal {
@@ -55,6 +58,7 @@ impl Refusal {
             Refusal::UnreadableBody => 400,
             Refusal::UpstreamFailed => 502,
             Refusal::UpstreamTimedOut => 504,
+            Refusal::Budget => 403,
         }
     }
 }
@@ -103,7 +107,7 @@ impl Format {
             Format::AnthropicMessages => {
                 let kind = match refusal {
                     Refusal::UnknownToken => "authentication_error",
-                    Refusal::ForeignHost => "permission_error",
+                    Refusal::ForeignHost | Refusal::Budget => "permission_error",
                     Refusal::NoUpstream => "not_found_error",
                     Refusal::UnreadableBody => "invalid_request_error",
                     Refusal::UpstreamFailed | Refusal::UpstreamTimedOut => "api_error",
@@ -115,6 +119,7 @@ impl Format {
                     Refusal::UnknownToken => ("invalid_request_error", json!("invalid_api_key")),
                     Refusal::ForeignHost => ("invalid_request_error", json!("forbidden")),
                     Refusal::NoUpstream => ("invalid_request_error", json!("not_found")),
+                    Refusal::Budget => ("invalid_request_error", json!("budget_exceeded")),
                     Refusal::UnreadableBody => ("invalid_request_error", Value::Null),
                     Refusal::UpstreamFailed | Refusal::UpstreamTimedOut => {
                         ("server_error", Value::Null)
@@ -125,7 +130,7 @@ impl Format {
             Format::Gemini => {
                 let status = match refusal {
                     Refusal::UnknownToken => "UNAUTHENTICATED",
-                    Refusal::ForeignHost => "PERMISSION_DENIED",
+                    Refusal::ForeignHost | Refusal::Budget => "PERMISSION_DENIED",
                     Refusal::NoUpstream => "NOT_FOUND",
                     Refusal::UnreadableBody => "INVALID_ARGUMENT",
                     Refusal::UpstreamFailed => "UNAVAILABLE",
@@ -134,6 +139,30 @@ impl Format {
                 json!({"error": {"code": refusal.status(), "message": message, "status": status}})
             }
         }
+    }
+
+    /// The events that end a stream the gateway cuts for a budget, in the
+    /// format's shape:
+    /// Anthropic's `error` event; the Responses API's `error` event then
+    /// `response.failed`; a Chat Completions chunk holding only the error, with
+    /// no `[DONE]` after it (the answer did not finish); Gemini's error object as
+    /// the last chunk.
+    pub(crate) fn stream_error(self, message: &str) -> Bytes {
+        let body = self.error_body(Refusal::Budget, message);
+        let text = match self {
+            Format::AnthropicMessages => format!("event: error\ndata: {body}\n\n"),
+            Format::OpenaiResponses => {
+                let error = &body["error"];
+                let event = json!({"type": "error", "code": error["code"], "message": message, "param": null});
+                let failed = json!({"type": "response.failed", "response": {
+                    "object": "response", "status": "failed", "output": [], "usage": null,
+                    "error": {"code": error["code"], "message": message},
+                }});
+                format!("event: error\ndata: {event}\n\nevent: response.failed\ndata: {failed}\n\n")
+            }
+            Format::OpenaiChatCompletions | Format::Gemini => format!("data: {body}\n\n"),
+        };
+        Bytes::from(text)
     }
 }
 
@@ -195,5 +224,19 @@ mod tests {
         let gemini = Format::Gemini.error_body(Refusal::UpstreamTimedOut, "late");
         assert_eq!(gemini["error"]["code"], 504);
         assert_eq!(gemini["error"]["status"], "DEADLINE_EXCEEDED");
+    }
+
+    #[test]
+    fn a_cut_stream_ends_with_whole_error_events() {
+        for format in FORMATS {
+            let tail = format.stream_error("spent");
+            let text = std::str::from_utf8(&tail).unwrap();
+            assert!(text.ends_with("\n\n"), "{format}: {text}");
+            for event in text.trim_end().split("\n\n") {
+                let data = event.lines().find_map(|line| line.strip_prefix("data: "));
+                let data: Value = serde_json::from_str(data.unwrap()).unwrap();
+                assert!(data.to_string().contains("spent"), "{format}: {data}");
+            }
+        }
     }
 }

@@ -1,5 +1,10 @@
 //! Forwarding one call upstream.
 //!
+//! A metered call under budgets is first admitted by them (`budget`), or
+//! refused in its format's shape without going upstream; until its answer's
+//! head arrives, a budget exhausted meanwhile drops the request and answers
+//! with that refusal.
+//!
 //! The upstream URL is the upstream's base URL, then the rest of the path after
 //! the agent's base URL, then the query. Headers pass through but for the
 //! hop-by-hop ones and `Host`; `accept-encoding` becomes `identity`, so the
@@ -20,6 +25,7 @@ use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Request, Response};
 
+use crate::budget::{Estimate, Lease, RouteBudgets};
 use crate::format::{Format, Refusal};
 use crate::listener::{refuse, Body};
 use crate::relay::{Relay, Report};
@@ -47,6 +53,8 @@ const NOT_FORWARDED: [&str; 10] = [
 pub(crate) struct Call {
     pub shared: Arc<Shared>,
     pub route: Arc<Route>,
+    /// The budgets the route's calls fall under, if any.
+    pub budgets: Option<Arc<RouteBudgets>>,
     pub upstream: Upstream,
     pub format: Format,
     /// Whether the call asks for an answer, and so is metered.
@@ -75,6 +83,22 @@ pub(crate) async fn forward(call: Call, request: Request<Incoming>) -> Response<
         }
         _ => body,
     };
+    let lease = match (&call.budgets, call.metered) {
+        (Some(budgets), true) => {
+            let estimate = Estimate::of(call.format, &call.rest, &body);
+            match budgets.admit(estimate, &call.shared.prices, &*call.route.sink) {
+                Ok(lease) => Some(lease),
+                Err(message) => {
+                    let route = &call.route;
+                    let (session, agent) = (&route.session_id, &route.agent);
+                    tracing::info!(%session, %agent, format = %call.format, "{message}");
+                    return refuse(call.format, Refusal::Budget, &message);
+                }
+            }
+        }
+        _ => None,
+    };
+    let mut cut = lease.as_ref().map(Lease::cut);
     let mut headers = request_headers(&parts.headers);
     let query = swap_key(&mut headers, parts.uri.query(), &call.token, &call.upstream);
     let url = match query {
@@ -88,10 +112,29 @@ pub(crate) async fn forward(call: Call, request: Request<Incoming>) -> Response<
         .headers(headers)
         .body(body)
         .send();
+    let sent = async {
+        match cut.as_mut() {
+            Some(cut) => tokio::select! {
+                biased;
+                index = cut => Err(index),
+                answered = sent => Ok(answered),
+            },
+            None => Ok(sent.await),
+        }
+    };
     let answered = tokio::time::timeout(call.shared.response_timeout, sent).await;
     let response = match answered {
-        Ok(Ok(response)) => response,
-        Ok(Err(error)) => {
+        Ok(Ok(Ok(response))) => response,
+        Ok(Err(index)) => {
+            // Admitted, but a budget was exhausted before the answer came.
+            record_unanswered(&call, Refusal::Budget);
+            let lease = lease.expect("only a lease's budgets cut a call");
+            let sink = &*call.route.sink;
+            let message =
+                lease.settle_cut(index, &call.shared.prices, None, Tokens::default(), sink);
+            return refuse(call.format, Refusal::Budget, &message);
+        }
+        Ok(Ok(Err(error))) => {
             let refusal = if error.is_timeout() {
                 Refusal::UpstreamTimedOut
             } else {
@@ -126,10 +169,15 @@ pub(crate) async fn forward(call: Call, request: Request<Incoming>) -> Response<
             status: status.as_u16(),
             started: call.started,
             first_byte_ms,
+            lease,
         };
         let tap = taps::tap(call.format, path_model);
         let length = response.content_length();
-        Relay::metered(response.bytes_stream(), length, tap, streamed, report)
+        let relay = Relay::metered(response.bytes_stream(), length, tap, streamed, report);
+        match cut {
+            Some(cut) => relay.cut_on(cut),
+            None => relay,
+        }
     } else {
         Relay::plain(response.bytes_stream())
     };
@@ -151,6 +199,13 @@ fn fail(call: &Call, refusal: Refusal, reason: &str) -> Response<Body> {
         reason,
         "model gateway: upstream call failed"
     );
+    record_unanswered(call, refusal);
+    let message = format!("model gateway: {} {reason}", call.upstream.base_url());
+    refuse(call.format, refusal, &message)
+}
+
+/// Reports a metered call that got no answer, the gateway's `refusal` instead.
+fn record_unanswered(call: &Call, refusal: Refusal) {
     if call.metered {
         let mut usage = CallUsage::counted(
             call.shared.next_call(),
@@ -162,8 +217,6 @@ fn fail(call: &Call, refusal: Refusal, reason: &str) -> Response<Body> {
         usage.duration_ms = millis(call.started);
         call.route.sink.record(usage);
     }
-    let message = format!("model gateway: {} {reason}", call.upstream.base_url());
-    refuse(call.format, refusal, &message)
 }
 
 /// Milliseconds since `started`.

@@ -8,6 +8,9 @@
 //! the answer byte for byte as it streams. A copy of the answer feeds the
 //! format's usage tap (`taps/`), and when the call is over its
 //! tokens and list price ([`Prices`]) go to the route's [`UsageSink`].
+//! [`Budget`]s, the session's and the daemon's, cap what the calls may spend:
+//! a call that does not fit is refused before it goes upstream, and a stream is
+//! cut once a budget is exhausted (`budget/`).
 //!
 //! - `listener.rs` accepts connections and finds the route; `forward.rs` makes
 //!   the upstream call; `relay.rs` streams the answer back through the tap.
@@ -19,6 +22,7 @@
 //! name a loopback host. It depends on no session code: usage leaves through the
 //! sink, so the daemon decides what a call's usage becomes.
 
+mod budget;
 mod error;
 mod format;
 mod forward;
@@ -38,9 +42,11 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
+pub use budget::{Budget, BudgetAction, BudgetReached, BudgetScope, Limit, Limits, Spend};
 pub use error::Error;
 pub use format::{Format, UnknownFormat, FORMATS};
 pub use prices::Prices;
+use route::Registered;
 pub use route::{KeyPlacement, Route, RouteGuard, Upstream};
 pub use usage::{CallUsage, Tokens, UsageSink};
 
@@ -56,6 +62,9 @@ pub struct GatewayConfig {
     pub response_timeout: Duration,
     /// Longest silence within an upstream's answer, head or body.
     pub idle_timeout: Duration,
+    /// The daemon's budget (`--budget-usd`), over every route's calls; its
+    /// limits can be replaced at any time through the `Arc`.
+    pub budget: Option<Arc<Budget>>,
 }
 
 impl Default for GatewayConfig {
@@ -65,6 +74,7 @@ impl Default for GatewayConfig {
             connect_timeout: Duration::from_secs(10),
             response_timeout: Duration::from_secs(600),
             idle_timeout: Duration::from_secs(300),
+            budget: None,
         }
     }
 }
@@ -77,23 +87,25 @@ pub struct Gateway {
     accept: JoinHandle<()>,
 }
 
-/// What the gateway's tasks share: the routes, the upstream client, the prices.
+/// What the gateway's tasks share: the routes, the upstream client, the
+/// prices, the daemon's budget.
 pub(crate) struct Shared {
-    routes: RwLock<HashMap<String, Arc<Route>>>,
+    routes: RwLock<HashMap<String, Registered>>,
     /// One client for every upstream: pooled connections, proxies from the
     /// environment (`HTTPS_PROXY`), no decompression.
     client: reqwest::Client,
     prices: Prices,
     response_timeout: Duration,
     calls: AtomicU64,
+    budget: Option<Arc<Budget>>,
 }
 
 impl Shared {
-    fn insert(&self, token: String, route: Route) {
+    fn insert(&self, token: String, registered: Registered) {
         self.routes
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .insert(token, Arc::new(route));
+            .insert(token, registered);
     }
 
     fn remove(&self, token: &str) {
@@ -104,7 +116,7 @@ impl Shared {
     }
 
     /// The live route of `token`.
-    fn route(&self, token: &str) -> Option<Arc<Route>> {
+    fn route(&self, token: &str) -> Option<Registered> {
         self.routes
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -136,6 +148,7 @@ impl Gateway {
             prices: config.prices,
             response_timeout: config.response_timeout,
             calls: AtomicU64::new(0),
+            budget: config.budget,
         });
         let accept = tokio::spawn(listener::accept(listener, shared.clone()));
         tracing::info!(%addr, prices = shared.prices.as_of(), "model gateway listening");
@@ -152,9 +165,21 @@ impl Gateway {
     }
 
     /// Registers a session's route under a new token; the route works until
-    /// the guard is dropped.
+    /// the guard is dropped. Its calls fall under the daemon's budget, if any.
     pub fn register(&self, route: Route) -> RouteGuard {
-        RouteGuard::register(&self.shared, self.addr, route)
+        RouteGuard::register(&self.shared, self.addr, route, None)
+    }
+
+    /// As [`register`](Self::register), with the session's `budget` over the
+    /// route's calls too. Its limits can be replaced at any time through the
+    /// `Arc`; one with no limits only counts.
+    pub fn register_with_budget(&self, route: Route, budget: Arc<Budget>) -> RouteGuard {
+        RouteGuard::register(&self.shared, self.addr, route, Some(budget))
+    }
+
+    /// The daemon's budget, if it has one.
+    pub fn budget(&self) -> Option<&Arc<Budget>> {
+        self.shared.budget.as_ref()
     }
 
     /// The price table calls are priced with.

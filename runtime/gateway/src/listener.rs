@@ -108,13 +108,14 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
             "the model gateway answers loopback hosts only",
         );
     }
-    let Some(route) = shared.route(target.token) else {
+    let Some(registered) = shared.route(target.token) else {
         return refuse(
             format,
             Refusal::UnknownToken,
             "unknown or expired session token",
         );
     };
+    let route = registered.route;
     let Some(upstream) = route.upstreams.get(&format).cloned() else {
         let message = format!("this session has no upstream for {format}");
         return refuse(format, Refusal::NoUpstream, &message);
@@ -122,6 +123,7 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     let call = forward::Call {
         shared,
         route,
+        budgets: registered.budgets,
         upstream,
         format,
         metered: request.method() == Method::POST && format.is_model_call(target.rest),

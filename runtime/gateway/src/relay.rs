@@ -1,19 +1,28 @@
-//! Relaying an answer: each chunk goes to the agent as it comes, unchanged,
-//! and a copy to the format's tap, through the SSE splitter for a stream or
-//! into a copy of the body for a whole answer. When the answer ends, breaks
+//! Relaying an answer: its bytes go to the agent as they come, unchanged (a
+//! stream's whole events at a time: the SSE splitter holds an unfinished event
+//! until its end comes), and the format's tap reads them, event by event for a
+//! stream, the whole body at the end otherwise. When the answer ends, breaks
 //! off, or the agent hangs up (the relay is dropped), the call's usage is
-//! reported, once.
+//! reported and its budgets settled, once.
+//!
+//! Under budgets, a stream's running counts go to the call's lease as they are
+//! read, and the relay also waits for one of its budgets to be exhausted: then
+//! it stops reading the upstream (dropping its connection), sends the format's
+//! error events after the last whole event, and ends the answer. An answer whose
+//! final usage was read (only its closing events are left) is let through: the
+//! model wrote it all, and cutting it would only lose it.
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use std::time::Instant;
 
 use bytes::Bytes;
 use futures::stream::BoxStream;
-use futures::{Stream, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use hyper::body::Frame;
 
+use crate::budget::{Cut, Lease};
 use crate::format::Format;
 use crate::forward::millis;
 use crate::listener::BoxError;
@@ -36,6 +45,8 @@ pub(crate) struct Report {
     pub status: u16,
     pub started: Instant,
     pub first_byte_ms: u64,
+    /// The call's hold on its route's budgets, if it has any.
+    pub lease: Option<Lease>,
 }
 
 /// How the tap is fed.
@@ -44,6 +55,17 @@ enum Reader {
     Stream(Splitter),
     /// With the whole body at the end; `None` once it outgrew [`MAX_WHOLE`].
     Whole(Option<Vec<u8>>),
+}
+
+/// How an answer's relaying ended.
+#[derive(Debug, Clone, Copy)]
+enum End {
+    /// The answer ended as it should.
+    Ended,
+    /// The upstream broke off or the agent hung up.
+    Broke,
+    /// The budget at this index of the route's was exhausted.
+    Cut(usize),
 }
 
 /// The tap and what it reports to, until the call is reported.
@@ -60,6 +82,8 @@ pub(crate) struct Relay {
     /// polling a body once that many are written, so the end is seen here.
     remaining: Option<u64>,
     metering: Option<Metering>,
+    /// For a stream under budgets: resolves when one of them is exhausted.
+    cut: Option<Cut>,
 }
 
 impl Relay {
@@ -69,6 +93,7 @@ impl Relay {
             body: body.boxed(),
             remaining: None,
             metering: None,
+            cut: None,
         }
     }
 
@@ -94,23 +119,97 @@ impl Relay {
                 reader,
                 report,
             }),
+            cut: None,
         }
     }
 
-    /// Reports the call: `ended` says whether the body ended as it should.
-    fn finish(&mut self, ended: bool) {
-        if let Some(metering) = self.metering.take() {
-            metering.finish(ended);
+    /// Cuts a stream when `cut` resolves. A whole answer is not cut: it could
+    /// not end well formed, and it is the model's finished answer.
+    pub(crate) fn cut_on(mut self, cut: Cut) -> Self {
+        let streamed = matches!(
+            &self.metering,
+            Some(Metering {
+                reader: Reader::Stream(_),
+                ..
+            })
+        );
+        if streamed {
+            self.cut = Some(cut);
         }
+        self
+    }
+
+    /// Reports the call, once.
+    fn finish(&mut self, end: End) -> Option<String> {
+        self.metering
+            .take()
+            .and_then(|metering| metering.finish(end))
+    }
+
+    /// The answer ended: passes on `passed` and what the splitter still held,
+    /// and reports the call.
+    fn end(&mut self, passed: Bytes) -> Option<Result<Frame<Bytes>, BoxError>> {
+        self.body = futures::stream::empty().boxed();
+        self.cut = None;
+        let held = self
+            .metering
+            .as_mut()
+            .map(Metering::drain)
+            .unwrap_or_default();
+        self.finish(End::Ended);
+        let last = match (passed.is_empty(), held.is_empty()) {
+            (_, true) => passed,
+            (true, false) => held,
+            (false, false) => Bytes::from([passed, held].concat()),
+        };
+        (!last.is_empty()).then(|| Ok(Frame::data(last)))
+    }
+
+    /// Whether the tap read the answer's final usage (or its failure): only
+    /// closing events are left, and the answer is not cut.
+    fn answer_over(&self) -> bool {
+        self.metering
+            .as_ref()
+            .is_some_and(|metering| metering.tap.over())
+    }
+
+    /// A budget at `index` is exhausted: drops the upstream, reports the call,
+    /// and ends the answer with the format's error events.
+    fn cut_here(&mut self, index: usize) -> Option<Result<Frame<Bytes>, BoxError>> {
+        self.body = futures::stream::empty().boxed();
+        self.cut = None;
+        let metering = self.metering.as_ref()?;
+        let format = metering.report.format;
+        let mid_event =
+            matches!(&metering.reader, Reader::Stream(splitter) if splitter.mid_event());
+        tracing::info!(
+            session = %metering.report.route.session_id,
+            agent = %metering.report.route.agent,
+            %format,
+            "model gateway: a budget is reached; the answer is cut"
+        );
+        let message = self.finish(End::Cut(index))?;
+        Some(if mid_event {
+            // Error events after half an event would not be read as events.
+            Err(BoxError::from(message))
+        } else {
+            Ok(Frame::data(format.stream_error(&message)))
+        })
     }
 }
 
 impl Metering {
-    fn feed(&mut self, chunk: &[u8]) {
+    /// Feeds `chunk` to the tap; returns the bytes to pass on.
+    fn feed(&mut self, chunk: Bytes) -> Bytes {
         match &mut self.reader {
             Reader::Stream(splitter) => {
                 let tap = &mut self.tap;
-                splitter.feed(chunk, &mut |name, data| tap.event(name, data));
+                let passed = splitter.feed(chunk, &mut |name, data| tap.event(name, data));
+                if let Some(lease) = &mut self.report.lease {
+                    let (model, tokens) = self.tap.so_far();
+                    lease.run(&self.report.shared.prices, model, tokens);
+                }
+                passed
             }
             Reader::Whole(copy) => {
                 let full = copy
@@ -119,27 +218,45 @@ impl Metering {
                 if full {
                     *copy = None;
                 } else if let Some(copy) = copy {
-                    copy.extend_from_slice(chunk);
+                    copy.extend_from_slice(&chunk);
                 }
+                chunk
             }
         }
     }
 
-    fn finish(self, ended: bool) {
+    /// Ends a stream's splitting: the bytes it still held, to pass on.
+    fn drain(&mut self) -> Bytes {
+        match &mut self.reader {
+            Reader::Stream(splitter) => {
+                let tap = &mut self.tap;
+                std::mem::take(splitter).finish(&mut |name, data| tap.event(name, data))
+            }
+            Reader::Whole(_) => Bytes::new(),
+        }
+    }
+
+    /// Reports the call's usage and settles its budgets; returns the message
+    /// for the agent when it was cut.
+    fn finish(self, end: End) -> Option<String> {
         let Metering {
             mut tap,
             reader,
             report,
         } = self;
+        let ended = matches!(end, End::Ended);
         match reader {
-            Reader::Stream(splitter) => splitter.finish(&mut |name, data| tap.event(name, data)),
+            Reader::Stream(splitter) => {
+                splitter.finish(&mut |name, data| tap.event(name, data));
+            }
             Reader::Whole(Some(body)) if ended => tap.whole(&body),
             Reader::Whole(_) => {}
         }
         let reading = tap.finish();
-        let model = reading.model.unwrap_or_else(|| "unknown".into());
+        let model = reading.model.clone().unwrap_or_else(|| "unknown".into());
         let mut usage = CallUsage::counted(report.call_id, report.format, model, reading.tokens);
-        usage.cost_usd = report.shared.prices.cost(&usage.model, &reading.tokens);
+        let prices = &report.shared.prices;
+        usage.cost_usd = prices.cost(&usage.model, &reading.tokens);
         usage.status = report.status;
         usage.duration_ms = millis(report.started);
         usage.first_byte_ms = Some(report.first_byte_ms);
@@ -155,7 +272,20 @@ impl Metering {
             complete = usage.complete,
             "model gateway: call"
         );
-        report.route.sink.record(usage);
+        let complete = usage.complete;
+        let sink = &*report.route.sink;
+        sink.record(usage);
+        let model = reading.model.as_deref();
+        match (report.lease, end) {
+            (Some(lease), End::Cut(index)) => {
+                Some(lease.settle_cut(index, prices, model, reading.tokens, sink))
+            }
+            (Some(lease), _) => {
+                lease.settle(prices, model, reading.tokens, complete, sink);
+                None
+            }
+            (None, _) => None,
+        }
     }
 }
 
@@ -163,27 +293,39 @@ impl Stream for Relay {
     type Item = Result<Frame<Bytes>, BoxError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        match self.body.poll_next_unpin(cx) {
-            Poll::Pending => Poll::Pending,
-            Poll::Ready(Some(Ok(chunk))) => {
-                if let Some(metering) = &mut self.metering {
-                    metering.feed(&chunk);
+        let relay = &mut *self;
+        loop {
+            if let Some(cut) = &mut relay.cut {
+                if let Poll::Ready(index) = cut.poll_unpin(cx) {
+                    if !relay.answer_over() {
+                        return Poll::Ready(relay.cut_here(index));
+                    }
+                    // Only its closing events are left: the answer is let through.
+                    relay.cut = None;
                 }
-                let chunk_length = u64::try_from(chunk.len()).unwrap_or(u64::MAX);
-                self.remaining = self.remaining.map(|left| left.saturating_sub(chunk_length));
-                if self.remaining == Some(0) {
-                    self.finish(true);
+            }
+            let chunk = match ready!(relay.body.poll_next_unpin(cx)) {
+                Some(Ok(chunk)) => chunk,
+                Some(Err(error)) => {
+                    relay.finish(End::Broke);
+                    // Without its URL: a key may be in the query.
+                    return Poll::Ready(Some(Err(BoxError::from(error.without_url()))));
                 }
-                Poll::Ready(Some(Ok(Frame::data(chunk))))
+                None => return Poll::Ready(relay.end(Bytes::new())),
+            };
+            let chunk_length = u64::try_from(chunk.len()).unwrap_or(u64::MAX);
+            relay.remaining = relay
+                .remaining
+                .map(|left| left.saturating_sub(chunk_length));
+            let passed = match &mut relay.metering {
+                Some(metering) => metering.feed(chunk),
+                None => chunk,
+            };
+            if relay.remaining == Some(0) {
+                return Poll::Ready(relay.end(passed));
             }
-            Poll::Ready(Some(Err(error))) => {
-                self.finish(false);
-                // Without its URL: a key may be in the query.
-                Poll::Ready(Some(Err(BoxError::from(error.without_url()))))
-            }
-            Poll::Ready(None) => {
-                self.finish(true);
-                Poll::Ready(None)
+            if !passed.is_empty() {
+                return Poll::Ready(Some(Ok(Frame::data(passed))));
             }
         }
     }
@@ -192,6 +334,6 @@ impl Stream for Relay {
 impl Drop for Relay {
     /// The agent hung up before the end: the call is reported incomplete.
     fn drop(&mut self) {
-        self.finish(false);
+        self.finish(End::Broke);
     }
 }

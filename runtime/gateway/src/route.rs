@@ -1,4 +1,5 @@
-//! Routes: a session's upstreams and usage sink, reached through its token.
+//! Routes: a session's upstreams and usage sink, reached through its token,
+//! with the budgets its calls fall under.
 //!
 //! A token is 32 random bytes from the system, base64url, after `apx_`: worth
 //! nothing outside this gateway, and nothing once its [`RouteGuard`] is dropped,
@@ -11,6 +12,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 
+use crate::budget::{Budget, RouteBudgets};
 use crate::error::Error;
 use crate::format::Format;
 use crate::usage::UsageSink;
@@ -36,6 +38,15 @@ impl fmt::Debug for Route {
             .field("upstreams", &self.upstreams)
             .finish_non_exhaustive()
     }
+}
+
+/// A route as the gateway keeps it: with its budgets, the session's and the
+/// daemon's.
+#[derive(Clone)]
+pub(crate) struct Registered {
+    pub route: Arc<Route>,
+    /// `None` when no budget applies.
+    pub budgets: Option<Arc<RouteBudgets>>,
 }
 
 /// Where the real key goes on a call that carried the session's token.
@@ -136,10 +147,21 @@ pub struct RouteGuard {
 }
 
 impl RouteGuard {
-    /// Registers `route` under a new token.
-    pub(crate) fn register(shared: &Arc<Shared>, addr: SocketAddr, route: Route) -> Self {
+    /// Registers `route` under a new token, its calls under `budget` (the
+    /// session's) and the daemon's budget, if there are.
+    pub(crate) fn register(
+        shared: &Arc<Shared>,
+        addr: SocketAddr,
+        route: Route,
+        budget: Option<Arc<Budget>>,
+    ) -> Self {
         let token = new_token();
-        shared.insert(token.clone(), route);
+        let budgets = RouteBudgets::new(budget.into_iter().chain(shared.budget.clone()));
+        let registered = Registered {
+            route: Arc::new(route),
+            budgets,
+        };
+        shared.insert(token.clone(), registered);
         Self {
             token,
             addr,

@@ -1,15 +1,19 @@
-//! An incremental Server-Sent Events splitter for the usage taps.
+//! An incremental Server-Sent Events splitter for the usage taps and the relay.
 //!
-//! The gateway relays an answer's bytes as they come and hands a copy here.
-//! Events end at a blank line; lines end in `\n`, `\r\n` or `\r`, and a chunk
-//! may end anywhere, even between the `\r` and `\n` of one line end. Complete
-//! events are read straight from the chunk; only the unfinished event at its end
-//! is copied, to be completed by the next one.
+//! The gateway relays an answer's events as they complete and hands them to the
+//! tap here. Events end at a blank line; lines end in `\n`, `\r\n` or `\r`, and
+//! a chunk may end anywhere, even between the `\r` and `\n` of one line end.
+//! Complete events are read straight from the chunk and passed on; only the
+//! unfinished event at its end is held (copied), to be completed by the next
+//! one. So the bytes passed on always end at an event's end, and a stream cut
+//! between two of them is still well formed.
 
+use bytes::Bytes;
 use memchr::memchr2;
 
-/// Longest event kept while waiting for its end: a longer one is dropped, so a
-/// stream that never ends an event cannot grow the gateway's memory.
+/// Longest event held while waiting for its end: a longer one is passed on as it
+/// comes, unread, so a stream that never ends an event cannot grow the
+/// gateway's memory.
 const MAX_PENDING: usize = 16 << 20;
 
 /// Splits a byte stream into events.
@@ -17,34 +21,55 @@ const MAX_PENDING: usize = 16 << 20;
 pub struct Splitter {
     /// The start of an unfinished event, from earlier chunks.
     pending: Vec<u8>,
-    /// Whether the pending event outgrew [`MAX_PENDING`] and is being skipped to its end.
+    /// Whether an event outgrew [`MAX_PENDING`] and is being passed on to its end.
     skipping: bool,
 }
 
 impl Splitter {
     /// Hands each event completed by `chunk` to `on_event(event_name, data)`:
     /// the name is empty when the event has no `event:` field, and the data
-    /// lines are joined with `\n`.
-    pub fn feed(&mut self, chunk: &[u8], on_event: &mut dyn FnMut(&str, &str)) {
+    /// lines are joined with `\n`. Returns the bytes to pass on: the events
+    /// completed, with the start held from earlier chunks.
+    pub fn feed(&mut self, chunk: Bytes, on_event: &mut dyn FnMut(&str, &str)) -> Bytes {
         if self.pending.is_empty() {
-            let rest = self.split(chunk, on_event);
-            self.keep(&chunk[rest..]);
-        } else {
-            let mut bytes = std::mem::take(&mut self.pending);
-            bytes.extend_from_slice(chunk);
-            let rest = self.split(&bytes, on_event);
-            bytes.drain(..rest);
-            self.pending = bytes;
-            self.bound();
+            let rest = self.split(&chunk, on_event);
+            return self.hold(chunk, rest);
         }
+        let mut joined = std::mem::take(&mut self.pending);
+        joined.extend_from_slice(&chunk);
+        let rest = self.split(&joined, on_event);
+        if rest == 0 && !self.skipping && joined.len() <= MAX_PENDING {
+            // Still the same unfinished event: held as it is.
+            self.pending = joined;
+            return Bytes::new();
+        }
+        self.hold(Bytes::from(joined), rest)
+    }
+
+    /// Holds the unfinished event from `rest` on; returns the bytes before it.
+    fn hold(&mut self, mut bytes: Bytes, rest: usize) -> Bytes {
+        if self.skipping || bytes.len() - rest > MAX_PENDING {
+            // Inside an event too long to hold: pass it all on.
+            self.skipping = true;
+            return bytes;
+        }
+        self.pending = bytes.split_off(rest).to_vec();
+        bytes
+    }
+
+    /// Whether the bytes passed on end inside an event (one too long to hold).
+    pub fn mid_event(&self) -> bool {
+        self.skipping
     }
 
     /// Ends the stream: an event the stream left without its blank line still
     /// counts (servers that close right after their last `data:` line).
-    pub fn finish(mut self, on_event: &mut dyn FnMut(&str, &str)) {
-        if !self.skipping && !self.pending.is_empty() {
-            dispatch(&std::mem::take(&mut self.pending), on_event);
+    /// Returns its bytes, still to be passed on.
+    pub fn finish(self, on_event: &mut dyn FnMut(&str, &str)) -> Bytes {
+        if !self.pending.is_empty() {
+            dispatch(&self.pending, on_event);
         }
+        Bytes::from(self.pending)
     }
 
     /// Dispatches the complete events at the start of `bytes`; returns where the
@@ -70,18 +95,6 @@ impl Splitter {
             line_start = end + ending;
         }
         event_start
-    }
-
-    fn keep(&mut self, rest: &[u8]) {
-        self.pending.extend_from_slice(rest);
-        self.bound();
-    }
-
-    fn bound(&mut self) {
-        if self.pending.len() > MAX_PENDING {
-            self.pending = Vec::new();
-            self.skipping = true;
-        }
     }
 }
 
@@ -118,15 +131,23 @@ fn dispatch(event: &[u8], on_event: &mut dyn FnMut(&str, &str)) {
 mod tests {
     use super::*;
 
-    /// The events of `chunks`, fed one after the other, as `(name, data)`.
+    /// The events of `chunks`, fed one after the other, as `(name, data)`;
+    /// checks that the bytes passed on are the stream's, cut at event ends.
     fn events(chunks: &[&[u8]]) -> Vec<(String, String)> {
         let mut seen = Vec::new();
         let mut splitter = Splitter::default();
         let mut record = |name: &str, data: &str| seen.push((name.to_owned(), data.to_owned()));
+        let mut passed = Vec::new();
         for chunk in chunks {
-            splitter.feed(chunk, &mut record);
+            let out = splitter.feed(Bytes::copy_from_slice(chunk), &mut record);
+            passed.extend_from_slice(&out);
+            // What was passed on ends at an event's end: read again, nothing is held.
+            let mut again = Splitter::default();
+            again.feed(Bytes::from(passed.clone()), &mut |_, _| {});
+            assert!(again.pending.is_empty(), "{passed:?}");
         }
-        splitter.finish(&mut record);
+        passed.extend_from_slice(&splitter.finish(&mut record));
+        assert_eq!(passed, chunks.concat());
         seen
     }
 
@@ -173,11 +194,13 @@ mod tests {
     }
 
     #[test]
-    fn only_the_unfinished_event_is_kept() {
+    fn only_the_unfinished_event_is_held() {
         let mut splitter = Splitter::default();
         let mut seen = 0;
-        splitter.feed(b"data: 1\n\ndata: 2\n\ndata: 3", &mut |_, _| seen += 1);
+        let chunk = Bytes::from_static(b"data: 1\n\ndata: 2\n\ndata: 3");
+        let passed = splitter.feed(chunk, &mut |_, _| seen += 1);
         assert_eq!(seen, 2);
+        assert_eq!(&passed[..], b"data: 1\n\ndata: 2\n\n");
         assert_eq!(splitter.pending, b"data: 3");
     }
 
@@ -190,14 +213,20 @@ mod tests {
     }
 
     #[test]
-    fn an_endless_event_is_dropped_and_the_next_ones_read() {
+    fn an_endless_event_is_passed_on_unread_and_the_next_ones_read() {
         let mut splitter = Splitter::default();
         let mut seen = Vec::new();
+        let mut feed = |splitter: &mut Splitter, chunk: Vec<u8>| {
+            splitter
+                .feed(Bytes::from(chunk), &mut |_, d| seen.push(d.to_owned()))
+                .len()
+        };
+        assert_eq!(feed(&mut splitter, b"data: ".to_vec()), 0);
         let huge = vec![b'x'; MAX_PENDING + 1];
-        splitter.feed(b"data: ", &mut |_, d| seen.push(d.to_owned()));
-        splitter.feed(&huge, &mut |_, d| seen.push(d.to_owned()));
-        assert!(splitter.pending.is_empty());
-        splitter.feed(b"x\n\ndata: next\n\n", &mut |_, d| seen.push(d.to_owned()));
+        assert_eq!(feed(&mut splitter, huge), MAX_PENDING + 7);
+        assert!(splitter.pending.is_empty() && splitter.mid_event());
+        assert_eq!(feed(&mut splitter, b"x\n\ndata: next\n\n".to_vec()), 15);
+        assert!(!splitter.mid_event());
         assert_eq!(seen, ["next"]);
     }
 }

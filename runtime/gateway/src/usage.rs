@@ -5,6 +5,7 @@
 //! it wrote, reasoning included. The cache and reasoning counts say how much of
 //! those was what.
 
+use crate::budget::BudgetReached;
 use crate::format::Format;
 
 /// Token counts of one call, as the taps read them and prices take them.
@@ -85,10 +86,19 @@ impl CallUsage {
 /// gateway's tasks, when the call is over. It must not block.
 ///
 /// Any `Fn(CallUsage)` closure is a sink (one that sends to a channel, or to the
-/// session's inbox).
+/// session's inbox), one that is not told of budgets.
 pub trait UsageSink: Send + Sync + 'static {
     /// Takes the usage of one finished call.
     fn record(&self, usage: CallUsage);
+
+    /// Told once each time a budget the route's calls fall under is reached
+    /// (see [`Budget`](crate::Budget)): a call of the route was refused or cut,
+    /// or its end left the budget exhausted. Told again only once the budget
+    /// was open again (its limits set, or a call admitted) and then reached.
+    /// Does nothing unless implemented.
+    fn budget_reached(&self, reached: BudgetReached) {
+        let _ = reached;
+    }
 }
 
 impl<F> UsageSink for F

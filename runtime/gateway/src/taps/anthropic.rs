@@ -24,11 +24,26 @@ pub(crate) struct Messages {
     cache_write_1h: u64,
     cache_read: u64,
     output: u64,
+    /// Whether `message_delta`, the answer's last event but its stop, came.
+    delta: bool,
     ended: bool,
     failed: bool,
 }
 
 impl Messages {
+    /// The counts so far, in the gateway's meaning.
+    fn tokens(&self) -> Tokens {
+        let cache_write = self.cache_write;
+        Tokens {
+            input: self.uncached_input + cache_write + self.cache_read,
+            output: self.output,
+            cache_read: self.cache_read,
+            cache_write,
+            cache_write_1h: self.cache_write_1h.min(cache_write),
+            reasoning: 0,
+        }
+    }
+
     /// Takes every count `usage` has.
     fn usage(&mut self, usage: &Value) {
         let fields = [
@@ -64,7 +79,10 @@ impl Tap for Messages {
                 self.model = text(&value["message"]["model"]).or(self.model.take());
                 self.usage(&value["message"]["usage"]);
             }
-            "message_delta" => self.usage(&value.unwrap_or_else(parse)["usage"]),
+            "message_delta" => {
+                self.usage(&value.unwrap_or_else(parse)["usage"]);
+                self.delta = true;
+            }
             "message_stop" => self.ended = true,
             "error" => self.failed = true,
             _ => {}
@@ -87,19 +105,19 @@ impl Tap for Messages {
         }
     }
 
+    fn so_far(&self) -> (Option<&str>, Tokens) {
+        (self.model.as_deref(), self.tokens())
+    }
+
+    fn over(&self) -> bool {
+        self.delta || self.ended || self.failed
+    }
+
     fn finish(self: Box<Self>) -> Reading {
-        let cache_write = self.cache_write;
         Reading {
-            model: self.model,
-            tokens: Tokens {
-                input: self.uncached_input + cache_write + self.cache_read,
-                output: self.output,
-                cache_read: self.cache_read,
-                cache_write,
-                cache_write_1h: self.cache_write_1h.min(cache_write),
-                reasoning: 0,
-            },
+            tokens: self.tokens(),
             ended: self.ended && !self.failed,
+            model: self.model,
         }
     }
 }

@@ -24,6 +24,8 @@ use crate::usage::Tokens;
 #[derive(Debug, Default)]
 pub(crate) struct Chat {
     reading: Reading,
+    /// Whether the usage chunk, which follows the last choice, came.
+    usage: bool,
 }
 
 impl Chat {
@@ -32,6 +34,7 @@ impl Chat {
         self.reading.model = text(&value["model"]).or(self.reading.model.take());
         if value["usage"].is_object() {
             self.reading.tokens = tokens(&value["usage"]);
+            self.usage = true;
         }
     }
 }
@@ -71,6 +74,14 @@ impl Tap for Chat {
         };
         self.completion(&value);
         self.reading.ended = value.is_object();
+    }
+
+    fn so_far(&self) -> (Option<&str>, Tokens) {
+        (self.reading.model.as_deref(), self.reading.tokens)
+    }
+
+    fn over(&self) -> bool {
+        self.usage || self.reading.ended
     }
 
     fn finish(self: Box<Self>) -> Reading {

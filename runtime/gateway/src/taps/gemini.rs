@@ -101,6 +101,14 @@ impl Tap for Gemini {
         self.reading.ended = true;
     }
 
+    fn so_far(&self) -> (Option<&str>, Tokens) {
+        (self.reading.model.as_deref(), self.reading.tokens)
+    }
+
+    fn over(&self) -> bool {
+        self.reading.ended
+    }
+
     fn finish(self: Box<Self>) -> Reading {
         let Gemini {
             path_model,

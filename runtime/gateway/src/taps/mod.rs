@@ -4,7 +4,8 @@
 //! A tap sees a streamed answer event by event ([`Tap::event`], from the SSE
 //! splitter) or a whole one at once ([`Tap::whole`]). It parses only the few
 //! events that carry usage; text deltas, the bulk of a stream, are passed over by
-//! their name or a byte search. [`Tap::finish`] gives what it read.
+//! their name or a byte search. [`Tap::so_far`] gives the running counts while
+//! the answer streams, [`Tap::finish`] what it read.
 
 mod anthropic;
 mod chat;
@@ -37,6 +38,11 @@ pub(crate) trait Tap: Send {
     fn event(&mut self, name: &str, data: &str);
     /// The body of an answer that was not streamed.
     fn whole(&mut self, body: &[u8]);
+    /// The model and the counts read so far.
+    fn so_far(&self) -> (Option<&str>, Tokens);
+    /// Whether the answer is over: its final usage was read (or it failed),
+    /// and only closing events may follow.
+    fn over(&self) -> bool;
     /// What was read.
     fn finish(self: Box<Self>) -> Reading;
 }

@@ -89,6 +89,14 @@ impl Tap for Responses {
         self.reading.ended = value.is_object();
     }
 
+    fn so_far(&self) -> (Option<&str>, Tokens) {
+        (self.reading.model.as_deref(), self.reading.tokens)
+    }
+
+    fn over(&self) -> bool {
+        self.reading.ended
+    }
+
     fn finish(self: Box<Self>) -> Reading {
         self.reading
     }

@@ -1,12 +1,14 @@
 //! What the gateway's tests share: a scripted model server as the upstream, a
-//! gateway with one route to it, and calls in each wire format.
+//! gateway with one route to it, and calls in each wire format; and for
+//! budgets, routes under them with a sink that keeps what it is told.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentplex_gateway::{
-    CallUsage, Format, Gateway, GatewayConfig, KeyPlacement, Route, RouteGuard, Upstream,
+    Budget, BudgetReached, BudgetScope, CallUsage, Format, Gateway, GatewayConfig, KeyPlacement,
+    Limits, Route, RouteGuard, Spend, Upstream, UsageSink,
 };
 use agentplex_model_server::ModelServer;
 use serde_json::{json, Value};
@@ -58,11 +60,7 @@ pub fn channel() -> (
 
 /// A route whose every format goes to `base` (a model server's or another
 /// upstream's URL, without `/v1`), with [`KEY`].
-pub fn route(
-    base: &str,
-    placement: KeyPlacement,
-    sink: impl Fn(CallUsage) + Send + Sync + 'static,
-) -> Route {
+pub fn route(base: &str, placement: KeyPlacement, sink: impl UsageSink) -> Route {
     let upstream = |base: String| {
         Upstream::new(&base)
             .unwrap()
@@ -188,4 +186,115 @@ pub async fn next_usage(usage: &mut mpsc::UnboundedReceiver<CallUsage>) -> CallU
         .await
         .expect("a call's usage in time")
         .expect("the sink is alive")
+}
+
+/// A sink that keeps what the gateway tells it: each call's usage, sent to a
+/// channel, and each budget reached.
+pub struct Recorder {
+    usage: mpsc::UnboundedSender<CallUsage>,
+    reached: Mutex<Vec<BudgetReached>>,
+}
+
+impl UsageSink for Recorder {
+    fn record(&self, usage: CallUsage) {
+        let _ = self.usage.send(usage);
+    }
+
+    fn budget_reached(&self, reached: BudgetReached) {
+        self.reached.lock().unwrap().push(reached);
+    }
+}
+
+impl Recorder {
+    /// What the sink was told of budgets reached, oldest first.
+    pub fn reached(&self) -> Vec<BudgetReached> {
+        self.reached.lock().unwrap().clone()
+    }
+}
+
+/// A route on a gateway under a session budget.
+pub struct Budgeted {
+    pub guard: RouteGuard,
+    pub budget: Arc<Budget>,
+    pub sink: Arc<Recorder>,
+    pub usage: mpsc::UnboundedReceiver<CallUsage>,
+}
+
+/// Registers a route to `base` (a model server's URL) on `gateway` under a
+/// new session budget with `limits`.
+pub fn budgeted(gateway: &Gateway, base: &str, limits: Limits) -> Budgeted {
+    let (sender, usage) = mpsc::unbounded_channel();
+    let sink = Arc::new(Recorder {
+        usage: sender,
+        reached: Mutex::default(),
+    });
+    let mut route = route(base, KeyPlacement::AsSent, |_: CallUsage| {});
+    route.sink = sink.clone();
+    let budget = Arc::new(Budget::new(BudgetScope::Session, limits, Spend::default()));
+    let guard = gateway.register_with_budget(route, budget.clone());
+    Budgeted {
+        guard,
+        budget,
+        sink,
+        usage,
+    }
+}
+
+/// A new model server and a gateway with `config` in front of it, with one
+/// route under a session budget with `limits`.
+pub async fn setup_budgeted(
+    config: GatewayConfig,
+    limits: Limits,
+) -> (ModelServer, Arc<Gateway>, Budgeted) {
+    let model = ModelServer::start().expect("a model server");
+    let gateway = Gateway::start(config).await.expect("a gateway");
+    let route = budgeted(&gateway, &model.url(), limits);
+    (model, gateway, route)
+}
+
+/// Limits of `tokens` tokens.
+pub fn tokens(tokens: u64) -> Limits {
+    Limits {
+        max_tokens: Some(tokens),
+        max_cost_usd: None,
+    }
+}
+
+/// Limits of `usd` dollars.
+pub fn dollars(usd: f64) -> Limits {
+    Limits {
+        max_cost_usd: Some(usd),
+        max_tokens: None,
+    }
+}
+
+/// The input and output tokens the gateway reserves for a call with `body`
+/// that lets the model write `max_output` tokens: its documented estimate, a
+/// token per 4 bytes of body and the output asked for (at most 4096).
+pub fn estimated(body: &Value, max_output: u64) -> (u64, u64) {
+    let length = serde_json::to_vec(body).unwrap().len() as u64;
+    (length.div_ceil(4), max_output.min(4096))
+}
+
+/// The list price of a Claude Sonnet 4.5 call: $3 in and $15 out per million.
+pub fn sonnet_cost((input, output): (u64, u64)) -> f64 {
+    (input as f64 * 3.0 + output as f64 * 15.0) / 1e6
+}
+
+/// The events of an event stream, as `(name, data)`.
+pub fn sse_events(text: &str) -> Vec<(String, String)> {
+    text.split("\n\n")
+        .filter(|event| !event.trim().is_empty())
+        .map(|event| {
+            let field = |name: &str| {
+                event
+                    .lines()
+                    .filter_map(|line| line.strip_prefix(name))
+                    .map(|value| value.strip_prefix(' ').unwrap_or(value))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            (field("event:"), field("data:"))
+        })
+        .collect()
 }
