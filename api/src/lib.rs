@@ -248,6 +248,11 @@ pub struct CreateSessionRequest {
     /// Skills for the agent. Refused (400) for an agent without the `skills` capability.
     #[serde(default)]
     pub skills: Option<SkillsConfig>,
+    /// Caps on what the session's model calls may spend, enforced by the model
+    /// gateway (`--gateway`); refused (400) without it, or for an agent whose
+    /// calls it cannot carry. Replaced with `PUT /v1/sessions/{id}/budget`.
+    #[serde(default)]
+    pub budget: Option<agentplex_universal::BudgetLimits>,
 }
 
 /// Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
@@ -452,6 +457,10 @@ pub struct SessionInfo {
     /// none was metered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<SessionUsage>,
+    /// The caps on what the session's model calls may spend, once set (what
+    /// they spent is `usage.total`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<agentplex_universal::BudgetLimits>,
 }
 
 /// Which sessions `GET /v1/sessions` lists.

@@ -126,6 +126,15 @@ export class Transcript {
         );
         break;
       }
+      case "budget.reached": {
+        const data = event.data;
+        const cap = data.limit === "cost_usd" ? `$${data.max_cost_usd}` : `${data.max_tokens} tokens`;
+        const spent = `spent $${data.spent_cost_usd.toFixed(4)}, ${data.spent_tokens} tokens`;
+        this.once(() =>
+          h("div", { class: "marker budget-reached", "data-testid": "budget-reached" }, `${data.scope} budget of ${cap} reached (${spent}): call ${data.action}`),
+        );
+        break;
+      }
       case "item.started":
       case "item.completed": {
         const item = event.data.item;

@@ -6,8 +6,10 @@
 //! wire format (snake_case inside events), so clients written against it keep working;
 //! fields we added (`usage`, ...) are optional.
 
+mod budget;
 mod usage;
 
+pub use budget::{BudgetAction, BudgetLimit, BudgetLimits, BudgetReachedData, BudgetScope};
 pub use usage::UsageTotals;
 
 use serde::{Deserialize, Serialize};
@@ -84,6 +86,9 @@ pub enum UniversalEventType {
     /// One model call of the agent, metered by the daemon (always `source: daemon`).
     #[serde(rename = "model.usage")]
     ModelUsage,
+    /// A budget the session's model calls fall under was reached (always `source: daemon`).
+    #[serde(rename = "budget.reached")]
+    BudgetReached,
 }
 
 impl UniversalEventType {
@@ -104,6 +109,7 @@ impl UniversalEventType {
             Self::QuestionResolved => "question.resolved",
             Self::AgentUnparsed => "agent.unparsed",
             Self::ModelUsage => "model.usage",
+            Self::BudgetReached => "budget.reached",
         }
     }
 
@@ -129,6 +135,7 @@ impl UniversalEventType {
 pub enum UniversalEventData {
     Turn(TurnEventData),
     ModelUsage(ModelUsageData),
+    BudgetReached(BudgetReachedData),
     SessionEnded(SessionEndedData),
     Item(ItemEventData),
     ItemDelta(ItemDeltaData),

@@ -196,6 +196,18 @@ fn one_of_each_type() -> Vec<(UniversalEventType, UniversalEventData)> {
             }),
         ),
         (T::ModelUsage, UniversalEventData::ModelUsage(model_usage())),
+        (
+            T::BudgetReached,
+            UniversalEventData::BudgetReached(BudgetReachedData {
+                scope: BudgetScope::Session,
+                limit: BudgetLimit::Tokens,
+                max_cost_usd: None,
+                max_tokens: Some(1000),
+                spent_cost_usd: 0.01,
+                spent_tokens: 1024,
+                action: BudgetAction::Refused,
+            }),
+        ),
     ]
 }
 
@@ -213,6 +225,7 @@ fn variant_of(event_type: UniversalEventType) -> &'static str {
         T::QuestionRequested | T::QuestionResolved => "Question",
         T::AgentUnparsed => "AgentUnparsed",
         T::ModelUsage => "ModelUsage",
+        T::BudgetReached => "BudgetReached",
     }
 }
 
@@ -220,6 +233,7 @@ fn variant_name(data: &UniversalEventData) -> &'static str {
     match data {
         UniversalEventData::Turn(_) => "Turn",
         UniversalEventData::ModelUsage(_) => "ModelUsage",
+        UniversalEventData::BudgetReached(_) => "BudgetReached",
         UniversalEventData::SessionEnded(_) => "SessionEnded",
         UniversalEventData::Item(_) => "Item",
         UniversalEventData::ItemDelta(_) => "ItemDelta",
@@ -258,7 +272,7 @@ fn every_event_type_decodes_to_its_own_payload_variant() {
     }
     // Every variant of the enum is covered (`variant_of` is exhaustive, and
     // this many types are listed above).
-    assert_eq!(types.len(), 14);
+    assert_eq!(types.len(), 15);
 }
 
 #[test]
@@ -296,4 +310,20 @@ fn content_parts_are_tagged_by_type() {
         serde_json::to_value(&part).unwrap(),
         json!({"type":"file_ref","path":"a.rs","action":"patch"})
     );
+}
+
+#[test]
+fn a_budget_needs_a_cost_of_zero_or_more() {
+    let limits = |cost| BudgetLimits {
+        max_cost_usd: Some(cost),
+        max_tokens: None,
+    };
+    assert_eq!(limits(0.0).invalid(), None);
+    assert_eq!(limits(2.5).invalid(), None);
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        assert!(limits(bad).invalid().is_some(), "{bad}");
+    }
+    let read: BudgetLimits = serde_json::from_str(r#"{"maxTokens": 10}"#).unwrap();
+    assert_eq!(read.max_tokens, Some(10));
+    assert!(serde_json::from_str::<BudgetLimits>(r#"{"maxCost": 1}"#).is_err());
 }

@@ -11,8 +11,8 @@ use agentplex_client::{
     AgentInfo, AgentModelsResponse, AgentModesResponse, CreateSessionResponse, SessionInfo,
 };
 use agentplex_universal::{
-    ContentPart, ItemKind, ItemRole, ItemStatus, PermissionStatus, QuestionStatus, TurnPhase,
-    UniversalEvent, UniversalEventData, UniversalItem,
+    BudgetLimit, ContentPart, ItemKind, ItemRole, ItemStatus, PermissionStatus, QuestionStatus,
+    TurnPhase, UniversalEvent, UniversalEventData, UniversalItem,
 };
 use clap::Args;
 use comfy_table::{presets, ContentArrangement, Table};
@@ -396,6 +396,21 @@ impl Transcript {
             UniversalEventData::Error(error) => {
                 out.push_str(&self.close());
                 let _ = writeln!(out, "! {}", error.message);
+            }
+            UniversalEventData::BudgetReached(reached) => {
+                out.push_str(&self.close());
+                let cap = match (reached.limit, reached.max_cost_usd, reached.max_tokens) {
+                    (BudgetLimit::CostUsd, Some(cost), _) => format!("${cost}"),
+                    (BudgetLimit::Tokens, _, Some(tokens)) => format!("{tokens} tokens"),
+                    _ => "its cap".to_owned(),
+                };
+                let _ = writeln!(
+                    out,
+                    "! the {} budget reached {cap} (spent ${:.4}, {} tokens): model calls are refused until it is raised",
+                    json_name(&reached.scope),
+                    reached.spent_cost_usd,
+                    reached.spent_tokens
+                );
             }
             // A model call's usage adds up in `turn.ended`'s, printed there.
             UniversalEventData::AgentUnparsed(_)

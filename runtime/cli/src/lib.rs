@@ -302,6 +302,17 @@ pub struct ServerArgs {
         requires = "gateway"
     )]
     prices: Option<PathBuf>,
+    /// The most all the daemon's sessions may spend on model calls, in US dollars
+    /// at list prices (what its stored sessions spent counts): past it the gateway
+    /// refuses their calls and cuts those under way.
+    #[arg(
+        long,
+        env = "AGENTPLEX_BUDGET_USD",
+        value_name = "USD",
+        requires = "gateway",
+        value_parser = parse_budget_usd
+    )]
+    budget_usd: Option<f64>,
     /// Remove ended sessions older than an age (7d, 12h, 30m, 90s) or beyond a
     /// count (100 keeps the newest hundred) [default: keep all].
     #[arg(long, env = "AGENTPLEX_RETENTION")]
@@ -380,6 +391,7 @@ impl ServerArgs {
             lease: std::time::Duration::from_millis(self.lease_ms),
             retention: self.retention,
             gateway,
+            budget_usd: self.budget_usd,
             host: HostConfig {
                 memory_limit_bytes,
                 call_timeout: Duration::from_millis(self.adapter_call_timeout_ms),
@@ -390,6 +402,14 @@ impl ServerArgs {
             skill_sources: self.skill_sources.into_settings(),
             data_dir,
         })
+    }
+}
+
+/// `--budget-usd`: a number of US dollars, 0 or more.
+fn parse_budget_usd(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd >= 0.0 => Ok(usd),
+        _ => Err(format!("{text:?} is not a number of US dollars, 0 or more")),
     }
 }
 

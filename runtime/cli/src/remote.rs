@@ -212,6 +212,14 @@ pub struct CreateArgs {
     /// A local skills folder (a skill, or folders of skills), repeatable.
     #[arg(long = "skill")]
     skills: Vec<String>,
+    /// The most the session's model calls may cost, in US dollars (needs a daemon
+    /// with `--gateway`).
+    #[arg(long, value_name = "USD")]
+    max_cost_usd: Option<f64>,
+    /// The most tokens the session's model calls may use, input and output
+    /// together (needs a daemon with `--gateway`).
+    #[arg(long, value_name = "TOKENS")]
+    max_tokens: Option<u64>,
 }
 
 impl CreateArgs {
@@ -254,6 +262,12 @@ impl CreateArgs {
             env: (!self.env.is_empty()).then(|| self.env.into_iter().collect()),
             mcp,
             skills,
+            budget: (self.max_cost_usd.is_some() || self.max_tokens.is_some()).then_some(
+                agentplex_universal::BudgetLimits {
+                    max_cost_usd: self.max_cost_usd,
+                    max_tokens: self.max_tokens,
+                },
+            ),
         };
         Ok((self.session_id, request))
     }

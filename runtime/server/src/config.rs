@@ -80,6 +80,9 @@ pub struct DaemonConfig {
     /// `--gateway`: the model gateway's settings; `None`: agents call their
     /// providers directly, unmetered.
     pub gateway: Option<agentplex_gateway::GatewayConfig>,
+    /// `--budget-usd`: the most all sessions may spend on model calls, what the
+    /// stored ones spent included.
+    pub budget_usd: Option<f64>,
     pub host: HostConfig,
     /// Limits of the process API (`/v1/processes`).
     pub processes: agentplex_processes::ProcessSettings,

@@ -38,7 +38,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use axum::extract::DefaultBodyLimit;
 use axum::http::Uri;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::Router;
 
 use crate::config::DaemonConfig;
@@ -107,6 +107,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         )
         .route("/v1/adapters/reload", post(routes::reload_adapters))
         .route("/v1/sessions/{session_id}/cancel", post(routes::cancel))
+        .route("/v1/sessions/{session_id}/budget", put(routes::set_budget))
         .route(
             "/v1/sessions/{session_id}/terminate",
             post(routes::terminate),
@@ -206,6 +207,31 @@ fn fs_policy(config: &DaemonConfig) -> anyhow::Result<agentplex_files::confine::
     })
 }
 
+/// The daemon's budget (`--budget-usd`), with what its stored sessions spent.
+fn daemon_budget(
+    usd: f64,
+    stored: &[agentplex_store::StoredSession],
+) -> Arc<agentplex_gateway::Budget> {
+    let spent = stored
+        .iter()
+        .fold(agentplex_gateway::Spend::default(), |spent, session| {
+            let total = &session.checkpoint.usage.total;
+            agentplex_gateway::Spend {
+                cost_usd: spent.cost_usd + total.cost_usd.unwrap_or(0.0),
+                tokens: spent.tokens + total.input_tokens + total.output_tokens,
+            }
+        });
+    let limits = agentplex_gateway::Limits {
+        max_cost_usd: Some(usd),
+        max_tokens: None,
+    };
+    Arc::new(agentplex_gateway::Budget::new(
+        agentplex_gateway::BudgetScope::Daemon,
+        limits,
+        spent,
+    ))
+}
+
 /// Loads the adapters, binds, and serves until SIGINT/SIGTERM, which ends every session.
 ///
 /// Start-up compiles nothing: builtin adapters come precompiled and are loaded
@@ -262,7 +288,8 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         store,
         config.data_dir.join("scratch"),
     );
-    if let Some(gateway) = config.gateway.clone() {
+    if let Some(mut gateway) = config.gateway.clone() {
+        gateway.budget = config.budget_usd.map(|usd| daemon_budget(usd, &stored));
         sessions = sessions.with_gateway(agentplex_gateway::Gateway::start(gateway).await?);
     }
     let sessions = Arc::new(sessions);

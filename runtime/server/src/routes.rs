@@ -15,6 +15,7 @@ use crate::error::{ApiError, Result};
 use agentplex_sessions::Command;
 use agentplex_sessions::SessionError;
 use agentplex_sessions::Until;
+use agentplex_universal::BudgetLimits;
 
 /// Liveness and version.
 #[utoipa::path(get, path = "/v1/health", tag = "meta", responses((status = 200, body = HealthResponse)))]
@@ -384,6 +385,24 @@ pub async fn cancel(
         .command(Command::Cancel)
         .await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Replaces the caps on what the session's model calls may spend (needs the
+/// model gateway, `--gateway`). In force at once: raising a reached cap lets the
+/// session's calls through again. Answers the caps as stored.
+#[utoipa::path(put, path = "/v1/sessions/{session_id}/budget", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id")),
+    request_body = BudgetLimits,
+    responses((status = 200, body = BudgetLimits), (status = 400, body = ProblemDetails),
+        (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails)))]
+pub async fn set_budget(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+    Json(limits): Json<BudgetLimits>,
+) -> Result<axum::Json<BudgetLimits>> {
+    Ok(axum::Json(
+        state.sessions.set_budget(&session_id, limits).await?,
+    ))
 }
 
 /// Ends the session and kills its processes. Terminating an ended session is a no-op.

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use agentplex_universal::BudgetLimits;
+
 use crate::MeteredUsage;
 
 /// The live state of a session as of its last committed event: what a restarted
@@ -33,6 +35,9 @@ pub struct Checkpoint {
     /// checkpoints of sessions that had none, and of older daemons).
     #[serde(skip_serializing_if = "MeteredUsage::is_empty")]
     pub usage: MeteredUsage,
+    /// The caps on what the session's model calls may spend, once set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetLimits>,
 }
 
 /// One part of a queued user message, as stored.

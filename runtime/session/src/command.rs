@@ -37,6 +37,8 @@ pub enum Command {
     },
     /// Stop the running turn (nothing when none runs).
     Cancel,
+    /// Replace the caps on what the session's model calls may spend.
+    SetBudget(agentplex_universal::BudgetLimits),
     /// End the session.
     Terminate,
     /// Daemon shutdown with a durable store: stop without ending the session,

@@ -5,9 +5,9 @@
 use crate::CarriedOn;
 use agentplex_adapter_types::EmittedEvent;
 use agentplex_universal::{
-    AgentUnparsedData, ContentPart, ErrorData, ItemEventData, ItemKind, ItemRole, ItemStatus,
-    ModelUsageData, SessionEndedData, TurnEventData, TurnPhase, UniversalEventData,
-    UniversalEventType, UniversalItem,
+    AgentUnparsedData, BudgetReachedData, ContentPart, ErrorData, ItemEventData, ItemKind,
+    ItemRole, ItemStatus, ModelUsageData, SessionEndedData, TurnEventData, TurnPhase,
+    UniversalEventData, UniversalEventType, UniversalItem,
 };
 
 /// A daemon-made event of `event_type` with `data`.
@@ -37,6 +37,14 @@ pub fn error(code: &str, message: String) -> EmittedEvent {
             code: Some(code.into()),
             details: None,
         }),
+    )
+}
+
+/// `budget.reached`: a budget over the session's model calls was reached.
+pub fn budget_reached(reached: BudgetReachedData) -> EmittedEvent {
+    synthetic(
+        UniversalEventType::BudgetReached,
+        UniversalEventData::BudgetReached(reached),
     )
 }
 

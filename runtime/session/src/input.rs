@@ -1,7 +1,7 @@
 //! What reaches a session's core from the session's own I/O.
 
 use agentplex_adapter_types::Input;
-use agentplex_universal::ModelUsageData;
+use agentplex_universal::{BudgetReachedData, ModelUsageData};
 
 /// What reaches a session task from its own I/O.
 pub enum Incoming {
@@ -38,6 +38,9 @@ pub enum Incoming {
     /// One model call of the agent, metered by the daemon on its way to the
     /// provider: it becomes a `model.usage` event and adds to the totals.
     ModelUsage(ModelUsageData),
+    /// A budget the session's model calls fall under was reached: it becomes a
+    /// `budget.reached` event, and the running turn is cancelled.
+    BudgetReached(BudgetReachedData),
 }
 
 impl Incoming {
@@ -51,7 +54,8 @@ impl Incoming {
             Incoming::Adapter(_)
             | Incoming::ProcessStarted { .. }
             | Incoming::ProcessGone { .. }
-            | Incoming::ModelUsage(_) => 0,
+            | Incoming::ModelUsage(_)
+            | Incoming::BudgetReached(_) => 0,
             Incoming::LineTooLong { head, .. } => head.len(),
         }
     }

@@ -184,6 +184,8 @@ pub struct SessionCore {
     usage: MeteredUsage,
     /// The models without a price whose calls were said to have no cost.
     unpriced: BTreeSet<String>,
+    /// The caps on what the session's model calls may spend, once set.
+    budget: Option<agentplex_universal::BudgetLimits>,
     /// Now, as of the latest call (Unix milliseconds).
     now: i64,
     effects: VecDeque<Effect>,
@@ -214,6 +216,7 @@ impl SessionCore {
             stderr: StderrCapture::default(),
             usage: MeteredUsage::default(),
             unpriced: BTreeSet::new(),
+            budget: None,
             now: created_at,
             effects: VecDeque::new(),
             actions: VecDeque::new(),
@@ -251,6 +254,7 @@ impl SessionCore {
             .collect();
         core.last_sequence = last_sequence;
         core.usage = checkpoint.usage;
+        core.budget = checkpoint.budget;
         core
     }
 
@@ -267,6 +271,7 @@ impl SessionCore {
             updated_at: self.updated_at,
             queued: self.queue.iter().map(Queued::stored).collect(),
             usage: self.usage,
+            budget: self.budget,
         }
     }
 
@@ -364,6 +369,10 @@ impl SessionCore {
             }
             Command::Cancel if self.turn_running => Step::Feed(Input::CancelTurn, Then::Answer),
             Command::Cancel => Step::Finish(Then::Answer, Ok(())),
+            Command::SetBudget(limits) => {
+                self.budget = Some(limits);
+                Step::Finish(Then::Answer, Ok(()))
+            }
             Command::Terminate => Step::Feed(Input::Terminate, Then::Terminate),
             Command::Suspend => {
                 self.suspended = true;
@@ -435,6 +444,7 @@ impl SessionCore {
                 self.append(events::line_too_long(location, length, limit, head));
             }
             Incoming::ModelUsage(call) => self.meter(call),
+            Incoming::BudgetReached(reached) => self.budget_reached(reached),
         }
     }
 

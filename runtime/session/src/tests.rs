@@ -152,7 +152,7 @@ fn answers(effects: &[Effect]) -> Vec<&Result<(), CoreError>> {
         .collect()
 }
 
-fn fed(effects: &[Effect]) -> Vec<&Input> {
+pub fn fed(effects: &[Effect]) -> Vec<&Input> {
     effects
         .iter()
         .filter_map(|e| match e {

@@ -5,7 +5,10 @@
 //! in the checkpoint, so they outlive a daemon restart.
 
 use agentplex_adapter_types::EmittedEvent;
-use agentplex_universal::{ModelUsageData, UniversalEventData, UsageTotals};
+use agentplex_adapter_types::Input;
+use agentplex_universal::{
+    BudgetLimits, BudgetReachedData, ModelUsageData, UniversalEventData, UsageTotals,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::{events, SessionCore};
@@ -50,6 +53,26 @@ impl SessionCore {
     /// What the daemon metered of the session's model calls.
     pub fn usage(&self) -> &MeteredUsage {
         &self.usage
+    }
+
+    /// The caps on what the session's model calls may spend, once set.
+    pub fn budget(&self) -> Option<BudgetLimits> {
+        self.budget
+    }
+
+    /// Sets the caps of a new session (later ones come as [`Command::SetBudget`](crate::Command::SetBudget)).
+    pub fn set_budget(&mut self, limits: BudgetLimits) {
+        self.budget = Some(limits);
+    }
+
+    /// A budget was reached: recorded as `budget.reached`, and the running
+    /// turn, whose model calls are refused from now on, is cancelled.
+    pub(crate) fn budget_reached(&mut self, reached: BudgetReachedData) {
+        self.append(events::budget_reached(reached));
+        if self.turn_running {
+            self.steps
+                .push_back(crate::Step::Feed(Input::CancelTurn, crate::Then::Ignore));
+        }
     }
 
     /// A metered model call: counted, then recorded as `model.usage`, followed

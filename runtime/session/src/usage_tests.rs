@@ -4,7 +4,7 @@
 
 use agentplex_universal::{ModelUsageData, TurnEventData, TurnPhase, Usage};
 
-use super::tests::{core, drive, emit, emitted, identity, send, stdout, Outcome};
+use super::tests::{core, drive, emit, emitted, fed, identity, send, stdout, Outcome};
 use super::*;
 
 /// A call of `input` and `output` tokens that cost `cost` dollars.
@@ -286,4 +286,59 @@ fn a_provider_that_fails_is_an_error_after_the_calls_usage() {
     };
     assert!(error.message.contains("HTTP 502"), "{error:?}");
     assert_eq!(core.usage().total.model_calls, 4);
+}
+
+fn reached() -> Incoming {
+    Incoming::BudgetReached(agentplex_universal::BudgetReachedData {
+        scope: agentplex_universal::BudgetScope::Session,
+        limit: agentplex_universal::BudgetLimit::CostUsd,
+        max_cost_usd: Some(1.0),
+        max_tokens: None,
+        spent_cost_usd: 1.02,
+        spent_tokens: 4000,
+        action: agentplex_universal::BudgetAction::Cut,
+    })
+}
+
+#[test]
+fn a_reached_budget_is_an_event_and_cancels_the_running_turn() {
+    let (mut running, _) = metered_turn();
+    running.incoming(reached(), 0);
+    let effects = drive(&mut running, &mut agent);
+    let events = emitted(&effects);
+    assert_eq!(events[0].event_type, UniversalEventType::BudgetReached);
+    assert_eq!(events[0].source, EventSource::Daemon);
+    assert!(
+        matches!(fed(&effects)[..], [Input::CancelTurn]),
+        "{effects:?}"
+    );
+
+    // Between turns there is nothing to cancel.
+    let mut idle = core();
+    idle.incoming(reached(), 0);
+    let effects = drive(&mut idle, &mut agent);
+    assert_eq!(emitted(&effects).len(), 1);
+    assert!(fed(&effects).is_empty(), "{effects:?}");
+}
+
+#[test]
+fn the_budget_is_set_by_command_and_kept_in_the_checkpoint() {
+    let mut core = core();
+    let limits = agentplex_universal::BudgetLimits {
+        max_cost_usd: Some(2.5),
+        max_tokens: None,
+    };
+    core.command(Command::SetBudget(limits), 0);
+    let effects = drive(&mut core, &mut agent);
+    assert!(effects
+        .iter()
+        .any(|effect| matches!(effect, Effect::Answer(Ok(())))));
+    assert_eq!(core.budget(), Some(limits));
+    let stored = serde_json::to_string(&core.checkpoint()).unwrap();
+    let checkpoint: Checkpoint = serde_json::from_str(&stored).unwrap();
+    let restored = SessionCore::restore(identity(), &checkpoint, 0);
+    assert_eq!(restored.budget(), Some(limits));
+    // A checkpoint without one (of an older daemon) reads as none.
+    let older: Checkpoint = serde_json::from_str("{}").unwrap();
+    assert_eq!(SessionCore::restore(identity(), &older, 0).budget(), None);
 }

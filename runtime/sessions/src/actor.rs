@@ -163,6 +163,14 @@ impl Actor {
         self
     }
 
+    /// Gives a new session its caps on what its model calls may spend.
+    pub fn with_budget(mut self, limits: Option<agentplex_universal::BudgetLimits>) -> Self {
+        if let Some(limits) = limits {
+            self.core.set_budget(limits);
+        }
+        self
+    }
+
     /// Keeps the session's route through the model gateway for as long as the
     /// task runs.
     pub fn metered(mut self, route: Option<agentplex_gateway::RouteGuard>) -> Self {
@@ -771,6 +779,7 @@ impl Actor {
         state.awaiting_input = self.core.awaiting_input();
         state.queued_messages = self.core.queued_messages() as u64;
         state.usage = *self.core.usage();
+        state.budget = self.core.budget();
     }
 }
 

@@ -69,6 +69,8 @@ struct SessionState {
     pub usage: agentplex_session::MeteredUsage,
     /// Whether a usage sink was taken for the session ([`Session::usage_sink`]).
     pub metered: bool,
+    /// The caps on what its model calls may spend, once set.
+    pub budget: Option<agentplex_universal::BudgetLimits>,
 }
 
 /// The parts of a session shared between its task and its readers.
@@ -97,6 +99,9 @@ pub struct Session {
     requests: UnboundedSender<Box<Request>>,
     /// What the session's I/O reports to its task (closed when it has none).
     inbox: Inbox,
+    /// The budget the model gateway holds the session's calls to, when it
+    /// meters them.
+    budget: Option<Arc<agentplex_gateway::Budget>>,
 }
 
 impl Session {
@@ -172,6 +177,7 @@ impl Session {
         info.updated_at = state.updated_at.max(shared.record.created_at);
         info.queued_messages = state.queued_messages;
         info.usage = usage::session_usage(&state.usage, state.metered);
+        info.budget = state.budget;
         info
     }
 }
@@ -209,6 +215,7 @@ fn listed(record: &SessionRecord, status: SessionStatus, event_count: u64) -> Se
         owner: None,
         owner_alive: None,
         usage: None,
+        budget: None,
     }
 }
 
@@ -278,6 +285,8 @@ struct Launch {
     withheld: Vec<String>,
     /// The session's route through the model gateway, when it is metered.
     route: Option<agentplex_gateway::RouteGuard>,
+    /// The session's budget in the gateway, when it is metered.
+    budget: Option<Arc<agentplex_gateway::Budget>>,
 }
 
 impl SessionManager {
@@ -376,6 +385,9 @@ impl SessionManager {
         if let Some(version) = &request.agent_version {
             crate::agents::check_version(version)?;
         }
+        if let Some(why) = request.budget.as_ref().and_then(|budget| budget.invalid()) {
+            return Err(SessionError::InvalidRequest(why));
+        }
         let directory = resolve_directory(request.directory.as_deref())?;
         let mcp = launch::enabled_servers(request.mcp);
         let skills = request.skills.filter(|skills| !skills.sources.is_empty());
@@ -403,17 +415,29 @@ impl SessionManager {
             .ensure_installed(&adapter, request.agent_version.as_deref())
             .await?;
         let (inbox, inbox_rx) = Inbox::new();
-        let launch = self.session_config(&adapter, &record, None, &inbox)?;
+        let budget = metering::BudgetStart {
+            limits: request.budget,
+            ..Default::default()
+        };
+        let launch = self.session_config(&adapter, &record, None, &inbox, budget)?;
+        if request.budget.is_some() && launch.budget.is_none() {
+            return Err(SessionError::InvalidRequest(self.unmetered(&info.id)));
+        }
         let shared = Arc::new(SessionShared::new(
             &record,
             EventLog::new(id, self.store.clone()),
         ));
-        shared.state.lock().unwrap().metered = launch.route.is_some();
+        {
+            let mut state = shared.state.lock().unwrap();
+            state.metered = launch.route.is_some();
+            state.budget = request.budget;
+        }
         let (requests, requests_rx) = unbounded_channel();
         let session = Arc::new(Session {
             shared: shared.clone(),
             requests,
             inbox: inbox.clone(),
+            budget: launch.budget.clone(),
         });
         {
             let mut sessions = self.sessions.write().unwrap();
@@ -443,13 +467,15 @@ impl SessionManager {
             stored: self.store.insert_session_queued(&record),
             answer,
         };
-        let actor = self.actor(
-            shared,
-            (inbox, inbox_rx),
-            adapter_session,
-            launch,
-            directory,
-        );
+        let actor = self
+            .actor(
+                shared,
+                (inbox, inbox_rx),
+                adapter_session,
+                launch,
+                directory,
+            )
+            .with_budget(request.budget);
         tokio::spawn(actor.once_recorded(recording).run(requests_rx));
         match recorded.await {
             Ok(Ok(())) => Ok(session),
@@ -475,6 +501,7 @@ impl SessionManager {
         record: &SessionRecord,
         resume_native_session_id: Option<String>,
         inbox: &Inbox,
+        budget: metering::BudgetStart,
     ) -> Result<Launch, SessionError> {
         let agent_binary = self.catalog.require_installed(adapter)?;
         let scratch = scratch_dir(&self.scratch_root, &record.id);
@@ -491,7 +518,8 @@ impl SessionManager {
         let metering = match &self.gateway {
             Some(gateway) => {
                 let sink = UsageSink::new(inbox.clone(), &record.agent);
-                metering::meter(gateway, &adapter.facts().model_apis, record, &mut env, sink)?
+                let apis = &adapter.facts().model_apis;
+                metering::meter(gateway, apis, record, &mut env, sink, budget)?
             }
             None => None,
         };
@@ -519,12 +547,14 @@ impl SessionManager {
                 env,
                 withheld: metering.withheld,
                 route: Some(metering.route),
+                budget: Some(metering.budget),
             },
             None => Launch {
                 config,
                 env,
                 withheld: Vec::new(),
                 route: None,
+                budget: None,
             },
         })
     }

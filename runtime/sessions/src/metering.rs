@@ -16,14 +16,22 @@
 //!
 //! The route lives as long as the session's task: the token dies with it.
 //! Restores and imports make a new one, so no token is ever stored.
+//!
+//! Each metered session has a budget in the gateway (with no caps until the
+//! client sets some), starting from what the session spent before; a budget
+//! reached comes back to the session's task as `budget.reached`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use agentplex_gateway::{CallUsage, Format, Gateway, KeyPlacement, Route, RouteGuard, Upstream};
+use agentplex_gateway::{
+    Budget, BudgetReached, CallUsage, Format, Gateway, KeyPlacement, Limits, Route, RouteGuard,
+    Spend, Upstream,
+};
 use agentplex_host::{ModelApi, ModelApiFormat, ModelApiPointing, ModelEndpoint};
+use agentplex_session::Incoming;
 use agentplex_store::SessionRecord;
-use agentplex_universal::ModelUsageData;
+use agentplex_universal::{BudgetLimits, BudgetReachedData, ModelUsageData, UsageTotals};
 
 use crate::usage::UsageSink;
 use crate::SessionError;
@@ -37,6 +45,33 @@ pub(crate) struct Metering {
     /// Variables the agent's processes must not inherit from the daemon: every
     /// base-URL and key variable of the formats.
     pub withheld: Vec<String>,
+    /// The session's budget in the gateway.
+    pub budget: Arc<Budget>,
+}
+
+/// What a session's budget starts from: its caps, and what it spent before
+/// (a restored or imported session's metered totals).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BudgetStart {
+    pub limits: Option<BudgetLimits>,
+    pub spent: UsageTotals,
+}
+
+/// The session's sink, as the gateway calls it: each call's usage, and each
+/// budget reached.
+struct SessionSink(UsageSink);
+
+impl agentplex_gateway::UsageSink for SessionSink {
+    fn record(&self, call: CallUsage) {
+        // A call that ends after its session: nobody is left to tell.
+        let _ = self.0.deliver(usage_event(call));
+    }
+
+    fn budget_reached(&self, reached: BudgetReached) {
+        let _ = self
+            .0
+            .send(Incoming::BudgetReached(reached_event(&reached)));
+    }
 }
 
 /// One format's upstream, and the variable its key came from.
@@ -55,6 +90,7 @@ pub(crate) fn meter(
     record: &SessionRecord,
     env: &mut Vec<(String, String)>,
     sink: UsageSink,
+    start: BudgetStart,
 ) -> Result<Option<Metering>, SessionError> {
     let mut resolved: Vec<Resolved> = Vec::new();
     for api in apis {
@@ -71,15 +107,23 @@ pub(crate) fn meter(
         .iter()
         .map(|one| (format_of(one.api.format), one.upstream.clone()))
         .collect::<HashMap<_, _>>();
-    let route = gateway.register(Route {
+    let spent = Spend {
+        cost_usd: start.spent.cost_usd.unwrap_or(0.0),
+        tokens: start.spent.input_tokens + start.spent.output_tokens,
+    };
+    let limits = start.limits.map(gateway_limits).unwrap_or_default();
+    let budget = Arc::new(Budget::new(
+        agentplex_gateway::BudgetScope::Session,
+        limits,
+        spent,
+    ));
+    let route = Route {
         session_id: record.id.clone(),
         agent: record.agent.clone(),
         upstreams,
-        sink: Arc::new(move |call: CallUsage| {
-            // A call that ends after its session: nobody is left to tell.
-            let _ = sink.deliver(usage_event(call));
-        }),
-    });
+        sink: Arc::new(SessionSink(sink)),
+    };
+    let route = gateway.register_with_budget(route, budget.clone());
     let withheld: Vec<String> = resolved
         .iter()
         .flat_map(|one| one.api.base_url_env.iter().chain(&one.api.key_env))
@@ -108,6 +152,7 @@ pub(crate) fn meter(
         route,
         endpoints,
         withheld,
+        budget,
     }))
 }
 
@@ -159,6 +204,39 @@ fn resolve(
 /// contract's order (`FORMATS`), which a contract version never changes.
 fn format_of(format: ModelApiFormat) -> Format {
     agentplex_gateway::FORMATS[format as usize]
+}
+
+/// The gateway's caps for a session's.
+pub(crate) fn gateway_limits(limits: BudgetLimits) -> Limits {
+    Limits {
+        max_cost_usd: limits.max_cost_usd,
+        max_tokens: limits.max_tokens,
+    }
+}
+
+/// The `budget.reached` event data of a budget reached.
+fn reached_event(reached: &BudgetReached) -> BudgetReachedData {
+    use agentplex_gateway::{BudgetAction as Action, BudgetScope as Scope, Limit};
+    use agentplex_universal::{BudgetAction, BudgetLimit, BudgetScope};
+    BudgetReachedData {
+        scope: match reached.scope {
+            Scope::Session => BudgetScope::Session,
+            Scope::Daemon => BudgetScope::Daemon,
+        },
+        limit: match reached.limit {
+            Limit::CostUsd => BudgetLimit::CostUsd,
+            Limit::Tokens => BudgetLimit::Tokens,
+        },
+        max_cost_usd: reached.limits.max_cost_usd,
+        max_tokens: reached.limits.max_tokens,
+        spent_cost_usd: reached.spent.cost_usd,
+        spent_tokens: reached.spent.tokens,
+        action: match reached.action {
+            Action::Refused => BudgetAction::Refused,
+            Action::Cut => BudgetAction::Cut,
+            Action::Spent => BudgetAction::Spent,
+        },
+    }
 }
 
 /// The `model.usage` event data of one call.

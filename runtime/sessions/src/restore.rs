@@ -72,6 +72,7 @@ impl SessionManager {
             shared,
             requests,
             inbox,
+            budget: None,
         })
     }
 
@@ -104,9 +105,14 @@ impl SessionManager {
             &stored.record,
             checkpoint.native_session_id.clone(),
             &inbox,
+            super::metering::BudgetStart {
+                limits: checkpoint.budget,
+                spent: checkpoint.usage.total,
+            },
         )?;
         shared.state.lock().unwrap().metered = launch.route.is_some();
         let config = launch.config.clone();
+        let budget = launch.budget.clone();
         // A snapshot the adapter no longer accepts (an upgraded component, say)
         // falls back to a fresh adapter on the native id too.
         let restored = match &stored.snapshot {
@@ -156,6 +162,7 @@ impl SessionManager {
             shared,
             requests,
             inbox,
+            budget,
         };
         Ok((Arc::new(session), first_steps))
     }

@@ -7,8 +7,8 @@
 //! and `turn.ended`'s `usage`). See `agentplex_session`'s `usage.rs` for the rules.
 
 use agentplex_api::SessionUsage;
-use agentplex_session::{Incoming, MeteredUsage};
-use agentplex_universal::ModelUsageData;
+use agentplex_session::{Command, Incoming, MeteredUsage};
+use agentplex_universal::{BudgetLimits, ModelUsageData};
 
 use crate::incoming::Inbox;
 use crate::{Session, SessionError, SessionManager};
@@ -37,13 +37,16 @@ impl UsageSink {
         }
     }
 
+    /// Hands the session's task something of its model calls, without waiting.
+    pub(crate) fn send(&self, incoming: Incoming) -> Result<(), SessionGone> {
+        self.inbox.send(incoming).map_err(|_| SessionGone)
+    }
+
     /// Delivers the usage of one model call of the session, without waiting: the
     /// daemon's metrics count it now, the session records it as it gets to it.
     pub fn deliver(&self, call: ModelUsageData) -> Result<(), SessionGone> {
         crate::metrics::metrics().model_call(&self.agent, &call);
-        self.inbox
-            .send(Incoming::ModelUsage(call))
-            .map_err(|_| SessionGone)
+        self.send(Incoming::ModelUsage(call))
     }
 }
 
@@ -74,4 +77,47 @@ pub(crate) fn session_usage(usage: &MeteredUsage, metered: bool) -> Option<Sessi
         current_turn: usage.current_turn,
         last_turn: usage.last_turn,
     })
+}
+
+impl SessionManager {
+    /// Replaces the caps on what session `id`'s model calls may spend: stored
+    /// with the session, and in force in the model gateway at once (a cap
+    /// raised lets refused calls through again). Refused when the gateway does
+    /// not meter the session.
+    pub async fn set_budget(
+        &self,
+        id: &str,
+        limits: BudgetLimits,
+    ) -> Result<BudgetLimits, SessionError> {
+        if let Some(why) = limits.invalid() {
+            return Err(SessionError::InvalidRequest(why));
+        }
+        let session = self.get(id)?;
+        let Some(budget) = &session.budget else {
+            if session.shared.state.lock().unwrap().ended {
+                return Err(SessionError::SessionEnded {
+                    session_id: id.to_owned(),
+                });
+            }
+            let agent = &session.shared.record.agent;
+            return Err(SessionError::InvalidRequest(self.unmetered(agent)));
+        };
+        session.command(Command::SetBudget(limits)).await?;
+        budget.set_limits(crate::metering::gateway_limits(limits));
+        Ok(limits)
+    }
+
+    /// Why a session of `agent` can have no budget.
+    pub(crate) fn unmetered(&self, agent: &str) -> String {
+        match self.gateway {
+            None => "a budget needs the model gateway to meter the session's model calls: \
+                     start the daemon with --gateway"
+                .to_owned(),
+            Some(_) => format!(
+                "a budget needs the model gateway to meter the session's model calls, and \
+                 agent {agent:?}'s adapter does not say how to send them through it \
+                 (docs/gateway.md lists the agents it carries)"
+            ),
+        }
+    }
 }

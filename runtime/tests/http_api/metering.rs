@@ -224,3 +224,124 @@ fn a_price_file_that_does_not_parse_stops_the_daemon_with_its_line() {
     assert!(stderr.contains("line 3"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
+
+/// What the budget test's agent does: calls until one is refused, writing down
+/// each call's status as it goes.
+const SPENDER: &str = r#"
+import json, os, sys, urllib.request, urllib.error
+base, key = os.environ["ANTHROPIC_BASE_URL"], os.environ.get("ANTHROPIC_API_KEY", "")
+statuses = []
+for _ in range(6):
+    body = {"model": "scripted-model", "max_tokens": 64, "stream": True,
+            "messages": [{"role": "user", "content": "hello"}]}
+    request = urllib.request.Request(base + "/v1/messages", data=json.dumps(body).encode(),
+        headers={"x-api-key": key, "content-type": "application/json"})
+    try:
+        urllib.request.urlopen(request).read()
+        statuses.append(200)
+    except urllib.error.HTTPError as error:
+        statuses.append(error.code)
+        statuses.append(json.loads(error.read())["error"]["type"])
+    with open(sys.argv[1], "w") as report:
+        json.dump(statuses, report)
+    if statuses[-1] != 200:
+        break
+"#;
+
+/// The model server's request count.
+fn upstream_calls(model: &ModelServer) -> usize {
+    let requests = ok_json(reqwest::blocking::get(format!("{}/requests", model.url())).unwrap());
+    requests.as_array().unwrap().len()
+}
+
+#[test]
+fn a_session_budget_stops_its_calls_and_raising_it_lets_them_go_on() {
+    let model = ModelServer::start().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = metered_daemon(&model, dir.path());
+    let api = Api::new(&daemon);
+    std::fs::write(dir.path().join("spender.py"), SPENDER).unwrap();
+    let report = dir.path().join("statuses.json");
+    let command = format!(
+        "shell python3 {} {}",
+        dir.path().join("spender.py").display(),
+        report.display()
+    );
+    // Each call uses 110 tokens; one is held at about 100 (its prompt's size
+    // and its max_tokens) before it goes. 250 tokens let two through.
+    let created = ok_json(api.post_json(
+        "/v1/sessions/capped",
+        json!({"agent": "mock", "budget": {"maxTokens": 250}}),
+    ));
+    assert_eq!(created["healthy"], true, "{created}");
+    assert_eq!(
+        api.get_ok("/v1/sessions/capped")["budget"],
+        json!({"maxTokens": 250})
+    );
+
+    let events = api.turn("capped", &command);
+    assert_eq!(upstream_calls(&model), 2, "a refused call went upstream");
+    let reached = find(&events, "budget.reached");
+    assert_eq!(reached["source"], "daemon");
+    let data = &reached["data"];
+    assert_eq!(
+        (&data["scope"], &data["limit"], &data["action"]),
+        (&json!("session"), &json!("tokens"), &json!("refused")),
+        "{reached}"
+    );
+    assert_eq!(data["max_tokens"], 250);
+    assert_eq!(data["spent_tokens"], 220, "{reached}");
+    let usage = &api.get_ok("/v1/sessions/capped")["usage"]["total"];
+    assert_eq!(usage["modelCalls"], 2, "{usage}");
+
+    // Raised, the next turn's calls go through again.
+    let raised = api.client().put(daemon.url("/v1/sessions/capped/budget"));
+    let raised = ok_json(raised.json(&json!({"maxTokens": 10_000})).send().unwrap());
+    assert_eq!(raised, json!({"maxTokens": 10_000}));
+    assert_eq!(api.get_ok("/v1/sessions/capped")["budget"], raised);
+    api.turn("capped", &command);
+    let statuses: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(statuses, json!([200, 200, 200, 200, 200, 200]));
+    assert_eq!(upstream_calls(&model), 8);
+}
+
+#[test]
+fn a_budget_needs_the_gateway_and_a_sane_cap() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    let refused = api.post_json(
+        "/v1/sessions/uncapped",
+        json!({"agent": "mock", "budget": {"maxCostUsd": 1.0}}),
+    );
+    let problem = expect_problem(refused, 400, "invalid_request");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("--gateway"),
+        "{problem}"
+    );
+    api.create("plain", "mock");
+    let put = api.client().put(daemon.url("/v1/sessions/plain/budget"));
+    expect_problem(
+        put.json(&json!({"maxTokens": 5})).send().unwrap(),
+        400,
+        "invalid_request",
+    );
+    let missing = api.client().put(daemon.url("/v1/sessions/nobody/budget"));
+    expect_problem(
+        missing.json(&json!({})).send().unwrap(),
+        404,
+        "session_not_found",
+    );
+
+    let model = ModelServer::start().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let metered = metered_daemon(&model, dir.path());
+    let api = Api::new(&metered);
+    for bad in [
+        json!({"maxCostUsd": -1}),
+        json!({"maxCost": 1}),
+        json!({"maxTokens": -5}),
+    ] {
+        let response = api.post_json("/v1/sessions/bad", json!({"agent": "mock", "budget": bad}));
+        assert_eq!(response.status(), 400, "{bad}");
+    }
+}

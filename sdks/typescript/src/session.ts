@@ -16,6 +16,7 @@ import {
 } from "./reconnect.js";
 import { parseSse, type SseMessage } from "./sse.js";
 import type {
+  BudgetLimits,
   CreateSessionResponse,
   EventOf,
   EventsResponse,
@@ -409,6 +410,17 @@ export class Session {
   /** Interrupts the running turn and keeps the session (`POST .../cancel`). */
   async cancel(options: RequestOptions = {}): Promise<void> {
     await transportOf(this.client).none("POST", `${this.#path}/cancel`, callOptions(options));
+  }
+
+  /**
+   * Replaces the caps on what the session's model calls may spend (`PUT .../budget`; the
+   * daemon needs `--gateway`). In force at once: raising a reached cap lets the calls go on.
+   */
+  async setBudget(limits: BudgetLimits, options: RequestOptions = {}): Promise<BudgetLimits> {
+    return transportOf(this.client).json<BudgetLimits>("PUT", `${this.#path}/budget`, {
+      body: limits,
+      ...callOptions(options),
+    });
   }
 
   /** Ends the session and kills its processes (`POST .../terminate`). */

@@ -109,6 +109,10 @@ export type ErrorData = Schemas["ErrorData"];
 export type AgentUnparsedData = Schemas["AgentUnparsedData"];
 /** Data of `model.usage`: one model call of the agent, as the daemon metered it. */
 export type ModelUsageData = Schemas["ModelUsageData"];
+/** Data of `budget.reached`: a budget over the session's model calls was reached. */
+export type BudgetReachedData = Schemas["BudgetReachedData"];
+/** A session's caps on what its model calls may spend (`budget`). */
+export type BudgetLimits = Schemas["BudgetLimits"];
 
 /**
  * Accepts a map only when its keys are exactly the OpenAPI document's event types, so a
@@ -134,6 +138,7 @@ export type EventDataMap = EveryEventType<{
   "question.resolved": QuestionEventData;
   "agent.unparsed": AgentUnparsedData;
   "model.usage": ModelUsageData;
+  "budget.reached": BudgetReachedData;
 }>;
 
 /** The envelope fields every event has. */

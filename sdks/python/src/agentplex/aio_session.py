@@ -24,6 +24,7 @@ from ._core import (
 )
 from .errors import AgentplexError
 from .generated.models import (
+    BudgetLimits,
     CreateSessionResponse,
     EventsResponse,
     PermissionEventData,
@@ -236,6 +237,20 @@ class AsyncSession(Listeners[AsyncPermissionHandler, AsyncQuestionHandler]):
     async def cancel(self, **options: Unpack[CallOptions]) -> None:
         """``POST .../cancel``: interrupts the running turn and keeps the session."""
         await self.client._request("POST", f"{self._path}/cancel", options)
+
+    async def set_budget(
+        self,
+        max_cost_usd: float | None = None,
+        max_tokens: int | None = None,
+        **options: Unpack[CallOptions],
+    ) -> BudgetLimits:
+        """``PUT .../budget``: replaces the caps on what the session's model calls may spend
+        (the daemon needs ``--gateway``). In force at once: raising a reached cap lets the
+        calls go on. Returns the caps as stored."""
+        limits = BudgetLimits(maxCostUsd=max_cost_usd, maxTokens=max_tokens)
+        body = limits.model_dump(by_alias=True, exclude_none=True)
+        answer = await self.client._request("PUT", f"{self._path}/budget", options, body=body)
+        return _core.parse(BudgetLimits, answer)
 
     async def terminate(self, **options: Unpack[CallOptions]) -> None:
         """``POST .../terminate``: ends the session and kills its processes."""

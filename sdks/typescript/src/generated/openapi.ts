@@ -494,6 +494,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replaces the caps on what the session's model calls may spend (needs the
+         *     model gateway, `--gateway`). In force at once: raising a reached cap lets the
+         *     session's calls through again. Answers the caps as stored.
+         */
+        put: operations["set_budget"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/cancel": {
         parameters: {
             query?: never;
@@ -823,6 +844,67 @@ export interface components {
             location: string;
             raw_hash?: string | null;
         };
+        /**
+         * @description What the daemon did as the budget was reached.
+         * @enum {string}
+         */
+        BudgetAction: "refused" | "cut" | "spent";
+        /**
+         * @description Which cap was reached.
+         * @enum {string}
+         */
+        BudgetLimit: "cost_usd" | "tokens";
+        /**
+         * @description A budget's caps on metered model calls (`budget` of a session, at create and
+         *     with `PUT /v1/sessions/{id}/budget`). An absent cap is no cap.
+         */
+        BudgetLimits: {
+            /**
+             * Format: double
+             * @description The most the calls may cost, in US dollars at list prices.
+             */
+            maxCostUsd?: number | null;
+            /**
+             * Format: uint64
+             * @description The most tokens the calls may use, input and output together.
+             */
+            maxTokens?: number | null;
+        };
+        /**
+         * @description Data of `budget.reached`: a budget the session's model calls fall under is
+         *     spent. Its running turn is cancelled and further calls are refused until the
+         *     cap is raised.
+         */
+        BudgetReachedData: {
+            action: components["schemas"]["BudgetAction"];
+            limit: components["schemas"]["BudgetLimit"];
+            /**
+             * Format: double
+             * @description The budget's cost cap, in US dollars.
+             */
+            max_cost_usd?: number | null;
+            /**
+             * Format: uint64
+             * @description The budget's token cap.
+             */
+            max_tokens?: number | null;
+            scope: components["schemas"]["BudgetScope"];
+            /**
+             * Format: double
+             * @description What the calls under the budget have spent, in US dollars.
+             */
+            spent_cost_usd: number;
+            /**
+             * Format: uint64
+             * @description The tokens the calls under the budget have used.
+             */
+            spent_tokens: number;
+        };
+        /**
+         * @description Whose budget was reached.
+         * @enum {string}
+         */
+        BudgetScope: "session" | "daemon";
         /** @description One typed piece of an item's content. */
         ContentPart: {
             text: string;
@@ -876,6 +958,7 @@ export interface components {
              *     daemon runs with `--no-install`); written as an install's `version`.
              */
             agentVersion?: string | null;
+            budget?: null | components["schemas"]["BudgetLimits"];
             /** @description Working directory of the agent; the daemon's when absent or empty. */
             directory?: string | null;
             /** @description Extra environment variables for the agent's processes. */
@@ -1731,6 +1814,7 @@ export interface components {
         SessionInfo: {
             agent: string;
             agentMode: string;
+            budget?: null | components["schemas"]["BudgetLimits"];
             /**
              * Format: int64
              * @description Unix time in milliseconds.
@@ -1951,12 +2035,12 @@ export interface components {
          *     Untagged on the wire. Variants with required fields come first so that
          *     deserializing picks the right one.
          */
-        UniversalEventData: components["schemas"]["TurnEventData"] | components["schemas"]["ModelUsageData"] | components["schemas"]["SessionEndedData"] | components["schemas"]["ItemEventData"] | components["schemas"]["ItemDeltaData"] | components["schemas"]["PermissionEventData"] | components["schemas"]["QuestionEventData"] | components["schemas"]["AgentUnparsedData"] | components["schemas"]["ErrorData"] | components["schemas"]["SessionStartedData"];
+        UniversalEventData: components["schemas"]["TurnEventData"] | components["schemas"]["ModelUsageData"] | components["schemas"]["BudgetReachedData"] | components["schemas"]["SessionEndedData"] | components["schemas"]["ItemEventData"] | components["schemas"]["ItemDeltaData"] | components["schemas"]["PermissionEventData"] | components["schemas"]["QuestionEventData"] | components["schemas"]["AgentUnparsedData"] | components["schemas"]["ErrorData"] | components["schemas"]["SessionStartedData"];
         /**
          * @description The event types of the universal transcript.
          * @enum {string}
          */
-        UniversalEventType: "session.started" | "session.ended" | "turn.started" | "turn.ended" | "item.started" | "item.delta" | "item.completed" | "error" | "permission.requested" | "permission.resolved" | "question.requested" | "question.resolved" | "agent.unparsed" | "model.usage";
+        UniversalEventType: "session.started" | "session.ended" | "turn.started" | "turn.ended" | "item.started" | "item.delta" | "item.completed" | "error" | "permission.requested" | "permission.resolved" | "question.requested" | "question.resolved" | "agent.unparsed" | "model.usage" | "budget.reached";
         /** @description A discrete unit of a transcript. */
         UniversalItem: {
             content: components["schemas"]["ContentPart"][];
@@ -4150,6 +4234,76 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    set_budget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetLimits"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetLimits"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -212,6 +212,53 @@ class AgentUnparsedData(Model):
     raw_hash: str | None = Field(default=None)
 
 
+BudgetAction = Literal["refused", "cut", "spent"]
+"""What the daemon did as the budget was reached."""
+
+BudgetLimit = Literal["cost_usd", "tokens"]
+"""Which cap was reached."""
+
+
+class BudgetLimits(Model):
+    """A budget's caps on metered model calls (`budget` of a session, at create and
+    with `PUT /v1/sessions/{id}/budget`). An absent cap is no cap.
+    """
+
+    max_cost_usd: float | None = Field(default=None, alias="maxCostUsd")
+    """The most the calls may cost, in US dollars at list prices."""
+
+    max_tokens: int | None = Field(default=None, alias="maxTokens")
+    """The most tokens the calls may use, input and output together."""
+
+
+class BudgetReachedData(Model):
+    """Data of `budget.reached`: a budget the session's model calls fall under is
+    spent. Its running turn is cancelled and further calls are refused until the
+    cap is raised.
+    """
+
+    action: BudgetAction
+
+    limit: BudgetLimit
+
+    max_cost_usd: float | None = Field(default=None)
+    """The budget's cost cap, in US dollars."""
+
+    max_tokens: int | None = Field(default=None)
+    """The budget's token cap."""
+
+    scope: BudgetScope
+
+    spent_cost_usd: float
+    """What the calls under the budget have spent, in US dollars."""
+
+    spent_tokens: int
+    """The tokens the calls under the budget have used."""
+
+
+BudgetScope = Literal["session", "daemon"]
+"""Whose budget was reached."""
+
 FileAction = Literal["read", "write", "patch"]
 """What happened to a referenced file."""
 
@@ -316,6 +363,8 @@ class CreateSessionRequest(Model):
     """The agent version the session needs, installed when missing (unless the
     daemon runs with `--no-install`); written as an install's `version`.
     """
+
+    budget: BudgetLimits | None = Field(default=None)
 
     directory: str | None = Field(default=None)
     """Working directory of the agent; the daemon's when absent or empty."""
@@ -1238,6 +1287,8 @@ class SessionInfo(Model):
 
     agent_mode: str = Field(alias="agentMode")
 
+    budget: BudgetLimits | None = Field(default=None)
+
     created_at: int = Field(alias="createdAt")
     """Unix time in milliseconds."""
 
@@ -1510,14 +1561,14 @@ class UniversalEvent(Model):
         return value
 
 
-UniversalEventData = Union[TurnEventData, ModelUsageData, SessionEndedData, ItemEventData, ItemDeltaData, PermissionEventData, QuestionEventData, AgentUnparsedData, ErrorData, SessionStartedData]
+UniversalEventData = Union[TurnEventData, ModelUsageData, BudgetReachedData, SessionEndedData, ItemEventData, ItemDeltaData, PermissionEventData, QuestionEventData, AgentUnparsedData, ErrorData, SessionStartedData]
 """The payload of an event; which variant is given by the envelope's `type`.
 
 Untagged on the wire. Variants with required fields come first so that
 deserializing picks the right one.
 """
 
-UniversalEventType = Literal["session.started", "session.ended", "turn.started", "turn.ended", "item.started", "item.delta", "item.completed", "error", "permission.requested", "permission.resolved", "question.requested", "question.resolved", "agent.unparsed", "model.usage"]
+UniversalEventType = Literal["session.started", "session.ended", "turn.started", "turn.ended", "item.started", "item.delta", "item.completed", "error", "permission.requested", "permission.resolved", "question.requested", "question.resolved", "agent.unparsed", "model.usage", "budget.reached"]
 """The event types of the universal transcript."""
 
 
@@ -1616,6 +1667,11 @@ __all__ = [
     "AgentModelsResponse",
     "AgentModesResponse",
     "AgentUnparsedData",
+    "BudgetAction",
+    "BudgetLimit",
+    "BudgetLimits",
+    "BudgetReachedData",
+    "BudgetScope",
     "ContentPart",
     "ContentPartFileRef",
     "ContentPartImage",
