@@ -12,7 +12,9 @@
 //! only in the variable the key came from, so the agent sends it where it would
 //! have sent the key and the gateway puts the key there), with `adapter`
 //! pointing in `session-config.model-endpoints` alone. Either way none of those
-//! variables is inherited from the daemon, so no real key reaches the agent.
+//! variables is inherited from the daemon, so no real key reaches the agent. A
+//! format the adapter points, with no key found, is left alone: its agent runs on
+//! a login of its own, whose calls the daemon cannot stand in for.
 //!
 //! The route lives as long as the session's task: the token dies with it.
 //! Restores and imports make a new one, so no token is ever stored.
@@ -98,7 +100,14 @@ pub(crate) fn meter(
         if resolved.iter().any(|seen| seen.api.format == api.format) {
             continue;
         }
-        resolved.push(resolve(api, env, |name| std::env::var(name).ok())?);
+        let one = resolve(api, env, |name| std::env::var(name).ok())?;
+        // An agent the adapter points itself, with no key the daemon could
+        // stand in for, runs on its own login (a ChatGPT account, say), whose
+        // calls may go elsewhere than the format's API: left as it is.
+        if one.key_variable.is_none() && api.pointing == ModelApiPointing::Adapter {
+            continue;
+        }
+        resolved.push(one);
     }
     if resolved.is_empty() {
         return Ok(None);
@@ -316,6 +325,84 @@ mod tests {
             let name = format!("{format:?}").replace("ModelApiFormat::", "");
             assert_eq!(name, format!("{:?}", format_of(format)));
         }
+    }
+
+    fn record() -> SessionRecord {
+        SessionRecord {
+            id: "s".into(),
+            agent: "mock".into(),
+            agent_mode: "build".into(),
+            permission_mode: "default".into(),
+            model: None,
+            variant: None,
+            title: None,
+            directory: "/".into(),
+            created_at: 0,
+            env: Vec::new(),
+            mcp: Default::default(),
+            skills: Vec::new(),
+            skill_sources: None,
+        }
+    }
+
+    /// `meter` on a fresh gateway: the metering, and the environment it left.
+    async fn metered(
+        api: ModelApi,
+        env: &[(&str, &str)],
+    ) -> (Option<Metering>, Vec<(String, String)>) {
+        let gateway = Gateway::start(Default::default()).await.unwrap();
+        let mut env = pairs(env);
+        let sink = UsageSink::new(crate::incoming::Inbox::new().0, "mock");
+        let metering = meter(
+            &gateway,
+            &[api],
+            &record(),
+            &mut env,
+            sink,
+            BudgetStart::default(),
+        );
+        (metering.unwrap(), env)
+    }
+
+    #[tokio::test]
+    async fn the_environment_points_the_agent_and_holds_no_key() {
+        let api = anthropic(ModelApiPointing::Environment);
+        let (metering, env) =
+            metered(api, &[("ANTHROPIC_API_KEY", "sk-real"), ("KEEP", "1")]).await;
+        let metering = metering.expect("metered");
+        let token = metering.route.token().to_owned();
+        let endpoint = metering.endpoints[0].base_url.clone();
+        assert_eq!(
+            env,
+            pairs(&[
+                ("KEEP", "1"),
+                ("ANTHROPIC_BASE_URL", &endpoint),
+                ("ANTHROPIC_API_KEY", &token),
+            ])
+        );
+        for name in [
+            "ANTHROPIC_BASE_URL",
+            "ANTHROPIC_AUTH_TOKEN",
+            "ANTHROPIC_API_KEY",
+        ] {
+            assert!(
+                metering.withheld.iter().any(|withheld| withheld == name),
+                "{name}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn an_adapter_pointed_agent_gets_only_the_endpoint_and_without_a_key_is_left_alone() {
+        let api = anthropic(ModelApiPointing::Adapter);
+        let (metering, env) = metered(api.clone(), &[("ANTHROPIC_AUTH_TOKEN", "sk-real")]).await;
+        assert!(metering.is_some());
+        assert!(env.is_empty(), "{env:?}");
+
+        // No key: the agent's own login, not metered.
+        let (metering, env) = metered(api, &[("OTHER", "1")]).await;
+        assert!(metering.is_none());
+        assert_eq!(env, pairs(&[("OTHER", "1")]));
     }
 
     #[test]
