@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 mod common;
 #[path = "daemon/fleet.rs"]
 mod fleet;
+#[path = "daemon/gateway.rs"]
+mod gateway;
 #[path = "daemon/latency.rs"]
 mod latency;
 #[path = "daemon/moves.rs"]
@@ -63,7 +65,7 @@ fn stores(postgres: Option<&fleet::Postgres>) -> Vec<(String, Vec<String>)> {
 fn main() {
     // `cargo bench --bench daemon -- NAME...` runs only the parts whose name
     // contains one of the NAMEs (startup, idle, agents, latency, throughput,
-    // moves, takeover, adapter); cargo's own `--bench` flag is not a filter.
+    // moves, gateway, takeover, adapter); cargo's own `--bench` flag is not a filter.
     let filters: Vec<String> = std::env::args()
         .skip(1)
         .filter(|arg| !arg.starts_with("--"))
@@ -182,6 +184,10 @@ fn main() {
             runtime.block_on(moves::moves(&mut table, label, &at));
         }
     }
+    if wanted("gateway") {
+        eprintln!("[5/6] model gateway overhead, {} streams at once", 32);
+        runtime.block_on(gateway::gateway(&mut table, scratch.path(), &cache_dir));
+    }
     if wanted("takeover") {
         match &postgres {
             Some(postgres) => {
@@ -236,7 +242,26 @@ impl Daemon {
         Daemon::start_timed_with(scratch, cache_dir, &[])
     }
 
+    /// Starts a daemon with extra `server` flags and environment variables.
+    fn start_with_env(
+        scratch: &Path,
+        cache_dir: &Path,
+        args: &[&str],
+        env: &[(&str, String)],
+    ) -> Daemon {
+        Daemon::start_timed_env(scratch, cache_dir, args, env).0
+    }
+
     fn start_timed_with(scratch: &Path, cache_dir: &Path, args: &[&str]) -> (Daemon, Duration) {
+        Daemon::start_timed_env(scratch, cache_dir, args, &[])
+    }
+
+    fn start_timed_env(
+        scratch: &Path,
+        cache_dir: &Path,
+        args: &[&str],
+        env: &[(&str, String)],
+    ) -> (Daemon, Duration) {
         let data_dir = tempfile::tempdir_in(scratch).expect("data dir");
         let port = common::free_port();
         let begin = Instant::now();
@@ -256,6 +281,7 @@ impl Daemon {
             .arg("--cache-dir")
             .arg(cache_dir)
             .args(args)
+            .envs(env.iter().map(|(name, value)| (name, value)))
             .env("AGENTPLEX_LOG", "warn")
             .env_remove("AGENTPLEX_ADAPTERS_DIR")
             .stdin(Stdio::null())
