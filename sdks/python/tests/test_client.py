@@ -9,6 +9,7 @@ import pytest
 from agentplex import (
     Agentplex,
     LocalAgentplex,
+    InvalidRequestError,
     NotConfiguredError,
     RequestNotFoundError,
     SessionAlreadyExistsError,
@@ -187,3 +188,18 @@ def test_wrong_token_is_token_invalid(client: LocalAgentplex) -> None:
     assert (error.status, error.title, error.code) == (401, "Unauthorized", "token_invalid")
     assert error.type == "urn:sandbox-agent:error:token_invalid"
     assert error.problem is not None and error.detail
+
+
+def test_budgets_need_the_gateway(client: LocalAgentplex, binary: str, tmp_path: Path) -> None:
+    plain = client.create_session("budget-plain", agent="mock")
+    with pytest.raises(InvalidRequestError):
+        plain.set_budget(max_tokens=5)
+    env = {**daemon_env(tmp_path), "AGENTPLEX_GATEWAY": "1"}
+    with start(binary, args=["--ephemeral"], data_dir=tmp_path / "data", env=env) as gated:
+        session = gated.create_session("budget", agent="mock", budget=models.BudgetLimits(maxTokens=1000))
+        assert session.refresh().budget == models.BudgetLimits(maxTokens=1000)
+        limits = session.set_budget(max_cost_usd=2.5)
+        assert limits.max_cost_usd == 2.5 and limits.max_tokens is None
+        assert session.refresh().budget == limits
+        with pytest.raises(InvalidRequestError):
+            session.set_budget(max_cost_usd=-1)

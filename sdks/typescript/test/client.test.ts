@@ -274,3 +274,24 @@ describe("sessions", () => {
     }
   });
 });
+
+describe("budgets", () => {
+  it("caps a session's model calls through the gateway; invalid_request without it", async () => {
+    const gated = await startDaemon({ env: { AGENTPLEX_GATEWAY: "1" } });
+    try {
+      const metered = await connect({ baseUrl: gated.baseUrl });
+      const session = await metered.createSession(uniqueId("budget"), {
+        agent: "mock",
+        budget: { maxTokens: 1000 },
+      });
+      expect((await session.refresh()).budget).toEqual({ maxTokens: 1000 });
+      expect(await session.setBudget({ maxCostUsd: 2.5 })).toEqual({ maxCostUsd: 2.5 });
+      expect((await session.refresh()).budget).toEqual({ maxCostUsd: 2.5 });
+      expect((await failure(session.setBudget({ maxCostUsd: -1 }))).code).toBe("invalid_request");
+    } finally {
+      gated.stop();
+    }
+    const plain = await client.createSession(uniqueId("plain"), { agent: "mock" });
+    expect((await failure(plain.setBudget({ maxTokens: 5 }))).code).toBe("invalid_request");
+  });
+});

@@ -248,8 +248,7 @@ class AsyncSession(Listeners[AsyncPermissionHandler, AsyncQuestionHandler]):
         (the daemon needs ``--gateway``). In force at once: raising a reached cap lets the
         calls go on. Returns the caps as stored."""
         limits = BudgetLimits(maxCostUsd=max_cost_usd, maxTokens=max_tokens)
-        body = limits.model_dump(by_alias=True, exclude_none=True)
-        answer = await self.client._request("PUT", f"{self._path}/budget", options, body=body)
+        answer = await self.client._request("PUT", f"{self._path}/budget", options, body=limits)
         return _core.parse(BudgetLimits, answer)
 
     async def terminate(self, **options: Unpack[CallOptions]) -> None:

@@ -249,8 +249,7 @@ class Session(Listeners[PermissionHandler, QuestionHandler]):
         (the daemon needs ``--gateway``). In force at once: raising a reached cap lets the
         calls go on. Returns the caps as stored."""
         limits = BudgetLimits(maxCostUsd=max_cost_usd, maxTokens=max_tokens)
-        body = limits.model_dump(by_alias=True, exclude_none=True)
-        answer = self.client._request("PUT", f"{self._path}/budget", options, body=body)
+        answer = self.client._request("PUT", f"{self._path}/budget", options, body=limits)
         return _core.parse(BudgetLimits, answer)
 
     def terminate(self, **options: Unpack[CallOptions]) -> None:
