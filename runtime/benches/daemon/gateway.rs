@@ -1,9 +1,12 @@
-//! The daemon bench's model gateway part: 32 streamed model calls at once,
+//! The daemon bench's model gateway part: 32 streams of model calls at once,
 //! straight to the scripted model server and through a session's endpoint of
 //! the daemon's gateway (`--gateway`), in alternating rounds. It reports the
 //! time to the first byte of each answer and the gaps between the pieces of a
 //! streamed answer as they reach the client, for both ways, and what the
-//! gateway adds.
+//! gateway adds, under two loads: answers streamed as a model's come (a piece
+//! every 10 ms, the goal's reading of 32 agents streaming), and answers sent
+//! whole at once, each stream calling again as soon as one ended (the cores
+//! saturated: the latency then measures the queue the added work makes).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -17,8 +20,12 @@ use super::{Daemon, Table};
 
 /// Streams at once.
 const STREAMS: usize = 32;
-/// Calls each stream makes one after the other, per round.
-const CALLS: usize = 10;
+/// The loads: a label, the `pace:` of the answers (none: at once), and the
+/// calls each stream makes one after the other, per round.
+const LOADS: [(&str, Option<u64>, usize); 2] = [
+    ("paced answers, a piece every 10 ms", Some(10), 3),
+    ("back-to-back calls, cores saturated", None, 10),
+];
 /// Rounds, each timing both ways (the first round is a warm-up, not counted).
 const ROUNDS: usize = 4;
 /// The key the daemon holds for the model server.
@@ -63,17 +70,19 @@ pub async fn gateway(table: &mut Table, scratch: &Path, cache_dir: &Path) {
         .pool_max_idle_per_host(STREAMS)
         .build()
         .unwrap();
-    let mut timings: Vec<Timings> = ways.iter().map(|_| Timings::default()).collect();
-    for round in 0..ROUNDS {
-        for (way, timings) in ways.iter().zip(&mut timings) {
-            let measured = round_of(&client, way).await;
-            if round > 0 {
-                timings.first_byte.extend(measured.first_byte);
-                timings.gaps.extend(measured.gaps);
+    for (label, pace, calls) in LOADS {
+        let mut timings: Vec<Timings> = ways.iter().map(|_| Timings::default()).collect();
+        for round in 0..ROUNDS {
+            for (way, timings) in ways.iter().zip(&mut timings) {
+                let measured = round_of(&client, way, pace, calls).await;
+                if round > 0 {
+                    timings.first_byte.extend(measured.first_byte);
+                    timings.gaps.extend(measured.gaps);
+                }
             }
         }
+        report(table, label, &ways, &mut timings);
     }
-    report(table, &ways, &mut timings);
 }
 
 /// The endpoint and token a mock session's processes get, as its `shell` sees
@@ -115,12 +124,12 @@ async fn session_endpoint(daemon: &Daemon, scratch: &Path) -> (String, String) {
     }
 }
 
-/// One round of `STREAMS` streams making `CALLS` calls each.
-async fn round_of(client: &reqwest::Client, way: &Way) -> Timings {
-    let streams = (0..STREAMS).map(|_| async {
+/// One round of `STREAMS` streams making `calls` calls each.
+async fn round_of(client: &reqwest::Client, way: &Way, pace: Option<u64>, calls: usize) -> Timings {
+    let streams = (0..STREAMS).map(|_| async move {
         let mut timings = Timings::default();
-        for _ in 0..CALLS {
-            call(client, way, &mut timings).await;
+        for _ in 0..calls {
+            call(client, way, pace, &mut timings).await;
         }
         timings
     });
@@ -134,10 +143,14 @@ async fn round_of(client: &reqwest::Client, way: &Way) -> Timings {
 
 /// One streamed Messages call: the time to its first byte and the gaps
 /// between the pieces that follow.
-async fn call(client: &reqwest::Client, way: &Way, timings: &mut Timings) {
+async fn call(client: &reqwest::Client, way: &Way, pace: Option<u64>, timings: &mut Timings) {
+    let mut text = "the gateway bench streams this sentence back word by word".to_owned();
+    if let Some(pace) = pace {
+        text.push_str(&format!("\npace: {pace}"));
+    }
     let body = serde_json::json!({
         "model": "claude-sonnet-4-5", "max_tokens": 256, "stream": true,
-        "messages": [{"role": "user", "content": "the gateway bench streams this sentence back word by word"}],
+        "messages": [{"role": "user", "content": text}],
     });
     let sent = Instant::now();
     let response = client
@@ -168,10 +181,9 @@ async fn call(client: &reqwest::Client, way: &Way, timings: &mut Timings) {
 }
 
 /// The rows: each way's first byte and gaps, then what the gateway adds.
-fn report(table: &mut Table, ways: &[Way], timings: &mut [Timings]) {
+fn report(table: &mut Table, load: &str, ways: &[Way], timings: &mut [Timings]) {
     table.section(&format!(
-        "Model gateway overhead ({STREAMS} streamed Anthropic calls at once, {} each)",
-        CALLS * (ROUNDS - 1)
+        "Model gateway overhead ({STREAMS} streams of Anthropic calls at once, {load})"
     ));
     let mut figures = Vec::new();
     for (way, timings) in ways.iter().zip(timings.iter_mut()) {
@@ -189,7 +201,8 @@ fn report(table: &mut Table, ways: &[Way], timings: &mut [Timings]) {
         );
         figures.push((first, gaps));
     }
-    let added = |pick: fn(&([Duration; 2], [Duration; 2])) -> Duration| {
+    type Figures = ([Duration; 2], [Duration; 2]);
+    let added = |pick: fn(&Figures) -> Duration| {
         let (direct, gateway) = (pick(&figures[0]), pick(&figures[1]));
         let micros = gateway.as_secs_f64() * 1e6 - direct.as_secs_f64() * 1e6;
         format!("{micros:+.0} µs")

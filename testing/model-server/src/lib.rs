@@ -18,6 +18,8 @@
 //!   request's parsed conversation, body, path, query and headers (so a test can
 //!   see which key arrived and which headers passed a proxy), and the token
 //!   counts its answer reported (`usage`).
+//! - A `pace: MS` line in the user's text streams the answer's text a piece
+//!   every MS milliseconds, as a model's tokens come ([`script::pace`]).
 //! - A `usage: cache_read=N cache_write=N reasoning=N` line in the user's text
 //!   sets the cache and reasoning counts the answer reports
 //!   ([`script::usage`]); Chat Completions streams report usage only when asked
@@ -165,7 +167,12 @@ fn answer(shared: &Shared, api: Api, body: &Value, asked: &Asked) -> Response {
         Api::Gemini => gemini::structured_reply(body),
         _ => None,
     };
-    let reply = structured.unwrap_or_else(|| script::reply(&conversation, id));
+    let mut reply = structured.unwrap_or_else(|| script::reply(&conversation, id));
+    if let (Some(pace), script::Reply::Blocks { chunk_delay_ms, .. }) =
+        (script::pace(&conversation), &mut reply)
+    {
+        *chunk_delay_ms = pace;
+    }
     let usage = script::usage(&conversation);
     let names = |tools: &[tools::Tool]| tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
     shared.requests.lock().unwrap().push(json!({

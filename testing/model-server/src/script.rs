@@ -183,6 +183,16 @@ pub fn usage(conversation: &Conversation) -> Usage {
     usage
 }
 
+/// The milliseconds a `pace: MS` line of the user's text asks between the
+/// streamed pieces of the answer's text (as a model's tokens come), if any.
+pub fn pace(conversation: &Conversation) -> Option<u64> {
+    conversation
+        .user_text
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("pace:"))
+        .find_map(|ms| ms.trim().parse().ok())
+}
+
 /// The answer to a conversation. `call_number` makes tool call ids unique.
 pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
     if conversation.tool_output.is_some() {
