@@ -112,6 +112,25 @@ export function sessionView(sessionId: string): View {
     }
   }
 
+  /** The session's metered model calls, summed from its `model.usage` events. */
+  const metered = { calls: 0, input: 0, output: 0, cost: 0, priced: false };
+
+  /** What the metered calls spent, and the session's caps. */
+  function spending(): [string, string | undefined][] {
+    const budget = info?.budget;
+    const caps = [
+      typeof budget?.maxCostUsd === "number" ? `$${budget.maxCostUsd}` : "",
+      typeof budget?.maxTokens === "number" ? `${budget.maxTokens} tokens` : "",
+    ].filter(Boolean);
+    const spent = metered.calls
+      ? `${metered.calls} · ${metered.input} in · ${metered.output} out${metered.priced ? ` · $${metered.cost.toFixed(4)}` : ""}`
+      : undefined;
+    return [
+      ["model calls", spent],
+      ["budget", caps.length ? caps.join(", ") : undefined],
+    ];
+  }
+
   function renderSummary(): void {
     if (!info) return;
     const fields: Array<[string, string | undefined]> = [
@@ -124,6 +143,7 @@ export function sessionView(sessionId: string): View {
       ["directory", info.directory ?? undefined],
       ["started", formatTime(info.createdAt)],
       ["native id", info.nativeSessionId ?? undefined],
+      ...spending(),
     ];
     replaceChildren(
       summary,
@@ -149,6 +169,15 @@ export function sessionView(sessionId: string): View {
       if (event.type === "session.ended") ended = true;
       else if (event.type === "turn.started") inTurn = true;
       else if (event.type === "turn.ended") inTurn = false;
+      else if (event.type === "model.usage") {
+        metered.calls += 1;
+        metered.input += event.data.input_tokens;
+        metered.output += event.data.output_tokens;
+        if (typeof event.data.cost_usd === "number") {
+          metered.cost += event.data.cost_usd;
+          metered.priced = true;
+        }
+      }
     }
     renderSummary();
     received += events.length;
