@@ -14,7 +14,8 @@
 //! Each message is a `turn/start` on that thread; approvals arrive as server requests
 //! and become `permission.requested`; `request_user_input` (plan mode) becomes a
 //! question. A session with the daemon's model endpoint opens its thread with a model
-//! provider pointed there (`gateway`). The README of this crate has the launch recipe
+//! provider pointed there (`gateway`); where that endpoint forwards the calls comes
+//! from `config.toml` (`config`, read with `toml`). The README of this crate has the launch recipe
 //! and the mapping table.
 //!
 //! - [`Codex`] holds the static facts and registers the component.
@@ -28,6 +29,7 @@ use sandbox_agent_adapter_kit::{
     install::{Checksums, Installer, VersionProbe},
 };
 
+mod config;
 mod convert;
 mod credentials;
 mod gateway;
@@ -39,6 +41,7 @@ mod rollout;
 mod session;
 mod settings;
 mod state;
+mod toml;
 mod turn;
 
 #[cfg(test)]
@@ -71,7 +74,8 @@ impl Adapter for Codex {
 
     /// Not built in; modes `build` and `plan` (Codex's plan collaboration mode); the
     /// GPT-5 models with their reasoning efforts as variants; credentials
-    /// `OPENAI_API_KEY` and `CODEX_API_KEY`.
+    /// `OPENAI_API_KEY` and `CODEX_API_KEY`, and the variables `config.toml`'s
+    /// provider is reported in (`config`).
     fn info() -> AdapterInfo {
         sandbox_agent_adapter_kit::agent_info!("codex", "Codex", CAPABILITIES)
             .for_versions(">=0.169.0, <0.170")

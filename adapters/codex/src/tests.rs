@@ -562,12 +562,88 @@ fn a_thread_of_a_session_without_an_endpoint_keeps_codexs_provider() {
 #[test]
 fn codex_names_responses_pointed_by_the_adapter() {
     let apis = <crate::Codex as Adapter>::model_apis();
-    let formats: Vec<_> = apis.iter().map(|api| (api.format, api.pointing)).collect();
+    let formats: Vec<_> = apis
+        .iter()
+        .map(|api| (api.format, api.pointing, api.provider.as_str()))
+        .collect();
+    let responses = (ModelApiFormat::OpenaiResponses, ModelApiPointing::Adapter);
     assert_eq!(
         formats,
-        [(ModelApiFormat::OpenaiResponses, ModelApiPointing::Adapter)]
+        [
+            (responses.0, responses.1, "openai"),
+            (responses.0, responses.1, "custom")
+        ]
     );
+    assert_eq!(apis[0].base_url_env, ["AGENTPLEX_CODEX_OPENAI_BASE_URL"]);
     assert_eq!(apis[0].key_env, ["OPENAI_API_KEY", "CODEX_API_KEY"]);
+    assert_eq!(
+        apis[1].base_url_env,
+        ["AGENTPLEX_CODEX_CUSTOM_RESPONSES_BASE_URL"]
+    );
+    assert_eq!(
+        apis[1].key_env,
+        ["AGENTPLEX_CODEX_CUSTOM_RESPONSES_API_KEY"]
+    );
+}
+
+/// Whether a thread of a session with an endpoint standing for `provider`, whose
+/// `config.toml` names the provider `named` (if any), is pointed at it.
+fn pointed(provider: &str, named: Option<&str>) -> bool {
+    let mut config = config_with_endpoint();
+    config.model_endpoints[0].provider = provider.into();
+    config.env.extend(named.map(|name| {
+        (
+            "AGENTPLEX_CODEX_CUSTOM_RESPONSES_PROVIDER".to_owned(),
+            name.to_owned(),
+        )
+    }));
+    let params = crate::settings::thread_params(&config, None);
+    params.get("modelProvider").is_some()
+}
+
+#[test]
+fn a_thread_is_pointed_only_at_an_endpoint_for_the_provider_codex_calls() {
+    assert!(pointed("openai", None), "OpenAI's, as Codex calls it");
+    assert!(
+        pointed("custom", Some("scripted")),
+        "config.toml's provider, with its key"
+    );
+    assert!(
+        !pointed("openai", Some("local")),
+        "a provider without a key: left alone"
+    );
+    assert!(
+        !pointed("custom", None),
+        "a custom endpoint with no provider named"
+    );
+}
+
+#[test]
+fn config_toml_is_read_beside_auth_json() {
+    let at = Locations::new(None, vec![("CODEX_HOME".into(), "/c".into())]);
+    let files = <crate::Codex as Adapter>::credential_files(at);
+    assert_eq!(files, ["/c/auth.json", "/c/config.toml"]);
+    let config = "model_provider = \"scripted\"\n[model_providers.scripted]\n\
+                  base_url = \"http://127.0.0.1:9/v1\"\nenv_key = \"SCRIPTED_API_KEY\"\n";
+    let read = <crate::Codex as Adapter>::parse_credentials(files[1].clone(), config.into());
+    let passed: Vec<_> = read
+        .found
+        .iter()
+        .filter_map(|found| found.env.as_deref())
+        .collect();
+    assert_eq!(
+        passed,
+        [
+            "AGENTPLEX_CODEX_CUSTOM_RESPONSES_BASE_URL",
+            "AGENTPLEX_CODEX_CUSTOM_RESPONSES_API_KEY",
+            "AGENTPLEX_CODEX_CUSTOM_RESPONSES_PROVIDER"
+        ]
+    );
+    let auth = <crate::Codex as Adapter>::parse_credentials(
+        files[0].clone(),
+        r#"{"OPENAI_API_KEY":"sk-a"}"#.into(),
+    );
+    assert_eq!(auth.found[0].env.as_deref(), Some("OPENAI_API_KEY"));
 }
 
 const MOVED_THREAD: &str = "01a23a88-efeb-71f2-8114-0a3216797448";

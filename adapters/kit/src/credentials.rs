@@ -59,6 +59,12 @@ impl Locations {
         self.dir("XDG_DATA_HOME")
             .or_else(|| self.under_home(".local/share"))
     }
+
+    /// `$XDG_CONFIG_HOME`, else `~/.config`.
+    pub fn config_home(&self) -> Option<PathBuf> {
+        self.dir("XDG_CONFIG_HOME")
+            .or_else(|| self.under_home(".config"))
+    }
 }
 
 /// The agent's credential files, as plain data the adapter gives in
@@ -158,6 +164,12 @@ pub fn json_file(text: &str, fields: impl FnOnce(&Value, &mut CredentialRead)) -
         Err(error) => read.problems.push(format!("not valid JSON: {error}")),
     }
     read
+}
+
+/// [`json_file`] for a file the agent reads as JSON with comments and trailing
+/// commas ([`crate::jsonc`]).
+pub fn jsonc_file(text: &str, fields: impl FnOnce(&Value, &mut CredentialRead)) -> CredentialRead {
+    json_file(&crate::jsonc::to_json(text), fields)
 }
 
 /// The `NAME=value` pairs of a dotenv file that have a value, or why it is not
@@ -391,6 +403,7 @@ mod tests {
         assert_eq!(at.dir("X"), Some(PathBuf::from("/x")));
         assert_eq!(at.dir("E"), None);
         assert_eq!(at.data_home(), Some(PathBuf::from("/h/.local/share")));
+        assert_eq!(at.config_home(), Some(PathBuf::from("/h/.config")));
         assert_eq!(paths([at.under_home(".a"), None]), ["/h/.a"]);
     }
 }

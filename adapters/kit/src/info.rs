@@ -317,9 +317,22 @@ impl AdapterInfo {
     /// The same facts with the variables the agent reads credentials from, and the
     /// variable that moves its credential files (see [`crate::credentials`]).
     pub fn with_credentials(self, variables: Vec<CredentialVariable>, location_env: &str) -> Self {
+        self.with_credential_env(variables)
+            .with_location_env(&[location_env])
+    }
+
+    /// The same facts with the variables the agent reads credentials from.
+    pub fn with_credential_env(self, variables: Vec<CredentialVariable>) -> Self {
         Self {
             credential_env: variables,
-            location_env: vec![location_env.to_owned()],
+            ..self
+        }
+    }
+
+    /// The same facts with these variables as the ones that move the agent's files.
+    pub fn with_location_env(self, names: &[&str]) -> Self {
+        Self {
+            location_env: names.iter().map(|name| (*name).to_owned()).collect(),
             ..self
         }
     }

@@ -23,8 +23,10 @@
 //! - [`IdCounter`] for item, call and request ids, [`snapshot`] for the state blob
 //!   ([`snapshot::Snapshotted`] gives `new`/`restore`/`snapshot` for the usual
 //!   session shape),
-//!   [`install`] for install recipes, [`native`] for typed native messages, [`text`]
-//!   for message text, [`diff`] for file changes, [`transcript`] to render actions in
+//!   [`install`] for install recipes, [`credentials`] and [`jsonc`] for the agent's
+//!   credential files, [`configured`] for the base URLs and keys its configuration
+//!   gives its model providers (carried to the model gateway), [`native`] for typed
+//!   native messages, [`text`] for message text, [`diff`] for file changes, [`transcript`] to render actions in
 //!   tests, `testing` (cargo feature `testing`) to replay and record
 //!   transcripts natively, and
 //!   [`reply`], a ready-made session for agents that answer every message with one
@@ -95,6 +97,7 @@ mod actions;
 pub mod bindings;
 pub mod checksum;
 mod config;
+pub mod configured;
 pub mod credentials;
 pub mod diff;
 pub mod event;
@@ -103,6 +106,7 @@ mod ids;
 mod info;
 pub mod install;
 pub mod item;
+pub mod jsonc;
 pub mod jsonrpc;
 pub mod log;
 pub mod mcp;

@@ -10,77 +10,122 @@
 //! user configured stays. The SDKs' base URLs differ from the endpoints' form:
 //! Anthropic's ends in `/v1` and Google's in `/v1beta`.
 //!
+//! The upstream of each format is what OpenCode would have called
+//! ([`crate::providers`]): the built-in provider at the `baseURL` and with the
+//! `apiKey` the user's configuration gives it (else its key); else, when that has
+//! no key, the custom provider of the format the configuration defines, which the
+//! session's file then points instead.
+//!
 //! What it cannot carry: a project's `opencode.json` or `OPENCODE_CONFIG_CONTENT`
 //! that sets the same provider's `baseURL` wins over the session's file (OpenCode
-//! reads those later), so those calls go where they say, unmetered; providers
-//! other than these four (OpenCode Zen, Copilot, custom `@ai-sdk/openai-compatible`
-//! ones, which name their own URL) are not pointed; and an OAuth login held by a
-//! plugin is not replaced by the session's token.
+//! reads those later, and the adapter cannot read them), so those calls go there,
+//! unmetered, with the session's token unless they set an `apiKey` too; providers
+//! other than these four and one custom provider a format (OpenCode Zen, Copilot)
+//! are not pointed; and an OAuth login held by a plugin is not replaced by the
+//! session's token.
 
+use sandbox_agent_adapter_kit::configured::FileKey;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
 
-/// OpenCode's formats, each pointed by the adapter: Anthropic Messages, OpenAI
-/// Responses, Chat Completions (OpenRouter) and Gemini (`google`). Anthropic's SDK
-/// also reads `ANTHROPIC_BASE_URL`, but with `/v1` in it, unlike the endpoint's
-/// form, so it is not named.
-pub(crate) fn model_apis() -> Vec<ModelApi> {
-    let api = ModelApi::through_environment;
-    [
-        api(
-            ModelApiFormat::AnthropicMessages,
-            "anthropic",
-            "https://api.anthropic.com",
-            &[],
-            &["ANTHROPIC_API_KEY"],
-        ),
-        api(
-            ModelApiFormat::OpenaiResponses,
-            "openai",
-            "https://api.openai.com/v1",
-            &["OPENAI_BASE_URL"],
-            &["OPENAI_API_KEY"],
-        ),
-        api(
-            ModelApiFormat::OpenaiChatCompletions,
-            "openrouter",
-            "https://openrouter.ai/api/v1",
-            &[],
-            &["OPENROUTER_API_KEY"],
-        ),
-        api(
-            ModelApiFormat::Gemini,
-            "google",
-            "https://generativelanguage.googleapis.com",
-            &[],
-            &["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
-        ),
-    ]
-    .map(ModelApi::by_adapter)
-    .into()
+/// The adapter's agent id, the prefix of its configured providers' variables.
+pub(crate) const AGENT: &str = "opencode";
+
+/// A built-in provider the adapter points.
+pub(crate) struct Builtin {
+    /// The format of its calls.
+    pub format: ModelApiFormat,
+    /// Its name in OpenCode's configuration.
+    pub provider: &'static str,
+    /// Where its calls go by default, in the endpoint's form.
+    default_base_url: &'static str,
+    /// The variables its AI SDK reads its base URL from.
+    base_url_env: &'static [&'static str],
+    /// The variables its AI SDK reads its key from.
+    key_env: &'static [&'static str],
 }
 
-/// OpenCode's `provider` table pointing each provider the session has an endpoint
-/// for at it; `None` when the session has none.
+/// The built-in providers the adapter points. Anthropic's SDK also reads
+/// `ANTHROPIC_BASE_URL`, but with `/v1` in it, unlike the endpoint's form, so it is
+/// not named.
+pub(crate) const BUILTINS: [Builtin; 4] = [
+    Builtin {
+        format: ModelApiFormat::AnthropicMessages,
+        provider: "anthropic",
+        default_base_url: "https://api.anthropic.com",
+        base_url_env: &[],
+        key_env: &["ANTHROPIC_API_KEY"],
+    },
+    Builtin {
+        format: ModelApiFormat::OpenaiResponses,
+        provider: "openai",
+        default_base_url: "https://api.openai.com/v1",
+        base_url_env: &["OPENAI_BASE_URL"],
+        key_env: &["OPENAI_API_KEY"],
+    },
+    Builtin {
+        format: ModelApiFormat::OpenaiChatCompletions,
+        provider: "openrouter",
+        default_base_url: "https://openrouter.ai/api/v1",
+        base_url_env: &[],
+        key_env: &["OPENROUTER_API_KEY"],
+    },
+    Builtin {
+        format: ModelApiFormat::Gemini,
+        provider: "google",
+        default_base_url: "https://generativelanguage.googleapis.com",
+        base_url_env: &[],
+        key_env: &["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
+    },
+];
+
+/// OpenCode's formats, each pointed by the adapter: Anthropic Messages, OpenAI
+/// Responses, Chat Completions (OpenRouter) and Gemini (`google`), each built-in
+/// provider followed by the custom provider of its format (a configured `apiKey`
+/// comes first, as OpenCode prefers it).
+pub(crate) fn model_apis() -> Vec<ModelApi> {
+    BUILTINS
+        .iter()
+        .flat_map(|builtin| {
+            ModelApi::through_environment(
+                builtin.format,
+                builtin.provider,
+                builtin.default_base_url,
+                builtin.base_url_env,
+                builtin.key_env,
+            )
+            .by_adapter()
+            .with_custom(AGENT, Some(FileKey::First))
+        })
+        .collect()
+}
+
+/// OpenCode's `provider` table pointing the provider each of the session's
+/// endpoints stands for at it; `None` when the session has none.
 pub(crate) fn providers(config: &SessionConfig) -> Option<Map<String, Value>> {
     let providers: Map<String, Value> = config
         .model_endpoints
         .iter()
-        .map(|endpoint| {
+        .filter_map(|endpoint| {
             let options = json!({ "baseURL": base_url(endpoint), "apiKey": endpoint.token });
-            (endpoint.provider.clone(), json!({ "options": options }))
+            let provider = config.endpoint_provider(AGENT, endpoint)?;
+            Some((provider, json!({ "options": options })))
         })
         .collect();
     (!providers.is_empty()).then_some(providers)
 }
 
-/// OpenCode's `baseURL` for an endpoint: the AI SDKs name Anthropic's with `/v1`
-/// and Google's with `/v1beta`, the OpenAI ones in the endpoint's form.
+/// OpenCode's `baseURL` for an endpoint: the endpoint's with [`version`].
 fn base_url(endpoint: &ModelEndpoint) -> String {
-    let version = match endpoint.format {
+    format!("{}{}", endpoint.base_url, version(endpoint.format))
+}
+
+/// What OpenCode's `baseURL` of a format has after the endpoint's form: the AI SDKs
+/// name Anthropic's with `/v1` and Google's with `/v1beta`, the OpenAI ones none.
+pub(crate) fn version(format: ModelApiFormat) -> &'static str {
+    match format {
         ModelApiFormat::AnthropicMessages => "/v1",
         ModelApiFormat::Gemini => "/v1beta",
         _ => "",
-    };
-    format!("{}{version}", endpoint.base_url)
+    }
 }

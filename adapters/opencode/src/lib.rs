@@ -16,7 +16,8 @@
 //! Modules:
 //! - [`install`]: where the binary comes from and how its version reads;
 //! - `api`: the requests the adapter sends and the URL the server prints;
-//! - `gateway`: how the session's model calls are pointed at the daemon's endpoints;
+//! - `gateway`: how the session's model calls are pointed at the daemon's endpoints,
+//!   and `providers`: where the user's configuration sends them;
 //! - `native`: the shapes of the event stream;
 //! - `turn`: one turn's bookkeeping, and OpenCode's message parts as universal items;
 //! - `state` and `session`: the session state machine.
@@ -45,6 +46,7 @@ mod gateway;
 pub mod install;
 mod moves;
 mod native;
+mod providers;
 mod session;
 mod state;
 mod turn;
@@ -83,7 +85,8 @@ impl Adapter for OpenCode {
                 "OpenCode's default agent: edits files and runs commands",
                 "OpenCode's read-only planning agent",
             )
-            .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
+            .with_credential_env(credentials::variables())
+            .with_location_env(&credentials::LOCATION_ENV)
     }
 
     /// Anthropic Messages, OpenAI Responses, Chat Completions (OpenRouter) and

@@ -620,10 +620,82 @@ fn opencode_names_four_formats_pointed_by_the_adapter() {
     let apis = <crate::OpenCode as Adapter>::model_apis();
     let formats: std::collections::BTreeSet<_> =
         apis.iter().map(|api| format!("{:?}", api.format)).collect();
-    assert_eq!(formats.len(), 4, "one a format: {formats:?}");
+    assert_eq!(formats.len(), 4, "{formats:?}");
     assert!(apis
         .iter()
         .all(|api| api.pointing == ModelApiPointing::Adapter));
+    let providers: Vec<_> = apis.iter().map(|api| api.provider.as_str()).collect();
+    assert_eq!(
+        providers,
+        [
+            "anthropic",
+            "custom",
+            "openai",
+            "custom",
+            "openrouter",
+            "custom",
+            "google",
+            "custom"
+        ],
+        "each built-in provider before the custom one of its format"
+    );
+    assert_eq!(
+        apis[2].base_url_env,
+        ["AGENTPLEX_OPENCODE_OPENAI_BASE_URL", "OPENAI_BASE_URL"]
+    );
+    assert_eq!(
+        apis[2].key_env,
+        ["AGENTPLEX_OPENCODE_OPENAI_API_KEY", "OPENAI_API_KEY"],
+        "a configured apiKey wins, as in OpenCode"
+    );
+}
+
+#[test]
+fn a_custom_endpoint_points_the_provider_the_configuration_names() {
+    let mut config = config_with_endpoints();
+    config.model_endpoints[2].provider = sandbox_agent_adapter_kit::configured::CUSTOM.into();
+    let file = |config: &SessionConfig| -> Value {
+        serde_json::from_slice(&api::session_config_file(config).unwrap()).unwrap()
+    };
+    assert!(file(&config)["provider"].get("openrouter").is_none());
+    assert_eq!(
+        file(&config)["provider"].as_object().unwrap().len(),
+        3,
+        "no name, not pointed"
+    );
+    config.env.push((
+        "AGENTPLEX_OPENCODE_CUSTOM_CHAT_COMPLETIONS_PROVIDER".into(),
+        "scripted".into(),
+    ));
+    assert_eq!(
+        file(&config)["provider"]["scripted"]["options"]["baseURL"],
+        "http://127.0.0.1:7070/s/apx_test/openai-chat-completions/v1"
+    );
+}
+
+#[test]
+fn the_global_configuration_is_read_beside_auth_json() {
+    let at = Locations::new(
+        Some("/home/u".into()),
+        vec![("XDG_CONFIG_HOME".into(), "/cfg".into())],
+    );
+    let files = <crate::OpenCode as Adapter>::credential_files(at);
+    assert_eq!(
+        files,
+        [
+            "/home/u/.local/share/opencode/auth.json",
+            "/cfg/opencode/opencode.jsonc",
+            "/cfg/opencode/opencode.json",
+            "/cfg/opencode/config.json"
+        ]
+    );
+    let config = r#"{"provider": {"scripted": {"npm": "@ai-sdk/openai-compatible",
+        "options": {"baseURL": "http://127.0.0.1:9/v1", "apiKey": "sk-scripted"}}}}"#;
+    let read = <crate::OpenCode as Adapter>::parse_credentials(files[2].clone(), config.into());
+    assert_eq!(read.found.len(), 3, "{:?}", read.found);
+    let auth = r#"{"anthropic": {"type": "api", "key": "sk-ant"}}"#;
+    let read = <crate::OpenCode as Adapter>::parse_credentials(files[0].clone(), auth.into());
+    assert_eq!(read.found[0].env.as_deref(), Some("ANTHROPIC_API_KEY"));
 }
 
 /// Found by fuzzing: an empty id in OpenCode's answer to `POST /session` (`[""]`

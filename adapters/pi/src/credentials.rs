@@ -1,15 +1,18 @@
 //! Where Pi keeps credentials (checked in its package, 0.73.1):
 //! `~/.pi/agent/auth.json` (or under `$PI_CODING_AGENT_DIR`) holds, per provider,
 //! `{"type": "api_key", "key"}` or a `/login`'s `{"type": "oauth", "access",
-//! "refresh", "expires"}`; `models.json` holds custom providers' `apiKey`
+//! "refresh", "expires"}`; `models.json` holds providers' `apiKey`
 //! (`{"providers": {"<name>": {"apiKey": ...}}}`), which Pi reads from that file
-//! only. A key value is resolved as Pi does: `"!command"` is a command (never run
-//! by the daemon), the name of a set variable is that variable's value, anything
-//! else is the key.
+//! only, and their base URLs ([`crate::providers`]). A key value is resolved as Pi
+//! does: `"!command"` is a command (never run by the daemon), the name of a set
+//! variable is that variable's value, anything else is the key.
 
+use sandbox_agent_adapter_kit::configured::{Slot, CUSTOM};
 use sandbox_agent_adapter_kit::credentials::{self, json_file, JsonFields, Locations};
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::Value;
+
+use crate::gateway::{AGENT, BUILTINS};
 
 /// The built-in providers' variables Pi reads.
 const VARIABLES: [(&str, &str); 8] = [
@@ -23,7 +26,9 @@ const VARIABLES: [(&str, &str); 8] = [
     ("deepseek", "DEEPSEEK_API_KEY"),
 ];
 
-/// The variables Pi reads credentials from.
+/// The variables Pi reads credentials from, then those the adapter reports
+/// `models.json`'s base URLs and keys in (which Pi never reads, see
+/// [`crate::providers`]).
 pub(crate) fn variables() -> Vec<CredentialVariable> {
     let mut variables: Vec<CredentialVariable> = VARIABLES
         .iter()
@@ -37,6 +42,11 @@ pub(crate) fn variables() -> Vec<CredentialVariable> {
             CredentialKind::OauthToken,
         ),
     );
+    for builtin in BUILTINS {
+        let provider = builtin.provider;
+        variables.extend(Slot::builtin(AGENT, provider).variables(provider));
+        variables.extend(Slot::custom(AGENT, builtin.format).variables(CUSTOM));
+    }
     variables
 }
 
@@ -55,22 +65,15 @@ pub(crate) fn files(at: &Locations) -> Vec<String> {
 
 pub(crate) fn parse(path: &str, text: &str) -> CredentialRead {
     if path.ends_with(MODELS) {
-        return json_file(text, |json, read| {
-            let Some(providers) = json.get("providers") else {
-                return;
-            };
-            for (provider, entry) in read.entries(providers, "providers") {
-                read.string(entry, &["apiKey"], |raw| {
-                    key(provider, format!("providers.{provider}.apiKey"), raw, false)
-                });
-            }
-        });
+        return crate::providers::parse(text);
     }
     json_file(text, |json, read| {
         for (provider, entry) in read.entries(json, "") {
             match entry.get("type").and_then(Value::as_str) {
                 Some("api_key") => read.string(entry, &["key"], |raw| {
-                    key(provider, format!("{provider}.key"), raw, true)
+                    let env = VARIABLES.iter().find(|(p, _)| *p == provider);
+                    let env = env.map(|(_, name)| (*name).to_owned());
+                    key(provider, format!("{provider}.key"), raw, env)
                 }),
                 Some("oauth") => read.string(entry, &["access"], |value| {
                     credentials::found(
@@ -89,16 +92,17 @@ pub(crate) fn parse(path: &str, text: &str) -> CredentialRead {
     })
 }
 
-/// A key as Pi reads it (see the module documentation); a built-in provider's key
-/// is passed in the variable Pi reads for it.
-fn key(provider: &str, key: String, raw: String, builtin: bool) -> FoundCredential {
+/// A key as Pi reads it (see the module documentation), passed in the variable
+/// `env` when given (a command never is).
+pub(crate) fn key(
+    provider: &str,
+    key: String,
+    raw: String,
+    env: Option<String>,
+) -> FoundCredential {
     if raw.starts_with('!') {
         return credentials::found(provider, CredentialKind::Command, &key, raw, None);
     }
-    let env = builtin
-        .then(|| VARIABLES.iter().find(|(p, _)| *p == provider))
-        .flatten()
-        .map(|(_, name)| (*name).to_owned());
     FoundCredential {
         provider: provider.to_owned(),
         kind: CredentialKind::ApiKey,

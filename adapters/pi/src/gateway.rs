@@ -9,54 +9,87 @@
 //! (`~/.pi/agent`, its sessions) stay where they are; `PI_CODING_AGENT_DIR` would
 //! move the sessions too.
 //!
+//! The upstream of each format is what Pi would have called ([`crate::providers`]):
+//! the built-in provider at the `baseUrl` `models.json` gives it, with its key; else,
+//! when that has no key, the custom provider of the format `models.json` defines,
+//! which the extension then registers instead.
+//!
 //! What it cannot carry: Pi prefers a key of its own (`auth.json`, or the provider's
 //! variable when the host left it) to the extension's, and sends it to the endpoint
 //! in place of the token; an Anthropic OAuth token (`ANTHROPIC_OAUTH_TOKEN`, a
 //! `/login`) is left to Pi for that reason, since only Pi adds the headers such a
-//! token needs. Providers other than these four are not pointed.
+//! token needs. A provider's `headers` are dropped once the extension registers it.
+//! Providers other than these four and one custom provider a format are not pointed.
 
+use sandbox_agent_adapter_kit::configured::FileKey;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
+
+/// The adapter's agent id, the prefix of its configured providers' variables.
+pub(crate) const AGENT: &str = "pi";
 
 /// The session's extension, in its scratch folder.
 pub(crate) const EXTENSION_FILE: &str = "agentplex-gateway.js";
 
+/// A built-in provider the adapter points.
+pub(crate) struct Builtin {
+    /// The format of its calls.
+    pub format: ModelApiFormat,
+    /// Its name in Pi.
+    pub provider: &'static str,
+    /// Where its calls go by default, in the endpoint's form.
+    default_base_url: &'static str,
+    /// The variable Pi reads its key from.
+    key_env: &'static str,
+}
+
+/// The built-in providers the adapter points.
+pub(crate) const BUILTINS: [Builtin; 4] = [
+    Builtin {
+        format: ModelApiFormat::AnthropicMessages,
+        provider: "anthropic",
+        default_base_url: "https://api.anthropic.com",
+        key_env: "ANTHROPIC_API_KEY",
+    },
+    Builtin {
+        format: ModelApiFormat::OpenaiResponses,
+        provider: "openai",
+        default_base_url: "https://api.openai.com/v1",
+        key_env: "OPENAI_API_KEY",
+    },
+    Builtin {
+        format: ModelApiFormat::OpenaiChatCompletions,
+        provider: "openrouter",
+        default_base_url: "https://openrouter.ai/api/v1",
+        key_env: "OPENROUTER_API_KEY",
+    },
+    Builtin {
+        format: ModelApiFormat::Gemini,
+        provider: "google",
+        default_base_url: "https://generativelanguage.googleapis.com",
+        key_env: "GEMINI_API_KEY",
+    },
+];
+
 /// Pi's formats, each pointed by the adapter: Anthropic Messages, OpenAI Responses,
-/// Chat Completions (OpenRouter) and Gemini (`google`).
+/// Chat Completions (OpenRouter) and Gemini (`google`), each built-in provider
+/// followed by the custom provider of its format (a key in `models.json` comes after
+/// Pi's variables, as Pi reads it).
 pub(crate) fn model_apis() -> Vec<ModelApi> {
-    let api = ModelApi::through_environment;
-    [
-        api(
-            ModelApiFormat::AnthropicMessages,
-            "anthropic",
-            "https://api.anthropic.com",
-            &[],
-            &["ANTHROPIC_API_KEY"],
-        ),
-        api(
-            ModelApiFormat::OpenaiResponses,
-            "openai",
-            "https://api.openai.com/v1",
-            &[],
-            &["OPENAI_API_KEY"],
-        ),
-        api(
-            ModelApiFormat::OpenaiChatCompletions,
-            "openrouter",
-            "https://openrouter.ai/api/v1",
-            &[],
-            &["OPENROUTER_API_KEY"],
-        ),
-        api(
-            ModelApiFormat::Gemini,
-            "google",
-            "https://generativelanguage.googleapis.com",
-            &[],
-            &["GEMINI_API_KEY"],
-        ),
-    ]
-    .map(ModelApi::by_adapter)
-    .into()
+    BUILTINS
+        .iter()
+        .flat_map(|builtin| {
+            ModelApi::through_environment(
+                builtin.format,
+                builtin.provider,
+                builtin.default_base_url,
+                &[],
+                &[builtin.key_env],
+            )
+            .by_adapter()
+            .with_custom(AGENT, Some(FileKey::Last))
+        })
+        .collect()
 }
 
 /// The path of the session's extension, when it has endpoints.
@@ -64,16 +97,16 @@ pub(crate) fn extension_path(config: &SessionConfig) -> Option<String> {
     (!config.model_endpoints.is_empty()).then(|| config.scratch_path(EXTENSION_FILE))
 }
 
-/// The session's extension, when it has endpoints: it registers each endpoint's
-/// provider with the endpoint's base URL and the session's token.
+/// The session's extension, when it has endpoints: it registers the provider each
+/// endpoint stands for with the endpoint's base URL and the session's token.
 pub(crate) fn extension(config: &SessionConfig) -> Option<Vec<u8>> {
     extension_path(config)?;
     let providers: Map<String, Value> = config
         .model_endpoints
         .iter()
-        .map(|endpoint| {
+        .filter_map(|endpoint| {
             let provider = json!({ "baseUrl": base_url(endpoint), "apiKey": endpoint.token });
-            (endpoint.provider.clone(), provider)
+            Some((config.endpoint_provider(AGENT, endpoint)?, provider))
         })
         .collect();
     let source = format!(
@@ -87,12 +120,16 @@ pub(crate) fn extension(config: &SessionConfig) -> Option<Vec<u8>> {
     Some(source.into_bytes())
 }
 
-/// Pi's `baseUrl` for an endpoint: Google's models name theirs with the API
-/// version (`/v1beta`), the others in the endpoint's form.
+/// Pi's `baseUrl` for an endpoint: the endpoint's with [`version`].
 fn base_url(endpoint: &ModelEndpoint) -> String {
-    let version = match endpoint.format {
+    format!("{}{}", endpoint.base_url, version(endpoint.format))
+}
+
+/// What Pi's `baseUrl` of a format has after the endpoint's form: Google's models
+/// name theirs with the API version (`/v1beta`), the others none.
+pub(crate) fn version(format: ModelApiFormat) -> &'static str {
+    match format {
         ModelApiFormat::Gemini => "/v1beta",
         _ => "",
-    };
-    format!("{}{version}", endpoint.base_url)
+    }
 }

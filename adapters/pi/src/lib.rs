@@ -32,6 +32,7 @@ mod launch;
 mod native;
 mod output;
 mod protocol;
+mod providers;
 mod session;
 mod session_file;
 mod state;

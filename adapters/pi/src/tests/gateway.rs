@@ -1,6 +1,7 @@
 //! Pointing Pi at the daemon's model endpoints: the extension the session writes and
 //! the flag that loads it.
 
+use sandbox_agent_adapter_kit::configured::CUSTOM;
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::testing;
 use serde_json::{json, Value};
@@ -106,13 +107,70 @@ fn pi_names_four_formats_pointed_by_the_adapter() {
     let apis = <crate::Pi as Adapter>::model_apis();
     let formats: std::collections::BTreeSet<_> =
         apis.iter().map(|api| format!("{:?}", api.format)).collect();
-    assert_eq!(formats.len(), 4, "one a format: {formats:?}");
+    assert_eq!(formats.len(), 4, "{formats:?}");
     assert!(apis
         .iter()
         .all(|api| api.pointing == ModelApiPointing::Adapter));
+    let providers: Vec<_> = apis.iter().map(|api| api.provider.as_str()).collect();
+    assert_eq!(
+        providers,
+        [
+            "anthropic",
+            "custom",
+            "openai",
+            "custom",
+            "openrouter",
+            "custom",
+            "google",
+            "custom"
+        ],
+        "each built-in provider before the custom one of its format"
+    );
     assert_eq!(
         apis[0].key_env,
-        ["ANTHROPIC_API_KEY"],
-        "an OAuth token stays with Pi"
+        ["ANTHROPIC_API_KEY", "AGENTPLEX_PI_ANTHROPIC_API_KEY"],
+        "an OAuth token stays with Pi; a key of models.json comes last"
     );
+    assert_eq!(apis[0].base_url_env, ["AGENTPLEX_PI_ANTHROPIC_BASE_URL"]);
+}
+
+#[test]
+fn a_custom_endpoint_registers_the_provider_models_json_names() {
+    let mut config = config_with_endpoints();
+    config.model_endpoints[0].provider = CUSTOM.into();
+    config.model_endpoints[2].provider = CUSTOM.into();
+    config.env.push((
+        "AGENTPLEX_PI_CUSTOM_ANTHROPIC_MESSAGES_PROVIDER".into(),
+        "scripted".into(),
+    ));
+    let extension = String::from_utf8(gateway::extension(&config).unwrap()).unwrap();
+    let base = "http://127.0.0.1:7070/s/apx_test";
+    let providers = registered(&extension);
+    assert_eq!(
+        providers["scripted"]["baseUrl"],
+        format!("{base}/anthropic-messages")
+    );
+    assert!(providers.get("anthropic").is_none(), "{providers}");
+    let names: Vec<_> = providers.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        names,
+        ["google", "openai", "scripted"],
+        "a custom endpoint without a name is left out"
+    );
+}
+
+#[test]
+fn models_json_is_read_for_base_urls_beside_keys() {
+    let at = Locations::new(Some("/home/u".into()), Vec::new());
+    let files = <crate::Pi as Adapter>::credential_files(at);
+    assert_eq!(files[1], "/home/u/.pi/agent/models.json");
+    let models = r#"{"providers": {"anthropic": {"baseUrl": "https://proxy.test"}}}"#;
+    let read = <crate::Pi as Adapter>::parse_credentials(files[1].clone(), models.into());
+    assert_eq!(
+        read.found[0].env.as_deref(),
+        Some("AGENTPLEX_PI_ANTHROPIC_BASE_URL")
+    );
+    let auth = r#"{"anthropic": {"type": "api_key", "key": "sk-ant"}}"#;
+    let read = <crate::Pi as Adapter>::parse_credentials(files[0].clone(), auth.into());
+    assert_eq!(read.found[0].env.as_deref(), Some("ANTHROPIC_API_KEY"));
 }
