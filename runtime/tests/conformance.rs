@@ -52,18 +52,28 @@ macro_rules! every_check {
 
 every_check!(claude, codex, opencode, pi, gemini, qwen);
 
-/// The model gateway, on the agents whose adapters say how to point them at it.
+/// The model gateway, on the agents whose adapters say how to point them at it:
+/// one test per (agent, check of `conformance/metering.rs`).
 macro_rules! metered {
-    ($($agent:ident),*) => {$(
+    ($($agent:ident: $($check:ident),*;)*) => {$(
         mod $agent {
-            #[test]
-            fn metered_turn() {
-                super::super::run(stringify!($agent), super::super::metering::metered_turn);
-            }
+            $(
+                #[test]
+                fn $check() {
+                    super::super::run(stringify!($agent), super::super::metering::$check);
+                }
+            )*
         }
     )*};
 }
 
 mod gateway {
-    metered!(claude, gemini, qwen);
+    metered! {
+        claude: metered_turn, budget_stops_a_turn;
+        codex: metered_turn, budget_stops_a_turn;
+        gemini: metered_turn;
+        opencode: metered_turn;
+        pi: metered_turn;
+        qwen: metered_turn;
+    }
 }

@@ -167,8 +167,14 @@ fn codex_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
     ])
 }
 
-/// OpenCode takes its whole configuration from `OPENCODE_CONFIG_CONTENT`.
-fn opencode_env(model: &ModelServer, _home: &Path) -> Vec<(String, String)> {
+/// OpenCode reads its global configuration from `$XDG_CONFIG_HOME/opencode/` (the
+/// harness sets `XDG_CONFIG_HOME` to the home's `.config`): the model server as a
+/// custom openai-compatible provider. A file, not `OPENCODE_CONFIG_CONTENT`, so that
+/// the adapter finds its base URL and key for the model gateway, as it would a
+/// user's (the text of a variable is no file it can be handed).
+fn opencode_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
+    let config_dir = home.join(".config/opencode");
+    std::fs::create_dir_all(&config_dir).unwrap();
     let config = serde_json::json!({
         "provider": {
             "scripted": {
@@ -182,7 +188,8 @@ fn opencode_env(model: &ModelServer, _home: &Path) -> Vec<(String, String)> {
         "autoupdate": false,
         "share": "disabled"
     });
-    pairs(&[("OPENCODE_CONFIG_CONTENT", config.to_string())])
+    std::fs::write(config_dir.join("opencode.json"), config.to_string()).unwrap();
+    Vec::new()
 }
 
 /// Pi reads custom providers from `~/.pi/agent/models.json` and its default model

@@ -2,14 +2,15 @@
 //! goes through the daemon, reaches the model server with the real key (the
 //! agent only ever had its session's token), and is one `model.usage` event whose
 //! counts are exactly those the server reported and whose cost is the price
-//! table's.
+//! table's; and a session's budget, once reached, keeps the next turn's calls
+//! from the server until it is raised.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::harness::Harness;
-use crate::common::api::pretty;
+use crate::common::api::{assistant_texts, ok_json, pretty, types};
 
 /// The models the agents ask for under test (the pinned CLIs' defaults, or what
 /// the conformance setup names; a dated snapshot of one is found too), each with
@@ -68,11 +69,18 @@ fn expected_cost([input, output, cache_read, cache_write, _]: [u64; 5]) -> f64 {
         / 1e6
 }
 
-/// A turn through the gateway, checked call by call against the server's log.
-pub fn metered_turn(h: &mut Harness) {
+/// Replaces the harness's daemon with one whose model gateway prices with
+/// [`price_table`]; the table's file lives as long as what this returns.
+fn through_the_gateway(h: &mut Harness) -> tempfile::NamedTempFile {
     let prices = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(prices.path(), price_table()).unwrap();
     h.through_the_gateway(prices.path());
+    prices
+}
+
+/// A turn through the gateway, checked call by call against the server's log.
+pub fn metered_turn(h: &mut Harness) {
+    let _prices = through_the_gateway(h);
     let session = h.create("default");
     let events = h.turn(&session, "hello metered\nusage: cache_read=20 reasoning=7");
     let requests = h.model_requests();
@@ -146,4 +154,70 @@ pub fn metered_turn(h: &mut Harness) {
     let info = h.api().get_ok(&format!("/v1/sessions/{session}"));
     assert_eq!(info["usage"]["metered"], true, "{info}");
     assert_eq!(info["usage"]["total"]["modelCalls"], calls.len(), "{info}");
+}
+
+/// A session's token budget on a real agent: capped at what its first turn spent,
+/// the next turn's call never reaches the model server, the session gets a
+/// `budget.reached` (session, refused) and the turn ends; raised, the next turn
+/// goes through and answers.
+pub fn budget_stops_a_turn(h: &mut Harness) {
+    let _prices = through_the_gateway(h);
+    let session = h.create("default");
+    h.turn(&session, "hello budget");
+    let info = h.api().get_ok(&format!("/v1/sessions/{session}"));
+    let total = &info["usage"]["total"];
+    let tokens = |name: &str| total[name].as_u64().unwrap_or_else(|| panic!("{info}"));
+    let spent = tokens("inputTokens") + tokens("outputTokens");
+    assert!(
+        spent > 0,
+        "{}: the first turn spent nothing: {info}",
+        h.agent.id
+    );
+    set_budget(h, &session, spent);
+
+    let calls = h.model_requests().len();
+    let offset = h.last_sequence(&session);
+    let ended = h.turn(&session, "hello over budget");
+    let reached = h.wait_for_type(&session, offset, "budget.reached");
+    let reached = &reached.last().unwrap()["data"];
+    assert_eq!(
+        h.model_requests().len(),
+        calls,
+        "{}: a call past the budget reached the model server\n{}",
+        h.agent.id,
+        pretty(&ended)
+    );
+    assert_eq!(reached["scope"], "session", "{reached}");
+    assert_eq!(reached["action"], "refused", "{reached}");
+    assert_eq!(reached["limit"], "tokens", "{reached}");
+    assert_eq!(reached["max_tokens"], spent, "{reached}");
+
+    // Room for a call as the gateway estimates it before it goes out (the whole
+    // prompt the agent sends, which the scripted usage counts far below).
+    set_budget(h, &session, spent + 1_000_000);
+    let events = h.turn(&session, "hello within budget");
+    assert!(
+        h.model_requests().len() > calls,
+        "{}: no call after the budget was raised\n{}",
+        h.agent.id,
+        pretty(&h.events(&session))
+    );
+    assert!(
+        !assistant_texts(&events).is_empty(),
+        "{}: no answer after the budget was raised: {:?}\n{}",
+        h.agent.id,
+        types(&events),
+        pretty(&events)
+    );
+}
+
+/// `PUT /v1/sessions/{session}/budget` with a cap of `max_tokens`.
+fn set_budget(h: &Harness, session: &str, max_tokens: u64) {
+    let url = h
+        .sandbox
+        .daemon
+        .url(&format!("/v1/sessions/{session}/budget"));
+    let cap = serde_json::json!({ "maxTokens": max_tokens });
+    let response = h.api().client().put(url).json(&cap).send().unwrap();
+    assert_eq!(ok_json(response), cap);
 }
