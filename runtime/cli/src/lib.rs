@@ -1,8 +1,10 @@
-//! agentplex's command line: `agentplex server` runs the daemon; the other
-//! subcommands are thin clients of its HTTP API (one per route) that print JSON,
-//! plus local tools for adapter components (`adapters test` replays recorded
-//! transcripts through one: [`transcripts`]).
+//! agentplex's command line: `agentplex server` runs the daemon, `agentplex
+//! gateway` the model-key broker outside the sandbox; the other subcommands are
+//! thin clients of its HTTP API (one per route) that print JSON, plus local
+//! tools for adapter components (`adapters test` replays recorded transcripts
+//! through one: [`transcripts`]).
 
+mod broker;
 mod credentials;
 mod error;
 mod files;
@@ -61,6 +63,9 @@ pub struct Cli {
 enum Command {
     /// Run the daemon.
     Server(Box<ServerArgs>),
+    /// Run the model-key broker outside the sandbox (`--keys FILE`), or make a
+    /// sandbox's token for it (`--new-token`).
+    Gateway(Box<broker::GatewayArgs>),
     /// Check that a daemon answers.
     Health(remote::Connection),
     /// The agents a daemon drives.
@@ -302,6 +307,26 @@ pub struct ServerArgs {
         requires = "gateway"
     )]
     prices: Option<PathBuf>,
+    /// Send the gateway's calls to the model-key broker at this URL (`agentplex
+    /// gateway` outside the sandbox, e.g. http://10.0.0.5:2469) with this
+    /// sandbox's token, in place of the providers and their keys: the daemon then
+    /// needs no key.
+    #[arg(
+        long,
+        env = "AGENTPLEX_BROKER",
+        value_name = "URL",
+        requires_all = ["gateway", "broker_token_file"]
+    )]
+    broker: Option<String>,
+    /// A file holding this sandbox's token for --broker (its first line), read
+    /// once at start: no agent needs it, so keep it out of their reach.
+    #[arg(
+        long,
+        env = "AGENTPLEX_BROKER_TOKEN_FILE",
+        value_name = "FILE",
+        requires = "broker"
+    )]
+    broker_token_file: Option<PathBuf>,
     /// The most all the daemon's sessions may spend on model calls, in US dollars
     /// at list prices (what its stored sessions spent counts): past it the gateway
     /// refuses their calls and cuts those under way.
@@ -415,14 +440,25 @@ fn parse_budget_usd(text: &str) -> Result<f64, String> {
 
 impl ServerArgs {
     /// The model gateway's settings: its prices from `--prices`, or the ones
-    /// the daemon ships.
+    /// the daemon ships; its broker from `--broker` and the token in
+    /// `--broker-token-file`.
     fn gateway_config(&self) -> Result<agentplex_gateway::GatewayConfig, LocalError> {
         let prices = match &self.prices {
             Some(path) => agentplex_gateway::Prices::from_file(path)?,
             None => agentplex_gateway::Prices::built_in(),
         };
+        let broker = match (&self.broker, &self.broker_token_file) {
+            (Some(url), Some(file)) => {
+                let token = agentplex_processes::secrets::read_token_file(file)
+                    .map_err(|error| LocalError::BrokerToken(file.clone(), error))?;
+                let link = agentplex_gateway::BrokerLink::new(url, &token);
+                Some(link.map_err(LocalError::Broker)?)
+            }
+            _ => None,
+        };
         Ok(agentplex_gateway::GatewayConfig {
             prices,
+            broker,
             ..Default::default()
         })
     }
@@ -440,7 +476,11 @@ pub fn main() -> ExitCode {
             if let Some(line) = deprecation {
                 eprintln!("warning: {line}");
             }
-            block_on(run(command))
+            match command {
+                // Sets up its logs before its runtime, as `server` does.
+                Command::Gateway(args) => broker::gateway(*args),
+                command => block_on(run(command)),
+            }
         }
     };
     match result {
@@ -460,6 +500,8 @@ fn serve(args: ServerArgs, deprecation: Option<String>) -> Result<(), Failure> {
     let log = args.log.clone();
     let mut config = args.into_config()?;
     config.json_announcement = log.json();
+    // Read: the agents need not learn where the broker's token is.
+    std::env::remove_var("AGENTPLEX_BROKER_TOKEN_FILE");
     if let Some(token) = &config.token {
         if let Err(error) = agentplex_processes::secrets::hide_token(token) {
             eprintln!("warning: cannot hide the token from other processes: {error}");
@@ -571,6 +613,7 @@ fn fail(message: &str, code: u8) -> ExitCode {
 async fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Server(args) => serve(*args, None),
+        Command::Gateway(args) => broker::gateway(*args),
         Command::Health(connection) => Ok(remote::health(connection).await?),
         Command::Agents(command) => Ok(remote::agents(command).await?),
         Command::Sessions(command) => Ok(remote::sessions(command).await?),

@@ -8,6 +8,8 @@ use std::str::FromStr;
 use bytes::Bytes;
 use serde_json::{json, Value};
 
+use crate::route::KeyPlacement;
+
 /// The wire format of a model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
@@ -46,6 +48,8 @@ pub(crate) enum Refusal {
     UpstreamTimedOut,
     /// A budget the call falls under is reached (403: a status no agent retries).
     Budget,
+    /// A broker's keys file no longer reads or parses (503, until it does).
+    KeysUnusable,
 }
 
 impl Refusal {
@@ -59,6 +63,7 @@ impl Refusal {
             Refusal::UpstreamFailed => 502,
             Refusal::UpstreamTimedOut => 504,
             Refusal::Budget => 403,
+            Refusal::KeysUnusable => 503,
         }
     }
 }
@@ -86,6 +91,16 @@ impl Format {
         }
     }
 
+    /// Where the format's clients send an API key: `x-api-key` (Anthropic),
+    /// `Authorization: Bearer` (OpenAI), `x-goog-api-key` (Gemini).
+    pub(crate) fn key_placement(self) -> KeyPlacement {
+        match self {
+            Format::AnthropicMessages => KeyPlacement::XApiKey,
+            Format::OpenaiResponses | Format::OpenaiChatCompletions => KeyPlacement::Bearer,
+            Format::Gemini => KeyPlacement::XGoogApiKey,
+        }
+    }
+
     /// Whether a `POST` to `path` (after the base URL) asks the model for an
     /// answer, and so is metered: `/v1/messages`, `/responses`,
     /// `/chat/completions`, `:generateContent` and `:streamGenerateContent`.
@@ -110,7 +125,9 @@ impl Format {
                     Refusal::ForeignHost | Refusal::Budget => "permission_error",
                     Refusal::NoUpstream => "not_found_error",
                     Refusal::UnreadableBody => "invalid_request_error",
-                    Refusal::UpstreamFailed | Refusal::UpstreamTimedOut => "api_error",
+                    Refusal::UpstreamFailed | Refusal::UpstreamTimedOut | Refusal::KeysUnusable => {
+                        "api_error"
+                    }
                 };
                 json!({"type": "error", "error": {"type": kind, "message": message}})
             }
@@ -121,7 +138,7 @@ impl Format {
                     Refusal::NoUpstream => ("invalid_request_error", json!("not_found")),
                     Refusal::Budget => ("invalid_request_error", json!("budget_exceeded")),
                     Refusal::UnreadableBody => ("invalid_request_error", Value::Null),
-                    Refusal::UpstreamFailed | Refusal::UpstreamTimedOut => {
+                    Refusal::UpstreamFailed | Refusal::UpstreamTimedOut | Refusal::KeysUnusable => {
                         ("server_error", Value::Null)
                     }
                 };
@@ -133,7 +150,7 @@ impl Format {
                     Refusal::ForeignHost | Refusal::Budget => "PERMISSION_DENIED",
                     Refusal::NoUpstream => "NOT_FOUND",
                     Refusal::UnreadableBody => "INVALID_ARGUMENT",
-                    Refusal::UpstreamFailed => "UNAVAILABLE",
+                    Refusal::UpstreamFailed | Refusal::KeysUnusable => "UNAVAILABLE",
                     Refusal::UpstreamTimedOut => "DEADLINE_EXCEEDED",
                 };
                 json!({"error": {"code": refusal.status(), "message": message, "status": status}})

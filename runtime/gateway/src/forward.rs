@@ -59,7 +59,8 @@ pub(crate) struct Call {
     pub format: Format,
     /// Whether the call asks for an answer, and so is metered.
     pub metered: bool,
-    /// The session token, as the path has it.
+    /// The token the call carries: the session's, as the path has it; at a
+    /// broker, the sandbox's.
     pub token: String,
     /// The path after the agent's base URL.
     pub rest: String,
@@ -259,6 +260,33 @@ fn request_headers(headers: &HeaderMap) -> HeaderMap {
     kept
 }
 
+/// The credentials a request carries where agents send keys, and where each
+/// is: `x-api-key`, `x-goog-api-key`, `Authorization: Bearer`, `?key=`.
+pub(crate) fn credentials<'a>(
+    headers: &'a HeaderMap,
+    query: Option<&'a str>,
+) -> Vec<(KeyPlacement, &'a str)> {
+    let value_of = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    let bearer = value_of(header::AUTHORIZATION.as_str())
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, credential)| credential.trim());
+    let in_query = query
+        .into_iter()
+        .flat_map(|query| query.split('&'))
+        .filter_map(|pair| pair.strip_prefix("key="))
+        .map(|key| (KeyPlacement::QueryKey, key));
+    [
+        (KeyPlacement::XApiKey, value_of("x-api-key")),
+        (KeyPlacement::XGoogApiKey, value_of("x-goog-api-key")),
+        (KeyPlacement::Bearer, bearer),
+    ]
+    .into_iter()
+    .filter_map(|(place, credential)| Some((place, credential?)))
+    .chain(in_query)
+    .collect()
+}
+
 /// Takes the session token out of the headers and the query and puts the real
 /// key in; returns the query to send.
 fn swap_key(
@@ -269,37 +297,26 @@ fn swap_key(
 ) -> Option<String> {
     let goog = HeaderName::from_static("x-goog-api-key");
     let x_api_key = HeaderName::from_static("x-api-key");
-    let mut sent_at = Vec::new();
-    if headers.get(&x_api_key).is_some_and(|value| value == token) {
-        headers.remove(&x_api_key);
-        sent_at.push(KeyPlacement::XApiKey);
-    }
-    if headers.get(&goog).is_some_and(|value| value == token) {
-        headers.remove(&goog);
-        sent_at.push(KeyPlacement::XGoogApiKey);
-    }
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split_once(' '))
-        .is_some_and(|(scheme, credential)| {
-            scheme.eq_ignore_ascii_case("bearer") && credential.trim() == token
-        });
-    if bearer {
-        headers.remove(header::AUTHORIZATION);
-        sent_at.push(KeyPlacement::Bearer);
+    let mut sent_at: Vec<KeyPlacement> = credentials(headers, query)
+        .into_iter()
+        .filter(|(_, credential)| *credential == token)
+        .map(|(place, _)| place)
+        .collect();
+    sent_at.dedup();
+    for place in &sent_at {
+        match place {
+            KeyPlacement::XApiKey => headers.remove(&x_api_key),
+            KeyPlacement::XGoogApiKey => headers.remove(&goog),
+            KeyPlacement::Bearer => headers.remove(header::AUTHORIZATION),
+            KeyPlacement::QueryKey | KeyPlacement::AsSent => None,
+        };
     }
     let mut pairs: Vec<String> = query
         .into_iter()
         .flat_map(|query| query.split('&'))
-        .filter(|pair| !pair.is_empty())
+        .filter(|pair| !pair.is_empty() && *pair != format!("key={token}"))
         .map(str::to_owned)
         .collect();
-    let before = pairs.len();
-    pairs.retain(|pair| *pair != format!("key={token}"));
-    if pairs.len() < before {
-        sent_at.push(KeyPlacement::QueryKey);
-    }
     if let Some(key) = upstream.key().filter(|_| !sent_at.is_empty()) {
         let places = match upstream.placement() {
             KeyPlacement::AsSent => sent_at,

@@ -21,7 +21,13 @@
 //! is the credential), no body limit, no tower layers, and only requests that
 //! name a loopback host. It depends on no session code: usage leaves through the
 //! sink, so the daemon decides what a call's usage becomes.
+//!
+//! The same forwarding runs outside the sandbox as a [`Broker`] (`broker/`),
+//! which holds the providers' keys; a daemon pointed at one ([`BrokerLink`],
+//! in [`GatewayConfig::broker`]) sends its sessions' calls there with the
+//! sandbox's token instead of a key, and holds no key itself.
 
+mod broker;
 mod budget;
 mod error;
 mod format;
@@ -40,8 +46,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+use broker::Keyring;
+pub use broker::{Broker, BrokerConfig, BrokerLink, SandboxToken};
 pub use budget::{Budget, BudgetAction, BudgetReached, BudgetScope, Limit, Limits, Spend};
 pub use error::Error;
 pub use format::{Format, UnknownFormat, FORMATS};
@@ -65,6 +74,9 @@ pub struct GatewayConfig {
     /// The daemon's budget (`--budget-usd`), over every route's calls; its
     /// limits can be replaced at any time through the `Arc`.
     pub budget: Option<Arc<Budget>>,
+    /// The broker the sessions' calls go through (`--broker`), in place of
+    /// the providers and the keys the daemon would hold.
+    pub broker: Option<BrokerLink>,
 }
 
 impl Default for GatewayConfig {
@@ -75,6 +87,7 @@ impl Default for GatewayConfig {
             response_timeout: Duration::from_secs(600),
             idle_timeout: Duration::from_secs(300),
             budget: None,
+            broker: None,
         }
     }
 }
@@ -84,13 +97,18 @@ impl Default for GatewayConfig {
 pub struct Gateway {
     addr: SocketAddr,
     shared: Arc<Shared>,
+    broker: Option<BrokerLink>,
     accept: JoinHandle<()>,
 }
 
 /// What the gateway's tasks share: the routes, the upstream client, the
-/// prices, the daemon's budget.
+/// prices, the daemon's budget; at a broker, the keys.
 pub(crate) struct Shared {
+    /// The sessions' routes, by token (none at a broker).
     routes: RwLock<HashMap<String, Registered>>,
+    /// A broker's keys: its calls find their route by a sandbox's token
+    /// (`broker/`), not in `routes`.
+    keyring: Option<Keyring>,
     /// One client for every upstream: pooled connections, proxies from the
     /// environment (`HTTPS_PROXY`), no decompression.
     client: reqwest::Client,
@@ -101,6 +119,25 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// What a listener's tasks share, as `config` says, at a broker with its
+    /// `keyring`.
+    fn new(config: GatewayConfig, keyring: Option<Keyring>) -> Result<Self, Error> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .read_timeout(config.idle_timeout)
+            .build()
+            .map_err(Error::Client)?;
+        Ok(Shared {
+            routes: RwLock::default(),
+            keyring,
+            client,
+            prices: config.prices,
+            response_timeout: config.response_timeout,
+            calls: AtomicU64::new(0),
+            budget: config.budget,
+        })
+    }
+
     fn insert(&self, token: String, registered: Registered) {
         self.routes
             .write()
@@ -132,29 +169,17 @@ impl Shared {
 
 impl Gateway {
     /// Starts the gateway on 127.0.0.1, on a port the system picks.
-    pub async fn start(config: GatewayConfig) -> Result<Arc<Gateway>, Error> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .read_timeout(config.idle_timeout)
-            .build()
-            .map_err(Error::Client)?;
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .map_err(Error::Listen)?;
-        let addr = listener.local_addr().map_err(Error::Listen)?;
-        let shared = Arc::new(Shared {
-            routes: RwLock::default(),
-            client,
-            prices: config.prices,
-            response_timeout: config.response_timeout,
-            calls: AtomicU64::new(0),
-            budget: config.budget,
-        });
+    pub async fn start(mut config: GatewayConfig) -> Result<Arc<Gateway>, Error> {
+        let broker = config.broker.take();
+        let (listener, addr) = bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+        let shared = Arc::new(Shared::new(config, None)?);
         let accept = tokio::spawn(listener::accept(listener, shared.clone()));
-        tracing::info!(%addr, prices = shared.prices.as_of(), "model gateway listening");
+        let through = broker.as_ref().map(BrokerLink::url);
+        tracing::info!(%addr, prices = shared.prices.as_of(), broker = through, "model gateway listening");
         Ok(Arc::new(Gateway {
             addr,
             shared,
+            broker,
             accept,
         }))
     }
@@ -186,6 +211,19 @@ impl Gateway {
     pub fn prices(&self) -> &Prices {
         &self.shared.prices
     }
+
+    /// The broker the sessions' calls go through, if the daemon has one.
+    pub fn broker(&self) -> Option<&BrokerLink> {
+        self.broker.as_ref()
+    }
+}
+
+/// A listener on `addr`, and the address it got (its port, for port 0).
+async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), Error> {
+    let refused = |source| Error::Listen { addr, source };
+    let listener = TcpListener::bind(addr).await.map_err(refused)?;
+    let bound = listener.local_addr().map_err(refused)?;
+    Ok((listener, bound))
 }
 
 impl Drop for Gateway {

@@ -1,10 +1,13 @@
 //! The gateway's listener: HTTP/1.1 on 127.0.0.1, one task per connection.
 //!
-//! A request's path is `/s/<token>/<format>/<rest>`. Before anything is
-//! forwarded, the request must name a loopback host (a web page that got the
-//! port cannot reach it through DNS rebinding), the token must belong to a live
-//! route, and the route must have an upstream for the format; each refusal is in
-//! the format's error shape, so the agent shows it as it would its vendor's.
+//! A request's path is `/s/<token>/<format>/<rest>`; at a broker,
+//! `/<provider>/<format>/<rest>` with the sandbox's token where keys go. Before
+//! anything is forwarded, the request must name a loopback host (a web page
+//! that got the port cannot reach it through DNS rebinding; a broker answers
+//! any, see `broker/`), the token must belong to a live route (at a broker, a
+//! sandbox of its keys file), and the route must have an upstream for the
+//! format; each refusal is in the format's error shape, so the agent shows it as
+//! it would its vendor's.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -63,19 +66,24 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>) {
     }
 }
 
-/// Where a request goes: `/s/<token>/<format><rest>`.
+/// Where a request goes: `/s/<token>/<format><rest>`, at a broker
+/// `/<provider>/<format><rest>`.
 #[derive(Debug, PartialEq)]
 struct Target<'a> {
-    token: &'a str,
+    /// The session's token; at a broker, the provider.
+    name: &'a str,
     format: Format,
     /// The path after the format's base URL (`/v1/messages`, `/responses`).
     rest: &'a str,
 }
 
-/// Reads a gateway path; `None` for anything else.
-fn read_target(path: &str) -> Option<Target<'_>> {
-    let rest = path.strip_prefix("/s/")?;
-    let (token, rest) = rest.split_once('/')?;
+/// Reads a gateway path (a broker's when `broker`); `None` for anything else.
+fn read_target(path: &str, broker: bool) -> Option<Target<'_>> {
+    let rest = match broker {
+        true => path.strip_prefix('/')?,
+        false => path.strip_prefix("/s/")?,
+    };
+    let (name, rest) = rest.split_once('/')?;
     let end = rest.find('/').unwrap_or(rest.len());
     let format: Format = rest[..end].parse().ok()?;
     let rest = &rest[end..];
@@ -86,34 +94,49 @@ fn read_target(path: &str) -> Option<Target<'_>> {
         Some(after) if !suffix.is_empty() && (after.is_empty() || after.starts_with('/')) => after,
         _ => rest,
     };
-    (!token.is_empty()).then_some(Target {
-        token,
-        format,
-        rest,
-    })
+    (!name.is_empty()).then_some(Target { name, format, rest })
 }
 
 async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Body> {
     let started = Instant::now();
     let path = request.uri().path().to_owned();
-    let Some(target) = read_target(&path) else {
-        let body = serde_json::json!({"error": {"message": "not a model gateway path: /s/<token>/<format>/..."}});
-        return json(StatusCode::NOT_FOUND, &body);
+    let Some(target) = read_target(&path, shared.keyring.is_some()) else {
+        let form = match shared.keyring {
+            Some(_) => "/<provider>/<format>/...",
+            None => "/s/<token>/<format>/...",
+        };
+        let message = format!("not a model gateway path: {form}");
+        return json(
+            StatusCode::NOT_FOUND,
+            &serde_json::json!({"error": {"message": message}}),
+        );
     };
     let format = target.format;
-    if !names_loopback(request.headers()) {
+    if shared.keyring.is_none() && !names_loopback(request.headers()) {
         return refuse(
             format,
             Refusal::ForeignHost,
             "the model gateway answers loopback hosts only",
         );
     }
-    let Some(registered) = shared.route(target.token) else {
-        return refuse(
-            format,
-            Refusal::UnknownToken,
-            "unknown or expired session token",
-        );
+    let found = match &shared.keyring {
+        Some(keyring) => {
+            let query = request.uri().query();
+            keyring.route(target.name, format, request.headers(), query)
+        }
+        None => shared
+            .route(target.name)
+            .map(|registered| (registered, target.name.to_owned()))
+            .ok_or_else(|| {
+                (
+                    Refusal::UnknownToken,
+                    "unknown or expired session token".into(),
+                )
+            }),
+    };
+    let (registered, token) = match found {
+        Ok(found) => found,
+        Err((refusal, message)) => return refuse(format, refusal, &message),
     };
     let route = registered.route;
     let Some(upstream) = route.upstreams.get(&format).cloned() else {
@@ -127,7 +150,7 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         upstream,
         format,
         metered: request.method() == Method::POST && format.is_model_call(target.rest),
-        token: target.token.to_owned(),
+        token,
         rest: target.rest.to_owned(),
         started,
     };
@@ -176,7 +199,7 @@ mod tests {
 
     #[test]
     fn paths_name_the_token_the_format_and_the_rest() {
-        let at = |path| read_target(path).map(|t| (t.token, t.format, t.rest));
+        let at = |path| read_target(path, false).map(|t| (t.name, t.format, t.rest));
         assert_eq!(
             at("/s/apx_a/anthropic-messages/v1/messages"),
             Some(("apx_a", Format::AnthropicMessages, "/v1/messages"))
@@ -205,6 +228,14 @@ mod tests {
         assert_eq!(at("/s/apx_a/openai/v1"), None);
         assert_eq!(at("/s//gemini/v1beta"), None);
         assert_eq!(at("/v1/messages"), None);
+
+        let broker = |path| read_target(path, true).map(|t| (t.name, t.format, t.rest));
+        assert_eq!(
+            broker("/openai/openai-responses/v1/responses"),
+            Some(("openai", Format::OpenaiResponses, "/responses"))
+        );
+        assert_eq!(broker("/s/apx_a/gemini/v1beta"), None);
+        assert_eq!(broker("//gemini/v1beta"), None);
     }
 
     #[test]

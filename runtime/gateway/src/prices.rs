@@ -28,7 +28,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::error::Error;
+use crate::error::{located, Error};
 use crate::usage::Tokens;
 
 /// The table built into the gateway.
@@ -194,14 +194,12 @@ impl Prices {
 
     fn parse(text: &str, origin: &str) -> Result<Self, Error> {
         let table: Table = serde_json::from_str(text).map_err(|error| {
-            let (line, column) = (error.line(), error.column());
-            let message = error.to_string();
-            let place = format!(" at line {line} column {column}");
+            let (line, column, reason) = located(&error);
             Error::Prices {
                 origin: origin.to_owned(),
                 line,
                 column,
-                reason: message.strip_suffix(&place).unwrap_or(&message).to_owned(),
+                reason,
             }
         })?;
         Ok(Self {

@@ -49,8 +49,11 @@ pub(crate) struct Registered {
     pub budgets: Option<Arc<RouteBudgets>>,
 }
 
-/// Where the real key goes on a call that carried the session's token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where the real key goes on a call that carried the session's token. In a
+/// broker's keys file (`sendKeyAs`): `as-sent`, `x-api-key`, `bearer`,
+/// `x-goog-api-key`, `query-key`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum KeyPlacement {
     /// Where the agent put the token: `x-api-key`, `Authorization: Bearer`,
     /// `x-goog-api-key` or the `key` query parameter.
@@ -112,6 +115,12 @@ impl Upstream {
         Ok(self)
     }
 
+    /// The same upstream with its key sent where `placement` says.
+    pub(crate) fn placed(mut self, placement: KeyPlacement) -> Self {
+        self.placement = placement;
+        self
+    }
+
     /// The base URL, without a trailing `/`.
     pub fn base_url(&self) -> &str {
         &self.base
@@ -155,7 +164,7 @@ impl RouteGuard {
         route: Route,
         budget: Option<Arc<Budget>>,
     ) -> Self {
-        let token = new_token();
+        let token = random_token("apx_");
         let budgets = RouteBudgets::new(budget.into_iter().chain(shared.budget.clone()));
         let registered = Registered {
             route: Arc::new(route),
@@ -202,13 +211,14 @@ impl fmt::Debug for RouteGuard {
     }
 }
 
-/// A new session token: `apx_` and 32 random bytes, base64url.
-fn new_token() -> String {
+/// A new token: `prefix` and 32 random bytes, base64url (`apx_` for a
+/// session's, `apxb_` for a sandbox's at a broker).
+pub(crate) fn random_token(prefix: &str) -> String {
     let mut bytes = [0u8; 32];
     // Without the system's randomness there is no safe token to give out.
     getrandom::fill(&mut bytes).expect("the system's random number generator");
     format!(
-        "apx_{}",
+        "{prefix}{}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
     )
 }
@@ -219,7 +229,7 @@ mod tests {
 
     #[test]
     fn tokens_are_random_base64url_after_apx() {
-        let (one, two) = (new_token(), new_token());
+        let (one, two) = (random_token("apx_"), random_token("apx_"));
         assert_ne!(one, two);
         assert_eq!(one.len(), 4 + 43);
         assert!(one.starts_with("apx_"));

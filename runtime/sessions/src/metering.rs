@@ -16,6 +16,11 @@
 //! format the adapter points, with no key found, is left alone: its agent runs on
 //! a login of its own, whose calls the daemon cannot stand in for.
 //!
+//! With a broker (`--broker`), every format's upstream is instead the broker's
+//! endpoint for the adapter's provider, keyed with the sandbox's token: the
+//! session's and the daemon's variables are not looked at, the agent gets the
+//! token in the format's first key variable, and the daemon holds no key.
+//!
 //! The route lives as long as the session's task: the token dies with it.
 //! Restores and imports make a new one, so no token is ever stored.
 //!
@@ -27,8 +32,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use agentplex_gateway::{
-    Budget, BudgetReached, CallUsage, Format, Gateway, KeyPlacement, Limits, Route, RouteGuard,
-    Spend, Upstream,
+    BrokerLink, Budget, BudgetReached, CallUsage, Format, Gateway, KeyPlacement, Limits, Route,
+    RouteGuard, Spend, Upstream,
 };
 use agentplex_host::{ModelApi, ModelApiFormat, ModelApiPointing, ModelEndpoint};
 use agentplex_session::Incoming;
@@ -100,11 +105,15 @@ pub(crate) fn meter(
         if resolved.iter().any(|seen| seen.api.format == api.format) {
             continue;
         }
-        let one = resolve(api, env, |name| std::env::var(name).ok())?;
+        let one = match gateway.broker() {
+            Some(broker) => brokered(api, broker)?,
+            None => resolve(api, env, |name| std::env::var(name).ok())?,
+        };
         // An agent the adapter points itself, with no key the daemon could
         // stand in for, runs on its own login (a ChatGPT account, say), whose
         // calls may go elsewhere than the format's API: left as it is.
-        if one.key_variable.is_none() && api.pointing == ModelApiPointing::Adapter {
+        let own_login = one.key_variable.is_none() && gateway.broker().is_none();
+        if own_login && api.pointing == ModelApiPointing::Adapter {
             continue;
         }
         resolved.push(one);
@@ -186,13 +195,8 @@ fn resolve(
         .iter()
         .find_map(|name| lookup(name))
         .unwrap_or_else(|| api.default_base_url.clone());
-    let refused = |error: agentplex_gateway::Error| {
-        SessionError::InvalidRequest(format!(
-            "the session's {} calls cannot go through the model gateway: {error}",
-            format_of(api.format).as_str()
-        ))
-    };
-    let mut upstream = Upstream::new(&base_url).map_err(refused)?;
+    let refused = refused(api);
+    let mut upstream = Upstream::new(&base_url).map_err(&refused)?;
     let key = api
         .key_env
         .iter()
@@ -200,13 +204,37 @@ fn resolve(
     if let Some((_, key)) = &key {
         upstream = upstream
             .with_key(key, KeyPlacement::AsSent)
-            .map_err(refused)?;
+            .map_err(&refused)?;
     }
     Ok(Resolved {
         api: api.clone(),
         upstream,
         key_variable: key.map(|(name, _)| name),
     })
+}
+
+/// The upstream of one format through `broker`: its endpoint for the
+/// adapter's provider, with the sandbox's token, which the agent's session
+/// token stands for in the format's first key variable.
+fn brokered(api: &ModelApi, broker: &BrokerLink) -> Result<Resolved, SessionError> {
+    let upstream = broker
+        .upstream(&api.provider, format_of(api.format))
+        .map_err(refused(api))?;
+    Ok(Resolved {
+        api: api.clone(),
+        upstream,
+        key_variable: api.key_env.first().cloned(),
+    })
+}
+
+/// The session's error when its calls in `api`'s format cannot be routed.
+fn refused(api: &ModelApi) -> impl Fn(agentplex_gateway::Error) -> SessionError {
+    let format = format_of(api.format);
+    move |error| {
+        SessionError::InvalidRequest(format!(
+            "the session's {format} calls cannot go through the model gateway: {error}"
+        ))
+    }
 }
 
 /// The gateway's format for a contract format: the gateway lists them in the
@@ -403,6 +431,43 @@ mod tests {
         let (metering, env) = metered(api, &[("OTHER", "1")]).await;
         assert!(metering.is_none());
         assert_eq!(env, pairs(&[("OTHER", "1")]));
+    }
+
+    #[tokio::test]
+    async fn with_a_broker_every_format_goes_there_with_the_sandbox_token() {
+        let broker = BrokerLink::new("http://10.0.0.5:2469", "apxb_sandbox").unwrap();
+        let config = agentplex_gateway::GatewayConfig {
+            broker: Some(broker),
+            ..Default::default()
+        };
+        let gateway = Gateway::start(config).await.unwrap();
+        // Even an adapter-pointed format without a key, past the session's key.
+        let api = anthropic(ModelApiPointing::Adapter);
+        let mut env = pairs(&[("ANTHROPIC_API_KEY", "sk-session"), ("KEEP", "1")]);
+        let sink = UsageSink::new(crate::incoming::Inbox::new().0, "mock");
+        let apis = [api.clone()];
+        let metering = meter(
+            &gateway,
+            &apis,
+            &record(),
+            &mut env,
+            sink,
+            BudgetStart::default(),
+        );
+        let metering = metering.unwrap().expect("metered");
+        assert_eq!(env, pairs(&[("KEEP", "1")]));
+        assert_eq!(metering.endpoints[0].token, metering.route.token());
+
+        let resolved = brokered(&api, gateway.broker().unwrap()).unwrap();
+        assert_eq!(
+            resolved.upstream.base_url(),
+            "http://10.0.0.5:2469/anthropic/anthropic-messages"
+        );
+        assert_eq!(
+            resolved.key_variable.as_deref(),
+            Some("ANTHROPIC_AUTH_TOKEN")
+        );
+        assert!(!format!("{:?}", resolved.upstream).contains("apxb_sandbox"));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 mod common;
 
 mod archives;
+mod broker;
 mod connections;
 mod front_door;
 mod fs_root;

@@ -4,6 +4,7 @@
 //! come back in the format's shape without hanging; budgets refuse calls that
 //! do not fit before they go upstream and cut streams once reached.
 
+mod broker;
 mod budgets;
 mod common;
 mod cuts;
