@@ -41,7 +41,6 @@ mod rollout;
 mod session;
 mod settings;
 mod state;
-mod toml;
 mod turn;
 
 #[cfg(test)]
