@@ -119,9 +119,6 @@ pub enum LocalError {
     /// `--broker` is no URL a broker can be reached at, or the token is unusable.
     #[error("--broker: {0}")]
     Broker(agentplex_gateway::Error),
-    /// `--broker-token-file` cannot be used.
-    #[error("--broker-token-file {}: {}", .0.display(), broker_token_reason(.1))]
-    BrokerToken(PathBuf, agentplex_processes::secrets::TokenFileError),
     /// The model gateway cannot be set up (`--prices`).
     #[error("{0}")]
     Gateway(#[from] agentplex_gateway::Error),
@@ -203,14 +200,4 @@ pub enum LocalError {
     /// `adapters test DIR`: the project's manifest has no `[package]` name.
     #[error("{} has no [package] name", .0.display())]
     NoPackageName(PathBuf),
-}
-
-/// Why `--broker-token-file` cannot be used, without the `--token-file` its
-/// reader names.
-fn broker_token_reason(error: &agentplex_processes::secrets::TokenFileError) -> String {
-    use agentplex_processes::secrets::TokenFileError;
-    match error {
-        TokenFileError::Unreadable { source, .. } => source.to_string(),
-        TokenFileError::Empty(_) => "the file is empty".to_owned(),
-    }
 }

@@ -354,7 +354,10 @@ impl ServerArgs {
     fn into_config(self) -> Result<DaemonConfig, LocalError> {
         let gateway = self.gateway.then(|| self.gateway_config()).transpose()?;
         let token = match &self.token_file {
-            Some(path) => Some(agentplex_processes::secrets::read_token_file(path)?),
+            Some(path) => Some(agentplex_processes::secrets::read_token_file(
+                path,
+                "--token-file",
+            )?),
             None => self.token.clone(),
         };
         if token.is_none() && !self.no_token {
@@ -449,8 +452,8 @@ impl ServerArgs {
         };
         let broker = match (&self.broker, &self.broker_token_file) {
             (Some(url), Some(file)) => {
-                let token = agentplex_processes::secrets::read_token_file(file)
-                    .map_err(|error| LocalError::BrokerToken(file.clone(), error))?;
+                let token =
+                    agentplex_processes::secrets::read_token_file(file, "--broker-token-file")?;
                 let link = agentplex_gateway::BrokerLink::new(url, &token);
                 Some(link.map_err(LocalError::Broker)?)
             }

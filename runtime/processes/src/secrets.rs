@@ -47,12 +47,14 @@ const TOKEN_VARIABLES: &[&str] = &["SANDBOX_AGENT_TOKEN", "AGENTPLEX_TOKEN"];
 /// The flag that takes the token on the command line.
 const TOKEN_FLAG: &str = "--token";
 
-/// Why the token file cannot be used.
+/// Why a token file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TokenFileError {
     /// It cannot be read.
-    #[error("--token-file {path}: {source}")]
+    #[error("{flag} {path}: {source}")]
     Unreadable {
+        /// The flag that named it (`--token-file`).
+        flag: &'static str,
         /// The file.
         path: String,
         /// What the system said.
@@ -60,27 +62,34 @@ pub enum TokenFileError {
         source: io::Error,
     },
     /// It holds nothing but white space.
-    #[error("--token-file {0}: the file is empty")]
-    Empty(String),
+    #[error("{flag} {path}: the file is empty")]
+    Empty {
+        /// The flag that named it.
+        flag: &'static str,
+        /// The file.
+        path: String,
+    },
 }
 
-/// The token in `path`: its first line, without surrounding white space. Logs a
-/// warning when other users may read the file.
-pub fn read_token_file(path: &Path) -> Result<String, TokenFileError> {
+/// The token in `path`, which `flag` named (`--token-file`): its first line,
+/// without surrounding white space. Logs a warning when other users may read
+/// the file.
+pub fn read_token_file(path: &Path, flag: &'static str) -> Result<String, TokenFileError> {
     let shown = path.display().to_string();
     let unreadable = |source| TokenFileError::Unreadable {
+        flag,
         path: shown.clone(),
         source,
     };
     let text = std::fs::read_to_string(path).map_err(unreadable)?;
     let token = text.lines().next().unwrap_or_default().trim();
     if token.is_empty() {
-        return Err(TokenFileError::Empty(shown));
+        return Err(TokenFileError::Empty { flag, path: shown });
     }
     if let Ok(metadata) = std::fs::metadata(path) {
         if metadata.permissions().mode() & 0o077 != 0 {
             eprintln!(
-                "warning: --token-file {shown} may be read by other users (mode {:o}); chmod 600 it",
+                "warning: {flag} {shown} may be read by other users (mode {:o}); chmod 600 it",
                 metadata.permissions().mode() & 0o777
             );
         }
@@ -271,14 +280,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("token");
         std::fs::write(&path, "  abc123 \nsecond line\n").unwrap();
-        assert_eq!(read_token_file(&path).unwrap(), "abc123");
+        assert_eq!(read_token_file(&path, "--token-file").unwrap(), "abc123");
         std::fs::write(&path, "\n \n").unwrap();
+        let empty = read_token_file(&path, "--broker-token-file").unwrap_err();
+        assert!(matches!(empty, TokenFileError::Empty { .. }));
+        assert!(
+            empty.to_string().starts_with("--broker-token-file "),
+            "{empty}"
+        );
         assert!(matches!(
-            read_token_file(&path),
-            Err(TokenFileError::Empty(_))
-        ));
-        assert!(matches!(
-            read_token_file(&dir.path().join("missing")),
+            read_token_file(&dir.path().join("missing"), "--token-file"),
             Err(TokenFileError::Unreadable { .. })
         ));
     }
