@@ -16,8 +16,12 @@
 //!   the `model-server` binary runs it from the command line.
 //! - `GET /requests` returns what the server was asked, for assertions: each
 //!   request's parsed conversation, body, path, query and headers (so a test can
-//!   see which key arrived and which headers passed a proxy), and the token
-//!   counts its answer reported (`usage`).
+//!   see which key arrived and which headers passed a proxy), its `transport`
+//!   (`http` or `websocket`), and the token counts its answer reported (`usage`).
+//! - The Responses API is also served over WebSocket (`GET /v1/responses`
+//!   upgraded, as Codex's built-in OpenAI provider calls it): each
+//!   `response.create` frame is answered with the events of the SSE stream, a
+//!   text frame each (`websocket.rs`).
 //! - A `pace: MS` line in the user's text streams the answer's text a piece
 //!   every MS milliseconds, as a model's tokens come ([`script::pace`]).
 //! - A `usage: cache_read=N cache_write=N reasoning=N` line in the user's text
@@ -43,6 +47,7 @@ mod responses;
 pub mod script;
 mod sse;
 pub mod tools;
+mod websocket;
 
 /// The server's state: a counter for response and call ids, and the request log.
 #[derive(Default)]
@@ -88,8 +93,11 @@ pub fn router() -> Router {
         .route("/v1/messages", route(Api::Anthropic))
         .route("/messages", route(Api::Anthropic))
         .route("/v1/messages/count_tokens", post(count_tokens))
-        .route("/v1/responses", route(Api::Responses))
-        .route("/responses", route(Api::Responses))
+        .route(
+            "/v1/responses",
+            route(Api::Responses).get(websocket::upgrade),
+        )
+        .route("/responses", route(Api::Responses).get(websocket::upgrade))
         .route("/v1/chat/completions", route(Api::Chat))
         .route("/chat/completions", route(Api::Chat))
         .route("/v1beta/models/{action}", post(gemini_action))
@@ -132,6 +140,8 @@ struct Asked {
     query: Option<String>,
     /// Header names in lowercase; a repeated header's values joined with `, `.
     headers: serde_json::Map<String, Value>,
+    /// `http`, or `websocket` for a request that came as a WebSocket's frame.
+    transport: &'static str,
 }
 
 impl Asked {
@@ -149,47 +159,29 @@ impl Asked {
             path: uri.path().to_owned(),
             query: uri.query().map(str::to_owned),
             headers: logged,
+            transport: "http",
         }
     }
 }
 
+/// The script's answer to one request, as [`Shared::ask`] gives it.
+struct Answer {
+    reply: script::Reply,
+    /// The model the request named (`scripted` when none).
+    model: String,
+    /// The number of the request, counting from 1: response and call ids.
+    id: u64,
+    usage: script::Usage,
+}
+
 fn answer(shared: &Shared, api: Api, body: &Value, asked: &Asked) -> Response {
-    let mut conversation = match api {
-        Api::Anthropic => anthropic::conversation(body),
-        Api::Responses => responses::conversation(body),
-        Api::Chat => chat::conversation(body),
-        Api::Gemini => gemini::conversation(body),
-    };
-    conversation.working_dir = script::working_dir(body);
-    conversation.skill_files = script::skill_files(body);
-    let id = shared.counter.fetch_add(1, Ordering::SeqCst) + 1;
-    let structured = match api {
-        Api::Gemini => gemini::structured_reply(body),
-        _ => None,
-    };
-    let mut reply = structured.unwrap_or_else(|| script::reply(&conversation, id));
-    if let (Some(pace), script::Reply::Blocks { chunk_delay_ms, .. }) =
-        (script::pace(&conversation), &mut reply)
-    {
-        *chunk_delay_ms = pace;
-    }
-    let usage = script::usage(&conversation);
-    let names = |tools: &[tools::Tool]| tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
-    shared.requests.lock().unwrap().push(json!({
-        "api": api.name(),
-        "model": body["model"],
-        "userText": conversation.user_text,
-        "toolOutput": conversation.tool_output,
-        "tools": names(&conversation.tools),
-        "foundTools": conversation.found_tools.as_deref().map(names),
-        "reply": format!("{reply:?}"),
-        "body": body,
-        "path": asked.path,
-        "query": asked.query,
-        "headers": asked.headers,
-        "usage": reported_usage(api, &reply, &usage),
-    }));
-    let model = body["model"].as_str().unwrap_or("scripted");
+    let Answer {
+        reply,
+        model,
+        id,
+        usage,
+    } = shared.ask(api, body, asked);
+    let model = model.as_str();
     let stream = body["stream"].as_bool().unwrap_or(false);
     match api {
         Api::Anthropic => anthropic::respond(&reply, model, id, stream, &usage),
@@ -199,6 +191,62 @@ fn answer(shared: &Shared, api: Api, body: &Value, asked: &Asked) -> Response {
             chat::respond(&reply, model, id, stream, &usage, include_usage)
         }
         Api::Gemini => gemini::respond(&reply, model, id, stream, &usage),
+    }
+}
+
+impl Shared {
+    /// Reads a request in `api`, scripts its answer, and logs both.
+    fn ask(&self, api: Api, body: &Value, asked: &Asked) -> Answer {
+        let mut conversation = match api {
+            Api::Anthropic => anthropic::conversation(body),
+            Api::Responses => responses::conversation(body),
+            Api::Chat => chat::conversation(body),
+            Api::Gemini => gemini::conversation(body),
+        };
+        conversation.working_dir = script::working_dir(body);
+        conversation.skill_files = script::skill_files(body);
+        let id = self.counter.fetch_add(1, Ordering::SeqCst) + 1;
+        let structured = match api {
+            Api::Gemini => gemini::structured_reply(body),
+            Api::Responses => responses::warmup(body),
+            _ => None,
+        };
+        let mut reply = structured.unwrap_or_else(|| script::reply(&conversation, id));
+        if let (Some(pace), script::Reply::Blocks { chunk_delay_ms, .. }) =
+            (script::pace(&conversation), &mut reply)
+        {
+            *chunk_delay_ms = pace;
+        }
+        let mut usage = script::usage(&conversation);
+        if matches!(&reply, script::Reply::Blocks { blocks, .. } if blocks.is_empty()) {
+            // Nothing written, nothing counted.
+            usage.output_tokens = 0;
+            usage.reasoning_tokens = 0;
+        }
+        let names =
+            |tools: &[tools::Tool]| tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+        self.requests.lock().unwrap().push(json!({
+            "api": api.name(),
+            "model": body["model"],
+            "userText": conversation.user_text,
+            "toolOutput": conversation.tool_output,
+            "tools": names(&conversation.tools),
+            "foundTools": conversation.found_tools.as_deref().map(names),
+            "reply": format!("{reply:?}"),
+            "body": body,
+            "path": asked.path,
+            "query": asked.query,
+            "headers": asked.headers,
+            "transport": asked.transport,
+            "usage": reported_usage(api, &reply, &usage),
+        }));
+        let model = body["model"].as_str().unwrap_or("scripted").to_owned();
+        Answer {
+            reply,
+            model,
+            id,
+            usage,
+        }
     }
 }
 

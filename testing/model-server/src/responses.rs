@@ -67,13 +67,37 @@ fn tools(list_of_tools: &Value) -> Vec<Tool> {
         .collect()
 }
 
+/// The answer to a warmup (`generate: false`, which Codex sends on its
+/// WebSocket before a turn's first request): a response without output, as
+/// OpenAI's prepares the conversation and generates nothing.
+pub fn warmup(body: &Value) -> Option<Reply> {
+    (body["generate"] == false).then(|| Reply::Blocks {
+        blocks: Vec::new(),
+        chunk_delay_ms: 0,
+    })
+}
+
 /// The reply as a streamed or whole Responses response. OpenAI's input includes
 /// cache reads and writes, and the output the reasoning.
 pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool, usage: &Usage) -> Response {
-    let (blocks, delay) = match reply {
-        Reply::Error(message) => {
-            return (StatusCode::BAD_REQUEST, Json(openai_error(message))).into_response()
+    match events(reply, model, id, usage) {
+        Err(message) => (StatusCode::BAD_REQUEST, Json(openai_error(&message))).into_response(),
+        Ok(events) if stream => sse::respond(events),
+        // The last event, `response.completed`, holds the whole response.
+        Ok(mut events) => {
+            let last = events.pop().map(|event| event.data).unwrap_or_default();
+            let completed: Value = serde_json::from_str(&last).unwrap_or_default();
+            Json(completed["response"].clone()).into_response()
         }
+    }
+}
+
+/// The events of the reply as a stream, `response.created` to
+/// `response.completed` (an SSE stream's, a WebSocket's text frames); the
+/// error's message for an error reply.
+pub fn events(reply: &Reply, model: &str, id: u64, usage: &Usage) -> Result<Vec<Frame>, String> {
+    let (blocks, delay) = match reply {
+        Reply::Error(message) => return Err(message.clone()),
         Reply::Blocks {
             blocks,
             chunk_delay_ms,
@@ -104,9 +128,6 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool, usage: &Usage)
             },
         })
     };
-    if !stream {
-        return Json(response("completed", items)).into_response();
-    }
     let event = |kind: &str, mut data: Value| {
         data["type"] = json!(kind);
         Frame::named(kind, data)
@@ -236,7 +257,7 @@ pub fn respond(reply: &Reply, model: &str, id: u64, stream: bool, usage: &Usage)
         "response.completed",
         json!({"response": response("completed", items)}),
     ));
-    sse::respond(frames)
+    Ok(frames)
 }
 
 /// A finished output item.
@@ -294,6 +315,24 @@ mod tests {
             panic!("an answer")
         };
         whole_item("item", blocks.last().expect("a block"))
+    }
+
+    #[test]
+    fn a_warmup_is_answered_without_output() {
+        assert_eq!(warmup(&json!({"generate": true})), None);
+        let reply = warmup(&json!({"type": "response.create", "generate": false})).unwrap();
+        let events = events(&reply, "m", 1, &script::USAGE).unwrap();
+        let kinds: Vec<_> = events.iter().map(|e| e.event.as_deref().unwrap()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "response.created",
+                "response.in_progress",
+                "response.completed"
+            ]
+        );
+        let completed: Value = serde_json::from_str(&events[2].data).unwrap();
+        assert_eq!(completed["response"]["output"], json!([]));
     }
 
     #[test]
