@@ -48,7 +48,7 @@ pub(crate) fn parse(text: &str) -> CredentialRead {
         found: Vec::new(),
         problems: Vec::new(),
     };
-    match basic_toml::from_str::<Value>(text) {
+    match crate::toml::parse(text) {
         Ok(config) => read.found = active_provider(&config),
         Err(error) => read.problems.push(format!("not valid TOML: {error}")),
     }
@@ -222,7 +222,7 @@ mod tests {
         assert!(read.found.is_empty());
         assert_eq!(
             read.problems,
-            ["not valid TOML: newline in string found at line 1 column 27"]
+            ["not valid TOML: line 1: a string ends at the line"]
         );
     }
 }

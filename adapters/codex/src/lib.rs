@@ -41,6 +41,7 @@ mod rollout;
 mod session;
 mod settings;
 mod state;
+mod toml;
 mod turn;
 
 #[cfg(test)]
