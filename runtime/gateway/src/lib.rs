@@ -13,7 +13,8 @@
 //! cut once a budget is exhausted (`budget/`).
 //!
 //! - `listener.rs` accepts connections and finds the route; `forward.rs` makes
-//!   the upstream call; `relay.rs` streams the answer back through the tap.
+//!   the upstream call; `relay.rs` streams the answer back through the tap; all
+//!   of it runs on the gateway's own thread (`thread.rs`).
 //! - `format.rs` knows each wire format's base URL form and error shape;
 //!   `sse.rs` splits event streams; `prices.rs` holds the price table.
 //!
@@ -38,15 +39,15 @@ mod relay;
 mod route;
 mod sse;
 mod taps;
+mod thread;
 mod usage;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use broker::Keyring;
@@ -171,9 +172,9 @@ impl Gateway {
     /// Starts the gateway on 127.0.0.1, on a port the system picks.
     pub async fn start(mut config: GatewayConfig) -> Result<Arc<Gateway>, Error> {
         let broker = config.broker.take();
-        let (listener, addr) = bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+        let (listener, addr) = bind(SocketAddr::from(([127, 0, 0, 1], 0)))?;
         let shared = Arc::new(Shared::new(config, None)?);
-        let accept = tokio::spawn(listener::accept(listener, shared.clone()));
+        let accept = thread::serve(listener, addr, shared.clone())?;
         let through = broker.as_ref().map(BrokerLink::url);
         tracing::info!(%addr, prices = shared.prices.as_of(), broker = through, "model gateway listening");
         Ok(Arc::new(Gateway {
@@ -219,9 +220,9 @@ impl Gateway {
 }
 
 /// A listener on `addr`, and the address it got (its port, for port 0).
-async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), Error> {
+fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), Error> {
     let refused = |source| Error::Listen { addr, source };
-    let listener = TcpListener::bind(addr).await.map_err(refused)?;
+    let listener = TcpListener::bind(addr).map_err(refused)?;
     let bound = listener.local_addr().map_err(refused)?;
     Ok((listener, bound))
 }

@@ -29,7 +29,7 @@ use tokio::task::JoinHandle;
 
 use crate::error::Error;
 use crate::prices::Prices;
-use crate::{bind, listener, GatewayConfig, Shared};
+use crate::{bind, thread, GatewayConfig, Shared};
 pub(crate) use keyring::Keyring;
 pub use keys::SandboxToken;
 pub use link::BrokerLink;
@@ -70,13 +70,13 @@ impl Broker {
             prices: config.prices,
             ..GatewayConfig::default()
         };
-        let (listener, addr) = bind(config.listen).await?;
+        let (listener, addr) = bind(config.listen)?;
         let shared = Arc::new(Shared::new(gateway, Some(keyring))?);
         if !loopback {
             tracing::warn!(%addr, "broker: listening on the network over plain HTTP: the sandboxes' tokens and calls travel in clear");
         }
         tracing::info!(%addr, prices = shared.prices.as_of(), "model key broker listening");
-        let accept = tokio::spawn(listener::accept(listener, shared));
+        let accept = thread::serve(listener, addr, shared)?;
         Ok(Broker { addr, accept })
     }
 
