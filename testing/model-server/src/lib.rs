@@ -37,6 +37,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt as _;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
@@ -334,7 +335,12 @@ impl ModelServer {
                     .expect("a tokio runtime for the model server");
                 runtime.block_on(async move {
                     let listener = tokio::net::TcpListener::from_std(listener)
-                        .expect("the model server's listener");
+                        .expect("the model server's listener")
+                        // A stream's pieces go out as written, as a provider's do
+                        // (Nagle would hold each until the last was acknowledged).
+                        .tap_io(|tcp| {
+                            let _ = tcp.set_nodelay(true);
+                        });
                     axum::serve(listener, router()).await.ok();
                 });
             })?;
