@@ -1,37 +1,74 @@
 //! The daemon bench's model gateway part: 32 streams of model calls at once,
-//! straight to the scripted model server and through a session's endpoint of
-//! the daemon's gateway (`--gateway`), in alternating rounds. It reports the
-//! time to the first byte of each answer and the gaps between the pieces of a
-//! streamed answer as they reach the client, for both ways, and what the
-//! gateway adds, under two loads: answers streamed as a model's come (a piece
-//! every 10 ms, the goal's reading of 32 agents streaming), and answers sent
-//! whole at once, each stream calling again as soon as one ended (the cores
-//! saturated: the latency then measures the queue the added work makes).
+//! three ways in alternating rounds: straight to the scripted model server,
+//! through a session's endpoint of the daemon's gateway (`--gateway`), and
+//! through the gateway of a daemon that holds no key and sends its calls to a
+//! broker (`agentplex gateway --keys`, `--broker`), which forwards them to the
+//! model server. It reports the time to the first byte of each answer and the
+//! gaps between the pieces of a streamed answer as they reach the client, for
+//! each way, and what the gateway adds, under three loads: answers streamed as
+//! a model's come (a piece every 10 ms) with the streams' calls starting at
+//! their own times (the goal's reading of 32 agents streaming), the same with
+//! all 32 calls starting at the same instant, and answers sent whole at once,
+//! each stream calling again as soon as one ended (the cores saturated: the
+//! latency then measures the queue the added work makes).
 
-use std::path::Path;
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agentplex_client::CreateSessionRequest;
 use agentplex_model_server::ModelServer;
 use futures::StreamExt;
 
-use super::common::{percentile, us};
+use super::common::daemons::Binary;
+use super::common::{percentile, stop, us};
 use super::{Daemon, Table};
 
 /// Streams at once.
 const STREAMS: usize = 32;
-/// The loads: a label, the `pace:` of the answers (none: at once), and the
-/// calls each stream makes one after the other, per round.
-const LOADS: [(&str, Option<u64>, usize); 2] = [
-    ("paced answers, a piece every 10 ms", Some(10), 3),
-    ("back-to-back calls, cores saturated", None, 10),
+/// How the streams' calls come.
+struct Load {
+    label: &'static str,
+    /// The answers' `pace:`, in milliseconds (none: sent whole at once).
+    pace: Option<u64>,
+    /// Calls each stream makes one after the other, per round.
+    calls: usize,
+    /// How late stream `n` starts its first call: `n` times this. A paced
+    /// answer takes about 30 ms (three pieces of text 10 ms apart), so 1 ms
+    /// spreads the 32 streams' calls over one answer; they all stream at once.
+    stagger: Duration,
+}
+
+/// The loads measured.
+const LOADS: [Load; 3] = [
+    Load {
+        label: "paced answers, a piece every 10 ms, calls starting at their own times",
+        pace: Some(10),
+        calls: 6,
+        stagger: Duration::from_millis(1),
+    },
+    Load {
+        label: "paced answers, all 32 calls starting at the same instant",
+        pace: Some(10),
+        calls: 3,
+        stagger: Duration::ZERO,
+    },
+    Load {
+        label: "back-to-back calls, cores saturated",
+        pace: None,
+        calls: 10,
+        stagger: Duration::ZERO,
+    },
 ];
-/// Rounds, each timing both ways (the first round is a warm-up, not counted).
-const ROUNDS: usize = 4;
-/// The key the daemon holds for the model server.
+/// Rounds, each timing every way (the first round is a warm-up, not counted),
+/// unless `AGENTPLEX_GATEWAY_ROUNDS` says.
+const ROUNDS: usize = 8;
+/// The key the daemon (or the broker) holds for the model server.
 const KEY: &str = "sk-bench-gateway";
 
 /// Where a call goes: a base URL in `ANTHROPIC_BASE_URL`'s form, and the key.
+#[derive(Clone)]
 struct Way {
     label: &'static str,
     base: String,
@@ -45,7 +82,7 @@ struct Timings {
     gaps: Vec<Duration>,
 }
 
-/// Measures both ways and adds their rows to `table`.
+/// Measures every way and adds their rows to `table`.
 pub async fn gateway(table: &mut Table, scratch: &Path, cache_dir: &Path) {
     let model = ModelServer::start().expect("starting the model server");
     let env = [
@@ -53,7 +90,19 @@ pub async fn gateway(table: &mut Table, scratch: &Path, cache_dir: &Path) {
         ("ANTHROPIC_API_KEY", KEY.to_owned()),
     ];
     let daemon = Daemon::start_with_env(scratch, cache_dir, &["--gateway"], &env);
-    let (base, token) = session_endpoint(&daemon, scratch).await;
+    let (base, token) = session_endpoint(&daemon, scratch, "gateway-bench").await;
+    let broker = Broker::start(scratch, &model.url());
+    let token_file = broker.token_file.to_str().expect("a UTF-8 scratch path");
+    let args = [
+        "--gateway",
+        "--broker",
+        &broker.url,
+        "--broker-token-file",
+        token_file,
+    ];
+    let brokered = Daemon::start_with_env(scratch, cache_dir, &args, &[]);
+    let (brokered_base, brokered_token) =
+        session_endpoint(&brokered, scratch, "gateway-bench-broker").await;
     let ways = [
         Way {
             label: "straight to the model server",
@@ -65,39 +114,116 @@ pub async fn gateway(table: &mut Table, scratch: &Path, cache_dir: &Path) {
             base,
             key: token,
         },
+        Way {
+            label: "through the daemon and a broker",
+            base: brokered_base,
+            key: brokered_token,
+        },
     ];
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(STREAMS)
         .build()
         .unwrap();
-    for (label, pace, calls) in LOADS {
+    let rounds = rounds();
+    for load in &LOADS {
         let mut timings: Vec<Timings> = ways.iter().map(|_| Timings::default()).collect();
-        for round in 0..ROUNDS {
+        for round in 0..rounds {
             for (way, timings) in ways.iter().zip(&mut timings) {
-                let measured = round_of(&client, way, pace, calls).await;
+                let measured = round_of(&client, way, load).await;
                 if round > 0 {
                     timings.first_byte.extend(measured.first_byte);
                     timings.gaps.extend(measured.gaps);
                 }
             }
         }
-        report(table, label, &ways, &mut timings);
+        report(table, load.label, &ways, &mut timings);
     }
 }
 
-/// The endpoint and token a mock session's processes get, as its `shell` sees
-/// them.
-async fn session_endpoint(daemon: &Daemon, scratch: &Path) -> (String, String) {
+/// Rounds of each load: `AGENTPLEX_GATEWAY_ROUNDS`, else [`ROUNDS`].
+fn rounds() -> usize {
+    std::env::var("AGENTPLEX_GATEWAY_ROUNDS")
+        .ok()
+        .map(|value| {
+            value
+                .parse()
+                .ok()
+                .filter(|rounds| *rounds > 1)
+                .expect("AGENTPLEX_GATEWAY_ROUNDS is a whole number above 1")
+        })
+        .unwrap_or(ROUNDS)
+}
+
+/// A broker (`agentplex gateway --keys`) holding the key of the model server
+/// at `model_url` as the `anthropic` provider's, and the token file of the one
+/// sandbox it knows; stopped on drop.
+struct Broker {
+    child: Child,
+    url: String,
+    token_file: PathBuf,
+}
+
+impl Broker {
+    /// Makes a sandbox token and a keys file in `scratch`, starts the broker on
+    /// a free port and reads its URL from its listening line.
+    fn start(scratch: &Path, model_url: &str) -> Broker {
+        let binary = Binary::ours().path;
+        let token_file = scratch.join("gateway-bench-broker.token");
+        let made = Command::new(&binary)
+            .args(["gateway", "--new-token", "--out"])
+            .arg(&token_file)
+            .output()
+            .expect("making a sandbox token");
+        assert!(made.status.success(), "gateway --new-token failed");
+        let printed: serde_json::Value = serde_json::from_slice(&made.stdout).unwrap();
+        let keys = serde_json::json!({
+            "providers": {"anthropic": {"baseUrl": model_url, "key": KEY}},
+            "sandboxes": {"bench": {"tokenSha256": printed["tokenSha256"]}},
+        });
+        let keys_file = scratch.join("gateway-bench-keys.json");
+        std::fs::write(&keys_file, keys.to_string()).unwrap();
+        let mut child = Command::new(&binary)
+            .args(["gateway", "--port", "0", "--log-level", "warn", "--keys"])
+            .arg(&keys_file)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("starting the broker");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("the broker's stdout");
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the broker's listening line");
+        let url = line
+            .trim()
+            .strip_prefix("agentplex gateway listening on ")
+            .unwrap_or_else(|| panic!("not a listening line: {line:?}"))
+            .to_owned();
+        Broker {
+            child,
+            url,
+            token_file,
+        }
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        stop(&mut self.child);
+    }
+}
+
+/// The endpoint and token the processes of a new mock session `id` get, as its
+/// `shell` sees them.
+async fn session_endpoint(daemon: &Daemon, scratch: &Path, id: &str) -> (String, String) {
     let client = daemon.client();
     let request = CreateSessionRequest {
         agent: "mock".into(),
         ..Default::default()
     };
-    client
-        .create_session("gateway-bench", &request)
-        .await
-        .unwrap();
-    let file = scratch.join("gateway-bench-endpoint");
+    client.create_session(id, &request).await.unwrap();
+    let file = scratch.join(format!("{id}-endpoint"));
     let command = format!(
         "shell printf '%s\\n%s' \"$ANTHROPIC_BASE_URL\" \"$ANTHROPIC_API_KEY\" > {}",
         file.display()
@@ -106,10 +232,7 @@ async fn session_endpoint(daemon: &Daemon, scratch: &Path) -> (String, String) {
         message: Some(command),
         ..Default::default()
     };
-    client
-        .send_message("gateway-bench", &message)
-        .await
-        .unwrap();
+    client.send_message(id, &message).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
@@ -124,17 +247,27 @@ async fn session_endpoint(daemon: &Daemon, scratch: &Path) -> (String, String) {
     }
 }
 
-/// One round of `STREAMS` streams making `calls` calls each.
-async fn round_of(client: &reqwest::Client, way: &Way, pace: Option<u64>, calls: usize) -> Timings {
-    let streams = (0..STREAMS).map(|_| async move {
-        let mut timings = Timings::default();
-        for _ in 0..calls {
-            call(client, way, pace, &mut timings).await;
-        }
-        timings
-    });
+/// One round of `STREAMS` streams making the load's calls, each stream a task
+/// of its own.
+async fn round_of(client: &reqwest::Client, way: &Way, load: &Load) -> Timings {
+    let streams: Vec<_> = (0..STREAMS)
+        .map(|n| {
+            let (client, way) = (client.clone(), way.clone());
+            let (pace, calls) = (load.pace, load.calls);
+            let late = load.stagger * u32::try_from(n).unwrap();
+            tokio::spawn(async move {
+                tokio::time::sleep(late).await;
+                let mut timings = Timings::default();
+                for _ in 0..calls {
+                    call(&client, &way, pace, &mut timings).await;
+                }
+                timings
+            })
+        })
+        .collect();
     let mut all = Timings::default();
     for timings in futures::future::join_all(streams).await {
+        let timings = timings.expect("a stream of calls");
         all.first_byte.extend(timings.first_byte);
         all.gaps.extend(timings.gaps);
     }
@@ -180,7 +313,8 @@ async fn call(client: &reqwest::Client, way: &Way, pace: Option<u64>, timings: &
     }
 }
 
-/// The rows: each way's first byte and gaps, then what the gateway adds.
+/// The rows: each way's first byte and gaps, then what each way through the
+/// gateway adds to the first (straight).
 fn report(table: &mut Table, load: &str, ways: &[Way], timings: &mut [Timings]) {
     table.section(&format!(
         "Model gateway overhead ({STREAMS} streams of Anthropic calls at once, {load})"
@@ -202,19 +336,21 @@ fn report(table: &mut Table, load: &str, ways: &[Way], timings: &mut [Timings]) 
         figures.push((first, gaps));
     }
     type Figures = ([Duration; 2], [Duration; 2]);
-    let added = |pick: fn(&Figures) -> Duration| {
-        let (direct, gateway) = (pick(&figures[0]), pick(&figures[1]));
-        let micros = gateway.as_secs_f64() * 1e6 - direct.as_secs_f64() * 1e6;
-        format!("{micros:+.0} µs")
-    };
-    table.row(
-        "added by the gateway: first byte p50 / p99",
-        format!("{} / {}", added(|f| f.0[0]), added(|f| f.0[1])),
-        "goal +300 µs / +1000 µs".into(),
-    );
-    table.row(
-        "added by the gateway: streamed piece gap p99",
-        added(|f| f.1[1]),
-        "goal +100 µs".into(),
-    );
+    for (way, through) in ways.iter().zip(&figures).skip(1) {
+        let added = |pick: fn(&Figures) -> Duration| {
+            let (direct, gateway) = (pick(&figures[0]), pick(through));
+            let micros = gateway.as_secs_f64() * 1e6 - direct.as_secs_f64() * 1e6;
+            format!("{micros:+.0} µs")
+        };
+        table.row(
+            &format!("added {}: first byte p50 / p99", way.label),
+            format!("{} / {}", added(|f| f.0[0]), added(|f| f.0[1])),
+            "goal +300 µs / +1000 µs".into(),
+        );
+        table.row(
+            &format!("added {}: streamed piece gap p99", way.label),
+            added(|f| f.1[1]),
+            "goal +100 µs".into(),
+        );
+    }
 }
