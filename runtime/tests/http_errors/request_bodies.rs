@@ -8,9 +8,11 @@ use std::collections::BTreeSet;
 use super::*;
 
 /// A body every JSON route reads (each route parses its body before it looks up
-/// what the path names, so none of these needs a session or a process).
+/// what the path names, so none of these needs a session or a process). Every
+/// route is a `POST` but the ones [`PUT_ROUTES`] names.
 fn body_routes() -> Vec<(&'static str, Value)> {
     vec![
+        ("/v1/sessions/s/budget", json!({ "maxTokens": 1 })),
         ("/v1/agents/mock/install", json!({ "reinstall": true })),
         ("/v1/sessions/s", json!({ "agent": "mock" })),
         ("/v1/sessions/s/messages", json!({ "message": "hi" })),
@@ -29,6 +31,18 @@ fn body_routes() -> Vec<(&'static str, Value)> {
             json!({ "cols": 80, "rows": 24 }),
         ),
     ]
+}
+
+/// The routes of [`body_routes`] that take their body with `PUT`.
+const PUT_ROUTES: &[&str] = &["/v1/sessions/s/budget"];
+
+/// Sends `body` to `path` of `daemon` (without a token) with the route's method.
+fn send(api: &Api, daemon: &Daemon, path: &str, body: Value) -> reqwest::blocking::Response {
+    if PUT_ROUTES.contains(&path) {
+        let request = api.client().put(daemon.url(path)).json(&body);
+        return request.send().expect("PUT");
+    }
+    api.post_json(path, body)
 }
 
 /// The routes whose body the document says is JSON, with their path parameters
@@ -76,7 +90,7 @@ fn every_json_body_refuses_an_unknown_field_naming_it() {
     );
     for (path, mut body) in body_routes() {
         body["colour"] = json!("red");
-        refused_naming(api.post_json(path, body), "colour");
+        refused_naming(send(&api, &daemon, path, body), "colour");
     }
     // Nothing was created or run by the refusals.
     assert_eq!(api.get_ok("/v1/sessions")["sessions"], json!([]));
