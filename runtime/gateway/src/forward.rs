@@ -226,7 +226,7 @@ pub(crate) fn millis(started: Instant) -> u64 {
 }
 
 /// The headers of a message with the connection's own taken out.
-fn forwarded(headers: &HeaderMap) -> HeaderMap {
+pub(crate) fn forwarded(headers: &HeaderMap) -> HeaderMap {
     let listed: Vec<String> = headers
         .get_all(header::CONNECTION)
         .iter()
@@ -289,7 +289,7 @@ pub(crate) fn credentials<'a>(
 
 /// Takes the session token out of the headers and the query and puts the real
 /// key in; returns the query to send.
-fn swap_key(
+pub(crate) fn swap_key(
     headers: &mut HeaderMap,
     query: Option<&str>,
     token: &str,

@@ -17,6 +17,7 @@
 //!   of it runs on the gateway's own thread (`thread.rs`).
 //! - `format.rs` knows each wire format's base URL form and error shape;
 //!   `sse.rs` splits event streams; `prices.rs` holds the price table.
+//! - `ws/` carries the Responses API over WebSocket, a response a call.
 //!
 //! The gateway listens apart from the API: no daemon token (the session token
 //! is the credential), no body limit, no tower layers, and only requests that
@@ -41,6 +42,7 @@ mod sse;
 mod taps;
 mod thread;
 mod usage;
+mod ws;
 
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener};
