@@ -25,6 +25,7 @@ use tokio::net::TcpListener;
 
 use crate::format::{Format, Refusal};
 use crate::forward;
+use crate::ws;
 use crate::Shared;
 
 /// A response body: the upstream's stream, or the gateway's own JSON.
@@ -58,6 +59,7 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>) {
             let served = http1::Builder::new()
                 .timer(TokioTimer::new())
                 .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades()
                 .await;
             if let Err(error) = served {
                 tracing::debug!(%error, "model gateway: connection ended");
@@ -154,6 +156,9 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         rest: target.rest.to_owned(),
         started,
     };
+    if ws::wanted(format, &request) {
+        return ws::open(call, request).await;
+    }
     forward::forward(call, request).await
 }
 

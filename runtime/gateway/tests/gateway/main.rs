@@ -11,3 +11,4 @@ mod cuts;
 mod failures;
 mod forwarding;
 mod usage;
+mod websocket;
