@@ -9,7 +9,7 @@ use super::*;
 fn newer_event(sequence: u64) -> Value {
     json!({"event_id": format!("evt_{sequence}"), "sequence": sequence,
            "time": "2026-01-01T00:00:00Z", "session_id": "s", "source": "daemon",
-           "synthetic": true, "type": "budget.reached", "data": {"limit_usd": 5.0}})
+           "synthetic": true, "type": "session.forked", "data": {"into": "s2"}})
 }
 
 fn known_event(sequence: u64) -> Value {

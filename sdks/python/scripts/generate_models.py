@@ -46,6 +46,7 @@ EVENT_DATA = {
     "error": "ErrorData",
     "agent.unparsed": "AgentUnparsedData",
     "model.usage": "ModelUsageData",
+    "budget.reached": "BudgetReachedData",
 }
 
 HEADER = '''"""Models of every schema of the sandbox-agent HTTP API (``docs/openapi.json``).

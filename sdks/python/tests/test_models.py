@@ -158,15 +158,15 @@ def test_an_event_of_a_type_newer_than_the_sdk_is_read_not_refused() -> None:
                 "session_id": "s",
                 "source": "daemon",
                 "synthetic": True,
-                "type": "budget.reached",
-                "data": {"limit_usd": 5.0},
+                "type": "session.forked",
+                "data": {"into": "s2"},
             }
         )
     )
-    assert event.type == "budget.reached"
+    assert event.type == "session.forked"
     assert event.sequence == 5
     assert isinstance(event.data, BaseModel)
-    assert event.data.model_extra == {"limit_usd": 5.0}
+    assert event.data.model_extra == {"into": "s2"}
 
 
 def test_requests_serialize_with_wire_names() -> None:

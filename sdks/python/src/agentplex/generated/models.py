@@ -1652,6 +1652,7 @@ EVENT_DATA_TYPES: dict[str, type[Model]] = {
     "error": ErrorData,
     "agent.unparsed": AgentUnparsedData,
     "model.usage": ModelUsageData,
+    "budget.reached": BudgetReachedData,
 }
 """The payload model of each event type (`UniversalEvent.data`)."""
 
