@@ -125,9 +125,12 @@ impl Shared {
     /// What a listener's tasks share, as `config` says, at a broker with its
     /// `keyring`.
     fn new(config: GatewayConfig, keyring: Option<Keyring>) -> Result<Self, Error> {
+        // A redirect is the agent's to follow: the gateway never carries a key
+        // to another address on its own.
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .read_timeout(config.idle_timeout)
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(Error::Client)?;
         Ok(Shared {
