@@ -98,8 +98,28 @@ fn has_dependencies(manifest: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// Runs npm in `dir`; on failure, the end of what it printed.
+/// How many times an npm command is tried: once more after a failure, since a
+/// registry's or a cache's passing trouble (a dropped connection, a tarball cut
+/// short) fails a command that succeeds when run again, and both are idempotent
+/// in a fresh staging folder.
+const NPM_ATTEMPTS: usize = 2;
+
+/// Runs npm in `dir`, again after a failure; on the last failure, what npm said.
 async fn run(npm: &Path, args: &[&str], dir: &Path) -> Result<(), NpmError> {
+    let mut attempt = 1;
+    loop {
+        match run_once(npm, args, dir).await {
+            Err(error @ NpmError::Failed { .. }) if attempt < NPM_ATTEMPTS => {
+                tracing::warn!(command = args[0], %error, "npm failed; trying again");
+                attempt += 1;
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
+/// Runs npm in `dir` once; on failure, what it said.
+async fn run_once(npm: &Path, args: &[&str], dir: &Path) -> Result<(), NpmError> {
     let mut command = tokio::process::Command::new(npm);
     agentplex_processes::secrets::keep_from_child(command.as_std_mut());
     let command = command
@@ -118,15 +138,52 @@ async fn run(npm: &Path, args: &[&str], dir: &Path) -> Result<(), NpmError> {
     if output.status.success() {
         return Ok(());
     }
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let tail: Vec<&str> = stderr
-        .lines()
-        .filter(|line| !line.trim().is_empty() && !line.contains("npm warn"))
-        .collect();
-    let tail = tail[tail.len().saturating_sub(4)..].join(" / ");
     Err(NpmError::Failed {
         command: args[0].to_owned(),
         status: output.status,
-        tail,
+        tail: what_npm_said(&String::from_utf8_lossy(&output.stderr)),
     })
+}
+
+/// The last lines of npm's complaint: its `npm error` lines without the pointer
+/// to its debug log (a file the client cannot read), or, when it printed no
+/// other error, its last warnings (which then say what went wrong).
+fn what_npm_said(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.contains("A complete log of this run"))
+        .collect();
+    let errors: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|line| !line.starts_with("npm warn"))
+        .collect();
+    let said = if errors.is_empty() { lines } else { errors };
+    said[said.len().saturating_sub(4)..].join(" / ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::what_npm_said;
+
+    #[test]
+    fn npm_errors_are_kept_without_the_log_pointer() {
+        let stderr = "npm warn deprecated x@1\nnpm error code E404\nnpm error 404 Not Found - GET x\n\
+                      npm error A complete log of this run can be found in: /root/.npm/_logs/a.log\n";
+        assert_eq!(
+            what_npm_said(stderr),
+            "npm error code E404 / npm error 404 Not Found - GET x"
+        );
+    }
+
+    #[test]
+    fn warnings_say_what_went_wrong_when_npm_printed_no_error() {
+        let stderr = "npm warn tarball data for y@2 seems to be corrupted\n\
+                      npm error A complete log of this run can be found in: /root/.npm/_logs/b.log\n";
+        assert_eq!(
+            what_npm_said(stderr),
+            "npm warn tarball data for y@2 seems to be corrupted"
+        );
+    }
 }
