@@ -59,8 +59,17 @@ impl Item {
     }
 
     /// The same item with no content (an `item.started` whose text will stream).
+    /// A reasoning item keeps an empty reasoning part: a reader of its deltas
+    /// knows from its start that they are reasoning, not the answer.
     pub fn without_content(mut self) -> Self {
+        let reasoning = self.content.iter().find_map(|part| match part {
+            ContentPart::Reasoning(reasoning) => Some(reasoning.visibility),
+            _ => None,
+        });
         self.content.clear();
+        if let Some(visibility) = reasoning {
+            self.content.push(reasoning_part("", visibility));
+        }
         self
     }
 

@@ -101,7 +101,7 @@ fn thinking_becomes_a_reasoning_item() {
     check(
         only(&steps, &["item.", "turn.ended"])[2..].to_vec(),
         &[
-            "item.started itm_2 message/assistant in_progress []",
+            r#"item.started itm_2 message/assistant in_progress [reasoning public ""]"#,
             r#"item.delta itm_2 "Let me think about colors.""#,
             r#"item.completed itm_2 message/assistant completed [reasoning public "Let me think about colors."]"#,
             "item.started itm_3 message/assistant in_progress []",

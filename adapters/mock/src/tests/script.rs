@@ -342,7 +342,7 @@ fn reasoning_streams_a_reasoning_item_then_the_answer() {
         without_deltas(lines.clone()),
         opening(1, 1, "think cats"),
         &[
-            "item.started itm_2 message/assistant in_progress []",
+            r#"item.started itm_2 message/assistant in_progress [reasoning public ""]"#,
             r#"item.completed itm_2 message/assistant completed [reasoning public "The user asked me to think about cats. I will restate it, then answer in one sentence."]"#,
             "item.started itm_3 message/assistant in_progress []",
             r#"item.completed itm_3 message/assistant completed [text "I thought about cats, and this is my answer."]"#,
