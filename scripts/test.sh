@@ -63,6 +63,8 @@ apt_packages() {
 # Qwen Code is pinned apart (testing/agents/qwen/package.json says why).
 agent_clis() {
   (cd testing/agents && npm ci --no-audit --no-fund)
+  # The ACP clients nobody here wrote (runtime/tests/http_api/acp.rs).
+  (cd testing/acp-clients && npm ci --no-audit --no-fund)
   (cd testing/agents/qwen && npm install --omit=optional --no-package-lock --no-audit --no-fund)
 }
 # The TypeScript SDK's dependencies, then the deploy examples' (which use the SDK

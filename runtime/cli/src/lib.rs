@@ -4,6 +4,7 @@
 //! tools for adapter components (`adapters test` replays recorded transcripts
 //! through one: [`transcripts`]).
 
+mod acp;
 mod broker;
 mod credentials;
 mod error;
@@ -68,6 +69,9 @@ enum Command {
     Gateway(Box<broker::GatewayArgs>),
     /// Check that a daemon answers.
     Health(remote::Connection),
+    /// Speak the Agent Client Protocol on stdio as an agent (for editors):
+    /// `agentplex acp --agent NAME`.
+    Acp(Box<acp::AcpArgs>),
     /// The agents a daemon drives.
     #[command(subcommand)]
     Agents(remote::AgentsCommand),
@@ -618,6 +622,7 @@ async fn run(command: Command) -> Result<(), Failure> {
         Command::Server(args) => serve(*args, None),
         Command::Gateway(args) => broker::gateway(*args),
         Command::Health(connection) => Ok(remote::health(connection).await?),
+        Command::Acp(args) => acp::acp(*args).await,
         Command::Agents(command) => Ok(remote::agents(command).await?),
         Command::Sessions(command) => Ok(remote::sessions(command).await?),
         Command::Questions(command) => Ok(remote::questions(command).await?),

@@ -92,6 +92,9 @@ pub enum ApiError {
     /// and the session.
     #[error("{0}")]
     SessionElsewhere(String, String),
+    /// An ACP server id already runs another agent (409).
+    #[error("{0}")]
+    AcpServerBound(String),
 }
 
 impl ApiError {
@@ -106,7 +109,9 @@ impl ApiError {
     /// The problem's code.
     pub fn error_type(&self) -> ErrorType {
         match self {
-            ApiError::InvalidRequest(_) | ApiError::AdapterRejected(_) => ErrorType::InvalidRequest,
+            ApiError::InvalidRequest(_)
+            | ApiError::AdapterRejected(_)
+            | ApiError::AcpServerBound(_) => ErrorType::InvalidRequest,
             ApiError::UnsupportedAgent { .. } | ApiError::AgentNotFound { .. } => {
                 ErrorType::UnsupportedAgent
             }
@@ -144,8 +149,10 @@ impl ApiError {
 
     /// The HTTP status of the problem.
     pub fn status(&self) -> StatusCode {
-        if let ApiError::AgentNotFound { .. } = self {
-            return StatusCode::NOT_FOUND;
+        match self {
+            ApiError::AgentNotFound { .. } => return StatusCode::NOT_FOUND,
+            ApiError::AcpServerBound(_) => return StatusCode::CONFLICT,
+            _ => {}
         }
         match self.error_type() {
             ErrorType::InvalidRequest

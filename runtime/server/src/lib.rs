@@ -4,6 +4,7 @@
 //! sees, every crate's error mapped to an RFC 7807 problem document. What the
 //! server runs with is a [`config::DaemonConfig`].
 
+mod acp;
 mod auth;
 pub mod config;
 mod conn;
@@ -62,6 +63,8 @@ pub struct AppState {
     /// `--cors-allow-origin`: the pages, besides the daemon's own, that may open a
     /// terminal WebSocket (browsers do not apply CORS to WebSockets).
     pub allowed_origins: Arc<[String]>,
+    /// The open ACP connections (`/v1/acp/{server_id}`).
+    pub acp: Arc<acp::AcpServers>,
 }
 
 /// The router with every route and layer.
@@ -106,6 +109,11 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
             post(routes::reply_permission),
         )
         .route("/v1/adapters/reload", post(routes::reload_adapters))
+        .route("/v1/acp", get(acp::list))
+        .route(
+            "/v1/acp/{server_id}",
+            get(acp::stream).post(acp::post).delete(acp::close),
+        )
         .route("/v1/sessions/{session_id}/cancel", post(routes::cancel))
         .route("/v1/sessions/{session_id}/budget", put(routes::set_budget))
         .route(
@@ -312,7 +320,9 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         fs: Arc::new(fs_policy(&config)?),
         processes: processes.clone(),
         allowed_origins: config.cors.allow_origins.clone().into(),
+        acp: Arc::default(),
     };
+    let acp = state.acp.clone();
     let app = router(state, &config)?;
     let address = listener.local_addr()?;
     // Listening for SIGTERM and SIGINT before saying so: a signal sent the moment a
@@ -326,6 +336,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     // the processes clients started are stopped with their process groups meanwhile.
     let stopping = async move {
         tracing::info!("shutting down: stopping sessions and processes");
+        acp.close_all();
         tokio::join!(sessions.shut_down(), processes.shut_down());
     };
     let open_files = conn::open_files_limit();

@@ -5,7 +5,7 @@ use agentplex_universal::*;
 use serde_json::{json, Value};
 use utoipa::OpenApi;
 
-use super::{fs_routes, move_routes, process_routes, routes, terminal_ws};
+use super::{acp, fs_routes, move_routes, process_routes, routes, terminal_ws};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -59,6 +59,10 @@ use super::{fs_routes, move_routes, process_routes, routes, terminal_ws};
         process_routes::logs,
         process_routes::resize,
         terminal_ws::terminal_ws,
+        acp::list,
+        acp::post,
+        acp::stream,
+        acp::close,
     ),
     components(schemas(
         UniversalEvent, UniversalEventData, UniversalEventType, EventSource, ContentPart, UniversalItem,
@@ -79,6 +83,7 @@ use super::{fs_routes, move_routes, process_routes, routes, terminal_ws};
         (name = "sessions", description = "Sessions, messages, transcripts and human-in-the-loop replies"),
         (name = "fs", description = "The sandbox's files: list, read, write, move, delete, upload archives"),
         (name = "processes", description = "Commands run to completion, managed processes with buffered logs, PTY terminals over WebSocket"),
+        (name = "acp", description = "The daemon as an Agent Client Protocol agent for every agent it runs: JSON-RPC over HTTP"),
     )
 )]
 struct ApiDoc;

@@ -446,8 +446,20 @@ fn message_parts(request: MessageRequest) -> Result<Vec<AdapterPart>> {
             AdapterPart::File(attachment)
         });
     }
-    for part in request.parts.unwrap_or_default() {
-        parts.push(match part {
+    parts.extend(adapter_parts(request.parts.unwrap_or_default()));
+    if parts.is_empty() {
+        return Err(ApiError::InvalidRequest(
+            "a message needs `message` or `parts`".into(),
+        ));
+    }
+    Ok(parts)
+}
+
+/// Message parts as the adapter's.
+pub(crate) fn adapter_parts(parts: Vec<MessagePart>) -> Vec<AdapterPart> {
+    parts
+        .into_iter()
+        .map(|part| match part {
             MessagePart::Text { text } => AdapterPart::Text(text),
             MessagePart::Image { path, mime } => AdapterPart::Image(Attachment {
                 path,
@@ -463,14 +475,8 @@ fn message_parts(request: MessageRequest) -> Result<Vec<AdapterPart>> {
                 mime,
                 filename,
             }),
-        });
-    }
-    if parts.is_empty() {
-        return Err(ApiError::InvalidRequest(
-            "a message needs `message` or `parts`".into(),
-        ));
-    }
-    Ok(parts)
+        })
+        .collect()
 }
 
 /// Removes a session and its transcript for good, ending it first if it runs.

@@ -687,3 +687,51 @@ pub fn skill_from_a_folder(h: &Harness) {
         pretty(&events)
     );
 }
+
+/// The agent through the daemon as an ACP agent: the official ACP client library
+/// (testing/acp-clients/stdio.mjs) drives `agentplex acp --agent <id>` over stdio:
+/// a turn, a tool call, a permission allowed and one rejected (the files say
+/// which commands ran).
+pub fn acp_client(h: &Harness) {
+    let clients = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testing/acp-clients");
+    if !clients
+        .join("node_modules/@agentclientprotocol/sdk")
+        .is_dir()
+    {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "run `npm ci` in testing/acp-clients"
+        );
+        eprintln!("skipped: testing/acp-clients has no node_modules");
+        return;
+    }
+    let output = std::process::Command::new("node")
+        .args(["stdio.mjs", "conformance"])
+        .current_dir(&clients)
+        .env("AGENTPLEX_BIN", crate::common::binary())
+        .env("AGENTPLEX_ENDPOINT", &h.sandbox.daemon.endpoint)
+        .env("ACP_AGENT", h.agent.id)
+        .env("ACP_CWD", h.sandbox.workspace.path())
+        .output()
+        .expect("running node");
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::common::describe(&output)
+    );
+    assert!(
+        out.contains("ok turn\n") && out.contains("ok tool call\n"),
+        "{out}"
+    );
+    assert!(h.path("acp-once.txt").exists(), "{out}");
+    if h.can("permissions") {
+        assert!(out.contains("ok permissions (asked 2)"), "{out}");
+        assert!(
+            !h.path("acp-rejected.txt").exists(),
+            "a rejected command ran: {out}"
+        );
+    } else {
+        assert!(out.contains("ok permissions (asked 0)"), "{out}");
+    }
+}

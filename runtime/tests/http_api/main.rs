@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod acp;
 mod metering;
 mod requests;
 mod transcripts;

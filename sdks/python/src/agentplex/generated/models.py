@@ -28,6 +28,26 @@ class Model(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+class AcpServerInfo(Model):
+    """One open ACP connection."""
+
+    agent: str
+    """The agent its new sessions run."""
+
+    server_id: str = Field(alias="serverId")
+    """Its id."""
+
+    session_ids: list[str] = Field(alias="sessionIds")
+    """The sessions it follows."""
+
+
+class AcpServerList(Model):
+    """The open ACP connections."""
+
+    servers: list[AcpServerInfo]
+    """Every open connection."""
+
+
 class AdaptersReloadResponse(Model):
     """`POST /v1/adapters/reload`: what the adapters folder holds now."""
 
@@ -1657,6 +1677,8 @@ EVENT_DATA_TYPES: dict[str, type[Model]] = {
 """The payload model of each event type (`UniversalEvent.data`)."""
 
 __all__ = [
+    "AcpServerInfo",
+    "AcpServerList",
     "AdaptersReloadResponse",
     "AgentCapabilities",
     "AgentError",

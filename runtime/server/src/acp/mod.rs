@@ -1,0 +1,234 @@
+//! The daemon as an ACP agent over HTTP, with the reference's transport:
+//! `POST /v1/acp/{server_id}` takes one JSON-RPC message (a request is answered
+//! in the response; the agent is named with `?agent=` on the first POST),
+//! `GET` streams the agent's messages as SSE (resumable with `Last-Event-ID`),
+//! `DELETE` closes the connection, `GET /v1/acp` lists the open ones.
+
+mod connection;
+mod outbox;
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+
+use agentplex_acp::rpc::{self, Message};
+use agentplex_api::ProblemDetails;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+pub use connection::{Connection, SessionOptions};
+
+use super::extract::{Path, Query};
+use super::AppState;
+use crate::error::{ApiError, Result};
+
+/// The open ACP connections, by server id.
+#[derive(Default)]
+pub struct AcpServers {
+    servers: Mutex<HashMap<String, Arc<Connection>>>,
+}
+
+impl AcpServers {
+    fn get(&self, server_id: &str) -> Result<Arc<Connection>> {
+        self.servers
+            .lock()
+            .unwrap()
+            .get(server_id)
+            .cloned()
+            .ok_or_else(|| ApiError::NotFound(format!("ACP server {server_id:?} is not open")))
+    }
+
+    /// The connection `server_id`, opened for the agent `options` names when new.
+    fn open(
+        &self,
+        server_id: &str,
+        options: SessionOptions,
+        state: &AppState,
+    ) -> Result<Arc<Connection>> {
+        let mut servers = self.servers.lock().unwrap();
+        if let Some(connection) = servers.get(server_id) {
+            if let Some(agent) = options
+                .agent
+                .as_deref()
+                .filter(|agent| *agent != connection.agent)
+            {
+                return Err(ApiError::AcpServerBound(format!(
+                    "ACP server {server_id:?} runs {:?}, not {agent:?}; open another server id",
+                    connection.agent
+                )));
+            }
+            return Ok(connection.clone());
+        }
+        let Some(agent) = options.agent.clone() else {
+            return Err(ApiError::InvalidRequest(format!(
+                "ACP server {server_id:?} is not open: name its agent with `?agent=` on the first POST"
+            )));
+        };
+        state.catalog.adapter(&agent)?;
+        let connection = Connection::new(server_id.to_owned(), agent, options, state.clone());
+        servers.insert(server_id.to_owned(), connection.clone());
+        Ok(connection)
+    }
+
+    /// Closes every connection (the daemon stops).
+    pub fn close_all(&self) {
+        for (_, connection) in self.servers.lock().unwrap().drain() {
+            connection.close();
+        }
+    }
+}
+
+/// One open ACP connection.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpServerInfo {
+    /// Its id.
+    pub server_id: String,
+    /// The agent its new sessions run.
+    pub agent: String,
+    /// The sessions it follows.
+    pub session_ids: Vec<String>,
+}
+
+/// The open ACP connections.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AcpServerList {
+    /// Every open connection.
+    pub servers: Vec<AcpServerInfo>,
+}
+
+/// The open ACP connections.
+#[utoipa::path(get, path = "/v1/acp", tag = "acp",
+    responses((status = 200, body = AcpServerList)))]
+pub async fn list(State(state): State<AppState>) -> axum::Json<AcpServerList> {
+    let mut servers: Vec<AcpServerInfo> = state
+        .acp
+        .servers
+        .lock()
+        .unwrap()
+        .values()
+        .map(|connection| AcpServerInfo {
+            server_id: connection.id.clone(),
+            agent: connection.agent.clone(),
+            session_ids: connection.session_ids(),
+        })
+        .collect();
+    servers.sort_by(|a, b| a.server_id.cmp(&b.server_id));
+    axum::Json(AcpServerList { servers })
+}
+
+/// Sends one JSON-RPC message to the daemon as an ACP agent. A request is
+/// answered in the response (200) and in the stream, except `session/prompt`
+/// and `session/load`, answered in the stream only (202), after the updates
+/// they cause; a notification or an answer to one of the agent's requests gets
+/// 202. Malformed JSON-RPC is answered with the JSON-RPC error, in a 200.
+#[utoipa::path(post, path = "/v1/acp/{server_id}", tag = "acp",
+    params(("server_id" = String, Path, description = "The client's connection id"),
+           ("agent" = Option<String>, Query, description = "The agent (on the first POST)"),
+           ("model" = Option<String>, Query, description = "The model of its new sessions"),
+           ("agentMode" = Option<String>, Query, description = "The mode of its new sessions"),
+           ("permissionMode" = Option<String>, Query, description = "The permission mode of its new sessions")),
+    request_body(content = Object, description = "A JSON-RPC 2.0 message", content_type = "application/json"),
+    responses((status = 200, description = "The JSON-RPC response", body = Object),
+              (status = 202, description = "Taken (a notification or a response)"),
+              (status = 400, body = ProblemDetails), (status = 404, body = ProblemDetails),
+              (status = 409, description = "The server id runs another agent", body = ProblemDetails)))]
+pub async fn post(
+    State(state): State<AppState>,
+    Path(server_id): Path<String>,
+    Query(options): Query<SessionOptions>,
+    body: Bytes,
+) -> Result<Response> {
+    let connection = state.acp.open(&server_id, options, &state)?;
+    let text = String::from_utf8_lossy(&body);
+    let answer = match Message::parse(&text) {
+        // A call whose answer follows updates (a prompt's turn, a load's
+        // replay) is answered in the stream only, where it comes after them.
+        Ok(message @ Message::Request { .. }) if answers_after_updates(&message) => {
+            tokio::spawn(async move {
+                if let Some(answer) = connection.receive(message).await {
+                    connection.outbox.push(&answer);
+                }
+            });
+            return Ok(StatusCode::ACCEPTED.into_response());
+        }
+        Ok(message) => connection.receive(message).await,
+        Err(unreadable) => Some(rpc::response(unreadable.id.as_ref(), Err(unreadable.error))),
+    };
+    Ok(match answer {
+        // In the stream too, after every message sent before it (a prompt's
+        // answer after its turn's updates): a client reading only the stream
+        // (`agentplex acp`) has everything in order; one reading both drops the
+        // copy by its id.
+        Some(answer) => {
+            connection.outbox.push(&answer);
+            axum::Json(answer).into_response()
+        }
+        None => StatusCode::ACCEPTED.into_response(),
+    })
+}
+
+/// Whether `message` is a call whose answer must come after the updates it
+/// causes.
+fn answers_after_updates(message: &Message) -> bool {
+    matches!(message, Message::Request { method, .. } if method == "session/prompt" || method == "session/load")
+}
+
+/// The agent's messages to the client (notifications and requests), as SSE:
+/// each event's `id` resumes the stream with `Last-Event-ID`.
+#[utoipa::path(get, path = "/v1/acp/{server_id}", tag = "acp",
+    params(("server_id" = String, Path, description = "The client's connection id"),
+           ("Last-Event-ID" = Option<u64>, Header, nullable = false, description = "Resume after this message")),
+    responses((status = 200, description = "SSE stream of JSON-RPC messages", content_type = "text/event-stream"),
+              (status = 404, body = ProblemDetails)))]
+pub async fn stream(
+    State(state): State<AppState>,
+    Path(server_id): Path<String>,
+    headers: HeaderMap,
+) -> Result<impl IntoResponse> {
+    let connection = state.acp.get(&server_id)?;
+    let after = match headers.get("last-event-id") {
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|value| value.trim().parse::<u64>().ok())
+            .ok_or_else(|| {
+                ApiError::InvalidRequest("Last-Event-ID must be a message number".into())
+            })?,
+        None => 0,
+    };
+    let events = connection
+        .outbox
+        .clone()
+        .follow(after)
+        .map(|(number, text)| {
+            Ok::<_, Infallible>(Event::default().id(number.to_string()).data(&*text))
+        });
+    Ok(Sse::new(events.take_until(state.sessions.closing())).keep_alive(KeepAlive::default()))
+}
+
+/// Closes an ACP connection: its sessions go on (they are the daemon's), the
+/// connection stops following them.
+#[utoipa::path(delete, path = "/v1/acp/{server_id}", tag = "acp",
+    params(("server_id" = String, Path, description = "The client's connection id")),
+    responses((status = 204, description = "Closed"), (status = 404, body = ProblemDetails)))]
+pub async fn close(
+    State(state): State<AppState>,
+    Path(server_id): Path<String>,
+) -> Result<StatusCode> {
+    let connection = state
+        .acp
+        .servers
+        .lock()
+        .unwrap()
+        .remove(&server_id)
+        .ok_or_else(|| ApiError::NotFound(format!("ACP server {server_id:?} is not open")))?;
+    connection.close();
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,286 @@
+//! The daemon as an ACP agent, driven by clients nobody here wrote
+//! (testing/acp-clients): the official ACP client library over `agentplex acp`
+//! (stdio), through a daemon restart, and the reference project's TypeScript SDK
+//! over `/v1/acp/{server_id}`; bad JSON-RPC over both gets JSON-RPC errors.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use super::common::{binary, describe, Options};
+use super::*;
+
+/// testing/acp-clients, once its packages are installed (`npm ci` there, which
+/// scripts/test.sh does); `None` outside CI without them.
+fn acp_clients() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testing/acp-clients");
+    if dir.join("node_modules/@agentclientprotocol/sdk").is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "testing/acp-clients has no node_modules: run `npm ci` there"
+    );
+    eprintln!("skipping: testing/acp-clients has no node_modules (npm ci there)");
+    None
+}
+
+/// Runs one of the client scripts against `daemon`; its stdout, once it passed.
+fn run_client(dir: &PathBuf, daemon: &Daemon, cwd: &std::path::Path, args: &[&str]) -> String {
+    let output = Command::new("node")
+        .args(args)
+        .current_dir(dir)
+        .env("AGENTPLEX_BIN", binary())
+        .env("AGENTPLEX_ENDPOINT", &daemon.endpoint)
+        .env("AGENTPLEX_TOKEN", daemon.token.clone().unwrap_or_default())
+        .env("ACP_CWD", cwd)
+        .output()
+        .expect("running node");
+    assert!(output.status.success(), "{}", describe(&output));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn daemon_with_token(data_dir: Option<tempfile::TempDir>) -> Daemon {
+    Daemon::start_with(Options {
+        token: Some("acp-test-token".into()),
+        data_dir,
+        ..Options::default()
+    })
+}
+
+#[test]
+fn the_official_acp_client_drives_agentplex_acp_and_loads_after_a_restart() {
+    let Some(dir) = acp_clients() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let daemon = daemon_with_token(None);
+    let out = run_client(&dir, &daemon, work.path(), &["stdio.mjs", "scenarios"]);
+    for scenario in [
+        "initialize",
+        "turn",
+        "thought",
+        "tool call",
+        "permission allowed",
+        "permission rejected",
+        "question",
+        "cancel",
+        "list",
+        "errors",
+    ] {
+        assert!(
+            out.contains(&format!("ok {scenario}\n")),
+            "{scenario}: {out}"
+        );
+    }
+    let session_id = out
+        .lines()
+        .find_map(|line| line.strip_prefix("session "))
+        .expect("the session id")
+        .to_owned();
+    // The session made over ACP is the daemon's: in /v1/sessions, with its events.
+    let api = Api::new(&daemon);
+    let info = api.get_ok(&format!("/v1/sessions/{session_id}"));
+    assert_eq!(info["agent"], "mock");
+    assert_eq!(info["directory"], work.path().display().to_string());
+    let data_dir = daemon.stop_keeping_data();
+    let daemon = daemon_with_token(Some(data_dir));
+    let out = run_client(
+        &dir,
+        &daemon,
+        work.path(),
+        &["stdio.mjs", "load", &session_id],
+    );
+    assert!(
+        out.contains("ok load\n") && out.contains("ok prompt after load\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_reference_sdk_works_unchanged_over_http() {
+    let Some(dir) = acp_clients() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let daemon = daemon_with_token(None);
+    let out = run_client(&dir, &daemon, work.path(), &["reference-sdk.mjs"]);
+    for scenario in ["turn", "permission", "listed over REST"] {
+        assert!(
+            out.contains(&format!("ok {scenario}\n")),
+            "{scenario}: {out}"
+        );
+    }
+}
+
+/// POSTs `body` to `/v1/acp/{server}{query}`.
+fn acp_post(api: &Api, server: &str, query: &str, body: &str) -> reqwest::blocking::Response {
+    api.client()
+        .post(api.daemon.url(&format!("/v1/acp/{server}{query}")))
+        .header("content-type", "application/json")
+        .body(body.to_owned())
+        .send()
+        .expect("POST")
+}
+
+#[test]
+fn bad_json_rpc_over_http_gets_json_rpc_errors_and_the_connection_lives() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    // No agent on the first POST: a problem, the server is not opened.
+    let response = acp_post(
+        &api,
+        "s1",
+        "",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#,
+    );
+    assert_eq!(response.status().as_u16(), 400);
+    assert_eq!(api.get("/v1/acp/s1").status().as_u16(), 404);
+    let response = acp_post(&api, "s1", "?agent=no-such-agent", "{}");
+    assert_eq!(response.status().as_u16(), 400, "an unknown agent");
+    let error = |body: &str| -> Value {
+        let response = acp_post(&api, "s1", "?agent=mock", body);
+        assert_eq!(response.status().as_u16(), 200);
+        response.json::<Value>().unwrap()
+    };
+    let answer = error("{not json");
+    assert_eq!(
+        (answer["id"].clone(), answer["error"]["code"].clone()),
+        (Value::Null, json!(-32700))
+    );
+    assert_eq!(error("[]")["error"]["code"], -32600);
+    assert_eq!(
+        error(r#"{"jsonrpc":"2.0","id":2,"method":"session/list"}"#)["error"]["code"],
+        -32600,
+        "before initialize"
+    );
+    let init = error(
+        r#"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"one"}}"#,
+    );
+    assert_eq!(
+        (init["id"].clone(), init["error"]["code"].clone()),
+        (json!(3), json!(-32602))
+    );
+    // A newer client version is answered with the one spoken here.
+    let init =
+        error(r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":7}}"#);
+    assert_eq!(init["result"]["protocolVersion"], 1);
+    assert_eq!(
+        error(r#"{"jsonrpc":"2.0","id":5,"method":"nope/nope"}"#)["error"]["code"],
+        -32601
+    );
+    let bad = error(r#"{"jsonrpc":"2.0","id":6,"method":"session/list","params":{"cursor":5}}"#);
+    assert_eq!(bad["error"]["code"], -32602);
+    assert!(
+        bad["error"]["message"].as_str().unwrap().contains("cursor"),
+        "{bad}"
+    );
+    // The connection still works: a session, listed.
+    let work = tempfile::tempdir().unwrap();
+    let new = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"session/new","params":{{"cwd":{:?},"mcpServers":[]}}}}"#,
+        work.path().display().to_string()
+    );
+    let session_id = error(&new)["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let listed = api.get_ok("/v1/acp");
+    assert_eq!(listed["servers"][0]["serverId"], "s1");
+    assert_eq!(listed["servers"][0]["sessionIds"], json!([session_id]));
+    // Another agent on the same server id: 409.
+    let response = acp_post(
+        &api,
+        "s1",
+        "?agent=claude",
+        r#"{"jsonrpc":"2.0","method":"x"}"#,
+    );
+    assert_eq!(response.status().as_u16(), 409);
+    // Notifications are taken with 202, unknown ones too.
+    let response = acp_post(&api, "s1", "", r#"{"jsonrpc":"2.0","method":"x/y"}"#);
+    assert_eq!(response.status().as_u16(), 202);
+    assert_eq!(api.delete("/v1/acp/s1").status().as_u16(), 204);
+    assert_eq!(api.delete("/v1/acp/s1").status().as_u16(), 404);
+    // The session outlives the connection.
+    api.get_ok(&format!("/v1/sessions/{session_id}"));
+}
+
+/// `agentplex acp` with `args`, its stdin and stdout as lines.
+struct AcpCommand {
+    child: std::process::Child,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+}
+
+impl AcpCommand {
+    fn start(args: &[&str]) -> Self {
+        let mut child = Command::new(binary())
+            .arg("acp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("agentplex acp");
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        Self { child, lines }
+    }
+
+    /// Writes `line`, reads the next message.
+    fn ask(&mut self, line: &str) -> Value {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        let answer = self.lines.next().expect("a line").unwrap();
+        serde_json::from_str(&answer).unwrap()
+    }
+
+    /// Closes stdin: the command must end, successfully.
+    fn finish(mut self) {
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "{status}");
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "agentplex acp did not end with its stdin"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn agentplex_acp_answers_bad_lines_and_runs_a_daemon_of_its_own() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    // No --endpoint: the command starts a daemon on the data dir and stops it.
+    let mut acp = AcpCommand::start(&[
+        "--agent",
+        "mock",
+        "--data-dir",
+        data_dir.path().to_str().unwrap(),
+    ]);
+    let init =
+        acp.ask(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#);
+    assert_eq!(init["result"]["agentInfo"]["name"], "agentplex", "{init}");
+    assert_eq!(acp.ask("this is not JSON")["error"]["code"], -32700);
+    let new = acp.ask(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"session/new","params":{{"cwd":{:?}}}}}"#,
+        work.path().display().to_string()
+    ));
+    assert!(
+        new["result"]["sessionId"]
+            .as_str()
+            .unwrap()
+            .starts_with("acp-"),
+        "{new}"
+    );
+    acp.finish();
+    // Its sessions are in the data dir, for the next daemon.
+    let daemon = Daemon::start_with(Options {
+        data_dir: Some(data_dir),
+        ..Options::default()
+    });
+    let sessions = Api::new(&daemon).get_ok("/v1/sessions");
+    assert_eq!(
+        sessions["sessions"][0]["sessionId"],
+        new["result"]["sessionId"]
+    );
+}

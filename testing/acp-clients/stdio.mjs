@@ -1,0 +1,219 @@
+// The official ACP client library (@agentclientprotocol/sdk) driving
+// `agentplex acp --agent <agent>` over stdio, as an editor would.
+//
+//   node stdio.mjs scenarios        a turn, a thought, a tool call, a permission
+//                                    allowed and one rejected, a question, cancel
+//                                    mid-turn, list; prints `session <id>` last
+//   node stdio.mjs load <id>        loads that session (after a daemon restart):
+//                                    the replay comes before the answer
+//   node stdio.mjs conformance      a real agent (ACP_AGENT) against the scripted
+//                                    model server: a turn, a tool call (bypass), a
+//                                    permission allowed and one rejected (default;
+//                                    the test checks the files)
+//
+// Environment: AGENTPLEX_BIN (the binary), AGENTPLEX_ENDPOINT and AGENTPLEX_TOKEN
+// (the daemon), ACP_AGENT (default mock), ACP_CWD (the sessions' directory).
+// Prints one `ok <scenario>` line per scenario; exits 1 at the first failure.
+import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import assert from "node:assert/strict";
+import { client, ndJsonStream } from "@agentclientprotocol/sdk";
+
+const agent = process.env.ACP_AGENT ?? "mock";
+const cwd = process.env.ACP_CWD ?? process.cwd();
+
+/** Answers the agent's permission requests and questions as the scenario wants. */
+const answers = { permission: "once", question: "Blue" };
+/** How many permission requests came. */
+let permissionsAsked = 0;
+
+function connect(onUpdate, extraArgs = []) {
+  const child = spawn(
+    process.env.AGENTPLEX_BIN,
+    ["acp", "--agent", agent, "--endpoint", process.env.AGENTPLEX_ENDPOINT, ...extraArgs],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  const app = client()
+    .onRequest("session/request_permission", async ({ params }) => {
+      permissionsAsked += 1;
+      const option = params.options.find((o) => o.optionId === answers.permission);
+      assert.ok(option, `an option ${answers.permission} among ${JSON.stringify(params.options)}`);
+      return { outcome: { outcome: "selected", optionId: option.optionId } };
+    })
+    .onRequest("elicitation/create", async ({ params }) => {
+      assert.equal(params.mode, "form");
+      return { action: "accept", content: { answer: answers.question } };
+    });
+  if (onUpdate) app.onNotification("session/update", ({ params }) => onUpdate(params));
+  return { child, stream, app };
+}
+
+/** Sends a prompt and reads every update until its stop. */
+async function turn(session, text) {
+  const updates = [];
+  const stopped = session.prompt(text);
+  for (;;) {
+    const message = await session.nextUpdate();
+    if (message.kind === "stop") {
+      await stopped;
+      return { updates, stopReason: message.stopReason };
+    }
+    updates.push(message.update);
+  }
+}
+
+const textOf = (updates, kind) =>
+  updates.filter((u) => u.sessionUpdate === kind).map((u) => u.content.text).join("");
+
+async function initialize(cx) {
+  const init = await cx.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities: { elicitation: { form: {} } },
+    clientInfo: { name: "agentplex-acp-test", version: "1" },
+  });
+  assert.equal(init.protocolVersion, 1);
+  assert.equal(init.agentCapabilities.loadSession, true);
+  assert.ok(init.agentCapabilities.sessionCapabilities.list);
+  return init;
+}
+
+async function scenarios() {
+  const { child, stream, app } = connect();
+  let sessionId;
+  await app.connectWith(stream, async (cx) => {
+    await initialize(cx);
+    console.log("ok initialize");
+    const session = await cx.buildSession(cwd).start();
+    sessionId = session.sessionId;
+
+    let t = await turn(session, "hello");
+    assert.equal(t.stopReason, "end_turn");
+    assert.equal(textOf(t.updates, "agent_message_chunk"), "hello");
+    console.log("ok turn");
+
+    t = await turn(session, "think cats");
+    assert.match(textOf(t.updates, "agent_thought_chunk"), /think about cats/);
+    assert.equal(textOf(t.updates, "agent_message_chunk"), "I thought about cats, and this is my answer.");
+    console.log("ok thought");
+
+    t = await turn(session, "tool");
+    const call = t.updates.find((u) => u.sessionUpdate === "tool_call");
+    assert.ok(call, JSON.stringify(t.updates));
+    assert.equal(call.rawInput.query, "example");
+    const result = t.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status);
+    assert.equal(result.toolCallId, call.toolCallId);
+    assert.equal(result.status, "failed");
+    console.log("ok tool call");
+
+    answers.permission = "once";
+    t = await turn(session, "permission ls -la");
+    assert.equal(textOf(t.updates, "agent_message_chunk"), "Permission granted once: I may run `ls -la`.");
+    console.log("ok permission allowed");
+
+    answers.permission = "reject";
+    t = await turn(session, "permission rm -rf /tmp/nothing");
+    assert.equal(textOf(t.updates, "agent_message_chunk"), "Permission rejected: I did not run `rm -rf /tmp/nothing`.");
+    console.log("ok permission rejected");
+
+    t = await turn(session, "question");
+    assert.equal(textOf(t.updates, "agent_message_chunk"), "You answered: Blue.");
+    console.log("ok question");
+
+    const slow = session.prompt("slow 100");
+    const first = await session.nextUpdate();
+    assert.equal(first.kind, "session_update");
+    await cx.notify("session/cancel", { sessionId });
+    let stop;
+    while ((stop = await session.nextUpdate()).kind !== "stop") {}
+    assert.equal(stop.stopReason, "cancelled");
+    await slow;
+    console.log("ok cancel");
+
+    const listed = await cx.request("session/list", { cwd });
+    assert.ok(listed.sessions.some((s) => s.sessionId === sessionId), JSON.stringify(listed));
+    console.log("ok list");
+
+    await assert.rejects(cx.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] }),
+      (e) => e.code === -32002);
+    await assert.rejects(cx.request("session/fork", { sessionId }), (e) => e.code === -32601);
+    await assert.rejects(cx.request("session/new", { cwd: "relative/path", mcpServers: [] }), (e) => e.code === -32602);
+    console.log("ok errors");
+    session.dispose();
+  });
+  child.stdin.end();
+  await new Promise((done) => child.on("exit", done));
+  console.log(`session ${sessionId}`);
+}
+
+async function load(sessionId) {
+  const replayed = [];
+  const { child, stream, app } = connect((params) => {
+    if (params.sessionId === sessionId) replayed.push(params.update);
+  });
+  await app.connectWith(stream, async (cx) => {
+    await initialize(cx);
+    await cx.request("session/load", { sessionId, cwd, mcpServers: [] });
+    const users = replayed.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
+    assert.deepEqual(users.slice(0, 2), ["hello", "think cats"], JSON.stringify(replayed.slice(0, 10)));
+    assert.ok(textOf(replayed, "agent_message_chunk").startsWith("hello"));
+    console.log("ok load");
+    // The loaded session takes prompts.
+    const answer = await cx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo again" }] });
+    assert.equal(answer.stopReason, "end_turn");
+    console.log("ok prompt after load");
+  });
+  child.stdin.end();
+  await new Promise((done) => child.on("exit", done));
+}
+
+/** Runs `op` on a fresh connection and session, the command closed after. */
+async function withSession(extraArgs, op) {
+  const { child, stream, app } = connect(undefined, extraArgs);
+  await app.connectWith(stream, async (cx) => {
+    await initialize(cx);
+    const session = await cx.buildSession(cwd).start();
+    await op(session);
+    session.dispose();
+  });
+  child.stdin.end();
+  await new Promise((done) => child.on("exit", done));
+}
+
+async function conformance() {
+  await withSession(["--permission-mode", "bypass"], async (session) => {
+    let t = await turn(session, "hello conformance");
+    assert.equal(t.stopReason, "end_turn");
+    assert.match(textOf(t.updates, "agent_message_chunk"), /Echo: hello conformance/, JSON.stringify(t.updates));
+    console.log("ok turn");
+    t = await turn(session, "run: printf tool-output-%d 42");
+    const call = t.updates.find((u) => u.sessionUpdate === "tool_call");
+    assert.ok(call, JSON.stringify(t.updates));
+    const done = t.updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+    assert.ok(done.some((u) => JSON.stringify(u).includes("tool-output-42")), JSON.stringify(t.updates));
+    assert.match(textOf(t.updates, "agent_message_chunk"), /done/);
+    console.log("ok tool call");
+  });
+  await withSession([], async (session) => {
+    answers.permission = "once";
+    let t = await turn(session, "run: touch acp-once.txt");
+    assert.equal(t.stopReason, "end_turn");
+    answers.permission = "reject";
+    t = await turn(session, "run: touch acp-rejected.txt");
+    assert.equal(t.stopReason, "end_turn");
+  });
+  const asked = permissionsAsked;
+  console.log(`ok permissions (asked ${asked})`);
+}
+
+const [mode, arg] = process.argv.slice(2);
+try {
+  if (mode === "scenarios") await scenarios();
+  else if (mode === "load") await load(arg);
+  else if (mode === "conformance") await conformance();
+  else throw new Error(`unknown mode ${mode}`);
+} catch (error) {
+  console.error(`FAILED: ${error.stack ?? error}`);
+  process.exit(1);
+}
+process.exit(0);
