@@ -308,6 +308,7 @@ impl From<SessionError> for ApiError {
     fn from(error: SessionError) -> Self {
         match error {
             SessionError::InvalidRequest(message) => ApiError::InvalidRequest(message),
+            SessionError::NotConfigured(message) => ApiError::NotConfigured(message),
             SessionError::UnsupportedAgent { agent } => ApiError::UnsupportedAgent { agent },
             SessionError::AgentNotInstalled { agent, detail } => {
                 ApiError::AgentNotInstalled { agent, detail }

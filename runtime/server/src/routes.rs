@@ -172,7 +172,7 @@ pub async fn get_session(
     responses((status = 200, body = CreateSessionResponse), (status = 400, body = ProblemDetails),
               (status = 403, description = "`directory` is outside the daemon's `--fs-root`", body = ProblemDetails),
               (status = 404, description = "The agent is not installed (`agent_not_installed`), or `directory` does not exist (`path_not_found`)", body = ProblemDetails),
-              (status = 409, description = "The session exists (`session_already_exists`), or `directory` is not a directory (`path_conflict`)", body = ProblemDetails),
+              (status = 409, description = "The session exists (`session_already_exists`), `directory` is not a directory (`path_conflict`), or a `budget` needs the model gateway the daemon runs without (`not_configured`)", body = ProblemDetails),
               (status = 503, description = "The session database cannot be written", body = ProblemDetails),
               (status = 507, description = "The data dir's disk is full", body = ProblemDetails)))]
 pub async fn create_session(
@@ -394,7 +394,8 @@ pub async fn cancel(
     params(("session_id" = String, Path, description = "Session id")),
     request_body = BudgetLimits,
     responses((status = 200, body = BudgetLimits), (status = 400, body = ProblemDetails),
-        (status = 404, body = ProblemDetails), (status = 409, body = ProblemDetails)))]
+        (status = 404, body = ProblemDetails),
+        (status = 409, description = "The daemon runs without the model gateway, or does not meter the session's agent (`not_configured`); the session ended", body = ProblemDetails)))]
 pub async fn set_budget(
     State(state): State<AppState>,
     Path(session_id): Path<String>,

@@ -14,6 +14,10 @@ pub enum SessionError {
     /// The request asks for something that cannot be done as written.
     #[error("{0}")]
     InvalidRequest(String),
+    /// The request is right but needs what the daemon was not started with (a
+    /// budget without the model gateway).
+    #[error("{0}")]
+    NotConfigured(String),
     /// No adapter serves this agent id.
     #[error("unknown agent {agent:?}; GET /v1/agents lists the agents this daemon runs")]
     UnsupportedAgent {

@@ -421,7 +421,7 @@ impl SessionManager {
         };
         let launch = self.session_config(&adapter, &record, None, &inbox, budget)?;
         if request.budget.is_some() && launch.budget.is_none() {
-            return Err(SessionError::InvalidRequest(self.unmetered(&info.id)));
+            return Err(SessionError::NotConfigured(self.unmetered(&info.id)));
         }
         let shared = Arc::new(SessionShared::new(
             &record,

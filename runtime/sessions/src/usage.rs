@@ -100,7 +100,7 @@ impl SessionManager {
                 });
             }
             let agent = &session.shared.record.agent;
-            return Err(SessionError::InvalidRequest(self.unmetered(agent)));
+            return Err(SessionError::NotConfigured(self.unmetered(agent)));
         };
         session.command(Command::SetBudget(limits)).await?;
         budget.set_limits(crate::metering::gateway_limits(limits));

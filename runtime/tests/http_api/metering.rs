@@ -313,7 +313,9 @@ fn a_budget_needs_the_gateway_and_a_sane_cap() {
         "/v1/sessions/uncapped",
         json!({"agent": "mock", "budget": {"maxCostUsd": 1.0}}),
     );
-    let problem = expect_problem(refused, 400, "invalid_request");
+    // The request is right; the daemon lacks what it needs (409, as the schema
+    // allows the request).
+    let problem = expect_problem(refused, 409, "not_configured");
     assert!(
         problem["detail"].as_str().unwrap().contains("--gateway"),
         "{problem}"
@@ -322,8 +324,8 @@ fn a_budget_needs_the_gateway_and_a_sane_cap() {
     let put = api.client().put(daemon.url("/v1/sessions/plain/budget"));
     expect_problem(
         put.json(&json!({"maxTokens": 5})).send().unwrap(),
-        400,
-        "invalid_request",
+        409,
+        "not_configured",
     );
     let missing = api.client().put(daemon.url("/v1/sessions/nobody/budget"));
     expect_problem(

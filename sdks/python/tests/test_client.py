@@ -8,8 +8,8 @@ import pytest
 
 from agentplex import (
     Agentplex,
-    LocalAgentplex,
     InvalidRequestError,
+    LocalAgentplex,
     NotConfiguredError,
     RequestNotFoundError,
     SessionAlreadyExistsError,
@@ -192,7 +192,7 @@ def test_wrong_token_is_token_invalid(client: LocalAgentplex) -> None:
 
 def test_budgets_need_the_gateway(client: LocalAgentplex, binary: str, tmp_path: Path) -> None:
     plain = client.create_session("budget-plain", agent="mock")
-    with pytest.raises(InvalidRequestError):
+    with pytest.raises(NotConfiguredError):
         plain.set_budget(max_tokens=5)
     env = {**daemon_env(tmp_path), "AGENTPLEX_GATEWAY": "1"}
     with start(binary, args=["--ephemeral"], data_dir=tmp_path / "data", env=env) as gated:

@@ -292,6 +292,6 @@ describe("budgets", () => {
       gated.stop();
     }
     const plain = await client.createSession(uniqueId("plain"), { agent: "mock" });
-    expect((await failure(plain.setBudget({ maxTokens: 5 }))).code).toBe("invalid_request");
+    expect((await failure(plain.setBudget({ maxTokens: 5 }))).code).toBe("not_configured");
   });
 });
