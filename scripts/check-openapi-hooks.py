@@ -10,7 +10,11 @@ harmless just before it is sent (`before_call`, which every phase goes through):
   was drawn (its arguments, environment, terminal and working directory stay drawn);
 - an install or a session names the builtin `mock` agent instead of a real one (an
   install of a real agent would download it);
-- a message never starts with a mock command that runs a shell or sleeps.
+- a message never starts with a mock command that runs a shell or sleeps;
+- an ACP connection runs the `mock` agent, and the stream of an ACP connection
+  (`GET /v1/acp/{server_id}`, `GET /acp/{agent}`) is asked of one that is not open: an
+  open one streams until it closes, which no fuzzed request does (the streams are
+  tested in runtime/tests/http_api/acp.rs).
 
 What depends on the daemon's agents cannot be in the served document (it is the same
 for every set of adapters): `agent` is one of those `GET /v1/agents` lists, `agentMode`
@@ -96,6 +100,17 @@ def before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
             body["agent"] = HARMLESS_AGENT
     elif path.startswith("/v1/sessions/{session_id}/messages") and body is not None:
         defuse_message(body)
+    elif path == "/v1/acp/{server_id}":
+        query = case.query if isinstance(case.query, dict) else None
+        if query is not None and query.get("agent") in AGENTS:
+            query["agent"] = HARMLESS_AGENT
+        if case.method.upper() == "GET":
+            parameters["server_id"] = "not-open"
+    elif path == "/acp/{agent}":
+        if parameters.get("agent") in AGENTS:
+            parameters["agent"] = HARMLESS_AGENT
+        if case.method.upper() == "GET" and isinstance(case.headers, dict):
+            case.headers["Acp-Connection-Id"] = "not-open"
 
 
 @schemathesis.serializer("application/x-tar")

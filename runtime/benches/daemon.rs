@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "daemon/acp.rs"]
+mod acp;
 mod common;
 #[path = "daemon/fleet.rs"]
 mod fleet;
@@ -65,7 +67,7 @@ fn stores(postgres: Option<&fleet::Postgres>) -> Vec<(String, Vec<String>)> {
 fn main() {
     // `cargo bench --bench daemon -- NAME...` runs only the parts whose name
     // contains one of the NAMEs (startup, idle, agents, latency, throughput,
-    // moves, gateway, takeover, adapter); cargo's own `--bench` flag is not a filter.
+    // moves, gateway, acp, takeover, adapter); cargo's own `--bench` flag is not a filter.
     let filters: Vec<String> = std::env::args()
         .skip(1)
         .filter(|arg| !arg.starts_with("--"))
@@ -187,6 +189,10 @@ fn main() {
     if wanted("gateway") {
         eprintln!("[5/6] model gateway overhead, {} streams at once", 32);
         runtime.block_on(gateway::gateway(&mut table, scratch.path(), &cache_dir));
+    }
+    if wanted("acp") {
+        eprintln!("[5/6] ACP: a prompt to its first update, REST, HTTP and stdio");
+        runtime.block_on(acp::acp(&mut table, scratch.path()));
     }
     if wanted("takeover") {
         match &postgres {

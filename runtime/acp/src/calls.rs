@@ -28,6 +28,29 @@ pub fn params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, Rpc
     })
 }
 
+/// The calls about one session: their answers go to that session's stream
+/// where a transport streams each session apart.
+const SESSION_SCOPED: &[&str] = &[
+    "session/cancel",
+    "session/close",
+    "session/delete",
+    "session/fork",
+    "session/load",
+    "session/prompt",
+    "session/resume",
+    "session/set_config_option",
+    "session/set_mode",
+    "session/set_model",
+];
+
+/// The session a call of `method` with `params` is about, if it is about one.
+pub fn session_scope(method: &str, params: &Value) -> Option<String> {
+    if !SESSION_SCOPED.contains(&method) {
+        return None;
+    }
+    params["sessionId"].as_str().map(str::to_owned)
+}
+
 /// `initialize`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

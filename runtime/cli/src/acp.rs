@@ -141,8 +141,15 @@ impl Bridge {
     }
 
     /// POSTs one message. Its answer comes through the stream; a refusal of
-    /// the POST itself is answered here as the JSON-RPC error of its request.
+    /// the POST itself is answered here as the JSON-RPC error of its request,
+    /// and a line that is not a JSON object gets JSON-RPC's parse error.
     async fn post(&self, line: String) {
+        if !matches!(serde_json::from_str::<Value>(&line), Ok(Value::Object(_))) {
+            let answer = json!({"jsonrpc": "2.0", "id": null,
+                "error": {"code": -32700, "message": "not a JSON-RPC message: one JSON object per line"}});
+            self.write(&answer.to_string()).await;
+            return;
+        }
         let request = self
             .client
             .post(&self.url)

@@ -111,6 +111,12 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         .route("/v1/adapters/reload", post(routes::reload_adapters))
         .route("/v1/acp", get(acp::list))
         .route(
+            "/acp/{agent}",
+            get(acp::remote::get)
+                .post(acp::remote::post)
+                .delete(acp::remote::delete),
+        )
+        .route(
             "/v1/acp/{server_id}",
             get(acp::stream).post(acp::post).delete(acp::close),
         )

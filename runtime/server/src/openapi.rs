@@ -63,6 +63,9 @@ use super::{acp, fs_routes, move_routes, process_routes, routes, terminal_ws};
         acp::post,
         acp::stream,
         acp::close,
+        acp::remote::post,
+        acp::remote::get,
+        acp::remote::delete,
     ),
     components(schemas(
         UniversalEvent, UniversalEventData, UniversalEventType, EventSource, ContentPart, UniversalItem,

@@ -73,7 +73,7 @@ pub async fn terminal_ws(
 /// `--cors-allow-origin` allows it. Programs send no `Origin`: they pass. (Without a
 /// token the front door has refused such a page already, and has checked that
 /// `Host` is a name the daemon answers to, so a rebound name cannot pass as its own.)
-fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
+pub(crate) fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
     let Some(origin) = headers.get(ORIGIN) else {
         return Ok(());
     };

@@ -123,28 +123,33 @@ fn acp_post(api: &Api, server: &str, query: &str, body: &str) -> reqwest::blocki
 fn bad_json_rpc_over_http_gets_json_rpc_errors_and_the_connection_lives() {
     let daemon = Daemon::start();
     let api = Api::new(&daemon);
-    // No agent on the first POST: a problem, the server is not opened.
+    // No agent on the first POST: 404 (no such server), the server is not opened.
     let response = acp_post(
         &api,
         "s1",
         "",
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#,
     );
-    assert_eq!(response.status().as_u16(), 400);
+    assert_eq!(response.status().as_u16(), 404);
     assert_eq!(api.get("/v1/acp/s1").status().as_u16(), 404);
     let response = acp_post(&api, "s1", "?agent=no-such-agent", "{}");
-    assert_eq!(response.status().as_u16(), 400, "an unknown agent");
+    expect_problem(response, 404, "unsupported_agent");
     let error = |body: &str| -> Value {
         let response = acp_post(&api, "s1", "?agent=mock", body);
         assert_eq!(response.status().as_u16(), 200);
         response.json::<Value>().unwrap()
     };
-    let answer = error("{not json");
+    // A body that is not a JSON object is refused before JSON-RPC, as the
+    // document says; an object that is not JSON-RPC gets JSON-RPC's error.
+    for body in ["{not json", "[]", "7"] {
+        let response = acp_post(&api, "s1", "?agent=mock", body);
+        assert_eq!(response.status().as_u16(), 400, "{body}");
+    }
+    let answer = error(r#"{"id":9,"method":"initialize"}"#);
     assert_eq!(
         (answer["id"].clone(), answer["error"]["code"].clone()),
-        (Value::Null, json!(-32700))
+        (json!(9), json!(-32600))
     );
-    assert_eq!(error("[]")["error"]["code"], -32600);
     assert_eq!(
         error(r#"{"jsonrpc":"2.0","id":2,"method":"session/list"}"#)["error"]["code"],
         -32600,
@@ -283,4 +288,32 @@ fn agentplex_acp_answers_bad_lines_and_runs_a_daemon_of_its_own() {
         sessions["sessions"][0]["sessionId"],
         new["result"]["sessionId"]
     );
+}
+
+#[test]
+fn the_official_remote_transports_over_http_and_websocket() {
+    let Some(dir) = acp_clients() else { return };
+    let work = tempfile::tempdir().unwrap();
+    // Node before 22 has its WebSocket behind a flag.
+    let probe = Command::new("node")
+        .args(["-p", "typeof WebSocket"])
+        .output()
+        .expect("node");
+    let flag = if String::from_utf8_lossy(&probe.stdout).trim() == "undefined" {
+        "--experimental-websocket"
+    } else {
+        "--no-warnings"
+    };
+    let daemon = Daemon::start();
+    for transport in ["http", "ws"] {
+        let out = run_client(&dir, &daemon, work.path(), &[flag, "remote.mjs", transport]);
+        for scenario in ["turn", "permission", "question", "cancel", "list"] {
+            assert!(
+                out.contains(&format!("ok {scenario}\n")),
+                "{transport} {scenario}: {out}"
+            );
+        }
+    }
+    // The WebSocket's connection ended with it; the HTTP one was closed by its client.
+    assert_eq!(Api::new(&daemon).get_ok("/v1/acp")["servers"], json!([]));
 }

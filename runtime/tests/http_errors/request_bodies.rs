@@ -53,7 +53,7 @@ fn documented_json_routes(api: &Api) -> BTreeSet<String> {
     for (path, item) in document["paths"].as_object().unwrap() {
         // ACP's JSON-RPC messages follow JSON-RPC's rules (errors are JSON-RPC
         // answers, unknown fields are extensions): http_api/acp.rs tests them.
-        if path.starts_with("/v1/acp/") {
+        if path.starts_with("/v1/acp/") || path.starts_with("/acp/") {
             continue;
         }
         for operation in item.as_object().unwrap().values() {

@@ -31,9 +31,10 @@ def snake(name: str) -> str:
 
 
 def listed(on: str) -> list[str]:
-    """The methods the table lists on the client or the session, in snake_case."""
+    """The methods the table lists on the client or the session, in snake_case, each once (a URL
+    builder serves several routes)."""
     routes = [name for methods in SURFACE["operations"].values() for name in methods.get(on, [])]
-    return sorted(snake(name) for name in [*routes, *SURFACE["helpers"][on]])
+    return sorted({snake(name) for name in [*routes, *SURFACE["helpers"][on]]})
 
 
 def public_methods(cls: type, idioms: list[str]) -> list[str]:
@@ -62,7 +63,7 @@ def test_the_sessions_have_exactly_the_methods_listed(cls: type) -> None:
 
 
 def test_the_async_client_awaits_what_makes_requests() -> None:
-    local = {"session", "build_process_terminal_web_socket_url"}
+    local = {"session", "build_process_terminal_web_socket_url", "acp_url", "acp_server_url"}
     for name in listed("client"):
         method = getattr(AsyncAgentplex, name)
         awaited = inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method)

@@ -31,6 +31,8 @@ import {
   type MoveSessionOptions,
 } from "./moves.js";
 import type {
+  AcpServerInfo,
+  AcpServerList,
   AdaptersReloadResponse,
   AgentInfo,
   AgentListResponse,
@@ -71,6 +73,16 @@ import type {
 } from "./types.js";
 
 export type { ClientOptions, RequestOptions };
+
+/** What the sessions an ACP connection creates run with, besides the agent. */
+export interface AcpSessionOptions {
+  /** Their model. */
+  model?: string;
+  /** Their mode. */
+  agentMode?: string;
+  /** Their permission mode. */
+  permissionMode?: string;
+}
 
 /** Options of `createSession`: the creation body (`agent` required) and a signal. */
 export interface CreateSessionOptions extends CreateSessionRequest, RequestOptions {}
@@ -159,6 +171,30 @@ export class Agentplex {
   async metrics(options: RequestOptions = {}): Promise<string> {
     const bytes = await transportOf(this).bytes("GET", "/metrics", callOptions(options));
     return new TextDecoder().decode(bytes);
+  }
+
+  /**
+   * The endpoint of `agent` over ACP's remote transport (`/acp/{agent}`), for an ACP client
+   * library's HTTP or WebSocket stream (`createHttpStream(url)` of `@agentclientprotocol/sdk`;
+   * `ws:` for its WebSocket stream): the daemon is then an ACP agent running `agent`.
+   */
+  acpUrl(agent: string, options: AcpSessionOptions = {}): string {
+    return transportOf(this).url(`/acp/${seg(agent)}`, { ...options });
+  }
+
+  /**
+   * The endpoint of ACP connection `serverId` over the reference's transport
+   * (`/v1/acp/{serverId}`: POST messages, GET the SSE stream, DELETE to close), naming the
+   * agent it runs on the first POST.
+   */
+  acpServerUrl(serverId: string, agent: string, options: AcpSessionOptions = {}): string {
+    return transportOf(this).url(`/v1/acp/${seg(serverId)}`, { agent, ...options });
+  }
+
+  /** `GET /v1/acp`: the open ACP connections of the reference's transport and the remote one. */
+  async listAcpServers(options: RequestOptions = {}): Promise<AcpServerInfo[]> {
+    const body = await transportOf(this).json<AcpServerList>("GET", "/v1/acp", callOptions(options));
+    return body.servers;
   }
 
   /** `GET /v1/agents`: every agent the daemon can drive, with install state and capabilities. */

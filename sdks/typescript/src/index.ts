@@ -7,6 +7,7 @@
  */
 export { Agentplex, connect, SandboxAgent } from "./client.js";
 export type {
+  AcpSessionOptions,
   ConnectOptions,
   CreateSessionOptions,
   FsBody,

@@ -30,6 +30,8 @@ export type SessionUsage = Schemas["SessionUsage"];
 export type UsageTotals = Schemas["UsageTotals"];
 export type SessionStatus = Schemas["SessionStatus"];
 export type SessionListResponse = Schemas["SessionListResponse"];
+export type AcpServerList = Schemas["AcpServerList"];
+export type AcpServerInfo = Schemas["AcpServerInfo"];
 /** Which sessions `listSessions` lists: `daemon` (the default) or `fleet`. */
 export type SessionScope = Schemas["SessionScope"];
 export type CreateSessionRequest = Schemas["CreateSessionRequest"];

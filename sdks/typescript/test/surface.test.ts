@@ -37,8 +37,10 @@ function publicMethods(prototype: object): string[] {
 }
 
 /** The methods the table lists on the client or the session. */
+/** The methods listed on the client or the session, each once (a URL builder serves several routes). */
 function listed(on: "client" | "session"): string[] {
-  return [...Object.values(surface.operations).flatMap((methods) => methods[on] ?? []), ...surface.helpers[on]].sort();
+  const names = [...Object.values(surface.operations).flatMap((methods) => methods[on] ?? []), ...surface.helpers[on]];
+  return [...new Set(names)].sort();
 }
 
 describe("the surface shared with the Python SDK (sdks/surface.json)", () => {

@@ -106,6 +106,21 @@ struct Inner {
     next_request: i64,
 }
 
+/// The answer to a request, and the session it is about.
+pub struct Answer {
+    /// The session the request was about, if any.
+    pub scope: Option<String>,
+    /// The JSON-RPC response.
+    pub message: Value,
+}
+
+impl Answer {
+    /// Puts the answer in the connection's stream.
+    pub fn send(&self, outbox: &Outbox) {
+        outbox.push(self.scope.as_deref(), &self.message);
+    }
+}
+
 /// One ACP client's connection.
 pub struct Connection {
     /// The server id it was opened with.
@@ -155,12 +170,17 @@ impl Connection {
         self.outbox.close();
     }
 
-    /// Takes one message from the client; a request's answer is returned.
-    pub async fn receive(self: &Arc<Self>, message: Message) -> Option<Value> {
+    /// Takes one message from the client; a request's answer is returned, with
+    /// the session it is about (if it is about one).
+    pub async fn receive(self: &Arc<Self>, message: Message) -> Option<Answer> {
         match message {
             Message::Request { id, method, params } => {
+                let scope = calls::session_scope(&method, &params);
                 let outcome = self.call(&method, params).await;
-                Some(rpc::response(Some(&id), outcome))
+                Some(Answer {
+                    scope,
+                    message: rpc::response(Some(&id), outcome),
+                })
             }
             Message::Notification { method, params } => {
                 self.notified(&method, params).await;
@@ -543,10 +563,13 @@ impl Connection {
     fn step(&self, followed: &Followed, step: Step, sequence: u64) {
         let session_id = &followed.session.record().id;
         match step {
-            Step::Update(update) => self.outbox.push(&rpc::notification(
-                "session/update",
-                json!({"sessionId": session_id, "update": update}),
-            )),
+            Step::Update(update) => self.outbox.push(
+                Some(session_id),
+                &rpc::notification(
+                    "session/update",
+                    json!({"sessionId": session_id, "update": update}),
+                ),
+            ),
             Step::AskPermission {
                 permission_id,
                 mut params,
@@ -556,7 +579,7 @@ impl Connection {
                     session_id: session_id.clone(),
                     permission_id,
                 };
-                self.ask("session/request_permission", params, pending);
+                self.ask(session_id, "session/request_permission", params, pending);
             }
             Step::AskQuestion {
                 question_id,
@@ -569,7 +592,7 @@ impl Connection {
                         session_id: session_id.clone(),
                         question_id,
                     };
-                    self.ask("elicitation/create", params, pending);
+                    self.ask(session_id, "elicitation/create", params, pending);
                 } else {
                     // A client without elicitation cannot answer: the agent hears
                     // the question declined rather than waiting for ever.
@@ -591,10 +614,10 @@ impl Connection {
                 if let Some(number) = asked {
                     inner.pending.remove(&number);
                     drop(inner);
-                    self.outbox.push(&rpc::notification(
-                        "$/cancel_request",
-                        json!({"requestId": number}),
-                    ));
+                    self.outbox.push(
+                        Some(session_id),
+                        &rpc::notification("$/cancel_request", json!({"requestId": number})),
+                    );
                 }
             }
             Step::TurnEnded(reason) => {
@@ -619,15 +642,17 @@ impl Connection {
         }
     }
 
-    /// Sends the client a request it must answer.
-    fn ask(&self, method: &str, params: Value, pending: Pending) {
+    /// Sends the client a request about `session_id` it must answer.
+    fn ask(&self, session_id: &str, method: &str, params: Value, pending: Pending) {
         let mut inner = self.inner.lock().unwrap();
         inner.next_request += 1;
         let number = inner.next_request;
         inner.pending.insert(number, pending);
         drop(inner);
-        self.outbox
-            .push(&rpc::request(&RequestId::Number(number), method, params));
+        self.outbox.push(
+            Some(session_id),
+            &rpc::request(&RequestId::Number(number), method, params),
+        );
     }
 }
 

@@ -6,12 +6,13 @@
 
 mod connection;
 mod outbox;
+pub mod remote;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
-use agentplex_acp::rpc::{self, Message};
+use agentplex_acp::rpc::{self, Message, Unreadable};
 use agentplex_api::ProblemDetails;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -22,7 +23,8 @@ use futures::StreamExt;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-pub use connection::{Connection, SessionOptions};
+pub use connection::{Answer, Connection, SessionOptions};
+use outbox::Scope;
 
 use super::extract::{Path, Query};
 use super::AppState;
@@ -65,15 +67,33 @@ impl AcpServers {
             }
             return Ok(connection.clone());
         }
+        // No such server yet, and nothing to open it with: 404, as for an
+        // unknown agent (both name what is not there).
         let Some(agent) = options.agent.clone() else {
-            return Err(ApiError::InvalidRequest(format!(
+            return Err(ApiError::NotFound(format!(
                 "ACP server {server_id:?} is not open: name its agent with `?agent=` on the first POST"
             )));
         };
-        state.catalog.adapter(&agent)?;
+        state
+            .catalog
+            .adapter(&agent)
+            .map_err(ApiError::in_agent_path)?;
         let connection = Connection::new(server_id.to_owned(), agent, options, state.clone());
         servers.insert(server_id.to_owned(), connection.clone());
         Ok(connection)
+    }
+
+    /// Opens a connection of a fresh id for the agent `options` names.
+    fn open_new(&self, options: SessionOptions, state: &AppState) -> Result<Arc<Connection>> {
+        let suffix = uuid::Uuid::new_v4().simple().to_string();
+        self.open(&format!("acp-{suffix}"), options, state)
+    }
+
+    /// Closes and forgets connection `server_id`, if open.
+    fn remove(&self, server_id: &str) -> Option<Arc<Connection>> {
+        let connection = self.servers.lock().unwrap().remove(server_id)?;
+        connection.close();
+        Some(connection)
     }
 
     /// Closes every connection (the daemon stops).
@@ -104,7 +124,7 @@ pub struct AcpServerList {
 }
 
 /// The open ACP connections.
-#[utoipa::path(get, path = "/v1/acp", tag = "acp",
+#[utoipa::path(get, path = "/v1/acp", tag = "acp", operation_id = "acp_list",
     responses((status = 200, body = AcpServerList)))]
 pub async fn list(State(state): State<AppState>) -> axum::Json<AcpServerList> {
     let mut servers: Vec<AcpServerInfo> = state
@@ -127,8 +147,9 @@ pub async fn list(State(state): State<AppState>) -> axum::Json<AcpServerList> {
 /// answered in the response (200) and in the stream, except `session/prompt`
 /// and `session/load`, answered in the stream only (202), after the updates
 /// they cause; a notification or an answer to one of the agent's requests gets
-/// 202. Malformed JSON-RPC is answered with the JSON-RPC error, in a 200.
-#[utoipa::path(post, path = "/v1/acp/{server_id}", tag = "acp",
+/// 202. A body that is not a JSON object is a 400; an object that is not
+/// JSON-RPC is answered with the JSON-RPC error, in a 200.
+#[utoipa::path(post, path = "/v1/acp/{server_id}", tag = "acp", operation_id = "acp_post",
     params(("server_id" = String, Path, description = "The client's connection id"),
            ("agent" = Option<String>, Query, description = "The agent (on the first POST)"),
            ("model" = Option<String>, Query, description = "The model of its new sessions"),
@@ -137,7 +158,8 @@ pub async fn list(State(state): State<AppState>) -> axum::Json<AcpServerList> {
     request_body(content = Object, description = "A JSON-RPC 2.0 message", content_type = "application/json"),
     responses((status = 200, description = "The JSON-RPC response", body = Object),
               (status = 202, description = "Taken (a notification or a response)"),
-              (status = 400, body = ProblemDetails), (status = 404, body = ProblemDetails),
+              (status = 400, description = "The body is not a JSON object", body = ProblemDetails),
+              (status = 404, description = "The server is not open and no `agent` names one to open, or the agent is unknown", body = ProblemDetails),
               (status = 409, description = "The server id runs another agent", body = ProblemDetails)))]
 pub async fn post(
     State(state): State<AppState>,
@@ -146,20 +168,22 @@ pub async fn post(
     body: Bytes,
 ) -> Result<Response> {
     let connection = state.acp.open(&server_id, options, &state)?;
-    let text = String::from_utf8_lossy(&body);
-    let answer = match Message::parse(&text) {
+    let answer = match message_of(&body)? {
         // A call whose answer follows updates (a prompt's turn, a load's
         // replay) is answered in the stream only, where it comes after them.
         Ok(message @ Message::Request { .. }) if answers_after_updates(&message) => {
             tokio::spawn(async move {
                 if let Some(answer) = connection.receive(message).await {
-                    connection.outbox.push(&answer);
+                    answer.send(&connection.outbox);
                 }
             });
             return Ok(StatusCode::ACCEPTED.into_response());
         }
         Ok(message) => connection.receive(message).await,
-        Err(unreadable) => Some(rpc::response(unreadable.id.as_ref(), Err(unreadable.error))),
+        Err(unreadable) => Some(Answer {
+            scope: None,
+            message: rpc::response(unreadable.id.as_ref(), Err(unreadable.error)),
+        }),
     };
     Ok(match answer {
         // In the stream too, after every message sent before it (a prompt's
@@ -167,11 +191,26 @@ pub async fn post(
         // (`agentplex acp`) has everything in order; one reading both drops the
         // copy by its id.
         Some(answer) => {
-            connection.outbox.push(&answer);
-            axum::Json(answer).into_response()
+            answer.send(&connection.outbox);
+            axum::Json(answer.message).into_response()
         }
         None => StatusCode::ACCEPTED.into_response(),
     })
+}
+
+/// The JSON-RPC message of a POST's body: a body that is not a JSON object is
+/// refused before JSON-RPC (400, as the document's schema says); an object
+/// that is not a JSON-RPC message is answered with JSON-RPC's error.
+fn message_of(body: &[u8]) -> Result<std::result::Result<Message, Unreadable>> {
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(value @ serde_json::Value::Object(_)) => Ok(Message::from_value(value)),
+        Ok(_) => Err(ApiError::InvalidRequest(
+            "an ACP message is one JSON-RPC object".into(),
+        )),
+        Err(error) => Err(ApiError::InvalidRequest(format!(
+            "an ACP message is one JSON-RPC object: not JSON ({error})"
+        ))),
+    }
 }
 
 /// Whether `message` is a call whose answer must come after the updates it
@@ -182,7 +221,7 @@ fn answers_after_updates(message: &Message) -> bool {
 
 /// The agent's messages to the client (notifications and requests), as SSE:
 /// each event's `id` resumes the stream with `Last-Event-ID`.
-#[utoipa::path(get, path = "/v1/acp/{server_id}", tag = "acp",
+#[utoipa::path(get, path = "/v1/acp/{server_id}", tag = "acp", operation_id = "acp_stream",
     params(("server_id" = String, Path, description = "The client's connection id"),
            ("Last-Event-ID" = Option<u64>, Header, nullable = false, description = "Resume after this message")),
     responses((status = 200, description = "SSE stream of JSON-RPC messages", content_type = "text/event-stream"),
@@ -206,7 +245,7 @@ pub async fn stream(
     let events = connection
         .outbox
         .clone()
-        .follow(after)
+        .follow(after, Scope::All)
         .map(|(number, text)| {
             Ok::<_, Infallible>(Event::default().id(number.to_string()).data(&*text))
         });
@@ -215,20 +254,16 @@ pub async fn stream(
 
 /// Closes an ACP connection: its sessions go on (they are the daemon's), the
 /// connection stops following them.
-#[utoipa::path(delete, path = "/v1/acp/{server_id}", tag = "acp",
+#[utoipa::path(delete, path = "/v1/acp/{server_id}", tag = "acp", operation_id = "acp_close",
     params(("server_id" = String, Path, description = "The client's connection id")),
     responses((status = 204, description = "Closed"), (status = 404, body = ProblemDetails)))]
 pub async fn close(
     State(state): State<AppState>,
     Path(server_id): Path<String>,
 ) -> Result<StatusCode> {
-    let connection = state
+    state
         .acp
-        .servers
-        .lock()
-        .unwrap()
         .remove(&server_id)
         .ok_or_else(|| ApiError::NotFound(format!("ACP server {server_id:?} is not open")))?;
-    connection.close();
     Ok(StatusCode::NO_CONTENT)
 }

@@ -13,11 +13,13 @@ from typing import Any
 import httpx
 from typing_extensions import Unpack
 
-from . import _core, install, moves, processes
+from . import _core, acp, install, moves, processes
 from ._core import CallOptions, seg
 from .aio_session import AsyncSession
 from .errors import AgentplexError
 from .generated.models import (
+    AcpServerInfo,
+    AcpServerList,
     AdaptersReloadResponse,
     AgentInfo,
     AgentInstallRequest,
@@ -217,6 +219,46 @@ class AsyncAgentplex:
     async def metrics(self, **options: Unpack[CallOptions]) -> str:
         """``GET /metrics``: the daemon's metrics in the OpenMetrics text format."""
         return (await self._request("GET", "/metrics", options)).text
+
+    def acp_url(
+        self,
+        agent: str,
+        *,
+        model: str | None = None,
+        agent_mode: str | None = None,
+        permission_mode: str | None = None,
+    ) -> str:
+        """The endpoint of ``agent`` over ACP's remote transport (``/acp/{agent}``), for an ACP
+        client library's HTTP stream (``ws:`` for its WebSocket stream): the daemon is then an
+        ACP agent running ``agent``; the options apply to the sessions it creates."""
+        return acp.remote_url(
+            self.base_url, agent, model=model, agent_mode=agent_mode, permission_mode=permission_mode
+        )
+
+    def acp_server_url(
+        self,
+        server_id: str,
+        agent: str,
+        *,
+        model: str | None = None,
+        agent_mode: str | None = None,
+        permission_mode: str | None = None,
+    ) -> str:
+        """The endpoint of ACP connection ``server_id`` over the reference's transport
+        (``/v1/acp/{server_id}``: POST messages, GET the SSE stream, DELETE to close), naming
+        the agent it runs on the first POST."""
+        return acp.server_url(
+            self.base_url,
+            server_id,
+            agent,
+            model=model,
+            agent_mode=agent_mode,
+            permission_mode=permission_mode,
+        )
+
+    async def list_acp_servers(self, **options: Unpack[CallOptions]) -> list[AcpServerInfo]:
+        """``GET /v1/acp``: the open ACP connections of both HTTP transports."""
+        return _core.parse(AcpServerList, await self._request("GET", "/v1/acp", options)).servers
 
     async def list_agents(self, **options: Unpack[CallOptions]) -> list[AgentInfo]:
         """``GET /v1/agents``: every agent the daemon can drive, with install state and capabilities."""

@@ -2,6 +2,28 @@
 // Do not edit: change the daemon, regenerate docs/openapi.json, then run `npm run generate`.
 
 export interface paths {
+    "/acp/{agent}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The connection's stream (with `Acp-Session-Id`, one session's), or a
+         *     WebSocket connection.
+         */
+        get: operations["acp_remote_stream"];
+        put?: never;
+        /** One client message over the remote transport. */
+        post: operations["acp_remote_post"];
+        /** Closes a connection of the remote transport. */
+        delete: operations["acp_remote_close"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -27,7 +49,7 @@ export interface paths {
             cookie?: never;
         };
         /** The open ACP connections. */
-        get: operations["list"];
+        get: operations["acp_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -47,21 +69,22 @@ export interface paths {
          * The agent's messages to the client (notifications and requests), as SSE:
          *     each event's `id` resumes the stream with `Last-Event-ID`.
          */
-        get: operations["stream"];
+        get: operations["acp_stream"];
         put?: never;
         /**
          * Sends one JSON-RPC message to the daemon as an ACP agent. A request is
          *     answered in the response (200) and in the stream, except `session/prompt`
          *     and `session/load`, answered in the stream only (202), after the updates
          *     they cause; a notification or an answer to one of the agent's requests gets
-         *     202. Malformed JSON-RPC is answered with the JSON-RPC error, in a 200.
+         *     202. A body that is not a JSON object is a 400; an object that is not
+         *     JSON-RPC is answered with the JSON-RPC error, in a 200.
          */
-        post: operations["post"];
+        post: operations["acp_post"];
         /**
          * Closes an ACP connection: its sessions go on (they are the daemon's), the
          *     connection stops following them.
          */
-        delete: operations["close"];
+        delete: operations["acp_close"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2183,6 +2206,222 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    acp_remote_stream: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The connection (a WebSocket upgrade, which opens one, sends none) */
+                "Acp-Connection-Id": string;
+                /** @description The session whose messages to stream */
+                "Acp-Session-Id"?: string | null;
+            };
+            path: {
+                /** @description The agent the connection's sessions run */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A WebSocket connection: one JSON-RPC message per text frame */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SSE stream of JSON-RPC messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such connection, or no such agent */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    acp_remote_post: {
+        parameters: {
+            query?: {
+                /** @description The model of its new sessions */
+                model?: string;
+                /** @description The mode of its new sessions */
+                agentMode?: string;
+                /** @description The permission mode of its new sessions */
+                permissionMode?: string;
+            };
+            header?: {
+                /** @description The connection (absent on `initialize`) */
+                "Acp-Connection-Id"?: string | null;
+            };
+            path: {
+                /** @description The agent the connection's sessions run */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        /** @description A JSON-RPC 2.0 message */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The answer to `initialize`, with `Acp-Connection-Id`; without a connection, the JSON-RPC error of any other message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Taken; the answer comes in a stream */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such connection, or no such agent */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    acp_remote_close: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The connection */
+                "Acp-Connection-Id": string;
+            };
+            path: {
+                /** @description The agent the connection's sessions run */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Closed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     get_metrics: {
         parameters: {
             query?: never;
@@ -2223,7 +2462,7 @@ export interface operations {
             };
         };
     };
-    list: {
+    acp_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -2262,7 +2501,7 @@ export interface operations {
             };
         };
     };
-    stream: {
+    acp_stream: {
         parameters: {
             query?: never;
             header?: {
@@ -2325,7 +2564,7 @@ export interface operations {
             };
         };
     };
-    post: {
+    acp_post: {
         parameters: {
             query?: {
                 /** @description The agent (on the first POST) */
@@ -2367,6 +2606,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The body is not a JSON object */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2386,6 +2626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The server is not open and no `agent` names one to open, or the agent is unknown */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2414,7 +2655,7 @@ export interface operations {
             };
         };
     };
-    close: {
+    acp_close: {
         parameters: {
             query?: never;
             header?: never;
@@ -4467,7 +4708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session exists (`session_already_exists`), or `directory` is not a directory (`path_conflict`) */
+            /** @description The session exists (`session_already_exists`), `directory` is not a directory (`path_conflict`), or a `budget` needs the model gateway the daemon runs without (`not_configured`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4614,6 +4855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The daemon runs without the model gateway, or does not meter the session's agent (`not_configured`); the session ended */
             409: {
                 headers: {
                     [name: string]: unknown;
