@@ -9,7 +9,8 @@
 //   node stdio.mjs conformance      a real agent (ACP_AGENT) against the scripted
 //                                    model server: a turn, a tool call (bypass), a
 //                                    permission allowed and one rejected (default;
-//                                    the test checks the files)
+//                                    the test checks the files), then a turn over
+//                                    HTTP (the remote transport, /acp/{agent})
 //
 // Environment: AGENTPLEX_BIN (the binary), AGENTPLEX_ENDPOINT and AGENTPLEX_TOKEN
 // (the daemon), ACP_AGENT (default mock), ACP_CWD (the sessions' directory).
@@ -18,6 +19,7 @@ import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import assert from "node:assert/strict";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 
 const agent = process.env.ACP_AGENT ?? "mock";
 const cwd = process.env.ACP_CWD ?? process.cwd();
@@ -204,6 +206,17 @@ async function conformance() {
   });
   const asked = permissionsAsked;
   console.log(`ok permissions (asked ${asked})`);
+  // The same daemon over HTTP, with the library's own HTTP stream.
+  const url = `${process.env.AGENTPLEX_ENDPOINT}/acp/${agent}?permissionMode=bypass`;
+  await client().connectWith(createHttpStream(url), async (cx) => {
+    await initialize(cx);
+    const session = await cx.buildSession(cwd).start();
+    const t = await turn(session, "hello over http");
+    assert.equal(t.stopReason, "end_turn");
+    assert.match(textOf(t.updates, "agent_message_chunk"), /Echo: hello over http/, JSON.stringify(t.updates));
+    session.dispose();
+  });
+  console.log("ok turn over http");
 }
 
 const [mode, arg] = process.argv.slice(2);

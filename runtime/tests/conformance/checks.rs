@@ -691,7 +691,7 @@ pub fn skill_from_a_folder(h: &Harness) {
 /// The agent through the daemon as an ACP agent: the official ACP client library
 /// (testing/acp-clients/stdio.mjs) drives `agentplex acp --agent <id>` over stdio:
 /// a turn, a tool call, a permission allowed and one rejected (the files say
-/// which commands ran).
+/// which commands ran); then a turn over HTTP (`/acp/{agent}`).
 pub fn acp_client(h: &Harness) {
     let clients = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testing/acp-clients");
     if !clients
@@ -724,6 +724,7 @@ pub fn acp_client(h: &Harness) {
         out.contains("ok turn\n") && out.contains("ok tool call\n"),
         "{out}"
     );
+    assert!(out.contains("ok turn over http\n"), "{out}");
     assert!(h.path("acp-once.txt").exists(), "{out}");
     if h.can("permissions") {
         assert!(out.contains("ok permissions (asked 2)"), "{out}");
