@@ -198,6 +198,15 @@ pub struct ServerArgs {
         env = "AGENTPLEX_UNAUTHENTICATED_TIMEOUT_MS"
     )]
     unauthenticated_timeout_ms: u64,
+    /// Seconds an ACP connection over HTTP (`/v1/acp/{id}`, `/acp/{agent}`) may go
+    /// without a message or an open stream before it is closed; its sessions go on.
+    #[arg(
+        long,
+        default_value_t = 600,
+        value_parser = clap::value_parser!(u64).range(1..),
+        env = "AGENTPLEX_ACP_IDLE_TIMEOUT_SECS"
+    )]
+    acp_idle_timeout_secs: u64,
     /// Most connections one client address (an IPv6 /64) holds before they
     /// authenticate (with `--no-token`: before their first request); one more closes
     /// the oldest of them.
@@ -403,6 +412,7 @@ impl ServerArgs {
             body_limit: self.body_limit,
             header_read_timeout: Duration::from_millis(self.header_read_timeout_ms),
             unauthenticated_timeout: Duration::from_millis(self.unauthenticated_timeout_ms),
+            acp_idle_timeout: Duration::from_secs(self.acp_idle_timeout_secs),
             max_unauthenticated_per_peer: usize::try_from(self.max_unauthenticated_per_peer)
                 .unwrap_or(usize::MAX),
             max_connections: self

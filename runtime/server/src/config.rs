@@ -36,6 +36,9 @@ pub struct DaemonConfig {
     pub header_read_timeout: std::time::Duration,
     /// How long a new connection has to send its first request head.
     pub unauthenticated_timeout: std::time::Duration,
+    /// How long an ACP connection over HTTP may go without a message or an open
+    /// stream before it is closed (its sessions go on).
+    pub acp_idle_timeout: std::time::Duration,
     /// Most connections one client address holds before they authenticate.
     pub max_unauthenticated_per_peer: usize,
     /// Most client connections served at once; `None`: three quarters of the

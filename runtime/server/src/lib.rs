@@ -326,8 +326,9 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         fs: Arc::new(fs_policy(&config)?),
         processes: processes.clone(),
         allowed_origins: config.cors.allow_origins.clone().into(),
-        acp: Arc::default(),
+        acp: Arc::new(acp::AcpServers::new(config.acp_idle_timeout)),
     };
+    state.acp.spawn_reaper();
     let acp = state.acp.clone();
     let app = router(state, &config)?;
     let address = listener.local_addr()?;

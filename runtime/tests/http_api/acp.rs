@@ -317,3 +317,64 @@ fn the_official_remote_transports_over_http_and_websocket() {
     // The WebSocket's connection ended with it; the HTTP one was closed by its client.
     assert_eq!(Api::new(&daemon).get_ok("/v1/acp")["servers"], json!([]));
 }
+
+#[test]
+fn a_connection_whose_client_is_gone_is_closed_and_its_session_goes_on() {
+    let daemon = Daemon::start_with(Options {
+        args: vec!["--acp-idle-timeout-secs".into(), "1".into()],
+        ..Options::default()
+    });
+    let api = Api::new(&daemon);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#;
+    for server in ["gone", "streaming"] {
+        assert_eq!(
+            acp_post(&api, server, "?agent=mock", init)
+                .status()
+                .as_u16(),
+            200
+        );
+    }
+    let work = tempfile::tempdir().unwrap();
+    let new = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"session/new","params":{{"cwd":{:?}}}}}"#,
+        work.path().display().to_string()
+    );
+    let created: Value = acp_post(&api, "gone", "", &new).json().unwrap();
+    let session_id = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    // A client reading its stream is there, however long it sends nothing.
+    let stream = api
+        .client()
+        .get(daemon.url("/v1/acp/streaming"))
+        .send()
+        .unwrap();
+    let open = |api: &Api| -> Vec<String> {
+        api.get_ok("/v1/acp")["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["serverId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while open(&api).contains(&"gone".to_owned()) {
+        assert!(
+            Instant::now() < deadline,
+            "the idle connection stays: {:?}",
+            open(&api)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(open(&api), ["streaming"]);
+    // Its session is the daemon's, and goes on.
+    api.get_ok(&format!("/v1/sessions/{session_id}"));
+    // The stream gone, that connection is closed too.
+    drop(stream);
+    while !open(&api).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the connection stays: {:?}",
+            open(&api)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

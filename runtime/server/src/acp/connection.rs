@@ -3,7 +3,9 @@
 //! and requests (permissions, questions) through the connection's outbox.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 use agentplex_acp::calls::{self, PermissionChoice};
 use agentplex_acp::rpc::{self, Message, RequestId, RpcError};
@@ -132,6 +134,20 @@ pub struct Connection {
     /// What it sends the client.
     pub outbox: Arc<Outbox>,
     inner: Mutex<Inner>,
+    /// When the client last sent a message, or last had a stream open.
+    last_active: Mutex<Instant>,
+    /// The client's streams open now.
+    streams: AtomicUsize,
+}
+
+/// An open stream of a connection: while one is, the connection is not idle.
+pub struct StreamGuard(Arc<Connection>);
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.streams.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Connection {
@@ -144,7 +160,29 @@ impl Connection {
             state,
             outbox: Arc::new(Outbox::new()),
             inner: Mutex::new(Inner::default()),
+            last_active: Mutex::new(Instant::now()),
+            streams: AtomicUsize::new(0),
         })
+    }
+
+    /// Notes that the client is there now.
+    fn touch(&self) {
+        *self.last_active.lock().unwrap() = Instant::now();
+    }
+
+    /// Holds the connection active while a stream of it is open.
+    pub fn stream_opened(self: &Arc<Self>) -> StreamGuard {
+        self.streams.fetch_add(1, Ordering::SeqCst);
+        self.touch();
+        StreamGuard(self.clone())
+    }
+
+    /// How long the client has been gone: `None` while a stream is open.
+    pub fn idle_for(&self) -> Option<Duration> {
+        if self.streams.load(Ordering::SeqCst) > 0 {
+            return None;
+        }
+        Some(self.last_active.lock().unwrap().elapsed())
     }
 
     /// The sessions it follows.
@@ -173,6 +211,7 @@ impl Connection {
     /// Takes one message from the client; a request's answer is returned, with
     /// the session it is about (if it is about one).
     pub async fn receive(self: &Arc<Self>, message: Message) -> Option<Answer> {
+        self.touch();
         match message {
             Message::Request { id, method, params } => {
                 let scope = calls::session_scope(&method, &params);

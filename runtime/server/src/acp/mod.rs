@@ -11,6 +11,7 @@ pub mod remote;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use agentplex_acp::rpc::{self, Message, Unreadable};
 use agentplex_api::ProblemDetails;
@@ -31,12 +32,54 @@ use super::AppState;
 use crate::error::{ApiError, Result};
 
 /// The open ACP connections, by server id.
-#[derive(Default)]
 pub struct AcpServers {
     servers: Mutex<HashMap<String, Arc<Connection>>>,
+    /// How long a connection may go without its client (`--acp-idle-timeout-secs`).
+    idle_timeout: Duration,
 }
 
 impl AcpServers {
+    /// No connections yet; one idle for `idle_timeout` will be closed.
+    pub fn new(idle_timeout: Duration) -> Self {
+        Self {
+            servers: Mutex::default(),
+            idle_timeout,
+        }
+    }
+
+    /// Closes, every so often, the connections whose client is gone: no message
+    /// and no open stream for the idle timeout (a client that never sent
+    /// `DELETE`). Their sessions go on.
+    pub fn spawn_reaper(self: &Arc<Self>) {
+        let servers = Arc::downgrade(self);
+        let every =
+            (self.idle_timeout / 2).clamp(Duration::from_millis(100), Duration::from_secs(30));
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            loop {
+                ticks.tick().await;
+                let Some(servers) = servers.upgrade() else {
+                    return;
+                };
+                let idle: Vec<String> = servers
+                    .servers
+                    .lock()
+                    .unwrap()
+                    .values()
+                    .filter(|c| {
+                        c.idle_for()
+                            .is_some_and(|idle| idle >= servers.idle_timeout)
+                    })
+                    .map(|c| c.id.clone())
+                    .collect();
+                for id in idle {
+                    tracing::info!(server_id = %id, "closing an idle ACP connection");
+                    servers.remove(&id);
+                }
+            }
+        });
+    }
+
     fn get(&self, server_id: &str) -> Result<Arc<Connection>> {
         self.servers
             .lock()
@@ -230,7 +273,7 @@ pub async fn stream(
     State(state): State<AppState>,
     Path(server_id): Path<String>,
     headers: HeaderMap,
-) -> Result<impl IntoResponse> {
+) -> Result<Response> {
     let connection = state.acp.get(&server_id)?;
     let after = match headers.get("last-event-id") {
         Some(value) => value
@@ -242,14 +285,25 @@ pub async fn stream(
             })?,
         None => 0,
     };
+    Ok(sse(&state, &connection, after, Scope::All))
+}
+
+/// The SSE stream of `connection`'s messages of `scope` after `after`: each
+/// event's `id` is the message's number; the connection is not idle while it
+/// is open.
+fn sse(state: &AppState, connection: &Arc<Connection>, after: u64, scope: Scope) -> Response {
+    let open = connection.stream_opened();
     let events = connection
         .outbox
         .clone()
-        .follow(after, Scope::All)
-        .map(|(number, text)| {
+        .follow(after, scope)
+        .map(move |(number, text)| {
+            let _open = &open;
             Ok::<_, Infallible>(Event::default().id(number.to_string()).data(&*text))
         });
-    Ok(Sse::new(events.take_until(state.sessions.closing())).keep_alive(KeepAlive::default()))
+    Sse::new(events.take_until(state.sessions.closing()))
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
 
 /// Closes an ACP connection: its sessions go on (they are the daemon's), the

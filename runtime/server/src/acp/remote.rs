@@ -11,7 +11,6 @@
 //! - A WebSocket upgrade of `GET` is a connection of its own: one JSON-RPC
 //!   message per text frame, both ways.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use agentplex_acp::rpc::{self, Message, RpcError};
@@ -21,7 +20,6 @@ use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message as Frame, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::{SinkExt, StreamExt};
 
@@ -168,16 +166,7 @@ pub async fn get(
         }
         None => Scope::Connection,
     };
-    let events = connection
-        .outbox
-        .clone()
-        .follow(0, scope)
-        .map(|(number, text)| {
-            Ok::<_, Infallible>(Event::default().id(number.to_string()).data(&*text))
-        });
-    Ok(Sse::new(events.take_until(state.sessions.closing()))
-        .keep_alive(KeepAlive::default())
-        .into_response())
+    Ok(super::sse(&state, &connection, 0, scope))
 }
 
 /// Closes a connection of the remote transport.
@@ -196,6 +185,7 @@ pub async fn delete(State(state): State<AppState>, headers: HeaderMap) -> Result
 /// Carries a WebSocket connection both ways until either side ends it.
 async fn relay(socket: WebSocket, connection: Arc<Connection>) {
     let (mut sink, mut frames) = socket.split();
+    let _open = connection.stream_opened();
     let mut outgoing = Box::pin(connection.outbox.clone().follow(0, Scope::All));
     let writer = tokio::spawn(async move {
         while let Some((_, text)) = outgoing.next().await {
