@@ -8,6 +8,7 @@
 // Environment: AGENTPLEX_ENDPOINT (a daemon without a token), ACP_AGENT (default
 // mock), ACP_CWD. Prints one `ok <scenario>` line each; exits 1 at the first failure.
 import assert from "node:assert/strict";
+import { turn, textOf } from "./turns.mjs";
 import { client } from "@agentclientprotocol/sdk";
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
@@ -17,21 +18,7 @@ const cwd = process.env.ACP_CWD ?? process.cwd();
 const transport = process.argv[2];
 const url = `${process.env.AGENTPLEX_ENDPOINT}/acp/${agent}`;
 
-const textOf = (updates, kind) =>
-  updates.filter((u) => u.sessionUpdate === kind).map((u) => u.content.text).join("");
 
-async function turn(session, text) {
-  const updates = [];
-  const stopped = session.prompt(text);
-  for (;;) {
-    const message = await session.nextUpdate();
-    if (message.kind === "stop") {
-      await stopped;
-      return { updates, stopReason: message.stopReason };
-    }
-    updates.push(message.update);
-  }
-}
 
 try {
   const stream =

@@ -18,6 +18,7 @@
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import assert from "node:assert/strict";
+import { turn, textOf } from "./turns.mjs";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 
@@ -51,22 +52,7 @@ function connect(onUpdate, extraArgs = []) {
   return { child, stream, app };
 }
 
-/** Sends a prompt and reads every update until its stop. */
-async function turn(session, text) {
-  const updates = [];
-  const stopped = session.prompt(text);
-  for (;;) {
-    const message = await session.nextUpdate();
-    if (message.kind === "stop") {
-      await stopped;
-      return { updates, stopReason: message.stopReason };
-    }
-    updates.push(message.update);
-  }
-}
 
-const textOf = (updates, kind) =>
-  updates.filter((u) => u.sessionUpdate === kind).map((u) => u.content.text).join("");
 
 async function initialize(cx) {
   const init = await cx.request("initialize", {

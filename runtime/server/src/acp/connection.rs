@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use agentplex_acp::calls::{self, PermissionChoice};
-use agentplex_acp::rpc::{self, Message, RequestId, RpcError};
+use agentplex_acp::rpc::{self, Message, RequestId, RpcError, Unreadable};
 use agentplex_acp::updates::{Step, StopReason, Updates};
 use agentplex_api::{CreateSessionRequest, ErrorType};
 use agentplex_sessions::{Command, Session, SessionError, Until};
@@ -117,6 +117,14 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// The JSON-RPC error answering a message that could not be read.
+    pub fn unreadable(unreadable: Unreadable) -> Self {
+        Self {
+            scope: None,
+            message: rpc::response(unreadable.id.as_ref(), Err(unreadable.error)),
+        }
+    }
+
     /// Puts the answer in the connection's stream.
     pub fn send(&self, outbox: &Outbox) {
         outbox.push(self.scope.as_deref(), &self.message);

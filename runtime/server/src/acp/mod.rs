@@ -13,7 +13,7 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agentplex_acp::rpc::{self, Message, Unreadable};
+use agentplex_acp::rpc::{Message, Unreadable};
 use agentplex_api::ProblemDetails;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -211,34 +211,38 @@ pub async fn post(
     body: Bytes,
 ) -> Result<Response> {
     let connection = state.acp.open(&server_id, options, &state)?;
-    let answer = match message_of(&body)? {
-        // A call whose answer follows updates (a prompt's turn, a load's
-        // replay) is answered in the stream only, where it comes after them.
-        Ok(message @ Message::Request { .. }) if answers_after_updates(&message) => {
+    Ok(match take(&connection, message_of(&body)?).await {
+        Some(answer) => axum::Json(answer.message).into_response(),
+        None => StatusCode::ACCEPTED.into_response(),
+    })
+}
+
+/// Takes one message from the client (or the error of one that could not be
+/// read) on `connection`. Its answer goes to the stream, after every message
+/// sent before it, and is returned: a client reading only the stream
+/// (`agentplex acp`) has everything in order, one reading both drops the copy
+/// by its id. A call whose answer follows updates (a prompt's turn, a load's
+/// replay) runs apart and is answered in the stream only: `None`, as for a
+/// message that wants no answer.
+async fn take(
+    connection: &Arc<Connection>,
+    message: std::result::Result<Message, Unreadable>,
+) -> Option<Answer> {
+    let answer = match message {
+        Ok(message) if answers_after_updates(&message) => {
+            let connection = connection.clone();
             tokio::spawn(async move {
                 if let Some(answer) = connection.receive(message).await {
                     answer.send(&connection.outbox);
                 }
             });
-            return Ok(StatusCode::ACCEPTED.into_response());
+            return None;
         }
-        Ok(message) => connection.receive(message).await,
-        Err(unreadable) => Some(Answer {
-            scope: None,
-            message: rpc::response(unreadable.id.as_ref(), Err(unreadable.error)),
-        }),
+        Ok(message) => connection.receive(message).await?,
+        Err(unreadable) => Answer::unreadable(unreadable),
     };
-    Ok(match answer {
-        // In the stream too, after every message sent before it (a prompt's
-        // answer after its turn's updates): a client reading only the stream
-        // (`agentplex acp`) has everything in order; one reading both drops the
-        // copy by its id.
-        Some(answer) => {
-            answer.send(&connection.outbox);
-            axum::Json(answer.message).into_response()
-        }
-        None => StatusCode::ACCEPTED.into_response(),
-    })
+    answer.send(&connection.outbox);
+    Some(answer)
 }
 
 /// The JSON-RPC message of a POST's body: a body that is not a JSON object is

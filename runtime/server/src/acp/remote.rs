@@ -50,20 +50,6 @@ fn is_initialize(message: &Message) -> bool {
     matches!(message, Message::Request { method, .. } if method == "initialize")
 }
 
-/// Takes one message on `connection`; a call whose answer follows updates runs
-/// apart, so the next message is not held up by it.
-async fn take(connection: Arc<Connection>, message: Message) {
-    if super::answers_after_updates(&message) {
-        tokio::spawn(async move {
-            if let Some(answer) = connection.receive(message).await {
-                answer.send(&connection.outbox);
-            }
-        });
-    } else if let Some(answer) = connection.receive(message).await {
-        answer.send(&connection.outbox);
-    }
-}
-
 /// One client message over the remote transport.
 #[utoipa::path(post, path = "/acp/{agent}", tag = "acp", operation_id = "acp_remote_post",
     params(("agent" = String, Path, description = "The agent the connection's sessions run"),
@@ -85,14 +71,7 @@ pub async fn post(
 ) -> Result<Response> {
     let message = super::message_of(&body)?;
     if let Some(connection) = named(&state, &headers)? {
-        match message {
-            Ok(message) => take(connection, message).await,
-            Err(unreadable) => Answer {
-                scope: None,
-                message: rpc::response(unreadable.id.as_ref(), Err(unreadable.error)),
-            }
-            .send(&connection.outbox),
-        }
+        super::take(&connection, message).await;
         return Ok(StatusCode::ACCEPTED.into_response());
     }
     // Without a connection only `initialize` opens one; anything else is
@@ -110,7 +89,7 @@ pub async fn post(
             return Ok(axum::Json(rpc::response(id.as_ref(), Err(error))).into_response());
         }
         Err(unreadable) => {
-            let answer = rpc::response(unreadable.id.as_ref(), Err(unreadable.error));
+            let answer = Answer::unreadable(unreadable).message;
             return Ok(axum::Json(answer).into_response());
         }
     };
@@ -202,14 +181,7 @@ async fn relay(socket: WebSocket, connection: Arc<Connection>) {
             Frame::Close(_) => break,
             Frame::Ping(_) | Frame::Pong(_) => continue,
         };
-        match Message::parse(&text) {
-            Ok(message) => take(connection.clone(), message).await,
-            Err(unreadable) => Answer {
-                scope: None,
-                message: rpc::response(unreadable.id.as_ref(), Err(unreadable.error)),
-            }
-            .send(&connection.outbox),
-        }
+        super::take(&connection, Message::parse(&text)).await;
     }
     connection.close();
     let _ = writer.await;
