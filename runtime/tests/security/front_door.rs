@@ -90,7 +90,12 @@ fn a_foreign_page_changes_nothing_on_a_daemon_without_a_token() {
     );
 
     // Ending sessions, killing processes, starting installs, writing files.
-    let attacks: [(&str, String, &[u8]); 6] = [
+    let initialize: &[u8] =
+        br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#;
+    let attacks: [(&str, String, &[u8]); 8] = [
+        // An ACP connection (then sessions, prompts) opened by the page.
+        ("POST", "/v1/acp/page?agent=mock".into(), initialize),
+        ("POST", "/acp/mock".into(), initialize),
         ("POST", "/v1/sessions/victim/terminate".into(), b""),
         ("POST", "/v1/sessions/victim/cancel".into(), b""),
         ("POST", format!("/v1/processes/{process_id}/kill"), b""),
@@ -135,6 +140,10 @@ fn a_foreign_page_changes_nothing_on_a_daemon_without_a_token() {
     ]);
     let answer = send(port, "GET", &ws_path, &handshake, b"");
     assert_eq!(answer.status, 403, "{answer:?}");
+    // So is an ACP WebSocket, and no ACP connection was opened by the page.
+    let answer = send(port, "GET", "/acp/mock", &handshake, b"");
+    assert_eq!(answer.status, 403, "{answer:?}");
+    assert_eq!(api.get_ok("/v1/acp")["servers"], json!([]));
 
     // The daemon's own page and programs are served as before.
     let own = format!("Origin: http://127.0.0.1:{port}");
