@@ -6,6 +6,7 @@
 //! from the server until it is raised.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -82,8 +83,21 @@ fn through_the_gateway(h: &mut Harness) -> tempfile::NamedTempFile {
 pub fn metered_turn(h: &mut Harness) {
     let _prices = through_the_gateway(h);
     let session = h.create("default");
-    let events = h.turn(&session, "hello metered\nusage: cache_read=20 reasoning=7");
-    let requests = h.model_requests();
+    h.turn(&session, "hello metered\nusage: cache_read=20 reasoning=7");
+    // An agent may make a call of its own around the turn's end (Qwen Code's
+    // check of who speaks next): its `model.usage` can follow `turn.ended`. The
+    // server's log and the session's transcript are compared once they hold
+    // the same number of calls, or after 10 s.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let (requests, events) = loop {
+        let requests = h.model_requests();
+        let events = h.events(&session);
+        let metered = events.iter().filter(|e| e["type"] == "model.usage").count();
+        if metered == requests.len() || Instant::now() > deadline {
+            break (requests, events);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
     let calls: Vec<&Value> = events
         .iter()
         .filter(|event| event["type"] == "model.usage")
@@ -131,9 +145,15 @@ pub fn metered_turn(h: &mut Harness) {
         pretty(&events)
     );
 
-    // Each call's cost is the table's, and the turn's usage their sum.
+    // Each call's cost is the table's, and the turn's usage the sum of the
+    // calls metered before it ended.
+    let ended = events
+        .iter()
+        .find(|event| event["type"] == "turn.ended")
+        .expect("turn.ended");
     let mut total = [0u64; 2];
-    for call in &calls {
+    for event in events.iter().filter(|e| e["type"] == "model.usage") {
+        let call = &event["data"];
         let cost = call["cost_usd"].as_f64().unwrap_or_else(|| {
             panic!(
                 "{}: {} is not in the check's table: {call}",
@@ -144,11 +164,11 @@ pub fn metered_turn(h: &mut Harness) {
         assert!((cost - expected_cost(counts)).abs() < 1e-12, "{call}");
         assert_eq!(call["status"], 200, "{call}");
         assert_eq!(call["complete"], true, "{call}");
-        total[0] += counts[0];
-        total[1] += counts[1];
+        if event["sequence"].as_u64() < ended["sequence"].as_u64() {
+            total[0] += counts[0];
+            total[1] += counts[1];
+        }
     }
-    let ended = events.last().unwrap();
-    assert_eq!(ended["type"], "turn.ended");
     assert_eq!(ended["data"]["usage"]["input_tokens"], total[0], "{ended}");
     assert_eq!(ended["data"]["usage"]["output_tokens"], total[1], "{ended}");
     let info = h.api().get_ok(&format!("/v1/sessions/{session}"));
