@@ -3,7 +3,8 @@
 # their tests: everything an agent needs lives in its adapter component
 # (adapters/<agent>/), so a new agent never needs a daemon change. The names
 # checked are the adapter crates' folder names (the builtin mock is the daemon's
-# own and allowed); test code is skipped: files named tests.rs or *_tests.rs,
+# own and allowed, and so is acp-generic, which is no agent but the runner of
+# every agent added from the ACP registry); test code is skipped: files named tests.rs or *_tests.rs,
 # tests/ folders, and a file's inline `#[cfg(test)] mod ... {` (by convention its
 # last item). The model gateway (runtime/gateway/) is not checked: it speaks the
 # model providers' wire formats and prices their models (Google's Gemini API,
@@ -11,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 names=$(find adapters -mindepth 2 -maxdepth 2 -name Cargo.toml -printf '%h\n' \
-  | xargs -n1 basename | grep -vx -e kit -e mock | sort | paste -sd'|')
+  | xargs -n1 basename | grep -vx -e kit -e mock -e acp-generic | sort | paste -sd'|')
 if [ -z "$names" ]; then
   echo "check-agent-names: no adapter crates found under adapters/" >&2
   exit 2

@@ -15,6 +15,7 @@ mod mcp;
 mod moves;
 mod processes;
 mod redact;
+mod registry;
 mod usage;
 pub use agentplex_universal::UsageTotals;
 pub use fs::*;
@@ -22,6 +23,7 @@ pub use mcp::*;
 pub use moves::*;
 pub use processes::*;
 pub use redact::{redact_url, scrub_url, REDACTED};
+pub use registry::*;
 pub use usage::SessionUsage;
 
 /// `GET /v1/health`.

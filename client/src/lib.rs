@@ -185,6 +185,25 @@ impl Client {
             .await
     }
 
+    /// `GET /v1/registry`: the agents of the ACP registry (fetched anew with
+    /// `refresh`), with which can be installed here and which were added.
+    pub async fn list_registry(&self, refresh: bool) -> Result<RegistryListResponse, ClientError> {
+        let query = RegistryQuery {
+            refresh: refresh.then_some(true),
+        };
+        self.json(self.get(&["registry"])?.query(&query)).await
+    }
+
+    /// `POST /v1/registry/{agent}`: adds the registry's agent to the daemon and
+    /// installs it; its entry of `GET /v1/agents`.
+    pub async fn add_from_registry(
+        &self,
+        agent: &str,
+        request: &RegistryAddRequest,
+    ) -> Result<AgentInfo, ClientError> {
+        self.json(self.post(&["registry", agent], request)?).await
+    }
+
     /// `GET /v1/sessions`: every session, running or ended.
     pub async fn list_sessions(&self) -> Result<SessionListResponse, ClientError> {
         self.json(self.get(&["sessions"])?).await

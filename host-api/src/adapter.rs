@@ -14,8 +14,8 @@ use crate::guest::Guest;
 use crate::host::Host;
 use crate::limits::InstanceData;
 use crate::{
-    AdapterInfo, AdapterOrigin, CredentialRead, HostConfig, HostError, Landing, NativeSource,
-    Place, Platform,
+    AdapterInfo, AdapterOrigin, AgentDefinition, CredentialRead, HostConfig, HostError, Landing,
+    NativeSource, Place, Platform,
 };
 
 /// Machine code compiled when the daemon was built, and the WebAssembly it came
@@ -59,6 +59,10 @@ pub struct LoadedAdapter {
     /// failure included: a component that does not load is not tried again.
     compiled: OnceLock<Result<Compiled, HostError>>,
     embedded: Option<Embedded>,
+    /// For an agent defined on top of another adapter
+    /// ([`crate::AdapterRegistry::define`]): that adapter, whose component runs
+    /// its sessions.
+    base: Option<Arc<LoadedAdapter>>,
 }
 
 impl fmt::Debug for LoadedAdapter {
@@ -85,6 +89,7 @@ impl LoadedAdapter {
             host,
             compiled: OnceLock::from(Ok(compiled)),
             embedded: None,
+            base: None,
         }
     }
 
@@ -101,7 +106,36 @@ impl LoadedAdapter {
             host,
             compiled: OnceLock::new(),
             embedded: Some(embedded),
+            base: None,
         }
+    }
+
+    /// Another agent run by `base`'s component: `definition`'s id, name and
+    /// credential variables over `base`'s facts, with no install plan of the component's
+    /// (the agent is installed from what defined it).
+    pub(crate) fn defined(base: Arc<LoadedAdapter>, definition: &AgentDefinition) -> Self {
+        let mut facts = base.facts.clone();
+        facts.info.id = definition.id.clone();
+        facts.info.name = definition.name.clone();
+        facts.info.credential_env = definition.credential_env.clone();
+        for (_, plan) in &mut facts.install_plans {
+            *plan = None;
+        }
+        facts.version_args = None;
+        Self {
+            facts,
+            origin: base.origin.clone(),
+            host: base.host.clone(),
+            compiled: OnceLock::new(),
+            embedded: None,
+            base: Some(base),
+        }
+    }
+
+    /// The adapter whose component runs this agent's sessions, when it was defined
+    /// on top of one.
+    pub fn base(&self) -> Option<&LoadedAdapter> {
+        self.base.as_deref()
     }
 
     /// The adapter's agent id.
@@ -134,7 +168,10 @@ impl LoadedAdapter {
     /// Whether the component has been compiled or loaded into the engine yet
     /// (builtin adapters are, only once a session needs them).
     pub fn is_compiled(&self) -> bool {
-        self.compiled.get().is_some()
+        match &self.base {
+            Some(base) => base.is_compiled(),
+            None => self.compiled.get().is_some(),
+        }
     }
 
     pub(crate) fn config(&self) -> &HostConfig {
@@ -143,6 +180,9 @@ impl LoadedAdapter {
 
     /// The linked component, loading it on first use.
     fn ready(&self) -> Result<&Compiled, HostError> {
+        if let Some(base) = &self.base {
+            return base.ready();
+        }
         self.compiled
             .get_or_init(|| self.load())
             .as_ref()

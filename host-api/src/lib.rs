@@ -39,7 +39,7 @@ pub use artifact::AdapterFacts;
 pub use convert::{is_loopback_url, InvalidAction};
 pub use error::HostError;
 pub use host::AdapterOrigin;
-pub use registry::{precompile, AdapterRegistry, EmbeddedAdapter};
+pub use registry::{precompile, AdapterRegistry, AgentDefinition, EmbeddedAdapter};
 pub use session::AdapterSession;
 pub use types::*;
 

@@ -31,6 +31,19 @@ pub struct EmbeddedAdapter {
     pub against_base: bool,
 }
 
+/// An agent the host runs with another adapter's component (the generic ACP
+/// adapter for an agent of the ACP registry): the facts that make it its own.
+#[derive(Debug, Clone)]
+pub struct AgentDefinition {
+    /// Its agent id.
+    pub id: String,
+    /// Its name for people.
+    pub name: String,
+    /// Variables of the daemon's environment its processes are given (its API
+    /// key, its base URL), as an adapter's `credential-env` would name them.
+    pub credential_env: Vec<crate::CredentialVariable>,
+}
+
 /// The set of loaded adapters, by agent id. A later load with the same id replaces
 /// the earlier one (a file in the adapters folder overrides a builtin). Adapters
 /// can be added while others are in use.
@@ -39,6 +52,9 @@ pub struct AdapterRegistry {
     adapters: RwLock<BTreeMap<String, Arc<LoadedAdapter>>>,
     /// The builtins by id, for a reloaded folder to fall back on.
     builtins: RwLock<BTreeMap<String, Arc<LoadedAdapter>>>,
+    /// The agents defined on top of other adapters ([`Self::define`]), kept
+    /// across folder reloads.
+    defined: RwLock<BTreeMap<String, Arc<LoadedAdapter>>>,
 }
 
 impl AdapterRegistry {
@@ -56,6 +72,7 @@ impl AdapterRegistry {
             }),
             adapters: RwLock::new(BTreeMap::new()),
             builtins: RwLock::new(BTreeMap::new()),
+            defined: RwLock::new(BTreeMap::new()),
         })
     }
 
@@ -196,11 +213,37 @@ impl AdapterRegistry {
             })
             .collect();
         let mut set = self.builtins.read().unwrap().clone();
+        set.extend(self.defined.read().unwrap().clone());
         for adapter in results.iter().flatten() {
             set.insert(adapter.id().to_owned(), adapter.clone());
         }
         *self.adapters.write().unwrap() = set;
         Ok(results)
+    }
+
+    /// Registers `definition` as an agent run by the component of the adapter
+    /// `base` (its facts but the id, name and credential variables; no install
+    /// plan of its own). Fails
+    /// when `base` is not loaded.
+    pub fn define(
+        &self,
+        base: &str,
+        definition: &AgentDefinition,
+    ) -> Result<Arc<LoadedAdapter>, HostError> {
+        let base = self.get(base).ok_or_else(|| HostError::Load {
+            origin: definition.id.clone(),
+            reason: format!("no adapter {base:?} to run it with"),
+        })?;
+        let adapter = Arc::new(LoadedAdapter::defined(base, definition));
+        self.defined
+            .write()
+            .unwrap()
+            .insert(definition.id.clone(), adapter.clone());
+        self.adapters
+            .write()
+            .unwrap()
+            .insert(definition.id.clone(), adapter.clone());
+        Ok(adapter)
     }
 
     /// The adapter for an agent id.

@@ -16,6 +16,8 @@ mod checks;
 mod harness;
 #[path = "conformance/metering.rs"]
 mod metering;
+#[path = "conformance/mirror.rs"]
+mod mirror;
 
 /// Runs a check against a fresh harness for the agent.
 fn run(agent: &str, check: impl FnOnce(&mut harness::Harness)) {
@@ -51,6 +53,34 @@ macro_rules! every_check {
 }
 
 every_check!(claude, codex, opencode, pi, gemini, qwen);
+
+/// Agents of the ACP registry, added and installed by the daemon from the
+/// registry's snapshot and run by the generic ACP adapter: one run each (an
+/// install from the registry is slow), the checks its capabilities declare in
+/// turn on one daemon. The daemon's restart in the middle also proves the added
+/// agent is kept.
+mod registry {
+    macro_rules! registry_agents {
+        ($($agent:ident: $id:literal),* $(,)?) => {$(
+            #[test]
+            fn $agent() {
+                super::run($id, |h| {
+                    super::checks::installed_with_its_version(h);
+                    super::checks::text_turn(h);
+                    super::checks::tool_call_and_result(h);
+                    super::checks::permission_once(h);
+                    super::checks::permission_reject(h);
+                    super::checks::question(h);
+                    super::checks::cancel_mid_turn(h);
+                    super::checks::resume_after_daemon_restart(h);
+                    super::checks::acp_client(h);
+                });
+            }
+        )*};
+    }
+
+    registry_agents!(claude_code_acp: "claude-code-acp", codex_acp: "codex-acp");
+}
 
 /// The model gateway, on the agents whose adapters say how to point them at it:
 /// one test per (agent, check of `conformance/metering.rs`).

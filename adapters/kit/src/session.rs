@@ -18,8 +18,7 @@ use crate::text::raw_json;
 use crate::types::{
     Action, AdapterInfo, CredentialRead, ExitStatus, Guest, GuestSession, HttpResponse,
     InstallRecipe, Landing, MessagePart, ModelApi, NativeSource, PermissionReply, Place, Platform,
-    Session,
-    SessionConfig, SseEvent,
+    Session, SessionConfig, SseEvent,
 };
 use crate::Actions;
 

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 
 use agentplex_client::{
-    AgentInfo, AgentModelsResponse, AgentModesResponse, CreateSessionResponse, SessionInfo,
+    AgentInfo, AgentModelsResponse, AgentModesResponse, CreateSessionResponse,
+    RegistryListResponse, SessionInfo,
 };
 use agentplex_universal::{
     BudgetLimit, ContentPart, ItemKind, ItemRole, ItemStatus, PermissionStatus, QuestionStatus,
@@ -83,6 +84,29 @@ pub fn agents(agents: &[AgentInfo]) -> String {
             ]
         }),
     )
+}
+
+/// `agents registry`.
+pub fn registry(listing: &RegistryListResponse) -> String {
+    let mut text = table(
+        ["AGENT", "VERSION", "FROM", "INSTALLABLE", "ADDED", "NAME"],
+        listing.agents.iter().map(|agent| {
+            [
+                agent.id.clone(),
+                agent.version.clone(),
+                agent.distributions.join(","),
+                yes_no(agent.installable),
+                yes_no(agent.added),
+                agent.name.clone(),
+            ]
+        }),
+    );
+    if let Some(why) = &listing.stale {
+        text.push_str(&format!(
+            "\n(a cached copy: the registry could not be fetched: {why})"
+        ));
+    }
+    text
 }
 
 /// `agents modes`.

@@ -5,7 +5,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use agentplex_api::{AgentInstallRequest, ProblemDetails};
+use agentplex_api::ProblemDetails;
 use clap::builder::BoolishValueParser;
 use clap::Args;
 use futures::StreamExt;
@@ -13,7 +13,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::error::{CliError, LocalError};
 use agentplex_install::{
-    platform, InstallOutcome, InstallProgress, InstallSettings, Mirror, SourcePreference, Stage,
+    platform, registry::RegistrySource, InstallOutcome, InstallProgress, InstallSettings, Mirror,
+    SourcePreference, Stage,
 };
 
 /// `agentplex server` flags about installing agents.
@@ -39,6 +40,17 @@ pub struct InstallArgs {
     /// `linux-arm64`, `darwin-arm64`...) [default: detected].
     #[arg(long, value_name = "PLATFORM", env = "AGENTPLEX_INSTALL_PLATFORM")]
     install_platform: Option<String>,
+    /// The ACP registry's index that `GET /v1/registry` lists and `agentplex agents
+    /// add` installs from: a URL (fetched through the releases mirror, cached in the
+    /// install dir for an hour, the cached copy used when a fetch fails) or a
+    /// snapshot file for a sandbox that reaches no registry.
+    #[arg(
+        long,
+        value_name = "URL|FILE",
+        env = "AGENTPLEX_ACP_REGISTRY",
+        default_value = agentplex_install::registry::source::DEFAULT_URL
+    )]
+    acp_registry: String,
 }
 
 impl InstallArgs {
@@ -53,6 +65,12 @@ impl InstallArgs {
         settings.on_create = !self.no_install;
         settings.source = self.install_source;
         settings.mirror = Mirror::new(self.releases_mirror);
+        settings.acp_registry = match RegistrySource::parse(&self.acp_registry) {
+            RegistrySource::File(path) => {
+                RegistrySource::File(std::path::absolute(&path).unwrap_or(path))
+            }
+            url => url,
+        };
         if let Some(name) = &self.install_platform {
             settings.platform = platform::parse(name).map_err(LocalError::InstallPlatform)?;
         }
@@ -60,18 +78,16 @@ impl InstallArgs {
     }
 }
 
-/// `agentplex agents install`: asks the daemon for an event stream of the
-/// install and returns its outcome.
+/// `agentplex agents install` and `agentplex agents add`: posts `request` to
+/// `path` asking for an event stream of the install, shows its progress and
+/// returns its outcome.
 pub async fn follow(
     endpoint: &str,
     token: Option<&str>,
-    agent: &str,
-    request: &AgentInstallRequest,
+    path: &str,
+    request: &impl serde::Serialize,
 ) -> Result<InstallOutcome, CliError> {
-    let url = format!(
-        "{}/v1/agents/{agent}/install",
-        endpoint.trim_end_matches('/')
-    );
+    let url = format!("{}{path}", endpoint.trim_end_matches('/'));
     let mut call = reqwest::Client::new()
         .post(&url)
         .header(reqwest::header::ACCEPT, "text/event-stream")

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use agentplex_client::{
     AgentInstallRequest, Client, ClientError, CreateSessionRequest, EventStream, EventsQuery,
-    MessageAttachment, MessageRequest, PermissionReply, SkillSource, SkillsConfig,
+    MessageAttachment, MessageRequest, PermissionReply, RegistryAddRequest, SkillSource,
+    SkillsConfig,
 };
 use clap::{Args, Subcommand, ValueEnum};
 use futures::StreamExt;
@@ -67,6 +68,31 @@ pub enum AgentsCommand {
         /// Version to install (latest when absent).
         #[arg(long = "version", visible_alias = "agent-version")]
         version: Option<String>,
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// The agents of the ACP registry, with which can be installed here and
+    /// which were added.
+    Registry {
+        /// Fetch the registry's index anew even when the cached copy is fresh.
+        #[arg(long)]
+        refresh: bool,
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// Add an agent of the ACP registry and install it (progress on stderr, the
+    /// outcome as JSON): then it runs like the others, through the generic ACP
+    /// adapter.
+    Add {
+        /// The registry's agent id (`agentplex agents registry` lists them).
+        agent: String,
+        /// A variable of the daemon's environment the agent's processes are given
+        /// (its API key, its base URL); repeat for more.
+        #[arg(long = "env", value_name = "NAME")]
+        env: Vec<String>,
+        /// Install again even when the entry's version is installed.
+        #[arg(long)]
+        reinstall: bool,
         #[command(flatten)]
         connection: Connection,
     },
@@ -393,8 +419,9 @@ pub async fn agents(command: AgentsCommand) -> Result<(), CliError> {
                 reinstall: Some(reinstall),
                 version,
             };
+            let path = format!("/v1/agents/{agent}/install");
             let outcome =
-                super::install::follow(&c.endpoint, c.token.as_deref(), &agent, &request).await?;
+                super::install::follow(&c.endpoint, c.token.as_deref(), &path, &request).await?;
             show(&c, &outcome, |outcome| {
                 let version = outcome.version.as_deref().unwrap_or("(no version)");
                 let place = outcome.path.as_deref().unwrap_or("builtin");
@@ -405,6 +432,36 @@ pub async fn agents(command: AgentsCommand) -> Result<(), CliError> {
                     ),
                     false => format!("installed {} {version} at {place}", outcome.agent),
                 }
+            })
+        }
+        AgentsCommand::Registry {
+            refresh,
+            connection: c,
+        } => show(
+            &c,
+            &call(&c, c.client()?.list_registry(refresh)).await?,
+            human::registry,
+        ),
+        AgentsCommand::Add {
+            agent,
+            env,
+            reinstall,
+            connection: c,
+        } => {
+            let request = RegistryAddRequest {
+                env: Some(env),
+                reinstall: Some(reinstall),
+            };
+            let path = format!("/v1/registry/{agent}");
+            let outcome =
+                super::install::follow(&c.endpoint, c.token.as_deref(), &path, &request).await?;
+            show(&c, &outcome, |outcome| {
+                let version = outcome.version.as_deref().unwrap_or("(no version)");
+                let place = outcome.path.as_deref().unwrap_or("-");
+                format!(
+                    "added {} {version} from the ACP registry, at {place}",
+                    outcome.agent
+                )
             })
         }
     }

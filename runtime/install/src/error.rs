@@ -49,6 +49,12 @@ pub enum InstallError {
     /// Every source was tried; each one's failure, in order.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     AllSourcesFailed(Vec<InstallError>),
+    /// A registry entry that cannot be installed as it says.
+    #[error("{0}")]
+    BadEntry(String),
+    /// The PyPI source failed.
+    #[error("PyPI {requirement}: {reason}")]
+    Pypi { requirement: String, reason: String },
     /// The recipe has nothing to install from with the configured sources.
     #[error("no source to install from ({0})")]
     NoSource(String),

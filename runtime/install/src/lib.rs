@@ -17,6 +17,8 @@ mod npm;
 mod place;
 pub mod platform;
 mod progress;
+pub mod registry;
+mod registry_install;
 mod sources;
 
 use std::collections::HashMap;
@@ -46,6 +48,8 @@ pub struct InstallSettings {
     pub mirror: Mirror,
     /// The platform recipes are asked for (detected, or `--install-platform`).
     pub platform: Platform,
+    /// Where the ACP registry's index is read from (`--acp-registry`).
+    pub acp_registry: registry::RegistrySource,
 }
 
 impl InstallSettings {
@@ -57,6 +61,7 @@ impl InstallSettings {
             source: SourcePreference::Auto,
             mirror: Mirror::default(),
             platform: platform::detect(),
+            acp_registry: registry::RegistrySource::default(),
         }
     }
 }

@@ -27,6 +27,20 @@ pub async fn fetch(
     staging: &Path,
     progress: &Progress,
 ) -> Result<Unpacked, InstallError> {
+    let root = fetch_package(spec, staging, progress).await?;
+    archive::find_binary(&root, binary_path).map_err(|error| InstallError::Npm {
+        spec: spec.to_owned(),
+        reason: NpmError::Package(Arc::new(error)),
+    })
+}
+
+/// Fetches `spec` into `staging` with its dependencies; returns the package's
+/// folder (`<staging>/unpacked/package`).
+pub async fn fetch_package(
+    spec: &str,
+    staging: &Path,
+    progress: &Progress,
+) -> Result<std::path::PathBuf, InstallError> {
     let fail = |reason: NpmError| InstallError::Npm {
         spec: spec.to_owned(),
         reason,
@@ -81,7 +95,34 @@ pub async fn fetch(
         .await
         .map_err(&fail)?;
     }
-    archive::find_binary(&root, binary_path).map_err(package_error)
+    Ok(root)
+}
+
+/// The script `npx` would run for a package: its `bin` entry named `command`, else
+/// its only one, else the one named after the package (without its scope).
+pub fn bin_entry(root: &Path, package: &str, command: Option<&str>) -> Result<String, String> {
+    let manifest: serde_json::Value = std::fs::read(root.join("package.json"))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .ok_or("the package has no readable package.json")?;
+    let bare = match package.char_indices().skip(1).find(|&(_, c)| c == '@') {
+        Some((at, _)) => &package[..at],
+        None => package,
+    };
+    let unscoped = bare.rsplit('/').next().unwrap_or(bare);
+    let name = command.unwrap_or(unscoped);
+    match &manifest["bin"] {
+        serde_json::Value::String(path) => Ok(path.clone()),
+        serde_json::Value::Object(bins) => {
+            let only = (bins.len() == 1).then(|| bins.values().next()).flatten();
+            bins.get(name)
+                .or(only.filter(|_| command.is_none()))
+                .and_then(|path| path.as_str())
+                .map(str::to_owned)
+                .ok_or_else(|| format!("the package has no command {name:?} in its bin"))
+        }
+        _ => Err("the package lists no command (no bin in package.json)".into()),
+    }
 }
 
 /// Whether a `package.json` lists runtime dependencies.

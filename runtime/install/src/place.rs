@@ -90,7 +90,8 @@ pub fn place_package(
     Ok(target)
 }
 
-fn make_executable(path: &Path) -> Result<(), InstallError> {
+/// Sets the file's mode to 0755.
+pub fn make_executable(path: &Path) -> Result<(), InstallError> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
         .map_err(|e| InstallError::io(path, e))
 }

@@ -24,6 +24,8 @@ pub enum Stage {
     Extracting,
     /// Fetching the npm package with `npm`.
     Npm,
+    /// Installing the PyPI package with `pip` (an agent of the ACP registry).
+    Pypi,
 }
 
 /// One progress report.

@@ -95,6 +95,15 @@ pub enum ApiError {
     /// An ACP server id already runs another agent (409).
     #[error("{0}")]
     AcpServerBound(String),
+    /// The ACP registry's index cannot be had (502, `stream_error`).
+    #[error("{0}")]
+    RegistryUnavailable(String),
+    /// The ACP registry lists no such agent (404, `unsupported_agent`).
+    #[error("the ACP registry lists no agent {agent:?}; GET /v1/registry lists them")]
+    NotInRegistry { agent: String },
+    /// A registry agent would take the id of one of the daemon's own agents (409).
+    #[error("agent {agent:?} is already one of this daemon's agents, by its own adapter; the registry's is not added over it")]
+    AgentIdTaken { agent: String },
 }
 
 impl ApiError {
@@ -111,10 +120,12 @@ impl ApiError {
         match self {
             ApiError::InvalidRequest(_)
             | ApiError::AdapterRejected(_)
-            | ApiError::AcpServerBound(_) => ErrorType::InvalidRequest,
-            ApiError::UnsupportedAgent { .. } | ApiError::AgentNotFound { .. } => {
-                ErrorType::UnsupportedAgent
-            }
+            | ApiError::AcpServerBound(_)
+            | ApiError::AgentIdTaken { .. } => ErrorType::InvalidRequest,
+            ApiError::UnsupportedAgent { .. }
+            | ApiError::AgentNotFound { .. }
+            | ApiError::NotInRegistry { .. } => ErrorType::UnsupportedAgent,
+            ApiError::RegistryUnavailable(_) => ErrorType::StreamError,
             ApiError::NotConfigured(_) => ErrorType::NotConfigured,
             ApiError::AgentNotInstalled { .. } => ErrorType::AgentNotInstalled,
             ApiError::InstallFailed { .. } => ErrorType::InstallFailed,
@@ -150,8 +161,12 @@ impl ApiError {
     /// The HTTP status of the problem.
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::AgentNotFound { .. } => return StatusCode::NOT_FOUND,
-            ApiError::AcpServerBound(_) => return StatusCode::CONFLICT,
+            ApiError::AgentNotFound { .. } | ApiError::NotInRegistry { .. } => {
+                return StatusCode::NOT_FOUND
+            }
+            ApiError::AcpServerBound(_) | ApiError::AgentIdTaken { .. } => {
+                return StatusCode::CONFLICT
+            }
             _ => {}
         }
         match self.error_type() {
@@ -208,6 +223,8 @@ impl ApiError {
         match self {
             ApiError::UnsupportedAgent { agent }
             | ApiError::AgentNotFound { agent }
+            | ApiError::NotInRegistry { agent }
+            | ApiError::AgentIdTaken { agent }
             | ApiError::AdapterFailed { agent, .. } => problem.agent = Some(agent.clone()),
             ApiError::AgentNotInstalled { agent, detail } => {
                 problem.agent = Some(agent.clone());
@@ -310,6 +327,9 @@ impl From<SessionError> for ApiError {
             SessionError::InvalidRequest(message) => ApiError::InvalidRequest(message),
             SessionError::NotConfigured(message) => ApiError::NotConfigured(message),
             SessionError::UnsupportedAgent { agent } => ApiError::UnsupportedAgent { agent },
+            SessionError::RegistryUnavailable(message) => ApiError::RegistryUnavailable(message),
+            SessionError::NotInRegistry { agent } => ApiError::NotInRegistry { agent },
+            SessionError::AgentIdTaken { agent } => ApiError::AgentIdTaken { agent },
             SessionError::AgentNotInstalled { agent, detail } => {
                 ApiError::AgentNotInstalled { agent, detail }
             }

@@ -22,6 +22,7 @@ pub mod openapi;
 mod openapi_rules;
 mod peers;
 mod process_routes;
+mod registry_routes;
 pub mod request_log;
 mod routes;
 pub mod sse;
@@ -76,6 +77,11 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         .route("/v1/agents/{agent}/modes", get(routes::agent_modes))
         .route("/v1/agents/{agent}/models", get(routes::agent_models))
         .route("/v1/agents/{agent}/install", post(routes::install_agent))
+        .route("/v1/registry", get(registry_routes::list_registry))
+        .route(
+            "/v1/registry/{agent}",
+            post(registry_routes::add_from_registry),
+        )
         .route("/v1/sessions", get(routes::list_sessions))
         .route(
             "/v1/sessions/{session_id}",

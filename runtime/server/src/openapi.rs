@@ -23,6 +23,8 @@ use super::{acp, fs_routes, move_routes, process_routes, routes, terminal_ws};
         routes::agent_modes,
         routes::agent_models,
         routes::install_agent,
+        crate::registry_routes::list_registry,
+        crate::registry_routes::add_from_registry,
         routes::list_sessions,
         routes::get_session,
         routes::create_session,
@@ -68,6 +70,9 @@ use super::{acp, fs_routes, move_routes, process_routes, routes, terminal_ws};
         acp::remote::delete,
     ),
     components(schemas(
+        RegistryListResponse,
+        RegistryAgentInfo,
+        RegistryAddRequest,
         UniversalEvent, UniversalEventData, UniversalEventType, EventSource, ContentPart, UniversalItem,
         ItemKind, ItemRole, ItemStatus, FileAction, ReasoningVisibility, SessionStartedData, SessionEndedData,
         SessionEndReason, TerminatedBy, StderrOutput, TurnEventData, TurnPhase, Usage, ItemEventData,

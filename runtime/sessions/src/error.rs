@@ -41,6 +41,21 @@ pub enum SessionError {
         #[source]
         source: InstallError,
     },
+    /// The ACP registry's index cannot be had: not fetched, no copy kept.
+    #[error("{0}")]
+    RegistryUnavailable(String),
+    /// The ACP registry lists no agent with this id.
+    #[error("the ACP registry lists no agent {agent:?}; GET /v1/registry lists them")]
+    NotInRegistry {
+        /// The id asked for.
+        agent: String,
+    },
+    /// A registry agent's id is the id of an agent the daemon runs by its own adapter.
+    #[error("agent {agent:?} is already one of this daemon's agents, by its own adapter; the registry's is not added over it")]
+    AgentIdTaken {
+        /// The id asked for.
+        agent: String,
+    },
     /// No session has this id.
     #[error("session {session_id:?} not found")]
     SessionNotFound {

@@ -9,9 +9,8 @@ use agentplex_model_server::ModelServer;
 pub struct Agent {
     /// Agent id in the API.
     pub id: &'static str,
-    /// The npm package whose version the test shows and expects (relative to
-    /// `node_modules`).
-    pub package: fn() -> String,
+    /// Where its CLI comes from.
+    pub source: Source,
     /// The permission mode in which the agent can ask the user questions
     /// (Codex offers its question tool only in plan mode).
     pub question_mode: &'static str,
@@ -19,73 +18,134 @@ pub struct Agent {
     /// one it started in (Gemini CLI 0.61.0's `session/load` bug: see
     /// adapters/gemini/README.md), so the resume check exits it in the next minute.
     pub resumes_next_minute: bool,
-    /// The native binary, relative to `testing/agents/node_modules`.
-    binary: fn() -> String,
     /// Variables that point the agent at the model server (`home` is the agent's
     /// private home directory).
     env: fn(&ModelServer, &Path) -> Vec<(String, String)>,
+}
+
+/// Where an agent's CLI comes from.
+pub enum Source {
+    /// `npm ci` in `testing/agents` installs it.
+    NodeModules {
+        /// The npm package whose version the test shows and expects (relative to
+        /// `node_modules`).
+        package: fn() -> String,
+        /// The native binary, relative to `testing/agents/node_modules`.
+        binary: fn() -> String,
+    },
+    /// The daemon adds it from the ACP registry's snapshot
+    /// (`testing/acp-registry/registry.json`) and installs it itself.
+    Registry {
+        /// Variables of the daemon's environment the agent is given
+        /// (`POST /v1/registry/{id}`'s `env`).
+        passed: &'static [&'static str],
+        /// For an entry that is a release archive: the archive's program, relative
+        /// to `testing/agents/node_modules` (where npm put the same build), which
+        /// the test's releases mirror serves packed as the registry's archive.
+        release: Option<fn() -> String>,
+    },
 }
 
 /// Every agent the conformance suite covers.
 pub const AGENTS: &[Agent] = &[
     Agent {
         id: "claude",
-        package: || "@anthropic-ai/claude-code".into(),
+        source: Source::NodeModules {
+            package: || "@anthropic-ai/claude-code".into(),
+            binary: || format!("@anthropic-ai/claude-code-linux-{}/claude", npm_arch()),
+        },
         question_mode: "default",
         resumes_next_minute: false,
-        binary: || format!("@anthropic-ai/claude-code-linux-{}/claude", npm_arch()),
         env: claude_env,
     },
     Agent {
         id: "codex",
-        package: || "@openai/codex".into(),
+        source: Source::NodeModules {
+            package: || "@openai/codex".into(),
+            binary: || {
+                format!(
+                    "@openai/codex-linux-{}/vendor/{}-unknown-linux-musl/bin/codex",
+                    npm_arch(),
+                    std::env::consts::ARCH
+                )
+            },
+        },
         question_mode: "plan",
         resumes_next_minute: false,
-        binary: || {
-            format!(
-                "@openai/codex-linux-{}/vendor/{}-unknown-linux-musl/bin/codex",
-                npm_arch(),
-                std::env::consts::ARCH
-            )
-        },
         env: codex_env,
     },
     Agent {
         id: "opencode",
         // The platform package itself (see testing/agents/package.json).
-        package: || format!("opencode-linux-{}", npm_arch()),
+        source: Source::NodeModules {
+            package: || format!("opencode-linux-{}", npm_arch()),
+            binary: || format!("opencode-linux-{}/bin/opencode", npm_arch()),
+        },
         question_mode: "default",
         resumes_next_minute: false,
-        binary: || format!("opencode-linux-{}/bin/opencode", npm_arch()),
         env: opencode_env,
     },
     Agent {
         id: "pi",
-        package: || "@mariozechner/pi-coding-agent".into(),
+        source: Source::NodeModules {
+            package: || "@mariozechner/pi-coding-agent".into(),
+            // A Node script (its `bin` entry `pi`); the harness finds it as `node <script>`.
+            binary: || "@mariozechner/pi-coding-agent/dist/cli.js".into(),
+        },
         question_mode: "default",
         resumes_next_minute: false,
-        // A Node script (its `bin` entry `pi`); the harness finds it as `node <script>`.
-        binary: || "@mariozechner/pi-coding-agent/dist/cli.js".into(),
         env: pi_env,
     },
     Agent {
         id: "gemini",
-        package: || "@google/gemini-cli".into(),
+        source: Source::NodeModules {
+            package: || "@google/gemini-cli".into(),
+            // A Node script (its `bin` entry `gemini`), like Pi's.
+            binary: || "@google/gemini-cli/bundle/gemini.js".into(),
+        },
         question_mode: "default",
         resumes_next_minute: true,
-        // A Node script (its `bin` entry `gemini`), like Pi's.
-        binary: || "@google/gemini-cli/bundle/gemini.js".into(),
         env: gemini_env,
     },
     Agent {
         id: "qwen",
-        package: || "../qwen/node_modules/@qwen-code/qwen-code".into(),
+        source: Source::NodeModules {
+            package: || "../qwen/node_modules/@qwen-code/qwen-code".into(),
+            // A Node script (its `bin` entry `qwen`), driven by the kit's generic ACP
+            // session; installed apart, in `testing/agents/qwen` (see its package.json).
+            binary: || "../qwen/node_modules/@qwen-code/qwen-code/cli-entry.js".into(),
+        },
         question_mode: "default",
         resumes_next_minute: false,
-        // A Node script (its `bin` entry `qwen`), driven by the kit's generic ACP
-        // session; installed apart, in `testing/agents/qwen` (see its package.json).
-        binary: || "../qwen/node_modules/@qwen-code/qwen-code/cli-entry.js".into(),
         env: qwen_env,
+    },
+    // Agents of the ACP registry, run by the generic ACP adapter: the daemon adds
+    // and installs them from the registry's snapshot (an npm package; a release
+    // archive through the test's mirror).
+    Agent {
+        id: "claude-code-acp",
+        source: Source::Registry {
+            passed: &["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"],
+            release: None,
+        },
+        question_mode: "default",
+        resumes_next_minute: false,
+        env: claude_code_acp_env,
+    },
+    Agent {
+        id: "codex-acp",
+        source: Source::Registry {
+            passed: &["OPENAI_BASE_URL"],
+            release: Some(|| {
+                format!(
+                    "@zed-industries/codex-acp-linux-{}/bin/codex-acp",
+                    npm_arch()
+                )
+            }),
+        },
+        question_mode: "default",
+        resumes_next_minute: false,
+        env: codex_acp_env,
     },
 ];
 
@@ -95,15 +155,31 @@ impl Agent {
         AGENTS.iter().find(|a| a.id == id).expect("a known agent")
     }
 
-    /// The installed native binary, when `npm ci` ran in `testing/agents`.
+    /// The installed native binary, when `npm ci` ran in `testing/agents` (for a
+    /// registry agent: the release archive's program, or `None` for a package the
+    /// daemon installs).
     pub fn binary(&self) -> Option<PathBuf> {
-        let path = node_modules().join((self.binary)());
+        let relative = match &self.source {
+            Source::NodeModules { binary, .. } => binary(),
+            Source::Registry { release, .. } => release.as_ref()?(),
+        };
+        let path = node_modules().join(relative);
         path.is_file().then_some(path)
     }
 
-    /// The version `testing/agents/package-lock.json` pinned (from the installed package).
+    /// The version the test expects: the one `testing/agents/package-lock.json`
+    /// pinned (from the installed package), or the registry snapshot's.
     pub fn pinned_version(&self) -> String {
-        let manifest = node_modules().join((self.package)()).join("package.json");
+        let package = match &self.source {
+            Source::NodeModules { package, .. } => package(),
+            Source::Registry { .. } => {
+                return registry_entry(self.id)["version"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            }
+        };
+        let manifest = node_modules().join(package).join("package.json");
         let manifest: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&manifest).expect("the package's manifest"))
                 .expect("package.json is JSON");
@@ -114,6 +190,24 @@ impl Agent {
     pub fn env(&self, model: &ModelServer, home: &Path) -> Vec<(String, String)> {
         (self.env)(model, home)
     }
+}
+
+/// The ACP registry snapshot the registry agents are added from.
+pub fn registry_snapshot() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testing/acp-registry/registry.json")
+}
+
+/// The snapshot's entry of `id`.
+pub fn registry_entry(id: &str) -> serde_json::Value {
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(registry_snapshot()).unwrap()).unwrap();
+    index["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|entry| entry["id"] == id)
+        .unwrap_or_else(|| panic!("{id} is not in the registry snapshot"))
+        .clone()
 }
 
 /// Where `npm ci` installs the agents.
@@ -238,4 +332,29 @@ fn qwen_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
         ("OPENAI_MODEL", "scripted".into()),
         ("QWEN_HOME", home.join(".qwen").display().to_string()),
     ])
+}
+
+/// Claude Code's ACP build takes Claude Code's variables; as root, the Claude Code
+/// it starts also needs `IS_SANDBOX` (it runs with permissions it may skip).
+fn claude_code_acp_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
+    let mut env = claude_env(model, home);
+    env.push(("IS_SANDBOX".into(), "1".into()));
+    env
+}
+
+/// Codex's ACP build reads Codex's configuration: the model server as its
+/// provider; every command asked about (`untrusted`) and run outside Codex's own
+/// sandbox, which needs bubblewrap; `OPENAI_BASE_URL` so that its model list is
+/// asked of the model server rather than the internet.
+fn codex_acp_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
+    let mut env = codex_env(model, home);
+    let config = home.join(".codex/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.insert_str(
+        0,
+        "approval_policy = \"untrusted\"\nsandbox_mode = \"danger-full-access\"\n",
+    );
+    std::fs::write(&config, text).unwrap();
+    env.push(("OPENAI_BASE_URL".into(), model.openai_url()));
+    env
 }

@@ -12,12 +12,7 @@ use crate::common::api::{assistant_texts, check_turns, expect_no_content, ok_jso
 pub fn installed_with_its_version(h: &Harness) {
     let info = h.agent_info();
     let pinned = h.agent.pinned_version();
-    eprintln!(
-        "{} {} (npm {})",
-        h.agent.id,
-        info["version"],
-        (h.agent.package)()
-    );
+    eprintln!("{} {} (expected {pinned})", h.agent.id, info["version"]);
     assert_eq!(info["installed"], json!(true), "{info:#}");
     assert_eq!(info["version"], json!(pinned), "{info:#}");
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use agentplex_model_server::ModelServer;
 use serde_json::{json, Value};
 
-use super::agents::Agent;
+use super::agents::{Agent, Source};
 use crate::common::api::{expect_no_content, ok_json, types, Api};
 use crate::common::{Daemon, Options};
 
@@ -30,6 +30,9 @@ impl Harness {
     /// installed and this is not CI. Under CI a missing agent fails the test.
     pub fn start(id: &str) -> Option<Harness> {
         let agent = Agent::named(id);
+        if let Source::Registry { passed, release } = &agent.source {
+            return Self::from_registry(agent, passed, release.is_some());
+        }
         let Some(binary) = agent.binary() else {
             let message =
                 format!("{id}: the agent CLI is not installed; run `npm ci` in testing/agents");
@@ -38,7 +41,7 @@ impl Harness {
             return None;
         };
         let model = ModelServer::start().expect("starting the model server");
-        let sandbox = Sandbox::start(agent, &binary, &model);
+        let sandbox = Sandbox::start(agent, Some(&binary), &model);
         Some(Harness {
             agent,
             model,
@@ -48,10 +51,70 @@ impl Harness {
         })
     }
 
+    /// A harness for an agent of the ACP registry: its daemon reads the registry
+    /// snapshot (and, for a release archive, a mirror serving the archive packed
+    /// from the same build npm installed), and adds and installs the agent itself
+    /// (`POST /v1/registry/{id}`), passing it the `passed` variables.
+    fn from_registry(agent: &'static Agent, passed: &[&str], archived: bool) -> Option<Harness> {
+        let snapshot = super::agents::registry_snapshot().display().to_string();
+        let mut flags = vec!["--acp-registry".to_owned(), snapshot];
+        let mirror = match archived {
+            false => None,
+            true => {
+                let Some(program) = agent.binary() else {
+                    let message = format!(
+                        "{}: the release build is not installed; run `npm ci` in testing/agents",
+                        agent.id
+                    );
+                    assert!(std::env::var_os("CI").is_none(), "{message}");
+                    eprintln!("skipped: {message}");
+                    return None;
+                };
+                let entry = super::agents::registry_entry(agent.id);
+                let platform = format!("linux-{}", std::env::consts::ARCH);
+                let release = &entry["distribution"]["binary"][platform];
+                let mirror = super::mirror::Mirror::serving_release(
+                    release["archive"].as_str().unwrap(),
+                    release["cmd"].as_str().unwrap(),
+                    &program,
+                );
+                flags.extend(["--releases-mirror".to_owned(), mirror.base.clone()]);
+                Some(mirror)
+            }
+        };
+        let model = ModelServer::start().expect("starting the model server");
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let sandbox = Sandbox::start_with(agent, None, &model, &flags);
+        let response = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(600))
+            .build()
+            .unwrap()
+            .post(sandbox.daemon.url(&format!("/v1/registry/{}", agent.id)))
+            .json(&json!({ "env": passed }))
+            .send()
+            .expect("POST /v1/registry/{id}");
+        assert_eq!(
+            response.status().as_u16(),
+            201,
+            "adding {}: {}",
+            agent.id,
+            response.text().unwrap_or_default()
+        );
+        let launcher = sandbox.install.path().join(agent.id);
+        drop(mirror);
+        Some(Harness {
+            agent,
+            model,
+            binary: launcher,
+            sandbox,
+            sessions: AtomicU32::new(0),
+        })
+    }
+
     /// Another sandbox for the agent, talking to the same model server: a daemon
     /// with a home, data dir, install dir and workspace of its own.
     pub fn another_sandbox(&self) -> Sandbox {
-        Sandbox::start(self.agent, &self.binary, &self.model)
+        Sandbox::start(self.agent, Some(&self.binary), &self.model)
     }
 
     /// Two sandboxes of the agent sharing one new PostgreSQL database, as the
@@ -62,7 +125,7 @@ impl Harness {
         let url = server.create_database(&format!("takeover_{}", self.agent.id));
         let member = |name: &str| {
             let fleet = ["--store", &url, "--daemon-id", name, "--lease-ms", "1000"];
-            Sandbox::start_with(self.agent, &self.binary, &self.model, &fleet)
+            Sandbox::start_with(self.agent, Some(&self.binary), &self.model, &fleet)
         };
         Some((member("first"), member("second"), url))
     }
@@ -71,7 +134,7 @@ impl Harness {
     /// through its model gateway, pricing them with the table in `prices`.
     pub fn through_the_gateway(&mut self, prices: &Path) {
         let flags = ["--gateway", "--prices", &prices.display().to_string()];
-        self.sandbox = Sandbox::start_with(self.agent, &self.binary, &self.model, &flags);
+        self.sandbox = Sandbox::start_with(self.agent, Some(&self.binary), &self.model, &flags);
     }
 
     /// Kills the daemon with SIGKILL and starts a new one on the same data dir.
@@ -291,25 +354,28 @@ pub struct Sandbox {
     /// What the daemon was started with, for a successor.
     launch: (Vec<String>, Vec<(String, String)>),
     home: tempfile::TempDir,
-    _install: tempfile::TempDir,
+    install: tempfile::TempDir,
 }
 
 impl Sandbox {
     /// Starts a daemon for `agent` (its CLI at `binary`) talking to `model`.
-    fn start(agent: &'static Agent, binary: &Path, model: &ModelServer) -> Sandbox {
+    fn start(agent: &'static Agent, binary: Option<&Path>, model: &ModelServer) -> Sandbox {
         Self::start_with(agent, binary, model, &[])
     }
 
-    /// The same, the daemon given the flags `extra` too.
+    /// The same, the daemon given the flags `extra` too; without a `binary`, the
+    /// install dir starts empty.
     fn start_with(
         agent: &'static Agent,
-        binary: &Path,
+        binary: Option<&Path>,
         model: &ModelServer,
         extra: &[&str],
     ) -> Sandbox {
         let home = tempfile::tempdir().unwrap();
         let install = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink(binary, install.path().join(agent.id)).unwrap();
+        if let Some(binary) = binary {
+            std::os::unix::fs::symlink(binary, install.path().join(agent.id)).unwrap();
+        }
         let home_path = home.path().to_path_buf();
         let mut env = vec![("HOME".to_owned(), home_path.display().to_string())];
         for (var, dir) in [
@@ -330,10 +396,16 @@ impl Sandbox {
         });
         Sandbox {
             daemon,
-            workspace: tempfile::tempdir().unwrap(),
+            // No `.` or `-` in its name: Claude Code's ACP build cannot load a
+            // session whose folder has them (it decodes its session folder's name
+            // back into the path).
+            workspace: tempfile::Builder::new()
+                .prefix("workspace")
+                .tempdir()
+                .unwrap(),
             launch: (args, env),
             home,
-            _install: install,
+            install,
         }
     }
 

@@ -72,6 +72,11 @@ pub trait AcpAgent: 'static {
     /// turn and does without. Any other unknown request gets the same answer and
     /// is shown as `agent.unparsed`.
     const QUIET_REQUESTS: &'static [&'static str] = &[];
+    /// In the `bypass` permission mode the session allows every permission request
+    /// itself (its "always" option, else its "once"), without asking the client:
+    /// for agents that have no flag of their own to stop asking. Agents started
+    /// with such a flag (`--yolo`) never ask and leave this off.
+    const ALLOWS_IN_BYPASS: bool = false;
 
     /// The spawn of the session's agent process `process_id`: the program (the
     /// installed binary, `config.agent_binary`, when there is one), the flag that

@@ -118,6 +118,9 @@ pub(crate) struct ToolCall {
     /// The files it is about (passed on as they are).
     #[serde(default)]
     pub locations: Value,
+    /// Its input as the agent's tool took it (passed on as it is).
+    #[serde(default)]
+    pub raw_input: Value,
 }
 
 impl ToolCall {
@@ -149,6 +152,10 @@ pub(crate) struct ToolCallUpdate {
     /// What it produced.
     #[serde(default, deserialize_with = "native::lenient")]
     pub content: Vec<Lenient<ToolContent>>,
+    /// Its output as the agent's tool gave it: what the result shows when the
+    /// update has no text content (some agents put the output only there).
+    #[serde(default, rename = "rawOutput")]
+    pub raw_output: Value,
 }
 
 /// A piece of what a tool call produced.

@@ -483,6 +483,13 @@ impl<A: AcpAgent> AcpSession<A> {
         for (kind, option_id) in request.option_ids() {
             options.entry(kind).or_insert(option_id);
         }
+        if A::ALLOWS_IN_BYPASS && self.config.permission_mode == "bypass" {
+            let allow = ["allow_always", "allow_once"]
+                .iter()
+                .find_map(|kind| options.get(*kind).map(String::as_str));
+            self.write(out, &RPC.result(&id, super::permission_outcome(allow)));
+            return;
+        }
         let action = format!(
             "{}: {}",
             tool_call.kind.as_str().unwrap_or("tool"),

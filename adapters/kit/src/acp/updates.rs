@@ -154,11 +154,14 @@ pub(crate) fn open_tool_call(
     if turn.tools.contains_key(&call_id) {
         return;
     }
-    let arguments = json!({
+    let mut arguments = json!({
         "title": tool_call.title,
         "kind": tool_call.kind,
         "locations": tool_call.locations,
     });
+    if !tool_call.raw_input.is_null() {
+        arguments["rawInput"] = tool_call.raw_input.clone();
+    }
     let item_id = ids.next("itm");
     let call = item::tool_call(
         &item_id,
@@ -222,6 +225,13 @@ fn tool_call_update(
                     texts.push(text.clone());
                 }
             }
+        }
+    }
+    if texts.is_empty() {
+        match &update.raw_output {
+            Value::Null => {}
+            Value::String(text) => texts.push(text.clone()),
+            other => texts.push(other.to_string()),
         }
     }
     if update.call.kind == "read" {

@@ -3,8 +3,11 @@
 //! That status is worked out once and kept until a file behind it changes
 //! ([`watch`]).
 
+mod added;
 pub mod folder;
 mod watch;
+
+pub use added::{Added, GENERIC_ACP_ADAPTER};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -48,6 +51,8 @@ pub struct AgentCatalog {
     changes: watch::ChangeCounter,
     /// Credential file warnings already logged (each is logged once).
     warned: Mutex<BTreeSet<String>>,
+    /// The ACP registry, and the agents added from it.
+    added: added::AddedAgents,
 }
 
 impl AgentCatalog {
@@ -65,7 +70,9 @@ impl AgentCatalog {
     ) -> Self {
         // Watched directly, so changes elsewhere in the data dir are not counted.
         let _ = std::fs::create_dir_all(&install.dir);
+        let added = added::AddedAgents::load(&registry, &install);
         Self {
+            added,
             registry,
             loaded,
             installer: Installer::new(install),
@@ -82,23 +89,32 @@ impl AgentCatalog {
         let _ = loaded.wait_for(|done| *done).await;
     }
 
+    /// How agents are installed.
+    pub fn install_settings(&self) -> &InstallSettings {
+        self.installer.settings()
+    }
+
     /// Where agent binaries are installed.
     pub fn install_dir(&self) -> &Path {
         &self.installer.settings().dir
     }
 
-    /// The adapter for an agent id.
+    /// The adapter for an agent id (not the generic ACP adapter's own, which is
+    /// no agent).
     pub fn adapter(&self, agent: &str) -> Result<Arc<LoadedAdapter>, SessionError> {
         self.registry
             .get(agent)
+            .filter(|_| agent != GENERIC_ACP_ADAPTER)
             .ok_or_else(|| SessionError::UnsupportedAgent {
                 agent: agent.to_owned(),
             })
     }
 
-    /// Every adapter.
+    /// Every agent's adapter.
     pub fn adapters(&self) -> Vec<Arc<LoadedAdapter>> {
-        self.registry.list()
+        let mut adapters = self.registry.list();
+        adapters.retain(|adapter| adapter.id() != GENERIC_ACP_ADAPTER);
+        adapters
     }
 
     /// The agent's binary, when it has one and it is installed.
@@ -145,6 +161,14 @@ impl AgentCatalog {
         let adapter = self.adapter(agent)?;
         if let Some(version) = &request.version {
             check_version(version)?;
+            if let Some(added) = self.added_entry(&adapter) {
+                if *version != added.entry.version {
+                    return Err(SessionError::InvalidRequest(format!(
+                        "{agent} comes from the ACP registry, which lists version {}; add it again when the registry lists another",
+                        added.entry.version
+                    )));
+                }
+            }
         }
         let catalog = self.clone();
         let job_request = request.clone();
@@ -179,11 +203,23 @@ impl AgentCatalog {
             }),
             None => None,
         };
-        match self
-            .installer
-            .install(adapter, request, installed, progress)
-            .await?
-        {
+        let done = match self.added_entry(adapter) {
+            Some(added) => {
+                let current = installed.filter(|installed| {
+                    !request.reinstall && installed.version.as_ref() == Some(&added.entry.version)
+                });
+                match current {
+                    Some(installed) => Done::AlreadyInstalled(installed),
+                    None => self.installer.install_entry(&added.entry, progress).await?,
+                }
+            }
+            None => {
+                self.installer
+                    .install(adapter, request, installed, progress)
+                    .await?
+            }
+        };
+        match done {
             Done::AlreadyInstalled(installed) => {
                 tracing::info!(agent = %info.id, path = %installed.path.display(), version = ?installed.version, "already installed");
                 Ok(outcome(
@@ -199,6 +235,9 @@ impl AgentCatalog {
                 source,
             } => {
                 self.versions.lock().unwrap().remove(&path);
+                if let Some(version) = version.as_deref().filter(|_| adapter.base().is_some()) {
+                    self.installed_from_registry(&info.id, version);
+                }
                 self.changes.bump();
                 let version = self.version(adapter, &path).await.or(version);
                 tracing::info!(agent = %info.id, path = %path.display(), ?version, %source, "installed");
@@ -251,7 +290,11 @@ impl AgentCatalog {
     }
 
     /// The installed version, probed at most once per binary change.
+    /// A registry agent's is the version installed from its entry.
     pub async fn version(&self, adapter: &LoadedAdapter, path: &Path) -> Option<String> {
+        if let Some(added) = self.added_entry(adapter) {
+            return added.installed_version;
+        }
         let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
         if let Some((cached_at, version)) = self.versions.lock().unwrap().get(path) {
             if *cached_at == modified {

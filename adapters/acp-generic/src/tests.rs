@@ -1,0 +1,105 @@
+//! The launch and the static facts; the session itself is the kit's ACP session,
+//! run for real against registry agents by the conformance suite.
+
+use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::testing;
+use sandbox_agent_adapter_kit::transcript::render;
+
+use crate::GenericSession;
+
+sandbox_agent_adapter_kit::facts_test!(crate::Generic, "facts.json");
+
+#[test]
+fn starts_the_installed_launcher_alone_and_opens_acp() {
+    let config = SessionConfig {
+        agent_binary: Some("/opt/agents/some-agent".into()),
+        ..testing::config()
+    };
+    let started = render(&GenericSession::new(config).start());
+    assert!(
+        started[1].contains(r#"["/opt/agents/some-agent"]"#),
+        "{started:?}"
+    );
+    assert!(
+        started[2].starts_with("write-stdin acp_1") && started[2].contains("initialize"),
+        "{started:?}"
+    );
+}
+
+#[test]
+fn without_a_binary_it_names_itself() {
+    let started = render(&GenericSession::new(testing::config()).start());
+    assert!(started[1].contains(r#"["acp-generic"]"#), "{started:?}");
+}
+
+/// A permission request in `bypass` mode is allowed by the session at once (the
+/// agent's "always" option), and none in `default` mode is.
+#[test]
+fn bypass_allows_what_the_agent_asks_and_default_asks_the_client() {
+    for (mode, answered) in [("bypass", true), ("default", false)] {
+        let config = SessionConfig {
+            permission_mode: mode.into(),
+            ..testing::config()
+        };
+        let mut session = GenericSession::new(config);
+        session.start();
+        let process = "acp_1".to_owned();
+        let reply =
+            |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+        session.on_stdout(process.clone(), reply(1, r#"{"protocolVersion":1}"#));
+        session.on_stdout(process.clone(), reply(2, r#"{"sessionId":"native-1"}"#));
+        session.send_message(vec![MessagePart::Text("run: touch x".into())]);
+        let request = r#"{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"native-1","toolCall":{"toolCallId":"t1","title":"touch x","kind":"execute"},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"},{"optionId":"always","name":"Always","kind":"allow_always"},{"optionId":"no","name":"No","kind":"reject_once"}]}}"#;
+        let lines = render(&session.on_stdout(process.clone(), request.into()));
+        let allowed = lines
+            .iter()
+            .any(|line| line.contains(r#"\"optionId\":\"always\""#) && line.contains("selected"));
+        let asked = lines
+            .iter()
+            .any(|line| line.contains("permission.requested"));
+        assert_eq!(
+            (allowed, asked),
+            (answered, !answered),
+            "{mode}: {lines:#?}"
+        );
+    }
+}
+
+/// A tool call's `rawInput` is in its arguments, and an update that gives its
+/// output only as `rawOutput` (as Codex's ACP build does) has it in the result.
+#[test]
+fn raw_input_and_raw_output_are_shown() {
+    let mut session = GenericSession::new(testing::config());
+    session.start();
+    let process = "acp_1".to_owned();
+    let reply =
+        |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+    session.on_stdout(process.clone(), reply(1, r#"{"protocolVersion":1}"#));
+    session.on_stdout(process.clone(), reply(2, r#"{"sessionId":"native-1"}"#));
+    session.send_message(vec![MessagePart::Text("run: printf x".into())]);
+    let update = |body: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"native-1","update":{body}}}}}"#
+        )
+    };
+    let call = update(
+        r#"{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Run printf x","kind":"execute","status":"in_progress","rawInput":{"command":["printf","x"]}}"#,
+    );
+    let started = testing::render_without_raw(session.on_stdout(process.clone(), call));
+    assert!(
+        started
+            .iter()
+            .any(|l| l.contains("rawInput") && l.contains("printf")),
+        "{started:#?}"
+    );
+    let done = update(
+        r#"{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","rawOutput":{"stdout":"out-42","exit_code":0}}"#,
+    );
+    let finished = testing::render_without_raw(session.on_stdout(process, done));
+    assert!(
+        finished
+            .iter()
+            .any(|l| l.contains("tool_result") && l.contains("out-42")),
+        "{finished:#?}"
+    );
+}
