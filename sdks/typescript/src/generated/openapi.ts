@@ -523,6 +523,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/registry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agents of the ACP registry's index (`--acp-registry`: fetched and cached
+         *     for an hour, or a snapshot file), with whether each can be installed here and
+         *     whether it was added.
+         */
+        get: operations["list_registry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/registry/{agent}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adds the registry's agent to this daemon and installs it (its npm or PyPI
+         *     package or its release archive, in that order, with the registry's command
+         *     line): then it is in `GET /v1/agents` and takes sessions, over REST and ACP.
+         *     Kept across restarts; adding it again takes the registry's entry anew. With
+         *     `Accept: text/event-stream` the answer is the install's `progress` events, then
+         *     one `result` or `error` event, as `POST /v1/agents/{agent}/install`.
+         */
+        post: operations["add_from_registry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -1862,6 +1907,54 @@ export interface components {
          * @enum {string}
          */
         ReasoningVisibility: "public" | "private";
+        /** @description `POST /v1/registry/{agent}`. */
+        RegistryAddRequest: {
+            /**
+             * @description Variables of the daemon's environment the agent's processes are given (its
+             *     API key, its base URL), by name: the registry names none, and an agent is
+             *     not given another agent's credentials otherwise. Kept with the agent;
+             *     adding it again replaces them.
+             */
+            env?: string[] | null;
+            /** @description Install again even when the entry's version is installed. */
+            reinstall?: boolean | null;
+        };
+        /** @description One agent of the ACP registry. */
+        RegistryAgentInfo: {
+            /** @description Whether it was added to this daemon (it is then in `GET /v1/agents`). */
+            added: boolean;
+            authors?: string[];
+            description: string;
+            /**
+             * @description How the registry distributes it: `npx` (an npm package), `uvx` (a PyPI
+             *     package), `binary` (release archives per platform).
+             */
+            distributions: string[];
+            /** @description Its id, the agent id it gets here once added. */
+            id: string;
+            /**
+             * @description Whether one of its distributions can be installed on this daemon's
+             *     platform with its `--install-source`.
+             */
+            installable: boolean;
+            license?: string | null;
+            name: string;
+            repository?: string | null;
+            /** @description The version its entry installs. */
+            version: string;
+            website?: string | null;
+        };
+        /** @description `GET /v1/registry`: the agents of the ACP registry's index. */
+        RegistryListResponse: {
+            /** @description The agents, in the registry's order. */
+            agents: components["schemas"]["RegistryAgentInfo"][];
+            /** @description When the index was fetched (RFC 3339), or the snapshot file last changed. */
+            fetchedAt?: string | null;
+            /** @description The URL or snapshot file the index came from (`--acp-registry`). */
+            source: string;
+            /** @description Set when a fetch failed and an older cached copy is shown: why it failed. */
+            stale?: string | null;
+        };
         /**
          * @description State of an agent's shared server process.
          * @enum {string}
@@ -4519,6 +4612,159 @@ export interface operations {
             };
             /** @description An internal failure */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    list_registry: {
+        parameters: {
+            query?: {
+                /** @description Fetch the index anew even when the cached copy is under an hour old. */
+                refresh?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryListResponse"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The index cannot be fetched and no copy is cached */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    add_from_registry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The registry's agent id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; an empty body is accepted */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["RegistryAddRequest"];
+            };
+        };
+        responses: {
+            /** @description With `Accept: text/event-stream`: `progress` events, then a `result` or `error` event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description Added and installed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentInfo"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The registry lists no such agent */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The id is one of this daemon's own agents */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The install failed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The index cannot be fetched and no copy is cached */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

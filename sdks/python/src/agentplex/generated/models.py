@@ -1262,6 +1262,72 @@ class QuestionReplyRequest(Model):
 QuestionStatus = Literal["requested", "answered", "rejected"]
 """State of a question."""
 
+
+class RegistryAddRequest(Model):
+    """`POST /v1/registry/{agent}`."""
+
+    env: list[str] | None = Field(default=None)
+    """Variables of the daemon's environment the agent's processes are given (its
+    API key, its base URL), by name: the registry names none, and an agent is
+    not given another agent's credentials otherwise. Kept with the agent;
+    adding it again replaces them.
+    """
+
+    reinstall: bool | None = Field(default=None)
+    """Install again even when the entry's version is installed."""
+
+
+class RegistryAgentInfo(Model):
+    """One agent of the ACP registry."""
+
+    added: bool
+    """Whether it was added to this daemon (it is then in `GET /v1/agents`)."""
+
+    authors: list[str] | None = Field(default=None)
+
+    description: str
+
+    distributions: list[str]
+    """How the registry distributes it: `npx` (an npm package), `uvx` (a PyPI
+    package), `binary` (release archives per platform).
+    """
+
+    id: str
+    """Its id, the agent id it gets here once added."""
+
+    installable: bool
+    """Whether one of its distributions can be installed on this daemon's
+    platform with its `--install-source`.
+    """
+
+    license: str | None = Field(default=None)
+
+    name: str
+
+    repository: str | None = Field(default=None)
+
+    version: str
+    """The version its entry installs."""
+
+    website: str | None = Field(default=None)
+
+
+class RegistryListResponse(Model):
+    """`GET /v1/registry`: the agents of the ACP registry's index."""
+
+    agents: list[RegistryAgentInfo]
+    """The agents, in the registry's order."""
+
+    fetched_at: str | None = Field(default=None, alias="fetchedAt")
+    """When the index was fetched (RFC 3339), or the snapshot file last changed."""
+
+    source: str
+    """The URL or snapshot file the index came from (`--acp-registry`)."""
+
+    stale: str | None = Field(default=None)
+    """Set when a fetch failed and an older cached copy is shown: why it failed."""
+
+
 ServerStatus = Literal["running", "stopped", "error"]
 """State of an agent's shared server process."""
 
@@ -1776,6 +1842,9 @@ __all__ = [
     "QuestionReplyRequest",
     "QuestionStatus",
     "ReasoningVisibility",
+    "RegistryAddRequest",
+    "RegistryAgentInfo",
+    "RegistryListResponse",
     "ServerStatus",
     "ServerStatusInfo",
     "SessionEndReason",
