@@ -9,7 +9,8 @@ harmless just before it is sent (`before_call`, which every phase goes through):
 - a process (`POST /v1/processes`, `/v1/processes/run`) runs `true`, whatever command
   was drawn (its arguments, environment, terminal and working directory stay drawn);
 - an install or a session names the builtin `mock` agent instead of a real one (an
-  install of a real agent would download it);
+  install of a real agent would download it); the ACP registry the daemon reads lists
+  one agent with nothing to install on this platform, so adding one installs nothing;
 - a message never starts with a mock command that runs a shell or sleeps;
 - an ACP connection runs the `mock` agent, and the stream of an ACP connection
   (`GET /v1/acp/{server_id}`, `GET /acp/{agent}`) is asked of one that is not open: an

@@ -41,8 +41,15 @@ install_schemathesis
 scratch="$(mktemp -d)"
 mkdir "$scratch/root"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+# The ACP registry is a snapshot of one agent with nothing to install on this
+# platform: `POST /v1/registry/{agent}` installs nothing whatever it is asked.
+cat >"$scratch/registry.json" <<'JSON'
+{"version": "1.0.0", "agents": [{"id": "elsewhere", "name": "Elsewhere", "version": "1.0.0",
+  "description": "Built for another platform only", "distribution": {"binary": {"windows-aarch64":
+  {"archive": "http://127.0.0.1:9/elsewhere.zip", "cmd": "./elsewhere.exe"}}}}]}
+JSON
 # Port 9 (discard) on loopback: nothing listens, so a download fails at once.
-HOME="$scratch" "$binary" server --token openapi-check --port "$port" --ephemeral \
+HOME="$scratch" "$binary" server --acp-registry "$scratch/registry.json" --token openapi-check --port "$port" --ephemeral \
   --data-dir "$scratch/data" --fs-root "$scratch/root" --no-install \
   --install-source release --releases-mirror http://127.0.0.1:9 >"$scratch/daemon.log" 2>&1 &
 daemon=$!

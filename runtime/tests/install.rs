@@ -8,6 +8,8 @@
 mod common;
 #[path = "install/npm_source.rs"]
 mod npm_source;
+#[path = "install/registry.rs"]
+mod registry;
 #[path = "install/reinstall.rs"]
 mod reinstall;
 #[path = "install/vendors.rs"]

@@ -23,11 +23,11 @@ impl Installer {
         let distributions = entry.distributions(&settings.platform, settings.source);
         if distributions.is_empty() {
             return Err(InstallError::NoSource(format!(
-                "the registry lists {} for {}, none for {} with --install-source {:?}",
+                "the registry lists {} for {}, none for {} with --install-source {}",
                 entry.kinds().join(", "),
                 entry.id,
                 super::registry::index::platform_name(&settings.platform),
-                settings.source
+                settings.source.name()
             )));
         }
         let mut failures = Vec::new();

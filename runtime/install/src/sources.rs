@@ -24,6 +24,15 @@ impl SourcePreference {
     pub fn npm(self) -> bool {
         self != Self::Release
     }
+
+    /// Its name as `--install-source` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Release => "release",
+            Self::Npm => "npm",
+        }
+    }
 }
 
 /// Rewrites vendor URLs to a mirror that serves `<mirror>/<host>/<path>`.

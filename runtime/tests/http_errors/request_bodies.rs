@@ -14,6 +14,10 @@ fn body_routes() -> Vec<(&'static str, Value)> {
     vec![
         ("/v1/sessions/s/budget", json!({ "maxTokens": 1 })),
         ("/v1/agents/mock/install", json!({ "reinstall": true })),
+        (
+            "/v1/registry/mock",
+            json!({ "env": ["X"], "reinstall": true }),
+        ),
         ("/v1/sessions/s", json!({ "agent": "mock" })),
         ("/v1/sessions/s/messages", json!({ "message": "hi" })),
         ("/v1/sessions/s/messages/stream", json!({ "message": "hi" })),

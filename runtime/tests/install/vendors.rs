@@ -81,8 +81,16 @@ impl Vendors {
         let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
         *self.hits.lock().unwrap().entry(path.clone()).or_default() += 1;
         let reply = self.replies.lock().unwrap().get(&path).cloned();
+        // A folder's page (a package index's) is HTML, as pip wants it said.
+        let kind = if path.ends_with('/') {
+            "Content-Type: text/html\r\n"
+        } else {
+            ""
+        };
         let ok = |length: usize| {
-            format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n")
+            format!(
+                "HTTP/1.1 200 OK\r\n{kind}Content-Length: {length}\r\nConnection: close\r\n\r\n"
+            )
         };
         match reply {
             None | Some(Reply::Status(404)) => {

@@ -220,6 +220,18 @@ impl AgentCatalog {
                 agent: id.to_owned(),
             });
         }
+        let settings = self.installer.settings();
+        if entry
+            .distributions(&settings.platform, settings.source)
+            .is_empty()
+        {
+            return Err(SessionError::NotConfigured(format!(
+                "the ACP registry lists {} for {id}: nothing this daemon installs on {} with --install-source {}",
+                entry.kinds().join(", "),
+                agentplex_install::registry::index::platform_name(&settings.platform),
+                settings.source.name(),
+            )));
+        }
         let installed_version = self
             .added
             .get(id)

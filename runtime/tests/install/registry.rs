@@ -1,0 +1,300 @@
+//! Agents of the ACP registry, added and installed by the daemon from a registry
+//! snapshot: a release archive through the releases mirror (its sha256 checked),
+//! a PyPI wheel from a loopback package index, each started through the launcher
+//! with the registry's arguments and variables and run by the generic ACP adapter
+//! (testing/acp-registry/echo_agent.py plays the agent); and the problems of a
+//! registry that cannot be read or an agent that cannot be added.
+
+use super::*;
+
+/// The echo agent, as a program.
+fn echo_agent() -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testing/acp-registry/echo_agent.py");
+    std::fs::read(path).unwrap()
+}
+
+/// A registry index of `agents`.
+fn index(agents: Value) -> String {
+    json!({ "version": "1.0.0", "agents": agents, "extensions": [] }).to_string()
+}
+
+/// An entry whose only distribution is this platform's archive at `url`.
+fn archived(id: &str, url: &str, sha256: Option<String>) -> Value {
+    let platform = format!("linux-{}", std::env::consts::ARCH);
+    json!({
+        "id": id, "name": "Echo", "version": "1.0.0", "description": "echoes",
+        "distribution": { "binary": { platform: {
+            "archive": url, "cmd": "./bin/echo-agent",
+            "args": ["--acp", "two words"], "env": { "ECHO_GREETING": "it's me" },
+            "sha256": sha256,
+        } } },
+    })
+}
+
+/// A daemon reading `snapshot`, installing into `install`, fetching vendor URLs
+/// from `mirror`, with `env`.
+fn daemon(snapshot: &Path, install: &Path, mirror: &str, env: Vec<(String, String)>) -> Daemon {
+    Daemon::start_with(Options {
+        args: vec![
+            "--acp-registry".into(),
+            snapshot.display().to_string(),
+            "--install-dir".into(),
+            install.display().to_string(),
+            "--releases-mirror".into(),
+            mirror.into(),
+        ],
+        env,
+        ..Options::default()
+    })
+}
+
+/// Adds `id` (an install may take minutes); the response.
+fn add(daemon: &Daemon, id: &str) -> reqwest::blocking::Response {
+    reqwest::blocking::Client::new()
+        .post(daemon.url(&format!("/v1/registry/{id}")))
+        .json(&json!({}))
+        .timeout(Duration::from_secs(300))
+        .send()
+        .unwrap()
+}
+
+/// A turn of a new session of `agent`: the agent's answer.
+fn answer(api: &Api, session: &str, agent: &str) -> String {
+    api.create(session, agent);
+    let events = api.turn(session, "hello registry");
+    common::api::assistant_texts(&events).join("")
+}
+
+#[test]
+fn an_archived_agent_is_checked_installed_launched_and_kept() {
+    let vendors = Vendors::start();
+    let archive = tar_gz(&[("bin/echo-agent", &echo_agent())]);
+    vendors.body(
+        "/releases.example/echo/echo-agent-1.0.0.tar.gz",
+        archive.clone(),
+    );
+    let url = "https://releases.example/echo/echo-agent-1.0.0.tar.gz";
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("registry.json");
+    let entries = json!([
+        archived("echo-agent", url, Some(sha256(&archive))),
+        archived("tampered", url, Some(sha256(b"something else"))),
+    ]);
+    std::fs::write(&snapshot, index(entries)).unwrap();
+    let install = dir.path().join("install");
+    let mut daemon = daemon(&snapshot, &install, &vendors.base, Vec::new());
+    let api = Api::new(&daemon);
+
+    let listed = api.get_ok("/v1/registry");
+    assert_eq!(listed["source"], json!(snapshot.display().to_string()));
+    assert_eq!(listed["agents"][0]["distributions"], json!(["binary"]));
+    assert_eq!(listed["agents"][0]["installable"], json!(true));
+    assert_eq!(listed["agents"][0]["added"], json!(false));
+
+    let added = add(&daemon, "echo-agent");
+    assert_eq!(added.status().as_u16(), 201);
+    let info: Value = added.json().unwrap();
+    assert_eq!(
+        (info["installed"].clone(), info["version"].clone()),
+        (json!(true), json!("1.0.0")),
+        "{info}"
+    );
+    assert!(api.get_ok("/v1/registry")["agents"][0]["added"] == json!(true));
+    let text = answer(&api, "s1", "echo-agent");
+    assert!(
+        text.contains("args=['--acp', 'two words'] greeting=it's me echo: hello registry"),
+        "{text}"
+    );
+
+    // A download that is not the registry's is refused, and nothing is placed.
+    let problem = expect_problem(add(&daemon, "tampered"), 500, "install_failed");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("checksum mismatch"),
+        "{problem}"
+    );
+    assert!(!install.join("tampered").exists());
+
+    // The added agent is kept: the next daemon runs it, and adding it again
+    // installs nothing.
+    let data = daemon.kill();
+    let mut again = Options {
+        data_dir: Some(data),
+        ..Options::default()
+    };
+    again.args = vec![
+        "--acp-registry".into(),
+        snapshot.display().to_string(),
+        "--install-dir".into(),
+        install.display().to_string(),
+        "--releases-mirror".into(),
+        vendors.base.clone(),
+    ];
+    daemon = Daemon::start_with(again);
+    let api = Api::new(&daemon);
+    let agents = api.get_ok("/v1/agents");
+    let echo = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "echo-agent");
+    assert_eq!(
+        echo.map(|a| a["installed"].clone()),
+        Some(json!(true)),
+        "{agents}"
+    );
+    assert!(answer(&api, "s2", "echo-agent").contains("echo: hello registry"));
+    let downloads = vendors.hits("/releases.example/echo/echo-agent-1.0.0.tar.gz");
+    assert_eq!(add(&daemon, "echo-agent").status().as_u16(), 201);
+    assert_eq!(
+        vendors.hits("/releases.example/echo/echo-agent-1.0.0.tar.gz"),
+        downloads
+    );
+}
+
+/// A wheel of the echo agent (`echo-agent`, a console script).
+fn wheel() -> Vec<u8> {
+    let info = "echo_agent-1.0.0.dist-info";
+    let files: Vec<(String, Vec<u8>)> = vec![
+        ("echo_agent/__init__.py".into(), echo_agent()),
+        (format!("{info}/METADATA"), b"Metadata-Version: 2.1\nName: echo-agent\nVersion: 1.0.0\n".to_vec()),
+        (
+            format!("{info}/WHEEL"),
+            b"Wheel-Version: 1.0\nGenerator: agentplex-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n".to_vec(),
+        ),
+        (format!("{info}/entry_points.txt"), b"[console_scripts]\necho-agent = echo_agent:main\n".to_vec()),
+    ];
+    let mut record: String = files
+        .iter()
+        .map(|(name, _)| format!("{name},,\n"))
+        .collect();
+    record.push_str(&format!("{info}/RECORD,,\n"));
+    let mut all: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    let record_name = format!("{info}/RECORD");
+    all.push((&record_name, record.as_bytes()));
+    zip(&all)
+}
+
+#[test]
+fn a_pypi_agent_is_installed_in_its_own_environment_and_launched() {
+    let vendors = Vendors::start();
+    let file = "echo_agent-1.0.0-py3-none-any.whl";
+    vendors.body(&format!("/files/{file}"), wheel());
+    let page = format!("<html><body><a href=\"/files/{file}\">{file}</a></body></html>");
+    vendors.body("/simple/echo-agent/", page);
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("registry.json");
+    let entry = json!({
+        "id": "echo-pypi", "name": "Echo", "version": "1.0.0", "description": "echoes",
+        "distribution": { "uvx": {
+            "package": "echo-agent@1.0.0", "cmd": "echo-agent",
+            "args": ["--acp"], "env": { "ECHO_GREETING": "from pypi" },
+        } },
+    });
+    std::fs::write(&snapshot, index(json!([entry]))).unwrap();
+    let pip = vec![
+        (
+            "PIP_INDEX_URL".to_owned(),
+            format!("{}/simple", vendors.base),
+        ),
+        ("PIP_TRUSTED_HOST".to_owned(), "127.0.0.1".to_owned()),
+        ("PIP_NO_CACHE_DIR".to_owned(), "1".to_owned()),
+    ];
+    let daemon = daemon(&snapshot, &dir.path().join("install"), &vendors.base, pip);
+    let api = Api::new(&daemon);
+    let added = add(&daemon, "echo-pypi");
+    let status = added.status().as_u16();
+    assert_eq!(status, 201, "{}", added.text().unwrap_or_default());
+    let text = answer(&api, "s1", "echo-pypi");
+    assert!(
+        text.contains("args=['--acp'] greeting=from pypi echo: hello registry"),
+        "{text}"
+    );
+}
+
+#[test]
+fn what_cannot_be_added_is_a_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("registry.json");
+    let elsewhere = json!({
+        "id": "elsewhere", "name": "Elsewhere", "version": "1.0.0", "description": "",
+        "distribution": { "binary": { "windows-aarch64": {
+            "archive": "http://127.0.0.1:9/x.zip", "cmd": "./x.exe" } } },
+    });
+    let mock = json!({
+        "id": "mock", "name": "Not ours", "version": "1.0.0", "description": "",
+        "distribution": { "npx": { "package": "not-installed" } },
+    });
+    std::fs::write(&snapshot, index(json!([elsewhere, mock]))).unwrap();
+    let install = dir.path().join("install");
+    let daemon = daemon(&snapshot, &install, "http://127.0.0.1:9", Vec::new());
+    let api = Api::new(&daemon);
+    assert_eq!(
+        api.get_ok("/v1/registry")["agents"][0]["installable"],
+        json!(false)
+    );
+    let problem = expect_problem(add(&daemon, "nobody"), 404, "unsupported_agent");
+    assert_eq!(problem["agent"], json!("nobody"));
+    expect_problem(add(&daemon, "mock"), 409, "invalid_request");
+    expect_problem(add(&daemon, "elsewhere"), 409, "not_configured");
+    expect_problem(add(&daemon, "acp-generic"), 404, "unsupported_agent");
+    let agents = api.get_ok("/v1/agents").to_string();
+    assert!(
+        !agents.contains("elsewhere") && !agents.contains("acp-generic"),
+        "{agents}"
+    );
+    let refused = api.post_json("/v1/registry/elsewhere", json!({ "env": ["NOT A NAME"] }));
+    expect_problem(refused, 400, "invalid_request");
+
+    // A snapshot that is gone, or no index, is the registry's failure (502).
+    std::fs::write(&snapshot, "{\"agents\": 1}").unwrap();
+    let problem = expect_problem(api.get("/v1/registry"), 502, "stream_error");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not an ACP registry index"),
+        "{problem}"
+    );
+    std::fs::remove_file(&snapshot).unwrap();
+    expect_problem(api.get("/v1/registry"), 502, "stream_error");
+}
+
+#[test]
+fn a_fetched_index_is_cached_and_its_copy_serves_when_the_registry_is_down() {
+    let vendors = Vendors::start();
+    let one = json!([{ "id": "first", "name": "First", "version": "1.0.0", "description": "",
+        "distribution": { "npx": { "package": "first" } } }]);
+    vendors.body("/registry.example/v1/registry.json", index(one));
+    let dir = tempfile::tempdir().unwrap();
+    let install = dir.path().join("install");
+    let url = "https://registry.example/v1/registry.json";
+    let daemon = Daemon::start_with(Options {
+        args: vec![
+            "--acp-registry".into(),
+            url.into(),
+            "--install-dir".into(),
+            install.display().to_string(),
+            "--releases-mirror".into(),
+            vendors.base.clone(),
+        ],
+        ..Options::default()
+    });
+    let api = Api::new(&daemon);
+    let listed = api.get_ok("/v1/registry");
+    assert_eq!(listed["source"], json!(url));
+    assert_eq!(listed["agents"][0]["id"], json!("first"));
+    // Within the hour the copy answers; `refresh` fetches anew.
+    api.get_ok("/v1/registry");
+    assert_eq!(vendors.hits("/registry.example/v1/registry.json"), 1);
+    vendors.set("/registry.example/v1/registry.json", Reply::Status(503));
+    let stale = api.get_ok("/v1/registry?refresh=true");
+    assert_eq!(stale["agents"][0]["id"], json!("first"));
+    assert!(stale["stale"].as_str().unwrap().contains("503"), "{stale}");
+    assert_eq!(vendors.hits("/registry.example/v1/registry.json"), 2);
+}

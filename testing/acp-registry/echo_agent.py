@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""A minimal agent of the Agent Client Protocol for the registry tests: it answers
+`initialize`, `session/new` and `session/load`, and answers each prompt with one
+message chunk saying what it was started with (its arguments and the variable
+`ECHO_GREETING`) and the prompt's text, then `end_turn`. The tests install it as a
+registry agent would be (a release archive, a PyPI wheel) and run it through the
+generic ACP adapter."""
+
+import json
+import os
+import sys
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main():
+    started = "args=%s greeting=%s" % (sys.argv[1:], os.environ.get("ECHO_GREETING"))
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        method, ident = message.get("method"), message.get("id")
+        params = message.get("params") or {}
+        if method == "initialize":
+            result = {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}}
+        elif method == "session/new":
+            result = {"sessionId": "echo-%d" % os.getpid()}
+        elif method == "session/load":
+            result = None
+        elif method == "session/prompt":
+            text = " ".join(p.get("text", "") for p in params.get("prompt", []))
+            chunk = {"type": "text", "text": "%s echo: %s" % (started, text)}
+            update = {"sessionUpdate": "agent_message_chunk", "content": chunk}
+            send({"jsonrpc": "2.0", "method": "session/update",
+                  "params": {"sessionId": params.get("sessionId"), "update": update}})
+            result = {"stopReason": "end_turn"}
+        elif ident is None:
+            continue
+        else:
+            send({"jsonrpc": "2.0", "id": ident,
+                  "error": {"code": -32601, "message": "method not found"}})
+            continue
+        send({"jsonrpc": "2.0", "id": ident, "result": result})
+
+
+if __name__ == "__main__":
+    main()
