@@ -46,7 +46,7 @@ pub struct InstallArgs {
     /// snapshot file for a sandbox that reaches no registry.
     #[arg(
         long,
-        value_name = "URL|FILE",
+        value_name = "URL_OR_FILE",
         env = "AGENTPLEX_ACP_REGISTRY",
         default_value = agentplex_install::registry::source::DEFAULT_URL
     )]
