@@ -66,8 +66,15 @@ pub struct RegistryAddRequest {
     /// not given another agent's credentials otherwise. Kept with the agent;
     /// adding it again replaces them.
     #[serde(default)]
+    #[schema(value_type = Option<Vec<VariableName>>)]
     pub env: Option<Vec<String>>,
     /// Install again even when the entry's version is installed.
     #[serde(default)]
     pub reinstall: Option<bool>,
 }
+
+/// The name of an environment variable (`ANTHROPIC_API_KEY`): a letter or `_`,
+/// then letters, digits and `_`, at most 128 characters. Only its schema is used.
+#[derive(ToSchema)]
+#[schema(pattern = "^[A-Za-z_][A-Za-z0-9_]{0,127}$")]
+pub struct VariableName(pub String);

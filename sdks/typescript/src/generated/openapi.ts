@@ -1915,7 +1915,7 @@ export interface components {
              *     not given another agent's credentials otherwise. Kept with the agent;
              *     adding it again replaces them.
              */
-            env?: string[] | null;
+            env?: components["schemas"]["VariableName"][] | null;
             /** @description Install again even when the entry's version is installed. */
             reinstall?: boolean | null;
         };
@@ -2290,6 +2290,11 @@ export interface components {
              */
             reasoningTokens: number;
         };
+        /**
+         * @description The name of an environment variable (`ANTHROPIC_API_KEY`): a letter or `_`,
+         *     then letters, digits and `_`, at most 128 characters. Only its schema is used.
+         */
+        VariableName: string;
     };
     responses: never;
     parameters: never;

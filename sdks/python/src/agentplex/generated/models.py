@@ -1266,7 +1266,7 @@ QuestionStatus = Literal["requested", "answered", "rejected"]
 class RegistryAddRequest(Model):
     """`POST /v1/registry/{agent}`."""
 
-    env: list[str] | None = Field(default=None)
+    env: list[VariableName] | None = Field(default=None)
     """Variables of the daemon's environment the agent's processes are given (its
     API key, its base URL), by name: the registry names none, and an agent is
     not given another agent's credentials otherwise. Kept with the agent;
@@ -1723,6 +1723,12 @@ class UsageTotals(Model):
     """Tokens the models spent reasoning."""
 
 
+class VariableName(Model):
+    """The name of an environment variable (`ANTHROPIC_API_KEY`): a letter or `_`,
+    then letters, digits and `_`, at most 128 characters. Only its schema is used.
+    """
+
+
 EVENT_DATA_TYPES: dict[str, type[Model]] = {
     "session.started": SessionStartedData,
     "session.ended": SessionEndedData,
@@ -1876,4 +1882,5 @@ __all__ = [
     "UniversalItem",
     "Usage",
     "UsageTotals",
+    "VariableName",
 ]
