@@ -4,11 +4,12 @@ Every schema of the document becomes one Python name: an object schema a pydanti
 (fields in snake_case, the wire name as the alias), an enum a ``Literal`` alias, a ``oneOf``
 of tagged objects a discriminated union of one model per variant, any other ``oneOf`` (or an
 ``anyOf`` that is all the schema says, as an untagged union whose variants overlap) a
-``Union`` alias. What only constrains an object (its ``anyOf``, ``not``, ``if``/``then``/
-``else``) does not change its model. ``UniversalEvent.type`` also takes any string, so that
-events of types added after the SDK was generated are read, not refused. ``tests/test_models.py``
-regenerates the file and checks it is current, and walks the document against the models
-(every schema and field, and back).
+``Union`` alias, a schema of one scalar type (a string with a ``pattern``) an alias of its
+Python type, left to the daemon to check. What only constrains an object (its ``anyOf``,
+``not``, ``if``/``then``/``else``) does not change its model. ``UniversalEvent.type`` also
+takes any string, so that events of types added after the SDK was generated are read, not
+refused. ``tests/test_models.py`` regenerates the file and checks it is current, and walks the
+document against the models (every schema and field, and back).
 
 Usage: python scripts/generate_models.py [--check]
 """
@@ -28,6 +29,9 @@ OUTPUT = Path(__file__).resolve().parents[1] / "src" / "agentplex" / "generated"
 
 # Names a field cannot take on a pydantic model (they shadow BaseModel's own attributes).
 RESERVED = {"json", "dict", "copy", "schema", "validate", "construct", "fields", "model_config"}
+
+# The types of a schema that becomes an alias of its Python type (`VariableName = str`).
+SCALARS = {"string", "integer", "number", "boolean"}
 
 # Which payload model each event type carries in `UniversalEvent.data` (docs/api.md, "Event
 # types"); the document's `UniversalEventData` is untagged, selected by the envelope's `type`.
@@ -266,6 +270,9 @@ def generate(document: dict[str, Any]) -> str:
             out += docstring(description, "")
         elif union_variants(schema):
             out.append(f"{name} = Union[{', '.join(py_type(v) for v in union_variants(schema))}]")
+            out += docstring(description, "")
+        elif schema.get("type") in SCALARS and "properties" not in schema:
+            out.append(f"{name} = {py_type(schema)}")
             out += docstring(description, "")
         else:
             out.append("")

@@ -176,3 +176,5 @@ def test_requests_serialize_with_wire_names() -> None:
     assert move.to_wire() == {"from": "/a", "to": "/b"}
     message = models.MessageRequest(parts=[models.MessagePartText(text="hi")])
     assert message.to_wire() == {"parts": [{"type": "text", "text": "hi"}]}
+    add = models.RegistryAddRequest(env=["ANTHROPIC_API_KEY"], reinstall=True)
+    assert add.to_wire() == {"env": ["ANTHROPIC_API_KEY"], "reinstall": True}

@@ -15,9 +15,16 @@ import {
   type RawBody,
   type RequestOptions,
 } from "./http.js";
-import { isProblemDetails, AgentplexError } from "./errors.js";
-import { networkError } from "./http.js";
-import { parseSse } from "./sse.js";
+import { AgentplexError } from "./errors.js";
+import {
+  installEvents,
+  installOutcome,
+  type AddFromRegistryOptions,
+  type InstallAgentOptions,
+  type InstallEvent,
+  type InstallResult,
+  type ListRegistryOptions,
+} from "./install.js";
 import { Session } from "./session.js";
 import { followProcessLogs, type FollowProcessLogsOptions, type ProcessLogEvent } from "./process-logs.js";
 import { ProcessTerminal, type ConnectProcessTerminalOptions } from "./terminal.js";
@@ -67,12 +74,21 @@ import type {
   ProcessRunResponse,
   ProcessSignalQuery,
   ProcessTerminalResizeRequest,
+  RegistryListResponse,
   SessionInfo,
   SessionListResponse,
   SessionScope,
 } from "./types.js";
 
 export type { ClientOptions, RequestOptions };
+export type {
+  AddFromRegistryOptions,
+  InstallAgentOptions,
+  InstallEvent,
+  InstallProgress,
+  InstallResult,
+  ListRegistryOptions,
+} from "./install.js";
 
 /** What the sessions an ACP connection creates run with, besides the agent. */
 export interface AcpSessionOptions {
@@ -103,43 +119,6 @@ export interface ListSessionsOptions extends RequestOptions {
  * `ReadableStream` (sent chunked as it is read, never held whole in memory).
  */
 export type FsBody = RawBody;
-
-/** Options of `installAgent`. */
-export interface InstallAgentOptions extends RequestOptions {
-  /** Install again even when installed. */
-  reinstall?: boolean;
-  /** Version to install; the latest when absent. */
-  version?: string;
-  /** Called with each progress event of the install, as it runs. */
-  onProgress?: (progress: InstallProgress) => void;
-}
-
-/** A `progress` event of an install (docs/api.md, `POST /v1/agents/{agent}/install`). */
-export interface InstallProgress {
-  agent: string;
-  /** `resolving` (the latest version), `downloading`, `verifying`, `extracting` or `npm`. */
-  stage: "resolving" | "downloading" | "verifying" | "extracting" | "npm" | (string & {});
-  /** The URL or package being fetched, when there is one. */
-  target?: string;
-  bytesDone?: number;
-  /** Absent (or null) when the server sent no length. */
-  bytesTotal?: number | null;
-}
-
-/** The `result` of an install. */
-export interface InstallResult {
-  agent: string;
-  version?: string;
-  /** Where the binary is. */
-  path?: string;
-  /** `true` when nothing was downloaded. */
-  alreadyInstalled: boolean;
-  /** The URL or `npm:<package>@<version>` installed from. */
-  source?: string;
-}
-
-/** One event of `installAgentProgress`. */
-export type InstallEvent = { event: "progress"; data: InstallProgress } | { event: "result"; data: InstallResult };
 
 /** A client of the daemon's HTTP API (`connect()` makes one once it checked the daemon). */
 export class Agentplex {
@@ -225,61 +204,63 @@ export class Agentplex {
    * each source tried. No time limit unless the call gives `timeoutMs` (it then covers the
    * wait for the daemon's first answer).
    */
-  async installAgent(agent: string, options: InstallAgentOptions = {}): Promise<InstallResult> {
+  installAgent(agent: string, options: InstallAgentOptions = {}): Promise<InstallResult> {
     const { onProgress, ...rest } = options;
-    for await (const item of this.installAgentProgress(agent, rest)) {
-      if (item.event === "progress") onProgress?.(item.data);
-      else return item.data;
-    }
-    throw AgentplexError.create(
-      "unexpected_response",
-      200,
-      `the install stream of agent "${agent}" ended without a result`,
-      { agent },
-    );
+    return installOutcome(this.installAgentProgress(agent, rest), agent, onProgress);
   }
 
   /**
    * `POST /v1/agents/{agent}/install` as an event stream: `{event: "progress", data}` while it
    * runs, then one `{event: "result", data}`; a failure throws its `InstallFailedError`.
    */
-  async *installAgentProgress(
+  installAgentProgress(
     agent: string,
     options: Omit<InstallAgentOptions, "onProgress"> = {},
   ): AsyncGenerator<InstallEvent, void, undefined> {
-    const { signal, timeoutMs, maxRetries, ...body } = options;
-    const response = await transportOf(this).stream("POST", `/v1/agents/${seg(agent)}/install`, {
-      body: withoutUndefined(body),
-      ...callOptions({ signal, timeoutMs: timeoutMs ?? 0, maxRetries }),
+    const { reinstall, version, ...request } = options;
+    const path = `/v1/agents/${seg(agent)}/install`;
+    return installEvents(transportOf(this), path, agent, { reinstall, version }, request);
+  }
+
+  /**
+   * `GET /v1/registry`: the agents of the ACP registry's index (the public index of agents
+   * speaking the Agent Client Protocol), where it came from (`source`, `fetchedAt`, `stale`),
+   * and for each whether it can be installed here and whether it was added. `refresh: true`
+   * fetches the index anew. A `StreamError` (502) when the index cannot be fetched and no copy
+   * is cached.
+   */
+  listRegistry(options: ListRegistryOptions = {}): Promise<RegistryListResponse> {
+    const { refresh, ...request } = options;
+    return transportOf(this).json<RegistryListResponse>("GET", "/v1/registry", {
+      query: { refresh },
+      ...callOptions(request),
     });
-    try {
-      for await (const message of parseSse(response.body!)) {
-        let data: unknown;
-        try {
-          data = JSON.parse(message.data);
-        } catch (error) {
-          throw AgentplexError.create(
-            "unexpected_response",
-            200,
-            `an install event is not JSON: ${message.data.slice(0, 200)}`,
-            { agent },
-            error,
-          );
-        }
-        if (message.event === "error") {
-          throw isProblemDetails(data)
-            ? AgentplexError.fromProblem(data)
-            : AgentplexError.create("install_failed", 500, message.data.slice(0, 500), { agent });
-        }
-        if (message.event === "progress") yield { event: "progress", data: data as InstallProgress };
-        else if (message.event === "result") {
-          yield { event: "result", data: data as InstallResult };
-          return;
-        }
-      }
-    } catch (error) {
-      throw networkError(error, signal, `POST /v1/agents/${agent}/install`);
-    }
+  }
+
+  /**
+   * `POST /v1/registry/{agent}`: adds the ACP registry's agent to the daemon and installs it;
+   * resolves with what was installed, and the agent is then in `listAgents()` and takes
+   * sessions. `env` names variables of the daemon's environment the agent is given (its API
+   * key). `onProgress` sees each install step. Rejects with `UnsupportedAgentError` (404) when
+   * the registry lists no such agent, `InvalidRequestError` (409) when the id is one of the
+   * daemon's own agents, `InstallFailedError` when the install fails, `StreamError` (502) when
+   * the index cannot be fetched. No time limit unless the call gives `timeoutMs`.
+   */
+  addFromRegistry(agent: string, options: AddFromRegistryOptions = {}): Promise<InstallResult> {
+    const { onProgress, ...rest } = options;
+    return installOutcome(this.addFromRegistryProgress(agent, rest), agent, onProgress);
+  }
+
+  /**
+   * `POST /v1/registry/{agent}` as an event stream: `{event: "progress", data}` while the
+   * agent installs, then one `{event: "result", data}`; the errors of `addFromRegistry`.
+   */
+  addFromRegistryProgress(
+    agent: string,
+    options: Omit<AddFromRegistryOptions, "onProgress"> = {},
+  ): AsyncGenerator<InstallEvent, void, undefined> {
+    const { env, reinstall, ...request } = options;
+    return installEvents(transportOf(this), `/v1/registry/${seg(agent)}`, agent, { env, reinstall }, request);
   }
 
   /**

@@ -8,6 +8,7 @@
 export { Agentplex, connect, SandboxAgent } from "./client.js";
 export type {
   AcpSessionOptions,
+  AddFromRegistryOptions,
   ConnectOptions,
   CreateSessionOptions,
   FsBody,
@@ -15,6 +16,7 @@ export type {
   InstallEvent,
   InstallProgress,
   InstallResult,
+  ListRegistryOptions,
   ListSessionsOptions,
 } from "./client.js";
 export type { ClientOptions, RequestOptions } from "./http.js";

@@ -19,6 +19,12 @@ export type AgentModelInfo = Schemas["AgentModelInfo"];
 export type AgentModelsResponse = Schemas["AgentModelsResponse"];
 export type AgentInstallRequest = Schemas["AgentInstallRequest"];
 export type AgentError = Schemas["AgentError"];
+/** `GET /v1/registry`: the agents of the ACP registry's index (`listRegistry`). */
+export type RegistryListResponse = Schemas["RegistryListResponse"];
+/** One agent of the ACP registry. */
+export type RegistryAgentInfo = Schemas["RegistryAgentInfo"];
+/** The body of `POST /v1/registry/{agent}` (`addFromRegistry`). */
+export type RegistryAddRequest = Schemas["RegistryAddRequest"];
 export type AdaptersReloadResponse = Schemas["AdaptersReloadResponse"];
 export type ServerStatus = Schemas["ServerStatus"];
 export type ServerStatusInfo = Schemas["ServerStatusInfo"];

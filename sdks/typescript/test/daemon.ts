@@ -28,8 +28,9 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Starts `binary` (`--no-token` unless `token`; with `HOME` set to `home`, and `env` added to
- * the environment, when given) and resolves once it answers its health check.
+ * Starts `binary` (`--no-token` unless `token`; with `HOME` set to `home`, `env` added to the
+ * environment, and `args` added to its command line, when given) and resolves once it answers
+ * its health check.
  */
 export async function spawnDaemon(options: {
   binary: string;
@@ -37,12 +38,13 @@ export async function spawnDaemon(options: {
   token?: string;
   home?: string;
   env?: Record<string, string>;
+  args?: string[];
   timeoutMs?: number;
 }): Promise<Daemon> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "agentplex-sdk-data-"));
   const args = ["server", "--port", String(port), "--data-dir", dataDir, "--cache-dir", options.cacheDir];
-  args.push(...(options.token ? ["--token", options.token] : ["--no-token"]));
+  args.push(...(options.token ? ["--token", options.token] : ["--no-token"]), ...(options.args ?? []));
   const env = { ...process.env, ...options.env };
   // They would conflict with --no-token.
   for (const name of ["AGENTPLEX_TOKEN", "AGENTPLEX_TOKEN_FILE", "SANDBOX_AGENT_TOKEN", "SANDBOX_AGENT_TOKEN_FILE"]) {

@@ -8,10 +8,10 @@ export { freePort, type Daemon } from "./daemon.js";
 
 /**
  * A daemon of the binary under test with the run's shared compile cache (`home`: its `HOME`;
- * `env`: added to its environment).
+ * `env`: added to its environment; `args`: added to its command line).
  */
 export function startDaemon(
-  options: { token?: string; home?: string; env?: Record<string, string> } = {},
+  options: { token?: string; home?: string; env?: Record<string, string>; args?: string[] } = {},
 ): Promise<Daemon> {
   return spawnDaemon({ binary: inject("binary"), cacheDir: inject("cacheDir"), ...options });
 }

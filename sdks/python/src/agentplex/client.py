@@ -54,6 +54,7 @@ from .generated.models import (
     ProcessRunRequest,
     ProcessRunResponse,
     ProcessTerminalResizeRequest,
+    RegistryListResponse,
     SessionInfo,
     SessionListResponse,
     SessionScope,
@@ -282,7 +283,7 @@ class Agentplex:
         *,
         reinstall: bool | None = None,
         version: str | None = None,
-        on_progress: Callable[[install.InstallProgress], None] | None = None,
+        on_progress: install.ProgressHandler | None = None,
         **options: Unpack[CallOptions],
     ) -> install.InstallResult:
         """``POST /v1/agents/{agent}/install``: installs the agent's binary (nothing to do for
@@ -290,12 +291,8 @@ class Agentplex:
         (the route's event-stream mode). A failure raises ``InstallFailedError`` whose
         ``detail`` names each source tried. No time limit unless the call gives ``timeout``
         (it then covers the wait for the daemon's answer)."""
-        for event in self.install_agent_progress(agent, reinstall=reinstall, version=version, **options):
-            if event[0] == "result":
-                return event[1]
-            if on_progress is not None:
-                on_progress(event[1])
-        raise install.ended_without_result(agent)
+        events = self.install_agent_progress(agent, reinstall=reinstall, version=version, **options)
+        return install.outcome(events, agent, on_progress)
 
     def install_agent_progress(
         self,
@@ -309,6 +306,49 @@ class Agentplex:
         while it runs, then one ``("result", {...})``; an ``error`` event raises its problem."""
         request = AgentInstallRequest(reinstall=reinstall, version=version)
         path = f"/v1/agents/{seg(agent)}/install"
+        with self._open("POST", path, options, body=request, unlimited=True) as response:
+            yield from install.install_events(_core.read_lines(response.iter_lines()))
+
+    def list_registry(self, *, refresh: bool = False, **options: Unpack[CallOptions]) -> RegistryListResponse:
+        """``GET /v1/registry``: the agents of the ACP registry's index (the public index of agents
+        speaking the Agent Client Protocol), where it came from (``source``, ``fetched_at``,
+        ``stale``), and for each whether it installs here and whether it was added. ``refresh``
+        fetches the index anew. ``StreamError`` (502) when there is no index to show."""
+        params = _core.query(refresh=refresh or None)
+        return _core.parse(RegistryListResponse, self._request("GET", "/v1/registry", options, params=params))
+
+    def add_from_registry(
+        self,
+        agent: str,
+        *,
+        env: install.EnvNames | None = None,
+        reinstall: bool = False,
+        on_progress: install.ProgressHandler | None = None,
+        **options: Unpack[CallOptions],
+    ) -> install.InstallResult:
+        """``POST /v1/registry/{agent}``: adds the ACP registry's agent to the daemon and installs
+        it; returns what was installed, and the agent is then in ``list_agents()`` and takes
+        sessions. ``env`` names variables of the daemon's environment the agent is given (its
+        API key); ``on_progress`` sees each install step. Raises ``UnsupportedAgentError`` (404)
+        when the registry lists no such agent, ``InvalidRequestError`` (409) when the id is one
+        of the daemon's own agents, ``InstallFailedError`` when the install fails,
+        ``StreamError`` (502) when the index cannot be fetched. No time limit unless the call
+        gives ``timeout``."""
+        events = self.add_from_registry_progress(agent, env=env, reinstall=reinstall, **options)
+        return install.outcome(events, agent, on_progress)
+
+    def add_from_registry_progress(
+        self,
+        agent: str,
+        *,
+        env: install.EnvNames | None = None,
+        reinstall: bool = False,
+        **options: Unpack[CallOptions],
+    ) -> Iterator[install.InstallEvent]:
+        """``POST /v1/registry/{agent}`` as an event stream: ``("progress", {...})`` pairs while
+        the agent installs, then one ``("result", {...})``; the errors of ``add_from_registry``."""
+        request = install.registry_request(env, reinstall)
+        path = f"/v1/registry/{seg(agent)}"
         with self._open("POST", path, options, body=request, unlimited=True) as response:
             yield from install.install_events(_core.read_lines(response.iter_lines()))
 

@@ -1,17 +1,18 @@
-"""Installing an agent (``POST /v1/agents/{agent}/install`` as an event stream): the shapes of
-its events, and their decoding, for the sync and async clients. No I/O here."""
+"""Installing an agent (``POST /v1/agents/{agent}/install``, and ``POST /v1/registry/{agent}``
+that adds an agent of the ACP registry and installs it, as event streams): the shapes of their
+events, their decoding, and their result, for the sync and async clients. No I/O here."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Literal, Union
 
 from typing_extensions import NotRequired, TypedDict
 
 from ._core import SseDecoder
 from .errors import AgentplexError
-from .generated.models import ProblemDetails
+from .generated.models import ProblemDetails, RegistryAddRequest
 
 
 class InstallProgress(TypedDict):
@@ -42,8 +43,21 @@ class InstallResult(TypedDict):
 
 
 InstallEvent = Union[tuple[Literal["progress"], InstallProgress], tuple[Literal["result"], InstallResult]]
-"""One event of ``install_agent_progress``: ``("progress", {...})`` while it runs, then one
-``("result", {...})``."""
+"""One event of ``install_agent_progress`` and ``add_from_registry_progress``: ``("progress",
+{...})`` while it runs, then one ``("result", {...})``."""
+
+EnvNames = Sequence[str]
+"""The ``env`` of ``add_from_registry``: names of variables of the daemon's environment the agent's
+processes are given (its API key, its base URL); one string is one name."""
+
+ProgressHandler = Callable[[InstallProgress], None]
+"""What ``on_progress`` of ``install_agent`` and ``add_from_registry`` is called with."""
+
+
+def registry_request(env: EnvNames | None, reinstall: bool) -> RegistryAddRequest:
+    """The body of ``POST /v1/registry/{agent}``: what is not the default only."""
+    names = None if env is None else [env] if isinstance(env, str) else list(env)
+    return RegistryAddRequest(env=names, reinstall=reinstall or None)
 
 
 def _event(name: str, data: str) -> InstallEvent | None:
@@ -95,3 +109,25 @@ def ended_without_result(agent: str) -> AgentplexError:
         f'the install stream of agent "{agent}" ended without a result',
         agent=agent,
     )
+
+
+def outcome(events: Iterable[InstallEvent], agent: str, on_progress: ProgressHandler | None) -> InstallResult:
+    """The ``result`` of an install's events, each ``progress`` handed to ``on_progress`` first."""
+    for event in events:
+        if event[0] == "result":
+            return event[1]
+        if on_progress is not None:
+            on_progress(event[1])
+    raise ended_without_result(agent)
+
+
+async def aoutcome(
+    events: AsyncIterator[InstallEvent], agent: str, on_progress: ProgressHandler | None
+) -> InstallResult:
+    """``outcome`` of an async stream."""
+    async for event in events:
+        if event[0] == "result":
+            return event[1]
+        if on_progress is not None:
+            on_progress(event[1])
+    raise ended_without_result(agent)

@@ -1723,11 +1723,10 @@ class UsageTotals(Model):
     """Tokens the models spent reasoning."""
 
 
-class VariableName(Model):
-    """The name of an environment variable (`ANTHROPIC_API_KEY`): a letter or `_`,
-    then letters, digits and `_`, at most 128 characters. Only its schema is used.
-    """
-
+VariableName = str
+"""The name of an environment variable (`ANTHROPIC_API_KEY`): a letter or `_`,
+then letters, digits and `_`, at most 128 characters. Only its schema is used.
+"""
 
 EVENT_DATA_TYPES: dict[str, type[Model]] = {
     "session.started": SessionStartedData,
