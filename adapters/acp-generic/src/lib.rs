@@ -51,7 +51,7 @@ impl Adapter for Generic {
             builtin: false,
             ..AdapterInfo::builtin(
                 AGENT_ID,
-                "ACP agent",
+                "ACP registry agent",
                 env!("CARGO_PKG_VERSION"),
                 CAPABILITIES,
             )
