@@ -32,23 +32,30 @@ fn without_a_binary_it_names_itself() {
     assert!(started[1].contains(r#"["acp-generic"]"#), "{started:?}");
 }
 
+/// A session in `mode` whose agent answered `initialize` and `session/new`
+/// (`native-1`), with `prompt` sent; its agent process id.
+fn prompted(mode: &str, prompt: &str) -> (GenericSession, String) {
+    let config = SessionConfig {
+        permission_mode: mode.into(),
+        ..testing::config()
+    };
+    let mut session = GenericSession::new(config);
+    session.start();
+    let process = "acp_1".to_owned();
+    let reply =
+        |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+    session.on_stdout(process.clone(), reply(1, r#"{"protocolVersion":1}"#));
+    session.on_stdout(process.clone(), reply(2, r#"{"sessionId":"native-1"}"#));
+    session.send_message(vec![MessagePart::Text(prompt.into())]);
+    (session, process)
+}
+
 /// A permission request in `bypass` mode is allowed by the session at once (the
 /// agent's "always" option), and none in `default` mode is.
 #[test]
 fn bypass_allows_what_the_agent_asks_and_default_asks_the_client() {
     for (mode, answered) in [("bypass", true), ("default", false)] {
-        let config = SessionConfig {
-            permission_mode: mode.into(),
-            ..testing::config()
-        };
-        let mut session = GenericSession::new(config);
-        session.start();
-        let process = "acp_1".to_owned();
-        let reply =
-            |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
-        session.on_stdout(process.clone(), reply(1, r#"{"protocolVersion":1}"#));
-        session.on_stdout(process.clone(), reply(2, r#"{"sessionId":"native-1"}"#));
-        session.send_message(vec![MessagePart::Text("run: touch x".into())]);
+        let (mut session, process) = prompted(mode, "run: touch x");
         let request = r#"{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"native-1","toolCall":{"toolCallId":"t1","title":"touch x","kind":"execute"},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"},{"optionId":"always","name":"Always","kind":"allow_always"},{"optionId":"no","name":"No","kind":"reject_once"}]}}"#;
         let lines = render(&session.on_stdout(process.clone(), request.into()));
         let allowed = lines
@@ -69,14 +76,7 @@ fn bypass_allows_what_the_agent_asks_and_default_asks_the_client() {
 /// output only as `rawOutput` (as Codex's ACP build does) has it in the result.
 #[test]
 fn raw_input_and_raw_output_are_shown() {
-    let mut session = GenericSession::new(testing::config());
-    session.start();
-    let process = "acp_1".to_owned();
-    let reply =
-        |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
-    session.on_stdout(process.clone(), reply(1, r#"{"protocolVersion":1}"#));
-    session.on_stdout(process.clone(), reply(2, r#"{"sessionId":"native-1"}"#));
-    session.send_message(vec![MessagePart::Text("run: printf x".into())]);
+    let (mut session, process) = prompted("default", "run: printf x");
     let update = |body: &str| {
         format!(
             r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"native-1","update":{body}}}}}"#

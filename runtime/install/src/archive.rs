@@ -59,6 +59,27 @@ pub fn unpack(
     find_binary(staging, binary_path)
 }
 
+/// Unpacks the download of `url` (of `kind`) into the new folder `root`, off the
+/// async threads, and finds `binary_path` in it.
+pub async fn unpack_into(
+    download: std::path::PathBuf,
+    kind: ArchiveKind,
+    binary_path: String,
+    root: std::path::PathBuf,
+    url: &str,
+) -> Result<Unpacked, crate::InstallError> {
+    tokio::task::spawn_blocking(move || {
+        std::fs::create_dir(&root)?;
+        unpack(&download, kind, &binary_path, &root)
+    })
+    .await
+    .map_err(|error| crate::InstallError::Task(std::sync::Arc::new(error)))?
+    .map_err(|reason| crate::InstallError::BadArchive {
+        url: url.to_owned(),
+        reason: reason.to_string(),
+    })
+}
+
 /// `binary_path` inside an unpacked folder, checked to be a regular file in it.
 pub fn find_binary(root: &Path, binary_path: &str) -> Result<Unpacked, ArchiveError> {
     let relative = Path::new(binary_path.trim_start_matches("./"));

@@ -360,23 +360,14 @@ impl Installer {
         }
         progress.report(Stage::Extracting, url, 0, None);
         let unpacked_root = staging.path().join("unpacked");
-        let unpacked = {
-            let (archive, binary_path, root) = (
-                source.archive,
-                source.binary_path.clone(),
-                unpacked_root.clone(),
-            );
-            tokio::task::spawn_blocking(move || {
-                std::fs::create_dir(&root)?;
-                archive::unpack(&download, archive, &binary_path, &root)
-            })
-            .await
-            .map_err(|error| InstallError::Task(Arc::new(error)))?
-            .map_err(|reason| InstallError::BadArchive {
-                url: url.to_owned(),
-                reason: reason.to_string(),
-            })?
-        };
+        let unpacked = archive::unpack_into(
+            download,
+            source.archive,
+            source.binary_path.clone(),
+            unpacked_root.clone(),
+            url,
+        )
+        .await?;
         self.place(&unpacked, &unpacked_root, &recipe.binary_name)
     }
 

@@ -3,7 +3,6 @@
 //! a launcher at its root that starts the registry's command.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::registry::{launcher, pypi, Distribution, Entry, Package, Release};
 use super::{
@@ -140,17 +139,7 @@ impl Installer {
         }
         progress.report(Stage::Extracting, &url, 0, None);
         let root = staging.join("unpacked");
-        let (cmd, unpack_root) = (release.cmd.clone(), root.clone());
-        tokio::task::spawn_blocking(move || {
-            std::fs::create_dir(&unpack_root)?;
-            archive::unpack(&download_path, kind, &cmd, &unpack_root)
-        })
-        .await
-        .map_err(|error| InstallError::Task(Arc::new(error)))?
-        .map_err(|reason| InstallError::BadArchive {
-            url: url.clone(),
-            reason: reason.to_string(),
-        })?;
+        archive::unpack_into(download_path, kind, release.cmd.clone(), root.clone(), &url).await?;
         let program = release.cmd.trim_start_matches("./").to_owned();
         Ok((root, None, program, url))
     }

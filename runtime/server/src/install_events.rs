@@ -21,6 +21,25 @@ pub fn wants_events(headers: &HeaderMap) -> bool {
         .is_some_and(|accept| accept.contains("text/event-stream"))
 }
 
+/// The answer of a route that installs: the install's event stream when the
+/// client asked for one, else `None` once the install succeeded (its failure is
+/// the route's `install_failed` problem).
+pub async fn answer(
+    agent: &str,
+    follow: Follow,
+    headers: &HeaderMap,
+) -> Result<Option<axum::response::Response>, ApiError> {
+    use axum::response::IntoResponse;
+    if wants_events(headers) {
+        return Ok(Some(stream(agent.to_owned(), follow).into_response()));
+    }
+    follow
+        .result
+        .await
+        .map_err(|error| install_failed(agent, &error))?;
+    Ok(None)
+}
+
 /// The install's events, ending with its result.
 pub fn stream(agent: String, follow: Follow) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = futures::stream::unfold(Some(follow), move |state| {

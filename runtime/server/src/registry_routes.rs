@@ -62,13 +62,9 @@ pub async fn add_from_registry(
             request.reinstall.unwrap_or(false),
         )
         .await?;
-    if super::install_events::wants_events(&headers) {
-        return Ok(super::install_events::stream(agent, follow).into_response());
+    if let Some(events) = super::install_events::answer(&agent, follow, &headers).await? {
+        return Ok(events);
     }
-    follow
-        .result
-        .await
-        .map_err(|error| agentplex_sessions::agents::install_failed(&agent, &error))?;
     let adapter = state.catalog.adapter(&agent)?;
     let info = state
         .catalog

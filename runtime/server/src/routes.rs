@@ -127,14 +127,10 @@ pub async fn install_agent(
         .install(&agent, request)
         .await
         .map_err(ApiError::in_agent_path)?;
-    if super::install_events::wants_events(&headers) {
-        return Ok(super::install_events::stream(agent, follow).into_response());
+    match super::install_events::answer(&agent, follow, &headers).await? {
+        Some(events) => Ok(events),
+        None => Ok(StatusCode::NO_CONTENT.into_response()),
     }
-    follow
-        .result
-        .await
-        .map_err(|error| agentplex_sessions::agents::install_failed(&agent, &error))?;
-    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// The sessions this daemon drives, or (`scope=fleet`) every session of the
