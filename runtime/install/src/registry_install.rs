@@ -61,6 +61,16 @@ impl Installer {
         distribution: &Distribution,
         progress: &Progress,
     ) -> Result<(PathBuf, String), InstallError> {
+        if let Distribution::Npm(package) | Distribution::Pypi(package) = distribution {
+            // Handed to npm and pip as one argument: never as one of their options
+            // (`--registry=...` would choose where the package comes from).
+            if package.package.starts_with('-') || package.package.trim().is_empty() {
+                return Err(InstallError::BadEntry(format!(
+                    "the registry names an invalid package {:?}",
+                    package.package
+                )));
+            }
+        }
         let staging = place::Staging::new(&self.settings().dir, &entry.id)?;
         let (args, env) = distribution.launch();
         let (root, interpreter, program, source) = match distribution {

@@ -230,7 +230,11 @@ fn what_cannot_be_added_is_a_problem() {
         "id": "mock", "name": "Not ours", "version": "1.0.0", "description": "",
         "distribution": { "npx": { "package": "not-installed" } },
     });
-    std::fs::write(&snapshot, index(json!([elsewhere, mock]))).unwrap();
+    let hostile = json!({
+        "id": "hostile", "name": "Hostile", "version": "1.0.0", "description": "",
+        "distribution": { "npx": { "package": "--registry=http://127.0.0.1:9/" } },
+    });
+    std::fs::write(&snapshot, index(json!([elsewhere, mock, hostile]))).unwrap();
     let install = dir.path().join("install");
     let daemon = daemon(&snapshot, &install, "http://127.0.0.1:9", Vec::new());
     let api = Api::new(&daemon);
@@ -250,6 +254,15 @@ fn what_cannot_be_added_is_a_problem() {
     );
     let refused = api.post_json("/v1/registry/elsewhere", json!({ "env": ["NOT A NAME"] }));
     expect_problem(refused, 400, "invalid_request");
+    // A package that would be one of npm's options is never handed to it.
+    let problem = expect_problem(add(&daemon, "hostile"), 500, "install_failed");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("invalid package"),
+        "{problem}"
+    );
 
     // A snapshot that is gone, or no index, is the registry's failure (502).
     std::fs::write(&snapshot, "{\"agents\": 1}").unwrap();

@@ -92,7 +92,7 @@ fn a_foreign_page_changes_nothing_on_a_daemon_without_a_token() {
     // Ending sessions, killing processes, starting installs, writing files.
     let initialize: &[u8] =
         br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#;
-    let attacks: [(&str, String, &[u8]); 8] = [
+    let attacks: [(&str, String, &[u8]); 9] = [
         // An ACP connection (then sessions, prompts) opened by the page.
         ("POST", "/v1/acp/page?agent=mock".into(), initialize),
         ("POST", "/acp/mock".into(), initialize),
@@ -106,6 +106,12 @@ fn a_foreign_page_changes_nothing_on_a_daemon_without_a_token() {
             b"{\"reinstall\":true}",
         ),
         ("POST", "/v1/fs/mkdir?path=made-by-a-page".into(), b""),
+        // An agent of the ACP registry, added and given the user's key.
+        (
+            "POST",
+            "/v1/registry/claude-code-acp".into(),
+            b"{\"env\":[\"ANTHROPIC_API_KEY\"]}",
+        ),
     ];
     for (method, path, body) in &attacks {
         let answer = send(port, method, path, &refs(&evil), body);
@@ -119,6 +125,11 @@ fn a_foreign_page_changes_nothing_on_a_daemon_without_a_token() {
         assert_refused(&answer, "cross_origin_refused", &format!("{method} {path}"));
     }
     assert!(!home.path().join("made-by-a-page").exists());
+    let agents = api.get_ok("/v1/agents").to_string();
+    assert!(
+        !agents.contains("claude-code-acp"),
+        "the page added an agent: {agents}"
+    );
     assert_eq!(api.session_info("victim")["ended"], json!(false));
     assert_eq!(
         api.get_ok(&format!("/v1/processes/{process_id}"))["status"],
