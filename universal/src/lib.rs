@@ -269,6 +269,13 @@ pub struct ModelUsageData {
     /// Whether the answer arrived whole: `false` when it broke off, the counts then
     /// being what had arrived.
     pub complete: bool,
+    /// Why the call failed though the provider answered it with a success: its
+    /// answer broke off, fell silent, or ended without what ends a well-formed
+    /// answer (an `error` event with code `model_call_failed` follows). Absent
+    /// for a call that ended well, one the agent hung up on or a budget cut, and
+    /// one answered with an error `status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Data of `item.started` and `item.completed`.

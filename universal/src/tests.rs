@@ -86,6 +86,7 @@ fn model_usage() -> ModelUsageData {
         status: 200,
         duration_ms: 950,
         complete: true,
+        error: None,
     }
 }
 
@@ -293,6 +294,13 @@ fn model_usage_is_snake_case_and_leaves_out_an_unknown_cost() {
     assert!(value.get("cost_usd").is_none());
     let back: UniversalEventData = serde_json::from_value(value).unwrap();
     assert_eq!(back, UniversalEventData::ModelUsage(unpriced));
+    let failed = ModelUsageData {
+        complete: false,
+        error: Some("the provider's answer broke off".into()),
+        ..model_usage()
+    };
+    let value = serde_json::to_value(UniversalEventData::ModelUsage(failed)).unwrap();
+    assert_eq!(value["error"], json!("the provider's answer broke off"));
     assert_eq!(
         serde_json::to_value(UniversalEventType::ModelUsage).unwrap(),
         json!("model.usage")

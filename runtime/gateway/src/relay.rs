@@ -28,7 +28,7 @@ use crate::forward::millis;
 use crate::listener::BoxError;
 use crate::route::Route;
 use crate::sse::Splitter;
-use crate::taps::Tap;
+use crate::taps::{Reading, Tap};
 use crate::usage::CallUsage;
 use crate::Shared;
 
@@ -62,10 +62,21 @@ enum Reader {
 enum End {
     /// The answer ended as it should.
     Ended,
-    /// The upstream broke off or the agent hung up.
-    Broke,
+    /// The upstream broke off, or fell silent past the idle timeout.
+    Broke(Lapse),
+    /// The agent hung up.
+    HungUp,
     /// The budget at this index of the route's was exhausted.
     Cut(usize),
+}
+
+/// How an upstream's answer stopped before its end.
+#[derive(Debug, Clone, Copy)]
+enum Lapse {
+    /// Its connection broke.
+    BrokeOff,
+    /// Nothing came for longer than the idle timeout.
+    FellSilent,
 }
 
 /// The tap and what it reports to, until the call is reported.
@@ -261,6 +272,7 @@ impl Metering {
         usage.duration_ms = millis(report.started);
         usage.first_byte_ms = Some(report.first_byte_ms);
         usage.complete = ended && reading.ended;
+        usage.failure = failure(end, report.status, report.format, &reading);
         tracing::debug!(
             session = %report.route.session_id,
             agent = %report.route.agent,
@@ -289,6 +301,25 @@ impl Metering {
     }
 }
 
+/// Why a call the provider answered with a success failed, if it did (see
+/// [`CallUsage::failure`]).
+fn failure(end: End, status: u16, format: Format, reading: &Reading) -> Option<String> {
+    if !(200..300).contains(&status) {
+        return None;
+    }
+    match end {
+        End::Broke(Lapse::BrokeOff) => Some("the provider's answer broke off".into()),
+        End::Broke(Lapse::FellSilent) => {
+            Some("the provider's answer fell silent for longer than the idle timeout".into())
+        }
+        End::Ended if !reading.ended => Some(format!(
+            "the provider's answer ended without what ends a well-formed {format} answer: \
+             it stopped early, reported an error, or could not be read"
+        )),
+        End::Ended | End::HungUp | End::Cut(_) => None,
+    }
+}
+
 impl Stream for Relay {
     type Item = Result<Frame<Bytes>, BoxError>;
 
@@ -307,7 +338,11 @@ impl Stream for Relay {
             let chunk = match ready!(relay.body.poll_next_unpin(cx)) {
                 Some(Ok(chunk)) => chunk,
                 Some(Err(error)) => {
-                    relay.finish(End::Broke);
+                    let lapse = match error.is_timeout() {
+                        true => Lapse::FellSilent,
+                        false => Lapse::BrokeOff,
+                    };
+                    relay.finish(End::Broke(lapse));
                     // Without its URL: a key may be in the query.
                     return Poll::Ready(Some(Err(BoxError::from(error.without_url()))));
                 }
@@ -334,6 +369,6 @@ impl Stream for Relay {
 impl Drop for Relay {
     /// The agent hung up before the end: the call is reported incomplete.
     fn drop(&mut self) {
-        self.finish(End::Broke);
+        self.finish(End::HungUp);
     }
 }

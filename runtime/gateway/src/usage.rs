@@ -59,6 +59,13 @@ pub struct CallUsage {
     /// upstream was down, timed out or broke off, the agent hung up first, or the
     /// stream ended without its final usage (an `error` event).
     pub complete: bool,
+    /// Why the call failed though the provider answered it with a success: the
+    /// answer broke off, fell silent past the idle timeout, or ended without
+    /// what ends a well-formed answer of its format (it stopped early, reported
+    /// an error in its stream, or could not be read).
+    /// `None` for a call that ended well, one the agent hung up on, one a
+    /// budget cut, and one answered with an error status (which says it).
+    pub failure: Option<String>,
 }
 
 impl CallUsage {
@@ -78,6 +85,7 @@ impl CallUsage {
             duration_ms: 0,
             first_byte_ms: None,
             complete: false,
+            failure: None,
         }
     }
 }

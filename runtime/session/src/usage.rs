@@ -77,17 +77,23 @@ impl SessionCore {
 
     /// A metered model call: counted, then recorded as `model.usage`, followed
     /// by an `error` when the provider failed (`model_call_failed`: a 5xx
-    /// answer, or the daemon's own 502 or 504 for one down or too slow) or when
+    /// answer, the daemon's own 502 or 504 for one down or too slow, or an
+    /// answer that broke off, fell silent or could not be read) or when
     /// the model has no price (`model_unpriced`, once per model and daemon run:
     /// its calls count their tokens and no cost).
     pub(crate) fn meter(&mut self, call: ModelUsageData) {
         self.usage.add(&call, self.turn_running);
-        let failed = (call.status >= 500).then(|| {
-            format!(
+        let failed = match &call.error {
+            _ if call.status >= 500 => Some(format!(
                 "the agent's {} call to its model provider failed with HTTP {}",
                 call.format, call.status
-            )
-        });
+            )),
+            Some(error) => Some(format!(
+                "the agent's {} call to its model provider failed: {error}",
+                call.format
+            )),
+            None => None,
+        };
         let used = call.input_tokens + call.output_tokens > 0;
         let unpriced = (used && call.cost_usd.is_none() && self.unpriced.insert(call.model.clone()))
             .then(|| {

@@ -21,6 +21,7 @@ fn call(input: u64, output: u64, cost: Option<f64>) -> Incoming {
         status: 200,
         duration_ms: 30,
         complete: true,
+        error: None,
     })
 }
 
@@ -275,17 +276,41 @@ fn a_provider_that_fails_is_an_error_after_the_calls_usage() {
         failed.complete = status == 200;
         core.incoming(Incoming::ModelUsage(failed), 0);
     }
+    // A success whose answer broke off (the gateway says why); one the agent
+    // hung up on says nothing.
+    for error in [Some("the provider's answer broke off"), None] {
+        let Incoming::ModelUsage(mut broke) = call(0, 0, Some(0.0)) else {
+            unreachable!()
+        };
+        broke.complete = false;
+        broke.error = error.map(str::to_owned);
+        core.incoming(Incoming::ModelUsage(broke), 0);
+    }
     let events = emitted(&drive(&mut core, &mut agent));
     assert_eq!(
         error_codes(&events),
-        ["model_call_failed", "model_call_failed"]
+        [
+            "model_call_failed",
+            "model_call_failed",
+            "model_call_failed"
+        ]
     );
     assert_eq!(events[0].event_type, UniversalEventType::ModelUsage);
     let UniversalEventData::Error(error) = &events[1].data else {
         panic!("{events:?}");
     };
     assert!(error.message.contains("HTTP 502"), "{error:?}");
-    assert_eq!(core.usage().total.model_calls, 4);
+    let UniversalEventData::Error(error) = &events[7].data else {
+        panic!("{events:?}");
+    };
+    assert!(
+        error
+            .message
+            .ends_with("failed: the provider's answer broke off"),
+        "{error:?}"
+    );
+    assert_eq!(events.len(), 9, "{events:?}");
+    assert_eq!(core.usage().total.model_calls, 6);
 }
 
 fn reached() -> Incoming {

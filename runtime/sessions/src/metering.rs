@@ -290,6 +290,7 @@ fn usage_event(call: CallUsage) -> ModelUsageData {
         status: call.status,
         duration_ms: call.duration_ms,
         complete: call.complete,
+        error: call.failure,
     }
 }
 

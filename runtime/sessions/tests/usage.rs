@@ -53,6 +53,7 @@ fn call(input: u64, output: u64, cost: Option<f64>) -> ModelUsageData {
         status: 200,
         duration_ms: 20,
         complete: true,
+        error: None,
     }
 }
 

@@ -146,6 +146,10 @@ async fn a_stream_cut_short_is_reported_incomplete_with_what_was_read() {
     assert!(!reported.complete);
     assert_eq!(reported.model, "claude-haiku-4-5");
     assert_eq!(reported.input_tokens, 40);
+    assert_eq!(
+        reported.failure.as_deref(),
+        Some("the provider's answer broke off")
+    );
 }
 
 #[tokio::test]
@@ -187,6 +191,8 @@ async fn a_stream_that_falls_silent_is_cut_after_the_idle_timeout() {
     let reported = next_usage(&mut usage).await;
     assert!(!reported.complete);
     assert_eq!(reported.model, "m");
+    let failure = reported.failure.unwrap();
+    assert!(failure.contains("fell silent"), "{failure}");
 }
 
 #[tokio::test]
@@ -210,4 +216,66 @@ async fn an_agent_that_hangs_up_leaves_its_call_incomplete() {
     assert!(!reported.complete);
     assert_eq!(reported.status, 200);
     assert_eq!(reported.model, "gpt-6.1-sol");
+    assert_eq!(reported.failure, None, "hanging up is the agent's choice");
+}
+
+/// An upstream that answers every request once with `answer` (a whole HTTP
+/// response), then closes.
+async fn answering(answer: &'static str) -> String {
+    let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", upstream.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = upstream.accept().await {
+            let mut buffer = [0u8; 8192];
+            let _ = socket.read(&mut buffer).await;
+            socket.write_all(answer.as_bytes()).await.unwrap();
+            let _ = socket.shutdown().await;
+        }
+    });
+    base
+}
+
+#[tokio::test]
+async fn an_answer_that_cannot_be_read_is_relayed_as_it_came_and_reported_failed() {
+    let whole =
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\nnot json!";
+    let streamed = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 17\r\n\r\ndata: <garbage>\n\n";
+    for (answer, streams) in [(whole, false), (streamed, true)] {
+        let (_gateway, guard, mut usage) = gateway_to(&answering(answer).await).await;
+        for format in [
+            Format::AnthropicMessages,
+            Format::OpenaiResponses,
+            Format::OpenaiChatCompletions,
+            Format::Gemini,
+        ] {
+            let mut url = through(&guard, format, streams);
+            if format == Format::Gemini {
+                let joint = if url.contains('?') { '&' } else { '?' };
+                url = format!("{url}{joint}key={}", guard.token());
+            }
+            let response = call(
+                &client(),
+                &url,
+                format,
+                guard.token(),
+                &body(format, "hi", streams),
+            )
+            .send()
+            .await
+            .unwrap();
+            assert_eq!(response.status(), 200, "{format}");
+            // The agent reads what the provider said, and fails on it as without the gateway.
+            let relayed = response.bytes().await.unwrap();
+            assert_eq!(
+                relayed,
+                answer.split("\r\n\r\n").nth(1).unwrap(),
+                "{format}"
+            );
+            let reported = next_usage(&mut usage).await;
+            assert!(!reported.complete, "{format}");
+            let failure = reported.failure.unwrap_or_default();
+            assert!(failure.contains("could not be read"), "{format}: {failure}");
+            assert!(failure.contains(format.as_str()), "{format}: {failure}");
+        }
+    }
 }

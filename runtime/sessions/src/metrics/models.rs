@@ -145,6 +145,7 @@ mod tests {
             status: 200,
             duration_ms: 12,
             complete: true,
+            error: None,
         }
     }
 

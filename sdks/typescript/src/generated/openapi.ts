@@ -1500,6 +1500,14 @@ export interface components {
              */
             duration_ms: number;
             /**
+             * @description Why the call failed though the provider answered it with a success: its
+             *     answer broke off, fell silent, or ended without what ends a well-formed
+             *     answer (an `error` event with code `model_call_failed` follows). Absent
+             *     for a call that ended well, one the agent hung up on or a budget cut, and
+             *     one answered with an error `status`.
+             */
+            error?: string | null;
+            /**
              * @description The call's wire format: `anthropic-messages`, `openai-responses`,
              *     `openai-chat-completions` or `gemini`.
              */

@@ -867,6 +867,14 @@ class ModelUsageData(Model):
     duration_ms: int
     """From the request to the last byte of the answer, in milliseconds."""
 
+    error: str | None = Field(default=None)
+    """Why the call failed though the provider answered it with a success: its
+    answer broke off, fell silent, or ended without what ends a well-formed
+    answer (an `error` event with code `model_call_failed` follows). Absent
+    for a call that ended well, one the agent hung up on or a budget cut, and
+    one answered with an error `status`.
+    """
+
     format: str
     """The call's wire format: `anthropic-messages`, `openai-responses`,
     `openai-chat-completions` or `gemini`.
