@@ -56,30 +56,38 @@ every_check!(claude, codex, opencode, pi, gemini, qwen);
 
 /// Agents of the ACP registry, added and installed by the daemon from the
 /// registry's snapshot and run by the generic ACP adapter: one run each (an
-/// install from the registry is slow), the checks its capabilities declare in
-/// turn on one daemon. The daemon's restart in the middle also proves the added
-/// agent is kept.
+/// install from the registry is slow), the checks that apply to it in turn on one
+/// daemon. The daemon's restart in the middle also proves the added agent is kept.
 mod registry {
     macro_rules! registry_agents {
-        ($($agent:ident: $id:literal),* $(,)?) => {$(
+        ($($agent:ident: $id:literal => [$($check:ident),* $(,)?];)*) => {$(
             #[test]
             fn $agent() {
                 super::run($id, |h| {
-                    super::checks::installed_with_its_version(h);
-                    super::checks::text_turn(h);
-                    super::checks::tool_call_and_result(h);
-                    super::checks::permission_once(h);
-                    super::checks::permission_reject(h);
-                    super::checks::question(h);
-                    super::checks::cancel_mid_turn(h);
-                    super::checks::resume_after_daemon_restart(h);
-                    super::checks::acp_client(h);
+                    $(super::checks::$check(h);)*
                 });
             }
         )*};
     }
 
-    registry_agents!(claude_code_acp: "claude-code-acp", codex_acp: "codex-acp");
+    registry_agents! {
+        claude_code_acp: "claude-code-acp" => [
+            installed_with_its_version, text_turn, tool_call_and_result, permission_once,
+            permission_reject, question, cancel_mid_turn, resume_after_daemon_restart, acp_client,
+        ];
+        codex_acp: "codex-acp" => [
+            installed_with_its_version, text_turn, tool_call_and_result, permission_once,
+            permission_reject, question, cancel_mid_turn, resume_after_daemon_restart, acp_client,
+        ];
+        // Pi asks no permission (it runs every tool: the permission checks see the
+        // commands run unasked; its ACP build asks only for its extensions' dialogs)
+        // and no question.
+        pi_acp: "pi-acp" => [
+            installed_with_its_version, text_turn, tool_call_and_result, file_change,
+            multi_turn, permission_once, permission_reject, question, cancel_mid_turn,
+            resume_after_daemon_restart, acp_client,
+        ];
+    }
 }
 
 /// The model gateway, on the agents whose adapters say how to point them at it:

@@ -103,3 +103,50 @@ fn raw_input_and_raw_output_are_shown() {
         "{finished:#?}"
     );
 }
+
+/// An `edit` call that completes without a diff (Pi's ACP build writing a new
+/// file) still reports the file it names as written; the session's details and
+/// configuration options are updates shown as nothing, not as unparsed.
+#[test]
+fn an_edit_without_a_diff_names_its_file_and_detail_updates_are_silent() {
+    let (mut session, process) = prompted("default", "write: notes.txt: hi");
+    let update = |body: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"native-1","update":{body}}}}}"#
+        )
+    };
+    for silent in [
+        r#"{"sessionUpdate":"session_info_update","title":"Notes"}"#,
+        r#"{"sessionUpdate":"config_option_update","configOptions":[]}"#,
+    ] {
+        let shown = testing::render_without_raw(session.on_stdout(process.clone(), update(silent)));
+        assert!(shown.is_empty(), "{silent}: {shown:#?}");
+    }
+    let call = update(
+        r#"{"sessionUpdate":"tool_call","toolCallId":"w1","title":"write","kind":"edit","status":"pending","locations":[{"path":"/work/notes.txt"}]}"#,
+    );
+    session.on_stdout(process.clone(), call);
+    let failed = update(
+        r#"{"sessionUpdate":"tool_call","toolCallId":"w2","title":"write","kind":"edit","status":"pending","locations":[{"path":"/work/other.txt"}]}"#,
+    );
+    session.on_stdout(process.clone(), failed);
+    let results = |id: &str, status: &str| {
+        update(&format!(
+            r#"{{"sessionUpdate":"tool_call_update","toolCallId":"{id}","status":"{status}","content":[{{"type":"content","content":{{"type":"text","text":"done"}}}}]}}"#
+        ))
+    };
+    let written =
+        testing::render_without_raw(session.on_stdout(process.clone(), results("w1", "completed")));
+    assert!(
+        written.iter().any(|l| l.contains("file_ref")
+            && l.contains("/work/notes.txt")
+            && l.contains("write")),
+        "{written:#?}"
+    );
+    let unwritten =
+        testing::render_without_raw(session.on_stdout(process, results("w2", "failed")));
+    assert!(
+        !unwritten.iter().any(|l| l.contains("file_ref")),
+        "{unwritten:#?}"
+    );
+}

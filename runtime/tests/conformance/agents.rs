@@ -18,6 +18,10 @@ pub struct Agent {
     /// one it started in (Gemini CLI 0.61.0's `session/load` bug: see
     /// adapters/gemini/README.md), so the resume check exits it in the next minute.
     pub resumes_next_minute: bool,
+    /// The agent runs every command without asking, though its adapter's
+    /// capabilities say it may ask (Pi's ACP build: the generic ACP adapter
+    /// cannot know whether a registry agent asks).
+    pub runs_unasked: bool,
     /// Variables that point the agent at the model server (`home` is the agent's
     /// private home directory).
     env: fn(&ModelServer, &Path) -> Vec<(String, String)>,
@@ -56,6 +60,7 @@ pub const AGENTS: &[Agent] = &[
         },
         question_mode: "default",
         resumes_next_minute: false,
+        runs_unasked: false,
         env: claude_env,
     },
     Agent {
@@ -72,6 +77,7 @@ pub const AGENTS: &[Agent] = &[
         },
         question_mode: "plan",
         resumes_next_minute: false,
+        runs_unasked: false,
         env: codex_env,
     },
     Agent {
@@ -83,6 +89,7 @@ pub const AGENTS: &[Agent] = &[
         },
         question_mode: "default",
         resumes_next_minute: false,
+        runs_unasked: false,
         env: opencode_env,
     },
     Agent {
@@ -94,6 +101,7 @@ pub const AGENTS: &[Agent] = &[
         },
         question_mode: "default",
         resumes_next_minute: false,
+        runs_unasked: false,
         env: pi_env,
     },
     Agent {
@@ -105,6 +113,7 @@ pub const AGENTS: &[Agent] = &[
         },
         question_mode: "default",
         resumes_next_minute: true,
+        runs_unasked: false,
         env: gemini_env,
     },
     Agent {
@@ -117,6 +126,7 @@ pub const AGENTS: &[Agent] = &[
         },
         question_mode: "default",
         resumes_next_minute: false,
+        runs_unasked: false,
         env: qwen_env,
     },
     // Agents of the ACP registry, run by the generic ACP adapter: the daemon adds
@@ -130,6 +140,7 @@ pub const AGENTS: &[Agent] = &[
         },
         question_mode: "default",
         resumes_next_minute: false,
+        runs_unasked: false,
         env: claude_code_acp_env,
     },
     Agent {
@@ -145,7 +156,19 @@ pub const AGENTS: &[Agent] = &[
         },
         question_mode: "default",
         resumes_next_minute: false,
+        runs_unasked: false,
         env: codex_acp_env,
+    },
+    Agent {
+        id: "pi-acp",
+        source: Source::Registry {
+            passed: &["PI_ACP_PI_COMMAND", "PI_OFFLINE"],
+            release: None,
+        },
+        question_mode: "default",
+        resumes_next_minute: false,
+        runs_unasked: true,
+        env: pi_acp_env,
     },
 ];
 
@@ -356,5 +379,15 @@ fn codex_acp_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
     );
     std::fs::write(&config, text).unwrap();
     env.push(("OPENAI_BASE_URL".into(), model.openai_url()));
+    env
+}
+
+/// Pi's ACP build starts the Pi it finds as `PI_ACP_PI_COMMAND` (the one `npm ci`
+/// installed, which it runs in Pi's RPC mode), and Pi reads its configuration as
+/// when it runs alone: the model server as its provider.
+fn pi_acp_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
+    let mut env = pi_env(model, home);
+    let pi = node_modules().join(".bin/pi");
+    env.push(("PI_ACP_PI_COMMAND".into(), pi.display().to_string()));
     env
 }

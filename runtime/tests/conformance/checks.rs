@@ -164,7 +164,7 @@ fn runs_without_asking(h: &Harness, file: &str) {
 
 /// Permission answered `once`: the command runs; the next one asks again.
 pub fn permission_once(h: &Harness) {
-    if !h.can("permissions") {
+    if !h.asks_permission() {
         return runs_without_asking(h, "once.txt");
     }
     let session = h.create("default");
@@ -186,7 +186,7 @@ pub fn permission_once(h: &Harness) {
 
 /// Permission answered `always`: the same kind of command no longer asks.
 pub fn permission_always(h: &Harness) {
-    if !h.can("permissions") {
+    if !h.asks_permission() {
         return runs_without_asking(h, "always.txt");
     }
     let session = h.create("default");
@@ -204,7 +204,7 @@ pub fn permission_always(h: &Harness) {
 
 /// Permission rejected: the command does not run and the turn ends.
 pub fn permission_reject(h: &Harness) {
-    if !h.can("permissions") {
+    if !h.asks_permission() {
         return runs_without_asking(h, "unasked.txt");
     }
     let session = h.create("default");
@@ -461,7 +461,7 @@ pub fn moves_to_another_sandbox(h: &mut Harness) {
         "the transcript moved whole"
     );
     assert_next_turn(h, &api, &session, "remember-marker-9", movable);
-    if h.can("permissions") {
+    if h.asks_permission() {
         moves_while_asking(h, &there);
     }
 }
@@ -721,7 +721,7 @@ pub fn acp_client(h: &Harness) {
     );
     assert!(out.contains("ok turn over http\n"), "{out}");
     assert!(h.path("acp-once.txt").exists(), "{out}");
-    if h.can("permissions") {
+    if h.asks_permission() {
         assert!(out.contains("ok permissions (asked 2)"), "{out}");
         assert!(
             !h.path("acp-rejected.txt").exists(),

@@ -180,6 +180,12 @@ impl Harness {
         self.agent_info()["capabilities"][capability] == json!(true)
     }
 
+    /// Whether the agent asks before it runs a command: its capabilities say it
+    /// may, and it is not one that never does (see [`Agent::runs_unasked`]).
+    pub fn asks_permission(&self) -> bool {
+        self.can("permissions") && !self.agent.runs_unasked
+    }
+
     /// Creates a session in the workspace with the permission mode; returns its id.
     pub fn create(&self, permission_mode: &str) -> String {
         self.create_with(permission_mode, json!({}))

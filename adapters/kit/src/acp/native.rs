@@ -36,6 +36,10 @@ pub(crate) enum SessionUpdate {
     CurrentModeUpdate,
     /// The client's own message, echoed (not shown).
     UserMessageChunk,
+    /// The session's title or other details (not shown).
+    SessionInfoUpdate,
+    /// The agent's configuration options (not shown).
+    ConfigOptionUpdate,
     /// An update of another kind (or not an update).
     #[default]
     #[serde(other)]
@@ -52,7 +56,11 @@ impl SessionUpdate {
     pub fn is_silent(&self) -> bool {
         matches!(
             self,
-            Self::AvailableCommandsUpdate | Self::CurrentModeUpdate | Self::UserMessageChunk
+            Self::AvailableCommandsUpdate
+                | Self::CurrentModeUpdate
+                | Self::UserMessageChunk
+                | Self::SessionInfoUpdate
+                | Self::ConfigOptionUpdate
         )
     }
 }

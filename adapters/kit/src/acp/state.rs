@@ -87,6 +87,10 @@ pub(crate) struct ToolCall {
     pub item_id: String,
     /// Its result was reported.
     pub done: bool,
+    /// For a call of kind `edit`: the paths it names, the files it writes (an
+    /// agent that sends no diff of them is still seen to change them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<String>,
 }
 
 /// A `session/request_permission` the client has not answered.

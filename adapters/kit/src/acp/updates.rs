@@ -3,7 +3,8 @@
 //! Text and thought chunks stream into one assistant message or reasoning item
 //! until something else arrives; `tool_call` opens a `tool_call` item and
 //! `tool_call_update` (completed or failed) adds its `tool_result`, with diffs as
-//! `file_ref` parts.
+//! `file_ref` parts (an `edit` call that completes without a diff: its locations,
+//! as written).
 
 use crate::prelude::*;
 use serde_json::{json, Value};
@@ -16,7 +17,8 @@ use crate::process_state::ProcessState;
 
 /// Turns one `session/update` (`params.update`) of the running turn into events.
 /// `raw` is the native line. Updates outside a turn are shown as unparsed, except the
-/// silent kinds (the agent's slash commands, its mode, the client's own message).
+/// silent kinds (the agent's slash commands, its mode, the client's own message,
+/// the session's details, its configuration options).
 pub(crate) fn apply(state: &mut State, out: &mut Actions, update: &Value, raw: &str) {
     let meta: UpdateMeta = crate::native::read(update);
     let update = SessionUpdate::of(update);
@@ -177,6 +179,10 @@ pub(crate) fn open_tool_call(
         OpenCall {
             item_id,
             done: false,
+            edits: match tool_call.kind.as_str() {
+                Some("edit") => tool_call.location_paths(),
+                _ => Vec::new(),
+            },
         },
     );
 }
@@ -237,6 +243,12 @@ fn tool_call_update(
     if update.call.kind == "read" {
         for path in update.call.location_paths() {
             files.push(item::file_ref(path, FileAction::Read, None));
+        }
+    }
+    if status == "completed" && files.is_empty() {
+        // An edit the agent showed no diff of: the files it named were written.
+        for path in &call.edits {
+            files.push(item::file_ref(path, FileAction::Write, None));
         }
     }
     let mut result = item::tool_result(ids.next("itm"), call_id, texts.join("\n"))
