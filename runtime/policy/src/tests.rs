@@ -191,3 +191,31 @@ fn command_lines_split_into_what_they_run() {
         assert_eq!(command::simple_commands(line), *expected, "{line:?}");
     }
 }
+
+proptest::proptest! {
+    /// Any command line is split without a panic, and a line of two commands
+    /// joined by `;` is decided as the stricter of the two alone.
+    #[test]
+    fn a_line_is_decided_as_its_strictest_command(
+        first in "[a-z]{1,6}( [-a-z*]{1,6}){0,3}",
+        second in "[a-z]{1,6}( [-a-z*]{1,6}){0,3}",
+        noise in "\\PC{0,80}",
+    ) {
+        command::simple_commands(&noise);
+        let policy = Policy::from_value(&json!({
+            "rules": [{"tool": "shell", "command": "rm *", "decision": "deny"},
+                      {"tool": "shell", "command": "l*", "decision": "allow"},
+                      {"tool": "shell", "command": "*x*", "decision": "ask"}],
+            "default": "allow",
+        }))
+        .unwrap();
+        let resolve = |path: &Path| path.to_path_buf();
+        let context = Context { directory: Path::new("/w"), home: None, resolve: &resolve };
+        let decide = |line: &str| {
+            let request = Request { tool: ToolKind::Shell, command: Some(line), path: None, mcp: None };
+            policy.decide(&request, &context).decision
+        };
+        let both = decide(&format!("{first}; {second}"));
+        proptest::prop_assert_eq!(both, decide(&first).max(decide(&second)));
+    }
+}
