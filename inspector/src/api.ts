@@ -99,17 +99,23 @@ class Connection {
   async send(
     method: string,
     path: string,
-    options: { body?: unknown; accept?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
+    options: { body?: unknown; raw?: Blob; accept?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
   ): Promise<{ response: Response; entry: LogEntry }> {
     const url = this.base + path;
     const headers: Record<string, string> = { ...options.headers };
     if (options.accept) headers["accept"] = options.accept;
-    let body: string | undefined;
-    if (options.body !== undefined) {
+    let body: string | Blob | undefined;
+    let logged: string | undefined;
+    if (options.raw !== undefined) {
+      body = options.raw;
+      logged = `(${options.raw.size} bytes)`;
+      headers["content-type"] = "application/octet-stream";
+    } else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
+      logged = body;
       headers["content-type"] = "application/json";
     }
-    const entry = this.record(method, url, { ...headers }, body);
+    const entry = this.record(method, url, { ...headers }, logged);
     if (this.token) headers["authorization"] = `Bearer ${this.token}`;
     const started = performance.now();
     let response: Response;

@@ -1,12 +1,13 @@
 /**
  * The inspector's entry point: navigation, hash routes, and the connection check. Routes:
  * `#/sessions`, `#/new`, `#/sessions/<id>`, `#/processes`, `#/processes/<id>`, `#/agents`,
- * `#/log`; files are a placeholder for later.
+ * `#/log`, `#/files` (with `?path=` for a folder).
  */
 import { agentsView } from "./agents.js";
 import { api } from "./api.js";
 import { connectView, probe } from "./connect.js";
 import { h, replaceChildren } from "./dom.js";
+import { filesView } from "./files.js";
 import { logView } from "./log.js";
 import { sessionView } from "./session-view.js";
 import { processView } from "./process-view.js";
@@ -19,12 +20,12 @@ const nav = document.getElementById("nav")!;
 const where = document.getElementById("connection")!;
 let current: View | undefined;
 
-const links: Array<[string, string, boolean]> = [
-  ["#/sessions", "Sessions", true],
-  ["#/processes", "Processes", true],
-  ["#/agents", "Agents", true],
-  ["#/log", "HTTP log", true],
-  ["#/files", "Files", false],
+const links: Array<[string, string]> = [
+  ["#/sessions", "Sessions"],
+  ["#/processes", "Processes"],
+  ["#/agents", "Agents"],
+  ["#/log", "HTTP log"],
+  ["#/files", "Files"],
 ];
 
 function show(view: View): void {
@@ -38,10 +39,8 @@ function renderNav(): void {
   const hash = location.hash || "#/sessions";
   replaceChildren(
     nav,
-    links.map(([href, label, enabled]) =>
-      enabled
-        ? h("a", { href, class: hash.startsWith(href) || (href === "#/sessions" && hash.startsWith("#/new")) ? "active" : "" }, label)
-        : h("span", { class: "disabled", title: "coming later" }, label),
+    links.map(([href, label]) =>
+      h("a", { href, class: hash.startsWith(href) || (href === "#/sessions" && hash.startsWith("#/new")) ? "active" : "" }, label),
     ),
   );
   replaceChildren(
@@ -49,10 +48,6 @@ function renderNav(): void {
     api.connected ? `${api.base}${api.token ? " · token set" : " · no token"} ` : "not connected ",
     api.connected ? h("button", { onclick: () => (api.disconnect(), route()) }, "Disconnect") : null,
   );
-}
-
-function placeholder(title: string): View {
-  return { title, element: h("div", null, h("h2", null, title), h("p", { class: "muted" }, `${title} will be here in a later version.`)) };
 }
 
 function route(): void {
@@ -64,13 +59,14 @@ function route(): void {
   const hash = location.hash || "#/sessions";
   const session = /^#\/sessions\/(.+)$/.exec(hash);
   const process = /^#\/processes\/(.+)$/.exec(hash);
+  const files = /^#\/files(?:\?path=(.*))?$/.exec(hash);
   if (session) show(sessionView(decodeURIComponent(session[1]!)));
   else if (process) show(processView(decodeURIComponent(process[1]!)));
   else if (hash === "#/processes") show(processesView());
   else if (hash === "#/new") show(newSessionView());
   else if (hash === "#/agents") show(agentsView());
   else if (hash === "#/log") show(logView());
-  else if (hash === "#/files") show(placeholder("Files"));
+  else if (files) show(filesView(files[1] === undefined ? undefined : decodeURIComponent(files[1])));
   else show(sessionsView());
 }
 

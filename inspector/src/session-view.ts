@@ -5,6 +5,7 @@
  */
 import { api, seg } from "./api.js";
 import { formatTime, h, prettyJson, replaceChildren } from "./dom.js";
+import { filesHref } from "./files.js";
 import { SessionFollower, type FollowState } from "./sse.js";
 import { Transcript } from "./transcript.js";
 import type { EventsResponse, SessionInfo, SessionListResponse, UniversalEvent } from "./types.js";
@@ -145,9 +146,14 @@ export function sessionView(sessionId: string): View {
       ["native id", info.nativeSessionId ?? undefined],
       ...spending(),
     ];
+    // The directory opens on the files page.
+    const shown = (name: string, value: string) =>
+      name === "directory" ? h("a", { href: filesHref(value), "data-testid": "session-directory" }, value) : value;
     replaceChildren(
       summary,
-      fields.filter(([, value]) => value).map(([name, value]) => h("span", { class: "field" }, h("span", { class: "muted" }, `${name} `), value!)),
+      fields
+        .filter(([, value]) => value)
+        .map(([name, value]) => h("span", { class: "field" }, h("span", { class: "muted" }, `${name} `), shown(name, value!))),
     );
   }
 
