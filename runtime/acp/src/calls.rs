@@ -148,8 +148,19 @@ pub enum ContentBlock {
         /// The resource.
         resource: EmbeddedResource,
     },
-    /// An image (not accepted: `promptCapabilities.image` is false).
-    Image {},
+    /// An image: its bytes in base64, or a `file://` URI (for an agent whose
+    /// capabilities take images: `promptCapabilities.image`).
+    Image {
+        /// Its bytes, in base64.
+        #[serde(default)]
+        data: String,
+        /// Its MIME type (`image/png`...).
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+        /// Where it is, when the client names it.
+        #[serde(default)]
+        uri: Option<String>,
+    },
     /// Audio (not accepted: `promptCapabilities.audio` is false).
     Audio {},
 }
@@ -164,9 +175,17 @@ pub struct EmbeddedResource {
     pub text: Option<String>,
 }
 
+/// Keeps an image's bytes (`image/...` given) where the agent can read them;
+/// answers the file's path, or why it could not.
+pub type SaveImage<'a> = dyn FnMut(Vec<u8>, &str) -> Result<String, String> + 'a;
+
 /// A prompt as the parts of a message: text as text, a `file://` link as a file
-/// the agent reads, an embedded text resource as text naming its URI.
-pub fn message_parts(prompt: Vec<ContentBlock>) -> Result<Vec<MessagePart>, RpcError> {
+/// the agent reads, an embedded text resource as text naming its URI, an image as
+/// an image file (a `file://` one as it is, else its bytes kept by `save`).
+pub fn message_parts(
+    prompt: Vec<ContentBlock>,
+    save: &mut SaveImage<'_>,
+) -> Result<Vec<MessagePart>, RpcError> {
     let mut parts = Vec::new();
     for block in prompt {
         parts.push(match block {
@@ -196,9 +215,14 @@ pub fn message_parts(prompt: Vec<ContentBlock>) -> Result<Vec<MessagePart>, RpcE
                     text: format!("<resource uri=\"{}\">\n{text}\n</resource>", resource.uri),
                 }
             }
-            ContentBlock::Image {} | ContentBlock::Audio {} => {
+            ContentBlock::Image {
+                data,
+                mime_type,
+                uri,
+            } => image(data, mime_type, uri, save)?,
+            ContentBlock::Audio {} => {
                 return Err(RpcError::invalid_params(
-                    "session/prompt: images and audio are not accepted (see promptCapabilities)",
+                    "session/prompt: audio is not accepted (see promptCapabilities)",
                 ))
             }
         });
@@ -209,6 +233,48 @@ pub fn message_parts(prompt: Vec<ContentBlock>) -> Result<Vec<MessagePart>, RpcE
         ));
     }
     Ok(parts)
+}
+
+/// An image block as an image part.
+fn image(
+    data: String,
+    mime: String,
+    uri: Option<String>,
+    save: &mut SaveImage<'_>,
+) -> Result<MessagePart, RpcError> {
+    use base64::Engine;
+    if !mime.starts_with("image/") {
+        return Err(RpcError::invalid_params(format!(
+            "session/prompt: an image's mimeType is image/..., not {mime:?}"
+        )));
+    }
+    if let Some(path) = uri.as_deref().and_then(|uri| uri.strip_prefix("file://")) {
+        if data.is_empty() {
+            return Ok(MessagePart::Image {
+                path: path.to_owned(),
+                mime: Some(mime),
+            });
+        }
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .map_err(|error| {
+            RpcError::invalid_params(format!(
+                "session/prompt: an image's data is not base64: {error}"
+            ))
+        })?;
+    if bytes.is_empty() {
+        return Err(RpcError::invalid_params(
+            "session/prompt: an image has no data and no file:// uri",
+        ));
+    }
+    let path = save(bytes, &mime).map_err(|reason| {
+        RpcError::internal(format!("session/prompt: the image was not kept: {reason}"))
+    })?;
+    Ok(MessagePart::Image {
+        path,
+        mime: Some(mime),
+    })
 }
 
 /// The client's choice on a permission request.
@@ -314,10 +380,60 @@ mod tests {
             ]}),
         )
         .unwrap();
-        let parts = message_parts(prompt.prompt).unwrap();
+        let parts = message_parts(prompt.prompt, &mut refuse).unwrap();
         assert!(matches!(&parts[0], MessagePart::Text { text } if text == "look at"));
         assert!(matches!(&parts[1], MessagePart::File { path, .. } if path == "/w/a.rs"));
         assert!(matches!(&parts[2], MessagePart::Text { text } if text.contains("fn b() {}")));
+    }
+
+    fn refuse(_: Vec<u8>, _: &str) -> Result<String, String> {
+        Err("no image expected".into())
+    }
+
+    #[test]
+    fn an_image_is_kept_as_a_file_or_taken_from_its_uri() {
+        let prompt: Vec<ContentBlock> = serde_json::from_value(json!([
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "image", "uri": "file:///w/shot.jpg", "mimeType": "image/jpeg"},
+        ]))
+        .unwrap();
+        let mut kept = Vec::new();
+        let mut save = |bytes: Vec<u8>, mime: &str| {
+            kept.push((bytes, mime.to_owned()));
+            Ok("/scratch/image-1.png".to_owned())
+        };
+        let parts = message_parts(prompt, &mut save).unwrap();
+        assert_eq!(
+            kept,
+            [(b"\x89PNG\r\n\x1a\n".to_vec(), "image/png".to_owned())]
+        );
+        assert!(
+            matches!(&parts[0], MessagePart::Image { path, mime } if path == "/scratch/image-1.png" && mime.as_deref() == Some("image/png"))
+        );
+        assert!(matches!(&parts[1], MessagePart::Image { path, .. } if path == "/w/shot.jpg"));
+        for (bad, says) in [
+            (
+                json!({"type": "image", "data": "not base64!", "mimeType": "image/png"}),
+                "not base64",
+            ),
+            (
+                json!({"type": "image", "data": "", "mimeType": "image/png"}),
+                "no data",
+            ),
+            (
+                json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "text/plain"}),
+                "mimeType",
+            ),
+            (
+                json!({"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}),
+                "audio",
+            ),
+        ] {
+            let prompt: Vec<ContentBlock> = serde_json::from_value(json!([bad])).unwrap();
+            let error = message_parts(prompt, &mut refuse).unwrap_err();
+            assert_eq!(error.code, crate::rpc::code::INVALID_PARAMS);
+            assert!(error.message.contains(says), "{}", error.message);
+        }
     }
 
     #[test]
@@ -325,10 +441,7 @@ mod tests {
         let error = params::<Prompt>("session/prompt", json!({"sessionId": 3})).unwrap_err();
         assert_eq!(error.code, crate::rpc::code::INVALID_PARAMS);
         assert!(error.message.contains("sessionId"), "{}", error.message);
-        let image = json!([{"type": "image", "data": "", "mimeType": "image/png"}]);
-        let prompt: Vec<ContentBlock> = serde_json::from_value(image).unwrap();
-        assert!(message_parts(prompt).is_err());
-        assert!(message_parts(Vec::new()).is_err());
+        assert!(message_parts(Vec::new(), &mut refuse).is_err());
     }
 
     #[test]

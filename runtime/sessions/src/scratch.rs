@@ -25,3 +25,27 @@ pub fn write_file(scratch: &Path, file: &FileWrite) -> std::io::Result<()> {
     staged.persist(&path).map_err(|error| error.error)?;
     Ok(())
 }
+
+impl crate::SessionManager {
+    /// Keeps a file a client sent with a message (an image given as bytes over
+    /// ACP) in the session's scratch folder, under `attachments/`, named by its
+    /// contents; answers its absolute path, for the message's part.
+    pub fn keep_attachment(
+        &self,
+        session_id: &str,
+        contents: Vec<u8>,
+        extension: &str,
+    ) -> std::io::Result<std::path::PathBuf> {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(&contents);
+        let name: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+        let scratch = crate::scratch_dir(&self.scratch_root, session_id);
+        let file = FileWrite {
+            path: format!("attachments/{name}.{extension}"),
+            contents,
+            executable: false,
+        };
+        write_file(&scratch, &file)?;
+        Ok(scratch.join(&file.path))
+    }
+}

@@ -385,3 +385,110 @@ fn a_connection_whose_client_is_gone_is_closed_and_its_session_goes_on() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// An image in a prompt (for an agent that takes images, as `initialize` says):
+/// its bytes are kept in the session's scratch folder and the message carries
+/// the file; a file:// image is passed as it is; bad image data is -32602.
+#[test]
+fn an_image_in_a_prompt_reaches_the_agent_as_a_file() {
+    use base64::Engine;
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#;
+    let answer: Value = acp_post(&api, "pics", "?agent=mock", init).json().unwrap();
+    let prompt_capabilities = &answer["result"]["agentCapabilities"]["promptCapabilities"];
+    assert_eq!(prompt_capabilities["image"], true, "{answer}");
+    assert_eq!(prompt_capabilities["audio"], false, "{answer}");
+    let work = tempfile::tempdir().unwrap();
+    let new = json!({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+                     "params": {"cwd": work.path(), "mcpServers": []}});
+    let created: Value = acp_post(&api, "pics", "", &new.to_string()).json().unwrap();
+    let session_id = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    // Prompts are answered on the connection's stream.
+    let answers = stream_answers(&api, "pics");
+    let pixels: &[u8] = b"\x89PNG\r\n\x1a\n not really a picture";
+    let on_disk = work.path().join("shot.jpg");
+    std::fs::write(&on_disk, b"jpeg bytes").unwrap();
+    let prompt = json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {
+    "sessionId": session_id,
+    "prompt": [
+        {"type": "text", "text": "what is in these?"},
+        {"type": "image", "mimeType": "image/png",
+         "data": base64::engine::general_purpose::STANDARD.encode(pixels)},
+        {"type": "image", "mimeType": "image/jpeg",
+         "uri": format!("file://{}", on_disk.display())},
+    ]}});
+    acp_post(&api, "pics", "", &prompt.to_string());
+    let answer = answer_to(&answers, 3);
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    let events = api.get_ok(&format!("/v1/sessions/{session_id}/events"));
+    let user = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "item.completed" && e["data"]["item"]["role"] == "user")
+        .unwrap_or_else(|| panic!("no user message: {events}"));
+    let images: Vec<&Value> = user["data"]["item"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|part| part["type"] == "image")
+        .collect();
+    assert_eq!(images.len(), 2, "{user}");
+    let kept = images[0]["path"].as_str().unwrap();
+    assert!(
+        kept.ends_with(".png") && kept.contains("attachments"),
+        "{kept}"
+    );
+    assert_eq!(std::fs::read(kept).unwrap(), pixels);
+    assert_eq!(images[1]["path"], on_disk.display().to_string());
+    // Data that is not base64: the JSON-RPC error, and the session takes the next prompt.
+    let bad = json!({"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {
+        "sessionId": session_id,
+        "prompt": [{"type": "image", "mimeType": "image/png", "data": "%%%"}]}});
+    acp_post(&api, "pics", "", &bad.to_string());
+    let answer = answer_to(&answers, 4);
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let next = json!({"jsonrpc": "2.0", "id": 5, "method": "session/prompt", "params": {
+        "sessionId": session_id, "prompt": [{"type": "text", "text": "still here"}]}});
+    acp_post(&api, "pics", "", &next.to_string());
+    let answer = answer_to(&answers, 5);
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+}
+
+/// The messages of connection `server`'s SSE stream, as they come.
+fn stream_answers(api: &Api, server: &str) -> std::sync::mpsc::Receiver<Value> {
+    use std::io::BufRead;
+    let response = api
+        .client()
+        .get(api.daemon.url(&format!("/v1/acp/{server}")))
+        .header("accept", "text/event-stream")
+        .send()
+        .unwrap();
+    let (send, messages) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(response).lines() {
+            let Ok(line) = line else { return };
+            if let Some(data) = line.strip_prefix("data:") {
+                if let Ok(message) = serde_json::from_str(data.trim()) {
+                    if send.send(message).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    messages
+}
+
+/// The answer to request `id` among `messages`, within 30 s.
+fn answer_to(messages: &std::sync::mpsc::Receiver<Value>, id: u64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let message = messages.recv_timeout(left).expect("the answer in time");
+        if message["id"] == id && message.get("method").is_none() {
+            return message;
+        }
+    }
+}

@@ -281,11 +281,14 @@ impl Connection {
         inner.elicitation = init.client_capabilities.elicitation.is_some();
         // A client asking a newer version gets the one spoken here, and decides.
         let _ = init.protocol_version;
+        // Images, when the agent takes them.
+        let images = (self.state.catalog.adapter(&self.agent))
+            .is_ok_and(|adapter| adapter.info().has("images"));
         Ok(json!({
             "protocolVersion": agentplex_acp::PROTOCOL_VERSION,
             "agentCapabilities": {
                 "loadSession": true,
-                "promptCapabilities": {"image": false, "audio": false, "embeddedContext": true},
+                "promptCapabilities": {"image": images, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
                 "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "delete": {}},
             },
@@ -435,7 +438,18 @@ impl Connection {
             }
             turns.cancelled = false;
         }
-        let parts = crate::routes::adapter_parts(calls::message_parts(params.prompt)?);
+        let sessions = &self.state.sessions;
+        let mut save = |bytes: Vec<u8>, mime: &str| {
+            let extension = mime
+                .strip_prefix("image/")
+                .filter(|e| e.chars().all(char::is_alphanumeric));
+            sessions
+                .keep_attachment(&params.session_id, bytes, extension.unwrap_or("bin"))
+                .map(|path| path.display().to_string())
+                .map_err(|error| error.to_string())
+        };
+        let parts = calls::message_parts(params.prompt, &mut save)?;
+        let parts = crate::routes::adapter_parts(parts);
         let started = followed.session.send(parts).await.map_err(session_error)?;
         let after = started.await.map_err(|_| {
             RpcError::internal("the session ended before the prompt's turn started")
