@@ -77,11 +77,6 @@ fn bypass_allows_what_the_agent_asks_and_default_asks_the_client() {
 #[test]
 fn raw_input_and_raw_output_are_shown() {
     let (mut session, process) = prompted("default", "run: printf x");
-    let update = |body: &str| {
-        format!(
-            r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"native-1","update":{body}}}}}"#
-        )
-    };
     let call = update(
         r#"{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Run printf x","kind":"execute","status":"in_progress","rawInput":{"command":["printf","x"]}}"#,
     );
@@ -110,11 +105,6 @@ fn raw_input_and_raw_output_are_shown() {
 #[test]
 fn an_edit_without_a_diff_names_its_file_and_detail_updates_are_silent() {
     let (mut session, process) = prompted("default", "write: notes.txt: hi");
-    let update = |body: &str| {
-        format!(
-            r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"native-1","update":{body}}}}}"#
-        )
-    };
     for silent in [
         r#"{"sessionUpdate":"session_info_update","title":"Notes"}"#,
         r#"{"sessionUpdate":"config_option_update","configOptions":[]}"#,
@@ -149,4 +139,11 @@ fn an_edit_without_a_diff_names_its_file_and_detail_updates_are_silent() {
         !unwritten.iter().any(|l| l.contains("file_ref")),
         "{unwritten:#?}"
     );
+}
+
+/// The `session/update` notification of session `native-1` carrying `body`.
+fn update(body: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"native-1","update":{body}}}}}"#
+    )
 }

@@ -39,14 +39,11 @@ impl Decision {
 
     /// The name a policy gives it.
     pub fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(d, _)| *d == self)
-            .map_or("", |(_, n)| n)
+        name_in(&Self::ALL, self)
     }
 
     fn parse(name: &str) -> Option<Self> {
-        Self::ALL.iter().find(|(_, n)| *n == name).map(|(d, _)| *d)
+        named_in(&Self::ALL, name)
     }
 }
 
@@ -80,15 +77,12 @@ impl ToolKind {
 
     /// The name a policy gives it.
     pub fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(k, _)| *k == self)
-            .map_or("", |(_, n)| n)
+        name_in(&Self::ALL, self)
     }
 
     /// The kind a policy names `name`.
     pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.iter().find(|(_, n)| *n == name).map(|(k, _)| *k)
+        named_in(&Self::ALL, name)
     }
 
     /// The glob field a request of this kind can be matched on.
@@ -310,6 +304,22 @@ pub(crate) fn glob(text: &str, separated: bool, place: &str) -> Result<GlobMatch
         .build()
         .map(|glob| glob.compile_matcher())
         .map_err(|error| PolicyError::invalid(place, format!("is not a glob: {}", error.kind())))
+}
+
+/// The name of `value` in a table of values and names.
+fn name_in<T: PartialEq>(table: &[(T, &'static str)], value: T) -> &'static str {
+    table
+        .iter()
+        .find(|(v, _)| *v == value)
+        .map_or("", |(_, name)| name)
+}
+
+/// The value a table of values and names names `name`.
+fn named_in<T: Copy>(table: &[(T, &'static str)], name: &str) -> Option<T> {
+    table
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(value, _)| *value)
 }
 
 /// A decision named by `value` at `place`.
