@@ -36,9 +36,8 @@ impl crate::SessionManager {
         contents: Vec<u8>,
         extension: &str,
     ) -> std::io::Result<std::path::PathBuf> {
-        use sha2::{Digest, Sha256};
-        let digest = Sha256::digest(&contents);
-        let name: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+        // The first 96 bits of its SHA-256, in hex.
+        let name = crate::moves::archive::digest(&contents).sha256[..24].to_owned();
         let scratch = crate::scratch_dir(&self.scratch_root, session_id);
         let file = FileWrite {
             path: format!("attachments/{name}.{extension}"),
