@@ -43,10 +43,16 @@ trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 # The Debian packages whose commands are missing (ripgrep: OpenCode's skill tool runs
 # it, and would download it on first use, which the offline suite cannot; chromium: the
 # inspector's browser tests; postgresql: the PostgreSQL store's tests start servers of
-# their own with its initdb and postgres, runtime/store/src/postgres/temp.rs).
+# their own with its initdb and postgres, runtime/store/src/postgres/temp.rs; the
+# desktop's below).
 missing_packages=()
 command -v rg >/dev/null 2>&1 || missing_packages+=(ripgrep)
 command -v chromium >/dev/null 2>&1 || missing_packages+=(chromium)
+# The desktop's tests (runtime/desktop/tests, runtime/tests/desktop_api.rs): an X server,
+# a window manager, and ffmpeg for recordings (ffplay is the program they launch).
+command -v Xvfb >/dev/null 2>&1 || missing_packages+=(xvfb)
+command -v openbox >/dev/null 2>&1 || missing_packages+=(openbox)
+command -v ffmpeg >/dev/null 2>&1 || missing_packages+=(ffmpeg)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null 2>&1 ||
   [ -n "${POSTGRES_BIN:-}" ] || missing_packages+=(postgresql)
 if [ "${#missing_packages[@]}" -gt 0 ] && [ "$(id -u)" != 0 ]; then

@@ -10,6 +10,7 @@ use agentplex_universal::UniversalEvent;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+mod desktop;
 mod fs;
 mod mcp;
 mod moves;
@@ -18,6 +19,7 @@ mod redact;
 mod registry;
 mod usage;
 pub use agentplex_universal::UsageTotals;
+pub use desktop::*;
 pub use fs::*;
 pub use mcp::*;
 pub use moves::*;
@@ -329,6 +331,20 @@ pub enum ErrorType {
     /// Another daemon sharing the database drives the session (its lease runs);
     /// `detail` names it (409).
     SessionElsewhere,
+    /// The desktop cannot run here: `detail` names the programs missing and the
+    /// command that installs them (501).
+    DesktopUnavailable,
+    /// The desktop is not started, or its X server died (`detail` says which; the
+    /// next `POST /v1/desktop/start` starts it again) (409).
+    DesktopNotRunning,
+    /// The desktop is starting or stopping, or a recording is (or is not) running (409).
+    DesktopConflict,
+    /// The desktop's X server or its programs failed the request (503).
+    DesktopFailed,
+    /// No window on the desktop has that id, or none has the focus (404).
+    WindowNotFound,
+    /// No desktop recording has that id (404).
+    RecordingNotFound,
 }
 
 impl ErrorType {
@@ -368,6 +384,12 @@ impl ErrorType {
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::InvalidArchive => "invalid_archive",
             Self::SessionElsewhere => "session_elsewhere",
+            Self::DesktopUnavailable => "desktop_unavailable",
+            Self::DesktopNotRunning => "desktop_not_running",
+            Self::DesktopConflict => "desktop_conflict",
+            Self::DesktopFailed => "desktop_failed",
+            Self::WindowNotFound => "window_not_found",
+            Self::RecordingNotFound => "recording_not_found",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The daemon's one error type; every failure a client can see becomes an RFC 7807
 //! problem document with a stable `urn:sandbox-agent:error:<code>` type.
 
+use agentplex_desktop::DesktopError;
 use agentplex_files::FsError;
 use agentplex_processes::ProcessError;
 
@@ -104,6 +105,9 @@ pub enum ApiError {
     /// A registry agent would take the id of one of the daemon's own agents (409).
     #[error("agent {agent:?} is already one of this daemon's agents, by its own adapter; the registry's is not added over it")]
     AgentIdTaken { agent: String },
+    /// A desktop route failed (`/v1/desktop/*`).
+    #[error(transparent)]
+    Desktop(#[from] DesktopError),
 }
 
 impl ApiError {
@@ -153,6 +157,17 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => ErrorType::UnsupportedMediaType,
             ApiError::InvalidArchive(_) => ErrorType::InvalidArchive,
             ApiError::SessionElsewhere(..) => ErrorType::SessionElsewhere,
+            ApiError::Desktop(error) => match error {
+                DesktopError::Invalid { .. } => ErrorType::InvalidRequest,
+                DesktopError::Unavailable { .. } => ErrorType::DesktopUnavailable,
+                DesktopError::NotRunning | DesktopError::Died(_) => ErrorType::DesktopNotRunning,
+                DesktopError::Busy | DesktopError::Conflict(_) => ErrorType::DesktopConflict,
+                DesktopError::WindowNotFound(_) => ErrorType::WindowNotFound,
+                DesktopError::RecordingNotFound(_) => ErrorType::RecordingNotFound,
+                DesktopError::StartFailed(_) | DesktopError::X11(_) | DesktopError::Io(_) => {
+                    ErrorType::DesktopFailed
+                }
+            },
             ApiError::Storage(agentplex_store::StoreError::Full(_)) => ErrorType::StorageFull,
             ApiError::Storage(_) => ErrorType::StorageUnavailable,
         }
@@ -185,7 +200,9 @@ impl ApiError {
             | ErrorType::RequestNotFound
             | ErrorType::NotFound
             | ErrorType::PathNotFound
-            | ErrorType::ProcessNotFound => StatusCode::NOT_FOUND,
+            | ErrorType::ProcessNotFound
+            | ErrorType::WindowNotFound
+            | ErrorType::RecordingNotFound => StatusCode::NOT_FOUND,
             ErrorType::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorType::SessionAlreadyExists
             | ErrorType::SessionEnded
@@ -193,7 +210,9 @@ impl ApiError {
             | ErrorType::NotConfigured
             | ErrorType::ProcessConflict
             | ErrorType::ProcessLimitReached
-            | ErrorType::SessionElsewhere => StatusCode::CONFLICT,
+            | ErrorType::SessionElsewhere
+            | ErrorType::DesktopNotRunning
+            | ErrorType::DesktopConflict => StatusCode::CONFLICT,
             ErrorType::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorType::StreamError => StatusCode::BAD_GATEWAY,
             ErrorType::Timeout => StatusCode::GATEWAY_TIMEOUT,
@@ -202,7 +221,10 @@ impl ApiError {
             | ErrorType::AdapterFailed
             | ErrorType::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorType::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
-            ErrorType::StorageUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorType::StorageUnavailable | ErrorType::DesktopFailed => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            ErrorType::DesktopUnavailable => StatusCode::NOT_IMPLEMENTED,
         }
     }
 

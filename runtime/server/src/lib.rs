@@ -9,6 +9,7 @@ mod auth;
 pub mod config;
 mod conn;
 mod cors;
+mod desktop_routes;
 pub mod error;
 mod events_page;
 mod extract;
@@ -66,6 +67,8 @@ pub struct AppState {
     pub allowed_origins: Arc<[String]>,
     /// The open ACP connections (`/v1/acp/{server_id}`).
     pub acp: Arc<acp::AcpServers>,
+    /// The desktop (`/v1/desktop/*`).
+    pub desktop: Arc<agentplex_desktop::Desktop>,
 }
 
 /// The router with every route and layer.
@@ -143,6 +146,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
             wait_for_adapters,
         ))
         .merge(process_routes::router())
+        .merge(desktop_routes::router())
         // Their bodies are JSON under `--body-limit` (the `/v1/fs` routes stream theirs).
         .route_layer(axum::middleware::from_fn_with_state(
             extract::BodyGuard {
@@ -325,6 +329,9 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     let processes = Arc::new(agentplex_processes::ProcessManager::new(
         config.processes.clone(),
     ));
+    let desktop = Arc::new(agentplex_desktop::Desktop::new(
+        config.data_dir.join("desktop"),
+    ));
     let state = AppState {
         catalog,
         sessions: sessions.clone(),
@@ -333,6 +340,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         processes: processes.clone(),
         allowed_origins: config.cors.allow_origins.clone().into(),
         acp: Arc::new(acp::AcpServers::new(config.acp_idle_timeout)),
+        desktop: desktop.clone(),
     };
     state.acp.spawn_reaper();
     let acp = state.acp.clone();
@@ -350,7 +358,11 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     let stopping = async move {
         tracing::info!("shutting down: stopping sessions and processes");
         acp.close_all();
-        tokio::join!(sessions.shut_down(), processes.shut_down());
+        tokio::join!(
+            sessions.shut_down(),
+            processes.shut_down(),
+            desktop.shutdown()
+        );
     };
     let open_files = conn::open_files_limit();
     let limits = conn::Limits {

@@ -5,7 +5,7 @@ use agentplex_universal::*;
 use serde_json::{json, Value};
 use utoipa::OpenApi;
 
-use super::{acp, fs_routes, move_routes, process_routes, routes, terminal_ws};
+use super::{acp, desktop_routes, fs_routes, move_routes, process_routes, routes, terminal_ws};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -61,6 +61,39 @@ use super::{acp, fs_routes, move_routes, process_routes, routes, terminal_ws};
         process_routes::logs,
         process_routes::resize,
         terminal_ws::terminal_ws,
+        desktop_routes::status,
+        desktop_routes::start,
+        desktop_routes::stop,
+        desktop_routes::display_info,
+        desktop_routes::screenshot,
+        desktop_routes::region_screenshot,
+        desktop_routes::mouse_position,
+        desktop_routes::mouse_move,
+        desktop_routes::mouse_click,
+        desktop_routes::mouse_down,
+        desktop_routes::mouse_up,
+        desktop_routes::mouse_drag,
+        desktop_routes::mouse_scroll,
+        desktop_routes::keyboard_type,
+        desktop_routes::keyboard_press,
+        desktop_routes::keyboard_down,
+        desktop_routes::keyboard_up,
+        desktop_routes::clipboard,
+        desktop_routes::set_clipboard,
+        desktop_routes::windows,
+        desktop_routes::focused_window,
+        desktop_routes::focus_window,
+        desktop_routes::move_window,
+        desktop_routes::resize_window,
+        desktop_routes::close_window,
+        desktop_routes::launch,
+        desktop_routes::open,
+        desktop_routes::start_recording,
+        desktop_routes::stop_recording,
+        desktop_routes::recordings,
+        desktop_routes::recording,
+        desktop_routes::delete_recording,
+        desktop_routes::download_recording,
         acp::list,
         acp::post,
         acp::stream,
@@ -84,6 +117,7 @@ use super::{acp, fs_routes, move_routes, process_routes, routes, terminal_ws};
         ImportSessionQuery, ImportSessionResponse, SessionScope,
         ProcessDataEncoding, ProcessLogsMissed, ProcessLogEntry, ProcessState, ProcessLogsStream,
         TerminalClientFrame, TerminalServerFrame,
+        DesktopScreenshotFormat, DesktopSelection,
     )),
     tags(
         (name = "meta", description = "Health and API description"),
@@ -91,6 +125,7 @@ use super::{acp, fs_routes, move_routes, process_routes, routes, terminal_ws};
         (name = "sessions", description = "Sessions, messages, transcripts and human-in-the-loop replies"),
         (name = "fs", description = "The sandbox's files: list, read, write, move, delete, upload archives"),
         (name = "processes", description = "Commands run to completion, managed processes with buffered logs, PTY terminals over WebSocket"),
+        (name = "desktop", description = "An X display in the sandbox: screenshots, mouse, keyboard, clipboard, windows, programs, recordings"),
         (name = "acp", description = "The daemon as an Agent Client Protocol agent for every agent it runs: JSON-RPC over HTTP"),
     )
 )]

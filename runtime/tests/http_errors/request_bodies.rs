@@ -34,6 +34,29 @@ fn body_routes() -> Vec<(&'static str, Value)> {
             "/v1/processes/p/terminal/resize",
             json!({ "cols": 80, "rows": 24 }),
         ),
+        ("/v1/desktop/start", json!({ "width": 640 })),
+        ("/v1/desktop/mouse/move", json!({ "x": 1, "y": 1 })),
+        ("/v1/desktop/mouse/click", json!({ "x": 1, "y": 1 })),
+        ("/v1/desktop/mouse/down", json!({ "button": "left" })),
+        ("/v1/desktop/mouse/up", json!({ "button": "left" })),
+        (
+            "/v1/desktop/mouse/drag",
+            json!({ "startX": 1, "startY": 1, "endX": 2, "endY": 2 }),
+        ),
+        ("/v1/desktop/mouse/scroll", json!({ "x": 1, "y": 1 })),
+        ("/v1/desktop/keyboard/type", json!({ "text": "a" })),
+        ("/v1/desktop/keyboard/press", json!({ "key": "a" })),
+        ("/v1/desktop/keyboard/down", json!({ "key": "a" })),
+        ("/v1/desktop/keyboard/up", json!({ "key": "a" })),
+        ("/v1/desktop/clipboard", json!({ "text": "a" })),
+        ("/v1/desktop/windows/p/move", json!({ "x": 1, "y": 1 })),
+        (
+            "/v1/desktop/windows/p/resize",
+            json!({ "width": 10, "height": 10 }),
+        ),
+        ("/v1/desktop/launch", json!({ "app": "true" })),
+        ("/v1/desktop/open", json!({ "target": "a" })),
+        ("/v1/desktop/recording/start", json!({ "fps": 5 })),
     ]
 }
 
