@@ -197,26 +197,30 @@ pub enum DesktopScreenshotFormat {
 }
 
 /// Query of `GET /v1/desktop/screenshot`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, IntoParams, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, IntoParams, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct DesktopScreenshotQuery {
     /// `png` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<DesktopScreenshotFormat>,
     /// JPEG quality, 1 to 100; 85 when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[param(minimum = 1, maximum = 100)]
     #[schema(minimum = 1, maximum = 100)]
     pub quality: Option<u8>,
     /// Scale factor, above 0 and at most 1; 1 when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[param(exclusive_minimum = 0, maximum = 1)]
     #[schema(exclusive_minimum = 0, maximum = 1)]
     pub scale: Option<f32>,
     /// Draw the mouse cursor; `false` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub show_cursor: Option<bool>,
 }
 
 /// Query of `GET /v1/desktop/screenshot/region`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, IntoParams, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, IntoParams, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct DesktopRegionScreenshotQuery {
@@ -237,16 +241,20 @@ pub struct DesktopRegionScreenshotQuery {
     #[schema(minimum = 1)]
     pub height: u32,
     /// `png` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<DesktopScreenshotFormat>,
     /// JPEG quality, 1 to 100; 85 when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[param(minimum = 1, maximum = 100)]
     #[schema(minimum = 1, maximum = 100)]
     pub quality: Option<u8>,
     /// Scale factor, above 0 and at most 1; 1 when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[param(exclusive_minimum = 0, maximum = 1)]
     #[schema(exclusive_minimum = 0, maximum = 1)]
     pub scale: Option<f32>,
     /// Draw the mouse cursor; `false` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub show_cursor: Option<bool>,
 }
 
@@ -511,11 +519,12 @@ pub enum DesktopSelection {
 }
 
 /// Query of `GET /v1/desktop/clipboard`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, IntoParams, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, IntoParams, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct DesktopClipboardQuery {
     /// `clipboard` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub selection: Option<DesktopSelection>,
 }
 
@@ -591,4 +600,122 @@ pub struct DesktopRecordingInfo {
 pub struct DesktopRecordingListResponse {
     /// The recordings, oldest first.
     pub recordings: Vec<DesktopRecordingInfo>,
+}
+
+/// Query of `GET /v1/desktop/stream/ws`, the live view.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, IntoParams, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct DesktopStreamQuery {
+    /// The daemon's token, for browsers (a WebSocket cannot send headers); only the
+    /// WebSocket routes accept it.
+    #[serde(
+        default,
+        rename = "access_token",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub access_token: Option<String>,
+    /// Frames per second at most, 1 to 30; 10 when absent. A frame is sent only when
+    /// the screen changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[param(minimum = 1, maximum = 30)]
+    #[schema(minimum = 1, maximum = 30)]
+    pub fps: Option<u32>,
+    /// JPEG quality of the frames, 1 to 100; 70 when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[param(minimum = 1, maximum = 100)]
+    #[schema(minimum = 1, maximum = 100)]
+    pub quality: Option<u8>,
+    /// Scale of the frames, above 0 and at most 1; 1 when absent. Input coordinates
+    /// stay the screen's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[param(exclusive_minimum = 0, maximum = 1)]
+    #[schema(exclusive_minimum = 0, maximum = 1)]
+    pub scale: Option<f32>,
+}
+
+/// A JSON text frame a client sends on the live view's WebSocket: input to the desktop,
+/// in screen coordinates. Anything else closes the socket with a reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+pub enum DesktopStreamClientFrame {
+    /// The pointer moved.
+    #[serde(rename_all = "camelCase")]
+    MouseMove {
+        /// From the left.
+        x: i32,
+        /// From the top.
+        y: i32,
+    },
+    /// A button went down at a point.
+    #[serde(rename_all = "camelCase")]
+    MouseDown {
+        /// From the left.
+        x: i32,
+        /// From the top.
+        y: i32,
+        /// `left` when absent.
+        #[serde(default)]
+        button: Option<DesktopMouseButton>,
+    },
+    /// A button went up at a point.
+    #[serde(rename_all = "camelCase")]
+    MouseUp {
+        /// From the left.
+        x: i32,
+        /// From the top.
+        y: i32,
+        /// `left` when absent.
+        #[serde(default)]
+        button: Option<DesktopMouseButton>,
+    },
+    /// The wheel turned at a point.
+    #[serde(rename_all = "camelCase")]
+    Scroll {
+        /// From the left.
+        x: i32,
+        /// From the top.
+        y: i32,
+        /// Steps right (negative: left).
+        #[serde(default)]
+        delta_x: Option<i32>,
+        /// Steps down (negative: up).
+        #[serde(default)]
+        delta_y: Option<i32>,
+    },
+    /// A key went down (a key name as `POST /v1/desktop/keyboard/down` takes).
+    KeyDown {
+        /// The key.
+        key: String,
+    },
+    /// A key went up.
+    KeyUp {
+        /// The key.
+        key: String,
+    },
+    /// Text to type.
+    Type {
+        /// The text.
+        text: String,
+    },
+}
+
+/// A JSON text frame the live view's WebSocket sends (frames of the screen are binary
+/// JPEG messages).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum DesktopStreamServerFrame {
+    /// First: the screen's size, the coordinates input frames use.
+    Ready {
+        /// Width of the screen.
+        width: u32,
+        /// Height of the screen.
+        height: u32,
+    },
+    /// An input frame could not be carried out (a point off the screen, an unknown
+    /// key); the view goes on.
+    Error {
+        /// Why.
+        message: String,
+    },
 }

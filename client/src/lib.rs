@@ -632,6 +632,7 @@ fn problem_from(status: StatusCode, body: &str) -> ProblemDetails {
     }
 }
 
+mod desktop;
 mod processes;
 mod unknown;
 pub use processes::{ProcessLogEvent, ProcessLogStream, TerminalSocket};

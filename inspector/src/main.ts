@@ -1,12 +1,13 @@
 /**
  * The inspector's entry point: navigation, hash routes, and the connection check. Routes:
  * `#/sessions`, `#/new`, `#/sessions/<id>`, `#/processes`, `#/processes/<id>`, `#/agents`,
- * `#/log`, `#/files` (with `?path=` for a folder).
+ * `#/log`, `#/files` (with `?path=` for a folder), `#/desktop`.
  */
 import { agentsView } from "./agents.js";
 import { api } from "./api.js";
 import { connectView, probe } from "./connect.js";
 import { h, replaceChildren } from "./dom.js";
+import { desktopView } from "./desktop.js";
 import { filesView } from "./files.js";
 import { logView } from "./log.js";
 import { sessionView } from "./session-view.js";
@@ -26,6 +27,7 @@ const links: Array<[string, string]> = [
   ["#/agents", "Agents"],
   ["#/log", "HTTP log"],
   ["#/files", "Files"],
+  ["#/desktop", "Desktop"],
 ];
 
 function show(view: View): void {
@@ -66,6 +68,7 @@ function route(): void {
   else if (hash === "#/new") show(newSessionView());
   else if (hash === "#/agents") show(agentsView());
   else if (hash === "#/log") show(logView());
+  else if (hash === "#/desktop") show(desktopView());
   else if (files) show(filesView(files[1] === undefined ? undefined : decodeURIComponent(files[1])));
   else show(sessionsView());
 }

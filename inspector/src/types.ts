@@ -10,6 +10,8 @@ export type {
   ContentPart,
   CreateSessionRequest,
   CreateSessionResponse,
+  DesktopStatusResponse,
+  DesktopStreamServerFrame,
   EventsResponse,
   FsEntry,
   FsStat,

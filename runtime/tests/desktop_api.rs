@@ -240,6 +240,34 @@ fn the_desktop_over_http() {
         "invalid_request",
     );
 
+    // The command line: a screenshot saved, a bad click refused with the problem.
+    let shot = daemon.data_dir.path().join("cli.png");
+    let cli = |args: &[&str]| {
+        std::process::Command::new(common::binary())
+            .args(["desktop"])
+            .args(args)
+            .args(["--endpoint", &daemon.endpoint, "--json"])
+            .output()
+            .expect("the CLI runs")
+    };
+    let saved = cli(&[
+        "screenshot",
+        "--region",
+        "0,0,64,32",
+        "--out",
+        shot.to_str().unwrap(),
+    ]);
+    assert!(saved.status.success(), "{}", common::describe(&saved));
+    let image = image::open(&shot).unwrap();
+    assert_eq!((image.width(), image.height()), (64, 32));
+    let refused = cli(&["click", "9999", "1"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("error: 400 Bad Request (invalid_request): `x`"),
+        "{stderr}"
+    );
+
     // Closing the launched window ends ffplay.
     ok_json(api.post_empty(&format!("/v1/desktop/windows/{window_id}/close")));
     eventually("ffplay exits once its window is closed", || {
@@ -249,6 +277,13 @@ fn the_desktop_over_http() {
         ));
         (process["status"] == "exited").then_some(())
     });
+    // Whatever the window manager focused next (or nothing), never a failure.
+    let focused = api.get("/v1/desktop/windows/focused");
+    assert!(
+        matches!(focused.status().as_u16(), 200 | 404),
+        "{}",
+        focused.text().unwrap()
+    );
 
     let status = api.get_ok("/v1/desktop/status");
     let pids: Vec<u64> = status["processes"]
@@ -280,4 +315,136 @@ fn the_desktop_over_http() {
     eventually("the desktop stops with the daemon", || {
         pids_alive(&pids).is_empty().then_some(())
     });
+}
+
+#[test]
+fn the_live_view_streams_frames_and_takes_input() {
+    use futures::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use tokio_tungstenite::tungstenite::Message;
+
+    let token = "desktop-token";
+    let daemon = Daemon::start_with(common::Options {
+        token: Some(token.into()),
+        ..common::Options::default()
+    });
+    let api = Api::new(&daemon);
+    let url = |query: &str| format!("ws://127.0.0.1:{}/v1/desktop/stream/ws{query}", daemon.port);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    // Not running: the handshake is refused with the problem's status.
+    let refused = runtime
+        .block_on(tokio_tungstenite::connect_async(url(&format!(
+            "?access_token={token}"
+        ))))
+        .unwrap_err();
+    assert!(refused.to_string().contains("409"), "{refused}");
+    let status =
+        ok_json(api.post_json("/v1/desktop/start", json!({ "width": 320, "height": 200 })));
+    assert_eq!(status["state"], "active");
+
+    runtime.block_on(async {
+        let refused = tokio_tungstenite::connect_async(url("")).await.unwrap_err();
+        assert!(refused.to_string().contains("401"), "{refused}");
+        let mut from_page = url(&format!("?access_token={token}"))
+            .into_client_request()
+            .unwrap();
+        from_page
+            .headers_mut()
+            .insert("origin", "http://evil.example".parse().unwrap());
+        let refused = tokio_tungstenite::connect_async(from_page)
+            .await
+            .unwrap_err();
+        assert!(refused.to_string().contains("403"), "{refused}");
+
+        let (mut socket, _) = tokio_tungstenite::connect_async(url(&format!(
+            "?access_token={token}&fps=20&scale=0.5"
+        )))
+        .await
+        .unwrap();
+        let ready = socket.next().await.unwrap().unwrap();
+        let ready: Value = serde_json::from_str(ready.to_text().unwrap()).unwrap();
+        assert_eq!(
+            ready,
+            json!({ "type": "ready", "width": 320, "height": 200 })
+        );
+        let Message::Binary(frame) = socket.next().await.unwrap().unwrap() else {
+            panic!("a binary frame after ready");
+        };
+        let frame = image::load_from_memory(&frame).unwrap();
+        assert_eq!(
+            (frame.width(), frame.height()),
+            (160, 100),
+            "frames at half size"
+        );
+
+        // Input in the screen's coordinates; the pointer goes where it was sent.
+        let input = |frame: Value| Message::Text(frame.to_string().into());
+        socket
+            .send(input(json!({ "type": "mouseMove", "x": 300, "y": 190 })))
+            .await
+            .unwrap();
+        let moved = eventually_async(|| async {
+            let position: Value = reqwest::Client::new()
+                .get(daemon.url("/v1/desktop/mouse/position"))
+                .bearer_auth(token)
+                .send()
+                .await
+                .ok()?
+                .json()
+                .await
+                .ok()?;
+            (position["x"] == 300 && position["y"] == 190).then_some(position)
+        })
+        .await;
+        assert_eq!(moved["x"], 300);
+        // Input the desktop refuses is answered with an error frame; the view goes on.
+        socket
+            .send(input(json!({ "type": "keyDown", "key": "NoSuchKey" })))
+            .await
+            .unwrap();
+        let error = loop {
+            match socket.next().await.unwrap().unwrap() {
+                Message::Text(text) => break serde_json::from_str::<Value>(&text).unwrap(),
+                _ => continue,
+            }
+        };
+        assert_eq!(error["type"], "error");
+        assert!(
+            error["message"].as_str().unwrap().contains("`key`"),
+            "{error}"
+        );
+        // A frame that is not an input frame closes it with the reason.
+        socket
+            .send(Message::Text("{\"type\":\"jump\"}".into()))
+            .await
+            .unwrap();
+        let close = loop {
+            match socket.next().await {
+                Some(Ok(Message::Close(Some(close)))) => break close,
+                Some(Ok(_)) => continue,
+                other => panic!("expected a close frame, got {other:?}"),
+            }
+        };
+        assert_eq!(u16::from(close.code), 1007);
+        assert!(
+            close.reason.contains("invalid input frame"),
+            "{}",
+            close.reason
+        );
+    });
+    ok_json(api.post_empty("/v1/desktop/stop"));
+}
+
+/// Waits until `done` answers something, or panics.
+async fn eventually_async<T, F: std::future::Future<Output = Option<T>>>(
+    mut done: impl FnMut() -> F,
+) -> T {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(value) = done().await {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

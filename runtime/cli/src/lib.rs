@@ -7,6 +7,7 @@
 mod acp;
 mod broker;
 mod credentials;
+mod desktop;
 mod error;
 mod files;
 mod human;
@@ -90,6 +91,10 @@ enum Command {
     /// Run commands and manage processes in the sandbox.
     #[command(subcommand)]
     Processes(processes::ProcessesCommand),
+    /// The desktop: an X display to look at and drive (`install-deps` installs what it
+    /// runs).
+    #[command(subcommand)]
+    Desktop(desktop::DesktopCommand),
     /// Attach this terminal to a process started with a terminal (`processes start
     /// --tty`); Ctrl-] detaches and leaves it running.
     Terminal(terminal::TerminalArgs),
@@ -639,6 +644,7 @@ async fn run(command: Command) -> Result<(), Failure> {
         Command::Permissions(command) => Ok(remote::permissions(command).await?),
         Command::Fs(command) => Ok(files::fs(command).await?),
         Command::Processes(command) => processes::processes(command).await,
+        Command::Desktop(command) => desktop::desktop(command).await,
         Command::Terminal(args) => terminal::attach(args).await,
         Command::Adapters(command) => local::adapters(command),
         Command::Credentials(command) => credentials::credentials(command),

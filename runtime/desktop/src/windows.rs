@@ -41,10 +41,11 @@ impl Screen {
         Ok(windows)
     }
 
-    /// The window that has the focus, if any.
+    /// The window that has the focus, if any (none when the window the manager last
+    /// named is gone).
     pub fn focused(&self) -> Result<Option<DesktopWindowInfo>, DesktopError> {
         match self.active_window()? {
-            Some(window) => self.describe(window, Some(window)),
+            Some(window) => Ok(self.describe(window, Some(window)).ok().flatten()),
             None => Ok(None),
         }
     }

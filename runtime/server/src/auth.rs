@@ -35,7 +35,7 @@ pub async fn require_token(
 }
 
 /// Whether a request carries the daemon's token: in `Authorization: Bearer`, in
-/// `x-sandbox-token`, or (a terminal WebSocket only) in `?access_token=`.
+/// `x-sandbox-token`, or (the terminal and desktop WebSockets only) in `?access_token=`.
 pub fn presents_token(headers: &HeaderMap, uri: &Uri, token: &str) -> bool {
     let presented = headers
         .get(AUTHORIZATION)
@@ -56,10 +56,11 @@ pub fn presents_token(headers: &HeaderMap, uri: &Uri, token: &str) -> bool {
         .is_some_and(|presented| token_matches(presented, token))
 }
 
-/// The `access_token` query parameter of a terminal WebSocket request.
+/// The `access_token` query parameter of a terminal or desktop WebSocket request.
 fn query_token(uri: &Uri) -> Option<String> {
     let path = uri.path();
-    if !(path.starts_with("/v1/processes/") && path.ends_with("/terminal/ws")) {
+    let terminal = path.starts_with("/v1/processes/") && path.ends_with("/terminal/ws");
+    if !terminal && path != "/v1/desktop/stream/ws" {
         return None;
     }
     axum::extract::Query::<agentplex_api::ProcessWsQuery>::try_from_uri(uri)

@@ -50,6 +50,10 @@ pub fn router() -> Router<AppState> {
         .route("/v1/desktop/windows/{id}/move", post(move_window))
         .route("/v1/desktop/windows/{id}/resize", post(resize_window))
         .route("/v1/desktop/windows/{id}/close", post(close_window))
+        .route(
+            "/v1/desktop/stream/ws",
+            get(super::desktop_stream::stream_ws),
+        )
         .route("/v1/desktop/launch", post(launch))
         .route("/v1/desktop/open", post(open))
         .route("/v1/desktop/recording/start", post(start_recording))

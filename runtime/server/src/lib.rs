@@ -10,6 +10,7 @@ pub mod config;
 mod conn;
 mod cors;
 mod desktop_routes;
+mod desktop_stream;
 pub mod error;
 mod events_page;
 mod extract;

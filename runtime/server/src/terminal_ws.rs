@@ -30,10 +30,10 @@ use agentplex_processes::log::Position;
 use agentplex_processes::ManagedProcess;
 
 /// Close codes (RFC 6455 §7.4.1).
-const NORMAL: u16 = 1000;
-const GOING_AWAY: u16 = 1001;
-const UNSUPPORTED_DATA: u16 = 1003;
-const INVALID_PAYLOAD: u16 = 1007;
+pub(crate) const NORMAL: u16 = 1000;
+pub(crate) const GOING_AWAY: u16 = 1001;
+pub(crate) const UNSUPPORTED_DATA: u16 = 1003;
+pub(crate) const INVALID_PAYLOAD: u16 = 1007;
 
 /// The longest close reason a frame can carry, in bytes.
 const MAX_REASON: usize = 123;
@@ -83,7 +83,7 @@ pub(crate) fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<()
         return Ok(());
     }
     Err(ApiError::PermissionDenied(format!(
-        "a terminal WebSocket from the page {origin:?} is refused: the daemon's own pages, and those --cors-allow-origin names, may open one"
+        "a WebSocket from the page {origin:?} is refused: the daemon's own pages, and those --cors-allow-origin names, may open one"
     )))
 }
 
@@ -202,7 +202,7 @@ fn text(frame: &TerminalServerFrame) -> Message {
 }
 
 /// A close reason cut to what a close frame holds, at a character boundary.
-fn shortened(reason: &str) -> String {
+pub(crate) fn shortened(reason: &str) -> String {
     let mut end = reason.len().min(MAX_REASON);
     while !reason.is_char_boundary(end) {
         end -= 1;

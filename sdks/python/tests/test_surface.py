@@ -63,7 +63,13 @@ def test_the_sessions_have_exactly_the_methods_listed(cls: type) -> None:
 
 
 def test_the_async_client_awaits_what_makes_requests() -> None:
-    local = {"session", "build_process_terminal_web_socket_url", "acp_url", "acp_server_url"}
+    local = {
+        "session",
+        "build_process_terminal_web_socket_url",
+        "build_desktop_stream_web_socket_url",
+        "acp_url",
+        "acp_server_url",
+    }
     for name in listed("client"):
         method = getattr(AsyncAgentplex, name)
         awaited = inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method)

@@ -72,6 +72,7 @@ const TITLES: Record<number, string> = {
   413: "Payload Too Large",
   415: "Unsupported Media Type",
   500: "Internal Server Error",
+  501: "Not Implemented",
   502: "Bad Gateway",
   503: "Service Unavailable",
   504: "Gateway Timeout",
@@ -321,6 +322,36 @@ export class ProcessLimitReachedError extends AgentplexError {
   static override readonly code = "process_limit_reached";
 }
 
+/** `window_not_found` 404: no window of the desktop has that id, or none has the focus. */
+export class WindowNotFoundError extends AgentplexError {
+  static override readonly code = "window_not_found";
+}
+
+/** `recording_not_found` 404: no recording of the desktop has that id. */
+export class RecordingNotFoundError extends AgentplexError {
+  static override readonly code = "recording_not_found";
+}
+
+/** `desktop_not_running` 409: the desktop is not started (`startDesktop`), or its X server died. */
+export class DesktopNotRunningError extends AgentplexError {
+  static override readonly code = "desktop_not_running";
+}
+
+/** `desktop_conflict` 409: a desktop start or stop is under way, or a recording is not in a state for the request. */
+export class DesktopConflictError extends AgentplexError {
+  static override readonly code = "desktop_conflict";
+}
+
+/** `desktop_unavailable` 501: a program the desktop needs is not installed (Xvfb, openbox, ffmpeg, xdg-open); `detail` says what to install. */
+export class DesktopUnavailableError extends AgentplexError {
+  static override readonly code = "desktop_unavailable";
+}
+
+/** `desktop_failed` 503: the desktop's X server or window manager failed; `detail` has the end of its log. */
+export class DesktopFailedError extends AgentplexError {
+  static override readonly code = "desktop_failed";
+}
+
 /** `payload_too_large` 413: a body or file larger than the daemon's limit. */
 export class PayloadTooLargeError extends AgentplexError {
   static override readonly code = "payload_too_large";
@@ -431,6 +462,12 @@ export const ERROR_CLASSES: Readonly<Record<string, typeof AgentplexError>> = Ob
       ProcessNotFoundError,
       ProcessConflictError,
       ProcessLimitReachedError,
+      WindowNotFoundError,
+      RecordingNotFoundError,
+      DesktopNotRunningError,
+      DesktopConflictError,
+      DesktopUnavailableError,
+      DesktopFailedError,
       PayloadTooLargeError,
       InstallFailedError,
       AgentProcessExitedError,

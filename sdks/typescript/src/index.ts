@@ -56,6 +56,10 @@ export {
   AgentProcessExitedError,
   BinaryNotFoundError,
   DaemonExitedError,
+  DesktopConflictError,
+  DesktopFailedError,
+  DesktopNotRunningError,
+  DesktopUnavailableError,
   InstallFailedError,
   InternalError,
   InvalidRequestError,
@@ -74,6 +78,7 @@ export {
   ProcessConflictError,
   ProcessLimitReachedError,
   ProcessNotFoundError,
+  RecordingNotFoundError,
   RequestNotFoundError,
   SessionAlreadyExistsError,
   SessionEndedError,
@@ -89,6 +94,7 @@ export {
   TokenInvalidError,
   UnexpectedResponseError,
   UnsupportedAgentError,
+  WindowNotFoundError,
 } from "./errors.js";
 export type { AgentplexErrorInit, ClientErrorCode, ErrorCode, SandboxAgentErrorInit } from "./errors.js";
 export type * from "./types.js";

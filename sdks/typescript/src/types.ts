@@ -92,6 +92,85 @@ export type ProcessLogsQuery = Omit<NonNullable<operations["process_logs"]["para
 /** The query of `POST /v1/processes/{id}/stop` and `.../kill`. */
 export type ProcessSignalQuery = NonNullable<operations["stop_process"]["parameters"]["query"]>;
 
+/** The state of the desktop (`GET /v1/desktop/status`, and the answer of start and stop). */
+export type DesktopStatusResponse = Schemas["DesktopStatusResponse"];
+/** Where the desktop is in its life: `inactive`, `starting`, `active`... */
+export type DesktopState = Schemas["DesktopState"];
+/** The body of `POST /v1/desktop/start` (`startDesktop`); every field has a default. */
+export type DesktopStartRequest = Schemas["DesktopStartRequest"];
+/** One of the programs the desktop runs (the X server, the window manager, the session bus). */
+export type DesktopProcessInfo = Schemas["DesktopProcessInfo"];
+/** Why the desktop failed (`DesktopStatusResponse.lastError`). */
+export type DesktopErrorInfo = Schemas["DesktopErrorInfo"];
+/** The size of the screen. */
+export type DesktopResolution = Schemas["DesktopResolution"];
+/** `GET /v1/desktop/display/info`: the display's name and size. */
+export type DesktopDisplayInfoResponse = Schemas["DesktopDisplayInfoResponse"];
+/** An image format of a screenshot: `png` (the default), `jpeg` or `webp`. */
+export type DesktopScreenshotFormat = Schemas["DesktopScreenshotFormat"];
+/** The query of `GET /v1/desktop/screenshot` (`takeDesktopScreenshot`). */
+export type DesktopScreenshotQuery = NonNullable<operations["desktop_screenshot"]["parameters"]["query"]>;
+/** The query of `GET /v1/desktop/screenshot/region` (`takeDesktopRegionScreenshot`). */
+export type DesktopRegionScreenshotQuery = operations["desktop_region_screenshot"]["parameters"]["query"];
+/** The answer of a desktop action that has nothing else to say (`{ok: true}`). */
+export type DesktopActionResponse = Schemas["DesktopActionResponse"];
+/** A mouse button: `left`, `middle` or `right`. */
+export type DesktopMouseButton = Schemas["DesktopMouseButton"];
+/** Where the pointer is, and the window under it. */
+export type DesktopMousePositionResponse = Schemas["DesktopMousePositionResponse"];
+/** The body of `POST /v1/desktop/mouse/move` (`moveDesktopMouse`). */
+export type DesktopMouseMoveRequest = Schemas["DesktopMouseMoveRequest"];
+/** The body of `POST /v1/desktop/mouse/click` (`clickDesktop`). */
+export type DesktopMouseClickRequest = Schemas["DesktopMouseClickRequest"];
+/** The body of `POST /v1/desktop/mouse/down` and `.../up` (`mouseDownDesktop`, `mouseUpDesktop`). */
+export type DesktopMouseButtonRequest = Schemas["DesktopMouseButtonRequest"];
+/** The body of `POST /v1/desktop/mouse/drag` (`dragDesktopMouse`). */
+export type DesktopMouseDragRequest = Schemas["DesktopMouseDragRequest"];
+/** The body of `POST /v1/desktop/mouse/scroll` (`scrollDesktop`). */
+export type DesktopMouseScrollRequest = Schemas["DesktopMouseScrollRequest"];
+/** The body of `POST /v1/desktop/keyboard/type` (`typeDesktopText`). */
+export type DesktopKeyboardTypeRequest = Schemas["DesktopKeyboardTypeRequest"];
+/** The body of `POST /v1/desktop/keyboard/press` (`pressDesktopKey`). */
+export type DesktopKeyboardPressRequest = Schemas["DesktopKeyboardPressRequest"];
+/** Modifier keys held while a key is pressed. */
+export type DesktopKeyModifiers = Schemas["DesktopKeyModifiers"];
+/** The body of `POST /v1/desktop/keyboard/down` and `.../up` (`keyDownDesktop`, `keyUpDesktop`). */
+export type DesktopKeyRequest = Schemas["DesktopKeyRequest"];
+/** One of the desktop's selections: `clipboard` (the default) or `primary`. */
+export type DesktopSelection = Schemas["DesktopSelection"];
+/** The query of `GET /v1/desktop/clipboard` (`getDesktopClipboard`). */
+export type DesktopClipboardQuery = NonNullable<operations["desktop_clipboard"]["parameters"]["query"]>;
+/** `GET /v1/desktop/clipboard`: a selection's text. */
+export type DesktopClipboardResponse = Schemas["DesktopClipboardResponse"];
+/** The body of `POST /v1/desktop/clipboard` (`setDesktopClipboard`). */
+export type DesktopClipboardWriteRequest = Schemas["DesktopClipboardWriteRequest"];
+/** A JSON frame the client sends on the live view's WebSocket (`GET /v1/desktop/stream/ws`). */
+export type DesktopStreamClientFrame = Schemas["DesktopStreamClientFrame"];
+/** A JSON frame the live view's WebSocket sends (frames of the screen are binary JPEG). */
+export type DesktopStreamServerFrame = Schemas["DesktopStreamServerFrame"];
+/** A top-level window of the desktop. */
+export type DesktopWindowInfo = Schemas["DesktopWindowInfo"];
+export type DesktopWindowListResponse = Schemas["DesktopWindowListResponse"];
+/** The body of `POST /v1/desktop/windows/{id}/move` (`moveDesktopWindow`). */
+export type DesktopWindowMoveRequest = Schemas["DesktopWindowMoveRequest"];
+/** The body of `POST /v1/desktop/windows/{id}/resize` (`resizeDesktopWindow`). */
+export type DesktopWindowResizeRequest = Schemas["DesktopWindowResizeRequest"];
+/** The body of `POST /v1/desktop/launch` (`launchDesktopApp`). */
+export type DesktopLaunchRequest = Schemas["DesktopLaunchRequest"];
+/** `POST /v1/desktop/launch`: the managed process the program runs as, and its first window. */
+export type DesktopLaunchResponse = Schemas["DesktopLaunchResponse"];
+/** The body of `POST /v1/desktop/open` (`openDesktopTarget`). */
+export type DesktopOpenRequest = Schemas["DesktopOpenRequest"];
+/** `POST /v1/desktop/open`: the managed process of the opener. */
+export type DesktopOpenResponse = Schemas["DesktopOpenResponse"];
+/** The body of `POST /v1/desktop/recording/start` (`startDesktopRecording`). */
+export type DesktopRecordingStartRequest = Schemas["DesktopRecordingStartRequest"];
+/** A recording of the screen (an MP4 file). */
+export type DesktopRecordingInfo = Schemas["DesktopRecordingInfo"];
+/** Where a recording is in its life: `recording`, `completed` or `failed`. */
+export type DesktopRecordingStatus = Schemas["DesktopRecordingStatus"];
+export type DesktopRecordingListResponse = Schemas["DesktopRecordingListResponse"];
+
 export type UniversalEventType = Schemas["UniversalEventType"];
 export type UniversalEventData = Schemas["UniversalEventData"];
 export type EventSource = Schemas["EventSource"];

@@ -1,7 +1,7 @@
 """agentplex: the Python client of the agentplex daemon, one HTTP API over coding agents.
 
 ``Agentplex`` (sync) and ``AsyncAgentplex`` (asyncio) have the same methods (sessions, files,
-processes and their terminals), the TypeScript SDK's in snake_case (sdks/surface.json lists
+processes and their terminals, the desktop), the TypeScript SDK's in snake_case (sdks/surface.json lists
 them); ``start()`` and ``start_async()`` run a local daemon, ``connect()`` and
 ``connect_async()`` check a running one. Models of every request, response and event are in
 ``agentplex.models`` (generated from the daemon's OpenAPI document); errors in

@@ -30,6 +30,7 @@ _TITLES = {
     413: "Payload Too Large",
     415: "Unsupported Media Type",
     500: "Internal Server Error",
+    501: "Not Implemented",
     502: "Bad Gateway",
     503: "Service Unavailable",
     504: "Gateway Timeout",
@@ -290,6 +291,46 @@ class ProcessLimitReachedError(AgentplexError):
     code = "process_limit_reached"
 
 
+class WindowNotFoundError(AgentplexError):
+    """404 ``window_not_found``: no window of the desktop has that id, or none has the focus."""
+
+    code = "window_not_found"
+
+
+class RecordingNotFoundError(AgentplexError):
+    """404 ``recording_not_found``: no recording of the desktop has that id."""
+
+    code = "recording_not_found"
+
+
+class DesktopNotRunningError(AgentplexError):
+    """409 ``desktop_not_running``: the desktop is not started (``start_desktop``), or its X
+    server died."""
+
+    code = "desktop_not_running"
+
+
+class DesktopConflictError(AgentplexError):
+    """409 ``desktop_conflict``: a desktop start or stop is under way, or a recording is not in
+    a state for the request (one runs already, none runs, it still records)."""
+
+    code = "desktop_conflict"
+
+
+class DesktopUnavailableError(AgentplexError):
+    """501 ``desktop_unavailable``: a program the desktop needs is not installed (Xvfb,
+    openbox, ffmpeg, xdg-open); ``detail`` says what to install."""
+
+    code = "desktop_unavailable"
+
+
+class DesktopFailedError(AgentplexError):
+    """503 ``desktop_failed``: the desktop's X server or window manager failed; ``detail`` has
+    the end of its log."""
+
+    code = "desktop_failed"
+
+
 class PayloadTooLargeError(AgentplexError):
     """413 ``payload_too_large``: a body or file larger than the daemon's limit."""
 
@@ -406,6 +447,12 @@ ERROR_CLASSES: dict[str, type[AgentplexError]] = {
         ProcessNotFoundError,
         ProcessConflictError,
         ProcessLimitReachedError,
+        WindowNotFoundError,
+        RecordingNotFoundError,
+        DesktopNotRunningError,
+        DesktopConflictError,
+        DesktopUnavailableError,
+        DesktopFailedError,
         PayloadTooLargeError,
         InstallFailedError,
         AgentProcessExitedError,
@@ -449,6 +496,10 @@ __all__ = [
     "AgentProcessExitedError",
     "BinaryNotFoundError",
     "DaemonExitedError",
+    "DesktopConflictError",
+    "DesktopFailedError",
+    "DesktopNotRunningError",
+    "DesktopUnavailableError",
     "GatewayTimeoutError",
     "InstallFailedError",
     "InternalError",
@@ -468,6 +519,7 @@ __all__ = [
     "ProcessConflictError",
     "ProcessLimitReachedError",
     "ProcessNotFoundError",
+    "RecordingNotFoundError",
     "RequestNotFoundError",
     "SessionAlreadyExistsError",
     "SessionEndedError",
@@ -483,4 +535,5 @@ __all__ = [
     "TokenInvalidError",
     "UnexpectedResponseError",
     "UnsupportedAgentError",
+    "WindowNotFoundError",
 ]

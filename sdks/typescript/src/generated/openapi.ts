@@ -184,6 +184,564 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/desktop/clipboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The clipboard's text (or the primary selection's). */
+        get: operations["desktop_clipboard"];
+        put?: never;
+        /**
+         * Puts text on the clipboard (or in the primary selection), for programs on the
+         *     desktop to paste.
+         */
+        post: operations["set_desktop_clipboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/display/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The display's name and size. */
+        get: operations["desktop_display_info"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/keyboard/down": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Presses a key and holds it. */
+        post: operations["desktop_keyboard_down"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/keyboard/press": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Presses and releases a key or a chord (`ctrl+shift+t`). */
+        post: operations["desktop_keyboard_press"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/keyboard/type": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Types text into the focused window, any Unicode. */
+        post: operations["desktop_keyboard_type"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/keyboard/up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Releases a key. */
+        post: operations["desktop_keyboard_up"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/launch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts a program on the desktop as a managed process (`/v1/processes/{id}`),
+         *     optionally waiting (up to 10 seconds) for its first window.
+         */
+        post: operations["desktop_launch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/mouse/click": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Moves the pointer and clicks (1 to 3 times). */
+        post: operations["desktop_mouse_click"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/mouse/down": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Presses a button (after moving, when `x` and `y` are given) and holds it. */
+        post: operations["desktop_mouse_down"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/mouse/drag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Drags: presses at the start, moves to the end in steps, releases there. */
+        post: operations["desktop_mouse_drag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/mouse/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Moves the pointer. */
+        post: operations["desktop_mouse_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/mouse/position": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the pointer is, and the window under it. */
+        get: operations["desktop_mouse_position"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/mouse/scroll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turns the wheel at a point (`deltaY` > 0 scrolls down, `deltaX` > 0 right). */
+        post: operations["desktop_mouse_scroll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/mouse/up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Releases a button (after moving, when `x` and `y` are given). */
+        post: operations["desktop_mouse_up"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Opens a file or URL with its default program (`xdg-open`), as a managed process. */
+        post: operations["desktop_open"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/recording/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts recording the screen to an MP4 file (one recording at a time). */
+        post: operations["start_desktop_recording"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/recording/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stops the running recording; its file is complete when this answers. */
+        post: operations["stop_desktop_recording"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The recordings, oldest first. */
+        get: operations["desktop_recordings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/recordings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One recording. */
+        get: operations["desktop_recording"];
+        put?: never;
+        post?: never;
+        /** Deletes a recording that has ended, and its file. */
+        delete: operations["delete_desktop_recording"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/recordings/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A recording's MP4 file. */
+        get: operations["download_desktop_recording"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A screenshot of the whole screen. */
+        get: operations["desktop_screenshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/screenshot/region": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A screenshot of a region of the screen. */
+        get: operations["desktop_region_screenshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts the desktop: Xvfb at the size asked, a session bus, openbox. A running
+         *     desktop is left as it is; a failed one is started again.
+         */
+        post: operations["start_desktop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the desktop is doing: its state, display, programs, windows, and the
+         *     programs it needs that are missing.
+         */
+        get: operations["desktop_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stops the desktop, its recording and its programs (Xvfb, the bus, openbox). */
+        post: operations["stop_desktop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/stream/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Upgrades to the live view of the desktop. */
+        get: operations["desktop_stream_ws"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The visible windows, bottom to top. */
+        get: operations["desktop_windows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/windows/focused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The window with the focus. */
+        get: operations["desktop_focused_window"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/windows/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Asks a window to close, as its close button would (the program may ask first). */
+        post: operations["close_desktop_window"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/windows/{id}/focus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Gives a window the focus and raises it. */
+        post: operations["focus_desktop_window"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/windows/{id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Moves a window's contents to a point. */
+        post: operations["move_desktop_window"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desktop/windows/{id}/resize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resizes a window's contents. */
+        post: operations["resize_desktop_window"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/fs/entries": {
         parameters: {
             query?: never;
@@ -1116,6 +1674,558 @@ export interface components {
             healthy: boolean;
             nativeSessionId?: string | null;
         };
+        /** @description Answer of a desktop action that has nothing else to say. */
+        DesktopActionResponse: {
+            /** @description Always `true`: a failure is a problem document. */
+            ok: boolean;
+        };
+        /** @description Answer of `GET /v1/desktop/clipboard`. */
+        DesktopClipboardResponse: {
+            /** @description The selection read. */
+            selection: components["schemas"]["DesktopSelection"];
+            /** @description Its text; empty when nobody holds it. */
+            text: string;
+        };
+        /**
+         * @description Body of `POST /v1/desktop/clipboard`: text the desktop holds until a program on it
+         *     copies something else.
+         */
+        DesktopClipboardWriteRequest: {
+            selection?: null | components["schemas"]["DesktopSelection"];
+            /** @description The text. */
+            text: string;
+        };
+        /** @description Answer of `GET /v1/desktop/display/info`. */
+        DesktopDisplayInfoResponse: {
+            /** @description The X display name (`:99`). */
+            display: string;
+            /** @description Size of the screen. */
+            resolution: components["schemas"]["DesktopResolution"];
+        };
+        /** @description Why the desktop failed. */
+        DesktopErrorInfo: {
+            /** @description A stable code: `x_server_exited`, `x_server_start_failed`, `display_unreachable`. */
+            code: string;
+            /** @description What happened, for a person. */
+            message: string;
+        };
+        /** @description Modifier keys held while a key is pressed. */
+        DesktopKeyModifiers: {
+            /** @description Alt. */
+            alt?: boolean | null;
+            /** @description The Super (Windows, Command) key. */
+            cmd?: boolean | null;
+            /** @description Control. */
+            ctrl?: boolean | null;
+            /** @description Shift. */
+            shift?: boolean | null;
+        };
+        /** @description Body of `POST /v1/desktop/keyboard/down` and `.../up`. */
+        DesktopKeyRequest: {
+            /** @description An X keysym name or a character. */
+            key: string;
+        };
+        /** @description Body of `POST /v1/desktop/keyboard/press`: a key, or a chord such as `ctrl+shift+t`. */
+        DesktopKeyboardPressRequest: {
+            /**
+             * @description An X keysym name (`Return`, `Escape`, `F5`, `a`), a character, or a chord
+             *     joined with `+` (`ctrl+c`).
+             */
+            key: string;
+            modifiers?: null | components["schemas"]["DesktopKeyModifiers"];
+        };
+        /** @description Body of `POST /v1/desktop/keyboard/type`: text typed character by character. */
+        DesktopKeyboardTypeRequest: {
+            /**
+             * Format: uint32
+             * @description Pause between characters in milliseconds, at most 1000; none when absent.
+             */
+            delayMs?: number | null;
+            /** @description The text; any Unicode (characters the keyboard lacks are mapped to a spare key). */
+            text: string;
+        };
+        /** @description Body of `POST /v1/desktop/launch`: a program started on the desktop. */
+        DesktopLaunchRequest: {
+            /** @description The program: a path, or a name looked up in the daemon's `PATH`. */
+            app: string;
+            /** @description Its arguments. */
+            args?: string[] | null;
+            /** @description Wait (up to 10 seconds) for its first window and answer with its id. */
+            wait?: boolean | null;
+        };
+        /** @description Answer of `POST /v1/desktop/launch`. */
+        DesktopLaunchResponse: {
+            /**
+             * Format: uint32
+             * @description Its process id.
+             */
+            pid?: number | null;
+            /** @description The managed process it runs as (`/v1/processes/{id}`). */
+            processId: string;
+            /** @description Its first window, when `wait` was asked and one appeared. */
+            windowId?: string | null;
+        };
+        /**
+         * @description A mouse button.
+         * @enum {string}
+         */
+        DesktopMouseButton: "left" | "middle" | "right";
+        /**
+         * @description Body of `POST /v1/desktop/mouse/down` and `.../up`: press or release a button,
+         *     after moving there when `x` and `y` are given.
+         */
+        DesktopMouseButtonRequest: {
+            button?: null | components["schemas"]["DesktopMouseButton"];
+            /**
+             * Format: int32
+             * @description Where, from the left; where the pointer is when absent.
+             */
+            x?: number | null;
+            /**
+             * Format: int32
+             * @description Where, from the top; where the pointer is when absent.
+             */
+            y?: number | null;
+        };
+        /** @description Body of `POST /v1/desktop/mouse/click`. */
+        DesktopMouseClickRequest: {
+            button?: null | components["schemas"]["DesktopMouseButton"];
+            /**
+             * Format: uint32
+             * @description 1 (a click) to 3 (a triple click); 1 when absent.
+             */
+            clickCount?: number | null;
+            /**
+             * Format: int32
+             * @description Where, from the left.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description Where, from the top.
+             */
+            y: number;
+        };
+        /** @description Body of `POST /v1/desktop/mouse/drag`: press at the start, move, release at the end. */
+        DesktopMouseDragRequest: {
+            button?: null | components["schemas"]["DesktopMouseButton"];
+            /**
+             * Format: int32
+             * @description Where it ends, from the left.
+             */
+            endX: number;
+            /**
+             * Format: int32
+             * @description Where it ends, from the top.
+             */
+            endY: number;
+            /**
+             * Format: int32
+             * @description Where it starts, from the left.
+             */
+            startX: number;
+            /**
+             * Format: int32
+             * @description Where it starts, from the top.
+             */
+            startY: number;
+        };
+        /** @description Body of `POST /v1/desktop/mouse/move`. */
+        DesktopMouseMoveRequest: {
+            /**
+             * Format: int32
+             * @description Where to, from the left.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description Where to, from the top.
+             */
+            y: number;
+        };
+        /** @description Where the pointer is. */
+        DesktopMousePositionResponse: {
+            /**
+             * Format: uint32
+             * @description The screen number (always 0).
+             */
+            screen?: number | null;
+            /** @description The top-level window under the pointer, when there is one. */
+            window?: string | null;
+            /**
+             * Format: int32
+             * @description From the left.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description From the top.
+             */
+            y: number;
+        };
+        /** @description Body of `POST /v1/desktop/mouse/scroll`: wheel steps at a point. */
+        DesktopMouseScrollRequest: {
+            /**
+             * Format: int32
+             * @description Steps to the right (negative: to the left).
+             */
+            deltaX?: number | null;
+            /**
+             * Format: int32
+             * @description Steps down (negative: up).
+             */
+            deltaY?: number | null;
+            /**
+             * Format: int32
+             * @description Where, from the left.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description Where, from the top.
+             */
+            y: number;
+        };
+        /** @description Body of `POST /v1/desktop/open`: a file or URL opened with its default program. */
+        DesktopOpenRequest: {
+            /** @description A path or a URL. */
+            target: string;
+        };
+        /** @description Answer of `POST /v1/desktop/open`. */
+        DesktopOpenResponse: {
+            /**
+             * Format: uint32
+             * @description Its process id.
+             */
+            pid?: number | null;
+            /** @description The managed process of the opener (`/v1/processes/{id}`). */
+            processId: string;
+        };
+        /**
+         * @description One of the programs the desktop runs (the X server, the window manager, the
+         *     session bus).
+         */
+        DesktopProcessInfo: {
+            /** @description The file its output goes to. */
+            logPath?: string | null;
+            /** @description `xvfb`, `openbox` or `dbus`. */
+            name: string;
+            /**
+             * Format: uint32
+             * @description Its process id while it runs.
+             */
+            pid?: number | null;
+            /** @description Whether it runs. */
+            running: boolean;
+        };
+        /** @description A recording of the screen as an MP4 file (H.264). */
+        DesktopRecordingInfo: {
+            /**
+             * Format: uint64
+             * @description Its file's size now.
+             */
+            bytes: number;
+            /** @description When it ended (RFC 3339). */
+            endedAt?: string | null;
+            /** @description Its file's name. */
+            fileName: string;
+            /** @description Its id. */
+            id: string;
+            /** @description The process id of the ffmpeg that records it, while it runs. */
+            processId?: string | null;
+            /** @description When it started (RFC 3339). */
+            startedAt: string;
+            /** @description Where it is in its life. */
+            status: components["schemas"]["DesktopRecordingStatus"];
+        };
+        /** @description Answer of `GET /v1/desktop/recordings`. */
+        DesktopRecordingListResponse: {
+            /** @description The recordings, oldest first. */
+            recordings: components["schemas"]["DesktopRecordingInfo"][];
+        };
+        /** @description Body of `POST /v1/desktop/recording/start`. */
+        DesktopRecordingStartRequest: {
+            /**
+             * Format: uint32
+             * @description Frames per second, 1 to 60; 15 when absent.
+             */
+            fps?: number | null;
+        };
+        /**
+         * @description Where a recording is in its life.
+         * @enum {string}
+         */
+        DesktopRecordingStatus: "recording" | "completed" | "failed";
+        /** @description Size of the screen. */
+        DesktopResolution: {
+            /**
+             * Format: uint32
+             * @description Dots per inch the X server reports.
+             */
+            dpi?: number | null;
+            /**
+             * Format: uint32
+             * @description Height in pixels.
+             */
+            height: number;
+            /**
+             * Format: uint32
+             * @description Width in pixels.
+             */
+            width: number;
+        };
+        /**
+         * @description An image format of a screenshot.
+         * @enum {string}
+         */
+        DesktopScreenshotFormat: "png" | "jpeg" | "webp";
+        /**
+         * @description One of the desktop's selections.
+         * @enum {string}
+         */
+        DesktopSelection: "clipboard" | "primary";
+        /** @description Body of `POST /v1/desktop/start`; every field has a default. */
+        DesktopStartRequest: {
+            /**
+             * Format: uint32
+             * @description The display number (`:N`); the first free one when absent.
+             */
+            displayNum?: number | null;
+            /**
+             * Format: uint32
+             * @description Dots per inch; 96 when absent.
+             */
+            dpi?: number | null;
+            /**
+             * Format: uint32
+             * @description Height of the screen; 900 when absent.
+             */
+            height?: number | null;
+            /**
+             * Format: uint32
+             * @description Accepted for the reference's clients; recordings take their rate at start.
+             */
+            recordingFps?: number | null;
+            /**
+             * @description Accepted for the reference's clients; the desktop's files are in the daemon's
+             *     data dir.
+             */
+            stateDir?: string | null;
+            /** @description Accepted for the reference's clients (its WebRTC stream); unused. */
+            streamAudioCodec?: string | null;
+            /**
+             * Format: uint32
+             * @description Frames per second of the live view (`/v1/desktop/stream/ws`); 10 when absent.
+             */
+            streamFrameRate?: number | null;
+            /** @description Accepted for the reference's clients (its WebRTC stream); unused. */
+            streamVideoCodec?: string | null;
+            /** @description Accepted for the reference's clients (its WebRTC stream); unused. */
+            webrtcPortRange?: string | null;
+            /**
+             * Format: uint32
+             * @description Width of the screen; 1440 when absent.
+             */
+            width?: number | null;
+        };
+        /**
+         * @description Where the desktop is in its life.
+         * @enum {string}
+         */
+        DesktopState: "inactive" | "install_required" | "starting" | "active" | "stopping" | "failed";
+        /** @description Answer of `GET /v1/desktop/status` (and of start and stop). */
+        DesktopStatusResponse: {
+            /** @description The X display name (`:99`) while it runs. */
+            display?: string | null;
+            /** @description The command that installs them, when some are missing. */
+            installCommand?: string | null;
+            lastError?: null | components["schemas"]["DesktopErrorInfo"];
+            /** @description The programs it needs that are not installed. */
+            missingDependencies?: string[];
+            /** @description The programs it runs. */
+            processes?: components["schemas"]["DesktopProcessInfo"][];
+            resolution?: null | components["schemas"]["DesktopResolution"];
+            /** @description The folder its programs' logs are in. */
+            runtimeLogPath?: string | null;
+            /** @description When it started (RFC 3339). */
+            startedAt?: string | null;
+            /** @description Where the desktop is in its life. */
+            state: components["schemas"]["DesktopState"];
+            /** @description Its visible windows, while it runs. */
+            windows?: components["schemas"]["DesktopWindowInfo"][];
+        };
+        /**
+         * @description A JSON text frame a client sends on the live view's WebSocket: input to the desktop,
+         *     in screen coordinates. Anything else closes the socket with a reason.
+         */
+        DesktopStreamClientFrame: {
+            /** @enum {string} */
+            type: "mouseMove";
+            /**
+             * Format: int32
+             * @description From the left.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description From the top.
+             */
+            y: number;
+        } | {
+            button?: null | components["schemas"]["DesktopMouseButton"];
+            /** @enum {string} */
+            type: "mouseDown";
+            /**
+             * Format: int32
+             * @description From the left.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description From the top.
+             */
+            y: number;
+        } | {
+            button?: null | components["schemas"]["DesktopMouseButton"];
+            /** @enum {string} */
+            type: "mouseUp";
+            /**
+             * Format: int32
+             * @description From the left.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description From the top.
+             */
+            y: number;
+        } | {
+            /**
+             * Format: int32
+             * @description Steps right (negative: left).
+             */
+            deltaX?: number | null;
+            /**
+             * Format: int32
+             * @description Steps down (negative: up).
+             */
+            deltaY?: number | null;
+            /** @enum {string} */
+            type: "scroll";
+            /**
+             * Format: int32
+             * @description From the left.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description From the top.
+             */
+            y: number;
+        } | {
+            /** @description The key. */
+            key: string;
+            /** @enum {string} */
+            type: "keyDown";
+        } | {
+            /** @description The key. */
+            key: string;
+            /** @enum {string} */
+            type: "keyUp";
+        } | {
+            /** @description The text. */
+            text: string;
+            /** @enum {string} */
+            type: "type";
+        };
+        /**
+         * @description A JSON text frame the live view's WebSocket sends (frames of the screen are binary
+         *     JPEG messages).
+         */
+        DesktopStreamServerFrame: {
+            /**
+             * Format: uint32
+             * @description Height of the screen.
+             */
+            height: number;
+            /** @enum {string} */
+            type: "ready";
+            /**
+             * Format: uint32
+             * @description Width of the screen.
+             */
+            width: number;
+        } | {
+            /** @description Why. */
+            message: string;
+            /** @enum {string} */
+            type: "error";
+        };
+        /** @description A top-level window the window manager manages. */
+        DesktopWindowInfo: {
+            /**
+             * Format: uint32
+             * @description Height of its contents.
+             */
+            height: number;
+            /** @description Its X window id, in decimal. */
+            id: string;
+            /** @description Whether it has the focus. */
+            isActive: boolean;
+            /**
+             * Format: uint32
+             * @description The process that owns it, when it says (`_NET_WM_PID`).
+             */
+            pid?: number | null;
+            /** @description Its title. */
+            title: string;
+            /**
+             * Format: uint32
+             * @description Width of its contents.
+             */
+            width: number;
+            /**
+             * Format: int32
+             * @description Left edge of its contents on the screen.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description Top edge of its contents on the screen.
+             */
+            y: number;
+        };
+        /** @description Answer of `GET /v1/desktop/windows`. */
+        DesktopWindowListResponse: {
+            /** @description The windows, bottom to top. */
+            windows: components["schemas"]["DesktopWindowInfo"][];
+        };
+        /** @description Body of `POST /v1/desktop/windows/{id}/move`. */
+        DesktopWindowMoveRequest: {
+            /**
+             * Format: int32
+             * @description New left edge of its contents.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description New top edge of its contents.
+             */
+            y: number;
+        };
+        /** @description Body of `POST /v1/desktop/windows/{id}/resize`. */
+        DesktopWindowResizeRequest: {
+            /**
+             * Format: uint32
+             * @description New height of its contents.
+             */
+            height: number;
+            /**
+             * Format: uint32
+             * @description New width of its contents.
+             */
+            width: number;
+        };
         /** @description Data of `error`. */
         ErrorData: {
             code?: string | null;
@@ -1126,7 +2236,7 @@ export interface components {
          * @description Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable" | "process_not_found" | "process_conflict" | "process_limit_reached" | "spawn_failed" | "host_not_allowed" | "cross_origin_refused" | "unsupported_media_type" | "invalid_archive" | "session_elsewhere";
+        ErrorType: "invalid_request" | "unsupported_agent" | "agent_not_installed" | "install_failed" | "agent_process_exited" | "token_invalid" | "permission_denied" | "session_not_found" | "session_already_exists" | "mode_not_supported" | "stream_error" | "timeout" | "session_ended" | "request_not_found" | "not_found" | "method_not_allowed" | "payload_too_large" | "adapter_failed" | "internal" | "path_not_found" | "path_conflict" | "not_configured" | "storage_full" | "storage_unavailable" | "process_not_found" | "process_conflict" | "process_limit_reached" | "spawn_failed" | "host_not_allowed" | "cross_origin_refused" | "unsupported_media_type" | "invalid_archive" | "session_elsewhere" | "desktop_unavailable" | "desktop_not_running" | "desktop_conflict" | "desktop_failed" | "window_not_found" | "recording_not_found";
         /**
          * @description Who produced an event.
          * @enum {string}
@@ -3077,6 +4187,2119 @@ export interface operations {
             };
             /** @description No agent has that id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_clipboard: {
+        parameters: {
+            query?: {
+                /** @description `clipboard` when absent. */
+                selection?: components["schemas"]["DesktopSelection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopClipboardResponse"];
+                };
+            };
+            /** @description `selection` is not `clipboard` or `primary` (`invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    set_desktop_clipboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopClipboardWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopActionResponse"];
+                };
+            };
+            /** @description `selection` is not `clipboard` or `primary` (`invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_display_info: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopDisplayInfoResponse"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_keyboard_down: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopKeyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopActionResponse"];
+                };
+            };
+            /** @description A key name that names no key (`invalid_request`, naming `key`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_keyboard_press: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopKeyboardPressRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopActionResponse"];
+                };
+            };
+            /** @description A key name that names no key (`invalid_request`, naming `key`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_keyboard_type: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopKeyboardTypeRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopActionResponse"];
+                };
+            };
+            /** @description More than 10,000 characters, or `delayMs` over 1000 (`invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_keyboard_up: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopKeyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopActionResponse"];
+                };
+            };
+            /** @description A key name that names no key (`invalid_request`, naming `key`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_launch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopLaunchRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopLaunchResponse"];
+                };
+            };
+            /** @description The program cannot start (`spawn_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_mouse_click: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopMouseClickRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopMousePositionResponse"];
+                };
+            };
+            /** @description A point off the screen, or a bad button or count (`invalid_request`, naming the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_mouse_down: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopMouseButtonRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopMousePositionResponse"];
+                };
+            };
+            /** @description A point off the screen, or a bad button or count (`invalid_request`, naming the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_mouse_drag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopMouseDragRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopMousePositionResponse"];
+                };
+            };
+            /** @description A point off the screen, or a bad button or count (`invalid_request`, naming the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_mouse_move: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopMouseMoveRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopMousePositionResponse"];
+                };
+            };
+            /** @description A point off the screen, or a bad button or count (`invalid_request`, naming the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_mouse_position: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopMousePositionResponse"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_mouse_scroll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopMouseScrollRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopMousePositionResponse"];
+                };
+            };
+            /** @description A point off the screen, or a bad button or count (`invalid_request`, naming the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_mouse_up: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopMouseButtonRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopMousePositionResponse"];
+                };
+            };
+            /** @description A point off the screen, or a bad button or count (`invalid_request`, naming the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_open: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopOpenRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopOpenResponse"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `xdg-open` is not installed (`desktop_unavailable`) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    start_desktop_recording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional; 15 frames per second when absent */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["DesktopRecordingStartRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopRecordingInfo"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A recording runs already (`desktop_conflict`), or the desktop is not running (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description ffmpeg is not installed (`desktop_unavailable`) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    stop_desktop_recording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopRecordingInfo"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No recording runs (`desktop_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_recordings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopRecordingListResponse"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_recording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The recording's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopRecordingInfo"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No recording has that id (`recording_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    delete_desktop_recording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The recording's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No recording has that id (`recording_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description It is still recording (`desktop_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    download_desktop_recording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The recording's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The MP4 file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": number[];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No recording has that id (`recording_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description It is still recording (`desktop_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_screenshot: {
+        parameters: {
+            query?: {
+                /** @description `png` when absent. */
+                format?: components["schemas"]["DesktopScreenshotFormat"];
+                /** @description JPEG quality, 1 to 100; 85 when absent. */
+                quality?: number;
+                /** @description Scale factor, above 0 and at most 1; 1 when absent. */
+                scale?: number;
+                /** @description Draw the mouse cursor; `false` when absent. */
+                showCursor?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": number[];
+                    "image/png": number[];
+                    "image/webp": number[];
+                };
+            };
+            /** @description `quality` or `scale` out of range (`invalid_request`, naming the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_region_screenshot: {
+        parameters: {
+            query: {
+                /** @description Left edge of the region. */
+                x: number;
+                /** @description Top edge of the region. */
+                y: number;
+                /** @description Width of the region. */
+                width: number;
+                /** @description Height of the region. */
+                height: number;
+                /** @description `png` when absent. */
+                format?: components["schemas"]["DesktopScreenshotFormat"];
+                /** @description JPEG quality, 1 to 100; 85 when absent. */
+                quality?: number;
+                /** @description Scale factor, above 0 and at most 1; 1 when absent. */
+                scale?: number;
+                /** @description Draw the mouse cursor; `false` when absent. */
+                showCursor?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": number[];
+                    "image/png": number[];
+                    "image/webp": number[];
+                };
+            };
+            /** @description The region is not on the screen, or `quality` or `scale` is out of range (`invalid_request`, naming the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    start_desktop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional; an empty body starts a 1440x900 screen at 96 DPI */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["DesktopStartRequest"];
+            };
+        };
+        responses: {
+            /** @description The desktop's status once it runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopStatusResponse"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A start or stop is under way (`desktop_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Xvfb or openbox is not installed (`desktop_unavailable`, naming the packages and the command that installs them) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The X server or the window manager did not come up (`desktop_failed`, with the end of its log) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopStatusResponse"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    stop_desktop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The desktop's status once stopped */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopStatusResponse"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A start or stop is under way (`desktop_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_stream_ws: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The daemon's token, for browsers (a WebSocket cannot send headers); only the
+                 *     WebSocket routes accept it.
+                 */
+                access_token?: string;
+                /**
+                 * @description Frames per second at most, 1 to 30; 10 when absent. A frame is sent only when
+                 *     the screen changed.
+                 */
+                fps?: number;
+                /** @description JPEG quality of the frames, 1 to 100; 70 when absent. */
+                quality?: number;
+                /**
+                 * @description Scale of the frames, above 0 and at most 1; 1 when absent. Input coordinates
+                 *     stay the screen's.
+                 */
+                scale?: number;
+            };
+            header: {
+                /** @description Holds `upgrade` (the WebSocket handshake) */
+                Connection: string;
+                /** @description `websocket` */
+                Upgrade: string;
+                /** @description `13` */
+                "Sec-WebSocket-Version": string;
+                /** @description The handshake's key (RFC 6455) */
+                "Sec-WebSocket-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switched to the WebSocket: a `ready` text frame (`DesktopStreamServerFrame`), then binary JPEG frames of the screen; JSON `DesktopStreamClientFrame`s in */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a WebSocket handshake (checked first), or `fps`, `quality` or `scale` out of range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A page of another origin than the daemon's, not allowed by `--cors-allow-origin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not running (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_windows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopWindowListResponse"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    desktop_focused_window: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopWindowInfo"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No window has the focus (`window_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    close_desktop_window: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The window's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopActionResponse"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No window has that id (`window_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    focus_desktop_window: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The window's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The window after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopWindowInfo"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No window has that id (`window_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    move_desktop_window: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The window's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopWindowMoveRequest"];
+            };
+        };
+        responses: {
+            /** @description The window after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopWindowInfo"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No window has that id (`window_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    resize_desktop_window: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The window's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesktopWindowResizeRequest"];
+            };
+        };
+        responses: {
+            /** @description The window after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesktopWindowInfo"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No window has that id (`window_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The desktop is not started, or its X server died (`desktop_not_running`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

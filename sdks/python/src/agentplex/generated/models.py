@@ -420,6 +420,562 @@ class CreateSessionResponse(Model):
     native_session_id: str | None = Field(default=None, alias="nativeSessionId")
 
 
+class DesktopActionResponse(Model):
+    """Answer of a desktop action that has nothing else to say."""
+
+    ok: bool
+    """Always `true`: a failure is a problem document."""
+
+
+class DesktopClipboardResponse(Model):
+    """Answer of `GET /v1/desktop/clipboard`."""
+
+    selection: DesktopSelection
+    """The selection read."""
+
+    text: str
+    """Its text; empty when nobody holds it."""
+
+
+class DesktopClipboardWriteRequest(Model):
+    """Body of `POST /v1/desktop/clipboard`: text the desktop holds until a program on it
+    copies something else.
+    """
+
+    selection: DesktopSelection | None = Field(default=None)
+
+    text: str
+    """The text."""
+
+
+class DesktopDisplayInfoResponse(Model):
+    """Answer of `GET /v1/desktop/display/info`."""
+
+    display: str
+    """The X display name (`:99`)."""
+
+    resolution: DesktopResolution
+    """Size of the screen."""
+
+
+class DesktopErrorInfo(Model):
+    """Why the desktop failed."""
+
+    code: str
+    """A stable code: `x_server_exited`, `x_server_start_failed`, `display_unreachable`."""
+
+    message: str
+    """What happened, for a person."""
+
+
+class DesktopKeyModifiers(Model):
+    """Modifier keys held while a key is pressed."""
+
+    alt: bool | None = Field(default=None)
+    """Alt."""
+
+    cmd: bool | None = Field(default=None)
+    """The Super (Windows, Command) key."""
+
+    ctrl: bool | None = Field(default=None)
+    """Control."""
+
+    shift: bool | None = Field(default=None)
+    """Shift."""
+
+
+class DesktopKeyRequest(Model):
+    """Body of `POST /v1/desktop/keyboard/down` and `.../up`."""
+
+    key: str
+    """An X keysym name or a character."""
+
+
+class DesktopKeyboardPressRequest(Model):
+    """Body of `POST /v1/desktop/keyboard/press`: a key, or a chord such as `ctrl+shift+t`."""
+
+    key: str
+    """An X keysym name (`Return`, `Escape`, `F5`, `a`), a character, or a chord
+    joined with `+` (`ctrl+c`).
+    """
+
+    modifiers: DesktopKeyModifiers | None = Field(default=None)
+
+
+class DesktopKeyboardTypeRequest(Model):
+    """Body of `POST /v1/desktop/keyboard/type`: text typed character by character."""
+
+    delay_ms: int | None = Field(default=None, alias="delayMs")
+    """Pause between characters in milliseconds, at most 1000; none when absent."""
+
+    text: str
+    """The text; any Unicode (characters the keyboard lacks are mapped to a spare key)."""
+
+
+class DesktopLaunchRequest(Model):
+    """Body of `POST /v1/desktop/launch`: a program started on the desktop."""
+
+    app: str
+    """The program: a path, or a name looked up in the daemon's `PATH`."""
+
+    args: list[str] | None = Field(default=None)
+    """Its arguments."""
+
+    wait: bool | None = Field(default=None)
+    """Wait (up to 10 seconds) for its first window and answer with its id."""
+
+
+class DesktopLaunchResponse(Model):
+    """Answer of `POST /v1/desktop/launch`."""
+
+    pid: int | None = Field(default=None)
+    """Its process id."""
+
+    process_id: str = Field(alias="processId")
+    """The managed process it runs as (`/v1/processes/{id}`)."""
+
+    window_id: str | None = Field(default=None, alias="windowId")
+    """Its first window, when `wait` was asked and one appeared."""
+
+
+DesktopMouseButton = Literal["left", "middle", "right"]
+"""A mouse button."""
+
+
+class DesktopMouseButtonRequest(Model):
+    """Body of `POST /v1/desktop/mouse/down` and `.../up`: press or release a button,
+    after moving there when `x` and `y` are given.
+    """
+
+    button: DesktopMouseButton | None = Field(default=None)
+
+    x: int | None = Field(default=None)
+    """Where, from the left; where the pointer is when absent."""
+
+    y: int | None = Field(default=None)
+    """Where, from the top; where the pointer is when absent."""
+
+
+class DesktopMouseClickRequest(Model):
+    """Body of `POST /v1/desktop/mouse/click`."""
+
+    button: DesktopMouseButton | None = Field(default=None)
+
+    click_count: int | None = Field(default=None, alias="clickCount")
+    """1 (a click) to 3 (a triple click); 1 when absent."""
+
+    x: int
+    """Where, from the left."""
+
+    y: int
+    """Where, from the top."""
+
+
+class DesktopMouseDragRequest(Model):
+    """Body of `POST /v1/desktop/mouse/drag`: press at the start, move, release at the end."""
+
+    button: DesktopMouseButton | None = Field(default=None)
+
+    end_x: int = Field(alias="endX")
+    """Where it ends, from the left."""
+
+    end_y: int = Field(alias="endY")
+    """Where it ends, from the top."""
+
+    start_x: int = Field(alias="startX")
+    """Where it starts, from the left."""
+
+    start_y: int = Field(alias="startY")
+    """Where it starts, from the top."""
+
+
+class DesktopMouseMoveRequest(Model):
+    """Body of `POST /v1/desktop/mouse/move`."""
+
+    x: int
+    """Where to, from the left."""
+
+    y: int
+    """Where to, from the top."""
+
+
+class DesktopMousePositionResponse(Model):
+    """Where the pointer is."""
+
+    screen: int | None = Field(default=None)
+    """The screen number (always 0)."""
+
+    window: str | None = Field(default=None)
+    """The top-level window under the pointer, when there is one."""
+
+    x: int
+    """From the left."""
+
+    y: int
+    """From the top."""
+
+
+class DesktopMouseScrollRequest(Model):
+    """Body of `POST /v1/desktop/mouse/scroll`: wheel steps at a point."""
+
+    delta_x: int | None = Field(default=None, alias="deltaX")
+    """Steps to the right (negative: to the left)."""
+
+    delta_y: int | None = Field(default=None, alias="deltaY")
+    """Steps down (negative: up)."""
+
+    x: int
+    """Where, from the left."""
+
+    y: int
+    """Where, from the top."""
+
+
+class DesktopOpenRequest(Model):
+    """Body of `POST /v1/desktop/open`: a file or URL opened with its default program."""
+
+    target: str
+    """A path or a URL."""
+
+
+class DesktopOpenResponse(Model):
+    """Answer of `POST /v1/desktop/open`."""
+
+    pid: int | None = Field(default=None)
+    """Its process id."""
+
+    process_id: str = Field(alias="processId")
+    """The managed process of the opener (`/v1/processes/{id}`)."""
+
+
+class DesktopProcessInfo(Model):
+    """One of the programs the desktop runs (the X server, the window manager, the
+    session bus).
+    """
+
+    log_path: str | None = Field(default=None, alias="logPath")
+    """The file its output goes to."""
+
+    name: str
+    """`xvfb`, `openbox` or `dbus`."""
+
+    pid: int | None = Field(default=None)
+    """Its process id while it runs."""
+
+    running: bool
+    """Whether it runs."""
+
+
+class DesktopRecordingInfo(Model):
+    """A recording of the screen as an MP4 file (H.264)."""
+
+    bytes: int
+    """Its file's size now."""
+
+    ended_at: str | None = Field(default=None, alias="endedAt")
+    """When it ended (RFC 3339)."""
+
+    file_name: str = Field(alias="fileName")
+    """Its file's name."""
+
+    id: str
+    """Its id."""
+
+    process_id: str | None = Field(default=None, alias="processId")
+    """The process id of the ffmpeg that records it, while it runs."""
+
+    started_at: str = Field(alias="startedAt")
+    """When it started (RFC 3339)."""
+
+    status: DesktopRecordingStatus
+    """Where it is in its life."""
+
+
+class DesktopRecordingListResponse(Model):
+    """Answer of `GET /v1/desktop/recordings`."""
+
+    recordings: list[DesktopRecordingInfo]
+    """The recordings, oldest first."""
+
+
+class DesktopRecordingStartRequest(Model):
+    """Body of `POST /v1/desktop/recording/start`."""
+
+    fps: int | None = Field(default=None)
+    """Frames per second, 1 to 60; 15 when absent."""
+
+
+DesktopRecordingStatus = Literal["recording", "completed", "failed"]
+"""Where a recording is in its life."""
+
+
+class DesktopResolution(Model):
+    """Size of the screen."""
+
+    dpi: int | None = Field(default=None)
+    """Dots per inch the X server reports."""
+
+    height: int
+    """Height in pixels."""
+
+    width: int
+    """Width in pixels."""
+
+
+DesktopScreenshotFormat = Literal["png", "jpeg", "webp"]
+"""An image format of a screenshot."""
+
+DesktopSelection = Literal["clipboard", "primary"]
+"""One of the desktop's selections."""
+
+
+class DesktopStartRequest(Model):
+    """Body of `POST /v1/desktop/start`; every field has a default."""
+
+    display_num: int | None = Field(default=None, alias="displayNum")
+    """The display number (`:N`); the first free one when absent."""
+
+    dpi: int | None = Field(default=None)
+    """Dots per inch; 96 when absent."""
+
+    height: int | None = Field(default=None)
+    """Height of the screen; 900 when absent."""
+
+    recording_fps: int | None = Field(default=None, alias="recordingFps")
+    """Accepted for the reference's clients; recordings take their rate at start."""
+
+    state_dir: str | None = Field(default=None, alias="stateDir")
+    """Accepted for the reference's clients; the desktop's files are in the daemon's
+    data dir.
+    """
+
+    stream_audio_codec: str | None = Field(default=None, alias="streamAudioCodec")
+    """Accepted for the reference's clients (its WebRTC stream); unused."""
+
+    stream_frame_rate: int | None = Field(default=None, alias="streamFrameRate")
+    """Frames per second of the live view (`/v1/desktop/stream/ws`); 10 when absent."""
+
+    stream_video_codec: str | None = Field(default=None, alias="streamVideoCodec")
+    """Accepted for the reference's clients (its WebRTC stream); unused."""
+
+    webrtc_port_range: str | None = Field(default=None, alias="webrtcPortRange")
+    """Accepted for the reference's clients (its WebRTC stream); unused."""
+
+    width: int | None = Field(default=None)
+    """Width of the screen; 1440 when absent."""
+
+
+DesktopState = Literal["inactive", "install_required", "starting", "active", "stopping", "failed"]
+"""Where the desktop is in its life."""
+
+
+class DesktopStatusResponse(Model):
+    """Answer of `GET /v1/desktop/status` (and of start and stop)."""
+
+    display: str | None = Field(default=None)
+    """The X display name (`:99`) while it runs."""
+
+    install_command: str | None = Field(default=None, alias="installCommand")
+    """The command that installs them, when some are missing."""
+
+    last_error: DesktopErrorInfo | None = Field(default=None, alias="lastError")
+
+    missing_dependencies: list[str] | None = Field(default=None, alias="missingDependencies")
+    """The programs it needs that are not installed."""
+
+    processes: list[DesktopProcessInfo] | None = Field(default=None)
+    """The programs it runs."""
+
+    resolution: DesktopResolution | None = Field(default=None)
+
+    runtime_log_path: str | None = Field(default=None, alias="runtimeLogPath")
+    """The folder its programs' logs are in."""
+
+    started_at: str | None = Field(default=None, alias="startedAt")
+    """When it started (RFC 3339)."""
+
+    state: DesktopState
+    """Where the desktop is in its life."""
+
+    windows: list[DesktopWindowInfo] | None = Field(default=None)
+    """Its visible windows, while it runs."""
+
+
+class DesktopStreamClientFrameMousemove(Model):
+    """The pointer moved."""
+
+    type: Literal["mouseMove"] = Field(default="mouseMove")
+
+    x: int
+    """From the left."""
+
+    y: int
+    """From the top."""
+
+
+class DesktopStreamClientFrameMousedown(Model):
+    """A button went down at a point."""
+
+    button: DesktopMouseButton | None = Field(default=None)
+
+    type: Literal["mouseDown"] = Field(default="mouseDown")
+
+    x: int
+    """From the left."""
+
+    y: int
+    """From the top."""
+
+
+class DesktopStreamClientFrameMouseup(Model):
+    """A button went up at a point."""
+
+    button: DesktopMouseButton | None = Field(default=None)
+
+    type: Literal["mouseUp"] = Field(default="mouseUp")
+
+    x: int
+    """From the left."""
+
+    y: int
+    """From the top."""
+
+
+class DesktopStreamClientFrameScroll(Model):
+    """The wheel turned at a point."""
+
+    delta_x: int | None = Field(default=None, alias="deltaX")
+    """Steps right (negative: left)."""
+
+    delta_y: int | None = Field(default=None, alias="deltaY")
+    """Steps down (negative: up)."""
+
+    type: Literal["scroll"] = Field(default="scroll")
+
+    x: int
+    """From the left."""
+
+    y: int
+    """From the top."""
+
+
+class DesktopStreamClientFrameKeydown(Model):
+    """A key went down (a key name as `POST /v1/desktop/keyboard/down` takes)."""
+
+    key: str
+    """The key."""
+
+    type: Literal["keyDown"] = Field(default="keyDown")
+
+
+class DesktopStreamClientFrameKeyup(Model):
+    """A key went up."""
+
+    key: str
+    """The key."""
+
+    type: Literal["keyUp"] = Field(default="keyUp")
+
+
+class DesktopStreamClientFrameType(Model):
+    """Text to type."""
+
+    text: str
+    """The text."""
+
+    type: Literal["type"] = Field(default="type")
+
+
+DesktopStreamClientFrame = Annotated[Union[DesktopStreamClientFrameMousemove, DesktopStreamClientFrameMousedown, DesktopStreamClientFrameMouseup, DesktopStreamClientFrameScroll, DesktopStreamClientFrameKeydown, DesktopStreamClientFrameKeyup, DesktopStreamClientFrameType], Field(discriminator="type")]
+"""A JSON text frame a client sends on the live view's WebSocket: input to the desktop,
+in screen coordinates. Anything else closes the socket with a reason.
+"""
+
+
+class DesktopStreamServerFrameReady(Model):
+    """First: the screen's size, the coordinates input frames use."""
+
+    height: int
+    """Height of the screen."""
+
+    type: Literal["ready"] = Field(default="ready")
+
+    width: int
+    """Width of the screen."""
+
+
+class DesktopStreamServerFrameError(Model):
+    """An input frame could not be carried out (a point off the screen, an unknown
+    key); the view goes on.
+    """
+
+    message: str
+    """Why."""
+
+    type: Literal["error"] = Field(default="error")
+
+
+DesktopStreamServerFrame = Annotated[Union[DesktopStreamServerFrameReady, DesktopStreamServerFrameError], Field(discriminator="type")]
+"""A JSON text frame the live view's WebSocket sends (frames of the screen are binary
+JPEG messages).
+"""
+
+
+class DesktopWindowInfo(Model):
+    """A top-level window the window manager manages."""
+
+    height: int
+    """Height of its contents."""
+
+    id: str
+    """Its X window id, in decimal."""
+
+    is_active: bool = Field(alias="isActive")
+    """Whether it has the focus."""
+
+    pid: int | None = Field(default=None)
+    """The process that owns it, when it says (`_NET_WM_PID`)."""
+
+    title: str
+    """Its title."""
+
+    width: int
+    """Width of its contents."""
+
+    x: int
+    """Left edge of its contents on the screen."""
+
+    y: int
+    """Top edge of its contents on the screen."""
+
+
+class DesktopWindowListResponse(Model):
+    """Answer of `GET /v1/desktop/windows`."""
+
+    windows: list[DesktopWindowInfo]
+    """The windows, bottom to top."""
+
+
+class DesktopWindowMoveRequest(Model):
+    """Body of `POST /v1/desktop/windows/{id}/move`."""
+
+    x: int
+    """New left edge of its contents."""
+
+    y: int
+    """New top edge of its contents."""
+
+
+class DesktopWindowResizeRequest(Model):
+    """Body of `POST /v1/desktop/windows/{id}/resize`."""
+
+    height: int
+    """New height of its contents."""
+
+    width: int
+    """New width of its contents."""
+
+
 class ErrorData(Model):
     """Data of `error`."""
 
@@ -430,7 +986,7 @@ class ErrorData(Model):
     message: str
 
 
-ErrorType = Literal["invalid_request", "unsupported_agent", "agent_not_installed", "install_failed", "agent_process_exited", "token_invalid", "permission_denied", "session_not_found", "session_already_exists", "mode_not_supported", "stream_error", "timeout", "session_ended", "request_not_found", "not_found", "method_not_allowed", "payload_too_large", "adapter_failed", "internal", "path_not_found", "path_conflict", "not_configured", "storage_full", "storage_unavailable", "process_not_found", "process_conflict", "process_limit_reached", "spawn_failed", "host_not_allowed", "cross_origin_refused", "unsupported_media_type", "invalid_archive", "session_elsewhere"]
+ErrorType = Literal["invalid_request", "unsupported_agent", "agent_not_installed", "install_failed", "agent_process_exited", "token_invalid", "permission_denied", "session_not_found", "session_already_exists", "mode_not_supported", "stream_error", "timeout", "session_ended", "request_not_found", "not_found", "method_not_allowed", "payload_too_large", "adapter_failed", "internal", "path_not_found", "path_conflict", "not_configured", "storage_full", "storage_unavailable", "process_not_found", "process_conflict", "process_limit_reached", "spawn_failed", "host_not_allowed", "cross_origin_refused", "unsupported_media_type", "invalid_archive", "session_elsewhere", "desktop_unavailable", "desktop_not_running", "desktop_conflict", "desktop_failed", "window_not_found", "recording_not_found"]
 """Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`)."""
 
 EventSource = Literal["agent", "daemon"]
@@ -1785,6 +2341,52 @@ __all__ = [
     "ContentPartToolResult",
     "CreateSessionRequest",
     "CreateSessionResponse",
+    "DesktopActionResponse",
+    "DesktopClipboardResponse",
+    "DesktopClipboardWriteRequest",
+    "DesktopDisplayInfoResponse",
+    "DesktopErrorInfo",
+    "DesktopKeyModifiers",
+    "DesktopKeyRequest",
+    "DesktopKeyboardPressRequest",
+    "DesktopKeyboardTypeRequest",
+    "DesktopLaunchRequest",
+    "DesktopLaunchResponse",
+    "DesktopMouseButton",
+    "DesktopMouseButtonRequest",
+    "DesktopMouseClickRequest",
+    "DesktopMouseDragRequest",
+    "DesktopMouseMoveRequest",
+    "DesktopMousePositionResponse",
+    "DesktopMouseScrollRequest",
+    "DesktopOpenRequest",
+    "DesktopOpenResponse",
+    "DesktopProcessInfo",
+    "DesktopRecordingInfo",
+    "DesktopRecordingListResponse",
+    "DesktopRecordingStartRequest",
+    "DesktopRecordingStatus",
+    "DesktopResolution",
+    "DesktopScreenshotFormat",
+    "DesktopSelection",
+    "DesktopStartRequest",
+    "DesktopState",
+    "DesktopStatusResponse",
+    "DesktopStreamClientFrame",
+    "DesktopStreamClientFrameKeydown",
+    "DesktopStreamClientFrameKeyup",
+    "DesktopStreamClientFrameMousedown",
+    "DesktopStreamClientFrameMousemove",
+    "DesktopStreamClientFrameMouseup",
+    "DesktopStreamClientFrameScroll",
+    "DesktopStreamClientFrameType",
+    "DesktopStreamServerFrame",
+    "DesktopStreamServerFrameError",
+    "DesktopStreamServerFrameReady",
+    "DesktopWindowInfo",
+    "DesktopWindowListResponse",
+    "DesktopWindowMoveRequest",
+    "DesktopWindowResizeRequest",
     "EVENT_DATA_TYPES",
     "ErrorData",
     "ErrorType",
