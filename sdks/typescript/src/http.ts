@@ -89,6 +89,11 @@ export function transportOf(client: object): Transport {
   return transport;
 }
 
+/** A JSON body without its `undefined` fields. */
+export function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
 /** Percent-encodes one path segment (session, agent, request ids). */
 export function seg(value: string): string {
   return encodeURIComponent(value);
