@@ -106,6 +106,17 @@ impl Clipboard {
         }
     }
 
+    /// The window that owns a selection now (`NONE` for nobody).
+    fn owner(&self, atom: Atom) -> Result<Window, DesktopError> {
+        let reply = self
+            .conn
+            .get_selection_owner(atom)
+            .map_err(x11)?
+            .reply()
+            .map_err(x11)?;
+        Ok(reply.owner)
+    }
+
     /// Makes `text` the selection's, the desktop its owner.
     pub fn set(&self, selection: DesktopSelection, text: String) -> Result<(), DesktopError> {
         let atom = self.atom(selection);
@@ -113,13 +124,7 @@ impl Clipboard {
         self.conn
             .set_selection_owner(self.window, atom, CURRENT_TIME)
             .map_err(x11)?;
-        let owner = self
-            .conn
-            .get_selection_owner(atom)
-            .map_err(x11)?
-            .reply()
-            .map_err(x11)?;
-        if owner.owner != self.window {
+        if self.owner(atom)? != self.window {
             return Err(DesktopError::X11(
                 "another program kept the selection".into(),
             ));
@@ -130,16 +135,11 @@ impl Clipboard {
     /// The selection's text (empty when nobody owns it or its owner has no text).
     pub fn get(&self, selection: DesktopSelection) -> Result<String, DesktopError> {
         let atom = self.atom(selection);
-        let owner = self
-            .conn
-            .get_selection_owner(atom)
-            .map_err(x11)?
-            .reply()
-            .map_err(x11)?;
-        if owner.owner == x11rb::NONE {
+        let owner = self.owner(atom)?;
+        if owner == x11rb::NONE {
             return Ok(String::new());
         }
-        if owner.owner == self.window {
+        if owner == self.window {
             return Ok(self
                 .owned
                 .lock()

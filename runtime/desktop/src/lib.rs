@@ -302,17 +302,25 @@ impl Desktop {
         started: &mut Vec<Program>,
     ) -> Result<(Screen, Clipboard, Vec<(String, String)>), DesktopError> {
         let name = display.to_string();
-        let (screen, clipboard) = tokio::task::spawn_blocking(move || {
+        let connecting = tokio::task::spawn_blocking(move || {
             Ok::<_, DesktopError>((Screen::connect(&name)?, Clipboard::start(&name)?))
-        })
-        .await
-        .map_err(|error| DesktopError::StartFailed(error.to_string()))??;
+        });
+        // The bus comes up while the connections are made.
+        let bus = async {
+            match deps::find("dbus-daemon") {
+                Some(_) => Some(programs::start_session_bus(display, &self.dir).await),
+                None => None,
+            }
+        };
+        let (connected, bus) = tokio::join!(connecting, bus);
         let mut env = vec![("DISPLAY".to_string(), display.to_string())];
-        if deps::find("dbus-daemon").is_some() {
-            let (bus, address) = programs::start_session_bus(display, &self.dir).await?;
+        if let Some(bus) = bus {
+            let (bus, address) = bus?;
             started.push(bus);
             env.push(("DBUS_SESSION_BUS_ADDRESS".to_string(), address));
         }
+        let (screen, clipboard) =
+            connected.map_err(|error| DesktopError::StartFailed(error.to_string()))??;
         started.push(programs::start_window_manager(&env, &self.dir)?);
         let (screen, ready) = tokio::task::spawn_blocking(move || {
             let ready = screen.wait_for_window_manager();

@@ -19,6 +19,8 @@ use crate::DesktopError;
 
 /// Frames per second when a start request gives none.
 pub const DEFAULT_FPS: u32 = 15;
+/// How long ffmpeg may take to start recording.
+const READY_WITHIN: Duration = Duration::from_secs(10);
 /// How long ffmpeg has to finish its file after `q`.
 const FINISH_WITHIN: Duration = Duration::from_secs(10);
 
@@ -101,6 +103,8 @@ impl Recordings {
         let log_file = std::fs::File::create(&log).map_err(|error| io(&log, error))?;
         // The x11grab size must be even for yuv420p.
         let size = format!("{}x{}", screen.width & !1, screen.height & !1);
+        // A file of an earlier daemon's recording of that id would look like ours started.
+        let _ = std::fs::remove_file(&path);
         let ffmpeg = Command::new("ffmpeg")
             .args(["-hide_banner", "-loglevel", "error", "-nostats", "-y"])
             .args(["-f", "x11grab", "-draw_mouse", "1", "-video_size", &size])
@@ -122,6 +126,8 @@ impl Recordings {
             .kill_on_drop(true)
             .spawn()
             .map_err(|error| DesktopError::StartFailed(format!("cannot start ffmpeg: {error}")))?;
+        let mut ffmpeg = ffmpeg;
+        writing(&mut ffmpeg, &path, &log).await?;
         let info = DesktopRecordingInfo {
             id: id.clone(),
             file_name: format!("{id}.mp4"),
@@ -236,6 +242,29 @@ impl Recording {
             ..self.info.clone()
         }
     }
+}
+
+/// Waits until ffmpeg grabs the screen (it opens its output file once its input runs),
+/// so that the recording starts when its start answers; ffmpeg's error if it ended first.
+async fn writing(ffmpeg: &mut Child, path: &Path, log: &Path) -> Result<(), DesktopError> {
+    let deadline = tokio::time::Instant::now() + READY_WITHIN;
+    while !path.exists() {
+        if let Ok(Some(status)) = ffmpeg.try_wait() {
+            let said = std::fs::read_to_string(log).unwrap_or_default();
+            return Err(DesktopError::StartFailed(format!(
+                "ffmpeg exited ({status}): {}",
+                said.trim()
+            )));
+        }
+        if tokio::time::Instant::now() >= deadline {
+            let _ = ffmpeg.kill().await;
+            return Err(DesktopError::StartFailed(
+                "ffmpeg did not start recording within 10 s".into(),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    Ok(())
 }
 
 /// Asks ffmpeg to finish its file; whether it did.

@@ -8,7 +8,7 @@
 use std::sync::Mutex;
 
 use x11rb::connection::Connection;
-use x11rb::protocol::xproto::{ConnectionExt as _, ImageOrder, Window};
+use x11rb::protocol::xproto::{ConnectionExt as _, GetPropertyReply, ImageOrder, Window};
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
@@ -127,13 +127,8 @@ impl Screen {
         window: Window,
         property: u32,
     ) -> Result<Vec<u32>, DesktopError> {
-        let reply = self
-            .conn
-            .get_property(false, window, property, x11rb::NONE, 0, 4096)
-            .map_err(x11)?
-            .reply()
-            .map_err(x11)?;
-        Ok(reply
+        Ok(self
+            .property(window, property, 4096)?
             .value32()
             .map(|values| values.collect())
             .unwrap_or_default())
@@ -145,13 +140,22 @@ impl Screen {
         window: Window,
         property: u32,
     ) -> Result<String, DesktopError> {
-        let reply = self
-            .conn
-            .get_property(false, window, property, x11rb::NONE, 0, 16384)
+        let value = self.property(window, property, 16384)?.value;
+        Ok(String::from_utf8_lossy(&value).into_owned())
+    }
+
+    /// A property of a window, of any type, up to `words` 32-bit words of it.
+    fn property(
+        &self,
+        window: Window,
+        property: u32,
+        words: u32,
+    ) -> Result<GetPropertyReply, DesktopError> {
+        self.conn
+            .get_property(false, window, property, x11rb::NONE, 0, words)
             .map_err(x11)?
             .reply()
-            .map_err(x11)?;
-        Ok(String::from_utf8_lossy(&reply.value).into_owned())
+            .map_err(x11)
     }
 }
 

@@ -2,7 +2,7 @@
 //! conventions openbox follows): list, focus, move, resize and close.
 //!
 //! Requests go to the window manager as client messages, as a pager would send them;
-//! each call waits (up to a second) until the window is where it was asked to be, so
+//! each call waits (up to three seconds) until the window is where it was asked to be, so
 //! the answer describes the window after the change.
 
 use std::thread;
@@ -19,7 +19,7 @@ use crate::screen::{x11, Screen};
 use crate::DesktopError;
 
 /// How long a change may take to show before the answer describes it as it is.
-const SETTLE: Duration = Duration::from_secs(1);
+const SETTLE: Duration = Duration::from_secs(3);
 
 /// `_NET_MOVERESIZE_WINDOW` flags: static gravity, x/y/width/height given, from a pager.
 const STATIC_GRAVITY: u32 = 10;
