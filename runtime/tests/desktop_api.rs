@@ -343,8 +343,17 @@ fn the_live_view_streams_frames_and_takes_input() {
     assert_eq!(status["state"], "active");
 
     runtime.block_on(async {
-        let refused = tokio_tungstenite::connect_async(url("")).await.unwrap_err();
-        assert!(refused.to_string().contains("401"), "{refused}");
+        for query in ["", "?access_token=wrong"] {
+            let refused = tokio_tungstenite::connect_async(url(query))
+                .await
+                .unwrap_err();
+            assert!(refused.to_string().contains("401"), "{query}: {refused}");
+        }
+        // Only the WebSockets take the token in the query.
+        let other = reqwest::get(daemon.url(&format!("/v1/desktop/status?access_token={token}")))
+            .await
+            .unwrap();
+        assert_eq!(other.status(), 401);
         let mut from_page = url(&format!("?access_token={token}"))
             .into_client_request()
             .unwrap();

@@ -175,10 +175,12 @@ fn no_documented_route_answers_or_acts_without_the_token() {
             continue;
         }
         for (how, present) in wrong_credentials() {
-            // The terminal WebSocket takes the token as `?access_token` (browsers cannot
-            // set headers on a WebSocket): its one documented exception, tested in
-            // tests/processes/terminal.rs.
-            if how == "token in ?access_token" && operation.route.ends_with("/terminal/ws") {
+            // The WebSockets take the token as `?access_token` (browsers cannot set
+            // headers on a WebSocket): the documented exceptions, tested in
+            // tests/processes/terminal.rs and tests/desktop_api.rs.
+            let socket = operation.route.ends_with("/terminal/ws")
+                || operation.route == "/v1/desktop/stream/ws";
+            if how == "token in ?access_token" && socket {
                 continue;
             }
             let response = present(request(&client, &daemon, operation))
