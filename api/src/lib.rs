@@ -257,6 +257,13 @@ pub struct CreateSessionRequest {
     /// calls it cannot carry. Replaced with `PUT /v1/sessions/{id}/budget`.
     #[serde(default)]
     pub budget: Option<agentplex_universal::BudgetLimits>,
+    /// `true` gives the agent the sandbox's desktop as MCP tools (a server named
+    /// `desktop`: screenshot, click, type, key, scroll, open, windows) that the daemon
+    /// serves on 127.0.0.1 with a token of the session's own; the desktop starts at
+    /// the first tool call if it does not run. Refused for an agent without the
+    /// `mcpServers` capability (400), or where the desktop cannot run (501).
+    #[serde(default)]
+    pub desktop: Option<bool>,
 }
 
 /// Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
@@ -485,6 +492,9 @@ pub struct SessionInfo {
     /// they spent is `usage.total`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<agentplex_universal::BudgetLimits>,
+    /// `true` when the agent has the desktop's MCP tools (`desktop` at create).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub desktop: Option<bool>,
 }
 
 /// Which sessions `GET /v1/sessions` lists.

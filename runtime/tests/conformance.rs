@@ -12,6 +12,8 @@ mod common;
 mod agents;
 #[path = "conformance/checks.rs"]
 mod checks;
+#[path = "conformance/desktop.rs"]
+mod desktop;
 #[path = "conformance/harness.rs"]
 mod harness;
 #[path = "conformance/metering.rs"]
@@ -113,5 +115,30 @@ mod gateway {
         opencode: metered_turn;
         pi: metered_turn;
         qwen: metered_turn;
+    }
+}
+
+/// The desktop's MCP tools (`desktop: true`): one run per agent that takes MCP
+/// servers. `shown`: the agent's output carries the screenshot itself; `model`:
+/// one the agent sends images to (Qwen Code sends none to a model it does not know
+/// for a vision model).
+mod desktop_tools {
+    macro_rules! desktop_tools {
+        ($($agent:ident: $shown:literal, $model:expr;)*) => {$(
+            #[test]
+            fn $agent() {
+                super::run(stringify!($agent), |h| {
+                    super::desktop::screenshot_and_click(h, $shown, $model)
+                });
+            }
+        )*};
+    }
+
+    desktop_tools! {
+        claude: true, None;
+        codex: true, None;
+        opencode: true, None;
+        gemini: false, None;
+        qwen: false, Some("qwen3-vl-plus");
     }
 }

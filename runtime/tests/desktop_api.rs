@@ -457,3 +457,135 @@ async fn eventually_async<T, F: std::future::Future<Output = Option<T>>>(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// A JSON-RPC request to an MCP server at `url` with `authorization`: the status.
+fn mcp_status(api: &Api, url: &str, authorization: &str) -> u16 {
+    api.client()
+        .post(url)
+        .header("authorization", authorization)
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }))
+        .send()
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// `desktop: true` hands the agent the desktop's MCP server with a token of the
+/// session's own, which opens that server only (the daemon's token does not) and dies
+/// with the session; it is refused where it cannot work.
+#[test]
+fn a_session_gets_the_desktop_tools_with_a_token_of_its_own() {
+    let install_dir = tempfile::tempdir().unwrap();
+    let config = install_dir.path().join("mcp-config.json");
+    // A stand-in claude that keeps the MCP config it was given.
+    common::fake_claude(
+        install_dir.path(),
+        &format!(
+            "while [ $# -gt 0 ]; do [ \"$1\" = --mcp-config ] && cp \"$2\" '{0}.tmp' && mv '{0}.tmp' '{0}'; shift; done",
+            config.display()
+        ),
+    );
+    let daemon = Daemon::start_with(common::Options {
+        token: Some("the-daemon-token".into()),
+        args: vec![
+            "--install-dir".into(),
+            install_dir.path().display().to_string(),
+        ],
+        ..common::Options::default()
+    });
+    let api = Api::new(&daemon);
+
+    // Refused where it cannot work: an agent without MCP servers, a server of the
+    // client's with the tools' name.
+    let problem = expect_problem(
+        api.post_json(
+            "/v1/sessions/m1",
+            json!({ "agent": "mock", "desktop": true }),
+        ),
+        400,
+        "invalid_request",
+    );
+    assert!(
+        problem["detail"].as_str().unwrap().contains("mcp-servers"),
+        "{problem}"
+    );
+    let taken = json!({ "desktop": { "type": "remote", "url": "http://127.0.0.1:9/" } });
+    let problem = expect_problem(
+        api.post_json(
+            "/v1/sessions/c0",
+            json!({ "agent": "claude", "desktop": true, "mcp": taken }),
+        ),
+        400,
+        "invalid_request",
+    );
+    assert!(
+        problem["detail"].as_str().unwrap().contains("mcp.desktop"),
+        "{problem}"
+    );
+
+    ok_json(api.post_json(
+        "/v1/sessions/c1",
+        json!({ "agent": "claude", "desktop": true }),
+    ));
+    let info = api.session_info("c1");
+    assert_eq!(info["desktop"], true, "{info}");
+    assert!(info["mcp"].is_null(), "the grant is not listed: {info}");
+    let given: Value = eventually("the agent gets its MCP config", || {
+        std::fs::read(&config)
+            .ok()
+            .map(|bytes| serde_json::from_slice(&bytes).unwrap())
+    });
+    let server = &given["mcpServers"]["desktop"];
+    assert_eq!(server["type"], "http", "{given}");
+    let url = server["url"].as_str().unwrap();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    let authorization = server["headers"]["Authorization"].as_str().unwrap();
+    assert!(authorization.starts_with("Bearer apd_"), "{given}");
+    assert!(!authorization.contains("the-daemon-token"));
+
+    // The session's token opens the tools and nothing else; the daemon's token does
+    // not open the tools.
+    assert_eq!(mcp_status(&api, url, authorization), 200);
+    assert_eq!(mcp_status(&api, url, "Bearer the-daemon-token"), 401);
+    let status = api
+        .client()
+        .get(daemon.url("/v1/sessions"))
+        .header("authorization", authorization)
+        .send()
+        .unwrap()
+        .status();
+    assert_eq!(status, 401);
+
+    // It dies with the session.
+    expect_no_content(api.delete("/v1/sessions/c1"), "deleting the session");
+    eventually("the token dies with its session", || {
+        (mcp_status(&api, url, authorization) == 401).then_some(())
+    });
+    drop(api);
+    daemon.stop();
+
+    // Where the desktop cannot run (no Xvfb on the PATH), a 501 that says what is
+    // missing.
+    let daemon = Daemon::start_with(common::Options {
+        args: vec![
+            "--install-dir".into(),
+            install_dir.path().display().to_string(),
+        ],
+        env: vec![("PATH".into(), install_dir.path().display().to_string())],
+        ..common::Options::default()
+    });
+    let api = Api::new(&daemon);
+    let problem = expect_problem(
+        api.post_json(
+            "/v1/sessions/c2",
+            json!({ "agent": "claude", "desktop": true }),
+        ),
+        501,
+        "desktop_unavailable",
+    );
+    assert!(
+        problem["detail"].as_str().unwrap().contains("xvfb"),
+        "{problem}"
+    );
+}

@@ -7,6 +7,7 @@
 //! metadata, unknown content blocks) stay JSON values.
 
 use sandbox_agent_adapter_kit::native::{self, AnthropicUsage, Lenient};
+use sandbox_agent_adapter_kit::prelude::{item, ContentPart};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -367,14 +368,43 @@ impl ToolOutput {
             Self::Other(other) => other.to_string(),
         }
     }
+
+    /// The output's images (an MCP tool's screenshot), as inline image parts.
+    pub fn images(&self) -> Vec<ContentPart> {
+        let Self::Blocks(blocks) = self else {
+            return Vec::new();
+        };
+        blocks
+            .iter()
+            .filter_map(|block| block.get()?.source.as_ref())
+            .filter_map(|source| {
+                let mime = source.media_type.as_deref().unwrap_or("image/png");
+                Some(item::inline_image(mime, source.data.as_deref()?))
+            })
+            .collect()
+    }
 }
 
-/// A block of a tool's output.
+/// A block of a tool's output: a text or an image.
 #[derive(Debug, Deserialize)]
 pub(crate) struct TextBlock {
     /// Its text, when it is one.
     #[serde(default, deserialize_with = "native::lenient")]
     pub text: Option<String>,
+    /// Its bytes, when it is an image.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub source: Option<ImageSource>,
+}
+
+/// The bytes of an image block (`{"type": "base64", "media_type", "data"}`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct ImageSource {
+    /// `image/png`...
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub media_type: Option<String>,
+    /// The bytes, base64.
+    #[serde(default, deserialize_with = "native::lenient")]
+    pub data: Option<String>,
 }
 
 /// The CLI's structured result of a `Read`, `Write` or `Edit` call.

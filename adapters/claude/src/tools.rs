@@ -26,6 +26,9 @@ pub(crate) fn result_item(
     let output = block.content.as_ref().map(ToolOutput::text);
     let mut result =
         item::tool_result(item_id, call_id, output.unwrap_or_default()).with_native_id(call_id);
+    for image in block.content.iter().flat_map(ToolOutput::images) {
+        result = result.with_part(image);
+    }
     if let Some(call) = call {
         result = result.with_parent(call.item_id.clone());
         if let (false, Some(structured)) = (failed, structured) {

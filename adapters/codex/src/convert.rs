@@ -176,7 +176,16 @@ pub(crate) fn outcome(item: &ThreadItem, streamed: &str) -> Outcome {
         }
         ItemType::McpToolCall(call) => match call.error.as_ref().and_then(|e| e.message.as_ref()) {
             Some(message) => simple(message.as_str().unwrap_or_default().to_owned(), false),
-            None => simple(content_text(call.result.content.as_ref()), completed),
+            None => Outcome {
+                output: content_text(call.result.content.as_ref()),
+                ok: completed,
+                parts: call
+                    .result
+                    .content
+                    .as_ref()
+                    .map(item::mcp_images)
+                    .unwrap_or_default(),
+            },
         },
         ItemType::DynamicToolCall(call) => {
             let ok = call.success.unwrap_or(completed);

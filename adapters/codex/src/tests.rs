@@ -758,3 +758,25 @@ fn a_rollout_moves_under_the_new_codex_home_with_its_paths_rewritten() {
 }
 
 sandbox_agent_adapter_kit::fuzz_test!(crate::CodexSession, transcripts: ["transcripts"], captures: ["testdata"]);
+
+#[test]
+fn an_mcp_tools_image_is_an_image_part_of_its_result() {
+    let mut h = ready("bypass");
+    h.send("mcp: screenshot {}");
+    h.line(r#"{"id":"s1:3","result":{"turn":{"id":"u1"}}}"#);
+    h.line(r#"{"method":"turn/started","params":{"threadId":"t1","turn":{"id":"u1"}}}"#);
+    h.line(r#"{"method":"item/started","params":{"threadId":"t1","turnId":"u1","item":{"type":"mcpToolCall","id":"call_2","server":"desktop","tool":"screenshot","arguments":{},"status":"inProgress","result":null,"error":null}}}"#);
+    // As Codex reports an MCP tool's image (the bytes shortened).
+    let completed = testing::render_without_raw(h.session.on_stdout(
+        "app-server".into(),
+        r#"{"method":"item/completed","params":{"threadId":"t1","turnId":"u1","item":{"type":"mcpToolCall","id":"call_2","server":"desktop","tool":"screenshot","arguments":{},"status":"completed","error":null,"result":{"_meta":null,"content":[{"data":"iVBORw0KGgo=","mimeType":"image/png","type":"image"},{"text":"the whole screen, 800x600 pixels","type":"text"}]}}}}"#.into(),
+    ));
+    let result = completed
+        .iter()
+        .find(|line| line.contains("tool_result/tool completed"))
+        .unwrap_or_else(|| panic!("{completed:#?}"));
+    assert!(
+        result.contains(r#"image data:image/png;base64,iVBORw0KGgo= image/png"#),
+        "{result}"
+    );
+}

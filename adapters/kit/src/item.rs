@@ -237,6 +237,31 @@ pub fn tool_result_part(call_id: impl Into<String>, output: impl Into<String>) -
     })
 }
 
+/// An image part for an image the agent received inline (a tool's screenshot, say):
+/// its `path` is a `data:` URL holding the base64 bytes, which a browser shows as is.
+pub fn inline_image(mime: &str, base64: &str) -> ContentPart {
+    ContentPart::Image(ImagePart {
+        path: format!("data:{mime};base64,{base64}"),
+        mime: Some(mime.to_owned()),
+    })
+}
+
+/// The inline images of MCP content blocks (`{"type": "image", "data", "mimeType"}`,
+/// as an MCP tool's result holds them) as [`inline_image`] parts.
+pub fn mcp_images(blocks: &serde_json::Value) -> Vec<ContentPart> {
+    blocks
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|block| block["type"] == "image")
+        .filter_map(|block| {
+            let data = block["data"].as_str()?;
+            let mime = block["mimeType"].as_str().unwrap_or("image/png");
+            Some(inline_image(mime, data))
+        })
+        .collect()
+}
+
 /// A file-reference content part (a file read, written or patched, with its diff).
 pub fn file_ref(path: impl Into<String>, action: FileAction, diff: Option<String>) -> ContentPart {
     ContentPart::FileRef(FileRefPart {

@@ -109,6 +109,21 @@ pub(crate) struct ToolState {
     /// Tool-specific details: `output` so far for `bash`, `diff` for `edit`...
     #[serde(default)]
     pub metadata: Value,
+    /// Completed: files the tool returned besides its text (an MCP tool's images,
+    /// as `data:` URLs).
+    #[serde(default)]
+    pub attachments: Vec<Attachment>,
+}
+
+/// A file a tool returned.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Attachment {
+    /// Its media type.
+    #[serde(default)]
+    pub mime: String,
+    /// Where it is: a `data:` URL for an image a tool returned inline.
+    #[serde(default)]
+    pub url: String,
 }
 
 /// Token counts of a step.

@@ -731,3 +731,24 @@ fn a_created_session_without_an_id_fails_clearly() {
 }
 
 sandbox_agent_adapter_kit::fuzz_test!(crate::OpenCodeSession, transcripts: ["transcripts"], captures: ["captures"]);
+
+#[test]
+fn a_tools_images_are_image_parts_of_its_result() {
+    // The recorded call, its completion given an image as OpenCode attaches an MCP
+    // tool's image (`state.attachments`, a `data:` URL).
+    let (_, text) = CASES.iter().find(|(n, _)| *n == "permission_once").unwrap();
+    let title = r#"\"title\":\"echo hello\""#;
+    let attached = format!(
+        r#"\"attachments\":[{{\"type\":\"file\",\"mime\":\"image/png\",\"url\":\"data:image/png;base64,iVBORw0KGgo=\"}},{{\"type\":\"file\",\"mime\":\"text/plain\",\"url\":\"data:text/plain;base64,aGk=\"}}],{title}"#
+    );
+    assert!(text.contains(title));
+    let lines = events(&replay(&text.replace(title, &attached)));
+    let done = only(&lines, &["item.completed itm_4"]);
+    assert!(
+        done[0].ends_with(
+            r#"[tool_result call_1 "hello\n", image data:image/png;base64,iVBORw0KGgo= image/png]"#
+        ),
+        "{}",
+        done[0]
+    );
+}

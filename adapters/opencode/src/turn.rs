@@ -307,6 +307,16 @@ impl RunningTurn {
                     result
                         .content
                         .extend(file_refs(name, input, metadata, diff));
+                    let images = state
+                        .iter()
+                        .flat_map(|state| &state.attachments)
+                        .filter(|file| file.mime.starts_with("image/"));
+                    for image in images {
+                        result = result.with_part(ContentPart::Image(ImagePart {
+                            path: image.url.clone(),
+                            mime: Some(image.mime.clone()),
+                        }));
+                    }
                 } else {
                     result = result.failed();
                 }

@@ -143,7 +143,8 @@ impl LogArgs {
         ))
     }
 
-    /// `AGENTPLEX_LOG`, else `RUST_LOG`, else `--log-level`.
+    /// `AGENTPLEX_LOG`, else `RUST_LOG`, else `--log-level` (the MCP library's
+    /// errors only).
     fn filter(&self) -> Result<EnvFilter, LoggingError> {
         for variable in ["AGENTPLEX_LOG", "RUST_LOG"] {
             let Ok(value) = std::env::var(variable) else {
@@ -158,6 +159,11 @@ impl LogArgs {
                 reason: error.to_string(),
             });
         }
-        Ok(EnvFilter::new(self.log_level.to_string()))
+        // The MCP library of the desktop's tools warns of every method a client asks
+        // that the server does not offer (`prompts/list`...), which agents ask as a
+        // matter of course: its errors only.
+        let level = self.log_level.to_string();
+        let mcp = if level == "off" { "off" } else { "error" };
+        Ok(EnvFilter::new(format!("{level},rmcp={mcp}")))
     }
 }

@@ -246,6 +246,10 @@ pub struct CreateArgs {
     /// together (needs a daemon with `--gateway`).
     #[arg(long, value_name = "TOKENS")]
     max_tokens: Option<u64>,
+    /// Give the agent the sandbox's desktop as MCP tools (screenshot, click, type,
+    /// key, scroll, open, windows).
+    #[arg(long)]
+    desktop: bool,
 }
 
 impl CreateArgs {
@@ -294,6 +298,7 @@ impl CreateArgs {
                     max_tokens: self.max_tokens,
                 },
             ),
+            desktop: self.desktop.then_some(true),
         };
         Ok((self.session_id, request))
     }

@@ -227,6 +227,24 @@ impl Desktop {
         status
     }
 
+    /// Whether the desktop can run here: the programs it needs are installed.
+    pub fn available(&self) -> Result<(), DesktopError> {
+        let missing: Vec<_> = deps::missing()
+            .into_iter()
+            .filter(|dependency| dependency.required)
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(DesktopError::Unavailable {
+            missing: missing
+                .iter()
+                .map(|dependency| dependency.package.to_string())
+                .collect(),
+            install_command: deps::install_command(&missing).unwrap_or_default(),
+        })
+    }
+
     /// Starts the desktop (a running one is left as it is) and answers its status.
     pub async fn start(
         &self,
@@ -237,19 +255,7 @@ impl Desktop {
         if self.running().await.is_ok() {
             return Ok(self.status().await);
         }
-        let missing: Vec<_> = deps::missing()
-            .into_iter()
-            .filter(|dependency| dependency.required)
-            .collect();
-        if !missing.is_empty() {
-            return Err(DesktopError::Unavailable {
-                missing: missing
-                    .iter()
-                    .map(|dependency| dependency.package.to_string())
-                    .collect(),
-                install_command: deps::install_command(&missing).unwrap_or_default(),
-            });
-        }
+        self.available()?;
         *self.phase.lock().unwrap() = Phase::Starting;
         match self.launch(&settings).await {
             Ok(running) => *self.phase.lock().unwrap() = Phase::Active(Arc::new(running)),

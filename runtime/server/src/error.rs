@@ -348,6 +348,7 @@ impl From<SessionError> for ApiError {
         match error {
             SessionError::InvalidRequest(message) => ApiError::InvalidRequest(message),
             SessionError::NotConfigured(message) => ApiError::NotConfigured(message),
+            SessionError::Desktop(error) => ApiError::Desktop(error),
             SessionError::UnsupportedAgent { agent } => ApiError::UnsupportedAgent { agent },
             SessionError::RegistryUnavailable(message) => ApiError::RegistryUnavailable(message),
             SessionError::NotInRegistry { agent } => ApiError::NotInRegistry { agent },

@@ -313,6 +313,15 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         store,
         config.data_dir.join("scratch"),
     );
+    let processes = Arc::new(agentplex_processes::ProcessManager::new(
+        config.processes.clone(),
+    ));
+    let desktop = Arc::new(agentplex_desktop::Desktop::new(
+        config.data_dir.join("desktop"),
+    ));
+    let desktop_tools =
+        agentplex_desktop_mcp::DesktopTools::start(desktop.clone(), processes.clone()).await?;
+    sessions = sessions.with_desktop_tools(desktop_tools);
     if let Some(mut gateway) = config.gateway.clone() {
         gateway.budget = config.budget_usd.map(|usd| daemon_budget(usd, &stored));
         sessions = sessions.with_gateway(agentplex_gateway::Gateway::start(gateway).await?);
@@ -327,12 +336,6 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     if let Some(retention) = config.retention {
         sessions.spawn_retention(retention);
     }
-    let processes = Arc::new(agentplex_processes::ProcessManager::new(
-        config.processes.clone(),
-    ));
-    let desktop = Arc::new(agentplex_desktop::Desktop::new(
-        config.data_dir.join("desktop"),
-    ));
     let state = AppState {
         catalog,
         sessions: sessions.clone(),

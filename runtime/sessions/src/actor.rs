@@ -98,9 +98,8 @@ pub struct Actor {
     /// Told the session's id when a turn ends (a fleet's daemon then saves the
     /// agent's own session files).
     pub(crate) turn_ended: Option<UnboundedSender<String>>,
-    /// The session's route through the model gateway: its token works as long
-    /// as the task runs, and no longer.
-    route: Option<agentplex_gateway::RouteGuard>,
+    /// The session's tokens (gateway route, desktop tools), alive as long as the task.
+    held: crate::Held,
 }
 
 impl Actor {
@@ -146,7 +145,7 @@ impl Actor {
             turn_since: None,
             recording: None,
             turn_ended: None,
-            route: None,
+            held: crate::Held::default(),
         }
     }
 
@@ -171,10 +170,9 @@ impl Actor {
         self
     }
 
-    /// Keeps the session's route through the model gateway for as long as the
-    /// task runs.
-    pub fn metered(mut self, route: Option<agentplex_gateway::RouteGuard>) -> Self {
-        self.route = route;
+    /// Keeps the session's tokens for as long as the task runs.
+    pub(crate) fn holding(mut self, held: crate::Held) -> Self {
+        self.held = held;
         self
     }
 

@@ -18,6 +18,9 @@ pub enum SessionError {
     /// budget without the model gateway).
     #[error("{0}")]
     NotConfigured(String),
+    /// The desktop cannot run here (its programs are not installed).
+    #[error(transparent)]
+    Desktop(#[from] agentplex_desktop_mcp::DesktopError),
     /// No adapter serves this agent id.
     #[error("unknown agent {agent:?}; GET /v1/agents lists the agents this daemon runs")]
     UnsupportedAgent {

@@ -7,6 +7,7 @@
 mod actor;
 pub mod agents;
 mod command;
+mod desktop;
 mod error;
 mod fault;
 mod fleet;
@@ -216,6 +217,7 @@ fn listed(record: &SessionRecord, status: SessionStatus, event_count: u64) -> Se
         owner_alive: None,
         usage: None,
         budget: None,
+        desktop: record.desktop.then_some(true),
     }
 }
 
@@ -271,6 +273,8 @@ pub struct SessionManager {
     /// The model gateway sessions' model calls go through (`--gateway`); none:
     /// agents call their providers directly, unmetered.
     gateway: Option<Arc<agentplex_gateway::Gateway>>,
+    /// The MCP server of the desktop's tools, for sessions created with `desktop`.
+    desktop_tools: Option<Arc<agentplex_desktop_mcp::DesktopTools>>,
 }
 
 /// What a session's adapter and processes start with (see
@@ -283,10 +287,21 @@ struct Launch {
     /// Variables of the daemon's environment the processes must not inherit,
     /// besides other agents' credentials (the metered formats' base URLs and keys).
     withheld: Vec<String>,
-    /// The session's route through the model gateway, when it is metered.
-    route: Option<agentplex_gateway::RouteGuard>,
+    /// The session's tokens.
+    held: Held,
     /// The session's budget in the gateway, when it is metered.
     budget: Option<Arc<agentplex_gateway::Budget>>,
+}
+
+/// What a session's task holds while it runs: tokens that work as long as it runs,
+/// and no longer.
+#[derive(Default)]
+struct Held {
+    /// The session's route through the model gateway, when it is metered.
+    route: Option<agentplex_gateway::RouteGuard>,
+    /// The agent's grant of the desktop's tools, when it has them (held for its
+    /// drop, which ends the token).
+    _desktop: Option<agentplex_desktop_mcp::Grant>,
 }
 
 impl SessionManager {
@@ -312,6 +327,7 @@ impl SessionManager {
             adopting: tokio::sync::Mutex::new(()),
             turn_ended: std::sync::OnceLock::new(),
             gateway: None,
+            desktop_tools: None,
         }
     }
 
@@ -319,6 +335,12 @@ impl SessionManager {
     /// `gateway`, which meters them and keeps the real keys from the agents.
     pub fn with_gateway(mut self, gateway: Arc<agentplex_gateway::Gateway>) -> Self {
         self.gateway = Some(gateway);
+        self
+    }
+
+    /// Gives the agents of sessions created with `desktop` the tools of `tools`.
+    pub fn with_desktop_tools(mut self, tools: Arc<agentplex_desktop_mcp::DesktopTools>) -> Self {
+        self.desktop_tools = Some(tools);
         self
     }
 
@@ -392,6 +414,10 @@ impl SessionManager {
         let mcp = launch::enabled_servers(request.mcp);
         let skills = request.skills.filter(|skills| !skills.sources.is_empty());
         launch::check_capabilities(info, !mcp.is_empty(), skills.is_some())?;
+        let desktop = request.desktop.unwrap_or(false);
+        if desktop {
+            self.check_desktop(info, &mcp)?;
+        }
         let resolved = match &skills {
             Some(skills) => skills::resolve_skills(skills, &directory, &self.skill_cache).await?,
             None => Vec::new(),
@@ -410,6 +436,7 @@ impl SessionManager {
             mcp,
             skills: resolved,
             skill_sources: skills,
+            desktop,
         };
         self.catalog
             .ensure_installed(&adapter, request.agent_version.as_deref())
@@ -429,7 +456,7 @@ impl SessionManager {
         ));
         {
             let mut state = shared.state.lock().unwrap();
-            state.metered = launch.route.is_some();
+            state.metered = launch.held.route.is_some();
             state.budget = request.budget;
         }
         let (requests, requests_rx) = unbounded_channel();
@@ -523,6 +550,8 @@ impl SessionManager {
             }
             None => None,
         };
+        let mut mcp_servers = launch::servers(&record.mcp, |name| variable(record, name))?;
+        let desktop = self.desktop_grant(record, &mut mcp_servers);
         let config = SessionConfig {
             session_id: record.id.clone(),
             agent_mode: record.agent_mode.clone(),
@@ -533,7 +562,7 @@ impl SessionManager {
             agent_binary: agent_binary.map(|path| path.display().to_string()),
             env: env.clone(),
             resume_native_session_id,
-            mcp_servers: launch::servers(&record.mcp, |name| variable(record, name))?,
+            mcp_servers,
             skills,
             scratch_dir: scratch.display().to_string(),
             model_endpoints: Vec::new(),
@@ -546,14 +575,20 @@ impl SessionManager {
                 },
                 env,
                 withheld: metering.withheld,
-                route: Some(metering.route),
+                held: Held {
+                    route: Some(metering.route),
+                    _desktop: desktop,
+                },
                 budget: Some(metering.budget),
             },
             None => Launch {
                 config,
                 env,
                 withheld: Vec::new(),
-                route: None,
+                held: Held {
+                    route: None,
+                    _desktop: desktop,
+                },
                 budget: None,
             },
         })
@@ -596,7 +631,7 @@ impl SessionManager {
             after: self.settings.park_after,
             slot: Some(self.instances.slot()),
         })
-        .metered(launch.route);
+        .holding(launch.held);
         actor.turn_ended = self.turn_ended.get().cloned();
         actor
     }

@@ -371,6 +371,7 @@ mod tests {
             mcp: Default::default(),
             skills: Vec::new(),
             skill_sources: None,
+            desktop: false,
         }
     }
 

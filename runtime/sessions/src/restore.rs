@@ -110,7 +110,7 @@ impl SessionManager {
                 spent: checkpoint.usage.total,
             },
         )?;
-        shared.state.lock().unwrap().metered = launch.route.is_some();
+        shared.state.lock().unwrap().metered = launch.held.route.is_some();
         let config = launch.config.clone();
         let budget = launch.budget.clone();
         // A snapshot the adapter no longer accepts (an upgraded component, say)

@@ -163,6 +163,7 @@ pub(crate) fn record(id: &str) -> SessionRecord {
         mcp: Default::default(),
         skills: Vec::new(),
         skill_sources: None,
+        desktop: true,
     }
 }
 

@@ -222,6 +222,10 @@ pub struct SessionRecord {
     /// The skill sources the client asked for (shown in the session list).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill_sources: Option<agentplex_api::SkillsConfig>,
+    /// Whether the agent has the desktop's MCP tools (a new token at each launch,
+    /// never stored).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub desktop: bool,
 }
 
 /// One session as loaded at start.

@@ -298,7 +298,12 @@ fn opencode_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "Scripted",
                 "options": { "baseURL": model.openai_url(), "apiKey": "sk-scripted" },
-                "models": { "scripted": { "name": "Scripted" } }
+                "models": { "scripted": {
+                    "name": "Scripted",
+                    // Sees images (the desktop tools' screenshots).
+                    "attachment": true,
+                    "modalities": { "input": ["text", "image"], "output": ["text"] },
+                } }
             }
         },
         "model": "scripted/scripted",

@@ -49,7 +49,8 @@ pub fn text_turn(h: &Harness) {
     );
 }
 
-fn items<'e>(events: &'e [Value], kind: &str) -> Vec<&'e Value> {
+/// The completed items of `kind` in `events`.
+pub fn items<'e>(events: &'e [Value], kind: &str) -> Vec<&'e Value> {
     events
         .iter()
         .filter(|e| e["type"] == "item.completed" && e["data"]["item"]["kind"] == kind)

@@ -299,3 +299,26 @@ fn attachments_are_listed_by_path() {
         "{written}"
     );
 }
+
+#[test]
+fn an_mcp_tools_image_is_an_image_part_of_its_result() {
+    let mut session = in_turn();
+    let call = json!({"type":"assistant","parent_tool_use_id":null,"message":{"id":"m1","content":[
+        {"type":"tool_use","id":"call_1","name":"mcp__desktop__screenshot","input":{}}]}});
+    line(&mut session, call);
+    // As Claude Code prints an MCP tool's image (the bytes shortened).
+    let result = json!({"type":"user","parent_tool_use_id":null,"message":{"role":"user","content":[
+        {"type":"tool_result","tool_use_id":"call_1","content":[
+            {"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},
+            {"type":"text","text":"the whole screen, 800x600 pixels"}]}]}});
+    let rendered = line(&mut session, result);
+    let completed = rendered
+        .iter()
+        .find(|line| line.starts_with("item.completed itm_3 tool_result"))
+        .unwrap_or_else(|| panic!("{rendered:#?}"));
+    assert!(
+        completed.contains(r#"image data:image/png;base64,iVBORw0KGgo= image/png"#)
+            && completed.contains("the whole screen, 800x600 pixels"),
+        "{completed}"
+    );
+}

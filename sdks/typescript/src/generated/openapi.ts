@@ -1647,6 +1647,14 @@ export interface components {
              */
             agentVersion?: string | null;
             budget?: null | components["schemas"]["BudgetLimits"];
+            /**
+             * @description `true` gives the agent the sandbox's desktop as MCP tools (a server named
+             *     `desktop`: screenshot, click, type, key, scroll, open, windows) that the daemon
+             *     serves on 127.0.0.1 with a token of the session's own; the desktop starts at
+             *     the first tool call if it does not run. Refused for an agent without the
+             *     `mcpServers` capability (400), or where the desktop cannot run (501).
+             */
+            desktop?: boolean | null;
             /** @description Working directory of the agent; the daemon's when absent or empty. */
             directory?: string | null;
             /** @description Extra environment variables for the agent's processes. */
@@ -3116,6 +3124,8 @@ export interface components {
              * @description Unix time in milliseconds.
              */
             createdAt: number;
+            /** @description `true` when the agent has the desktop's MCP tools (`desktop` at create). */
+            desktop?: boolean | null;
             directory?: string | null;
             ended: boolean;
             /** Format: uint64 */

@@ -386,6 +386,14 @@ class CreateSessionRequest(Model):
 
     budget: BudgetLimits | None = Field(default=None)
 
+    desktop: bool | None = Field(default=None)
+    """`true` gives the agent the sandbox's desktop as MCP tools (a server named
+    `desktop`: screenshot, click, type, key, scroll, open, windows) that the daemon
+    serves on 127.0.0.1 with a token of the session's own; the desktop starts at
+    the first tool call if it does not run. Refused for an agent without the
+    `mcpServers` capability (400), or where the desktop cannot run (501).
+    """
+
     directory: str | None = Field(default=None)
     """Working directory of the agent; the daemon's when absent or empty."""
 
@@ -1941,6 +1949,9 @@ class SessionInfo(Model):
 
     created_at: int = Field(alias="createdAt")
     """Unix time in milliseconds."""
+
+    desktop: bool | None = Field(default=None)
+    """`true` when the agent has the desktop's MCP tools (`desktop` at create)."""
 
     directory: str | None = Field(default=None)
 
