@@ -14,7 +14,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use agentplex_test_window::TestWindow;
+use agentplex_test_window::{desktop_env, TestWindow};
 use common::daemons::{Binary, Daemon};
 use common::{percentile, rss_kib};
 use serde_json::{json, Value};
@@ -134,7 +134,8 @@ fn measure(binary: &Binary, scratch: &std::path::Path) -> Row {
     let programs_kib: u64 = descendants(pid).into_iter().map(rss_kib).sum();
 
     // A window with something to show and to click.
-    let window = TestWindow::open(&display, "bench", 600, 400, 0x3366cc);
+    let env = desktop_env(&display, status["runtimeLogPath"].as_str());
+    let window = TestWindow::open(&env, "bench", 600, 400, 0x3366cc);
     let id = window.id.to_string();
     let listed = wait_for(|| {
         let windows: Value = api.get("/v1/desktop/windows").json().ok()?;

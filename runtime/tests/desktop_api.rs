@@ -10,7 +10,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use agentplex_test_window::TestWindow;
+use agentplex_test_window::{desktop_env, TestWindow};
 use common::api::*;
 use common::Daemon;
 use serde_json::{json, Value};
@@ -116,7 +116,8 @@ fn the_desktop_over_http() {
     assert_eq!(red.dimensions(), (160, 120));
 
     // A test window clicked and typed into over HTTP.
-    let window = TestWindow::open(&display, "clicked", 200, 100, 0x00ff00);
+    let env = desktop_env(&display, status["runtimeLogPath"].as_str());
+    let window = TestWindow::open(&env, "clicked", 200, 100, 0x00ff00);
     let id = window.id.to_string();
     let listed = eventually("the test window is listed", || {
         let windows = api.get_ok("/v1/desktop/windows")["windows"].clone();

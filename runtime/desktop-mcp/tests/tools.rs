@@ -111,12 +111,8 @@ async fn an_agent_sees_and_clicks_a_window_through_the_tools() {
     // The first call starts the desktop.
     let windows = tool(&url, &authorization, "windows", json!({})).await;
     assert_eq!(windows["isError"], false, "{windows}");
-    let display = desktop
-        .display_info()
-        .await
-        .expect("the desktop runs")
-        .display;
-    let window = TestWindow::open(&display, "tools test window", 300, 200, GREEN);
+    let env = desktop.program_env().await.expect("the desktop runs");
+    let window = TestWindow::open(&env, "tools test window", 300, 200, GREEN);
     let id = window.id.to_string();
     let deadline = Instant::now() + Duration::from_secs(5);
     let placed = loop {

@@ -368,9 +368,7 @@ impl Desktop {
         request: DesktopRecordingStartRequest,
     ) -> Result<DesktopRecordingInfo, DesktopError> {
         let running = self.running().await?;
-        self.recordings
-            .start(running.display(), running.resolution(), request.fps)
-            .await
+        self.recordings.start(&running, request.fps).await
     }
 
     /// The recordings, made now or before.
@@ -378,7 +376,8 @@ impl Desktop {
         &self.recordings
     }
 
-    /// `DISPLAY` and the session bus's address, for a program started on the desktop.
+    /// `DISPLAY`, `XAUTHORITY` and the session bus's address, for a program started on
+    /// the desktop.
     pub async fn program_env(&self) -> Result<Vec<(String, String)>, DesktopError> {
         Ok(self.running().await?.env().to_vec())
     }

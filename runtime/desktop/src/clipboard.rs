@@ -24,6 +24,7 @@ use x11rb::wrapper::ConnectionExt as _;
 use x11rb::CURRENT_TIME;
 
 use crate::screen::x11;
+use crate::xauth::Authority;
 use crate::DesktopError;
 
 x11rb::atom_manager! {
@@ -56,8 +57,8 @@ pub struct Clipboard {
 
 impl Clipboard {
     /// Connects to `display` and starts answering for the selections it will own.
-    pub fn start(display: &str) -> Result<Clipboard, DesktopError> {
-        let (conn, screen_num) = x11rb::connect(Some(display)).map_err(x11)?;
+    pub fn start(display: &str, authority: &Authority) -> Result<Clipboard, DesktopError> {
+        let (conn, screen_num) = authority.connect(display)?;
         let root = conn.setup().roots[screen_num].root;
         let window = conn.generate_id().map_err(x11)?;
         let aux = CreateWindowAux::new().event_mask(EventMask::PROPERTY_CHANGE);

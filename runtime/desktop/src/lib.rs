@@ -23,6 +23,7 @@ mod programs;
 pub mod recordings;
 pub mod screen;
 pub mod windows;
+pub mod xauth;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -78,6 +79,8 @@ pub struct Running {
     programs: Mutex<Vec<Program>>,
     /// Variables a program on the desktop is started with.
     env: Vec<(String, String)>,
+    /// The display's cookie.
+    authority: xauth::Authority,
 }
 
 impl Running {
@@ -96,9 +99,15 @@ impl Running {
         &self.display
     }
 
-    /// `DISPLAY` and the session bus's address, for a program on the desktop.
+    /// `DISPLAY`, `XAUTHORITY` and the session bus's address, for a program on the
+    /// desktop.
     pub fn env(&self) -> &[(String, String)] {
         &self.env
+    }
+
+    /// The display's cookie (for a connection of the daemon's own).
+    pub fn authority(&self) -> &xauth::Authority {
+        &self.authority
     }
 
     /// The screen's size.
@@ -274,9 +283,10 @@ impl Desktop {
         std::fs::create_dir_all(&self.dir).map_err(|error| {
             DesktopError::StartFailed(format!("cannot create {}: {error}", self.dir.display()))
         })?;
-        let (x_server, display) = programs::start_x_server(settings, &self.dir).await?;
+        let authority = xauth::Authority::create(&self.dir)?;
+        let (x_server, display) = programs::start_x_server(settings, &self.dir, &authority).await?;
         let mut started = vec![x_server];
-        match self.launch_on(&display, &mut started).await {
+        match self.launch_on(&display, &authority, &mut started).await {
             Ok((screen, clipboard, env)) => Ok(Running {
                 resolution: DesktopResolution {
                     width: screen.size().0,
@@ -291,6 +301,7 @@ impl Desktop {
                 clipboard,
                 programs: Mutex::new(started),
                 env,
+                authority,
             }),
             Err(error) => {
                 for program in started.into_iter().rev() {
@@ -305,11 +316,15 @@ impl Desktop {
     async fn launch_on(
         &self,
         display: &str,
+        authority: &xauth::Authority,
         started: &mut Vec<Program>,
     ) -> Result<(Screen, Clipboard, Vec<(String, String)>), DesktopError> {
-        let name = display.to_string();
+        let (name, cookie) = (display.to_string(), authority.clone());
         let connecting = tokio::task::spawn_blocking(move || {
-            Ok::<_, DesktopError>((Screen::connect(&name)?, Clipboard::start(&name)?))
+            Ok::<_, DesktopError>((
+                Screen::connect(&name, &cookie)?,
+                Clipboard::start(&name, &cookie)?,
+            ))
         });
         // The bus comes up while the connections are made.
         let bus = async {
@@ -319,7 +334,13 @@ impl Desktop {
             }
         };
         let (connected, bus) = tokio::join!(connecting, bus);
-        let mut env = vec![("DISPLAY".to_string(), display.to_string())];
+        let mut env = vec![
+            ("DISPLAY".to_string(), display.to_string()),
+            (
+                "XAUTHORITY".to_string(),
+                authority.path().display().to_string(),
+            ),
+        ];
         if let Some(bus) = bus {
             let (bus, address) = bus?;
             started.push(bus);

@@ -12,6 +12,7 @@ use rustix::process::{kill_process_group, Pid, Signal};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::{Child, Command};
 
+use crate::xauth::Authority;
 use crate::DesktopError;
 
 /// How long the X server and the session bus may take to come up.
@@ -149,6 +150,7 @@ pub(crate) struct ServerSettings {
 pub(crate) async fn start_x_server(
     settings: &ServerSettings,
     dir: &Path,
+    authority: &Authority,
 ) -> Result<(Program, String), DesktopError> {
     let mut command = Command::new("Xvfb");
     if let Some(number) = settings.display {
@@ -163,6 +165,9 @@ pub(crate) async fn start_x_server(
             &format!("{}x{}x24", settings.width, settings.height),
         ])
         .args(["-dpi", &settings.dpi.to_string()])
+        // Only clients with the cookie connect.
+        .arg("-auth")
+        .arg(authority.path())
         .args([
             "-nolisten",
             "tcp",
@@ -173,6 +178,7 @@ pub(crate) async fn start_x_server(
         ]);
     let mut program = Program::spawn("xvfb", command, dir, true)?;
     let number = program.first_line().await?;
+    authority.for_display(number.trim())?;
     Ok((program, format!(":{number}")))
 }
 

@@ -9,13 +9,13 @@ use std::process::Stdio;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use agentplex_api::{DesktopRecordingInfo, DesktopRecordingStatus, DesktopResolution};
+use agentplex_api::{DesktopRecordingInfo, DesktopRecordingStatus};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, Command};
 
-use crate::DesktopError;
+use crate::{DesktopError, Running};
 
 /// Frames per second when a start request gives none.
 pub const DEFAULT_FPS: u32 = 15;
@@ -58,13 +58,13 @@ impl Recordings {
         }
     }
 
-    /// Starts recording `display`.
+    /// Starts recording the screen of `running`.
     pub async fn start(
         &self,
-        display: &str,
-        screen: DesktopResolution,
+        running: &Running,
         fps: Option<u32>,
     ) -> Result<DesktopRecordingInfo, DesktopError> {
+        let (display, screen) = (running.display(), running.resolution());
         let fps = fps.unwrap_or(DEFAULT_FPS);
         if !(1..=60).contains(&fps) {
             return Err(DesktopError::Invalid {
@@ -109,6 +109,8 @@ impl Recordings {
             .args(["-hide_banner", "-loglevel", "error", "-nostats", "-y"])
             .args(["-f", "x11grab", "-draw_mouse", "1", "-video_size", &size])
             .args(["-framerate", &fps.to_string(), "-i", display])
+            // XAUTHORITY: the display's cookie.
+            .envs(running.env().iter().map(|(name, value)| (name, value)))
             .args([
                 "-c:v",
                 "libx264",

@@ -14,6 +14,7 @@ use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
 use crate::input::Keyboard;
+use crate::xauth::Authority;
 use crate::DesktopError;
 
 x11rb::atom_manager! {
@@ -58,9 +59,8 @@ pub struct Screen {
 impl Screen {
     /// Connects to `display` (`:99`) and checks it has what the desktop uses (XTEST,
     /// a true-colour screen).
-    pub fn connect(display: &str) -> Result<Screen, DesktopError> {
-        let (conn, screen_num) = x11rb::connect(Some(display))
-            .map_err(|error| DesktopError::X11(format!("cannot connect to {display}: {error}")))?;
+    pub fn connect(display: &str, authority: &Authority) -> Result<Screen, DesktopError> {
+        let (conn, screen_num) = authority.connect(display)?;
         let setup = conn.setup();
         let screen = &setup.roots[screen_num];
         let (root, width, height) = (screen.root, screen.width_in_pixels, screen.height_in_pixels);

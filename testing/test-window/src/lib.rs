@@ -31,9 +31,17 @@ pub struct TestWindow {
 }
 
 impl TestWindow {
-    /// Opens a `width` x `height` window filled with `rgb` on `display`.
-    pub fn open(display: &str, title: &str, width: u16, height: u16, rgb: u32) -> TestWindow {
-        let (conn, screen_num) = x11rb::connect(Some(display)).expect("the test window connects");
+    /// Opens a `width` x `height` window filled with `rgb` on the display of `env`
+    /// (`DISPLAY`, and `XAUTHORITY` for its cookie: what a program on the desktop is
+    /// started with).
+    pub fn open(
+        env: &[(String, String)],
+        title: &str,
+        width: u16,
+        height: u16,
+        rgb: u32,
+    ) -> TestWindow {
+        let (conn, screen_num) = connect(env);
         let screen = &conn.setup().roots[screen_num];
         let id = conn.generate_id().unwrap();
         let events = EventMask::KEY_PRESS | EventMask::BUTTON_PRESS | EventMask::EXPOSURE;
@@ -157,4 +165,64 @@ impl Mapping {
             syms[0]
         }
     }
+}
+
+/// The variables of a program on a desktop whose display is `display` and whose
+/// folder (`runtimeLogPath` of the desktop's status) is `dir`: `DISPLAY`, and
+/// `XAUTHORITY` when the folder holds the display's cookie (`Xauthority`).
+pub fn desktop_env(display: &str, dir: Option<&str>) -> Vec<(String, String)> {
+    let mut env = vec![("DISPLAY".to_owned(), display.to_owned())];
+    let cookie = dir.map(|dir| std::path::Path::new(dir).join("Xauthority"));
+    if let Some(cookie) = cookie.filter(|cookie| cookie.exists()) {
+        env.push(("XAUTHORITY".to_owned(), cookie.display().to_string()));
+    }
+    env
+}
+
+/// A connection to the display of `env`, with the cookie of its `XAUTHORITY` file
+/// when it names one.
+fn connect(env: &[(String, String)]) -> (RustConnection, usize) {
+    let var = |name: &str| {
+        env.iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    };
+    let display = var("DISPLAY").expect("a DISPLAY to open the test window on");
+    let Some(authority) = var("XAUTHORITY") else {
+        return x11rb::connect(Some(display)).expect("the test window connects");
+    };
+    let cookie = cookie(&std::fs::read(authority).expect("the XAUTHORITY file"));
+    let parsed = x11rb::reexports::x11rb_protocol::parse_display::parse_display(Some(display))
+        .expect("a display name");
+    let screen = usize::from(parsed.screen);
+    let address = parsed.connect_instruction().next().expect("an address");
+    let (stream, _) = x11rb::rust_connection::DefaultStream::connect(&address)
+        .expect("the test window reaches the display");
+    let conn = RustConnection::connect_to_stream_with_auth_info(
+        stream,
+        screen,
+        b"MIT-MAGIC-COOKIE-1".to_vec(),
+        cookie,
+    )
+    .expect("the test window connects with the cookie");
+    (conn, screen)
+}
+
+/// The first `MIT-MAGIC-COOKIE-1` of an Xauthority file (entries of a family and
+/// four length-prefixed fields: address, display number, protocol, data).
+fn cookie(file: &[u8]) -> Vec<u8> {
+    let mut rest = file;
+    while rest.len() >= 2 {
+        rest = &rest[2..];
+        let mut fields = Vec::new();
+        for _ in 0..4 {
+            let length = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
+            fields.push(&rest[2..2 + length]);
+            rest = &rest[2 + length..];
+        }
+        if fields[2] == b"MIT-MAGIC-COOKIE-1" {
+            return fields[3].to_vec();
+        }
+    }
+    panic!("no MIT-MAGIC-COOKIE-1 in the XAUTHORITY file")
 }

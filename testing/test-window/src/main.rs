@@ -27,11 +27,14 @@ fn main() {
         .get(3)
         .and_then(|hex| u32::from_str_radix(hex, 16).ok())
         .unwrap_or(0x3366cc);
-    let display = std::env::var("DISPLAY").unwrap_or_else(|_| {
+    if std::env::var_os("DISPLAY").is_none() {
         eprintln!("agentplex-test-window: DISPLAY is not set");
         std::process::exit(2);
-    });
-    let window = TestWindow::open(&display, title, number(1, 320), number(2, 240), colour);
+    }
+    let env: Vec<(String, String)> = std::env::vars()
+        .filter(|(name, _)| name == "DISPLAY" || name == "XAUTHORITY")
+        .collect();
+    let window = TestWindow::open(&env, title, number(1, 320), number(2, 240), colour);
     let mut out = std::io::stdout();
     let _ = writeln!(out, "{{\"ready\":{}}}", window.id);
     let _ = out.flush();

@@ -19,8 +19,9 @@ use agentplex_test_window::{Received, TestWindow};
 
 const BLUE: u32 = 0x3366cc;
 
-/// A started 640x480 desktop with its logs in a temporary folder.
-async fn started() -> (Desktop, tempfile::TempDir, String) {
+/// A started 640x480 desktop with its logs in a temporary folder, and the variables
+/// of a program on it.
+async fn started() -> (Desktop, tempfile::TempDir, Vec<(String, String)>) {
     for program in ["Xvfb", "openbox"] {
         assert!(
             agentplex_desktop::deps::find(program).is_some(),
@@ -38,8 +39,10 @@ async fn started() -> (Desktop, tempfile::TempDir, String) {
     assert_eq!(status.state, DesktopState::Active);
     let resolution = status.resolution.unwrap();
     assert_eq!((resolution.width, resolution.height), (640, 480));
-    let display = status.display.unwrap();
-    (desktop, dir, display)
+    assert!(status.display.is_some());
+    // What a program on the desktop gets: DISPLAY and XAUTHORITY (the cookie).
+    let env = desktop.program_env().await.unwrap();
+    (desktop, dir, env)
 }
 
 /// Waits until `done` holds of what the window received.
@@ -63,8 +66,14 @@ fn field_of(error: DesktopError) -> &'static str {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_test_window_is_seen_clicked_typed_into_moved_and_resized() {
-    let (desktop, _dir, display) = started().await;
-    let window = TestWindow::open(&display, "agentplex test window", 200, 150, BLUE);
+    let (desktop, _dir, env) = started().await;
+    // Only clients with the display's cookie connect.
+    let display = &env.iter().find(|(name, _)| name == "DISPLAY").unwrap().1;
+    assert!(
+        x11rb::connect(Some(display)).is_err(),
+        "a client without the cookie connects"
+    );
+    let window = TestWindow::open(&env, "agentplex test window", 200, 150, BLUE);
     let id = window.id.to_string();
     let deadline = Instant::now() + Duration::from_secs(5);
     let listed = loop {
@@ -311,7 +320,7 @@ async fn a_dead_x_server_is_reported_and_the_next_start_restarts_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_clipboard_goes_both_ways_with_another_program() {
-    let (desktop, _dir, display) = started().await;
+    let (desktop, _dir, _env) = started().await;
     let query = |selection| DesktopClipboardQuery { selection };
     assert_eq!(desktop.clipboard(query(None)).await.unwrap().text, "");
     let text = "copied from the API: ünïcode ✓";
@@ -329,9 +338,12 @@ async fn the_clipboard_goes_both_ways_with_another_program() {
         text
     );
     // Another program on the desktop pastes it, then copies its own.
-    let program = tokio::task::spawn_blocking(move || Clipboard::start(&display).unwrap())
-        .await
-        .unwrap();
+    let running = desktop.running().await.unwrap();
+    let (display, authority) = (running.display().to_owned(), running.authority().clone());
+    let program =
+        tokio::task::spawn_blocking(move || Clipboard::start(&display, &authority).unwrap())
+            .await
+            .unwrap();
     let program = std::sync::Arc::new(program);
     let pasting = program.clone();
     let pasted = tokio::task::spawn_blocking(move || pasting.get(DesktopSelection::Clipboard))
@@ -358,8 +370,8 @@ async fn the_clipboard_goes_both_ways_with_another_program() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_recording_plays_for_as_long_as_it_ran() {
-    let (desktop, _dir, display) = started().await;
-    let _window = TestWindow::open(&display, "recorded", 100, 100, BLUE);
+    let (desktop, _dir, env) = started().await;
+    let _window = TestWindow::open(&env, "recorded", 100, 100, BLUE);
     let started_at = Instant::now();
     let recording = desktop
         .start_recording(DesktopRecordingStartRequest { fps: Some(10) })
