@@ -75,7 +75,9 @@ export function renderPart(part: ContentPart, markdown: boolean): Child {
         part.diff ? renderDiff(part.diff) : null,
       );
     case "image":
-      return h("div", { class: "image-ref" }, "image ", h("code", null, part.path), part.mime ? ` (${part.mime})` : "");
+      return inlineImage(part.path)
+        ? h("figure", { class: "image-part" }, h("img", { src: part.path, alt: part.mime ?? "image" }))
+        : h("div", { class: "image-ref" }, "image ", h("code", null, part.path), part.mime ? ` (${part.mime})` : "");
     case "status":
       return h("div", { class: "status-part" }, h("strong", null, part.label), part.detail ? ` ${part.detail}` : "");
     default:
@@ -119,4 +121,13 @@ export function renderItem(item: UniversalItem, streamed: string, time: string):
     ),
     h("div", { class: "item-body" }, body),
   );
+}
+
+/**
+ * Whether an image part holds its image inline (a tool's screenshot): a `data:` URL of a PNG,
+ * JPEG, GIF or WebP, which the page shows (its CSP allows `data:` images). Other paths are
+ * files of the sandbox, named only.
+ */
+function inlineImage(path: string): boolean {
+  return /^data:image\/(png|jpeg|gif|webp);base64,/.test(path);
 }

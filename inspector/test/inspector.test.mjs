@@ -181,4 +181,38 @@ describe("sessions and transcripts", () => {
     assert.deepEqual(problems, []);
     await context.close();
   });
+
+  test("an image a tool returned inline is shown, an image file is named", async () => {
+    await daemon.api("POST", "/v1/sessions/pictures", { agent: "mock" });
+    for (const message of ["image", "image"]) {
+      await daemon.api("POST", "/v1/sessions/pictures/messages", { message });
+    }
+    const ended = async () =>
+      (await daemon.api("GET", "/v1/sessions/pictures/events")).events.filter((e) => e.type === "turn.ended").length;
+    while ((await ended()) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    // The mock names image files; the first is made a tool's inline screenshot (a 1x1 PNG,
+    // as agents print a desktop tool's image) on its way to the page.
+    const pixel = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+    const { context, page, problems } = await newPage(browser, daemon.base);
+    await page.route("**/v1/sessions/pictures/events?*", async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      const part = body.events
+        .flatMap((event) => event.data?.item?.content ?? [])
+        .find((part) => part.type === "image");
+      if (part) part.path = pixel;
+      await route.fulfill({ response, json: body });
+    });
+    await connect(page, daemon.base, TOKEN);
+    await page.goto(`${daemon.base}/ui/#/sessions/pictures`);
+    const transcript = page.getByTestId("transcript");
+    const shown = transcript.locator(".image-part img");
+    await shown.first().waitFor();
+    assert.equal(await shown.count(), 1);
+    assert.equal(await shown.getAttribute("src"), pixel);
+    await page.waitForFunction(() => document.querySelector(".image-part img")?.naturalWidth === 1);
+    await transcript.locator(".image-ref code", { hasText: /image\.png$/ }).first().waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
 });
