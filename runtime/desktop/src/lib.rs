@@ -326,14 +326,6 @@ impl Desktop {
                 Clipboard::start(&name, &cookie)?,
             ))
         });
-        // The bus comes up while the connections are made.
-        let bus = async {
-            match deps::find("dbus-daemon") {
-                Some(_) => Some(programs::start_session_bus(display, &self.dir).await),
-                None => None,
-            }
-        };
-        let (connected, bus) = tokio::join!(connecting, bus);
         let mut env = vec![
             ("DISPLAY".to_string(), display.to_string()),
             (
@@ -341,6 +333,17 @@ impl Desktop {
                 authority.path().display().to_string(),
             ),
         ];
+        // The window manager and the bus come up while the connections are made
+        // (openbox needs no bus: the programs it would start, we start).
+        let window_manager = started.len();
+        started.push(programs::start_window_manager(&env, &self.dir)?);
+        let bus = async {
+            match deps::find("dbus-daemon") {
+                Some(_) => Some(programs::start_session_bus(display, &self.dir).await),
+                None => None,
+            }
+        };
+        let (connected, bus) = tokio::join!(connecting, bus);
         if let Some(bus) = bus {
             let (bus, address) = bus?;
             started.push(bus);
@@ -348,7 +351,6 @@ impl Desktop {
         }
         let (screen, clipboard) =
             connected.map_err(|error| DesktopError::StartFailed(error.to_string()))??;
-        started.push(programs::start_window_manager(&env, &self.dir)?);
         let (screen, ready) = tokio::task::spawn_blocking(move || {
             let ready = screen.wait_for_window_manager();
             (screen, ready)
@@ -356,7 +358,7 @@ impl Desktop {
         .await
         .map_err(|error| DesktopError::StartFailed(error.to_string()))?;
         if !ready? {
-            let tail = started.last().map(Program::log_tail).unwrap_or_default();
+            let tail = started[window_manager].log_tail();
             return Err(DesktopError::StartFailed(format!(
                 "openbox did not come up: {tail}"
             )));
