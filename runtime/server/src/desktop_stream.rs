@@ -23,18 +23,14 @@ use futures::{SinkExt, StreamExt};
 
 use super::extract::Query;
 use super::terminal_ws::{
-    check_origin, shortened, GOING_AWAY, INVALID_PAYLOAD, NORMAL, UNSUPPORTED_DATA,
+    check_origin, shortened, Handshake, GOING_AWAY, INVALID_PAYLOAD, NORMAL, UNSUPPORTED_DATA,
 };
 use super::AppState;
 use crate::error::ApiError;
 
 /// Upgrades to the live view of the desktop.
 #[utoipa::path(get, path = "/v1/desktop/stream/ws", operation_id = "desktop_stream_ws", tag = "desktop",
-    params(DesktopStreamQuery,
-        ("Connection" = String, Header, pattern = "[Uu][Pp][Gg][Rr][Aa][Dd][Ee]", description = "Holds `upgrade` (the WebSocket handshake)"),
-        ("Upgrade" = String, Header, pattern = "^[Ww][Ee][Bb][Ss][Oo][Cc][Kk][Ee][Tt]$", description = "`websocket`"),
-        ("Sec-WebSocket-Version" = String, Header, pattern = "^13$", description = "`13`"),
-        ("Sec-WebSocket-Key" = String, Header, description = "The handshake's key (RFC 6455)")),
+    params(DesktopStreamQuery, Handshake),
     responses(
         (status = 101, description = "Switched to the WebSocket: a `ready` text frame (`DesktopStreamServerFrame`), then binary JPEG frames of the screen; JSON `DesktopStreamClientFrame`s in"),
         (status = 400, description = "Not a WebSocket handshake (checked first), or `fps`, `quality` or `scale` out of range", body = ProblemDetails),

@@ -35,16 +35,35 @@ pub(crate) const GOING_AWAY: u16 = 1001;
 pub(crate) const UNSUPPORTED_DATA: u16 = 1003;
 pub(crate) const INVALID_PAYLOAD: u16 = 1007;
 
+/// The request headers of a WebSocket handshake (RFC 6455), as the OpenAPI document
+/// lists them for each WebSocket route; axum's `WebSocketUpgrade` checks them.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(
+    dead_code,
+    reason = "read by axum's WebSocketUpgrade; here for the document"
+)]
+pub(crate) struct Handshake {
+    /// Holds `upgrade` (the WebSocket handshake)
+    #[param(rename = "Connection", pattern = "[Uu][Pp][Gg][Rr][Aa][Dd][Ee]")]
+    connection: String,
+    /// `websocket`
+    #[param(rename = "Upgrade", pattern = "^[Ww][Ee][Bb][Ss][Oo][Cc][Kk][Ee][Tt]$")]
+    upgrade: String,
+    /// `13`
+    #[param(rename = "Sec-WebSocket-Version", pattern = "^13$")]
+    version: String,
+    /// The handshake's key (RFC 6455)
+    #[param(rename = "Sec-WebSocket-Key")]
+    key: String,
+}
+
 /// The longest close reason a frame can carry, in bytes.
 const MAX_REASON: usize = 123;
 
 /// Upgrades to the terminal WebSocket of a process started with `tty`.
 #[utoipa::path(get, path = "/v1/processes/{id}/terminal/ws", tag = "processes",
-    params(("id" = String, Path, description = "Process id"), ProcessWsQuery,
-        ("Connection" = String, Header, pattern = "[Uu][Pp][Gg][Rr][Aa][Dd][Ee]", description = "Holds `upgrade` (the WebSocket handshake)"),
-        ("Upgrade" = String, Header, pattern = "^[Ww][Ee][Bb][Ss][Oo][Cc][Kk][Ee][Tt]$", description = "`websocket`"),
-        ("Sec-WebSocket-Version" = String, Header, pattern = "^13$", description = "`13`"),
-        ("Sec-WebSocket-Key" = String, Header, description = "The handshake's key (RFC 6455)")),
+    params(("id" = String, Path, description = "Process id"), ProcessWsQuery, Handshake),
     responses(
         (status = 101, description = "Switched to the WebSocket: binary frames of terminal output out (the scrollback first, after a `ready` text frame), JSON `TerminalClientFrame`s in, `TerminalServerFrame`s as text"),
         (status = 400, description = "Not a WebSocket handshake (checked first)", body = ProblemDetails),
