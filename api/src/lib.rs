@@ -14,6 +14,7 @@ mod desktop;
 mod fs;
 mod mcp;
 mod moves;
+mod policy;
 mod processes;
 mod redact;
 mod registry;
@@ -23,6 +24,7 @@ pub use desktop::*;
 pub use fs::*;
 pub use mcp::*;
 pub use moves::*;
+pub use policy::*;
 pub use processes::*;
 pub use redact::{redact_url, scrub_url, REDACTED};
 pub use registry::*;
@@ -119,7 +121,7 @@ pub struct LoadedAdapterInfo {
     pub adapter_version: String,
     /// The component file.
     pub origin: String,
-    /// The contract it was built against (`sandbox-agent:adapter@0.4.0`).
+    /// The contract it was built against (`sandbox-agent:adapter@0.5.0`).
     pub contract: String,
 }
 
@@ -264,6 +266,14 @@ pub struct CreateSessionRequest {
     /// `mcpServers` capability (400), or where the desktop cannot run (501).
     #[serde(default)]
     pub desktop: Option<bool>,
+    /// The approval policy that decides the agent's permission requests before
+    /// the client sees them (only `ask` reaches it; every decision is a
+    /// `permission.decided` event); the daemon's `--policy` when absent. A policy
+    /// that cannot be used is refused (400) naming the rule and field. Replaced
+    /// with `PUT /v1/sessions/{id}/policy`.
+    #[serde(default)]
+    #[schema(value_type = Option<ApprovalPolicy>)]
+    pub policy: Option<serde_json::Value>,
 }
 
 /// Error kinds of the API (also the codes of `urn:sandbox-agent:error:<code>`).
@@ -495,6 +505,10 @@ pub struct SessionInfo {
     /// `true` when the agent has the desktop's MCP tools (`desktop` at create).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub desktop: Option<bool>,
+    /// The approval policy the session decides permission requests with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<ApprovalPolicy>)]
+    pub policy: Option<serde_json::Value>,
 }
 
 /// Which sessions `GET /v1/sessions` lists.

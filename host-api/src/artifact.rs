@@ -35,7 +35,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::{AdapterInfo, InstallRecipe, ModelApi, Platform};
+use crate::{AdapterInfo, InstallRecipe, ModelApi, Platform, ToolKind};
 
 const MAGIC: &[u8; 8] = b"SAGTPREC";
 /// Bumped whenever the layout or the facts' shape changes (2: the head checksum
@@ -93,6 +93,11 @@ pub struct AdapterFacts {
     /// and in artifacts precompiled before it).
     #[serde(default)]
     pub model_apis: Vec<ModelApi>,
+    /// What `asks-for()` returned: the kinds of action the agent asks permission
+    /// for (none known for components before contract 0.5.0, and in artifacts
+    /// precompiled before it).
+    #[serde(default)]
+    pub asks_for: Vec<ToolKind>,
 }
 
 /// Why a blob is not a usable artifact.
@@ -388,6 +393,7 @@ mod tests {
                 key_env: vec!["ANTHROPIC_API_KEY".into()],
                 pointing: crate::ModelApiPointing::Environment,
             }],
+            asks_for: vec![ToolKind::Shell, ToolKind::Write],
         }
     }
 
@@ -399,6 +405,16 @@ mod tests {
         let read: AdapterFacts = serde_json::from_value(json).unwrap();
         assert_eq!(read.model_apis, Vec::new());
         assert_eq!(read.info, facts().info);
+    }
+
+    /// Facts kept before contract 0.5.0 have no `asks_for`: they read as none.
+    #[test]
+    fn facts_of_an_earlier_daemon_read_with_no_asks_for() {
+        let mut json = serde_json::to_value(facts()).unwrap();
+        json.as_object_mut().unwrap().remove("asks_for");
+        let read: AdapterFacts = serde_json::from_value(json).unwrap();
+        assert_eq!(read.asks_for, Vec::new());
+        assert_eq!(read.model_apis, facts().model_apis);
     }
 
     #[test]

@@ -284,5 +284,6 @@ fn facts(u: &mut Unstructured<'_>) -> Result<AdapterFacts> {
             None,
         )],
         model_apis: Vec::new(),
+        asks_for: Vec::new(),
     })
 }

@@ -117,12 +117,14 @@ impl Compiled {
         }
         let model_apis =
             self.stateless(origin, "model-apis", |guest, store| guest.model_apis(store))?;
+        let asks_for = self.stateless(origin, "asks-for", |guest, store| guest.asks_for(store))?;
         Ok(AdapterFacts {
             info,
             contract: self.contract.clone(),
             version_args,
             install_plans,
             model_apis,
+            asks_for,
         })
     }
 }

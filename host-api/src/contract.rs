@@ -57,7 +57,7 @@ pub(crate) fn exported_contract(engine: &Engine, component: &Component) -> Optio
         })
 }
 
-/// The supported contract version (`0.4.0`) that `contract`
+/// The supported contract version (`0.5.0`) that `contract`
 /// (`sandbox-agent:adapter@0.4.1`) is compatible with, by semver: the same
 /// `0.minor` (or major), any patch.
 pub(crate) fn supported_version(contract: &str) -> Option<&'static str> {
@@ -143,7 +143,7 @@ mod tests {
         );
         assert_eq!(compare_with_supported("sandbox-agent:adapter@0.1.0"), None);
         assert_eq!(
-            compare_with_supported("sandbox-agent:adapter@0.5.0"),
+            compare_with_supported("sandbox-agent:adapter@0.6.0"),
             Some(Ordering::Greater)
         );
         assert_eq!(
@@ -162,7 +162,11 @@ mod tests {
             supported_version("sandbox-agent:adapter@0.4.2"),
             Some("0.4.0")
         );
-        assert_eq!(supported_version("sandbox-agent:adapter@0.5.0"), None);
+        assert_eq!(
+            supported_version("sandbox-agent:adapter@0.5.0"),
+            Some("0.5.0")
+        );
+        assert_eq!(supported_version("sandbox-agent:adapter@0.6.0"), None);
         assert_eq!(compare_with_supported("sandbox-agent:adapter@x"), None);
         assert_eq!(version_of("p@1.2.3-rc.1"), Some([1, 2, 3]));
         assert_eq!(version_of("p@1.2"), None);

@@ -1,10 +1,10 @@
-//! A linked adapter component of any supported contract, called with the 0.4.0
+//! A linked adapter component of any supported contract, called with the 0.5.0
 //! contract's values: the one place that knows which contract a component speaks.
 
 use wasmtime::component::{Component, InstancePre, Linker, ResourceAny};
 use wasmtime::{Engine, Store};
 
-use crate::bindings::{actions, guest as api, v0_1, v0_2, v0_3, v0_4};
+use crate::bindings::{actions, guest as api, v0_1, v0_2, v0_3, v0_4, v0_5};
 use crate::limits::InstanceData;
 use crate::Input;
 
@@ -19,6 +19,7 @@ pub(crate) enum GuestPre {
     V0_2(v0_2::AdapterComponentPre<Data>),
     V0_3(v0_3::AdapterComponentPre<Data>),
     V0_4(v0_4::AdapterComponentPre<Data>),
+    V0_5(v0_5::AdapterComponentPre<Data>),
 }
 
 /// One instance of an adapter component.
@@ -27,6 +28,7 @@ pub(crate) enum Guest {
     V0_2(v0_2::AdapterComponent),
     V0_3(v0_3::AdapterComponent),
     V0_4(v0_4::AdapterComponent),
+    V0_5(v0_5::AdapterComponent),
 }
 
 /// Why a component of a contract before 0.3.0 cannot move its agent's session.
@@ -38,7 +40,7 @@ pub(crate) type GuestActions = Result<Vec<actions::Action>, String>;
 
 impl GuestPre {
     /// Links `component` as the contract `version` it exports (`0.1.0`, `0.2.0`,
-    /// `0.3.0`, `0.4.0`): the host's imports are defined, every other import (WASI)
+    /// `0.3.0`, `0.4.0`, `0.5.0`): the host's imports are defined, every other import (WASI)
     /// traps.
     pub(crate) fn link(
         engine: &Engine,
@@ -52,7 +54,8 @@ impl GuestPre {
             "1" => {}
             "2" => v0_2::host::add_to_linker::<_, Own>(&mut linker, |data| data)?,
             "3" => v0_3::host::add_to_linker::<_, Own>(&mut linker, |data| data)?,
-            _ => v0_4::host::add_to_linker::<_, Own>(&mut linker, |data| data)?,
+            "4" => v0_4::host::add_to_linker::<_, Own>(&mut linker, |data| data)?,
+            _ => v0_5::host::add_to_linker::<_, Own>(&mut linker, |data| data)?,
         }
         // Guests built for wasm32-wasip2 import WASI even when they never use it;
         // those imports are satisfied with functions that trap: nothing is granted.
@@ -62,7 +65,8 @@ impl GuestPre {
             "1" => Self::V0_1(v0_1::AdapterComponentPre::new(pre)?),
             "2" => Self::V0_2(v0_2::AdapterComponentPre::new(pre)?),
             "3" => Self::V0_3(v0_3::AdapterComponentPre::new(pre)?),
-            _ => Self::V0_4(v0_4::AdapterComponentPre::new(pre)?),
+            "4" => Self::V0_4(v0_4::AdapterComponentPre::new(pre)?),
+            _ => Self::V0_5(v0_5::AdapterComponentPre::new(pre)?),
         })
     }
 
@@ -73,20 +77,25 @@ impl GuestPre {
             Self::V0_2(pre) => Guest::V0_2(pre.instantiate(store)?),
             Self::V0_3(pre) => Guest::V0_3(pre.instantiate(store)?),
             Self::V0_4(pre) => Guest::V0_4(pre.instantiate(store)?),
+            Self::V0_5(pre) => Guest::V0_5(pre.instantiate(store)?),
         })
     }
 }
 
-/// Calls the same export on any contract's bindings: `$new` for a 0.4.0 component,
-/// `$mid` for a 0.3.0 or 0.2.0 one (the same code, on each one's types) and `$old`
+/// Calls the same export on any contract's bindings: `$new` for a 0.5.0 component,
+/// `$mid` for a 0.4.0, 0.3.0 or 0.2.0 one (the same code, on each one's types) and `$old`
 /// for a 0.1.0 one, each converting the arguments and the result as its contract
 /// needs.
 macro_rules! either {
     ($self:ident, $store:ident, |$g:ident| $new:expr, |$m:ident| $mid:expr, |$o:ident| $old:expr) => {
         match $self {
-            Guest::V0_4(bindings) => {
+            Guest::V0_5(bindings) => {
                 let $g = bindings.sandbox_agent_adapter_adapter();
                 $new
+            }
+            Guest::V0_4(bindings) => {
+                let $m = bindings.sandbox_agent_adapter_adapter();
+                $mid
             }
             Guest::V0_3(bindings) => {
                 let $m = bindings.sandbox_agent_adapter_adapter();
@@ -104,7 +113,7 @@ macro_rules! either {
     };
 }
 
-/// Feeds `input` to the session `$guest` of a 0.4.0, 0.3.0 or 0.2.0 component, whose
+/// Feeds `input` to the session `$guest` of a 0.5.0, 0.4.0, 0.3.0 or 0.2.0 component, whose
 /// actions are the same; `$part` and `$reply` convert a message part and a
 /// permission reply to the component's own.
 macro_rules! dispatch {
@@ -288,9 +297,13 @@ impl Guest {
         at: &api::Place,
     ) -> wasmtime::Result<Result<Vec<api::NativeSource>, String>> {
         match self {
-            Guest::V0_4(bindings) => bindings
+            Guest::V0_5(bindings) => bindings
                 .sandbox_agent_adapter_adapter()
                 .call_native_session_files(store, native_id, at),
+            Guest::V0_4(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .call_native_session_files(store, native_id, &at.clone().into())
+                .map(|files| files.map(|files| files.into_iter().map(Into::into).collect())),
             Guest::V0_3(bindings) => bindings
                 .sandbox_agent_adapter_adapter()
                 .call_native_session_files(store, native_id, &at.clone().into())
@@ -309,9 +322,19 @@ impl Guest {
         to: &api::Place,
     ) -> wasmtime::Result<Result<api::Landing, String>> {
         match self {
-            Guest::V0_4(bindings) => bindings
+            Guest::V0_5(bindings) => bindings
                 .sandbox_agent_adapter_adapter()
                 .call_move_native_file(store, path, contents, from, to),
+            Guest::V0_4(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .call_move_native_file(
+                    store,
+                    path,
+                    contents,
+                    &from.clone().into(),
+                    &to.clone().into(),
+                )
+                .map(|landing| landing.map(Into::into)),
             Guest::V0_3(bindings) => bindings
                 .sandbox_agent_adapter_adapter()
                 .call_move_native_file(
@@ -333,10 +356,41 @@ impl Guest {
         store: &mut Store<Data>,
     ) -> wasmtime::Result<Vec<api::ModelApi>> {
         match self {
-            Guest::V0_4(bindings) => bindings
+            Guest::V0_5(bindings) => bindings
                 .sandbox_agent_adapter_adapter()
                 .call_model_apis(store),
+            Guest::V0_4(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .call_model_apis(store)
+                .map(|apis| apis.into_iter().map(Into::into).collect()),
             Guest::V0_3(_) | Guest::V0_2(_) | Guest::V0_1(_) => Ok(Vec::new()),
+        }
+    }
+
+    /// The kinds of action the agent asks permission for; none known for
+    /// components of contracts before 0.5.0, whose requests the policy leaves to
+    /// the client.
+    pub(crate) fn asks_for(&self, store: &mut Store<Data>) -> wasmtime::Result<Vec<api::ToolKind>> {
+        match self {
+            Guest::V0_5(bindings) => bindings.sandbox_agent_adapter_adapter().call_asks_for(store),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// What the pending permission request `permission_id` asks for; `None` for
+    /// components of contracts before 0.5.0.
+    pub(crate) fn describe_permission(
+        &self,
+        store: &mut Store<Data>,
+        session: ResourceAny,
+        permission_id: &str,
+    ) -> wasmtime::Result<Option<api::ToolRequest>> {
+        match self {
+            Guest::V0_5(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .session()
+                .call_describe_permission(store, session, permission_id),
+            _ => Ok(None),
         }
     }
 
@@ -397,11 +451,22 @@ impl Guest {
         input: Input,
     ) -> wasmtime::Result<GuestActions> {
         match self {
-            Guest::V0_4(bindings) => {
+            Guest::V0_5(bindings) => {
                 let guest = bindings.sandbox_agent_adapter_adapter().session();
                 dispatch!(guest, store, session, input, |part| part.into(), |reply| {
                     reply.into()
                 })
+            }
+            Guest::V0_4(bindings) => {
+                let guest = bindings.sandbox_agent_adapter_adapter().session();
+                dispatch!(
+                    guest,
+                    store,
+                    session,
+                    input,
+                    |part| WitPart::from(part).into(),
+                    |reply| WitReply::from(reply).into()
+                )
             }
             Guest::V0_3(bindings) => {
                 let guest = bindings.sandbox_agent_adapter_adapter().session();

@@ -45,6 +45,7 @@ pub use types::*;
 
 /// The WIT package versions this host accepts.
 pub const SUPPORTED_CONTRACTS: &[&str] = &[
+    "sandbox-agent:adapter@0.5.0",
     "sandbox-agent:adapter@0.4.0",
     "sandbox-agent:adapter@0.3.0",
     "sandbox-agent:adapter@0.2.0",

@@ -10,7 +10,7 @@ use crate::call::call_guest;
 use crate::convert::convert_actions;
 use crate::guest::Guest;
 use crate::limits::InstanceData;
-use crate::{Action, HostError, Input, SessionConfig};
+use crate::{Action, HostError, Input, SessionConfig, ToolRequest};
 
 /// A live guest instance holding one session resource.
 struct Live {
@@ -105,6 +105,18 @@ impl AdapterSession {
             convert_actions(&self.adapter.info().id, actions).inspect_err(|_| self.live = None)?;
         self.recycle_if_grown()?;
         Ok(actions)
+    }
+
+    /// What the pending permission request `permission_id` asks for, for the
+    /// session's approval policy; `None` when the adapter cannot tell (and for
+    /// components of contracts before 0.5.0).
+    pub fn describe_permission(
+        &mut self,
+        permission_id: &str,
+    ) -> Result<Option<ToolRequest>, HostError> {
+        self.call("describe-permission", |guest, store, session| {
+            guest.describe_permission(store, session, permission_id)
+        })
     }
 
     /// The adapter's state as an opaque blob (see `restore_session`). A parked

@@ -13,6 +13,7 @@ pub use crate::bindings::guest::{
     Landing, Libc, McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer,
     McpTransport, Model, ModelApi, ModelApiFormat, ModelApiPointing, ModelEndpoint, MovedFile,
     NativeCommand, NativeSource, Os, Place, Platform, SessionConfig, Skill,
+    ApprovalPolicy, PolicyDecision, PolicyRule, ToolKind, ToolRequest,
 };
 pub use agentplex_adapter_types::{
     Action, Attachment, EmittedEvent, ExitStatus, FileWrite, HttpRequest, HttpResponse, Input,

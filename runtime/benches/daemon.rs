@@ -525,6 +525,7 @@ fn adapter_calls(table: &mut Table) {
         skills: Vec::new(),
         scratch_dir: String::new(),
         model_endpoints: Vec::new(),
+        policy: None,
     };
     let begin = Instant::now();
     let mut session = adapter

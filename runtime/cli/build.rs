@@ -38,7 +38,7 @@ fn embed_scaffold(root: &Path, out_dir: &Path) {
             root.join("testing/fuzz"),
             vec!["Cargo.toml", "src"],
         ),
-        ("WIT_FILES", root.join("wit/v0.4.0"), vec!["."]),
+        ("WIT_FILES", root.join("wit/v0.5.0"), vec!["."]),
     ];
     let mut generated = String::new();
     for (name, base, entries) in sets {

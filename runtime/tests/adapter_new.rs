@@ -71,7 +71,7 @@ fn a_new_adapter_builds_outside_the_repo_and_loads_into_a_running_daemon() {
     assert!(tested.status.success(), "{}", describe(&tested));
     let report = text(&tested.stdout);
     for line in [
-        "ok       contract: sandbox-agent:adapter@0.4.0",
+        "ok       contract: sandbox-agent:adapter@0.5.0",
         r#"ok       info: agent "echoer""#,
         "6 cases, 0 failed",
     ] {
@@ -115,7 +115,7 @@ fn a_new_adapter_builds_outside_the_repo_and_loads_into_a_running_daemon() {
     assert_eq!(loaded.len(), 1, "{reloaded}");
     assert_eq!(
         (&loaded[0]["id"], &loaded[0]["contract"]),
-        (&json!("echoer"), &json!("sandbox-agent:adapter@0.4.0")),
+        (&json!("echoer"), &json!("sandbox-agent:adapter@0.5.0")),
         "{reloaded}"
     );
     assert_eq!(reloaded["skipped"], json!([]), "{reloaded}");

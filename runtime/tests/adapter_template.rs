@@ -71,7 +71,7 @@ fn the_template_validates() {
     assert!(output.status.success(), "{}", describe(&output));
     let report = text(&output.stdout);
     assert!(
-        report.contains("ok       contract: sandbox-agent:adapter@0.4.0"),
+        report.contains("ok       contract: sandbox-agent:adapter@0.5.0"),
         "{report}"
     );
     assert!(report.contains(r#"agent "template""#), "{report}");

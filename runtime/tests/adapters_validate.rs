@@ -5,7 +5,7 @@
 //!
 //! Components "built against" another version are the mock's component with the
 //! contract's version rewritten in every interface name it imports and exports
-//! (`sandbox-agent:adapter/adapter@0.4.0` → `@0.5.0`): same-length names keep the
+//! (`sandbox-agent:adapter/adapter@0.5.0` → `@0.6.0`): same-length names keep the
 //! binary valid, and the names are all the host looks at to pick a contract.
 
 mod common;
@@ -58,7 +58,7 @@ fn mock_for_contract(version: &str) -> Vec<u8> {
     let mut bytes = mock_component();
     let rename = |interface: &str| {
         (
-            format!("sandbox-agent:adapter/{interface}@0.4.0"),
+            format!("sandbox-agent:adapter/{interface}@0.5.0"),
             format!("sandbox-agent:adapter/{interface}@{version}"),
         )
     };
@@ -133,7 +133,7 @@ fn a_good_component_passes() {
     let report = text(&output.stdout);
     for line in [
         "ok       file: a WebAssembly component",
-        "ok       contract: sandbox-agent:adapter@0.4.0 (world adapter-component), supported",
+        "ok       contract: sandbox-agent:adapter@0.5.0 (world adapter-component), supported",
         r#"ok       info: agent "mock" (Mock)"#,
         "ok       session: start, snapshot",
         "valid: mock 0.1.0 (0 warnings)",
@@ -196,7 +196,7 @@ fn a_component_of_another_world_fails_clearly() {
         &other,
         &[
             "does not export the sandbox-agent:adapter/adapter interface",
-            "sandbox-agent:adapter/adaptor@0.4.0",
+            "sandbox-agent:adapter/adaptor@0.5.0",
         ],
     );
 }
@@ -204,13 +204,13 @@ fn a_component_of_another_world_fails_clearly() {
 #[test]
 fn components_built_against_another_contract_version() {
     let dir = tempfile::tempdir().unwrap();
-    let newer = write(dir.path(), "newer.wasm", &mock_for_contract("0.5.0"));
+    let newer = write(dir.path(), "newer.wasm", &mock_for_contract("0.6.0"));
     assert_one_problem(
         &validate(&newer),
         &newer,
         &[
             "problem  contract:",
-            "built against sandbox-agent:adapter@0.5.0, a newer contract than this daemon supports",
+            "built against sandbox-agent:adapter@0.6.0, a newer contract than this daemon supports",
             "upgrade agentplex",
         ],
     );
@@ -225,13 +225,13 @@ fn components_built_against_another_contract_version() {
     );
 
     // A later patch of the same contract is semver-compatible: it is run.
-    let patch = write(dir.path(), "patch.wasm", &mock_for_contract("0.4.1"));
+    let patch = write(dir.path(), "patch.wasm", &mock_for_contract("0.5.1"));
     let output = validate(&patch);
     assert!(output.status.success(), "{}", describe(&output));
     assert!(
         text(&output.stdout).contains(
-            "ok       contract: sandbox-agent:adapter@0.4.1 (world adapter-component), \
-             run as the compatible sandbox-agent:adapter@0.4.0"
+            "ok       contract: sandbox-agent:adapter@0.5.1 (world adapter-component), \
+             run as the compatible sandbox-agent:adapter@0.5.0"
         ),
         "{}",
         describe(&output)
@@ -248,9 +248,9 @@ fn list(adapters_dir: &Path) -> Value {
 #[test]
 fn the_daemon_refuses_other_contract_versions_and_keeps_serving() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "a-newer.wasm", &mock_for_contract("0.5.0"));
+    write(dir.path(), "a-newer.wasm", &mock_for_contract("0.6.0"));
     write(dir.path(), "b-older.wasm", &mock_for_contract("0.0.9"));
-    write(dir.path(), "c-patch.wasm", &mock_for_contract("0.4.1"));
+    write(dir.path(), "c-patch.wasm", &mock_for_contract("0.5.1"));
 
     let listed = list(dir.path());
     let skipped: Vec<&str> = listed["skipped"]

@@ -1,7 +1,7 @@
 //! Components built against the 0.3.0 contract keep loading and running, moves
 //! included, and what 0.4.0 added has its 0.3 meaning for them: they name no
 //! model API, so their agents' model calls are not carried by the daemon. The
-//! builtins, built against 0.4.0, name theirs.
+//! builtins, built against a later contract, name theirs.
 //!
 //! `fixtures/contract-0.3.0/` holds the test-only `probe` adapter
 //! (testing/guests/probe) and the mock as the 0.3.0 kit built them (see the README
@@ -40,10 +40,10 @@ fn a_0_3_0_component_runs_and_names_no_model_api() {
 }
 
 #[test]
-fn builtins_built_against_0_4_0_name_their_model_apis() {
+fn builtins_name_their_model_apis() {
     let registry = builtin_registry(HostConfig::default()).unwrap();
     let mock = registry.get("mock").expect("the builtin mock");
-    assert_eq!(mock.contract(), "sandbox-agent:adapter@0.4.0");
+    assert_eq!(mock.contract(), "sandbox-agent:adapter@0.5.0");
     let apis = &mock.facts().model_apis;
     assert_eq!(apis.len(), 1, "{apis:?}");
     assert_eq!(apis[0].format, ModelApiFormat::AnthropicMessages);

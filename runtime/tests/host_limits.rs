@@ -107,8 +107,8 @@ fn a_component_for_another_contract_is_refused_clearly() {
     assert!(
         message.contains("other.wasm")
             && message.contains(
-                "sandbox-agent:adapter@0.4.0, sandbox-agent:adapter@0.3.0, sandbox-agent:adapter@0.2.0, \
-                 sandbox-agent:adapter@0.1.0"
+                "sandbox-agent:adapter@0.5.0, sandbox-agent:adapter@0.4.0, sandbox-agent:adapter@0.3.0, \
+                 sandbox-agent:adapter@0.2.0, sandbox-agent:adapter@0.1.0"
             ),
         "{message}"
     );

@@ -61,7 +61,7 @@ fn builtins_are_known_without_compiling_anything() {
             "{} has modes",
             adapter.id()
         );
-        assert_eq!(adapter.contract(), "sandbox-agent:adapter@0.4.0");
+        assert_eq!(adapter.contract(), "sandbox-agent:adapter@0.5.0");
         assert_eq!(
             adapter.facts().install_plans.len(),
             8,

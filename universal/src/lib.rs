@@ -7,8 +7,12 @@
 //! fields we added (`usage`, ...) are optional.
 
 mod budget;
+mod decision;
 mod usage;
 
+pub use decision::{
+    DecidedBy, DecidedInput, PermissionDecidedData, PermissionDecision,
+};
 pub use budget::{BudgetAction, BudgetLimit, BudgetLimits, BudgetReachedData, BudgetScope};
 pub use usage::UsageTotals;
 
@@ -89,6 +93,10 @@ pub enum UniversalEventType {
     /// A budget the session's model calls fall under was reached (always `source: daemon`).
     #[serde(rename = "budget.reached")]
     BudgetReached,
+    /// A permission request was decided under the session's approval policy:
+    /// by a rule, its default, the client or a timeout (always `source: daemon`).
+    #[serde(rename = "permission.decided")]
+    PermissionDecided,
 }
 
 impl UniversalEventType {
@@ -110,6 +118,7 @@ impl UniversalEventType {
             Self::AgentUnparsed => "agent.unparsed",
             Self::ModelUsage => "model.usage",
             Self::BudgetReached => "budget.reached",
+            Self::PermissionDecided => "permission.decided",
         }
     }
 
@@ -136,6 +145,7 @@ pub enum UniversalEventData {
     Turn(TurnEventData),
     ModelUsage(ModelUsageData),
     BudgetReached(BudgetReachedData),
+    PermissionDecided(PermissionDecidedData),
     SessionEnded(SessionEndedData),
     Item(ItemEventData),
     ItemDelta(ItemDeltaData),

@@ -209,6 +209,22 @@ fn one_of_each_type() -> Vec<(UniversalEventType, UniversalEventData)> {
                 action: BudgetAction::Refused,
             }),
         ),
+        (
+            T::PermissionDecided,
+            UniversalEventData::PermissionDecided(PermissionDecidedData {
+                permission_id: "p1".into(),
+                decision: PermissionDecision::Deny,
+                by: DecidedBy::Rule,
+                rule: Some(0),
+                tool: "shell".into(),
+                input: DecidedInput {
+                    command: Some("rm -rf /".into()),
+                    ..DecidedInput::default()
+                },
+                subject: Some("rm -rf /".into()),
+                reason: "denied by rules[0]".into(),
+            }),
+        ),
     ]
 }
 
@@ -227,6 +243,7 @@ fn variant_of(event_type: UniversalEventType) -> &'static str {
         T::AgentUnparsed => "AgentUnparsed",
         T::ModelUsage => "ModelUsage",
         T::BudgetReached => "BudgetReached",
+        T::PermissionDecided => "PermissionDecided",
     }
 }
 
@@ -235,6 +252,7 @@ fn variant_name(data: &UniversalEventData) -> &'static str {
         UniversalEventData::Turn(_) => "Turn",
         UniversalEventData::ModelUsage(_) => "ModelUsage",
         UniversalEventData::BudgetReached(_) => "BudgetReached",
+        UniversalEventData::PermissionDecided(_) => "PermissionDecided",
         UniversalEventData::SessionEnded(_) => "SessionEnded",
         UniversalEventData::Item(_) => "Item",
         UniversalEventData::ItemDelta(_) => "ItemDelta",

@@ -44,6 +44,10 @@ impl AcpAgent for Generic {
 impl Adapter for Generic {
     type Session = GenericSession;
 
+    fn asks_for() -> Vec<ToolKind> {
+        sandbox_agent_adapter_kit::acp::asks_for()
+    }
+
     /// Facts the daemon replaces per registry agent (id, name, version): what any
     /// ACP agent offers through the generic session.
     fn info() -> AdapterInfo {

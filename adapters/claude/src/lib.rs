@@ -29,6 +29,7 @@ mod launch;
 mod native;
 mod native_files;
 mod output;
+mod policy;
 mod protocol;
 mod requests;
 mod session;
@@ -65,6 +66,10 @@ impl Adapter for Claude {
     /// Claude Code's calls are Anthropic Messages; it reads its base URL from
     /// `ANTHROPIC_BASE_URL` and its key from `ANTHROPIC_API_KEY` (sent as
     /// `x-api-key`) or `ANTHROPIC_AUTH_TOKEN` (sent as a bearer token).
+    fn asks_for() -> Vec<ToolKind> {
+        policy::asks_for()
+    }
+
     fn model_apis() -> Vec<ModelApi> {
         vec![ModelApi::through_environment(
             ModelApiFormat::AnthropicMessages,

@@ -164,6 +164,18 @@ fn action_of(tool: &str, input: &Value) -> String {
     }
 }
 
+/// What the pending permission request `id` asks for.
+pub(crate) fn describe_permission(
+    pending: &std::collections::BTreeMap<String, Pending>,
+    id: &str,
+) -> Option<sandbox_agent_adapter_kit::types::ToolRequest> {
+    let pending = pending.get(id)?;
+    match &pending.kind {
+        PendingKind::Permission { tool, .. } => Some(crate::policy::request(tool, &pending.input)),
+        _ => None,
+    }
+}
+
 /// The client answered permission request `id`.
 pub(crate) fn reply_permission(
     o: &mut Out,

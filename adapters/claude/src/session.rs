@@ -145,6 +145,10 @@ impl SessionMachine for ClaudeSession {
         Ok(out.finish())
     }
 
+    fn describe_permission(&self, permission_id: &str) -> Option<ToolRequest> {
+        requests::describe_permission(&self.state.pending, permission_id)
+    }
+
     fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
         let mut out = Actions::new();
         let mut o = Output::new(&mut self.state, &mut out, Origin::Adapter);

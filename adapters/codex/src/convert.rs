@@ -5,6 +5,7 @@
 //! to emit what.
 
 use sandbox_agent_adapter_kit::native::{self, Lenient};
+use sandbox_agent_adapter_kit::tool_request;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Value};
 
@@ -39,6 +40,8 @@ pub(crate) struct ToolCall {
     pub arguments: String,
     /// A few words for a permission request (`shell: ls`).
     pub action: String,
+    /// What an approval of it asks for, for an approval policy.
+    pub request: ToolRequest,
 }
 
 /// How a tool-like item ended.
@@ -54,11 +57,12 @@ pub(crate) struct Outcome {
 
 /// What `item` becomes, from its `type`.
 pub(crate) fn kind(item: &ThreadItem) -> Kind {
-    let tool = |name: String, arguments: Value, action: String| {
+    let tool = |name: String, arguments: Value, action: String, request: ToolRequest| {
         Kind::Tool(ToolCall {
             name,
             arguments: arguments.to_string(),
             action,
+            request,
         })
     };
     match &item.kind {
@@ -69,6 +73,7 @@ pub(crate) fn kind(item: &ThreadItem) -> Kind {
             "shell".into(),
             json!({ "command": command.command, "cwd": command.cwd }),
             format!("shell: {}", display_command(command)),
+            tool_request::shell(display_command(command)),
         ),
         ItemType::FileChange { changes: list } => {
             let changes = changes(list);
@@ -81,18 +86,20 @@ pub(crate) fn kind(item: &ThreadItem) -> Kind {
                 "apply_patch".into(),
                 json!({ "changes": arguments }),
                 format!("edit: {}", paths.join(", ")),
+                tool_request::writes(paths),
             )
         }
         ItemType::McpToolCall(call) => {
             let name = format!("mcp__{}__{}", call.server, call.tool);
-            tool(name.clone(), call.arguments.clone(), name)
+            let request = tool_request::mcp(&call.server, &call.tool);
+            tool(name.clone(), call.arguments.clone(), name, request)
         }
         ItemType::DynamicToolCall(call) => {
             let name = match &call.namespace {
                 Some(namespace) => format!("{namespace}.{}", call.tool),
                 None => call.tool.clone(),
             };
-            tool(name.clone(), call.arguments.clone(), name)
+            tool(name.clone(), call.arguments.clone(), name, tool_request::other())
         }
         ItemType::CollabAgentToolCall(call) => {
             let name = call.tool.clone();
@@ -101,22 +108,25 @@ pub(crate) fn kind(item: &ThreadItem) -> Kind {
                 "receiverThreadIds": call.receiver_thread_ids,
                 "model": call.model,
             });
-            tool(name.clone(), arguments, name)
+            tool(name.clone(), arguments, name, tool_request::other())
         }
         ItemType::WebSearch { query, action, .. } => tool(
             "web_search".into(),
             json!({ "query": query, "action": action }),
             format!("web search: {}", query.as_str().unwrap_or_default()),
+            tool_request::fetch(),
         ),
         ItemType::ImageView { path } => tool(
             "view_image".into(),
             json!({ "path": path }),
             format!("view image: {}", path.as_str().unwrap_or_default()),
+            tool_request::read(path.as_str().unwrap_or_default()),
         ),
         ItemType::ImageGeneration { revised_prompt, .. } => tool(
             "image_generation".into(),
             json!({ "revisedPrompt": revised_prompt }),
             "image generation".into(),
+            tool_request::other(),
         ),
         ItemType::ContextCompaction => Kind::Status("context compacted".into()),
         ItemType::EnteredReviewMode(_) => Kind::Status("review started".into()),

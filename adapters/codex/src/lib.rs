@@ -87,6 +87,13 @@ impl Adapter for Codex {
             .with_credentials(credentials::variables(), credentials::LOCATION_ENV)
     }
 
+    /// Codex asks before commands and patches (approval policy `on-request` in the
+    /// sandbox) and for more sandbox access (`other`); its MCP tools, web searches
+    /// and reads run unasked.
+    fn asks_for() -> Vec<ToolKind> {
+        vec![ToolKind::Shell, ToolKind::Write, ToolKind::Other]
+    }
+
     /// OpenAI Responses, which the adapter points per thread at the daemon's
     /// endpoint (`gateway`).
     fn model_apis() -> Vec<ModelApi> {

@@ -3,6 +3,7 @@
 //! JSON-RPC responses Codex waits for.
 
 use sandbox_agent_adapter_kit::native;
+use sandbox_agent_adapter_kit::tool_request;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -35,11 +36,13 @@ pub(crate) fn handle(
 ) -> Handling {
     let metadata = Some(params.to_string());
     let approval: ApprovalParams = native::read(params);
+    let request = approval_request(method, &approval, turn);
     let ask = |id: String, ask: Ask, event: EmittedEvent| Handling::Ask {
         id,
         pending: Pending {
             rpc_id: rpc_id.clone(),
             ask,
+            request,
         },
         event,
     };
@@ -94,6 +97,46 @@ pub(crate) fn handle(
             &format!("{method} is not supported by sandbox-agent"),
         )),
     }
+}
+
+/// What an approval asks for, for an approval policy: the command line Codex would
+/// run (without the login shell it wraps every command in), the files a patch
+/// changes (from its `fileChange` item), or more sandbox access (`other`).
+fn approval_request(
+    method: &str,
+    params: &ApprovalParams,
+    turn: Option<&TurnState>,
+) -> Option<ToolRequest> {
+    match method {
+        "item/commandExecution/requestApproval" => {
+            let argv = params.proposed_execpolicy_amendment.as_deref();
+            let line = match argv {
+                Some([shell, flag, line]) if is_shell(shell) && matches!(flag.as_str(), "-c" | "-lc") => {
+                    line.clone()
+                }
+                _ => params.command.clone(),
+            };
+            Some(tool_request::shell(line))
+        }
+        "item/fileChange/requestApproval" => {
+            let open = turn.and_then(|turn| turn.items.get(&params.item_id));
+            match open.map(|open| &open.shape) {
+                Some(Shape::Tool {
+                    request: Some(request),
+                    ..
+                }) => Some(request.clone()),
+                _ => Some(tool_request::writes(Vec::<String>::new())),
+            }
+        }
+        "item/permissions/requestApproval" => Some(tool_request::other()),
+        _ => None,
+    }
+}
+
+/// Whether `program` is a shell whose `-c` argument is a command line.
+fn is_shell(program: &str) -> bool {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    matches!(name, "sh" | "bash" | "zsh" | "dash")
 }
 
 /// A few words on what an approval allows: the command, or the files a patch changes
@@ -203,5 +246,40 @@ pub(crate) fn rejected(pending: &Pending) -> EmittedEvent {
             event::permission_resolved(permission.resolved(PermissionReply::Reject))
         }
         Ask::Question { question, .. } => event::question_resolved(question.rejected()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn described(method: &str, params: Value) -> Option<ToolRequest> {
+        match handle(json!(0), method, &params, None, |prefix| format!("{prefix}_1")) {
+            Handling::Ask { pending, .. } => pending.request,
+            Handling::Refuse(_) => None,
+        }
+    }
+
+    #[test]
+    fn approvals_describe_what_they_ask_for() {
+        // As Codex 0.169 sends it (captures/codex/appserver-approval-accept.jsonl).
+        let exec = json!({"itemId": "call_1", "command": "/bin/bash -lc 'echo hello > hello.txt'",
+            "proposedExecpolicyAmendment": ["/bin/bash", "-lc", "echo hello > hello.txt"]});
+        assert_eq!(
+            described("item/commandExecution/requestApproval", exec),
+            Some(tool_request::shell("echo hello > hello.txt"))
+        );
+        let bare = json!({"itemId": "call_1", "command": "ls -la"});
+        assert_eq!(
+            described("item/commandExecution/requestApproval", bare),
+            Some(tool_request::shell("ls -la"))
+        );
+        let more = json!({"itemId": "call_1", "reason": "network"});
+        assert_eq!(
+            described("item/permissions/requestApproval", more),
+            Some(tool_request::other())
+        );
+        let question = json!({"questions": [{"id": "q", "question": "?"}]});
+        assert_eq!(described("item/tool/requestUserInput", question), None);
     }
 }

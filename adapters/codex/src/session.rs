@@ -17,7 +17,7 @@ use crate::native::{
 };
 use crate::requests::{self, Handling};
 use crate::settings;
-use crate::state::{Call, Link, State, TurnState};
+use crate::state::{Ask, Call, Link, State, TurnState};
 use crate::RPC;
 use sandbox_agent_adapter_kit::jsonrpc::{self, Message, RpcError};
 
@@ -494,6 +494,14 @@ impl SessionMachine for CodexSession {
         let mut out = Actions::new();
         out.write_line(PROCESS, &line).emit(event);
         Ok(out.finish())
+    }
+
+    fn describe_permission(&self, permission_id: &str) -> Option<ToolRequest> {
+        let pending = self.state.requests.get(permission_id)?;
+        match pending.ask {
+            Ask::Approval(_) | Ask::Permissions { .. } => pending.request.clone(),
+            Ask::Question { .. } => None,
+        }
     }
 
     /// Answers (`Some`) or rejects (`None`) a pending question.

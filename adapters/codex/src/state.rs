@@ -129,6 +129,10 @@ pub(crate) enum Shape {
         call_item: String,
         call_id: String,
         action: String,
+        /// What an approval of it asks for, for an approval policy (kept since
+        /// contract 0.5.0; absent in older snapshots).
+        #[serde(default)]
+        request: Option<ToolRequest>,
     },
     /// A status notice (review mode, compaction...) with its label; `None` for an
     /// item type the adapter does not know (shown as JSON).
@@ -142,6 +146,10 @@ pub(crate) struct Pending {
     pub rpc_id: Value,
     /// What is asked.
     pub ask: Ask,
+    /// What an approval asks for, for an approval policy (absent for questions,
+    /// and in snapshots from before contract 0.5.0).
+    #[serde(default)]
+    pub request: Option<ToolRequest>,
 }
 
 /// What a pending server request asks.

@@ -132,6 +132,7 @@ impl State {
                             call_item,
                             call_id: native_id,
                             action: call.action,
+                            request: Some(call.request),
                         },
                         text: String::new(),
                     },

@@ -101,6 +101,7 @@ impl Host {
             skills: Vec::new(),
             scratch_dir: String::new(),
             model_endpoints: Vec::new(),
+            policy: None,
         }
     }
 

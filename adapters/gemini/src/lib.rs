@@ -74,6 +74,10 @@ impl Adapter for Gemini {
     /// Gemini CLI's calls (with an API key) are Google's Gemini API; it reads its
     /// base URL from `GOOGLE_GEMINI_BASE_URL` and its key from `GEMINI_API_KEY` or
     /// `GOOGLE_API_KEY`. A Google login or Vertex AI is not carried.
+    fn asks_for() -> Vec<ToolKind> {
+        acp::asks_for()
+    }
+
     fn model_apis() -> Vec<ModelApi> {
         vec![ModelApi::through_environment(
             ModelApiFormat::Gemini,

@@ -352,6 +352,7 @@ mod tests {
             skills: Vec::new(),
             scratch_dir: String::new(),
             model_endpoints: Vec::new(),
+            policy: None,
         };
         let endpoint = |format, provider: &str| ModelEndpoint {
             format,

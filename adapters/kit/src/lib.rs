@@ -122,6 +122,7 @@ pub mod snapshot;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod text;
+pub mod tool_request;
 pub mod transcript;
 pub mod types;
 

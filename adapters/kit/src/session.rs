@@ -18,7 +18,7 @@ use crate::text::raw_json;
 use crate::types::{
     Action, AdapterInfo, CredentialRead, ExitStatus, Guest, GuestSession, HttpResponse,
     InstallRecipe, Landing, MessagePart, ModelApi, NativeSource, PermissionReply, Place, Platform,
-    Session, SessionConfig, SseEvent,
+    Session, SessionConfig, SseEvent, ToolKind, ToolRequest,
 };
 use crate::Actions;
 
@@ -70,6 +70,13 @@ pub trait Adapter: 'static {
     /// [`crate::model_api`]): the daemon can then carry and meter them. None (the
     /// default): the agent's calls go where it sends them.
     fn model_apis() -> Vec<ModelApi> {
+        Vec::new()
+    }
+
+    /// The kinds of action the agent asks permission for before it acts (WIT
+    /// `asks-for`): an approval policy can decide those, and only those. None (the
+    /// default): the host knows of none, and says the policy cannot stop anything.
+    fn asks_for() -> Vec<ToolKind> {
         Vec::new()
     }
 
@@ -183,6 +190,14 @@ pub trait SessionMachine: Sized + 'static {
     fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {
         let _ = answers;
         Err(format!("unknown question id: {question_id}"))
+    }
+
+    /// What the pending permission request `permission_id` asks for, for the
+    /// session's approval policy (WIT `describe-permission`). `None` (the default):
+    /// the adapter cannot tell, and the request goes to the client.
+    fn describe_permission(&self, permission_id: &str) -> Option<ToolRequest> {
+        let _ = permission_id;
+        None
     }
 
     /// Interrupt the running turn and keep the session; should end with `turn.ended`.
@@ -359,6 +374,10 @@ impl<S: SessionMachine> GuestSession for SessionResource<S> {
     fn snapshot(&self) -> Vec<u8> {
         self.with(|s| s.snapshot())
     }
+
+    fn describe_permission(&self, permission_id: String) -> Option<ToolRequest> {
+        self.with(|s| s.describe_permission(&permission_id))
+    }
 }
 
 impl<A: Adapter> Guest for A {
@@ -402,6 +421,10 @@ impl<A: Adapter> Guest for A {
 
     fn model_apis() -> Vec<ModelApi> {
         A::model_apis()
+    }
+
+    fn asks_for() -> Vec<ToolKind> {
+        A::asks_for()
     }
 
     fn native_session_files(

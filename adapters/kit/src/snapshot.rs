@@ -108,6 +108,7 @@ pub fn decode<T: DeserializeOwned>(version: u32, bytes: &[u8]) -> Result<T, Stri
 /// #     env: Vec::new(), resume_native_session_id: None,
 /// #     mcp_servers: Vec::new(), skills: Vec::new(), scratch_dir: String::new(),
 /// #     model_endpoints: Vec::new(),
+/// #     policy: None,
 /// # };
 /// let mut session = Counting::new(config.clone());
 /// session.send_message(Vec::new());

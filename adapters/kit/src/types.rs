@@ -11,7 +11,8 @@ pub use crate::bindings::exports::sandbox_agent::adapter::adapter::{
     InstallRecipe, InstallSource, Landing, Libc, McpAuth, McpLocal, McpOauth, McpRemote,
     McpRemoteTransport, McpServer, McpTransport, MessagePart, Model, ModelApi, ModelApiFormat,
     ModelApiPointing, ModelEndpoint, MovedFile, NativeCommand, NativeSource, Os, PermissionReply,
-    Place, Platform, SessionConfig, Skill,
+    Place, Platform, SessionConfig, Skill, ApprovalPolicy, PolicyDecision, PolicyRule, ToolKind,
+    ToolRequest,
 };
 pub use crate::bindings::sandbox_agent::adapter::actions::{
     Action, ExitStatus, FileWrite, HttpRequest, HttpResponse, SpawnRequest, SseEvent, SseRequest,

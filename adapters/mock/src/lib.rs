@@ -41,6 +41,11 @@ impl Adapter for Mock {
     const NATIVE_SESSIONS: Option<NativeSessions> =
         Some(NativeSessions::in_files(|_, _| Vec::new()));
 
+    /// The mock asks before its `shell` commands and file changes.
+    fn asks_for() -> Vec<ToolKind> {
+        vec![ToolKind::Shell, ToolKind::Write]
+    }
+
     /// The mock makes no model call of its own; its `shell` turns can, through
     /// `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY`, which is how a client tests
     /// what the daemon carries and meters.

@@ -7,6 +7,7 @@
 
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::snapshot::Snapshotted;
+use sandbox_agent_adapter_kit::tool_request;
 
 use crate::commands::{self, Ctx, Flow};
 use crate::state::{RunningTurn, State, TurnInfo, Waiting};
@@ -189,6 +190,26 @@ impl SessionMachine for MockSession {
             out.emit(event::turn_started(Turn::with_id(info.id.clone())))
                 .emit_all(event::user_message(self.state.ids.next("itm"), &parts));
             self.continue_turn(info, out, |cx| commands::run(cx, &parts));
+        })
+    }
+
+    /// From the request's metadata: `{"tool": "bash", "command"}` is a command,
+    /// `{"tool": "edit", "path"}` a file change.
+    fn describe_permission(&self, permission_id: &str) -> Option<ToolRequest> {
+        let waiting = match &self.state.turn {
+            Some(RunningTurn {
+                waiting: Waiting::Permission { permission, .. },
+                ..
+            }) if permission.permission_id == permission_id => Some(permission),
+            _ => None,
+        };
+        let permission = waiting.or_else(|| self.state.detached_permissions.get(permission_id))?;
+        let metadata: serde_json::Value = serde_json::from_str(permission.metadata.as_deref()?).ok()?;
+        let text = |key: &str| metadata.get(key).and_then(serde_json::Value::as_str);
+        Some(match (text("tool"), text("command"), text("path")) {
+            (Some("bash"), Some(command), _) => tool_request::shell(command),
+            (Some("edit"), _, Some(path)) => tool_request::write(path),
+            _ => tool_request::other(),
         })
     }
 

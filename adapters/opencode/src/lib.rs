@@ -46,6 +46,7 @@ mod gateway;
 pub mod install;
 mod moves;
 mod native;
+mod policy;
 mod providers;
 mod session;
 mod state;
@@ -91,6 +92,10 @@ impl Adapter for OpenCode {
 
     /// Anthropic Messages, OpenAI Responses, Chat Completions (OpenRouter) and
     /// Gemini, each pointed by the adapter in the session's config file (`gateway`).
+    fn asks_for() -> Vec<ToolKind> {
+        policy::asks_for()
+    }
+
     fn model_apis() -> Vec<ModelApi> {
         gateway::model_apis()
     }

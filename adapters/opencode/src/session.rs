@@ -414,6 +414,12 @@ impl SessionMachine for OpenCodeSession {
         Ok(out.finish())
     }
 
+    fn describe_permission(&self, permission_id: &str) -> Option<ToolRequest> {
+        let permission = self.state.permissions.get(permission_id)?;
+        let properties = serde_json::from_str(permission.metadata.as_deref()?).ok()?;
+        Some(crate::policy::request(&properties))
+    }
+
     fn reply_question(&mut self, question_id: String, answers: Answers) -> ReplyResult {
         let Some(question) = self.state.questions.remove(&question_id) else {
             return Err(format!("unknown question id: {question_id}"));

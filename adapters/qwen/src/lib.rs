@@ -86,6 +86,10 @@ impl Adapter for Qwen {
     /// Qwen Code's calls (with an API key) are OpenAI Chat Completions; it reads
     /// its base URL from `OPENAI_BASE_URL` and its key from `OPENAI_API_KEY`. A
     /// Qwen login is not carried.
+    fn asks_for() -> Vec<ToolKind> {
+        acp::asks_for()
+    }
+
     fn model_apis() -> Vec<ModelApi> {
         vec![ModelApi::through_environment(
             ModelApiFormat::OpenaiChatCompletions,

@@ -21,6 +21,7 @@ fn started() -> TemplateSession {
         skills: Vec::new(),
         scratch_dir: String::new(),
         model_endpoints: Vec::new(),
+        policy: None,
     });
     assert_eq!(
         render(&session.start()),
@@ -188,6 +189,7 @@ impl TemplateSession {
             skills: Vec::new(),
             scratch_dir: String::new(),
             model_endpoints: Vec::new(),
+            policy: None,
         }
     }
 }

@@ -1,10 +1,10 @@
 //! The session vocabulary's plain types (`agentplex_adapter_types`) converted to
-//! and from the 0.4.0 contract's generated ones: inputs on their way into a guest,
+//! and from the 0.5.0 contract's generated ones: inputs on their way into a guest,
 //! actions on their way out.
 
 use agentplex_adapter_types as plain;
 
-use super::v0_4::{actions as wit, guest};
+use super::v0_5::{actions as wit, guest};
 
 use guest::{MessagePart as WitPart, PermissionReply as WitReply};
 use plain::{MessagePart as PlainPart, PermissionReply as PlainReply};

@@ -1,6 +1,6 @@
-//! The 0.1.0 contract (`wit/v0.1.0`), and its values converted to and from 0.4.0's
-//! so the rest of the host speaks 0.4.0 only. Events are the same in both, so
-//! 0.1.0 components use 0.4.0's event types directly.
+//! The 0.1.0 contract (`wit/v0.1.0`), and its values converted to and from 0.5.0's
+//! so the rest of the host speaks 0.5.0 only. Events are the same in both, so
+//! 0.1.0 components use 0.5.0's event types directly.
 //!
 //! What 0.1.0 lacks gets its 0.1 meaning: capabilities come from the record of
 //! booleans, a credential variable's provider (its first word) and kind from its
@@ -12,14 +12,14 @@ wasmtime::component::bindgen!({
     path: "../wit/v0.1.0",
     world: "adapter-component",
     with: {
-        "sandbox-agent:adapter/events@0.1.0": crate::bindings::v0_4::events,
+        "sandbox-agent:adapter/events@0.1.0": crate::bindings::v0_5::events,
     },
 });
 
 use exports::sandbox_agent::adapter::adapter as old;
 use sandbox_agent::adapter::actions as old_actions;
 
-use super::v0_4::{actions as new_actions, guest as new};
+use super::v0_5::{actions as new_actions, guest as new};
 
 use new::{
     Arch as NewArch, ArchiveKind as NewArchiveKind, Libc as NewLibc, MessagePart as NewPart,
@@ -32,7 +32,7 @@ use old::{
 };
 use old_actions::Action as OldAction;
 
-// Host to guest: 0.4.0 values given to a 0.1.0 component.
+// Host to guest: 0.5.0 values given to a 0.1.0 component.
 same_enum!(NewOs => OldOs { Linux, Macos, Windows });
 same_enum!(NewArch => OldArch { X8664, Aarch64 });
 same_enum!(NewLibc => OldLibc { Gnu, Musl });
@@ -68,7 +68,7 @@ impl From<new::SessionConfig> for old::SessionConfig {
     }
 }
 
-// Guest to host: a 0.1.0 component's answers as 0.4.0 values.
+// Guest to host: a 0.1.0 component's answers as 0.5.0 values.
 same_record!(old::AgentMode => new::AgentMode { id, name, description });
 same_record!(old::Model => new::Model { id, name, variants, default_variant });
 same_enum!(OldArchiveKind => NewArchiveKind { None, TarGz, Zip });

@@ -3,7 +3,7 @@
 //!
 //! Two targets:
 //! - the conversions between the contracts: a 0.1.0 component's actions, info and
-//!   install recipes read as 0.4.0 values, and the 0.4.0 values the host gives a
+//!   install recipes read as 0.5.0 values, and the 0.5.0 values the host gives a
 //!   0.1.0 component (platforms, message parts, replies, process exits, HTTP
 //!   responses, SSE events, session configs). Properties: no panic; every field
 //!   carried over unchanged (records and variants of the same shape print the same
@@ -51,7 +51,7 @@ struct Values {
     inputs: Inputs,
 }
 
-/// 0.4.0 values the host gives a 0.1.0 component.
+/// 0.5.0 values the host gives a 0.1.0 component.
 #[derive(Debug)]
 struct Inputs {
     platform: new::Platform,
@@ -398,6 +398,7 @@ fn inputs(u: &mut Unstructured<'_>) -> Result<Inputs> {
             skills: Vec::new(),
             scratch_dir: path(u)?,
             model_endpoints: Vec::new(),
+            policy: None,
         },
     })
 }

@@ -122,6 +122,12 @@ pub enum LocalError {
     /// The model gateway cannot be set up (`--prices`).
     #[error("{0}")]
     Gateway(#[from] agentplex_gateway::Error),
+    /// `--policy FILE` is no approval policy.
+    #[error("--policy {}: {error}", path.display())]
+    Policy {
+        path: PathBuf,
+        error: agentplex_policy::PolicyError,
+    },
     /// The daemon stopped with an error.
     #[error("{0:#}")]
     Server(anyhow::Error),

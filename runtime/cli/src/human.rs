@@ -12,7 +12,7 @@ use agentplex_client::{
     RegistryListResponse, SessionInfo,
 };
 use agentplex_universal::{
-    BudgetLimit, ContentPart, ItemKind, ItemRole, ItemStatus, PermissionStatus, QuestionStatus,
+    BudgetLimit, ContentPart, ItemKind, ItemRole, ItemStatus, PermissionDecision, PermissionStatus, QuestionStatus,
     TurnPhase, UniversalEvent, UniversalEventData, UniversalItem,
 };
 use clap::Args;
@@ -368,6 +368,17 @@ impl Transcript {
                     );
                 }
             }
+            // What the policy left to the client is asked above; the rest is said.
+            UniversalEventData::PermissionDecided(decided)
+                if decided.decision != PermissionDecision::Ask =>
+            {
+                out.push_str(&self.close());
+                let _ = writeln!(
+                    out,
+                    "  permission {}: {}",
+                    decided.permission_id, decided.reason
+                );
+            }
             UniversalEventData::Question(question) => {
                 out.push_str(&self.close());
                 if question.status == QuestionStatus::Requested {
@@ -439,7 +450,8 @@ impl Transcript {
             // A model call's usage adds up in `turn.ended`'s, printed there.
             UniversalEventData::AgentUnparsed(_)
             | UniversalEventData::SessionStarted(_)
-            | UniversalEventData::ModelUsage(_) => {}
+            | UniversalEventData::ModelUsage(_)
+            | UniversalEventData::PermissionDecided(_) => {}
         }
         out
     }

@@ -356,6 +356,11 @@ pub struct ServerArgs {
         value_parser = parse_budget_usd
     )]
     budget_usd: Option<f64>,
+    /// An approval policy (JSON, docs/policies.md) that decides the permission
+    /// requests of sessions created without one of their own; a file that does
+    /// not read stops the daemon with the line and reason.
+    #[arg(long, env = "AGENTPLEX_POLICY", value_name = "FILE")]
+    policy: Option<PathBuf>,
     /// Remove ended sessions older than an age (7d, 12h, 30m, 90s) or beyond a
     /// count (100 keeps the newest hundred) [default: keep all].
     #[arg(long, env = "AGENTPLEX_RETENTION")]
@@ -439,6 +444,7 @@ impl ServerArgs {
             retention: self.retention,
             gateway,
             budget_usd: self.budget_usd,
+            policy: self.policy.as_deref().map(read_policy).transpose()?,
             host: HostConfig {
                 memory_limit_bytes,
                 call_timeout: Duration::from_millis(self.adapter_call_timeout_ms),
@@ -450,6 +456,18 @@ impl ServerArgs {
             data_dir,
         })
     }
+}
+
+/// `--policy FILE`: an approval policy, checked.
+fn read_policy(path: &std::path::Path) -> Result<agentplex_policy::Policy, LocalError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LocalError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    agentplex_policy::Policy::from_json(&text).map_err(|error| LocalError::Policy {
+        path: path.to_owned(),
+        error,
+    })
 }
 
 /// `--budget-usd`: a number of US dollars, 0 or more.

@@ -250,6 +250,10 @@ pub struct CreateArgs {
     /// key, scroll, open, windows).
     #[arg(long)]
     desktop: bool,
+    /// An approval policy (a JSON file, docs/policies.md) deciding the agent's
+    /// permission requests before you see them.
+    #[arg(long, value_name = "FILE")]
+    policy: Option<std::path::PathBuf>,
 }
 
 impl CreateArgs {
@@ -265,6 +269,17 @@ impl CreateArgs {
                         "{}: not an MCP server map (name → config): {e}",
                         path.display()
                     ))
+                })?)
+            }
+            None => None,
+        };
+        let policy = match &self.policy {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    CliError::invalid(format!("cannot read {}: {e}", path.display()))
+                })?;
+                Some(serde_json::from_str(&text).map_err(|e| {
+                    CliError::invalid(format!("{}: not JSON: {e}", path.display()))
                 })?)
             }
             None => None,
@@ -299,6 +314,7 @@ impl CreateArgs {
                 },
             ),
             desktop: self.desktop.then_some(true),
+            policy,
         };
         Ok((self.session_id, request))
     }

@@ -40,7 +40,7 @@ const KIT_DIR: &str = "vendor/sandbox-agent-adapter-kit";
 /// Where the fuzzing driver of the kit's `testing` feature goes, beside the kit.
 const FUZZ_DIR: &str = "vendor/agentplex-fuzz";
 /// The contract the embedded kit is built against.
-const CONTRACT: &str = "v0.4.0";
+const CONTRACT: &str = "v0.5.0";
 
 /// What was written, for the CLI to report.
 #[derive(Debug)]
@@ -391,6 +391,7 @@ mod tests {{
             skills: Vec::new(),
             scratch_dir: "/tmp/scratch".into(),
             model_endpoints: Vec::new(),
+            policy: None,
         }};
         let started = render(&AcpSession::<Agent>::new(config).start());
         assert!(started[1].starts_with("spawn agent_1"), "{{started:?}}");

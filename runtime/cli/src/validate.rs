@@ -458,6 +458,7 @@ fn check_session(report: &mut Report, adapter: &Arc<LoadedAdapter>) {
         skills: Vec::new(),
         scratch_dir: String::new(),
         model_endpoints: Vec::new(),
+        policy: None,
     };
     let mut session = match adapter.new_session(config.clone()) {
         Ok(session) => session,

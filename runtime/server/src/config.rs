@@ -86,6 +86,8 @@ pub struct DaemonConfig {
     /// `--budget-usd`: the most all sessions may spend on model calls, what the
     /// stored ones spent included.
     pub budget_usd: Option<f64>,
+    /// `--policy`: the approval policy of sessions created without one.
+    pub policy: Option<agentplex_policy::Policy>,
     pub host: HostConfig,
     /// Limits of the process API (`/v1/processes`).
     pub processes: agentplex_processes::ProcessSettings,

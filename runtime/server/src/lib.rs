@@ -132,6 +132,7 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         )
         .route("/v1/sessions/{session_id}/cancel", post(routes::cancel))
         .route("/v1/sessions/{session_id}/budget", put(routes::set_budget))
+        .route("/v1/sessions/{session_id}/policy", put(routes::set_policy))
         .route(
             "/v1/sessions/{session_id}/terminate",
             post(routes::terminate),
@@ -321,7 +322,9 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
     ));
     let desktop_tools =
         agentplex_desktop_mcp::DesktopTools::start(desktop.clone(), processes.clone()).await?;
-    sessions = sessions.with_desktop_tools(desktop_tools);
+    sessions = sessions
+        .with_desktop_tools(desktop_tools)
+        .with_default_policy(config.policy.clone());
     if let Some(mut gateway) = config.gateway.clone() {
         gateway.budget = config.budget_usd.map(|usd| daemon_budget(usd, &stored));
         sessions = sessions.with_gateway(agentplex_gateway::Gateway::start(gateway).await?);

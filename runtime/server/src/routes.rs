@@ -402,6 +402,26 @@ pub async fn set_budget(
     ))
 }
 
+/// Replaces the session's approval policy: permission requests asked from now on
+/// are decided with it (those already waiting for the client stay as they are).
+/// A policy that cannot be used is refused naming the rule and field. Answers
+/// the policy as kept.
+#[utoipa::path(put, path = "/v1/sessions/{session_id}/policy", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id")),
+    request_body = ApprovalPolicy,
+    responses((status = 200, body = ApprovalPolicy), (status = 400, body = ProblemDetails),
+        (status = 404, body = ProblemDetails),
+        (status = 409, description = "The session ended", body = ProblemDetails)))]
+pub async fn set_policy(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+    Json(policy): Json<serde_json::Value>,
+) -> Result<axum::Json<serde_json::Value>> {
+    Ok(axum::Json(
+        state.sessions.set_policy(&session_id, policy).await?,
+    ))
+}
+
 /// Ends the session and kills its processes. Terminating an ended session is a no-op.
 #[utoipa::path(post, path = "/v1/sessions/{session_id}/terminate", tag = "sessions",
     params(("session_id" = String, Path, description = "Session id")),

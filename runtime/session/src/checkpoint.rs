@@ -38,6 +38,15 @@ pub struct Checkpoint {
     /// The caps on what the session's model calls may spend, once set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetLimits>,
+    /// The session's approval policy as given, when it has one (the driver
+    /// decides with it; absent from the checkpoints of older daemons). Boxed:
+    /// most sessions have none, and a checkpoint travels in every commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<Box<serde_json::Value>>,
+    /// The permission requests the policy left to the client, still waiting:
+    /// what was decided then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked: Vec<agentplex_universal::PermissionDecidedData>,
 }
 
 /// One part of a queued user message, as stored.

@@ -39,6 +39,9 @@ pub enum Command {
     Cancel,
     /// Replace the caps on what the session's model calls may spend.
     SetBudget(agentplex_universal::BudgetLimits),
+    /// Replace the session's approval policy (`None`: none; requests already
+    /// pending stay as they were).
+    SetPolicy(Option<serde_json::Value>),
     /// End the session.
     Terminate,
     /// Daemon shutdown with a durable store: stop without ending the session,

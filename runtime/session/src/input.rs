@@ -41,6 +41,13 @@ pub enum Incoming {
     /// A budget the session's model calls fall under was reached: it becomes a
     /// `budget.reached` event, and the running turn is cancelled.
     BudgetReached(BudgetReachedData),
+    /// The policy left permission request `permission_id` to the client, and it
+    /// waited past the policy's `askTimeoutSecs`: it is denied (unless answered
+    /// meanwhile).
+    AskExpired {
+        /// The request.
+        permission_id: String,
+    },
 }
 
 impl Incoming {
@@ -55,7 +62,8 @@ impl Incoming {
             | Incoming::ProcessStarted { .. }
             | Incoming::ProcessGone { .. }
             | Incoming::ModelUsage(_)
-            | Incoming::BudgetReached(_) => 0,
+            | Incoming::BudgetReached(_)
+            | Incoming::AskExpired { .. } => 0,
             Incoming::LineTooLong { head, .. } => head.len(),
         }
     }

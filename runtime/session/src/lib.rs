@@ -23,6 +23,9 @@
 
 mod checkpoint;
 mod command;
+mod decisions;
+#[cfg(test)]
+mod decisions_tests;
 mod encoded;
 mod error;
 mod events;
@@ -66,6 +69,11 @@ pub enum Effect {
     /// Give the adapter this input and hand its outcome to
     /// [`SessionCore::adapter_outcome`] before polling again.
     Feed(Input),
+    /// Decide the pending permission request of this id under the session's
+    /// approval policy (ask the adapter what it is for, the policy what it
+    /// decides) and hand the decision to [`SessionCore::permission_decided`]
+    /// before polling again. Only for sessions with a policy.
+    Decide(String),
     /// Stage an event for the next commit, as every reader will get it: in its
     /// envelope (numbered on from the transcript's last event, stamped with
     /// the time the core was given), encoded once.
@@ -194,6 +202,8 @@ pub struct SessionCore {
     steps: VecDeque<Step>,
     /// An adapter call is out: what to do with its outcome.
     feeding: Option<Then>,
+    /// The approval policy's part of the session.
+    decisions: decisions::Decisions,
 }
 
 impl SessionCore {
@@ -222,6 +232,7 @@ impl SessionCore {
             actions: VecDeque::new(),
             steps: VecDeque::new(),
             feeding: None,
+            decisions: decisions::Decisions::default(),
         }
     }
 
@@ -255,6 +266,12 @@ impl SessionCore {
         core.last_sequence = last_sequence;
         core.usage = checkpoint.usage;
         core.budget = checkpoint.budget;
+        core.decisions.policy = checkpoint.policy.as_deref().cloned();
+        core.decisions.asked = checkpoint
+            .asked
+            .iter()
+            .map(|asked| (asked.permission_id.clone(), asked.clone()))
+            .collect();
         core
     }
 
@@ -272,6 +289,8 @@ impl SessionCore {
             queued: self.queue.iter().map(Queued::stored).collect(),
             usage: self.usage,
             budget: self.budget,
+            policy: self.decisions.policy.clone().map(Box::new),
+            asked: self.decisions.asked.values().cloned().collect(),
         }
     }
 
@@ -339,13 +358,16 @@ impl SessionCore {
                 permission_id,
                 reply,
             } => match self.require_pending("permission", &permission_id) {
-                Ok(()) => Step::Feed(
-                    Input::ReplyPermission {
-                        permission_id,
-                        reply,
-                    },
-                    Then::Answer,
-                ),
+                Ok(()) => {
+                    self.client_decided(&permission_id, reply);
+                    Step::Feed(
+                        Input::ReplyPermission {
+                            permission_id,
+                            reply,
+                        },
+                        Then::Answer,
+                    )
+                }
                 Err(error) => Step::Finish(Then::Answer, Err(error)),
             },
             Command::ReplyQuestion {
@@ -371,6 +393,10 @@ impl SessionCore {
             Command::Cancel => Step::Finish(Then::Answer, Ok(())),
             Command::SetBudget(limits) => {
                 self.budget = Some(limits);
+                Step::Finish(Then::Answer, Ok(()))
+            }
+            Command::SetPolicy(policy) => {
+                self.set_policy(policy);
                 Step::Finish(Then::Answer, Ok(()))
             }
             Command::Terminate => Step::Feed(Input::Terminate, Then::Terminate),
@@ -445,6 +471,7 @@ impl SessionCore {
             }
             Incoming::ModelUsage(call) => self.meter(call),
             Incoming::BudgetReached(reached) => self.budget_reached(reached),
+            Incoming::AskExpired { permission_id } => self.ask_expired(&permission_id),
         }
     }
 
@@ -541,13 +568,16 @@ impl SessionCore {
             if let Some(effect) = self.effects.pop_front() {
                 return Some(effect);
             }
-            if self.feeding.is_some() {
-                debug_assert!(false, "polled before the adapter's outcome");
+            if self.feeding.is_some() || self.decisions.deciding {
+                debug_assert!(false, "polled before the adapter's outcome or the decision");
                 return None;
             }
             if let Some(action) = self.actions.pop_front() {
                 self.apply(action);
                 continue;
+            }
+            if let Some(decide) = self.next_to_decide() {
+                return Some(decide);
             }
             let Some(step) = self.steps.pop_front() else {
                 self.release_buffers();
@@ -661,10 +691,13 @@ impl SessionCore {
     fn append(&mut self, mut event: EmittedEvent) {
         match &mut event.data {
             UniversalEventData::Permission(p) => {
+                let id = p.permission_id.clone();
                 if event.event_type == UniversalEventType::PermissionRequested {
-                    self.pending_permissions.insert(p.permission_id.clone());
+                    self.pending_permissions.insert(id.clone());
+                    self.note_requested(&id);
                 } else {
-                    self.pending_permissions.remove(&p.permission_id);
+                    self.pending_permissions.remove(&id);
+                    self.forget_decision(&id);
                 }
             }
             UniversalEventData::Question(q) => {

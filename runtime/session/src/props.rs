@@ -157,6 +157,7 @@ impl Model {
                     self.running = true;
                 }
                 Effect::Feed(_) => {}
+                Effect::Decide(id) => unreachable!("no policy, yet {id} was to be decided"),
                 Effect::TurnStarted { ticket, after } => {
                     assert_eq!(after, self.last_sequence);
                     announced = Some(ticket);

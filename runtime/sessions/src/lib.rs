@@ -6,6 +6,7 @@
 
 mod actor;
 pub mod agents;
+mod approval;
 mod command;
 mod desktop;
 mod error;
@@ -48,6 +49,7 @@ use log::EventLog;
 pub use log::{Page, TAIL_EVENTS};
 use processes::SpawnContext;
 pub use reading::Until;
+pub use approval::read_policy;
 pub use usage::{SessionGone, UsageSink};
 
 use crate::agents::AgentCatalog;
@@ -72,6 +74,8 @@ struct SessionState {
     pub metered: bool,
     /// The caps on what its model calls may spend, once set.
     pub budget: Option<agentplex_universal::BudgetLimits>,
+    /// The approval policy it decides permission requests with, as given.
+    pub policy: Option<serde_json::Value>,
 }
 
 /// The parts of a session shared between its task and its readers.
@@ -179,6 +183,7 @@ impl Session {
         info.queued_messages = state.queued_messages;
         info.usage = usage::session_usage(&state.usage, state.metered);
         info.budget = state.budget;
+        info.policy = state.policy.clone();
         info
     }
 }
@@ -217,6 +222,7 @@ fn listed(record: &SessionRecord, status: SessionStatus, event_count: u64) -> Se
         owner_alive: None,
         usage: None,
         budget: None,
+        policy: None,
         desktop: record.desktop.then_some(true),
     }
 }
@@ -275,6 +281,8 @@ pub struct SessionManager {
     gateway: Option<Arc<agentplex_gateway::Gateway>>,
     /// The MCP server of the desktop's tools, for sessions created with `desktop`.
     desktop_tools: Option<Arc<agentplex_desktop_mcp::DesktopTools>>,
+    /// The approval policy of sessions created without one (`--policy`).
+    default_policy: Option<agentplex_policy::Policy>,
 }
 
 /// What a session's adapter and processes start with (see
@@ -328,6 +336,7 @@ impl SessionManager {
             turn_ended: std::sync::OnceLock::new(),
             gateway: None,
             desktop_tools: None,
+            default_policy: None,
         }
     }
 
@@ -410,6 +419,10 @@ impl SessionManager {
         if let Some(why) = request.budget.as_ref().and_then(|budget| budget.invalid()) {
             return Err(SessionError::InvalidRequest(why));
         }
+        let policy = match &request.policy {
+            Some(document) => Some(approval::read_policy(document)?),
+            None => self.default_policy.clone(),
+        };
         let directory = resolve_directory(request.directory.as_deref())?;
         let mcp = launch::enabled_servers(request.mcp);
         let skills = request.skills.filter(|skills| !skills.sources.is_empty());
@@ -502,7 +515,8 @@ impl SessionManager {
                 launch,
                 directory,
             )
-            .with_budget(request.budget);
+            .with_budget(request.budget)
+            .with_policy(policy);
         tokio::spawn(actor.once_recorded(recording).run(requests_rx));
         match recorded.await {
             Ok(Ok(())) => Ok(session),
@@ -566,6 +580,7 @@ impl SessionManager {
             skills,
             scratch_dir: scratch.display().to_string(),
             model_endpoints: Vec::new(),
+            policy: None,
         };
         Ok(match metering {
             Some(metering) => Launch {

@@ -13,7 +13,7 @@ fn adapters_list_shows_the_builtin_mock() {
         .unwrap_or_else(|| panic!("no mock adapter: {list}"));
     assert_eq!(mock["builtin"], true, "{mock}");
     assert_eq!(mock["defaultMode"], "build", "{mock}");
-    assert_eq!(mock["contract"], "sandbox-agent:adapter@0.4.0", "{mock}");
+    assert_eq!(mock["contract"], "sandbox-agent:adapter@0.5.0", "{mock}");
     assert!(
         mock["origin"].as_str().is_some_and(|o| o.contains("mock")),
         "{mock}"
@@ -65,7 +65,7 @@ fn adapters_inspect_describes_the_mock_component() {
         Some(false),
         "{view}"
     );
-    assert_eq!(view["contract"], "sandbox-agent:adapter@0.4.0", "{view}");
+    assert_eq!(view["contract"], "sandbox-agent:adapter@0.5.0", "{view}");
     assert_eq!(view["defaultModel"], "mock", "{view}");
     let modes: Vec<&str> = view["modes"]
         .as_array()

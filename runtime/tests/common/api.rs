@@ -60,6 +60,13 @@ impl<'a> Api<'a> {
             .expect("POST")
     }
 
+    pub fn put_json(&self, path: &str, body: Value) -> Response {
+        self.auth(self.client.put(self.daemon.url(path)))
+            .json(&body)
+            .send()
+            .expect("PUT")
+    }
+
     /// A POST of `body` as written, with a JSON content type: for bodies that are not
     /// what `post_json` would write (broken JSON, an array, whitespace).
     pub fn post_raw(&self, path: &str, body: &'static str) -> Response {

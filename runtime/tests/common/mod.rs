@@ -37,6 +37,7 @@ pub fn adapter_session_config() -> agentplex_host::SessionConfig {
         skills: Vec::new(),
         scratch_dir: String::new(),
         model_endpoints: Vec::new(),
+        policy: None,
     }
 }
 

@@ -8,6 +8,7 @@ mod common;
 
 mod acp;
 mod metering;
+mod policy;
 mod requests;
 mod transcripts;
 mod turns;

@@ -51,6 +51,7 @@ EVENT_DATA = {
     "agent.unparsed": "AgentUnparsedData",
     "model.usage": "ModelUsageData",
     "budget.reached": "BudgetReachedData",
+    "permission.decided": "PermissionDecidedData",
 }
 
 HEADER = '''"""Models of every schema of the sandbox-agent HTTP API (``docs/openapi.json``).

@@ -190,6 +190,22 @@ def test_wrong_token_is_token_invalid(client: LocalAgentplex) -> None:
     assert error.problem is not None and error.detail
 
 
+def test_approval_policies_decide_and_are_replaced(client: LocalAgentplex) -> None:
+    policy = {"rules": [{"tool": "shell", "command": "echo *", "decision": "allow"}]}
+    session = client.create_session("policy", agent="mock", policy=policy)
+    decided = [
+        (event.data.decision, event.data.by)
+        for event in session.stream("permission echo hi")
+        if isinstance(event.data, models.PermissionDecidedData)
+    ]
+    assert decided == [("allow", "rule")]
+    kept = session.set_policy({"rules": [], "default": "deny"})
+    assert kept.default == "deny"
+    with pytest.raises(InvalidRequestError) as caught:
+        session.set_policy({"rules": [{"tool": "shel", "decision": "deny"}]})
+    assert caught.value.detail is not None and "policy.rules[0].tool" in caught.value.detail
+
+
 def test_budgets_need_the_gateway(client: LocalAgentplex, binary: str, tmp_path: Path) -> None:
     plain = client.create_session("budget-plain", agent="mock")
     with pytest.raises(NotConfiguredError):

@@ -16,6 +16,7 @@ import {
 } from "./reconnect.js";
 import { parseSse, type SseMessage } from "./sse.js";
 import type {
+  ApprovalPolicy,
   BudgetLimits,
   CreateSessionResponse,
   EventOf,
@@ -419,6 +420,18 @@ export class Session {
   async setBudget(limits: BudgetLimits, options: RequestOptions = {}): Promise<BudgetLimits> {
     return transportOf(this.client).json<BudgetLimits>("PUT", `${this.#path}/budget`, {
       body: limits,
+      ...callOptions(options),
+    });
+  }
+
+  /**
+   * Replaces the session's approval policy (`PUT .../policy`): permission requests asked
+   * from now on are decided with it. A policy that cannot be used is refused
+   * (`InvalidRequestError`, naming the rule and field). Answers the policy as kept.
+   */
+  async setPolicy(policy: ApprovalPolicy, options: RequestOptions = {}): Promise<ApprovalPolicy> {
+    return transportOf(this.client).json<ApprovalPolicy>("PUT", `${this.#path}/policy`, {
+      body: policy,
       ...callOptions(options),
     });
   }

@@ -200,6 +200,10 @@ export type ModelUsageData = Schemas["ModelUsageData"];
 export type BudgetReachedData = Schemas["BudgetReachedData"];
 /** A session's caps on what its model calls may spend (`budget`). */
 export type BudgetLimits = Schemas["BudgetLimits"];
+/** Data of `permission.decided`: how a permission request was decided under the session's approval policy. */
+export type PermissionDecidedData = Schemas["PermissionDecidedData"];
+/** An approval policy (`policy` of a session, `PUT /v1/sessions/{id}/policy`). */
+export type ApprovalPolicy = Schemas["ApprovalPolicy"];
 
 /**
  * Accepts a map only when its keys are exactly the OpenAPI document's event types, so a
@@ -226,6 +230,7 @@ export type EventDataMap = EveryEventType<{
   "agent.unparsed": AgentUnparsedData;
   "model.usage": ModelUsageData;
   "budget.reached": BudgetReachedData;
+  "permission.decided": PermissionDecidedData;
 }>;
 
 /** The envelope fields every event has. */

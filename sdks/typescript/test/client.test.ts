@@ -275,6 +275,24 @@ describe("sessions", () => {
   });
 });
 
+describe("approval policies", () => {
+  it("decides before the client, records it, is replaced, and refuses what it cannot use", async () => {
+    const policy = { rules: [{ tool: "shell" as const, command: "echo *", decision: "allow" as const }] };
+    const session = await client.createSession(uniqueId("policy"), { agent: "mock", policy });
+    expect((await session.refresh()).policy).toEqual(policy);
+    const decided: string[] = [];
+    for await (const event of session.stream("permission echo hi")) {
+      if (event.type === "permission.decided") decided.push(`${event.data.decision} by ${event.data.by}`);
+    }
+    expect(decided).toEqual(["allow by rule"]);
+    const denyAll = { rules: [], default: "deny" as const };
+    expect(await session.setPolicy(denyAll)).toEqual(denyAll);
+    const refused = await failure(session.setPolicy({ rules: [{ tool: "shel" as never, decision: "deny" }] }));
+    expect(refused.code).toBe("invalid_request");
+    expect(refused.detail).toContain("policy.rules[0].tool");
+  });
+});
+
 describe("budgets", () => {
   it("caps a session's model calls through the gateway; invalid_request without it", async () => {
     const gated = await startDaemon({ env: { AGENTPLEX_GATEWAY: "1" } });

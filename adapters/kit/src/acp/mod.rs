@@ -36,6 +36,7 @@
 
 mod diff;
 mod native;
+mod policy;
 mod session;
 mod state;
 mod updates;
@@ -55,6 +56,20 @@ pub use session::AcpSession;
 /// servers in `session/new`, `error` events, cancel (`session/cancel`) and resume
 /// (`session/load`).
 pub const CAPABILITIES: Capabilities = Capabilities::SUPERVISED_AGENT;
+
+/// What an ACP agent may ask permission for (`session/request_permission`, for
+/// a tool call of any kind): commands, edits, fetches, MCP tools and the rest.
+/// Gemini CLI and Qwen Code read and search unasked.
+pub fn asks_for() -> Vec<crate::types::ToolKind> {
+    use crate::types::ToolKind;
+    vec![
+        ToolKind::Shell,
+        ToolKind::Write,
+        ToolKind::Fetch,
+        ToolKind::Mcp,
+        ToolKind::Other,
+    ]
+}
 
 /// The ACP version the session speaks.
 const PROTOCOL_VERSION: u64 = 1;

@@ -116,6 +116,12 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
         Ok(out.finish())
     }
 
+    fn describe_permission(&self, permission_id: &str) -> Option<ToolRequest> {
+        let pending = self.state.pending.get(permission_id)?;
+        let metadata: Value = serde_json::from_str(pending.permission.metadata.as_deref()?).ok()?;
+        Some(super::policy::request(&metadata["toolCall"]))
+    }
+
     fn cancel_turn(&mut self) -> Vec<Action> {
         let mut out = Actions::new();
         let Some(turn) = self.state.header.turn.as_mut() else {

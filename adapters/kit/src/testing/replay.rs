@@ -143,6 +143,7 @@ pub fn config_of(config: &Value) -> SessionConfig {
         skills: Vec::new(),
         scratch_dir: optional("scratchDir").unwrap_or_default(),
         model_endpoints: Vec::new(),
+        policy: None,
     }
 }
 

@@ -63,6 +63,7 @@ impl Harness {
             skills: Vec::new(),
             scratch_dir: String::new(),
             model_endpoints: Vec::new(),
+            policy: None,
         };
         configure(&mut config);
         let mut session = MockSession::new(config);

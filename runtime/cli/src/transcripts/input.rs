@@ -86,6 +86,7 @@ impl CreateConfig {
             skills: Vec::new(),
             scratch_dir: self.scratch_dir.unwrap_or_else(|| "/tmp/scratch".into()),
             model_endpoints: Vec::new(),
+            policy: None,
         }
     }
 }

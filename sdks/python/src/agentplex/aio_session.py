@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from typing_extensions import Unpack
@@ -24,6 +25,7 @@ from ._core import (
 )
 from .errors import AgentplexError
 from .generated.models import (
+    ApprovalPolicy,
     BudgetLimits,
     CreateSessionResponse,
     EventsResponse,
@@ -250,6 +252,22 @@ class AsyncSession(Listeners[AsyncPermissionHandler, AsyncQuestionHandler]):
         limits = BudgetLimits(maxCostUsd=max_cost_usd, maxTokens=max_tokens)
         answer = await self.client._request("PUT", f"{self._path}/budget", options, body=limits)
         return _core.parse(BudgetLimits, answer)
+
+    async def set_policy(
+        self, policy: ApprovalPolicy | dict[str, Any], **options: Unpack[CallOptions]
+    ) -> ApprovalPolicy:
+        """``PUT .../policy``: replaces the session's approval policy; permission requests
+        asked from now on are decided with it. A policy that cannot be used raises
+        ``InvalidRequestError`` naming the rule and field. Returns the policy as kept."""
+        path = f"{self._path}/policy"
+        if isinstance(policy, ApprovalPolicy):
+            answer = await self.client._request("PUT", path, options, body=policy)
+        else:
+            # As given: the daemon, not the model, says what is wrong with it.
+            content = json.dumps(policy).encode()
+            headers = [("content-type", "application/json")]
+            answer = await self.client._request("PUT", path, options, content=content, headers=headers)
+        return _core.parse(ApprovalPolicy, answer)
 
     async def terminate(self, **options: Unpack[CallOptions]) -> None:
         """``POST .../terminate``: ends the session and kills its processes."""

@@ -5,9 +5,10 @@ and returns what it produced."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from typing_extensions import Unpack
@@ -24,6 +25,7 @@ from ._core import (
 )
 from .errors import AgentplexError
 from .generated.models import (
+    ApprovalPolicy,
     BudgetLimits,
     CreateSessionResponse,
     EventsResponse,
@@ -251,6 +253,22 @@ class Session(Listeners[PermissionHandler, QuestionHandler]):
         limits = BudgetLimits(maxCostUsd=max_cost_usd, maxTokens=max_tokens)
         answer = self.client._request("PUT", f"{self._path}/budget", options, body=limits)
         return _core.parse(BudgetLimits, answer)
+
+    def set_policy(
+        self, policy: ApprovalPolicy | dict[str, Any], **options: Unpack[CallOptions]
+    ) -> ApprovalPolicy:
+        """``PUT .../policy``: replaces the session's approval policy; permission requests
+        asked from now on are decided with it. A policy that cannot be used raises
+        ``InvalidRequestError`` naming the rule and field. Returns the policy as kept."""
+        path = f"{self._path}/policy"
+        if isinstance(policy, ApprovalPolicy):
+            answer = self.client._request("PUT", path, options, body=policy)
+        else:
+            # As given: the daemon, not the model, says what is wrong with it.
+            content = json.dumps(policy).encode()
+            headers = [("content-type", "application/json")]
+            answer = self.client._request("PUT", path, options, content=content, headers=headers)
+        return _core.parse(ApprovalPolicy, answer)
 
     def terminate(self, **options: Unpack[CallOptions]) -> None:
         """``POST .../terminate``: ends the session and kills its processes."""

@@ -1343,6 +1343,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replaces the session's approval policy: permission requests asked from now on
+         *     are decided with it (those already waiting for the client stay as they are).
+         *     A policy that cannot be used is refused naming the rule and field. Answers
+         *     the policy as kept.
+         */
+        put: operations["set_policy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/questions/{question_id}/reject": {
         parameters: {
             query?: never;
@@ -1533,6 +1555,21 @@ export interface components {
             raw_hash?: string | null;
         };
         /**
+         * @description An approval policy: rules over the tool an agent asks to use, deciding
+         *     `allow`, `deny` or `ask`; deny wins over ask, ask over allow (docs/policies.md).
+         */
+        ApprovalPolicy: {
+            /**
+             * Format: uint64
+             * @description How long an `ask` waits for the client before it is denied, in seconds
+             *     (300 when absent, at most a day).
+             */
+            askTimeoutSecs?: number | null;
+            default?: null | components["schemas"]["PolicyDecision"];
+            /** @description The rules; every rule that matches a request is weighed. */
+            rules?: components["schemas"]["PolicyRule"][];
+        };
+        /**
          * @description What the daemon did as the budget was reached.
          * @enum {string}
          */
@@ -1671,6 +1708,7 @@ export interface components {
             model?: string | null;
             /** @description `default`, `plan`, `bypass` or `acceptEdits`; `default` when absent. */
             permissionMode?: string | null;
+            policy?: null | components["schemas"]["ApprovalPolicy"];
             skills?: null | components["schemas"]["SkillsConfig"];
             title?: string | null;
             variant?: string | null;
@@ -1681,6 +1719,20 @@ export interface components {
             /** @description Whether the agent started. */
             healthy: boolean;
             nativeSessionId?: string | null;
+        };
+        /**
+         * @description Who decided.
+         * @enum {string}
+         */
+        DecidedBy: "rule" | "default" | "client" | "timeout";
+        /** @description What the request asks for, as the policy saw it (the adapter's description). */
+        DecidedInput: {
+            /** @description For `shell`: the command line. */
+            command?: string | null;
+            /** @description For `mcp`: the tool, `server/tool`. */
+            mcp?: string | null;
+            /** @description For `read` and `write`: the paths, as the agent named them. */
+            paths?: string[];
         };
         /** @description Answer of a desktop action that has nothing else to say. */
         DesktopActionResponse: {
@@ -2480,7 +2532,7 @@ export interface components {
         LoadedAdapterInfo: {
             /** @description The adapter's own version. */
             adapterVersion: string;
-            /** @description The contract it was built against (`sandbox-agent:adapter@0.4.0`). */
+            /** @description The contract it was built against (`sandbox-agent:adapter@0.5.0`). */
             contract: string;
             /** @description The agent id it registers. */
             id: string;
@@ -2653,6 +2705,42 @@ export interface components {
              */
             status: number;
         };
+        /**
+         * @description Data of `permission.decided`: one decision on a permission request of a
+         *     session with an approval policy (always `source: daemon`). An `ask` is
+         *     followed by the client's decision (or the timeout's), under the same
+         *     `permission_id`.
+         */
+        PermissionDecidedData: {
+            by: components["schemas"]["DecidedBy"];
+            decision: components["schemas"]["PermissionDecision"];
+            /** @description What the tool would do. */
+            input?: components["schemas"]["DecidedInput"];
+            /** @description The request decided (as in `permission.requested`). */
+            permission_id: string;
+            /** @description Why, in words (`denied by rules[0]: shell command "rm *"`). */
+            reason: string;
+            /**
+             * Format: uint32
+             * @description With `by: rule`: the index of the deciding rule in the policy's `rules`.
+             */
+            rule?: number | null;
+            /**
+             * @description What the deciding rule matched, when it was a part of the request: one
+             *     command of a command line, or a path with its links resolved.
+             */
+            subject?: string | null;
+            /**
+             * @description The kind of tool: `shell`, `read`, `write`, `fetch`, `mcp` or `other`
+             *     (`other` when the adapter could not say).
+             */
+            tool: string;
+        };
+        /**
+         * @description What was decided of a permission request.
+         * @enum {string}
+         */
+        PermissionDecision: "allow" | "ask" | "deny";
         /** @description Data of `permission.requested` and `permission.resolved`. */
         PermissionEventData: {
             /** @description What the agent wants to do. */
@@ -2675,6 +2763,30 @@ export interface components {
          * @enum {string}
          */
         PermissionStatus: "requested" | "accept" | "accept_for_session" | "reject";
+        /**
+         * @description What a policy decides.
+         * @enum {string}
+         */
+        PolicyDecision: "allow" | "ask" | "deny";
+        /** @description One rule of an approval policy. */
+        PolicyRule: {
+            /** @description A glob on each command of a `shell` request's command line (`rm *`). */
+            command?: string | null;
+            decision: components["schemas"]["PolicyDecision"];
+            /** @description A glob on an `mcp` request's `server/tool`. */
+            mcp?: string | null;
+            /**
+             * @description A glob on a `read` or `write` request's path (relative to the session's
+             *     directory, absolute, or `~/`).
+             */
+            path?: string | null;
+            tool?: null | components["schemas"]["PolicyToolKind"];
+        };
+        /**
+         * @description The kinds of tool a policy's rules name.
+         * @enum {string}
+         */
+        PolicyToolKind: "shell" | "read" | "write" | "fetch" | "mcp" | "other";
         /** @description An RFC 7807 problem document: every error response of the API. */
         ProblemDetails: {
             agent?: string | null;
@@ -3151,6 +3263,7 @@ export interface components {
              */
             ownerAlive?: boolean | null;
             permissionMode: string;
+            policy?: null | components["schemas"]["ApprovalPolicy"];
             /**
              * Format: uint64
              * @description Messages waiting for the running turn to end.
@@ -3341,12 +3454,12 @@ export interface components {
          *     Untagged on the wire. Variants with required fields come first so that
          *     deserializing picks the right one.
          */
-        UniversalEventData: components["schemas"]["TurnEventData"] | components["schemas"]["ModelUsageData"] | components["schemas"]["BudgetReachedData"] | components["schemas"]["SessionEndedData"] | components["schemas"]["ItemEventData"] | components["schemas"]["ItemDeltaData"] | components["schemas"]["PermissionEventData"] | components["schemas"]["QuestionEventData"] | components["schemas"]["AgentUnparsedData"] | components["schemas"]["ErrorData"] | components["schemas"]["SessionStartedData"];
+        UniversalEventData: components["schemas"]["TurnEventData"] | components["schemas"]["ModelUsageData"] | components["schemas"]["BudgetReachedData"] | components["schemas"]["PermissionDecidedData"] | components["schemas"]["SessionEndedData"] | components["schemas"]["ItemEventData"] | components["schemas"]["ItemDeltaData"] | components["schemas"]["PermissionEventData"] | components["schemas"]["QuestionEventData"] | components["schemas"]["AgentUnparsedData"] | components["schemas"]["ErrorData"] | components["schemas"]["SessionStartedData"];
         /**
          * @description The event types of the universal transcript.
          * @enum {string}
          */
-        UniversalEventType: "session.started" | "session.ended" | "turn.started" | "turn.ended" | "item.started" | "item.delta" | "item.completed" | "error" | "permission.requested" | "permission.resolved" | "question.requested" | "question.resolved" | "agent.unparsed" | "model.usage" | "budget.reached";
+        UniversalEventType: "session.started" | "session.ended" | "turn.started" | "turn.ended" | "item.started" | "item.delta" | "item.completed" | "error" | "permission.requested" | "permission.resolved" | "question.requested" | "question.resolved" | "agent.unparsed" | "model.usage" | "budget.reached" | "permission.decided";
         /** @description A discrete unit of a transcript. */
         UniversalItem: {
             content: components["schemas"]["ContentPart"][];
@@ -8951,6 +9064,77 @@ export interface operations {
                 };
             };
             /** @description The session has ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    set_policy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalPolicy"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session ended */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -181,6 +181,7 @@ mod tests {
             skills: Vec::new(),
             scratch_dir: String::new(),
             model_endpoints: Vec::new(),
+            policy: None,
         };
         let mut session = <Probe as Adapter>::Session::new(config);
         render(&session.send_message(vec![MessagePart::Text(text.into())]))

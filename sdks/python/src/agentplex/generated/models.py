@@ -232,6 +232,22 @@ class AgentUnparsedData(Model):
     raw_hash: str | None = Field(default=None)
 
 
+class ApprovalPolicy(Model):
+    """An approval policy: rules over the tool an agent asks to use, deciding
+    `allow`, `deny` or `ask`; deny wins over ask, ask over allow (docs/policies.md).
+    """
+
+    ask_timeout_secs: int | None = Field(default=None, alias="askTimeoutSecs")
+    """How long an `ask` waits for the client before it is denied, in seconds
+    (300 when absent, at most a day).
+    """
+
+    default: PolicyDecision | None = Field(default=None)
+
+    rules: list[PolicyRule] | None = Field(default=None)
+    """The rules; every rule that matches a request is weighed."""
+
+
 BudgetAction = Literal["refused", "cut", "spent"]
 """What the daemon did as the budget was reached."""
 
@@ -410,6 +426,8 @@ class CreateSessionRequest(Model):
     permission_mode: str | None = Field(default=None, alias="permissionMode")
     """`default`, `plan`, `bypass` or `acceptEdits`; `default` when absent."""
 
+    policy: ApprovalPolicy | None = Field(default=None)
+
     skills: SkillsConfig | None = Field(default=None)
 
     title: str | None = Field(default=None)
@@ -426,6 +444,23 @@ class CreateSessionResponse(Model):
     """Whether the agent started."""
 
     native_session_id: str | None = Field(default=None, alias="nativeSessionId")
+
+
+DecidedBy = Literal["rule", "default", "client", "timeout"]
+"""Who decided."""
+
+
+class DecidedInput(Model):
+    """What the request asks for, as the policy saw it (the adapter's description)."""
+
+    command: str | None = Field(default=None)
+    """For `shell`: the command line."""
+
+    mcp: str | None = Field(default=None)
+    """For `mcp`: the tool, `server/tool`."""
+
+    paths: list[str] | None = Field(default=None)
+    """For `read` and `write`: the paths, as the agent named them."""
 
 
 class DesktopActionResponse(Model):
@@ -1262,7 +1297,7 @@ class LoadedAdapterInfo(Model):
     """The adapter's own version."""
 
     contract: str
-    """The contract it was built against (`sandbox-agent:adapter@0.4.0`)."""
+    """The contract it was built against (`sandbox-agent:adapter@0.5.0`)."""
 
     id: str
     """The agent id it registers."""
@@ -1460,6 +1495,44 @@ class ModelUsageData(Model):
     """The HTTP status the provider answered with."""
 
 
+class PermissionDecidedData(Model):
+    """Data of `permission.decided`: one decision on a permission request of a
+    session with an approval policy (always `source: daemon`). An `ask` is
+    followed by the client's decision (or the timeout's), under the same
+    `permission_id`.
+    """
+
+    by: DecidedBy
+
+    decision: PermissionDecision
+
+    input: DecidedInput | None = Field(default=None)
+    """What the tool would do."""
+
+    permission_id: str
+    """The request decided (as in `permission.requested`)."""
+
+    reason: str
+    """Why, in words (`denied by rules[0]: shell command "rm *"`)."""
+
+    rule: int | None = Field(default=None)
+    """With `by: rule`: the index of the deciding rule in the policy's `rules`."""
+
+    subject: str | None = Field(default=None)
+    """What the deciding rule matched, when it was a part of the request: one
+    command of a command line, or a path with its links resolved.
+    """
+
+    tool: str
+    """The kind of tool: `shell`, `read`, `write`, `fetch`, `mcp` or `other`
+    (`other` when the adapter could not say).
+    """
+
+
+PermissionDecision = Literal["allow", "ask", "deny"]
+"""What was decided of a permission request."""
+
+
 class PermissionEventData(Model):
     """Data of `permission.requested` and `permission.resolved`."""
 
@@ -1485,6 +1558,32 @@ class PermissionReplyRequest(Model):
 
 PermissionStatus = Literal["requested", "accept", "accept_for_session", "reject"]
 """State of a permission request."""
+
+PolicyDecision = Literal["allow", "ask", "deny"]
+"""What a policy decides."""
+
+
+class PolicyRule(Model):
+    """One rule of an approval policy."""
+
+    command: str | None = Field(default=None)
+    """A glob on each command of a `shell` request's command line (`rm *`)."""
+
+    decision: PolicyDecision
+
+    mcp: str | None = Field(default=None)
+    """A glob on an `mcp` request's `server/tool`."""
+
+    path: str | None = Field(default=None)
+    """A glob on a `read` or `write` request's path (relative to the session's
+    directory, absolute, or `~/`).
+    """
+
+    tool: PolicyToolKind | None = Field(default=None)
+
+
+PolicyToolKind = Literal["shell", "read", "write", "fetch", "mcp", "other"]
+"""The kinds of tool a policy's rules name."""
 
 
 class ProblemDetails(Model):
@@ -1981,6 +2080,8 @@ class SessionInfo(Model):
 
     permission_mode: str = Field(alias="permissionMode")
 
+    policy: ApprovalPolicy | None = Field(default=None)
+
     queued_messages: int = Field(alias="queuedMessages")
     """Messages waiting for the running turn to end."""
 
@@ -2222,14 +2323,14 @@ class UniversalEvent(Model):
         return value
 
 
-UniversalEventData = Union[TurnEventData, ModelUsageData, BudgetReachedData, SessionEndedData, ItemEventData, ItemDeltaData, PermissionEventData, QuestionEventData, AgentUnparsedData, ErrorData, SessionStartedData]
+UniversalEventData = Union[TurnEventData, ModelUsageData, BudgetReachedData, PermissionDecidedData, SessionEndedData, ItemEventData, ItemDeltaData, PermissionEventData, QuestionEventData, AgentUnparsedData, ErrorData, SessionStartedData]
 """The payload of an event; which variant is given by the envelope's `type`.
 
 Untagged on the wire. Variants with required fields come first so that
 deserializing picks the right one.
 """
 
-UniversalEventType = Literal["session.started", "session.ended", "turn.started", "turn.ended", "item.started", "item.delta", "item.completed", "error", "permission.requested", "permission.resolved", "question.requested", "question.resolved", "agent.unparsed", "model.usage", "budget.reached"]
+UniversalEventType = Literal["session.started", "session.ended", "turn.started", "turn.ended", "item.started", "item.delta", "item.completed", "error", "permission.requested", "permission.resolved", "question.requested", "question.resolved", "agent.unparsed", "model.usage", "budget.reached", "permission.decided"]
 """The event types of the universal transcript."""
 
 
@@ -2319,6 +2420,7 @@ EVENT_DATA_TYPES: dict[str, type[Model]] = {
     "agent.unparsed": AgentUnparsedData,
     "model.usage": ModelUsageData,
     "budget.reached": BudgetReachedData,
+    "permission.decided": PermissionDecidedData,
 }
 """The payload model of each event type (`UniversalEvent.data`)."""
 
@@ -2336,6 +2438,7 @@ __all__ = [
     "AgentModelsResponse",
     "AgentModesResponse",
     "AgentUnparsedData",
+    "ApprovalPolicy",
     "BudgetAction",
     "BudgetLimit",
     "BudgetLimits",
@@ -2352,6 +2455,8 @@ __all__ = [
     "ContentPartToolResult",
     "CreateSessionRequest",
     "CreateSessionResponse",
+    "DecidedBy",
+    "DecidedInput",
     "DesktopActionResponse",
     "DesktopClipboardResponse",
     "DesktopClipboardWriteRequest",
@@ -2444,10 +2549,15 @@ __all__ = [
     "MessageRequest",
     "Model",
     "ModelUsageData",
+    "PermissionDecidedData",
+    "PermissionDecision",
     "PermissionEventData",
     "PermissionReply",
     "PermissionReplyRequest",
     "PermissionStatus",
+    "PolicyDecision",
+    "PolicyRule",
+    "PolicyToolKind",
     "ProblemDetails",
     "ProcessConfig",
     "ProcessCreateRequest",

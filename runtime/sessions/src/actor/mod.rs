@@ -5,11 +5,10 @@
 //! events staged with the checkpoint they leave.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
-use agentplex_host::{Action, AdapterSession, Input};
+use agentplex_host::AdapterSession;
 use agentplex_universal::{UniversalEventData, UniversalEventType};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::task::AbortHandle;
@@ -30,6 +29,8 @@ use agentplex_session::{
     CarriedOn, Command, Effect, Identity, Incoming, LostTurn, Resource, SessionCore,
 };
 use agentplex_store::{Checkpoint, Commit, Store, StoreError};
+
+mod io;
 
 /// Most inputs already waiting (process output, timers, responses) handled
 /// before their events are committed together.
@@ -100,6 +101,8 @@ pub struct Actor {
     pub(crate) turn_ended: Option<UnboundedSender<String>>,
     /// The session's tokens (gateway route, desktop tools), alive as long as the task.
     held: crate::Held,
+    /// The session's approval policy and the waits of the requests it asks about.
+    approvals: crate::approval::Approvals,
 }
 
 impl Actor {
@@ -146,6 +149,7 @@ impl Actor {
             recording: None,
             turn_ended: None,
             held: crate::Held::default(),
+            approvals: crate::approval::Approvals::default(),
         }
     }
 
@@ -170,6 +174,13 @@ impl Actor {
         self
     }
 
+    /// Gives a new session its approval policy.
+    pub(crate) fn with_policy(mut self, policy: Option<agentplex_policy::Policy>) -> Self {
+        self.core.set_policy(policy.as_ref().map(|policy| policy.document().clone()));
+        self.approvals.set(policy);
+        self
+    }
+
     /// Keeps the session's tokens for as long as the task runs.
     pub(crate) fn holding(mut self, held: crate::Held) -> Self {
         self.held = held;
@@ -188,6 +199,10 @@ impl Actor {
         let last = self.shared.log.last_assigned();
         self.core = SessionCore::restore(identity, checkpoint, last);
         self.committed = checkpoint.clone();
+        self.approvals.restore(checkpoint.policy.as_deref());
+        for id in self.core.asked() {
+            self.approvals.arm(id, &self.incoming_tx);
+        }
         self
     }
 
@@ -481,6 +496,10 @@ impl Actor {
 
     /// Hands a command to the core and carries out what follows; its outcome.
     fn on_command(&mut self, command: Command) -> Result<(), SessionError> {
+        if let Command::SetPolicy(document) = &command {
+            let policy = document.as_ref().map(crate::approval::read_policy);
+            self.approvals.set(policy.transpose()?);
+        }
         self.core.command(command, now_millis());
         self.drive()
             .expect("the session core answers every command")
@@ -513,6 +532,17 @@ impl Actor {
                     self.core
                         .adapter_outcome(outcome.map_err(super::error::adapter_failure));
                 }
+                Effect::Decide(id) => {
+                    let directory = Path::new(&self.shared.record.directory);
+                    let home = self.home();
+                    let decided =
+                        self.approvals
+                            .decide(&mut self.adapter, &id, directory, home.as_deref());
+                    if decided.decision == agentplex_universal::PermissionDecision::Ask {
+                        self.approvals.arm(&id, &self.incoming_tx);
+                    }
+                    self.core.permission_decided(decided);
+                }
                 Effect::Emit(event) => self.shared.log.stage(event),
                 Effect::NativeSessionId(id) => {
                     self.shared.state.lock().unwrap().native_session_id = Some(id)
@@ -534,118 +564,6 @@ impl Actor {
                 Effect::Shutdown => self.shutdown(),
             }
             self.time_turn();
-        }
-    }
-
-    /// Carries out one of the adapter's I/O actions.
-    fn carry_out(&mut self, action: Action) {
-        match action {
-            Action::Emit(_) | Action::SetNativeSessionId(_) => {
-                unreachable!("the session core keeps events and ids itself")
-            }
-            Action::Spawn(request) => {
-                let process_id = request.process_id.clone();
-                let subscriber = Subscriber {
-                    session_id: self.shared.record.id.clone(),
-                    process_id: process_id.clone(),
-                    incoming: self.incoming_tx.clone(),
-                };
-                let spawned = match &request.share_key {
-                    Some(key) => self.shared_processes.attach_or_spawn(
-                        &self.shared.record.agent,
-                        key,
-                        &request,
-                        &self.spawn,
-                        subscriber,
-                    ),
-                    None => processes::spawn(&request, &self.spawn, subscriber),
-                };
-                match spawned {
-                    Ok(entry) => {
-                        // Never the arguments: they may hold secrets.
-                        let (program, arguments) = (&request.argv[0], request.argv.len() - 1);
-                        tracing::debug!(process = %process_id, %program, arguments, "spawned");
-                        let started = Incoming::ProcessStarted {
-                            process_id: process_id.clone(),
-                            pid: entry.pid,
-                            started: entry.started,
-                        };
-                        self.core.incoming(started, now_millis());
-                        let attached = Attached {
-                            entry,
-                            share_key: request.share_key.clone(),
-                        };
-                        if let Some(old) = self.processes.insert(process_id, attached) {
-                            // The replaced process's exit must not reach the new one's name.
-                            old.entry.unsubscribe(&self.shared.record.id);
-                            self.release(old);
-                        }
-                    }
-                    Err(error) => {
-                        let message = format!("cannot start {:?}: {error}", request.argv[0]);
-                        let input = Input::SpawnFailed {
-                            process_id,
-                            message,
-                        };
-                        let _ = self.incoming_tx.send(Incoming::Adapter(input));
-                    }
-                }
-            }
-            Action::WriteStdin(write) => {
-                if let Some(process) = self.processes.get(&write.process_id) {
-                    process.entry.write_stdin(write.data);
-                }
-            }
-            Action::CloseStdin(id) => {
-                if let Some(process) = self.processes.get(&id) {
-                    process.entry.close_stdin();
-                }
-            }
-            Action::Kill(id) => {
-                if let Some(process) = self.processes.remove(&id) {
-                    self.release(process);
-                }
-            }
-            Action::HttpRequest(request) => self.http.send(request, self.incoming_tx.clone()),
-            Action::OpenSse(request) => {
-                let id = request.stream_id.clone();
-                let task = self.http.open_sse(request, self.incoming_tx.clone());
-                if let Some(old) = self.streams.insert(id, task.abort_handle()) {
-                    old.abort();
-                }
-            }
-            Action::CloseSse(id) => {
-                if let Some(stream) = self.streams.remove(&id) {
-                    stream.abort();
-                }
-            }
-            Action::SetTimer(timer) => {
-                let incoming = self.incoming_tx.clone();
-                let timer_id = timer.timer_id.clone();
-                let task = tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_millis(timer.delay_ms.into())).await;
-                    let input = Input::Timer { timer_id };
-                    let _ = incoming.send(Incoming::Adapter(input));
-                });
-                if let Some(old) = self.timers.insert(timer.timer_id, task.abort_handle()) {
-                    old.abort();
-                }
-            }
-            Action::CancelTimer(id) => {
-                if let Some(timer) = self.timers.remove(&id) {
-                    timer.abort();
-                }
-            }
-            Action::WriteFile(file) => {
-                let scratch = Path::new(&self.adapter.config().scratch_dir);
-                if let Err(error) = super::scratch::write_file(scratch, &file) {
-                    let message = format!(
-                        "cannot write {} in the session's scratch folder: {error}",
-                        file.path
-                    );
-                    self.core.fail("scratch_write_failed", message);
-                }
-            }
         }
     }
 
@@ -759,6 +677,7 @@ impl Actor {
         for process in std::mem::take(&mut self.processes).into_values() {
             self.release(process);
         }
+        self.approvals.stop();
         for task in std::mem::take(&mut self.timers)
             .into_values()
             .chain(std::mem::take(&mut self.streams).into_values())
@@ -778,6 +697,17 @@ impl Actor {
         state.queued_messages = self.core.queued_messages() as u64;
         state.usage = *self.core.usage();
         state.budget = self.core.budget();
+        state.policy = self.core.policy().cloned();
+    }
+
+    /// The home of the session's agent, for a policy's `~/`: its `HOME`, else
+    /// the daemon's.
+    fn home(&self) -> Option<PathBuf> {
+        let env = &self.adapter.config().env;
+        env.iter()
+            .find(|(name, _)| name == "HOME")
+            .map(|(_, home)| PathBuf::from(home))
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
     }
 }
 
