@@ -344,7 +344,7 @@ fn only_fields(object: &Map<String, Value>, at: &str, known: &[&str]) -> Result<
             };
             Err(PolicyError::invalid(
                 place,
-                format!("is not a field here ({})", known.join(", ")),
+                format!("unknown field `{unknown}`, expected one of {}", known.join(", ")),
             ))
         }
     }

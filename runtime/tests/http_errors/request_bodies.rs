@@ -13,6 +13,7 @@ use super::*;
 fn body_routes() -> Vec<(&'static str, Value)> {
     vec![
         ("/v1/sessions/s/budget", json!({ "maxTokens": 1 })),
+        ("/v1/sessions/s/policy", json!({ "rules": [] })),
         ("/v1/agents/mock/install", json!({ "reinstall": true })),
         (
             "/v1/registry/mock",
@@ -61,7 +62,7 @@ fn body_routes() -> Vec<(&'static str, Value)> {
 }
 
 /// The routes of [`body_routes`] that take their body with `PUT`.
-const PUT_ROUTES: &[&str] = &["/v1/sessions/s/budget"];
+const PUT_ROUTES: &[&str] = &["/v1/sessions/s/budget", "/v1/sessions/s/policy"];
 
 /// Sends `body` to `path` of `daemon` (without a token) with the route's method.
 fn send(api: &Api, daemon: &Daemon, path: &str, body: Value) -> reqwest::blocking::Response {
