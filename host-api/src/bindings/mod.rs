@@ -165,6 +165,24 @@ macro_rules! records_since_0_2 {
     };
 }
 
+/// The conversions of the records 0.3.0 added for moving the agent's own session,
+/// alike in every contract since, between the current contract's generated types
+/// (`new`) and an earlier one's (`old`), both in scope where it is used.
+macro_rules! records_since_0_3 {
+    () => {
+        // Host to guest: the places a session moves between.
+        same_record!(new::Place => old::Place { home, directory, env });
+
+        // Guest to host: where the agent's session is, and how it lands.
+        same_record!(old::FileSearch => new::FileSearch { folder, depth, suffix });
+        same_record!(old::NativeCommand => new::NativeCommand { argv });
+        same_record!(old::CommandOutput => new::CommandOutput { name, command });
+        same_enum!(old::NativeSource => new::NativeSource (File, Search, Output));
+        same_record!(old::MovedFile => new::MovedFile { path, contents });
+        same_enum!(old::Landing => new::Landing (File, Command));
+    };
+}
+
 mod plain;
 pub(crate) mod v0_1;
 pub(crate) mod v0_2;

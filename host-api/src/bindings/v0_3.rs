@@ -25,14 +25,4 @@ use super::v0_5::guest as new;
 use guest as old;
 
 records_since_0_2!(later: [], config: []);
-
-// Host to guest: the places a session moves between.
-same_record!(new::Place => old::Place { home, directory, env });
-
-// Guest to host: where the agent's session is, and how it lands.
-same_record!(old::FileSearch => new::FileSearch { folder, depth, suffix });
-same_record!(old::NativeCommand => new::NativeCommand { argv });
-same_record!(old::CommandOutput => new::CommandOutput { name, command });
-same_enum!(old::NativeSource => new::NativeSource (File, Search, Output));
-same_record!(old::MovedFile => new::MovedFile { path, contents });
-same_enum!(old::Landing => new::Landing (File, Command));
+records_since_0_3!();

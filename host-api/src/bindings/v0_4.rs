@@ -26,22 +26,16 @@ use super::v0_5::guest as new;
 use guest as old;
 
 records_since_0_2!(later: [], config: [model_endpoints]);
+records_since_0_3!();
 
-// Host to guest: the places a session moves between, the daemon's endpoints.
-same_record!(new::Place => old::Place { home, directory, env });
+// Host to guest: the daemon's endpoints.
 impl From<new::ModelEndpoint> for old::ModelEndpoint {
     fn from(endpoint: new::ModelEndpoint) -> Self {
         same_shape(endpoint)
     }
 }
 
-// Guest to host: where the agent's session is, how it lands, its model APIs.
-same_record!(old::FileSearch => new::FileSearch { folder, depth, suffix });
-same_record!(old::NativeCommand => new::NativeCommand { argv });
-same_record!(old::CommandOutput => new::CommandOutput { name, command });
-same_enum!(old::NativeSource => new::NativeSource (File, Search, Output));
-same_record!(old::MovedFile => new::MovedFile { path, contents });
-same_enum!(old::Landing => new::Landing (File, Command));
+// Guest to host: its model APIs.
 impl From<old::ModelApi> for new::ModelApi {
     fn from(api: old::ModelApi) -> Self {
         same_shape(api)
