@@ -372,7 +372,9 @@ impl Guest {
     /// the client.
     pub(crate) fn asks_for(&self, store: &mut Store<Data>) -> wasmtime::Result<Vec<api::ToolKind>> {
         match self {
-            Guest::V0_5(bindings) => bindings.sandbox_agent_adapter_adapter().call_asks_for(store),
+            Guest::V0_5(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .call_asks_for(store),
             _ => Ok(Vec::new()),
         }
     }

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use crate::bindings::guest::{
-    AdapterInfo, AgentMode, Arch, ArchiveKind, CommandOutput, CredentialKind, CredentialRead,
-    CredentialValue, CredentialVariable, FileSearch, FoundCredential, InstallRecipe, InstallSource,
-    Landing, Libc, McpAuth, McpLocal, McpOauth, McpRemote, McpRemoteTransport, McpServer,
-    McpTransport, Model, ModelApi, ModelApiFormat, ModelApiPointing, ModelEndpoint, MovedFile,
-    NativeCommand, NativeSource, Os, Place, Platform, SessionConfig, Skill,
-    ApprovalPolicy, PolicyDecision, PolicyRule, ToolKind, ToolRequest,
+    AdapterInfo, AgentMode, ApprovalPolicy, Arch, ArchiveKind, CommandOutput, CredentialKind,
+    CredentialRead, CredentialValue, CredentialVariable, FileSearch, FoundCredential,
+    InstallRecipe, InstallSource, Landing, Libc, McpAuth, McpLocal, McpOauth, McpRemote,
+    McpRemoteTransport, McpServer, McpTransport, Model, ModelApi, ModelApiFormat, ModelApiPointing,
+    ModelEndpoint, MovedFile, NativeCommand, NativeSource, Os, Place, Platform, PolicyDecision,
+    PolicyRule, SessionConfig, Skill, ToolKind, ToolRequest,
 };
 pub use agentplex_adapter_types::{
     Action, Attachment, EmittedEvent, ExitStatus, FileWrite, HttpRequest, HttpResponse, Input,

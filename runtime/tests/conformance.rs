@@ -20,6 +20,8 @@ mod harness;
 mod metering;
 #[path = "conformance/mirror.rs"]
 mod mirror;
+#[path = "conformance/policy.rs"]
+mod policy;
 
 /// Runs a check against a fresh harness for the agent.
 fn run(agent: &str, check: impl FnOnce(&mut harness::Harness)) {
@@ -49,7 +51,7 @@ macro_rules! every_check {
             multi_turn, permission_once, permission_always, permission_reject, question,
             cancel_mid_turn, terminate, agent_crash, resume_after_exit,
             resume_after_daemon_restart, moves_to_another_sandbox, taken_over_when_its_daemon_dies,
-            include_raw, mcp_tool, skill_from_a_folder, acp_client,
+            include_raw, mcp_tool, skill_from_a_folder, acp_client, policy_decides,
         );
     )*};
 }

@@ -31,13 +31,22 @@ fn a_0_4_0_component_runs_keeps_its_model_apis_and_describes_nothing() {
         assert_eq!(adapter.facts().asks_for, Vec::new(), "{name}");
     }
     let mock = registry.load_file(&fixture("mock")).unwrap();
-    assert_eq!(mock.facts().model_apis.len(), 1, "0.4.0's model APIs come through");
+    assert_eq!(
+        mock.facts().model_apis.len(),
+        1,
+        "0.4.0's model APIs come through"
+    );
     let mut session = mock.new_session(common::adapter_session_config()).unwrap();
     session.handle(Input::Start).unwrap();
     session
-        .handle(Input::SendMessage(vec![MessagePart::Text("permission ls".into())]))
+        .handle(Input::SendMessage(vec![MessagePart::Text(
+            "permission ls".into(),
+        )]))
         .unwrap();
-    assert_eq!(session.describe_permission("mock_1_permission").unwrap(), None);
+    assert_eq!(
+        session.describe_permission("mock_1_permission").unwrap(),
+        None
+    );
 }
 
 #[test]
@@ -48,7 +57,10 @@ fn builtins_built_against_0_5_0_say_what_their_agents_ask_for() {
     assert_eq!(mock.facts().asks_for, [ToolKind::Shell, ToolKind::Write]);
     for agent in ["claude", "codex", "opencode", "gemini"] {
         let adapter = registry.get(agent).expect("a builtin");
-        assert!(adapter.facts().asks_for.contains(&ToolKind::Shell), "{agent}");
+        assert!(
+            adapter.facts().asks_for.contains(&ToolKind::Shell),
+            "{agent}"
+        );
     }
 }
 
@@ -70,7 +82,10 @@ fn a_policy_decides_a_0_4_0_mocks_requests_as_other() {
             {"tool": "other", "decision": "deny"}
         ]
     });
-    ok_json(api.post_json("/v1/sessions/old", json!({"agent": "mock", "policy": policy})));
+    ok_json(api.post_json(
+        "/v1/sessions/old",
+        json!({"agent": "mock", "policy": policy}),
+    ));
     let offset = api.last_sequence("old");
     api.send("old", "permission echo hi");
     let events = api.wait_for_type("old", offset, "turn.ended");

@@ -10,10 +10,8 @@ mod budget;
 mod decision;
 mod usage;
 
-pub use decision::{
-    DecidedBy, DecidedInput, PermissionDecidedData, PermissionDecision,
-};
 pub use budget::{BudgetAction, BudgetLimit, BudgetLimits, BudgetReachedData, BudgetScope};
+pub use decision::{DecidedBy, DecidedInput, PermissionDecidedData, PermissionDecision};
 pub use usage::UsageTotals;
 
 use serde::{Deserialize, Serialize};

@@ -9,7 +9,12 @@ use serde_json::Value;
 /// fetches and MCP tools. It reads and searches the session's directory unasked
 /// (and asks for reads outside it, described as `read`).
 pub(crate) fn asks_for() -> Vec<ToolKind> {
-    vec![ToolKind::Shell, ToolKind::Write, ToolKind::Fetch, ToolKind::Mcp]
+    vec![
+        ToolKind::Shell,
+        ToolKind::Write,
+        ToolKind::Fetch,
+        ToolKind::Mcp,
+    ]
 }
 
 /// The request a `can_use_tool` control request for `tool` with `input` makes.
@@ -41,9 +46,18 @@ mod tests {
         assert_eq!(edit, tool_request::write("/w/a.rs"));
         let notebook = request("NotebookEdit", &json!({"notebook_path": "n.ipynb"}));
         assert_eq!(notebook, tool_request::write("n.ipynb"));
-        assert_eq!(request("Read", &json!({"file_path": "/etc/passwd"})), tool_request::read("/etc/passwd"));
-        assert_eq!(request("Grep", &json!({"pattern": "x"})), tool_request::read("."));
-        assert_eq!(request("WebFetch", &json!({"url": "https://x"})), tool_request::fetch());
+        assert_eq!(
+            request("Read", &json!({"file_path": "/etc/passwd"})),
+            tool_request::read("/etc/passwd")
+        );
+        assert_eq!(
+            request("Grep", &json!({"pattern": "x"})),
+            tool_request::read(".")
+        );
+        assert_eq!(
+            request("WebFetch", &json!({"url": "https://x"})),
+            tool_request::fetch()
+        );
         assert_eq!(
             request("mcp__desktop__click", &json!({"x": 1})),
             tool_request::mcp("desktop", "click")

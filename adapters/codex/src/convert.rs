@@ -5,8 +5,8 @@
 //! to emit what.
 
 use sandbox_agent_adapter_kit::native::{self, Lenient};
-use sandbox_agent_adapter_kit::tool_request;
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::tool_request;
 use serde_json::{json, Value};
 
 use crate::native::{
@@ -99,7 +99,12 @@ pub(crate) fn kind(item: &ThreadItem) -> Kind {
                 Some(namespace) => format!("{namespace}.{}", call.tool),
                 None => call.tool.clone(),
             };
-            tool(name.clone(), call.arguments.clone(), name, tool_request::other())
+            tool(
+                name.clone(),
+                call.arguments.clone(),
+                name,
+                tool_request::other(),
+            )
         }
         ItemType::CollabAgentToolCall(call) => {
             let name = call.tool.clone();

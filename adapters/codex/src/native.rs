@@ -533,10 +533,6 @@ pub(crate) struct ApprovalParams {
     /// The command to run (command approvals).
     #[serde(default, deserialize_with = "native::lenient")]
     pub command: String,
-    /// The command as a program and its arguments (command approvals):
-    /// `["/bin/bash", "-lc", "<the model's command line>"]`.
-    #[serde(default, deserialize_with = "native::lenient")]
-    pub proposed_execpolicy_amendment: Option<Vec<String>>,
     /// Why more access is asked for (permissions approvals).
     #[serde(default, deserialize_with = "native::lenient")]
     pub reason: String,

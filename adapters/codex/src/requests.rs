@@ -3,8 +3,8 @@
 //! JSON-RPC responses Codex waits for.
 
 use sandbox_agent_adapter_kit::native;
-use sandbox_agent_adapter_kit::tool_request;
 use sandbox_agent_adapter_kit::prelude::*;
+use sandbox_agent_adapter_kit::tool_request;
 use serde_json::{json, Map, Value};
 
 use crate::native::{ApprovalParams, AskedQuestion, UserInputParams};
@@ -100,7 +100,7 @@ pub(crate) fn handle(
 }
 
 /// What an approval asks for, for an approval policy: the command line Codex would
-/// run (without the login shell it wraps every command in), the files a patch
+/// run (read out of the login shell it wraps every command in, `/bin/bash -lc '...'`), the files a patch
 /// changes (from its `fileChange` item), or more sandbox access (`other`).
 fn approval_request(
     method: &str,
@@ -109,9 +109,10 @@ fn approval_request(
 ) -> Option<ToolRequest> {
     match method {
         "item/commandExecution/requestApproval" => {
-            let argv = params.proposed_execpolicy_amendment.as_deref();
-            let line = match argv {
-                Some([shell, flag, line]) if is_shell(shell) && matches!(flag.as_str(), "-c" | "-lc") => {
+            let line = match shlex::split(&params.command).as_deref() {
+                Some([shell, flag, line])
+                    if is_shell(shell) && matches!(flag.as_str(), "-c" | "-lc") =>
+                {
                     line.clone()
                 }
                 _ => params.command.clone(),
@@ -254,7 +255,9 @@ mod tests {
     use super::*;
 
     fn described(method: &str, params: Value) -> Option<ToolRequest> {
-        match handle(json!(0), method, &params, None, |prefix| format!("{prefix}_1")) {
+        match handle(json!(0), method, &params, None, |prefix| {
+            format!("{prefix}_1")
+        }) {
             Handling::Ask { pending, .. } => pending.request,
             Handling::Refuse(_) => None,
         }
@@ -268,6 +271,20 @@ mod tests {
         assert_eq!(
             described("item/commandExecution/requestApproval", exec),
             Some(tool_request::shell("echo hello > hello.txt"))
+        );
+        // A later Codex proposes the inner command as the amendment: the line is the same.
+        let later = json!({"itemId": "call_1", "command": "/bin/bash -lc 'touch allowed.txt'",
+            "proposedExecpolicyAmendment": ["touch", "allowed.txt"]});
+        assert_eq!(
+            described("item/commandExecution/requestApproval", later),
+            Some(tool_request::shell("touch allowed.txt"))
+        );
+        // Quotes inside the line come back as the model wrote them.
+        let quoted =
+            json!({"itemId": "call_1", "command": "/bin/bash -lc 'touch '\"'\"'a b'\"'\"''"});
+        assert_eq!(
+            described("item/commandExecution/requestApproval", quoted),
+            Some(tool_request::shell("touch 'a b'"))
         );
         let bare = json!({"itemId": "call_1", "command": "ls -la"});
         assert_eq!(

@@ -33,7 +33,12 @@ pub fn fetch() -> ToolRequest {
 
 /// A tool of an MCP server, `server/tool`.
 pub fn mcp(server: &str, tool: &str) -> ToolRequest {
-    request(ToolKind::Mcp, None, Vec::new(), Some(format!("{server}/{tool}")))
+    request(
+        ToolKind::Mcp,
+        None,
+        Vec::new(),
+        Some(format!("{server}/{tool}")),
+    )
 }
 
 /// Anything else.

@@ -6,12 +6,12 @@
 //! flattens them. See the WIT files (or the generated docs) for every field.
 
 pub use crate::bindings::exports::sandbox_agent::adapter::adapter::{
-    AdapterInfo, AgentMode, Arch, ArchiveKind, Attachment, CommandOutput, CredentialKind,
-    CredentialRead, CredentialValue, CredentialVariable, FileSearch, FoundCredential,
-    InstallRecipe, InstallSource, Landing, Libc, McpAuth, McpLocal, McpOauth, McpRemote,
-    McpRemoteTransport, McpServer, McpTransport, MessagePart, Model, ModelApi, ModelApiFormat,
-    ModelApiPointing, ModelEndpoint, MovedFile, NativeCommand, NativeSource, Os, PermissionReply,
-    Place, Platform, SessionConfig, Skill, ApprovalPolicy, PolicyDecision, PolicyRule, ToolKind,
+    AdapterInfo, AgentMode, ApprovalPolicy, Arch, ArchiveKind, Attachment, CommandOutput,
+    CredentialKind, CredentialRead, CredentialValue, CredentialVariable, FileSearch,
+    FoundCredential, InstallRecipe, InstallSource, Landing, Libc, McpAuth, McpLocal, McpOauth,
+    McpRemote, McpRemoteTransport, McpServer, McpTransport, MessagePart, Model, ModelApi,
+    ModelApiFormat, ModelApiPointing, ModelEndpoint, MovedFile, NativeCommand, NativeSource, Os,
+    PermissionReply, Place, Platform, PolicyDecision, PolicyRule, SessionConfig, Skill, ToolKind,
     ToolRequest,
 };
 pub use crate::bindings::sandbox_agent::adapter::actions::{

@@ -204,7 +204,8 @@ impl SessionMachine for MockSession {
             _ => None,
         };
         let permission = waiting.or_else(|| self.state.detached_permissions.get(permission_id))?;
-        let metadata: serde_json::Value = serde_json::from_str(permission.metadata.as_deref()?).ok()?;
+        let metadata: serde_json::Value =
+            serde_json::from_str(permission.metadata.as_deref()?).ok()?;
         let text = |key: &str| metadata.get(key).and_then(serde_json::Value::as_str);
         Some(match (text("tool"), text("command"), text("path")) {
             (Some("bash"), Some(command), _) => tool_request::shell(command),

@@ -10,7 +10,12 @@ use serde_json::Value;
 /// writes: commands, edits, fetches and paths outside the project (`other`). It
 /// reads and searches the project unasked, and runs MCP tools unasked.
 pub(crate) fn asks_for() -> Vec<ToolKind> {
-    vec![ToolKind::Shell, ToolKind::Write, ToolKind::Fetch, ToolKind::Other]
+    vec![
+        ToolKind::Shell,
+        ToolKind::Write,
+        ToolKind::Fetch,
+        ToolKind::Other,
+    ]
 }
 
 /// The request a `permission.asked` event's properties make.
@@ -51,14 +56,20 @@ mod tests {
     fn permissions_map_to_their_kinds() {
         let bash = json!({"permission": "bash", "patterns": ["echo hello > hello.txt"],
             "metadata": {"command": "echo hello > hello.txt"}});
-        assert_eq!(request(&bash), tool_request::shell("echo hello > hello.txt"));
+        assert_eq!(
+            request(&bash),
+            tool_request::shell("echo hello > hello.txt")
+        );
         let parsed = json!({"permission": "bash", "patterns": ["ls", "rm x"], "metadata": {}});
         assert_eq!(request(&parsed), tool_request::shell("ls\nrm x"));
         let edit = json!({"permission": "edit", "patterns": ["a.txt"],
             "metadata": {"filepath": "/w/a.txt", "diff": "..."}});
         assert_eq!(request(&edit), tool_request::write("/w/a.txt"));
         let bare_edit = json!({"permission": "edit", "patterns": ["a.txt", "b.txt"]});
-        assert_eq!(request(&bare_edit), tool_request::writes(["a.txt", "b.txt"]));
+        assert_eq!(
+            request(&bare_edit),
+            tool_request::writes(["a.txt", "b.txt"])
+        );
         let fetch = json!({"permission": "webfetch", "patterns": ["https://x"]});
         assert_eq!(request(&fetch), tool_request::fetch());
         let outside = json!({"permission": "external_directory", "patterns": ["/tmp/*"]});

@@ -12,8 +12,8 @@ use agentplex_client::{
     RegistryListResponse, SessionInfo,
 };
 use agentplex_universal::{
-    BudgetLimit, ContentPart, ItemKind, ItemRole, ItemStatus, PermissionDecision, PermissionStatus, QuestionStatus,
-    TurnPhase, UniversalEvent, UniversalEventData, UniversalItem,
+    BudgetLimit, ContentPart, ItemKind, ItemRole, ItemStatus, PermissionDecision, PermissionStatus,
+    QuestionStatus, TurnPhase, UniversalEvent, UniversalEventData, UniversalItem,
 };
 use clap::Args;
 use comfy_table::{presets, ContentArrangement, Table};

@@ -273,17 +273,18 @@ impl CreateArgs {
             }
             None => None,
         };
-        let policy = match &self.policy {
-            Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    CliError::invalid(format!("cannot read {}: {e}", path.display()))
-                })?;
-                Some(serde_json::from_str(&text).map_err(|e| {
-                    CliError::invalid(format!("{}: not JSON: {e}", path.display()))
-                })?)
-            }
-            None => None,
-        };
+        let policy =
+            match &self.policy {
+                Some(path) => {
+                    let text = std::fs::read_to_string(path).map_err(|e| {
+                        CliError::invalid(format!("cannot read {}: {e}", path.display()))
+                    })?;
+                    Some(serde_json::from_str(&text).map_err(|e| {
+                        CliError::invalid(format!("{}: not JSON: {e}", path.display()))
+                    })?)
+                }
+                None => None,
+            };
         let skills = (!self.skills.is_empty()).then(|| SkillsConfig {
             sources: self
                 .skills

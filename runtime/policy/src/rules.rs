@@ -344,7 +344,10 @@ fn only_fields(object: &Map<String, Value>, at: &str, known: &[&str]) -> Result<
             };
             Err(PolicyError::invalid(
                 place,
-                format!("unknown field `{unknown}`, expected one of {}", known.join(", ")),
+                format!(
+                    "unknown field `{unknown}`, expected one of {}",
+                    known.join(", ")
+                ),
             ))
         }
     }

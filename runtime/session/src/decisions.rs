@@ -122,7 +122,9 @@ impl SessionCore {
         }
         let asked = self.decisions.asked.remove(permission_id);
         let (decision, word) = match reply {
-            PermissionReply::Once | PermissionReply::Always => (PermissionDecision::Allow, "allowed"),
+            PermissionReply::Once | PermissionReply::Always => {
+                (PermissionDecision::Allow, "allowed")
+            }
             PermissionReply::Reject => (PermissionDecision::Deny, "denied"),
         };
         let asked = asked.unwrap_or_else(|| PermissionDecidedData {

@@ -56,7 +56,10 @@ fn asking(input: &Input) -> Vec<Action> {
     match input {
         Input::Stdout { .. } => vec![permission(UniversalEventType::PermissionRequested, "p1")],
         Input::ReplyPermission { permission_id, .. } => {
-            vec![permission(UniversalEventType::PermissionResolved, permission_id)]
+            vec![permission(
+                UniversalEventType::PermissionResolved,
+                permission_id,
+            )]
         }
         _ => Vec::new(),
     }
@@ -140,14 +143,24 @@ fn an_ask_past_its_time_is_denied_unless_answered() {
     let mut core = with_policy();
     core.incoming(stdout("ask"), 0);
     drive(&mut core, &mut asking, &mut |_| PermissionDecision::Ask);
-    core.incoming(Incoming::AskExpired { permission_id: "p1".into() }, 0);
+    core.incoming(
+        Incoming::AskExpired {
+            permission_id: "p1".into(),
+        },
+        0,
+    );
     let effects = drive(&mut core, &mut asking, &mut |_| unreachable!());
     assert_eq!(replies(&effects), [PermissionReply::Reject]);
     let recorded = decisions(&effects);
     assert_eq!(recorded[0].by, DecidedBy::Timeout);
     assert_eq!(recorded[0].decision, PermissionDecision::Deny);
     // A second expiry, or one after the answer, does nothing.
-    core.incoming(Incoming::AskExpired { permission_id: "p1".into() }, 0);
+    core.incoming(
+        Incoming::AskExpired {
+            permission_id: "p1".into(),
+        },
+        0,
+    );
     assert!(drive(&mut core, &mut asking, &mut |_| unreachable!()).is_empty());
 }
 

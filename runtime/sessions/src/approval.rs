@@ -124,7 +124,10 @@ impl Approvals {
             tokio::time::sleep(wait).await;
             let _ = inbox.send(Incoming::AskExpired { permission_id: id });
         });
-        if let Some(old) = self.asks.insert(permission_id.to_owned(), task.abort_handle()) {
+        if let Some(old) = self
+            .asks
+            .insert(permission_id.to_owned(), task.abort_handle())
+        {
             old.abort();
         }
     }
@@ -139,7 +142,12 @@ impl Approvals {
 
 /// The policy's verdict on every path of `request` (none: on the request as it
 /// is): the strictest, the first path to reach it named.
-fn decide_all(policy: &Policy, tool: ToolKind, request: &ToolRequest, context: &Context) -> Verdict {
+fn decide_all(
+    policy: &Policy,
+    tool: ToolKind,
+    request: &ToolRequest,
+    context: &Context,
+) -> Verdict {
     let one = |path: Option<&str>| {
         policy.decide(
             &Request {
@@ -204,7 +212,10 @@ fn resolve_links(path: &Path) -> PathBuf {
     let mut rest = Vec::new();
     loop {
         if let Ok(resolved) = std::fs::canonicalize(existing) {
-            return rest.iter().rev().fold(resolved, |path, part| path.join(part));
+            return rest
+                .iter()
+                .rev()
+                .fold(resolved, |path, part| path.join(part));
         }
         match (existing.parent(), existing.file_name()) {
             (Some(parent), Some(name)) => {
@@ -253,7 +264,13 @@ mod tests {
         std::fs::create_dir(&real).unwrap();
         std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
         let real = std::fs::canonicalize(&real).unwrap();
-        assert_eq!(resolve_links(&dir.path().join("link/new.txt")), real.join("new.txt"));
-        assert_eq!(resolve_links(&dir.path().join("link/a/b")), real.join("a/b"));
+        assert_eq!(
+            resolve_links(&dir.path().join("link/new.txt")),
+            real.join("new.txt")
+        );
+        assert_eq!(
+            resolve_links(&dir.path().join("link/a/b")),
+            real.join("a/b")
+        );
     }
 }

@@ -42,6 +42,7 @@ use tokio::sync::{oneshot, watch};
 
 use actor::Actor;
 pub use agentplex_session::Command;
+pub use approval::read_policy;
 use command::{Asked, Request};
 pub use error::SessionError;
 use incoming::Inbox;
@@ -49,7 +50,6 @@ use log::EventLog;
 pub use log::{Page, TAIL_EVENTS};
 use processes::SpawnContext;
 pub use reading::Until;
-pub use approval::read_policy;
 pub use usage::{SessionGone, UsageSink};
 
 use crate::agents::AgentCatalog;

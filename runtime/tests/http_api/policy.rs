@@ -50,7 +50,10 @@ fn the_policy_decides_before_the_client_and_records_every_decision() {
     let decided = decisions(&events);
     assert_eq!(decided.len(), 1, "{}", pretty(&events));
     assert_eq!(decided[0]["decision"], "allow");
-    assert_eq!((&decided[0]["by"], &decided[0]["rule"]), (&json!("rule"), &json!(1)));
+    assert_eq!(
+        (&decided[0]["by"], &decided[0]["rule"]),
+        (&json!("rule"), &json!(1))
+    );
     assert_eq!(decided[0]["tool"], "shell");
     assert_eq!(decided[0]["input"]["command"], "echo hi");
     let resolved = find(&events, "permission.resolved");
@@ -72,7 +75,10 @@ fn the_policy_decides_before_the_client_and_records_every_decision() {
         assert_eq!(decided[0]["rule"], 0, "{line}");
         let reason = decided[0]["reason"].as_str().unwrap();
         assert!(reason.contains("rules[0]"), "{reason}");
-        assert_eq!(find(&events, "permission.resolved")["data"]["status"], "reject");
+        assert_eq!(
+            find(&events, "permission.resolved")["data"]["status"],
+            "reject"
+        );
         assert_eq!(
             assistant_texts(&events),
             [format!("Permission rejected: I did not run `{line}`.")]
@@ -82,20 +88,29 @@ fn the_policy_decides_before_the_client_and_records_every_decision() {
     // Left to the client: asked as before, and its answer is recorded too.
     let events = ask(&api, "pol", "ls -la");
     let decided = decisions(&events);
-    assert_eq!((&decided[0]["decision"], &decided[0]["by"]), (&json!("ask"), &json!("default")));
+    assert_eq!(
+        (&decided[0]["decision"], &decided[0]["by"]),
+        (&json!("ask"), &json!("default"))
+    );
     api.wait_for_info("pol", "awaiting input", |i| i["status"] == "awaiting_input");
     let id = find(&events, "permission.requested")["data"]["permission_id"].clone();
     let offset = api.last_sequence("pol");
     expect_no_content(
         api.post_json(
-            &format!("/v1/sessions/pol/permissions/{}/reply", id.as_str().unwrap()),
+            &format!(
+                "/v1/sessions/pol/permissions/{}/reply",
+                id.as_str().unwrap()
+            ),
             json!({"reply": "once"}),
         ),
         "reply",
     );
     let rest = api.wait_for_type("pol", offset, "turn.ended");
     let decided = decisions(&rest);
-    assert_eq!((&decided[0]["decision"], &decided[0]["by"]), (&json!("allow"), &json!("client")));
+    assert_eq!(
+        (&decided[0]["decision"], &decided[0]["by"]),
+        (&json!("allow"), &json!("client"))
+    );
     assert_eq!(decided[0]["input"]["command"], "ls -la");
     assert_eq!(decided[0]["permission_id"], id);
 
@@ -116,15 +131,24 @@ fn an_ask_nobody_answers_is_denied_after_the_policys_time() {
     let daemon = Daemon::start();
     let api = Api::new(&daemon);
     let policy = json!({"rules": [], "default": "ask", "askTimeoutSecs": 1});
-    ok_json(api.post_json("/v1/sessions/slow", json!({"agent": "mock", "policy": policy})));
+    ok_json(api.post_json(
+        "/v1/sessions/slow",
+        json!({"agent": "mock", "policy": policy}),
+    ));
     let offset = api.last_sequence("slow");
     api.send("slow", "permission ls");
     let events = api.wait_for_type("slow", offset, "turn.ended");
     let decided = decisions(&events);
     assert_eq!(decided.len(), 2, "{}", pretty(&events));
     assert_eq!(decided[0]["decision"], "ask");
-    assert_eq!((&decided[1]["decision"], &decided[1]["by"]), (&json!("deny"), &json!("timeout")));
-    assert_eq!(find(&events, "permission.resolved")["data"]["status"], "reject");
+    assert_eq!(
+        (&decided[1]["decision"], &decided[1]["by"]),
+        (&json!("deny"), &json!("timeout"))
+    );
+    assert_eq!(
+        find(&events, "permission.resolved")["data"]["status"],
+        "reject"
+    );
 }
 
 #[test]
@@ -132,15 +156,24 @@ fn a_policy_that_cannot_be_used_is_refused_naming_the_rule_and_field() {
     let daemon = Daemon::start();
     let api = Api::new(&daemon);
     for (policy, field) in [
-        (json!({"rules": [{"tool": "shel", "decision": "deny"}]}), "policy.rules[0].tool"),
+        (
+            json!({"rules": [{"tool": "shel", "decision": "deny"}]}),
+            "policy.rules[0].tool",
+        ),
         (
             json!({"rules": [{"tool": "read", "command": "ls *", "decision": "deny"}]}),
             "policy.rules[0].command",
         ),
         (json!({"rules": [], "default": "maybe"}), "policy.default"),
-        (json!({"rules": [{"tool": "shell"}]}), "policy.rules[0].decision"),
+        (
+            json!({"rules": [{"tool": "shell"}]}),
+            "policy.rules[0].decision",
+        ),
     ] {
-        let response = api.post_json("/v1/sessions/bad", json!({"agent": "mock", "policy": policy}));
+        let response = api.post_json(
+            "/v1/sessions/bad",
+            json!({"agent": "mock", "policy": policy}),
+        );
         let problem = expect_problem(response, 400, "invalid_request");
         let detail = problem["detail"].as_str().unwrap();
         assert!(detail.starts_with(field), "{detail}");
@@ -148,7 +181,10 @@ fn a_policy_that_cannot_be_used_is_refused_naming_the_rule_and_field() {
     api.create("good", "mock");
     let response = api.put_json("/v1/sessions/good/policy", json!({"rules": 3}));
     let problem = expect_problem(response, 400, "invalid_request");
-    assert!(problem["detail"].as_str().unwrap().contains("policy.rules"), "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("policy.rules"),
+        "{problem}"
+    );
     let response = api.put_json("/v1/sessions/nope/policy", json!({"rules": []}));
     expect_problem(response, 404, "session_not_found");
 }
@@ -180,7 +216,11 @@ fn the_daemons_policy_decides_for_sessions_without_their_own() {
 fn a_policy_file_that_does_not_read_stops_the_daemon_with_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("policy.json");
-    std::fs::write(&file, "{\"rules\": [\n  {\"tool\": \"shell\",\n   \"decision\": deny}\n]}").unwrap();
+    std::fs::write(
+        &file,
+        "{\"rules\": [\n  {\"tool\": \"shell\",\n   \"decision\": deny}\n]}",
+    )
+    .unwrap();
     let output = std::process::Command::new(common::binary())
         .args(["server", "--no-token", "--port", "0", "--policy"])
         .arg(&file)
@@ -188,6 +228,9 @@ fn a_policy_file_that_does_not_read_stops_the_daemon_with_its_line() {
         .unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--policy") && stderr.contains("line 3"), "{stderr}");
+    assert!(
+        stderr.contains("--policy") && stderr.contains("line 3"),
+        "{stderr}"
+    );
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }

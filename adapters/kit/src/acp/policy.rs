@@ -54,11 +54,21 @@ fn command_line(command: &Value) -> Option<String> {
     if let Some(line) = command.as_str() {
         return Some(line.to_owned());
     }
-    let words: Vec<&str> = command.as_array()?.iter().filter_map(Value::as_str).collect();
+    let words: Vec<&str> = command
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
     match words.as_slice() {
         [] => None,
         [shell, "-c" | "-lc", line] if is_shell(shell) => Some((*line).to_owned()),
-        words => Some(words.iter().map(|word| quoted(word)).collect::<Vec<_>>().join(" ")),
+        words => Some(
+            words
+                .iter()
+                .map(|word| quoted(word))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
     }
 }
 

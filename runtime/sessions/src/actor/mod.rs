@@ -176,7 +176,8 @@ impl Actor {
 
     /// Gives a new session its approval policy.
     pub(crate) fn with_policy(mut self, policy: Option<agentplex_policy::Policy>) -> Self {
-        self.core.set_policy(policy.as_ref().map(|policy| policy.document().clone()));
+        self.core
+            .set_policy(policy.as_ref().map(|policy| policy.document().clone()));
         self.approvals.set(policy);
         self
     }
