@@ -291,7 +291,7 @@ fn every_event_type_decodes_to_its_own_payload_variant() {
     }
     // Every variant of the enum is covered (`variant_of` is exhaustive, and
     // this many types are listed above).
-    assert_eq!(types.len(), 15);
+    assert_eq!(types.len(), 16);
 }
 
 #[test]
