@@ -380,6 +380,15 @@ pub fn item_text(item: &Value) -> String {
         .collect()
 }
 
+/// The data of every `permission.decided` event, in order.
+pub fn decisions(events: &[Value]) -> Vec<&Value> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "permission.decided")
+        .map(|e| &e["data"])
+        .collect()
+}
+
 /// The completed assistant messages of a transcript, as text.
 pub fn assistant_texts(events: &[Value]) -> Vec<String> {
     message_texts(events, "assistant")

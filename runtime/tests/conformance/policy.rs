@@ -6,16 +6,8 @@
 use serde_json::{json, Value};
 
 use super::harness::Harness;
-use crate::common::api::pretty;
+use crate::common::api::{decisions, pretty};
 
-/// The `permission.decided` events of `events`.
-fn decisions(events: &[Value]) -> Vec<&Value> {
-    events
-        .iter()
-        .filter(|e| e["type"] == "permission.decided")
-        .map(|e| &e["data"])
-        .collect()
-}
 
 /// A decision of `decision` by `by`, about a `shell` request whose command line
 /// holds `command`.

@@ -16,13 +16,6 @@ fn ask(api: &Api, id: &str, command: &str) -> Vec<Value> {
     })
 }
 
-fn decisions(events: &[Value]) -> Vec<&Value> {
-    events
-        .iter()
-        .filter(|e| e["type"] == "permission.decided")
-        .map(|e| &e["data"])
-        .collect()
-}
 
 fn policy() -> Value {
     json!({
