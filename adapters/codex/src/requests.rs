@@ -109,14 +109,8 @@ fn approval_request(
 ) -> Option<ToolRequest> {
     match method {
         "item/commandExecution/requestApproval" => {
-            let line = match shlex::split(&params.command).as_deref() {
-                Some([shell, flag, line])
-                    if is_shell(shell) && matches!(flag.as_str(), "-c" | "-lc") =>
-                {
-                    line.clone()
-                }
-                _ => params.command.clone(),
-            };
+            let words = shlex::split(&params.command).unwrap_or_default();
+            let line = tool_request::shell_line(&words).unwrap_or(&params.command);
             Some(tool_request::shell(line))
         }
         "item/fileChange/requestApproval" => {
@@ -132,12 +126,6 @@ fn approval_request(
         "item/permissions/requestApproval" => Some(tool_request::other()),
         _ => None,
     }
-}
-
-/// Whether `program` is a shell whose `-c` argument is a command line.
-fn is_shell(program: &str) -> bool {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    matches!(name, "sh" | "bash" | "zsh" | "dash")
 }
 
 /// A few words on what an approval allows: the command, or the files a patch changes

@@ -46,6 +46,20 @@ pub fn other() -> ToolRequest {
     request(ToolKind::Other, None, Vec::new(), None)
 }
 
+/// The command line a shell is given to run, when `words` are a shell and its
+/// `-c` (or login `-lc`) and the line: `["/bin/bash", "-lc", "git status"]` is
+/// `git status`, as agents wrap the commands their models write.
+pub fn shell_line<W: AsRef<str>>(words: &[W]) -> Option<&str> {
+    match words {
+        [shell, flag, line] if matches!(flag.as_ref(), "-c" | "-lc") => {
+            let shell = shell.as_ref();
+            let name = shell.rsplit('/').next().unwrap_or(shell);
+            matches!(name, "sh" | "bash" | "zsh" | "dash").then(|| line.as_ref())
+        }
+        _ => None,
+    }
+}
+
 /// An MCP tool named the way Claude Code and the agents that copied it name them,
 /// `mcp__server__tool`, as a request for `server/tool`; `None` for other names.
 pub fn mcp_prefixed(name: &str) -> Option<ToolRequest> {
@@ -84,6 +98,18 @@ mod tests {
         assert_eq!(mcp_prefixed("mcp__desktop"), None);
         assert_eq!(mcp_prefixed("mcp____tool"), None);
         assert_eq!(mcp_prefixed("Bash"), None);
+    }
+
+    #[test]
+    fn shell_lines_come_out_of_their_shell() {
+        assert_eq!(
+            shell_line(&["/bin/bash", "-lc", "git status"]),
+            Some("git status")
+        );
+        assert_eq!(shell_line(&["sh", "-c", "ls"]), Some("ls"));
+        assert_eq!(shell_line(&["python3", "-c", "print(1)"]), None);
+        assert_eq!(shell_line(&["bash", "-x", "ls"]), None);
+        assert_eq!(shell_line(&["bash", "-lc"]), None);
     }
 
     #[test]

@@ -59,17 +59,18 @@ fn command_line(command: &Value) -> Option<String> {
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    match words.as_slice() {
-        [] => None,
-        [shell, "-c" | "-lc", line] if is_shell(shell) => Some((*line).to_owned()),
-        words => Some(
-            words
-                .iter()
-                .map(|word| quoted(word))
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
+    if words.is_empty() {
+        return None;
     }
+    let line = match tool_request::shell_line(&words) {
+        Some(line) => line.to_owned(),
+        None => words
+            .iter()
+            .map(|word| quoted(word))
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
+    Some(line)
 }
 
 fn title(tool_call: &Value) -> Option<String> {
@@ -77,11 +78,6 @@ fn title(tool_call: &Value) -> Option<String> {
         .as_str()
         .filter(|title| !title.is_empty())
         .map(str::to_owned)
-}
-
-fn is_shell(program: &str) -> bool {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    matches!(name, "sh" | "bash" | "zsh" | "dash")
 }
 
 /// A word as a shell reads it back: single-quoted when it holds anything but
