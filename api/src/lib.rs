@@ -86,6 +86,12 @@ pub struct AgentCapabilities {
     /// it an imported session keeps its transcript and starts a new agent session.
     #[serde(default, rename = "move")]
     pub moves: bool,
+    /// The kinds of request (`shell`, `read`, `write`, `fetch`, `mcp`, `other`) the
+    /// agent asks permission for in the `default` permission mode when its session
+    /// has an approval policy: what the policy can decide. What the agent does
+    /// without asking, no policy can stop (docs/policies.md).
+    #[serde(default)]
+    pub asks_for: Vec<PolicyToolKind>,
 }
 
 /// State of an agent's shared server process.

@@ -52,7 +52,7 @@ pub enum PolicyDecision {
 }
 
 /// The kinds of tool a policy's rules name.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PolicyToolKind {
     Shell,

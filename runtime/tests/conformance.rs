@@ -22,6 +22,8 @@ mod metering;
 mod mirror;
 #[path = "conformance/policy.rs"]
 mod policy;
+#[path = "conformance/policy_cases.rs"]
+mod policy_cases;
 
 /// Runs a check against a fresh harness for the agent.
 fn run(agent: &str, check: impl FnOnce(&mut harness::Harness)) {
@@ -52,6 +54,7 @@ macro_rules! every_check {
             cancel_mid_turn, terminate, agent_crash, resume_after_exit,
             resume_after_daemon_restart, moves_to_another_sandbox, taken_over_when_its_daemon_dies,
             include_raw, mcp_tool, skill_from_a_folder, acp_client, policy_decides,
+            policy_cases,
         );
     )*};
 }

@@ -43,6 +43,12 @@ pub(crate) fn spawn(
     if !config.skills.is_empty() {
         argv.extend(["--plugin-dir".to_owned(), config.scratch_dir.clone()]);
     }
+    if config.policy.is_some() {
+        argv.extend([
+            "--settings".to_owned(),
+            config.scratch_path(POLICY_SETTINGS),
+        ]);
+    }
     let mut env = environment(mode);
     if !config.mcp_servers.is_empty() {
         // The first turn waits for the session's MCP servers: their tools are there
@@ -61,6 +67,40 @@ pub(crate) fn mcp_config(config: &SessionConfig) -> Option<(&'static str, Vec<u8
     }
     let servers = mcp::mcp_servers_config(&config.mcp_servers);
     Some((mcp::CONFIG_FILE, servers.to_string().into_bytes()))
+}
+
+/// The settings file that has the CLI ask about every tool call an approval policy
+/// decides ([`policy_settings`]), in the scratch folder.
+const POLICY_SETTINGS: &str = "policy-settings.json";
+
+/// The CLI's tools whose calls an approval policy decides: without an `ask` rule
+/// the CLI runs some unasked (reads and searches in the session's directory,
+/// commands it deems read-only such as `ls` or `git status`). MCP tools are
+/// always asked.
+const DECIDED_TOOLS: [&str; 11] = [
+    "Bash",
+    "Read",
+    "Glob",
+    "Grep",
+    "LS",
+    "Edit",
+    "MultiEdit",
+    "Write",
+    "NotebookEdit",
+    "WebFetch",
+    "WebSearch",
+];
+
+/// When the session has an approval policy, settings with an `ask` rule for every
+/// tool it decides, so that each call reaches the daemon, which answers it at
+/// once by the policy (or asks the client where the policy says `ask`). No rule
+/// of the policy is handed over as an `allow` or `deny` of the CLI's: those would
+/// be decided without a `permission.decided` record, and would outlive a policy
+/// replaced while the CLI runs.
+pub(crate) fn policy_settings(config: &SessionConfig) -> Option<(&'static str, Vec<u8>)> {
+    config.policy.as_ref()?;
+    let settings = serde_json::json!({ "permissions": { "ask": DECIDED_TOOLS } });
+    Some((POLICY_SETTINGS, settings.to_string().into_bytes()))
 }
 
 /// The name of the plugin that carries a session's skills (the CLI shows them as

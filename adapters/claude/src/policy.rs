@@ -5,12 +5,14 @@ use sandbox_agent_adapter_kit::tool_request;
 use sandbox_agent_adapter_kit::types::{ToolKind, ToolRequest};
 use serde_json::Value;
 
-/// What Claude Code asks permission for in its default mode: commands, edits,
-/// fetches and MCP tools. It reads and searches the session's directory unasked
-/// (and asks for reads outside it, described as `read`).
+/// What Claude Code asks permission for in its default mode when the session has
+/// a policy: commands, reads and searches, edits, fetches and MCP tools (the
+/// settings [`crate::launch::policy_settings`] gives it have it ask about the
+/// reads and read-only commands it otherwise runs unasked).
 pub(crate) fn asks_for() -> Vec<ToolKind> {
     vec![
         ToolKind::Shell,
+        ToolKind::Read,
         ToolKind::Write,
         ToolKind::Fetch,
         ToolKind::Mcp,

@@ -32,6 +32,7 @@ impl ClaudeSession {
         let files = [
             launch::mcp_config(&self.config),
             launch::skills_plugin(&self.config),
+            launch::policy_settings(&self.config),
         ];
         for (path, contents) in files.into_iter().flatten() {
             out.write_file(path, contents);

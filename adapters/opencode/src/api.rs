@@ -210,18 +210,33 @@ pub(crate) fn agent(config: &SessionConfig) -> &'static str {
     }
 }
 
+/// The permissions a `default` session asks about: commands, edits, web fetches.
+const ASKED: [&str; 3] = ["bash", "edit", "webfetch"];
+
+/// The permissions a session with an approval policy asks about besides [`ASKED`],
+/// so that the daemon decides them too: reads and searches of the project, which
+/// OpenCode otherwise allows, and web searches.
+const ASKED_FOR_A_POLICY: [&str; 6] = ["read", "list", "glob", "grep", "websearch", "codesearch"];
+
 /// The body of `POST /session`: the title, and permission rules for the permission
 /// mode. A session's rules come after its agent's, so they win: `default` asks before
-/// commands, edits and web fetches, `bypass` allows everything. The `plan` agent keeps
-/// its own rules (no edits), which an `ask` for edits would override.
+/// commands, edits and web fetches (and, with an approval policy, reads and searches
+/// too), `bypass` allows everything. The `plan` agent keeps its own rules (no edits),
+/// which an `ask` for edits would override.
 pub(crate) fn create_session(config: &SessionConfig) -> Value {
     let mut body = json!({ "title": format!("sandbox-agent {}", config.session_id) });
+    let ask =
+        |permission: &&str| json!({ "permission": permission, "pattern": "*", "action": "ask" });
     let rules = match (agent(config), config.permission_mode.as_str()) {
         ("plan", _) => None,
         (_, "bypass") => Some(json!([{ "permission": "*", "pattern": "*", "action": "allow" }])),
-        _ => Some(json!(["bash", "edit", "webfetch"].map(
-            |permission| json!({ "permission": permission, "pattern": "*", "action": "ask" })
-        ))),
+        _ => {
+            let routed = config
+                .policy
+                .as_ref()
+                .map_or(&[][..], |_| &ASKED_FOR_A_POLICY[..]);
+            Some(ASKED.iter().chain(routed).map(ask).collect())
+        }
     };
     if let Some(rules) = rules {
         body["permission"] = rules;

@@ -6,21 +6,30 @@ use sandbox_agent_adapter_kit::tool_request;
 use sandbox_agent_adapter_kit::types::{ToolKind, ToolRequest};
 use serde_json::Value;
 
-/// What OpenCode asks permission for with the permission config the adapter
-/// writes: commands, edits, fetches and paths outside the project (`other`). It
-/// reads and searches the project unasked, and runs MCP tools unasked.
+/// What OpenCode asks permission for with the permission rules the adapter gives
+/// a session with a policy: commands, reads and searches, edits, fetches and paths
+/// outside the project (`other`). It runs MCP tools unasked.
 pub(crate) fn asks_for() -> Vec<ToolKind> {
     vec![
         ToolKind::Shell,
+        ToolKind::Read,
         ToolKind::Write,
         ToolKind::Fetch,
         ToolKind::Other,
     ]
 }
 
-/// The request a `permission.asked` event's properties make.
-pub(crate) fn request(properties: &Value) -> ToolRequest {
+/// The request a `permission.asked` event's properties make, with the tool call
+/// that asks (its tool and input) when it is known: a read's patterns are relative
+/// to the project's worktree (`/` outside a git repository), its input's path to
+/// the session's directory, as a policy's paths are; a path outside the project
+/// (`external_directory`) is the read or write its call makes.
+pub(crate) fn request(properties: &Value, call: Option<(&str, &Value)>) -> ToolRequest {
     let text = |key: &str| properties.get(key).and_then(Value::as_str);
+    let input_path = ["filePath", "path"]
+        .iter()
+        .find_map(|key| call?.1.get(key)?.as_str());
+    let tool = call.map(|(tool, _)| tool);
     let meta = |key: &str| properties["metadata"].get(key).and_then(Value::as_str);
     let patterns: Vec<&str> = properties["patterns"]
         .as_array()
@@ -37,12 +46,19 @@ pub(crate) fn request(properties: &Value) -> ToolRequest {
             Some(path) => tool_request::write(path),
             None => tool_request::writes(patterns),
         },
-        "read" | "list" | "glob" | "grep" => match meta("filepath") {
+        "read" | "list" | "glob" | "grep" => match meta("filepath").or(input_path) {
             Some(path) => tool_request::read(path),
             None if patterns.len() == 1 => tool_request::read(patterns[0]),
             None => tool_request::other(),
         },
         "webfetch" | "websearch" | "codesearch" => tool_request::fetch(),
+        "external_directory" => match (tool, input_path) {
+            (Some("read" | "list" | "glob" | "grep"), Some(path)) => tool_request::read(path),
+            (Some("edit" | "write" | "patch" | "multiedit"), Some(path)) => {
+                tool_request::write(path)
+            }
+            _ => tool_request::other(),
+        },
         _ => tool_request::other(),
     }
 }
@@ -57,23 +73,48 @@ mod tests {
         let bash = json!({"permission": "bash", "patterns": ["echo hello > hello.txt"],
             "metadata": {"command": "echo hello > hello.txt"}});
         assert_eq!(
-            request(&bash),
+            request(&bash, None),
             tool_request::shell("echo hello > hello.txt")
         );
         let parsed = json!({"permission": "bash", "patterns": ["ls", "rm x"], "metadata": {}});
-        assert_eq!(request(&parsed), tool_request::shell("ls\nrm x"));
+        assert_eq!(request(&parsed, None), tool_request::shell("ls\nrm x"));
         let edit = json!({"permission": "edit", "patterns": ["a.txt"],
             "metadata": {"filepath": "/w/a.txt", "diff": "..."}});
-        assert_eq!(request(&edit), tool_request::write("/w/a.txt"));
+        assert_eq!(request(&edit, None), tool_request::write("/w/a.txt"));
         let bare_edit = json!({"permission": "edit", "patterns": ["a.txt", "b.txt"]});
         assert_eq!(
-            request(&bare_edit),
+            request(&bare_edit, None),
             tool_request::writes(["a.txt", "b.txt"])
         );
         let fetch = json!({"permission": "webfetch", "patterns": ["https://x"]});
-        assert_eq!(request(&fetch), tool_request::fetch());
+        assert_eq!(request(&fetch, None), tool_request::fetch());
         let outside = json!({"permission": "external_directory", "patterns": ["/tmp/*"]});
-        assert_eq!(request(&outside), tool_request::other());
-        assert_eq!(request(&json!({})), tool_request::other());
+        assert_eq!(request(&outside, None), tool_request::other());
+        assert_eq!(request(&json!({}), None), tool_request::other());
+    }
+
+    #[test]
+    fn a_read_is_described_by_its_calls_path_not_its_worktree_relative_pattern() {
+        let read = json!({"permission": "read", "patterns": ["tmp/ws/session/x"]});
+        let input = json!({"filePath": "x"});
+        assert_eq!(
+            request(&read, Some(("read", &input))),
+            tool_request::read("x")
+        );
+        assert_eq!(request(&read, None), tool_request::read("tmp/ws/session/x"));
+        let outside = json!({"permission": "external_directory", "patterns": ["/etc/*"]});
+        let hosts = json!({"filePath": "/etc/hosts"});
+        assert_eq!(
+            request(&outside, Some(("write", &hosts))),
+            tool_request::write("/etc/hosts")
+        );
+        assert_eq!(
+            request(&outside, Some(("read", &hosts))),
+            tool_request::read("/etc/hosts")
+        );
+        assert_eq!(
+            request(&outside, Some(("bash", &hosts))),
+            tool_request::other()
+        );
     }
 }

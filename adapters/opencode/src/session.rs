@@ -416,8 +416,11 @@ impl SessionMachine for OpenCodeSession {
 
     fn describe_permission(&self, permission_id: &str) -> Option<ToolRequest> {
         let permission = self.state.permissions.get(permission_id)?;
-        let properties = serde_json::from_str(permission.metadata.as_deref()?).ok()?;
-        Some(crate::policy::request(&properties))
+        let properties: Value = serde_json::from_str(permission.metadata.as_deref()?).ok()?;
+        let call = properties["tool"]["callID"].as_str();
+        let call = call.and_then(|id| self.state.turn.as_ref()?.call(id));
+        let call = call.as_ref().map(|(tool, input)| (tool.as_str(), input));
+        Some(crate::policy::request(&properties, call))
     }
 
     fn reply_question(&mut self, question_id: String, answers: Answers) -> ReplyResult {

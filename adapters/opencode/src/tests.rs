@@ -429,6 +429,28 @@ fn plan_mode_runs_the_plan_agent_without_session_rules() {
     );
 }
 
+#[test]
+fn a_policy_has_reads_and_searches_asked_too_so_the_daemon_decides_them() {
+    let asked = |config: &SessionConfig| -> Vec<String> {
+        api::create_session(config)["permission"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|rule| rule["permission"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let mut with_policy = config(None);
+    assert!(!asked(&with_policy).contains(&"read".to_owned()));
+    with_policy.policy = Some(ApprovalPolicy {
+        rules: Vec::new(),
+        default: PolicyDecision::Ask,
+    });
+    let names = asked(&with_policy);
+    for name in ["bash", "edit", "webfetch", "read", "list", "glob", "grep"] {
+        assert!(names.contains(&name.to_owned()), "{name}: {names:?}");
+    }
+}
+
 /// A started session whose server listens and whose native session exists.
 fn ready() -> OpenCodeSession {
     let mut session = OpenCodeSession::new(config(None));

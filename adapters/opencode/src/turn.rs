@@ -84,6 +84,19 @@ pub(crate) enum PartItem {
 }
 
 impl RunningTurn {
+    /// The tool and input of this turn's tool call `call_id`, when it is known.
+    pub fn call(&self, call_id: &str) -> Option<(String, Value)> {
+        self.parts.values().find_map(|part| match part {
+            PartItem::Tool {
+                call_id: id,
+                name,
+                arguments,
+                ..
+            } if id == call_id => Some((name.clone(), serde_json::from_str(arguments).ok()?)),
+            _ => None,
+        })
+    }
+
     /// A turn that starts now; `watermark` is the newest message id seen so far.
     pub fn new(number: u64, watermark: Option<String>) -> Self {
         Self {

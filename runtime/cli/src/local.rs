@@ -149,7 +149,7 @@ impl AdapterView {
                 .collect(),
             default_model: info.default_model.clone(),
             credential_env: info.credential_env.iter().map(|v| v.name.clone()).collect(),
-            capabilities: capabilities(info),
+            capabilities: capabilities(adapter),
         }
     }
 }

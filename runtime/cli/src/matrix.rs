@@ -20,6 +20,7 @@ fn proved_by(capability: &str) -> &'static str {
         "resume" => "`resume_after_exit`, `resume_after_daemon_restart`",
         "move" => "`moves_to_another_sandbox`",
         "sessionLifecycle" => "`terminate`, `agent_crash`",
+        "asksFor" => "`policy_decides`, `policy_cases`",
         _ => "transcript tests",
     }
 }
@@ -31,7 +32,7 @@ pub fn render(adapters: &[std::sync::Arc<LoadedAdapter>]) -> String {
     adapters.sort_by(|a, b| a.info().id.cmp(&b.info().id));
     let columns: Vec<serde_json::Map<String, Value>> = adapters
         .iter()
-        .map(|a| match serde_json::to_value(capabilities(a.info())) {
+        .map(|a| match serde_json::to_value(capabilities(a)) {
             Ok(Value::Object(map)) => map,
             _ => serde_json::Map::new(),
         })
@@ -59,14 +60,16 @@ pub fn render(adapters: &[std::sync::Arc<LoadedAdapter>]) -> String {
         return page;
     };
     for capability in first.keys() {
-        let marks: Vec<&str> = columns
+        let marks: Vec<String> = columns
             .iter()
-            .map(|c| {
-                if c.get(capability) == Some(&Value::Bool(true)) {
-                    "✓"
-                } else {
-                    ""
-                }
+            .map(|c| match c.get(capability) {
+                Some(Value::Bool(true)) => "✓".to_owned(),
+                Some(Value::Array(names)) => names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                _ => String::new(),
             })
             .collect();
         page.push_str(&format!(

@@ -24,6 +24,48 @@ pub fn read_policy(document: &serde_json::Value) -> Result<Policy, SessionError>
     })
 }
 
+/// The policy as the adapter contract carries it to the adapter
+/// (`session-config.policy`), read from its checked document.
+pub(crate) fn for_adapter(policy: &Policy) -> agentplex_host::ApprovalPolicy {
+    use agentplex_host::{PolicyDecision, PolicyRule};
+    let document = policy.document();
+    let decision = |value: &serde_json::Value| match value.as_str() {
+        Some("allow") => PolicyDecision::Allow,
+        Some("deny") => PolicyDecision::Deny,
+        _ => PolicyDecision::Ask,
+    };
+    let text = |value: &serde_json::Value| value.as_str().map(str::to_owned);
+    let rules = document["rules"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    agentplex_host::ApprovalPolicy {
+        rules: rules
+            .iter()
+            .map(|rule| PolicyRule {
+                tool: rule["tool"].as_str().and_then(wit_kind),
+                command: text(&rule["command"]),
+                path: text(&rule["path"]),
+                mcp: text(&rule["mcp"]),
+                decision: decision(&rule["decision"]),
+            })
+            .collect(),
+        default: decision(&document["default"]),
+    }
+}
+
+/// The contract's kind for a policy's name of it.
+fn wit_kind(name: &str) -> Option<WitKind> {
+    Some(match ToolKind::parse(name)? {
+        ToolKind::Shell => WitKind::Shell,
+        ToolKind::Read => WitKind::Read,
+        ToolKind::Write => WitKind::Write,
+        ToolKind::Fetch => WitKind::Fetch,
+        ToolKind::Mcp => WitKind::Mcp,
+        ToolKind::Other => WitKind::Other,
+    })
+}
+
 /// What the task keeps to decide its session's permission requests.
 #[derive(Default)]
 pub(crate) struct Approvals {

@@ -9,6 +9,7 @@
 //! the whole budget).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use agentplex_session::Incoming;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -44,6 +45,8 @@ pub struct Room {
 /// task has handled it.
 pub struct Delivery {
     pub incoming: Incoming,
+    /// When the I/O handed it over (the start of a policy decision's time).
+    pub received: Instant,
     _room: Option<Room>,
 }
 
@@ -108,6 +111,7 @@ impl Inbox {
         self.sender
             .send(Box::new(Delivery {
                 incoming,
+                received: Instant::now(),
                 _room: room,
             }))
             .map_err(|_| Closed)

@@ -301,6 +301,15 @@ struct Launch {
     budget: Option<Arc<agentplex_gateway::Budget>>,
 }
 
+impl Launch {
+    /// The launch of a session deciding with `policy`: the adapter is told it, so
+    /// it can have its agent ask about what the policy decides.
+    fn with_policy(mut self, policy: Option<&agentplex_policy::Policy>) -> Self {
+        self.config.policy = policy.map(approval::for_adapter);
+        self
+    }
+}
+
 /// What a session's task holds while it runs: tokens that work as long as it runs,
 /// and no longer.
 #[derive(Default)]
@@ -459,7 +468,9 @@ impl SessionManager {
             limits: request.budget,
             ..Default::default()
         };
-        let launch = self.session_config(&adapter, &record, None, &inbox, budget)?;
+        let launch = self
+            .session_config(&adapter, &record, None, &inbox, budget)?
+            .with_policy(policy.as_ref());
         if request.budget.is_some() && launch.budget.is_none() {
             return Err(SessionError::NotConfigured(self.unmetered(&info.id)));
         }

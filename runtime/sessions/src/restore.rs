@@ -100,16 +100,24 @@ impl SessionManager {
             });
         }
         let (inbox, inbox_rx) = Inbox::new();
-        let launch = self.session_config(
-            &adapter,
-            &stored.record,
-            checkpoint.native_session_id.clone(),
-            &inbox,
-            super::metering::BudgetStart {
-                limits: checkpoint.budget,
-                spent: checkpoint.usage.total,
-            },
-        )?;
+        let launch = self
+            .session_config(
+                &adapter,
+                &stored.record,
+                checkpoint.native_session_id.clone(),
+                &inbox,
+                super::metering::BudgetStart {
+                    limits: checkpoint.budget,
+                    spent: checkpoint.usage.total,
+                },
+            )?
+            .with_policy(
+                checkpoint
+                    .policy
+                    .as_deref()
+                    .and_then(|document| super::approval::read_policy(document).ok())
+                    .as_ref(),
+            );
         shared.state.lock().unwrap().metered = launch.held.route.is_some();
         let config = launch.config.clone();
         let budget = launch.budget.clone();

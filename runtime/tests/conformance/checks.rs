@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 pub use super::policy::policy_decides;
+pub use super::policy_cases::policy_cases;
 
 use super::harness::{Harness, Sandbox, AGENT_DEADLINE};
 use crate::common::api::{assistant_texts, check_turns, expect_no_content, ok_json, pretty, Api};

@@ -415,6 +415,11 @@ impl Sandbox {
         }
     }
 
+    /// The agent's home (`HOME`).
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
     /// A client for the daemon.
     pub fn api(&self) -> Api<'_> {
         Api::new(&self.daemon)

@@ -8,7 +8,6 @@ use serde_json::{json, Value};
 use super::harness::Harness;
 use crate::common::api::{decisions, pretty};
 
-
 /// A decision of `decision` by `by`, about a `shell` request whose command line
 /// holds `command`.
 #[track_caller]

@@ -16,7 +16,6 @@ fn ask(api: &Api, id: &str, command: &str) -> Vec<Value> {
     })
 }
 
-
 fn policy() -> Value {
     json!({
         "rules": [

@@ -209,7 +209,11 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
     // it gets no tool call.
     let side_task = conversation.tools.is_empty();
     let directive = directive(text).filter(|(command, _)| {
-        !(side_task && ["run", "write", "read", "ask", "plan", "mcp", "skill"].contains(command))
+        !(side_task
+            && [
+                "run", "write", "read", "ask", "plan", "mcp", "skill", "batch",
+            ]
+            .contains(command))
     });
     let Some((command, argument)) = directive else {
         return Reply::text(format!("Echo: {text}"));
@@ -251,6 +255,7 @@ pub fn reply(conversation: &Conversation, call_number: u64) -> Reply {
             "present plans",
         ),
         "mcp" => mcp(conversation, &call_id, argument),
+        "batch" => batch(conversation, &call_id, argument),
         "skill" => {
             // The agent's skill tool, or else its read tool on the skill's file.
             let read_file = || {
@@ -307,15 +312,68 @@ fn mcp(conversation: &Conversation, call_id: &str, argument: &str) -> Reply {
     Reply::say_then_call("I'll look for the MCP tool.", search, &action)
 }
 
+/// `batch: ["run: ls", "read: a.txt", "write: b.txt: hi", "mcp: add {}"]`: one
+/// answer calling a tool for each directive of the JSON list, in order (ids
+/// `call_N_0`, `call_N_1`...), as a model making parallel tool calls does. A
+/// directive the agent has no tool for is left out; MCP tools are called only when
+/// the agent offers them directly (no tool search in a batch).
+fn batch(conversation: &Conversation, call_id: &str, argument: &str) -> Reply {
+    let Ok(directives) = serde_json::from_str::<Vec<String>>(argument) else {
+        return Reply::Error(format!("batch: not a JSON list of strings: {argument}"));
+    };
+    let tools = &conversation.tools;
+    let calls: Vec<Block> = directives
+        .iter()
+        .enumerate()
+        .filter_map(|(index, directive_text)| {
+            let id = format!("{call_id}_{index}");
+            let (command, argument) = whole_directive(directive_text)?;
+            match command {
+                "run" => tools::shell(tools, &id, argument),
+                "read" => tools::read(tools, &id, argument),
+                "write" => {
+                    let (path, content) = argument.split_once(": ").unwrap_or((argument, ""));
+                    let dir = conversation.working_dir.as_deref();
+                    tools::write(tools, &id, path.trim(), content, dir)
+                }
+                "mcp" => {
+                    let (name, arguments) = argument.split_once(' ').unwrap_or((argument, "{}"));
+                    let arguments = serde_json::from_str(arguments).unwrap_or(Value::Null);
+                    tools::mcp(tools, &[], &id, name, arguments)
+                }
+                _ => None,
+            }
+        })
+        .map(Block::ToolCall)
+        .collect();
+    if calls.is_empty() {
+        return Reply::text("No tool for any of those.");
+    }
+    let mut blocks = vec![Block::Text(vec!["I'll do all of these.".to_owned()])];
+    blocks.extend(calls);
+    Reply::Blocks {
+        blocks,
+        chunk_delay_ms: 0,
+    }
+}
+
 /// `("run", "echo hi")` from `run: echo hi`, for the known directives. Only the
 /// first line counts (agents may append their own notes to the user's text).
 fn directive(text: &str) -> Option<(&str, &str)> {
-    let first_line = text.lines().next()?;
-    let (command, argument) = first_line.split_once(':')?;
+    let (command, argument) = whole_directive(text.lines().next()?)?;
+    Some((command, argument.trim()))
+}
+
+/// `("run", "ls\nrm x")` from `run: ls\nrm x`: a directive whose argument may span
+/// lines and keeps its spaces but the one after the colon (a batch's).
+fn whole_directive(text: &str) -> Option<(&str, &str)> {
+    let (command, argument) = text.split_once(':')?;
     let known = [
-        "run", "write", "read", "ask", "plan", "think", "slow", "fail", "mcp", "skill",
+        "run", "write", "read", "ask", "plan", "think", "slow", "fail", "mcp", "skill", "batch",
     ];
-    known.contains(&command).then(|| (command, argument.trim()))
+    known
+        .contains(&command)
+        .then(|| (command, argument.strip_prefix(' ').unwrap_or(argument)))
 }
 
 /// Splits text into a few chunks on word boundaries, so agents see several deltas.
@@ -372,6 +430,34 @@ mod tests {
             "My operating system is: linux\nI'm currently working in the directory: /tmp/ws\nHere"}]});
         assert_eq!(working_dir(&body).as_deref(), Some("/tmp/ws"));
         assert_eq!(working_dir(&json!({"messages": []})), None);
+    }
+
+    #[test]
+    fn a_batch_calls_a_tool_for_each_directive_in_order() {
+        let text = r#"batch: ["run:   rm   x  ", "run: ls\nrm y", "read: a.txt", "skill: s"]"#;
+        let Reply::Blocks { blocks, .. } = asked(text, &["Bash", "Read"]) else {
+            panic!()
+        };
+        let calls: Vec<(String, Value)> = blocks
+            .iter()
+            .filter_map(|block| match block {
+                Block::ToolCall(ToolCall {
+                    id,
+                    input: ToolInput::Json(input),
+                    ..
+                }) => Some((id.clone(), input.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls.len(), 3, "{blocks:?}");
+        assert_eq!(calls[0].0, "call_1_0");
+        assert_eq!(calls[0].1["command"], "  rm   x  ");
+        assert_eq!(calls[1].1["command"], "ls\nrm y");
+        assert_eq!(
+            (calls[2].0.as_str(), &calls[2].1["file_path"]),
+            ("call_1_2", &json!("a.txt"))
+        );
+        assert!(matches!(asked("batch: nope", &["Bash"]), Reply::Error(_)));
     }
 
     #[test]

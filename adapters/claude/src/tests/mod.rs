@@ -12,6 +12,38 @@ mod replay;
 sandbox_agent_adapter_kit::facts_test!(crate::Claude, "../facts.json");
 
 #[test]
+fn a_policy_has_the_cli_ask_about_every_tool_it_decides_through_a_settings_file() {
+    use sandbox_agent_adapter_kit::types::{ApprovalPolicy, PolicyDecision};
+    let mut config = sandbox_agent_adapter_kit::testing::config();
+    config.scratch_dir = "/data/scratch/s1/".into();
+    assert!(crate::launch::policy_settings(&config).is_none());
+    let spawn = crate::launch::spawn(&config, "turn-1", None);
+    assert!(!spawn.argv.iter().any(|arg| arg == "--settings"));
+    config.policy = Some(ApprovalPolicy {
+        rules: Vec::new(),
+        default: PolicyDecision::Allow,
+    });
+    let spawn = crate::launch::spawn(&config, "turn-1", None);
+    let at = spawn
+        .argv
+        .iter()
+        .position(|arg| arg == "--settings")
+        .unwrap();
+    assert_eq!(spawn.argv[at + 1], "/data/scratch/s1/policy-settings.json");
+    let (path, contents) = crate::launch::policy_settings(&config).unwrap();
+    assert_eq!(path, "policy-settings.json");
+    let settings: serde_json::Value = serde_json::from_slice(&contents).unwrap();
+    let asked = settings["permissions"]["ask"].as_array().unwrap();
+    for tool in ["Bash", "Read", "Grep", "Edit", "Write", "WebFetch"] {
+        assert!(
+            asked.contains(&serde_json::json!(tool)),
+            "{tool}: {settings}"
+        );
+    }
+    assert!(settings["permissions"].get("allow").is_none());
+}
+
+#[test]
 fn mcp_servers_reach_the_cli_in_a_file_never_on_its_command_line() {
     let mut config = sandbox_agent_adapter_kit::testing::config();
     config.scratch_dir = "/data/scratch/s1/".into();

@@ -15,7 +15,7 @@ use tokio::task::AbortHandle;
 
 use super::command::{Asked, Captured, Request, Tickets};
 use super::fault::{self, StorageFault};
-use super::incoming::{Inbox, InboxReceiver};
+use super::incoming::{Delivery, Inbox, InboxReceiver};
 use super::loopback::Loopback;
 use super::now_millis;
 use super::parking::Parking;
@@ -25,9 +25,7 @@ use super::recording::Recording;
 use super::shared::SharedProcesses;
 use super::SessionShared;
 use crate::SessionError;
-use agentplex_session::{
-    CarriedOn, Command, Effect, Identity, Incoming, LostTurn, Resource, SessionCore,
-};
+use agentplex_session::{CarriedOn, Command, Effect, Identity, LostTurn, Resource, SessionCore};
 use agentplex_store::{Checkpoint, Commit, Store, StoreError};
 
 mod io;
@@ -103,6 +101,9 @@ pub struct Actor {
     held: crate::Held,
     /// The session's approval policy and the waits of the requests it asks about.
     approvals: crate::approval::Approvals,
+    /// Requests the policy answered (allowed or denied) in the drive under way,
+    /// timed once the drive has handed the answers to the agent's I/O.
+    answered_by_policy: u32,
 }
 
 impl Actor {
@@ -150,6 +151,7 @@ impl Actor {
             turn_ended: None,
             held: crate::Held::default(),
             approvals: crate::approval::Approvals::default(),
+            answered_by_policy: 0,
         }
     }
 
@@ -314,7 +316,7 @@ impl Actor {
                         // session's in-flight budget.
                         if self.takes_input() {
                             if let Ok(message) = incoming.try_recv() {
-                                self.take_input(message.incoming, &mut incoming, Take::AllWaiting);
+                                self.take_input(*message, &mut incoming, Take::AllWaiting);
                             }
                         }
                         // Boxed, like the store's part of a commit: the task keeps
@@ -334,7 +336,7 @@ impl Actor {
                 // While the store refuses its events the session takes in nothing
                 // more: its agent waits on a full pipe instead of filling memory.
                 Some(message) = incoming.recv(), if self.takes_input() => {
-                    self.take_input(message.incoming, &mut incoming, Take::OneCommit);
+                    self.take_input(*message, &mut incoming, Take::OneCommit);
                 }
             }
             // Before the commit, which lets clients see what the instance did.
@@ -362,9 +364,9 @@ impl Actor {
 
     /// Hands `first` to the core, then what else has already arrived (as much
     /// as `take` says), into the same commit.
-    fn take_input(&mut self, first: Incoming, incoming: &mut InboxReceiver, take: Take) {
+    fn take_input(&mut self, first: Delivery, incoming: &mut InboxReceiver, take: Take) {
         let waiting = incoming.len();
-        let (mut count, mut bytes) = (1, first.size());
+        let (mut count, mut bytes) = (1, first.incoming.size());
         self.on_incoming(first);
         while !self.core.ended() && !self.core.suspended() {
             let full = match take {
@@ -378,7 +380,7 @@ impl Actor {
                 break;
             };
             (count, bytes) = (count + 1, bytes + message.incoming.size());
-            self.on_incoming(message.incoming);
+            self.on_incoming(*message);
         }
     }
 
@@ -506,10 +508,17 @@ impl Actor {
             .expect("the session core answers every command")
     }
 
-    /// Hands what the session's I/O reported to the core and carries out what follows.
-    fn on_incoming(&mut self, message: Incoming) {
-        self.core.incoming(message, now_millis());
+    /// Hands what the session's I/O reported to the core and carries out what
+    /// follows. A request the policy answered is timed from its arrival to its
+    /// answer's hand-over to the agent's stdin or loopback request.
+    fn on_incoming(&mut self, delivery: Delivery) {
+        self.core.incoming(delivery.incoming, now_millis());
+        self.answered_by_policy = 0;
         self.drive();
+        let took = delivery.received.elapsed();
+        for _ in 0..std::mem::take(&mut self.answered_by_policy) {
+            crate::metrics::observe(&self.metrics.policy_decisions, took);
+        }
     }
 
     /// Carries out the core's effects until it has none left; the answer to the
@@ -541,6 +550,8 @@ impl Actor {
                             .decide(&mut self.adapter, &id, directory, home.as_deref());
                     if decided.decision == agentplex_universal::PermissionDecision::Ask {
                         self.approvals.arm(&id, &self.incoming_tx);
+                    } else {
+                        self.answered_by_policy += 1;
                     }
                     self.core.permission_decided(decided);
                 }

@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 use agentplex_api::{
     AgentCapabilities, AgentInfo, AgentModeInfo, AgentModelInfo, ServerStatusInfo,
 };
-use agentplex_host::{AdapterInfo, AdapterRegistry, LoadedAdapter};
+use agentplex_host::{AdapterRegistry, LoadedAdapter};
 use futures::FutureExt;
 use tokio::sync::watch as signal;
 
@@ -442,7 +442,7 @@ impl AgentCatalog {
             credentials_available: status.credentials_available,
             version: status.version,
             path: status.path.map(|p| p.display().to_string()),
-            capabilities: capabilities(info),
+            capabilities: capabilities(adapter),
             server_status,
             adapter_version: info.version.clone(),
         }
@@ -485,8 +485,11 @@ impl AgentCatalog {
 }
 
 /// The adapter's capabilities in the API's shape.
-pub fn capabilities(info: &AdapterInfo) -> AgentCapabilities {
+pub fn capabilities(adapter: &LoadedAdapter) -> AgentCapabilities {
+    let info = adapter.info();
+    let asks_for = adapter.facts().asks_for.iter();
     AgentCapabilities {
+        asks_for: asks_for.map(|kind| policy_kind(*kind)).collect(),
         plan_mode: info.has("plan-mode"),
         permissions: info.has("permissions"),
         questions: info.has("questions"),
@@ -512,6 +515,20 @@ pub fn capabilities(info: &AdapterInfo) -> AgentCapabilities {
         mcp_servers: info.has("mcp-servers"),
         skills: info.has("skills"),
         moves: info.has("move"),
+    }
+}
+
+/// The API's name of a kind of request.
+fn policy_kind(kind: agentplex_host::ToolKind) -> agentplex_api::PolicyToolKind {
+    use agentplex_api::PolicyToolKind as Api;
+    use agentplex_host::ToolKind as Wit;
+    match kind {
+        Wit::Shell => Api::Shell,
+        Wit::Read => Api::Read,
+        Wit::Write => Api::Write,
+        Wit::Fetch => Api::Fetch,
+        Wit::Mcp => Api::Mcp,
+        Wit::Other => Api::Other,
     }
 }
 

@@ -1446,6 +1446,13 @@ export interface components {
         };
         /** @description What an agent can report through the universal API. */
         AgentCapabilities: {
+            /**
+             * @description The kinds of request (`shell`, `read`, `write`, `fetch`, `mcp`, `other`) the
+             *     agent asks permission for in the `default` permission mode when its session
+             *     has an approval policy: what the policy can decide. What the agent does
+             *     without asking, no policy can stop (docs/policies.md).
+             */
+            asksFor?: components["schemas"]["PolicyToolKind"][];
             /** @description A running turn can be cancelled and the session kept. */
             cancel?: boolean;
             commandExecution: boolean;

@@ -63,6 +63,13 @@ class AdaptersReloadResponse(Model):
 class AgentCapabilities(Model):
     """What an agent can report through the universal API."""
 
+    asks_for: list[PolicyToolKind] | None = Field(default=None, alias="asksFor")
+    """The kinds of request (`shell`, `read`, `write`, `fetch`, `mcp`, `other`) the
+    agent asks permission for in the `default` permission mode when its session
+    has an approval policy: what the policy can decide. What the agent does
+    without asking, no policy can stop (docs/policies.md).
+    """
+
     cancel: bool | None = Field(default=None)
     """A running turn can be cancelled and the session kept."""
 
