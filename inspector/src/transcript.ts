@@ -30,6 +30,8 @@ export class Transcript {
   private items = new Map<string, { item: UniversalItem; streamed: string; time: string }>();
   private permissions = new Map<string, EventOf<"permission.requested"> | EventOf<"permission.resolved">>();
   private questions = new Map<string, EventOf<"question.requested"> | EventOf<"question.resolved">>();
+  /** The approval policy's decisions on each permission request (an `ask`, then the client's). */
+  private decisions = new Map<string, EventOf<"permission.decided">[]>();
   private counter = 0;
 
   constructor(private readonly answers: Answers) {}
@@ -155,6 +157,12 @@ export class Transcript {
         this.permissions.set(event.data.permission_id, event);
         this.block(`req:${event.data.permission_id}`, () => this.renderPermission(event.data.permission_id));
         break;
+      case "permission.decided": {
+        const id = event.data.permission_id;
+        this.decisions.set(id, [...(this.decisions.get(id) ?? []), event]);
+        this.block(`req:${id}`, () => this.renderPermission(id));
+        break;
+      }
       case "question.requested":
       case "question.resolved":
         this.questions.set(event.data.question_id, event);
@@ -195,8 +203,30 @@ export class Transcript {
     return renderItem(entry.item, entry.streamed, entry.time);
   }
 
+  /** What the approval policy (and the client, for an `ask`) decided, a line each. */
+  private renderDecisions(id: string): HTMLElement | null {
+    const decisions = this.decisions.get(id) ?? [];
+    if (decisions.length === 0) return null;
+    return h(
+      "div",
+      { class: "policy-decisions" },
+      decisions.map(({ data }) => {
+        const subject = data.input?.command ?? data.input?.mcp ?? data.input?.paths?.join(", ") ?? "";
+        return h(
+          "div",
+          { class: `policy-decision ${data.decision}`, "data-testid": "policy-decision" },
+          h("span", { class: `badge ${data.decision}` }, data.decision),
+          ` ${data.tool}${subject ? ` ${subject}` : ""} · ${data.reason}`,
+        );
+      }),
+    );
+  }
+
   private renderPermission(id: string): HTMLElement {
-    const event = this.permissions.get(id)!;
+    const event = this.permissions.get(id);
+    if (!event) {
+      return h("section", { class: "request permission", "data-request-id": id }, this.renderDecisions(id));
+    }
     const data = event.data;
     const pending = data.status === "requested";
     const buttons =
@@ -224,6 +254,7 @@ export class Transcript {
       "section",
       { class: `request permission ${pending ? "pending" : "resolved"}`, "data-request-id": id },
       h("header", null, h("strong", null, "Permission "), h("code", null, data.action), " ", h("span", { class: `badge ${data.status}` }, data.status)),
+      this.renderDecisions(id),
       data.metadata !== undefined && data.metadata !== null ? h("pre", null, prettyJson(data.metadata)) : null,
       buttons,
     );

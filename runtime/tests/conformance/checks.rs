@@ -574,7 +574,7 @@ pub fn include_raw(h: &Harness) {
 
 /// The test MCP server (`testing/mcp-server/add.mjs`) as a session's `mcp` config,
 /// logging what it is asked to `log`.
-fn add_server(log: &std::path::Path) -> Value {
+pub fn add_server(log: &std::path::Path) -> Value {
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testing/mcp-server/add.mjs");
     json!({ "calc": {

@@ -282,6 +282,9 @@ pub fn policy_cases(h: &Harness) {
         refused_unasked.len(),
     );
     assert!(wrong.is_empty(), "{}: {wrong:#?}", h.agent.id);
+    if kinds.iter().any(|kind| kind == "mcp") && h.can("mcpServers") {
+        mcp_tool_decided(h);
+    }
     let metrics = h.api().get("/metrics").text().unwrap();
     let (count, p50, p99) = decision_times(&metrics, h.agent.id);
     assert!(count > 0, "{}: no policy decision was timed", h.agent.id);
@@ -290,6 +293,48 @@ pub fn policy_cases(h: &Harness) {
          (request read to answer handed to the agent)",
         h.agent.id
     );
+}
+
+/// An MCP tool's call is decided by its `server/tool`: denied, it never reaches
+/// the server; allowed once the policy is replaced, it does.
+fn mcp_tool_decided(h: &Harness) {
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("mcp-add.log");
+    let deny = json!({"rules": [{"tool": "mcp", "mcp": "calc/*", "decision": "deny"}], "default": "allow"});
+    let session = h.create_with(
+        "default",
+        json!({ "policy": deny, "mcp": super::checks::add_server(&log) }),
+    );
+    let called = || std::fs::read_to_string(&log).unwrap_or_default().contains("tools/call");
+    let asked = r#"mcp: add {"a": 2, "b": 3}"#;
+    let events = h.turn(&session, asked);
+    let decided: Vec<&Value> = decisions(&events)
+        .into_iter()
+        .filter(|d| d["tool"] == "mcp")
+        .collect();
+    assert_eq!(decided.len(), 1, "{}", pretty(&events));
+    assert_eq!(
+        (&decided[0]["decision"], &decided[0]["rule"], &decided[0]["input"]["mcp"]),
+        (&json!("deny"), &json!(0), &json!("calc/add")),
+        "{}",
+        pretty(&events)
+    );
+    assert!(!called(), "a denied MCP call reached the server");
+    let allow = json!({"rules": [{"tool": "mcp", "mcp": "calc/add", "decision": "allow"}], "default": "deny"});
+    let response = h.api().put_json(&format!("/v1/sessions/{session}/policy"), allow);
+    assert!(response.status().is_success(), "PUT policy: {}", response.status());
+    let events = h.turn(&session, asked);
+    let decided: Vec<&Value> = decisions(&events)
+        .into_iter()
+        .filter(|d| d["tool"] == "mcp")
+        .collect();
+    assert_eq!(
+        decided.first().map(|d| (&d["decision"], &d["by"])),
+        Some((&json!("allow"), &json!("rule"))),
+        "{}",
+        pretty(&events)
+    );
+    assert!(called(), "an allowed MCP call did not reach the server");
 }
 
 /// The number of answers the policy gave the agent's requests, and the bucket

@@ -10,7 +10,9 @@ use crate::types::ToolRequest;
 /// `rawInput.command` (or, as Gemini CLI and Qwen Code send it, its title);
 /// `edit`, `delete` and `move` write, `read` and `search` read their locations
 /// (their `rawInput` path when they name none); `fetch` fetches; MCP tools named
-/// `mcp__server__tool` are theirs; anything else is `other`.
+/// `mcp__server__tool` (in `_meta.toolName`, as Qwen Code sends it, or the title)
+/// or titled `tool (server MCP Server)` (Gemini CLI) are theirs; anything else is
+/// `other`.
 pub(crate) fn request(tool_call: &Value) -> ToolRequest {
     let kind = tool_call["kind"].as_str().unwrap_or_default();
     let input = &tool_call["rawInput"];
@@ -42,10 +44,21 @@ pub(crate) fn request(tool_call: &Value) -> ToolRequest {
             _ => tool_request::other(),
         },
         "fetch" => tool_request::fetch(),
-        _ => title(tool_call)
-            .and_then(|title| tool_request::mcp_prefixed(&title))
+        _ => tool_call["_meta"]["toolName"]
+            .as_str()
+            .and_then(tool_request::mcp_prefixed)
+            .or_else(|| {
+                let title = title(tool_call)?;
+                tool_request::mcp_prefixed(&title).or_else(|| mcp_titled(&title))
+            })
             .unwrap_or_else(tool_request::other),
     }
+}
+
+/// The MCP tool of a title `tool (server MCP Server)`.
+fn mcp_titled(title: &str) -> Option<ToolRequest> {
+    let (tool, server) = title.strip_suffix(" MCP Server)")?.rsplit_once(" (")?;
+    (!tool.is_empty() && !server.is_empty()).then(|| tool_request::mcp(server, tool))
 }
 
 /// A command as a line: a string as it is, a program with its arguments joined
@@ -114,6 +127,12 @@ mod tests {
         assert_eq!(request(&json!({"kind": "fetch"})), tool_request::fetch());
         let mcp = json!({"kind": "other", "title": "mcp__desktop__click"});
         assert_eq!(request(&mcp), tool_request::mcp("desktop", "click"));
+        let titled = json!({"kind": "other", "title": "add (calc MCP Server)"});
+        assert_eq!(request(&titled), tool_request::mcp("calc", "add"));
+        let named = json!({"kind": "other", "title": "{\"a\":2}", "_meta": {"toolName": "mcp__calc__add"}});
+        assert_eq!(request(&named), tool_request::mcp("calc", "add"));
+        let other = json!({"kind": "other", "title": "Run (soon)"});
+        assert_eq!(request(&other), tool_request::other());
         assert_eq!(request(&json!({"kind": "think"})), tool_request::other());
         assert_eq!(request(&json!({"kind": "execute"})), tool_request::other());
     }
