@@ -282,16 +282,67 @@ pub fn policy_cases(h: &Harness) {
         refused_unasked.len(),
     );
     assert!(wrong.is_empty(), "{}: {wrong:#?}", h.agent.id);
+    let burst = decision_buckets(h);
+    report(h, "thirty calls of one answer at once", &burst);
+    one_at_a_time(h, &session);
+    let single = decision_buckets(h);
+    let single: Vec<(f64, u64)> = single
+        .iter()
+        .zip(&burst)
+        .map(|((bound, after), (_, before))| (*bound, after - before))
+        .collect();
+    report(h, "one call at a time", &single);
     if kinds.iter().any(|kind| kind == "mcp") && h.can("mcpServers") {
         mcp_tool_decided(h);
     }
-    let metrics = h.api().get("/metrics").text().unwrap();
-    let (count, p50, p99) = decision_times(&metrics, h.agent.id);
-    assert!(count > 0, "{}: no policy decision was timed", h.agent.id);
-    eprintln!(
-        "{}: policy decision time over {count} answers: p50 <= {p50} ms, p99 <= {p99} ms \
-         (request read to answer handed to the agent)",
+}
+
+/// Turns of one command each, which the policy allows: the decision time of
+/// requests that do not wait behind others.
+fn one_at_a_time(h: &Harness, session: &str) {
+    let policy = json!({"rules": [{"tool": "shell", "command": "touch *", "decision": "allow"}], "default": "deny"});
+    let response = h
+        .api()
+        .put_json(&format!("/v1/sessions/{session}/policy"), policy);
+    assert!(
+        response.status().is_success(),
+        "PUT policy: {}",
+        response.status()
+    );
+    for turn in 0..ONE_AT_A_TIME {
+        let events = h.turn(session, &format!("run: touch one-{turn}.txt"));
+        let decided = decisions(&events);
+        assert_eq!(
+            decided.first().map(|d| (&d["decision"], &d["by"])),
+            Some((&json!("allow"), &json!("rule"))),
+            "{}",
+            pretty(&events)
+        );
+    }
+}
+
+/// How many single-command turns [`one_at_a_time`] runs.
+const ONE_AT_A_TIME: usize = 20;
+
+/// Prints the decision time of the answers `buckets` count.
+fn report(h: &Harness, load: &str, buckets: &[(f64, u64)]) {
+    let count = buckets.last().map_or(0, |(_, count)| *count);
+    assert!(
+        count > 0,
+        "{}: no policy decision was timed ({load})",
         h.agent.id
+    );
+    let bound = |share: f64| {
+        let wanted = (count as f64 * share).ceil() as u64;
+        let (bound, _) = buckets.iter().find(|(_, below)| *below >= wanted).unwrap();
+        bound * 1000.0
+    };
+    eprintln!(
+        "{}: policy decision time, {load}, over {count} answers: p50 <= {} ms, p99 <= {} ms \
+         (request read to answer handed to the agent)",
+        h.agent.id,
+        bound(0.5),
+        bound(0.99)
     );
 }
 
@@ -305,7 +356,11 @@ fn mcp_tool_decided(h: &Harness) {
         "default",
         json!({ "policy": deny, "mcp": super::checks::add_server(&log) }),
     );
-    let called = || std::fs::read_to_string(&log).unwrap_or_default().contains("tools/call");
+    let called = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("tools/call")
+    };
     let asked = r#"mcp: add {"a": 2, "b": 3}"#;
     let events = h.turn(&session, asked);
     let decided: Vec<&Value> = decisions(&events)
@@ -314,15 +369,25 @@ fn mcp_tool_decided(h: &Harness) {
         .collect();
     assert_eq!(decided.len(), 1, "{}", pretty(&events));
     assert_eq!(
-        (&decided[0]["decision"], &decided[0]["rule"], &decided[0]["input"]["mcp"]),
+        (
+            &decided[0]["decision"],
+            &decided[0]["rule"],
+            &decided[0]["input"]["mcp"]
+        ),
         (&json!("deny"), &json!(0), &json!("calc/add")),
         "{}",
         pretty(&events)
     );
     assert!(!called(), "a denied MCP call reached the server");
     let allow = json!({"rules": [{"tool": "mcp", "mcp": "calc/add", "decision": "allow"}], "default": "deny"});
-    let response = h.api().put_json(&format!("/v1/sessions/{session}/policy"), allow);
-    assert!(response.status().is_success(), "PUT policy: {}", response.status());
+    let response = h
+        .api()
+        .put_json(&format!("/v1/sessions/{session}/policy"), allow);
+    assert!(
+        response.status().is_success(),
+        "PUT policy: {}",
+        response.status()
+    );
     let events = h.turn(&session, asked);
     let decided: Vec<&Value> = decisions(&events)
         .into_iter()
@@ -337,27 +402,21 @@ fn mcp_tool_decided(h: &Harness) {
     assert!(called(), "an allowed MCP call did not reach the server");
 }
 
-/// The number of answers the policy gave the agent's requests, and the bucket
-/// bounds (ms) holding their median and 99th percentile, from the daemon's
-/// `agentplex_policy_decision_duration_seconds` histogram.
-fn decision_times(metrics: &str, agent: &str) -> (u64, f64, f64) {
+/// The daemon's `agentplex_policy_decision_duration_seconds` histogram for the
+/// agent: each bucket's bound (seconds) and how many answers took at most that.
+fn decision_buckets(h: &Harness) -> Vec<(f64, u64)> {
+    let metrics = h.api().get("/metrics").text().unwrap();
     let prefix = "agentplex_policy_decision_duration_seconds_bucket{";
-    let buckets: Vec<(f64, u64)> = metrics
+    let agent = format!("agent=\"{}\"", h.agent.id);
+    metrics
         .lines()
-        .filter(|line| line.starts_with(prefix) && line.contains(&format!("agent=\"{agent}\"")))
+        .filter(|line| line.starts_with(prefix) && line.contains(&agent))
         .filter_map(|line| {
             let bound = line.split("le=\"").nth(1)?.split('"').next()?;
             let count = line.rsplit(' ').next()?.parse().ok()?;
             Some((bound.parse().unwrap_or(f64::INFINITY), count))
         })
-        .collect();
-    let count = buckets.last().map_or(0, |(_, count)| *count);
-    let bound = |share: f64| {
-        let wanted = (count as f64 * share).ceil() as u64;
-        let (bound, _) = buckets.iter().find(|(_, below)| *below >= wanted).unwrap();
-        bound * 1000.0
-    };
-    (count, bound(0.5), bound(0.99))
+        .collect()
 }
 
 /// Whether the agent is known to carry the case out without asking, whatever the
