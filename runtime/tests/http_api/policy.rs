@@ -116,6 +116,18 @@ fn the_policy_decides_before_the_client_and_records_every_decision() {
     assert_eq!(decisions(&events)[0]["by"], "default");
     assert_eq!(decisions(&events)[0]["decision"], "allow");
     assert_eq!(api.session_info("pol")["policy"], allow_all);
+
+    // Each answer the policy gave itself was timed, and only those.
+    let transcript = api.events("pol");
+    let answered = decisions(&transcript)
+        .iter()
+        .filter(|d| d["by"] != "client" && d["decision"] != "ask")
+        .count();
+    assert!(answered >= 3, "{transcript:#?}");
+    let metrics = api.get("/metrics").text().unwrap();
+    let count =
+        format!("agentplex_policy_decision_duration_seconds_count{{agent=\"mock\"}} {answered}\n");
+    assert!(metrics.contains(&count), "{count}in\n{metrics}");
 }
 
 #[test]

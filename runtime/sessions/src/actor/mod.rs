@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 
 use agentplex_host::AdapterSession;
 use agentplex_universal::{UniversalEventData, UniversalEventType};
@@ -91,7 +92,7 @@ pub struct Actor {
     /// This session's agent's metrics.
     metrics: crate::metrics::AgentMetrics,
     /// When the running turn started, for its duration.
-    turn_since: Option<std::time::Instant>,
+    turn_since: Option<Instant>,
     /// A new session's record not known to be stored yet.
     recording: Option<Recording>,
     /// Told the session's id when a turn ends (a fleet's daemon then saves the
@@ -101,9 +102,6 @@ pub struct Actor {
     held: crate::Held,
     /// The session's approval policy and the waits of the requests it asks about.
     approvals: crate::approval::Approvals,
-    /// Requests the policy answered (allowed or denied) in the drive under way,
-    /// timed once the drive has handed the answers to the agent's I/O.
-    answered_by_policy: u32,
 }
 
 impl Actor {
@@ -151,7 +149,6 @@ impl Actor {
             turn_ended: None,
             held: crate::Held::default(),
             approvals: crate::approval::Approvals::default(),
-            answered_by_policy: 0,
         }
     }
 
@@ -220,7 +217,7 @@ impl Actor {
             LostTurn::default()
         };
         self.core.resume(fresh_adapter, lost, why, now_millis());
-        self.drive();
+        self.drive(Instant::now());
         // Counted among the live instances before the daemon serves.
         self.parking.note_use(self.adapter.is_parked());
         self.commit().await;
@@ -504,35 +501,35 @@ impl Actor {
             self.approvals.set(policy.transpose()?);
         }
         self.core.command(command, now_millis());
-        self.drive()
+        self.drive(Instant::now())
             .expect("the session core answers every command")
     }
 
-    /// Hands what the session's I/O reported to the core and carries out what
-    /// follows. A request the policy answered is timed from its arrival to its
-    /// answer's hand-over to the agent's stdin or loopback request.
+    /// Hands what the session's I/O reported to the core and carries out what follows.
     fn on_incoming(&mut self, delivery: Delivery) {
         self.core.incoming(delivery.incoming, now_millis());
-        self.answered_by_policy = 0;
-        self.drive();
-        let took = delivery.received.elapsed();
-        for _ in 0..std::mem::take(&mut self.answered_by_policy) {
-            crate::metrics::observe(&self.metrics.policy_decisions, took);
-        }
+        self.drive(delivery.received);
     }
 
     /// Carries out the core's effects until it has none left; the answer to the
-    /// command it was given, if it was given one.
-    fn drive(&mut self) -> Option<Result<(), SessionError>> {
+    /// command it was given, if it was given one. Each request the policy answered
+    /// is timed from `since` (when what led to it arrived: an agent's request read
+    /// from its output, or the command) to its answer's hand-over to the agent.
+    fn drive(&mut self, since: Instant) -> Option<Result<(), SessionError>> {
         let mut answer = None;
+        let mut answered_by_policy = 0;
         loop {
             let Some(effect) = self.core.poll(now_millis()) else {
+                let took = since.elapsed();
+                for _ in 0..answered_by_policy {
+                    crate::metrics::observe(&self.metrics.policy_decisions, took);
+                }
                 return answer;
             };
             match effect {
                 Effect::Feed(input) => {
                     let adapter = &mut self.adapter;
-                    let called = std::time::Instant::now();
+                    let called = Instant::now();
                     let outcome = if input.payload_bytes() > INLINE_CALL_BYTES {
                         tokio::task::block_in_place(|| adapter.handle(input))
                     } else {
@@ -551,7 +548,7 @@ impl Actor {
                     if decided.decision == agentplex_universal::PermissionDecision::Ask {
                         self.approvals.arm(&id, &self.incoming_tx);
                     } else {
-                        self.answered_by_policy += 1;
+                        answered_by_policy += 1;
                     }
                     self.core.permission_decided(decided);
                 }
@@ -617,7 +614,7 @@ impl Actor {
     /// Starts or ends the running turn's clock as the core's state says.
     fn time_turn(&mut self) {
         match (self.turn_since, self.core.turn_running()) {
-            (None, true) => self.turn_since = Some(std::time::Instant::now()),
+            (None, true) => self.turn_since = Some(Instant::now()),
             (Some(since), false) => {
                 crate::metrics::observe(&self.metrics.turns, since.elapsed());
                 self.turn_since = None;
@@ -656,7 +653,7 @@ impl Actor {
             checkpoint: checkpoint.clone(),
             snapshot,
         });
-        let queued = std::time::Instant::now();
+        let queued = Instant::now();
         let outcome = done
             .await
             .unwrap_or_else(|_| Err(StoreError::writer_stopped()));
