@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::harness::{Harness, AGENT_DEADLINE};
-use crate::common::api::{decisions, expect_no_content, pretty};
+use crate::common::api::{decisions, pretty};
 
 /// Commands a case allows that the suite never runs for real: the table decides
 /// them like any other, but the agent is not asked to run them. (Writes a case
@@ -75,7 +75,8 @@ struct Case {
     group: String,
     /// The tool kind the table decides it as.
     tool: String,
-    /// What the request is matched by in the transcript: the command line.
+    /// What the request is matched by in the transcript: the command line, or the
+    /// path ([`Places::key`]).
     subject: String,
     decision: String,
     rule: Value,
@@ -119,7 +120,7 @@ fn runnable(group: &Value, places: &Places, kinds: &[String]) -> Vec<(Case, Stri
                 "read" | "write" => {
                     let path = places.reroot(case["path"].as_str()?);
                     let subject = places.key(&path);
-                    let inside = subject.starts_with(&places.directory.1.display().to_string());
+                    let inside = std::path::Path::new(&subject).starts_with(&places.directory.1);
                     if tool == "write" && decision == "allow" && !inside {
                         return None;
                     }
@@ -164,11 +165,7 @@ fn run_batch(h: &Harness, session: &str, directives: &[String]) -> Vec<Value> {
         for decided in decisions(&events) {
             let id = decided["permission_id"].as_str().unwrap_or_default();
             if decided["decision"] == "ask" && !answered.iter().any(|a| a == id) {
-                let response = h.api().post_json(
-                    &format!("/v1/sessions/{session}/permissions/{id}/reply"),
-                    json!({ "reply": "reject" }),
-                );
-                expect_no_content(response, "permission reply");
+                h.reply_permission(session, id, "reject");
                 answered.push(id.to_owned());
             }
         }
