@@ -268,6 +268,14 @@ impl Harness {
         expect_no_content(response, "permission reply");
     }
 
+    /// Replaces the session's approval policy.
+    pub fn set_policy(&self, session: &str, policy: Value) {
+        let response = self
+            .api()
+            .put_json(&format!("/v1/sessions/{session}/policy"), policy);
+        ok_json(response);
+    }
+
     /// Every request the model server answered (model API calls only).
     pub fn model_requests(&self) -> Vec<Value> {
         let requests: Value = reqwest::blocking::get(format!("{}/requests", self.model.url()))

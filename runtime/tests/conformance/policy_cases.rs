@@ -216,15 +216,7 @@ pub fn policy_cases(h: &Harness) {
         if cases.is_empty() {
             continue;
         }
-        let response = h.api().put_json(
-            &format!("/v1/sessions/{session}/policy"),
-            group["policy"].clone(),
-        );
-        assert!(
-            response.status().is_success(),
-            "PUT policy: {}",
-            response.status()
-        );
+        h.set_policy(&session, group["policy"].clone());
         let mut pending: Vec<&(Case, String)> = cases.iter().collect();
         // Some agents drop the rest of an answer's calls once one is denied (Qwen
         // Code): what was not asked goes again, until a round asks nothing new.
@@ -298,14 +290,7 @@ pub fn policy_cases(h: &Harness) {
 /// requests that do not wait behind others.
 fn one_at_a_time(h: &Harness, session: &str) {
     let policy = json!({"rules": [{"tool": "shell", "command": "touch *", "decision": "allow"}], "default": "deny"});
-    let response = h
-        .api()
-        .put_json(&format!("/v1/sessions/{session}/policy"), policy);
-    assert!(
-        response.status().is_success(),
-        "PUT policy: {}",
-        response.status()
-    );
+    h.set_policy(session, policy);
     for turn in 0..ONE_AT_A_TIME {
         let events = h.turn(session, &format!("run: touch one-{turn}.txt"));
         let decided = decisions(&events);
@@ -358,12 +343,17 @@ fn mcp_tool_decided(h: &Harness) {
             .unwrap_or_default()
             .contains("tools/call")
     };
-    let asked = r#"mcp: add {"a": 2, "b": 3}"#;
-    let events = h.turn(&session, asked);
-    let decided: Vec<&Value> = decisions(&events)
-        .into_iter()
-        .filter(|d| d["tool"] == "mcp")
-        .collect();
+    // The turn's events, and its decisions on MCP calls.
+    let mcp_turn = || {
+        let events = h.turn(&session, r#"mcp: add {"a": 2, "b": 3}"#);
+        let decided: Vec<Value> = decisions(&events)
+            .into_iter()
+            .filter(|d| d["tool"] == "mcp")
+            .cloned()
+            .collect();
+        (events, decided)
+    };
+    let (events, decided) = mcp_turn();
     assert_eq!(decided.len(), 1, "{}", pretty(&events));
     assert_eq!(
         (
@@ -377,19 +367,8 @@ fn mcp_tool_decided(h: &Harness) {
     );
     assert!(!called(), "a denied MCP call reached the server");
     let allow = json!({"rules": [{"tool": "mcp", "mcp": "calc/add", "decision": "allow"}], "default": "deny"});
-    let response = h
-        .api()
-        .put_json(&format!("/v1/sessions/{session}/policy"), allow);
-    assert!(
-        response.status().is_success(),
-        "PUT policy: {}",
-        response.status()
-    );
-    let events = h.turn(&session, asked);
-    let decided: Vec<&Value> = decisions(&events)
-        .into_iter()
-        .filter(|d| d["tool"] == "mcp")
-        .collect();
+    h.set_policy(&session, allow);
+    let (events, decided) = mcp_turn();
     assert_eq!(
         decided.first().map(|d| (&d["decision"], &d["by"])),
         Some((&json!("allow"), &json!("rule"))),
