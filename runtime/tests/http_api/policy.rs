@@ -238,3 +238,23 @@ fn a_policy_file_that_does_not_read_stops_the_daemon_with_its_line() {
     );
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
+
+#[test]
+fn each_agent_says_what_a_policy_can_decide_for_it() {
+    let daemon = Daemon::start();
+    let agents = Api::new(&daemon).get_ok("/v1/agents");
+    let asks_for = |id: &str| {
+        let agent = agents["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == id);
+        agent.unwrap()["capabilities"]["asksFor"].clone()
+    };
+    assert_eq!(asks_for("mock"), json!(["shell", "write"]));
+    assert_eq!(
+        asks_for("claude"),
+        json!(["shell", "read", "write", "fetch", "mcp"])
+    );
+    assert_eq!(asks_for("pi"), json!([]));
+}
