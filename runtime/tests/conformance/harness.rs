@@ -397,9 +397,14 @@ impl Sandbox {
             ("XDG_DATA_HOME", ".local/share"),
             ("XDG_STATE_HOME", ".local/state"),
             ("XDG_CACHE_HOME", ".cache"),
+            // What an agent leaves in its temporary folder goes with the sandbox
+            // (one of them unpacks a 5 MB native library there at every start and
+            // never removes it).
+            ("TMPDIR", "tmp"),
         ] {
             env.push((var.to_owned(), home_path.join(dir).display().to_string()));
         }
+        std::fs::create_dir(home_path.join("tmp")).unwrap();
         env.extend(agent.env(model, &home_path));
         let mut args = vec!["--install-dir".into(), install.path().display().to_string()];
         args.extend(extra.iter().map(|flag| flag.to_string()));

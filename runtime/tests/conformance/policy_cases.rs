@@ -21,10 +21,13 @@ use serde_json::{json, Value};
 use super::harness::{Harness, AGENT_DEADLINE};
 use crate::common::api::{decisions, pretty};
 
-/// Commands a case allows that the suite never runs for real: the table decides
-/// them like any other, but the agent is not asked to run them. (Writes a case
-/// allows outside the session's directory are not asked for either.)
-const NOT_RUN: [&str; 3] = ["rm -rf /", "npm install", "npm ci"];
+/// Commands a case allows that the suite never runs for real, because they would
+/// harm the machine, reach the network or print what depends on the machine
+/// (`lsof` printed 4 MB on a CI host, which every later request of the turn
+/// carried): the table decides them like any other, but the agent is not asked
+/// to run them. (Writes a case allows outside the session's directory are not
+/// asked for either.)
+const NOT_RUN: [&str; 4] = ["rm -rf /", "npm install", "npm ci", "lsof"];
 
 /// Where the table's paths are in this sandbox.
 struct Places {

@@ -33,7 +33,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -77,6 +77,9 @@ impl Api {
     }
 }
 
+/// The largest request body the server reads (a conversation with long tool outputs).
+const REQUEST_LIMIT: usize = 64 << 20;
+
 /// The HTTP routes of the model server.
 pub fn router() -> Router {
     let shared = Arc::new(Shared::default());
@@ -106,6 +109,9 @@ pub fn router() -> Router {
         .route("/models", get(models))
         .route("/requests", get(requests))
         .fallback(|| async { (StatusCode::NOT_FOUND, Json(openai_error("no such route"))) })
+        // A model API takes a whole conversation in one request: a long tool output
+        // makes it megabytes, which axum's 2 MB default would refuse.
+        .layer(DefaultBodyLimit::max(REQUEST_LIMIT))
         .with_state(shared)
 }
 
