@@ -402,3 +402,67 @@ fn sessions_get_their_agents_credentials_only() {
         assert!(!mock.contains_key(name), "the mock got {name}:\n{output}");
     }
 }
+
+/// A key a file gives as a variable's name (Pi's `auth.json`) reaches a
+/// session's process as that variable's value in the session's `env` when the
+/// session sets it, as Pi itself would read it, else the daemon's.
+#[test]
+fn a_key_a_file_names_a_variable_for_is_read_from_the_sessions_env() {
+    let home = tempfile::tempdir().unwrap();
+    write(
+        home.path(),
+        ".pi/agent/auth.json",
+        &json!({ "anthropic": { "type": "api_key", "key": "MY_PI_KEY" } }).to_string(),
+    );
+    let install_dir = tempfile::tempdir().unwrap();
+    let dump = install_dir.path().join("pi.env");
+    let dumped = dump.display();
+    common::fake_agent(
+        install_dir.path(),
+        "pi",
+        "0.73.0",
+        &format!("env -0 > '{dumped}.tmp' && mv '{dumped}.tmp' '{dumped}'"),
+    );
+    let mut env: BTreeMap<String, String> = every_credential_variable()
+        .into_iter()
+        .chain(["PI_CODING_AGENT_DIR".to_owned()])
+        .map(|name| (name, String::new()))
+        .collect();
+    env.insert("HOME".into(), home.path().display().to_string());
+    env.insert("MY_PI_KEY".into(), ENV_ANTHROPIC.into());
+    let daemon = Daemon::start_with(Options {
+        args: vec![
+            "--install-dir".into(),
+            install_dir.path().display().to_string(),
+        ],
+        env: env.into_iter().collect(),
+        ..Options::default()
+    });
+    let api = Api::new(&daemon);
+    for (session, given, expected) in [
+        ("pi-daemon", json!({}), ENV_ANTHROPIC),
+        (
+            "pi-session",
+            json!({ "MY_PI_KEY": PI_FILE_KEY }),
+            PI_FILE_KEY,
+        ),
+    ] {
+        let _ = std::fs::remove_file(&dump);
+        let created = ok_json(api.post_json(
+            &format!("/v1/sessions/{session}"),
+            json!({ "agent": "pi", "env": given }),
+        ));
+        assert_eq!(created["healthy"], true, "{created}");
+        let _ = api.post_json(
+            &format!("/v1/sessions/{session}/messages"),
+            json!({ "message": "hi" }),
+        );
+        let pi = read_dump(&dump);
+        assert_eq!(
+            pi.get("ANTHROPIC_API_KEY").map(String::as_str),
+            Some(expected),
+            "{session}"
+        );
+        let _ = api.delete(&format!("/v1/sessions/{session}"));
+    }
+}

@@ -13,9 +13,9 @@
 //!   (`requires_openai_auth = true`, or `env_key = "OPENAI_API_KEY"`): its
 //!   `base_url` in the `openai` slot too.
 //! - another one: its `base_url`, its key and its id in the custom slot. The key
-//!   is `experimental_bearer_token`, or the variable `env_key` names as the daemon's
-//!   environment sets it: a key a session's own variables set under another name
-//!   than Codex's is not seen, and an unset one reads as the variable's name.
+//!   is `experimental_bearer_token`, or the variable `env_key` names, which the
+//!   host reads as Codex would: from the session's own variables, else the
+//!   daemon's environment (an unset one reads as the variable's name).
 //! - a provider the daemon cannot stand in for (one that takes no key, a built-in
 //!   such as `ollama`): its id alone in the custom slot, which tells the session to
 //!   leave Codex's calls to it (see `crate::gateway`).

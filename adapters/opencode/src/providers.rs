@@ -14,8 +14,8 @@
 //!   `@openrouter/ai-sdk-provider`, `@ai-sdk/google`): the first by id of each format
 //!   with a `baseURL` and an `apiKey` gives its base URL, key and id.
 //!
-//! An `apiKey` of `{env:NAME}` is that variable as the daemon's environment sets it;
-//! other substitutions (`{file:...}`), a key `auth.json` holds for a custom provider,
+//! An `apiKey` of `{env:NAME}` is that variable as the session's own variables, else
+//! the daemon's environment, set it (the host resolves it); other substitutions (`{file:...}`), a key `auth.json` holds for a custom provider,
 //! and a project's `opencode.json` are not carried.
 
 use std::collections::BTreeSet;

@@ -350,11 +350,18 @@ pub fn wait_until(timeout: Duration, what: &str, mut done: impl FnMut() -> bool)
 /// else runs the shell commands `body` and then reads its stdin until it closes
 /// (as the real CLI waits for messages), keeping its command line in sight.
 pub fn fake_claude(install_dir: &Path, body: &str) {
+    fake_agent(install_dir, "claude", "2.1.197 (Claude Code)", body);
+}
+
+/// An executable `binary` in `install_dir` that prints `version` for
+/// `--version` and otherwise runs `body` (shell), then reads its stdin until it
+/// closes: a stand-in agent for tests of what the daemon hands its process.
+pub fn fake_agent(install_dir: &Path, binary: &str, version: &str, body: &str) {
     use std::os::unix::fs::PermissionsExt;
     let script = format!(
-        "#!/bin/sh\nfor arg in \"$@\"; do [ \"$arg\" = --version ] && {{ echo '2.1.197 (Claude Code)'; exit 0; }}; done\n{body}\ncat >/dev/null\n"
+        "#!/bin/sh\nfor arg in \"$@\"; do [ \"$arg\" = --version ] && {{ echo '{version}'; exit 0; }}; done\n{body}\ncat >/dev/null\n"
     );
-    let path = install_dir.join("claude");
-    std::fs::write(&path, script).expect("writing the stand-in claude");
+    let path = install_dir.join(binary);
+    std::fs::write(&path, script).expect("writing the stand-in agent");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }

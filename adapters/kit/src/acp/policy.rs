@@ -129,7 +129,8 @@ mod tests {
         assert_eq!(request(&mcp), tool_request::mcp("desktop", "click"));
         let titled = json!({"kind": "other", "title": "add (calc MCP Server)"});
         assert_eq!(request(&titled), tool_request::mcp("calc", "add"));
-        let named = json!({"kind": "other", "title": "{\"a\":2}", "_meta": {"toolName": "mcp__calc__add"}});
+        let named =
+            json!({"kind": "other", "title": "{\"a\":2}", "_meta": {"toolName": "mcp__calc__add"}});
         assert_eq!(request(&named), tool_request::mcp("calc", "add"));
         let other = json!({"kind": "other", "title": "Run (soon)"});
         assert_eq!(request(&other), tool_request::other());

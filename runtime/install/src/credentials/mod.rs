@@ -99,6 +99,13 @@ pub struct Credential {
     /// The variable a session's processes get it in; `None` when the agent reads it
     /// from its own file only, or an earlier credential already sets that variable.
     pub passed_as: Option<String>,
+    /// The variable a file names for the value (`env_key = "NAME"`,
+    /// `{env:NAME}`): the agent reads it from its own environment, so a session
+    /// that sets it gets its own value instead of the daemon's. A secret too
+    /// (a file's value is the key itself when no such variable is set), never
+    /// shown.
+    #[serde(skip)]
+    pub variable: Option<Secret>,
 }
 
 impl fmt::Display for Credential {
@@ -150,14 +157,27 @@ impl Scan {
         self.credentials.iter().any(|c| c.kind != Kind::Setting)
     }
 
-    /// The variables a session's processes get.
-    pub fn session_env(&self) -> Vec<(String, String)> {
+    /// The variables the processes of a session whose own environment is
+    /// `session` get: a value a file takes from a variable is the session's
+    /// when it sets that variable (as the agent, which sees the session's
+    /// environment, would read it).
+    pub fn session_env(&self, session: &[(String, String)]) -> Vec<(String, String)> {
+        let in_session = |name: &str| {
+            session
+                .iter()
+                .rev()
+                .find(|(set, value)| set == name && !value.is_empty())
+                .map(|(_, value)| value.clone())
+        };
         self.credentials
             .iter()
             .filter_map(|c| {
-                c.passed_as
-                    .clone()
-                    .map(|name| (name, c.value.expose().to_owned()))
+                let value = c
+                    .variable
+                    .as_ref()
+                    .and_then(|name| in_session(name.expose()))
+                    .unwrap_or_else(|| c.value.expose().to_owned());
+                c.passed_as.clone().map(|name| (name, value))
             })
             .collect()
     }
@@ -254,6 +274,7 @@ pub fn scan(adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
                 },
                 value: Secret::new(value),
                 passed_as: Some(variable.name.clone()),
+                variable: None,
             });
         }
     }
@@ -298,11 +319,14 @@ pub fn scan(adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
             let passed_as = found
                 .env
                 .filter(|name| variables.contains(name) && passed.insert(name.clone()));
-            let value = match found.value {
-                CredentialValue::Literal(value) => value,
-                CredentialValue::VariableOrLiteral(name) => {
-                    lookup.var(&name).map_or(name, str::to_owned)
-                }
+            let (value, variable) = match found.value {
+                CredentialValue::Literal(value) => (value, None),
+                CredentialValue::VariableOrLiteral(name) => (
+                    lookup
+                        .var(&name)
+                        .map_or_else(|| name.clone(), str::to_owned),
+                    Some(Secret::new(&name)),
+                ),
             };
             scan.credentials.push(Credential {
                 agent: agent.to_owned(),
@@ -314,6 +338,7 @@ pub fn scan(adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
                 },
                 value: Secret::new(value),
                 passed_as,
+                variable,
             });
         }
     }

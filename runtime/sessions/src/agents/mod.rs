@@ -336,9 +336,14 @@ impl AgentCatalog {
 
     /// The credential variables the agent's processes get: those of its adapter's
     /// `credential-env` set in the daemon's environment, then keys found only in
-    /// its config files.
-    pub fn credentials_env(&self, adapter: &LoadedAdapter) -> Vec<(String, String)> {
-        self.credentials(adapter).session_env()
+    /// its config files (a key a file names a variable for taken from `session`,
+    /// the session's own environment, when it sets that variable).
+    pub fn credentials_env(
+        &self,
+        adapter: &LoadedAdapter,
+        session: &[(String, String)],
+    ) -> Vec<(String, String)> {
+        self.credentials(adapter).session_env(session)
     }
 
     /// Other agents' credential variables, which the agent's processes must not

@@ -365,7 +365,7 @@ impl SessionManager {
         record: &SessionRecord,
         directory: &Path,
     ) -> CommandRunner {
-        let mut env = self.catalog.credentials_env(adapter);
+        let mut env = self.catalog.credentials_env(adapter, &record.env);
         env.extend(record.env.iter().cloned());
         CommandRunner {
             env,
