@@ -51,6 +51,20 @@ fn fleet(api: &Api) -> BTreeMap<String, Value> {
 }
 
 /// Load on `id` through `daemon` until `stop`: a writer and an SSE reader.
+/// Sends the ACP call `method` to the daemon's ACP server `server` (opened
+/// for the mock): its JSON-RPC answer, from the POST's body.
+fn acp_call(api: &Api, server: &str, id: u64, method: &str, params: Value) -> Value {
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+    let response = api
+        .client()
+        .post(api.daemon.url(&format!("/v1/acp/{server}?agent=mock")))
+        .json(&body)
+        .send()
+        .expect("POST");
+    assert_eq!(response.status().as_u16(), 200, "{method}");
+    response.json().unwrap()
+}
+
 fn load(
     daemon: &Daemon,
     id: &str,
@@ -92,6 +106,7 @@ fn a_dead_daemons_sessions_are_taken_over_with_nothing_lost() {
     let (one, two) = (Api::new(&first), Api::new(&second));
     one.create("busy", "mock");
     one.create("asking", "mock");
+    one.create("over-acp", "mock");
     one.send("asking", "permission ls");
     one.wait_for_type("asking", 0, "permission.requested");
     let (seen, sent, stop) = (
@@ -131,10 +146,19 @@ fn a_dead_daemons_sessions_are_taken_over_with_nothing_lost() {
         .iter()
         .map(|s| &s["owner"])
         .collect();
-    assert_eq!(owners, [&json!("first"), &json!("first")], "{printed}");
+    assert_eq!(owners, [&json!("first"); 3], "{printed}");
     let refused = expect_problem(two.get("/v1/sessions/busy"), 409, "session_elsewhere");
     assert!(
         refused["detail"].as_str().unwrap().contains("first"),
+        "{refused}"
+    );
+    // Over ACP too: a live owner's session is not loaded here.
+    acp_call(&two, "c", 1, "initialize", json!({ "protocolVersion": 1 }));
+    let resume = json!({ "sessionId": "over-acp" });
+    let refused = acp_call(&two, "c", 2, "session/resume", resume.clone());
+    assert_eq!(
+        refused["error"]["data"]["type"],
+        json!("urn:sandbox-agent:error:session_elsewhere"),
         "{refused}"
     );
 
@@ -176,6 +200,11 @@ fn a_dead_daemons_sessions_are_taken_over_with_nothing_lost() {
             );
         }
     }
+
+    // An ACP client resuming a dead daemon's session has it taken over too.
+    let resumed = acp_call(&two, "c", 3, "session/resume", resume);
+    assert_eq!(resumed["result"], json!({}), "{resumed}");
+    assert_eq!(fleet(&two)["over-acp"]["owner"], json!("second"));
 
     // The permission asked of the dead daemon is answered through the other one.
     let asked = two.events("asking");

@@ -536,7 +536,14 @@ fn a_key_a_file_names_a_variable_for_is_the_sessions_when_it_sets_it() {
         ("MY_ANTHROPIC_KEY".to_owned(), PI_KEY.to_owned()),
     ];
     let codex = scan_agent("codex", &lookup(home.path(), &daemon));
-    let key = "AGENTPLEX_CODEX_CUSTOM_RESPONSES_API_KEY";
+    // The variable the adapter passes the custom provider's key in.
+    let key = codex
+        .credentials
+        .iter()
+        .find(|c| matches!(&c.source, Source::File { key, .. } if key.ends_with("env_key")))
+        .and_then(|c| c.passed_as.clone())
+        .expect("the provider's key");
+    let key = key.as_str();
     assert_eq!(
         passed(&codex.session_env(&[]), key),
         Some("key-of-the-daemon")

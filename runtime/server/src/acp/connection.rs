@@ -348,11 +348,14 @@ impl Connection {
         params: calls::OpenSession,
         replay: bool,
     ) -> Result<Value, RpcError> {
-        let session = self
-            .state
-            .sessions
-            .get(&params.session_id)
+        let sessions = &self.state.sessions;
+        // A session of the fleet whose daemon died is taken over first, as a
+        // REST request for it would (a live owner's gets `session_elsewhere`).
+        sessions
+            .adopt(&params.session_id)
+            .await
             .map_err(session_error)?;
+        let session = sessions.get(&params.session_id).map_err(session_error)?;
         let last = session.info().event_count;
         if replay {
             let (done, caught_up) = oneshot::channel();
@@ -561,8 +564,12 @@ impl Connection {
             .unwrap()
             .sessions
             .remove(&params.session_id);
-        self.state
-            .sessions
+        let sessions = &self.state.sessions;
+        sessions
+            .adopt(&params.session_id)
+            .await
+            .map_err(session_error)?;
+        sessions
             .delete(&params.session_id)
             .await
             .map_err(session_error)?;
