@@ -20,6 +20,11 @@
 //!   such as `ollama`): its id alone in the custom slot, which tells the session to
 //!   leave Codex's calls to it (see `crate::gateway`).
 //!
+//! What a carried provider adds to each call, its `query_params` (Azure's
+//! `api-version`), `http_headers` and `env_http_headers`, is reported too, each a
+//! JSON object in a variable of [`EXTRAS`], for the thread's own provider to send
+//! ([`crate::gateway`]).
+//!
 //! A project's `.codex/config.toml` and `-c` overrides are not read.
 
 use sandbox_agent_adapter_kit::configured::Slot;
@@ -31,6 +36,17 @@ pub(crate) const AGENT: &str = "codex";
 
 /// The provider Codex calls when its configuration names none.
 pub(crate) const OPENAI: &str = "openai";
+
+/// The fields of a provider that add to each of its calls (tables of strings),
+/// and the variables the active provider's are reported in (JSON objects).
+pub(crate) const EXTRAS: [(&str, &str); 3] = [
+    ("query_params", "AGENTPLEX_CODEX_PROVIDER_QUERY_PARAMS"),
+    ("http_headers", "AGENTPLEX_CODEX_PROVIDER_HTTP_HEADERS"),
+    (
+        "env_http_headers",
+        "AGENTPLEX_CODEX_PROVIDER_ENV_HTTP_HEADERS",
+    ),
+];
 
 /// The slot of Codex's built-in `openai` provider.
 pub(crate) fn openai_slot() -> Slot {
@@ -78,10 +94,10 @@ fn active_provider(config: &Value) -> Vec<FoundCredential> {
     let url = entry["base_url"].as_str().unwrap_or_default();
     let env_key = entry["env_key"].as_str();
     if entry["requires_openai_auth"] == true || env_key == Some("OPENAI_API_KEY") {
-        return openai_slot()
-            .base_url(id, &at("base_url"), url)
-            .into_iter()
-            .collect();
+        let Some(base_url) = openai_slot().base_url(id, &at("base_url"), url) else {
+            return Vec::new();
+        };
+        return [base_url].into_iter().chain(extras(id, entry)).collect();
     }
     let key = match (entry["experimental_bearer_token"].as_str(), env_key) {
         (Some(token), _) => (
@@ -97,11 +113,37 @@ fn active_provider(config: &Value) -> Vec<FoundCredential> {
     let Some(base_url) = custom.base_url(id, &at("base_url"), url) else {
         return uncarried;
     };
-    vec![
+    [
         base_url,
         custom.key(id, &key.0, key.1),
         custom.name(&named_at, id),
     ]
+    .into_iter()
+    .chain(extras(id, entry))
+    .collect()
+}
+
+/// The [`EXTRAS`] provider `id`'s `entry` sets: each a table of strings, passed
+/// as a JSON object (anything else in it is left out, as Codex refuses it).
+fn extras(id: &str, entry: &Value) -> Vec<FoundCredential> {
+    EXTRAS
+        .iter()
+        .filter_map(|(field, variable)| {
+            let table = entry.get(*field)?.as_object()?;
+            let strings: serde_json::Map<String, Value> = table
+                .iter()
+                .filter(|(_, value)| value.is_string())
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect();
+            (!strings.is_empty()).then(|| FoundCredential {
+                provider: id.to_owned(),
+                kind: CredentialKind::Setting,
+                key: format!("model_providers.{id}.{field}"),
+                value: CredentialValue::Literal(Value::Object(strings).to_string()),
+                env: Some((*variable).to_owned()),
+            })
+        })
+        .collect()
 }
 
 /// A dotted key as a JSON pointer.
@@ -198,6 +240,41 @@ mod tests {
                 )])
             );
         }
+    }
+
+    #[test]
+    fn what_a_carried_provider_adds_to_each_call_is_passed_as_json() {
+        let azure = "model_provider = \"azure\"\n[model_providers.azure]\n\
+                     base_url = \"https://a.test/openai\"\nenv_key = \"AZURE_KEY\"\n\
+                     query_params = { api-version = \"2025-04-01-preview\" }\n\
+                     http_headers = { x-team = \"core\", bad = 7 }\n\
+                     env_http_headers = { x-trace = \"TRACE_ID\" }\n";
+        let extras: Vec<(String, String)> = passed(azure)
+            .into_iter()
+            .filter(|(name, _)| name.starts_with("AGENTPLEX_CODEX_PROVIDER_"))
+            .collect();
+        assert_eq!(
+            extras,
+            pairs(&[
+                (
+                    "AGENTPLEX_CODEX_PROVIDER_QUERY_PARAMS",
+                    r#"{"api-version":"2025-04-01-preview"}"#
+                ),
+                (
+                    "AGENTPLEX_CODEX_PROVIDER_HTTP_HEADERS",
+                    r#"{"x-team":"core"}"#
+                ),
+                (
+                    "AGENTPLEX_CODEX_PROVIDER_ENV_HTTP_HEADERS",
+                    r#"{"x-trace":"TRACE_ID"}"#
+                ),
+            ])
+        );
+        // With OpenAI's key too; not for a provider the gateway does not stand in for.
+        let openai_auth = azure.replace("env_key = \"AZURE_KEY\"", "requires_openai_auth = true");
+        assert_eq!(passed(&openai_auth).len(), 4, "{openai_auth}");
+        let keyless = azure.replace("env_key = \"AZURE_KEY\"\n", "");
+        assert_eq!(parse(&keyless).found.len(), 1, "{keyless}");
     }
 
     #[test]

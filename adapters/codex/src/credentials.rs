@@ -9,7 +9,7 @@ use sandbox_agent_adapter_kit::prelude::*;
 use crate::config::{self, OPENAI};
 
 /// The variables Codex reads credentials from, then those the adapter reports
-/// `config.toml`'s base URLs and keys in (which Codex never reads).
+/// `config.toml`'s base URLs, keys and call extras in (which Codex never reads).
 pub(crate) fn variables() -> Vec<CredentialVariable> {
     let mut variables =
         credentials::api_keys(&[("OPENAI_API_KEY", OPENAI), ("CODEX_API_KEY", OPENAI)]);
@@ -20,6 +20,11 @@ pub(crate) fn variables() -> Vec<CredentialVariable> {
         CredentialKind::Setting,
     ));
     variables.extend(config::custom_slot().variables(OPENAI));
+    variables.extend(
+        config::EXTRAS
+            .iter()
+            .map(|(_, name)| CredentialVariable::new(name, OPENAI, CredentialKind::Setting)),
+    );
     variables
 }
 

@@ -15,19 +15,19 @@
 //! `config.toml` with a key of its own (the custom `model-api`). A thread is pointed
 //! only when the endpoint stands for the provider Codex calls: an endpoint for
 //! OpenAI's while `config.toml` names another provider leaves the thread on that
-//! provider, unmetered.
+//! provider, unmetered. The thread's provider also sends what the configured one
+//! adds to each call (`query_params`, `http_headers`, `env_http_headers`).
 //!
 //! What it cannot carry: a ChatGPT login (Codex then talks to ChatGPT's backend, not
 //! the Responses API); a provider without a key, or with one of its own while the
-//! daemon holds an OpenAI key; a provider's `query_params` and `http_headers` (the
-//! thread's provider has none); and a thread already loaded in the app-server,
+//! daemon holds an OpenAI key; and a thread already loaded in the app-server,
 //! which keeps the provider it was opened with until the session that opened it
 //! ends.
 
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
 
-use crate::config::{AGENT, OPENAI};
+use crate::config::{AGENT, EXTRAS, OPENAI};
 
 /// The model provider of a thread pointed at the daemon's endpoint. A thread records
 /// it, so resuming that thread needs the endpoint again.
@@ -71,12 +71,24 @@ pub(crate) fn point(
         return;
     };
     params.insert("modelProvider".into(), PROVIDER.into());
-    let provider = json!({
+    let mut provider = json!({
         "name": PROVIDER,
         "base_url": endpoint.base_url,
         "wire_api": "responses",
         "experimental_bearer_token": endpoint.token,
         "supports_websockets": false,
     });
+    // What the configured provider adds to each call, sent through the endpoint
+    // to its upstream (the query and the headers pass the gateway).
+    for (field, variable) in EXTRAS {
+        let table = config.variable(variable).and_then(|json| {
+            serde_json::from_str::<Value>(json)
+                .ok()
+                .filter(Value::is_object)
+        });
+        if let Some(table) = table {
+            provider[field] = table;
+        }
+    }
     overrides.insert("model_providers".into(), json!({ PROVIDER: provider }));
 }

@@ -551,6 +551,29 @@ fn a_thread_of_a_session_with_an_endpoint_uses_a_provider_pointed_there() {
 }
 
 #[test]
+fn a_pointed_thread_sends_what_the_configured_provider_adds_to_each_call() {
+    let mut config = config_with_endpoint();
+    config.env.extend([
+        (
+            "AGENTPLEX_CODEX_PROVIDER_QUERY_PARAMS".to_owned(),
+            r#"{"api-version":"2025-04-01-preview"}"#.to_owned(),
+        ),
+        (
+            "AGENTPLEX_CODEX_PROVIDER_HTTP_HEADERS".to_owned(),
+            "not json".to_owned(),
+        ),
+    ]);
+    let params = crate::settings::thread_params(&config, None);
+    let provider = &params["config"]["model_providers"]["agentplex"];
+    assert_eq!(
+        provider["query_params"],
+        json!({ "api-version": "2025-04-01-preview" })
+    );
+    assert!(provider.get("http_headers").is_none(), "{provider}");
+    assert!(provider.get("env_http_headers").is_none(), "{provider}");
+}
+
+#[test]
 fn a_thread_of_a_session_without_an_endpoint_keeps_codexs_provider() {
     for thread in [None, Some("t1")] {
         let params = crate::settings::thread_params(&config_without_mcp(), thread);

@@ -19,6 +19,16 @@ impl SessionConfig {
         format!("{}/{file}", self.scratch_dir.trim_end_matches('/'))
     }
 
+    /// The value of the session's variable `name` (the last one set, when set and
+    /// not empty).
+    pub fn variable(&self, name: &str) -> Option<&str> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(set, value)| set == name && !value.is_empty())
+            .map(|(_, value)| value.as_str())
+    }
+
     /// The model the session chose, when it named one.
     pub fn chosen_model(&self) -> Option<&str> {
         self.model.as_deref().filter(|model| !model.is_empty())

@@ -235,12 +235,7 @@ impl SessionConfig {
     /// The custom provider of `format` the agent's configuration names (the last
     /// value of the session's variable [`Slot::provider_env`]).
     pub fn configured_provider(&self, agent: &str, format: ModelApiFormat) -> Option<&str> {
-        let name = Slot::custom(agent, format).provider_env();
-        self.env
-            .iter()
-            .rev()
-            .find(|(set, value)| *set == name && !value.is_empty())
-            .map(|(_, value)| value.as_str())
+        self.variable(&Slot::custom(agent, format).provider_env())
     }
 
     /// The provider `endpoint` stands for: its `model-api`'s, or for a [`CUSTOM`]

@@ -263,7 +263,15 @@ fn claude_env(model: &ModelServer, _home: &Path) -> Vec<(String, String)> {
 }
 
 /// Codex reads its provider from `$CODEX_HOME/config.toml`. The model is one Codex
-/// knows (so it offers its `apply_patch` tool); the provider is the model server.
+/// knows (so it offers its `apply_patch` tool); the provider is the model server,
+/// with a query parameter and a header for every call, as Azure's `api-version`
+/// (which the gateway must carry: `metered_turn`).
+/// The query parameter's value and the header's that Codex's provider adds to
+/// each call.
+pub const CODEX_QUERY: &str = "scripted-version";
+/// See [`CODEX_QUERY`].
+pub const CODEX_HEADER: &str = "scripted-team";
+
 fn codex_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
     let codex_home = home.join(".codex");
     std::fs::create_dir_all(&codex_home).unwrap();
@@ -274,7 +282,9 @@ fn codex_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
          name = \"Scripted\"\n\
          base_url = \"{}\"\n\
          env_key = \"SCRIPTED_API_KEY\"\n\
-         wire_api = \"responses\"\n",
+         wire_api = \"responses\"\n\
+         query_params = {{ api-version = \"{CODEX_QUERY}\" }}\n\
+         http_headers = {{ x-scripted-team = \"{CODEX_HEADER}\" }}\n",
         model.openai_url()
     );
     std::fs::write(codex_home.join("config.toml"), config).unwrap();

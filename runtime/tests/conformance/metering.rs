@@ -123,6 +123,16 @@ pub fn metered_turn(h: &mut Harness) {
             "{}: the real key did not arrive: {request}",
             h.agent.id
         );
+        // What Codex's provider adds to each call reaches it through the gateway.
+        if h.agent.id == "codex" {
+            let query = request["query"].as_str().unwrap_or_default();
+            let wanted = format!("api-version={}", super::agents::CODEX_QUERY);
+            assert!(query.contains(&wanted), "no {wanted}: {request}");
+            assert!(
+                headers.contains(super::agents::CODEX_HEADER),
+                "no x-scripted-team header: {request}"
+            );
+        }
     }
 
     // One model.usage per call, with the counts the server reported, each
