@@ -92,3 +92,168 @@ pub(crate) fn point(
     }
     overrides.insert("model_providers".into(), json!({ PROVIDER: provider }));
 }
+
+#[cfg(test)]
+mod tests {
+    //! How a session's thread is pointed at the daemon's model endpoint, and what
+    //! `config.toml` tells the gateway.
+
+    use sandbox_agent_adapter_kit::testing;
+    use serde_json::json;
+
+    use super::*;
+    use crate::tests::{config, config_without_mcp};
+
+    /// A session with the daemon's Responses endpoint, an MCP server, and a real key in
+    /// its environment that must not reach the thread.
+    fn config_with_endpoint() -> SessionConfig {
+        let mut config = config("s1", "default", "build");
+        config.env = vec![("OPENAI_API_KEY".into(), "sk-real".into())];
+        config.mcp_servers = vec![testing::local_mcp_server("calc", &["node", "add.mjs"])];
+        config.model_endpoints = vec![testing::model_endpoint(
+            ModelApiFormat::OpenaiResponses,
+            "openai",
+        )];
+        config
+    }
+
+    #[test]
+    fn a_thread_of_a_session_with_an_endpoint_uses_a_provider_pointed_there() {
+        let config = config_with_endpoint();
+        for thread in [None, Some("t1")] {
+            let params = crate::settings::thread_params(&config, thread);
+            assert_eq!(params["modelProvider"], "agentplex", "{params}");
+            assert_eq!(
+                params["config"]["model_providers"],
+                json!({ "agentplex": {
+                    "name": "agentplex",
+                    "base_url": "http://127.0.0.1:7070/s/apx_test/openai-responses/v1",
+                    "wire_api": "responses",
+                    "experimental_bearer_token": testing::MODEL_TOKEN,
+                    "supports_websockets": false,
+                } })
+            );
+            assert!(params["config"]["mcp_servers"]["calc"].is_object());
+            assert!(!params.to_string().contains("sk-real"), "{params}");
+        }
+    }
+
+    #[test]
+    fn a_pointed_thread_sends_what_the_configured_provider_adds_to_each_call() {
+        let mut config = config_with_endpoint();
+        config.env.extend([
+            (
+                "AGENTPLEX_CODEX_PROVIDER_QUERY_PARAMS".to_owned(),
+                r#"{"api-version":"2025-04-01-preview"}"#.to_owned(),
+            ),
+            (
+                "AGENTPLEX_CODEX_PROVIDER_HTTP_HEADERS".to_owned(),
+                "not json".to_owned(),
+            ),
+        ]);
+        let params = crate::settings::thread_params(&config, None);
+        let provider = &params["config"]["model_providers"]["agentplex"];
+        assert_eq!(
+            provider["query_params"],
+            json!({ "api-version": "2025-04-01-preview" })
+        );
+        assert!(provider.get("http_headers").is_none(), "{provider}");
+        assert!(provider.get("env_http_headers").is_none(), "{provider}");
+    }
+
+    #[test]
+    fn a_thread_of_a_session_without_an_endpoint_keeps_codexs_provider() {
+        for thread in [None, Some("t1")] {
+            let params = crate::settings::thread_params(&config_without_mcp(), thread);
+            assert!(params.get("modelProvider").is_none(), "{params}");
+            assert!(params.get("config").is_none(), "{params}");
+        }
+    }
+
+    #[test]
+    fn codex_names_responses_pointed_by_the_adapter() {
+        let apis = <crate::Codex as Adapter>::model_apis();
+        let formats: Vec<_> = apis
+            .iter()
+            .map(|api| (api.format, api.pointing, api.provider.as_str()))
+            .collect();
+        let responses = (ModelApiFormat::OpenaiResponses, ModelApiPointing::Adapter);
+        assert_eq!(
+            formats,
+            [
+                (responses.0, responses.1, "openai"),
+                (responses.0, responses.1, "custom")
+            ]
+        );
+        assert_eq!(apis[0].base_url_env, ["AGENTPLEX_CODEX_OPENAI_BASE_URL"]);
+        assert_eq!(apis[0].key_env, ["OPENAI_API_KEY", "CODEX_API_KEY"]);
+        assert_eq!(
+            apis[1].base_url_env,
+            ["AGENTPLEX_CODEX_CUSTOM_RESPONSES_BASE_URL"]
+        );
+        assert_eq!(
+            apis[1].key_env,
+            ["AGENTPLEX_CODEX_CUSTOM_RESPONSES_API_KEY"]
+        );
+    }
+
+    /// Whether a thread of a session with an endpoint standing for `provider`, whose
+    /// `config.toml` names the provider `named` (if any), is pointed at it.
+    fn pointed(provider: &str, named: Option<&str>) -> bool {
+        let mut config = config_with_endpoint();
+        config.model_endpoints[0].provider = provider.into();
+        config.env.extend(named.map(|name| {
+            (
+                "AGENTPLEX_CODEX_CUSTOM_RESPONSES_PROVIDER".to_owned(),
+                name.to_owned(),
+            )
+        }));
+        let params = crate::settings::thread_params(&config, None);
+        params.get("modelProvider").is_some()
+    }
+
+    #[test]
+    fn a_thread_is_pointed_only_at_an_endpoint_for_the_provider_codex_calls() {
+        assert!(pointed("openai", None), "OpenAI's, as Codex calls it");
+        assert!(
+            pointed("custom", Some("scripted")),
+            "config.toml's provider, with its key"
+        );
+        assert!(
+            !pointed("openai", Some("local")),
+            "a provider without a key: left alone"
+        );
+        assert!(
+            !pointed("custom", None),
+            "a custom endpoint with no provider named"
+        );
+    }
+
+    #[test]
+    fn config_toml_is_read_beside_auth_json() {
+        let at = Locations::new(None, vec![("CODEX_HOME".into(), "/c".into())]);
+        let files = <crate::Codex as Adapter>::credential_files(at);
+        assert_eq!(files, ["/c/auth.json", "/c/config.toml"]);
+        let config = "model_provider = \"scripted\"\n[model_providers.scripted]\n\
+                      base_url = \"http://127.0.0.1:9/v1\"\nenv_key = \"SCRIPTED_API_KEY\"\n";
+        let read = <crate::Codex as Adapter>::parse_credentials(files[1].clone(), config.into());
+        let passed: Vec<_> = read
+            .found
+            .iter()
+            .filter_map(|found| found.env.as_deref())
+            .collect();
+        assert_eq!(
+            passed,
+            [
+                "AGENTPLEX_CODEX_CUSTOM_RESPONSES_BASE_URL",
+                "AGENTPLEX_CODEX_CUSTOM_RESPONSES_API_KEY",
+                "AGENTPLEX_CODEX_CUSTOM_RESPONSES_PROVIDER"
+            ]
+        );
+        let auth = <crate::Codex as Adapter>::parse_credentials(
+            files[0].clone(),
+            r#"{"OPENAI_API_KEY":"sk-a"}"#.into(),
+        );
+        assert_eq!(auth.found[0].env.as_deref(), Some("OPENAI_API_KEY"));
+    }
+}
