@@ -405,15 +405,23 @@ fn sessions_get_their_agents_credentials_only() {
 
 /// A key a file gives as a variable's name (Pi's `auth.json`) reaches a
 /// session's process as that variable's value in the session's `env` when the
-/// session sets it, as Pi itself would read it, else the daemon's.
+/// session sets it, as Pi itself would read it, else the daemon's; a session
+/// whose `env` moves Pi's folder has its files read there.
 #[test]
-fn a_key_a_file_names_a_variable_for_is_read_from_the_sessions_env() {
+fn a_sessions_env_is_read_as_the_agent_reads_it() {
     let home = tempfile::tempdir().unwrap();
     write(
         home.path(),
         ".pi/agent/auth.json",
         &json!({ "anthropic": { "type": "api_key", "key": "MY_PI_KEY" } }).to_string(),
     );
+    let moved = tempfile::tempdir().unwrap();
+    write(
+        moved.path(),
+        "auth.json",
+        &json!({ "anthropic": { "type": "api_key", "key": CLAUDE_FILE_KEY } }).to_string(),
+    );
+    let moved_dir = moved.path().display().to_string();
     let install_dir = tempfile::tempdir().unwrap();
     let dump = install_dir.path().join("pi.env");
     let dumped = dump.display();
@@ -441,6 +449,11 @@ fn a_key_a_file_names_a_variable_for_is_read_from_the_sessions_env() {
     let api = Api::new(&daemon);
     for (session, given, expected) in [
         ("pi-daemon", json!({}), ENV_ANTHROPIC),
+        (
+            "pi-moved",
+            json!({ "PI_CODING_AGENT_DIR": moved_dir }),
+            CLAUDE_FILE_KEY,
+        ),
         (
             "pi-session",
             json!({ "MY_PI_KEY": PI_FILE_KEY }),

@@ -216,6 +216,27 @@ impl Lookup {
         }
     }
 
+    /// The same environment with `overrides` set over it (a session's own
+    /// variables: an empty one unsets), its home their `HOME` when they set one.
+    pub fn with_overrides(mut self, overrides: &[(String, String)]) -> Self {
+        for (name, value) in overrides {
+            self.env.insert(name.clone(), value.clone());
+            if name == "HOME" {
+                self.home = (!value.is_empty()).then(|| PathBuf::from(value));
+            }
+        }
+        self
+    }
+
+    /// Whether `overrides` move where `adapter`'s agent keeps its files: they set
+    /// `HOME` or one of the adapter's `location-env` variables.
+    pub fn moved_by(adapter: &LoadedAdapter, overrides: &[(String, String)]) -> bool {
+        let info = adapter.info();
+        overrides
+            .iter()
+            .any(|(name, _)| name == "HOME" || info.location_env.contains(name))
+    }
+
     /// Looks for files under `home` instead, at the agents' default places only
     /// (their folder variables are ignored).
     pub fn with_home(mut self, home: PathBuf) -> Self {

@@ -324,7 +324,12 @@ impl AgentCatalog {
     /// files under the daemon's `HOME` (see docs/credentials.md). Each file problem is
     /// logged once.
     pub fn credentials(&self, adapter: &LoadedAdapter) -> Scan {
-        let scan = credentials::scan(adapter, &Lookup::from_process());
+        self.scan(adapter, &Lookup::from_process())
+    }
+
+    /// The agent's credentials as `lookup` finds them, each file problem logged once.
+    fn scan(&self, adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
+        let scan = credentials::scan(adapter, lookup);
         let mut warned = self.warned.lock().unwrap();
         for warning in &scan.warnings {
             if warned.insert(warning.to_string()) {
@@ -337,13 +342,20 @@ impl AgentCatalog {
     /// The credential variables the agent's processes get: those of its adapter's
     /// `credential-env` set in the daemon's environment, then keys found only in
     /// its config files (a key a file names a variable for taken from `session`,
-    /// the session's own environment, when it sets that variable).
+    /// the session's own environment, when it sets that variable). A session
+    /// whose variables move the agent's files (`HOME`, `CODEX_HOME`...) has them
+    /// read where the agent will read them.
     pub fn credentials_env(
         &self,
         adapter: &LoadedAdapter,
         session: &[(String, String)],
     ) -> Vec<(String, String)> {
-        self.credentials(adapter).session_env(session)
+        let scan = if Lookup::moved_by(adapter, session) {
+            self.scan(adapter, &Lookup::from_process().with_overrides(session))
+        } else {
+            self.credentials(adapter)
+        };
+        scan.session_env(session)
     }
 
     /// Other agents' credential variables, which the agent's processes must not
