@@ -96,9 +96,16 @@ impl EncodedEvent {
         }
     }
 
-    /// The event decoded (for the daemon's own rare lookups, not for readers).
+    /// The event decoded, its `raw` payload included.
     pub fn decode(&self) -> Result<UniversalEvent, serde_json::Error> {
         serde_json::from_str(&self.json(true))
+    }
+
+    /// The event decoded without its `raw` payload (`raw` is `None`), which is
+    /// not parsed: for the daemon's own readers that convert or look up events
+    /// (an ACP connection's updates, a lookup back through the transcript).
+    pub fn decode_envelope(&self) -> Result<UniversalEvent, serde_json::Error> {
+        serde_json::from_str(&self.envelope)
     }
 
     /// Bytes held, for the log's memory bound.
@@ -141,6 +148,7 @@ mod tests {
         let plain: serde_json::Value = serde_json::from_str(&encoded.json(false)).unwrap();
         assert_eq!(plain, serde_json::to_value(event(None)).unwrap());
         assert_eq!(encoded.decode().unwrap(), with_raw);
+        assert_eq!(encoded.decode_envelope().unwrap(), event(None));
         assert_eq!(encoded.event_type, UniversalEventType::Error);
     }
 

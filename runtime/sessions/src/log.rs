@@ -177,13 +177,15 @@ impl EventLog {
     }
 
     /// The newest readable event that matches, looking through the store past
-    /// the tail (a blocking read: for the session task's rare lookups).
+    /// the tail (a blocking read: for the session task's rare lookups), without
+    /// its `raw` payload.
     pub fn find_last(&self, matches: impl Fn(&UniversalEvent) -> bool) -> Option<UniversalEvent> {
         let (tail, mut before) = {
             let inner = self.inner.lock().unwrap();
             (inner.tail.clone(), inner.first_in_tail())
         };
-        let decoded = |event: &Arc<EncodedEvent>| event.decode().ok().filter(|e| matches(e));
+        let decoded =
+            |event: &Arc<EncodedEvent>| (event.decode_envelope().ok()).filter(|e| matches(e));
         if let Some(found) = tail.iter().rev().find_map(decoded) {
             return Some(found);
         }

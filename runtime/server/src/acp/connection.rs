@@ -739,7 +739,7 @@ async fn follow_events(
         let Some(connection) = connection.upgrade() else {
             return;
         };
-        let Ok(event) = encoded.decode() else {
+        let Ok(event) = encoded.decode_envelope() else {
             continue;
         };
         let sequence = event.sequence;
