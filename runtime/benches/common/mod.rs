@@ -177,3 +177,18 @@ pub fn us(d: Duration) -> String {
         format!("{micros:.1} µs")
     }
 }
+
+/// A count of rounds: the whole number in the variable `name` (above 1), else
+/// `default`.
+pub fn rounds(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .map(|value| {
+            value
+                .parse()
+                .ok()
+                .filter(|rounds| *rounds > 1)
+                .unwrap_or_else(|| panic!("{name} is a whole number above 1"))
+        })
+        .unwrap_or(default)
+}

@@ -16,10 +16,11 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use super::common::daemons::{self, Binary};
-use super::common::{percentile, stop, us};
+use super::common::{percentile, rounds, stop, us};
 use super::Table;
 
-/// Timed prompts per way (after two warm-ups each).
+/// Timed prompts per way (after two warm-ups each), unless `AGENTPLEX_ACP_ROUNDS`
+/// says.
 const ROUNDS: usize = 40;
 
 /// A JSON-RPC message stream of one ACP connection, with a way to send.
@@ -298,8 +299,9 @@ pub async fn acp(table: &mut Table, scratch: &std::path::Path) {
     assert!(created.status().is_success());
     let (mut http, http_session) = AcpLink::open(&base, Some(daemons::TOKEN.into()), &cwd).await;
     let (mut stdio, stdio_session) = Stdio::open(&base, &cwd).await;
+    let rounds = rounds("AGENTPLEX_ACP_ROUNDS", ROUNDS);
     let (mut rest, mut over_http, mut over_stdio) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..ROUNDS + 2 {
+    for round in 0..rounds + 2 {
         let r = rest_prompt(&client, &base, rest_session).await;
         let h = http.prompt(&http_session).await;
         let s = stdio.prompt(&stdio_session).await;
@@ -315,7 +317,7 @@ pub async fn acp(table: &mut Table, scratch: &std::path::Path) {
     let (http_p50, http_p90) = summary(&mut over_http);
     let (stdio_p50, stdio_p90) = summary(&mut over_stdio);
     table.section(&format!(
-        "ACP: a prompt to its first session/update, mock agent, {ROUNDS} alternating rounds (p50 / p90)"
+        "ACP: a prompt to its first session/update, mock agent, {rounds} alternating rounds (p50 / p90)"
     ));
     table.row(
         "REST messages/stream, first item.delta",
@@ -351,7 +353,7 @@ pub async fn acp(table: &mut Table, scratch: &std::path::Path) {
         assert!(installed.status().is_success(), "{}", installed.status());
         let (mut link, session) = AcpLink::open(&base, None, &cwd).await;
         let mut samples = Vec::new();
-        for round in 0..ROUNDS + 2 {
+        for round in 0..rounds + 2 {
             let t = link.prompt(&session).await;
             if round >= 2 {
                 samples.push(t);

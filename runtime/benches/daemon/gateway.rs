@@ -22,7 +22,7 @@ use agentplex_model_server::ModelServer;
 use futures::StreamExt;
 
 use super::common::daemons::Binary;
-use super::common::{percentile, stop, us};
+use super::common::{percentile, rounds, stop, us};
 use super::{Daemon, Table};
 
 /// Streams at once.
@@ -124,7 +124,7 @@ pub async fn gateway(table: &mut Table, scratch: &Path, cache_dir: &Path) {
         .pool_max_idle_per_host(STREAMS)
         .build()
         .unwrap();
-    let rounds = rounds();
+    let rounds = rounds("AGENTPLEX_GATEWAY_ROUNDS", ROUNDS);
     for load in &LOADS {
         let mut timings: Vec<Timings> = ways.iter().map(|_| Timings::default()).collect();
         for round in 0..rounds {
@@ -138,20 +138,6 @@ pub async fn gateway(table: &mut Table, scratch: &Path, cache_dir: &Path) {
         }
         report(table, load.label, &ways, &mut timings);
     }
-}
-
-/// Rounds of each load: `AGENTPLEX_GATEWAY_ROUNDS`, else [`ROUNDS`].
-fn rounds() -> usize {
-    std::env::var("AGENTPLEX_GATEWAY_ROUNDS")
-        .ok()
-        .map(|value| {
-            value
-                .parse()
-                .ok()
-                .filter(|rounds| *rounds > 1)
-                .expect("AGENTPLEX_GATEWAY_ROUNDS is a whole number above 1")
-        })
-        .unwrap_or(ROUNDS)
 }
 
 /// A broker (`agentplex gateway --keys`) holding the key of the model server
