@@ -247,14 +247,44 @@ fn every_credential_variable() -> BTreeSet<String> {
         .collect()
 }
 
-/// A fake `claude` that answers the version probe and otherwise writes its
-/// environment (NUL-separated) to `dump`, then reads its stdin until it closes.
-fn fake_claude(install_dir: &Path, dump: &Path) {
+/// Shell commands that write the process's environment (NUL-separated) to
+/// `dump`, whole or not at all.
+fn dumping_env(dump: &Path) -> String {
     let dump = dump.display();
-    common::fake_claude(
-        install_dir,
-        &format!("env -0 > '{dump}.tmp' && mv '{dump}.tmp' '{dump}'"),
-    );
+    format!("env -0 > '{dump}.tmp' && mv '{dump}.tmp' '{dump}'")
+}
+
+/// A fake `claude` that answers the version probe and otherwise writes its
+/// environment to `dump`, then reads its stdin until it closes.
+fn fake_claude(install_dir: &Path, dump: &Path) {
+    common::fake_claude(install_dir, &dumping_env(dump));
+}
+
+/// A daemon with its agents in `install_dir` and nothing of the test machine's
+/// own credentials: every credential variable and the agents' folder variables
+/// are empty, then `set` is set.
+fn isolated_daemon(install_dir: &Path, set: &[(&str, &str)]) -> Daemon {
+    let mut env: BTreeMap<String, String> = every_credential_variable()
+        .into_iter()
+        .chain(
+            [
+                "CLAUDE_CONFIG_DIR",
+                "CODEX_HOME",
+                "XDG_DATA_HOME",
+                "PI_CODING_AGENT_DIR",
+            ]
+            .map(str::to_owned),
+        )
+        .map(|name| (name, String::new()))
+        .collect();
+    for (name, value) in set {
+        env.insert((*name).to_owned(), (*value).to_owned());
+    }
+    Daemon::start_with(Options {
+        args: vec!["--install-dir".into(), install_dir.display().to_string()],
+        env: env.into_iter().collect(),
+        ..Options::default()
+    })
 }
 
 /// The environment a process dumped, once the file is there.
@@ -292,37 +322,15 @@ fn sessions_get_their_agents_credentials_only() {
     let dump = install_dir.path().join("claude.env");
     fake_claude(install_dir.path(), &dump);
 
-    // Nothing of the test machine's own credentials: every credential variable and
-    // the agents' folder variables are empty, then a few are set.
-    let mut env: BTreeMap<String, String> = every_credential_variable()
-        .into_iter()
-        .chain(
-            [
-                "CLAUDE_CONFIG_DIR",
-                "CODEX_HOME",
-                "XDG_DATA_HOME",
-                "PI_CODING_AGENT_DIR",
-            ]
-            .map(str::to_owned),
-        )
-        .map(|name| (name, String::new()))
-        .collect();
-    for (name, value) in [
-        ("HOME", home.path().to_str().unwrap()),
-        ("CLAUDE_CODE_OAUTH_TOKEN", ENV_CLAUDE_TOKEN),
-        ("CODEX_API_KEY", ENV_CODEX),
-        ("AMP_API_KEY", ENV_AMP),
-    ] {
-        env.insert(name.to_owned(), value.to_owned());
-    }
-    let daemon = Daemon::start_with(Options {
-        args: vec![
-            "--install-dir".into(),
-            install_dir.path().display().to_string(),
+    let daemon = isolated_daemon(
+        install_dir.path(),
+        &[
+            ("HOME", home.path().to_str().unwrap()),
+            ("CLAUDE_CODE_OAUTH_TOKEN", ENV_CLAUDE_TOKEN),
+            ("CODEX_API_KEY", ENV_CODEX),
+            ("AMP_API_KEY", ENV_AMP),
         ],
-        env: env.into_iter().collect(),
-        ..Options::default()
-    });
+    );
     let api = Api::new(&daemon);
 
     let agents = api.get_ok("/v1/agents");
@@ -424,28 +432,14 @@ fn a_sessions_env_is_read_as_the_agent_reads_it() {
     let moved_dir = moved.path().display().to_string();
     let install_dir = tempfile::tempdir().unwrap();
     let dump = install_dir.path().join("pi.env");
-    let dumped = dump.display();
-    common::fake_agent(
+    common::fake_agent(install_dir.path(), "pi", "0.73.0", &dumping_env(&dump));
+    let daemon = isolated_daemon(
         install_dir.path(),
-        "pi",
-        "0.73.0",
-        &format!("env -0 > '{dumped}.tmp' && mv '{dumped}.tmp' '{dumped}'"),
-    );
-    let mut env: BTreeMap<String, String> = every_credential_variable()
-        .into_iter()
-        .chain(["PI_CODING_AGENT_DIR".to_owned()])
-        .map(|name| (name, String::new()))
-        .collect();
-    env.insert("HOME".into(), home.path().display().to_string());
-    env.insert("MY_PI_KEY".into(), ENV_ANTHROPIC.into());
-    let daemon = Daemon::start_with(Options {
-        args: vec![
-            "--install-dir".into(),
-            install_dir.path().display().to_string(),
+        &[
+            ("HOME", home.path().to_str().unwrap()),
+            ("MY_PI_KEY", ENV_ANTHROPIC),
         ],
-        env: env.into_iter().collect(),
-        ..Options::default()
-    });
+    );
     let api = Api::new(&daemon);
     for (session, given, expected) in [
         ("pi-daemon", json!({}), ENV_ANTHROPIC),
