@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::harness::{Harness, AGENT_DEADLINE};
-use crate::common::api::{decisions, pretty};
+use crate::common::api::{decisions, expect_no_content, pretty};
 
 /// Commands a case allows that the suite never runs for real, because they would
 /// harm the machine, reach the network or print what depends on the machine
@@ -168,7 +168,7 @@ fn run_batch(h: &Harness, session: &str, directives: &[String]) -> Vec<Value> {
         for decided in decisions(&events) {
             let id = decided["permission_id"].as_str().unwrap_or_default();
             if decided["decision"] == "ask" && !answered.iter().any(|a| a == id) {
-                h.reply_permission(session, id, "reject");
+                reject_unless_withdrawn(h, session, offset, id);
                 answered.push(id.to_owned());
             }
         }
@@ -183,6 +183,28 @@ fn run_batch(h: &Harness, session: &str, directives: &[String]) -> Vec<Value> {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Rejects permission request `id`, unless the agent withdrew it first: OpenCode
+/// rejects the other requests of a turn itself once one is rejected, and the
+/// transcript then says each was resolved.
+fn reject_unless_withdrawn(h: &Harness, session: &str, offset: u64, id: &str) {
+    let path = format!("/v1/sessions/{session}/permissions/{id}/reply");
+    let response = h.api().post_json(&path, json!({ "reply": "reject" }));
+    if response.status().as_u16() == 404 {
+        let events = h.api().events_after(session, offset);
+        let resolved = events
+            .iter()
+            .any(|e| e["type"] == "permission.resolved" && e["data"]["permission_id"] == id);
+        assert!(
+            resolved,
+            "{}: {id} is not pending, and was never resolved\n{}",
+            h.agent.id,
+            pretty(&events)
+        );
+        return;
+    }
+    expect_no_content(response, "permission reply");
 }
 
 /// Every group of the table through the agent: each request it asks about is
