@@ -99,13 +99,6 @@ pub struct Credential {
     /// The variable a session's processes get it in; `None` when the agent reads it
     /// from its own file only, or an earlier credential already sets that variable.
     pub passed_as: Option<String>,
-    /// The variable a file names for the value (`env_key = "NAME"`,
-    /// `{env:NAME}`): the agent reads it from its own environment, so a session
-    /// that sets it gets its own value instead of the daemon's. A secret too
-    /// (a file's value is the key itself when no such variable is set), never
-    /// shown.
-    #[serde(skip)]
-    pub variable: Option<Secret>,
 }
 
 impl fmt::Display for Credential {
@@ -157,27 +150,14 @@ impl Scan {
         self.credentials.iter().any(|c| c.kind != Kind::Setting)
     }
 
-    /// The variables the processes of a session whose own environment is
-    /// `session` get: a value a file takes from a variable is the session's
-    /// when it sets that variable (as the agent, which sees the session's
-    /// environment, would read it).
-    pub fn session_env(&self, session: &[(String, String)]) -> Vec<(String, String)> {
-        let in_session = |name: &str| {
-            session
-                .iter()
-                .rev()
-                .find(|(set, value)| set == name && !value.is_empty())
-                .map(|(_, value)| value.clone())
-        };
+    /// The variables a session's processes get.
+    pub fn session_env(&self) -> Vec<(String, String)> {
         self.credentials
             .iter()
             .filter_map(|c| {
-                let value = c
-                    .variable
-                    .as_ref()
-                    .and_then(|name| in_session(name.expose()))
-                    .unwrap_or_else(|| c.value.expose().to_owned());
-                c.passed_as.clone().map(|name| (name, value))
+                c.passed_as
+                    .clone()
+                    .map(|name| (name, c.value.expose().to_owned()))
             })
             .collect()
     }
@@ -226,15 +206,6 @@ impl Lookup {
             }
         }
         self
-    }
-
-    /// Whether `overrides` move where `adapter`'s agent keeps its files: they set
-    /// `HOME` or one of the adapter's `location-env` variables.
-    pub fn moved_by(adapter: &LoadedAdapter, overrides: &[(String, String)]) -> bool {
-        let info = adapter.info();
-        overrides
-            .iter()
-            .any(|(name, _)| name == "HOME" || info.location_env.contains(name))
     }
 
     /// Looks for files under `home` instead, at the agents' default places only
@@ -295,7 +266,6 @@ pub fn scan(adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
                 },
                 value: Secret::new(value),
                 passed_as: Some(variable.name.clone()),
-                variable: None,
             });
         }
     }
@@ -340,14 +310,11 @@ pub fn scan(adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
             let passed_as = found
                 .env
                 .filter(|name| variables.contains(name) && passed.insert(name.clone()));
-            let (value, variable) = match found.value {
-                CredentialValue::Literal(value) => (value, None),
-                CredentialValue::VariableOrLiteral(name) => (
-                    lookup
-                        .var(&name)
-                        .map_or_else(|| name.clone(), str::to_owned),
-                    Some(Secret::new(&name)),
-                ),
+            let value = match found.value {
+                CredentialValue::Literal(value) => value,
+                CredentialValue::VariableOrLiteral(name) => {
+                    lookup.var(&name).map_or(name, str::to_owned)
+                }
             };
             scan.credentials.push(Credential {
                 agent: agent.to_owned(),
@@ -359,7 +326,6 @@ pub fn scan(adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
                 },
                 value: Secret::new(value),
                 passed_as,
-                variable,
             });
         }
     }

@@ -321,9 +321,9 @@ fn every_agents_files_are_read() {
 #[test]
 fn a_key_only_in_a_file_is_passed_as_the_agents_variable() {
     let home = fixture_home();
-    let env = scan_agent("codex", &lookup(home.path(), &[])).session_env(&[]);
+    let env = scan_agent("codex", &lookup(home.path(), &[])).session_env();
     assert_eq!(env, [("OPENAI_API_KEY".to_owned(), CODEX_KEY.to_owned())]);
-    let env = scan_agent("amp", &lookup(home.path(), &[])).session_env(&[]);
+    let env = scan_agent("amp", &lookup(home.path(), &[])).session_env();
     assert_eq!(env, [("AMP_API_KEY".to_owned(), AMP_KEY.to_owned())]);
 }
 
@@ -346,13 +346,13 @@ fn the_environment_wins_over_files() {
     assert_eq!(from_env.kind, Kind::ApiKey);
     assert_eq!(with_value(&scan, CLAUDE_KEY).passed_as, None);
     assert_eq!(
-        scan.session_env(&[]),
+        scan.session_env(),
         [("ANTHROPIC_API_KEY".to_owned(), ENV_KEY.to_owned())]
     );
     // An empty variable counts as unset: the file's key is passed.
     let codex = scan_agent("codex", &lookup);
     assert_eq!(
-        codex.session_env(&[]),
+        codex.session_env(),
         [("OPENAI_API_KEY".to_owned(), CODEX_KEY.to_owned())]
     );
 }
@@ -368,7 +368,7 @@ fn logins_stay_in_their_files() {
     let scan = scan_agent("claude", &lookup(home.path(), &[]));
     assert!(scan.available());
     assert_eq!(scan.credentials.len(), 1);
-    assert!(scan.session_env(&[]).is_empty());
+    assert!(scan.session_env().is_empty());
 }
 
 #[test]
@@ -386,7 +386,7 @@ fn an_agent_gets_none_of_the_other_agents_credentials() {
         .collect();
     assert_eq!(values, [CLAUDE_OAUTH, CLAUDE_KEY]);
     let names: Vec<String> = claude
-        .session_env(&[])
+        .session_env()
         .into_iter()
         .map(|(name, _)| name)
         .collect();
@@ -466,7 +466,7 @@ fn malformed_files_give_warnings_and_the_rest_still_counts() {
     assert!(claude.warnings[0]
         .path
         .ends_with(".claude/.credentials.json"));
-    assert_eq!(claude.session_env(&[])[0].1, CLAUDE_KEY);
+    assert_eq!(claude.session_env()[0].1, CLAUDE_KEY);
 
     let codex = warnings("codex");
     assert!(
@@ -535,6 +535,11 @@ fn a_key_a_file_names_a_variable_for_is_the_sessions_when_it_sets_it() {
         ("PROXY_KEY".to_owned(), "key-of-the-session".to_owned()),
         ("MY_ANTHROPIC_KEY".to_owned(), PI_KEY.to_owned()),
     ];
+    // The daemon's environment alone, then a session's over it.
+    let env = |agent: &str, daemon: &[(&str, &str)], session: &[(String, String)]| {
+        let lookup = lookup(home.path(), daemon).with_overrides(session);
+        scan_agent(agent, &lookup).session_env()
+    };
     let codex = scan_agent("codex", &lookup(home.path(), &daemon));
     // The variable the adapter passes the custom provider's key in.
     let key = codex
@@ -545,21 +550,19 @@ fn a_key_a_file_names_a_variable_for_is_the_sessions_when_it_sets_it() {
         .expect("the provider's key");
     let key = key.as_str();
     assert_eq!(
-        passed(&codex.session_env(&[]), key),
+        passed(&env("codex", &daemon, &[]), key),
         Some("key-of-the-daemon")
     );
     assert_eq!(
-        passed(&codex.session_env(&session), key),
+        passed(&env("codex", &daemon, &session), key),
         Some("key-of-the-session")
     );
-    let pi = scan_agent("pi", &lookup(home.path(), &daemon));
     let key = "ANTHROPIC_API_KEY";
-    assert_eq!(passed(&pi.session_env(&[]), key), Some(ENV_KEY));
-    assert_eq!(passed(&pi.session_env(&session), key), Some(PI_KEY));
+    assert_eq!(passed(&env("pi", &daemon, &[]), key), Some(ENV_KEY));
+    assert_eq!(passed(&env("pi", &daemon, &session), key), Some(PI_KEY));
     // Unset in the daemon's environment, the name is the value until a session sets it.
-    let pi = scan_agent("pi", &lookup(home.path(), &[]));
-    assert_eq!(passed(&pi.session_env(&[]), key), Some("MY_ANTHROPIC_KEY"));
-    assert_eq!(passed(&pi.session_env(&session), key), Some(PI_KEY));
+    assert_eq!(passed(&env("pi", &[], &[]), key), Some("MY_ANTHROPIC_KEY"));
+    assert_eq!(passed(&env("pi", &[], &session), key), Some(PI_KEY));
 }
 
 #[test]
@@ -588,14 +591,11 @@ fn agents_folder_variables_move_files_unless_a_home_is_given() {
     let honored = lookup(home.path(), &env);
     for agent in ["codex", "amp"] {
         let scan = scan_agent(agent, &honored);
-        assert_eq!(scan.session_env(&[])[0].1, moved_key, "{agent}");
+        assert_eq!(scan.session_env()[0].1, moved_key, "{agent}");
     }
     let ignored = honored.with_home(home.path().to_owned());
-    assert_eq!(
-        scan_agent("codex", &ignored).session_env(&[])[0].1,
-        CODEX_KEY
-    );
-    assert_eq!(scan_agent("amp", &ignored).session_env(&[])[0].1, AMP_KEY);
+    assert_eq!(scan_agent("codex", &ignored).session_env()[0].1, CODEX_KEY);
+    assert_eq!(scan_agent("amp", &ignored).session_env()[0].1, AMP_KEY);
 }
 
 #[test]
@@ -623,5 +623,5 @@ fn a_setting_is_passed_but_is_no_credential() {
     );
     assert_eq!(scan.credentials[0].kind, Kind::Setting);
     assert!(!scan.available());
-    assert_eq!(scan.session_env(&[]).len(), 1);
+    assert_eq!(scan.session_env().len(), 1);
 }

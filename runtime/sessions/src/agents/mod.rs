@@ -340,22 +340,17 @@ impl AgentCatalog {
     }
 
     /// The credential variables the agent's processes get: those of its adapter's
-    /// `credential-env` set in the daemon's environment, then keys found only in
-    /// its config files (a key a file names a variable for taken from `session`,
-    /// the session's own environment, when it sets that variable). A session
-    /// whose variables move the agent's files (`HOME`, `CODEX_HOME`...) has them
-    /// read where the agent will read them.
+    /// `credential-env` set, then keys found only in its config files, all as the
+    /// agent will read them: with `session`, the session's own environment, over
+    /// the daemon's (a `HOME` or `CODEX_HOME` it sets moves the files read, a
+    /// variable a file names for a key is its value).
     pub fn credentials_env(
         &self,
         adapter: &LoadedAdapter,
         session: &[(String, String)],
     ) -> Vec<(String, String)> {
-        let scan = if Lookup::moved_by(adapter, session) {
-            self.scan(adapter, &Lookup::from_process().with_overrides(session))
-        } else {
-            self.credentials(adapter)
-        };
-        scan.session_env(session)
+        let lookup = Lookup::from_process().with_overrides(session);
+        self.scan(adapter, &lookup).session_env()
     }
 
     /// Other agents' credential variables, which the agent's processes must not
