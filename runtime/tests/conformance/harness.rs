@@ -261,11 +261,21 @@ impl Harness {
 
     /// Answers a permission request.
     pub fn reply_permission(&self, session: &str, permission_id: &str, reply: &str) {
-        let response = self.api().post_json(
+        let response = self.post_permission_reply(session, permission_id, reply);
+        expect_no_content(response, "permission reply");
+    }
+
+    /// POSTs an answer to a permission request; the daemon's response.
+    pub fn post_permission_reply(
+        &self,
+        session: &str,
+        permission_id: &str,
+        reply: &str,
+    ) -> reqwest::blocking::Response {
+        self.api().post_json(
             &format!("/v1/sessions/{session}/permissions/{permission_id}/reply"),
             json!({ "reply": reply }),
-        );
-        expect_no_content(response, "permission reply");
+        )
     }
 
     /// Replaces the session's approval policy.

@@ -189,8 +189,7 @@ fn run_batch(h: &Harness, session: &str, directives: &[String]) -> Vec<Value> {
 /// rejects the other requests of a turn itself once one is rejected, and the
 /// transcript then says each was resolved.
 fn reject_unless_withdrawn(h: &Harness, session: &str, offset: u64, id: &str) {
-    let path = format!("/v1/sessions/{session}/permissions/{id}/reply");
-    let response = h.api().post_json(&path, json!({ "reply": "reject" }));
+    let response = h.post_permission_reply(session, id, "reject");
     if response.status().as_u16() == 404 {
         let events = h.api().events_after(session, offset);
         let resolved = events
