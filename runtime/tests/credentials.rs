@@ -218,6 +218,10 @@ fn list_warns_about_malformed_files_and_rejects_bad_input() {
             vec!["--home", "/nonexistent/home"],
             "error: --home /nonexistent/home is not a directory",
         ),
+        (
+            vec!["--directory", "/nonexistent/project"],
+            "error: --directory /nonexistent/project is not a directory",
+        ),
     ] {
         let output = list(&args, &[]);
         assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
@@ -226,6 +230,47 @@ fn list_warns_about_malformed_files_and_rejects_bad_input() {
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
         assert!(output.stdout.is_empty());
     }
+}
+
+#[test]
+fn list_reads_a_projects_configuration_in_the_directory() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    write(
+        project.path(),
+        "opencode.json",
+        r#"{"provider": {"openai": {"options": {"baseURL": "https://project.test/v1"}}}}"#,
+    );
+    let nested = project.path().join("src");
+    std::fs::create_dir(&nested).unwrap();
+    let home_str = home.path().to_str().unwrap();
+    let base_url = |listing: &Value| -> Option<Value> {
+        of_agent(listing, "opencode")
+            .into_iter()
+            .find(|c| c["passedAs"] == "AGENTPLEX_OPENCODE_OPENAI_BASE_URL")
+            .map(|c| c["source"].clone())
+    };
+    let elsewhere = listing(&list(
+        &["--agent", "opencode", "--directory", home_str],
+        &[("HOME", home_str)],
+    ));
+    assert_eq!(base_url(&elsewhere), None, "{elsewhere}");
+    let args = [
+        "--agent",
+        "opencode",
+        "--directory",
+        nested.to_str().unwrap(),
+    ];
+    let inside = listing(&list(&args, &[("HOME", home_str)]));
+    let file = project.path().join("opencode.json").canonicalize().unwrap();
+    assert_eq!(
+        base_url(&inside),
+        Some(json!({
+            "type": "merged",
+            "key": format!("provider.openai.options.baseURL in {}", file.display())
+        })),
+        "{inside}"
+    );
 }
 
 /// Every credential variable of the builtin adapters, from `adapters list`.

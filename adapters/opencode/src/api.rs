@@ -5,9 +5,10 @@
 //! parameter: one `opencode serve` hosts one OpenCode instance per directory, and
 //! the event stream of `/event?directory=DIR` carries that instance's events only.
 
-use sandbox_agent_adapter_kit::mcp::string_map;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Value};
+
+use crate::credentials::CONFIG_CONTENT;
 
 /// The process id of the server, in every session.
 pub(crate) const SERVER: &str = "server";
@@ -45,19 +46,17 @@ pub(crate) fn server_line(line: &str) -> ServerLine<'_> {
 
 /// The server's process: `opencode serve` on a free loopback port, shared by every
 /// session with the same binary and environment (they would configure it alike). A
-/// session with MCP servers, skills or the daemon's model endpoints names its own
-/// config file ([`SESSION_CONFIG_FILE`] in its scratch folder) in `OPENCODE_CONFIG`,
-/// which OpenCode merges with the user's configuration; so it gets a server of its own.
+/// session with MCP servers, skills or the daemon's model endpoints hands them in
+/// `OPENCODE_CONFIG_CONTENT` ([`crate::session_config`]), so it gets a server of
+/// its own.
 pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     let program = program(config);
-    let config_file = has_session_config(config).then(|| {
-        let path = config.scratch_path(SESSION_CONFIG_FILE);
-        ("OPENCODE_CONFIG".to_owned(), path)
-    });
-    let keyed: Vec<(String, String)> = config.env.iter().chain(&config_file).cloned().collect();
+    let content =
+        crate::session_config::content(config).map(|content| (CONFIG_CONTENT.to_owned(), content));
+    let keyed: Vec<(String, String)> = config.env.iter().chain(&content).cloned().collect();
     let key = share_key(&program, &keyed);
     let mut env = vec![("OPENCODE_DISABLE_AUTOUPDATE".to_owned(), "1".to_owned())];
-    env.extend(config_file);
+    env.extend(content);
     SpawnRequest::command(
         SERVER,
         [
@@ -71,76 +70,6 @@ pub(crate) fn spawn_server(config: &SessionConfig) -> SpawnRequest {
     )
     .with_env(env)
     .shared(key)
-}
-
-/// The config file holding a session's MCP servers, skills and model providers, in
-/// its scratch folder.
-pub(crate) const SESSION_CONFIG_FILE: &str = "opencode-session.json";
-
-/// Whether the session has MCP servers, skills or model endpoints, and so a config
-/// file of its own.
-fn has_session_config(config: &SessionConfig) -> bool {
-    !config.mcp_servers.is_empty()
-        || !config.skills.is_empty()
-        || crate::gateway::providers(config).is_some()
-}
-
-/// The contents of [`SESSION_CONFIG_FILE`] for a session with MCP servers, skills or
-/// model endpoints: the servers in `mcp`, each skill's folder in `skills.paths`
-/// (OpenCode finds the `SKILL.md` in each), the providers pointed at the endpoints
-/// in `provider` ([`crate::gateway`]).
-pub(crate) fn session_config_file(config: &SessionConfig) -> Option<Vec<u8>> {
-    if !has_session_config(config) {
-        return None;
-    }
-    let mut file = json!({ "$schema": "https://opencode.ai/config.json" });
-    if let Some(providers) = crate::gateway::providers(config) {
-        file["provider"] = Value::Object(providers);
-    }
-    if !config.mcp_servers.is_empty() {
-        file["mcp"] = Value::Object(mcp_config(&config.mcp_servers));
-    }
-    if !config.skills.is_empty() {
-        let paths: Vec<&str> = config
-            .skills
-            .iter()
-            .map(|skill| skill.path.as_str())
-            .collect();
-        file["skills"] = json!({ "paths": paths });
-    }
-    Some(file.to_string().into_bytes())
-}
-
-/// The session's MCP servers in OpenCode's `mcp` config: `local` servers with a
-/// `command` list and an `environment`, `remote` ones with a `url` and `headers`.
-fn mcp_config(servers: &[McpServer]) -> serde_json::Map<String, Value> {
-    servers
-        .iter()
-        .map(|server| {
-            let mut entry = match &server.transport {
-                McpTransport::Local(local) => json!({
-                    "type": "local",
-                    "command": local.command,
-                    "environment": string_map(&local.env),
-                    "enabled": true,
-                }),
-                McpTransport::Remote(remote) => json!({
-                    "type": "remote",
-                    "url": remote.url,
-                    "headers": string_map(&remote.headers),
-                    "enabled": true,
-                }),
-            };
-            let timeout = match &server.transport {
-                McpTransport::Local(local) => local.timeout_ms,
-                McpTransport::Remote(remote) => remote.timeout_ms,
-            };
-            if let Some(timeout) = timeout {
-                entry["timeout"] = timeout.into();
-            }
-            (server.name.clone(), entry)
-        })
-        .collect()
 }
 
 /// The program to run: the installed binary's path, or `opencode` on `PATH`.

@@ -1,9 +1,25 @@
 //! Where OpenCode keeps credentials (checked in its package, 1.18.33):
 //! `~/.local/share/opencode/auth.json` (under `$XDG_DATA_HOME` when set) holds, per
 //! provider, `{"type": "api", "key"}`, `{"type": "oauth", "access", "refresh",
-//! "expires"}` or `{"type": "wellknown", "token"}`; the global configuration
-//! (`~/.config/opencode/`, under `$XDG_CONFIG_HOME` when set) gives providers base
-//! URLs and keys ([`crate::providers`]).
+//! "expires"}` or `{"type": "wellknown", "token"}`; its configuration gives
+//! providers base URLs and keys ([`crate::providers`]), merged key by key from
+//! these places, the one that wins first (checked with `opencode debug config` on
+//! 1.18.33):
+//!
+//! 1. `OPENCODE_CONFIG_CONTENT`, a variable holding a config file's text;
+//! 2. `$OPENCODE_CONFIG_DIR/opencode.jsonc`, `opencode.json`;
+//! 3. `~/.opencode/opencode.jsonc`, `opencode.json`;
+//! 4. the `.opencode` folders from the session's directory up, the farthest first;
+//! 5. the project's `opencode.jsonc`, `opencode.json` from the session's directory
+//!    up, the nearest first;
+//! 6. the file `OPENCODE_CONFIG` names;
+//! 7. the global configuration (`~/.config/opencode/`, under `$XDG_CONFIG_HOME`
+//!    when set): `opencode.jsonc`, `opencode.json`, `config.json`.
+//!
+//! OpenCode stops looking up at the root of the git work tree the directory is in;
+//! the adapter cannot see where that is, and names every folder up to `/`.
+
+use std::path::PathBuf;
 
 use sandbox_agent_adapter_kit::configured::{Slot, CUSTOM};
 use sandbox_agent_adapter_kit::credentials::{self, found, json_file, JsonFields, Locations};
@@ -13,9 +29,14 @@ use serde_json::Value;
 use crate::gateway::{AGENT, BUILTINS};
 use crate::providers::{self, CONFIG_FILES};
 
+/// The variable holding configuration text that OpenCode reads last (it wins).
+pub(crate) const CONFIG_CONTENT: &str = "OPENCODE_CONFIG_CONTENT";
+
 /// Provider keys OpenCode reads from its environment (plus its own
-/// `OPENCODE_API_KEY` for OpenCode Zen), then the variables the adapter reports
-/// the configuration's base URLs and keys in (which OpenCode never reads).
+/// `OPENCODE_API_KEY` for OpenCode Zen), [`CONFIG_CONTENT`] (a setting, so that the
+/// daemon's reaches the session, where the adapter adds to it), then the variables
+/// the adapter reports the configuration's base URLs and keys in (which OpenCode
+/// never reads).
 pub(crate) fn variables() -> Vec<CredentialVariable> {
     let mut variables = credentials::api_keys(&[
         ("ANTHROPIC_API_KEY", "anthropic"),
@@ -25,6 +46,7 @@ pub(crate) fn variables() -> Vec<CredentialVariable> {
         ("GEMINI_API_KEY", "google"),
         ("OPENCODE_API_KEY", "opencode"),
     ]);
+    variables.extend(credentials::settings(&[(CONFIG_CONTENT, AGENT)]));
     for builtin in BUILTINS {
         let provider = builtin.provider;
         variables.extend(Slot::builtin(AGENT, provider).variables(provider));
@@ -33,27 +55,61 @@ pub(crate) fn variables() -> Vec<CredentialVariable> {
     variables
 }
 
-/// The variables that move OpenCode's files: its data (`auth.json`) and its
-/// configuration.
-pub(crate) const LOCATION_ENV: [&str; 2] = ["XDG_DATA_HOME", "XDG_CONFIG_HOME"];
+/// The variables that move OpenCode's files: its data (`auth.json`), its global
+/// configuration, the extra config file and folder, and the session's directory
+/// (for the project's files).
+pub(crate) const LOCATION_ENV: [&str; 5] = [
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "OPENCODE_CONFIG",
+    "OPENCODE_CONFIG_DIR",
+    "PWD",
+];
 
-/// `auth.json`, then the global config files, the one OpenCode prefers first.
+/// The names of the config files OpenCode reads in a project folder or a config
+/// folder, the one it prefers first.
+const FOLDER_FILES: [&str; 2] = ["opencode.jsonc", "opencode.json"];
+
+/// `auth.json`, then every place of OpenCode's configuration in the order of
+/// precedence above, read together (`merge:`) as OpenCode merges them.
 pub(crate) fn files(at: &Locations) -> Vec<String> {
-    let config = at.config_home().map(|home| home.join("opencode"));
-    let configs = CONFIG_FILES.map(|name| config.as_ref().map(|dir| dir.join(name)));
-    credentials::paths(
-        [at.data_home().map(|dir| dir.join("opencode/auth.json"))]
+    let in_folder =
+        |dir: Option<PathBuf>| FOLDER_FILES.map(|name| dir.as_ref().map(|d| d.join(name)));
+    let ancestors: Vec<PathBuf> = at
+        .dir("PWD")
+        .iter()
+        .flat_map(|dir| dir.ancestors())
+        .map(PathBuf::from)
+        .collect();
+    let global = at.config_home().map(|home| home.join("opencode"));
+    let mut config = in_folder(at.dir("OPENCODE_CONFIG_DIR")).to_vec();
+    config.extend(in_folder(at.under_home(".opencode")));
+    for folder in ancestors.iter().rev() {
+        config.extend(in_folder(Some(folder.join(".opencode"))));
+    }
+    for folder in &ancestors {
+        config.extend(in_folder(Some(folder.clone())));
+    }
+    config.push(at.dir("OPENCODE_CONFIG"));
+    config.extend(CONFIG_FILES.map(|name| global.as_ref().map(|dir| dir.join(name))));
+    let mut names = credentials::paths([at.data_home().map(|dir| dir.join("opencode/auth.json"))]);
+    names.push(format!("{MERGE}env:{CONFIG_CONTENT}"));
+    names.extend(
+        credentials::paths(config)
             .into_iter()
-            .chain(configs),
-    )
+            .map(|path| format!("{MERGE}{path}")),
+    );
+    names
 }
 
+/// How a place read together with the others is named to the host, and the path
+/// of that read.
+const MERGE: &str = "merge:";
+
+/// `auth.json`, or the configuration's places read together.
 pub(crate) fn parse(path: &str, text: &str) -> CredentialRead {
-    if CONFIG_FILES
-        .iter()
-        .any(|name| path.ends_with(&format!("/{name}")))
-    {
-        return providers::parse(text);
+    if path == MERGE {
+        return providers::parse_merged(text);
     }
     json_file(text, |json, read| {
         for (provider, entry) in read.entries(json, "") {

@@ -4,25 +4,23 @@
 //! OpenCode calls each provider through its AI SDK package, which takes
 //! `provider.<id>.options.baseURL` and `.apiKey` from OpenCode's configuration;
 //! `apiKey` wins over the provider's variable and over `auth.json`. The adapter puts
-//! them, for each of the session's endpoints, in the session's own config file
-//! (`api::SESSION_CONFIG_FILE`, named in `OPENCODE_CONFIG`), which OpenCode merges
-//! key by key with the user's configuration: everything else the client and the
-//! user configured stays. The SDKs' base URLs differ from the endpoints' form:
-//! Anthropic's ends in `/v1` and Google's in `/v1beta`.
+//! them, for each of the session's endpoints, in `OPENCODE_CONFIG_CONTENT`
+//! ([`crate::session_config`]), the place OpenCode reads last and merges key by
+//! key over the others: everything else the client, the user and the project
+//! configured stays, and no project file points the provider elsewhere. The SDKs'
+//! base URLs differ from the endpoints' form: Anthropic's ends in `/v1` and
+//! Google's in `/v1beta`.
 //!
 //! The upstream of each format is what OpenCode would have called
-//! ([`crate::providers`]): the built-in provider at the `baseURL` and with the
-//! `apiKey` the user's configuration gives it (else its key); else, when that has
-//! no key, the custom provider of the format the configuration defines, which the
-//! session's file then points instead.
+//! ([`crate::providers`], from its configuration merged as OpenCode merges it):
+//! the built-in provider at the `baseURL` and with the `apiKey` the configuration
+//! gives it (else its key); else, when that has no key, the custom provider of the
+//! format the configuration defines, which the session's additions then point
+//! instead.
 //!
-//! What it cannot carry: a project's `opencode.json` or `OPENCODE_CONFIG_CONTENT`
-//! that sets the same provider's `baseURL` wins over the session's file (OpenCode
-//! reads those later, and the adapter cannot read them), so those calls go there,
-//! unmetered, with the session's token unless they set an `apiKey` too; providers
-//! other than these four and one custom provider a format (OpenCode Zen, Copilot)
-//! are not pointed; and an OAuth login held by a plugin is not replaced by the
-//! session's token.
+//! What it cannot carry: providers other than these four and one custom provider
+//! a format (OpenCode Zen, Copilot) are not pointed; and an OAuth login held by a
+//! plugin is not replaced by the session's token.
 
 use sandbox_agent_adapter_kit::configured::FileKey;
 use sandbox_agent_adapter_kit::prelude::*;

@@ -49,6 +49,7 @@ mod native;
 mod policy;
 mod providers;
 mod session;
+mod session_config;
 mod state;
 mod turn;
 
@@ -91,7 +92,7 @@ impl Adapter for OpenCode {
     }
 
     /// Anthropic Messages, OpenAI Responses, Chat Completions (OpenRouter) and
-    /// Gemini, each pointed by the adapter in the session's config file (`gateway`).
+    /// Gemini, each pointed by the adapter in `OPENCODE_CONFIG_CONTENT` (`gateway`).
     fn asks_for() -> Vec<ToolKind> {
         policy::asks_for()
     }
@@ -103,7 +104,7 @@ impl Adapter for OpenCode {
 
 /// What the adapter maps and its tests cover. Not `status` (retry and compaction
 /// notices become status items, but no recording has one yet). The session's MCP
-/// servers and skills reach the server in a config file of the session
+/// servers and skills reach the server in `OPENCODE_CONFIG_CONTENT`
 /// (`mcp_servers`, `skills`; MCP calls are ordinary tool parts, `mcp_tools`), proven
 /// against a real MCP server and a skill folder.
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![

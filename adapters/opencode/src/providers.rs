@@ -1,10 +1,11 @@
-//! What OpenCode's global configuration (`$XDG_CONFIG_HOME/opencode/`
-//! `opencode.jsonc`, `opencode.json`, `config.json`; checked with OpenCode 1.18.33)
-//! says about where its providers' calls go, reported as credentials so the model
-//! gateway forwards them there (`sandbox_agent_adapter_kit::configured`). OpenCode
-//! reads these files as JSON with comments; each `provider.<id>` may set `npm` (its
-//! AI SDK package) and `options.baseURL` and `options.apiKey`, which win over the
-//! provider's variables and `auth.json`.
+//! What OpenCode's configuration says about where its providers' calls go,
+//! reported as credentials so the model gateway forwards them there
+//! (`sandbox_agent_adapter_kit::configured`). OpenCode reads its configuration
+//! from several places as JSON with comments and merges them key by key
+//! ([`crate::credentials`] names them); the host hands the adapter every one of
+//! them that exists in one read, which [`parse_merged`] merges the same way. Each
+//! `provider.<id>` may set `npm` (its AI SDK package) and `options.baseURL` and
+//! `options.apiKey`, which win over the provider's variables and `auth.json`.
 //!
 //! - A built-in provider the adapter points (`anthropic`, `openai`, `openrouter`,
 //!   `google`): its `baseURL` (Anthropic's ends in `/v1`, Google's in `/v1beta`) and
@@ -14,25 +15,106 @@
 //!   `@openrouter/ai-sdk-provider`, `@ai-sdk/google`): the first by id of each format
 //!   with a `baseURL` and an `apiKey` gives its base URL, key and id.
 //!
-//! An `apiKey` of `{env:NAME}` is that variable as the session's own variables, else
-//! the daemon's environment, set it (the host resolves it); other substitutions (`{file:...}`), a key `auth.json` holds for a custom provider,
-//! and a project's `opencode.json` are not carried.
+//! Each credential's key names the place that set it. An `apiKey` of `{env:NAME}`
+//! is that variable as the session's own variables, else the daemon's
+//! environment, set it (the host resolves it); other substitutions
+//! (`{file:...}`) and a key `auth.json` holds for a custom provider are not
+//! carried.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use sandbox_agent_adapter_kit::configured::{without_suffix, Slot};
-use sandbox_agent_adapter_kit::credentials::{jsonc_file, JsonFields};
+use sandbox_agent_adapter_kit::credentials::{json_file, JsonFields};
+use sandbox_agent_adapter_kit::jsonc;
 use sandbox_agent_adapter_kit::prelude::*;
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 use crate::gateway::{version, AGENT, BUILTINS};
 
 /// The names of OpenCode's global config files, the one it prefers first.
 pub(crate) const CONFIG_FILES: [&str; 3] = ["opencode.jsonc", "opencode.json", "config.json"];
 
-/// What the gateway needs of the providers of one of OpenCode's config files.
-pub(crate) fn parse(text: &str) -> CredentialRead {
-    jsonc_file(text, |json, read| {
+/// The fields of a provider the gateway needs, whose place is told.
+const FIELDS: [&str; 3] = ["npm", "options.baseURL", "options.apiKey"];
+
+/// What the gateway needs of OpenCode's configuration, given as the host's merged
+/// read: the JSON array of `{"origin", "text"}` of every place that exists, the
+/// one that wins first. Each is merged over the ones after it, as OpenCode does;
+/// a place that is not a JSON(C) object is reported and left out.
+pub(crate) fn parse_merged(text: &str) -> CredentialRead {
+    let mut problems = Vec::new();
+    let places: Vec<Value> = match serde_json::from_str(text) {
+        Ok(Value::Array(places)) => places,
+        _ => {
+            problems.push("the host's merged read is not a JSON array".to_owned());
+            Vec::new()
+        }
+    };
+    let mut providers = Map::new();
+    let mut set_by: BTreeMap<String, String> = BTreeMap::new();
+    for place in places.iter().rev() {
+        let origin = place["origin"].as_str().unwrap_or("?");
+        let text = place["text"].as_str().unwrap_or_default();
+        let config = match serde_json::from_str::<Value>(&jsonc::to_json(text)) {
+            Ok(Value::Object(config)) => config,
+            Ok(_) => {
+                problems.push(format!("{origin}: not a JSON object"));
+                continue;
+            }
+            Err(error) => {
+                problems.push(format!("{origin}: not valid JSON: {error}"));
+                continue;
+            }
+        };
+        let Some(Value::Object(table)) = config.get("provider") else {
+            continue;
+        };
+        for (id, entry) in table {
+            for field in FIELDS {
+                if entry
+                    .pointer(&format!("/{}", field.replace('.', "/")))
+                    .is_some()
+                {
+                    set_by.insert(format!("provider.{id}.{field}"), origin.to_owned());
+                }
+            }
+            let Value::Object(entry) = entry else {
+                continue;
+            };
+            match providers.entry(id.clone()).or_insert_with(|| json!({})) {
+                Value::Object(merged) => merge(merged, entry.clone()),
+                other => *other = Value::Object(entry.clone()),
+            }
+        }
+    }
+    let merged = json!({ "provider": providers }).to_string();
+    let mut read = parse(&merged);
+    for found in &mut read.found {
+        if let Some(origin) = set_by.get(&found.key) {
+            found.key = format!("{} in {origin}", found.key);
+        }
+    }
+    problems.append(&mut read.problems);
+    read.problems = problems;
+    read
+}
+
+/// `over` merged into `into` as OpenCode merges its configuration: objects key by
+/// key, anything else replaced.
+pub(crate) fn merge(into: &mut Map<String, Value>, over: Map<String, Value>) {
+    for (key, value) in over {
+        match (into.get_mut(&key), value) {
+            (Some(Value::Object(set)), Value::Object(added)) => merge(set, added),
+            (_, value) => {
+                into.insert(key, value);
+            }
+        }
+    }
+}
+
+/// What the gateway needs of the providers of one configuration.
+fn parse(text: &str) -> CredentialRead {
+    json_file(text, |json, read| {
         let Some(providers) = json.get("provider") else {
             return;
         };
@@ -105,9 +187,11 @@ fn key_value(raw: &str) -> Option<CredentialValue> {
 mod tests {
     use super::*;
 
-    /// (variable, value) of each credential the file gives.
+    /// (variable, value) of each credential the file gives, read as the only
+    /// place of the configuration.
     fn passed(text: &str) -> Vec<(String, String)> {
-        let read = parse(text);
+        let place = json!([{ "origin": "/cfg/opencode/opencode.jsonc", "text": text }]);
+        let read = parse_merged(&place.to_string());
         assert!(read.problems.is_empty(), "{:?}", read.problems);
         read.found
             .into_iter()

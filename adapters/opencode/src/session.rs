@@ -57,9 +57,6 @@ impl OpenCodeSession {
     /// Spawns the shared server (or attaches to it).
     fn launch(&mut self, out: &mut Actions) {
         self.state.server = Server::Starting;
-        if let Some(contents) = api::session_config_file(&self.config) {
-            out.write_file(api::SESSION_CONFIG_FILE, contents);
-        }
         out.spawn(api::spawn_server(&self.config));
     }
 

@@ -12,7 +12,7 @@ use crate::{api, OpenCodeSession};
 sandbox_agent_adapter_kit::facts_test!(crate::OpenCode, "facts.json");
 
 /// A session config as the transcripts' `create` line spells it.
-fn config(line: Option<&Value>) -> SessionConfig {
+pub(crate) fn config(line: Option<&Value>) -> SessionConfig {
     testing::replay::config_of(line.map_or(&Value::Null, |l| &l["config"]))
 }
 
@@ -540,104 +540,6 @@ fn resuming_skips_session_creation() {
 }
 
 #[test]
-fn mcp_servers_and_skills_reach_the_server_in_a_config_file_of_the_session() {
-    let mut config = config(None);
-    config.scratch_dir = "/data/scratch/s1".into();
-    config.mcp_servers = vec![testing::local_mcp_server("calc", &["node", "add.mjs"])];
-    let spawn = api::spawn_server(&config);
-    let named = spawn.env.iter().find(|(name, _)| name == "OPENCODE_CONFIG");
-    assert_eq!(
-        named.map(|(_, v)| v.as_str()),
-        Some("/data/scratch/s1/opencode-session.json")
-    );
-    assert_ne!(
-        spawn.share_key,
-        api::spawn_server(&self::config(None)).share_key,
-        "a server of its own"
-    );
-    config.skills = vec![Skill {
-        name: "greet".into(),
-        path: "/skills/greet".into(),
-    }];
-    let file: Value = serde_json::from_slice(&api::session_config_file(&config).unwrap()).unwrap();
-    assert_eq!(
-        file["mcp"]["calc"],
-        serde_json::json!({ "type": "local", "command": ["node", "add.mjs"], "environment": { "MCP_KEY": "v" }, "enabled": true })
-    );
-    assert_eq!(
-        file["skills"]["paths"],
-        serde_json::json!(["/skills/greet"])
-    );
-    assert!(api::session_config_file(&self::config(None)).is_none());
-}
-
-/// A session with the daemon's endpoint for every format, and a real key in its
-/// environment that must not reach OpenCode's configuration.
-fn config_with_endpoints() -> SessionConfig {
-    let mut config = config(None);
-    config.scratch_dir = "/data/scratch/s1".into();
-    config.env = vec![("ANTHROPIC_API_KEY".into(), "sk-ant-real".into())];
-    config.model_endpoints = [
-        (ModelApiFormat::AnthropicMessages, "anthropic"),
-        (ModelApiFormat::OpenaiResponses, "openai"),
-        (ModelApiFormat::OpenaiChatCompletions, "openrouter"),
-        (ModelApiFormat::Gemini, "google"),
-    ]
-    .map(|(format, provider)| testing::model_endpoint(format, provider))
-    .into();
-    config
-}
-
-#[test]
-fn model_endpoints_reach_the_server_as_providers_in_the_sessions_config_file() {
-    let config = config_with_endpoints();
-    let spawn = api::spawn_server(&config);
-    let named = spawn.env.iter().find(|(name, _)| name == "OPENCODE_CONFIG");
-    assert_eq!(
-        named.map(|(_, v)| v.as_str()),
-        Some("/data/scratch/s1/opencode-session.json")
-    );
-    assert_ne!(
-        spawn.share_key,
-        api::spawn_server(&self::config(None)).share_key,
-        "a server of its own"
-    );
-    let text = String::from_utf8(api::session_config_file(&config).unwrap()).unwrap();
-    let file: Value = serde_json::from_str(&text).unwrap();
-    let base = "http://127.0.0.1:7070/s/apx_test";
-    let pointed = |url: String| serde_json::json!({ "options": { "baseURL": url, "apiKey": testing::MODEL_TOKEN } });
-    assert_eq!(
-        file["provider"],
-        serde_json::json!({
-            "anthropic": pointed(format!("{base}/anthropic-messages/v1")),
-            "openai": pointed(format!("{base}/openai-responses/v1")),
-            "openrouter": pointed(format!("{base}/openai-chat-completions/v1")),
-            "google": pointed(format!("{base}/gemini/v1beta")),
-        })
-    );
-    assert!(file.get("mcp").is_none(), "{file}");
-    assert!(!text.contains("sk-ant-real"), "{text}");
-    assert!(!format!("{spawn:?}").contains("sk-ant-real"), "{spawn:?}");
-}
-
-#[test]
-fn model_endpoints_join_the_mcp_servers_in_one_config_file() {
-    let mut config = config_with_endpoints();
-    config.mcp_servers = vec![testing::local_mcp_server("calc", &["node", "add.mjs"])];
-    let file: Value = serde_json::from_slice(&api::session_config_file(&config).unwrap()).unwrap();
-    assert!(file["mcp"]["calc"].is_object(), "{file}");
-    assert!(file["provider"]["anthropic"].is_object(), "{file}");
-}
-
-#[test]
-fn a_session_without_model_endpoints_has_no_config_file() {
-    let plain = config(None);
-    let spawn = api::spawn_server(&plain);
-    assert!(spawn.env.iter().all(|(name, _)| name != "OPENCODE_CONFIG"));
-    assert!(api::session_config_file(&plain).is_none());
-}
-
-#[test]
 fn opencode_names_four_formats_pointed_by_the_adapter() {
     let apis = <crate::OpenCode as Adapter>::model_apis();
     let formats: std::collections::BTreeSet<_> =
@@ -673,51 +575,114 @@ fn opencode_names_four_formats_pointed_by_the_adapter() {
 }
 
 #[test]
-fn a_custom_endpoint_points_the_provider_the_configuration_names() {
-    let mut config = config_with_endpoints();
-    config.model_endpoints[2].provider = sandbox_agent_adapter_kit::configured::CUSTOM.into();
-    let file = |config: &SessionConfig| -> Value {
-        serde_json::from_slice(&api::session_config_file(config).unwrap()).unwrap()
-    };
-    assert!(file(&config)["provider"].get("openrouter").is_none());
-    assert_eq!(
-        file(&config)["provider"].as_object().unwrap().len(),
-        3,
-        "no name, not pointed"
-    );
-    config.env.push((
-        "AGENTPLEX_OPENCODE_CUSTOM_CHAT_COMPLETIONS_PROVIDER".into(),
-        "scripted".into(),
-    ));
-    assert_eq!(
-        file(&config)["provider"]["scripted"]["options"]["baseURL"],
-        "http://127.0.0.1:7070/s/apx_test/openai-chat-completions/v1"
-    );
-}
-
-#[test]
-fn the_global_configuration_is_read_beside_auth_json() {
+fn the_configuration_is_read_in_the_order_opencode_merges_it() {
     let at = Locations::new(
         Some("/home/u".into()),
-        vec![("XDG_CONFIG_HOME".into(), "/cfg".into())],
+        vec![
+            ("XDG_CONFIG_HOME".into(), "/cfg".into()),
+            ("OPENCODE_CONFIG".into(), "/etc/oc.json".into()),
+            ("OPENCODE_CONFIG_DIR".into(), "/ocdir".into()),
+            ("PWD".into(), "/work/app".into()),
+        ],
     );
     let files = <crate::OpenCode as Adapter>::credential_files(at);
-    assert_eq!(
-        files,
+    let mut expected = vec![
+        "/home/u/.local/share/opencode/auth.json".to_owned(),
+        "env:OPENCODE_CONFIG_CONTENT".to_owned(),
+    ];
+    for dir in [
+        "/ocdir",
+        "/home/u/.opencode",
+        "/.opencode",
+        "/work/.opencode",
+        "/work/app/.opencode",
+        "/work/app",
+        "/work",
+        "",
+    ] {
+        expected.extend(["opencode.jsonc", "opencode.json"].map(|name| format!("{dir}/{name}")));
+    }
+    expected.extend(
         [
-            "/home/u/.local/share/opencode/auth.json",
+            "/etc/oc.json",
             "/cfg/opencode/opencode.jsonc",
             "/cfg/opencode/opencode.json",
-            "/cfg/opencode/config.json"
+            "/cfg/opencode/config.json",
         ]
+        .map(str::to_owned),
     );
-    let config = r#"{"provider": {"scripted": {"npm": "@ai-sdk/openai-compatible",
-        "options": {"baseURL": "http://127.0.0.1:9/v1", "apiKey": "sk-scripted"}}}}"#;
-    let read = <crate::OpenCode as Adapter>::parse_credentials(files[2].clone(), config.into());
-    assert_eq!(read.found.len(), 3, "{:?}", read.found);
+    for name in &mut expected[1..] {
+        *name = format!("merge:{name}");
+    }
+    assert_eq!(files, expected);
     let auth = r#"{"anthropic": {"type": "api", "key": "sk-ant"}}"#;
     let read = <crate::OpenCode as Adapter>::parse_credentials(files[0].clone(), auth.into());
     assert_eq!(read.found[0].env.as_deref(), Some("ANTHROPIC_API_KEY"));
+}
+
+#[test]
+fn the_places_of_the_configuration_merge_as_in_opencode() {
+    let place = |origin: &str, text: &str| serde_json::json!({ "origin": origin, "text": text });
+    let merged = serde_json::json!([
+        place(
+            "env:OPENCODE_CONFIG_CONTENT",
+            r#"{"provider": {"scripted": {"options": {"baseURL": "http://127.0.0.1:9/v1"}}}}"#
+        ),
+        place(
+            "/work/app/opencode.json",
+            r#"{"provider": {"scripted": {"options": {"apiKey": "sk-project"}}}, // a comment
+        }"#
+        ),
+        place("/work/opencode.json", "[1]"),
+        place(
+            "/cfg/opencode/opencode.json",
+            r#"{"provider": {"scripted": {"npm": "@ai-sdk/openai-compatible",
+            "options": {"baseURL": "http://127.0.0.1:1/v1", "apiKey": "sk-global"}}}}"#
+        ),
+    ]);
+    let read = <crate::OpenCode as Adapter>::parse_credentials("merge:".into(), merged.to_string());
+    assert_eq!(read.problems, ["/work/opencode.json: not a JSON object"]);
+    let found: Vec<(String, String, String)> = read
+        .found
+        .iter()
+        .map(|found| {
+            let CredentialValue::Literal(value) = &found.value else {
+                panic!("{found:?}")
+            };
+            (found.env.clone().unwrap(), value.clone(), found.key.clone())
+        })
+        .collect();
+    let slot = "AGENTPLEX_OPENCODE_CUSTOM_CHAT_COMPLETIONS";
+    let expected = [
+        (
+            "BASE_URL",
+            "http://127.0.0.1:9/v1",
+            "provider.scripted.options.baseURL in env:OPENCODE_CONFIG_CONTENT",
+        ),
+        (
+            "API_KEY",
+            "sk-project",
+            "provider.scripted.options.apiKey in /work/app/opencode.json",
+        ),
+        (
+            "PROVIDER",
+            "scripted",
+            "provider.scripted.npm in /cfg/opencode/opencode.json",
+        ),
+    ]
+    .map(|(variable, value, key)| {
+        (
+            format!("{slot}_{variable}"),
+            value.to_owned(),
+            key.to_owned(),
+        )
+    });
+    assert_eq!(found, expected);
+    let broken = <crate::OpenCode as Adapter>::parse_credentials("merge:".into(), "{}".into());
+    assert_eq!(
+        broken.problems,
+        ["the host's merged read is not a JSON array"]
+    );
 }
 
 /// Found by fuzzing: an empty id in OpenCode's answer to `POST /session` (`[""]`

@@ -18,6 +18,10 @@ pub enum CredentialsCommand {
         /// Only this agent.
         #[arg(long)]
         agent: Option<String>,
+        /// The working directory of a session, for the project config files an
+        /// agent reads there [default: the current directory].
+        #[arg(long)]
+        directory: Option<PathBuf>,
         /// Look for the agents' config files under this folder instead of `$HOME`
         /// (their folder variables, such as `CODEX_HOME`, are then ignored).
         #[arg(long)]
@@ -43,11 +47,28 @@ struct Listing {
 pub(super) fn credentials(command: CredentialsCommand) -> Result<(), Failure> {
     let CredentialsCommand::List {
         agent,
+        directory,
         home,
         adapters_dir,
         data_dir,
     } = command;
+    let directory = match directory {
+        Some(given) => Some(
+            given
+                .canonicalize()
+                .ok()
+                .filter(|directory| directory.is_dir())
+                .ok_or_else(|| {
+                    let given = given.display();
+                    Failure::bad_input(format!("--directory {given} is not a directory"))
+                })?,
+        ),
+        None => std::env::current_dir().ok(),
+    };
     let mut lookup = Lookup::from_process();
+    if let Some(directory) = directory {
+        lookup = lookup.in_directory(directory);
+    }
     if let Some(home) = home {
         if !home.is_dir() {
             return Err(Failure::bad_input(format!(

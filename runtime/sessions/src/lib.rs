@@ -565,7 +565,8 @@ impl SessionManager {
             SessionError::io(what, error)
         })?;
         let skills = skills::place_skills(&scratch, &record.skills, self.skill_cache.root())?;
-        let mut env: Vec<(String, String)> = self.catalog.credentials_env(adapter, &record.env);
+        let dir = Path::new(&record.directory);
+        let mut env = self.catalog.credentials_env(adapter, &record.env, dir);
         env.extend(record.env.iter().cloned());
         let metering = match &self.gateway {
             Some(gateway) => {

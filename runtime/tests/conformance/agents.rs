@@ -294,11 +294,15 @@ fn codex_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
     ])
 }
 
-/// OpenCode reads its global configuration from `$XDG_CONFIG_HOME/opencode/` (the
-/// harness sets `XDG_CONFIG_HOME` to the home's `.config`): the model server as a
-/// custom openai-compatible provider. A file, not `OPENCODE_CONFIG_CONTENT`, so that
-/// the adapter finds its base URL and key for the model gateway, as it would a
-/// user's (the text of a variable is no file it can be handed).
+/// OpenCode merges its configuration from several places; the model server's
+/// provider is spread over two of them, as a user's may be, so that every
+/// OpenCode scenario needs both read as OpenCode reads them: the global
+/// `$XDG_CONFIG_HOME/opencode/opencode.json` (the harness sets `XDG_CONFIG_HOME`
+/// to the home's `.config`) defines it with its key and a base URL where nothing
+/// listens, and the daemon's `OPENCODE_CONFIG_CONTENT`, which OpenCode reads last,
+/// gives the model server's. The adapter adds a session's MCP servers, skills and
+/// gateway endpoints to that variable, and the gateway must find its upstream
+/// there ([`OPENCODE_PROJECT_KEY`] adds a project's file).
 fn opencode_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
     let config_dir = home.join(".config/opencode");
     std::fs::create_dir_all(&config_dir).unwrap();
@@ -307,7 +311,7 @@ fn opencode_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
             "scripted": {
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "Scripted",
-                "options": { "baseURL": model.openai_url(), "apiKey": "sk-scripted" },
+                "options": { "baseURL": "http://127.0.0.1:9/v1", "apiKey": "sk-scripted" },
                 "models": { "scripted": {
                     "name": "Scripted",
                     // Sees images (the desktop tools' screenshots).
@@ -321,8 +325,16 @@ fn opencode_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
         "share": "disabled"
     });
     std::fs::write(config_dir.join("opencode.json"), config.to_string()).unwrap();
-    Vec::new()
+    let content = serde_json::json!({
+        "provider": { "scripted": { "options": { "baseURL": model.openai_url() } } }
+    });
+    pairs(&[("OPENCODE_CONFIG_CONTENT", content.to_string())])
 }
+
+/// The key a project's `opencode.json` in the session's directory gives the
+/// model server's provider in the gateway's OpenCode scenario: over the global
+/// one, it must be the key the gateway sends upstream.
+pub const OPENCODE_PROJECT_KEY: &str = "sk-scripted-project";
 
 /// Pi reads custom providers from `~/.pi/agent/models.json` and its default model
 /// from `~/.pi/agent/settings.json`: the model server as an Anthropic Messages

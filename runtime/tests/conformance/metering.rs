@@ -82,6 +82,15 @@ fn through_the_gateway(h: &mut Harness) -> tempfile::NamedTempFile {
 /// A turn through the gateway, checked call by call against the server's log.
 pub fn metered_turn(h: &mut Harness) {
     let _prices = through_the_gateway(h);
+    // OpenCode reads a project's configuration in the session's directory over
+    // the global one: the key it gives is the one the gateway must send.
+    let project_config = h.path("opencode.json");
+    if h.agent.id == "opencode" {
+        let key = super::agents::OPENCODE_PROJECT_KEY;
+        let config =
+            serde_json::json!({ "provider": { "scripted": { "options": { "apiKey": key } } } });
+        std::fs::write(&project_config, config.to_string()).unwrap();
+    }
     let session = h.create("default");
     h.turn(&session, "hello metered\nusage: cache_read=20 reasoning=7");
     // An agent may make a call of its own around the turn's end (Qwen Code's
@@ -123,6 +132,10 @@ pub fn metered_turn(h: &mut Harness) {
             "{}: the real key did not arrive: {request}",
             h.agent.id
         );
+        if h.agent.id == "opencode" {
+            let key = super::agents::OPENCODE_PROJECT_KEY;
+            assert!(headers.contains(key), "not the project's key: {request}");
+        }
         // What Codex's provider adds to each call reaches it through the gateway.
         if h.agent.id == "codex" {
             let query = request["query"].as_str().unwrap_or_default();
@@ -184,6 +197,7 @@ pub fn metered_turn(h: &mut Harness) {
     let info = h.api().get_ok(&format!("/v1/sessions/{session}"));
     assert_eq!(info["usage"]["metered"], true, "{info}");
     assert_eq!(info["usage"]["total"]["modelCalls"], calls.len(), "{info}");
+    let _ = std::fs::remove_file(project_config);
 }
 
 /// A session's token budget on a real agent: capped at what its first turn spent,

@@ -75,6 +75,20 @@ pub fn model_endpoint(
     }
 }
 
+/// [`model_endpoint`] for every format, each standing for its usual built-in
+/// provider (`anthropic`, `openai`, `openrouter`, `google`).
+pub fn every_model_endpoint() -> Vec<crate::types::ModelEndpoint> {
+    use crate::types::ModelApiFormat as F;
+    [
+        (F::AnthropicMessages, "anthropic"),
+        (F::OpenaiResponses, "openai"),
+        (F::OpenaiChatCompletions, "openrouter"),
+        (F::Gemini, "google"),
+    ]
+    .map(|(format, provider)| model_endpoint(format, provider))
+    .into()
+}
+
 /// `actions` with the raw payloads of their events left out (they repeat the native
 /// line the test fed).
 pub fn without_raw(actions: impl IntoIterator<Item = Action>) -> Vec<Action> {

@@ -15,14 +15,7 @@ use crate::PiSession;
 fn config_with_endpoints() -> SessionConfig {
     let mut config = config_of(&json!({ "scratchDir": "/data/scratch/s1" }));
     config.env = vec![("ANTHROPIC_API_KEY".into(), "sk-ant-real".into())];
-    config.model_endpoints = [
-        (ModelApiFormat::AnthropicMessages, "anthropic"),
-        (ModelApiFormat::OpenaiResponses, "openai"),
-        (ModelApiFormat::OpenaiChatCompletions, "openrouter"),
-        (ModelApiFormat::Gemini, "google"),
-    ]
-    .map(|(format, provider)| testing::model_endpoint(format, provider))
-    .into();
+    config.model_endpoints = testing::every_model_endpoint();
     config
 }
 

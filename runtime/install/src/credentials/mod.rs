@@ -10,6 +10,7 @@
 //! variables (see [`foreign_variables`]). OAuth logins stay in their files: the
 //! agent reads and refreshes them itself.
 
+mod origin;
 mod secret;
 #[cfg(test)]
 mod tests;
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 use agentplex_host::{CredentialKind, CredentialValue, LoadedAdapter};
 use serde::Serialize;
 
+use origin::{Origin, Read};
 pub use secret::Secret;
 
 /// The largest credential file read; a larger one is reported, not read.
@@ -71,6 +73,19 @@ pub enum Source {
         /// The field: a dotted JSON path, or a variable of a dotenv file.
         key: String,
     },
+    /// A field of a variable holding a config file's text.
+    Text {
+        /// The variable's name.
+        variable: String,
+        /// The field: a dotted JSON path.
+        key: String,
+    },
+    /// A field of the configuration the agent merges from several files and
+    /// variables.
+    Merged {
+        /// The field, and the file or variable that set it, as the adapter says.
+        key: String,
+    },
 }
 
 impl fmt::Display for Source {
@@ -78,6 +93,8 @@ impl fmt::Display for Source {
         match self {
             Source::Env { variable } => write!(f, "env {variable}"),
             Source::File { path, key } => write!(f, "file {} ({key})", path.display()),
+            Source::Text { variable, key } => write!(f, "env {variable} ({key})"),
+            Source::Merged { key } => write!(f, "merged configuration ({key})"),
         }
     }
 }
@@ -171,7 +188,13 @@ pub struct Lookup {
     /// Whether the agents' folder variables (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
     /// `XDG_DATA_HOME`, `PI_CODING_AGENT_DIR`, `GEMINI_CLI_HOME`) move their files.
     agent_dir_vars: bool,
+    /// The working directory the agent runs in, given as [`WORKING_DIRECTORY`].
+    directory: Option<PathBuf>,
 }
+
+/// The `location-env` name an adapter asks for the agent's working directory by
+/// (for a project's config files): a session's directory, never the daemon's own.
+pub const WORKING_DIRECTORY: &str = "PWD";
 
 impl Lookup {
     /// This process's environment; the home is its `HOME`, and the agents' folder
@@ -193,7 +216,15 @@ impl Lookup {
             env,
             home,
             agent_dir_vars: true,
+            directory: None,
         }
+    }
+
+    /// The agent runs in `directory` (a session's): the adapter is given it when
+    /// it names [`WORKING_DIRECTORY`], to read the project's config files there.
+    pub fn in_directory(mut self, directory: impl Into<PathBuf>) -> Self {
+        self.directory = Some(directory.into());
+        self
     }
 
     /// The same environment with `overrides` set over it (a session's own
@@ -232,14 +263,20 @@ impl Lookup {
     }
 
     /// The set variables among `names` (none when the agents' folder variables are
-    /// not honored).
+    /// not honored), [`WORKING_DIRECTORY`] the agent's directory when it is known.
     fn location_env(&self, names: &[String]) -> Vec<(String, String)> {
-        if !self.agent_dir_vars {
-            return Vec::new();
-        }
         names
             .iter()
-            .filter_map(|name| Some((name.clone(), self.var(name)?.to_owned())))
+            .filter_map(|name| {
+                let value = if name == WORKING_DIRECTORY {
+                    self.directory.as_deref()?.to_string_lossy().into_owned()
+                } else if self.agent_dir_vars {
+                    self.var(name)?.to_owned()
+                } else {
+                    return None;
+                };
+                Some((name.clone(), value))
+            })
             .collect()
     }
 }
@@ -276,37 +313,31 @@ pub fn scan(adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
             message,
         })
     };
-    let paths = match files_of(adapter, lookup) {
-        Ok(paths) => paths,
+    let reads = match reads_of(adapter, lookup) {
+        Ok(reads) => reads,
         Err(error) => {
             warn(&mut scan, Path::new(""), error.to_string());
             return scan;
         }
     };
-    for path in paths {
-        let text = match read_small(&path) {
-            Ok(Some(text)) => text,
-            Ok(None) => continue,
-            Err(message) => {
-                warn(&mut scan, &path, message);
-                continue;
-            }
-        };
-        let read = match adapter.parse_credentials(&path.to_string_lossy(), &text) {
-            Ok(read) => read,
-            Err(error) => {
-                warn(
-                    &mut scan,
-                    &path,
-                    format!("the adapter cannot read it: {error}"),
-                );
-                continue;
-            }
-        };
-        for message in read.problems {
+    for read in reads {
+        let (text, unread) = read.text(lookup);
+        for (path, message) in unread {
             warn(&mut scan, &path, message);
         }
-        for found in read.found {
+        let Some(text) = text else { continue };
+        let parsed = match adapter.parse_credentials(&read.name(), &text) {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                let message = format!("the adapter cannot read it: {error}");
+                warn(&mut scan, &read.path(), message);
+                continue;
+            }
+        };
+        for message in parsed.problems {
+            warn(&mut scan, &read.path(), message);
+        }
+        for found in parsed.found {
             let passed_as = found
                 .env
                 .filter(|name| variables.contains(name) && passed.insert(name.clone()));
@@ -320,10 +351,7 @@ pub fn scan(adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
                 agent: agent.to_owned(),
                 provider: found.provider,
                 kind: found.kind.into(),
-                source: Source::File {
-                    path: path.clone(),
-                    key: found.key,
-                },
+                source: read.source(found.key),
                 value: Secret::new(value),
                 passed_as,
             });
@@ -332,50 +360,37 @@ pub fn scan(adapter: &LoadedAdapter, lookup: &Lookup) -> Scan {
     scan
 }
 
-/// A credential file's text; `None` when it does not exist; why it cannot be
-/// read otherwise (too large, unreadable, not UTF-8).
-fn read_small(path: &Path) -> Result<Option<String>, String> {
-    use std::io::Read;
-    let file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(error)
-            if matches!(
-                error.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(None)
-        }
-        Err(error) => return Err(format!("cannot read: {error}")),
-    };
-    let mut text = String::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|error| format!("cannot read: {error}"))?;
-    if text.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!(
-            "larger than {} KiB: not read",
-            MAX_FILE_BYTES >> 10
-        ));
-    }
-    Ok(Some(text))
+/// The reads of an agent's credentials, as its adapter names them: files (they
+/// may not exist; only absolute paths are kept), variables holding a config
+/// file's text, and merged sets of those ([`origin`]).
+fn reads_of(
+    adapter: &LoadedAdapter,
+    lookup: &Lookup,
+) -> Result<Vec<Read>, agentplex_host::HostError> {
+    let info = adapter.info();
+    let names = adapter.credential_files(
+        lookup.home_text().as_deref(),
+        &lookup.location_env(&info.location_env),
+    )?;
+    Ok(origin::reads(names))
 }
 
-/// The files an agent's credentials are read from (they may not exist), as its
-/// adapter names them; only absolute paths are kept.
+/// The files an agent's credentials are read from (they may not exist).
 pub fn files_of(
     adapter: &LoadedAdapter,
     lookup: &Lookup,
 ) -> Result<Vec<PathBuf>, agentplex_host::HostError> {
-    let info = adapter.info();
-    let paths = adapter.credential_files(
-        lookup.home_text().as_deref(),
-        &lookup.location_env(&info.location_env),
-    )?;
-    Ok(paths
+    let origins = reads_of(adapter, lookup)?
         .into_iter()
-        .map(PathBuf::from)
-        .filter(|path| path.is_absolute())
+        .flat_map(|read| match read {
+            Read::One(origin) => vec![origin],
+            Read::Merged(origins) => origins,
+        });
+    Ok(origins
+        .filter_map(|origin| match origin {
+            Origin::File(path) => Some(path),
+            Origin::Text(_) => None,
+        })
         .collect())
 }
 

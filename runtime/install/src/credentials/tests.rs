@@ -625,3 +625,79 @@ fn a_setting_is_passed_but_is_no_credential() {
     assert!(!scan.available());
     assert_eq!(scan.session_env().len(), 1);
 }
+
+#[test]
+fn a_sessions_directory_and_a_variables_text_are_read_merged_where_the_adapter_names_them() {
+    let home = tempfile::tempdir().unwrap();
+    let global = r#"{"provider": {"openai": {"options":
+        {"baseURL": "https://global.test/v1", "apiKey": "sk-global-fixture-0101"}}}}"#;
+    write(home.path(), ".config/opencode/opencode.json", global);
+    let project = tempfile::tempdir().unwrap();
+    let project_config =
+        r#"{"provider": {"openai": {"options": {"baseURL": "https://project.test/v1"}}}}"#;
+    write(project.path(), "opencode.json", project_config);
+    std::fs::create_dir_all(project.path().join("sub")).unwrap();
+    let content = r#"{"provider": {"openai": {"options": {"apiKey": "{env:TEAM_KEY}"}}}} // set"#;
+    let env = [
+        ("PWD", project.path().to_str().unwrap()),
+        ("TEAM_KEY", "sk-team-fixture-0102"),
+    ];
+    let daemon = lookup(home.path(), &env);
+    // The values passed to sessions: those no earlier place set.
+    let passed_now = |lookup: &Lookup| -> Vec<String> {
+        let env = scan_agent("opencode", lookup).session_env();
+        env.into_iter().map(|(_, value)| value).collect()
+    };
+    // The daemon's own PWD is never the agent's directory.
+    let found = passed_now(&daemon);
+    assert!(
+        found.contains(&"https://global.test/v1".to_owned()),
+        "{found:?}"
+    );
+    let session = daemon.clone().in_directory(project.path().join("sub"));
+    let found = passed_now(&session);
+    assert!(
+        found.contains(&"https://project.test/v1".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        !found.contains(&"https://global.test/v1".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"sk-global-fixture-0101".to_owned()),
+        "{found:?}"
+    );
+    let overrides = [("OPENCODE_CONFIG_CONTENT".to_owned(), content.to_owned())];
+    let session = session.with_overrides(&overrides);
+    let found = passed_now(&session);
+    assert!(
+        found.contains(&"sk-team-fixture-0102".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        !found.contains(&"sk-global-fixture-0101".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&content.to_owned()),
+        "the setting itself: {found:?}"
+    );
+    let scan = scan_agent("opencode", &session);
+    let from_text = with_value(&scan, "sk-team-fixture-0102");
+    let key = "provider.openai.options.apiKey in env:OPENCODE_CONFIG_CONTENT";
+    assert_eq!(from_text.source, Source::Merged { key: key.into() });
+    assert_eq!(
+        from_text.source.to_string(),
+        format!("merged configuration ({key})")
+    );
+    let broken = [("OPENCODE_CONFIG_CONTENT".to_owned(), "{bad".to_owned())];
+    let scan = scan_agent("opencode", &session.with_overrides(&broken));
+    let warned: Vec<String> = scan.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        warned.iter().any(|w| w.starts_with(
+            "opencode: merged configuration: env:OPENCODE_CONFIG_CONTENT: not valid JSON"
+        )),
+        "{warned:?}"
+    );
+}

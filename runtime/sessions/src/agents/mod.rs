@@ -343,13 +343,17 @@ impl AgentCatalog {
     /// `credential-env` set, then keys found only in its config files, all as the
     /// agent will read them: with `session`, the session's own environment, over
     /// the daemon's (a `HOME` or `CODEX_HOME` it sets moves the files read, a
-    /// variable a file names for a key is its value).
+    /// variable a file names for a key is its value), and in `directory`, the
+    /// session's (a project's own config files there are read).
     pub fn credentials_env(
         &self,
         adapter: &LoadedAdapter,
         session: &[(String, String)],
+        directory: &Path,
     ) -> Vec<(String, String)> {
-        let lookup = Lookup::from_process().with_overrides(session);
+        let lookup = Lookup::from_process()
+            .with_overrides(session)
+            .in_directory(directory);
         self.scan(adapter, &lookup).session_env()
     }
 

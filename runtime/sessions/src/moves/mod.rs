@@ -365,7 +365,9 @@ impl SessionManager {
         record: &SessionRecord,
         directory: &Path,
     ) -> CommandRunner {
-        let mut env = self.catalog.credentials_env(adapter, &record.env);
+        let mut env = self
+            .catalog
+            .credentials_env(adapter, &record.env, directory);
         env.extend(record.env.iter().cloned());
         CommandRunner {
             env,

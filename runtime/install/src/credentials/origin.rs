@@ -1,0 +1,221 @@
+//! Where an adapter's `credential-files` says an agent's credentials are: files,
+//! variables holding a config file's text (`env:NAME`), and sets of those the
+//! agent merges key by key (`merge:` before each), which are read together.
+
+use std::path::{Path, PathBuf};
+
+use super::{Lookup, Source, MAX_FILE_BYTES};
+
+/// How `credential-files` names a variable whose text is read instead of a file.
+const TEXT_PREFIX: &str = "env:";
+
+/// How `credential-files` marks an origin of a merged set.
+const MERGE_PREFIX: &str = "merge:";
+
+/// The path a merged set's `parse-credentials` call gets.
+pub(super) const MERGED: &str = "merge:";
+
+/// What a merged set is called in warnings.
+const MERGED_LABEL: &str = "merged configuration";
+
+/// One place credentials are read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Origin {
+    /// A file.
+    File(PathBuf),
+    /// A variable holding a config file's text.
+    Text(String),
+}
+
+impl Origin {
+    /// A name of `credential-files` (not `merge:`): `None` for a relative path.
+    fn parse(name: &str) -> Option<Self> {
+        match name.strip_prefix(TEXT_PREFIX) {
+            Some(variable) => Some(Origin::Text(variable.to_owned())),
+            None => Some(PathBuf::from(name))
+                .filter(|path| path.is_absolute())
+                .map(Origin::File),
+        }
+    }
+
+    /// As the adapter named it.
+    pub(super) fn name(&self) -> String {
+        match self {
+            Origin::File(path) => path.to_string_lossy().into_owned(),
+            Origin::Text(variable) => format!("{TEXT_PREFIX}{variable}"),
+        }
+    }
+
+    /// As a warning names it.
+    pub(super) fn path(&self) -> PathBuf {
+        match self {
+            Origin::File(path) => path.clone(),
+            Origin::Text(_) => PathBuf::from(self.name()),
+        }
+    }
+
+    /// Its text; `None` when the file does not exist or the variable is not set;
+    /// why it cannot be read otherwise (too large, unreadable, not UTF-8).
+    pub(super) fn read(&self, lookup: &Lookup) -> Result<Option<String>, String> {
+        match self {
+            Origin::File(path) => read_small(path),
+            Origin::Text(variable) => match lookup.var(variable) {
+                Some(text) if text.len() as u64 > MAX_FILE_BYTES => Err(too_large()),
+                text => Ok(text.map(str::to_owned)),
+            },
+        }
+    }
+}
+
+/// One `parse-credentials` call's worth of origins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Read {
+    /// One origin, parsed alone.
+    One(Origin),
+    /// The origins the agent merges, in the order named: parsed in one call whose
+    /// text is the JSON array of `{"origin", "text"}` of those that exist.
+    Merged(Vec<Origin>),
+}
+
+impl Read {
+    /// As a warning about the whole read names it.
+    pub(super) fn path(&self) -> PathBuf {
+        match self {
+            Read::One(origin) => origin.path(),
+            Read::Merged(_) => PathBuf::from(MERGED_LABEL),
+        }
+    }
+
+    /// The path `parse-credentials` gets.
+    pub(super) fn name(&self) -> String {
+        match self {
+            Read::One(origin) => origin.name(),
+            Read::Merged(_) => MERGED.to_owned(),
+        }
+    }
+
+    /// Where a credential it holds at `key` is.
+    pub(super) fn source(&self, key: String) -> Source {
+        match self {
+            Read::One(Origin::File(path)) => Source::File {
+                path: path.clone(),
+                key,
+            },
+            Read::One(Origin::Text(variable)) => Source::Text {
+                variable: variable.clone(),
+                key,
+            },
+            Read::Merged(_) => Source::Merged { key },
+        }
+    }
+
+    /// Its text for `parse-credentials`, with what could not be read (origin and
+    /// why); `None` when nothing of it exists.
+    pub(super) fn text(&self, lookup: &Lookup) -> (Option<String>, Vec<(PathBuf, String)>) {
+        match self {
+            Read::One(origin) => match origin.read(lookup) {
+                Ok(text) => (text, Vec::new()),
+                Err(message) => (None, vec![(origin.path(), message)]),
+            },
+            Read::Merged(origins) => {
+                let mut texts = Vec::new();
+                let mut problems = Vec::new();
+                for origin in origins {
+                    match origin.read(lookup) {
+                        Ok(Some(text)) => texts.push(serde_json::json!({
+                            "origin": origin.name(),
+                            "text": text,
+                        })),
+                        Ok(None) => {}
+                        Err(message) => problems.push((origin.path(), message)),
+                    }
+                }
+                let text = (!texts.is_empty()).then(|| serde_json::Value::from(texts).to_string());
+                (text, problems)
+            }
+        }
+    }
+}
+
+/// The reads `credential-files` names, in its order; the origins marked `merge:`
+/// make one read, where the first of them is.
+pub(super) fn reads(names: Vec<String>) -> Vec<Read> {
+    let mut reads = Vec::new();
+    let mut merged: Option<usize> = None;
+    for name in names {
+        let Some(origin) = Origin::parse(name.strip_prefix(MERGE_PREFIX).unwrap_or(&name)) else {
+            continue;
+        };
+        if !name.starts_with(MERGE_PREFIX) {
+            reads.push(Read::One(origin));
+            continue;
+        }
+        let at = *merged.get_or_insert_with(|| {
+            reads.push(Read::Merged(Vec::new()));
+            reads.len() - 1
+        });
+        if let Read::Merged(origins) = &mut reads[at] {
+            origins.push(origin);
+        }
+    }
+    reads
+}
+
+fn too_large() -> String {
+    format!("larger than {} KiB: not read", MAX_FILE_BYTES >> 10)
+}
+
+/// A credential file's text; `None` when it does not exist; why it cannot be
+/// read otherwise (too large, unreadable, not UTF-8).
+fn read_small(path: &Path) -> Result<Option<String>, String> {
+    use std::io::Read;
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(error)
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None)
+        }
+        Err(error) => return Err(format!("cannot read: {error}")),
+    };
+    let mut text = String::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|error| format!("cannot read: {error}"))?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    Ok(Some(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merged_origins_make_one_read_where_the_first_is() {
+        let names = [
+            "merge:env:CONTENT",
+            "/auth.json",
+            "merge:/p/opencode.json",
+            "relative.json",
+            "merge:relative.json",
+            "env:OTHER",
+        ]
+        .map(str::to_owned);
+        assert_eq!(
+            reads(names.into()),
+            [
+                Read::Merged(vec![
+                    Origin::Text("CONTENT".into()),
+                    Origin::File("/p/opencode.json".into())
+                ]),
+                Read::One(Origin::File("/auth.json".into())),
+                Read::One(Origin::Text("OTHER".into())),
+            ]
+        );
+    }
+}
