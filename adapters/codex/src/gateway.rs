@@ -49,14 +49,16 @@ pub(crate) fn model_apis() -> Vec<ModelApi> {
     openai.by_adapter().with_custom(AGENT, None).into()
 }
 
-/// The session's endpoint, when it stands for the provider Codex calls: the
-/// provider `config.toml` names (carried or not), else OpenAI.
+/// The session's endpoint that stands for the provider Codex calls (the session
+/// may have one for OpenAI and one for the provider `config.toml` names): that
+/// provider (carried or not), else OpenAI.
 fn endpoint(config: &SessionConfig) -> Option<&ModelEndpoint> {
     let format = ModelApiFormat::OpenaiResponses;
-    let endpoint = config.model_endpoint(format)?;
     let active = config.configured_provider(AGENT, format).unwrap_or(OPENAI);
-    let stands_for = config.endpoint_provider(AGENT, endpoint);
-    (stands_for.as_deref() == Some(active)).then_some(endpoint)
+    config.model_endpoints.iter().find(|endpoint| {
+        endpoint.format == format
+            && config.endpoint_provider(AGENT, endpoint).as_deref() == Some(active)
+    })
 }
 
 /// Points the thread of `thread/start` or `thread/resume` at the session's
@@ -226,6 +228,33 @@ mod tests {
         assert!(
             !pointed("custom", None),
             "a custom endpoint with no provider named"
+        );
+    }
+
+    #[test]
+    fn of_two_endpoints_the_one_for_the_provider_codex_calls_is_used() {
+        let mut config = config_with_endpoint();
+        let mut custom = config.model_endpoints[0].clone();
+        custom.provider = "custom".into();
+        custom.base_url = custom
+            .base_url
+            .replace("openai-responses/", "openai-responses@custom/");
+        config.model_endpoints.push(custom);
+        let base_url = |config: &SessionConfig| {
+            let params = crate::settings::thread_params(config, None);
+            params["config"]["model_providers"]["agentplex"]["base_url"].clone()
+        };
+        assert_eq!(
+            base_url(&config),
+            "http://127.0.0.1:7070/s/apx_test/openai-responses/v1"
+        );
+        config.env.push((
+            "AGENTPLEX_CODEX_CUSTOM_RESPONSES_PROVIDER".into(),
+            "scripted".into(),
+        ));
+        assert_eq!(
+            base_url(&config),
+            "http://127.0.0.1:7070/s/apx_test/openai-responses@custom/v1"
         );
     }
 

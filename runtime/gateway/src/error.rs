@@ -45,6 +45,14 @@ pub enum Error {
     /// A provider name that cannot be one segment of a broker's path.
     #[error("{0:?} is not a provider name a broker routes: use letters, digits, '.', '_' and '-'")]
     ProviderName(String),
+    /// A provider name that cannot name a lane in an endpoint's path.
+    #[error(
+        "{provider:?} cannot name a lane of the model gateway: use letters, digits, '_' and '-'"
+    )]
+    LaneName {
+        /// The provider's name.
+        provider: String,
+    },
     /// A price file could not be read.
     #[error("cannot read the price file {path}: {source}")]
     PricesUnreadable {

@@ -59,7 +59,7 @@ pub use error::Error;
 pub use format::{Format, UnknownFormat, FORMATS};
 pub use prices::Prices;
 use route::Registered;
-pub use route::{KeyPlacement, Route, RouteGuard, Upstream};
+pub use route::{KeyPlacement, Lane, Route, RouteGuard, Upstream};
 pub use usage::{CallUsage, Tokens, UsageSink};
 
 /// How the gateway runs.

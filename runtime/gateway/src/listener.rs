@@ -25,6 +25,7 @@ use tokio::net::TcpListener;
 
 use crate::format::{Format, Refusal};
 use crate::forward;
+use crate::route::Lane;
 use crate::ws;
 use crate::Shared;
 
@@ -68,13 +69,13 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>) {
     }
 }
 
-/// Where a request goes: `/s/<token>/<format><rest>`, at a broker
-/// `/<provider>/<format><rest>`.
+/// Where a request goes: `/s/<token>/<lane><rest>` (a lane is a format, or
+/// `<format>@<provider>`), at a broker `/<provider>/<format><rest>`.
 #[derive(Debug, PartialEq)]
 struct Target<'a> {
     /// The session's token; at a broker, the provider.
     name: &'a str,
-    format: Format,
+    lane: Lane,
     /// The path after the format's base URL (`/v1/messages`, `/responses`).
     rest: &'a str,
 }
@@ -87,7 +88,8 @@ fn read_target(path: &str, broker: bool) -> Option<Target<'_>> {
     };
     let (name, rest) = rest.split_once('/')?;
     let end = rest.find('/').unwrap_or(rest.len());
-    let format: Format = rest[..end].parse().ok()?;
+    let lane = Lane::parse(&rest[..end]).filter(|lane| !broker || lane.provider.is_none())?;
+    let format = lane.format;
     let rest = &rest[end..];
     // The agent's base URL ends in the format's suffix (`/v1`), as the
     // upstream's base URL does: the part after it is what both have in common.
@@ -96,7 +98,7 @@ fn read_target(path: &str, broker: bool) -> Option<Target<'_>> {
         Some(after) if !suffix.is_empty() && (after.is_empty() || after.starts_with('/')) => after,
         _ => rest,
     };
-    (!name.is_empty()).then_some(Target { name, format, rest })
+    (!name.is_empty()).then_some(Target { name, lane, rest })
 }
 
 async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Body> {
@@ -113,7 +115,7 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
             &serde_json::json!({"error": {"message": message}}),
         );
     };
-    let format = target.format;
+    let format = target.lane.format;
     if shared.keyring.is_none() && !names_loopback(request.headers()) {
         return refuse(
             format,
@@ -141,8 +143,8 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         Err((refusal, message)) => return refuse(format, refusal, &message),
     };
     let route = registered.route;
-    let Some(upstream) = route.upstreams.get(&format).cloned() else {
-        let message = format!("this session has no upstream for {format}");
+    let Some(upstream) = route.upstreams.get(&target.lane).cloned() else {
+        let message = format!("this session has no upstream for {}", target.lane);
         return refuse(format, Refusal::NoUpstream, &message);
     };
     let call = forward::Call {
@@ -204,7 +206,7 @@ mod tests {
 
     #[test]
     fn paths_name_the_token_the_format_and_the_rest() {
-        let at = |path| read_target(path, false).map(|t| (t.name, t.format, t.rest));
+        let at = |path| read_target(path, false).map(|t| (t.name, t.lane.format, t.rest));
         assert_eq!(
             at("/s/apx_a/anthropic-messages/v1/messages"),
             Some(("apx_a", Format::AnthropicMessages, "/v1/messages"))
@@ -234,13 +236,31 @@ mod tests {
         assert_eq!(at("/s//gemini/v1beta"), None);
         assert_eq!(at("/v1/messages"), None);
 
-        let broker = |path| read_target(path, true).map(|t| (t.name, t.format, t.rest));
+        let broker = |path| read_target(path, true).map(|t| (t.name, t.lane.format, t.rest));
         assert_eq!(
             broker("/openai/openai-responses/v1/responses"),
             Some(("openai", Format::OpenaiResponses, "/responses"))
         );
         assert_eq!(broker("/s/apx_a/gemini/v1beta"), None);
         assert_eq!(broker("//gemini/v1beta"), None);
+        assert_eq!(broker("/openai/openai-responses@custom/v1"), None);
+    }
+
+    #[test]
+    fn a_lane_after_the_format_names_another_provider_of_it() {
+        let target = read_target("/s/apx_a/anthropic-messages@custom/v1/messages", false).unwrap();
+        assert_eq!(
+            target.lane,
+            Lane::of(Format::AnthropicMessages, "custom").unwrap()
+        );
+        assert_eq!(target.rest, "/v1/messages");
+        let target = read_target(
+            "/s/apx_a/openai-chat-completions@custom/v1/chat/completions",
+            false,
+        )
+        .unwrap();
+        assert_eq!(target.rest, "/chat/completions");
+        assert!(read_target("/s/apx_a/gemini@/v1beta", false).is_none());
     }
 
     #[test]

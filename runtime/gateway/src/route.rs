@@ -24,8 +24,8 @@ pub struct Route {
     pub session_id: String,
     /// The agent the session runs (for the gateway's logs).
     pub agent: String,
-    /// Where each format's calls go.
-    pub upstreams: HashMap<Format, Upstream>,
+    /// Where each lane's calls go.
+    pub upstreams: HashMap<Lane, Upstream>,
     /// Where each call's usage goes.
     pub sink: Arc<dyn UsageSink>,
 }
@@ -37,6 +37,67 @@ impl fmt::Debug for Route {
             .field("agent", &self.agent)
             .field("upstreams", &self.upstreams)
             .finish_non_exhaustive()
+    }
+}
+
+/// One of a session's ways to a model API: its format's, or, for an agent that
+/// calls more than one provider of a format (a built-in one and a configured
+/// one), another provider's, whose endpoint's path names it after the format
+/// (`anthropic-messages@custom`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Lane {
+    /// The calls' format.
+    pub format: Format,
+    /// The provider, for a lane that is not the format's first.
+    pub provider: Option<String>,
+}
+
+impl Lane {
+    /// The lane of `provider`'s calls of `format`, beside the format's first.
+    /// A provider's name in a path is letters, digits, `-` and `_`.
+    pub fn of(format: Format, provider: &str) -> Result<Self, Error> {
+        let fits = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        if provider.is_empty() || !provider.chars().all(fits) {
+            return Err(Error::LaneName {
+                provider: provider.to_owned(),
+            });
+        }
+        Ok(Self {
+            format,
+            provider: Some(provider.to_owned()),
+        })
+    }
+
+    /// A lane as an endpoint's path names it: `anthropic-messages`,
+    /// `anthropic-messages@custom`.
+    pub(crate) fn parse(segment: &str) -> Option<Self> {
+        let (format, provider) = match segment.split_once('@') {
+            Some((format, provider)) => (format, Some(provider)),
+            None => (segment, None),
+        };
+        let format: Format = format.parse().ok()?;
+        match provider {
+            None => Some(format.into()),
+            Some(provider) => Self::of(format, provider).ok(),
+        }
+    }
+}
+
+impl From<Format> for Lane {
+    fn from(format: Format) -> Self {
+        Self {
+            format,
+            provider: None,
+        }
+    }
+}
+
+impl fmt::Display for Lane {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.provider {
+            Some(provider) => write!(f, "{}@{provider}", self.format.as_str()),
+            None => f.write_str(self.format.as_str()),
+        }
     }
 }
 
@@ -183,17 +244,13 @@ impl RouteGuard {
         &self.token
     }
 
-    /// The session's base URL for `format`, in the form its agents expect:
-    /// `http://127.0.0.1:PORT/s/<token>/<format>`, with `/v1` after it for the
-    /// OpenAI formats.
-    pub fn endpoint(&self, format: Format) -> String {
-        format!(
-            "http://{}/s/{}/{}{}",
-            self.addr,
-            self.token,
-            format.as_str(),
-            format.base_suffix()
-        )
+    /// The session's base URL for a lane (a format), in the form its agents
+    /// expect: `http://127.0.0.1:PORT/s/<token>/<lane>`, with `/v1` after it for
+    /// the OpenAI formats.
+    pub fn endpoint(&self, lane: impl Into<Lane>) -> String {
+        let lane = lane.into();
+        let suffix = lane.format.base_suffix();
+        format!("http://{}/s/{}/{lane}{suffix}", self.addr, self.token)
     }
 }
 
@@ -236,6 +293,24 @@ mod tests {
         assert!(one[4..]
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+    }
+
+    #[test]
+    fn a_lane_is_its_format_or_a_provider_of_it() {
+        let first = Lane::from(Format::AnthropicMessages);
+        assert_eq!(first.to_string(), "anthropic-messages");
+        let other = Lane::of(Format::AnthropicMessages, "custom").unwrap();
+        assert_eq!(other.to_string(), "anthropic-messages@custom");
+        assert_eq!(Lane::parse("anthropic-messages"), Some(first));
+        assert_eq!(Lane::parse("anthropic-messages@custom"), Some(other));
+        for bad in [
+            "anthropic-messages@",
+            "anthropic-messages@a/b",
+            "nothing@custom",
+        ] {
+            assert_eq!(Lane::parse(bad), None, "{bad}");
+        }
+        assert!(Lane::of(Format::Gemini, "a b").is_err());
     }
 
     #[test]

@@ -16,6 +16,13 @@
 //! format the adapter points, with no key found, is left alone: its agent runs on
 //! a login of its own, whose calls the daemon cannot stand in for.
 //!
+//! A format's first model API has the format's endpoint. Where the adapter
+//! points the agent itself and names a second provider of a format (a built-in
+//! provider beside a custom one speaking the same API), that one,
+//! with a key, gets an endpoint of its own (`<format>@<provider>`, a lane), so
+//! an agent that calls both has both metered. Pointed through variables, which
+//! hold one value, and through a broker, a format has one upstream.
+//!
 //! With a broker (`--broker`), every format's upstream is instead the broker's
 //! endpoint for the adapter's provider, keyed with the sandbox's token: the
 //! session's and the daemon's variables are not looked at, the agent gets the
@@ -32,8 +39,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use agentplex_gateway::{
-    BrokerLink, Budget, BudgetReached, CallUsage, Format, Gateway, KeyPlacement, Limits, Route,
-    RouteGuard, Spend, Upstream,
+    BrokerLink, Budget, BudgetReached, CallUsage, Format, Gateway, KeyPlacement, Lane, Limits,
+    Route, RouteGuard, Spend, Upstream,
 };
 use agentplex_host::{ModelApi, ModelApiFormat, ModelApiPointing, ModelEndpoint};
 use agentplex_session::Incoming;
@@ -81,11 +88,14 @@ impl agentplex_gateway::UsageSink for SessionSink {
     }
 }
 
-/// One format's upstream, and the variable its key came from.
+/// One model API's upstream, and the variable its key came from.
 struct Resolved {
     api: ModelApi,
     upstream: Upstream,
     key_variable: Option<String>,
+    /// Its lane: the format's first, or, for a second provider of a format the
+    /// adapter points, that provider's.
+    lane: Lane,
 }
 
 /// Routes the session's model calls through `gateway` and rewrites `env` (the
@@ -101,13 +111,31 @@ pub(crate) fn meter(
 ) -> Result<Option<Metering>, SessionError> {
     let mut resolved: Vec<Resolved> = Vec::new();
     for api in apis {
-        // One upstream per format: the first the adapter names wins.
-        if resolved.iter().any(|seen| seen.api.format == api.format) {
-            continue;
-        }
+        let format = format_of(api.format);
+        let earlier: Vec<&Resolved> = resolved
+            .iter()
+            .filter(|seen| seen.api.format == api.format)
+            .collect();
+        // The format's first upstream is the first the adapter names; another
+        // provider of it gets a lane of its own where the adapter points each
+        // provider itself (an agent reads one variable of each name, and a
+        // broker one provider per format).
+        let lane = match earlier.first() {
+            None => Lane::from(format),
+            Some(first) => {
+                let apart = api.pointing == ModelApiPointing::Adapter
+                    && first.api.pointing == ModelApiPointing::Adapter
+                    && gateway.broker().is_none()
+                    && earlier.iter().all(|seen| seen.api.provider != api.provider);
+                if !apart {
+                    continue;
+                }
+                Lane::of(format, &api.provider).map_err(refused(api))?
+            }
+        };
         let one = match gateway.broker() {
-            Some(broker) => brokered(api, broker)?,
-            None => resolve(api, env, |name| std::env::var(name).ok())?,
+            Some(broker) => brokered(api, broker, lane)?,
+            None => resolve(api, env, |name| std::env::var(name).ok(), lane)?,
         };
         // An agent the adapter points itself, with no key the daemon could
         // stand in for, runs on its own login (a ChatGPT account, say), whose
@@ -123,7 +151,7 @@ pub(crate) fn meter(
     }
     let upstreams = resolved
         .iter()
-        .map(|one| (format_of(one.api.format), one.upstream.clone()))
+        .map(|one| (one.lane.clone(), one.upstream.clone()))
         .collect::<HashMap<_, _>>();
     let spent = Spend {
         cost_usd: start.spent.cost_usd.unwrap_or(0.0),
@@ -150,7 +178,7 @@ pub(crate) fn meter(
     env.retain(|(name, _)| !withheld.contains(name));
     let mut endpoints = Vec::new();
     for one in &resolved {
-        let base_url = route.endpoint(format_of(one.api.format));
+        let base_url = route.endpoint(one.lane.clone());
         if one.api.pointing == ModelApiPointing::Environment {
             for name in &one.api.base_url_env {
                 env.push((name.clone(), base_url.clone()));
@@ -181,6 +209,7 @@ fn resolve(
     api: &ModelApi,
     env: &[(String, String)],
     daemon_env: impl Fn(&str) -> Option<String>,
+    lane: Lane,
 ) -> Result<Resolved, SessionError> {
     let lookup = |name: &str| {
         env.iter()
@@ -210,13 +239,14 @@ fn resolve(
         api: api.clone(),
         upstream,
         key_variable: key.map(|(name, _)| name),
+        lane,
     })
 }
 
 /// The upstream of one format through `broker`: its endpoint for the
 /// adapter's provider, with the sandbox's token, which the agent's session
 /// token stands for in the format's first key variable.
-fn brokered(api: &ModelApi, broker: &BrokerLink) -> Result<Resolved, SessionError> {
+fn brokered(api: &ModelApi, broker: &BrokerLink, lane: Lane) -> Result<Resolved, SessionError> {
     let upstream = broker
         .upstream(&api.provider, format_of(api.format))
         .map_err(refused(api))?;
@@ -224,6 +254,7 @@ fn brokered(api: &ModelApi, broker: &BrokerLink) -> Result<Resolved, SessionErro
         api: api.clone(),
         upstream,
         key_variable: api.key_env.first().cloned(),
+        lane,
     })
 }
 
@@ -309,6 +340,11 @@ mod tests {
         }
     }
 
+    /// The Anthropic format's first lane.
+    fn lane() -> Lane {
+        Lane::from(Format::AnthropicMessages)
+    }
+
     fn pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
             .iter()
@@ -328,18 +364,18 @@ mod tests {
             ("ANTHROPIC_API_KEY", "sk-first"),
             ("ANTHROPIC_API_KEY", "sk-session"),
         ]);
-        let resolved = resolve(&api, &session, daemon).unwrap();
+        let resolved = resolve(&api, &session, daemon, lane()).unwrap();
         assert_eq!(resolved.upstream.base_url(), "http://daemon.test");
         assert_eq!(resolved.key_variable.as_deref(), Some("ANTHROPIC_API_KEY"));
         assert!(format!("{:?}", resolved.upstream).contains("redacted"));
 
-        let none = resolve(&api, &[], |_| None).unwrap();
+        let none = resolve(&api, &[], |_| None, lane()).unwrap();
         assert_eq!(none.upstream.base_url(), "https://api.anthropic.com");
         assert_eq!(none.key_variable, None);
 
         // A session that empties the variable gets what the agent does then: its default.
         let empty = pairs(&[("ANTHROPIC_BASE_URL", "")]);
-        let resolved = resolve(&api, &empty, daemon).unwrap();
+        let resolved = resolve(&api, &empty, daemon, lane()).unwrap();
         assert_eq!(resolved.upstream.base_url(), "https://api.anthropic.com");
     }
 
@@ -377,7 +413,7 @@ mod tests {
 
     /// `meter` on a fresh gateway: the metering, and the environment it left.
     async fn metered(
-        api: ModelApi,
+        apis: &[ModelApi],
         env: &[(&str, &str)],
     ) -> (Option<Metering>, Vec<(String, String)>) {
         let gateway = Gateway::start(Default::default()).await.unwrap();
@@ -385,7 +421,7 @@ mod tests {
         let sink = UsageSink::new(crate::incoming::Inbox::new().0, "mock");
         let metering = meter(
             &gateway,
-            &[api],
+            apis,
             &record(),
             &mut env,
             sink,
@@ -398,7 +434,7 @@ mod tests {
     async fn the_environment_points_the_agent_and_holds_no_key() {
         let api = anthropic(ModelApiPointing::Environment);
         let (metering, env) =
-            metered(api, &[("ANTHROPIC_API_KEY", "sk-real"), ("KEEP", "1")]).await;
+            metered(&[api], &[("ANTHROPIC_API_KEY", "sk-real"), ("KEEP", "1")]).await;
         let metering = metering.expect("metered");
         let token = metering.route.token().to_owned();
         let endpoint = metering.endpoints[0].base_url.clone();
@@ -425,14 +461,72 @@ mod tests {
     #[tokio::test]
     async fn an_adapter_pointed_agent_gets_only_the_endpoint_and_without_a_key_is_left_alone() {
         let api = anthropic(ModelApiPointing::Adapter);
-        let (metering, env) = metered(api.clone(), &[("ANTHROPIC_AUTH_TOKEN", "sk-real")]).await;
+        let (metering, env) = metered(
+            std::slice::from_ref(&api),
+            &[("ANTHROPIC_AUTH_TOKEN", "sk-real")],
+        )
+        .await;
         assert!(metering.is_some());
         assert!(env.is_empty(), "{env:?}");
 
         // No key: the agent's own login, not metered.
-        let (metering, env) = metered(api, &[("OTHER", "1")]).await;
+        let (metering, env) = metered(&[api], &[("OTHER", "1")]).await;
         assert!(metering.is_none());
         assert_eq!(env, pairs(&[("OTHER", "1")]));
+    }
+
+    #[tokio::test]
+    async fn a_second_provider_of_a_format_the_adapter_points_has_a_lane_of_its_own() {
+        let builtin = anthropic(ModelApiPointing::Adapter);
+        let custom = ModelApi {
+            provider: "custom".into(),
+            base_url_env: vec!["CUSTOM_BASE_URL".into()],
+            key_env: vec!["CUSTOM_KEY".into()],
+            ..builtin.clone()
+        };
+        let apis = [builtin.clone(), custom.clone()];
+        let both = [
+            ("ANTHROPIC_API_KEY", "sk-builtin"),
+            ("CUSTOM_BASE_URL", "http://custom.test"),
+            ("CUSTOM_KEY", "sk-custom"),
+        ];
+        let (metering, env) = metered(&apis, &both).await;
+        let metering = metering.expect("metered");
+        assert!(env.is_empty(), "no key and no base URL stays: {env:?}");
+        let endpoints: Vec<(&str, &str)> = metering
+            .endpoints
+            .iter()
+            .map(|e| (e.provider.as_str(), e.base_url.as_str()))
+            .collect();
+        assert_eq!(endpoints.len(), 2, "{endpoints:?}");
+        assert_eq!(endpoints[0].0, "anthropic");
+        assert!(
+            endpoints[0].1.ends_with("/anthropic-messages"),
+            "{endpoints:?}"
+        );
+        assert_eq!(endpoints[1].0, "custom");
+        assert!(
+            endpoints[1].1.ends_with("/anthropic-messages@custom"),
+            "{endpoints:?}"
+        );
+
+        // Without the built-in provider's key, the custom one is the format's first.
+        let (metering, _) = metered(&apis, &both[1..]).await;
+        let endpoints = metering.expect("metered").endpoints;
+        assert_eq!(endpoints.len(), 1);
+        assert!(endpoints[0].base_url.ends_with("/anthropic-messages"));
+        assert_eq!(endpoints[0].provider, "custom");
+
+        // Pointed through variables, which hold one value: the first only.
+        let by_env = [
+            anthropic(ModelApiPointing::Environment),
+            ModelApi {
+                pointing: ModelApiPointing::Environment,
+                ..custom
+            },
+        ];
+        let (metering, _) = metered(&by_env, &both).await;
+        assert_eq!(metering.expect("metered").endpoints.len(), 1);
     }
 
     #[tokio::test]
@@ -460,7 +554,7 @@ mod tests {
         assert_eq!(env, pairs(&[("KEEP", "1")]));
         assert_eq!(metering.endpoints[0].token, metering.route.token());
 
-        let resolved = brokered(&api, gateway.broker().unwrap()).unwrap();
+        let resolved = brokered(&api, gateway.broker().unwrap(), lane()).unwrap();
         assert_eq!(
             resolved.upstream.base_url(),
             "http://10.0.0.5:2469/anthropic/anthropic-messages"
@@ -476,7 +570,8 @@ mod tests {
     fn an_upstream_that_is_no_url_is_a_clear_error() {
         let api = anthropic(ModelApiPointing::Environment);
         let env = pairs(&[("ANTHROPIC_BASE_URL", "not a url")]);
-        let Err(SessionError::InvalidRequest(message)) = resolve(&api, &env, |_| None) else {
+        let Err(SessionError::InvalidRequest(message)) = resolve(&api, &env, |_| None, lane())
+        else {
             panic!("expected an invalid request");
         };
         assert!(message.contains("anthropic-messages"), "{message}");

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::harness::Harness;
 use crate::common::api::{assistant_texts, ok_json, pretty, types};
@@ -83,15 +83,19 @@ fn through_the_gateway(h: &mut Harness) -> tempfile::NamedTempFile {
 pub fn metered_turn(h: &mut Harness) {
     let _prices = through_the_gateway(h);
     // OpenCode reads a project's configuration in the session's directory over
-    // the global one: the key it gives is the one the gateway must send.
+    // the global one: the key it gives is the one the gateway must send. And
+    // with a key for its built-in provider of the same format (OpenRouter's,
+    // Chat Completions), the model server's custom provider is metered too, on
+    // a lane of its own.
     let project_config = h.path("opencode.json");
+    let mut fields = json!({});
     if h.agent.id == "opencode" {
         let key = super::agents::OPENCODE_PROJECT_KEY;
-        let config =
-            serde_json::json!({ "provider": { "scripted": { "options": { "apiKey": key } } } });
+        let config = json!({ "provider": { "scripted": { "options": { "apiKey": key } } } });
         std::fs::write(&project_config, config.to_string()).unwrap();
+        fields = json!({ "env": { "OPENROUTER_API_KEY": "sk-or-conformance" } });
     }
-    let session = h.create("default");
+    let session = h.create_with("default", fields);
     h.turn(&session, "hello metered\nusage: cache_read=20 reasoning=7");
     // An agent may make a call of its own around the turn's end (Qwen Code's
     // check of who speaks next): its `model.usage` can follow `turn.ended`. The

@@ -144,7 +144,7 @@ impl Keyring {
         let route = Route {
             session_id: sandbox.clone(),
             agent: provider.to_owned(),
-            upstreams: HashMap::from([(format, upstream)]),
+            upstreams: HashMap::from([(format.into(), upstream)]),
             sink: Arc::new(CallLog {
                 sandbox,
                 provider: provider.to_owned(),

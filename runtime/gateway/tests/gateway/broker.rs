@@ -64,7 +64,12 @@ async fn calls_through_a_broker_carry_its_key_and_stop_once_revoked() {
     let gateway = Gateway::start(GatewayConfig::default()).await.unwrap();
     let upstreams = FORMATS
         .into_iter()
-        .map(|format| (format, link.upstream(provider(format), format).unwrap()))
+        .map(|format| {
+            (
+                format.into(),
+                link.upstream(provider(format), format).unwrap(),
+            )
+        })
         .collect::<HashMap<_, _>>();
     let (sink, mut usage) = channel();
     let guard = gateway.register(Route {

@@ -68,13 +68,16 @@ pub fn route(base: &str, placement: KeyPlacement, sink: impl UsageSink) -> Route
             .unwrap()
     };
     let upstreams = HashMap::from([
-        (Format::AnthropicMessages, upstream(base.to_owned())),
-        (Format::OpenaiResponses, upstream(format!("{base}/v1"))),
+        (Format::AnthropicMessages.into(), upstream(base.to_owned())),
         (
-            Format::OpenaiChatCompletions,
+            Format::OpenaiResponses.into(),
             upstream(format!("{base}/v1")),
         ),
-        (Format::Gemini, upstream(base.to_owned())),
+        (
+            Format::OpenaiChatCompletions.into(),
+            upstream(format!("{base}/v1")),
+        ),
+        (Format::Gemini.into(), upstream(base.to_owned())),
     ]);
     Route {
         session_id: "session-1".into(),

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use agentplex_gateway::{Format, GatewayConfig, KeyPlacement, FORMATS};
+use agentplex_gateway::{Format, GatewayConfig, KeyPlacement, Lane, Upstream, FORMATS};
 use agentplex_model_server::ModelServer;
 use serde_json::{json, Value};
 
@@ -254,7 +254,7 @@ async fn foreign_hosts_and_formats_without_an_upstream_are_refused() {
 
     let (sink, _usage) = crate::common::channel();
     let mut route = crate::common::route(&setup.model.url(), KeyPlacement::AsSent, sink);
-    route.upstreams.remove(&Format::OpenaiResponses);
+    route.upstreams.remove(&Format::OpenaiResponses.into());
     let guard = setup.gateway.register(route);
     let format = Format::OpenaiResponses;
     let url = through(&guard, format, false);
@@ -303,4 +303,50 @@ async fn calls_that_ask_for_no_answer_are_forwarded_unmetered() {
     );
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(setup.usage.try_recv().is_err(), "no model call was made");
+}
+
+#[tokio::test]
+async fn a_second_provider_of_a_format_goes_to_its_own_upstream() {
+    let mut setup = setup().await;
+    let (sink, mut usage) = crate::common::channel();
+    let mut route = crate::common::route(&setup.model.url(), KeyPlacement::AsSent, sink);
+    let second = Upstream::new(&setup.model.url())
+        .unwrap()
+        .with_key("sk-second-provider", KeyPlacement::AsSent)
+        .unwrap();
+    let lane = Lane::of(Format::AnthropicMessages, "custom").unwrap();
+    route.upstreams.insert(lane.clone(), second);
+    let guard = setup.gateway.register(route);
+    let format = Format::AnthropicMessages;
+    let client = client();
+    for (base, key) in [
+        (guard.endpoint(format), KEY),
+        (guard.endpoint(lane), "sk-second-provider"),
+    ] {
+        let url = format!("{base}{}", crate::common::path(format, false));
+        let (status, _, _) = answer(call(
+            &client,
+            &url,
+            format,
+            guard.token(),
+            &body(format, "hi", false),
+        ))
+        .await;
+        assert_eq!(status, 200);
+        let logged = requests(&setup.model).await.pop().unwrap();
+        assert_eq!(logged["headers"]["x-api-key"], key, "{base}");
+        assert_eq!(next_usage(&mut usage).await.format, format);
+    }
+    let none = guard.endpoint(Lane::of(Format::Gemini, "custom").unwrap());
+    let url = format!("{none}{}", crate::common::path(Format::Gemini, false));
+    let (status, _, _) = answer(call(
+        &client,
+        &url,
+        Format::Gemini,
+        guard.token(),
+        &body(Format::Gemini, "hi", false),
+    ))
+    .await;
+    assert_eq!(status, 404, "no such lane");
+    assert!(setup.usage.try_recv().is_err());
 }
