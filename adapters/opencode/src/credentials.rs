@@ -16,10 +16,12 @@
 //! 7. the global configuration (`~/.config/opencode/`, under `$XDG_CONFIG_HOME`
 //!    when set): `opencode.jsonc`, `opencode.json`, `config.json`.
 //!
-//! OpenCode stops looking up at the root of the git work tree the directory is in;
-//! the adapter cannot see where that is, and names every folder up to `/`.
+//! OpenCode stops looking up at the root of the git work tree the directory is in:
+//! the adapter names each folder's `.git` up to `/` too, and the nearest one the
+//! host finds (a folder, or a linked work tree's file) is that root
+//! ([`in_work_tree`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use sandbox_agent_adapter_kit::configured::{Slot, CUSTOM};
 use sandbox_agent_adapter_kit::credentials::{self, found, json_file, JsonFields, Locations};
@@ -92,6 +94,9 @@ pub(crate) fn files(at: &Locations) -> Vec<String> {
     }
     config.push(at.dir("OPENCODE_CONFIG"));
     config.extend(CONFIG_FILES.map(|name| global.as_ref().map(|dir| dir.join(name))));
+    // Where the work tree's root is: the nearest folder up with a `.git` (a
+    // folder, or a file in a linked work tree: the host says either is there).
+    config.extend(ancestors.iter().map(|folder| Some(folder.join(".git"))));
     let mut names = credentials::paths([at.data_home().map(|dir| dir.join("opencode/auth.json"))]);
     names.push(format!("{MERGE}env:{CONFIG_CONTENT}"));
     names.extend(
@@ -105,6 +110,51 @@ pub(crate) fn files(at: &Locations) -> Vec<String> {
 /// How a place read together with the others is named to the host, and the path
 /// of that read.
 const MERGE: &str = "merge:";
+
+/// The places of the configuration OpenCode reads, of those the host found (origin
+/// and what it holds, the one that wins first): the `.git` markers taken out, and
+/// the project's files and `.opencode` folders above the work tree's root with
+/// them (OpenCode looks up from the session's directory to that root only). A
+/// place named twice (the file `OPENCODE_CONFIG` names, `~/.opencode`, which may
+/// be a project's place too) is read wherever it is.
+pub(crate) fn in_work_tree<T: Clone>(places: Vec<(String, T)>) -> Vec<(String, T)> {
+    let root = places
+        .iter()
+        .filter_map(|(origin, _)| marker_folder(origin))
+        .max_by_key(|folder| folder.as_os_str().len());
+    let named = |origin: &str| places.iter().filter(|(o, _)| o == origin).count();
+    let above_root = |origin: &str| {
+        let Some(root) = root else {
+            return false;
+        };
+        let path = Path::new(origin);
+        let in_folder = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| FOLDER_FILES.contains(&name));
+        let mut folder = path.parent();
+        if folder
+            .and_then(Path::file_name)
+            .is_some_and(|name| name == ".opencode")
+        {
+            folder = folder.and_then(Path::parent);
+        }
+        in_folder && folder.is_some_and(|folder| root.starts_with(folder) && root != folder)
+    };
+    places
+        .iter()
+        .filter(|(origin, _)| marker_folder(origin).is_none())
+        .filter(|(origin, _)| !above_root(origin) || named(origin) > 1)
+        .cloned()
+        .collect()
+}
+
+/// The folder a `.git` marker of [`files`] is in; `None` for a configuration's
+/// place.
+fn marker_folder(origin: &str) -> Option<&Path> {
+    let path = Path::new(origin);
+    (path.file_name()? == ".git").then(|| path.parent())?
+}
 
 /// `auth.json`, or the configuration's places read together.
 pub(crate) fn parse(path: &str, text: &str) -> CredentialRead {

@@ -50,11 +50,23 @@ pub(crate) fn parse_merged(text: &str) -> CredentialRead {
             Vec::new()
         }
     };
+    // Each place's text; a folder where a file is looked for has none.
+    let places = crate::credentials::in_work_tree(
+        places
+            .iter()
+            .map(|place| {
+                let origin = place["origin"].as_str().unwrap_or("?").to_owned();
+                (origin, place["text"].as_str().map(str::to_owned))
+            })
+            .collect(),
+    );
     let mut providers = Map::new();
     let mut set_by: BTreeMap<String, String> = BTreeMap::new();
-    for place in places.iter().rev() {
-        let origin = place["origin"].as_str().unwrap_or("?");
-        let text = place["text"].as_str().unwrap_or_default();
+    for (origin, text) in places.iter().rev() {
+        let Some(text) = text else {
+            problems.push(format!("{origin}: a folder, not a file"));
+            continue;
+        };
         let config = match serde_json::from_str::<Value>(&jsonc::to_json(text)) {
             Ok(Value::Object(config)) => config,
             Ok(_) => {
@@ -276,5 +288,126 @@ mod tests {
                 ("AGENTPLEX_OPENCODE_OPENAI_BASE_URL", "https://o.test/v1"),
             ])
         );
+    }
+
+    #[test]
+    fn the_places_of_the_configuration_merge_as_in_opencode() {
+        let place =
+            |origin: &str, text: &str| serde_json::json!({ "origin": origin, "text": text });
+        let merged = serde_json::json!([
+            place(
+                "env:OPENCODE_CONFIG_CONTENT",
+                r#"{"provider": {"scripted": {"options": {"baseURL": "http://127.0.0.1:9/v1"}}}}"#
+            ),
+            place(
+                "/work/app/opencode.json",
+                r#"{"provider": {"scripted": {"options": {"apiKey": "sk-project"}}}, // a comment
+            }"#
+            ),
+            place("/work/opencode.json", "[1]"),
+            place(
+                "/cfg/opencode/opencode.json",
+                r#"{"provider": {"scripted": {"npm": "@ai-sdk/openai-compatible",
+                "options": {"baseURL": "http://127.0.0.1:1/v1", "apiKey": "sk-global"}}}}"#
+            ),
+        ]);
+        let read =
+            <crate::OpenCode as Adapter>::parse_credentials("merge:".into(), merged.to_string());
+        assert_eq!(read.problems, ["/work/opencode.json: not a JSON object"]);
+        let found: Vec<(String, String, String)> = read
+            .found
+            .iter()
+            .map(|found| {
+                let CredentialValue::Literal(value) = &found.value else {
+                    panic!("{found:?}")
+                };
+                (found.env.clone().unwrap(), value.clone(), found.key.clone())
+            })
+            .collect();
+        let slot = "AGENTPLEX_OPENCODE_CUSTOM_CHAT_COMPLETIONS";
+        let expected = [
+            (
+                "BASE_URL",
+                "http://127.0.0.1:9/v1",
+                "provider.scripted.options.baseURL in env:OPENCODE_CONFIG_CONTENT",
+            ),
+            (
+                "API_KEY",
+                "sk-project",
+                "provider.scripted.options.apiKey in /work/app/opencode.json",
+            ),
+            (
+                "PROVIDER",
+                "scripted",
+                "provider.scripted.npm in /cfg/opencode/opencode.json",
+            ),
+        ]
+        .map(|(variable, value, key)| {
+            (
+                format!("{slot}_{variable}"),
+                value.to_owned(),
+                key.to_owned(),
+            )
+        });
+        assert_eq!(found, expected);
+        let broken = <crate::OpenCode as Adapter>::parse_credentials("merge:".into(), "{}".into());
+        assert_eq!(
+            broken.problems,
+            ["the host's merged read is not a JSON array"]
+        );
+    }
+
+    #[test]
+    fn places_above_the_work_tree_are_not_read() {
+        let place = |origin: &str, url: &str| {
+            let text =
+                format!(r#"{{"provider": {{"openai": {{"options": {{"baseURL": "{url}"}}}}}}}}"#);
+            serde_json::json!({ "origin": origin, "text": text })
+        };
+        let base_url = |places: &[Value]| {
+            let read = <crate::OpenCode as Adapter>::parse_credentials(
+                "merge:".into(),
+                Value::from(places.to_vec()).to_string(),
+            );
+            assert!(read.problems.is_empty(), "{:?}", read.problems);
+            read.found.iter().find_map(|found| match &found.value {
+                CredentialValue::Literal(url) => Some(url.clone()),
+                _ => None,
+            })
+        };
+        let above = [
+            place("/.opencode/opencode.json", "https://above-dot.test/v1"),
+            place("/opencode.json", "https://above.test/v1"),
+        ];
+        let marker = serde_json::json!({ "origin": "/work/.git", "folder": true });
+        assert_eq!(
+            base_url(&above).as_deref(),
+            Some("https://above-dot.test/v1"),
+            "no work tree: up to /"
+        );
+        let mut places = above.to_vec();
+        places.push(marker.clone());
+        assert_eq!(base_url(&places), None, "above the root: not read");
+        places.insert(0, place("/work/opencode.json", "https://root.test/v1"));
+        assert_eq!(
+            base_url(&places).as_deref(),
+            Some("https://root.test/v1"),
+            "the root's own: read"
+        );
+        // The file OPENCODE_CONFIG names is read wherever it is (named twice: it is
+        // also a project's place above the root).
+        let mut named = vec![place("/opencode.json", "https://named.test/v1"), marker];
+        named.push(named[0].clone());
+        assert_eq!(base_url(&named).as_deref(), Some("https://named.test/v1"));
+        // A linked work tree's `.git` is a file.
+        let linked = [
+            place("/work/opencode.json", "https://above-linked.test/v1"),
+            serde_json::json!({ "origin": "/work/app/.git", "text": "gitdir: /repo/.git/worktrees/app\n" }),
+        ];
+        assert_eq!(base_url(&linked), None);
+        let folder = serde_json::json!([{ "origin": "/work/opencode.json", "folder": true }]);
+        let read =
+            <crate::OpenCode as Adapter>::parse_credentials("merge:".into(), folder.to_string());
+        assert_eq!(read.problems, ["/work/opencode.json: a folder, not a file"]);
     }
 }

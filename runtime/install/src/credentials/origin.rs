@@ -54,17 +54,27 @@ impl Origin {
         }
     }
 
-    /// Its text; `None` when the file does not exist or the variable is not set;
-    /// why it cannot be read otherwise (too large, unreadable, not UTF-8).
-    pub(super) fn read(&self, lookup: &Lookup) -> Result<Option<String>, String> {
+    /// What it holds; `None` when the file does not exist or the variable is not
+    /// set; why it cannot be read otherwise (too large, unreadable, not UTF-8).
+    pub(super) fn read(&self, lookup: &Lookup) -> Result<Option<Found>, String> {
         match self {
             Origin::File(path) => read_small(path),
             Origin::Text(variable) => match lookup.var(variable) {
                 Some(text) if text.len() as u64 > MAX_FILE_BYTES => Err(too_large()),
-                text => Ok(text.map(str::to_owned)),
+                text => Ok(text.map(|text| Found::Text(text.to_owned()))),
             },
         }
     }
+}
+
+/// What an origin that exists holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Found {
+    /// Its text.
+    Text(String),
+    /// It is a folder: no file to read, but there (an agent may look for one, a
+    /// `.git` say, to know where a project's root is).
+    Folder,
 }
 
 /// One `parse-credentials` call's worth of origins.
@@ -114,7 +124,12 @@ impl Read {
     pub(super) fn text(&self, lookup: &Lookup) -> (Option<String>, Vec<(PathBuf, String)>) {
         match self {
             Read::One(origin) => match origin.read(lookup) {
-                Ok(text) => (text, Vec::new()),
+                Ok(None) => (None, Vec::new()),
+                Ok(Some(Found::Text(text))) => (Some(text), Vec::new()),
+                Ok(Some(Found::Folder)) => {
+                    let message = "cannot read: a folder, not a file".to_owned();
+                    (None, vec![(origin.path(), message)])
+                }
                 Err(message) => (None, vec![(origin.path(), message)]),
             },
             Read::Merged(origins) => {
@@ -122,9 +137,13 @@ impl Read {
                 let mut problems = Vec::new();
                 for origin in origins {
                     match origin.read(lookup) {
-                        Ok(Some(text)) => texts.push(serde_json::json!({
+                        Ok(Some(Found::Text(text))) => texts.push(serde_json::json!({
                             "origin": origin.name(),
                             "text": text,
+                        })),
+                        Ok(Some(Found::Folder)) => texts.push(serde_json::json!({
+                            "origin": origin.name(),
+                            "folder": true,
                         })),
                         Ok(None) => {}
                         Err(message) => problems.push((origin.path(), message)),
@@ -165,9 +184,9 @@ fn too_large() -> String {
     format!("larger than {} KiB: not read", MAX_FILE_BYTES >> 10)
 }
 
-/// A credential file's text; `None` when it does not exist; why it cannot be
-/// read otherwise (too large, unreadable, not UTF-8).
-fn read_small(path: &Path) -> Result<Option<String>, String> {
+/// A credential file's text, or that it is a folder; `None` when it does not
+/// exist; why it cannot be read otherwise (too large, unreadable, not UTF-8).
+fn read_small(path: &Path) -> Result<Option<Found>, String> {
     use std::io::Read;
     let file = match std::fs::File::open(path) {
         Ok(file) => file,
@@ -181,6 +200,9 @@ fn read_small(path: &Path) -> Result<Option<String>, String> {
         }
         Err(error) => return Err(format!("cannot read: {error}")),
     };
+    if file.metadata().is_ok_and(|metadata| metadata.is_dir()) {
+        return Ok(Some(Found::Folder));
+    }
     let mut text = String::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_string(&mut text)
@@ -188,12 +210,33 @@ fn read_small(path: &Path) -> Result<Option<String>, String> {
     if text.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large());
     }
-    Ok(Some(text))
+    Ok(Some(Found::Text(text)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_is_there_with_no_text_and_a_merged_read_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(read_small(dir.path()), Ok(Some(Found::Folder)));
+        assert_eq!(read_small(&dir.path().join("absent")), Ok(None));
+        std::fs::write(dir.path().join("file"), "text").unwrap();
+        let text = Found::Text("text".into());
+        assert_eq!(read_small(&dir.path().join("file")), Ok(Some(text)));
+        let lookup = Lookup::new(Vec::new());
+        let origins = ["", "/absent", "/file"]
+            .map(|name| Origin::File(PathBuf::from(format!("{}{name}", dir.path().display()))));
+        let (text, problems) = Read::Merged(origins.to_vec()).text(&lookup);
+        assert!(problems.is_empty(), "{problems:?}");
+        let places: serde_json::Value = serde_json::from_str(&text.unwrap()).unwrap();
+        assert_eq!(places[0]["folder"], true);
+        assert_eq!(places[1]["text"], "text");
+        let (text, problems) = Read::One(origins[0].clone()).text(&lookup);
+        assert_eq!(text, None);
+        assert!(problems[0].1.contains("a folder"), "{problems:?}");
+    }
 
     #[test]
     fn merged_origins_make_one_read_where_the_first_is() {

@@ -668,6 +668,19 @@ fn a_sessions_directory_and_a_variables_text_are_read_merged_where_the_adapter_n
         found.contains(&"sk-global-fixture-0101".to_owned()),
         "{found:?}"
     );
+    // A git work tree in `sub` (a `.git` folder): the project's file above it is
+    // not OpenCode's, nor read.
+    write(
+        &project.path().join("sub"),
+        ".git/HEAD",
+        "ref: refs/heads/main\n",
+    );
+    let found = passed_now(&session);
+    assert!(
+        found.contains(&"https://global.test/v1".to_owned()),
+        "{found:?}"
+    );
+    std::fs::remove_dir_all(project.path().join("sub/.git")).unwrap();
     let overrides = [("OPENCODE_CONFIG_CONTENT".to_owned(), content.to_owned())];
     let session = session.with_overrides(&overrides);
     let found = passed_now(&session);
