@@ -25,7 +25,10 @@
 //! JSON object in a variable of [`EXTRAS`], for the thread's own provider to send
 //! ([`crate::gateway`]).
 //!
-//! A project's `.codex/config.toml` and `-c` overrides are not read.
+//! A trusted project's `.codex/config.toml` is not read: Codex 0.169 applies its
+//! `model` but ignores what would choose the provider (`model_provider`,
+//! `model_providers`, `profile`, `openai_base_url`; checked with `codex exec`, the
+//! calls stayed with the user's provider).
 
 use sandbox_agent_adapter_kit::configured::Slot;
 use sandbox_agent_adapter_kit::prelude::*;

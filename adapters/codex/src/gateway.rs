@@ -34,9 +34,9 @@ use crate::config::{AGENT, EXTRAS, OPENAI};
 pub(crate) const PROVIDER: &str = "agentplex";
 
 /// Codex's one wire format, Responses, pointed by the adapter: to OpenAI (keys in
-/// `OPENAI_API_KEY` or `CODEX_API_KEY`), else, when the daemon holds no OpenAI key,
-/// to the provider of `config.toml` with a key of its own; each at the base URL
-/// `config.toml` gives it.
+/// `OPENAI_API_KEY` or `CODEX_API_KEY`), and to the provider of `config.toml` with a
+/// key of its own (an endpoint of its own when both have keys); each at the base
+/// URL `config.toml` gives it.
 pub(crate) fn model_apis() -> Vec<ModelApi> {
     let keys = ["OPENAI_API_KEY", "CODEX_API_KEY"];
     let openai = ModelApi::through_environment(

@@ -95,6 +95,11 @@ pub fn metered_turn(h: &mut Harness) {
         std::fs::write(&project_config, config.to_string()).unwrap();
         fields = json!({ "env": { "OPENROUTER_API_KEY": "sk-or-conformance" } });
     }
+    // Codex with an OpenAI key beside its configured provider's: the thread takes
+    // the endpoint of the provider Codex calls, its own beside OpenAI's.
+    if h.agent.id == "codex" {
+        fields = json!({ "env": { "OPENAI_API_KEY": "sk-openai-conformance" } });
+    }
     let session = h.create_with("default", fields);
     h.turn(&session, "hello metered\nusage: cache_read=20 reasoning=7");
     // An agent may make a call of its own around the turn's end (Qwen Code's
