@@ -14,9 +14,9 @@
 //! The upstream of each format is what OpenCode would have called
 //! ([`crate::providers`], from its configuration merged as OpenCode merges it):
 //! the built-in provider at the `baseURL` and with the `apiKey` the configuration
-//! gives it (else its key); else, when that has no key, the custom provider of the
-//! format the configuration defines, which the session's additions then point
-//! instead.
+//! gives it (else its key); and the custom provider of the format the
+//! configuration defines, with its own key: with both keys the session has an
+//! endpoint for each, and the session's additions point each provider at its own.
 //!
 //! What it cannot carry: providers other than these four and one custom provider
 //! a format (OpenCode Zen, Copilot) are not pointed; and an OAuth login held by a

@@ -10,9 +10,10 @@
 //! move the sessions too.
 //!
 //! The upstream of each format is what Pi would have called ([`crate::providers`]):
-//! the built-in provider at the `baseUrl` `models.json` gives it, with its key; else,
-//! when that has no key, the custom provider of the format `models.json` defines,
-//! which the extension then registers instead.
+//! the built-in provider at the `baseUrl` `models.json` gives it, with its key; and
+//! the custom provider of the format `models.json` defines, with its own key: with
+//! both keys the session has an endpoint for each, and the extension registers
+//! each provider at its own.
 //!
 //! What it cannot carry: Pi prefers a key of its own (`auth.json`, or the provider's
 //! variable when the host left it) to the extension's, and sends it to the endpoint
