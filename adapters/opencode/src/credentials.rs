@@ -17,9 +17,9 @@
 //!    when set): `opencode.jsonc`, `opencode.json`, `config.json`.
 //!
 //! OpenCode stops looking up at the root of the git work tree the directory is in:
-//! the adapter names each folder's `.git` up to `/` too, and the nearest one the
-//! host finds (a folder, or a linked work tree's file) is that root
-//! ([`in_work_tree`]).
+//! the adapter names each folder's `.git` and `.git/HEAD` up to `/` too, and the
+//! nearest repository (a `HEAD`) or linked work tree (a `.git` file) the host finds
+//! is that root ([`in_work_tree`]).
 
 use std::path::{Path, PathBuf};
 
@@ -94,9 +94,12 @@ pub(crate) fn files(at: &Locations) -> Vec<String> {
     }
     config.push(at.dir("OPENCODE_CONFIG"));
     config.extend(CONFIG_FILES.map(|name| global.as_ref().map(|dir| dir.join(name))));
-    // Where the work tree's root is: the nearest folder up with a `.git` (a
-    // folder, or a file in a linked work tree: the host says either is there).
-    config.extend(ancestors.iter().map(|folder| Some(folder.join(".git"))));
+    // Where the work tree's root is: the nearest folder up with a repository
+    // (`.git/HEAD`) or a linked work tree's `.git` file.
+    for folder in &ancestors {
+        config.push(Some(folder.join(".git")));
+        config.push(Some(folder.join(".git/HEAD")));
+    }
     let mut names = credentials::paths([at.data_home().map(|dir| dir.join("opencode/auth.json"))]);
     names.push(format!("{MERGE}env:{CONFIG_CONTENT}"));
     names.extend(
@@ -112,15 +115,15 @@ pub(crate) fn files(at: &Locations) -> Vec<String> {
 const MERGE: &str = "merge:";
 
 /// The places of the configuration OpenCode reads, of those the host found (origin
-/// and what it holds, the one that wins first): the `.git` markers taken out, and
-/// the project's files and `.opencode` folders above the work tree's root with
-/// them (OpenCode looks up from the session's directory to that root only). A
-/// place named twice (the file `OPENCODE_CONFIG` names, `~/.opencode`, which may
-/// be a project's place too) is read wherever it is.
-pub(crate) fn in_work_tree<T: Clone>(places: Vec<(String, T)>) -> Vec<(String, T)> {
+/// and text, `None` for a folder; the one that wins first): the `.git` markers
+/// taken out, and the project's files and `.opencode` folders above the work
+/// tree's root with them (OpenCode looks up from the session's directory to that
+/// root only). A place named twice (the file `OPENCODE_CONFIG` names,
+/// `~/.opencode`, which may be a project's place too) is read wherever it is.
+pub(crate) fn in_work_tree(places: Vec<(String, Option<String>)>) -> Vec<(String, Option<String>)> {
     let root = places
         .iter()
-        .filter_map(|(origin, _)| marker_folder(origin))
+        .filter_map(|(origin, text)| root_marked(origin, text.is_some()))
         .max_by_key(|folder| folder.as_os_str().len());
     let named = |origin: &str| places.iter().filter(|(o, _)| o == origin).count();
     let above_root = |origin: &str| {
@@ -143,16 +146,29 @@ pub(crate) fn in_work_tree<T: Clone>(places: Vec<(String, T)>) -> Vec<(String, T
     };
     places
         .iter()
-        .filter(|(origin, _)| marker_folder(origin).is_none())
+        .filter(|(origin, _)| !is_git(origin))
         .filter(|(origin, _)| !above_root(origin) || named(origin) > 1)
         .cloned()
         .collect()
 }
 
-/// The folder a `.git` marker of [`files`] is in; `None` for a configuration's
-/// place.
-fn marker_folder(origin: &str) -> Option<&Path> {
+/// Whether `origin` is one of the `.git` places of [`files`], not configuration.
+fn is_git(origin: &str) -> bool {
     let path = Path::new(origin);
+    path.file_name() == Some(".git".as_ref()) || path.ends_with(".git/HEAD")
+}
+
+/// The work tree root a `.git` place found marks: a repository's (`.git/HEAD`, a
+/// file) or a linked work tree's (`.git`, a file); a `.git` folder without a `HEAD`
+/// is no repository to git, nor here.
+fn root_marked(origin: &str, file: bool) -> Option<&Path> {
+    let path = Path::new(origin);
+    if !file {
+        return None;
+    }
+    if path.ends_with(".git/HEAD") {
+        return path.parent()?.parent();
+    }
     (path.file_name()? == ".git").then(|| path.parent())?
 }
 

@@ -379,7 +379,8 @@ mod tests {
             place("/.opencode/opencode.json", "https://above-dot.test/v1"),
             place("/opencode.json", "https://above.test/v1"),
         ];
-        let marker = serde_json::json!({ "origin": "/work/.git", "folder": true });
+        let marker =
+            serde_json::json!({ "origin": "/work/.git/HEAD", "text": "ref: refs/heads/main\n" });
         assert_eq!(
             base_url(&above).as_deref(),
             Some("https://above-dot.test/v1"),
@@ -405,6 +406,15 @@ mod tests {
             serde_json::json!({ "origin": "/work/app/.git", "text": "gitdir: /repo/.git/worktrees/app\n" }),
         ];
         assert_eq!(base_url(&linked), None);
+        // An empty `.git` folder is no repository: the walk goes on to `/`.
+        let empty = [
+            place("/work/opencode.json", "https://above-empty.test/v1"),
+            serde_json::json!({ "origin": "/work/app/.git", "folder": true }),
+        ];
+        assert_eq!(
+            base_url(&empty).as_deref(),
+            Some("https://above-empty.test/v1")
+        );
         let folder = serde_json::json!([{ "origin": "/work/opencode.json", "folder": true }]);
         let read =
             <crate::OpenCode as Adapter>::parse_credentials("merge:".into(), folder.to_string());

@@ -611,7 +611,9 @@ fn the_configuration_is_read_in_the_order_opencode_merges_it() {
         ]
         .map(str::to_owned),
     );
-    expected.extend(["/work/app", "/work", ""].map(|dir| format!("{dir}/.git")));
+    for dir in ["/work/app", "/work", ""] {
+        expected.extend([".git", ".git/HEAD"].map(|name| format!("{dir}/{name}")));
+    }
     for name in &mut expected[1..] {
         *name = format!("merge:{name}");
     }
