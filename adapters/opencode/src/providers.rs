@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sandbox_agent_adapter_kit::configured::{without_suffix, Slot};
-use sandbox_agent_adapter_kit::credentials::{json_file, JsonFields};
+use sandbox_agent_adapter_kit::credentials::JsonFields;
 use sandbox_agent_adapter_kit::jsonc;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
@@ -99,15 +99,16 @@ pub(crate) fn parse_merged(text: &str) -> CredentialRead {
             }
         }
     }
-    let merged = json!({ "provider": providers }).to_string();
-    let mut read = parse(&merged);
+    let mut read = CredentialRead {
+        found: Vec::new(),
+        problems,
+    };
+    carry(&Value::Object(providers), &mut read);
     for found in &mut read.found {
         if let Some(origin) = set_by.get(&found.key) {
             found.key = format!("{} in {origin}", found.key);
         }
     }
-    problems.append(&mut read.problems);
-    read.problems = problems;
     read
 }
 
@@ -124,33 +125,28 @@ pub(crate) fn merge(into: &mut Map<String, Value>, over: Map<String, Value>) {
     }
 }
 
-/// What the gateway needs of the providers of one configuration.
-fn parse(text: &str) -> CredentialRead {
-    json_file(text, |json, read| {
-        let Some(providers) = json.get("provider") else {
-            return;
-        };
-        let mut formats = BTreeSet::new();
-        for (id, entry) in read.entries(providers, "provider") {
-            if let Some(builtin) = BUILTINS.iter().find(|builtin| builtin.provider == id) {
-                let found = carried(id, entry, builtin.format, &Slot::builtin(AGENT, id));
-                read.found.extend(found);
-                continue;
-            }
-            let Some(format) = format_of(entry).filter(|format| !formats.contains(format)) else {
-                continue;
-            };
-            let slot = Slot::custom(AGENT, format);
-            let found = carried(id, entry, format, &slot);
-            // A custom provider is carried with both its base URL and its key, or not.
-            if found.len() == 2 {
-                formats.insert(format);
-                read.found.extend(found);
-                read.found
-                    .push(slot.name(&format!("provider.{id}.npm"), id));
-            }
+/// What the gateway needs of a configuration's `provider` table, added to `read`.
+fn carry(providers: &Value, read: &mut CredentialRead) {
+    let mut formats = BTreeSet::new();
+    for (id, entry) in read.entries(providers, "provider") {
+        if let Some(builtin) = BUILTINS.iter().find(|builtin| builtin.provider == id) {
+            let found = carried(id, entry, builtin.format, &Slot::builtin(AGENT, id));
+            read.found.extend(found);
+            continue;
         }
-    })
+        let Some(format) = format_of(entry).filter(|format| !formats.contains(format)) else {
+            continue;
+        };
+        let slot = Slot::custom(AGENT, format);
+        let found = carried(id, entry, format, &slot);
+        // A custom provider is carried with both its base URL and its key, or not.
+        if found.len() == 2 {
+            formats.insert(format);
+            read.found.extend(found);
+            read.found
+                .push(slot.name(&format!("provider.{id}.npm"), id));
+        }
+    }
 }
 
 /// The format of a provider's AI SDK package.
