@@ -372,7 +372,8 @@ fn reads_of(
         lookup.home_text().as_deref(),
         &lookup.location_env(&info.location_env),
     )?;
-    Ok(origin::reads(names))
+    let declared: Vec<String> = info.credential_env.iter().map(|v| v.name.clone()).collect();
+    Ok(origin::reads(names, &declared))
 }
 
 /// The files an agent's credentials are read from (they may not exist).

@@ -27,13 +27,24 @@ pub(super) enum Origin {
     Text(String),
 }
 
+/// Folders of the kernel's own views (a process's environment and memory,
+/// devices): no agent keeps a credential file there, and the daemon's own
+/// environment is not an adapter's to read.
+const NOT_READ: [&str; 3] = ["/proc", "/sys", "/dev"];
+
 impl Origin {
-    /// A name of `credential-files` (not `merge:`): `None` for a relative path.
-    fn parse(name: &str) -> Option<Self> {
+    /// A name of `credential-files` (not `merge:`): `None` for a relative path, a
+    /// path in [`NOT_READ`], or a variable that is not one of `declared` (the
+    /// adapter's own `credential-env`).
+    fn parse(name: &str, declared: &[String]) -> Option<Self> {
         match name.strip_prefix(TEXT_PREFIX) {
-            Some(variable) => Some(Origin::Text(variable.to_owned())),
+            Some(variable) => declared
+                .iter()
+                .any(|name| name == variable)
+                .then(|| Origin::Text(variable.to_owned())),
             None => Some(PathBuf::from(name))
                 .filter(|path| path.is_absolute())
+                .filter(|path| !NOT_READ.iter().any(|folder| path.starts_with(folder)))
                 .map(Origin::File),
         }
     }
@@ -156,13 +167,15 @@ impl Read {
     }
 }
 
-/// The reads `credential-files` names, in its order; the origins marked `merge:`
+/// The reads `credential-files` names, in its order (a variable only when it is
+/// one of `declared`, the adapter's `credential-env`); the origins marked `merge:`
 /// make one read, where the first of them is.
-pub(super) fn reads(names: Vec<String>) -> Vec<Read> {
+pub(super) fn reads(names: Vec<String>, declared: &[String]) -> Vec<Read> {
     let mut reads = Vec::new();
     let mut merged: Option<usize> = None;
     for name in names {
-        let Some(origin) = Origin::parse(name.strip_prefix(MERGE_PREFIX).unwrap_or(&name)) else {
+        let named = name.strip_prefix(MERGE_PREFIX).unwrap_or(&name);
+        let Some(origin) = Origin::parse(named, declared) else {
             continue;
         };
         if !name.starts_with(MERGE_PREFIX) {
@@ -247,10 +260,14 @@ mod tests {
             "relative.json",
             "merge:relative.json",
             "env:OTHER",
+            "env:AGENTPLEX_TOKEN",
+            "/proc/self/environ",
+            "merge:/proc/1/environ",
         ]
         .map(str::to_owned);
+        let declared = ["CONTENT", "OTHER"].map(str::to_owned);
         assert_eq!(
-            reads(names.into()),
+            reads(names.into(), &declared),
             [
                 Read::Merged(vec![
                     Origin::Text("CONTENT".into()),
