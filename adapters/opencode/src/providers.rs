@@ -24,8 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sandbox_agent_adapter_kit::configured::{without_suffix, Slot};
-use sandbox_agent_adapter_kit::credentials::JsonFields;
-use sandbox_agent_adapter_kit::jsonc;
+use sandbox_agent_adapter_kit::credentials::{jsonc_file, JsonFields};
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -67,18 +66,14 @@ pub(crate) fn parse_merged(text: &str) -> CredentialRead {
             problems.push(format!("{origin}: a folder, not a file"));
             continue;
         };
-        let config = match serde_json::from_str::<Value>(&jsonc::to_json(text)) {
-            Ok(Value::Object(config)) => config,
-            Ok(_) => {
-                problems.push(format!("{origin}: not a JSON object"));
-                continue;
-            }
-            Err(error) => {
-                problems.push(format!("{origin}: not valid JSON: {error}"));
-                continue;
-            }
-        };
-        let Some(Value::Object(table)) = config.get("provider") else {
+        let mut table = None;
+        let read = jsonc_file(text, |json, _| table = json.get("provider").cloned());
+        problems.extend(
+            read.problems
+                .iter()
+                .map(|problem| format!("{origin}: {problem}")),
+        );
+        let Some(Value::Object(table)) = table else {
             continue;
         };
         for (id, entry) in table {
@@ -93,9 +88,9 @@ pub(crate) fn parse_merged(text: &str) -> CredentialRead {
             let Value::Object(entry) = entry else {
                 continue;
             };
-            match providers.entry(id.clone()).or_insert_with(|| json!({})) {
-                Value::Object(merged) => merge(merged, entry.clone()),
-                other => *other = Value::Object(entry.clone()),
+            match providers.entry(id).or_insert_with(|| json!({})) {
+                Value::Object(merged) => merge(merged, entry),
+                other => *other = Value::Object(entry),
             }
         }
     }
