@@ -9,11 +9,9 @@ use super::{Lookup, Source, MAX_FILE_BYTES};
 /// How `credential-files` names a variable whose text is read instead of a file.
 const TEXT_PREFIX: &str = "env:";
 
-/// How `credential-files` marks an origin of a merged set.
-const MERGE_PREFIX: &str = "merge:";
-
-/// The path a merged set's `parse-credentials` call gets.
-pub(super) const MERGED: &str = "merge:";
+/// How `credential-files` marks an origin of a merged set, and the path that
+/// set's `parse-credentials` call gets.
+const MERGE: &str = "merge:";
 
 /// What a merged set is called in warnings.
 const MERGED_LABEL: &str = "merged configuration";
@@ -111,7 +109,7 @@ impl Read {
     pub(super) fn name(&self) -> String {
         match self {
             Read::One(origin) => origin.name(),
-            Read::Merged(_) => MERGED.to_owned(),
+            Read::Merged(_) => MERGE.to_owned(),
         }
     }
 
@@ -174,11 +172,11 @@ pub(super) fn reads(names: Vec<String>, declared: &[String]) -> Vec<Read> {
     let mut reads = Vec::new();
     let mut merged: Option<usize> = None;
     for name in names {
-        let named = name.strip_prefix(MERGE_PREFIX).unwrap_or(&name);
+        let named = name.strip_prefix(MERGE).unwrap_or(&name);
         let Some(origin) = Origin::parse(named, declared) else {
             continue;
         };
-        if !name.starts_with(MERGE_PREFIX) {
+        if !name.starts_with(MERGE) {
             reads.push(Read::One(origin));
             continue;
         }
