@@ -643,30 +643,25 @@ fn a_sessions_directory_and_a_variables_text_are_read_merged_where_the_adapter_n
         ("TEAM_KEY", "sk-team-fixture-0102"),
     ];
     let daemon = lookup(home.path(), &env);
-    // The values passed to sessions: those no earlier place set.
-    let passed_now = |lookup: &Lookup| -> Vec<String> {
+    // The values passed to sessions (those no earlier place set): these are, and
+    // those are not.
+    let expect = |lookup: &Lookup, passed: &[&str], not_passed: &[&str]| {
         let env = scan_agent("opencode", lookup).session_env();
-        env.into_iter().map(|(_, value)| value).collect()
+        let found: Vec<&str> = env.iter().map(|(_, value)| value.as_str()).collect();
+        for value in passed {
+            assert!(found.contains(value), "{value} not passed: {found:?}");
+        }
+        for value in not_passed {
+            assert!(!found.contains(value), "{value} passed: {found:?}");
+        }
     };
     // The daemon's own PWD is never the agent's directory.
-    let found = passed_now(&daemon);
-    assert!(
-        found.contains(&"https://global.test/v1".to_owned()),
-        "{found:?}"
-    );
+    expect(&daemon, &["https://global.test/v1"], &[]);
     let session = daemon.clone().in_directory(project.path().join("sub"));
-    let found = passed_now(&session);
-    assert!(
-        found.contains(&"https://project.test/v1".to_owned()),
-        "{found:?}"
-    );
-    assert!(
-        !found.contains(&"https://global.test/v1".to_owned()),
-        "{found:?}"
-    );
-    assert!(
-        found.contains(&"sk-global-fixture-0101".to_owned()),
-        "{found:?}"
+    expect(
+        &session,
+        &["https://project.test/v1", "sk-global-fixture-0101"],
+        &["https://global.test/v1"],
     );
     // A git work tree in `sub` (a `.git` folder): the project's file above it is
     // not OpenCode's, nor read.
@@ -675,26 +670,15 @@ fn a_sessions_directory_and_a_variables_text_are_read_merged_where_the_adapter_n
         ".git/HEAD",
         "ref: refs/heads/main\n",
     );
-    let found = passed_now(&session);
-    assert!(
-        found.contains(&"https://global.test/v1".to_owned()),
-        "{found:?}"
-    );
+    expect(&session, &["https://global.test/v1"], &[]);
     std::fs::remove_dir_all(project.path().join("sub/.git")).unwrap();
     let overrides = [("OPENCODE_CONFIG_CONTENT".to_owned(), content.to_owned())];
     let session = session.with_overrides(&overrides);
-    let found = passed_now(&session);
-    assert!(
-        found.contains(&"sk-team-fixture-0102".to_owned()),
-        "{found:?}"
-    );
-    assert!(
-        !found.contains(&"sk-global-fixture-0101".to_owned()),
-        "{found:?}"
-    );
-    assert!(
-        found.contains(&content.to_owned()),
-        "the setting itself: {found:?}"
+    // The key the variable's text gives, and the setting itself.
+    expect(
+        &session,
+        &["sk-team-fixture-0102", content],
+        &["sk-global-fixture-0101"],
     );
     let scan = scan_agent("opencode", &session);
     let from_text = with_value(&scan, "sk-team-fixture-0102");
