@@ -275,6 +275,19 @@ pub struct ServerArgs {
         env = "AGENTPLEX_AGENT_STOP_GRACE_MS"
     )]
     agent_stop_grace_ms: u64,
+    /// How many steps of `nice` below the daemon the agents of sessions run (0 to
+    /// 19; 0: at the daemon's priority), with everything they start: under load the
+    /// daemon's API, streams and policy decisions go first, and an agent alone on
+    /// the machine loses nothing. Processes and terminals of `/v1/processes` keep
+    /// the daemon's priority.
+    #[arg(
+        long,
+        default_value_t = agentplex_processes::priority::DEFAULT_AGENT_NICE,
+        value_parser = clap::value_parser!(u8).range(0..=i64::from(agentplex_processes::priority::MAX_AGENT_NICE)),
+        env = "AGENTPLEX_AGENT_NICE",
+        value_name = "STEPS"
+    )]
+    agent_nice: u8,
     /// Keep sessions in memory only: nothing survives the daemon.
     #[arg(long, env = "AGENTPLEX_EPHEMERAL", value_parser = BoolishValueParser::new())]
     ephemeral: bool,
@@ -432,6 +445,7 @@ impl ServerArgs {
             fs_max_entries: self.fs_max_entries,
             fs_root: self.fs_root,
             max_line_bytes: self.max_line_bytes,
+            agent_nice: self.agent_nice,
             park_after: (self.adapter_park_after_ms > 0)
                 .then(|| Duration::from_millis(self.adapter_park_after_ms)),
             max_live_instances: (self.max_live_instances > 0).then_some(self.max_live_instances),

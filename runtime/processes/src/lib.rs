@@ -13,6 +13,7 @@ pub mod group;
 pub mod in_use;
 pub mod log;
 pub mod managed;
+pub mod priority;
 pub mod pty;
 mod run;
 pub mod secrets;

@@ -55,6 +55,8 @@ pub struct DaemonConfig {
     pub fs_root: Option<PathBuf>,
     /// Longest output line of an agent process handed to an adapter, in bytes.
     pub max_line_bytes: usize,
+    /// How many steps of `nice` below the daemon agents run (`--agent-nice`).
+    pub agent_nice: u8,
     /// How long a session may sit without input before its adapter instance is
     /// dropped for its snapshot (rebuilt at its next input); `None`: never.
     pub park_after: Option<std::time::Duration>,

@@ -306,6 +306,7 @@ pub async fn serve(config: DaemonConfig) -> anyhow::Result<()> {
         catalog.clone(),
         SessionSettings {
             max_line_bytes: config.max_line_bytes,
+            agent_nice: config.agent_nice,
             park_after: config.park_after,
             max_live_instances: config.max_live_instances,
             stop_grace: config.agent_stop_grace,

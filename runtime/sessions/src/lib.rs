@@ -27,6 +27,7 @@ mod recording;
 mod restore;
 pub mod retention;
 mod scratch;
+mod settings;
 mod shared;
 pub mod skills;
 mod usage;
@@ -50,6 +51,7 @@ use log::EventLog;
 pub use log::{Page, TAIL_EVENTS};
 use processes::SpawnContext;
 pub use reading::Until;
+pub use settings::SessionSettings;
 pub use usage::{SessionGone, UsageSink};
 
 use crate::agents::AgentCatalog;
@@ -231,24 +233,6 @@ fn listed(record: &SessionRecord, status: SessionStatus, event_count: u64) -> Se
 /// own settings (`acceptEdits`, from 0.1.x, behaves as `default` where an agent
 /// has no such mode).
 pub const PERMISSION_MODES: &[&str] = &["default", "plan", "bypass", "acceptEdits"];
-
-/// How the daemon runs every session.
-#[derive(Debug, Clone, Copy)]
-pub struct SessionSettings {
-    /// Longest output line of an agent process handed to an adapter, in bytes.
-    pub max_line_bytes: usize,
-    /// How long a session sits without input before its adapter instance is
-    /// parked (see [`agentplex_host::AdapterSession::park`]); `None`: never.
-    pub park_after: Option<std::time::Duration>,
-    /// Most sessions holding an adapter instance at once (the least recently
-    /// used park past it, see [`parking`]); `None`: no cap.
-    pub max_live_instances: Option<usize>,
-    /// How long an agent's process group has between SIGTERM and SIGKILL when
-    /// the daemon stops.
-    pub stop_grace: std::time::Duration,
-    /// How git skill sources are fetched.
-    pub git: skills::GitSettings,
-}
 
 /// Unix time in milliseconds: the one clock of the sessions, handed to their cores.
 fn now_millis() -> i64 {
@@ -644,6 +628,7 @@ impl SessionManager {
             directory,
             install_dir: self.catalog.install_dir().to_owned(),
             max_line_bytes: self.settings.max_line_bytes,
+            nice: self.settings.agent_nice,
         };
         let mut actor = Actor::new(
             shared,

@@ -45,6 +45,9 @@ pub struct SpawnContext {
     /// Searched after PATH for bare program names.
     pub install_dir: PathBuf,
     pub max_line_bytes: usize,
+    /// How many steps of `nice` below the daemon the processes run (see
+    /// [`agentplex_processes::priority`]).
+    pub nice: u8,
 }
 
 /// A session that receives a process's output, under its own name for it.
@@ -250,6 +253,7 @@ pub fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    agentplex_processes::priority::lower(&mut command, context.nice);
     let (leader, mut child) = Leader::spawn(&mut command)?;
     let pipes = Pipes::take(&mut child)?;
     let (stdin_tx, mut stdin_rx) = unbounded_channel::<Vec<u8>>();

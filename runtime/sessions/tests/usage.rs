@@ -30,6 +30,7 @@ fn sessions_in(dir: &Path) -> (SessionManager, Vec<agentplex_store::StoredSessio
     let stored = store.load(TAIL_EVENTS).unwrap();
     let settings = SessionSettings {
         max_line_bytes: 1 << 20,
+        agent_nice: 0,
         park_after: None,
         max_live_instances: None,
         stop_grace: Duration::from_secs(1),

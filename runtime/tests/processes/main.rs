@@ -3,12 +3,14 @@
 //! by offset and over SSE, the ring buffer, stop and kill, limits), PTY terminals over
 //! a real WebSocket client (several viewers, scrollback, bad frames, the query
 //! token), reaping, process group ids never signalled once the daemon let go of
-//! them, and the daemon stopping every process tree it started.
+//! them, the daemon stopping every process tree it started, and the CPU priority
+//! of agents and processes.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod managed;
+mod priority;
 mod reuse;
 mod runs;
 mod shutdown;
