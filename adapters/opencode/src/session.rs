@@ -29,6 +29,9 @@ const CREATE: &str = "create";
 /// The timer that reopens a failed event stream.
 const REOPEN: &str = "reopen-events";
 
+/// The prefix of the ids of permission replies' requests.
+const PERMISSION_REPLY: &str = "permission";
+
 /// Event-stream failures in a row after which the session ends.
 const MAX_STREAM_FAILURES: u32 = 5;
 
@@ -337,6 +340,18 @@ impl OpenCodeSession {
     }
 }
 
+/// Whether `response` answers a permission reply with OpenCode's "not found": the
+/// request was settled by OpenCode itself before the reply reached it (when one
+/// request of a session is rejected it rejects the session's other pending ones,
+/// and an aborted turn drops them). Nothing failed: the reply's resolution is in
+/// the transcript already, and the tool's result says what became of the call.
+fn withdrawn_before_the_reply(response: &HttpResponse, body: &str) -> bool {
+    response.status == 404
+        && response.request_id.starts_with(PERMISSION_REPLY)
+        && serde_json::from_str::<Value>(body)
+            .is_ok_and(|error| error["_tag"] == "PermissionNotFoundError")
+}
+
 impl Snapshotted<State> for OpenCodeSession {
     /// The format version of the snapshot (see `state`).
     const STATE_VERSION: u32 = crate::state::STATE_VERSION;
@@ -407,7 +422,7 @@ impl SessionMachine for OpenCodeSession {
             PermissionReply::Reject => "reject",
         };
         let path = format!("/permission/{permission_id}/reply");
-        self.request(&mut out, "permission", &path, json!({ "reply": reply }));
+        self.request(&mut out, PERMISSION_REPLY, &path, json!({ "reply": reply }));
         Ok(out.finish())
     }
 
@@ -501,6 +516,9 @@ impl SessionMachine for OpenCodeSession {
         Actions::unless(self.state.ended, |out| {
             let body = String::from_utf8_lossy(&response.body).into_owned();
             let raw = raw_json(&body);
+            if withdrawn_before_the_reply(&response, &body) {
+                return;
+            }
             if !(200..300).contains(&response.status) {
                 let message = format!("HTTP {}: {body}", response.status);
                 self.request_failed(out, &response.request_id, message, &raw);

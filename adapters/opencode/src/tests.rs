@@ -452,6 +452,51 @@ fn a_policy_has_reads_and_searches_asked_too_so_the_daemon_decides_them() {
 }
 
 /// A started session whose server listens and whose native session exists.
+/// A reply OpenCode answers "not found" (it settled the request itself, as when it
+/// rejects a session's other pending requests along with a rejected one) is no
+/// error of the session; any other failed reply still is.
+#[test]
+fn a_reply_to_a_request_opencode_settled_itself_is_no_error() {
+    let mut session = ready();
+    let answer = |session: &mut OpenCodeSession, status: u16, body: &str| {
+        let asked = serde_json::json!({"id": "evt_1", "type": "permission.asked", "properties": {
+            "id": "per_1", "sessionID": "ses_1", "permission": "bash",
+            "patterns": ["echo hi"], "metadata": {}, "always": []}});
+        session.on_sse_event(SseEvent {
+            stream_id: "events".into(),
+            event: "message".into(),
+            data: asked.to_string(),
+            id: None,
+        });
+        let replied = render(
+            &session
+                .reply_permission("per_1".into(), PermissionReply::Once)
+                .unwrap(),
+        );
+        let request = replied
+            .iter()
+            .find(|l| l.starts_with("http-request permission_"))
+            .unwrap();
+        let request_id = request.split(' ').nth(1).unwrap().to_owned();
+        render(&session.on_http_response(HttpResponse {
+            request_id,
+            status,
+            headers: Vec::new(),
+            body: body.as_bytes().to_vec(),
+        }))
+    };
+    let not_found = r#"{"_tag":"PermissionNotFoundError","requestID":"per_1","message":"Permission request not found: per_1"}"#;
+    assert_eq!(answer(&mut session, 404, not_found), Vec::<String>::new());
+    for (status, body) in [(500, not_found), (404, "<html>Not Found</html>")] {
+        let lines = answer(&mut session, status, body);
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        assert!(
+            lines[0].starts_with("error ") && lines[0].contains("request_failed"),
+            "{lines:#?}"
+        );
+    }
+}
+
 fn ready() -> OpenCodeSession {
     let mut session = OpenCodeSession::new(config(None));
     session.start();
