@@ -19,7 +19,7 @@
 //! Where the platform's file notifications cannot be had (inotify limits...),
 //! every check counts as a change: always right, only slower.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -29,8 +29,8 @@ use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 /// Counts changes in a set of watched folders.
 pub struct ChangeCounter {
     generation: Arc<AtomicU64>,
-    /// The paths whose changes count (see [`touches`]).
-    targets: Arc<RwLock<BTreeSet<PathBuf>>>,
+    /// The paths whose changes count.
+    targets: Arc<RwLock<Targets>>,
     watcher: Option<Mutex<Watched>>,
 }
 
@@ -43,7 +43,7 @@ impl ChangeCounter {
     /// A counter with nothing watched yet.
     pub fn new() -> Self {
         let generation = Arc::new(AtomicU64::new(0));
-        let targets = Arc::new(RwLock::new(BTreeSet::new()));
+        let targets = Arc::new(RwLock::new(Targets::default()));
         let (counter, wanted) = (generation.clone(), targets.clone());
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             let counts = match event {
@@ -52,7 +52,7 @@ impl ChangeCounter {
                 Ok(event) if event.paths.is_empty() => true,
                 Ok(event) => {
                     let wanted = wanted.read().unwrap();
-                    event.paths.iter().any(|path| touches(path, &wanted))
+                    event.paths.iter().any(|path| wanted.touched_by(path))
                 }
                 Err(_) => true,
             };
@@ -96,8 +96,8 @@ impl ChangeCounter {
         let Some(watched) = &self.watcher else { return };
         let mut watched = watched.lock().unwrap();
         for path in paths {
-            if !self.targets.read().unwrap().contains(&path) {
-                self.targets.write().unwrap().insert(path.clone());
+            if !self.targets.read().unwrap().paths.contains(&path) {
+                self.targets.write().unwrap().insert(&path);
             }
             let Some(folder) = nearest_existing_folder(&path) else {
                 continue;
@@ -125,12 +125,35 @@ impl Default for ChangeCounter {
     }
 }
 
-/// Whether a change at `changed` may change one of `targets`: it is one of
-/// them, is in one of them (a folder), or is a folder on the way to one.
-fn touches(changed: &Path, targets: &BTreeSet<PathBuf>) -> bool {
-    targets
-        .iter()
-        .any(|target| changed.starts_with(target) || target.starts_with(changed))
+/// The paths whose changes count, indexed for the watcher's thread: it asks
+/// about every file any program writes in a watched folder (a busy agent writes
+/// thousands), so an answer takes a lookup per component of the changed path,
+/// not a comparison per target.
+#[derive(Default)]
+struct Targets {
+    paths: HashSet<PathBuf>,
+    /// Every target and every folder on the way to one.
+    on_the_way: HashSet<PathBuf>,
+}
+
+impl Targets {
+    fn insert(&mut self, path: &Path) {
+        self.paths.insert(path.to_owned());
+        for ancestor in path.ancestors() {
+            if !self.on_the_way.insert(ancestor.to_owned()) {
+                break;
+            }
+        }
+    }
+
+    /// Whether a change at `changed` may change a target: it is one, is in one
+    /// (a folder), or is a folder on the way to one.
+    fn touched_by(&self, changed: &Path) -> bool {
+        self.on_the_way.contains(changed)
+            || changed
+                .ancestors()
+                .any(|ancestor| self.paths.contains(ancestor))
+    }
 }
 
 /// The folder to watch for changes to `path`: `path` itself when it is a folder,
@@ -208,14 +231,26 @@ mod tests {
 
     #[test]
     fn what_counts_is_on_the_way_to_a_target_or_in_it() {
-        let targets: BTreeSet<PathBuf> = [PathBuf::from("/h/.agent/auth.json"), "/bin".into()]
-            .into_iter()
-            .collect();
-        for changed in ["/h/.agent", "/h/.agent/auth.json", "/bin/agent", "/h"] {
-            assert!(touches(Path::new(changed), &targets), "{changed}");
+        let mut targets = Targets::default();
+        for target in ["/h/.agent/auth.json", "/bin", "/h/.other/key"] {
+            targets.insert(Path::new(target));
         }
-        for changed in ["/h/daemon.log", "/h/.agent/history", "/binaries"] {
-            assert!(!touches(Path::new(changed), &targets), "{changed}");
+        for changed in [
+            "/h/.agent",
+            "/h/.agent/auth.json",
+            "/bin/agent",
+            "/h",
+            "/h/.other/",
+        ] {
+            assert!(targets.touched_by(Path::new(changed)), "{changed}");
+        }
+        for changed in [
+            "/h/daemon.log",
+            "/h/.agent/history",
+            "/binaries",
+            "/h/.other/log",
+        ] {
+            assert!(!targets.touched_by(Path::new(changed)), "{changed}");
         }
     }
 
