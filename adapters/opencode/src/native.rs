@@ -3,28 +3,49 @@
 //! here follow the server's own OpenAPI document (`GET /doc`) of OpenCode 1.18.
 //! Unknown fields are ignored, so newer servers still parse.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-/// One event of the stream.
+/// One event of the stream, its properties kept as the text they came as. Most
+/// events are another session's, or of a kind the adapter passes over; a busy
+/// server sends them by the hundred a second, and a session's permission requests
+/// wait behind them. So the properties are not built into a tree of values: the
+/// session they are about is read on its own, and an event the adapter reads is
+/// parsed once, straight into its shape.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Envelope {
+pub(crate) struct Envelope<'a> {
     /// `message.part.updated`, `session.idle`, `permission.asked`...
     #[serde(rename = "type")]
     pub kind: String,
-    #[serde(default)]
-    pub properties: Value,
+    #[serde(borrow, default)]
+    properties: Option<&'a RawValue>,
 }
 
-impl Envelope {
+/// The field every session's event has in its properties.
+#[derive(Deserialize)]
+struct About<'a> {
+    #[serde(rename = "sessionID", borrow)]
+    session_id: Option<Cow<'a, str>>,
+}
+
+impl<'a> Envelope<'a> {
     /// The native session the event is about, when it is about one.
-    pub fn session_id(&self) -> Option<&str> {
-        self.properties.get("sessionID")?.as_str()
+    pub fn session_id(&self) -> Option<Cow<'a, str>> {
+        serde_json::from_str::<About>(self.properties())
+            .ok()?
+            .session_id
     }
 
     /// The properties as `T`.
     pub fn parse<T: for<'de> Deserialize<'de>>(&self) -> Result<T, serde_json::Error> {
-        T::deserialize(&self.properties)
+        serde_json::from_str(self.properties())
+    }
+
+    fn properties(&self) -> &'a str {
+        self.properties.map_or("null", RawValue::get)
     }
 }
 

@@ -210,9 +210,8 @@ impl OpenCodeSession {
         out: &mut Actions,
     ) -> Result<(), serde_json::Error> {
         // Other sessions' events, and the server's own (plugins, heartbeats, files).
-        if envelope.session_id().is_none()
-            || envelope.session_id() != self.state.native_id.as_deref()
-        {
+        let about = envelope.session_id();
+        if about.is_none() || about.as_deref() != self.state.native_id.as_deref() {
             return Ok(());
         }
         let mut em = Emitter { out, raw };
@@ -255,7 +254,10 @@ impl OpenCodeSession {
                 // A cancelled turn's (already ended), or one aborted elsewhere.
                 Some(error) if error.is_abort() => {}
                 Some(error) => {
-                    let details = envelope.properties.get("error").map(Value::to_string);
+                    let details = envelope
+                        .parse::<Value>()?
+                        .get("error")
+                        .map(Value::to_string);
                     em.emit(event::error_with_details(
                         error.message(),
                         Some(error.code()),
@@ -268,7 +270,7 @@ impl OpenCodeSession {
                 )),
             },
             "permission.asked" => {
-                self.permission_asked(envelope.parse()?, &envelope.properties, raw, out)
+                self.permission_asked(envelope.parse()?, &envelope.parse()?, raw, out)
             }
             "permission.replied" => {
                 let replied = envelope.parse::<PermissionReplied>()?;
