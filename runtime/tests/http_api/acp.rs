@@ -304,7 +304,14 @@ fn the_official_remote_transports_over_http_and_websocket() {
     } else {
         "--no-warnings"
     };
-    let daemon = Daemon::start();
+    // A connection over HTTP ends with the client's DELETE, which the library sends
+    // as it closes; when the script exits before it is sent (CI saw it; here, two
+    // runs in thirty), the daemon closes the connection once it has been idle with
+    // its stream closed for --acp-idle-timeout-secs: 1 s here.
+    let daemon = Daemon::start_with(Options {
+        args: vec!["--acp-idle-timeout-secs".into(), "1".into()],
+        ..Options::default()
+    });
     for transport in ["http", "ws"] {
         let out = run_client(&dir, &daemon, work.path(), &[flag, "remote.mjs", transport]);
         for scenario in ["turn", "permission", "question", "cancel", "list"] {
@@ -314,9 +321,9 @@ fn the_official_remote_transports_over_http_and_websocket() {
             );
         }
     }
-    // The WebSocket's connection ended with it; the HTTP one was closed by its client.
-    // The daemon ends the WebSocket's connection once it sees the socket close, a
-    // moment after the client exits (CI saw it still listed).
+    // The WebSocket's connection ended with it; the HTTP one was closed by its client
+    // (or reaped, above). The daemon ends the WebSocket's connection once it sees the
+    // socket close, a moment after the client exits.
     let api = Api::new(&daemon);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while api.get_ok("/v1/acp")["servers"] != json!([]) && std::time::Instant::now() < deadline {
