@@ -235,7 +235,18 @@ impl<'a> Api<'a> {
 
     /// Polls `GET /v1/sessions` until this session's entry satisfies `done`.
     pub fn wait_for_info(&self, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + DEADLINE;
+        self.wait_for_info_within(DEADLINE, id, what, done)
+    }
+
+    /// [`Self::wait_for_info`] with a deadline of `timeout` instead of [`DEADLINE`].
+    pub fn wait_for_info_within(
+        &self,
+        timeout: Duration,
+        id: &str,
+        what: &str,
+        done: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let deadline = Instant::now() + timeout;
         loop {
             let info = self.session_info(id);
             if done(&info) {
@@ -243,7 +254,7 @@ impl<'a> Api<'a> {
             }
             assert!(
                 Instant::now() < deadline,
-                "session {id}: never {what}; last listing {info}"
+                "session {id}: never {what} within {timeout:?}; last listing {info}"
             );
             std::thread::sleep(Duration::from_millis(10));
         }
