@@ -4,8 +4,9 @@
 //! loaded by the running daemon with `Component::deserialize`, which accepts them
 //! only when the engine settings that shape compiled code (memory reservation,
 //! guard size, epoch interruption, wasm features) are the same. Both sides build
-//! their engine here, so they match unless the daemon runs with other limits
-//! (`--adapter-memory-mib`), in which case the component is compiled again.
+//! their engine here, so they match unless the daemon runs with a memory cap above
+//! the default (`--adapter-memory-mib`), in which case the component is compiled
+//! again: a smaller cap is the store's limiter's (`crate::limits`), not the engine's.
 
 use std::hash::{Hash, Hasher};
 
@@ -17,9 +18,14 @@ fn config(host: &HostConfig) -> wasmtime::Config {
     let mut config = wasmtime::Config::new();
     config.epoch_interruption(true);
     config.max_wasm_stack(1 << 20);
-    // Reserve exactly the memory cap per instance: growth never moves memory and
-    // 10,000 sessions fit easily in the address space.
-    config.memory_reservation(host.memory_limit_bytes as u64);
+    // Reserve the memory cap per instance, and no less than the default cap: growth
+    // never moves memory, 10,000 sessions fit easily in the address space, and the
+    // code compiled for the default settings (the precompiled builtins) fits every
+    // smaller cap, which the store's limiter enforces.
+    let reservation = host
+        .memory_limit_bytes
+        .max(crate::DEFAULT_MEMORY_LIMIT_BYTES);
+    config.memory_reservation(reservation as u64);
     config.memory_guard_size(64 << 10);
     config.memory_reservation_for_growth(0);
     config

@@ -28,6 +28,11 @@ impl AdapterInfo {
     }
 }
 
+/// The default memory cap of one adapter instance (`--adapter-memory-mib 128`). The
+/// engine reserves at least this much address space per instance, whatever the
+/// cap, so that code compiled for the default settings fits every smaller cap.
+pub const DEFAULT_MEMORY_LIMIT_BYTES: usize = 128 << 20;
+
 /// Limits and caching for the adapter host.
 #[derive(Debug, Clone)]
 pub struct HostConfig {
@@ -44,7 +49,7 @@ pub struct HostConfig {
 impl Default for HostConfig {
     fn default() -> Self {
         Self {
-            memory_limit_bytes: 128 << 20,
+            memory_limit_bytes: DEFAULT_MEMORY_LIMIT_BYTES,
             call_timeout: Duration::from_secs(2),
             recycle_threshold_bytes: 8 << 20,
             cache_dir: None,

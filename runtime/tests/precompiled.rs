@@ -127,7 +127,7 @@ fn builtins_compressed_against_the_base_load_from_their_own_code() {
 
     // When the code does not fit the engine, a delta's WebAssembly is compiled.
     let config = HostConfig {
-        memory_limit_bytes: 64 << 20,
+        memory_limit_bytes: 256 << 20,
         ..host_with_cache(cache.path())
     };
     let registry = builtin_registry(config).unwrap();
@@ -158,12 +158,30 @@ fn kin_id(registry: &AdapterRegistry, builtin: &Builtin) -> String {
 }
 
 #[test]
-fn precompiled_code_that_does_not_fit_the_engine_is_compiled_and_cached() {
-    // Another memory cap changes the engine's settings: the embedded code no
-    // longer fits and the mock is compiled from its WebAssembly, once.
+fn a_memory_cap_below_the_default_keeps_the_precompiled_code() {
+    // The smaller cap is the store's limiter's (runtime/tests/sandbox.rs shows it
+    // enforced); the engine's settings, and so the code that fits it, stay the same.
     let cache = tempfile::tempdir().unwrap();
     let config = HostConfig {
-        memory_limit_bytes: 64 << 20,
+        memory_limit_bytes: 32 << 20,
+        ..host_with_cache(cache.path())
+    };
+    let registry = builtin_registry(config).unwrap();
+    run_turn(&registry.get("mock").unwrap());
+    assert_eq!(
+        entries(cache.path()),
+        Vec::<PathBuf>::new(),
+        "nothing compiled"
+    );
+}
+
+#[test]
+fn precompiled_code_that_does_not_fit_the_engine_is_compiled_and_cached() {
+    // A memory cap above the default changes the engine's settings: the embedded
+    // code no longer fits and the mock is compiled from its WebAssembly, once.
+    let cache = tempfile::tempdir().unwrap();
+    let config = HostConfig {
+        memory_limit_bytes: 256 << 20,
         ..host_with_cache(cache.path())
     };
     let registry = builtin_registry(config.clone()).unwrap();
