@@ -171,13 +171,18 @@ until grep -q '^ *Compiling agentplex v' "$logs/release.log" 2>/dev/null ||
 done
 
 step "adapters, test guests and the adapter template (linted as they build)"
-for manifest in adapters/Cargo.toml testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
-  linted test --all-targets --locked --manifest-path "$manifest" --no-run
+# The guests and the template build into the folder the workspace tests built their
+# components in (runtime/tests/common/mod.rs, wasm_target_dir): the template's test finds
+# its component built, and the two share their dependencies' native builds.
+wasm_builds="$PWD/target/tmp/wasm-builds"
+linted test --all-targets --locked --manifest-path adapters/Cargo.toml --no-run
+for manifest in testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
+  CARGO_TARGET_DIR="$wasm_builds" linted test --all-targets --locked --manifest-path "$manifest" --no-run
 done
 linted test --locked --manifest-path adapters/Cargo.toml
-linted test --locked --manifest-path testing/guests/Cargo.toml
+CARGO_TARGET_DIR="$wasm_builds" linted test --locked --manifest-path testing/guests/Cargo.toml
 # The adapter template replays its transcripts through the daemon binary built above.
-linted test --locked --manifest-path examples/adapter-template/Cargo.toml
+CARGO_TARGET_DIR="$wasm_builds" linted test --locked --manifest-path examples/adapter-template/Cargo.toml
 
 # The TypeScript SDK (sdks/typescript): its generated types match docs/openapi.json, it
 # type-checks and builds (ESM + CJS), and its vitest suite passes against the daemon binary

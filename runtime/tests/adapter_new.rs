@@ -9,18 +9,19 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::api::*;
-use common::{binary, describe, text, Daemon, Options};
+use common::{binary, describe, text, wasm_component, wasm_target_dir, Daemon, Options};
 use serde_json::{json, Value};
 
 /// `agentplex` with `args`, in `dir`, with no adapter settings from the
-/// environment.
+/// environment; a project it builds goes to the tests' shared WebAssembly target
+/// folder (cargo's `CARGO_TARGET_DIR`, which `adapters test` follows).
 fn run(dir: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(binary())
         .args(args)
         .current_dir(dir)
         .env_remove("AGENTPLEX_ADAPTERS_DIR")
         .env_remove("AGENTPLEX_DATA_DIR")
-        .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_TARGET_DIR", wasm_target_dir())
         .output()
         .expect("running agentplex")
 }
@@ -77,7 +78,7 @@ fn a_new_adapter_builds_outside_the_repo_and_loads_into_a_running_daemon() {
     ] {
         assert!(report.contains(line), "{line:?} in:\n{report}");
     }
-    let component = project.join("target/wasm32-wasip2/release/echoer_adapter.wasm");
+    let component = wasm_component("echoer_adapter");
     let validated = run(
         outside.path(),
         &["adapters", "validate", component.to_str().unwrap()],
@@ -226,7 +227,7 @@ fn an_acp_adapter_made_from_a_command_line_drives_a_real_acp_agent() {
 
     let adapters = tempfile::tempdir().unwrap();
     std::fs::copy(
-        project.join("target/wasm32-wasip2/release/any_acp_adapter.wasm"),
+        wasm_component("any_acp_adapter"),
         adapters.path().join("any-acp.wasm"),
     )
     .unwrap();

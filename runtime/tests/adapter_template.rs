@@ -11,7 +11,9 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use common::api::*;
-use common::{binary, describe, shared_cache_dir, text, Daemon, Options};
+use common::{
+    binary, describe, shared_cache_dir, text, wasm_component, wasm_target_dir, Daemon, Options,
+};
 use serde_json::{json, Value};
 
 /// The template's folder.
@@ -31,7 +33,7 @@ fn template_component() -> &'static Path {
         let output = Command::new(env!("CARGO"))
             .args(["build", "--release", "--target", "wasm32-wasip2"])
             .current_dir(&dir)
-            .env_remove("CARGO_TARGET_DIR")
+            .env("CARGO_TARGET_DIR", wasm_target_dir())
             .env_remove("RUSTFLAGS")
             .env_remove("CARGO_ENCODED_RUSTFLAGS")
             .output()
@@ -41,7 +43,7 @@ fn template_component() -> &'static Path {
             "building the template failed: {}",
             describe(&output)
         );
-        let component = dir.join("target/wasm32-wasip2/release/adapter_template.wasm");
+        let component = wasm_component("adapter_template");
         assert!(
             component.is_file(),
             "no component at {}",

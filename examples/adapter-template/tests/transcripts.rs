@@ -35,9 +35,7 @@ fn build_component() -> PathBuf {
 #[test]
 fn recorded_transcripts_replay_to_their_expected_output() {
     let component = build_component();
-    let daemon = std::env::var_os("AGENTPLEX_BIN")
-        .or_else(|| std::env::var_os("AGENTPLEX_BIN"))
-        .unwrap_or_else(|| "agentplex".into());
+    let daemon = std::env::var_os("AGENTPLEX_BIN").unwrap_or_else(|| "agentplex".into());
     let transcripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("transcripts");
     let output = Command::new(&daemon)
         .args(["adapters", "test"])
@@ -45,9 +43,7 @@ fn recorded_transcripts_replay_to_their_expected_output() {
         .arg(&transcripts)
         .output()
         .unwrap_or_else(|error| {
-            panic!(
-                "cannot run {daemon:?} ({error}): install agentplex, or set AGENTPLEX_BIN"
-            )
+            panic!("cannot run {daemon:?} ({error}): install agentplex, or set AGENTPLEX_BIN")
         });
     assert!(
         output.status.success(),

@@ -19,8 +19,6 @@ pub fn binary() -> String {
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_agentplex").to_owned())
 }
 
-/// A compile cache shared by every test run, so each daemon does not recompile
-/// the adapter components.
 /// A session config for driving an adapter directly through the host crate.
 pub fn adapter_session_config() -> agentplex_host::SessionConfig {
     agentplex_host::SessionConfig {
@@ -41,8 +39,23 @@ pub fn adapter_session_config() -> agentplex_host::SessionConfig {
     }
 }
 
+/// A compile cache shared by every test run, so each daemon does not recompile
+/// the adapter components.
 pub fn shared_cache_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("adapter-cache")
+}
+
+/// The one cargo target folder (`CARGO_TARGET_DIR`) of the WebAssembly builds the
+/// tests run: the test guests, the adapter template and the projects `adapters new`
+/// writes. Built alike, they share most of their dependencies, which then compile
+/// once per test run instead of once per project.
+pub fn wasm_target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("wasm-builds")
+}
+
+/// Where a build in [`wasm_target_dir`] puts the component of library `name`.
+pub fn wasm_component(name: &str) -> PathBuf {
+    wasm_target_dir().join(format!("wasm32-wasip2/release/{name}.wasm"))
 }
 
 /// A running daemon, killed on drop.
@@ -314,14 +327,14 @@ pub fn test_guest(name: &str) -> PathBuf {
                 "--manifest-path",
             ])
             .arg(root.join("Cargo.toml"))
-            .env_remove("CARGO_TARGET_DIR")
+            .env("CARGO_TARGET_DIR", wasm_target_dir())
             .env_remove("RUSTFLAGS")
             .env_remove("CARGO_ENCODED_RUSTFLAGS")
             .status()
             .expect("running cargo to build the test guests");
         assert!(status.success(), "building testing/guests failed");
     });
-    let path = root.join(format!("target/wasm32-wasip2/release/{name}.wasm"));
+    let path = wasm_component(name);
     assert!(path.is_file(), "no component at {}", path.display());
     path
 }
