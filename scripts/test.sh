@@ -38,7 +38,15 @@ fetched() {
     exit 1
   fi
 }
-trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+# tree PID: PID and all its descendants, parents first.
+tree() {
+  local child
+  echo "$1"
+  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do tree "$child"; done
+}
+# On the way out, the background jobs end with everything they started (a release
+# build left behind would hold cargo's lock on target/ for minutes at its lowest priority).
+trap 'for job in $(jobs -p); do kill $(tree "$job") 2>/dev/null; done; true' EXIT
 
 # The Debian packages whose commands are missing (ripgrep: OpenCode's skill tool runs
 # it, and would download it on first use, which the offline suite cannot; chromium: the
@@ -139,9 +147,7 @@ release_build() {
 # renice_tree PID: the process PID and all its descendants back to the default priority
 # (only root may raise a priority: elsewhere they stay low).
 renice_tree() {
-  local child
-  renice -n 0 -p "$1" >/dev/null 2>&1 || true
-  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do renice_tree "$child"; done
+  renice -n 0 -p $(tree "$1") >/dev/null 2>&1 || true
 }
 step "release build starts in the background (log in $logs/release.log)"
 fetched release-tools
