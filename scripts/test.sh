@@ -164,14 +164,15 @@ scripts/check-deps.sh
 step "OpenAPI against the daemon (schemathesis)"
 fetched schemathesis
 scripts/check-openapi.sh target/debug/agentplex
-# The release's build ends in one long link on one core (fat LTO: four of its minutes): the
-# steps up to the inspector wait for that link and run beside it, keeping both cores busy to
-# the end.
+# The release's build ends in a chain of crates each compiled on one core (codegen-units = 1)
+# and one long link (fat LTO: four of its minutes): the steps up to the inspector run beside
+# them, keeping both cores busy to the end.
 step "the release build at full priority"
 renice_tree "${fetching[release]}"
-# Until the release reaches its last crate (or ends): its build script builds the adapters
-# in adapters/target, which the next step uses too.
-until grep -q '^ *Compiling agentplex v' "$logs/release.log" 2>/dev/null ||
+# Until the release has built the builtin adapters (or ended): the builtins' build script
+# builds the adapters in adapters/target, which the next step uses too; agentplex-install,
+# a crate built on them, starts only after it.
+until grep -q '^ *Compiling agentplex-install v' "$logs/release.log" 2>/dev/null ||
   ! kill -0 "${fetching[release]}" 2>/dev/null; do
   sleep 5
 done
