@@ -156,6 +156,12 @@ step "cargo test --workspace"
 fetched apt
 fetched agent-clis
 linted test --workspace --locked
+# The release's last crates compile one after another, one core each (codegen-units =
+# 1), then link on one core (fat LTO: four of its minutes): from here it is the longest
+# path to the end, so it runs at full priority, and the builds of the steps below at a
+# lower one (the tests they then run at full priority again).
+step "the release build at full priority"
+renice_tree "${fetching[release]}"
 # Every dependency's license and source, and the RustSec advisories (deny.toml).
 step "dependencies (cargo deny)"
 fetched deny-tool
@@ -164,11 +170,6 @@ scripts/check-deps.sh
 step "OpenAPI against the daemon (schemathesis)"
 fetched schemathesis
 scripts/check-openapi.sh target/debug/agentplex
-# The release's build ends in a chain of crates each compiled on one core (codegen-units = 1)
-# and one long link (fat LTO: four of its minutes): the steps up to the inspector run beside
-# them, keeping both cores busy to the end.
-step "the release build at full priority"
-renice_tree "${fetching[release]}"
 # Until the release has built the builtin adapters (or ended): the builtins' build script
 # builds the adapters in adapters/target, which the next step uses too; agentplex-install,
 # a crate built on them, starts only after it.
@@ -182,10 +183,14 @@ step "adapters, test guests and the adapter template (linted as they build)"
 # components in (runtime/tests/common/mod.rs, wasm_target_dir): the template's test finds
 # its component built, and the two share their dependencies' native builds.
 wasm_builds="$PWD/target/tmp/wasm-builds"
-linted test --all-targets --locked --manifest-path adapters/Cargo.toml --no-run
-for manifest in testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
-  CARGO_TARGET_DIR="$wasm_builds" linted test --all-targets --locked --manifest-path "$manifest" --no-run
-done
+(
+  # Built at a lower priority than the release's chain of crates (above).
+  renice -n 10 -p "$BASHPID" >/dev/null
+  linted test --all-targets --locked --manifest-path adapters/Cargo.toml --no-run
+  for manifest in testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
+    CARGO_TARGET_DIR="$wasm_builds" linted test --all-targets --locked --manifest-path "$manifest" --no-run
+  done
+)
 linted test --locked --manifest-path adapters/Cargo.toml
 CARGO_TARGET_DIR="$wasm_builds" linted test --locked --manifest-path testing/guests/Cargo.toml
 # The adapter template replays its transcripts through the daemon binary built above.
