@@ -20,8 +20,10 @@ if [ "${1:-}" = "--install" ]; then
   if [ -x "$deny" ] && "$deny" --version | grep -qx "cargo-deny $version"; then
     exit 0
   fi
-  # A quick build: cargo-deny's own speed does not matter here.
-  CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
+  # A quick build: cargo-deny's own speed does not matter here (unoptimized, its build
+  # takes 118 CPU-seconds instead of 191 at opt-level 1, and the checks below 6 s instead
+  # of 2).
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_LTO=false \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=false \
     cargo install cargo-deny --version "$version" --locked --root "$tools"
   exit 0
