@@ -185,7 +185,7 @@ step "adapters, test guests and the adapter template (linted as they build)"
 wasm_builds="$PWD/target/tmp/wasm-builds"
 (
   # Built at a lower priority than the release's chain of crates (above).
-  renice -n 10 -p "$BASHPID" >/dev/null
+  renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true
   linted test --all-targets --locked --manifest-path adapters/Cargo.toml --no-run
   for manifest in testing/guests/Cargo.toml examples/adapter-template/Cargo.toml; do
     CARGO_TARGET_DIR="$wasm_builds" linted test --all-targets --locked --manifest-path "$manifest" --no-run
