@@ -164,6 +164,8 @@ macro_rules! dispatch {
                 ok(guest.call_on_sse_closed(store, session, &stream_id, error.as_deref()))
             }
             Input::Timer { timer_id } => ok(guest.call_on_timer(store, session, &timer_id)),
+            // Components before 0.5.0 hand their agents no rules.
+            Input::SetPolicy(_) => Ok(Ok(Vec::new())),
         }
     }};
 }
@@ -396,6 +398,40 @@ impl Guest {
         }
     }
 
+    /// Hands the session its replaced approval policy; nothing for components of
+    /// contracts before 0.5.0.
+    fn set_policy(
+        &self,
+        store: &mut Store<Data>,
+        session: ResourceAny,
+        policy: Option<&api::ApprovalPolicy>,
+    ) -> wasmtime::Result<GuestActions> {
+        match self {
+            Guest::V0_5(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .session()
+                .call_set_policy(store, session, policy)
+                .map(Ok),
+            _ => Ok(Ok(Vec::new())),
+        }
+    }
+
+    /// The calls the agent decided by its native rules since the last call; none
+    /// for components of contracts before 0.5.0.
+    pub(crate) fn native_decisions(
+        &self,
+        store: &mut Store<Data>,
+        session: ResourceAny,
+    ) -> wasmtime::Result<Vec<api::NativeDecision>> {
+        match self {
+            Guest::V0_5(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .session()
+                .call_native_decisions(store, session),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// A new session resource.
     pub(crate) fn new_session(
         &self,
@@ -452,6 +488,10 @@ impl Guest {
         session: ResourceAny,
         input: Input,
     ) -> wasmtime::Result<GuestActions> {
+        if let Input::SetPolicy(document) = &input {
+            let policy = document.as_ref().map(crate::policy::approval_policy);
+            return self.set_policy(store, session, policy.as_ref());
+        }
         match self {
             Guest::V0_5(bindings) => {
                 let guest = bindings.sandbox_agent_adapter_adapter().session();
@@ -570,6 +610,7 @@ fn dispatch_v0_1(
             .call_on_sse_closed(store, session, &stream_id, error.as_deref())
             .map(Ok),
         Input::Timer { timer_id } => guest.call_on_timer(store, session, &timer_id).map(Ok),
+        Input::SetPolicy(_) => Ok(Ok(Vec::new())),
     };
     result.map(|actions| actions.map(|actions| actions.into_iter().map(Into::into).collect()))
 }

@@ -10,7 +10,7 @@ use crate::call::call_guest;
 use crate::convert::convert_actions;
 use crate::guest::Guest;
 use crate::limits::InstanceData;
-use crate::{Action, HostError, Input, SessionConfig, ToolRequest};
+use crate::{Action, HostError, Input, NativeDecision, SessionConfig, ToolRequest};
 
 /// A live guest instance holding one session resource.
 struct Live {
@@ -33,6 +33,8 @@ pub struct AdapterSession {
     /// The snapshot of a parked session, in place of `live`.
     parked: Option<Vec<u8>>,
     recycled: u64,
+    /// Calls the agent decided by its native rules, not yet taken.
+    native: Vec<NativeDecision>,
 }
 
 impl AdapterSession {
@@ -48,6 +50,7 @@ impl AdapterSession {
             live: Some(live),
             parked: None,
             recycled: 0,
+            native: Vec::new(),
         })
     }
 
@@ -91,11 +94,24 @@ impl AdapterSession {
     }
 
     /// Feeds one input to the adapter and returns the checked actions it asked for.
+    /// A replaced approval policy ([`Input::SetPolicy`]) is also what the
+    /// adapter is told when its instance is rebuilt from a snapshot. With a
+    /// policy, the calls the agent decided by its native rules are collected
+    /// after every input ([`Self::take_native_decisions`]).
     pub fn handle(&mut self, input: Input) -> Result<Vec<Action>, HostError> {
         let call = input.name();
+        if let Input::SetPolicy(document) = &input {
+            self.config.policy = document.as_ref().map(crate::approval_policy);
+        }
         let result = self.call(call, |guest, store, session| {
             guest.handle(store, session, input)
         });
+        if self.config.policy.is_some() && matches!(result, Ok(Ok(_))) {
+            let decided = self.call("native-decisions", |guest, store, session| {
+                guest.native_decisions(store, session)
+            })?;
+            self.native.extend(decided);
+        }
         let actions = match result {
             Ok(Ok(actions)) => actions,
             Ok(Err(rejection)) => return Err(HostError::Rejected(rejection)),
@@ -105,6 +121,12 @@ impl AdapterSession {
             convert_actions(&self.adapter.info().id, actions).inspect_err(|_| self.live = None)?;
         self.recycle_if_grown()?;
         Ok(actions)
+    }
+
+    /// The calls the agent decided by the native rules its adapter handed it
+    /// (see [`Self::handle`]), oldest first, since the last time they were taken.
+    pub fn take_native_decisions(&mut self) -> Vec<NativeDecision> {
+        std::mem::take(&mut self.native)
     }
 
     /// What the pending permission request `permission_id` asks for, for the

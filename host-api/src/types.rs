@@ -12,8 +12,8 @@ pub use crate::bindings::guest::{
     CredentialRead, CredentialValue, CredentialVariable, FileSearch, FoundCredential,
     InstallRecipe, InstallSource, Landing, Libc, McpAuth, McpLocal, McpOauth, McpRemote,
     McpRemoteTransport, McpServer, McpTransport, Model, ModelApi, ModelApiFormat, ModelApiPointing,
-    ModelEndpoint, MovedFile, NativeCommand, NativeSource, Os, Place, Platform, PolicyDecision,
-    PolicyRule, SessionConfig, Skill, ToolKind, ToolRequest,
+    ModelEndpoint, MovedFile, NativeCommand, NativeDecision, NativeSource, Os, Place, Platform,
+    PolicyDecision, PolicyRule, SessionConfig, Skill, ToolKind, ToolRequest,
 };
 pub use agentplex_adapter_types::{
     Action, Attachment, EmittedEvent, ExitStatus, FileWrite, HttpRequest, HttpResponse, Input,

@@ -28,6 +28,9 @@ pub enum DecidedBy {
     Client,
     /// Nobody: an `ask` waited past the policy's `askTimeoutSecs` and was denied.
     Timeout,
+    /// The agent, by a rule of its own that is no longer the policy's (it
+    /// decided just before the policy was replaced); `native` is true.
+    Agent,
 }
 
 /// What the request asks for, as the policy saw it (the adapter's description).
@@ -69,4 +72,11 @@ pub struct PermissionDecidedData {
     pub subject: Option<String>,
     /// Why, in words (`denied by rules[0]: shell command "rm *"`).
     pub reason: String,
+    /// The agent decided it by itself, without asking, by the native rule its
+    /// adapter handed it for the policy (a kind of tool the policy decides the
+    /// same way whatever the call); `permission_id` is then the tool call's
+    /// `call_id`, and no `permission.requested` or `permission.resolved` goes
+    /// with it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub native: bool,
 }

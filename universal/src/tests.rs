@@ -223,6 +223,7 @@ fn one_of_each_type() -> Vec<(UniversalEventType, UniversalEventData)> {
                 },
                 subject: Some("rm -rf /".into()),
                 reason: "denied by rules[0]".into(),
+                native: true,
             }),
         ),
     ]

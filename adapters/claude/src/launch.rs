@@ -1,6 +1,7 @@
 //! How a session's `claude` process is started: argv and environment.
 
 use sandbox_agent_adapter_kit::mcp;
+use sandbox_agent_adapter_kit::native_rules::NativeRules;
 use sandbox_agent_adapter_kit::prelude::*;
 
 /// The program when the session has no installed binary path.
@@ -43,12 +44,6 @@ pub(crate) fn spawn(
     if !config.skills.is_empty() {
         argv.extend(["--plugin-dir".to_owned(), config.scratch_dir.clone()]);
     }
-    if config.policy.is_some() {
-        argv.extend([
-            "--settings".to_owned(),
-            config.scratch_path(POLICY_SETTINGS),
-        ]);
-    }
     let mut env = environment(mode);
     if !config.mcp_servers.is_empty() {
         // The first turn waits for the session's MCP servers: their tools are there
@@ -69,38 +64,47 @@ pub(crate) fn mcp_config(config: &SessionConfig) -> Option<(&'static str, Vec<u8
     Some((mcp::CONFIG_FILE, servers.to_string().into_bytes()))
 }
 
-/// The settings file that has the CLI ask about every tool call an approval policy
-/// decides ([`policy_settings`]), in the scratch folder.
-const POLICY_SETTINGS: &str = "policy-settings.json";
-
-/// The CLI's tools whose calls an approval policy decides: without an `ask` rule
-/// the CLI runs some unasked (reads and searches in the session's directory,
-/// commands it deems read-only such as `ls` or `git status`). MCP tools are
-/// always asked.
-const DECIDED_TOOLS: [&str; 11] = [
-    "Bash",
-    "Read",
-    "Glob",
-    "Grep",
-    "LS",
-    "Edit",
-    "MultiEdit",
-    "Write",
-    "NotebookEdit",
-    "WebFetch",
-    "WebSearch",
+/// The CLI's tools whose calls an approval policy decides, with their kinds:
+/// without a rule the CLI runs some unasked (reads and searches in the session's
+/// directory, commands it deems read-only such as `ls` or `git status`). MCP
+/// tools are always asked.
+pub(crate) const DECIDED_TOOLS: [(&str, ToolKind); 11] = [
+    ("Bash", ToolKind::Shell),
+    ("Read", ToolKind::Read),
+    ("Glob", ToolKind::Read),
+    ("Grep", ToolKind::Read),
+    ("LS", ToolKind::Read),
+    ("Edit", ToolKind::Write),
+    ("MultiEdit", ToolKind::Write),
+    ("Write", ToolKind::Write),
+    ("NotebookEdit", ToolKind::Write),
+    ("WebFetch", ToolKind::Fetch),
+    ("WebSearch", ToolKind::Fetch),
 ];
 
-/// When the session has an approval policy, settings with an `ask` rule for every
-/// tool it decides, so that each call reaches the daemon, which answers it at
-/// once by the policy (or asks the client where the policy says `ask`). No rule
-/// of the policy is handed over as an `allow` or `deny` of the CLI's: those would
-/// be decided without a `permission.decided` record, and would outlive a policy
-/// replaced while the CLI runs.
-pub(crate) fn policy_settings(config: &SessionConfig) -> Option<(&'static str, Vec<u8>)> {
-    config.policy.as_ref()?;
-    let settings = serde_json::json!({ "permissions": { "ask": DECIDED_TOOLS } });
-    Some((POLICY_SETTINGS, settings.to_string().into_bytes()))
+/// The CLI's permission rules for `rules` (see [`NativeRules`]): each of
+/// [`DECIDED_TOOLS`] is allowed or denied outright where the policy fixes its
+/// kind so, and asked about otherwise, so that the daemon decides it; what the
+/// CLI decides by them it reports as tool calls, which the adapter keeps for the
+/// host's record (`native-decisions`). `None` without a policy.
+///
+/// They reach the CLI as its inline flag settings
+/// ([`crate::protocol::apply_permissions`]), at launch and whenever the policy
+/// is replaced: a `--settings` file would be a source of its own, whose `ask`
+/// rules would outlive a replaced policy's `allow`s.
+pub(crate) fn permissions(rules: &NativeRules) -> Option<serde_json::Value> {
+    if !rules.has_policy() {
+        return None;
+    }
+    let (mut allow, mut deny, mut ask) = (Vec::new(), Vec::new(), Vec::new());
+    for (tool, kind) in DECIDED_TOOLS {
+        match rules.handed(kind) {
+            Some(PolicyDecision::Allow) => allow.push(tool),
+            Some(PolicyDecision::Deny) => deny.push(tool),
+            _ => ask.push(tool),
+        }
+    }
+    Some(serde_json::json!({ "allow": allow, "deny": deny, "ask": ask }))
 }
 
 /// The name of the plugin that carries a session's skills (the CLI shows them as

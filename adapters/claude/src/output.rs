@@ -25,6 +25,7 @@ use sandbox_agent_adapter_kit::native;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::json;
 
+use crate::launch;
 use crate::native::{
     ApiEvent, Assistant, AssistantBlock, ClaudeMessage, ControlRequest, Delta, StartedBlock,
     StreamEvent, System, TurnResult, User, UserBlock, UserContent,
@@ -372,6 +373,9 @@ impl<'a> Output<'a> {
             match block {
                 UserBlock::ToolResult(result) => {
                     let call = self.turn().tools.get(&result.tool_use_id).cloned();
+                    if let Some(call) = &call {
+                        self.note_native(&result.tool_use_id, call);
+                    }
                     let item_id = self.item_id();
                     let item = crate::tools::result_item(
                         item_id,
@@ -404,6 +408,18 @@ impl<'a> Output<'a> {
                     self.whole(item);
                 }
             }
+        }
+    }
+
+    /// A call of [`launch::DECIDED_TOOLS`] that ended without the CLI asking
+    /// about it: decided by the rules it was handed for the session's policy.
+    fn note_native(&mut self, call_id: &str, call: &ToolCall) {
+        let decided = launch::DECIDED_TOOLS
+            .iter()
+            .any(|(tool, _)| *tool == call.name);
+        if decided && !self.turn().asked.contains(call_id) {
+            let request = crate::policy::request(&call.name, &call.input);
+            self.state.native.note_call(call_id, request);
         }
     }
 

@@ -17,6 +17,16 @@ pub(crate) fn interrupt(request_id: &str) -> String {
     control_request(request_id, json!({ "subtype": "interrupt" }))
 }
 
+/// Replaces the permission rules the CLI was launched with (`None`: removes
+/// them) while it runs: the flag settings `--settings` gave it, merged key by key.
+pub(crate) fn apply_permissions(request_id: &str, permissions: Option<Value>) -> String {
+    let settings = json!({ "permissions": permissions });
+    control_request(
+        request_id,
+        json!({ "subtype": "apply_flag_settings", "settings": settings }),
+    )
+}
+
 /// A user message. Attachments are listed by path after the text: the CLI's
 /// stream-json input only takes inline contents, which the adapter cannot read, and the
 /// agent opens the files itself with its tools.

@@ -107,6 +107,10 @@ fn ask_permission(o: &mut Out, request_id: &str, request: ToolRequest) {
         ..
     } = request;
     let mut metadata = json!({ "tool": tool, "input": input });
+    let call = request.tool_use_id.as_ref().and_then(Value::as_str);
+    if let (Some(call), Some(turn)) = (call, o.state.header.turn.as_mut()) {
+        turn.asked.insert(call.to_owned());
+    }
     for (value, to) in [
         (request.tool_use_id, "toolUseId"),
         (request.description, "description"),

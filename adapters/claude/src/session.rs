@@ -5,6 +5,7 @@
 //! `--resume <native session id>`, so the conversation goes on. When it exits during
 //! a turn, the session ends with an error and the exit code.
 
+use sandbox_agent_adapter_kit::native_rules::NativeRules;
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::process_session::{self, ProcessSession, WindDown};
 use sandbox_agent_adapter_kit::process_state::LiveProcess;
@@ -32,7 +33,6 @@ impl ClaudeSession {
         let files = [
             launch::mcp_config(&self.config),
             launch::skills_plugin(&self.config),
-            launch::policy_settings(&self.config),
         ];
         for (path, contents) in files.into_iter().flatten() {
             out.write_file(path, contents);
@@ -40,6 +40,11 @@ impl ClaudeSession {
         out.spawn(launch::spawn(&self.config, &id, resume));
         let request = self.state.header.ids.next("req");
         out.write_line(id.clone(), &protocol::initialize(&request));
+        if let Some(permissions) = launch::permissions(&self.state.native) {
+            let request = self.state.header.ids.next("req");
+            let apply = protocol::apply_permissions(&request, Some(permissions));
+            out.write_line(id.clone(), &apply);
+        }
         self.state.header.process = Some(LiveProcess {
             id,
             data: Process { cost_usd: 0.0 },
@@ -89,7 +94,8 @@ impl Snapshotted<State> for ClaudeSession {
     /// The format version of the snapshot; bump it when [`State`] changes shape.
     const STATE_VERSION: u32 = 1;
 
-    fn from_parts(config: SessionConfig, state: State) -> Self {
+    fn from_parts(config: SessionConfig, mut state: State) -> Self {
+        state.native = NativeRules::new(config.policy.clone());
         Self { config, state }
     }
 
@@ -148,6 +154,26 @@ impl SessionMachine for ClaudeSession {
 
     fn describe_permission(&self, permission_id: &str) -> Option<ToolRequest> {
         requests::describe_permission(&self.state.pending, permission_id)
+    }
+
+    /// Hands a running CLI the new policy's permission rules; a CLI started
+    /// later gets them in its settings.
+    fn set_policy(&mut self, policy: Option<ApprovalPolicy>) -> Vec<Action> {
+        self.config.policy = policy.clone();
+        self.state.native.set(policy);
+        let Some(process) = &self.state.header.process else {
+            return Vec::new();
+        };
+        let process = process.id.clone();
+        let request = self.state.header.ids.next("req");
+        let permissions = launch::permissions(&self.state.native);
+        let mut out = Actions::new();
+        out.write_line(process, &protocol::apply_permissions(&request, permissions));
+        out.finish()
+    }
+
+    fn native_decisions(&mut self) -> Vec<NativeDecision> {
+        self.state.native.take()
     }
 
     fn answer_question(&mut self, question_id: String, answers: Option<Answers>) -> ReplyResult {

@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use sandbox_agent_adapter_kit::native_rules::NativeRules;
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::process_state::{ProcessState, WithProcess};
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,10 @@ pub(crate) struct State {
     pub answers: BTreeMap<String, BTreeMap<String, String>>,
     /// Tools the client allowed for the rest of the session (`always`).
     pub always_allowed: BTreeSet<String>,
+    /// The permission rules handed to the CLI for the session's approval policy,
+    /// and the calls it decided by them (from the configuration, not kept).
+    #[serde(skip)]
+    pub native: NativeRules,
 }
 
 /// What the adapter keeps of the session's CLI process (a `LiveProcess`, whose id is
@@ -50,6 +55,10 @@ pub(crate) struct TurnState {
     pub messages: BTreeMap<String, String>,
     /// The tool calls of the turn, by the CLI's `tool_use` id.
     pub tools: BTreeMap<String, ToolCall>,
+    /// The tool calls the CLI asked permission for (`can_use_tool`), by `tool_use`
+    /// id: the others of [`crate::launch::DECIDED_TOOLS`] it decided by its rules.
+    #[serde(default)]
+    pub asked: BTreeSet<String>,
 }
 
 /// A content block that is streaming.

@@ -112,6 +112,7 @@ pub mod log;
 pub mod mcp;
 pub mod model_api;
 pub mod native;
+pub mod native_rules;
 pub mod native_session;
 mod origin;
 pub mod process_session;

@@ -16,9 +16,9 @@ use crate::install::{Checksums, Installer, VersionProbe};
 use crate::native_session::NativeSessions;
 use crate::text::raw_json;
 use crate::types::{
-    Action, AdapterInfo, CredentialRead, ExitStatus, Guest, GuestSession, HttpResponse,
-    InstallRecipe, Landing, MessagePart, ModelApi, NativeSource, PermissionReply, Place, Platform,
-    Session, SessionConfig, SseEvent, ToolKind, ToolRequest,
+    Action, AdapterInfo, ApprovalPolicy, CredentialRead, ExitStatus, Guest, GuestSession,
+    HttpResponse, InstallRecipe, Landing, MessagePart, ModelApi, NativeDecision, NativeSource,
+    PermissionReply, Place, Platform, Session, SessionConfig, SseEvent, ToolKind, ToolRequest,
 };
 use crate::Actions;
 
@@ -200,6 +200,20 @@ pub trait SessionMachine: Sized + 'static {
         None
     }
 
+    /// The session's approval policy was replaced (`None`: removed; WIT
+    /// `set-policy`). An adapter that hands its agent native rules
+    /// ([`crate::native_rules`]) hands it the new ones; by default nothing.
+    fn set_policy(&mut self, policy: Option<ApprovalPolicy>) -> Vec<Action> {
+        let _ = policy;
+        Vec::new()
+    }
+
+    /// The calls the agent decided by its native rules since the host last
+    /// asked, oldest first (WIT `native-decisions`); by default none.
+    fn native_decisions(&mut self) -> Vec<NativeDecision> {
+        Vec::new()
+    }
+
     /// Interrupt the running turn and keep the session; should end with `turn.ended`.
     fn cancel_turn(&mut self) -> Vec<Action> {
         Vec::new()
@@ -377,6 +391,14 @@ impl<S: SessionMachine> GuestSession for SessionResource<S> {
 
     fn describe_permission(&self, permission_id: String) -> Option<ToolRequest> {
         self.with(|s| s.describe_permission(&permission_id))
+    }
+
+    fn set_policy(&self, policy: Option<ApprovalPolicy>) -> Vec<Action> {
+        self.with(|s| s.set_policy(policy))
+    }
+
+    fn native_decisions(&self) -> Vec<NativeDecision> {
+        self.with(|s| s.native_decisions())
     }
 }
 

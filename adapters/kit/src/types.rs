@@ -10,9 +10,9 @@ pub use crate::bindings::exports::sandbox_agent::adapter::adapter::{
     CredentialKind, CredentialRead, CredentialValue, CredentialVariable, FileSearch,
     FoundCredential, InstallRecipe, InstallSource, Landing, Libc, McpAuth, McpLocal, McpOauth,
     McpRemote, McpRemoteTransport, McpServer, McpTransport, MessagePart, Model, ModelApi,
-    ModelApiFormat, ModelApiPointing, ModelEndpoint, MovedFile, NativeCommand, NativeSource, Os,
-    PermissionReply, Place, Platform, PolicyDecision, PolicyRule, SessionConfig, Skill, ToolKind,
-    ToolRequest,
+    ModelApiFormat, ModelApiPointing, ModelEndpoint, MovedFile, NativeCommand, NativeDecision,
+    NativeSource, Os, PermissionReply, Place, Platform, PolicyDecision, PolicyRule, SessionConfig,
+    Skill, ToolKind, ToolRequest,
 };
 pub use crate::bindings::sandbox_agent::adapter::actions::{
     Action, ExitStatus, FileWrite, HttpRequest, HttpResponse, SpawnRequest, SseEvent, SseRequest,

@@ -5,6 +5,7 @@
 //! parameter: one `opencode serve` hosts one OpenCode instance per directory, and
 //! the event stream of `/event?directory=DIR` carries that instance's events only.
 
+use sandbox_agent_adapter_kit::native_rules::NativeRules;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Value};
 
@@ -142,35 +143,71 @@ pub(crate) fn agent(config: &SessionConfig) -> &'static str {
 /// The permissions a `default` session asks about: commands, edits, web fetches.
 const ASKED: [&str; 3] = ["bash", "edit", "webfetch"];
 
-/// The permissions a session with an approval policy asks about besides [`ASKED`],
-/// so that the daemon decides them too: reads and searches of the project, which
-/// OpenCode otherwise allows, and web searches.
-const ASKED_FOR_A_POLICY: [&str; 6] = ["read", "list", "glob", "grep", "websearch", "codesearch"];
+/// Whether the session's permission rules are the adapter's to choose: not for
+/// the `plan` agent (which keeps its own: no edits) nor for `bypass` (everything
+/// allowed).
+pub(crate) fn takes_policy_rules(config: &SessionConfig) -> bool {
+    agent(config) != "plan" && config.permission_mode != "bypass"
+}
 
 /// The body of `POST /session`: the title, and permission rules for the permission
 /// mode. A session's rules come after its agent's, so they win: `default` asks before
-/// commands, edits and web fetches (and, with an approval policy, reads and searches
-/// too), `bypass` allows everything. The `plan` agent keeps its own rules (no edits),
-/// which an `ask` for edits would override.
-pub(crate) fn create_session(config: &SessionConfig) -> Value {
+/// commands, edits and web fetches, `bypass` allows everything, and the `plan` agent
+/// keeps its own rules (no edits), which an `ask` for edits would override. With an
+/// approval policy, `default` has [`policy_rules`] instead.
+pub(crate) fn create_session(config: &SessionConfig, rules: &NativeRules) -> Value {
     let mut body = json!({ "title": format!("sandbox-agent {}", config.session_id) });
-    let ask =
-        |permission: &&str| json!({ "permission": permission, "pattern": "*", "action": "ask" });
     let rules = match (agent(config), config.permission_mode.as_str()) {
         ("plan", _) => None,
         (_, "bypass") => Some(json!([{ "permission": "*", "pattern": "*", "action": "allow" }])),
-        _ => {
-            let routed = config
-                .policy
-                .as_ref()
-                .map_or(&[][..], |_| &ASKED_FOR_A_POLICY[..]);
-            Some(ASKED.iter().chain(routed).map(ask).collect())
-        }
+        _ if rules.has_policy() => Some(policy_rules(rules)),
+        _ => Some(
+            ASKED
+                .iter()
+                .map(|permission| rule(permission, "ask"))
+                .collect(),
+        ),
     };
     if let Some(rules) = rules {
         body["permission"] = rules;
     }
     body
+}
+
+/// The session's rules for an approval policy: each of the permissions it decides
+/// ([`crate::policy::PERMISSIONS`]: reads and searches too, which OpenCode
+/// otherwise allows) is allowed or denied outright where the policy fixes its kind
+/// so, and asked about otherwise, so that the daemon decides it. Without a policy
+/// (one removed), every one of them is asked about.
+pub(crate) fn policy_rules(rules: &NativeRules) -> Value {
+    let action = |kind| match rules.handed(kind) {
+        Some(PolicyDecision::Allow) => "allow",
+        Some(PolicyDecision::Deny) => "deny",
+        _ => "ask",
+    };
+    crate::policy::PERMISSIONS
+        .iter()
+        .map(|(permission, kind)| rule(permission, action(*kind)))
+        .collect()
+}
+
+/// A rule for every pattern of `permission`.
+fn rule(permission: &str, action: &str) -> Value {
+    json!({ "permission": permission, "pattern": "*", "action": action })
+}
+
+/// A `PATCH` of a JSON `body` to `path` in the session's directory.
+pub(crate) fn patch(
+    request_id: impl Into<String>,
+    base: &str,
+    path: &str,
+    directory: &str,
+    body: String,
+) -> HttpRequest {
+    HttpRequest {
+        method: "PATCH".to_owned(),
+        ..post(request_id, base, path, directory, body)
+    }
 }
 
 /// The body of `POST /session/:id/prompt_async`: the message's parts, the agent, and

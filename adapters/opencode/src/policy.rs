@@ -63,6 +63,36 @@ pub(crate) fn request(properties: &Value, call: Option<(&str, &Value)>) -> ToolR
     }
 }
 
+/// OpenCode's permissions an approval policy decides, with the kind of tool each
+/// is about: a session with a policy has a rule for each (see
+/// [`crate::api::create_session`]).
+pub(crate) const PERMISSIONS: [(&str, ToolKind); 9] = [
+    ("bash", ToolKind::Shell),
+    ("edit", ToolKind::Write),
+    ("webfetch", ToolKind::Fetch),
+    ("read", ToolKind::Read),
+    ("list", ToolKind::Read),
+    ("glob", ToolKind::Read),
+    ("grep", ToolKind::Read),
+    ("websearch", ToolKind::Fetch),
+    ("codesearch", ToolKind::Fetch),
+];
+
+/// What a call of `tool` with `input` asks for, when the tool is one whose
+/// permission [`PERMISSIONS`] has (edits, writes and patches share `edit`);
+/// `None` for the others (MCP tools, todos, tasks...), which no rule decides.
+pub(crate) fn call_request(tool: &str, input: &Value) -> Option<ToolRequest> {
+    let text = |key: &str| input.get(key).and_then(Value::as_str);
+    let path = || text("filePath").or_else(|| text("path"));
+    Some(match tool {
+        "bash" => tool_request::shell(text("command")?),
+        "read" | "list" | "glob" | "grep" => tool_request::read(path().unwrap_or(".")),
+        "edit" | "write" | "multiedit" => tool_request::write(path()?),
+        "webfetch" | "websearch" | "codesearch" => tool_request::fetch(),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +121,31 @@ mod tests {
         let outside = json!({"permission": "external_directory", "patterns": ["/tmp/*"]});
         assert_eq!(request(&outside, None), tool_request::other());
         assert_eq!(request(&json!({}), None), tool_request::other());
+    }
+
+    #[test]
+    fn calls_of_the_decided_tools_are_described_by_their_input() {
+        let call = |tool, input| call_request(tool, &input);
+        assert_eq!(
+            call("bash", json!({"command": "ls"})),
+            Some(tool_request::shell("ls"))
+        );
+        assert_eq!(
+            call("read", json!({"filePath": "a.txt"})),
+            Some(tool_request::read("a.txt"))
+        );
+        assert_eq!(
+            call("glob", json!({"pattern": "*"})),
+            Some(tool_request::read("."))
+        );
+        assert_eq!(
+            call("write", json!({"filePath": "b.txt", "content": "x"})),
+            Some(tool_request::write("b.txt"))
+        );
+        assert_eq!(call("webfetch", json!({})), Some(tool_request::fetch()));
+        assert_eq!(call("todowrite", json!({})), None);
+        assert_eq!(call("calc_add", json!({})), None);
+        assert_eq!(call("bash", json!({})), None);
     }
 
     #[test]

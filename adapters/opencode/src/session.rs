@@ -10,6 +10,7 @@
 //! turn and ends ours at once. When the server exits between turns the session stays:
 //! the next message starts a server again and continues the same native session.
 
+use sandbox_agent_adapter_kit::native_rules::NativeRules;
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use sandbox_agent_adapter_kit::text::raw_json;
@@ -31,6 +32,10 @@ const REOPEN: &str = "reopen-events";
 
 /// The prefix of the ids of permission replies' requests.
 const PERMISSION_REPLY: &str = "permission";
+
+/// The prefix of the ids of the requests that replace the native session's
+/// permission rules.
+const POLICY: &str = "policy";
 
 /// Event-stream failures in a row after which the session ends.
 const MAX_STREAM_FAILURES: u32 = 5;
@@ -82,7 +87,7 @@ impl OpenCodeSession {
         let Some(native_id) = &self.state.native_id else {
             if !self.state.creating {
                 self.state.creating = true;
-                let body = api::create_session(&self.config).to_string();
+                let body = api::create_session(&self.config, &self.state.native).to_string();
                 out.http_request(api::post(CREATE, base, "/session", directory, body));
             }
             return;
@@ -231,6 +236,12 @@ impl OpenCodeSession {
                 let part = envelope.parse::<PartUpdated>()?.part;
                 if let Some(turn) = &mut state.turn {
                     turn.on_part(&mut state.ids, part, &mut em);
+                    for (call_id, tool, input) in turn.ended_calls.drain(..) {
+                        let request = crate::policy::call_request(&tool, &input);
+                        if let Some(request) = request.filter(|_| !turn.asked.contains(&call_id)) {
+                            state.native.note_call(&call_id, request);
+                        }
+                    }
                 }
             }
             "message.part.delta" => {
@@ -332,6 +343,9 @@ impl OpenCodeSession {
             true => asked.permission.clone(),
             false => format!("{}: {}", asked.permission, asked.patterns.join(", ")),
         };
+        if let (Some(turn), Some(tool)) = (&mut self.state.turn, &asked.tool) {
+            turn.asked.insert(tool.call_id.clone());
+        }
         let diff = asked.metadata.get("diff").and_then(Value::as_str);
         if let (Some(turn), Some(tool), Some(diff)) = (&mut self.state.turn, &asked.tool, diff) {
             turn.diffs.insert(tool.call_id.clone(), diff.to_owned());
@@ -358,7 +372,9 @@ impl Snapshotted<State> for OpenCodeSession {
     /// The format version of the snapshot (see `state`).
     const STATE_VERSION: u32 = crate::state::STATE_VERSION;
 
-    fn from_parts(config: SessionConfig, state: State) -> Self {
+    fn from_parts(config: SessionConfig, mut state: State) -> Self {
+        let policy = config.policy.clone();
+        state.native = NativeRules::new(policy.filter(|_| api::takes_policy_rules(&config)));
         Self { config, state }
     }
 
@@ -435,6 +451,37 @@ impl SessionMachine for OpenCodeSession {
         let call = call.and_then(|id| self.state.turn.as_ref()?.call(id));
         let call = call.as_ref().map(|(tool, input)| (tool.as_str(), input));
         Some(crate::policy::request(&properties, call))
+    }
+
+    /// Hands the native session the new policy's permission rules (appended to
+    /// its own: OpenCode's last matching rule wins); a session created later gets
+    /// them at creation.
+    fn set_policy(&mut self, policy: Option<ApprovalPolicy>) -> Vec<Action> {
+        self.config.policy = policy.clone();
+        if !api::takes_policy_rules(&self.config) {
+            return Vec::new();
+        }
+        self.state.native.set(policy);
+        let request_id = self.state.ids.next(POLICY);
+        let (Some(base), Some(native_id)) = (self.state.base_url(), &self.state.native_id) else {
+            return Vec::new();
+        };
+        let body = json!({ "permission": api::policy_rules(&self.state.native) });
+        let path = format!("/session/{native_id}");
+        let mut out = Actions::new();
+        let directory = &self.config.directory;
+        out.http_request(api::patch(
+            request_id,
+            base,
+            &path,
+            directory,
+            body.to_string(),
+        ));
+        out.finish()
+    }
+
+    fn native_decisions(&mut self) -> Vec<NativeDecision> {
+        self.state.native.take()
     }
 
     fn reply_question(&mut self, question_id: String, answers: Answers) -> ReplyResult {

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use sandbox_agent_adapter_kit::native_rules::NativeRules;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +37,11 @@ pub(crate) struct State {
     pub stream_failures: u32,
     /// True once `session.ended` was emitted.
     pub ended: bool,
+    /// The permission rules the native session has for the session's approval
+    /// policy, and the calls OpenCode decided by them (from the configuration,
+    /// not kept).
+    #[serde(skip)]
+    pub native: NativeRules,
 }
 
 /// The shared `opencode serve` process, as this session knows it.

@@ -2,12 +2,15 @@
 //! `transcripts/` (event streams and HTTP answers recorded with a scripted model
 //! server) replayed natively, one rendered line per action, plus focused cases.
 
+use sandbox_agent_adapter_kit::native_rules::NativeRules;
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::testing::{self, check};
 use sandbox_agent_adapter_kit::transcript::render;
 use serde_json::Value;
 
 use crate::{api, OpenCodeSession};
+
+mod policy;
 
 sandbox_agent_adapter_kit::facts_test!(crate::OpenCode, "facts.json");
 
@@ -403,14 +406,17 @@ fn plan_mode_runs_the_plan_agent_without_session_rules() {
         &serde_json::json!({"config": {"agentMode": "plan", "permissionMode": "plan"}}),
     ));
     assert_eq!(api::agent(&plan), "plan");
-    assert_eq!(api::create_session(&plan).get("permission"), None);
+    assert_eq!(
+        api::create_session(&plan, &NativeRules::default()).get("permission"),
+        None
+    );
     let body = api::prompt(&plan, &[MessagePart::Text("hi".into())]);
     assert_eq!(body["agent"], "plan");
     let bypass = config(Some(
         &serde_json::json!({"config": {"permissionMode": "bypass", "model": "fake/fake-model", "variant": "high"}}),
     ));
     assert_eq!(
-        api::create_session(&bypass)["permission"],
+        api::create_session(&bypass, &NativeRules::default())["permission"],
         serde_json::json!([{"permission": "*", "pattern": "*", "action": "allow"}])
     );
     let body = api::prompt(&bypass, &[MessagePart::Text("hi".into())]);
@@ -422,33 +428,11 @@ fn plan_mode_runs_the_plan_agent_without_session_rules() {
         (body["agent"].as_str(), body["variant"].as_str()),
         (Some("build"), Some("high"))
     );
-    let default = api::create_session(&config(None));
+    let default = api::create_session(&config(None), &NativeRules::default());
     assert_eq!(
         default["permission"][0],
         serde_json::json!({"permission": "bash", "pattern": "*", "action": "ask"})
     );
-}
-
-#[test]
-fn a_policy_has_reads_and_searches_asked_too_so_the_daemon_decides_them() {
-    let asked = |config: &SessionConfig| -> Vec<String> {
-        api::create_session(config)["permission"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|rule| rule["permission"].as_str().unwrap().to_owned())
-            .collect()
-    };
-    let mut with_policy = config(None);
-    assert!(!asked(&with_policy).contains(&"read".to_owned()));
-    with_policy.policy = Some(ApprovalPolicy {
-        rules: Vec::new(),
-        default: PolicyDecision::Ask,
-    });
-    let names = asked(&with_policy);
-    for name in ["bash", "edit", "webfetch", "read", "list", "glob", "grep"] {
-        assert!(names.contains(&name.to_owned()), "{name}: {names:?}");
-    }
 }
 
 /// A started session whose server listens and whose native session exists.

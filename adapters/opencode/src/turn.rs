@@ -16,7 +16,7 @@
 //! is not above the newest one seen before the prompt belongs to an earlier turn (a
 //! cancelled turn's last updates arrive after the next prompt).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use sandbox_agent_adapter_kit::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -57,6 +57,14 @@ pub(crate) struct RunningTurn {
     pub diffs: BTreeMap<String, String>,
     /// Tokens and cost of the steps so far.
     pub usage: Option<Usage>,
+    /// The tool calls OpenCode asked permission for, by call id.
+    #[serde(default)]
+    pub asked: BTreeSet<String>,
+    /// Tool calls that ended (ran, or were refused) since the session last looked,
+    /// as (call id, tool, input): the ones not asked about were decided by the
+    /// session's permission rules.
+    #[serde(skip)]
+    pub ended_calls: Vec<(String, String, Value)>,
 }
 
 /// The item(s) one part became.
@@ -108,6 +116,8 @@ impl RunningTurn {
             parts: BTreeMap::new(),
             diffs: BTreeMap::new(),
             usage: None,
+            asked: BTreeSet::new(),
+            ended_calls: Vec::new(),
         }
     }
 
@@ -306,6 +316,8 @@ impl RunningTurn {
             }
             "completed" | "error" => {
                 *done = true;
+                let ended = (call_id.clone(), name.clone(), input.clone());
+                self.ended_calls.push(ended);
                 let failed = status == "error";
                 let text = match state {
                     Some(state) if failed => state.error.clone().unwrap_or_default(),

@@ -229,6 +229,9 @@ pub enum Input {
         /// The timer.
         timer_id: String,
     },
+    /// The session's approval policy was replaced: its checked document (`None`:
+    /// removed), for an adapter that hands its agent native rules.
+    SetPolicy(Option<serde_json::Value>),
 }
 
 impl Input {
@@ -251,6 +254,7 @@ impl Input {
             Input::SseEvent(_) => "on-sse-event",
             Input::SseClosed { .. } => "on-sse-closed",
             Input::Timer { .. } => "on-timer",
+            Input::SetPolicy(_) => "set-policy",
         }
     }
 

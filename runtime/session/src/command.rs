@@ -40,7 +40,8 @@ pub enum Command {
     /// Replace the caps on what the session's model calls may spend.
     SetBudget(agentplex_universal::BudgetLimits),
     /// Replace the session's approval policy (`None`: none; requests already
-    /// pending stay as they were).
+    /// pending stay as they were). The adapter is told too, so an agent it
+    /// handed native rules gets the new policy's.
     SetPolicy(Option<serde_json::Value>),
     /// End the session.
     Terminate,

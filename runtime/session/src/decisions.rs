@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use agentplex_adapter_types::{Input, PermissionReply};
+use agentplex_adapter_types::{Action, Input, PermissionReply};
 use agentplex_universal::{
     DecidedBy, PermissionDecidedData, PermissionDecision, UniversalEventData, UniversalEventType,
 };
@@ -136,6 +136,7 @@ impl SessionCore {
             input: Default::default(),
             subject: None,
             reason: String::new(),
+            native: false,
         });
         self.append(decided_event(PermissionDecidedData {
             decision,
@@ -157,6 +158,13 @@ impl SessionCore {
     pub(crate) fn forget_decision(&mut self, permission_id: &str) {
         self.decisions.asked.remove(permission_id);
     }
+}
+
+/// What records a call the agent decided by its native rules: an action that
+/// emits `permission.decided` with `data`, for the driver to carry out after the
+/// adapter's own actions of the same call (so it follows the tool call's item).
+pub fn native_decision(data: PermissionDecidedData) -> Action {
+    Action::Emit(decided_event(data))
 }
 
 /// `permission.decided` with `data`.

@@ -48,6 +48,7 @@ fn decided(id: &str, decision: PermissionDecision) -> PermissionDecidedData {
         },
         subject: None,
         reason: "by rules[0]".into(),
+        native: false,
     }
 }
 
@@ -201,4 +202,54 @@ fn without_a_policy_nothing_is_decided() {
     );
     let effects = drive(&mut core, &mut asking, &mut |_| unreachable!());
     assert!(decisions(&effects).is_empty());
+}
+
+#[test]
+fn a_replaced_policy_is_handed_to_the_adapter_and_the_commands_answer_waits_for_it() {
+    let mut core = with_policy();
+    let policy = json!({"rules": [{"tool": "read", "decision": "allow"}], "default": "ask"});
+    core.command(Command::SetPolicy(Some(policy.clone())), 0);
+    let effects = drive(&mut core, &mut |_| Vec::new(), &mut |_| {
+        PermissionDecision::Ask
+    });
+    let fed: Vec<_> = fed(&effects).into_iter().cloned().collect();
+    assert!(
+        matches!(fed.as_slice(), [Input::SetPolicy(Some(given))] if *given == policy),
+        "{fed:?}"
+    );
+    assert_eq!(core.policy(), Some(&policy));
+    assert!(
+        matches!(effects.last(), Some(Effect::Answer(Ok(())))),
+        "{effects:?}"
+    );
+}
+
+#[test]
+fn a_native_decision_is_recorded_after_the_events_of_the_call_that_reported_it() {
+    let mut core = with_policy();
+    let mut native = decided("toolu_1", PermissionDecision::Allow);
+    native.native = true;
+    let mut adapter = |input: &Input| match input {
+        Input::Stdout { .. } => vec![
+            permission(UniversalEventType::PermissionResolved, "earlier"),
+            native_decision(native.clone()),
+        ],
+        _ => Vec::new(),
+    };
+    core.incoming(stdout("ran"), 0);
+    let effects = drive(&mut core, &mut adapter, &mut |_| PermissionDecision::Ask);
+    let types: Vec<_> = emitted(&effects).iter().map(|e| e.event_type).collect();
+    assert_eq!(
+        types,
+        [
+            UniversalEventType::PermissionResolved,
+            UniversalEventType::PermissionDecided
+        ]
+    );
+    let recorded = decisions(&effects);
+    assert!(recorded[0].native && recorded[0].permission_id == "toolu_1");
+    assert!(
+        replies(&effects).is_empty(),
+        "nothing is answered: the agent decided"
+    );
 }

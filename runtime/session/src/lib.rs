@@ -56,6 +56,7 @@ use stderr::StderrCapture;
 pub use agentplex_universal::UsageTotals;
 pub use checkpoint::{Checkpoint, ProcessMark, StoredPart};
 pub use command::Command;
+pub use decisions::native_decision;
 pub use encoded::EncodedEvent;
 pub use error::{AdapterFailure, CoreError};
 pub use input::{Incoming, Stream};
@@ -396,8 +397,8 @@ impl SessionCore {
                 Step::Finish(Then::Answer, Ok(()))
             }
             Command::SetPolicy(policy) => {
-                self.set_policy(policy);
-                Step::Finish(Then::Answer, Ok(()))
+                self.set_policy(policy.clone());
+                Step::Feed(Input::SetPolicy(policy), Then::Answer)
             }
             Command::Terminate => Step::Feed(Input::Terminate, Then::Terminate),
             Command::Suspend => {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentplex_host::{AdapterSession, ToolKind as WitKind, ToolRequest};
+use agentplex_host::{AdapterSession, NativeDecision, ToolKind as WitKind, ToolRequest};
 use agentplex_policy::{Context, Decision, Policy, Request, ToolKind, Verdict};
 use agentplex_session::Incoming;
 use agentplex_universal::{DecidedBy, DecidedInput, PermissionDecidedData, PermissionDecision};
@@ -27,43 +27,7 @@ pub fn read_policy(document: &serde_json::Value) -> Result<Policy, SessionError>
 /// The policy as the adapter contract carries it to the adapter
 /// (`session-config.policy`), read from its checked document.
 pub(crate) fn for_adapter(policy: &Policy) -> agentplex_host::ApprovalPolicy {
-    use agentplex_host::{PolicyDecision, PolicyRule};
-    let document = policy.document();
-    let decision = |value: &serde_json::Value| match value.as_str() {
-        Some("allow") => PolicyDecision::Allow,
-        Some("deny") => PolicyDecision::Deny,
-        _ => PolicyDecision::Ask,
-    };
-    let text = |value: &serde_json::Value| value.as_str().map(str::to_owned);
-    let rules = document["rules"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    agentplex_host::ApprovalPolicy {
-        rules: rules
-            .iter()
-            .map(|rule| PolicyRule {
-                tool: rule["tool"].as_str().and_then(wit_kind),
-                command: text(&rule["command"]),
-                path: text(&rule["path"]),
-                mcp: text(&rule["mcp"]),
-                decision: decision(&rule["decision"]),
-            })
-            .collect(),
-        default: decision(&document["default"]),
-    }
-}
-
-/// The contract's kind for a policy's name of it.
-fn wit_kind(name: &str) -> Option<WitKind> {
-    Some(match ToolKind::parse(name)? {
-        ToolKind::Shell => WitKind::Shell,
-        ToolKind::Read => WitKind::Read,
-        ToolKind::Write => WitKind::Write,
-        ToolKind::Fetch => WitKind::Fetch,
-        ToolKind::Mcp => WitKind::Mcp,
-        ToolKind::Other => WitKind::Other,
-    })
+    agentplex_host::approval_policy(policy.document())
 }
 
 /// What the task keeps to decide its session's permission requests.
@@ -113,6 +77,53 @@ impl Approvals {
                 paths: Vec::new(),
                 mcp: None,
             });
+        self.decide_request(permission_id, request, directory, home)
+    }
+
+    /// How a call the agent decided by its native rules is recorded: as the
+    /// policy decides it (the rule or default behind the rule the agent was
+    /// handed), or, when the agent decided otherwise (by a rule of a policy
+    /// replaced meanwhile), as the agent's with `by: agent`.
+    pub fn decide_native(
+        &self,
+        native: NativeDecision,
+        directory: &Path,
+        home: Option<&Path>,
+    ) -> PermissionDecidedData {
+        let mut decided = self.decide_request(&native.call_id, native.request, directory, home);
+        decided.native = true;
+        let agent = match native.decision {
+            agentplex_host::PolicyDecision::Allow => PermissionDecision::Allow,
+            agentplex_host::PolicyDecision::Ask => PermissionDecision::Ask,
+            agentplex_host::PolicyDecision::Deny => PermissionDecision::Deny,
+        };
+        if decided.decision != agent {
+            decided.reason = format!(
+                "{} by the agent's own rule, handed to it for an earlier policy (this one: {})",
+                word(agent),
+                decided.reason
+            );
+            decided.decision = agent;
+            decided.by = DecidedBy::Agent;
+            decided.rule = None;
+            decided.subject = None;
+        } else {
+            decided.reason = format!(
+                "{} (by the agent, with the rule it was handed)",
+                decided.reason
+            );
+        }
+        decided
+    }
+
+    /// `request`, decided by the policy (`ask` without one).
+    fn decide_request(
+        &self,
+        permission_id: &str,
+        request: ToolRequest,
+        directory: &Path,
+        home: Option<&Path>,
+    ) -> PermissionDecidedData {
         let tool = kind(request.kind);
         let verdict = match &self.policy {
             Some(policy) => {
@@ -131,11 +142,7 @@ impl Approvals {
         };
         PermissionDecidedData {
             permission_id: permission_id.to_owned(),
-            decision: match verdict.decision {
-                Decision::Allow => PermissionDecision::Allow,
-                Decision::Ask => PermissionDecision::Ask,
-                Decision::Deny => PermissionDecision::Deny,
-            },
+            decision: decision(verdict.decision),
             by: if verdict.rule.is_some() {
                 DecidedBy::Rule
             } else {
@@ -150,6 +157,7 @@ impl Approvals {
                 paths: request.paths,
                 mcp: request.mcp,
             },
+            native: false,
         }
     }
 
@@ -230,13 +238,27 @@ fn kind(kind: WitKind) -> ToolKind {
     }
 }
 
+/// The event's decision for the policy's.
+fn decision(decision: Decision) -> PermissionDecision {
+    match decision {
+        Decision::Allow => PermissionDecision::Allow,
+        Decision::Ask => PermissionDecision::Ask,
+        Decision::Deny => PermissionDecision::Deny,
+    }
+}
+
+/// A decision as a past participle.
+fn word(decision: PermissionDecision) -> &'static str {
+    match decision {
+        PermissionDecision::Allow => "allowed",
+        PermissionDecision::Ask => "left to the client",
+        PermissionDecision::Deny => "denied",
+    }
+}
+
 /// A decision in words: what decided it, and what it matched.
 fn reason(verdict: &Verdict) -> String {
-    let what = match verdict.decision {
-        Decision::Allow => "allowed",
-        Decision::Ask => "left to the client",
-        Decision::Deny => "denied",
-    };
+    let what = word(decision(verdict.decision));
     let by = match verdict.rule {
         Some(index) => format!("rules[{index}]"),
         None => "the policy's default".to_owned(),

@@ -5,7 +5,9 @@
 
 use serde_json::{json, Value};
 
+use super::checks::items;
 use super::harness::Harness;
+use super::policy_cases::withholds_denied_tools;
 use crate::common::api::{decisions, pretty};
 
 /// A decision of `decision` by `by`, about a `shell` request whose command line
@@ -23,8 +25,9 @@ fn assert_decided(decided: &Value, decision: &str, by: &str, command: &str) {
 }
 
 /// A policy allowing `touch allowed*`, denying `touch denied*` and asking the rest
-/// decides the agent's three requests; an agent that never asks runs all three
-/// unasked, and nothing is decided (the documented limit of a policy).
+/// decides the agent's three requests, then policies deciding every command alike
+/// replace it ([`native_rules`]); an agent that never asks runs all three unasked,
+/// and nothing is decided (the documented limit of a policy).
 pub fn policy_decides(h: &Harness) {
     let policy = json!({
         "rules": [
@@ -75,4 +78,46 @@ pub fn policy_decides(h: &Harness) {
     let decided = decisions(&events);
     assert_decided(decided[1], "allow", "client", "touch asked.txt");
     assert!(h.path("asked.txt").exists(), "{}", pretty(&events));
+
+    native_rules(h, &session);
+}
+
+/// A policy that decides every command alike, replaced on the running session:
+/// an agent that takes native rules (Claude Code, OpenCode) is handed the new
+/// rule and decides by itself, unasked, each decision recorded as `native`
+/// (OpenCode does not even offer its model a tool every call of which is
+/// denied); the others ask, and the daemon decides the same way.
+fn native_rules(h: &Harness, session: &str) {
+    let native = matches!(h.agent.id, "claude" | "opencode");
+    for (decision, file) in [("deny", "kind-denied.txt"), ("allow", "kind-allowed.txt")] {
+        let policy = json!({
+            "rules": [{"tool": "shell", "decision": decision}],
+            "default": "ask"
+        });
+        h.set_policy(session, policy);
+        let events = h.turn(session, &format!("run: touch {file}"));
+        assert_eq!(
+            h.path(file).exists(),
+            decision == "allow",
+            "{}",
+            pretty(&events)
+        );
+        let decided = decisions(&events);
+        if decision == "deny" && withholds_denied_tools(h.agent.id) {
+            // Its model is not offered the shell at all: no call, nothing decided.
+            assert!(decided.is_empty(), "{}", pretty(&events));
+            assert!(
+                items(&events, "tool_call").is_empty(),
+                "{}",
+                pretty(&events)
+            );
+            continue;
+        }
+        assert_eq!(decided.len(), 1, "{}", pretty(&events));
+        assert_decided(decided[0], decision, "rule", &format!("touch {file}"));
+        assert_eq!(decided[0]["rule"], 0, "{:#}", decided[0]);
+        assert_eq!(decided[0]["native"] == true, native, "{:#}", decided[0]);
+        let asked = events.iter().any(|e| e["type"] == "permission.requested");
+        assert_eq!(asked, !native, "{}", pretty(&events));
+    }
 }

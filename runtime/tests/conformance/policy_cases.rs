@@ -234,7 +234,9 @@ pub fn policy_cases(h: &Harness) {
     let mut wrong = Vec::new();
     let mut unasked = Vec::new();
     let mut refused_unasked = Vec::new();
+    let mut withheld = Vec::new();
     let mut asked = 0;
+    let mut natively = 0;
     for group in groups {
         let cases = runnable(group, &places, &kinds);
         if cases.is_empty() {
@@ -266,6 +268,7 @@ pub fn policy_cases(h: &Harness) {
                 {
                     wrong.push(format!("{case:?} was decided {decided}"));
                 }
+                natively += usize::from(decided["native"] == true);
                 false
             });
             asked += before - pending.len();
@@ -280,6 +283,10 @@ pub fn policy_cases(h: &Harness) {
             );
             if runs_unasked(h.agent.id, case) {
                 unasked.push(line);
+            } else if withholds_denied_tools(h.agent.id)
+                && denied_outright(&group["policy"], &case.tool)
+            {
+                withheld.push(line);
             } else if refused(case) {
                 refused_unasked.push(line);
             } else {
@@ -288,11 +295,14 @@ pub fn policy_cases(h: &Harness) {
         }
     }
     eprintln!(
-        "{}: {asked} cases asked and decided; {} run unasked as documented: {unasked:#?}; \
-         {} refused by the agent itself before asking: {refused_unasked:#?}",
+        "{}: {asked} cases decided ({natively} by the agent's native rules); {} run unasked \
+         as documented: {unasked:#?}; \
+         {} refused by the agent itself before asking: {refused_unasked:#?}; \
+         {} of a kind denied outright, whose tools the agent withheld: {withheld:#?}",
         h.agent.id,
         unasked.len(),
         refused_unasked.len(),
+        withheld.len(),
     );
     assert!(wrong.is_empty(), "{}: {wrong:#?}", h.agent.id);
     let burst = decision_buckets(h);
@@ -431,6 +441,47 @@ fn runs_unasked(agent: &str, case: &Case) -> bool {
         .iter()
         .any(|prefix| words == *prefix || words.starts_with(&format!("{prefix} ")));
     matches!(agent, "gemini" | "qwen") && case.tool == "shell" && read_only
+}
+
+/// Whether the agent's model is not offered a tool whose every call the native
+/// rules its adapter handed it deny (OpenCode leaves such tools out).
+pub fn withholds_denied_tools(agent: &str) -> bool {
+    agent == "opencode"
+}
+
+/// Whether `policy` denies every request of `kind` whatever it asks: no rule
+/// that applies to the kind has a glob, and the strictest of those that apply
+/// (else the default) is `deny`. The cases of such a kind are decided by the
+/// agent's own rules, which an agent may apply by withholding the tool.
+fn denied_outright(policy: &Value, kind: &str) -> bool {
+    let globs = |rule: &Value| -> Vec<(&str, &[&str])> {
+        [
+            ("command", &["shell"][..]),
+            ("path", &["read", "write"][..]),
+            ("mcp", &["mcp"][..]),
+        ]
+        .into_iter()
+        .filter(|(field, _)| rule.get(*field).is_some())
+        .collect()
+    };
+    let mut decisions = Vec::new();
+    for rule in policy["rules"].as_array().into_iter().flatten() {
+        if rule["tool"].as_str().is_some_and(|tool| tool != kind) {
+            continue;
+        }
+        let globs = globs(rule);
+        if globs.iter().any(|(_, kinds)| !kinds.contains(&kind)) {
+            continue;
+        }
+        if !globs.is_empty() {
+            return false;
+        }
+        decisions.push(rule["decision"].as_str().unwrap_or_default());
+    }
+    match decisions.is_empty() {
+        true => policy["default"] == "deny",
+        false => decisions.contains(&"deny"),
+    }
 }
 
 /// Whether a case the agent never asked about was not carried out either: a write

@@ -11,36 +11,169 @@ mod replay;
 
 sandbox_agent_adapter_kit::facts_test!(crate::Claude, "../facts.json");
 
-#[test]
-fn a_policy_has_the_cli_ask_about_every_tool_it_decides_through_a_settings_file() {
-    use sandbox_agent_adapter_kit::types::{ApprovalPolicy, PolicyDecision};
-    let mut config = sandbox_agent_adapter_kit::testing::config();
-    config.scratch_dir = "/data/scratch/s1/".into();
-    assert!(crate::launch::policy_settings(&config).is_none());
-    let spawn = crate::launch::spawn(&config, "turn-1", None);
-    assert!(!spawn.argv.iter().any(|arg| arg == "--settings"));
-    config.policy = Some(ApprovalPolicy {
-        rules: Vec::new(),
-        default: PolicyDecision::Allow,
-    });
-    let spawn = crate::launch::spawn(&config, "turn-1", None);
-    let at = spawn
-        .argv
-        .iter()
-        .position(|arg| arg == "--settings")
-        .unwrap();
-    assert_eq!(spawn.argv[at + 1], "/data/scratch/s1/policy-settings.json");
-    let (path, contents) = crate::launch::policy_settings(&config).unwrap();
-    assert_eq!(path, "policy-settings.json");
-    let settings: serde_json::Value = serde_json::from_slice(&contents).unwrap();
-    let asked = settings["permissions"]["ask"].as_array().unwrap();
-    for tool in ["Bash", "Read", "Grep", "Edit", "Write", "WebFetch"] {
-        assert!(
-            asked.contains(&serde_json::json!(tool)),
-            "{tool}: {settings}"
-        );
+/// `rules`: a shell glob, every read allowed, every fetch denied, the rest asked.
+fn mixed_policy() -> sandbox_agent_adapter_kit::types::ApprovalPolicy {
+    use sandbox_agent_adapter_kit::types::{ApprovalPolicy, PolicyDecision, PolicyRule, ToolKind};
+    let rule = |tool, command: Option<&str>, decision| PolicyRule {
+        tool: Some(tool),
+        command: command.map(str::to_owned),
+        path: None,
+        mcp: None,
+        decision,
+    };
+    ApprovalPolicy {
+        rules: vec![
+            rule(ToolKind::Shell, Some("rm *"), PolicyDecision::Deny),
+            rule(ToolKind::Read, None, PolicyDecision::Allow),
+            rule(ToolKind::Fetch, None, PolicyDecision::Deny),
+        ],
+        default: PolicyDecision::Ask,
     }
-    assert!(settings["permissions"].get("allow").is_none());
+}
+
+#[test]
+fn a_policy_reaches_the_cli_as_rules_for_what_it_fixes_and_asks_for_the_rest() {
+    use sandbox_agent_adapter_kit::native_rules::NativeRules;
+    use sandbox_agent_adapter_kit::prelude::*;
+    assert_eq!(crate::launch::permissions(&NativeRules::new(None)), None);
+    assert_eq!(
+        crate::launch::permissions(&NativeRules::new(Some(mixed_policy()))).unwrap(),
+        serde_json::json!({
+            "allow": ["Read", "Glob", "Grep", "LS"],
+            "deny": ["WebFetch", "WebSearch"],
+            "ask": ["Bash", "Edit", "MultiEdit", "Write", "NotebookEdit"],
+        })
+    );
+    // At launch, right after the handshake, as inline flag settings.
+    let mut config = replay::config_of(&serde_json::Value::Null);
+    config.policy = Some(mixed_policy());
+    let mut session = crate::ClaudeSession::new(config);
+    let written: Vec<String> = session
+        .start()
+        .into_iter()
+        .filter_map(|action| match action {
+            Action::WriteStdin(write) => Some(String::from_utf8(write.data).unwrap()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(written.len(), 2, "{written:?}");
+    let applied: serde_json::Value = serde_json::from_str(written[1].trim()).unwrap();
+    assert_eq!(applied["request"]["subtype"], "apply_flag_settings");
+    assert_eq!(
+        applied["request"]["settings"]["permissions"]["deny"],
+        serde_json::json!(["WebFetch", "WebSearch"])
+    );
+    let spawn = crate::launch::spawn(&replay::config_of(&serde_json::Value::Null), "c", None);
+    assert!(!spawn.argv.iter().any(|arg| arg == "--settings"));
+}
+
+#[test]
+fn calls_the_cli_decided_by_its_rules_are_reported_and_a_new_policy_reaches_it() {
+    use sandbox_agent_adapter_kit::prelude::*;
+    use sandbox_agent_adapter_kit::testing::render_without_raw;
+    let mut config = replay::config_of(&serde_json::Value::Null);
+    config.policy = Some(mixed_policy());
+    let mut session = crate::ClaudeSession::new(config);
+    session.start();
+    session.send_message(vec![MessagePart::Text("hi".into())]);
+    // A call the CLI ran (or refused) unasked: its `tool_use`, then its result.
+    let tool_use = |session: &mut crate::ClaudeSession,
+                    id: &str,
+                    name: &str,
+                    input: serde_json::Value| {
+        let call = serde_json::json!({"type": "assistant", "message": {"id": format!("m_{id}"), "content": [
+            {"type": "tool_use", "id": id, "name": name, "input": input}
+        ]}});
+        session.on_stdout("claude_1".into(), call.to_string());
+        let result = serde_json::json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": "ok"}
+        ]}});
+        session.on_stdout("claude_1".into(), result.to_string());
+    };
+    tool_use(
+        &mut session,
+        "t1",
+        "Read",
+        serde_json::json!({"file_path": "a.txt"}),
+    );
+    tool_use(
+        &mut session,
+        "t2",
+        "Bash",
+        serde_json::json!({"command": "ls"}),
+    );
+    tool_use(
+        &mut session,
+        "t3",
+        "WebFetch",
+        serde_json::json!({"url": "https://x"}),
+    );
+    let decided: Vec<_> = session
+        .native_decisions()
+        .into_iter()
+        .map(|d| (d.call_id, d.request.kind, d.decision))
+        .collect();
+    assert_eq!(
+        decided,
+        [
+            ("t1".to_owned(), ToolKind::Read, PolicyDecision::Allow),
+            ("t3".to_owned(), ToolKind::Fetch, PolicyDecision::Deny),
+        ]
+    );
+    assert!(session.native_decisions().is_empty());
+    // A call the CLI asked about is the daemon's to decide, not a native one.
+    let asked = serde_json::json!({"type": "control_request", "request_id": "r1", "request": {
+        "subtype": "can_use_tool", "tool_name": "Read", "input": {"file_path": "/etc/x"},
+        "tool_use_id": "t6"}});
+    let call = serde_json::json!({"type": "assistant", "message": {"id": "m_t6", "content": [
+        {"type": "tool_use", "id": "t6", "name": "Read", "input": {"file_path": "/etc/x"}}]}});
+    session.on_stdout("claude_1".into(), call.to_string());
+    session.on_stdout("claude_1".into(), asked.to_string());
+    tool_use(
+        &mut session,
+        "t6",
+        "Read",
+        serde_json::json!({"file_path": "/etc/x"}),
+    );
+    assert!(session.native_decisions().is_empty());
+
+    // A replaced policy is applied to the running CLI's flag settings.
+    let written = render_without_raw(session.set_policy(Some(
+        sandbox_agent_adapter_kit::types::ApprovalPolicy {
+            rules: Vec::new(),
+            default: PolicyDecision::Allow,
+        },
+    )));
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert!(
+        written[0].starts_with("write-stdin claude_1"),
+        "{written:?}"
+    );
+    assert!(written[0].contains("apply_flag_settings"), "{written:?}");
+    assert!(written[0].contains(r#"\"allow\":[\"Bash\""#), "{written:?}");
+    tool_use(
+        &mut session,
+        "t4",
+        "Bash",
+        serde_json::json!({"command": "ls"}),
+    );
+    assert_eq!(
+        session.native_decisions()[0].decision,
+        PolicyDecision::Allow
+    );
+    // Removed: the CLI's rules go, nothing more is decided natively.
+    let written = render_without_raw(session.set_policy(None));
+    assert!(
+        written[0].contains(r#"\"permissions\":null"#),
+        "{written:?}"
+    );
+    tool_use(
+        &mut session,
+        "t5",
+        "Read",
+        serde_json::json!({"file_path": "a.txt"}),
+    );
+    assert!(session.native_decisions().is_empty());
 }
 
 #[test]

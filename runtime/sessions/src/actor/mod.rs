@@ -536,6 +536,10 @@ impl Actor {
                         adapter.handle(input)
                     };
                     crate::metrics::observe(&self.metrics.adapter_calls, called.elapsed());
+                    let outcome = outcome.map(|mut actions| {
+                        actions.extend(self.native_decisions());
+                        actions
+                    });
                     self.core
                         .adapter_outcome(outcome.map_err(super::error::adapter_failure));
                 }
@@ -574,6 +578,27 @@ impl Actor {
             }
             self.time_turn();
         }
+    }
+
+    /// What records the calls the agent decided by its native rules during the
+    /// adapter's last call, decided again by the policy for the rule (or default)
+    /// behind them.
+    fn native_decisions(&mut self) -> Vec<agentplex_host::Action> {
+        let decided = self.adapter.take_native_decisions();
+        if decided.is_empty() {
+            return Vec::new();
+        }
+        let directory = Path::new(&self.shared.record.directory);
+        let home = self.home();
+        decided
+            .into_iter()
+            .map(|native| {
+                let data = self
+                    .approvals
+                    .decide_native(native, directory, home.as_deref());
+                agentplex_session::native_decision(data)
+            })
+            .collect()
     }
 
     /// Stores the staged events with the state they leave the session in, then

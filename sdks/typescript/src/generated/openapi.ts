@@ -1731,7 +1731,7 @@ export interface components {
          * @description Who decided.
          * @enum {string}
          */
-        DecidedBy: "rule" | "default" | "client" | "timeout";
+        DecidedBy: "rule" | "default" | "client" | "timeout" | "agent";
         /** @description What the request asks for, as the policy saw it (the adapter's description). */
         DecidedInput: {
             /** @description For `shell`: the command line. */
@@ -2723,6 +2723,14 @@ export interface components {
             decision: components["schemas"]["PermissionDecision"];
             /** @description What the tool would do. */
             input?: components["schemas"]["DecidedInput"];
+            /**
+             * @description The agent decided it by itself, without asking, by the native rule its
+             *     adapter handed it for the policy (a kind of tool the policy decides the
+             *     same way whatever the call); `permission_id` is then the tool call's
+             *     `call_id`, and no `permission.requested` or `permission.resolved` goes
+             *     with it.
+             */
+            native?: boolean;
             /** @description The request decided (as in `permission.requested`). */
             permission_id: string;
             /** @description Why, in words (`denied by rules[0]: shell command "rm *"`). */

@@ -453,7 +453,7 @@ class CreateSessionResponse(Model):
     native_session_id: str | None = Field(default=None, alias="nativeSessionId")
 
 
-DecidedBy = Literal["rule", "default", "client", "timeout"]
+DecidedBy = Literal["rule", "default", "client", "timeout", "agent"]
 """Who decided."""
 
 
@@ -1515,6 +1515,14 @@ class PermissionDecidedData(Model):
 
     input: DecidedInput | None = Field(default=None)
     """What the tool would do."""
+
+    native: bool | None = Field(default=None)
+    """The agent decided it by itself, without asking, by the native rule its
+    adapter handed it for the policy (a kind of tool the policy decides the
+    same way whatever the call); `permission_id` is then the tool call's
+    `call_id`, and no `permission.requested` or `permission.resolved` goes
+    with it.
+    """
 
     permission_id: str
     """The request decided (as in `permission.requested`)."""
