@@ -28,6 +28,11 @@ fn config(host: &HostConfig) -> wasmtime::Config {
     config.memory_reservation(reservation as u64);
     config.memory_guard_size(64 << 10);
     config.memory_reservation_for_growth(0);
+    // For profiling: `perf` names the components' compiled functions
+    // (docs/configuration.md, "Other variables").
+    if std::env::var_os("AGENTPLEX_WASM_PERFMAP").is_some() {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     config
 }
 
