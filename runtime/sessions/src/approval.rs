@@ -322,6 +322,48 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_native_decision_is_recorded_with_the_policys_rule_or_as_the_agents() {
+        let mut approvals = Approvals::default();
+        let document = serde_json::json!({
+            "rules": [{"tool": "shell", "command": "rm *", "decision": "deny"},
+                      {"tool": "read", "decision": "allow"}],
+            "default": "ask"
+        });
+        approvals.set(Some(read_policy(&document).unwrap()));
+        let read = |decision| NativeDecision {
+            call_id: "toolu_1".into(),
+            request: ToolRequest {
+                kind: WitKind::Read,
+                command: None,
+                paths: vec!["notes.md".into()],
+                mcp: None,
+            },
+            decision,
+        };
+        let directory = Path::new("/work");
+        let agreed =
+            approvals.decide_native(read(agentplex_host::PolicyDecision::Allow), directory, None);
+        assert_eq!(
+            (agreed.decision, agreed.by, agreed.rule, agreed.native),
+            (PermissionDecision::Allow, DecidedBy::Rule, Some(1), true)
+        );
+        assert_eq!(agreed.permission_id, "toolu_1");
+        assert_eq!(agreed.input.paths, ["notes.md"]);
+        // Decided by a rule of a policy replaced since: recorded as the agent's.
+        let stale =
+            approvals.decide_native(read(agentplex_host::PolicyDecision::Deny), directory, None);
+        assert_eq!(
+            (stale.decision, stale.by, stale.rule, stale.native),
+            (PermissionDecision::Deny, DecidedBy::Agent, None, true)
+        );
+        assert!(
+            stale.reason.contains("allowed by rules[1]"),
+            "{}",
+            stale.reason
+        );
+    }
+
+    #[test]
     fn links_resolve_as_far_as_the_path_exists() {
         let dir = tempfile::tempdir().unwrap();
         let real = dir.path().join("real");
