@@ -73,7 +73,7 @@ pub(crate) fn kind(item: &ThreadItem) -> Kind {
             "shell".into(),
             json!({ "command": command.command, "cwd": command.cwd }),
             format!("shell: {}", display_command(command)),
-            tool_request::shell(display_command(command)),
+            crate::requests::shell_request(command.command.as_str().unwrap_or_default()),
         ),
         ItemType::FileChange { changes: list } => {
             let changes = changes(list);

@@ -108,11 +108,7 @@ fn approval_request(
     turn: Option<&TurnState>,
 ) -> Option<ToolRequest> {
     match method {
-        "item/commandExecution/requestApproval" => {
-            let words = shlex::split(&params.command).unwrap_or_default();
-            let line = tool_request::shell_line(&words).unwrap_or(&params.command);
-            Some(tool_request::shell(line))
-        }
+        "item/commandExecution/requestApproval" => Some(shell_request(&params.command)),
         "item/fileChange/requestApproval" => {
             let open = turn.and_then(|turn| turn.items.get(&params.item_id));
             match open.map(|open| &open.shape) {
@@ -126,6 +122,13 @@ fn approval_request(
         "item/permissions/requestApproval" => Some(tool_request::other()),
         _ => None,
     }
+}
+
+/// What running `command` asks for: the command line read out of the login shell
+/// Codex wraps every command in (`/bin/bash -lc '...'`).
+pub(crate) fn shell_request(command: &str) -> ToolRequest {
+    let words = shlex::split(command).unwrap_or_default();
+    tool_request::shell(tool_request::shell_line(&words).unwrap_or(command))
 }
 
 /// A few words on what an approval allows: the command, or the files a patch changes

@@ -7,6 +7,7 @@
 //! turn are built in [`crate::turn`], server requests in [`crate::requests`].
 
 use sandbox_agent_adapter_kit::native;
+use sandbox_agent_adapter_kit::native_rules::NativeRules;
 use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::snapshot::Snapshotted;
 use sandbox_agent_adapter_kit::text::raw_json;
@@ -131,6 +132,7 @@ impl CodexSession {
             return;
         }
         turn.sent = true;
+        turn.never_asks = settings::hands_never(&self.config);
         let input = crate::input::user_input(&turn.parts);
         let params =
             settings::turn_params(&self.config, &thread, input, self.state.model.as_deref());
@@ -267,6 +269,10 @@ impl CodexSession {
             ids.next(prefix)
         }) {
             Handling::Ask { id, pending, event } => {
+                let item = params.get("itemId").and_then(Value::as_str);
+                if let (Some(turn), Some(item)) = (&mut self.state.turn, item) {
+                    turn.asked.insert(item.to_owned());
+                }
                 self.state.requests.insert(id, pending);
                 out.emit(event.with_raw(raw));
             }
@@ -431,7 +437,8 @@ impl Snapshotted<State> for CodexSession {
     /// The format version of the snapshot (see `state`).
     const STATE_VERSION: u32 = crate::state::STATE_VERSION;
 
-    fn from_parts(config: SessionConfig, state: State) -> Self {
+    fn from_parts(config: SessionConfig, mut state: State) -> Self {
+        state.native = NativeRules::new(config.policy.clone());
         Self { config, state }
     }
 
@@ -524,6 +531,31 @@ impl SessionMachine for CodexSession {
     /// rejects its pending requests; Codex ends the turn with status `interrupted`. A
     /// turn Codex never received ends at once; one Codex does not end within
     /// [`CANCEL_GRACE_MS`] is ended by the adapter.
+    /// Codex takes a replaced policy with its next turn. A turn running with
+    /// approval policy `never` that the new policy no longer allows is stopped:
+    /// Codex cannot be told mid-turn, and would go on running what the new
+    /// policy asks about or denies.
+    fn set_policy(&mut self, policy: Option<ApprovalPolicy>) -> Vec<Action> {
+        self.config.policy = policy.clone();
+        self.state.native.set(policy);
+        let revoked = self.state.turn.as_ref().is_some_and(|turn| turn.never_asks)
+            && !settings::hands_never(&self.config);
+        if !revoked {
+            return Vec::new();
+        }
+        let mut actions = Actions::one(event::error(
+            "the approval policy was replaced while Codex ran this turn allowed every command \
+             and patch; Codex cannot be told mid-turn, so the turn is stopped",
+            Some("policy_replaced"),
+        ));
+        actions.extend(self.cancel_turn());
+        actions
+    }
+
+    fn native_decisions(&mut self) -> Vec<NativeDecision> {
+        self.state.native.take()
+    }
+
     fn cancel_turn(&mut self) -> Vec<Action> {
         let mut out = Actions::new();
         let Some(turn) = &mut self.state.turn else {

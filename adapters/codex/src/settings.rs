@@ -3,6 +3,7 @@
 //! ([`crate::gateway`]); and the static model list.
 
 use sandbox_agent_adapter_kit::mcp::string_map;
+use sandbox_agent_adapter_kit::native_rules::NativeRules;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -37,12 +38,34 @@ impl Policy {
                 plan,
             },
             _ => Self {
-                approval: "untrusted",
+                approval: if allows_every_call(config) {
+                    "never"
+                } else {
+                    "untrusted"
+                },
                 sandbox: "danger-full-access",
                 plan,
             },
         }
     }
+}
+
+/// Whether Codex is handed the session's approval policy as its own: approval
+/// policy `never` in the `default` permission mode ([`allows_every_call`]).
+pub(crate) fn hands_never(config: &SessionConfig) -> bool {
+    config.permission_mode != "bypass" && Policy::of(config).approval == "never"
+}
+
+/// Whether the session's approval policy allows every command and every patch,
+/// whatever they are: the one rule of a policy Codex takes as its own (approval
+/// policy `never`, commands unsandboxed as the daemon's `allow` runs them). Its
+/// approval policy has no setting per kind of call, and its prefix rules no
+/// globs, so any other policy is decided by the daemon, Codex asking.
+pub(crate) fn allows_every_call(config: &SessionConfig) -> bool {
+    let rules = NativeRules::new(config.policy.clone());
+    [ToolKind::Shell, ToolKind::Write]
+        .into_iter()
+        .all(|kind| rules.handed(kind) == Some(PolicyDecision::Allow))
 }
 
 /// The params of `thread/start` (no `thread`) or `thread/resume` (`thread` given):
@@ -123,6 +146,10 @@ pub(crate) fn turn_params(
     let mut params = Map::new();
     params.insert("threadId".into(), thread.into());
     params.insert("input".into(), input);
+    // A replaced approval policy reaches Codex with the next turn.
+    if config.policy.is_some() {
+        params.insert("approvalPolicy".into(), Policy::of(config).approval.into());
+    }
     if let Some(model) = &config.model {
         params.insert("model".into(), model.clone().into());
     }

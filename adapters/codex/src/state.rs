@@ -1,8 +1,9 @@
 //! The session's serializable state: everything [`crate::CodexSession::snapshot`]
 //! keeps, so a restored session continues where it was (mid-turn included).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
+use sandbox_agent_adapter_kit::native_rules::NativeRules;
 use sandbox_agent_adapter_kit::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -33,6 +34,10 @@ pub(crate) struct State {
     pub notices: Vec<(String, String)>,
     /// True once `session.ended` was emitted.
     pub ended: bool,
+    /// The session's approval policy as Codex is handed it, and the calls it
+    /// decided by it (from the configuration, not kept).
+    #[serde(skip)]
+    pub native: NativeRules,
 }
 
 /// The connection to the app-server, as this session sees it.
@@ -85,6 +90,13 @@ pub(crate) struct TurnState {
     pub cancelling: bool,
     /// True once an `error` event reported why the turn failed.
     pub error_reported: bool,
+    /// The turn runs with approval policy `never`: the session's approval policy
+    /// allows every command and every patch, and Codex was told so.
+    #[serde(default)]
+    pub never_asks: bool,
+    /// The items Codex asked approval for, by its item id.
+    #[serde(default)]
+    pub asked: BTreeSet<String>,
 }
 
 impl TurnState {
@@ -100,6 +112,8 @@ impl TurnState {
             usage: None,
             cancelling: false,
             error_reported: false,
+            never_asks: false,
+            asked: BTreeSet::new(),
         }
     }
 }

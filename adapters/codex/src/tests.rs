@@ -650,3 +650,72 @@ fn an_mcp_tools_image_is_an_image_part_of_its_result() {
         "{result}"
     );
 }
+
+/// A policy that allows every command and patch is Codex's own approval policy
+/// `never`: the thread and each turn are started with it, the commands it runs
+/// are reported as decided natively, and a policy replaced mid-turn that no
+/// longer allows them stops the turn.
+#[test]
+fn a_policy_allowing_every_call_is_handed_as_never_and_revoked_mid_turn() {
+    let all = ApprovalPolicy {
+        rules: Vec::new(),
+        default: PolicyDecision::Allow,
+    };
+    let mut config = config("s1", "default", "build");
+    config.policy = Some(all);
+    let (mut h, _) = Harness::new(config);
+    let opened = h.line(r#"{"id":"s1:1","result":{}}"#);
+    assert!(
+        opened
+            .iter()
+            .any(|line| line.contains(r#"\"approvalPolicy\":\"never\""#)),
+        "{opened:?}"
+    );
+    h.line(r#"{"id":"s1:2","result":{"thread":{"id":"t1"},"model":"gpt-5.5"}}"#);
+    let sent = h.send("run: echo hello");
+    assert!(
+        sent.iter()
+            .any(|line| line.contains("turn/start")
+                && line.contains(r#"\"approvalPolicy\":\"never\""#)),
+        "{sent:?}"
+    );
+    h.line(r#"{"id":"s1:3","result":{"turn":{"id":"u1"}}}"#);
+    h.line(r#"{"method":"turn/started","params":{"threadId":"t1","turn":{"id":"u1"}}}"#);
+    let item = |status: &str| {
+        json!({"method": format!("item/{status}"), "params": {"threadId": "t1", "turnId": "u1", "item": {
+            "type": "commandExecution", "id": "call_1", "command": "/bin/bash -lc 'echo hello'",
+            "cwd": "/workspace", "status": if status == "started" { "inProgress" } else { "completed" },
+            "commandActions": [], "aggregatedOutput": "hello\n", "exitCode": 0}}})
+        .to_string()
+    };
+    h.line(&item("started"));
+    h.line(&item("completed"));
+    let decided = h.session.native_decisions();
+    assert_eq!(decided.len(), 1, "{decided:?}");
+    let shell = sandbox_agent_adapter_kit::tool_request::shell("echo hello");
+    assert_eq!(decided[0].request, shell);
+    assert_eq!(decided[0].decision, PolicyDecision::Allow);
+
+    // Replaced by a policy that asks about commands: the running turn stops.
+    let asks = ApprovalPolicy {
+        rules: Vec::new(),
+        default: PolicyDecision::Ask,
+    };
+    let stopped = render(&h.session.set_policy(Some(asks)));
+    assert!(
+        stopped[0].starts_with("error ") && stopped[0].contains("policy_replaced"),
+        "{stopped:?}"
+    );
+    assert!(
+        stopped.iter().any(|line| line.contains("turn/interrupt")),
+        "{stopped:?}"
+    );
+    // The next turn asks again.
+    h.line(r#"{"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u1","status":"interrupted","error":null}}}"#);
+    let sent = h.send("run: echo again");
+    assert!(
+        sent.iter()
+            .any(|line| line.contains(r#"\"approvalPolicy\":\"untrusted\""#)),
+        "{sent:?}"
+    );
+}

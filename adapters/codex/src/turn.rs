@@ -205,6 +205,25 @@ impl State {
             }
         };
         out.emit(event::item_completed(completed_item(&open, item, &native_id)).with_raw(raw));
+        self.note_native(&open, &native_id);
+    }
+
+    /// A command or patch that ended unasked in a turn Codex ran with approval
+    /// policy `never`: decided by the rule it was handed for the session's policy.
+    fn note_native(&mut self, open: &OpenItem, native_id: &str) {
+        let Some(turn) = &self.turn else { return };
+        let Shape::Tool {
+            call_id,
+            request: Some(request),
+            ..
+        } = &open.shape
+        else {
+            return;
+        };
+        let decided = matches!(request.kind, ToolKind::Shell | ToolKind::Write);
+        if turn.never_asks && decided && !turn.asked.contains(native_id) {
+            self.native.note_call(call_id, request.clone());
+        }
     }
 
     fn complete_user_item(&mut self, out: &mut Actions, native_id: &str, raw: &str) {

@@ -66,6 +66,9 @@ pub(crate) struct MessageInfo {
 /// `message.part.updated`: a part was created or changed (it carries the whole part).
 #[derive(Debug, Deserialize)]
 pub(crate) struct PartUpdated {
+    /// The session it is about.
+    #[serde(rename = "sessionID", default)]
+    pub session_id: Option<String>,
     pub part: Part,
 }
 
@@ -170,6 +173,9 @@ pub(crate) struct Cache {
 /// `message.part.delta`: text appended to a part's field.
 #[derive(Debug, Deserialize)]
 pub(crate) struct PartDelta {
+    /// The session it is about.
+    #[serde(rename = "sessionID", default)]
+    pub session_id: Option<String>,
     #[serde(rename = "messageID")]
     pub message_id: String,
     #[serde(rename = "partID")]

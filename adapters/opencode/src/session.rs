@@ -214,14 +214,37 @@ impl OpenCodeSession {
         raw: &str,
         out: &mut Actions,
     ) -> Result<(), serde_json::Error> {
-        // Other sessions' events, and the server's own (plugins, heartbeats, files).
-        let about = envelope.session_id();
-        if about.is_none() || about.as_deref() != self.state.native_id.as_deref() {
+        let kind = envelope.kind.as_str();
+        if IGNORED.contains(&kind) || kind.starts_with("session.next.") {
             return Ok(());
+        }
+        // The part events, most of a busy stream, name their session beside the
+        // part: parsed once, the session read from them, not in a pass of its own.
+        let (mut part, mut delta) = (None, None);
+        let about = match kind {
+            "message.part.updated" => envelope.parse::<PartUpdated>().map(|updated| {
+                part = Some(updated.part);
+                updated.session_id
+            }),
+            "message.part.delta" => envelope.parse::<PartDelta>().map(|parsed| {
+                let session = parsed.session_id.clone();
+                delta = Some(parsed);
+                session
+            }),
+            _ => Ok(envelope.session_id().map(|id| id.into_owned())),
+        };
+        // Other sessions' events, and the server's own (plugins, heartbeats, files);
+        // what does not parse matters only when it is this session's.
+        let mine =
+            |about: Option<&str>| about.is_some() && about == self.state.native_id.as_deref();
+        match about {
+            Ok(about) if mine(about.as_deref()) => {}
+            Err(error) if mine(envelope.session_id().as_deref()) => return Err(error),
+            _ => return Ok(()),
         }
         let mut em = Emitter { out, raw };
         let state = &mut self.state;
-        match envelope.kind.as_str() {
+        match kind {
             "message.updated" => {
                 let info = envelope.parse::<MessageUpdated>()?.info;
                 if let Some(turn) = &mut state.turn {
@@ -233,8 +256,7 @@ impl OpenCodeSession {
                 state.saw_message(&info.id);
             }
             "message.part.updated" => {
-                let part = envelope.parse::<PartUpdated>()?.part;
-                if let Some(turn) = &mut state.turn {
+                if let (Some(turn), Some(part)) = (&mut state.turn, part) {
                     turn.on_part(&mut state.ids, part, &mut em);
                     for (call_id, tool, input) in turn.ended_calls.drain(..) {
                         let request = crate::policy::call_request(&tool, &input);
@@ -245,8 +267,7 @@ impl OpenCodeSession {
                 }
             }
             "message.part.delta" => {
-                let delta = envelope.parse::<PartDelta>()?;
-                if let Some(turn) = &mut state.turn {
+                if let (Some(turn), Some(delta)) = (&mut state.turn, delta) {
                     turn.on_delta(delta, &mut em);
                 }
             }
@@ -320,7 +341,6 @@ impl OpenCodeSession {
                     em.emit(event::question_resolved(resolved));
                 }
             }
-            kind if IGNORED.contains(&kind) || kind.starts_with("session.next.") => {}
             kind => em.emit(event::unparsed(
                 "unknown event type",
                 format!("sse:{kind}"),

@@ -82,18 +82,27 @@ pub fn policy_decides(h: &Harness) {
     native_rules(h, &session);
 }
 
-/// A policy that decides every command alike, replaced on the running session:
-/// an agent that takes native rules (Claude Code, OpenCode) is handed the new
-/// rule and decides by itself, unasked, each decision recorded as `native`
+/// A policy that decides every command and write alike, replaced on the running
+/// session: an agent that takes native rules (Claude Code, OpenCode; Codex the
+/// one that allows both) is handed the new rules and decides by itself, unasked,
+/// each decision recorded as `native`
 /// (OpenCode does not even offer its model a tool every call of which is
 /// denied); the others ask, and the daemon decides the same way.
 fn native_rules(h: &Harness, session: &str) {
-    let native = matches!(h.agent.id, "claude" | "opencode");
     for (decision, file) in [("deny", "kind-denied.txt"), ("allow", "kind-allowed.txt")] {
         let policy = json!({
-            "rules": [{"tool": "shell", "decision": decision}],
+            "rules": [
+                {"tool": "shell", "decision": decision},
+                {"tool": "write", "decision": decision}
+            ],
             "default": "ask"
         });
+        // Codex takes only a policy allowing every command and patch.
+        let native = match h.agent.id {
+            "claude" | "opencode" => true,
+            "codex" => decision == "allow",
+            _ => false,
+        };
         h.set_policy(session, policy);
         let events = h.turn(session, &format!("run: touch {file}"));
         assert_eq!(
