@@ -34,8 +34,8 @@ DEFAULT_TARGETS=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl)
 BINARY=agentplex
 ALIAS=sandbox-agent # the second name, for scripts written for 0.1.x
 NPM_CLI=agentplex-cli
-MAX_BYTES=42000000         # the size budget of one binary: 42 MB since approval policies and contract 0.5.0 (docs/performance.md)
-MAX_ARCHIVE_BYTES=20000000 # and of what a sandbox downloads, its archive: 20 MB
+MAX_BYTES=43000000         # the size budget of one binary: 43 MB since adapters at opt-level s and native policy rules (docs/performance.md)
+MAX_ARCHIVE_BYTES=20500000 # and of what a sandbox downloads, its archive: 20.5 MB
 
 die() {
   printf '%s: %s\n' "$PROG" "$*" >&2
@@ -272,7 +272,7 @@ check_binary() {
   local triple="$1" bin="$2" desc arch_re size first
   [ -f "$bin" ] || die "$bin ($triple) does not exist"
   size=$(($(wc -c <"$bin")))
-  [ "$size" -le "$MAX_BYTES" ] || die "$bin is $size bytes, over the 42 MB budget (docs/performance.md says what it holds)"
+  [ "$size" -le "$MAX_BYTES" ] || die "$bin is $size bytes, over the 43 MB budget (docs/performance.md says what it holds)"
 
   case "$triple" in
     x86_64-*-linux-*) arch_re='ELF 64-bit.*x86-64' ;;
@@ -337,7 +337,7 @@ write_archive() {
   fi
   local size
   size=$(($(wc -c <"$out/$name")))
-  [ "$size" -le "$MAX_ARCHIVE_BYTES" ] || die "$out/$name is $size bytes, over the 20 MB budget of a download"
+  [ "$size" -le "$MAX_ARCHIVE_BYTES" ] || die "$out/$name is $size bytes, over the 20.5 MB budget of a download"
   (cd "$out" && sha256 "$name" >"$name.sha256")
 }
 
