@@ -17,8 +17,9 @@ pub(crate) fn interrupt(request_id: &str) -> String {
     control_request(request_id, json!({ "subtype": "interrupt" }))
 }
 
-/// Replaces the permission rules the CLI was launched with (`None`: removes
-/// them) while it runs: the flag settings `--settings` gave it, merged key by key.
+/// Replaces the CLI's permission rules (`None`: removes them) while it runs: its
+/// inline flag settings, which this request merges key by key (a separate source
+/// from a `--settings` file).
 pub(crate) fn apply_permissions(request_id: &str, permissions: Option<Value>) -> String {
     let settings = json!({ "permissions": permissions });
     control_request(

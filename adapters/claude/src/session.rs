@@ -40,15 +40,24 @@ impl ClaudeSession {
         out.spawn(launch::spawn(&self.config, &id, resume));
         let request = self.state.header.ids.next("req");
         out.write_line(id.clone(), &protocol::initialize(&request));
-        if let Some(permissions) = launch::permissions(&self.state.native) {
-            let request = self.state.header.ids.next("req");
-            let apply = protocol::apply_permissions(&request, Some(permissions));
-            out.write_line(id.clone(), &apply);
+        if self.state.native.has_policy() {
+            self.hand_rules(out, &id);
         }
         self.state.header.process = Some(LiveProcess {
             id,
             data: Process { cost_usd: 0.0 },
         });
+    }
+
+    /// Hands CLI process `process` the permission rules of the session's policy
+    /// (none without one: its earlier ones go).
+    fn hand_rules(&mut self, out: &mut Actions, process: &str) {
+        let request = self.state.header.ids.next("req");
+        let permissions = launch::permissions(&self.state.native);
+        out.write_line(
+            process.to_owned(),
+            &protocol::apply_permissions(&request, permissions),
+        );
     }
 }
 
@@ -161,14 +170,11 @@ impl SessionMachine for ClaudeSession {
     fn set_policy(&mut self, policy: Option<ApprovalPolicy>) -> Vec<Action> {
         self.config.policy = policy.clone();
         self.state.native.set(policy);
-        let Some(process) = &self.state.header.process else {
+        let Some(process) = self.state.header.process.as_ref().map(|p| p.id.clone()) else {
             return Vec::new();
         };
-        let process = process.id.clone();
-        let request = self.state.header.ids.next("req");
-        let permissions = launch::permissions(&self.state.native);
         let mut out = Actions::new();
-        out.write_line(process, &protocol::apply_permissions(&request, permissions));
+        self.hand_rules(&mut out, &process);
         out.finish()
     }
 
