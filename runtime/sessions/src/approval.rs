@@ -24,12 +24,6 @@ pub fn read_policy(document: &serde_json::Value) -> Result<Policy, SessionError>
     })
 }
 
-/// The policy as the adapter contract carries it to the adapter
-/// (`session-config.policy`), read from its checked document.
-pub(crate) fn for_adapter(policy: &Policy) -> agentplex_host::ApprovalPolicy {
-    agentplex_host::approval_policy(policy.document())
-}
-
 /// What the task keeps to decide its session's permission requests.
 #[derive(Default)]
 pub(crate) struct Approvals {

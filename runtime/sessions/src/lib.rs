@@ -289,7 +289,8 @@ impl Launch {
     /// The launch of a session deciding with `policy`: the adapter is told it, so
     /// it can have its agent ask about what the policy decides.
     fn with_policy(mut self, policy: Option<&agentplex_policy::Policy>) -> Self {
-        self.config.policy = policy.map(approval::for_adapter);
+        self.config.policy =
+            policy.map(|policy| agentplex_host::approval_policy(policy.document()));
         self
     }
 }
