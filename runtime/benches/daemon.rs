@@ -187,7 +187,7 @@ fn main() {
         }
     }
     if wanted("gateway") {
-        eprintln!("[5/6] model gateway overhead, {} streams at once", 32);
+        eprintln!("[5/6] model gateway overhead, streams at once");
         runtime.block_on(gateway::gateway(&mut table, scratch.path(), &cache_dir));
     }
     if wanted("acp") {

@@ -25,7 +25,8 @@ use super::common::daemons::Binary;
 use super::common::{percentile, rounds, stop, us};
 use super::{Daemon, Table};
 
-/// Streams at once.
+/// Streams at once, unless `AGENTPLEX_GATEWAY_STREAMS` says (1 measures a
+/// call alone, with nothing beside it).
 const STREAMS: usize = 32;
 /// How the streams' calls come.
 struct Load {
@@ -120,23 +121,24 @@ pub async fn gateway(table: &mut Table, scratch: &Path, cache_dir: &Path) {
             key: brokered_token,
         },
     ];
+    let rounds = rounds("AGENTPLEX_GATEWAY_ROUNDS", ROUNDS);
+    let streams = streams();
     let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(STREAMS)
+        .pool_max_idle_per_host(streams)
         .build()
         .unwrap();
-    let rounds = rounds("AGENTPLEX_GATEWAY_ROUNDS", ROUNDS);
     for load in &LOADS {
         let mut timings: Vec<Timings> = ways.iter().map(|_| Timings::default()).collect();
         for round in 0..rounds {
             for (way, timings) in ways.iter().zip(&mut timings) {
-                let measured = round_of(&client, way, load).await;
+                let measured = round_of(&client, way, load, streams).await;
                 if round > 0 {
                     timings.first_byte.extend(measured.first_byte);
                     timings.gaps.extend(measured.gaps);
                 }
             }
         }
-        report(table, load.label, &ways, &mut timings);
+        report(table, load.label, &ways, &mut timings, streams);
     }
 }
 
@@ -233,10 +235,21 @@ async fn session_endpoint(daemon: &Daemon, scratch: &Path, id: &str) -> (String,
     }
 }
 
-/// One round of `STREAMS` streams making the load's calls, each stream a task
+/// How many streams call at once.
+fn streams() -> usize {
+    std::env::var("AGENTPLEX_GATEWAY_STREAMS").map_or(STREAMS, |value| {
+        value
+            .parse()
+            .ok()
+            .filter(|streams| *streams > 0)
+            .expect("AGENTPLEX_GATEWAY_STREAMS is a whole number above 0")
+    })
+}
+
+/// One round of `streams` streams making the load's calls, each stream a task
 /// of its own.
-async fn round_of(client: &reqwest::Client, way: &Way, load: &Load) -> Timings {
-    let streams: Vec<_> = (0..STREAMS)
+async fn round_of(client: &reqwest::Client, way: &Way, load: &Load, streams: usize) -> Timings {
+    let streams: Vec<_> = (0..streams)
         .map(|n| {
             let (client, way) = (client.clone(), way.clone());
             let (pace, calls) = (load.pace, load.calls);
@@ -301,9 +314,9 @@ async fn call(client: &reqwest::Client, way: &Way, pace: Option<u64>, timings: &
 
 /// The rows: each way's first byte and gaps, then what each way through the
 /// gateway adds to the first (straight).
-fn report(table: &mut Table, load: &str, ways: &[Way], timings: &mut [Timings]) {
+fn report(table: &mut Table, load: &str, ways: &[Way], timings: &mut [Timings], streams: usize) {
     table.section(&format!(
-        "Model gateway overhead ({STREAMS} streams of Anthropic calls at once, {load})"
+        "Model gateway overhead ({streams} streams of Anthropic calls at once, {load})"
     ));
     let mut figures = Vec::new();
     for (way, timings) in ways.iter().zip(timings.iter_mut()) {
