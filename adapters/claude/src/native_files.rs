@@ -27,6 +27,7 @@ pub(crate) const SESSIONS: NativeSessions = NativeSessions {
     files,
     relocate,
     import: None,
+    before_resume: false,
 };
 
 /// `${CLAUDE_CONFIG_DIR:-$HOME/.claude}` at `place`.

@@ -28,6 +28,7 @@ pub(crate) const SESSIONS: NativeSessions = NativeSessions {
     files,
     relocate,
     import: None,
+    before_resume: false,
 };
 
 /// Codex's folder at `place`: `$CODEX_HOME`, else `~/.codex`.

@@ -35,6 +35,11 @@
 //!   not move too), where a moved one stays. The empty recordings a session's
 //!   loads left are deleted alone, at the CLI's first start at the new place.
 //!
+//! The same renaming keeps a session that stays from both bugs: the host moves it
+//! to the place it already is before each resume (`before_resume`), which renames
+//! its recording in its own project folder, so a load in the minute the session
+//! began neither writes over it nor is it deleted at the start after a load.
+//!
 //! Nothing in the file is checked on load (its `projectHash` neither, nor the
 //! session context, which the CLI builds anew), so only the paths of the old place
 //! are rewritten, for the model's sake. The CLI's retention deletes at its start
@@ -57,6 +62,7 @@ pub(crate) const SESSIONS: NativeSessions = NativeSessions {
     files,
     relocate,
     import: None,
+    before_resume: true,
 };
 
 /// Every recording of session `id` in the projects' chat folders: the CLI's
@@ -91,12 +97,17 @@ pub(crate) fn relocate(
     let old_temp = temp_dir(from);
     let rest = inside(path, &old_temp, "Gemini CLI's folder")?;
     let new_temp = temp_dir(to);
-    let new_project = join(&new_temp, &project_id(&to.directory));
     let recording = match rest.split('/').collect::<Vec<_>>().as_slice() {
         [old_id, "chats", name] if name.starts_with(PREFIX) && name.ends_with(".jsonl") => {
             Some((join(&old_temp, old_id), *name))
         }
         _ => None,
+    };
+    // Moved to the place it is (before a resume): the project the CLI gave the
+    // directory stays, whatever its registry named it.
+    let new_project = match &recording {
+        Some((old_project, _)) if from == to => old_project.clone(),
+        _ => join(&new_temp, &project_id(&to.directory)),
     };
     // The text (JSON lines) with the old place's paths rewritten; bytes that are
     // not UTF-8 as they are.

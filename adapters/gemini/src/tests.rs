@@ -225,6 +225,30 @@ fn a_moved_recording_gets_a_name_the_cli_never_writes_under_the_new_project_id()
 }
 
 #[test]
+fn before_a_resume_a_recording_is_renamed_in_its_own_project_folder() {
+    assert!(sessions().before_resume);
+    let info = <crate::Gemini as sandbox_agent_adapter_kit::bindings::exports::sandbox_agent::adapter::adapter::Guest>::info();
+    assert!(info
+        .capabilities
+        .iter()
+        .any(|name| name == "move-before-resume"));
+    // The CLI's registry named the directory `proj-1`, not its slug: the file
+    // stays in that folder, unchanged but for its name.
+    let here = place("/tmp/t/homeA", "/tmp/t/C1/proj", &[]);
+    let chats = "/tmp/t/homeA/.gemini/tmp/proj-1/chats";
+    let old = format!("{chats}/session-2026-12-03T06-18-7e6301c5.jsonl");
+    let moved = (sessions().relocate)(&old, RECORDING.as_bytes().to_vec(), &here, &here).unwrap();
+    assert_eq!(
+        moved.path,
+        format!("{chats}/session-2026-12-03T06-18-7e6301c5-moved.jsonl")
+    );
+    assert_eq!(moved.contents, RECORDING.as_bytes());
+    // Renamed once: the next resume leaves it where it is.
+    let again = (sessions().relocate)(&moved.path, moved.contents.clone(), &here, &here).unwrap();
+    assert_eq!(again.path, moved.path);
+}
+
+#[test]
 fn a_recording_is_resumable_when_a_load_has_a_message_to_replay() {
     use crate::native_files::resumable;
     let lines: Vec<&str> = RECORDING.lines().collect();

@@ -29,6 +29,11 @@ pub struct NativeSessions {
     /// ([`NativeSource::Output`]): the command that takes that output in at the new
     /// place (its name, the old place, the new one). `None`: no command outputs.
     pub import: Option<ImportCommand>,
+    /// Whether the host moves the session to the place it already is before the
+    /// agent resumes it (capability `move-before-resume`): each file renamed to
+    /// where `relocate`, given that place as old and new, puts it. For an agent
+    /// that would write over or delete its session's files at its next start.
+    pub before_resume: bool,
 }
 
 /// The command that takes a command's output in at a new place: given the
@@ -42,6 +47,7 @@ impl NativeSessions {
             files,
             relocate: same_place,
             import: None,
+            before_resume: false,
         }
     }
 

@@ -407,8 +407,16 @@ impl<A: Adapter> Guest for A {
 
     fn info() -> AdapterInfo {
         let mut info = A::info();
-        if A::NATIVE_SESSIONS.is_some() && !info.capabilities.iter().any(|name| name == "move") {
-            info.capabilities.push("move".to_owned());
+        if let Some(sessions) = A::NATIVE_SESSIONS {
+            let mut names = vec!["move"];
+            if sessions.before_resume {
+                names.push("move-before-resume");
+            }
+            for name in names {
+                if !info.capabilities.iter().any(|known| known == name) {
+                    info.capabilities.push(name.to_owned());
+                }
+            }
         }
         info
     }

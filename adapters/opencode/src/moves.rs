@@ -14,6 +14,7 @@ pub(crate) const SESSIONS: NativeSessions = NativeSessions {
     files,
     relocate,
     import: Some(import),
+    before_resume: false,
 };
 
 /// The session as `opencode export` prints it.

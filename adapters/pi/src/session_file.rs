@@ -30,6 +30,7 @@ pub(crate) const SESSIONS: NativeSessions = NativeSessions {
     files,
     relocate,
     import: None,
+    before_resume: false,
 };
 
 /// Pi's agent folder at `place`: `$PI_CODING_AGENT_DIR` (with `~` expanded as Pi

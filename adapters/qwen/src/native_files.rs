@@ -36,6 +36,7 @@ pub(crate) const SESSIONS: NativeSessions = NativeSessions {
     files,
     relocate,
     import: None,
+    before_resume: false,
 };
 
 /// The transcript of session `id` (live or archived). Nothing for an id that is

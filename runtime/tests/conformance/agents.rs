@@ -14,10 +14,12 @@ pub struct Agent {
     /// The permission mode in which the agent can ask the user questions
     /// (Codex offers its question tool only in plan mode).
     pub question_mode: &'static str,
-    /// The agent can only resume a session in a later wall-clock minute than the
-    /// one it started in (Gemini CLI 0.61.0's `session/load` bug: see
-    /// adapters/gemini/README.md), so the resume check exits it in the next minute.
-    pub resumes_next_minute: bool,
+    /// The agent names its session's files after the minute the session began
+    /// (Gemini CLI 0.61.0, whose load in that minute would write over the
+    /// conversation but for the daemon's renaming it first: see
+    /// adapters/gemini/README.md), so the resume checks begin early in a minute
+    /// and resume within it.
+    pub names_sessions_by_minute: bool,
     /// The agent runs every command without asking, though its adapter's
     /// capabilities say it may ask (Pi's ACP build: the generic ACP adapter
     /// cannot know whether a registry agent asks).
@@ -59,7 +61,7 @@ pub const AGENTS: &[Agent] = &[
             binary: || format!("@anthropic-ai/claude-code-linux-{}/claude", npm_arch()),
         },
         question_mode: "default",
-        resumes_next_minute: false,
+        names_sessions_by_minute: false,
         runs_unasked: false,
         env: claude_env,
     },
@@ -76,7 +78,7 @@ pub const AGENTS: &[Agent] = &[
             },
         },
         question_mode: "plan",
-        resumes_next_minute: false,
+        names_sessions_by_minute: false,
         runs_unasked: false,
         env: codex_env,
     },
@@ -88,7 +90,7 @@ pub const AGENTS: &[Agent] = &[
             binary: || format!("opencode-linux-{}/bin/opencode", npm_arch()),
         },
         question_mode: "default",
-        resumes_next_minute: false,
+        names_sessions_by_minute: false,
         runs_unasked: false,
         env: opencode_env,
     },
@@ -100,7 +102,7 @@ pub const AGENTS: &[Agent] = &[
             binary: || "@mariozechner/pi-coding-agent/dist/cli.js".into(),
         },
         question_mode: "default",
-        resumes_next_minute: false,
+        names_sessions_by_minute: false,
         runs_unasked: false,
         env: pi_env,
     },
@@ -112,7 +114,7 @@ pub const AGENTS: &[Agent] = &[
             binary: || "@google/gemini-cli/bundle/gemini.js".into(),
         },
         question_mode: "default",
-        resumes_next_minute: true,
+        names_sessions_by_minute: true,
         runs_unasked: false,
         env: gemini_env,
     },
@@ -125,7 +127,7 @@ pub const AGENTS: &[Agent] = &[
             binary: || "../qwen/node_modules/@qwen-code/qwen-code/cli-entry.js".into(),
         },
         question_mode: "default",
-        resumes_next_minute: false,
+        names_sessions_by_minute: false,
         runs_unasked: false,
         env: qwen_env,
     },
@@ -139,7 +141,7 @@ pub const AGENTS: &[Agent] = &[
             release: None,
         },
         question_mode: "default",
-        resumes_next_minute: false,
+        names_sessions_by_minute: false,
         runs_unasked: false,
         env: claude_code_acp_env,
     },
@@ -155,7 +157,7 @@ pub const AGENTS: &[Agent] = &[
             }),
         },
         question_mode: "default",
-        resumes_next_minute: false,
+        names_sessions_by_minute: false,
         runs_unasked: false,
         env: codex_acp_env,
     },
@@ -166,7 +168,7 @@ pub const AGENTS: &[Agent] = &[
             release: None,
         },
         question_mode: "default",
-        resumes_next_minute: false,
+        names_sessions_by_minute: false,
         runs_unasked: true,
         env: pi_acp_env,
     },

@@ -9,6 +9,7 @@ use agentplex_host::{Action, Input};
 use agentplex_session::Incoming;
 
 use super::{now_millis, processes, Actor, Attached, Subscriber};
+use crate::moves::{in_place, native};
 
 impl Actor {
     /// Carries out one of the adapter's I/O actions.
@@ -18,6 +19,7 @@ impl Actor {
                 unreachable!("the session core keeps events and ids itself")
             }
             Action::Spawn(request) => {
+                self.move_native_session_in_place();
                 let process_id = request.process_id.clone();
                 let subscriber = Subscriber {
                     session_id: self.shared.record.id.clone(),
@@ -120,6 +122,41 @@ impl Actor {
                     self.core.fail("scratch_write_failed", message);
                 }
             }
+        }
+    }
+}
+
+impl Actor {
+    /// Before the agent starts again for a session it has begun (a resume),
+    /// renames its own session's files where its adapter says they are safe from
+    /// it (capability `move-before-resume`; see `moves::in_place`). A rename that
+    /// fails leaves the files where they are, and the agent resumes as it would
+    /// have.
+    fn move_native_session_in_place(&self) {
+        let adapter = self.adapter.adapter();
+        if !adapter.info().has(in_place::CAPABILITY) {
+            return;
+        }
+        let native_id = self.shared.state.lock().unwrap().native_session_id.clone();
+        let Some(native_id) = native_id else {
+            return;
+        };
+        let record = &self.shared.record;
+        let place = native::place_of(adapter, record, Path::new(&record.directory));
+        let moved =
+            tokio::task::block_in_place(|| in_place::move_in_place(adapter, &native_id, &place));
+        match moved {
+            Ok(0) => {}
+            Ok(renamed) => tracing::debug!(
+                session = %record.id,
+                renamed,
+                "renamed the agent's session files before its resume"
+            ),
+            Err(reason) => tracing::warn!(
+                session = %record.id,
+                %reason,
+                "cannot rename the agent's session files before its resume"
+            ),
         }
     }
 }

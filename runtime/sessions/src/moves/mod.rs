@@ -8,6 +8,7 @@
 
 pub mod archive;
 mod command;
+pub mod in_place;
 pub(crate) mod native;
 
 use std::io::{self, Read, Write};

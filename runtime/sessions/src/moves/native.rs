@@ -40,7 +40,7 @@ pub fn place_of(adapter: &LoadedAdapter, record: &SessionRecord, directory: &Pat
 
 /// The folders of `place` that native files may be in: its home and the absolute
 /// folders its location variables name.
-fn allowed_roots(place: &Place) -> Vec<PathBuf> {
+pub(super) fn allowed_roots(place: &Place) -> Vec<PathBuf> {
     std::iter::once(place.home.as_str())
         .chain(place.env.iter().map(|(_, value)| value.as_str()))
         .filter(|folder| folder.starts_with('/') && *folder != "/")
@@ -126,7 +126,10 @@ fn check_output_name(name: &str) -> Result<(), String> {
 }
 
 /// The files the sources name, read.
-fn read_files(sources: Vec<NativeSource>, place: &Place) -> Result<Vec<(String, Vec<u8>)>, String> {
+pub(super) fn read_files(
+    sources: Vec<NativeSource>,
+    place: &Place,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
     let mut paths = Vec::new();
     for source in sources {
         match source {
@@ -288,21 +291,7 @@ fn write_one(file: &Placed, roots: &[PathBuf], existing: Existing) -> Result<boo
     if there && existing == Existing::Refuse {
         return Ok(false);
     }
-    let parent = file.path.parent().unwrap_or(Path::new("/"));
-    std::fs::create_dir_all(parent)
-        .map_err(|error| WriteError::Io(format!("cannot make {}: {error}", parent.display())))?;
-    let real = std::fs::canonicalize(parent)
-        .map_err(|error| WriteError::Io(format!("cannot resolve {}: {error}", parent.display())))?;
-    let inside = roots.iter().any(|root| {
-        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
-        real.starts_with(&root)
-    });
-    if !inside {
-        return Err(WriteError::Conflict(format!(
-            "{} leads out of the agent's folders through a symbolic link",
-            parent.display()
-        )));
-    }
+    let real = real_parent(&file.path, roots)?;
     let mut temporary = tempfile::Builder::new()
         .prefix(".agentplex-import-")
         .tempfile_in(&real)
@@ -323,6 +312,27 @@ fn write_one(file: &Placed, roots: &[PathBuf], existing: Existing) -> Result<boo
         ))
     })?;
     Ok(!there)
+}
+
+/// The folder `path` goes in, made when missing, with its links resolved:
+/// refused when it leads out of `roots` through a symbolic link.
+pub(super) fn real_parent(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, WriteError> {
+    let parent = path.parent().unwrap_or(Path::new("/"));
+    std::fs::create_dir_all(parent)
+        .map_err(|error| WriteError::Io(format!("cannot make {}: {error}", parent.display())))?;
+    let real = std::fs::canonicalize(parent)
+        .map_err(|error| WriteError::Io(format!("cannot resolve {}: {error}", parent.display())))?;
+    let inside = roots.iter().any(|root| {
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+        real.starts_with(&root)
+    });
+    if !inside {
+        return Err(WriteError::Conflict(format!(
+            "{} leads out of the agent's folders through a symbolic link",
+            parent.display()
+        )));
+    }
+    Ok(real)
 }
 
 /// Removes files written by an import that did not complete.
