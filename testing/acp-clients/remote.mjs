@@ -5,8 +5,11 @@
 //
 //   node --experimental-websocket remote.mjs http|ws
 //
-// Environment: AGENTPLEX_ENDPOINT (a daemon without a token), ACP_AGENT (default
-// mock), ACP_CWD. Prints one `ok <scenario>` line each; exits 1 at the first failure.
+// Environment: AGENTPLEX_ENDPOINT, AGENTPLEX_TOKEN (when the daemon has one: in
+// the Authorization header over HTTP, in `?access_token=` over the WebSocket, as a
+// browser, which cannot set a WebSocket's headers, must send it), ACP_AGENT
+// (default mock), ACP_CWD. Prints one `ok <scenario>` line each; exits 1 at the
+// first failure.
 import assert from "node:assert/strict";
 import { turn, textOf } from "./turns.mjs";
 import { client } from "@agentclientprotocol/sdk";
@@ -17,14 +20,17 @@ const agent = process.env.ACP_AGENT ?? "mock";
 const cwd = process.env.ACP_CWD ?? process.cwd();
 const transport = process.argv[2];
 const url = `${process.env.AGENTPLEX_ENDPOINT}/acp/${agent}`;
+const token = process.env.AGENTPLEX_TOKEN;
 
 
 
 try {
   const stream =
     transport === "ws"
-      ? createWebSocketStream(url.replace(/^http/, "ws"))
-      : createHttpStream(url);
+      ? createWebSocketStream(
+          url.replace(/^http/, "ws") + (token ? `?access_token=${encodeURIComponent(token)}` : ""),
+        )
+      : createHttpStream(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
   const app = client()
     .onRequest("session/request_permission", async () => ({
       outcome: { outcome: "selected", optionId: "once" },

@@ -1,12 +1,13 @@
 //! Token authentication: `Authorization: Bearer <token>` or `x-sandbox-token`,
-//! compared in constant time; the terminal WebSocket also takes `?access_token=`
-//! (a browser cannot set headers on a WebSocket), and no other route does. `GET /v1/health` stays open for liveness probes, and
+//! compared in constant time; the terminal, desktop and ACP WebSockets also take
+//! `?access_token=` (a browser cannot set headers on a WebSocket), and no other
+//! route does. `GET /v1/health` stays open for liveness probes, and
 //! `GET /v1/openapi.json` for tools that read the API's description (it holds no data).
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::header::AUTHORIZATION;
+use axum::http::header::{AUTHORIZATION, UPGRADE};
 use axum::http::{HeaderMap, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -35,7 +36,8 @@ pub async fn require_token(
 }
 
 /// Whether a request carries the daemon's token: in `Authorization: Bearer`, in
-/// `x-sandbox-token`, or (the terminal and desktop WebSockets only) in `?access_token=`.
+/// `x-sandbox-token`, or (the terminal, desktop and ACP WebSockets only) in
+/// `?access_token=`.
 pub fn presents_token(headers: &HeaderMap, uri: &Uri, token: &str) -> bool {
     let presented = headers
         .get(AUTHORIZATION)
@@ -50,22 +52,32 @@ pub fn presents_token(headers: &HeaderMap, uri: &Uri, token: &str) -> bool {
                 .get("x-sandbox-token")
                 .and_then(|value| value.to_str().ok())
         });
-    let query_token = query_token(uri);
+    let query_token = query_token(headers, uri);
     presented
         .or(query_token.as_deref())
         .is_some_and(|presented| token_matches(presented, token))
 }
 
-/// The `access_token` query parameter of a terminal or desktop WebSocket request.
-fn query_token(uri: &Uri) -> Option<String> {
+/// The `access_token` query parameter of a terminal or desktop WebSocket request,
+/// or of a WebSocket upgrade of ACP's remote transport (`/acp/{agent}`).
+fn query_token(headers: &HeaderMap, uri: &Uri) -> Option<String> {
     let path = uri.path();
     let terminal = path.starts_with("/v1/processes/") && path.ends_with("/terminal/ws");
-    if !terminal && path != "/v1/desktop/stream/ws" {
+    let acp = path.starts_with("/acp/") && is_websocket_upgrade(headers);
+    if !terminal && !acp && path != "/v1/desktop/stream/ws" {
         return None;
     }
     axum::extract::Query::<agentplex_api::ProcessWsQuery>::try_from_uri(uri)
         .ok()
         .and_then(|query| query.0.access_token)
+}
+
+/// Whether a request asks to become a WebSocket.
+fn is_websocket_upgrade(headers: &HeaderMap) -> bool {
+    headers
+        .get(UPGRADE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.eq_ignore_ascii_case("websocket"))
 }
 
 /// Whether a presented token (surrounding whitespace ignored) is the daemon's: the

@@ -308,7 +308,9 @@ fn the_official_remote_transports_over_http_and_websocket() {
     // as it closes; when the script exits before it is sent (CI saw it; here, two
     // runs in thirty), the daemon closes the connection once it has been idle with
     // its stream closed for --acp-idle-timeout-secs: 1 s here.
+    // With a token: the WebSocket's in `?access_token=`, as a browser sends it.
     let daemon = Daemon::start_with(Options {
+        token: Some("acp-remote-token".into()),
         args: vec!["--acp-idle-timeout-secs".into(), "1".into()],
         ..Options::default()
     });
@@ -330,6 +332,19 @@ fn the_official_remote_transports_over_http_and_websocket() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert_eq!(api.get_ok("/v1/acp")["servers"], json!([]));
+
+    // `?access_token=` opens nothing with another token or none, and a request
+    // that is not a WebSocket upgrade (the SSE stream) does not take it.
+    let socket = |query: &str| format!("ws://127.0.0.1:{}/acp/mock{query}", daemon.port);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for query in ["?access_token=wrong", ""] {
+        let refused = runtime
+            .block_on(tokio_tungstenite::connect_async(socket(query)))
+            .unwrap_err();
+        assert!(refused.to_string().contains("401"), "{query}: {refused}");
+    }
+    let stream = reqwest::blocking::get(daemon.url("/acp/mock?access_token=acp-remote-token"));
+    assert_eq!(stream.unwrap().status(), 401);
 }
 
 #[test]

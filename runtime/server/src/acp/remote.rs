@@ -110,7 +110,8 @@ pub async fn post(
 #[utoipa::path(get, path = "/acp/{agent}", tag = "acp", operation_id = "acp_remote_stream",
     params(("agent" = String, Path, description = "The agent the connection's sessions run"),
            ("Acp-Connection-Id" = String, Header, description = "The connection (a WebSocket upgrade, which opens one, sends none)"),
-           ("Acp-Session-Id" = Option<String>, Header, description = "The session whose messages to stream")),
+           ("Acp-Session-Id" = Option<String>, Header, description = "The session whose messages to stream"),
+           ("access_token" = Option<String>, Query, description = "The daemon's token, for a WebSocket (a browser cannot set headers on one); taken only with the upgrade")),
     responses((status = 101, description = "A WebSocket connection: one JSON-RPC message per text frame"),
               (status = 200, description = "SSE stream of JSON-RPC messages", content_type = "text/event-stream"),
               (status = 400, body = ProblemDetails), (status = 404, description = "No such connection, or no such agent", body = ProblemDetails)))]

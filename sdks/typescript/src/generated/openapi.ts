@@ -3562,7 +3562,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     acp_remote_stream: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The daemon's token, for a WebSocket (a browser cannot set headers on one); taken only with the upgrade */
+                access_token?: string;
+            };
             header: {
                 /** @description The connection (a WebSocket upgrade, which opens one, sends none) */
                 "Acp-Connection-Id": string;
