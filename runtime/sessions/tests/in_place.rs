@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agentplex_host::{AdapterRegistry, HostConfig, LoadedAdapter, Place};
-use agentplex_sessions::moves::in_place::{move_in_place, CAPABILITY};
+use agentplex_sessions::moves::in_place::{move_in_place, InPlace, CAPABILITY};
 
 /// The adapters the daemon embeds.
 fn builtins() -> AdapterRegistry {
@@ -49,21 +49,32 @@ fn a_recording_is_renamed_where_the_agent_neither_writes_over_nor_deletes_it() {
     let other = chats.join("session-2026-12-05T21-40-0badc0de.jsonl");
     std::fs::write(&other, "{}").unwrap();
 
-    assert_eq!(move_in_place(&adapter, id, &place), Ok(1));
+    let renamed = |count| InPlace {
+        renamed: count,
+        refused: Vec::new(),
+    };
+    assert_eq!(move_in_place(&adapter, id, &place), Ok(renamed(1)));
     let moved = chats.join(format!("{name}-moved.jsonl"));
     assert_eq!(std::fs::read_to_string(&moved).unwrap(), recording);
     assert!(!chats.join(format!("{name}.jsonl")).exists());
     assert!(other.exists(), "another session's file stays");
     // At the next resume it is where it belongs: nothing to do.
-    assert_eq!(move_in_place(&adapter, id, &place), Ok(0));
+    assert_eq!(move_in_place(&adapter, id, &place), Ok(renamed(0)));
 
-    // A file in the way is never written over: the rename is refused and
-    // both stay as they were.
+    // A file in the way is never written over: that rename is refused and both
+    // stay as they were, while the empty recording a load left is renamed all
+    // the same.
     std::fs::write(chats.join(format!("{name}.jsonl")), recording).unwrap();
     std::fs::write(&moved, "kept").unwrap();
-    assert!(move_in_place(&adapter, id, &place).is_err());
+    let empty = "session-2026-12-05T21-45-7e6301c5";
+    let metadata = r#"{"sessionId":"7e6301c5-1111-2222-3333-444455556666","kind":"main"}"#;
+    std::fs::write(chats.join(format!("{empty}.jsonl")), metadata).unwrap();
+    let done = move_in_place(&adapter, id, &place).unwrap();
+    assert_eq!(done.renamed, 1, "{done:?}");
+    assert_eq!(done.refused.len(), 1, "{done:?}");
     assert_eq!(std::fs::read_to_string(&moved).unwrap(), "kept");
     assert!(chats.join(format!("{name}.jsonl")).exists());
+    assert!(chats.join(format!("{empty}-empty.jsonl")).exists());
 }
 
 #[test]

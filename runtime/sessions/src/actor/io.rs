@@ -124,9 +124,7 @@ impl Actor {
             }
         }
     }
-}
 
-impl Actor {
     /// Before the agent starts again for a session it has begun (a resume),
     /// renames its own session's files where its adapter says they are safe from
     /// it (capability `move-before-resume`; see `moves::in_place`). A rename that
@@ -134,7 +132,8 @@ impl Actor {
     /// have.
     fn move_native_session_in_place(&self) {
         let adapter = self.adapter.adapter();
-        if !adapter.info().has(in_place::CAPABILITY) {
+        let info = adapter.info();
+        if !(info.has("move") && info.has(in_place::CAPABILITY)) {
             return;
         }
         let native_id = self.shared.state.lock().unwrap().native_session_id.clone();
@@ -145,18 +144,18 @@ impl Actor {
         let place = native::place_of(adapter, record, Path::new(&record.directory));
         let moved =
             tokio::task::block_in_place(|| in_place::move_in_place(adapter, &native_id, &place));
-        match moved {
-            Ok(0) => {}
-            Ok(renamed) => tracing::debug!(
-                session = %record.id,
-                renamed,
-                "renamed the agent's session files before its resume"
-            ),
-            Err(reason) => tracing::warn!(
-                session = %record.id,
-                %reason,
-                "cannot rename the agent's session files before its resume"
-            ),
+        let refused = match moved {
+            Ok(moved) => {
+                if moved.renamed > 0 {
+                    let renamed = moved.renamed;
+                    tracing::debug!(session = %record.id, renamed, "renamed the agent's session files before its resume");
+                }
+                moved.refused
+            }
+            Err(reason) => vec![reason],
+        };
+        for reason in refused {
+            tracing::warn!(session = %record.id, %reason, "cannot rename the agent's session files before its resume");
         }
     }
 }
