@@ -177,7 +177,9 @@ fn no_documented_route_answers_or_acts_without_the_token() {
         for (how, present) in wrong_credentials() {
             // The WebSockets take the token as `?access_token` (browsers cannot set
             // headers on a WebSocket): the documented exceptions, tested in
-            // tests/processes/terminal.rs and tests/desktop_api.rs.
+            // tests/processes/terminal.rs and tests/desktop_api.rs. ACP's
+            // `/acp/{agent}` takes it only with the upgrade, which these requests
+            // are not, so it is refused here (the socket: tests/http_api/acp.rs).
             let socket = operation.route.ends_with("/terminal/ws")
                 || operation.route == "/v1/desktop/stream/ws";
             if how == "token in ?access_token" && socket {
