@@ -147,15 +147,22 @@ impl Actor {
         let refused = match moved {
             Ok(moved) => {
                 if moved.renamed > 0 {
-                    let renamed = moved.renamed;
-                    tracing::debug!(session = %record.id, renamed, "renamed the agent's session files before its resume");
+                    tracing::debug!(
+                        session = %record.id,
+                        renamed = moved.renamed,
+                        "renamed the agent's session files before its resume"
+                    );
                 }
                 moved.refused
             }
             Err(reason) => vec![reason],
         };
         for reason in refused {
-            tracing::warn!(session = %record.id, %reason, "cannot rename the agent's session files before its resume");
+            tracing::warn!(
+                session = %record.id,
+                %reason,
+                "cannot rename the agent's session files before its resume"
+            );
         }
     }
 }
