@@ -458,6 +458,21 @@ pub enum SessionStatus {
 }
 
 /// One session, as listed.
+/// A session's agent mode and permission mode, as `PUT
+/// /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
+/// answers them (both given). They apply from the next message on.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields)]
+pub struct SessionModes {
+    /// One of the agent's modes (`GET /v1/agents/{agent}/modes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_mode: Option<String>,
+    /// `default`, `plan`, `bypass` or `acceptEdits`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<String>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {

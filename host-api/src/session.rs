@@ -83,6 +83,17 @@ impl AdapterSession {
         Ok(())
     }
 
+    /// Runs the session with these modes from now on: the instance is parked,
+    /// and rebuilt from its snapshot with them in its configuration at the next
+    /// call. Only for adapters that declare the `mode-change` capability (they
+    /// apply a configuration's changed modes from the next message on).
+    pub fn set_modes(&mut self, agent_mode: &str, permission_mode: &str) -> Result<(), HostError> {
+        self.park()?;
+        self.config.agent_mode = agent_mode.to_owned();
+        self.config.permission_mode = permission_mode.to_owned();
+        Ok(())
+    }
+
     /// Whether the session is parked (no instance until its next call).
     pub fn is_parked(&self) -> bool {
         self.parked.is_some()

@@ -20,6 +20,8 @@ mod harness;
 mod metering;
 #[path = "conformance/mirror.rs"]
 mod mirror;
+#[path = "conformance/modes.rs"]
+mod modes;
 #[path = "conformance/policy.rs"]
 mod policy;
 #[path = "conformance/policy_cases.rs"]
@@ -120,6 +122,20 @@ mod gateway {
         opencode: metered_turn;
         pi: metered_turn;
         qwen: metered_turn;
+    }
+}
+
+/// A running session's modes changed, on the agents whose adapters can
+/// (`mode-change`): one run each.
+mod mode_change {
+    #[test]
+    fn claude() {
+        super::run("claude", |h| super::modes::modes_change(h));
+    }
+
+    #[test]
+    fn codex() {
+        super::run("codex", |h| super::modes::modes_change(h));
     }
 }
 

@@ -6,6 +6,10 @@
 //                                    mid-turn, list; prints `session <id>` last
 //   node stdio.mjs load <id>        loads that session (after a daemon restart):
 //                                    the replay comes before the answer
+//   node stdio.mjs modes            a session's modes: listed when it is made,
+//                                    changed with session/set_mode and
+//                                    session/set_config_option, told back as
+//                                    updates, in force from the next prompt
 //   node stdio.mjs conformance      a real agent (ACP_AGENT) against the scripted
 //                                    model server: a turn, a tool call (bypass), a
 //                                    permission allowed and one rejected (default;
@@ -155,6 +159,72 @@ async function load(sessionId) {
   await new Promise((done) => child.on("exit", done));
 }
 
+async function modes() {
+  const { child, stream, app } = connect();
+  await app.connectWith(stream, async (cx) => {
+    await initialize(cx);
+    const session = await cx.buildSession(cwd).start();
+    const { sessionId } = session;
+    const created = session.newSessionResponse;
+    assert.equal(created.modes.currentModeId, "build");
+    assert.deepEqual(created.modes.availableModes.map((m) => m.id), ["build", "plan"]);
+    const option = (options, id) => options.find((o) => o.id === id);
+    assert.equal(option(created.configOptions, "mode").currentValue, "build");
+    assert.equal(option(created.configOptions, "permission_mode").currentValue, "default");
+    console.log("ok modes listed");
+
+    // The change is told as updates too (to every client following the session).
+    const told = async (kind) => {
+      const seen = [];
+      for (;;) {
+        const message = await session.nextUpdate();
+        assert.equal(message.kind, "session_update", JSON.stringify(seen));
+        seen.push(message.update);
+        if (message.update.sessionUpdate === kind) return seen;
+      }
+    };
+    const say = async (text) => {
+      const t = await turn(session, text);
+      assert.equal(t.stopReason, "end_turn");
+      return textOf(t.updates, "agent_message_chunk");
+    };
+    assert.deepEqual(await cx.request("session/set_mode", { sessionId, modeId: "plan" }), {});
+    let updates = await told("config_option_update");
+    assert.equal(updates.find((u) => u.sessionUpdate === "current_mode_update")?.currentModeId, "plan");
+    assert.equal(await say("shell echo planned"), "Plan mode: I would run `echo planned`.");
+    console.log("ok set_mode");
+
+    const set = await cx.request("session/set_config_option", { sessionId, configId: "mode", value: "build" });
+    assert.equal(option(set.configOptions, "mode").currentValue, "build");
+    assert.equal(option(set.configOptions, "permission_mode").currentValue, "default");
+    await told("config_option_update");
+    assert.notEqual(await say("shell echo built"), "Plan mode: I would run `echo built`.");
+    console.log("ok set_config_option");
+
+    await cx.request("session/set_config_option", { sessionId, configId: "permission_mode", value: "plan" });
+    updates = await told("config_option_update");
+    assert.equal(updates.find((u) => u.sessionUpdate === "current_mode_update")?.currentModeId, "build");
+    const options = updates.at(-1).configOptions;
+    assert.equal(option(options, "permission_mode").currentValue, "plan");
+    assert.equal(await say("shell echo asked"), "Plan mode: I would run `echo asked`.");
+    console.log("ok mode updates");
+
+    await assert.rejects(cx.request("session/set_mode", { sessionId, modeId: "architect" }),
+      (e) => e.code === -32602 && /no mode "architect"/.test(e.message));
+    await assert.rejects(cx.request("session/set_config_option", { sessionId, configId: "colour", value: "red" }),
+      (e) => e.code === -32602);
+    await assert.rejects(cx.request("session/set_config_option", { sessionId, configId: "permission_mode", value: "sometimes" }),
+      (e) => e.code === -32602);
+    await assert.rejects(cx.request("session/set_mode", { sessionId: "nope", modeId: "plan" }),
+      (e) => e.code === -32002);
+    console.log("ok mode errors");
+    console.log(`session ${sessionId}`);
+    session.dispose();
+  });
+  child.stdin.end();
+  await new Promise((done) => child.on("exit", done));
+}
+
 /** Runs `op` on a fresh connection and session, the command closed after. */
 async function withSession(extraArgs, op) {
   const { child, stream, app } = connect(undefined, extraArgs);
@@ -209,6 +279,7 @@ const [mode, arg] = process.argv.slice(2);
 try {
   if (mode === "scenarios") await scenarios();
   else if (mode === "load") await load(arg);
+  else if (mode === "modes") await modes();
   else if (mode === "conformance") await conformance();
   else throw new Error(`unknown mode ${mode}`);
 } catch (error) {

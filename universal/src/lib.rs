@@ -450,6 +450,12 @@ pub enum ContentPart {
     },
 }
 
+/// The [`ContentPart::Status`] label of the system item that records a change
+/// of a session's modes (`PUT /v1/sessions/{id}/modes`, ACP's
+/// `session/set_mode`); its detail is the modes from then on as JSON:
+/// `{"agentMode": ..., "permissionMode": ...}`.
+pub const MODES_CHANGED: &str = "modes changed";
+
 /// What happened to a referenced file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

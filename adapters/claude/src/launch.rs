@@ -128,10 +128,13 @@ pub(crate) fn skills_plugin(config: &SessionConfig) -> Option<(&'static str, Vec
     ))
 }
 
+/// The CLI's permission mode that skips every permission check.
+pub(crate) const BYPASS: &str = "bypassPermissions";
+
 /// The CLI's `--permission-mode` for the session: plan mode when the agent mode or
-/// the permission mode asks for it, `bypassPermissions` for `bypass`.
+/// the permission mode asks for it, [`BYPASS`] for `bypass`.
 pub(crate) fn permission_mode(config: &SessionConfig) -> &'static str {
-    config.cli_permission_mode("bypassPermissions", "acceptEdits")
+    config.cli_permission_mode(BYPASS, "acceptEdits")
 }
 
 /// Variables for the CLI: no update checks or other non-essential traffic, and in
@@ -142,7 +145,7 @@ fn environment(mode: &str) -> Vec<(String, String)> {
         ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
         ("DISABLE_AUTOUPDATER", "1"),
     ];
-    if mode == "bypassPermissions" {
+    if mode == BYPASS {
         env.push(("IS_SANDBOX", "1"));
     }
     env.into_iter()

@@ -114,11 +114,14 @@ impl Adapter for Claude {
 /// synthetic), not `shared_process` (one CLI process per session). The session's MCP
 /// servers reach the CLI as `--mcp-config` JSON (`mcp_servers`, `mcp_tools`: the
 /// conformance suite calls a real MCP server's tool through it), its skills as a
-/// plugin made of its scratch folder (`skills`).
+/// plugin made of its scratch folder (`skills`). A session's changed modes reach a
+/// running CLI as a `set_permission_mode` control request before the next message
+/// (`mode_change`).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     questions,
     variants,
     skills,
+    mode_change,
     ..Capabilities::SUPERVISED_AGENT
 ];
 

@@ -77,6 +77,15 @@ fn success(request_id: &str, response: Value) -> String {
     .to_string()
 }
 
+/// Asks the CLI to run with permission mode `mode` (its names: `default`,
+/// `acceptEdits`, `plan`, `bypassPermissions`) from now on.
+pub(crate) fn set_permission_mode(request_id: &str, mode: &str) -> String {
+    control_request(
+        request_id,
+        json!({ "subtype": "set_permission_mode", "mode": mode }),
+    )
+}
+
 fn control_request(request_id: &str, request: Value) -> String {
     json!({ "type": "control_request", "request_id": request_id, "request": request }).to_string()
 }

@@ -45,8 +45,40 @@ impl ClaudeSession {
         }
         self.state.header.process = Some(LiveProcess {
             id,
-            data: Process { cost_usd: 0.0 },
+            data: Process {
+                cost_usd: 0.0,
+                permission_mode: Some(launch::permission_mode(&self.config).to_owned()),
+            },
         });
+    }
+
+    /// Tells a running CLI the session's permission mode when the session's
+    /// modes changed since it started (a CLI started later gets it as a flag).
+    /// The CLI takes `bypassPermissions` only as a flag: for it, the CLI is
+    /// started again with it, resuming the session.
+    fn follow_mode(&mut self, out: &mut Actions) {
+        let wanted = launch::permission_mode(&self.config);
+        let Some(process) = self.state.header.process.as_mut() else {
+            return;
+        };
+        if process
+            .data
+            .permission_mode
+            .as_deref()
+            .is_none_or(|mode| mode == wanted)
+        {
+            return;
+        }
+        let id = process.id.clone();
+        if wanted == launch::BYPASS {
+            // Its exit is another process's from here on, which the session ignores.
+            out.kill(id);
+            self.state.header.process = None;
+            return self.launch(out);
+        }
+        process.data.permission_mode = Some(wanted.to_owned());
+        let request = self.state.header.ids.next("req");
+        out.write_line(id, &protocol::set_permission_mode(&request, wanted));
     }
 
     /// Hands CLI process `process` the permission rules of the session's policy
@@ -138,11 +170,14 @@ impl SessionMachine for ClaudeSession {
     }
 
     /// Opens a turn (`turn.started`, the user's message) and writes the message to
-    /// the CLI, starting it again first when it exited.
+    /// the CLI, starting it again first when it exited (else telling it the
+    /// session's permission mode first when the session's modes changed).
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
         Actions::unless(self.state.header.ended, |out| {
             if self.state.header.process.is_none() {
                 self.launch(out);
+            } else {
+                self.follow_mode(out);
             }
             self.state.header.turn_or_start(out);
             out.emit_all(event::user_message(

@@ -39,6 +39,10 @@ pub(crate) struct Process {
     /// The `total_cost_usd` it last reported: the CLI sums the cost per process, turns
     /// get the difference.
     pub cost_usd: f64,
+    /// The permission mode it runs with (`--permission-mode`, or the last
+    /// `set_permission_mode`); unknown in the snapshots of older adapters.
+    #[serde(default)]
+    pub permission_mode: Option<String>,
 }
 
 /// What the adapter keeps of the running turn (a `RunningTurn`, which is cancelling once an

@@ -104,8 +104,10 @@ impl Adapter for Codex {
 /// What the adapter reports. Images are sent as `localImage` inputs; attached files as
 /// a line naming the path (Codex has no file input); questions exist in plan mode only
 /// (`request_user_input`). The session's MCP servers go in the thread's `config`
-/// (`mcp_servers`), so each thread on the shared app-server has its own.
+/// (`mcp_servers`), so each thread on the shared app-server has its own. A
+/// session's changed modes reach its thread with the next turn (`mode_change`).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    mode_change,
     questions,
     images,
     file_attachments,

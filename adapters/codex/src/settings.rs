@@ -136,19 +136,31 @@ fn mcp_servers(servers: &[McpServer]) -> Map<String, Value> {
 
 /// The params of `turn/start`: the input, and the model, reasoning effort and
 /// collaboration mode of the session. `thread_model` is the model the thread runs,
-/// which the plan collaboration mode must name when the session names none.
+/// which a collaboration mode must name when the session names none.
+/// `modes_changed`: the session's modes changed since the thread was last given
+/// them, so the turn gives it their approval policy, sandbox and collaboration
+/// mode (Codex keeps a turn's for the turns after it).
 pub(crate) fn turn_params(
     config: &SessionConfig,
     thread: &str,
     input: Value,
     thread_model: Option<&str>,
+    modes_changed: bool,
 ) -> Value {
     let mut params = Map::new();
     params.insert("threadId".into(), thread.into());
     params.insert("input".into(), input);
+    let policy = Policy::of(config);
     // A replaced approval policy reaches Codex with the next turn.
-    if config.policy.is_some() {
-        params.insert("approvalPolicy".into(), Policy::of(config).approval.into());
+    if config.policy.is_some() || modes_changed {
+        params.insert("approvalPolicy".into(), policy.approval.into());
+    }
+    if modes_changed {
+        let sandbox = match policy.sandbox {
+            "read-only" => json!({"type": "readOnly"}),
+            _ => json!({"type": "dangerFullAccess"}),
+        };
+        params.insert("sandboxPolicy".into(), sandbox);
     }
     if let Some(model) = &config.model {
         params.insert("model".into(), model.clone().into());
@@ -157,11 +169,11 @@ pub(crate) fn turn_params(
         params.insert("effort".into(), effort.clone().into());
     }
     let model = config.model.as_deref().or(thread_model);
-    if let (true, Some(model)) = (Policy::of(config).plan, model) {
+    if let (true, Some(model)) = (policy.plan || modes_changed, model) {
         params.insert(
             "collaborationMode".into(),
             json!({
-                "mode": "plan",
+                "mode": if policy.plan { "plan" } else { "default" },
                 "settings": {
                     "model": model,
                     "reasoning_effort": config.variant,

@@ -34,6 +34,11 @@ pub(crate) struct State {
     pub notices: Vec<(String, String)>,
     /// True once `session.ended` was emitted.
     pub ended: bool,
+    /// The agent mode and permission mode the thread was last given (at its
+    /// start or resume, or with a turn): a turn after the session's modes
+    /// changed gives it the new ones. Unknown in older snapshots.
+    #[serde(default)]
+    pub given_modes: Option<(String, String)>,
     /// The session's approval policy as Codex is handed it, and the calls it
     /// decided by it (from the configuration, not kept).
     #[serde(skip)]

@@ -437,6 +437,39 @@ fn plan_mode_sends_the_plan_collaboration_mode_and_asks_questions() {
 }
 
 #[test]
+fn changed_modes_reach_the_thread_with_the_next_turn_and_once() {
+    let mut h = ready("default");
+    let sent = h.send("hi");
+    assert!(!sent[0].contains("sandboxPolicy") && !sent[0].contains("collaborationMode"));
+    h.line(r#"{"id":"s1:3","result":{"turn":{"id":"u1"}}}"#);
+    h.line(r#"{"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u1","status":"completed"}}}"#);
+    // The host rebuilds the session with the new modes, as after a PUT .../modes.
+    let planning = config("s1", "default", "plan");
+    h.session = CodexSession::restore(planning, &h.session.snapshot()).unwrap();
+    let sent = h.send("plan it");
+    for part in [
+        r#"\"approvalPolicy\":\"untrusted\""#,
+        r#"\"sandboxPolicy\":{\"type\":\"readOnly\"}"#,
+        r#"\"collaborationMode\":{\"mode\":\"plan\""#,
+    ] {
+        assert!(sent[0].contains(part), "{part} not in {}", sent[0]);
+    }
+    h.line(r#"{"id":"s1:4","result":{"turn":{"id":"u2"}}}"#);
+    h.line(r#"{"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u2","status":"completed"}}}"#);
+    // Back to building: the thread leaves the plan mode and its read-only sandbox.
+    let bypass = config("s1", "bypass", "build");
+    h.session = CodexSession::restore(bypass, &h.session.snapshot()).unwrap();
+    let sent = h.send("build it");
+    for part in [
+        r#"\"approvalPolicy\":\"never\""#,
+        r#"\"sandboxPolicy\":{\"type\":\"dangerFullAccess\"}"#,
+        r#"\"collaborationMode\":{\"mode\":\"default\""#,
+    ] {
+        assert!(sent[0].contains(part), "{part} not in {}", sent[0]);
+    }
+}
+
+#[test]
 fn model_and_variant_go_with_every_turn() {
     let mut c = config("s1", "default", "build");
     c.model = Some("gpt-5.5".into());

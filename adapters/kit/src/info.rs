@@ -55,6 +55,11 @@ pub struct Capabilities {
     pub mcp_servers: bool,
     /// The session's skills reach the agent.
     pub skills: bool,
+    /// A session's agent mode and permission mode can change while it runs:
+    /// the host rebuilds the session from its snapshot with the new modes in
+    /// its configuration, and the adapter applies them from the next message
+    /// on (telling a running agent, or starting it again with them).
+    pub mode_change: bool,
 }
 
 impl Capabilities {
@@ -84,6 +89,7 @@ impl Capabilities {
         variants: false,
         mcp_servers: false,
         skills: false,
+        mode_change: false,
     };
 
     /// An agent that exchanges text messages and reports its session and item lifecycle.
@@ -153,6 +159,7 @@ impl Capabilities {
         variants: true,
         mcp_servers: true,
         skills: true,
+        mode_change: true,
     };
 
     /// The contract's names of the capabilities that are set (`plan-mode`...).
@@ -182,6 +189,7 @@ impl Capabilities {
             ("variants", self.variants),
             ("mcp-servers", self.mcp_servers),
             ("skills", self.skills),
+            ("mode-change", self.mode_change),
         ]
         .into_iter()
         .filter(|(_, set)| *set)
@@ -198,7 +206,7 @@ impl Capabilities {
         all
     }
 
-    fn flags_mut(&mut self) -> [(&'static str, &mut bool); 24] {
+    fn flags_mut(&mut self) -> [(&'static str, &mut bool); 25] {
         [
             ("plan-mode", &mut self.plan_mode),
             ("permissions", &mut self.permissions),
@@ -224,6 +232,7 @@ impl Capabilities {
             ("variants", &mut self.variants),
             ("mcp-servers", &mut self.mcp_servers),
             ("skills", &mut self.skills),
+            ("mode-change", &mut self.mode_change),
         ]
     }
 }

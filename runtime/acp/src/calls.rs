@@ -111,6 +111,28 @@ pub struct SessionRef {
     pub session_id: String,
 }
 
+/// `session/set_mode`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetMode {
+    /// The session.
+    pub session_id: String,
+    /// One of the modes the session's answers listed.
+    pub mode_id: String,
+}
+
+/// `session/set_config_option`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetConfigOption {
+    /// The session.
+    pub session_id: String,
+    /// One of the options the session's answers listed.
+    pub config_id: String,
+    /// One of the option's values.
+    pub value: Value,
+}
+
 /// `session/list`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

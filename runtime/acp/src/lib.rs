@@ -3,11 +3,12 @@
 //!
 //! Pure, in the manner of a protocol state machine with its I/O outside: this
 //! crate reads and writes JSON-RPC messages ([`rpc`]), reads ACP's calls
-//! ([`calls`]) and turns a session's universal events into `session/update`
+//! ([`calls`]), shows a session's modes ([`modes`]) and turns a session's universal events into `session/update`
 //! notifications and the requests the client must answer ([`updates`]). The
 //! server carries the messages and drives the sessions.
 
 pub mod calls;
+pub mod modes;
 pub mod rpc;
 pub mod updates;
 

@@ -66,6 +66,14 @@ pub enum Step {
         /// The universal permission or question id.
         id: String,
     },
+    /// The session's modes changed (from its next message on): a
+    /// `current_mode_update` and a `config_option_update` to send.
+    ModesChanged {
+        /// The agent mode.
+        agent_mode: String,
+        /// The permission mode.
+        permission_mode: String,
+    },
     /// The turn ended.
     TurnEnded(StopReason),
     /// The session ended (its agent exited, or it was terminated).
@@ -256,6 +264,10 @@ impl Updates {
                 if let Some(plan) = plan(item) {
                     steps.push(Step::Update(plan));
                 }
+                // A replay's answer already says the modes as they are now.
+                if let Some(changed) = modes_changed(item).filter(|_| !self.replay) {
+                    steps.push(changed);
+                }
             }
             _ => {}
         }
@@ -443,6 +455,21 @@ fn plan(item: &UniversalItem) -> Option<Value> {
                 })
                 .collect();
             Some(json!({"sessionUpdate": "plan", "entries": entries}))
+        }
+        _ => None,
+    })
+}
+
+/// The modes a status item labelled [`agentplex_universal::MODES_CHANGED`]
+/// gives the session.
+fn modes_changed(item: &UniversalItem) -> Option<Step> {
+    item.content.iter().find_map(|part| match part {
+        ContentPart::Status { label, detail } if label == agentplex_universal::MODES_CHANGED => {
+            let modes: Value = serde_json::from_str(detail.as_deref()?).ok()?;
+            Some(Step::ModesChanged {
+                agent_mode: modes["agentMode"].as_str()?.to_owned(),
+                permission_mode: modes["permissionMode"].as_str()?.to_owned(),
+            })
         }
         _ => None,
     })

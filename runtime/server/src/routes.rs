@@ -422,6 +422,27 @@ pub async fn set_policy(
     ))
 }
 
+/// Changes the session's agent mode or permission mode (a field left out keeps
+/// its value). They apply from the next message on: the running turn finishes
+/// as it began, and the transcript records the change. Refused (400) for a mode
+/// the agent does not have, and for an agent whose adapter cannot change modes
+/// in a running session. Answers both modes.
+#[utoipa::path(put, path = "/v1/sessions/{session_id}/modes", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id")),
+    request_body = SessionModes,
+    responses((status = 200, body = SessionModes), (status = 400, body = ProblemDetails),
+        (status = 404, body = ProblemDetails),
+        (status = 409, description = "The session ended", body = ProblemDetails)))]
+pub async fn set_modes(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+    Json(change): Json<SessionModes>,
+) -> Result<axum::Json<SessionModes>> {
+    Ok(axum::Json(
+        state.sessions.set_modes(&session_id, change).await?,
+    ))
+}
+
 /// Ends the session and kills its processes. Terminating an ended session is a no-op.
 #[utoipa::path(post, path = "/v1/sessions/{session_id}/terminate", tag = "sessions",
     params(("session_id" = String, Path, description = "Session id")),

@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use agentplex_universal::BudgetLimits;
 
-use crate::MeteredUsage;
+use crate::queue::Queued;
+use crate::{Identity, MeteredUsage, Process, SessionCore};
 
 /// The live state of a session as of its last committed event: what a restarted
 /// daemon needs to carry on where the session was.
@@ -47,6 +48,10 @@ pub struct Checkpoint {
     /// what was decided then.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asked: Vec<agentplex_universal::PermissionDecidedData>,
+    /// The modes a client set since the session was created (absent: the
+    /// record's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modes: Option<Box<crate::Modes>>,
 }
 
 /// One part of a queued user message, as stored.
@@ -100,4 +105,66 @@ pub struct ProcessMark {
     pub pid: u32,
     /// Start time in clock ticks since boot (`/proc/<pid>/stat`).
     pub started: Option<u64>,
+}
+
+impl SessionCore {
+    /// The core of a session a previous daemon committed `checkpoint` for, whose
+    /// transcript ends at `last_sequence`. Its processes and timers are the
+    /// previous daemon's until [`resume`](Self::resume) reports them gone.
+    pub fn restore(identity: Identity, checkpoint: &Checkpoint, last_sequence: u64) -> Self {
+        let mut core = Self::new(identity, checkpoint.updated_at);
+        core.native_session_id = checkpoint.native_session_id.clone();
+        core.ended = checkpoint.ended;
+        core.turn_running = checkpoint.turn_running;
+        core.pending_permissions = checkpoint.pending_permissions.iter().cloned().collect();
+        core.pending_questions = checkpoint.pending_questions.iter().cloned().collect();
+        core.processes = checkpoint
+            .processes
+            .iter()
+            .map(|mark| {
+                let process = Process {
+                    mark: mark.clone(),
+                    gone: false,
+                };
+                (mark.id.clone(), process)
+            })
+            .collect();
+        core.timers = checkpoint.timers.iter().cloned().collect();
+        core.queue = checkpoint
+            .queued
+            .iter()
+            .map(|parts| Queued::from_stored(parts))
+            .collect();
+        core.last_sequence = last_sequence;
+        core.usage = checkpoint.usage;
+        core.budget = checkpoint.budget;
+        core.decisions.policy = checkpoint.policy.as_deref().cloned();
+        core.modes = checkpoint.modes.as_deref().cloned();
+        core.decisions.asked = checkpoint
+            .asked
+            .iter()
+            .map(|asked| (asked.permission_id.clone(), asked.clone()))
+            .collect();
+        core
+    }
+
+    /// The state a restarted daemon needs, as of now.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            native_session_id: self.native_session_id.clone(),
+            ended: self.ended,
+            turn_running: self.turn_running,
+            pending_permissions: self.pending_permissions.iter().cloned().collect(),
+            pending_questions: self.pending_questions.iter().cloned().collect(),
+            processes: self.processes.values().map(|p| p.mark.clone()).collect(),
+            timers: self.timers.iter().cloned().collect(),
+            updated_at: self.updated_at,
+            queued: self.queue.iter().map(Queued::stored).collect(),
+            usage: self.usage,
+            budget: self.budget,
+            policy: self.decisions.policy.clone().map(Box::new),
+            asked: self.decisions.asked.values().cloned().collect(),
+            modes: self.modes.clone().map(Box::new),
+        }
+    }
 }

@@ -43,6 +43,9 @@ pub enum Command {
     /// pending stay as they were). The adapter is told too, so an agent it
     /// handed native rules gets the new policy's.
     SetPolicy(Option<serde_json::Value>),
+    /// Run with these modes from the next message on (the transcript says so;
+    /// the adapter gets them with [`crate::Effect::Modes`]).
+    SetModes(crate::Modes),
     /// End the session.
     Terminate,
     /// Daemon shutdown with a durable store: stop without ending the session,

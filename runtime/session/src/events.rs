@@ -112,6 +112,32 @@ pub fn restart_marker(native_session_id: Option<&str>, why: CarriedOn, now: i64)
     )
 }
 
+/// The transcript's note that a client changed the session's modes, from the
+/// next message on: a status item labelled
+/// [`agentplex_universal::MODES_CHANGED`] (`now`: Unix milliseconds, which
+/// names the item).
+pub fn modes_changed(modes: &crate::Modes, now: i64) -> EmittedEvent {
+    synthetic(
+        UniversalEventType::ItemCompleted,
+        UniversalEventData::Item(ItemEventData {
+            item: UniversalItem {
+                item_id: format!("modes_changed_{now}"),
+                native_item_id: None,
+                parent_id: None,
+                kind: ItemKind::Status,
+                role: Some(ItemRole::System),
+                status: ItemStatus::Completed,
+                content: vec![ContentPart::Status {
+                    label: agentplex_universal::MODES_CHANGED.into(),
+                    detail: Some(
+                        serde_json::to_string(modes).expect("two strings always serialize"),
+                    ),
+                }],
+            },
+        }),
+    )
+}
+
 /// `turn.ended` of a turn that died with the previous daemon, or stayed behind
 /// when the session moved or was taken over.
 pub fn lost_turn_ended(turn_id: Option<String>, why: CarriedOn) -> EmittedEvent {

@@ -31,6 +31,7 @@ mod error;
 mod events;
 mod input;
 mod lost;
+mod modes;
 #[cfg(test)]
 mod props;
 mod queue;
@@ -61,6 +62,7 @@ pub use encoded::EncodedEvent;
 pub use error::{AdapterFailure, CoreError};
 pub use input::{Incoming, Stream};
 pub use lost::LostTurn;
+pub use modes::Modes;
 pub use queue::Ticket;
 pub use usage::MeteredUsage;
 
@@ -100,6 +102,10 @@ pub enum Effect {
     },
     /// The outcome of the command being handled (exactly one per command).
     Answer(Result<(), CoreError>),
+    /// The session's modes changed: the adapter gets them in its session
+    /// configuration before its next call (and applies them from the next
+    /// message on).
+    Modes(Modes),
     /// The session ended: stop its processes, timers and streams, and forget
     /// the tickets of messages that will not run.
     Shutdown,
@@ -205,6 +211,8 @@ pub struct SessionCore {
     feeding: Option<Then>,
     /// The approval policy's part of the session.
     decisions: decisions::Decisions,
+    /// The modes a client set since the session was created.
+    modes: Option<Modes>,
 }
 
 impl SessionCore {
@@ -234,64 +242,7 @@ impl SessionCore {
             steps: VecDeque::new(),
             feeding: None,
             decisions: decisions::Decisions::default(),
-        }
-    }
-
-    /// The core of a session a previous daemon committed `checkpoint` for, whose
-    /// transcript ends at `last_sequence`. Its processes and timers are the
-    /// previous daemon's until [`resume`](Self::resume) reports them gone.
-    pub fn restore(identity: Identity, checkpoint: &Checkpoint, last_sequence: u64) -> Self {
-        let mut core = Self::new(identity, checkpoint.updated_at);
-        core.native_session_id = checkpoint.native_session_id.clone();
-        core.ended = checkpoint.ended;
-        core.turn_running = checkpoint.turn_running;
-        core.pending_permissions = checkpoint.pending_permissions.iter().cloned().collect();
-        core.pending_questions = checkpoint.pending_questions.iter().cloned().collect();
-        core.processes = checkpoint
-            .processes
-            .iter()
-            .map(|mark| {
-                let process = Process {
-                    mark: mark.clone(),
-                    gone: false,
-                };
-                (mark.id.clone(), process)
-            })
-            .collect();
-        core.timers = checkpoint.timers.iter().cloned().collect();
-        core.queue = checkpoint
-            .queued
-            .iter()
-            .map(|parts| Queued::from_stored(parts))
-            .collect();
-        core.last_sequence = last_sequence;
-        core.usage = checkpoint.usage;
-        core.budget = checkpoint.budget;
-        core.decisions.policy = checkpoint.policy.as_deref().cloned();
-        core.decisions.asked = checkpoint
-            .asked
-            .iter()
-            .map(|asked| (asked.permission_id.clone(), asked.clone()))
-            .collect();
-        core
-    }
-
-    /// The state a restarted daemon needs, as of now.
-    pub fn checkpoint(&self) -> Checkpoint {
-        Checkpoint {
-            native_session_id: self.native_session_id.clone(),
-            ended: self.ended,
-            turn_running: self.turn_running,
-            pending_permissions: self.pending_permissions.iter().cloned().collect(),
-            pending_questions: self.pending_questions.iter().cloned().collect(),
-            processes: self.processes.values().map(|p| p.mark.clone()).collect(),
-            timers: self.timers.iter().cloned().collect(),
-            updated_at: self.updated_at,
-            queued: self.queue.iter().map(Queued::stored).collect(),
-            usage: self.usage,
-            budget: self.budget,
-            policy: self.decisions.policy.clone().map(Box::new),
-            asked: self.decisions.asked.values().cloned().collect(),
+            modes: None,
         }
     }
 
@@ -399,6 +350,10 @@ impl SessionCore {
             Command::SetPolicy(policy) => {
                 self.set_policy(policy.clone());
                 Step::Feed(Input::SetPolicy(policy), Then::Answer)
+            }
+            Command::SetModes(modes) => {
+                self.change_modes(modes);
+                Step::Finish(Then::Answer, Ok(()))
             }
             Command::Terminate => Step::Feed(Input::Terminate, Then::Terminate),
             Command::Suspend => {

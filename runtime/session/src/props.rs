@@ -158,6 +158,7 @@ impl Model {
                 }
                 Effect::Feed(_) => {}
                 Effect::Decide(id) => unreachable!("no policy, yet {id} was to be decided"),
+                Effect::Modes(modes) => unreachable!("no modes were set, yet {modes:?}"),
                 Effect::TurnStarted { ticket, after } => {
                     assert_eq!(after, self.last_sequence);
                     announced = Some(ticket);

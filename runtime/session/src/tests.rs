@@ -713,3 +713,45 @@ fn an_idle_core_keeps_no_room_for_the_last_calls_actions() {
     assert_eq!(core.effects.capacity(), 0);
     assert_eq!(core.steps.capacity(), 0);
 }
+
+#[test]
+fn changed_modes_are_recorded_handed_to_the_driver_and_kept() {
+    let mut core = core();
+    let modes = Modes {
+        agent_mode: "plan".into(),
+        permission_mode: "bypass".into(),
+    };
+    core.command(Command::SetModes(modes.clone()), 0);
+    let effects = drive(&mut core, &mut quiet);
+    assert!(fed(&effects).is_empty(), "the adapter hears of them later");
+    let emitted: Vec<UniversalEvent> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Emit(event) => Some(event.decode().unwrap()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(emitted.len(), 1);
+    let UniversalEventData::Item(data) = &emitted[0].data else {
+        panic!("{:?}", emitted[0]);
+    };
+    assert_eq!(
+        data.item.content,
+        [agentplex_universal::ContentPart::Status {
+            label: agentplex_universal::MODES_CHANGED.into(),
+            detail: Some(r#"{"agentMode":"plan","permissionMode":"bypass"}"#.into()),
+        }]
+    );
+    let handed = effects
+        .iter()
+        .position(|e| matches!(e, Effect::Modes(m) if *m == modes));
+    let answered = effects
+        .iter()
+        .position(|e| matches!(e, Effect::Answer(Ok(()))));
+    assert!(handed.unwrap() < answered.unwrap(), "{effects:?}");
+    assert_eq!(core.modes(), Some(&modes));
+    let checkpoint = core.checkpoint();
+    assert_eq!(checkpoint.modes.as_deref(), Some(&modes));
+    let restored = SessionCore::restore(identity(), &checkpoint, 1);
+    assert_eq!(restored.modes(), Some(&modes));
+}

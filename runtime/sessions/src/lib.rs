@@ -18,6 +18,7 @@ mod log;
 mod loopback;
 mod metering;
 pub mod metrics;
+pub mod modes;
 pub mod moves;
 mod parking;
 mod processes;
@@ -78,6 +79,9 @@ struct SessionState {
     pub budget: Option<agentplex_universal::BudgetLimits>,
     /// The approval policy it decides permission requests with, as given.
     pub policy: Option<serde_json::Value>,
+    /// The modes a client set since the session was created (the record has
+    /// the ones it was created with).
+    pub modes: Option<agentplex_session::Modes>,
 }
 
 /// The parts of a session shared between its task and its readers.
@@ -186,6 +190,10 @@ impl Session {
         info.usage = usage::session_usage(&state.usage, state.metered);
         info.budget = state.budget;
         info.policy = state.policy.clone();
+        if let Some(modes) = &state.modes {
+            info.agent_mode = modes.agent_mode.clone();
+            info.permission_mode = modes.permission_mode.clone();
+        }
         info
     }
 }

@@ -23,7 +23,12 @@ impl SessionManager {
     /// Brings back stored sessions that a daemon carries on for `why`.
     pub(crate) async fn carry_on_all(&self, stored: Vec<StoredSession>, why: CarriedOn) {
         let mut resumed = Vec::new();
-        for session in stored {
+        for mut session in stored {
+            // The modes a client set are the session's from here on.
+            if let Some(modes) = &session.checkpoint.modes {
+                session.record.agent_mode = modes.agent_mode.clone();
+                session.record.permission_mode = modes.permission_mode.clone();
+            }
             let id = session.record.id.clone();
             let checkpoint = session.checkpoint.clone();
             let log = EventLog::restore(&id, self.store.clone(), session.tail.clone());

@@ -514,3 +514,53 @@ fn answer_to(messages: &std::sync::mpsc::Receiver<Value>, id: u64) -> Value {
         }
     }
 }
+
+#[test]
+fn the_official_acp_client_lists_and_changes_a_sessions_modes() {
+    let Some(dir) = acp_clients() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let daemon = daemon_with_token(None);
+    let out = run_client(&dir, &daemon, work.path(), &["stdio.mjs", "modes"]);
+    for scenario in [
+        "modes listed",
+        "set_mode",
+        "set_config_option",
+        "mode updates",
+        "mode errors",
+    ] {
+        assert!(
+            out.contains(&format!("ok {scenario}\n")),
+            "{scenario}: {out}"
+        );
+    }
+    let session_id = out
+        .lines()
+        .find_map(|line| line.strip_prefix("session "))
+        .expect("the session id");
+    // The daemon's session shows the modes it runs with, and the transcript says
+    // when they changed.
+    let api = Api::new(&daemon);
+    let info = api.get_ok(&format!("/v1/sessions/{session_id}"));
+    assert_eq!(
+        (&info["agentMode"], &info["permissionMode"]),
+        (&json!("build"), &json!("plan"))
+    );
+    let events = api.get_ok(&format!("/v1/sessions/{session_id}/events"));
+    let changes: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|event| {
+            let part = &event["data"]["item"]["content"][0];
+            (part["label"] == "modes changed").then(|| part["detail"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            r#"{"agentMode":"plan","permissionMode":"default"}"#,
+            r#"{"agentMode":"build","permissionMode":"default"}"#,
+            r#"{"agentMode":"build","permissionMode":"plan"}"#,
+        ]
+    );
+}

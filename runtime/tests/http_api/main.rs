@@ -8,6 +8,7 @@ mod common;
 
 mod acp;
 mod metering;
+mod modes;
 mod policy;
 mod requests;
 mod transcripts;

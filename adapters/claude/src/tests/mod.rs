@@ -230,3 +230,86 @@ fn skills_reach_the_cli_as_a_plugin_made_of_the_scratch_folder() {
 }
 
 sandbox_agent_adapter_kit::fuzz_test!(crate::ClaudeSession, transcripts: ["transcripts"], captures: []);
+
+#[test]
+fn changed_modes_reach_a_running_cli_before_the_next_message_and_once() {
+    use sandbox_agent_adapter_kit::prelude::*;
+    let written = |actions: Vec<Action>| -> Vec<String> {
+        actions
+            .into_iter()
+            .filter_map(|action| match action {
+                Action::WriteStdin(write) => Some(String::from_utf8(write.data).unwrap()),
+                _ => None,
+            })
+            .collect()
+    };
+    let config = replay::config_of(&serde_json::Value::Null);
+    let mut session = crate::ClaudeSession::new(config.clone());
+    session.start();
+    let text = || vec![MessagePart::Text("hi".into())];
+    // Unchanged: only the message.
+    assert_eq!(written(session.send_message(text())).len(), 1);
+    // The host rebuilds the session with the new modes, as after a PUT .../modes.
+    let mut changed = config;
+    changed.agent_mode = "plan".into();
+    let mut session = crate::ClaudeSession::restore(changed, &session.snapshot()).unwrap();
+    let lines = written(session.send_message(text()));
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let request: serde_json::Value = serde_json::from_str(lines[0].trim()).unwrap();
+    assert_eq!(request["type"], "control_request");
+    assert_eq!(
+        request["request"],
+        serde_json::json!({"subtype": "set_permission_mode", "mode": "plan"})
+    );
+    assert!(lines[1].contains(r#""type":"user""#), "{}", lines[1]);
+    // Told once: the next message goes alone.
+    assert_eq!(written(session.send_message(text())).len(), 1);
+}
+
+#[test]
+fn a_change_to_bypass_starts_the_cli_again_with_the_flag_resuming_the_session() {
+    use sandbox_agent_adapter_kit::prelude::*;
+    let config = replay::config_of(&serde_json::Value::Null);
+    let mut session = crate::ClaudeSession::new(config.clone());
+    session.start();
+    session.send_message(vec![MessagePart::Text("hi".into())]);
+    session.on_stdout(
+        "claude_1".into(),
+        r#"{"type":"system","subtype":"init","session_id":"native-1","tools":[],"model":"m"}"#
+            .into(),
+    );
+    session.on_stdout(
+        "claude_1".into(),
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"native-1","result":"ok","total_cost_usd":0}"#.into(),
+    );
+    let mut changed = config;
+    changed.permission_mode = "bypass".into();
+    let mut session = crate::ClaudeSession::restore(changed, &session.snapshot()).unwrap();
+    let actions = session.send_message(vec![MessagePart::Text("go".into())]);
+    let killed = actions
+        .iter()
+        .any(|a| matches!(a, Action::Kill(id) if id == "claude_1"));
+    assert!(killed, "{actions:?}");
+    let spawn = actions
+        .iter()
+        .find_map(|a| match a {
+            Action::Spawn(spawn) => Some(spawn),
+            _ => None,
+        })
+        .expect("a new CLI");
+    assert_eq!(spawn.process_id, "claude_2");
+    let argv = spawn.argv.join(" ");
+    assert!(
+        argv.contains("--permission-mode bypassPermissions") && argv.contains("--resume native-1"),
+        "{argv}"
+    );
+    // The killed CLI's exit leaves the new one, and the turn, alone.
+    let after = session.on_exit(
+        "claude_1".into(),
+        ExitStatus {
+            code: None,
+            signal: Some(9),
+        },
+    );
+    assert!(after.is_empty(), "{after:?}");
+}

@@ -339,3 +339,27 @@ fn a_plan_status_becomes_a_plan() {
         {"content": "write tests", "priority": "high", "status": "in_progress"}]})
     );
 }
+
+#[test]
+fn a_change_of_modes_is_told_but_not_in_a_replay() {
+    let changed = completed(item(
+        "modes_changed_1",
+        ItemKind::Status,
+        Some(ItemRole::System),
+        ItemStatus::Completed,
+        vec![ContentPart::Status {
+            label: agentplex_universal::MODES_CHANGED.into(),
+            detail: Some(r#"{"agentMode":"plan","permissionMode":"bypass"}"#.into()),
+        }],
+    ));
+    let mut state = Updates::new();
+    assert_eq!(
+        state.apply(&changed),
+        vec![Step::ModesChanged {
+            agent_mode: "plan".into(),
+            permission_mode: "bypass".into(),
+        }]
+    );
+    state.set_replay(true);
+    assert_eq!(state.apply(&changed), vec![]);
+}

@@ -10,15 +10,15 @@ use std::time::{Duration, Instant};
 use agentplex_acp::calls::{self, PermissionChoice};
 use agentplex_acp::rpc::{self, Message, RequestId, RpcError, Unreadable};
 use agentplex_acp::updates::{Step, StopReason, Updates};
-use agentplex_api::{CreateSessionRequest, ErrorType};
-use agentplex_sessions::{Command, Session, SessionError, Until};
+use agentplex_api::CreateSessionRequest;
+use agentplex_sessions::{Command, Session, Until};
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
+use super::errors::{api_error, session_error};
 use super::outbox::Outbox;
-use crate::error::ApiError;
 use crate::AppState;
 
 /// How many sessions one `session/list` page holds.
@@ -84,8 +84,8 @@ struct Turns {
 }
 
 /// A session the connection follows.
-struct Followed {
-    session: Arc<Session>,
+pub(super) struct Followed {
+    pub(super) session: Arc<Session>,
     turns: Mutex<Turns>,
     task: Mutex<Option<tokio::task::AbortHandle>>,
 }
@@ -138,7 +138,7 @@ pub struct Connection {
     /// The agent its new sessions run.
     pub agent: String,
     options: SessionOptions,
-    state: AppState,
+    pub(super) state: AppState,
     /// What it sends the client.
     pub outbox: Arc<Outbox>,
     inner: Mutex<Inner>,
@@ -258,6 +258,10 @@ impl Connection {
             "session/list" => self.list(calls::params(method, params)?),
             "session/close" => self.close_session(calls::params(method, params)?).await,
             "session/delete" => self.delete_session(calls::params(method, params)?).await,
+            "session/set_mode" => self.set_mode(calls::params(method, params)?).await,
+            "session/set_config_option" => {
+                self.set_config_option(calls::params(method, params)?).await
+            }
             _ => Err(RpcError::new(
                 rpc::code::METHOD_NOT_FOUND,
                 format!("{method:?} is not a method of this agent"),
@@ -337,8 +341,10 @@ impl Connection {
             .command(Command::Start)
             .await
             .map_err(session_error)?;
+        let mut answer = self.modes_fields(&session);
+        answer["sessionId"] = session_id.clone().into();
         self.follow(session, 0, None);
-        Ok(json!({"sessionId": session_id}))
+        Ok(answer)
     }
 
     /// `session/load` (`replay`: every event so far sent again first) or
@@ -357,6 +363,7 @@ impl Connection {
             .map_err(session_error)?;
         let session = sessions.get(&params.session_id).map_err(session_error)?;
         let last = session.info().event_count;
+        let answer = self.modes_fields(&session);
         if replay {
             let (done, caught_up) = oneshot::channel();
             self.follow(session, 0, Some((last, done)));
@@ -372,7 +379,7 @@ impl Connection {
         {
             self.follow(session, last, None);
         }
-        Ok(json!({}))
+        Ok(answer)
     }
 
     /// Follows `session` from after `from`; with `replay`, the events up to its
@@ -413,7 +420,7 @@ impl Connection {
             .insert(session_id, followed);
     }
 
-    fn followed(&self, session_id: &str) -> Result<Arc<Followed>, RpcError> {
+    pub(super) fn followed(&self, session_id: &str) -> Result<Arc<Followed>, RpcError> {
         self.inner
             .lock()
             .unwrap()
@@ -688,6 +695,10 @@ impl Connection {
                     );
                 }
             }
+            Step::ModesChanged {
+                agent_mode,
+                permission_mode,
+            } => self.tell_modes(followed, agent_mode, permission_mode),
             Step::TurnEnded(reason) => {
                 let mut turns = followed.turns.lock().unwrap();
                 turns.last_end = Some((sequence, reason));
@@ -757,33 +768,6 @@ async fn follow_events(
             let _ = done.send(());
         }
     }
-}
-
-/// A daemon error as the JSON-RPC error ACP clients read: a session that is not
-/// there is ACP's resource-not-found, bad input is invalid params, the rest is
-/// internal; `data.type` is the problem's URN.
-fn api_error(error: ApiError) -> RpcError {
-    let code = match error.error_type() {
-        ErrorType::SessionNotFound | ErrorType::NotFound => rpc::code::RESOURCE_NOT_FOUND,
-        ErrorType::InvalidRequest
-        | ErrorType::UnsupportedAgent
-        | ErrorType::ModeNotSupported
-        | ErrorType::PathNotFound
-        | ErrorType::PathConflict
-        | ErrorType::PermissionDenied => rpc::code::INVALID_PARAMS,
-        _ => rpc::code::INTERNAL_ERROR,
-    };
-    let problem = error.problem();
-    RpcError {
-        code,
-        message: error.to_string(),
-        data: Some(json!({"type": problem.problem_type})),
-    }
-}
-
-/// A session error as a JSON-RPC error.
-fn session_error(error: SessionError) -> RpcError {
-    api_error(error.into())
 }
 
 /// Unix milliseconds as RFC 3339.

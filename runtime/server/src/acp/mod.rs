@@ -5,6 +5,8 @@
 //! `DELETE` closes the connection, `GET /v1/acp` lists the open ones.
 
 mod connection;
+mod errors;
+mod modes;
 mod outbox;
 pub mod remote;
 

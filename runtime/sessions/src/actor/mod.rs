@@ -574,6 +574,12 @@ impl Actor {
                     self.tickets.turn_started(ticket, after);
                 }
                 Effect::Answer(result) => answer = Some(result.map_err(SessionError::from)),
+                Effect::Modes(modes) => {
+                    let (agent, permission) = (&modes.agent_mode, &modes.permission_mode);
+                    if let Err(error) = self.adapter.set_modes(agent, permission) {
+                        tracing::warn!(%error, "cannot hand the adapter the session's new modes");
+                    }
+                }
                 Effect::Shutdown => self.shutdown(),
             }
             self.time_turn();
@@ -732,6 +738,7 @@ impl Actor {
         state.usage = *self.core.usage();
         state.budget = self.core.budget();
         state.policy = self.core.policy().cloned();
+        state.modes = self.core.modes().cloned();
     }
 
     /// The home of the session's agent, for a policy's `~/`: its `HOME`, else

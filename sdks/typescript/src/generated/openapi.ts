@@ -1326,6 +1326,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/modes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Changes the session's agent mode or permission mode (a field left out keeps
+         *     its value). They apply from the next message on: the running turn finishes
+         *     as it began, and the transcript records the change. Refused (400) for a mode
+         *     the agent does not have, and for an agent whose adapter cannot change modes
+         *     in a running session. Answers both modes.
+         */
+        put: operations["set_modes"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/permissions/{permission_id}/reply": {
         parameters: {
             query?: never;
@@ -3241,7 +3264,6 @@ export interface components {
             stderr?: null | components["schemas"]["StderrOutput"];
             terminated_by: components["schemas"]["TerminatedBy"];
         };
-        /** @description One session, as listed. */
         SessionInfo: {
             agent: string;
             agentMode: string;
@@ -3299,6 +3321,18 @@ export interface components {
         /** @description `GET /v1/sessions`. */
         SessionListResponse: {
             sessions: components["schemas"]["SessionInfo"][];
+        };
+        /**
+         * @description One session, as listed.
+         *     A session's agent mode and permission mode, as `PUT
+         *     /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
+         *     answers them (both given). They apply from the next message on.
+         */
+        SessionModes: {
+            /** @description One of the agent's modes (`GET /v1/agents/{agent}/modes`). */
+            agentMode?: string | null;
+            /** @description `default`, `plan`, `bypass` or `acceptEdits`. */
+            permissionMode?: string | null;
         };
         /**
          * @description Which sessions `GET /v1/sessions` lists.
@@ -9010,6 +9044,77 @@ export interface operations {
                 };
             };
             /** @description The session has ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    set_modes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionModes"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionModes"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session ended */
             409: {
                 headers: {
                     [name: string]: unknown;

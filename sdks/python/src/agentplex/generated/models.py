@@ -2053,7 +2053,7 @@ class SessionEndedData(Model):
 
 
 class SessionInfo(Model):
-    """One session, as listed."""
+    """The `SessionInfo` schema."""
 
     agent: str
 
@@ -2120,6 +2120,20 @@ class SessionListResponse(Model):
     """`GET /v1/sessions`."""
 
     sessions: list[SessionInfo]
+
+
+class SessionModes(Model):
+    """One session, as listed.
+    A session's agent mode and permission mode, as `PUT
+    /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
+    answers them (both given). They apply from the next message on.
+    """
+
+    agent_mode: str | None = Field(default=None, alias="agentMode")
+    """One of the agent's modes (`GET /v1/agents/{agent}/modes`)."""
+
+    permission_mode: str | None = Field(default=None, alias="permissionMode")
+    """`default`, `plan`, `bypass` or `acceptEdits`."""
 
 
 SessionScope = Literal["daemon", "fleet"]
@@ -2602,6 +2616,7 @@ __all__ = [
     "SessionEndedData",
     "SessionInfo",
     "SessionListResponse",
+    "SessionModes",
     "SessionScope",
     "SessionStartedData",
     "SessionStatus",

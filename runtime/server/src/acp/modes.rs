@@ -1,0 +1,138 @@
+//! A session's modes over ACP: the `modes` and `configOptions` of the answers
+//! about a session, `session/set_mode` and `session/set_config_option`, and
+//! the updates that tell a change to the client.
+
+use std::sync::Arc;
+
+use agentplex_acp::calls;
+use agentplex_acp::modes;
+use agentplex_acp::rpc::{self, RpcError};
+use agentplex_api::SessionModes;
+use agentplex_sessions::Session;
+use serde_json::{json, Value};
+
+use super::connection::{Connection, Followed};
+use super::errors::session_error;
+
+impl Connection {
+    /// The modes of `session` as ACP shows them, when its agent can change
+    /// modes in a running session (else none: the client offers no choice).
+    fn session_modes(&self, session: &Session) -> Option<modes::SessionModes> {
+        let info = session.info();
+        let adapter = self.state.catalog.adapter(&info.agent).ok()?;
+        if !adapter.info().has(agentplex_sessions::modes::CAPABILITY) {
+            return None;
+        }
+        let available = adapter.info().modes.iter().map(|mode| modes::Mode {
+            id: mode.id.clone(),
+            name: mode.name.clone(),
+            description: mode.description.clone(),
+        });
+        Some(modes::SessionModes {
+            available: available.collect(),
+            agent_mode: info.agent_mode,
+            permission_mode: info.permission_mode,
+        })
+    }
+
+    /// The fields about modes of an answer about `session` (`modes` and
+    /// `configOptions`), as an object.
+    pub(super) fn modes_fields(&self, session: &Session) -> Value {
+        self.session_modes(session)
+            .map_or_else(|| json!({}), |modes| modes.answer_fields())
+    }
+
+    /// `session/set_mode`: the agent mode from the next message on.
+    pub(super) async fn set_mode(&self, params: calls::SetMode) -> Result<Value, RpcError> {
+        let change = SessionModes {
+            agent_mode: Some(params.mode_id),
+            permission_mode: None,
+        };
+        self.change_modes(&params.session_id, change).await?;
+        Ok(json!({}))
+    }
+
+    /// `session/set_config_option`: the agent mode or the permission mode from
+    /// the next message on; answers every option as it is then.
+    pub(super) async fn set_config_option(
+        &self,
+        params: calls::SetConfigOption,
+    ) -> Result<Value, RpcError> {
+        let Some(value) = params.value.as_str().map(str::to_owned) else {
+            return Err(RpcError::invalid_params(format!(
+                "session/set_config_option: option {:?} takes one of its values' ids, not {}",
+                params.config_id, params.value
+            )));
+        };
+        let change = match params.config_id.as_str() {
+            modes::MODE_OPTION => SessionModes {
+                agent_mode: Some(value),
+                permission_mode: None,
+            },
+            modes::PERMISSION_OPTION => SessionModes {
+                agent_mode: None,
+                permission_mode: Some(value),
+            },
+            other => {
+                return Err(RpcError::invalid_params(format!(
+                    "session/set_config_option: this session has no option {other:?}"
+                )))
+            }
+        };
+        let followed = self.change_modes(&params.session_id, change).await?;
+        let fields = self.modes_fields(&followed.session);
+        Ok(json!({"configOptions": fields["configOptions"]}))
+    }
+
+    /// Changes the modes of a session the connection follows.
+    async fn change_modes(
+        &self,
+        session_id: &str,
+        change: SessionModes,
+    ) -> Result<Arc<Followed>, RpcError> {
+        let followed = self.followed(session_id)?;
+        if self.session_modes(&followed.session).is_none() {
+            return Err(RpcError::new(
+                rpc::code::METHOD_NOT_FOUND,
+                format!(
+                    "agent {:?} cannot change modes in a running session",
+                    followed.session.record().agent
+                ),
+            ));
+        }
+        self.state
+            .sessions
+            .set_modes(session_id, change)
+            .await
+            .map_err(session_error)?;
+        Ok(followed)
+    }
+
+    /// Tells the client that `followed`'s modes changed (`current_mode_update`,
+    /// `config_option_update`).
+    pub(super) fn tell_modes(
+        &self,
+        followed: &Followed,
+        agent_mode: String,
+        permission_mode: String,
+    ) {
+        let Some(mut modes) = self.session_modes(&followed.session) else {
+            return;
+        };
+        (modes.agent_mode, modes.permission_mode) = (agent_mode, permission_mode);
+        let session_id = &followed.session.record().id;
+        let updates = [
+            json!({"sessionUpdate": "current_mode_update", "currentModeId": modes.agent_mode}),
+            json!({"sessionUpdate": "config_option_update", "configOptions": modes.config_options()}),
+        ];
+        for update in updates {
+            self.outbox.push(
+                Some(session_id),
+                &rpc::notification(
+                    "session/update",
+                    json!({"sessionId": session_id, "update": update}),
+                ),
+            );
+        }
+    }
+}

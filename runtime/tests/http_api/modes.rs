@@ -1,0 +1,124 @@
+//! `PUT /v1/sessions/{id}/modes` with the mock agent: the modes change from the
+//! next message on, the session and its transcript say so, they survive a
+//! daemon restart, and what cannot be changed is refused as a problem.
+
+use super::*;
+
+/// The mock's answer to `shell <command>` as one line of text.
+fn shell(api: &Api, id: &str, command: &str) -> String {
+    assistant_texts(&api.turn(id, &format!("shell {command}"))).join("")
+}
+
+#[test]
+fn the_modes_change_from_the_next_message_and_outlive_a_restart() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    api.create("mo", "mock");
+    assert_ne!(
+        shell(&api, "mo", "echo before"),
+        "Plan mode: I would run `echo before`."
+    );
+
+    let answer = ok_json(api.put_json("/v1/sessions/mo/modes", json!({"agentMode": "plan"})));
+    assert_eq!(
+        answer,
+        json!({"agentMode": "plan", "permissionMode": "default"})
+    );
+    let info = api.session_info("mo");
+    assert_eq!(
+        (&info["agentMode"], &info["permissionMode"]),
+        (&json!("plan"), &json!("default"))
+    );
+    assert_eq!(
+        shell(&api, "mo", "echo planned"),
+        "Plan mode: I would run `echo planned`."
+    );
+    let changed: Vec<Value> = api
+        .events("mo")
+        .into_iter()
+        .filter(|e| e["data"]["item"]["content"][0]["label"] == "modes changed")
+        .collect();
+    assert_eq!(changed.len(), 1, "{}", pretty(&changed));
+    assert_eq!(changed[0]["type"], "item.completed");
+    assert_eq!(changed[0]["data"]["item"]["kind"], "status");
+    assert_eq!(
+        changed[0]["data"]["item"]["content"][0]["detail"],
+        r#"{"agentMode":"plan","permissionMode":"default"}"#
+    );
+
+    // A field left out keeps its value.
+    let answer =
+        ok_json(api.put_json("/v1/sessions/mo/modes", json!({"permissionMode": "bypass"})));
+    assert_eq!(
+        answer,
+        json!({"agentMode": "plan", "permissionMode": "bypass"})
+    );
+
+    // The modes are the session's after a restart, in its entry and at work.
+    let data_dir = daemon.stop_keeping_data();
+    let daemon = Daemon::start_with(common::Options {
+        data_dir: Some(data_dir),
+        ..common::Options::default()
+    });
+    let api = Api::new(&daemon);
+    let info = api.session_info("mo");
+    assert_eq!(
+        (&info["agentMode"], &info["permissionMode"]),
+        (&json!("plan"), &json!("bypass"))
+    );
+    assert_eq!(
+        shell(&api, "mo", "echo after"),
+        "Plan mode: I would run `echo after`."
+    );
+    ok_json(api.put_json(
+        "/v1/sessions/mo/modes",
+        json!({"agentMode": "build", "permissionMode": "default"}),
+    ));
+    assert_ne!(
+        shell(&api, "mo", "echo built"),
+        "Plan mode: I would run `echo built`."
+    );
+}
+
+#[test]
+fn what_cannot_be_changed_is_refused_as_a_problem() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    api.create("mx", "mock");
+    let put = |id: &str, body: Value| api.put_json(&format!("/v1/sessions/{id}/modes"), body);
+    let problem = expect_problem(
+        put("mx", json!({"agentMode": "architect"})),
+        400,
+        "mode_not_supported",
+    );
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains(r#"no mode "architect""#),
+        "{problem}"
+    );
+    expect_problem(
+        put("mx", json!({"permissionMode": "sometimes"})),
+        400,
+        "invalid_request",
+    );
+    expect_problem(put("mx", json!({"mode": "plan"})), 400, "invalid_request");
+    expect_problem(
+        put("nope", json!({"agentMode": "plan"})),
+        404,
+        "session_not_found",
+    );
+    // Nothing changed.
+    let info = api.session_info("mx");
+    assert_eq!(
+        (&info["agentMode"], &info["permissionMode"]),
+        (&json!("build"), &json!("default"))
+    );
+    expect_no_content(api.post_empty("/v1/sessions/mx/terminate"), "terminate");
+    expect_problem(
+        put("mx", json!({"agentMode": "plan"})),
+        409,
+        "session_ended",
+    );
+}
