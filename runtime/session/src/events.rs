@@ -80,36 +80,18 @@ pub fn restart_marker(native_session_id: Option<&str>, why: CarriedOn, now: i64)
         Some(id) => format!("The next message resumes the agent's session {id}."),
         None => "The next message starts the agent again.".to_owned(),
     };
-    synthetic(
-        UniversalEventType::ItemCompleted,
-        UniversalEventData::Item(ItemEventData {
-            item: UniversalItem {
-                item_id: match why {
-                    CarriedOn::Restart => format!("daemon_restart_{now}"),
-                    CarriedOn::Move => format!("session_moved_{now}"),
-                    CarriedOn::Takeover => format!("session_taken_over_{now}"),
-                },
-                native_item_id: None,
-                parent_id: None,
-                kind: ItemKind::Status,
-                role: Some(ItemRole::System),
-                status: ItemStatus::Completed,
-                content: vec![ContentPart::Status {
-                    label: match why {
-                        CarriedOn::Restart => "agent process ended with the daemon",
-                        CarriedOn::Move => {
-                            "agent process stayed in the sandbox the session moved from"
-                        }
-                        CarriedOn::Takeover => {
-                            "agent process stayed with the daemon that drove the session before"
-                        }
-                    }
-                    .into(),
-                    detail: Some(detail),
-                }],
-            },
-        }),
-    )
+    let (item_id, label) = match why {
+        CarriedOn::Restart => ("daemon_restart", "agent process ended with the daemon"),
+        CarriedOn::Move => (
+            "session_moved",
+            "agent process stayed in the sandbox the session moved from",
+        ),
+        CarriedOn::Takeover => (
+            "session_taken_over",
+            "agent process stayed with the daemon that drove the session before",
+        ),
+    };
+    system_status(format!("{item_id}_{now}"), label, detail)
 }
 
 /// The transcript's note that a client changed the session's modes, from the
@@ -117,21 +99,29 @@ pub fn restart_marker(native_session_id: Option<&str>, why: CarriedOn, now: i64)
 /// [`agentplex_universal::MODES_CHANGED`] (`now`: Unix milliseconds, which
 /// names the item).
 pub fn modes_changed(modes: &crate::Modes, now: i64) -> EmittedEvent {
+    let detail = serde_json::to_string(modes).expect("two strings always serialize");
+    system_status(
+        format!("modes_changed_{now}"),
+        agentplex_universal::MODES_CHANGED,
+        detail,
+    )
+}
+
+/// `item.completed` of a daemon-made status item `item_id`.
+fn system_status(item_id: String, label: &str, detail: String) -> EmittedEvent {
     synthetic(
         UniversalEventType::ItemCompleted,
         UniversalEventData::Item(ItemEventData {
             item: UniversalItem {
-                item_id: format!("modes_changed_{now}"),
+                item_id,
                 native_item_id: None,
                 parent_id: None,
                 kind: ItemKind::Status,
                 role: Some(ItemRole::System),
                 status: ItemStatus::Completed,
                 content: vec![ContentPart::Status {
-                    label: agentplex_universal::MODES_CHANGED.into(),
-                    detail: Some(
-                        serde_json::to_string(modes).expect("two strings always serialize"),
-                    ),
+                    label: label.into(),
+                    detail: Some(detail),
                 }],
             },
         }),
