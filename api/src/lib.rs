@@ -457,7 +457,6 @@ pub enum SessionStatus {
     Ended,
 }
 
-/// One session, as listed.
 /// A session's agent mode and permission mode, as `PUT
 /// /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
 /// answers them (both given). They apply from the next message on.
@@ -473,6 +472,7 @@ pub struct SessionModes {
     pub permission_mode: Option<String>,
 }
 
+/// One session, as listed.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {

@@ -10,6 +10,7 @@ from agentplex import (
     Agentplex,
     InvalidRequestError,
     LocalAgentplex,
+    ModeNotSupportedError,
     NotConfiguredError,
     RequestNotFoundError,
     SessionAlreadyExistsError,
@@ -204,6 +205,16 @@ def test_approval_policies_decide_and_are_replaced(client: LocalAgentplex) -> No
     with pytest.raises(InvalidRequestError) as caught:
         session.set_policy({"rules": [{"tool": "shel", "decision": "deny"}]})
     assert caught.value.detail is not None and "policy.rules[0].tool" in caught.value.detail
+
+
+def test_modes_change_from_the_next_message(client: LocalAgentplex) -> None:
+    session = client.create_session("modes", agent="mock")
+    modes = session.set_modes(agent_mode="plan")
+    assert (modes.agent_mode, modes.permission_mode) == ("plan", "default")
+    assert session.refresh().agent_mode == "plan"
+    assert session.prompt("shell echo hi").text == "Plan mode: I would run `echo hi`."
+    with pytest.raises(ModeNotSupportedError):
+        session.set_modes(agent_mode="architect")
 
 
 def test_budgets_need_the_gateway(client: LocalAgentplex, binary: str, tmp_path: Path) -> None:

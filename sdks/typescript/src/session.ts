@@ -27,6 +27,7 @@ import type {
   PermissionReply,
   QuestionEventData,
   SessionInfo,
+  SessionModes,
   UniversalEvent,
   UniversalItem,
   Usage,
@@ -432,6 +433,19 @@ export class Session {
   async setPolicy(policy: ApprovalPolicy, options: RequestOptions = {}): Promise<ApprovalPolicy> {
     return transportOf(this.client).json<ApprovalPolicy>("PUT", `${this.#path}/policy`, {
       body: policy,
+      ...callOptions(options),
+    });
+  }
+
+  /**
+   * Changes the session's agent mode or permission mode while it runs (`PUT .../modes`; a
+   * field left out keeps its value), from the next message on. Refused with
+   * `mode_not_supported` for a mode the agent does not have or an agent that cannot change
+   * modes in a running session. Answers both modes.
+   */
+  async setModes(modes: SessionModes, options: RequestOptions = {}): Promise<SessionModes> {
+    return transportOf(this.client).json<SessionModes>("PUT", `${this.#path}/modes`, {
+      body: modes,
       ...callOptions(options),
     });
   }

@@ -204,6 +204,8 @@ export type BudgetLimits = Schemas["BudgetLimits"];
 export type PermissionDecidedData = Schemas["PermissionDecidedData"];
 /** An approval policy (`policy` of a session, `PUT /v1/sessions/{id}/policy`). */
 export type ApprovalPolicy = Schemas["ApprovalPolicy"];
+/** A session's agent mode and permission mode (`PUT /v1/sessions/{id}/modes`). */
+export type SessionModes = Schemas["SessionModes"];
 
 /**
  * Accepts a map only when its keys are exactly the OpenAPI document's event types, so a

@@ -293,6 +293,17 @@ describe("approval policies", () => {
   });
 });
 
+describe("modes", () => {
+  it("change from the next message on, and a mode the agent lacks is refused", async () => {
+    const session = await client.createSession(uniqueId("modes"), { agent: "mock" });
+    expect(await session.setModes({ agentMode: "plan" })).toEqual({ agentMode: "plan", permissionMode: "default" });
+    expect((await session.refresh()).agentMode).toBe("plan");
+    expect((await session.prompt("shell echo hi")).text).toBe("Plan mode: I would run `echo hi`.");
+    const refused = await failure(session.setModes({ agentMode: "architect" }));
+    expect(refused.code).toBe("mode_not_supported");
+  });
+});
+
 describe("budgets", () => {
   it("caps a session's model calls through the gateway; invalid_request without it", async () => {
     const gated = await startDaemon({ env: { AGENTPLEX_GATEWAY: "1" } });

@@ -35,6 +35,7 @@ from .generated.models import (
     QuestionEventData,
     QuestionReplyRequest,
     SessionInfo,
+    SessionModes,
     UniversalEvent,
 )
 from .listeners import Listeners
@@ -269,6 +270,20 @@ class Session(Listeners[PermissionHandler, QuestionHandler]):
             headers = [("content-type", "application/json")]
             answer = self.client._request("PUT", path, options, content=content, headers=headers)
         return _core.parse(ApprovalPolicy, answer)
+
+    def set_modes(
+        self,
+        agent_mode: str | None = None,
+        permission_mode: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> SessionModes:
+        """``PUT .../modes``: changes the session's agent mode or permission mode while it
+        runs (one left out keeps its value), from the next message on. A mode the agent
+        does not have, or an agent that cannot change modes in a running session, raises
+        ``ModeNotSupportedError``. Returns both modes."""
+        modes = SessionModes(agentMode=agent_mode, permissionMode=permission_mode)
+        answer = self.client._request("PUT", f"{self._path}/modes", options, body=modes)
+        return _core.parse(SessionModes, answer)
 
     def terminate(self, **options: Unpack[CallOptions]) -> None:
         """``POST .../terminate``: ends the session and kills its processes."""

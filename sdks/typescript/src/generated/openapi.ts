@@ -3264,6 +3264,7 @@ export interface components {
             stderr?: null | components["schemas"]["StderrOutput"];
             terminated_by: components["schemas"]["TerminatedBy"];
         };
+        /** @description One session, as listed. */
         SessionInfo: {
             agent: string;
             agentMode: string;
@@ -3323,8 +3324,7 @@ export interface components {
             sessions: components["schemas"]["SessionInfo"][];
         };
         /**
-         * @description One session, as listed.
-         *     A session's agent mode and permission mode, as `PUT
+         * @description A session's agent mode and permission mode, as `PUT
          *     /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
          *     answers them (both given). They apply from the next message on.
          */

@@ -2053,7 +2053,7 @@ class SessionEndedData(Model):
 
 
 class SessionInfo(Model):
-    """The `SessionInfo` schema."""
+    """One session, as listed."""
 
     agent: str
 
@@ -2123,8 +2123,7 @@ class SessionListResponse(Model):
 
 
 class SessionModes(Model):
-    """One session, as listed.
-    A session's agent mode and permission mode, as `PUT
+    """A session's agent mode and permission mode, as `PUT
     /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
     answers them (both given). They apply from the next message on.
     """
