@@ -137,6 +137,11 @@ mod mode_change {
     fn codex() {
         super::run("codex", |h| super::modes::modes_change(h));
     }
+
+    #[test]
+    fn opencode() {
+        super::run("opencode", |h| super::modes::modes_change(h));
+    }
 }
 
 /// The desktop's MCP tools (`desktop: true`): one run per agent that takes MCP

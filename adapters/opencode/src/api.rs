@@ -157,7 +157,16 @@ pub(crate) fn takes_policy_rules(config: &SessionConfig) -> bool {
 /// approval policy, `default` has [`policy_rules`] instead.
 pub(crate) fn create_session(config: &SessionConfig, rules: &NativeRules) -> Value {
     let mut body = json!({ "title": format!("sandbox-agent {}", config.session_id) });
-    let rules = match (agent(config), config.permission_mode.as_str()) {
+    if let Some(rules) = permission_rules(config, rules) {
+        body["permission"] = rules;
+    }
+    body
+}
+
+/// The native session's permission rules for the session's modes ([`create_session`]
+/// says which); `None` for the `plan` agent, which keeps its own.
+pub(crate) fn permission_rules(config: &SessionConfig, rules: &NativeRules) -> Option<Value> {
+    match (agent(config), config.permission_mode.as_str()) {
         ("plan", _) => None,
         (_, "bypass") => Some(json!([{ "permission": "*", "pattern": "*", "action": "allow" }])),
         _ if rules.has_policy() => Some(policy_rules(rules)),
@@ -167,11 +176,7 @@ pub(crate) fn create_session(config: &SessionConfig, rules: &NativeRules) -> Val
                 .map(|permission| rule(permission, "ask"))
                 .collect(),
         ),
-    };
-    if let Some(rules) = rules {
-        body["permission"] = rules;
     }
-    body
 }
 
 /// The session's rules for an approval policy: each of the permissions it decides

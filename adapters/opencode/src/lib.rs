@@ -106,9 +106,12 @@ impl Adapter for OpenCode {
 /// notices become status items, but no recording has one yet). The session's MCP
 /// servers and skills reach the server in `OPENCODE_CONFIG_CONTENT`
 /// (`mcp_servers`, `skills`; MCP calls are ordinary tool parts, `mcp_tools`), proven
-/// against a real MCP server and a skill folder.
+/// against a real MCP server and a skill folder. A session's changed modes reach the
+/// next prompt (its agent) and, before it, the native session's permission rules
+/// (`mode_change`).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     images,
+    mode_change,
     file_attachments,
     session_lifecycle,
     shared_process,

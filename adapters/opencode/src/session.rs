@@ -37,6 +37,10 @@ const PERMISSION_REPLY: &str = "permission";
 /// permission rules.
 const POLICY: &str = "policy";
 
+/// The id of the request that replaces the native session's permission rules
+/// when the session's modes changed.
+const MODES: &str = "modes";
+
 /// Event-stream failures in a row after which the session ends.
 const MAX_STREAM_FAILURES: u32 = 5;
 
@@ -87,17 +91,43 @@ impl OpenCodeSession {
         let Some(native_id) = &self.state.native_id else {
             if !self.state.creating {
                 self.state.creating = true;
+                self.state.given_modes = Some(modes(&self.config));
                 let body = api::create_session(&self.config, &self.state.native).to_string();
                 out.http_request(api::post(CREATE, base, "/session", directory, body));
             }
             return;
         };
+        if self.state.changing_modes || self.state.queued_prompt.is_none() {
+            return;
+        }
+        let current = modes(&self.config);
+        if self
+            .state
+            .given_modes
+            .as_ref()
+            .is_some_and(|given| *given != current)
+        {
+            // The prompt waits for the rules of the new modes (the plan agent's own: none).
+            self.state.changing_modes = true;
+            let rules = api::permission_rules(&self.config, &self.state.native);
+            let body = json!({ "permission": rules.unwrap_or_else(|| json!([])) });
+            let path = format!("/session/{native_id}");
+            out.http_request(api::patch(MODES, base, &path, directory, body.to_string()));
+            return;
+        }
         let (Some(body), Some(turn)) = (self.state.queued_prompt.take(), &self.state.turn) else {
             return;
         };
         let path = format!("/session/{native_id}/prompt_async");
         let request_id = format!("prompt-{}", turn.number);
         out.http_request(api::post(request_id, base, &path, directory, body));
+    }
+
+    /// The request for the new modes' rules was answered: the waiting prompt goes.
+    fn modes_given(&mut self, out: &mut Actions) {
+        self.state.changing_modes = false;
+        self.state.given_modes = Some(modes(&self.config));
+        self.proceed(out);
     }
 
     /// Ends the running turn: closes its open items and emits `turn.ended` with its
@@ -183,6 +213,14 @@ impl OpenCodeSession {
 
     /// A failed request: the error, and the end of the turn when it was its prompt.
     fn request_failed(&mut self, out: &mut Actions, request_id: &str, message: String, raw: &str) {
+        if request_id == MODES {
+            let error = event::error(
+                format!("OpenCode kept the session's earlier permission rules: {message}"),
+                Some("request_failed"),
+            );
+            out.emit(error.with_raw(raw));
+            return self.modes_given(out);
+        }
         if request_id == CREATE {
             self.state.creating = false;
             if self.state.turn.is_some() {
@@ -593,6 +631,9 @@ impl SessionMachine for OpenCodeSession {
                 self.request_failed(out, &response.request_id, message, &raw);
                 return;
             }
+            if response.request_id == MODES {
+                return self.modes_given(out);
+            }
             if response.request_id == CREATE {
                 self.state.creating = false;
                 let created = serde_json::from_str::<CreatedSession>(&body)
@@ -677,4 +718,10 @@ impl SessionMachine for OpenCodeSession {
         }
         out.finish()
     }
+}
+
+/// The session's agent mode and permission mode, as the native session's rules
+/// are made for them.
+fn modes(config: &SessionConfig) -> (String, String) {
+    (config.agent_mode.clone(), config.permission_mode.clone())
 }

@@ -37,6 +37,15 @@ pub(crate) struct State {
     pub stream_failures: u32,
     /// True once `session.ended` was emitted.
     pub ended: bool,
+    /// The agent mode and permission mode the native session's permission rules
+    /// were made for (unknown for a resumed session, and in older snapshots): a
+    /// prompt after the session's modes changed waits for new rules first.
+    #[serde(default)]
+    pub given_modes: Option<(String, String)>,
+    /// The request replacing the native session's rules for changed modes is out:
+    /// the queued prompt waits for its answer.
+    #[serde(default)]
+    pub changing_modes: bool,
     /// The permission rules the native session has for the session's approval
     /// policy, and the calls OpenCode decided by them (from the configuration,
     /// not kept).

@@ -152,3 +152,60 @@ fn calls_opencode_decided_by_its_rules_are_reported_and_a_new_policy_reaches_it(
         )]
     );
 }
+
+#[test]
+fn changed_modes_give_the_session_their_rules_before_the_next_prompt() {
+    use sandbox_agent_adapter_kit::transcript::render;
+    let http = |id: &str| HttpResponse {
+        request_id: id.into(),
+        status: 200,
+        headers: Vec::new(),
+        body: b"{}".to_vec(),
+    };
+    let mut session = ready();
+    let sent = render(&session.send_message(vec![MessagePart::Text("hi".into())]));
+    assert!(sent
+        .iter()
+        .any(|line| line.starts_with("http-request prompt-1 POST")));
+    for data in [
+        r#"{"type":"session.status","properties":{"sessionID":"ses_1","status":{"type":"busy"}}}"#,
+        r#"{"type":"session.idle","properties":{"sessionID":"ses_1"}}"#,
+    ] {
+        session.on_sse_event(SseEvent {
+            stream_id: "events".into(),
+            event: "message".into(),
+            data: data.into(),
+            id: None,
+        });
+    }
+    // The host rebuilds the session with the new modes, as after a PUT .../modes.
+    let mut bypass = config(None);
+    bypass.permission_mode = "bypass".into();
+    let mut session = crate::OpenCodeSession::restore(bypass, &session.snapshot()).unwrap();
+    let sent = render(&session.send_message(vec![MessagePart::Text("go".into())]));
+    let patch = sent
+        .iter()
+        .find(|line| line.starts_with("http-request modes PATCH"))
+        .unwrap_or_else(|| panic!("{sent:#?}"));
+    assert!(patch.contains("/session/ses_1?"), "{patch}");
+    assert!(
+        !sent.iter().any(|line| line.contains("prompt_async")),
+        "{sent:#?}"
+    );
+    // The prompt goes once the rules are in, and the modes are not given again.
+    let answered = render(&session.on_http_response(http("modes")));
+    assert!(
+        answered[0].starts_with("http-request prompt-2 POST"),
+        "{answered:#?}"
+    );
+    let body = session.snapshot();
+    let state: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        state["state"]["given_modes"],
+        serde_json::json!(["build", "bypass"])
+    );
+    // Plan: the plan agent's own rules (the session's are emptied).
+    let mut plan = config(None);
+    plan.agent_mode = "plan".into();
+    assert!(api::permission_rules(&plan, &NativeRules::new(None)).is_none());
+}
