@@ -142,6 +142,16 @@ mod mode_change {
     fn opencode() {
         super::run("opencode", |h| super::modes::modes_change(h));
     }
+
+    #[test]
+    fn gemini() {
+        super::run("gemini", |h| super::modes::modes_change(h));
+    }
+
+    #[test]
+    fn qwen() {
+        super::run("qwen", |h| super::modes::modes_change(h));
+    }
 }
 
 /// The desktop's MCP tools (`desktop: true`): one run per agent that takes MCP

@@ -45,6 +45,12 @@ impl AcpAgent for Gemini {
         launch::spawn(config, process_id)
     }
 
+    /// The CLI's ACP modes are its approval modes, `autoEdit` spelt as ACP
+    /// names it (the flag says `auto_edit`).
+    fn mode_id(config: &SessionConfig) -> Option<String> {
+        Some(config.cli_permission_mode("yolo", "autoEdit").to_owned())
+    }
+
     fn session_metadata(config: &SessionConfig) -> Option<Value> {
         Some(json!({
             "approvalMode": launch::approval_mode(config),
@@ -163,6 +169,8 @@ struct TokenCount {
 /// effort levels), and no streaming of tool output (the CLI reports it when the tool
 /// is done). The session's MCP servers go in ACP's `session/new` (`mcp_servers`,
 /// `mcp_tools`: the conformance suite calls a real MCP server's tool through the CLI).
-const CAPABILITIES: Capabilities = acp::CAPABILITIES;
+/// A session's changed modes reach the running CLI as `session/set_mode` (`mode_change`).
+const CAPABILITIES: Capabilities =
+    sandbox_agent_adapter_kit::capabilities![mode_change, ..acp::CAPABILITIES];
 
 sandbox_agent_adapter_kit::export!(Gemini);

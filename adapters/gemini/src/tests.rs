@@ -265,3 +265,60 @@ fn a_recording_is_resumable_when_a_load_has_a_message_to_replay() {
     // What cannot be read is kept as a conversation.
     assert!(resumable("{\"sessionId\":\"x\"}\n{\"id\":\"a\",\"ty"));
 }
+
+#[test]
+fn changed_modes_reach_the_running_cli_as_session_set_mode_before_the_prompt() {
+    let mut session = GeminiSession::new(config("default"));
+    session.start();
+    session.send_message(vec![MessagePart::Text("hi".into())]);
+    let feed = |session: &mut GeminiSession, line: &str| {
+        render(&session.on_stdout("gemini_1".into(), line.into()))
+    };
+    feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#,
+    );
+    feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"g1"}}"#,
+    );
+    feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
+    );
+    // The host rebuilds the session with the new modes, as after a PUT .../modes.
+    let changed = config("acceptEdits");
+    let mut session = GeminiSession::restore(changed, &session.snapshot()).unwrap();
+    let sent = render(&session.send_message(vec![MessagePart::Text("go".into())]));
+    let writes: Vec<&String> = sent
+        .iter()
+        .filter(|l| l.starts_with("write-stdin"))
+        .collect();
+    assert_eq!(writes.len(), 2, "{sent:#?}");
+    assert!(
+        writes[0].contains(r#"\"method\":\"session/set_mode\""#)
+            && writes[0].contains(r#"\"modeId\":\"autoEdit\""#),
+        "{}",
+        writes[0]
+    );
+    assert!(writes[1].contains("session/prompt"), "{}", writes[1]);
+    // A refusal is shown, and the prompt goes on; the next prompt goes alone.
+    let refused = feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid or unavailable mode"}}"#,
+    );
+    assert!(
+        refused[0].contains("Gemini CLI kept its earlier mode"),
+        "{refused:#?}"
+    );
+    feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":5,"result":{"stopReason":"end_turn"}}"#,
+    );
+    let sent = render(&session.send_message(vec![MessagePart::Text("again".into())]));
+    assert_eq!(
+        sent.iter().filter(|l| l.starts_with("write-stdin")).count(),
+        1,
+        "{sent:#?}"
+    );
+}

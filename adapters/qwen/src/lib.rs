@@ -57,6 +57,11 @@ impl AcpAgent for Qwen {
         spawn.with_env([("QWEN_CODE_LEGACY_MCP_BLOCKING".to_owned(), "1".to_owned())])
     }
 
+    /// The CLI's ACP modes are its approval modes, named as its flag names them.
+    fn mode_id(config: &SessionConfig) -> Option<String> {
+        Some(approval_mode(config).to_owned())
+    }
+
     fn session_metadata(config: &SessionConfig) -> Option<Value> {
         Some(json!({ "approvalMode": approval_mode(config), "model": config.model }))
     }
@@ -133,7 +138,9 @@ impl Adapter for Qwen {
 /// on its last update. Not `questions` (none over ACP), not attachments (paths in
 /// the text only), not `session_lifecycle` (the adapter's own events). MCP servers go
 /// in ACP's `session/new`; Qwen Code offers their tools behind its `tool_search` and
-/// `tool_call` tools, and the suite's model calls them that way.
-const CAPABILITIES: Capabilities = acp::CAPABILITIES;
+/// `tool_call` tools, and the suite's model calls them that way. A session's changed
+/// modes reach the running CLI as `session/set_mode` (`mode_change`).
+const CAPABILITIES: Capabilities =
+    sandbox_agent_adapter_kit::capabilities![mode_change, ..acp::CAPABILITIES];
 
 sandbox_agent_adapter_kit::export!(Qwen);

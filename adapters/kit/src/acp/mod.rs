@@ -99,6 +99,16 @@ pub trait AcpAgent: 'static {
     /// (model, approval mode).
     fn spawn(config: &SessionConfig, process_id: &str) -> SpawnRequest;
 
+    /// The ACP session mode (`session/set_mode`'s `modeId`) the session's agent
+    /// mode and permission mode ask for, for an agent whose running session takes
+    /// changed modes (its adapter declares `mode_change`): sent before the next
+    /// prompt when it is not the mode the process runs with. `None`: the modes
+    /// are fixed when the process starts.
+    fn mode_id(config: &SessionConfig) -> Option<String> {
+        let _ = config;
+        None
+    }
+
     /// Metadata of the `session.started` event (the approval mode and model the
     /// agent runs with, as JSON), if any.
     fn session_metadata(config: &SessionConfig) -> Option<Value> {

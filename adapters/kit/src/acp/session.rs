@@ -268,6 +268,7 @@ impl<A: AcpAgent> AcpSession<A> {
                 last_request: 0,
                 requests: BTreeMap::new(),
                 phase: Phase::Starting,
+                mode: A::mode_id(&self.config),
             },
         });
         self.request(
@@ -307,8 +308,26 @@ impl<A: AcpAgent> AcpSession<A> {
         let Some(text) = turn.unsent.take() else {
             return;
         };
+        self.follow_mode(out, &session_id);
         let params = super::prompt_params(&session_id, &text);
         self.request(out, "session/prompt", params, Call::Prompt);
+    }
+
+    /// Sends `session/set_mode` before a prompt when the session's modes changed
+    /// since the process started (or last set its mode).
+    fn follow_mode(&mut self, out: &mut Actions, session_id: &str) {
+        let Some(wanted) = A::mode_id(&self.config) else {
+            return;
+        };
+        let Some(process) = self.state.header.process.as_mut() else {
+            return;
+        };
+        if process.mode.as_ref().is_none_or(|mode| *mode == wanted) {
+            return;
+        }
+        process.mode = Some(wanted.clone());
+        let params = json!({"sessionId": session_id, "modeId": wanted});
+        self.request(out, "session/set_mode", params, Call::SetMode);
     }
 
     /// The answer to one of the adapter's requests.
@@ -372,6 +391,15 @@ impl<A: AcpAgent> AcpSession<A> {
                         .with_raw(line),
                 );
                 self.end_turn(out, None, None);
+            }
+            (Some(Call::SetMode), Ok(_)) => {}
+            (Some(Call::SetMode), Err(error)) => {
+                let message = format!(
+                    "{} kept its earlier mode: {}",
+                    A::NAME,
+                    error.describe().trim_end_matches('.')
+                );
+                out.emit(event::error(message, Some("mode_refused")).with_raw(line));
             }
             (Some(Call::Initialize | Call::NewSession), Err(error)) => {
                 let message = format!("{} could not open a session: {}", A::NAME, error.describe());

@@ -29,6 +29,10 @@ pub(crate) struct Process {
     pub requests: BTreeMap<u64, Call>,
     /// Where the handshake is.
     pub phase: Phase,
+    /// The ACP session mode it runs with ([`super::AcpAgent::mode_id`] at its
+    /// launch, or the last `session/set_mode`); unknown in older snapshots.
+    #[serde(default)]
+    pub mode: Option<String>,
 }
 
 /// One of the adapter's requests.
@@ -39,6 +43,8 @@ pub(crate) enum Call {
     /// `session/load` of this native session.
     LoadSession(String),
     Prompt,
+    /// `session/set_mode` for the session's changed modes.
+    SetMode,
 }
 
 /// Where a process's handshake is.
