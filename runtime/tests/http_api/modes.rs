@@ -1,6 +1,6 @@
 //! `PUT /v1/sessions/{id}/modes` with the mock agent: the modes change from the
 //! next message on, the session and its transcript say so, they survive a
-//! daemon restart, and what cannot be changed is refused as a problem.
+//! daemon restart and a move, and what cannot be changed is refused as a problem.
 
 use super::*;
 
@@ -10,7 +10,7 @@ fn shell(api: &Api, id: &str, command: &str) -> String {
 }
 
 #[test]
-fn the_modes_change_from_the_next_message_and_outlive_a_restart() {
+fn the_modes_change_from_the_next_message_and_outlive_a_restart_and_a_move() {
     let daemon = Daemon::start();
     let api = Api::new(&daemon);
     api.create("mo", "mock");
@@ -70,6 +70,15 @@ fn the_modes_change_from_the_next_message_and_outlive_a_restart() {
         shell(&api, "mo", "echo after"),
         "Plan mode: I would run `echo after`."
     );
+    // And after a move to another daemon.
+    let elsewhere = Daemon::start();
+    let moved = Api::new(&elsewhere);
+    ok_json(moved.import("mo", "", api.export("mo"), &[]));
+    let info = moved.session_info("mo");
+    assert_eq!(
+        (&info["agentMode"], &info["permissionMode"]),
+        (&json!("plan"), &json!("bypass"))
+    );
     ok_json(api.put_json(
         "/v1/sessions/mo/modes",
         json!({"agentMode": "build", "permissionMode": "default"}),
@@ -77,6 +86,15 @@ fn the_modes_change_from_the_next_message_and_outlive_a_restart() {
     assert_ne!(
         shell(&api, "mo", "echo built"),
         "Plan mode: I would run `echo built`."
+    );
+    // An ended session moves with the modes it ended with.
+    ok_json(api.put_json("/v1/sessions/mo/modes", json!({"agentMode": "plan"})));
+    expect_no_content(api.post_empty("/v1/sessions/mo/terminate"), "terminate");
+    ok_json(moved.import("mo-ended", "", api.export("mo"), &[]));
+    let info = moved.session_info("mo-ended");
+    assert_eq!(
+        (&info["agentMode"], &info["ended"]),
+        (&json!("plan"), &json!(true))
     );
 }
 

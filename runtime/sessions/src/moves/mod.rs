@@ -115,6 +115,7 @@ impl Session {
                 ended: true,
                 updated_at: state.updated_at,
                 usage: state.usage,
+                modes: state.modes.clone().map(Box::new),
                 ..Checkpoint::default()
             },
             snapshot: None,
