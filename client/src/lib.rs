@@ -355,6 +355,19 @@ impl Client {
             .await
     }
 
+    /// `PUT /v1/sessions/{id}/modes`: changes the session's agent mode or permission
+    /// mode (one left out keeps its value) from the next message on; answers both.
+    pub async fn set_modes(
+        &self,
+        id: &str,
+        modes: &SessionModes,
+    ) -> Result<SessionModes, ClientError> {
+        let request = self
+            .request(Method::PUT, &["sessions", id, "modes"])?
+            .json(modes);
+        self.json(request).await
+    }
+
     /// `POST /v1/sessions/{id}/terminate`: ends the session and kills its processes.
     pub async fn terminate(&self, id: &str) -> Result<(), ClientError> {
         self.no_content(self.post_empty(&["sessions", id, "terminate"])?)

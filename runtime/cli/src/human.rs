@@ -109,6 +109,16 @@ pub fn registry(listing: &RegistryListResponse) -> String {
     text
 }
 
+/// A session's modes as `sessions modes` changed them.
+pub fn modes_changed(session_id: &str, modes: &agentplex_api::SessionModes) -> String {
+    let mode = |mode: &Option<String>| mode.clone().unwrap_or_default();
+    format!(
+        "{session_id}: agent mode {}, permission mode {}, from the next message on",
+        mode(&modes.agent_mode),
+        mode(&modes.permission_mode)
+    )
+}
+
 /// `agents modes`.
 pub fn modes(modes: &AgentModesResponse) -> String {
     table(

@@ -178,6 +178,19 @@ pub enum SessionsCommand {
         #[command(flatten)]
         connection: Connection,
     },
+    /// Change a running session's agent mode or permission mode (from its next message on).
+    Modes {
+        /// The session id.
+        session_id: String,
+        /// One of the agent's modes (`agents modes AGENT`).
+        #[arg(long)]
+        agent_mode: Option<String>,
+        /// `default`, `plan`, `bypass` or `acceptEdits`.
+        #[arg(long)]
+        permission_mode: Option<String>,
+        #[command(flatten)]
+        connection: Connection,
+    },
     /// End a session and kill its processes.
     Terminate {
         /// The session id.
@@ -599,6 +612,19 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
         } => {
             call(&c, c.client()?.cancel(&session_id)).await?;
             done(&c, format!("cancelled the running turn of {session_id}"))
+        }
+        SessionsCommand::Modes {
+            session_id,
+            agent_mode,
+            permission_mode,
+            connection: c,
+        } => {
+            let change = agentplex_api::SessionModes {
+                agent_mode,
+                permission_mode,
+            };
+            let modes = call(&c, c.client()?.set_modes(&session_id, &change)).await?;
+            show(&c, &modes, |modes| human::modes_changed(&session_id, modes))
         }
         SessionsCommand::Terminate {
             session_id,

@@ -554,6 +554,36 @@ fn sessions_cancel_interrupts_the_running_turn() {
 }
 
 #[test]
+fn sessions_modes_change_a_running_sessions_modes() {
+    let daemon = start_daemon();
+    create_mock_session(&daemon, "modes");
+    assert_eq!(
+        json_ok(&cli(
+            &daemon,
+            &["sessions", "modes", "modes", "--agent-mode", "plan"]
+        )),
+        json!({ "agentMode": "plan", "permissionMode": "default" })
+    );
+    assert_eq!(
+        last_assistant_text(&send_stream(&daemon, "modes", "shell echo hi")),
+        "Plan mode: I would run `echo hi`."
+    );
+    let failure = problem_failure(
+        &cli(
+            &daemon,
+            &["sessions", "modes", "modes", "--agent-mode", "architect"],
+        ),
+        "mode_not_supported",
+        400,
+    );
+    assert!(
+        failure.error_line.contains(r#"no mode "architect""#),
+        "{}",
+        failure.error_line
+    );
+}
+
+#[test]
 fn sessions_terminate_ends_the_session() {
     let daemon = start_daemon();
     create_mock_session(&daemon, "term");
