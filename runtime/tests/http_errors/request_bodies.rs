@@ -14,6 +14,7 @@ fn body_routes() -> Vec<(&'static str, Value)> {
     vec![
         ("/v1/sessions/s/budget", json!({ "maxTokens": 1 })),
         ("/v1/sessions/s/policy", json!({ "rules": [] })),
+        ("/v1/sessions/s/modes", json!({ "agentMode": "plan" })),
         ("/v1/agents/mock/install", json!({ "reinstall": true })),
         (
             "/v1/registry/mock",
@@ -62,7 +63,11 @@ fn body_routes() -> Vec<(&'static str, Value)> {
 }
 
 /// The routes of [`body_routes`] that take their body with `PUT`.
-const PUT_ROUTES: &[&str] = &["/v1/sessions/s/budget", "/v1/sessions/s/policy"];
+const PUT_ROUTES: &[&str] = &[
+    "/v1/sessions/s/budget",
+    "/v1/sessions/s/policy",
+    "/v1/sessions/s/modes",
+];
 
 /// Sends `body` to `path` of `daemon` (without a token) with the route's method.
 fn send(api: &Api, daemon: &Daemon, path: &str, body: Value) -> reqwest::blocking::Response {
