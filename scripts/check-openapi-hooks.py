@@ -20,7 +20,8 @@ harmless just before it is sent (`before_call`, which every phase goes through):
 What depends on the daemon's agents cannot be in the served document (it is the same
 for every set of adapters): `agent` is one of those `GET /v1/agents` lists, `agentMode`
 one of its modes, `mcp` and `skills` only for an agent with those capabilities. The
-test narrows `CreateSessionRequest` to the `mock` agent's values, read from the daemon.
+test narrows `CreateSessionRequest` and `SessionModes` to the `mock` agent's values, read
+from the daemon.
 A request outside them stays in the negative cases, which must be refused.
 
 A tar archive body (`POST /v1/fs/upload-batch`) is a real archive of the drawn bytes;
@@ -64,6 +65,9 @@ def before_load_schema(context: Any, raw_schema: dict[str, Any]) -> None:
     request = raw_schema["components"]["schemas"]["CreateSessionRequest"]["properties"]
     request["agent"] = {"type": "string", "enum": [HARMLESS_AGENT]}
     request["agentMode"] = {"type": ["string", "null"], "enum": [*MOCK_MODES, None]}
+    # The sessions whose modes change are the mock's too.
+    modes = raw_schema["components"]["schemas"]["SessionModes"]["properties"]
+    modes["agentMode"] = {"type": ["string", "null"], "enum": [*MOCK_MODES, None]}
     capabilities = AGENTS[HARMLESS_AGENT]["capabilities"]
     if not capabilities.get("mcpServers"):
         request["mcp"] = {**request["mcp"], "maxProperties": 0}

@@ -47,9 +47,11 @@ pub fn apply(doc: &mut Value) {
 
 /// The strings the daemon checks beyond their type.
 fn checked_strings(schemas: &mut Value) {
+    let permission_modes = json!(format!("^({})$", PERMISSION_MODES.join("|")));
     let session = &mut schemas["CreateSessionRequest"]["properties"];
-    session["permissionMode"]["pattern"] = json!(format!("^({})$", PERMISSION_MODES.join("|")));
+    session["permissionMode"]["pattern"] = permission_modes.clone();
     session["agentVersion"]["pattern"] = json!(VERSION_PATTERN);
+    schemas["SessionModes"]["properties"]["permissionMode"]["pattern"] = permission_modes;
     schemas["AgentInstallRequest"]["properties"]["version"]["pattern"] = json!(VERSION_PATTERN);
     // What becomes a C string of the process (an argument, a variable) holds no NUL.
     for name in ["ProcessRunRequest", "ProcessCreateRequest"] {
