@@ -113,7 +113,7 @@ impl CodexSession {
         self.state.link = Link::Opening;
         let thread = self.state.thread.clone();
         let params = settings::thread_params(&self.config, thread.as_deref());
-        self.state.given_modes = Some(modes(&self.config));
+        self.state.given_modes = Some(self.config.modes());
         let (method, resume) = match thread {
             Some(_) => ("thread/resume", true),
             None => ("thread/start", false),
@@ -135,7 +135,7 @@ impl CodexSession {
         turn.sent = true;
         turn.never_asks = settings::hands_never(&self.config);
         let input = crate::input::user_input(&turn.parts);
-        let modes = modes(&self.config);
+        let modes = self.config.modes();
         let changed = (self.state.given_modes.as_ref()).is_some_and(|given| *given != modes);
         self.state.given_modes = Some(modes);
         let thread_model = self.state.model.as_deref();
@@ -665,9 +665,4 @@ impl SessionMachine for CodexSession {
         }
         out.finish()
     }
-}
-
-/// The session's agent mode and permission mode, as the thread is given them.
-fn modes(config: &SessionConfig) -> (String, String) {
-    (config.agent_mode.clone(), config.permission_mode.clone())
 }

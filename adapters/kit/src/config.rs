@@ -41,6 +41,12 @@ impl SessionConfig {
             .filter(|variant| !variant.is_empty())
     }
 
+    /// The session's agent mode and permission mode, to tell whether they changed
+    /// since an agent was given them (a `mode-change` adapter keeps the pair).
+    pub fn modes(&self) -> (String, String) {
+        (self.agent_mode.clone(), self.permission_mode.clone())
+    }
+
     /// How the agent asks before it runs tools, in the words most CLIs use: `plan` when
     /// the agent mode or the permission mode is `plan`; for permission modes `bypass`
     /// and `acceptEdits`, the agent's own names for them; else `default`.

@@ -91,7 +91,7 @@ impl OpenCodeSession {
         let Some(native_id) = &self.state.native_id else {
             if !self.state.creating {
                 self.state.creating = true;
-                self.state.given_modes = Some(modes(&self.config));
+                self.state.given_modes = Some(self.config.modes());
                 let body = api::create_session(&self.config, &self.state.native).to_string();
                 out.http_request(api::post(CREATE, base, "/session", directory, body));
             }
@@ -100,7 +100,7 @@ impl OpenCodeSession {
         if self.state.changing_modes || self.state.queued_prompt.is_none() {
             return;
         }
-        let current = modes(&self.config);
+        let current = self.config.modes();
         if self
             .state
             .given_modes
@@ -126,7 +126,7 @@ impl OpenCodeSession {
     /// The request for the new modes' rules was answered: the waiting prompt goes.
     fn modes_given(&mut self, out: &mut Actions) {
         self.state.changing_modes = false;
-        self.state.given_modes = Some(modes(&self.config));
+        self.state.given_modes = Some(self.config.modes());
         self.proceed(out);
     }
 
@@ -718,10 +718,4 @@ impl SessionMachine for OpenCodeSession {
         }
         out.finish()
     }
-}
-
-/// The session's agent mode and permission mode, as the native session's rules
-/// are made for them.
-fn modes(config: &SessionConfig) -> (String, String) {
-    (config.agent_mode.clone(), config.permission_mode.clone())
 }

@@ -399,22 +399,12 @@ impl SessionManager {
             .agent_mode
             .clone()
             .unwrap_or_else(|| info.default_mode.clone());
-        if !info.modes.iter().any(|mode| mode.id == agent_mode) {
-            let modes: Vec<&str> = info.modes.iter().map(|mode| mode.id.as_str()).collect();
-            return Err(SessionError::ModeNotSupported(format!(
-                "agent {:?} has no mode {agent_mode:?}; its modes are {modes:?}",
-                info.id
-            )));
-        }
+        modes::check_agent_mode(info, &agent_mode)?;
         let permission_mode = request
             .permission_mode
             .clone()
             .unwrap_or_else(|| "default".into());
-        if !PERMISSION_MODES.contains(&permission_mode.as_str()) {
-            return Err(SessionError::InvalidRequest(format!(
-                "invalid permission mode {permission_mode:?}: use one of {PERMISSION_MODES:?}"
-            )));
-        }
+        modes::check_permission_mode(&permission_mode)?;
         if let Some(version) = &request.agent_version {
             crate::agents::check_version(version)?;
         }

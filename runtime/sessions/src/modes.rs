@@ -1,6 +1,7 @@
 //! Changing a running session's agent mode and permission mode.
 
 use agentplex_api::SessionModes;
+use agentplex_host::AdapterInfo;
 use agentplex_session::{Command, Modes};
 
 use crate::{SessionError, SessionManager, PERMISSION_MODES};
@@ -32,19 +33,9 @@ impl SessionManager {
             )));
         }
         let agent_mode = change.agent_mode.unwrap_or(current.agent_mode);
-        if !info.modes.iter().any(|mode| mode.id == agent_mode) {
-            let modes: Vec<&str> = info.modes.iter().map(|mode| mode.id.as_str()).collect();
-            return Err(SessionError::ModeNotSupported(format!(
-                "agent {:?} has no mode {agent_mode:?}; its modes are {modes:?}",
-                info.id
-            )));
-        }
+        check_agent_mode(info, &agent_mode)?;
         let permission_mode = change.permission_mode.unwrap_or(current.permission_mode);
-        if !PERMISSION_MODES.contains(&permission_mode.as_str()) {
-            return Err(SessionError::InvalidRequest(format!(
-                "invalid permission mode {permission_mode:?}: use one of {PERMISSION_MODES:?}"
-            )));
-        }
+        check_permission_mode(&permission_mode)?;
         let modes = Modes {
             agent_mode,
             permission_mode,
@@ -55,4 +46,26 @@ impl SessionManager {
             permission_mode: Some(modes.permission_mode),
         })
     }
+}
+
+/// Refuses an agent mode the agent does not have.
+pub(crate) fn check_agent_mode(info: &AdapterInfo, agent_mode: &str) -> Result<(), SessionError> {
+    if info.modes.iter().any(|mode| mode.id == agent_mode) {
+        return Ok(());
+    }
+    let modes: Vec<&str> = info.modes.iter().map(|mode| mode.id.as_str()).collect();
+    Err(SessionError::ModeNotSupported(format!(
+        "agent {:?} has no mode {agent_mode:?}; its modes are {modes:?}",
+        info.id
+    )))
+}
+
+/// Refuses a permission mode that is not one of [`PERMISSION_MODES`].
+pub(crate) fn check_permission_mode(permission_mode: &str) -> Result<(), SessionError> {
+    if PERMISSION_MODES.contains(&permission_mode) {
+        return Ok(());
+    }
+    Err(SessionError::InvalidRequest(format!(
+        "invalid permission mode {permission_mode:?}: use one of {PERMISSION_MODES:?}"
+    )))
 }
