@@ -86,6 +86,13 @@ pub struct AgentCapabilities {
     /// it an imported session keeps its transcript and starts a new agent session.
     #[serde(default, rename = "move")]
     pub moves: bool,
+    /// A running session's agent mode and permission mode can change (`PUT
+    /// /v1/sessions/{id}/modes`).
+    #[serde(default)]
+    pub mode_change: bool,
+    /// A running session's model can change (`PUT /v1/sessions/{id}/modes`).
+    #[serde(default)]
+    pub model_change: bool,
     /// The kinds of request (`shell`, `read`, `write`, `fetch`, `mcp`, `other`) the
     /// agent asks permission for in the `default` permission mode when its session
     /// has an approval policy: what the policy can decide. What the agent does
@@ -457,9 +464,10 @@ pub enum SessionStatus {
     Ended,
 }
 
-/// A session's agent mode and permission mode, as `PUT
+/// A session's agent mode, permission mode and model, as `PUT
 /// /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
-/// answers them (both given). They apply from the next message on.
+/// answers them (both modes given; the model when the session names one). They
+/// apply from the next message on.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[serde(deny_unknown_fields)]
@@ -470,6 +478,10 @@ pub struct SessionModes {
     /// `default`, `plan`, `bypass` or `acceptEdits`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission_mode: Option<String>,
+    /// The model, as at create (`GET /v1/agents/{agent}/models` lists the
+    /// agent's known ones); for agents whose adapter declares `model-change`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// One session, as listed.

@@ -9,7 +9,8 @@
 //   node stdio.mjs modes            a session's modes: listed when it is made,
 //                                    changed with session/set_mode and
 //                                    session/set_config_option, told back as
-//                                    updates, in force from the next prompt
+//                                    updates, in force from the next prompt; the
+//                                    same for the model (session/set_model)
 //   node stdio.mjs conformance      a real agent (ACP_AGENT) against the scripted
 //                                    model server: a turn, a tool call (bypass), a
 //                                    permission allowed and one rejected (default;
@@ -218,6 +219,27 @@ async function modes() {
     await assert.rejects(cx.request("session/set_mode", { sessionId: "nope", modeId: "plan" }),
       (e) => e.code === -32002);
     console.log("ok mode errors");
+
+    // The model: listed (the agent's default while the session names none),
+    // changed with session/set_model and with its config option.
+    assert.equal(created.models.currentModelId, "mock");
+    assert.deepEqual(created.models.availableModels.map((m) => m.modelId), ["mock", "mock-large"]);
+    assert.equal(option(created.configOptions, "model").category, "model");
+    assert.equal(option(created.configOptions, "model").currentValue, "mock");
+    assert.deepEqual(await cx.request("session/set_model", { sessionId, modelId: "mock-large" }), {});
+    updates = await told("config_option_update");
+    assert.equal(option(updates.at(-1).configOptions, "model").currentValue, "mock-large");
+    assert.equal(option(updates.at(-1).configOptions, "permission_mode").currentValue, "plan");
+    assert.match(await say("settings"), /, model mock-large\.$/);
+    const back = await cx.request("session/set_config_option", { sessionId, configId: "model", value: "mock" });
+    assert.equal(option(back.configOptions, "model").currentValue, "mock");
+    await told("config_option_update");
+    assert.match(await say("settings"), /, model mock\.$/);
+    await assert.rejects(cx.request("session/set_model", { sessionId, modelId: " mock" }),
+      (e) => e.code === -32602 && /invalid model/.test(e.message));
+    await assert.rejects(cx.request("session/set_model", { sessionId, modelId: "default" }),
+      (e) => e.code === -32602);
+    console.log("ok set_model");
     console.log(`session ${sessionId}`);
     session.dispose();
   });

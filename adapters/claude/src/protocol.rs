@@ -86,6 +86,14 @@ pub(crate) fn set_permission_mode(request_id: &str, mode: &str) -> String {
     )
 }
 
+/// Asks the CLI to run model `model` from its next message on.
+pub(crate) fn set_model(request_id: &str, model: &str) -> String {
+    control_request(
+        request_id,
+        json!({ "subtype": "set_model", "model": model }),
+    )
+}
+
 fn control_request(request_id: &str, request: Value) -> String {
     json!({ "type": "control_request", "request_id": request_id, "request": request }).to_string()
 }

@@ -48,6 +48,7 @@ impl ClaudeSession {
             data: Process {
                 cost_usd: 0.0,
                 permission_mode: Some(launch::permission_mode(&self.config).to_owned()),
+                model: self.config.chosen_model().map(str::to_owned),
             },
         });
     }
@@ -79,6 +80,24 @@ impl ClaudeSession {
         process.data.permission_mode = Some(wanted.to_owned());
         let request = self.state.header.ids.next("req");
         out.write_line(id, &protocol::set_permission_mode(&request, wanted));
+    }
+
+    /// Tells a running CLI the session's model when the session names another
+    /// than the one it runs (a CLI started later gets it as a flag).
+    fn follow_model(&mut self, out: &mut Actions) {
+        let Some(wanted) = self.config.chosen_model() else {
+            return;
+        };
+        let Some(process) = self.state.header.process.as_mut() else {
+            return;
+        };
+        if process.data.model.as_deref() == Some(wanted) {
+            return;
+        }
+        process.data.model = Some(wanted.to_owned());
+        let id = process.id.clone();
+        let request = self.state.header.ids.next("req");
+        out.write_line(id, &protocol::set_model(&request, wanted));
     }
 
     /// Hands CLI process `process` the permission rules of the session's policy
@@ -171,13 +190,14 @@ impl SessionMachine for ClaudeSession {
 
     /// Opens a turn (`turn.started`, the user's message) and writes the message to
     /// the CLI, starting it again first when it exited (else telling it the
-    /// session's permission mode first when the session's modes changed).
+    /// session's permission mode and model first when they changed).
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
         Actions::unless(self.state.header.ended, |out| {
             if self.state.header.process.is_none() {
                 self.launch(out);
             } else {
                 self.follow_mode(out);
+                self.follow_model(out);
             }
             self.state.header.turn_or_start(out);
             out.emit_all(event::user_message(

@@ -43,6 +43,10 @@ pub(crate) struct Process {
     /// `set_permission_mode`); unknown in the snapshots of older adapters.
     #[serde(default)]
     pub permission_mode: Option<String>,
+    /// The model it runs with (`--model`, or the last `set_model`); none when
+    /// it runs its own default, or in the snapshots of older adapters.
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 /// What the adapter keeps of the running turn (a `RunningTurn`, which is cancelling once an

@@ -105,9 +105,11 @@ impl Adapter for Codex {
 /// a line naming the path (Codex has no file input); questions exist in plan mode only
 /// (`request_user_input`). The session's MCP servers go in the thread's `config`
 /// (`mcp_servers`), so each thread on the shared app-server has its own. A
-/// session's changed modes reach its thread with the next turn (`mode_change`).
+/// session's changed modes and model reach its thread with the next turn
+/// (`mode_change`, `model_change`: `turn/start` names the session's model).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     mode_change,
+    model_change,
     questions,
     images,
     file_attachments,

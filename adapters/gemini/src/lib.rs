@@ -51,6 +51,9 @@ impl AcpAgent for Gemini {
         Some(config.cli_permission_mode("yolo", "autoEdit").to_owned())
     }
 
+    /// Gemini CLI's ACP takes `session/set_model` (unstable in ACP).
+    const MODEL_CHANGE: bool = true;
+
     fn session_metadata(config: &SessionConfig) -> Option<Value> {
         Some(json!({
             "approvalMode": launch::approval_mode(config),
@@ -169,8 +172,9 @@ struct TokenCount {
 /// effort levels), and no streaming of tool output (the CLI reports it when the tool
 /// is done). The session's MCP servers go in ACP's `session/new` (`mcp_servers`,
 /// `mcp_tools`: the conformance suite calls a real MCP server's tool through the CLI).
-/// A session's changed modes reach the running CLI as `session/set_mode` (`mode_change`).
+/// A session's changed modes reach the running CLI as `session/set_mode` (`mode_change`),
+/// its changed model as `session/set_model` (`model_change`).
 const CAPABILITIES: Capabilities =
-    sandbox_agent_adapter_kit::capabilities![mode_change, ..acp::CAPABILITIES];
+    sandbox_agent_adapter_kit::capabilities![mode_change, model_change, ..acp::CAPABILITIES];
 
 sandbox_agent_adapter_kit::export!(Gemini);

@@ -322,3 +322,61 @@ fn changed_modes_reach_the_running_cli_as_session_set_mode_before_the_prompt() {
         "{sent:#?}"
     );
 }
+
+#[test]
+fn a_changed_model_reaches_the_running_cli_as_session_set_model_once() {
+    let mut session = GeminiSession::new(config("default"));
+    session.start();
+    session.send_message(vec![MessagePart::Text("hi".into())]);
+    let feed = |session: &mut GeminiSession, line: &str| {
+        render(&session.on_stdout("gemini_1".into(), line.into()))
+    };
+    feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#,
+    );
+    feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"g1"}}"#,
+    );
+    feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
+    );
+    let mut changed = config("default");
+    changed.model = Some("gemini-2.5-pro".into());
+    let mut session = GeminiSession::restore(changed, &session.snapshot()).unwrap();
+    let writes = |sent: Vec<String>| -> Vec<String> {
+        sent.into_iter()
+            .filter(|l| l.starts_with("write-stdin"))
+            .collect()
+    };
+    let sent = writes(render(
+        &session.send_message(vec![MessagePart::Text("go".into())]),
+    ));
+    assert_eq!(sent.len(), 2, "{sent:#?}");
+    assert!(
+        sent[0].contains(r#"\"method\":\"session/set_model\""#)
+            && sent[0].contains(r#"\"modelId\":\"gemini-2.5-pro\""#),
+        "{}",
+        sent[0]
+    );
+    assert!(sent[1].contains("session/prompt"), "{}", sent[1]);
+    // A refusal is shown, and the prompt goes on.
+    let refused = feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid model"}}"#,
+    );
+    assert!(
+        refused[0].contains("Gemini CLI kept its earlier model"),
+        "{refused:#?}"
+    );
+    feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":5,"result":{"stopReason":"end_turn"}}"#,
+    );
+    let sent = writes(render(
+        &session.send_message(vec![MessagePart::Text("again".into())]),
+    ));
+    assert_eq!(sent.len(), 1, "{sent:#?}");
+}

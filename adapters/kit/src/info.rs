@@ -60,6 +60,9 @@ pub struct Capabilities {
     /// its configuration, and the adapter applies them from the next message
     /// on (telling a running agent, or starting it again with them).
     pub mode_change: bool,
+    /// A session's model can change while it runs, the same way: the adapter
+    /// applies the configuration's changed `model` from the next message on.
+    pub model_change: bool,
 }
 
 impl Capabilities {
@@ -90,6 +93,7 @@ impl Capabilities {
         mcp_servers: false,
         skills: false,
         mode_change: false,
+        model_change: false,
     };
 
     /// An agent that exchanges text messages and reports its session and item lifecycle.
@@ -160,6 +164,7 @@ impl Capabilities {
         mcp_servers: true,
         skills: true,
         mode_change: true,
+        model_change: true,
     };
 
     /// The contract's names of the capabilities that are set (`plan-mode`...).
@@ -190,6 +195,7 @@ impl Capabilities {
             ("mcp-servers", self.mcp_servers),
             ("skills", self.skills),
             ("mode-change", self.mode_change),
+            ("model-change", self.model_change),
         ]
         .into_iter()
         .filter(|(_, set)| *set)
@@ -206,7 +212,7 @@ impl Capabilities {
         all
     }
 
-    fn flags_mut(&mut self) -> [(&'static str, &mut bool); 25] {
+    fn flags_mut(&mut self) -> [(&'static str, &mut bool); 26] {
         [
             ("plan-mode", &mut self.plan_mode),
             ("permissions", &mut self.permissions),
@@ -233,6 +239,7 @@ impl Capabilities {
             ("mcp-servers", &mut self.mcp_servers),
             ("skills", &mut self.skills),
             ("mode-change", &mut self.mode_change),
+            ("model-change", &mut self.model_change),
         ]
     }
 }

@@ -108,10 +108,12 @@ impl Adapter for OpenCode {
 /// (`mcp_servers`, `skills`; MCP calls are ordinary tool parts, `mcp_tools`), proven
 /// against a real MCP server and a skill folder. A session's changed modes reach the
 /// next prompt (its agent) and, before it, the native session's permission rules
-/// (`mode_change`).
+/// (`mode_change`); its changed model the next prompt (`model_change`: each
+/// prompt names the session's model).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     images,
     mode_change,
+    model_change,
     file_attachments,
     session_lifecycle,
     shared_process,

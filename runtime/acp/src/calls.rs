@@ -121,6 +121,16 @@ pub struct SetMode {
     pub mode_id: String,
 }
 
+/// `session/set_model`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetModel {
+    /// The session.
+    pub session_id: String,
+    /// The model: one the session's answers listed, or another the agent knows.
+    pub model_id: String,
+}
+
 /// `session/set_config_option`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,7 +1,8 @@
-//! A session's modes as ACP shows them: the session mode state (`modes`) and
-//! the config options (`configOptions`: the agent mode, and the permission
-//! mode) that the answers to `session/new`, `session/load` and
-//! `session/resume` carry, and that `session/set_mode` and
+//! A session's modes and model as ACP shows them: the session mode state
+//! (`modes`), the session model state (`models`) and the config options
+//! (`configOptions`: the agent mode, the permission mode and the model) that
+//! the answers to `session/new`, `session/load` and `session/resume` carry,
+//! and that `session/set_mode`, `session/set_model` and
 //! `session/set_config_option` change.
 
 use serde_json::{json, Value};
@@ -10,6 +11,11 @@ use serde_json::{json, Value};
 pub const MODE_OPTION: &str = "mode";
 /// The config option holding the permission mode.
 pub const PERMISSION_OPTION: &str = "permission_mode";
+/// The config option holding the model (category `model`).
+pub const MODEL_OPTION: &str = "model";
+/// The model's value while the session names none: the agent's own choice,
+/// which a session cannot go back to once it named a model.
+pub const DEFAULT_MODEL: &str = "default";
 
 /// The permission modes, with their names and descriptions.
 const PERMISSION_MODES: &[(&str, &str, &str)] = &[
@@ -34,6 +40,81 @@ pub struct Mode {
     pub description: String,
 }
 
+/// A model the agent is known to run.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// Its id, as sessions name it.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// The model a session runs with, and the models the agent is known to run.
+#[derive(Debug, Clone)]
+pub struct Models {
+    /// The models the agent lists.
+    pub available: Vec<Model>,
+    /// The model the session names (`None`: the agent's own choice).
+    pub current: Option<String>,
+}
+
+impl Models {
+    /// The id of the current model ([`DEFAULT_MODEL`] while the session names
+    /// none).
+    pub fn current_id(&self) -> &str {
+        self.current.as_deref().unwrap_or(DEFAULT_MODEL)
+    }
+
+    /// The models a client may pick, the current one among them: the agent's,
+    /// after [`DEFAULT_MODEL`] while the session names no model, and after
+    /// them the session's when the agent does not list it.
+    fn choices(&self) -> Vec<Model> {
+        let mut choices = Vec::new();
+        let current = self.current_id();
+        if self.current.is_none() {
+            choices.push(Model {
+                id: DEFAULT_MODEL.into(),
+                name: "Default".into(),
+            });
+        }
+        choices.extend(self.available.iter().cloned());
+        if !choices.iter().any(|model| model.id == current) {
+            choices.push(Model {
+                id: current.into(),
+                name: current.into(),
+            });
+        }
+        choices
+    }
+
+    /// The session model state (`models` in a session's answers).
+    pub fn model_state(&self) -> Value {
+        let available: Vec<Value> = self
+            .choices()
+            .iter()
+            .map(|model| json!({"modelId": model.id, "name": model.name}))
+            .collect();
+        json!({"currentModelId": self.current_id(), "availableModels": available})
+    }
+
+    /// The model's config option.
+    fn config_option(&self) -> Value {
+        let options: Vec<Value> = self
+            .choices()
+            .iter()
+            .map(|model| json!({"value": model.id, "name": model.name}))
+            .collect();
+        json!({
+            "id": MODEL_OPTION,
+            "name": "Model",
+            "category": "model",
+            "type": "select",
+            "currentValue": self.current_id(),
+            "options": options,
+        })
+    }
+}
+
 /// The modes a session runs with, and the agent modes it may take.
 #[derive(Debug, Clone)]
 pub struct SessionModes {
@@ -43,6 +124,8 @@ pub struct SessionModes {
     pub agent_mode: String,
     /// The permission mode the session runs with.
     pub permission_mode: String,
+    /// The session's model, for an agent whose running sessions take another.
+    pub models: Option<Models>,
 }
 
 impl SessionModes {
@@ -56,8 +139,8 @@ impl SessionModes {
         json!({"currentModeId": self.agent_mode, "availableModes": available})
     }
 
-    /// The session's config options (`configOptions`): its agent mode and its
-    /// permission mode.
+    /// The session's config options (`configOptions`): its agent mode, its
+    /// permission mode and, when it can change, its model.
     pub fn config_options(&self) -> Value {
         let modes: Vec<Value> = self
             .available
@@ -70,7 +153,7 @@ impl SessionModes {
                 json!({"value": value, "name": name, "description": description})
             })
             .collect();
-        json!([
+        let mut options = json!([
             {
                 "id": MODE_OPTION,
                 "name": "Mode",
@@ -88,12 +171,22 @@ impl SessionModes {
                 "currentValue": self.permission_mode,
                 "options": permissions,
             },
-        ])
+        ]);
+        if let (Some(models), Some(options)) = (&self.models, options.as_array_mut()) {
+            options.push(models.config_option());
+        }
+        options
     }
 
-    /// The answers' fields about modes: `modes` and `configOptions`.
+    /// The answers' fields about modes and model: `modes`, `configOptions`
+    /// and, when the model can change, `models`.
     pub fn answer_fields(&self) -> Value {
-        json!({"modes": self.mode_state(), "configOptions": self.config_options()})
+        let mut fields =
+            json!({"modes": self.mode_state(), "configOptions": self.config_options()});
+        if let Some(models) = &self.models {
+            fields["models"] = models.model_state();
+        }
+        fields
     }
 }
 
@@ -118,8 +211,11 @@ mod tests {
             ],
             agent_mode: "plan".into(),
             permission_mode: "bypass".into(),
+            models: None,
         };
         let fields = modes.answer_fields();
+        assert!(fields.get("models").is_none(), "{fields}");
+        assert_eq!(fields["configOptions"].as_array().unwrap().len(), 2);
         assert_eq!(fields["modes"]["currentModeId"], "plan");
         assert_eq!(fields["modes"]["availableModes"][0]["id"], "build");
         let options = fields["configOptions"].as_array().unwrap();
@@ -135,5 +231,51 @@ mod tests {
             .map(|option| option["value"].as_str().unwrap())
             .collect();
         assert_eq!(values, ["default", "acceptEdits", "plan", "bypass"]);
+    }
+
+    fn models(current: Option<&str>) -> Models {
+        let model = |id: &str| Model {
+            id: id.into(),
+            name: id.to_uppercase(),
+        };
+        Models {
+            available: vec![model("sonnet"), model("opus")],
+            current: current.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn the_model_is_the_default_until_the_session_names_one() {
+        let ids = |state: &Value| -> Vec<String> {
+            let models = state["availableModels"].as_array().unwrap();
+            let id = |model: &Value| model["modelId"].as_str().unwrap().to_owned();
+            models.iter().map(id).collect()
+        };
+        let state = models(None).model_state();
+        assert_eq!(state["currentModelId"], DEFAULT_MODEL);
+        assert_eq!(ids(&state), [DEFAULT_MODEL, "sonnet", "opus"]);
+        let state = models(Some("opus")).model_state();
+        assert_eq!(state["currentModelId"], "opus");
+        assert_eq!(ids(&state), ["sonnet", "opus"]);
+        // A model the agent does not list is still the current one's choice.
+        let state = models(Some("scripted")).model_state();
+        assert_eq!(ids(&state), ["sonnet", "opus", "scripted"]);
+    }
+
+    #[test]
+    fn the_model_is_a_config_option_when_it_can_change() {
+        let modes = SessionModes {
+            available: Vec::new(),
+            agent_mode: "build".into(),
+            permission_mode: "default".into(),
+            models: Some(models(Some("sonnet"))),
+        };
+        let fields = modes.answer_fields();
+        assert_eq!(fields["models"]["currentModelId"], "sonnet");
+        let option = &fields["configOptions"][2];
+        assert_eq!(option["id"], MODEL_OPTION);
+        assert_eq!(option["category"], "model");
+        assert_eq!(option["currentValue"], "sonnet");
+        assert_eq!(option["options"][1]["value"], "opus");
     }
 }

@@ -66,13 +66,15 @@ pub enum Step {
         /// The universal permission or question id.
         id: String,
     },
-    /// The session's modes changed (from its next message on): a
+    /// The session's modes or model changed (from its next message on): a
     /// `current_mode_update` and a `config_option_update` to send.
     ModesChanged {
         /// The agent mode.
         agent_mode: String,
         /// The permission mode.
         permission_mode: String,
+        /// The model, when the session names one.
+        model: Option<String>,
     },
     /// The turn ended.
     TurnEnded(StopReason),
@@ -469,6 +471,7 @@ fn modes_changed(item: &UniversalItem) -> Option<Step> {
             Some(Step::ModesChanged {
                 agent_mode: modes["agentMode"].as_str()?.to_owned(),
                 permission_mode: modes["permissionMode"].as_str()?.to_owned(),
+                model: modes["model"].as_str().map(str::to_owned),
             })
         }
         _ => None,

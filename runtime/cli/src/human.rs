@@ -109,11 +109,15 @@ pub fn registry(listing: &RegistryListResponse) -> String {
     text
 }
 
-/// A session's modes as `sessions modes` changed them.
+/// A session's modes and model as `sessions modes` changed them.
 pub fn modes_changed(session_id: &str, modes: &agentplex_api::SessionModes) -> String {
     let mode = |mode: &Option<String>| mode.clone().unwrap_or_default();
+    let model = match &modes.model {
+        Some(model) => format!(", model {model}"),
+        None => String::new(),
+    };
     format!(
-        "{session_id}: agent mode {}, permission mode {}, from the next message on",
+        "{session_id}: agent mode {}, permission mode {}{model}, from the next message on",
         mode(&modes.agent_mode),
         mode(&modes.permission_mode)
     )

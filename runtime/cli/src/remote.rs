@@ -178,7 +178,7 @@ pub enum SessionsCommand {
         #[command(flatten)]
         connection: Connection,
     },
-    /// Change a running session's agent mode or permission mode (from its next message on).
+    /// Change a running session's agent mode, permission mode or model (from its next message on).
     Modes {
         /// The session id.
         session_id: String,
@@ -188,6 +188,9 @@ pub enum SessionsCommand {
         /// `default`, `plan`, `bypass` or `acceptEdits`.
         #[arg(long)]
         permission_mode: Option<String>,
+        /// The model (`agents models AGENT` lists the agent's known ones).
+        #[arg(long)]
+        model: Option<String>,
         #[command(flatten)]
         connection: Connection,
     },
@@ -617,11 +620,13 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
             session_id,
             agent_mode,
             permission_mode,
+            model,
             connection: c,
         } => {
             let change = agentplex_api::SessionModes {
                 agent_mode,
                 permission_mode,
+                model,
             };
             let modes = call(&c, c.client()?.set_modes(&session_id, &change)).await?;
             show(&c, &modes, |modes| human::modes_changed(&session_id, modes))

@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 
 use agentplex_sessions::agents::VERSION_PATTERN;
+use agentplex_sessions::modes::MODEL_PATTERN;
 use agentplex_sessions::PERMISSION_MODES;
 
 /// A string without a NUL byte (the request types' own patterns say it so too).
@@ -51,7 +52,9 @@ fn checked_strings(schemas: &mut Value) {
     let session = &mut schemas["CreateSessionRequest"]["properties"];
     session["permissionMode"]["pattern"] = permission_modes.clone();
     session["agentVersion"]["pattern"] = json!(VERSION_PATTERN);
-    schemas["SessionModes"]["properties"]["permissionMode"]["pattern"] = permission_modes;
+    let modes = &mut schemas["SessionModes"]["properties"];
+    modes["permissionMode"]["pattern"] = permission_modes;
+    modes["model"]["pattern"] = json!(MODEL_PATTERN);
     schemas["AgentInstallRequest"]["properties"]["version"]["pattern"] = json!(VERSION_PATTERN);
     // What becomes a C string of the process (an argument, a variable) holds no NUL.
     for name in ["ProcessRunRequest", "ProcessCreateRequest"] {

@@ -422,11 +422,12 @@ pub async fn set_policy(
     ))
 }
 
-/// Changes the session's agent mode or permission mode (a field left out keeps
-/// its value). They apply from the next message on: the running turn finishes
-/// as it began, and the transcript records the change. Refused (400) for a mode
-/// the agent does not have, and for an agent whose adapter cannot change modes
-/// in a running session. Answers both modes.
+/// Changes the session's agent mode, permission mode or model (a field left
+/// out keeps its value). They apply from the next message on: the running turn
+/// finishes as it began, and the transcript records the change. Refused (400)
+/// for a mode the agent does not have, and for an agent whose adapter cannot
+/// change modes (`mode-change`) or its model (`model-change`) in a running
+/// session. Answers both modes and the model.
 #[utoipa::path(put, path = "/v1/sessions/{session_id}/modes", tag = "sessions",
     params(("session_id" = String, Path, description = "Session id")),
     request_body = SessionModes,

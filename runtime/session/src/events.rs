@@ -99,7 +99,7 @@ pub fn restart_marker(native_session_id: Option<&str>, why: CarriedOn, now: i64)
 /// [`agentplex_universal::MODES_CHANGED`] (`now`: Unix milliseconds, which
 /// names the item).
 pub fn modes_changed(modes: &crate::Modes, now: i64) -> EmittedEvent {
-    let detail = serde_json::to_string(modes).expect("two strings always serialize");
+    let detail = serde_json::to_string(modes).expect("strings always serialize");
     system_status(
         format!("modes_changed_{now}"),
         agentplex_universal::MODES_CHANGED,

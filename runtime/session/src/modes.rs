@@ -1,11 +1,11 @@
-//! The session's modes: the agent mode and the permission mode it was created
-//! with, until a client changes them ([`crate::Command::SetModes`]).
+//! The session's modes: the agent mode, the permission mode and the model it
+//! was created with, until a client changes them ([`crate::Command::SetModes`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::{events, Effect, SessionCore};
 
-/// The agent mode and the permission mode a session runs with.
+/// The agent mode, the permission mode and the model a session runs with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Modes {
@@ -13,6 +13,10 @@ pub struct Modes {
     pub agent_mode: String,
     /// The permission mode (`default`, `plan`, `bypass`, `acceptEdits`).
     pub permission_mode: String,
+    /// The model, once a client changed it (absent: the one the session was
+    /// created with, if any; checkpoints of older daemons have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl SessionCore {

@@ -193,6 +193,9 @@ impl Session {
         if let Some(modes) = &state.modes {
             info.agent_mode = modes.agent_mode.clone();
             info.permission_mode = modes.permission_mode.clone();
+            if let Some(model) = &modes.model {
+                info.model = Some(model.clone());
+            }
         }
         info
     }

@@ -1,4 +1,4 @@
-//! Changing a running session's agent mode and permission mode.
+//! Changing a running session's agent mode, permission mode and model.
 
 use agentplex_api::SessionModes;
 use agentplex_host::AdapterInfo;
@@ -11,11 +11,25 @@ use crate::{SessionError, SessionManager, PERMISSION_MODES};
 /// configuration, and it applies them from the next message on.
 pub const CAPABILITY: &str = "mode-change";
 
+/// The capability of an adapter that applies a session's changed model the
+/// same way.
+pub const MODEL_CAPABILITY: &str = "model-change";
+
+/// The longest model name taken, in characters.
+const MODEL_MAX: usize = 200;
+
+/// The model names [`check_model`] takes, as a regular expression (for the
+/// OpenAPI document): no control characters, no surrounding spaces, 1 to
+/// [`MODEL_MAX`] characters.
+pub const MODEL_PATTERN: &str = "^[^\\x00-\\x1f\\x7f-\\x9f\\s]\
+     ([^\\x00-\\x1f\\x7f-\\x9f]{0,198}[^\\x00-\\x1f\\x7f-\\x9f\\s])?$";
+
 impl SessionManager {
-    /// Runs session `id` with the modes `change` names (a mode left out keeps
-    /// its value) from its next message on; answers both modes. Refused for an
-    /// agent whose adapter cannot change modes in a session, for a mode the
-    /// agent does not have, and for an ended session.
+    /// Runs session `id` with the modes and model `change` names (one left out
+    /// keeps its value) from its next message on; answers both modes and the
+    /// model. Refused for an agent whose adapter cannot change what is asked
+    /// in a session, for a mode the agent does not have, for a model name
+    /// that cannot be one, and for an ended session.
     pub async fn set_modes(
         &self,
         id: &str,
@@ -25,27 +39,59 @@ impl SessionManager {
         let current = session.info();
         let adapter = self.catalog.adapter(&current.agent)?;
         let info = adapter.info();
-        if !info.has(CAPABILITY) {
-            return Err(SessionError::ModeNotSupported(format!(
-                "agent {:?} cannot change modes in a running session (its adapter does not \
-                 declare `{CAPABILITY}`): create a session with the modes wanted",
-                info.id
-            )));
+        let modes_asked = change.agent_mode.is_some() || change.permission_mode.is_some();
+        if (modes_asked || change.model.is_none()) && !info.has(CAPABILITY) {
+            return Err(not_supported(info, "modes", CAPABILITY));
+        }
+        if change.model.is_some() && !info.has(MODEL_CAPABILITY) {
+            return Err(not_supported(info, "model", MODEL_CAPABILITY));
         }
         let agent_mode = change.agent_mode.unwrap_or(current.agent_mode);
         check_agent_mode(info, &agent_mode)?;
         let permission_mode = change.permission_mode.unwrap_or(current.permission_mode);
         check_permission_mode(&permission_mode)?;
+        if let Some(model) = &change.model {
+            check_model(model)?;
+        }
         let modes = Modes {
             agent_mode,
             permission_mode,
+            model: change.model.or(current.model),
         };
         session.command(Command::SetModes(modes.clone())).await?;
         Ok(SessionModes {
             agent_mode: Some(modes.agent_mode),
             permission_mode: Some(modes.permission_mode),
+            model: modes.model,
         })
     }
+}
+
+/// The refusal of a change of `what` for an agent whose adapter does not
+/// declare `capability`.
+fn not_supported(info: &AdapterInfo, what: &str, capability: &str) -> SessionError {
+    SessionError::ModeNotSupported(format!(
+        "agent {:?} cannot change its {what} in a running session (its adapter does not \
+         declare `{capability}`): create a session with the {what} wanted",
+        info.id
+    ))
+}
+
+/// Refuses a model name that is empty, too long, or has control characters
+/// or surrounding spaces (any other name goes to the agent, which may know
+/// models the adapter does not list).
+fn check_model(model: &str) -> Result<(), SessionError> {
+    let fine = !model.is_empty()
+        && model.chars().count() <= MODEL_MAX
+        && model.trim() == model
+        && !model.chars().any(char::is_control);
+    if fine {
+        return Ok(());
+    }
+    Err(SessionError::InvalidRequest(format!(
+        "invalid model {model:?}: name one without control characters or surrounding spaces, \
+         of 1 to {MODEL_MAX} characters"
+    )))
 }
 
 /// Refuses an agent mode the agent does not have.

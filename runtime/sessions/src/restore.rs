@@ -28,6 +28,9 @@ impl SessionManager {
             if let Some(modes) = &session.checkpoint.modes {
                 session.record.agent_mode = modes.agent_mode.clone();
                 session.record.permission_mode = modes.permission_mode.clone();
+                if let Some(model) = &modes.model {
+                    session.record.model = Some(model.clone());
+                }
             }
             let id = session.record.id.clone();
             let checkpoint = session.checkpoint.clone();

@@ -516,7 +516,7 @@ fn answer_to(messages: &std::sync::mpsc::Receiver<Value>, id: u64) -> Value {
 }
 
 #[test]
-fn the_official_acp_client_lists_and_changes_a_sessions_modes() {
+fn the_official_acp_client_lists_and_changes_a_sessions_modes_and_model() {
     let Some(dir) = acp_clients() else { return };
     let work = tempfile::tempdir().unwrap();
     let daemon = daemon_with_token(None);
@@ -527,6 +527,7 @@ fn the_official_acp_client_lists_and_changes_a_sessions_modes() {
         "set_config_option",
         "mode updates",
         "mode errors",
+        "set_model",
     ] {
         assert!(
             out.contains(&format!("ok {scenario}\n")),
@@ -542,8 +543,8 @@ fn the_official_acp_client_lists_and_changes_a_sessions_modes() {
     let api = Api::new(&daemon);
     let info = api.get_ok(&format!("/v1/sessions/{session_id}"));
     assert_eq!(
-        (&info["agentMode"], &info["permissionMode"]),
-        (&json!("build"), &json!("plan"))
+        (&info["agentMode"], &info["permissionMode"], &info["model"]),
+        (&json!("build"), &json!("plan"), &json!("mock"))
     );
     let events = api.get_ok(&format!("/v1/sessions/{session_id}/events"));
     let changes: Vec<&str> = events["events"]
@@ -561,6 +562,8 @@ fn the_official_acp_client_lists_and_changes_a_sessions_modes() {
             r#"{"agentMode":"plan","permissionMode":"default"}"#,
             r#"{"agentMode":"build","permissionMode":"default"}"#,
             r#"{"agentMode":"build","permissionMode":"plan"}"#,
+            r#"{"agentMode":"build","permissionMode":"plan","model":"mock-large"}"#,
+            r#"{"agentMode":"build","permissionMode":"plan","model":"mock"}"#,
         ]
     );
 }

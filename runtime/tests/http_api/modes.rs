@@ -140,3 +140,83 @@ fn what_cannot_be_changed_is_refused_as_a_problem() {
         "session_ended",
     );
 }
+
+/// The mock's answer to `settings`: the modes and model it runs with.
+fn settings(api: &Api, id: &str) -> String {
+    assistant_texts(&api.turn(id, "settings")).join("")
+}
+
+#[test]
+fn the_model_changes_from_the_next_message_and_outlives_a_restart() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    api.create("mm", "mock");
+    let agents = ok_json(api.get("/v1/agents"));
+    let mock = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|agent| agent["id"] == "mock")
+        .expect("the mock is listed");
+    assert_eq!(mock["capabilities"]["modeChange"], true, "{mock}");
+    assert_eq!(mock["capabilities"]["modelChange"], true, "{mock}");
+    assert_eq!(
+        settings(&api, "mm"),
+        "Agent mode build, permission mode default, model the default."
+    );
+
+    let answer = ok_json(api.put_json("/v1/sessions/mm/modes", json!({"model": "mock-large"})));
+    assert_eq!(
+        answer,
+        json!({"agentMode": "build", "permissionMode": "default", "model": "mock-large"})
+    );
+    assert_eq!(api.session_info("mm")["model"], "mock-large");
+    assert_eq!(
+        settings(&api, "mm"),
+        "Agent mode build, permission mode default, model mock-large."
+    );
+    let details: Vec<Value> = api
+        .events("mm")
+        .into_iter()
+        .filter(|e| e["data"]["item"]["content"][0]["label"] == "modes changed")
+        .map(|e| e["data"]["item"]["content"][0]["detail"].clone())
+        .collect();
+    assert_eq!(
+        details,
+        [json!(
+            r#"{"agentMode":"build","permissionMode":"default","model":"mock-large"}"#
+        )]
+    );
+    // A change of mode keeps the model.
+    let answer = ok_json(api.put_json("/v1/sessions/mm/modes", json!({"agentMode": "plan"})));
+    assert_eq!(answer["model"], "mock-large", "{answer}");
+
+    // Names that cannot be a model are refused, and change nothing.
+    for model in ["", " mock", "mock\n", &"m".repeat(201)] {
+        let body = json!({ "model": model });
+        let problem = expect_problem(
+            api.put_json("/v1/sessions/mm/modes", body),
+            400,
+            "invalid_request",
+        );
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap()
+                .contains("invalid model"),
+            "{problem}"
+        );
+    }
+
+    let data_dir = daemon.stop_keeping_data();
+    let daemon = Daemon::start_with(common::Options {
+        data_dir: Some(data_dir),
+        ..common::Options::default()
+    });
+    let api = Api::new(&daemon);
+    assert_eq!(api.session_info("mm")["model"], "mock-large");
+    assert_eq!(
+        settings(&api, "mm"),
+        "Agent mode plan, permission mode default, model mock-large."
+    );
+}

@@ -313,3 +313,38 @@ fn a_change_to_bypass_starts_the_cli_again_with_the_flag_resuming_the_session() 
     );
     assert!(after.is_empty(), "{after:?}");
 }
+
+#[test]
+fn a_changed_model_reaches_a_running_cli_as_set_model_once() {
+    use sandbox_agent_adapter_kit::prelude::*;
+    let written = |actions: Vec<Action>| -> Vec<serde_json::Value> {
+        actions
+            .into_iter()
+            .filter_map(|action| match action {
+                Action::WriteStdin(write) => serde_json::from_slice(&write.data).ok(),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut config = replay::config_of(&serde_json::Value::Null);
+    config.model = Some("sonnet".into());
+    let mut session = crate::ClaudeSession::new(config.clone());
+    session.start();
+    let text = || vec![MessagePart::Text("hi".into())];
+    // The model it was started with: only the message.
+    assert_eq!(written(session.send_message(text())).len(), 1);
+    // The host rebuilds the session with the new model, as after a PUT .../modes.
+    let mut changed = config;
+    changed.model = Some("opus".into());
+    let mut session = crate::ClaudeSession::restore(changed, &session.snapshot()).unwrap();
+    let lines = written(session.send_message(text()));
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["type"], "control_request");
+    assert_eq!(
+        lines[0]["request"],
+        serde_json::json!({"subtype": "set_model", "model": "opus"})
+    );
+    assert_eq!(lines[1]["type"], "user");
+    // Told once: the next message goes alone.
+    assert_eq!(written(session.send_message(text())).len(), 1);
+}

@@ -109,6 +109,11 @@ pub trait AcpAgent: 'static {
         None
     }
 
+    /// Whether the session's changed model reaches the running agent as
+    /// `session/set_model` before the next prompt (its adapter declares
+    /// `model_change`). Otherwise the model is fixed when the process starts.
+    const MODEL_CHANGE: bool = false;
+
     /// Metadata of the `session.started` event (the approval mode and model the
     /// agent runs with, as JSON), if any.
     fn session_metadata(config: &SessionConfig) -> Option<Value> {

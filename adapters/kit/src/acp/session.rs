@@ -269,6 +269,7 @@ impl<A: AcpAgent> AcpSession<A> {
                 requests: BTreeMap::new(),
                 phase: Phase::Starting,
                 mode: A::mode_id(&self.config),
+                model: self.config.chosen_model().map(str::to_owned),
             },
         });
         self.request(
@@ -309,6 +310,7 @@ impl<A: AcpAgent> AcpSession<A> {
             return;
         };
         self.follow_mode(out, &session_id);
+        self.follow_model(out, &session_id);
         let params = super::prompt_params(&session_id, &text);
         self.request(out, "session/prompt", params, Call::Prompt);
     }
@@ -328,6 +330,24 @@ impl<A: AcpAgent> AcpSession<A> {
         process.mode = Some(wanted.clone());
         let params = json!({"sessionId": session_id, "modeId": wanted});
         self.request(out, "session/set_mode", params, Call::SetMode);
+    }
+
+    /// Sends `session/set_model` before a prompt when the session names
+    /// another model than the process runs (for an agent whose
+    /// [`super::AcpAgent::MODEL_CHANGE`] is set).
+    fn follow_model(&mut self, out: &mut Actions, session_id: &str) {
+        let Some(wanted) = self.config.chosen_model().filter(|_| A::MODEL_CHANGE) else {
+            return;
+        };
+        let Some(process) = self.state.header.process.as_mut() else {
+            return;
+        };
+        if process.model.as_deref() == Some(wanted) {
+            return;
+        }
+        process.model = Some(wanted.to_owned());
+        let params = json!({"sessionId": session_id, "modelId": wanted});
+        self.request(out, "session/set_model", params, Call::SetModel);
     }
 
     /// The answer to one of the adapter's requests.
@@ -392,14 +412,18 @@ impl<A: AcpAgent> AcpSession<A> {
                 );
                 self.end_turn(out, None, None);
             }
-            (Some(Call::SetMode), Ok(_)) => {}
-            (Some(Call::SetMode), Err(error)) => {
+            (Some(Call::SetMode | Call::SetModel), Ok(_)) => {}
+            (Some(call @ (Call::SetMode | Call::SetModel)), Err(error)) => {
+                let (what, code) = match call {
+                    Call::SetModel => ("model", "model_refused"),
+                    _ => ("mode", "mode_refused"),
+                };
                 let message = format!(
-                    "{} kept its earlier mode: {}",
+                    "{} kept its earlier {what}: {}",
                     A::NAME,
                     error.describe().trim_end_matches('.')
                 );
-                out.emit(event::error(message, Some("mode_refused")).with_raw(line));
+                out.emit(event::error(message, Some(code)).with_raw(line));
             }
             (Some(Call::Initialize | Call::NewSession), Err(error)) => {
                 let message = format!("{} could not open a session: {}", A::NAME, error.describe());

@@ -33,6 +33,11 @@ pub(crate) struct Process {
     /// launch, or the last `session/set_mode`); unknown in older snapshots.
     #[serde(default)]
     pub mode: Option<String>,
+    /// The model it runs with (the session's at its launch, or the last
+    /// `session/set_model`); none for the agent's default, or in older
+    /// snapshots.
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 /// One of the adapter's requests.
@@ -45,6 +50,8 @@ pub(crate) enum Call {
     Prompt,
     /// `session/set_mode` for the session's changed modes.
     SetMode,
+    /// `session/set_model` for the session's changed model.
+    SetModel,
 }
 
 /// Where a process's handshake is.

@@ -54,6 +54,7 @@ const HELP: &str = "Mock agent commands (the first word of a message):
 - permission [command]: ask for permission to run a command, and wait for the reply.
 - question: ask a question and wait for the answer.
 - usage: report the session's token usage.
+- settings: report the session's agent mode, permission mode and model.
 - error: an error event and an agent.unparsed event.
 - unparsed: an agent.unparsed event.
 - end: end the session.
@@ -199,6 +200,7 @@ pub(crate) fn run(cx: &mut Ctx, parts: &[MessagePart]) -> Flow {
             )
         }
         "usage" => showcase::usage(cx),
+        "settings" => settings(cx),
         "error" => showcase::error(cx),
         "unparsed" => showcase::unparsed(cx),
         "end" | "ended" | "session.end" => Flow::EndSession,
@@ -248,6 +250,17 @@ fn test_prompt(cx: &mut Ctx, message: &str) -> Option<Flow> {
 fn say(cx: &mut Ctx, text: &str) -> Flow {
     cx.say(text);
     Flow::Done
+}
+
+/// The session's agent mode, permission mode and model, as the mock runs
+/// them now (they change with `PUT /v1/sessions/{id}/modes`).
+fn settings(cx: &mut Ctx) -> Flow {
+    let model = cx.config.chosen_model().unwrap_or("the default");
+    let text = format!(
+        "Agent mode {}, permission mode {}, model {model}.",
+        cx.config.agent_mode, cx.config.permission_mode
+    );
+    say(cx, &text)
 }
 
 /// Plain text: echoed back, with the attachments listed as 0.1.x did.

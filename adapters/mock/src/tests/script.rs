@@ -467,3 +467,20 @@ fn end_closes_the_turn_then_ends_the_session() {
     );
     assert!(mock.terminate().is_empty(), "and does not end twice");
 }
+
+#[test]
+fn settings_names_the_modes_and_model_the_session_runs_with() {
+    let mut mock = Harness::new();
+    assert_eq!(
+        mock.answer("settings", "itm_2"),
+        "Agent mode build, permission mode default, model the default."
+    );
+    let mut mock = Harness::with(|config| {
+        config.permission_mode = "bypass".into();
+        config.model = Some("mock-large".into());
+    });
+    assert_eq!(
+        mock.answer("settings", "itm_2"),
+        "Agent mode build, permission mode bypass, model mock-large."
+    );
+}

@@ -349,7 +349,7 @@ fn a_change_of_modes_is_told_but_not_in_a_replay() {
         ItemStatus::Completed,
         vec![ContentPart::Status {
             label: agentplex_universal::MODES_CHANGED.into(),
-            detail: Some(r#"{"agentMode":"plan","permissionMode":"bypass"}"#.into()),
+            detail: Some(r#"{"agentMode":"plan","permissionMode":"bypass","model":"opus"}"#.into()),
         }],
     ));
     let mut state = Updates::new();
@@ -358,6 +358,7 @@ fn a_change_of_modes_is_told_but_not_in_a_replay() {
         vec![Step::ModesChanged {
             agent_mode: "plan".into(),
             permission_mode: "bypass".into(),
+            model: Some("opus".into()),
         }]
     );
     state.set_replay(true);

@@ -259,6 +259,7 @@ impl Connection {
             "session/close" => self.close_session(calls::params(method, params)?).await,
             "session/delete" => self.delete_session(calls::params(method, params)?).await,
             "session/set_mode" => self.set_mode(calls::params(method, params)?).await,
+            "session/set_model" => self.set_model(calls::params(method, params)?).await,
             "session/set_config_option" => {
                 self.set_config_option(calls::params(method, params)?).await
             }
@@ -698,7 +699,8 @@ impl Connection {
             Step::ModesChanged {
                 agent_mode,
                 permission_mode,
-            } => self.tell_modes(followed, agent_mode, permission_mode),
+                model,
+            } => self.tell_modes(followed, agent_mode, permission_mode, model),
             Step::TurnEnded(reason) => {
                 let mut turns = followed.turns.lock().unwrap();
                 turns.last_end = Some((sequence, reason));

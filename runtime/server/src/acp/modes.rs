@@ -1,6 +1,7 @@
-//! A session's modes over ACP: the `modes` and `configOptions` of the answers
-//! about a session, `session/set_mode` and `session/set_config_option`, and
-//! the updates that tell a change to the client.
+//! A session's modes and model over ACP: the `modes`, `models` and
+//! `configOptions` of the answers about a session, `session/set_mode`,
+//! `session/set_model` and `session/set_config_option`, and the updates that
+//! tell a change to the client.
 
 use std::sync::Arc;
 
@@ -16,22 +17,37 @@ use super::errors::session_error;
 
 impl Connection {
     /// The modes of `session` as ACP shows them, when its agent can change
-    /// modes in a running session (else none: the client offers no choice).
+    /// modes in a running session (else none: the client offers no choice),
+    /// with its model when the agent can change that too.
     fn session_modes(&self, session: &Session) -> Option<modes::SessionModes> {
         let info = session.info();
         let adapter = self.state.catalog.adapter(&info.agent).ok()?;
-        if !adapter.info().has(agentplex_sessions::modes::CAPABILITY) {
+        let agent = adapter.info();
+        if !agent.has(agentplex_sessions::modes::CAPABILITY) {
             return None;
         }
-        let available = adapter.info().modes.iter().map(|mode| modes::Mode {
+        let available = agent.modes.iter().map(|mode| modes::Mode {
             id: mode.id.clone(),
             name: mode.name.clone(),
             description: mode.description.clone(),
         });
+        let models = agent
+            .has(agentplex_sessions::modes::MODEL_CAPABILITY)
+            .then(|| {
+                let available = agent.models.iter().map(|model| modes::Model {
+                    id: model.id.clone(),
+                    name: model.name.clone().unwrap_or_else(|| model.id.clone()),
+                });
+                modes::Models {
+                    available: available.collect(),
+                    current: info.model.or_else(|| agent.default_model.clone()),
+                }
+            });
         Some(modes::SessionModes {
             available: available.collect(),
             agent_mode: info.agent_mode,
             permission_mode: info.permission_mode,
+            models,
         })
     }
 
@@ -46,14 +62,54 @@ impl Connection {
     pub(super) async fn set_mode(&self, params: calls::SetMode) -> Result<Value, RpcError> {
         let change = SessionModes {
             agent_mode: Some(params.mode_id),
-            permission_mode: None,
+            ..SessionModes::default()
         };
         self.change_modes(&params.session_id, change).await?;
         Ok(json!({}))
     }
 
-    /// `session/set_config_option`: the agent mode or the permission mode from
-    /// the next message on; answers every option as it is then.
+    /// `session/set_model`: the model from the next message on.
+    pub(super) async fn set_model(&self, params: calls::SetModel) -> Result<Value, RpcError> {
+        let change = self.model_change(&params.session_id, params.model_id)?;
+        self.change_modes(&params.session_id, change).await?;
+        Ok(json!({}))
+    }
+
+    /// The change that makes `model` the model of session `session_id`:
+    /// none for [`modes::DEFAULT_MODEL`] while the session names no model
+    /// (it has the agent's); refused when its agent cannot change its model.
+    fn model_change(&self, session_id: &str, model: String) -> Result<SessionModes, RpcError> {
+        let followed = self.followed(session_id)?;
+        let models = self
+            .session_modes(&followed.session)
+            .and_then(|modes| modes.models);
+        let Some(models) = models else {
+            return Err(RpcError::new(
+                rpc::code::METHOD_NOT_FOUND,
+                format!(
+                    "agent {:?} cannot change its model in a running session",
+                    followed.session.record().agent
+                ),
+            ));
+        };
+        if model != modes::DEFAULT_MODEL {
+            return Ok(SessionModes {
+                model: Some(model),
+                ..SessionModes::default()
+            });
+        }
+        if models.current.is_some() {
+            return Err(RpcError::invalid_params(format!(
+                "the session runs {:?}: once a model is named, name another instead of {:?}",
+                models.current_id(),
+                modes::DEFAULT_MODEL
+            )));
+        }
+        Ok(SessionModes::default())
+    }
+
+    /// `session/set_config_option`: the agent mode, the permission mode or the
+    /// model from the next message on; answers every option as it is then.
     pub(super) async fn set_config_option(
         &self,
         params: calls::SetConfigOption,
@@ -67,12 +123,13 @@ impl Connection {
         let change = match params.config_id.as_str() {
             modes::MODE_OPTION => SessionModes {
                 agent_mode: Some(value),
-                permission_mode: None,
+                ..SessionModes::default()
             },
             modes::PERMISSION_OPTION => SessionModes {
-                agent_mode: None,
                 permission_mode: Some(value),
+                ..SessionModes::default()
             },
+            modes::MODEL_OPTION => self.model_change(&params.session_id, value)?,
             other => {
                 return Err(RpcError::invalid_params(format!(
                     "session/set_config_option: this session has no option {other:?}"
@@ -108,18 +165,22 @@ impl Connection {
         Ok(followed)
     }
 
-    /// Tells the client that `followed`'s modes changed (`current_mode_update`,
-    /// `config_option_update`).
+    /// Tells the client that `followed`'s modes or model changed
+    /// (`current_mode_update`, `config_option_update`).
     pub(super) fn tell_modes(
         &self,
         followed: &Followed,
         agent_mode: String,
         permission_mode: String,
+        model: Option<String>,
     ) {
         let Some(mut modes) = self.session_modes(&followed.session) else {
             return;
         };
         (modes.agent_mode, modes.permission_mode) = (agent_mode, permission_mode);
+        if let (Some(models), Some(model)) = (modes.models.as_mut(), model) {
+            models.current = Some(model);
+        }
         let session_id = &followed.session.record().id;
         let updates = [
             json!({"sessionUpdate": "current_mode_update", "currentModeId": modes.agent_mode}),

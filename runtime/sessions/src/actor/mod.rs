@@ -575,8 +575,11 @@ impl Actor {
                 }
                 Effect::Answer(result) => answer = Some(result.map_err(SessionError::from)),
                 Effect::Modes(modes) => {
-                    let (agent, permission) = (&modes.agent_mode, &modes.permission_mode);
-                    if let Err(error) = self.adapter.set_modes(agent, permission) {
+                    if let Err(error) = self.adapter.set_modes(
+                        &modes.agent_mode,
+                        &modes.permission_mode,
+                        modes.model.as_deref(),
+                    ) {
                         tracing::warn!(%error, "cannot hand the adapter the session's new modes");
                     }
                 }

@@ -531,6 +531,8 @@ pub fn capabilities(adapter: &LoadedAdapter) -> AgentCapabilities {
         mcp_servers: info.has("mcp-servers"),
         skills: info.has("skills"),
         moves: info.has("move"),
+        mode_change: info.has(crate::modes::CAPABILITY),
+        model_change: info.has(crate::modes::MODEL_CAPABILITY),
     }
 }
 
