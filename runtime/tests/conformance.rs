@@ -154,6 +154,61 @@ mod mode_change {
     }
 }
 
+/// A running session's model changed, on the agents whose adapters can
+/// (`model-change`): one run each.
+mod model_change {
+    use super::modes::model_change;
+
+    /// The model as the agent names it to the model server.
+    fn same(model: &str) -> &str {
+        model
+    }
+
+    #[test]
+    fn claude() {
+        super::run("claude", |h| {
+            model_change(h, "claude-scripted-a", "claude-scripted-b", same)
+        });
+    }
+
+    #[test]
+    fn codex() {
+        super::run("codex", |h| {
+            model_change(h, "scripted-a", "scripted-b", same)
+        });
+    }
+
+    /// OpenCode's model without its provider (`provider/model`).
+    fn without_provider(model: &str) -> &str {
+        model.split_once('/').map_or(model, |(_, name)| name)
+    }
+
+    #[test]
+    fn opencode() {
+        // The provider's models are the harness's configuration's.
+        super::run("opencode", |h| {
+            model_change(
+                h,
+                "scripted/scripted",
+                "scripted/scripted-b",
+                without_provider,
+            )
+        });
+    }
+
+    #[test]
+    fn gemini() {
+        super::run("gemini", |h| {
+            model_change(h, "gemini-scripted-a", "gemini-scripted-b", same)
+        });
+    }
+
+    #[test]
+    fn qwen() {
+        super::run("qwen", |h| model_change(h, "scripted", "scripted-b", same));
+    }
+}
+
 /// The desktop's MCP tools (`desktop: true`): one run per agent that takes MCP
 /// servers. `shown`: the agent's output carries the screenshot itself; `model`:
 /// one the agent sends images to (Qwen Code sends none to a model it does not know

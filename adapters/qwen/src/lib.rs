@@ -62,6 +62,9 @@ impl AcpAgent for Qwen {
         Some(approval_mode(config).to_owned())
     }
 
+    /// Qwen Code's ACP takes `session/set_model` (unstable in ACP).
+    const MODEL_CHANGE: bool = true;
+
     fn session_metadata(config: &SessionConfig) -> Option<Value> {
         Some(json!({ "approvalMode": approval_mode(config), "model": config.model }))
     }
@@ -139,8 +142,9 @@ impl Adapter for Qwen {
 /// the text only), not `session_lifecycle` (the adapter's own events). MCP servers go
 /// in ACP's `session/new`; Qwen Code offers their tools behind its `tool_search` and
 /// `tool_call` tools, and the suite's model calls them that way. A session's changed
-/// modes reach the running CLI as `session/set_mode` (`mode_change`).
+/// modes reach the running CLI as `session/set_mode` (`mode_change`), its changed
+/// model as `session/set_model` (`model_change`).
 const CAPABILITIES: Capabilities =
-    sandbox_agent_adapter_kit::capabilities![mode_change, ..acp::CAPABILITIES];
+    sandbox_agent_adapter_kit::capabilities![mode_change, model_change, ..acp::CAPABILITIES];
 
 sandbox_agent_adapter_kit::export!(Qwen);

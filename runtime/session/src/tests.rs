@@ -720,6 +720,7 @@ fn changed_modes_are_recorded_handed_to_the_driver_and_kept() {
     let modes = Modes {
         agent_mode: "plan".into(),
         permission_mode: "bypass".into(),
+        model: Some("opus".into()),
     };
     core.command(Command::SetModes(modes.clone()), 0);
     let effects = drive(&mut core, &mut quiet);
@@ -739,7 +740,7 @@ fn changed_modes_are_recorded_handed_to_the_driver_and_kept() {
         data.item.content,
         [agentplex_universal::ContentPart::Status {
             label: agentplex_universal::MODES_CHANGED.into(),
-            detail: Some(r#"{"agentMode":"plan","permissionMode":"bypass"}"#.into()),
+            detail: Some(r#"{"agentMode":"plan","permissionMode":"bypass","model":"opus"}"#.into()),
         }]
     );
     let handed = effects
@@ -754,4 +755,13 @@ fn changed_modes_are_recorded_handed_to_the_driver_and_kept() {
     assert_eq!(checkpoint.modes.as_deref(), Some(&modes));
     let restored = SessionCore::restore(identity(), &checkpoint, 1);
     assert_eq!(restored.modes(), Some(&modes));
+}
+
+#[test]
+fn modes_kept_by_older_daemons_have_no_model() {
+    let kept: Modes =
+        serde_json::from_str(r#"{"agentMode":"plan","permissionMode":"default"}"#).unwrap();
+    assert_eq!(kept.model, None);
+    let written = serde_json::to_string(&kept).unwrap();
+    assert!(!written.contains("model"), "{written}");
 }

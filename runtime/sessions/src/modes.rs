@@ -115,3 +115,20 @@ pub(crate) fn check_permission_mode(permission_mode: &str) -> Result<(), Session
         "invalid permission mode {permission_mode:?}: use one of {PERMISSION_MODES:?}"
     )))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_names_are_checked_as_the_pattern_says() {
+        assert!(MODEL_PATTERN.contains(&format!("{{0,{}}}", MODEL_MAX - 2)));
+        for fine in ["opus", "scripted/scripted-b", "m", &"é".repeat(MODEL_MAX)] {
+            assert!(check_model(fine).is_ok(), "{fine:?}");
+        }
+        let long = "m".repeat(MODEL_MAX + 1);
+        for bad in ["", " opus", "opus ", "op\u{7}us", "op\u{85}us", long.as_str()] {
+            assert!(check_model(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -554,7 +554,7 @@ fn sessions_cancel_interrupts_the_running_turn() {
 }
 
 #[test]
-fn sessions_modes_change_a_running_sessions_modes() {
+fn sessions_modes_change_a_running_sessions_modes_and_model() {
     let daemon = start_daemon();
     create_mock_session(&daemon, "modes");
     assert_eq!(
@@ -580,6 +580,17 @@ fn sessions_modes_change_a_running_sessions_modes() {
         failure.error_line.contains(r#"no mode "architect""#),
         "{}",
         failure.error_line
+    );
+    assert_eq!(
+        json_ok(&cli(
+            &daemon,
+            &["sessions", "modes", "modes", "--model", "mock-large"]
+        )),
+        json!({ "agentMode": "plan", "permissionMode": "default", "model": "mock-large" })
+    );
+    assert_eq!(
+        last_assistant_text(&send_stream(&daemon, "modes", "settings")),
+        "Agent mode plan, permission mode default, model mock-large."
     );
 }
 

@@ -314,12 +314,16 @@ fn opencode_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "Scripted",
                 "options": { "baseURL": "http://127.0.0.1:9/v1", "apiKey": "sk-scripted" },
-                "models": { "scripted": {
-                    "name": "Scripted",
-                    // Sees images (the desktop tools' screenshots).
-                    "attachment": true,
-                    "modalities": { "input": ["text", "image"], "output": ["text"] },
-                } }
+                "models": {
+                    "scripted": {
+                        "name": "Scripted",
+                        // Sees images (the desktop tools' screenshots).
+                        "attachment": true,
+                        "modalities": { "input": ["text", "image"], "output": ["text"] },
+                    },
+                    // Another, for a session's changed model.
+                    "scripted-b": { "name": "Scripted B" },
+                }
             }
         },
         "model": "scripted/scripted",
@@ -376,8 +380,22 @@ fn gemini_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
 }
 
 /// Qwen Code's OpenAI-compatible auth (the adapter passes `--auth-type openai`)
-/// pointed at the model server; its folder is the agent's private home.
+/// pointed at the model server; its folder is the agent's private home. Its
+/// settings list the models a session may change to (Qwen Code switches only
+/// to a model its `modelProviders` name), with the key and the address of the
+/// variables (Qwen Code expands `$NAME` in its settings).
 fn qwen_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
+    let qwen_dir = home.join(".qwen");
+    std::fs::create_dir_all(&qwen_dir).unwrap();
+    let entry = |id: &str| {
+        serde_json::json!({
+            "id": id, "name": id, "envKey": "OPENAI_API_KEY", "baseUrl": "$OPENAI_BASE_URL"
+        })
+    };
+    let settings = serde_json::json!({
+        "modelProviders": { "openai": [entry("scripted"), entry("scripted-b")] }
+    });
+    std::fs::write(qwen_dir.join("settings.json"), settings.to_string()).unwrap();
     pairs(&[
         ("OPENAI_BASE_URL", model.openai_url()),
         ("OPENAI_API_KEY", "sk-scripted".into()),

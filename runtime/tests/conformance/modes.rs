@@ -1,8 +1,9 @@
-//! A running session's modes changed (`PUT /v1/sessions/{id}/modes`) on the real
-//! CLIs whose adapters declare `mode-change`: the agent, already running, takes
-//! the new permission mode with the next message, both ways.
+//! A running session's modes and model changed (`PUT /v1/sessions/{id}/modes`)
+//! on the real CLIs whose adapters declare `mode-change` and `model-change`: the
+//! agent, already running, takes the new permission mode with the next message,
+//! both ways, and calls the new model.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::common::api::{ok_json, pretty};
 use super::harness::Harness;
@@ -51,4 +52,51 @@ pub fn modes_change(h: &Harness) {
     assert_eq!(touch(h, &session, "modes-2.txt"), (false, true));
     put(json!({"permissionMode": "default"}));
     assert_eq!(touch(h, &session, "modes-3.txt"), (true, false));
+}
+
+/// The models of the calls the model server answered for messages with
+/// `marker` in their text.
+fn models_asked(h: &Harness, marker: &str) -> Vec<String> {
+    let asked = h.model_requests().into_iter().filter(|request| {
+        let text = request["userText"].as_str().unwrap_or_default();
+        text.contains(marker)
+    });
+    let model = |request: Value| request["model"].as_str().unwrap_or_default().to_owned();
+    asked.map(model).collect()
+}
+
+/// The same running agent makes its next model calls with the model the
+/// session changed to (`PUT .../modes {"model"}`): `first` at create, then
+/// `second`, each sent to the model server as `wire(model)` names it.
+pub fn model_change(h: &Harness, first: &str, second: &str, wire: fn(&str) -> &str) {
+    let session = h.create_with("bypass", json!({ "model": first }));
+    h.turn(&session, "hello to the first model");
+    // (Agents may make side calls, such as a title, with a small model of theirs.)
+    let asked = models_asked(h, "the first model");
+    assert!(
+        asked.iter().any(|model| model == wire(first)),
+        "{first}: {asked:?}"
+    );
+    let answer = ok_json(h.api().put_json(
+        &format!("/v1/sessions/{session}/modes"),
+        json!({ "model": second }),
+    ));
+    assert_eq!(answer["model"], second, "{answer}");
+    h.turn(&session, "hello to the second model");
+    let asked = models_asked(h, "the second model");
+    let errors = || {
+        let events = h.events(&session).into_iter();
+        let errors: Vec<Value> = events.filter(|e| e["type"] == "error").collect();
+        pretty(&errors)
+    };
+    assert!(
+        asked.iter().any(|model| model == wire(second)),
+        "{second}: {asked:?}\n{}",
+        errors()
+    );
+    assert!(
+        !asked.iter().any(|model| model == wire(first)),
+        "{first} still: {asked:?}"
+    );
+    assert_eq!(h.api().session_info(&session)["model"], second);
 }

@@ -215,6 +215,9 @@ def test_modes_change_from_the_next_message(client: LocalAgentplex) -> None:
     assert session.prompt("shell echo hi").text == "Plan mode: I would run `echo hi`."
     with pytest.raises(ModeNotSupportedError):
         session.set_modes(agent_mode="architect")
+    assert session.set_modes(model="mock-large").model == "mock-large"
+    assert session.refresh().model == "mock-large"
+    assert session.prompt("settings").text == ("Agent mode plan, permission mode default, model mock-large.")
 
 
 def test_budgets_need_the_gateway(client: LocalAgentplex, binary: str, tmp_path: Path) -> None:

@@ -438,10 +438,10 @@ export class Session {
   }
 
   /**
-   * Changes the session's agent mode or permission mode while it runs (`PUT .../modes`; a
-   * field left out keeps its value), from the next message on. Refused with
+   * Changes the session's agent mode, permission mode or model while it runs (`PUT
+   * .../modes`; a field left out keeps its value), from the next message on. Refused with
    * `mode_not_supported` for a mode the agent does not have or an agent that cannot change
-   * modes in a running session. Answers both modes.
+   * modes (or its model) in a running session. Answers both modes and the model.
    */
   async setModes(modes: SessionModes, options: RequestOptions = {}): Promise<SessionModes> {
     return transportOf(this.client).json<SessionModes>("PUT", `${this.#path}/modes`, {

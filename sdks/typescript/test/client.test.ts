@@ -294,13 +294,17 @@ describe("approval policies", () => {
 });
 
 describe("modes", () => {
-  it("change from the next message on, and a mode the agent lacks is refused", async () => {
+  it("change from the next message on, the model too, and a mode the agent lacks is refused", async () => {
     const session = await client.createSession(uniqueId("modes"), { agent: "mock" });
     expect(await session.setModes({ agentMode: "plan" })).toEqual({ agentMode: "plan", permissionMode: "default" });
     expect((await session.refresh()).agentMode).toBe("plan");
     expect((await session.prompt("shell echo hi")).text).toBe("Plan mode: I would run `echo hi`.");
     const refused = await failure(session.setModes({ agentMode: "architect" }));
     expect(refused.code).toBe("mode_not_supported");
+    const changed = await session.setModes({ model: "mock-large" });
+    expect(changed.model).toBe("mock-large");
+    expect((await session.refresh()).model).toBe("mock-large");
+    expect((await session.prompt("settings")).text).toBe("Agent mode plan, permission mode default, model mock-large.");
   });
 });
 

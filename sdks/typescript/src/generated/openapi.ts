@@ -1335,11 +1335,12 @@ export interface paths {
         };
         get?: never;
         /**
-         * Changes the session's agent mode or permission mode (a field left out keeps
-         *     its value). They apply from the next message on: the running turn finishes
-         *     as it began, and the transcript records the change. Refused (400) for a mode
-         *     the agent does not have, and for an agent whose adapter cannot change modes
-         *     in a running session. Answers both modes.
+         * Changes the session's agent mode, permission mode or model (a field left
+         *     out keeps its value). They apply from the next message on: the running turn
+         *     finishes as it began, and the transcript records the change. Refused (400)
+         *     for a mode the agent does not have, and for an agent whose adapter cannot
+         *     change modes (`mode-change`) or its model (`model-change`) in a running
+         *     session. Answers both modes and the model.
          */
         put: operations["set_modes"];
         post?: never;
@@ -1487,6 +1488,13 @@ export interface components {
             /** @description The session's `mcp` servers reach the agent (else a create request with them is refused). */
             mcpServers?: boolean;
             mcpTools: boolean;
+            /**
+             * @description A running session's agent mode and permission mode can change (`PUT
+             *     /v1/sessions/{id}/modes`).
+             */
+            modeChange?: boolean;
+            /** @description A running session's model can change (`PUT /v1/sessions/{id}/modes`). */
+            modelChange?: boolean;
             /**
              * @description The agent's own session moves with the daemon's (`GET /v1/sessions/{id}/export`
              *     carries its files): after an import the agent resumes its own session. Without
@@ -3324,13 +3332,19 @@ export interface components {
             sessions: components["schemas"]["SessionInfo"][];
         };
         /**
-         * @description A session's agent mode and permission mode, as `PUT
+         * @description A session's agent mode, permission mode and model, as `PUT
          *     /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
-         *     answers them (both given). They apply from the next message on.
+         *     answers them (both modes given; the model when the session names one). They
+         *     apply from the next message on.
          */
         SessionModes: {
             /** @description One of the agent's modes (`GET /v1/agents/{agent}/modes`). */
             agentMode?: string | null;
+            /**
+             * @description The model, as at create (`GET /v1/agents/{agent}/models` lists the
+             *     agent's known ones); for agents whose adapter declares `model-change`.
+             */
+            model?: string | null;
             /** @description `default`, `plan`, `bypass` or `acceptEdits`. */
             permissionMode?: string | null;
         };

@@ -90,6 +90,14 @@ class AgentCapabilities(Model):
 
     mcp_tools: bool = Field(alias="mcpTools")
 
+    mode_change: bool | None = Field(default=None, alias="modeChange")
+    """A running session's agent mode and permission mode can change (`PUT
+    /v1/sessions/{id}/modes`).
+    """
+
+    model_change: bool | None = Field(default=None, alias="modelChange")
+    """A running session's model can change (`PUT /v1/sessions/{id}/modes`)."""
+
     move: bool | None = Field(default=None)
     """The agent's own session moves with the daemon's (`GET /v1/sessions/{id}/export`
     carries its files): after an import the agent resumes its own session. Without
@@ -2123,13 +2131,19 @@ class SessionListResponse(Model):
 
 
 class SessionModes(Model):
-    """A session's agent mode and permission mode, as `PUT
+    """A session's agent mode, permission mode and model, as `PUT
     /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
-    answers them (both given). They apply from the next message on.
+    answers them (both modes given; the model when the session names one). They
+    apply from the next message on.
     """
 
     agent_mode: str | None = Field(default=None, alias="agentMode")
     """One of the agent's modes (`GET /v1/agents/{agent}/modes`)."""
+
+    model: str | None = Field(default=None)
+    """The model, as at create (`GET /v1/agents/{agent}/models` lists the
+    agent's known ones); for agents whose adapter declares `model-change`.
+    """
 
     permission_mode: str | None = Field(default=None, alias="permissionMode")
     """`default`, `plan`, `bypass` or `acceptEdits`."""
