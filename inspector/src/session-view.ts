@@ -1,14 +1,15 @@
 /**
  * One session: its transcript (paged from the store, then live over SSE, resumed after a
- * reconnect), the raw events, pending requests answered in place, a composer, and the
- * session's actions (cancel, terminate, delete).
+ * reconnect), the raw events, pending requests answered in place, a composer, its modes and
+ * model changed in place, and the session's actions (cancel, terminate, delete).
  */
 import { api, seg } from "./api.js";
 import { formatTime, h, prettyJson, replaceChildren } from "./dom.js";
 import { filesHref } from "./files.js";
+import { changedModes, SessionSettings } from "./session-settings.js";
 import { SessionFollower, type FollowState } from "./sse.js";
 import { Transcript } from "./transcript.js";
-import type { EventsResponse, SessionInfo, SessionListResponse, UniversalEvent } from "./types.js";
+import type { EventsResponse, SessionInfo, SessionListResponse, SessionModes, UniversalEvent } from "./types.js";
 import type { View } from "./view.js";
 import { errorText, toast } from "./view.js";
 
@@ -35,6 +36,7 @@ export function sessionView(sessionId: string): View {
     },
     open: () => !ended,
   });
+  const settings = new SessionSettings(sessionId, (modes) => showModes(modes));
   const raw = h("div", { class: "raw-events", "data-testid": "raw-events" });
   const state = h("span", { class: "follow-state", "data-testid": "follow-state" }, "loading");
   const summary = h("div", { class: "session-summary" });
@@ -80,6 +82,7 @@ export function sessionView(sessionId: string): View {
       { class: "session-head" },
       h("h2", null, h("a", { href: "#/sessions" }, "Sessions"), " / ", sessionId),
       summary,
+      settings.element,
       h(
         "div",
         { class: "actions" },
@@ -157,6 +160,19 @@ export function sessionView(sessionId: string): View {
     );
   }
 
+  /** Shows modes and model the session now runs with. */
+  function showModes(modes: SessionModes): void {
+    if (!info) return;
+    info = {
+      ...info,
+      agentMode: modes.agentMode ?? info.agentMode,
+      permissionMode: modes.permissionMode ?? info.permissionMode,
+      model: modes.model ?? info.model,
+    };
+    settings.show(modes);
+    renderSummary();
+  }
+
   function onEvents(events: UniversalEvent[]): void {
     if (disposed) return;
     const body = element.querySelector(".session-body");
@@ -185,12 +201,15 @@ export function sessionView(sessionId: string): View {
         }
       }
     }
+    const modes = changedModes(events);
+    if (modes) showModes(modes);
     renderSummary();
     received += events.length;
     count.textContent = `${received} events`;
     if (ended) {
       transcript.refreshRequests();
       input.disabled = true;
+      settings.disable();
     }
     if (body && atEnd) body.scrollTop = body.scrollHeight;
   }
@@ -212,6 +231,11 @@ export function sessionView(sessionId: string): View {
       ended = info.ended;
       inTurn = info.status === "running";
       renderSummary();
+      // The controls come when the agent's capabilities are read; the transcript does not wait.
+      settings.load(info).then(
+        () => ended && settings.disable(),
+        (error: unknown) => toast(errorText(error), "error"),
+      );
       onState("connecting", "loading the stored transcript");
       let offset = 0;
       for (;;) {

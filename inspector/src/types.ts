@@ -26,6 +26,7 @@ export type {
   TerminalServerFrame,
   SessionInfo,
   SessionListResponse,
+  SessionModes,
   SessionStatus,
   UniversalEvent,
   UniversalItem,
