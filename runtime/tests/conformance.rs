@@ -83,10 +83,12 @@ mod registry {
         claude_code_acp: "claude-code-acp" => [
             installed_with_its_version, text_turn, tool_call_and_result, permission_once,
             permission_reject, question, cancel_mid_turn, resume_after_daemon_restart, acp_client,
+            registry_model_change,
         ];
         codex_acp: "codex-acp" => [
             installed_with_its_version, text_turn, tool_call_and_result, permission_once,
             permission_reject, question, cancel_mid_turn, resume_after_daemon_restart, acp_client,
+            registry_model_change,
         ];
         // Pi asks no permission (it runs every tool: the permission checks see the
         // commands run unasked; its ACP build asks only for its extensions' dialogs)
@@ -94,7 +96,7 @@ mod registry {
         pi_acp: "pi-acp" => [
             installed_with_its_version, text_turn, tool_call_and_result, file_change,
             multi_turn, permission_once, permission_reject, question, cancel_mid_turn,
-            resume_after_daemon_restart, acp_client,
+            resume_after_daemon_restart, acp_client, registry_model_kept,
         ];
     }
 }

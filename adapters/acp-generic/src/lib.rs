@@ -39,7 +39,33 @@ impl AcpAgent for Generic {
     fn spawn(config: &SessionConfig, process_id: &str) -> SpawnRequest {
         SpawnRequest::command(process_id, [config.program(AGENT_ID)])
     }
+
+    /// For `bypass` and `acceptEdits`, the first of the modes the agent offered
+    /// whose id is a usual name of it ([`MODE_NAMES`]); otherwise (and when it
+    /// offered none of them) none: the session runs in the mode the agent
+    /// opened it in. Not the agents' own plan modes: what they allow differs
+    /// from agent to agent (Claude Code's ACP build runs commands unasked in
+    /// its `plan`), so `plan` asks as `default` does.
+    fn mode_id(config: &SessionConfig, offered: &[String]) -> Option<String> {
+        let (_, names) = MODE_NAMES
+            .iter()
+            .find(|(mode, _)| *mode == config.permission_mode)?;
+        let named = |id: &&String| names.contains(&id.as_str());
+        offered.iter().find(named).cloned()
+    }
 }
+
+/// The ids ACP agents give the modes that match a permission mode, in the
+/// order they are tried: Claude Code's ACP build (`default`, `acceptEdits`,
+/// `plan`, `bypassPermissions`), Codex's (`read-only`, `auto`, `full-access`),
+/// Gemini CLI's and its forks' (`default`, `autoEdit`, `plan`, `yolo`).
+const MODE_NAMES: &[(&str, &[&str])] = &[
+    ("acceptEdits", &["acceptEdits", "autoEdit", "auto_edit"]),
+    (
+        "bypass",
+        &["bypassPermissions", "yolo", "full-access", "bypass"],
+    ),
+];
 
 impl Adapter for Generic {
     type Session = GenericSession;
@@ -66,12 +92,17 @@ impl Adapter for Generic {
 /// What the generic ACP session maps for an agent it knows nothing else about:
 /// streamed text and reasoning, tool calls and their results with file changes
 /// and commands, permission prompts, MCP servers in `session/new`, cancel and
-/// resume (`session/load`). Not a plan mode (ACP agents name their own modes),
-/// not questions, and not usage: an agent may report it (the session then shows
-/// it) but ACP does not oblige it to.
+/// resume (`session/load`). The permission mode picks among the modes the agent
+/// offers ([`Generic::mode_id`], before the first prompt and after a change:
+/// `mode_change`), and the session's model reaches an agent that offers models
+/// as `session/set_model` (`model_change`). Not a plan mode of the daemon's (ACP
+/// agents name their own modes), not questions, and not usage: an agent may
+/// report it (the session then shows it) but ACP does not oblige it to.
 const CAPABILITIES: Capabilities = Capabilities {
     plan_mode: false,
     usage: false,
+    mode_change: true,
+    model_change: true,
     ..Capabilities::SUPERVISED_AGENT
 };
 

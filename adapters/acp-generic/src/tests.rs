@@ -147,3 +147,127 @@ fn update(body: &str) -> String {
         r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"native-1","update":{body}}}}}"#
     )
 }
+
+/// What a session sends its agent before and with its first prompt, when the
+/// agent's `session/new` answer is `answer`: the methods, in order.
+fn first_calls(config: SessionConfig, answer: &str) -> Vec<String> {
+    let mut session = GenericSession::new(config);
+    session.start();
+    let reply =
+        |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+    session.on_stdout("acp_1".into(), reply(1, r#"{"protocolVersion":1}"#));
+    session.on_stdout("acp_1".into(), reply(2, answer));
+    let sent = render(&session.send_message(vec![MessagePart::Text("hi".into())]));
+    sent.iter()
+        .filter(|line| line.starts_with("write-stdin") || line.starts_with("error "))
+        .map(|line| {
+            let method = line.split(r#"\"method\":\""#).nth(1);
+            match method.and_then(|rest| rest.split('\\').next()) {
+                Some(method) => format!("{method} {}", params_of(line)),
+                None => line.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The `modeId` or `modelId` a written request names, if any.
+fn params_of(line: &str) -> String {
+    ["modeId", "modelId"]
+        .iter()
+        .find_map(|key| {
+            let rest = line.split(&format!(r#"\"{key}\":\""#)).nth(1)?;
+            Some(rest.split('\\').next()?.to_owned())
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_permission_mode_picks_among_the_modes_the_agent_offers() {
+    let claude_like = r#"{"sessionId":"n1","modes":{"currentModeId":"default","availableModes":[{"id":"default","name":"Default"},{"id":"acceptEdits","name":"Accept"},{"id":"plan","name":"Plan"},{"id":"bypassPermissions","name":"Bypass"}]}}"#;
+    let codex_like = r#"{"sessionId":"n1","modes":{"currentModeId":"auto","availableModes":[{"id":"read-only","name":"Read only"},{"id":"auto","name":"Auto"},{"id":"full-access","name":"Full"}]}}"#;
+    let config = |mode: &str| SessionConfig {
+        permission_mode: mode.into(),
+        ..testing::config()
+    };
+    for (answer, mode, expected) in [
+        (
+            claude_like,
+            "bypass",
+            vec!["session/set_mode bypassPermissions", "session/prompt "],
+        ),
+        (
+            claude_like,
+            "acceptEdits",
+            vec!["session/set_mode acceptEdits", "session/prompt "],
+        ),
+        // The mode it opened the session in: nothing to set; `plan` asks as it does.
+        (claude_like, "default", vec!["session/prompt "]),
+        (claude_like, "plan", vec!["session/prompt "]),
+        (
+            codex_like,
+            "bypass",
+            vec!["session/set_mode full-access", "session/prompt "],
+        ),
+        (codex_like, "acceptEdits", vec!["session/prompt "]),
+        // No modes offered: the agent keeps its own.
+        (r#"{"sessionId":"n1"}"#, "bypass", vec!["session/prompt "]),
+    ] {
+        let calls = first_calls(config(mode), answer);
+        assert_eq!(calls, expected, "{mode} with {answer}");
+    }
+}
+
+#[test]
+fn the_sessions_model_reaches_an_agent_that_offers_models_and_only_it() {
+    let config = SessionConfig {
+        model: Some("opus".into()),
+        ..testing::config()
+    };
+    let offering = r#"{"sessionId":"n1","models":{"currentModelId":"sonnet","availableModels":[{"modelId":"sonnet","name":"Sonnet"},{"modelId":"opus","name":"Opus"}]}}"#;
+    assert_eq!(
+        first_calls(config.clone(), offering),
+        ["session/set_model opus", "session/prompt "]
+    );
+    let calls = first_calls(config, r#"{"sessionId":"n1"}"#);
+    assert_eq!(calls.len(), 2, "{calls:#?}");
+    assert!(
+        calls[0].contains("offers no choice of model over ACP") && calls[0].contains("opus"),
+        "{calls:#?}"
+    );
+    assert_eq!(calls[1], "session/prompt ");
+}
+
+#[test]
+fn back_from_bypass_the_agent_returns_to_the_mode_it_opened_in() {
+    let bypass = SessionConfig {
+        permission_mode: "bypass".into(),
+        ..testing::config()
+    };
+    let mut session = GenericSession::new(bypass.clone());
+    session.start();
+    let reply =
+        |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+    session.on_stdout("acp_1".into(), reply(1, r#"{"protocolVersion":1}"#));
+    let opened = r#"{"sessionId":"n1","modes":{"currentModeId":"default","availableModes":[{"id":"default","name":"Default"},{"id":"bypassPermissions","name":"Bypass"}]}}"#;
+    session.on_stdout("acp_1".into(), reply(2, opened));
+    session.send_message(vec![MessagePart::Text("hi".into())]);
+    session.on_stdout("acp_1".into(), reply(3, "{}"));
+    session.on_stdout("acp_1".into(), reply(4, r#"{"stopReason":"end_turn"}"#));
+    // The host rebuilds the session with `plan`, as after a PUT .../modes.
+    let plan = SessionConfig {
+        permission_mode: "plan".into(),
+        ..bypass
+    };
+    let mut session = GenericSession::restore(plan, &session.snapshot()).unwrap();
+    let sent = render(&session.send_message(vec![MessagePart::Text("again".into())]));
+    let writes: Vec<&String> = sent
+        .iter()
+        .filter(|l| l.starts_with("write-stdin"))
+        .collect();
+    assert_eq!(writes.len(), 2, "{sent:#?}");
+    assert!(
+        writes[0].contains(r#"\"modeId\":\"default\""#),
+        "{}",
+        writes[0]
+    );
+}

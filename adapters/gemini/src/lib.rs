@@ -47,7 +47,7 @@ impl AcpAgent for Gemini {
 
     /// The CLI's ACP modes are its approval modes, `autoEdit` spelt as ACP
     /// names it (the flag says `auto_edit`).
-    fn mode_id(config: &SessionConfig) -> Option<String> {
+    fn mode_id(config: &SessionConfig, _offered: &[String]) -> Option<String> {
         Some(config.cli_permission_mode("yolo", "autoEdit").to_owned())
     }
 

@@ -58,7 +58,7 @@ impl AcpAgent for Qwen {
     }
 
     /// The CLI's ACP modes are its approval modes, named as its flag names them.
-    fn mode_id(config: &SessionConfig) -> Option<String> {
+    fn mode_id(config: &SessionConfig, _offered: &[String]) -> Option<String> {
         Some(approval_mode(config).to_owned())
     }
 

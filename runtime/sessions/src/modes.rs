@@ -127,7 +127,14 @@ mod tests {
             assert!(check_model(fine).is_ok(), "{fine:?}");
         }
         let long = "m".repeat(MODEL_MAX + 1);
-        for bad in ["", " opus", "opus ", "op\u{7}us", "op\u{85}us", long.as_str()] {
+        for bad in [
+            "",
+            " opus",
+            "opus ",
+            "op\u{7}us",
+            "op\u{85}us",
+            long.as_str(),
+        ] {
             assert!(check_model(bad).is_err(), "{bad:?}");
         }
     }

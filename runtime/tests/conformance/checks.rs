@@ -9,6 +9,7 @@ pub use super::policy::policy_decides;
 pub use super::policy_cases::policy_cases;
 
 use super::harness::{Harness, Sandbox, AGENT_DEADLINE};
+pub use super::modes::{registry_model_change, registry_model_kept};
 use crate::common::api::{assistant_texts, check_turns, expect_no_content, ok_json, pretty, Api};
 
 /// `GET /v1/agents` shows the agent installed with the pinned version.

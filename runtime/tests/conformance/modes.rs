@@ -100,3 +100,32 @@ pub fn model_change(h: &Harness, first: &str, second: &str, wire: fn(&str) -> &s
     );
     assert_eq!(h.api().session_info(&session)["model"], second);
 }
+
+/// [`model_change`] for an agent of the ACP registry, run by the generic ACP
+/// adapter: the model reaches it as `session/set_model`.
+pub fn registry_model_change(h: &Harness) {
+    fn same(model: &str) -> &str {
+        model
+    }
+    match h.agent.id {
+        "claude-code-acp" => model_change(h, "claude-scripted-a", "claude-scripted-b", same),
+        _ => model_change(h, "scripted-a", "scripted-b", same),
+    }
+}
+
+/// A registry agent that offers no models over ACP (Pi's ACP build) keeps its
+/// own, and the session says so once (an `error` coded `model_refused`).
+pub fn registry_model_kept(h: &Harness) {
+    let session = h.create_with("bypass", json!({ "model": "scripted-a" }));
+    let events = h.turn(&session, "hello to its own model");
+    let refused: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "error" && e["data"]["code"] == "model_refused")
+        .collect();
+    assert_eq!(refused.len(), 1, "{}", pretty(&events));
+    let asked = models_asked(h, "its own model");
+    assert!(
+        !asked.is_empty() && !asked.iter().any(|m| m == "scripted-a"),
+        "{asked:?}"
+    );
+}

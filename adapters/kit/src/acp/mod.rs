@@ -102,16 +102,21 @@ pub trait AcpAgent: 'static {
     /// The ACP session mode (`session/set_mode`'s `modeId`) the session's agent
     /// mode and permission mode ask for, for an agent whose running session takes
     /// changed modes (its adapter declares `mode_change`): sent before the next
-    /// prompt when it is not the mode the process runs with. `None`: the modes
-    /// are fixed when the process starts.
-    fn mode_id(config: &SessionConfig) -> Option<String> {
-        let _ = config;
+    /// prompt when it is not the mode the process runs with. `offered`: the ids
+    /// of the modes the agent offered for its session (none before it answered).
+    /// `None`: the mode the agent opened its session in (if it said), else the
+    /// modes are fixed when the process starts.
+    fn mode_id(config: &SessionConfig, offered: &[String]) -> Option<String> {
+        let _ = (config, offered);
         None
     }
 
-    /// Whether the session's changed model reaches the running agent as
+    /// Whether the process starts with the session's model (a flag of
+    /// [`Self::spawn`]), and a changed model reaches the running agent as
     /// `session/set_model` before the next prompt (its adapter declares
-    /// `model_change`). Otherwise the model is fixed when the process starts.
+    /// `model_change`). Otherwise the agent starts with its own model, and the
+    /// session's reaches it as `session/set_model` when the agent offered
+    /// models for its session (`models` in its answer).
     const MODEL_CHANGE: bool = false;
 
     /// Metadata of the `session.started` event (the approval mode and model the

@@ -236,6 +236,39 @@ pub(crate) struct NewSession {
     pub session_id: Option<String>,
 }
 
+/// What an agent offers in its answer to `session/new` or `session/load`: the
+/// ids of its modes and the current one, whether it offers models, and the
+/// current model.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Offered {
+    /// `modes.availableModes[].id`.
+    pub modes: Vec<String>,
+    /// `modes.currentModeId`.
+    pub current_mode: Option<String>,
+    /// `models.availableModels` is there.
+    pub models: bool,
+    /// `models.currentModelId`.
+    pub current_model: Option<String>,
+}
+
+impl Offered {
+    /// What `result` offers (nothing of what is missing or not as ACP says).
+    pub fn of(result: &Value) -> Offered {
+        let text = |value: &Value| value.as_str().map(str::to_owned);
+        let modes = result["modes"]["availableModes"].as_array();
+        let ids = modes
+            .into_iter()
+            .flatten()
+            .filter_map(|mode| text(&mode["id"]));
+        Offered {
+            modes: ids.collect(),
+            current_mode: text(&result["modes"]["currentModeId"]),
+            models: result["models"]["availableModels"].is_array(),
+            current_model: text(&result["models"]["currentModelId"]),
+        }
+    }
+}
+
 /// The result of `session/prompt`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

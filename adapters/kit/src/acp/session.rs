@@ -268,8 +268,13 @@ impl<A: AcpAgent> AcpSession<A> {
                 last_request: 0,
                 requests: BTreeMap::new(),
                 phase: Phase::Starting,
-                mode: A::mode_id(&self.config),
-                model: self.config.chosen_model().map(str::to_owned),
+                mode: A::mode_id(&self.config, &[]),
+                model: (self.config.chosen_model())
+                    .filter(|_| A::MODEL_CHANGE)
+                    .map(str::to_owned),
+                offered_modes: Vec::new(),
+                opening_mode: None,
+                offers_models: false,
             },
         });
         self.request(
@@ -318,10 +323,11 @@ impl<A: AcpAgent> AcpSession<A> {
     /// Sends `session/set_mode` before a prompt when the session's modes changed
     /// since the process started (or last set its mode).
     fn follow_mode(&mut self, out: &mut Actions, session_id: &str) {
-        let Some(wanted) = A::mode_id(&self.config) else {
+        let Some(process) = self.state.header.process.as_mut() else {
             return;
         };
-        let Some(process) = self.state.header.process.as_mut() else {
+        let wanted = A::mode_id(&self.config, &process.offered_modes);
+        let Some(wanted) = wanted.or_else(|| process.opening_mode.clone()) else {
             return;
         };
         if process.mode.as_ref().is_none_or(|mode| *mode == wanted) {
@@ -333,10 +339,10 @@ impl<A: AcpAgent> AcpSession<A> {
     }
 
     /// Sends `session/set_model` before a prompt when the session names
-    /// another model than the process runs (for an agent whose
-    /// [`super::AcpAgent::MODEL_CHANGE`] is set).
+    /// another model than the process runs, for an agent that takes it (see
+    /// [`super::AcpAgent::MODEL_CHANGE`]); says once that another keeps its own.
     fn follow_model(&mut self, out: &mut Actions, session_id: &str) {
-        let Some(wanted) = self.config.chosen_model().filter(|_| A::MODEL_CHANGE) else {
+        let Some(wanted) = self.config.chosen_model() else {
             return;
         };
         let Some(process) = self.state.header.process.as_mut() else {
@@ -346,6 +352,14 @@ impl<A: AcpAgent> AcpSession<A> {
             return;
         }
         process.model = Some(wanted.to_owned());
+        if !A::MODEL_CHANGE && !process.offers_models {
+            let message = format!(
+                "{} offers no choice of model over ACP: it runs its own, not {wanted}",
+                A::NAME
+            );
+            out.emit(event::error(message, Some("model_refused")));
+            return;
+        }
         let params = json!({"sessionId": session_id, "modelId": wanted});
         self.request(out, "session/set_model", params, Call::SetModel);
     }
@@ -374,6 +388,7 @@ impl<A: AcpAgent> AcpSession<A> {
                 None => self.new_session(out),
             },
             (Some(Call::NewSession), Ok(result)) => {
+                self.note_offered(&result);
                 let native = crate::native::read::<NewSession>(&result).session_id;
                 let Some(native) = native.filter(|id| !id.is_empty()) else {
                     let message = "session/new answered without a sessionId".to_owned();
@@ -385,7 +400,8 @@ impl<A: AcpAgent> AcpSession<A> {
                 self.set_phase(Phase::Ready);
                 self.send_prompt(out);
             }
-            (Some(Call::LoadSession(_)), Ok(_)) => {
+            (Some(Call::LoadSession(_)), Ok(result)) => {
+                self.note_offered(&result);
                 self.set_phase(Phase::Replaying);
                 out.set_timer(REPLAY_TIMER, REPLAY_MS);
             }
@@ -441,6 +457,26 @@ impl<A: AcpAgent> AcpSession<A> {
     fn new_session(&mut self, out: &mut Actions) {
         let params = super::new_session_params(&self.config);
         self.request(out, "session/new", params, Call::NewSession);
+    }
+
+    /// Keeps what the agent offered for its session, and the mode and model
+    /// it says it runs when the process started without the session's.
+    fn note_offered(&mut self, result: &Value) {
+        let offered = super::native::Offered::of(result);
+        let Some(process) = self.state.header.process.as_mut() else {
+            return;
+        };
+        process.offered_modes = offered.modes;
+        process.offers_models = offered.models;
+        if process.opening_mode.is_none() {
+            process.opening_mode.clone_from(&offered.current_mode);
+        }
+        if process.mode.is_none() {
+            process.mode = offered.current_mode;
+        }
+        if process.model.is_none() {
+            process.model = offered.current_model;
+        }
     }
 
     fn set_phase(&mut self, phase: Phase) {

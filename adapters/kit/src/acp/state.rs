@@ -38,6 +38,18 @@ pub(crate) struct Process {
     /// snapshots.
     #[serde(default)]
     pub model: Option<String>,
+    /// The ids of the modes the agent offered for its session (its answer to
+    /// `session/new` or `session/load`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offered_modes: Vec<String>,
+    /// The mode the agent said its session runs when it opened it: the one it
+    /// goes back to when [`super::AcpAgent::mode_id`] names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_mode: Option<String>,
+    /// The agent offered models for its session (`models` in that answer):
+    /// it takes `session/set_model`.
+    #[serde(default)]
+    pub offers_models: bool,
 }
 
 /// One of the adapter's requests.
