@@ -451,9 +451,11 @@ pub enum ContentPart {
 }
 
 /// The [`ContentPart::Status`] label of the system item that records a change
-/// of a session's modes (`PUT /v1/sessions/{id}/modes`, ACP's
-/// `session/set_mode`); its detail is the modes from then on as JSON:
-/// `{"agentMode": ..., "permissionMode": ...}`.
+/// of a session's modes or model (`PUT /v1/sessions/{id}/modes`, ACP's
+/// `session/set_mode` and `session/set_model`); its detail is them from then
+/// on as JSON: `{"agentMode": ..., "permissionMode": ..., "model": ...}` (the
+/// model once one is named). Reserved to the daemon: an adapter's status item
+/// with this label is relabelled.
 pub const MODES_CHANGED: &str = "modes changed";
 
 /// What happened to a referenced file.

@@ -107,6 +107,26 @@ pub fn modes_changed(modes: &crate::Modes, now: i64) -> EmittedEvent {
     )
 }
 
+/// The label an adapter's status item gets in place of the daemon's
+/// [`agentplex_universal::MODES_CHANGED`], which clients read as the daemon's
+/// record of a change (an agent's text could otherwise pass for one).
+pub const AGENT_MODES_LABEL: &str = "modes changed (said by the agent)";
+
+/// Gives an adapter's status item labelled as the daemon's record of changed
+/// modes [`AGENT_MODES_LABEL`] instead.
+pub fn unreserve_labels(event: &mut EmittedEvent) {
+    let UniversalEventData::Item(data) = &mut event.data else {
+        return;
+    };
+    for part in &mut data.item.content {
+        if let ContentPart::Status { label, .. } = part {
+            if label == agentplex_universal::MODES_CHANGED {
+                *label = AGENT_MODES_LABEL.to_owned();
+            }
+        }
+    }
+}
+
 /// `item.completed` of a daemon-made status item `item_id`.
 fn system_status(item_id: String, label: &str, detail: String) -> EmittedEvent {
     synthetic(

@@ -614,7 +614,10 @@ impl SessionCore {
     /// Carries out one of the adapter's actions, keeping the state it implies.
     fn apply(&mut self, action: Action) {
         match action {
-            Action::Emit(event) => return self.append(event),
+            Action::Emit(mut event) => {
+                events::unreserve_labels(&mut event);
+                return self.append(event);
+            }
             Action::SetNativeSessionId(id) => {
                 self.native_session_id = Some(id.clone());
                 return self.effects.push_back(Effect::NativeSessionId(id));
