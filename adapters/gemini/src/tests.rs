@@ -266,26 +266,28 @@ fn a_recording_is_resumable_when_a_load_has_a_message_to_replay() {
     assert!(resumable("{\"sessionId\":\"x\"}\n{\"id\":\"a\",\"ty"));
 }
 
-#[test]
-fn changed_modes_reach_the_running_cli_as_session_set_mode_before_the_prompt() {
+/// A session (`default`) whose CLI answered the handshake (`g1`) and one turn
+/// (request ids 1 to 3).
+fn after_one_turn() -> GeminiSession {
     let mut session = GeminiSession::new(config("default"));
     session.start();
     session.send_message(vec![MessagePart::Text("hi".into())]);
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"g1"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
+    ] {
+        session.on_stdout("gemini_1".into(), line.into());
+    }
+    session
+}
+
+#[test]
+fn changed_modes_reach_the_running_cli_as_session_set_mode_before_the_prompt() {
+    let session = after_one_turn();
     let feed = |session: &mut GeminiSession, line: &str| {
         render(&session.on_stdout("gemini_1".into(), line.into()))
     };
-    feed(
-        &mut session,
-        r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#,
-    );
-    feed(
-        &mut session,
-        r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"g1"}}"#,
-    );
-    feed(
-        &mut session,
-        r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
-    );
     // The host rebuilds the session with the new modes, as after a PUT .../modes.
     let changed = config("acceptEdits");
     let mut session = GeminiSession::restore(changed, &session.snapshot()).unwrap();
@@ -325,24 +327,10 @@ fn changed_modes_reach_the_running_cli_as_session_set_mode_before_the_prompt() {
 
 #[test]
 fn a_changed_model_reaches_the_running_cli_as_session_set_model_once() {
-    let mut session = GeminiSession::new(config("default"));
-    session.start();
-    session.send_message(vec![MessagePart::Text("hi".into())]);
+    let session = after_one_turn();
     let feed = |session: &mut GeminiSession, line: &str| {
         render(&session.on_stdout("gemini_1".into(), line.into()))
     };
-    feed(
-        &mut session,
-        r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#,
-    );
-    feed(
-        &mut session,
-        r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"g1"}}"#,
-    );
-    feed(
-        &mut session,
-        r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
-    );
     let mut changed = config("default");
     changed.model = Some("gemini-2.5-pro".into());
     let mut session = GeminiSession::restore(changed, &session.snapshot()).unwrap();
