@@ -66,6 +66,24 @@ pub struct OpenCodeSession {
 }
 
 impl OpenCodeSession {
+    /// Says once that the session's model is not one OpenCode can take (its
+    /// models are `provider/model`): the prompt goes without it, and OpenCode
+    /// runs its own default.
+    fn tell_unusable_model(&mut self, out: &mut Actions) {
+        let Some(model) = self.config.chosen_model() else {
+            return;
+        };
+        if model.contains('/') || self.state.unusable_model.as_deref() == Some(model) {
+            return;
+        }
+        self.state.unusable_model = Some(model.to_owned());
+        let message = format!(
+            "OpenCode names its models provider/model; {model} is not one, so it runs its \
+             default model"
+        );
+        out.emit(event::error(message, Some("model_refused")));
+    }
+
     /// Spawns the shared server (or attaches to it).
     fn launch(&mut self, out: &mut Actions) {
         self.state.server = Server::Starting;
@@ -477,6 +495,7 @@ impl SessionMachine for OpenCodeSession {
             out.emit(event::turn_started(Turn::with_id(turn.id.clone())).synthetic())
                 .emit_all(event::user_message(self.state.ids.next("itm"), &parts));
             self.state.turn = Some(turn);
+            self.tell_unusable_model(out);
             self.state.queued_prompt = Some(api::prompt(&self.config, &parts).to_string());
             match self.state.server {
                 Server::Down => self.launch(out),

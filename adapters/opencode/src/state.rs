@@ -46,6 +46,10 @@ pub(crate) struct State {
     /// the queued prompt waits for its answer.
     #[serde(default)]
     pub changing_modes: bool,
+    /// The session's model OpenCode cannot take (not `provider/model`), once
+    /// the session was told: it is told again only about another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unusable_model: Option<String>,
     /// The permission rules the native session has for the session's approval
     /// policy, and the calls OpenCode decided by them (from the configuration,
     /// not kept).

@@ -706,3 +706,24 @@ fn a_tools_images_are_image_parts_of_its_result() {
         done[0]
     );
 }
+
+#[test]
+fn a_model_that_is_not_provider_slash_model_is_said_once_and_left_out() {
+    let mut session = OpenCodeSession::new(config(Some(
+        &serde_json::json!({"config": {"model": "opus"}}),
+    )));
+    session.start();
+    let said = |actions: Vec<Action>| {
+        render(&actions)
+            .into_iter()
+            .filter(|line| line.contains("model_refused"))
+            .count()
+    };
+    assert_eq!(
+        said(session.send_message(vec![MessagePart::Text("hi".into())])),
+        1
+    );
+    let opus = config(Some(&serde_json::json!({"config": {"model": "opus"}})));
+    let body = api::prompt(&opus, &[MessagePart::Text("hi".into())]);
+    assert_eq!(body.get("model"), None, "{body}");
+}
