@@ -209,6 +209,19 @@ mod model_change {
     fn qwen() {
         super::run("qwen", |h| model_change(h, "scripted", "scripted-b", same));
     }
+
+    #[test]
+    fn pi() {
+        // Its models are those of models.json, by provider.
+        super::run("pi", |h| {
+            model_change(
+                h,
+                "scripted/scripted",
+                "scripted/scripted-b",
+                without_provider,
+            )
+        });
+    }
 }
 
 /// The desktop's MCP tools (`desktop: true`): one run per agent that takes MCP

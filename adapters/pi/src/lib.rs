@@ -91,13 +91,15 @@ impl Adapter for Pi {
 /// no MCP), not `status` (compaction and retry notices become status items, but no
 /// recording has one), not `shared_process` (one process per session). `variants` are Pi's
 /// thinking levels (`--thinking`). The session's skills go in `--skill` (Pi lists them
-/// to the model, which reads a skill's `SKILL.md` with its `read` tool).
+/// to the model, which reads a skill's `SKILL.md` with its `read` tool). A session's
+/// changed model reaches a running Pi as `set_model` (`model_change`).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     images,
     file_changes,
     streaming_deltas,
     variants,
     skills,
+    model_change,
     ..Capabilities::CODING_AGENT
 ];
 

@@ -13,6 +13,13 @@ pub(crate) fn get_state(request_id: &str) -> String {
     json!({ "id": request_id, "type": "get_state" }).to_string()
 }
 
+/// Runs model `model_id` of `provider` from the next prompt on (one Pi's
+/// registry has: the answer is an error otherwise).
+pub(crate) fn set_model(request_id: &str, provider: &str, model_id: &str) -> String {
+    json!({ "id": request_id, "type": "set_model", "provider": provider, "modelId": model_id })
+        .to_string()
+}
+
 /// A user prompt, with its images inline (base64).
 pub(crate) fn prompt(prompt: &Prompt) -> String {
     let mut command = json!({ "id": prompt.request_id, "type": "prompt", "message": prompt.text });

@@ -53,8 +53,39 @@ impl PiSession {
                 resumed: resume,
                 ready: false,
                 resume_missing: false,
+                model: self.config.chosen_model().map(str::to_owned),
             },
         });
+    }
+
+    /// Tells a running Pi the session's model when the session names another
+    /// than it runs (a Pi started later gets it as `--model`). Pi's `set_model`
+    /// takes a provider and a model: a name that is not `provider/model` is
+    /// said once (an `error` coded `model_refused`) and Pi keeps its model.
+    fn follow_model(&mut self, out: &mut Actions) {
+        let Some(wanted) = self.config.chosen_model() else {
+            return;
+        };
+        let Some(process) = self.state.header.process.as_mut() else {
+            return;
+        };
+        if process.data.model.as_deref() == Some(wanted) {
+            return;
+        }
+        process.data.model = Some(wanted.to_owned());
+        let id = process.id.clone();
+        match wanted.split_once('/') {
+            Some((provider, model)) => {
+                let request = self.state.header.ids.next("req");
+                out.write_line(id, &protocol::set_model(&request, provider, model));
+            }
+            None => {
+                let message = format!(
+                    "Pi changes models by provider/model; {wanted} is not one, so it keeps its model"
+                );
+                out.emit(event::error(message, Some("model_refused")));
+            }
+        }
     }
 
     /// True when `process_id` reads an image of the running turn's prompt.
@@ -234,6 +265,8 @@ impl SessionMachine for PiSession {
             let id = out.open_turn(&mut self.state.header.ids, &parts);
             if self.state.header.process.is_none() {
                 self.launch(out);
+            } else {
+                self.follow_model(out);
             }
             let request = self.state.header.ids.next("req");
             let prompt = images::prompt(request, &parts, &mut self.state.header.ids);

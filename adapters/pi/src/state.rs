@@ -35,6 +35,10 @@ pub(crate) struct Process {
     pub ready: bool,
     /// True when it said on stderr that the session to resume does not exist.
     pub resume_missing: bool,
+    /// The session's model it was started with (`--model`) or last given
+    /// (`set_model`); none for Pi's default, or in older snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// What the adapter keeps of the running turn (a `RunningTurn`, which is cancelling once an

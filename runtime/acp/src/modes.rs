@@ -115,20 +115,19 @@ impl Models {
     }
 }
 
-/// The modes a session runs with, and the agent modes it may take.
+/// The agent mode and permission mode a session runs with, and the agent
+/// modes it may take.
 #[derive(Debug, Clone)]
-pub struct SessionModes {
+pub struct Modes {
     /// The agent's modes.
     pub available: Vec<Mode>,
     /// The agent mode the session runs with.
     pub agent_mode: String,
     /// The permission mode the session runs with.
     pub permission_mode: String,
-    /// The session's model, for an agent whose running sessions take another.
-    pub models: Option<Models>,
 }
 
-impl SessionModes {
+impl Modes {
     /// The session mode state (`modes` in a session's answers).
     pub fn mode_state(&self) -> Value {
         let available: Vec<Value> = self
@@ -139,9 +138,8 @@ impl SessionModes {
         json!({"currentModeId": self.agent_mode, "availableModes": available})
     }
 
-    /// The session's config options (`configOptions`): its agent mode, its
-    /// permission mode and, when it can change, its model.
-    pub fn config_options(&self) -> Value {
+    /// The config options of the agent mode and the permission mode.
+    fn config_options(&self) -> [Value; 2] {
         let modes: Vec<Value> = self
             .available
             .iter()
@@ -153,16 +151,16 @@ impl SessionModes {
                 json!({"value": value, "name": name, "description": description})
             })
             .collect();
-        let mut options = json!([
-            {
+        [
+            json!({
                 "id": MODE_OPTION,
                 "name": "Mode",
                 "category": "mode",
                 "type": "select",
                 "currentValue": self.agent_mode,
                 "options": modes,
-            },
-            {
+            }),
+            json!({
                 "id": PERMISSION_OPTION,
                 "name": "Permissions",
                 "description": "When the agent asks before it runs a tool",
@@ -170,19 +168,36 @@ impl SessionModes {
                 "type": "select",
                 "currentValue": self.permission_mode,
                 "options": permissions,
-            },
-        ]);
-        if let (Some(models), Some(options)) = (&self.models, options.as_array_mut()) {
-            options.push(models.config_option());
-        }
-        options
+            }),
+        ]
+    }
+}
+
+/// What of a session a client may change: its modes, its model, or both.
+#[derive(Debug, Clone)]
+pub struct SessionModes {
+    /// The session's modes, for an agent whose running sessions take others.
+    pub modes: Option<Modes>,
+    /// The session's model, for an agent whose running sessions take another.
+    pub models: Option<Models>,
+}
+
+impl SessionModes {
+    /// The session's config options (`configOptions`): its agent mode and
+    /// permission mode, and its model, as far as they can change.
+    pub fn config_options(&self) -> Value {
+        let modes = self.modes.iter().flat_map(Modes::config_options);
+        let models = self.models.iter().map(Models::config_option);
+        Value::Array(modes.chain(models).collect())
     }
 
-    /// The answers' fields about modes and model: `modes`, `configOptions`
-    /// and, when the model can change, `models`.
+    /// The answers' fields about modes and model: `configOptions`, and
+    /// `modes` and `models` as far as they can change.
     pub fn answer_fields(&self) -> Value {
-        let mut fields =
-            json!({"modes": self.mode_state(), "configOptions": self.config_options()});
+        let mut fields = json!({"configOptions": self.config_options()});
+        if let Some(modes) = &self.modes {
+            fields["modes"] = modes.mode_state();
+        }
         if let Some(models) = &self.models {
             fields["models"] = models.model_state();
         }
@@ -197,20 +212,22 @@ mod tests {
     #[test]
     fn the_state_and_the_options_name_the_current_modes() {
         let modes = SessionModes {
-            available: vec![
-                Mode {
-                    id: "build".into(),
-                    name: "Build".into(),
-                    description: "Default mode".into(),
-                },
-                Mode {
-                    id: "plan".into(),
-                    name: "Plan".into(),
-                    description: "Plans".into(),
-                },
-            ],
-            agent_mode: "plan".into(),
-            permission_mode: "bypass".into(),
+            modes: Some(Modes {
+                available: vec![
+                    Mode {
+                        id: "build".into(),
+                        name: "Build".into(),
+                        description: "Default mode".into(),
+                    },
+                    Mode {
+                        id: "plan".into(),
+                        name: "Plan".into(),
+                        description: "Plans".into(),
+                    },
+                ],
+                agent_mode: "plan".into(),
+                permission_mode: "bypass".into(),
+            }),
             models: None,
         };
         let fields = modes.answer_fields();
@@ -265,9 +282,11 @@ mod tests {
     #[test]
     fn the_model_is_a_config_option_when_it_can_change() {
         let modes = SessionModes {
-            available: Vec::new(),
-            agent_mode: "build".into(),
-            permission_mode: "default".into(),
+            modes: Some(Modes {
+                available: Vec::new(),
+                agent_mode: "build".into(),
+                permission_mode: "default".into(),
+            }),
             models: Some(models(Some("sonnet"))),
         };
         let fields = modes.answer_fields();
@@ -277,5 +296,15 @@ mod tests {
         assert_eq!(option["category"], "model");
         assert_eq!(option["currentValue"], "sonnet");
         assert_eq!(option["options"][1]["value"], "opus");
+        // An agent that takes another model but not other modes: the model alone.
+        let model_only = SessionModes {
+            modes: None,
+            models: Some(models(None)),
+        };
+        let fields = model_only.answer_fields();
+        assert!(fields.get("modes").is_none(), "{fields}");
+        let options = fields["configOptions"].as_array().unwrap();
+        assert_eq!(options.len(), 1);
+        assert_eq!(options[0]["id"], MODEL_OPTION);
     }
 }

@@ -355,7 +355,9 @@ fn pi_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
                 "api": "anthropic-messages",
                 "apiKey": "sk-scripted",
                 "models": [{ "id": "scripted", "name": "Scripted", "reasoning": true,
-                             "input": ["text", "image"] }]
+                             "input": ["text", "image"] },
+                           // Another, for a session's changed model.
+                           { "id": "scripted-b", "name": "Scripted B" }]
             }
         }
     });

@@ -375,3 +375,34 @@ fn absurd_token_counts_saturate() {
         "{ended:?}"
     );
 }
+
+#[test]
+fn a_changed_model_reaches_a_running_pi_as_set_model_once() {
+    let mut session = in_turn();
+    line(&mut session, json!({"type": "agent_end", "messages": []}));
+    // The host rebuilds the session with a new model, as after a PUT .../modes.
+    let mut changed = config_of(&Value::Null);
+    changed.model = Some("scripted/scripted-b".into());
+    let mut session = PiSession::restore(changed.clone(), &session.snapshot()).unwrap();
+    let sent = render_without_raw(session.send_message(vec![MessagePart::Text("go".into())]));
+    let writes: Vec<&String> = sent
+        .iter()
+        .filter(|l| l.starts_with("write-stdin"))
+        .collect();
+    assert_eq!(writes.len(), 2, "{sent:#?}");
+    assert!(
+        writes[0].contains(r#"\"type\":\"set_model\""#)
+            && writes[0].contains(r#"\"provider\":\"scripted\""#)
+            && writes[0].contains(r#"\"modelId\":\"scripted-b\""#),
+        "{}",
+        writes[0]
+    );
+    // A name without its provider is said once, and nothing is sent for it.
+    line(&mut session, json!({"type": "agent_end", "messages": []}));
+    changed.model = Some("scripted-c".into());
+    let mut session = PiSession::restore(changed, &session.snapshot()).unwrap();
+    let sent = render_without_raw(session.send_message(vec![MessagePart::Text("again".into())]));
+    let refused = sent.iter().filter(|l| l.contains("model_refused")).count();
+    let writes = sent.iter().filter(|l| l.starts_with("write-stdin")).count();
+    assert_eq!((refused, writes), (1, 1), "{sent:#?}");
+}

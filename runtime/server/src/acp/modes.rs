@@ -16,20 +16,24 @@ use super::connection::{Connection, Followed};
 use super::errors::session_error;
 
 impl Connection {
-    /// The modes of `session` as ACP shows them, when its agent can change
-    /// modes in a running session (else none: the client offers no choice),
-    /// with its model when the agent can change that too.
+    /// The modes and model of `session` as ACP shows them, as far as its agent
+    /// can change them in a running session (neither: none, the client offers
+    /// no choice).
     fn session_modes(&self, session: &Session) -> Option<modes::SessionModes> {
         let info = session.info();
         let adapter = self.state.catalog.adapter(&info.agent).ok()?;
         let agent = adapter.info();
-        if !agent.has(agentplex_sessions::modes::CAPABILITY) {
-            return None;
-        }
-        let available = agent.modes.iter().map(|mode| modes::Mode {
-            id: mode.id.clone(),
-            name: mode.name.clone(),
-            description: mode.description.clone(),
+        let choices = agent.has(agentplex_sessions::modes::CAPABILITY).then(|| {
+            let available = agent.modes.iter().map(|mode| modes::Mode {
+                id: mode.id.clone(),
+                name: mode.name.clone(),
+                description: mode.description.clone(),
+            });
+            modes::Modes {
+                available: available.collect(),
+                agent_mode: info.agent_mode.clone(),
+                permission_mode: info.permission_mode.clone(),
+            }
         });
         let models = agent
             .has(agentplex_sessions::modes::MODEL_CAPABILITY)
@@ -43,10 +47,8 @@ impl Connection {
                     current: info.model.or_else(|| agent.default_model.clone()),
                 }
             });
-        Some(modes::SessionModes {
-            available: available.collect(),
-            agent_mode: info.agent_mode,
-            permission_mode: info.permission_mode,
+        (choices.is_some() || models.is_some()).then_some(modes::SessionModes {
+            modes: choices,
             models,
         })
     }
@@ -120,7 +122,17 @@ impl Connection {
                 params.config_id, params.value
             )));
         };
+        let followed = self.followed(&params.session_id)?;
+        let has_modes = self
+            .session_modes(&followed.session)
+            .is_some_and(|choices| choices.modes.is_some());
         let change = match params.config_id.as_str() {
+            modes::MODE_OPTION | modes::PERMISSION_OPTION if !has_modes => {
+                return Err(RpcError::invalid_params(format!(
+                    "session/set_config_option: this session has no option {:?}",
+                    params.config_id
+                )))
+            }
             modes::MODE_OPTION => SessionModes {
                 agent_mode: Some(value),
                 ..SessionModes::default()
@@ -141,14 +153,17 @@ impl Connection {
         Ok(json!({"configOptions": fields["configOptions"]}))
     }
 
-    /// Changes the modes of a session the connection follows.
+    /// Changes the modes or model of a session the connection follows
+    /// (a model change was checked by [`Self::model_change`]).
     async fn change_modes(
         &self,
         session_id: &str,
         change: SessionModes,
     ) -> Result<Arc<Followed>, RpcError> {
         let followed = self.followed(session_id)?;
-        if self.session_modes(&followed.session).is_none() {
+        let modes_asked = change.agent_mode.is_some() || change.permission_mode.is_some();
+        let choices = self.session_modes(&followed.session);
+        if modes_asked && choices.is_none_or(|choices| choices.modes.is_none()) {
             return Err(RpcError::new(
                 rpc::code::METHOD_NOT_FOUND,
                 format!(
@@ -174,18 +189,24 @@ impl Connection {
         permission_mode: String,
         model: Option<String>,
     ) {
-        let Some(mut modes) = self.session_modes(&followed.session) else {
+        let Some(mut choices) = self.session_modes(&followed.session) else {
             return;
         };
-        (modes.agent_mode, modes.permission_mode) = (agent_mode, permission_mode);
-        if let (Some(models), Some(model)) = (modes.models.as_mut(), model) {
+        let mut updates = Vec::new();
+        if let Some(modes) = choices.modes.as_mut() {
+            (modes.agent_mode, modes.permission_mode) = (agent_mode, permission_mode);
+            updates.push(
+                json!({"sessionUpdate": "current_mode_update", "currentModeId": modes.agent_mode}),
+            );
+        }
+        if let (Some(models), Some(model)) = (choices.models.as_mut(), model) {
             models.current = Some(model);
         }
+        updates.push(json!({
+            "sessionUpdate": "config_option_update",
+            "configOptions": choices.config_options(),
+        }));
         let session_id = &followed.session.record().id;
-        let updates = [
-            json!({"sessionUpdate": "current_mode_update", "currentModeId": modes.agent_mode}),
-            json!({"sessionUpdate": "config_option_update", "configOptions": modes.config_options()}),
-        ];
         for update in updates {
             self.outbox.push(
                 Some(session_id),
