@@ -52,6 +52,8 @@ fn checked_strings(schemas: &mut Value) {
     let session = &mut schemas["CreateSessionRequest"]["properties"];
     session["permissionMode"]["pattern"] = permission_modes.clone();
     session["agentVersion"]["pattern"] = json!(VERSION_PATTERN);
+    // An empty model is none, as 0.1.x took it.
+    session["model"]["pattern"] = json!(format!("^$|{MODEL_PATTERN}"));
     let modes = &mut schemas["SessionModes"]["properties"];
     modes["permissionMode"]["pattern"] = permission_modes;
     modes["model"]["pattern"] = json!(MODEL_PATTERN);

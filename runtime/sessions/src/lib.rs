@@ -408,6 +408,10 @@ impl SessionManager {
             .clone()
             .unwrap_or_else(|| "default".into());
         modes::check_permission_mode(&permission_mode)?;
+        // An empty model is none, as 0.1.x took it.
+        if let Some(model) = request.model.as_deref().filter(|model| !model.is_empty()) {
+            modes::check_model(model)?;
+        }
         if let Some(version) = &request.agent_version {
             crate::agents::check_version(version)?;
         }

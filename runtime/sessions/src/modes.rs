@@ -19,9 +19,9 @@ pub const MODEL_CAPABILITY: &str = "model-change";
 const MODEL_MAX: usize = 200;
 
 /// The model names [`check_model`] takes, as a regular expression (for the
-/// OpenAPI document): no control characters, no surrounding spaces, 1 to
-/// [`MODEL_MAX`] characters.
-pub const MODEL_PATTERN: &str = "^[^\\x00-\\x1f\\x7f-\\x9f\\s]\
+/// OpenAPI document): no control characters, no surrounding spaces, no `-`
+/// first (a model may become a flag's value), 1 to [`MODEL_MAX`] characters.
+pub const MODEL_PATTERN: &str = "^[^\\x00-\\x1f\\x7f-\\x9f\\s-]\
      ([^\\x00-\\x1f\\x7f-\\x9f]{0,198}[^\\x00-\\x1f\\x7f-\\x9f\\s])?$";
 
 impl SessionManager {
@@ -77,11 +77,12 @@ fn not_supported(info: &AdapterInfo, what: &str, capability: &str) -> SessionErr
     ))
 }
 
-/// Refuses a model name that is empty, too long, or has control characters
-/// or surrounding spaces (any other name goes to the agent, which may know
-/// models the adapter does not list).
-fn check_model(model: &str) -> Result<(), SessionError> {
+/// Refuses a model name that is empty, too long, starts with `-`, or has
+/// control characters or surrounding spaces (any other name goes to the
+/// agent, which may know models the adapter does not list).
+pub(crate) fn check_model(model: &str) -> Result<(), SessionError> {
     let fine = !model.is_empty()
+        && !model.starts_with('-')
         && model.chars().count() <= MODEL_MAX
         && model.trim() == model
         && !model.chars().any(char::is_control);
@@ -89,8 +90,8 @@ fn check_model(model: &str) -> Result<(), SessionError> {
         return Ok(());
     }
     Err(SessionError::InvalidRequest(format!(
-        "invalid model {model:?}: name one without control characters or surrounding spaces, \
-         of 1 to {MODEL_MAX} characters"
+        "invalid model {model:?}: name one without control characters, surrounding spaces \
+         or a leading `-`, of 1 to {MODEL_MAX} characters"
     )))
 }
 
@@ -133,6 +134,7 @@ mod tests {
             "opus ",
             "op\u{7}us",
             "op\u{85}us",
+            "--dangerously-skip-permissions",
             long.as_str(),
         ] {
             assert!(check_model(bad).is_err(), "{bad:?}");

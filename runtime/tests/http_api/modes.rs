@@ -191,8 +191,9 @@ fn the_model_changes_from_the_next_message_and_outlives_a_restart() {
     let answer = ok_json(api.put_json("/v1/sessions/mm/modes", json!({"agentMode": "plan"})));
     assert_eq!(answer["model"], "mock-large", "{answer}");
 
-    // Names that cannot be a model are refused, and change nothing.
-    for model in ["", " mock", "mock\n", &"m".repeat(201)] {
+    // Names that cannot be a model are refused, and change nothing; at create too
+    // (where an empty one is none, as 0.1.x took it).
+    for model in ["", " mock", "mock\n", "--help", &"m".repeat(201)] {
         let body = json!({ "model": model });
         let problem = expect_problem(
             api.put_json("/v1/sessions/mm/modes", body),
@@ -207,6 +208,20 @@ fn the_model_changes_from_the_next_message_and_outlives_a_restart() {
             "{problem}"
         );
     }
+
+    for model in [" mock", "--help"] {
+        let body = json!({ "agent": "mock", "model": model });
+        expect_problem(
+            api.post_json("/v1/sessions/mm-bad", body),
+            400,
+            "invalid_request",
+        );
+    }
+    let created = api.post_json(
+        "/v1/sessions/mm-empty",
+        json!({ "agent": "mock", "model": "" }),
+    );
+    assert_eq!(ok_json(created)["healthy"], true);
 
     let data_dir = daemon.stop_keeping_data();
     let daemon = Daemon::start_with(common::Options {
