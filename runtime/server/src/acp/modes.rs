@@ -154,13 +154,17 @@ impl Connection {
     }
 
     /// Changes the modes or model of a session the connection follows
-    /// (a model change was checked by [`Self::model_change`]).
+    /// (a model change was checked by [`Self::model_change`]; none asked: no
+    /// change).
     async fn change_modes(
         &self,
         session_id: &str,
         change: SessionModes,
     ) -> Result<Arc<Followed>, RpcError> {
         let followed = self.followed(session_id)?;
+        if change == SessionModes::default() {
+            return Ok(followed);
+        }
         let modes_asked = change.agent_mode.is_some() || change.permission_mode.is_some();
         let choices = self.session_modes(&followed.session);
         if modes_asked && choices.is_none_or(|choices| choices.modes.is_none()) {
