@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use agentplex_sessions::agents::capabilities;
 
-/// The conformance check (`runtime/tests/conformance/checks.rs`) that proves a
-/// capability against the real agent CLIs, when one does.
+/// The conformance check (`runtime/tests/conformance/checks.rs`, or a scenario
+/// module of `runtime/tests/conformance.rs`) that proves a capability against
+/// the real agent CLIs, when one does.
 fn proved_by(capability: &str) -> &'static str {
     match capability {
         "textMessages" | "streamingDeltas" | "usage" => "`text_turn`",
@@ -21,6 +22,8 @@ fn proved_by(capability: &str) -> &'static str {
         "move" => "`moves_to_another_sandbox`",
         "sessionLifecycle" => "`terminate`, `agent_crash`",
         "asksFor" => "`policy_decides`, `policy_cases`",
+        "modeChange" => "`mode_change`",
+        "modelChange" => "`model_change`",
         _ => "transcript tests",
     }
 }
