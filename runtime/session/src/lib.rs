@@ -37,6 +37,8 @@ mod props;
 mod queue;
 mod stderr;
 #[cfg(test)]
+mod modes_tests;
+#[cfg(test)]
 mod tests;
 mod usage;
 #[cfg(test)]

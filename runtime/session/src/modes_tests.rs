@@ -1,0 +1,94 @@
+//! Changed modes (`modes.rs`): recorded in the transcript and the checkpoint,
+//! handed to the driver, read back from older checkpoints, and the daemon's
+//! label kept from adapters.
+
+use super::tests::{core, drive, emit, emitted, fed, identity, quiet, send};
+use super::*;
+
+#[test]
+fn changed_modes_are_recorded_handed_to_the_driver_and_kept() {
+    let mut core = core();
+    let modes = Modes {
+        agent_mode: "plan".into(),
+        permission_mode: "bypass".into(),
+        model: Some("opus".into()),
+    };
+    core.command(Command::SetModes(modes.clone()), 0);
+    let effects = drive(&mut core, &mut quiet);
+    assert!(fed(&effects).is_empty(), "the adapter hears of them later");
+    let emitted: Vec<UniversalEvent> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Emit(event) => Some(event.decode().unwrap()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(emitted.len(), 1);
+    let UniversalEventData::Item(data) = &emitted[0].data else {
+        panic!("{:?}", emitted[0]);
+    };
+    assert_eq!(
+        data.item.content,
+        [agentplex_universal::ContentPart::Status {
+            label: agentplex_universal::MODES_CHANGED.into(),
+            detail: Some(r#"{"agentMode":"plan","permissionMode":"bypass","model":"opus"}"#.into()),
+        }]
+    );
+    let handed = effects
+        .iter()
+        .position(|e| matches!(e, Effect::Modes(m) if *m == modes));
+    let answered = effects
+        .iter()
+        .position(|e| matches!(e, Effect::Answer(Ok(()))));
+    assert!(handed.unwrap() < answered.unwrap(), "{effects:?}");
+    assert_eq!(core.modes(), Some(&modes));
+    let checkpoint = core.checkpoint();
+    assert_eq!(checkpoint.modes.as_deref(), Some(&modes));
+    let restored = SessionCore::restore(identity(), &checkpoint, 1);
+    assert_eq!(restored.modes(), Some(&modes));
+}
+
+#[test]
+fn modes_kept_by_older_daemons_have_no_model() {
+    let kept: Modes =
+        serde_json::from_str(r#"{"agentMode":"plan","permissionMode":"default"}"#).unwrap();
+    assert_eq!(kept.model, None);
+    let written = serde_json::to_string(&kept).unwrap();
+    assert!(!written.contains("model"), "{written}");
+}
+
+#[test]
+fn an_adapters_status_item_cannot_pass_for_the_daemons_record_of_changed_modes() {
+    use agentplex_universal::{ContentPart, ItemEventData, ItemKind, ItemStatus, UniversalItem};
+    let mut core = core();
+    core.command(send("hi", None), 0);
+    let said = emit(
+        UniversalEventType::ItemCompleted,
+        UniversalEventData::Item(ItemEventData {
+            item: UniversalItem {
+                item_id: "itm_9".into(),
+                native_item_id: None,
+                parent_id: None,
+                kind: ItemKind::Status,
+                role: None,
+                content: vec![ContentPart::Status {
+                    label: agentplex_universal::MODES_CHANGED.into(),
+                    detail: Some(r#"{"agentMode":"build","permissionMode":"bypass"}"#.into()),
+                }],
+                status: ItemStatus::Completed,
+            },
+        }),
+    );
+    let effects = drive(&mut core, &mut |_: &Input| Ok(vec![said.clone()]));
+    let labels: Vec<String> = emitted(&effects)
+        .into_iter()
+        .filter_map(|event| match event.data {
+            UniversalEventData::Item(data) => match &data.item.content[..] {
+                [ContentPart::Status { label, .. }] => Some(label.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(labels, [crate::events::AGENT_MODES_LABEL]);
+}
