@@ -33,11 +33,11 @@ mod input;
 mod lost;
 mod modes;
 #[cfg(test)]
+mod modes_tests;
+#[cfg(test)]
 mod props;
 mod queue;
 mod stderr;
-#[cfg(test)]
-mod modes_tests;
 #[cfg(test)]
 mod tests;
 mod usage;
