@@ -33,6 +33,17 @@ async function start(page, { command, args = [], tty = false, interactive = fals
   return decodeURIComponent(new URL(page.url()).hash.replace("#/processes/", ""));
 }
 
+/** Waits for the terminal's socket to be connected; on a timeout, says what the page shows instead. */
+async function connectedTerminal(page) {
+  const state = page.locator("[data-testid=terminal-state]");
+  try {
+    await state.filter({ hasText: /^connected$/ }).waitFor();
+  } catch (error) {
+    const shown = await state.textContent().catch(() => "(no state shown)");
+    throw new Error(`the terminal is not connected; it shows ${JSON.stringify(shown)}`, { cause: error });
+  }
+}
+
 /** The lines the terminal shows (xterm.js renders its rows as DOM text). */
 function screenLines(page) {
   return page.$$eval("[data-testid=terminal] .xterm-rows > div", (rows) => rows.map((row) => row.textContent ?? ""));
@@ -53,7 +64,7 @@ test("a shell in a terminal: typed input is evaluated, the size follows the box"
   const { context, page, problems } = await newPage(browser, daemon.base);
   await connect(page, daemon.base, TOKEN);
   const id = await start(page, { command: "sh", tty: true });
-  await page.locator("[data-testid=terminal-state]", { hasText: /^connected$/ }).waitFor();
+  await connectedTerminal(page);
 
   await page.locator("[data-testid=terminal] .xterm").click();
   await page.keyboard.type("echo $((6*7))");
@@ -66,7 +77,7 @@ test("a shell in a terminal: typed input is evaluated, the size follows the box"
 
   // A new socket gets the recent screen back from the daemon's scrollback.
   await page.getByRole("button", { name: "Reconnect" }).click();
-  await page.locator("[data-testid=terminal-state]", { hasText: /^connected$/ }).waitFor();
+  await connectedTerminal(page);
   await page.waitForFunction(() =>
     [...document.querySelectorAll("[data-testid=terminal] .xterm-rows > div")].some((row) => /(^|\s)42\s*$/.test(row.textContent ?? "")),
   );
