@@ -85,16 +85,12 @@ impl ClaudeSession {
     /// Tells a running CLI the session's model when the session names another
     /// than the one it runs (a CLI started later gets it as a flag).
     fn follow_model(&mut self, out: &mut Actions) {
-        let Some(wanted) = self.config.chosen_model() else {
-            return;
-        };
         let Some(process) = self.state.header.process.as_mut() else {
             return;
         };
-        if process.data.model.as_deref() == Some(wanted) {
+        let Some(wanted) = self.config.model_to_tell(&mut process.data.model) else {
             return;
-        }
-        process.data.model = Some(wanted.to_owned());
+        };
         let id = process.id.clone();
         let request = self.state.header.ids.next("req");
         out.write_line(id, &protocol::set_model(&request, wanted));

@@ -34,6 +34,18 @@ impl SessionConfig {
         self.model.as_deref().filter(|model| !model.is_empty())
     }
 
+    /// The session's model when an agent that runs `running` is to be told it
+    /// (the session names another); `running` is then it. For adapters that
+    /// declare `model_change`: they keep what their agent runs in their state.
+    pub fn model_to_tell(&self, running: &mut Option<String>) -> Option<&str> {
+        let wanted = self.chosen_model()?;
+        if running.as_deref() == Some(wanted) {
+            return None;
+        }
+        *running = Some(wanted.to_owned());
+        Some(wanted)
+    }
+
     /// The model variant (reasoning effort...) the session chose, when it named one.
     pub fn chosen_variant(&self) -> Option<&str> {
         self.variant

@@ -63,16 +63,12 @@ impl PiSession {
     /// takes a provider and a model: a name that is not `provider/model` is
     /// said once (an `error` coded `model_refused`) and Pi keeps its model.
     fn follow_model(&mut self, out: &mut Actions) {
-        let Some(wanted) = self.config.chosen_model() else {
-            return;
-        };
         let Some(process) = self.state.header.process.as_mut() else {
             return;
         };
-        if process.data.model.as_deref() == Some(wanted) {
+        let Some(wanted) = self.config.model_to_tell(&mut process.data.model) else {
             return;
-        }
-        process.data.model = Some(wanted.to_owned());
+        };
         let id = process.id.clone();
         match wanted.split_once('/') {
             Some((provider, model)) => {

@@ -342,16 +342,12 @@ impl<A: AcpAgent> AcpSession<A> {
     /// another model than the process runs, for an agent that takes it (see
     /// [`super::AcpAgent::MODEL_CHANGE`]); says once that another keeps its own.
     fn follow_model(&mut self, out: &mut Actions, session_id: &str) {
-        let Some(wanted) = self.config.chosen_model() else {
-            return;
-        };
         let Some(process) = self.state.header.process.as_mut() else {
             return;
         };
-        if process.model.as_deref() == Some(wanted) {
+        let Some(wanted) = self.config.model_to_tell(&mut process.model) else {
             return;
-        }
-        process.model = Some(wanted.to_owned());
+        };
         if !A::MODEL_CHANGE && !process.offers_models {
             let message = format!(
                 "{} offers no choice of model over ACP: it runs its own, not {wanted}",
