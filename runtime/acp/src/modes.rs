@@ -87,6 +87,22 @@ impl Models {
         choices
     }
 
+    /// What choosing `model` changes: the model to run (`None`: nothing, for
+    /// [`DEFAULT_MODEL`] while the session names none). Going back to
+    /// [`DEFAULT_MODEL`] once a model is named is refused (the message says why).
+    pub fn change_to(&self, model: String) -> Result<Option<String>, String> {
+        if model != DEFAULT_MODEL {
+            return Ok(Some(model));
+        }
+        match &self.current {
+            None => Ok(None),
+            Some(current) => Err(format!(
+                "the session runs {current:?}: once a model is named, name another instead of \
+                 {DEFAULT_MODEL:?}"
+            )),
+        }
+    }
+
     /// The session model state (`models` in a session's answers).
     pub fn model_state(&self) -> Value {
         let available: Vec<Value> = self
@@ -277,6 +293,22 @@ mod tests {
         // A model the agent does not list is still the current one's choice.
         let state = models(Some("scripted")).model_state();
         assert_eq!(ids(&state), ["sonnet", "opus", "scripted"]);
+    }
+
+    #[test]
+    fn the_default_is_no_change_until_a_model_is_named() {
+        assert_eq!(models(None).change_to(DEFAULT_MODEL.into()), Ok(None));
+        assert_eq!(
+            models(None).change_to("opus".into()),
+            Ok(Some("opus".to_owned()))
+        );
+        let named = models(Some("opus"));
+        assert_eq!(
+            named.change_to("sonnet".into()),
+            Ok(Some("sonnet".to_owned()))
+        );
+        let refused = named.change_to(DEFAULT_MODEL.into()).unwrap_err();
+        assert!(refused.contains(r#"runs "opus""#), "{refused}");
     }
 
     #[test]

@@ -94,20 +94,11 @@ impl Connection {
                 ),
             ));
         };
-        if model != modes::DEFAULT_MODEL {
-            return Ok(SessionModes {
-                model: Some(model),
-                ..SessionModes::default()
-            });
-        }
-        if models.current.is_some() {
-            return Err(RpcError::invalid_params(format!(
-                "the session runs {:?}: once a model is named, name another instead of {:?}",
-                models.current_id(),
-                modes::DEFAULT_MODEL
-            )));
-        }
-        Ok(SessionModes::default())
+        let model = models.change_to(model).map_err(RpcError::invalid_params)?;
+        Ok(SessionModes {
+            model,
+            ..SessionModes::default()
+        })
     }
 
     /// `session/set_config_option`: the agent mode, the permission mode or the
