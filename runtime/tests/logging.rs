@@ -11,7 +11,7 @@ use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{binary, free_port};
+use common::{binary, listening_port};
 use serde_json::Value;
 
 const TOKEN: &str = "log-test-secret-token-5f1c";
@@ -26,9 +26,8 @@ struct Logged {
 impl Logged {
     fn start(args: &[&str], env: &[(&str, &str)]) -> Logged {
         let data = tempfile::tempdir().unwrap();
-        let port = free_port();
-        let child = Command::new(binary())
-            .args(["server", "--port", &port.to_string(), "--token", TOKEN])
+        let mut child = Command::new(binary())
+            .args(["server", "--port", "0", "--token", TOKEN])
             .arg("--data-dir")
             .arg(data.path())
             .args(args)
@@ -38,10 +37,11 @@ impl Logged {
             .env_remove("AGENTPLEX_LOG_LEVEL")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
+        let port = listening_port(&mut child, None, Duration::from_secs(60));
         let endpoint = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(60);
         while reqwest::blocking::get(format!("{endpoint}/v1/health")).is_err() {

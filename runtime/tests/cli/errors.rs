@@ -245,17 +245,17 @@ fn a_switch_variable_with_another_value_is_refused() {
 #[test]
 fn server_takes_the_token_from_the_environment() {
     let data_dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let mut server = command(&["server", "--host", "127.0.0.1", "--port", &port.to_string()]);
+    let mut server = command(&["server", "--host", "127.0.0.1", "--port", "0"]);
     server
         .arg("--data-dir")
         .arg(data_dir.path())
         .arg("--cache-dir")
         .arg(common::shared_cache_dir())
         .env("AGENTPLEX_TOKEN", "env-token")
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null());
     let mut child = server.spawn().unwrap();
+    let port = common::listening_port(&mut child, None, Duration::from_secs(60));
     struct Kill(Child);
     impl Drop for Kill {
         fn drop(&mut self) {

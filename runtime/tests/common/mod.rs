@@ -1,4 +1,6 @@
-//! Test harness: runs the real `agentplex` binary on a free loopback port.
+//! Test harness: runs the real `agentplex` binary on a loopback port it picks itself
+//! (`--port 0`, read back from its listening line: a port found free beforehand can be
+//! taken by another test's daemon before this one binds it).
 
 #![allow(dead_code)]
 
@@ -112,11 +114,10 @@ impl Daemon {
         let data_dir = options
             .data_dir
             .unwrap_or_else(|| tempfile::tempdir().expect("temp data dir"));
-        let port = free_port();
         let adapters_dir = options.args.iter().any(|arg| arg == "--adapters-dir");
         let mut command = Command::new(binary());
         command
-            .args(["server", "--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["server", "--host", "127.0.0.1", "--port", "0"])
             .arg("--data-dir")
             .arg(data_dir.path())
             .arg("--cache-dir")
@@ -136,17 +137,19 @@ impl Daemon {
             )
             .envs(options.env.iter().cloned())
             .stdin(Stdio::null());
-        match &options.output {
+        // Stdout is read for the listening line, then copied to the output file.
+        command.stdout(Stdio::piped());
+        let sink = match &options.output {
             Some(path) => {
                 let file = std::fs::File::create(path).expect("creating the output file");
-                command
-                    .stdout(file.try_clone().expect("sharing the output file"))
-                    .stderr(file);
+                command.stderr(file.try_clone().expect("sharing the output file"));
+                Some(file)
             }
             None => {
-                command.stdout(Stdio::null()).stderr(Stdio::inherit());
+                command.stderr(Stdio::inherit());
+                None
             }
-        }
+        };
         if let Some(mask) = options.umask {
             use std::os::unix::process::CommandExt as _;
             // SAFETY: umask is async-signal-safe and touches nothing of the parent.
@@ -174,7 +177,8 @@ impl Daemon {
             }
             (None, _) => command.arg("--no-token"),
         };
-        let child = command.spawn().expect("starting agentplex");
+        let mut child = command.spawn().expect("starting agentplex");
+        let port = listening_port(&mut child, sink, Duration::from_secs(60));
         let endpoint = format!("http://127.0.0.1:{port}");
         let mut daemon = Daemon {
             child,
@@ -299,7 +303,57 @@ pub fn describe(output: &Output) -> String {
     )
 }
 
-/// A port nothing listens on right now.
+/// The port a daemon or gateway started with `--port 0` and a piped stdout listens on,
+/// read from its listening line (`... listening on http://HOST:PORT`, plain or JSON).
+/// The rest of its stdout is copied to `sink` (or dropped) in the background, so the
+/// process never blocks on a full pipe. Panics, saying why, if the process exits or
+/// says nothing within `timeout`.
+pub fn listening_port(child: &mut Child, sink: Option<std::fs::File>, timeout: Duration) -> u16 {
+    use std::io::{BufRead as _, Write as _};
+    let stdout = child.stdout.take().expect("the process's stdout is piped");
+    let (found, ports) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sink = sink;
+        let mut found = Some(found);
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Some(port) = found.as_ref().and_then(|_| port_of_listening_line(&line)) {
+                let _ = found.take().map(|found| found.send(port));
+            }
+            if let Some(sink) = sink.as_mut() {
+                let _ = writeln!(sink, "{line}");
+            }
+        }
+    });
+    let deadline = Instant::now() + timeout;
+    loop {
+        match ports.recv_timeout(Duration::from_millis(50)) {
+            Ok(port) => return port,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                let status = child.wait().expect("reaping the process");
+                panic!("agentplex exited before listening: {status}");
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if let Some(status) = child.try_wait().expect("polling the process") {
+            panic!("agentplex exited during start-up: {status}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "agentplex printed no listening line within {timeout:?}"
+        );
+    }
+}
+
+/// The port in a listening line, if `line` is one.
+fn port_of_listening_line(line: &str) -> Option<u16> {
+    let (_, rest) = line.split_once("listening on http://")?;
+    let address = rest.split(['"', ' ']).next()?;
+    address.rsplit_once(':')?.1.parse().ok()
+}
+
+/// A port nothing listens on right now (for a daemon that must not be found there:
+/// to start one, pass `--port 0` and read [`listening_port`]).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .expect("binding a free port")

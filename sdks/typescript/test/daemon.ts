@@ -1,12 +1,14 @@
 /**
- * Test daemons: the binary under test on a free loopback port, with its own data dir. No vitest
- * import, so the global setup can use it too.
+ * Test daemons: the binary under test on a loopback port it picks itself (`--port 0`, read from
+ * its listening line: a port found free beforehand can be taken by another test's daemon first),
+ * with its own data dir. No vitest import, so the global setup can use it too.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 
 export interface Daemon {
   baseUrl: string;
@@ -16,6 +18,7 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
+/** A port nothing listens on right now (to start a daemon, use `--port 0` instead). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -41,9 +44,8 @@ export async function spawnDaemon(options: {
   args?: string[];
   timeoutMs?: number;
 }): Promise<Daemon> {
-  const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "agentplex-sdk-data-"));
-  const args = ["server", "--port", String(port), "--data-dir", dataDir, "--cache-dir", options.cacheDir];
+  const args = ["server", "--port", "0", "--data-dir", dataDir, "--cache-dir", options.cacheDir];
   args.push(...(options.token ? ["--token", options.token] : ["--no-token"]), ...(options.args ?? []));
   const env = { ...process.env, ...options.env };
   // They would conflict with --no-token.
@@ -51,10 +53,13 @@ export async function spawnDaemon(options: {
     delete env[name];
   }
   if (options.home !== undefined) env.HOME = options.home;
-  const child = spawn(options.binary, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(options.binary, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const baseUrl = `http://127.0.0.1:${port}`;
+  let port: number | undefined;
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    port ??= listeningPort(line);
+  });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -70,12 +75,22 @@ export async function spawnDaemon(options: {
       await stop();
       throw new Error(`daemon not healthy in time: ${stderr}`);
     }
-    const healthy = await fetch(`${baseUrl}/v1/health`).then(
-      (response) => response.ok,
-      () => false,
-    );
+    const healthy =
+      port !== undefined &&
+      (await fetch(`http://127.0.0.1:${port}/v1/health`).then(
+        (response) => response.ok,
+        () => false,
+      ));
     if (healthy) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { baseUrl, port, token: options.token, process: child, stop };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return { baseUrl, port: port!, token: options.token, process: child, stop };
+}
+
+/** The port in a daemon's listening line (`agentplex listening on http://HOST:PORT`), if it is one. */
+function listeningPort(line: string): number | undefined {
+  const address = /listening on http:\/\/([^\s"]+)/.exec(line)?.[1];
+  const port = Number(address?.slice(address.lastIndexOf(":") + 1));
+  return Number.isInteger(port) && port > 0 ? port : undefined;
 }
