@@ -154,6 +154,12 @@ mod mode_change {
     fn qwen() {
         super::run("qwen", |h| super::modes::modes_change(h));
     }
+
+    /// Pi never asks: `plan` is its read-only tool set.
+    #[test]
+    fn pi() {
+        super::run("pi", |h| super::modes::read_only_plan_changes(h));
+    }
 }
 
 /// A running session's model changed, on the agents whose adapters can

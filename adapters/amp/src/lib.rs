@@ -84,8 +84,15 @@ impl Adapter for Amp {
 /// not `session_lifecycle` (Amp reports no session start or end), not `status` and
 /// not `mcp_tools` (no recording has them). The session's MCP servers go in
 /// `--mcp-config` (`mcp_servers`; unit-tested only: Amp's agent loop runs on Amp's
-/// service, so the suite cannot run it offline).
-const CAPABILITIES: Capabilities =
-    sandbox_agent_adapter_kit::capabilities![mcp_servers, ..Capabilities::CODING_AGENT];
+/// service, so the suite cannot run it offline). Each turn is a process of its own,
+/// launched from the session's configuration as it is then, so a changed permission
+/// mode (`--dangerously-allow-all` or not) and model (`--mode`) reach the next turn
+/// (`mode_change`, `model_change`; unit-tested only, as above).
+const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    mcp_servers,
+    mode_change,
+    model_change,
+    ..Capabilities::CODING_AGENT
+];
 
 sandbox_agent_adapter_kit::export!(Amp);

@@ -92,13 +92,16 @@ impl Adapter for Pi {
 /// recording has one), not `shared_process` (one process per session). `variants` are Pi's
 /// thinking levels (`--thinking`). The session's skills go in `--skill` (Pi lists them
 /// to the model, which reads a skill's `SKILL.md` with its `read` tool). A session's
-/// changed model reaches a running Pi as `set_model` (`model_change`).
+/// changed model reaches a running Pi as `set_model` (`model_change`); a permission
+/// mode changed to or from `plan` starts Pi again on its session with the other tool
+/// set before the next prompt (`mode_change`: Pi takes its tools only at launch).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     images,
     file_changes,
     streaming_deltas,
     variants,
     skills,
+    mode_change,
     model_change,
     ..Capabilities::CODING_AGENT
 ];

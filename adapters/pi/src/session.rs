@@ -54,8 +54,29 @@ impl PiSession {
                 ready: false,
                 resume_missing: false,
                 model: self.config.chosen_model().map(str::to_owned),
+                tools: launch::tools(&self.config).map(str::to_owned),
             },
         });
+    }
+
+    /// Starts Pi again, on the same native session, when the session's tool set
+    /// is not the one the running Pi was started with (its permission mode changed
+    /// to or from `plan`): Pi takes its tools only at launch (`--tools`). Called
+    /// between turns, so the conversation Pi saved goes on in the new process; the
+    /// old one is killed (its output and exit are no longer the live process's).
+    /// True when it did.
+    fn follow_tools(&mut self, out: &mut Actions) -> bool {
+        let wanted = launch::tools(&self.config);
+        let Some(process) = self.state.header.process.as_ref() else {
+            return false;
+        };
+        if process.data.tools.as_deref() == wanted {
+            return false;
+        }
+        out.kill(process.id.clone());
+        self.state.header.process = None;
+        self.launch(out);
+        true
     }
 
     /// Tells a running Pi the session's model when the session names another
@@ -261,7 +282,7 @@ impl SessionMachine for PiSession {
             let id = out.open_turn(&mut self.state.header.ids, &parts);
             if self.state.header.process.is_none() {
                 self.launch(out);
-            } else {
+            } else if !self.follow_tools(out) {
                 self.follow_model(out);
             }
             let request = self.state.header.ids.next("req");

@@ -39,6 +39,10 @@ pub(crate) struct Process {
     /// (`set_model`); none for Pi's default, or in older snapshots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The tool allowlist it was started with (`--tools`); none for Pi's own tool
+    /// set, or in older snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<String>,
 }
 
 /// What the adapter keeps of the running turn (a `RunningTurn`, which is cancelling once an

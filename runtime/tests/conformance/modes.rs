@@ -1,7 +1,7 @@
 //! A running session's modes and model changed (`PUT /v1/sessions/{id}/modes`)
 //! on the real CLIs whose adapters declare `mode-change` and `model-change`: the
 //! agent, already running, takes the new permission mode with the next message,
-//! both ways, and calls the new model.
+//! both ways (Pi, which never asks, its tool set), and calls the new model.
 
 use serde_json::{json, Value};
 
@@ -52,6 +52,38 @@ pub fn modes_change(h: &Harness) {
     assert_eq!(touch(h, &session, "modes-2.txt"), (false, true));
     put(json!({"permissionMode": "default"}));
     assert_eq!(touch(h, &session, "modes-3.txt"), (true, false));
+}
+
+/// Pi, which never asks: `plan` gives it read-only tools, so a command the model
+/// is asked to run is not (the model server, offered no shell, says so); the running
+/// session changed to `default` runs one (Pi started again on its session with its
+/// whole tool set), and changed back to `plan` does not. One native session throughout.
+pub fn read_only_plan_changes(h: &Harness) {
+    let session = h.create("plan");
+    let ran = |file: &str| {
+        let events = h.turn(&session, &format!("run: touch {file}"));
+        let shell_offered = !Value::Array(events.clone())
+            .to_string()
+            .contains("No tool to run commands with");
+        (shell_offered, h.path(file).exists(), pretty(&events))
+    };
+    let put = |modes| {
+        ok_json(
+            h.api()
+                .put_json(&format!("/v1/sessions/{session}/modes"), modes),
+        )
+    };
+    let (offered, made, events) = ran("plan-1.txt");
+    assert!(!offered && !made, "a shell in plan:\n{events}");
+    let native = h.api().session_info(&session)["nativeSessionId"].clone();
+    assert!(native.is_string(), "{native}");
+    put(json!({"permissionMode": "default"}));
+    let (offered, made, events) = ran("plan-2.txt");
+    assert!(offered && made, "no shell in default:\n{events}");
+    put(json!({"permissionMode": "plan"}));
+    let (offered, made, events) = ran("plan-3.txt");
+    assert!(!offered && !made, "a shell in plan again:\n{events}");
+    assert_eq!(h.api().session_info(&session)["nativeSessionId"], native);
 }
 
 /// The models of the calls the model server answered for messages with

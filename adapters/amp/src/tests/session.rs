@@ -98,6 +98,36 @@ fn the_second_turn_continues_the_thread_of_the_first() {
     );
 }
 
+/// The host applies a changed permission mode or model by rebuilding the session
+/// from its snapshot with them in its configuration: the next turn's process is
+/// launched with them, the thread going on.
+#[test]
+fn changed_modes_and_model_reach_the_next_turn() {
+    let help = include_str!("../../testdata/help-0.0.1790142911.txt");
+    let mut session = probed(help);
+    let lines = send(&mut session, "hi");
+    let first = lines.iter().find(|l| l.starts_with("spawn amp_1")).unwrap();
+    assert!(!first.contains("--dangerously-allow-all"), "{first}");
+    assert!(!first.contains("--mode"), "{first}");
+    stdout(&mut session, "amp_1", INIT);
+    let result = r#"{"type":"result","subtype":"success","duration_ms":1,"is_error":false,"num_turns":1,"result":"","session_id":"T-1"}"#;
+    stdout(&mut session, "amp_1", result);
+    session.on_exit("amp_1".into(), ok());
+
+    let mut changed = config();
+    changed.permission_mode = "bypass".into();
+    changed.model = Some("rush".into());
+    let mut session = AmpSession::restore(changed, &session.snapshot()).unwrap();
+    let lines = send(&mut session, "again");
+    let second = lines.iter().find(|l| l.starts_with("spawn amp_2")).unwrap();
+    assert!(
+        second.contains(r#""threads", "continue", "T-1""#),
+        "{second}"
+    );
+    assert!(second.contains(r#""--dangerously-allow-all""#), "{second}");
+    assert!(second.contains(r#""--mode", "rush""#), "{second}");
+}
+
 #[test]
 fn a_session_resumed_by_id_continues_that_thread() {
     let mut config = config();

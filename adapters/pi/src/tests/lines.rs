@@ -406,3 +406,72 @@ fn a_changed_model_reaches_a_running_pi_as_set_model_once() {
     let writes = sent.iter().filter(|l| l.starts_with("write-stdin")).count();
     assert_eq!((refused, writes), (1, 1), "{sent:#?}");
 }
+
+/// Pi takes its tools only at launch: a permission mode changed to `plan` (read-only
+/// tools) or back starts it again on its native session before the next prompt;
+/// a change that keeps its tools does not.
+#[test]
+fn a_changed_tool_set_starts_pi_again_on_its_session() {
+    let mut session = in_turn();
+    line(&mut session, json!({"type": "agent_end", "messages": []}));
+    let mut changed = config_of(&Value::Null);
+    let mut next = |session: PiSession, mode: &str| {
+        changed.permission_mode = mode.into();
+        let mut session = PiSession::restore(changed.clone(), &session.snapshot()).unwrap();
+        let sent = render_without_raw(session.send_message(vec![MessagePart::Text("go".into())]));
+        (session, sent)
+    };
+    let (mut session, sent) = next(session, "plan");
+    let spawn = |n: u32| {
+        move |sent: &[String]| {
+            let prefix = format!("spawn pi_{n} ");
+            sent.iter().find(|l| l.starts_with(&prefix)).cloned()
+        }
+    };
+    assert!(sent.contains(&"kill pi_1".to_owned()), "{sent:#?}");
+    let relaunched = spawn(2)(&sent).expect("Pi started again");
+    assert!(
+        relaunched.contains(r#""--tools", "read,grep,find,ls""#)
+            && relaunched.contains(r#""--session", "abc""#),
+        "{relaunched}"
+    );
+    let prompted = sent
+        .iter()
+        .any(|l| l.starts_with("write-stdin pi_2") && l.contains(r#"\"type\":\"prompt\""#));
+    assert!(prompted, "{sent:#?}");
+    // The killed process's exit is not the live one's: the session goes on.
+    let exited = session.on_exit(
+        "pi_1".into(),
+        ExitStatus {
+            code: None,
+            signal: Some(9),
+        },
+    );
+    assert!(exited.is_empty(), "{:?}", render_without_raw(exited));
+    session.on_stdout(
+        "pi_2".into(),
+        json!({"type": "agent_end", "messages": []}).to_string(),
+    );
+
+    // Back to Pi's own tools, on the same session.
+    let (mut session, sent) = next(session, "default");
+    assert!(sent.contains(&"kill pi_2".to_owned()), "{sent:#?}");
+    let relaunched = spawn(3)(&sent).expect("Pi started again");
+    assert!(
+        !relaunched.contains("--tools") && relaunched.contains(r#""--session", "abc""#),
+        "{relaunched}"
+    );
+    session.on_stdout(
+        "pi_3".into(),
+        json!({"type": "agent_end", "messages": []}).to_string(),
+    );
+
+    // `bypass` runs the same tools: the running Pi takes the prompt.
+    let (_, sent) = next(session, "bypass");
+    assert!(
+        !sent
+            .iter()
+            .any(|l| l.starts_with("kill") || l.starts_with("spawn")),
+        "{sent:#?}"
+    );
+}
