@@ -25,15 +25,9 @@ pub struct AcpArgs {
     /// The agent its sessions run (`agentplex agents list` names them).
     #[arg(long)]
     agent: String,
-    /// The model of its new sessions.
-    #[arg(long)]
-    model: Option<String>,
-    /// The mode of its new sessions.
-    #[arg(long)]
-    agent_mode: Option<String>,
-    /// The permission mode of its new sessions.
-    #[arg(long)]
-    permission_mode: Option<String>,
+    /// Its new sessions' modes and model.
+    #[command(flatten)]
+    modes: crate::remote::ModeArgs,
     /// A running daemon to use (its sessions are then in its `/v1/sessions`);
     /// without it, the command starts a daemon of its own on the data dir.
     #[arg(long, env = "AGENTPLEX_ENDPOINT")]
@@ -63,9 +57,9 @@ pub async fn acp(args: AcpArgs) -> Result<(), Failure> {
     let url = format!("{endpoint}/v1/acp/{server_id}");
     let mut query = vec![("agent", args.agent.clone())];
     for (name, value) in [
-        ("model", &args.model),
-        ("agentMode", &args.agent_mode),
-        ("permissionMode", &args.permission_mode),
+        ("model", &args.modes.model),
+        ("agentMode", &args.modes.agent_mode),
+        ("permissionMode", &args.modes.permission_mode),
     ] {
         if let Some(value) = value {
             query.push((name, value.clone()));

@@ -178,19 +178,12 @@ pub enum SessionsCommand {
         #[command(flatten)]
         connection: Connection,
     },
-    /// Change a running session's agent mode, permission mode or model (from its next message on).
+    /// Change a running session's agent mode, permission mode or model (from its next message on; one left out is kept).
     Modes {
         /// The session id.
         session_id: String,
-        /// One of the agent's modes (`agents modes AGENT`).
-        #[arg(long)]
-        agent_mode: Option<String>,
-        /// `default`, `plan`, `bypass` or `acceptEdits`.
-        #[arg(long)]
-        permission_mode: Option<String>,
-        /// The model (`agents models AGENT` lists the agent's known ones).
-        #[arg(long)]
-        model: Option<String>,
+        #[command(flatten)]
+        modes: ModeArgs,
         #[command(flatten)]
         connection: Connection,
     },
@@ -216,6 +209,35 @@ pub enum SessionsCommand {
     Move(super::moves::MoveArgs),
 }
 
+/// A session's agent mode, permission mode and model, as `sessions create`,
+/// `sessions modes` and `acp` take them (one left out: a new session's default,
+/// or a running session's value kept).
+#[derive(Debug, Args)]
+pub struct ModeArgs {
+    /// One of the agent's modes (`agentplex agents modes AGENT`); a new session's
+    /// default is the agent's first.
+    #[arg(long)]
+    pub agent_mode: Option<String>,
+    /// `default`, `acceptEdits`, `plan` or `bypass`; a new session's default is
+    /// `default`.
+    #[arg(long)]
+    pub permission_mode: Option<String>,
+    /// The model (`agentplex agents models AGENT` lists the agent's known ones); a
+    /// new session's default is the agent's own.
+    #[arg(long)]
+    pub model: Option<String>,
+}
+
+impl From<ModeArgs> for agentplex_api::SessionModes {
+    fn from(args: ModeArgs) -> Self {
+        Self {
+            agent_mode: args.agent_mode,
+            permission_mode: args.permission_mode,
+            model: args.model,
+        }
+    }
+}
+
 /// The flags of `sessions create`: the create request's fields.
 #[derive(Debug, Args)]
 pub struct CreateArgs {
@@ -224,15 +246,8 @@ pub struct CreateArgs {
     /// The agent to run (`agentplex agents list` shows them).
     #[arg(long)]
     agent: String,
-    /// One of the agent's modes (`agentplex agents modes AGENT`) [default: its first].
-    #[arg(long)]
-    agent_mode: Option<String>,
-    /// default, plan or bypass.
-    #[arg(long)]
-    permission_mode: Option<String>,
-    /// The model (`agentplex agents models AGENT`) [default: the agent's own].
-    #[arg(long)]
-    model: Option<String>,
+    #[command(flatten)]
+    modes: ModeArgs,
     /// A variant of the model (such as a reasoning effort), where the agent has them.
     #[arg(long)]
     variant: Option<String>,
@@ -314,9 +329,9 @@ impl CreateArgs {
         });
         let request = CreateSessionRequest {
             agent: self.agent,
-            agent_mode: self.agent_mode,
-            permission_mode: self.permission_mode,
-            model: self.model,
+            agent_mode: self.modes.agent_mode,
+            permission_mode: self.modes.permission_mode,
+            model: self.modes.model,
             variant: self.variant,
             agent_version: self.agent_version,
             directory: self.directory,
@@ -618,16 +633,10 @@ pub async fn sessions(command: SessionsCommand) -> Result<(), CliError> {
         }
         SessionsCommand::Modes {
             session_id,
-            agent_mode,
-            permission_mode,
-            model,
+            modes,
             connection: c,
         } => {
-            let change = agentplex_api::SessionModes {
-                agent_mode,
-                permission_mode,
-                model,
-            };
+            let change = agentplex_api::SessionModes::from(modes);
             let modes = call(&c, c.client()?.set_modes(&session_id, &change)).await?;
             show(&c, &modes, |modes| human::modes_changed(&session_id, modes))
         }
