@@ -75,8 +75,13 @@ export function openTerminal(box: HTMLElement, id: string, events: TerminalEvent
   const send = (frame: object) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
   };
+  // Once the page closed this terminal (Reconnect opens another in its place), what its
+  // socket still says is no longer the page's: its close, arriving after the new
+  // socket connected, would show the new terminal as closed.
+  let detached = false;
   events.onState("connecting");
   socket.addEventListener("message", (message: MessageEvent) => {
+    if (detached) return;
     if (message.data instanceof ArrayBuffer) {
       terminal.write(new Uint8Array(message.data));
       return;
@@ -91,7 +96,9 @@ export function openTerminal(box: HTMLElement, id: string, events: TerminalEvent
       terminal.write(`\r\n[${frame.message}]\r\n`);
     }
   });
-  socket.addEventListener("close", (event: CloseEvent) => events.onState("closed", event.reason || `code ${event.code}`));
+  socket.addEventListener("close", (event: CloseEvent) => {
+    if (!detached) events.onState("closed", event.reason || `code ${event.code}`);
+  });
   const typed = terminal.onData((data) => send({ type: "input", data, encoding: "utf8" }));
   const resized = terminal.onResize(({ cols, rows }) => send({ type: "resize", cols, rows }));
   const refit = () => fit.fit();
@@ -99,6 +106,7 @@ export function openTerminal(box: HTMLElement, id: string, events: TerminalEvent
   terminal.focus();
 
   return () => {
+    detached = true;
     window.removeEventListener("resize", refit);
     typed.dispose();
     resized.dispose();

@@ -124,6 +124,45 @@ test("a shell in a terminal: typed input is evaluated, the size follows the box"
   await context.close();
 });
 
+test("Reconnect: the old socket's close, coming after the new socket connected, leaves it shown connected", async () => {
+  const { context, page, problems } = await newPage(browser, daemon.base);
+  let opened = 0;
+  let lateCloseSent;
+  const lateClose = new Promise((done) => (lateCloseSent = done));
+  await page.routeWebSocket(/\/terminal\/ws/, (ws) => {
+    opened += 1;
+    const server = ws.connectToServer();
+    if (opened !== 1) return;
+    // The first socket's close reaches the page a second late, as on a busy machine.
+    const closeLate = (code, reason) =>
+      setTimeout(() => {
+        ws.close({ code: code ?? 1000, reason: reason ?? "closed late" });
+        lateCloseSent();
+      }, 1000);
+    ws.onClose((code, reason) => {
+      server.close({ code, reason });
+      closeLate(code, reason);
+    });
+    server.onClose(closeLate);
+  });
+  await connect(page, daemon.base, TOKEN);
+  await start(page, { command: "sh", tty: true });
+  await connectedTerminal(page);
+  await page.getByRole("button", { name: "Reconnect" }).click();
+  await connectedTerminal(page);
+  await lateClose;
+  await page.waitForTimeout(300);
+  assert.equal(opened, 2);
+  assert.equal(await page.getByTestId("terminal-state").textContent(), "connected");
+  // The new terminal works.
+  await page.locator("[data-testid=terminal] .xterm").click();
+  await page.keyboard.type("exit 4");
+  await page.keyboard.press("Enter");
+  await page.locator("[data-testid=process-outcome]", { hasText: "exit 4" }).waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("a process without a terminal: its logs appear live; input, stop and the exit signal", async () => {
   const { context, page, problems } = await newPage(browser, daemon.base);
   await connect(page, daemon.base, TOKEN);
