@@ -79,6 +79,8 @@ export function desktopView(): View {
     opened.binaryType = "blob";
     const context = canvas.getContext("2d")!;
     opened.addEventListener("message", (message: MessageEvent) => {
+      // A socket the page closed (the desktop stopped, the view went) draws no more.
+      if (socket !== opened) return;
       if (message.data instanceof Blob) {
         void createImageBitmap(message.data).then((frame) => {
           context.drawImage(frame, 0, 0, canvas.width, canvas.height);
@@ -96,7 +98,9 @@ export function desktopView(): View {
       }
     });
     opened.addEventListener("close", (event: CloseEvent) => {
-      if (socket === opened) socket = undefined;
+      // Only the live socket's close is news: one the page closed itself says nothing.
+      if (socket !== opened) return;
+      socket = undefined;
       if (!disposed && event.reason) note.textContent = event.reason;
     });
   }
