@@ -422,14 +422,12 @@ fn a_changed_tool_set_starts_pi_again_on_its_session() {
         (session, sent)
     };
     let (mut session, sent) = next(session, "plan");
-    let spawn = |n: u32| {
-        move |sent: &[String]| {
-            let prefix = format!("spawn pi_{n} ");
-            sent.iter().find(|l| l.starts_with(&prefix)).cloned()
-        }
+    let spawn = |sent: &[String], n: u32| {
+        let prefix = format!("spawn pi_{n} ");
+        sent.iter().find(|l| l.starts_with(&prefix)).cloned()
     };
     assert!(sent.contains(&"kill pi_1".to_owned()), "{sent:#?}");
-    let relaunched = spawn(2)(&sent).expect("Pi started again");
+    let relaunched = spawn(&sent, 2).expect("Pi started again");
     assert!(
         relaunched.contains(r#""--tools", "read,grep,find,ls""#)
             && relaunched.contains(r#""--session", "abc""#),
@@ -456,7 +454,7 @@ fn a_changed_tool_set_starts_pi_again_on_its_session() {
     // Back to Pi's own tools, on the same session.
     let (mut session, sent) = next(session, "default");
     assert!(sent.contains(&"kill pi_2".to_owned()), "{sent:#?}");
-    let relaunched = spawn(3)(&sent).expect("Pi started again");
+    let relaunched = spawn(&sent, 3).expect("Pi started again");
     assert!(
         !relaunched.contains("--tools") && relaunched.contains(r#""--session", "abc""#),
         "{relaunched}"
