@@ -432,6 +432,22 @@ impl Guest {
         }
     }
 
+    /// What the agent offers, when it said something new since the last call;
+    /// nothing for components of contracts before 0.5.0.
+    pub(crate) fn agent_offer(
+        &self,
+        store: &mut Store<Data>,
+        session: ResourceAny,
+    ) -> wasmtime::Result<Option<api::AgentOffer>> {
+        match self {
+            Guest::V0_5(bindings) => bindings
+                .sandbox_agent_adapter_adapter()
+                .session()
+                .call_agent_offer(store, session),
+            _ => Ok(None),
+        }
+    }
+
     /// A new session resource.
     pub(crate) fn new_session(
         &self,

@@ -10,7 +10,10 @@ use crate::call::call_guest;
 use crate::convert::convert_actions;
 use crate::guest::Guest;
 use crate::limits::InstanceData;
-use crate::{Action, HostError, Input, NativeDecision, SessionConfig, ToolRequest};
+use crate::{
+    Action, HostError, Input, NativeDecision, SessionConfig, ToolRequest, OFFER_CAPABILITY,
+};
+use agentplex_universal::AgentOffer;
 
 /// A live guest instance holding one session resource.
 struct Live {
@@ -35,6 +38,8 @@ pub struct AdapterSession {
     recycled: u64,
     /// Calls the agent decided by its native rules, not yet taken.
     native: Vec<NativeDecision>,
+    /// What the agent offered, not yet taken (capability `agent-offer`).
+    offer: Option<AgentOffer>,
 }
 
 impl AdapterSession {
@@ -51,6 +56,7 @@ impl AdapterSession {
             parked: None,
             recycled: 0,
             native: Vec::new(),
+            offer: None,
         })
     }
 
@@ -117,7 +123,8 @@ impl AdapterSession {
     /// A replaced approval policy ([`Input::SetPolicy`]) is also what the
     /// adapter is told when its instance is rebuilt from a snapshot. With a
     /// policy, the calls the agent decided by its native rules are collected
-    /// after every input ([`Self::take_native_decisions`]).
+    /// after every input ([`Self::take_native_decisions`]), and what the agent
+    /// offers for adapters that report it ([`Self::take_agent_offer`]).
     pub fn handle(&mut self, input: Input) -> Result<Vec<Action>, HostError> {
         let call = input.name();
         if let Input::SetPolicy(document) = &input {
@@ -131,6 +138,14 @@ impl AdapterSession {
                 guest.native_decisions(store, session)
             })?;
             self.native.extend(decided);
+        }
+        if matches!(result, Ok(Ok(_))) && self.adapter.info().has(OFFER_CAPABILITY) {
+            let offer = self.call("agent-offer", |guest, store, session| {
+                guest.agent_offer(store, session)
+            })?;
+            if let Some(offer) = offer {
+                self.offer = Some(crate::offer::agent_offer(offer));
+            }
         }
         let actions = match result {
             Ok(Ok(actions)) => actions,
@@ -147,6 +162,13 @@ impl AdapterSession {
     /// (see [`Self::handle`]), oldest first, since the last time they were taken.
     pub fn take_native_decisions(&mut self) -> Vec<NativeDecision> {
         std::mem::take(&mut self.native)
+    }
+
+    /// What the agent offered its session to choose from, when it said
+    /// something new since the last time this was taken (adapters declaring
+    /// [`OFFER_CAPABILITY`] are asked after every input, see [`Self::handle`]).
+    pub fn take_agent_offer(&mut self) -> Option<AgentOffer> {
+        self.offer.take()
     }
 
     /// What the pending permission request `permission_id` asks for, for the

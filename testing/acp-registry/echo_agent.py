@@ -2,13 +2,21 @@
 """A minimal agent of the Agent Client Protocol for the registry tests: it answers
 `initialize`, `session/new` and `session/load`, and answers each prompt with one
 message chunk saying what it was started with (its arguments and the variable
-`ECHO_GREETING`) and the prompt's text, then `end_turn`. The tests install it as a
-registry agent would be (a release archive, a PyPI wheel) and run it through the
-generic ACP adapter."""
+`ECHO_GREETING`) and the prompt's text, then `end_turn`. It offers two models
+(`session/set_model` picks one, and the answers then name it) and answers
+`session/new` after `ECHO_NEW_DELAY` seconds when that is set. The tests install it
+as a registry agent would be (a release archive, a PyPI wheel) and run it through
+the generic ACP adapter."""
 
 import json
 import os
 import sys
+import time
+
+MODELS = {"currentModelId": "echo-small", "availableModels": [
+    {"modelId": "echo-small", "name": "Echo Small"},
+    {"modelId": "echo-large", "name": "Echo Large", "description": "echoes louder"},
+]}
 
 
 def send(message):
@@ -18,6 +26,7 @@ def send(message):
 
 def main():
     started = "args=%s greeting=%s" % (sys.argv[1:], os.environ.get("ECHO_GREETING"))
+    model = None
     for line in sys.stdin:
         try:
             message = json.loads(line)
@@ -28,12 +37,19 @@ def main():
         if method == "initialize":
             result = {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}}
         elif method == "session/new":
-            result = {"sessionId": "echo-%d" % os.getpid()}
+            time.sleep(float(os.environ.get("ECHO_NEW_DELAY") or 0))
+            result = {"sessionId": "echo-%d" % os.getpid(), "models": MODELS}
         elif method == "session/load":
-            result = None
+            result = {"models": MODELS}
+        elif method == "session/set_model":
+            model = params.get("modelId")
+            result = {}
         elif method == "session/prompt":
             text = " ".join(p.get("text", "") for p in params.get("prompt", []))
-            chunk = {"type": "text", "text": "%s echo: %s" % (started, text)}
+            said = "%s echo: %s" % (started, text)
+            if model:
+                said += " (model %s)" % model
+            chunk = {"type": "text", "text": said}
             update = {"sessionUpdate": "agent_message_chunk", "content": chunk}
             send({"jsonrpc": "2.0", "method": "session/update",
                   "params": {"sessionId": params.get("sessionId"), "update": update}})

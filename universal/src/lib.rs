@@ -8,10 +8,12 @@
 
 mod budget;
 mod decision;
+mod offer;
 mod usage;
 
 pub use budget::{BudgetAction, BudgetLimit, BudgetLimits, BudgetReachedData, BudgetScope};
 pub use decision::{DecidedBy, DecidedInput, PermissionDecidedData, PermissionDecision};
+pub use offer::{AgentOffer, OfferedChoice, AGENT_OFFERED};
 pub use usage::UsageTotals;
 
 use serde::{Deserialize, Serialize};

@@ -271,3 +271,89 @@ fn back_from_bypass_the_agent_returns_to_the_mode_it_opened_in() {
         writes[0]
     );
 }
+
+#[test]
+fn what_the_agent_offers_is_reported_once_and_again_when_it_changes() {
+    let reply =
+        |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+    let offering = |models: &str| {
+        format!(
+            r#"{{"sessionId":"n1","modes":{{"currentModeId":"default","availableModes":[{{"id":"default","name":"Default","description":"Asks"}},{{"id":"plan"}}]}},"models":{{"currentModelId":"sonnet","availableModels":[{models}]}}}}"#
+        )
+    };
+    let two = r#"{"modelId":"sonnet","name":"Sonnet"},{"modelId":"opus","name":"Opus","description":"big"}"#;
+    let mut session = GenericSession::new(testing::config());
+    session.start();
+    assert_eq!(session.agent_offer(), None, "nothing offered yet");
+    session.on_stdout(
+        "acp_1".into(),
+        reply(
+            1,
+            r#"{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}"#,
+        ),
+    );
+    session.on_stdout("acp_1".into(), reply(2, &offering(two)));
+    let offer = session.agent_offer().expect("the offer of session/new");
+    let ids = |choices: Vec<String>| choices.join(" ");
+    assert_eq!(
+        ids(offer.models.iter().map(|m| m.id.clone()).collect()),
+        "sonnet opus"
+    );
+    assert_eq!(offer.models[1].name.as_deref(), Some("Opus"));
+    assert_eq!(offer.current_model.as_deref(), Some("sonnet"));
+    assert_eq!(
+        ids(offer.modes.iter().map(|m| m.id.clone()).collect()),
+        "default plan"
+    );
+    assert_eq!(
+        (
+            offer.modes[0].description.as_str(),
+            offer.modes[1].name.as_str()
+        ),
+        ("Asks", "plan")
+    );
+    assert_eq!(offer.current_mode.as_deref(), Some("default"));
+    assert_eq!(session.agent_offer(), None, "told once");
+
+    // The agent starts again on its session (from a snapshot, as after a daemon
+    // restart) and offers the same: nothing new; then one more model: told.
+    let mut session = GenericSession::restore(testing::config(), &session.snapshot()).unwrap();
+    session.on_exit(
+        "acp_1".into(),
+        ExitStatus {
+            code: Some(0),
+            signal: None,
+        },
+    );
+    for (models, told) in [
+        (two, false),
+        (&format!("{two},{{\"modelId\":\"haiku\"}}")[..], true),
+    ] {
+        let sent = render(&session.send_message(vec![MessagePart::Text("hi".into())]));
+        let process = sent
+            .iter()
+            .find_map(|line| line.strip_prefix("spawn ")?.split_whitespace().next())
+            .expect("a relaunch")
+            .to_owned();
+        session.on_stdout(
+            process.clone(),
+            reply(
+                1,
+                r#"{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}"#,
+            ),
+        );
+        session.on_stdout(process.clone(), reply(2, &offering(models)));
+        let offer = session.agent_offer();
+        assert_eq!(offer.is_some(), told, "{models}: {offer:?}");
+        // The replay's quiet time is over: the prompt goes out.
+        session.on_timer("replay".into());
+        session.on_stdout(process.clone(), reply(3, r#"{"stopReason":"end_turn"}"#));
+        session.on_exit(
+            process,
+            ExitStatus {
+                code: Some(0),
+                signal: None,
+            },
+        );
+    }
+}

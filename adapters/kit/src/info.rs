@@ -63,6 +63,9 @@ pub struct Capabilities {
     /// A session's model can change while it runs, the same way: the adapter
     /// applies the configuration's changed `model` from the next message on.
     pub model_change: bool,
+    /// The session reports the modes and models its agent offers once it runs
+    /// ([`crate::SessionMachine::agent_offer`]; WIT `agent-offer`).
+    pub agent_offer: bool,
 }
 
 impl Capabilities {
@@ -94,6 +97,7 @@ impl Capabilities {
         skills: false,
         mode_change: false,
         model_change: false,
+        agent_offer: false,
     };
 
     /// An agent that exchanges text messages and reports its session and item lifecycle.
@@ -165,6 +169,7 @@ impl Capabilities {
         skills: true,
         mode_change: true,
         model_change: true,
+        agent_offer: true,
     };
 
     /// The contract's names of the capabilities that are set (`plan-mode`...).
@@ -196,6 +201,7 @@ impl Capabilities {
             ("skills", self.skills),
             ("mode-change", self.mode_change),
             ("model-change", self.model_change),
+            ("agent-offer", self.agent_offer),
         ]
         .into_iter()
         .filter(|(_, set)| *set)
@@ -212,7 +218,7 @@ impl Capabilities {
         all
     }
 
-    fn flags_mut(&mut self) -> [(&'static str, &mut bool); 26] {
+    fn flags_mut(&mut self) -> [(&'static str, &mut bool); 27] {
         [
             ("plan-mode", &mut self.plan_mode),
             ("permissions", &mut self.permissions),
@@ -240,6 +246,7 @@ impl Capabilities {
             ("skills", &mut self.skills),
             ("mode-change", &mut self.mode_change),
             ("model-change", &mut self.model_change),
+            ("agent-offer", &mut self.agent_offer),
         ]
     }
 }

@@ -16,9 +16,10 @@ use crate::install::{Checksums, Installer, VersionProbe};
 use crate::native_session::NativeSessions;
 use crate::text::raw_json;
 use crate::types::{
-    Action, AdapterInfo, ApprovalPolicy, CredentialRead, ExitStatus, Guest, GuestSession,
-    HttpResponse, InstallRecipe, Landing, MessagePart, ModelApi, NativeDecision, NativeSource,
-    PermissionReply, Place, Platform, Session, SessionConfig, SseEvent, ToolKind, ToolRequest,
+    Action, AdapterInfo, AgentOffer, ApprovalPolicy, CredentialRead, ExitStatus, Guest,
+    GuestSession, HttpResponse, InstallRecipe, Landing, MessagePart, ModelApi, NativeDecision,
+    NativeSource, PermissionReply, Place, Platform, Session, SessionConfig, SseEvent, ToolKind,
+    ToolRequest,
 };
 use crate::Actions;
 
@@ -214,6 +215,14 @@ pub trait SessionMachine: Sized + 'static {
         Vec::new()
     }
 
+    /// What the agent offers its session to choose from (its own modes and
+    /// models), when it said something new since the host last asked (WIT
+    /// `agent-offer`; asked only of adapters declaring
+    /// [`crate::Capabilities::agent_offer`]); by default nothing.
+    fn agent_offer(&mut self) -> Option<AgentOffer> {
+        None
+    }
+
     /// Interrupt the running turn and keep the session; should end with `turn.ended`.
     fn cancel_turn(&mut self) -> Vec<Action> {
         Vec::new()
@@ -399,6 +408,10 @@ impl<S: SessionMachine> GuestSession for SessionResource<S> {
 
     fn native_decisions(&self) -> Vec<NativeDecision> {
         self.with(|s| s.native_decisions())
+    }
+
+    fn agent_offer(&self) -> Option<AgentOffer> {
+        self.with(|s| s.agent_offer())
     }
 }
 

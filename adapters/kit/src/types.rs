@@ -6,8 +6,8 @@
 //! flattens them. See the WIT files (or the generated docs) for every field.
 
 pub use crate::bindings::exports::sandbox_agent::adapter::adapter::{
-    AdapterInfo, AgentMode, ApprovalPolicy, Arch, ArchiveKind, Attachment, CommandOutput,
-    CredentialKind, CredentialRead, CredentialValue, CredentialVariable, FileSearch,
+    AdapterInfo, AgentMode, AgentOffer, ApprovalPolicy, Arch, ArchiveKind, Attachment,
+    CommandOutput, CredentialKind, CredentialRead, CredentialValue, CredentialVariable, FileSearch,
     FoundCredential, InstallRecipe, InstallSource, Landing, Libc, McpAuth, McpLocal, McpOauth,
     McpRemote, McpRemoteTransport, McpServer, McpTransport, MessagePart, Model, ModelApi,
     ModelApiFormat, ModelApiPointing, ModelEndpoint, MovedFile, NativeCommand, NativeDecision,

@@ -81,12 +81,13 @@ impl Adapter for Mock {
 
 /// What the mock's script exercises: everything but `mcp_tools` and `mcp_servers`
 /// (it has no MCP servers), `shared_process` (each `shell` command is its own
-/// process) and `skills`.
+/// process), `skills` and `agent_offer` (its modes and models are its info's).
 const CAPABILITIES: Capabilities = Capabilities {
     mcp_tools: false,
     shared_process: false,
     mcp_servers: false,
     skills: false,
+    agent_offer: false,
     ..Capabilities::ALL
 };
 

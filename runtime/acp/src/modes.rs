@@ -56,6 +56,9 @@ pub struct Models {
     pub available: Vec<Model>,
     /// The model the session names (`None`: the agent's own choice).
     pub current: Option<String>,
+    /// The name of the agent's own choice, when it said which model it runs
+    /// (shown as [`DEFAULT_MODEL`]'s name while the session names none).
+    pub agents_choice: Option<String>,
 }
 
 impl Models {
@@ -72,9 +75,13 @@ impl Models {
         let mut choices = Vec::new();
         let current = self.current_id();
         if self.current.is_none() {
+            let name = match &self.agents_choice {
+                Some(model) => format!("Default ({model})"),
+                None => "Default".into(),
+            };
             choices.push(Model {
                 id: DEFAULT_MODEL.into(),
-                name: "Default".into(),
+                name,
             });
         }
         choices.extend(self.available.iter().cloned());
@@ -274,7 +281,23 @@ mod tests {
         Models {
             available: vec![model("sonnet"), model("opus")],
             current: current.map(str::to_owned),
+            agents_choice: None,
         }
+    }
+
+    #[test]
+    fn the_default_is_named_after_the_agents_choice_when_it_said() {
+        let said = Models {
+            agents_choice: Some("Sonnet".into()),
+            ..models(None)
+        };
+        let state = said.model_state();
+        assert_eq!(state["availableModels"][0]["modelId"], DEFAULT_MODEL);
+        assert_eq!(state["availableModels"][0]["name"], "Default (Sonnet)");
+        assert_eq!(
+            models(None).model_state()["availableModels"][0]["name"],
+            "Default"
+        );
     }
 
     #[test]

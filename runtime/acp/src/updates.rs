@@ -76,6 +76,10 @@ pub enum Step {
         /// The model, when the session names one.
         model: Option<String>,
     },
+    /// The agent offers other modes or models (the daemon's status item
+    /// [`agentplex_universal::AGENT_OFFERED`]): a `config_option_update` to
+    /// send with the session's options as they now are.
+    OfferChanged,
     /// The turn ended.
     TurnEnded(StopReason),
     /// The session ended (its agent exited, or it was terminated).
@@ -269,6 +273,9 @@ impl Updates {
                 // A replay's answer already says the modes as they are now.
                 if let Some(changed) = modes_changed(item).filter(|_| !self.replay) {
                     steps.push(changed);
+                }
+                if offered(item) && !self.replay {
+                    steps.push(Step::OfferChanged);
                 }
             }
             _ => {}
@@ -475,6 +482,13 @@ fn modes_changed(item: &UniversalItem) -> Option<Step> {
             })
         }
         _ => None,
+    })
+}
+
+/// Whether `item` is the daemon's record of what the agent offers.
+fn offered(item: &UniversalItem) -> bool {
+    item.content.iter().any(|part| {
+        matches!(part, ContentPart::Status { label, .. } if label == agentplex_universal::AGENT_OFFERED)
     })
 }
 

@@ -52,6 +52,10 @@ pub struct Checkpoint {
     /// record's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modes: Option<Box<crate::Modes>>,
+    /// What the agent offered last (absent: it said nothing, or an older
+    /// daemon kept the session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer: Option<Box<agentplex_universal::AgentOffer>>,
 }
 
 /// One part of a queued user message, as stored.
@@ -140,6 +144,11 @@ impl SessionCore {
         core.budget = checkpoint.budget;
         core.decisions.policy = checkpoint.policy.as_deref().cloned();
         core.modes = checkpoint.modes.as_deref().cloned();
+        core.offer = checkpoint
+            .offer
+            .as_deref()
+            .cloned()
+            .map(std::sync::Arc::new);
         core.decisions.asked = checkpoint
             .asked
             .iter()
@@ -165,6 +174,7 @@ impl SessionCore {
             policy: self.decisions.policy.clone().map(Box::new),
             asked: self.decisions.asked.values().cloned().collect(),
             modes: self.modes.clone().map(Box::new),
+            offer: self.offer.as_deref().cloned().map(Box::new),
         }
     }
 }

@@ -107,22 +107,42 @@ pub fn modes_changed(modes: &crate::Modes, now: i64) -> EmittedEvent {
     )
 }
 
+/// The transcript's record of what the agent offers from now on: a status
+/// item labelled [`agentplex_universal::AGENT_OFFERED`] whose detail is the
+/// offer as JSON (`now`: Unix milliseconds, which names the item).
+pub fn agent_offered(offer: &agentplex_universal::AgentOffer, now: i64) -> EmittedEvent {
+    let detail = serde_json::to_string(offer).expect("strings always serialize");
+    system_status(
+        format!("agent_offered_{now}"),
+        agentplex_universal::AGENT_OFFERED,
+        detail,
+    )
+}
+
 /// The label an adapter's status item gets in place of the daemon's
 /// [`agentplex_universal::MODES_CHANGED`], which clients read as the daemon's
 /// record of a change (an agent's text could otherwise pass for one).
 pub const AGENT_MODES_LABEL: &str = "modes changed (said by the agent)";
 
-/// Gives an adapter's status item labelled as the daemon's record of changed
-/// modes [`AGENT_MODES_LABEL`] instead.
+/// The label an adapter's status item gets in place of the daemon's
+/// [`agentplex_universal::AGENT_OFFERED`], for the same reason.
+pub const AGENT_OFFERED_LABEL: &str = "agent offered (said by the agent)";
+
+/// Gives an adapter's status item labelled as one of the daemon's records
+/// ([`agentplex_universal::MODES_CHANGED`], [`agentplex_universal::AGENT_OFFERED`])
+/// [`AGENT_MODES_LABEL`] or [`AGENT_OFFERED_LABEL`] instead.
 pub fn unreserve_labels(event: &mut EmittedEvent) {
     let UniversalEventData::Item(data) = &mut event.data else {
         return;
     };
     for part in &mut data.item.content {
         if let ContentPart::Status { label, .. } = part {
-            if label == agentplex_universal::MODES_CHANGED {
-                *label = AGENT_MODES_LABEL.to_owned();
-            }
+            let instead = match label.as_str() {
+                agentplex_universal::MODES_CHANGED => AGENT_MODES_LABEL,
+                agentplex_universal::AGENT_OFFERED => AGENT_OFFERED_LABEL,
+                _ => continue,
+            };
+            *label = instead.to_owned();
         }
     }
 }

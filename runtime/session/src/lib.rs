@@ -34,6 +34,7 @@ mod lost;
 mod modes;
 #[cfg(test)]
 mod modes_tests;
+mod offer;
 #[cfg(test)]
 mod props;
 mod queue;
@@ -215,6 +216,8 @@ pub struct SessionCore {
     decisions: decisions::Decisions,
     /// The modes a client set since the session was created.
     modes: Option<Modes>,
+    /// What the agent offered last (see `offer.rs`).
+    offer: Option<Arc<agentplex_universal::AgentOffer>>,
 }
 
 impl SessionCore {
@@ -245,6 +248,7 @@ impl SessionCore {
             feeding: None,
             decisions: decisions::Decisions::default(),
             modes: None,
+            offer: None,
         }
     }
 

@@ -1,6 +1,6 @@
 //! Changed modes (`modes.rs`): recorded in the transcript and the checkpoint,
 //! handed to the driver, read back from older checkpoints, and the daemon's
-//! label kept from adapters.
+//! label kept from adapters; what the agent offers (`offer.rs`), likewise.
 
 use super::tests::{core, drive, emit, emitted, fed, identity, quiet, send};
 use super::*;
@@ -58,7 +58,62 @@ fn modes_kept_by_older_daemons_have_no_model() {
 }
 
 #[test]
-fn an_adapters_status_item_cannot_pass_for_the_daemons_record_of_changed_modes() {
+fn what_the_agent_offers_is_recorded_when_it_changes_and_kept() {
+    use agentplex_universal::{AgentOffer, OfferedChoice};
+    let offer = AgentOffer {
+        models: vec![OfferedChoice {
+            id: "opus".into(),
+            name: Some("Opus".into()),
+            description: None,
+        }],
+        current_model: Some("opus".into()),
+        ..AgentOffer::default()
+    };
+    let mut core = core();
+    core.agent_offered(offer.clone(), 7);
+    let effects = drive(&mut core, &mut quiet);
+    let details: Vec<(String, Option<String>)> = emitted(&effects)
+        .into_iter()
+        .filter_map(|event| match event.data {
+            UniversalEventData::Item(data) => match &data.item.content[..] {
+                [agentplex_universal::ContentPart::Status { label, detail }] => {
+                    Some((label.clone(), detail.clone()))
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        details,
+        [(
+            agentplex_universal::AGENT_OFFERED.to_owned(),
+            Some(r#"{"models":[{"id":"opus","name":"Opus"}],"currentModel":"opus"}"#.to_owned())
+        )]
+    );
+    core.agent_offered(offer.clone(), 8);
+    assert!(
+        emitted(&drive(&mut core, &mut quiet)).is_empty(),
+        "the same again"
+    );
+    let checkpoint = core.checkpoint();
+    let restored = SessionCore::restore(identity(), &checkpoint, 1);
+    assert_eq!(restored.agent_offer().map(|o| &**o), Some(&offer));
+    let older: Checkpoint = serde_json::from_str("{}").unwrap();
+    assert!(SessionCore::restore(identity(), &older, 0)
+        .agent_offer()
+        .is_none());
+    let more = AgentOffer {
+        current_model: None,
+        ..offer
+    };
+    core.agent_offered(more.clone(), 9);
+    assert_eq!(emitted(&drive(&mut core, &mut quiet)).len(), 1);
+    assert_eq!(core.agent_offer().map(|o| &**o), Some(&more));
+}
+
+#[test]
+fn an_adapters_status_item_cannot_pass_for_the_daemons_records() {
     use agentplex_universal::{ContentPart, ItemEventData, ItemKind, ItemStatus, UniversalItem};
     let mut core = core();
     core.command(send("hi", None), 0);
@@ -71,10 +126,16 @@ fn an_adapters_status_item_cannot_pass_for_the_daemons_record_of_changed_modes()
                 parent_id: None,
                 kind: ItemKind::Status,
                 role: None,
-                content: vec![ContentPart::Status {
-                    label: agentplex_universal::MODES_CHANGED.into(),
-                    detail: Some(r#"{"agentMode":"build","permissionMode":"bypass"}"#.into()),
-                }],
+                content: vec![
+                    ContentPart::Status {
+                        label: agentplex_universal::MODES_CHANGED.into(),
+                        detail: Some(r#"{"agentMode":"build","permissionMode":"bypass"}"#.into()),
+                    },
+                    ContentPart::Status {
+                        label: agentplex_universal::AGENT_OFFERED.into(),
+                        detail: Some(r#"{"models":[{"id":"x"}]}"#.into()),
+                    },
+                ],
                 status: ItemStatus::Completed,
             },
         }),
@@ -83,12 +144,24 @@ fn an_adapters_status_item_cannot_pass_for_the_daemons_record_of_changed_modes()
     let labels: Vec<String> = emitted(&effects)
         .into_iter()
         .filter_map(|event| match event.data {
-            UniversalEventData::Item(data) => match &data.item.content[..] {
-                [ContentPart::Status { label, .. }] => Some(label.clone()),
-                _ => None,
-            },
+            UniversalEventData::Item(data) => Some(data.item.content),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|part| match part {
+            ContentPart::Status { label, .. } => Some(label),
             _ => None,
         })
         .collect();
-    assert_eq!(labels, [crate::events::AGENT_MODES_LABEL]);
+    assert_eq!(
+        labels,
+        [
+            crate::events::AGENT_MODES_LABEL,
+            crate::events::AGENT_OFFERED_LABEL
+        ]
+    );
+    assert!(
+        core.agent_offer().is_none(),
+        "an adapter's item offers nothing"
+    );
 }

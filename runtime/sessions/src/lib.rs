@@ -82,6 +82,9 @@ struct SessionState {
     /// The modes a client set since the session was created (the record has
     /// the ones it was created with).
     pub modes: Option<agentplex_session::Modes>,
+    /// What its agent offers to choose from, once it said (adapters with the
+    /// capability `agent-offer`).
+    pub offer: Option<Arc<agentplex_universal::AgentOffer>>,
 }
 
 /// The parts of a session shared between its task and its readers.
@@ -168,6 +171,12 @@ impl Session {
         )
         .await?;
         Ok(started)
+    }
+
+    /// The modes and models the session's agent offers, as it last said
+    /// (`None`: it said nothing, or its adapter does not report it).
+    pub fn agent_offer(&self) -> Option<Arc<agentplex_universal::AgentOffer>> {
+        self.shared.state.lock().unwrap().offer.clone()
     }
 
     /// The listing entry of this session.

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod acp;
 pub mod api;
 pub mod load;
 pub mod procfs;

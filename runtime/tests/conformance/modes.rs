@@ -101,6 +101,16 @@ fn models_asked(h: &Harness, marker: &str) -> Vec<String> {
 /// session changed to (`PUT .../modes {"model"}`): `first` at create, then
 /// `second`, each sent to the model server as `wire(model)` names it.
 pub fn model_change(h: &Harness, first: &str, second: &str, wire: fn(&str) -> &str) {
+    session_with_model_changed(h, first, second, wire);
+}
+
+/// [`model_change`]; the session's id.
+fn session_with_model_changed(
+    h: &Harness,
+    first: &str,
+    second: &str,
+    wire: fn(&str) -> &str,
+) -> String {
     let session = h.create_with("bypass", json!({ "model": first }));
     h.turn(&session, "hello to the first model");
     // (Agents may make side calls, such as a title, with a small model of theirs.)
@@ -131,18 +141,42 @@ pub fn model_change(h: &Harness, first: &str, second: &str, wire: fn(&str) -> &s
         "{first} still: {asked:?}"
     );
     assert_eq!(h.api().session_info(&session)["model"], second);
+    session
 }
 
 /// [`model_change`] for an agent of the ACP registry, run by the generic ACP
-/// adapter: the model reaches it as `session/set_model`.
+/// adapter: the model reaches it as `session/set_model`. The models the agent
+/// offered are in the transcript (`agent offered`), once: the agent opened
+/// its session once.
 pub fn registry_model_change(h: &Harness) {
     fn same(model: &str) -> &str {
         model
     }
-    match h.agent.id {
-        "claude-code-acp" => model_change(h, "claude-scripted-a", "claude-scripted-b", same),
-        _ => model_change(h, "scripted-a", "scripted-b", same),
-    }
+    let (first, second) = match h.agent.id {
+        "claude-code-acp" => ("claude-scripted-a", "claude-scripted-b"),
+        _ => ("scripted-a", "scripted-b"),
+    };
+    let session = session_with_model_changed(h, first, second, same);
+    let events = h.events(&session);
+    let offers: Vec<Value> = events
+        .iter()
+        .filter(|e| e["type"] == "item.completed")
+        .flat_map(|e| {
+            e["data"]["item"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|part| part["label"] == "agent offered")
+        .filter_map(|part| serde_json::from_str(part["detail"].as_str()?).ok())
+        .collect();
+    assert_eq!(offers.len(), 1, "{}", pretty(&events));
+    let models = offers[0]["models"].as_array().cloned().unwrap_or_default();
+    assert!(
+        !models.is_empty() && models.iter().all(|m| m["id"].is_string()),
+        "{}",
+        offers[0]
+    );
 }
 
 /// A registry agent that offers no models over ACP (Pi's ACP build) keeps its

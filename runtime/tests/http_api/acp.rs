@@ -7,6 +7,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use super::common::acp::{acp_post, answer_to, stream_answers};
 use super::common::{binary, describe, Options};
 use super::*;
 
@@ -107,16 +108,6 @@ fn the_reference_sdk_works_unchanged_over_http() {
             "{scenario}: {out}"
         );
     }
-}
-
-/// POSTs `body` to `/v1/acp/{server}{query}`.
-fn acp_post(api: &Api, server: &str, query: &str, body: &str) -> reqwest::blocking::Response {
-    api.client()
-        .post(api.daemon.url(&format!("/v1/acp/{server}{query}")))
-        .header("content-type", "application/json")
-        .body(body.to_owned())
-        .send()
-        .expect("POST")
 }
 
 #[test]
@@ -476,43 +467,6 @@ fn an_image_in_a_prompt_reaches_the_agent_as_a_file() {
     acp_post(&api, "pics", "", &next.to_string());
     let answer = answer_to(&answers, 5);
     assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
-}
-
-/// The messages of connection `server`'s SSE stream, as they come.
-fn stream_answers(api: &Api, server: &str) -> std::sync::mpsc::Receiver<Value> {
-    use std::io::BufRead;
-    let response = api
-        .client()
-        .get(api.daemon.url(&format!("/v1/acp/{server}")))
-        .header("accept", "text/event-stream")
-        .send()
-        .unwrap();
-    let (send, messages) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(response).lines() {
-            let Ok(line) = line else { return };
-            if let Some(data) = line.strip_prefix("data:") {
-                if let Ok(message) = serde_json::from_str(data.trim()) {
-                    if send.send(message).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-    });
-    messages
-}
-
-/// The answer to request `id` among `messages`, within 30 s.
-fn answer_to(messages: &std::sync::mpsc::Receiver<Value>, id: u64) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let message = messages.recv_timeout(left).expect("the answer in time");
-        if message["id"] == id && message.get("method").is_none() {
-            return message;
-        }
-    }
 }
 
 #[test]

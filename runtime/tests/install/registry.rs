@@ -217,6 +217,166 @@ fn a_pypi_agent_is_installed_in_its_own_environment_and_launched() {
     );
 }
 
+/// The updates of `messages` until a `config_option_update` comes (within
+/// 30 s); its options.
+fn next_options(messages: &std::sync::mpsc::Receiver<Value>) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let message = messages.recv_timeout(left).expect("a config_option_update");
+        let update = &message["params"]["update"];
+        if update["sessionUpdate"] == "config_option_update" {
+            return update["configOptions"].clone();
+        }
+    }
+}
+
+/// The ids and names of the `model` option among `options`.
+fn model_choices(options: &Value) -> Vec<(String, String)> {
+    let options = options.as_array().expect("options");
+    let model = options.iter().find(|option| option["id"] == "model");
+    let choices = model.and_then(|model| model["options"].as_array());
+    let text = |value: &Value| value.as_str().unwrap_or_default().to_owned();
+    choices
+        .into_iter()
+        .flatten()
+        .map(|choice| (text(&choice["value"]), text(&choice["name"])))
+        .collect()
+}
+
+/// A registry agent's own models (the echo agent offers two, a second after
+/// `session/new`) reach an ACP client: told as a `config_option_update` once
+/// the agent listed them, the default named after the agent's choice; one
+/// picked with `session/set_model` reaches the agent; the transcript records
+/// the offer, and the answer to `session/load` lists the models again after a
+/// daemon restart, with no agent running yet.
+#[test]
+fn an_added_agents_own_models_are_offered_over_acp() {
+    use common::acp::{acp_post, answer_to, stream_answers};
+    let vendors = Vendors::start();
+    let archive = tar_gz(&[("bin/echo-agent", &echo_agent())]);
+    vendors.body(
+        "/releases.example/echo/echo-agent-1.0.0.tar.gz",
+        archive.clone(),
+    );
+    let url = "https://releases.example/echo/echo-agent-1.0.0.tar.gz";
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("registry.json");
+    let mut entry = archived("echo-agent", url, Some(sha256(&archive)));
+    let platform = format!("linux-{}", std::env::consts::ARCH);
+    entry["distribution"]["binary"][&platform]["env"]["ECHO_NEW_DELAY"] = json!("1");
+    std::fs::write(&snapshot, index(json!([entry]))).unwrap();
+    let install = dir.path().join("install");
+    let daemon_at = |data_dir: Option<tempfile::TempDir>| {
+        Daemon::start_with(Options {
+            args: vec![
+                "--acp-registry".into(),
+                snapshot.display().to_string(),
+                "--install-dir".into(),
+                install.display().to_string(),
+                "--releases-mirror".into(),
+                vendors.base.clone(),
+            ],
+            data_dir,
+            ..Options::default()
+        })
+    };
+    let mut daemon = daemon_at(None);
+    assert_eq!(add(&daemon, "echo-agent").status().as_u16(), 201);
+    let api = Api::new(&daemon);
+    let work = tempfile::tempdir().unwrap();
+    let rpc = |id: u64, method: &str, params: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+    };
+    let init = rpc(1, "initialize", json!({"protocolVersion": 1}));
+    acp_post(&api, "offers", "?agent=echo-agent", &init);
+    let messages = stream_answers(&api, "offers");
+    let new = rpc(
+        2,
+        "session/new",
+        json!({"cwd": work.path(), "mcpServers": []}),
+    );
+    let created: Value = acp_post(&api, "offers", "", &new).json().unwrap();
+    let session = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    // The agent has not answered its own session/new yet: the daemon's default.
+    let before = model_choices(&created["result"]["configOptions"]);
+    assert_eq!(
+        before,
+        [("default".to_owned(), "Default".to_owned())],
+        "{created}"
+    );
+
+    let told = model_choices(&next_options(&messages));
+    let pair = |id: &str, name: &str| (id.to_owned(), name.to_owned());
+    assert_eq!(
+        told,
+        [
+            pair("default", "Default (Echo Small)"),
+            pair("echo-small", "Echo Small"),
+            pair("echo-large", "Echo Large")
+        ]
+    );
+    let set = rpc(
+        3,
+        "session/set_model",
+        json!({"sessionId": session, "modelId": "echo-large"}),
+    );
+    acp_post(&api, "offers", "", &set);
+    assert_eq!(answer_to(&messages, 3)["result"], json!({}));
+    let prompt =
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "hello models"}]});
+    acp_post(&api, "offers", "", &rpc(4, "session/prompt", prompt));
+    assert_eq!(answer_to(&messages, 4)["result"]["stopReason"], "end_turn");
+    let events = api.get_ok(&format!("/v1/sessions/{session}/events"))["events"].clone();
+    let texts = common::api::assistant_texts(events.as_array().unwrap()).join("");
+    assert!(
+        texts.contains("echo: hello models (model echo-large)"),
+        "{texts}"
+    );
+    let offers: Vec<Value> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|event| {
+            event["data"]["item"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|part| part["label"] == "agent offered")
+        .collect();
+    assert_eq!(offers.len(), 1, "{events}");
+    let offer: Value = serde_json::from_str(offers[0]["detail"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        offer["models"][1],
+        json!({"id": "echo-large", "name": "Echo Large"})
+    );
+    assert_eq!(offer["currentModel"], "echo-small");
+
+    // After a restart the offer is the session's still, before its agent runs.
+    let data = daemon.kill();
+    daemon = daemon_at(Some(data));
+    let api = Api::new(&daemon);
+    acp_post(&api, "again", "?agent=echo-agent", &init);
+    let load = rpc(
+        2,
+        "session/load",
+        json!({"sessionId": session, "cwd": work.path()}),
+    );
+    let messages = stream_answers(&api, "again");
+    acp_post(&api, "again", "", &load);
+    let loaded = answer_to(&messages, 2);
+    let models = &loaded["result"]["models"];
+    assert_eq!(models["currentModelId"], "echo-large", "{loaded}");
+    let ids: Vec<&str> = models["availableModels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|model| model["modelId"].as_str())
+        .collect();
+    assert_eq!(ids, ["echo-small", "echo-large"], "{loaded}");
+}
+
 #[test]
 fn what_cannot_be_added_is_a_problem() {
     let dir = tempfile::tempdir().unwrap();

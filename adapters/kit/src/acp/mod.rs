@@ -54,8 +54,12 @@ pub use session::AcpSession;
 /// usage ([`AcpAgent::usage`]): streamed text and reasoning, tool calls and their
 /// results with file changes and commands, permission prompts, the session's MCP
 /// servers in `session/new`, `error` events, cancel (`session/cancel`) and resume
-/// (`session/load`).
-pub const CAPABILITIES: Capabilities = Capabilities::SUPERVISED_AGENT;
+/// (`session/load`), and what the agent offers for its session (its modes and
+/// models, [`crate::Capabilities::agent_offer`]).
+pub const CAPABILITIES: Capabilities = Capabilities {
+    agent_offer: true,
+    ..Capabilities::SUPERVISED_AGENT
+};
 
 /// What an ACP agent may ask permission for (`session/request_permission`, for
 /// a tool call of any kind): commands, edits, fetches, MCP tools and the rest.

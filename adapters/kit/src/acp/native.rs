@@ -7,10 +7,11 @@
 //! title, kind and locations (the `tool_call` item's arguments), the plan's entries,
 //! a permission request's tool call and options (its metadata).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::native::{self, Lenient};
+use crate::types::{AgentMode, AgentOffer, Model};
 
 /// A `session/update` (`params.update`), by its `sessionUpdate`.
 #[derive(Debug, Default, Deserialize)]
@@ -236,37 +237,86 @@ pub(crate) struct NewSession {
     pub session_id: Option<String>,
 }
 
-/// What an agent offers in its answer to `session/new` or `session/load`: the
-/// ids of its modes and the current one, whether it offers models, and the
-/// current model.
-#[derive(Debug, Default, PartialEq)]
+/// What an agent offers in its answer to `session/new` or `session/load`: its
+/// modes and the current one, its models (when it offers a choice) and the
+/// current one.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Offered {
-    /// `modes.availableModes[].id`.
-    pub modes: Vec<String>,
+    /// `modes.availableModes`.
+    pub modes: Vec<Choice>,
     /// `modes.currentModeId`.
     pub current_mode: Option<String>,
-    /// `models.availableModels` is there.
-    pub models: bool,
+    /// `models.availableModels`, when it is there: the agent then takes
+    /// `session/set_model`.
+    pub models: Option<Vec<Choice>>,
     /// `models.currentModelId`.
     pub current_model: Option<String>,
+}
+
+/// One of the modes or models an agent offers.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Choice {
+    /// `id` of a mode, `modelId` of a model.
+    pub id: String,
+    /// `name`.
+    pub name: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
 }
 
 impl Offered {
     /// What `result` offers (nothing of what is missing or not as ACP says).
     pub fn of(result: &Value) -> Offered {
-        let text = |value: &Value| value.as_str().map(str::to_owned);
-        let modes = result["modes"]["availableModes"].as_array();
-        let ids = modes
-            .into_iter()
-            .flatten()
-            .filter_map(|mode| text(&mode["id"]));
+        let choices = |list: &Value, id: &str| -> Vec<Choice> {
+            let list = list.as_array().into_iter().flatten();
+            let choice = |entry: &Value| {
+                Some(Choice {
+                    id: text(&entry[id])?,
+                    name: text(&entry["name"]),
+                    description: text(&entry["description"]),
+                })
+            };
+            list.filter_map(choice).collect()
+        };
+        let models = &result["models"]["availableModels"];
         Offered {
-            modes: ids.collect(),
+            modes: choices(&result["modes"]["availableModes"], "id"),
             current_mode: text(&result["modes"]["currentModeId"]),
-            models: result["models"]["availableModels"].is_array(),
+            models: models.is_array().then(|| choices(models, "modelId")),
             current_model: text(&result["models"]["currentModelId"]),
         }
     }
+
+    /// The ids of the modes.
+    pub fn mode_ids(&self) -> Vec<String> {
+        self.modes.iter().map(|mode| mode.id.clone()).collect()
+    }
+
+    /// As the contract reports it (WIT `agent-offer`).
+    pub fn to_offer(&self) -> AgentOffer {
+        let modes = self.modes.iter().map(|mode| AgentMode {
+            id: mode.id.clone(),
+            name: mode.name.clone().unwrap_or_else(|| mode.id.clone()),
+            description: mode.description.clone().unwrap_or_default(),
+        });
+        let models = self.models.iter().flatten().map(|model| Model {
+            id: model.id.clone(),
+            name: model.name.clone(),
+            variants: Vec::new(),
+            default_variant: None,
+        });
+        AgentOffer {
+            modes: modes.collect(),
+            current_mode: self.current_mode.clone(),
+            models: models.collect(),
+            current_model: self.current_model.clone(),
+        }
+    }
+}
+
+/// A JSON string's text.
+fn text(value: &Value) -> Option<String> {
+    value.as_str().map(str::to_owned)
 }
 
 /// The result of `session/prompt`.

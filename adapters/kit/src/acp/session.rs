@@ -122,6 +122,13 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
         Some(super::policy::request(&metadata["toolCall"]))
     }
 
+    /// What the agent offered in its last answer to `session/new` or
+    /// `session/load`, once, when it differs from what it offered before.
+    fn agent_offer(&mut self) -> Option<AgentOffer> {
+        let (offered, untold) = self.state.offered.as_mut()?;
+        std::mem::take(untold).then(|| offered.to_offer())
+    }
+
     fn cancel_turn(&mut self) -> Vec<Action> {
         let mut out = Actions::new();
         let Some(turn) = self.state.header.turn.as_mut() else {
@@ -462,8 +469,11 @@ impl<A: AcpAgent> AcpSession<A> {
         let Some(process) = self.state.header.process.as_mut() else {
             return;
         };
-        process.offered_modes = offered.modes;
-        process.offers_models = offered.models;
+        process.offered_modes = offered.mode_ids();
+        process.offers_models = offered.models.is_some();
+        if self.state.offered.as_ref().map(|(known, _)| known) != Some(&offered) {
+            self.state.offered = Some((offered.clone(), true));
+        }
         if process.opening_mode.is_none() {
             process.opening_mode.clone_from(&offered.current_mode);
         }

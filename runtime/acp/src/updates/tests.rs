@@ -364,3 +364,21 @@ fn a_change_of_modes_is_told_but_not_in_a_replay() {
     state.set_replay(true);
     assert_eq!(state.apply(&changed), vec![]);
 }
+
+#[test]
+fn what_the_agent_offers_is_told_but_not_in_a_replay() {
+    let offered = completed(item(
+        "agent_offered_1",
+        ItemKind::Status,
+        Some(ItemRole::System),
+        ItemStatus::Completed,
+        vec![ContentPart::Status {
+            label: agentplex_universal::AGENT_OFFERED.into(),
+            detail: Some(r#"{"models":[{"id":"opus"}]}"#.into()),
+        }],
+    ));
+    let mut state = Updates::new();
+    assert_eq!(state.apply(&offered), vec![Step::OfferChanged]);
+    state.set_replay(true);
+    assert_eq!(state.apply(&offered), vec![]);
+}

@@ -701,6 +701,7 @@ impl Connection {
                 permission_mode,
                 model,
             } => self.tell_modes(followed, agent_mode, permission_mode, model),
+            Step::OfferChanged => self.tell_offer(followed),
             Step::TurnEnded(reason) => {
                 let mut turns = followed.turns.lock().unwrap();
                 turns.last_end = Some((sequence, reason));

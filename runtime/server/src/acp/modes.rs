@@ -9,7 +9,9 @@ use agentplex_acp::calls;
 use agentplex_acp::modes;
 use agentplex_acp::rpc::{self, RpcError};
 use agentplex_api::SessionModes;
+use agentplex_host::AdapterInfo;
 use agentplex_sessions::Session;
+use agentplex_universal::AgentOffer;
 use serde_json::{json, Value};
 
 use super::connection::{Connection, Followed};
@@ -18,7 +20,8 @@ use super::errors::session_error;
 impl Connection {
     /// The modes and model of `session` as ACP shows them, as far as its agent
     /// can change them in a running session (neither: none, the client offers
-    /// no choice).
+    /// no choice). The models are those the running agent offers when it
+    /// said (a registry agent's own list), else those its adapter knows.
     fn session_modes(&self, session: &Session) -> Option<modes::SessionModes> {
         let info = session.info();
         let adapter = self.state.catalog.adapter(&info.agent).ok()?;
@@ -37,16 +40,7 @@ impl Connection {
         });
         let models = agent
             .has(agentplex_sessions::modes::MODEL_CAPABILITY)
-            .then(|| {
-                let available = agent.models.iter().map(|model| modes::Model {
-                    id: model.id.clone(),
-                    name: model.name.clone().unwrap_or_else(|| model.id.clone()),
-                });
-                modes::Models {
-                    available: available.collect(),
-                    current: info.model.or_else(|| agent.default_model.clone()),
-                }
-            });
+            .then(|| session_models(agent, session.agent_offer().as_deref(), info.model));
         (choices.is_some() || models.is_some()).then_some(modes::SessionModes {
             modes: choices,
             models,
@@ -197,10 +191,20 @@ impl Connection {
         if let (Some(models), Some(model)) = (choices.models.as_mut(), model) {
             models.current = Some(model);
         }
-        updates.push(json!({
-            "sessionUpdate": "config_option_update",
-            "configOptions": choices.config_options(),
-        }));
+        updates.push(config_update(&choices));
+        self.send_updates(followed, updates);
+    }
+
+    /// Tells the client the session's options as they are now that its agent
+    /// offers other models (`config_option_update`).
+    pub(super) fn tell_offer(&self, followed: &Followed) {
+        if let Some(choices) = self.session_modes(&followed.session) {
+            self.send_updates(followed, vec![config_update(&choices)]);
+        }
+    }
+
+    /// Sends the client `updates` of `followed`'s session, in order.
+    fn send_updates(&self, followed: &Followed, updates: Vec<Value>) {
         let session_id = &followed.session.record().id;
         for update in updates {
             self.outbox.push(
@@ -211,5 +215,49 @@ impl Connection {
                 ),
             );
         }
+    }
+}
+
+/// The `config_option_update` of a session's options `choices`.
+fn config_update(choices: &modes::SessionModes) -> Value {
+    json!({
+        "sessionUpdate": "config_option_update",
+        "configOptions": choices.config_options(),
+    })
+}
+
+/// The models of a session of `agent` whose model is `named` (`None`: the
+/// agent's own choice): those the agent offers when it listed some in
+/// `offer`, else those its adapter knows; the agent's own choice named as it
+/// said.
+fn session_models(
+    agent: &AdapterInfo,
+    offer: Option<&AgentOffer>,
+    named: Option<String>,
+) -> modes::Models {
+    let model = |id: &str, name: Option<&str>| modes::Model {
+        id: id.to_owned(),
+        name: name.unwrap_or(id).to_owned(),
+    };
+    let available = match offer.filter(|offer| !offer.models.is_empty()) {
+        Some(offer) => offer
+            .models
+            .iter()
+            .map(|offered| model(&offered.id, offered.name.as_deref()))
+            .collect(),
+        None => agent
+            .models
+            .iter()
+            .map(|known| model(&known.id, known.name.as_deref()))
+            .collect(),
+    };
+    let agents_choice = offer.and_then(|offer| {
+        let id = offer.current_model.as_deref()?;
+        Some(offer.model_name(id).unwrap_or(id).to_owned())
+    });
+    modes::Models {
+        available,
+        current: named.or_else(|| agent.default_model.clone()),
+        agents_choice,
     }
 }

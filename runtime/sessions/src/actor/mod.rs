@@ -542,6 +542,9 @@ impl Actor {
                     });
                     self.core
                         .adapter_outcome(outcome.map_err(super::error::adapter_failure));
+                    if let Some(offer) = self.adapter.take_agent_offer() {
+                        self.core.agent_offered(offer, now_millis());
+                    }
                 }
                 Effect::Decide(id) => {
                     let directory = Path::new(&self.shared.record.directory);
@@ -742,6 +745,7 @@ impl Actor {
         state.budget = self.core.budget();
         state.policy = self.core.policy().cloned();
         state.modes = self.core.modes().cloned();
+        state.offer = self.core.agent_offer().cloned();
     }
 
     /// The home of the session's agent, for a policy's `~/`: its `HOME`, else
