@@ -217,6 +217,35 @@ fn the_permission_mode_picks_among_the_modes_the_agent_offers() {
     }
 }
 
+/// An agent mode that is one of the agent's own (a client picked it among
+/// those it offered) is the agent's mode, whatever the permission mode.
+#[test]
+fn an_agent_mode_the_agent_offered_is_its_mode() {
+    let codex_like = r#"{"sessionId":"n1","modes":{"currentModeId":"auto","availableModes":[{"id":"read-only","name":"Read only"},{"id":"auto","name":"Auto"},{"id":"full-access","name":"Full"}]}}"#;
+    let config = |agent_mode: &str, permission_mode: &str| SessionConfig {
+        agent_mode: agent_mode.into(),
+        permission_mode: permission_mode.into(),
+        ..testing::config()
+    };
+    for (agent_mode, permission_mode, expected) in [
+        (
+            "read-only",
+            "bypass",
+            vec!["session/set_mode read-only", "session/prompt "],
+        ),
+        ("auto", "bypass", vec!["session/prompt "]),
+        // Not one of the agent's: the permission mode picks.
+        (
+            "build",
+            "bypass",
+            vec!["session/set_mode full-access", "session/prompt "],
+        ),
+    ] {
+        let calls = first_calls(config(agent_mode, permission_mode), codex_like);
+        assert_eq!(calls, expected, "{agent_mode} in {permission_mode}");
+    }
+}
+
 #[test]
 fn the_sessions_model_reaches_an_agent_that_offers_models_and_only_it() {
     let config = SessionConfig {

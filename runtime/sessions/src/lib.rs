@@ -411,7 +411,7 @@ impl SessionManager {
             .agent_mode
             .clone()
             .unwrap_or_else(|| info.default_mode.clone());
-        modes::check_agent_mode(info, &agent_mode)?;
+        modes::check_agent_mode(info, None, &agent_mode)?;
         let permission_mode = request
             .permission_mode
             .clone()

@@ -2,6 +2,7 @@
 
 use agentplex_api::SessionModes;
 use agentplex_host::AdapterInfo;
+use agentplex_universal::AgentOffer;
 use agentplex_session::{Command, Modes};
 
 use crate::{SessionError, SessionManager, PERMISSION_MODES};
@@ -47,7 +48,7 @@ impl SessionManager {
             return Err(not_supported(info, "model", MODEL_CAPABILITY));
         }
         let agent_mode = change.agent_mode.unwrap_or(current.agent_mode);
-        check_agent_mode(info, &agent_mode)?;
+        check_agent_mode(info, session.agent_offer().as_deref(), &agent_mode)?;
         let permission_mode = change.permission_mode.unwrap_or(current.permission_mode);
         check_permission_mode(&permission_mode)?;
         if let Some(model) = &change.model {
@@ -95,12 +96,21 @@ pub(crate) fn check_model(model: &str) -> Result<(), SessionError> {
     )))
 }
 
-/// Refuses an agent mode the agent does not have.
-pub(crate) fn check_agent_mode(info: &AdapterInfo, agent_mode: &str) -> Result<(), SessionError> {
-    if info.modes.iter().any(|mode| mode.id == agent_mode) {
+/// Refuses an agent mode the agent does not have: one of its adapter's, or
+/// of the modes the running agent offered (`offer`, for a running session).
+pub(crate) fn check_agent_mode(
+    info: &AdapterInfo,
+    offer: Option<&AgentOffer>,
+    agent_mode: &str,
+) -> Result<(), SessionError> {
+    let adapters = info.modes.iter().map(|mode| mode.id.as_str());
+    let offered = offer.into_iter().flat_map(|offer| &offer.modes);
+    let modes: Vec<&str> = adapters
+        .chain(offered.map(|mode| mode.id.as_str()))
+        .collect();
+    if modes.contains(&agent_mode) {
         return Ok(());
     }
-    let modes: Vec<&str> = info.modes.iter().map(|mode| mode.id.as_str()).collect();
     Err(SessionError::ModeNotSupported(format!(
         "agent {:?} has no mode {agent_mode:?}; its modes are {modes:?}",
         info.id

@@ -231,11 +231,11 @@ fn next_options(messages: &std::sync::mpsc::Receiver<Value>) -> Value {
     }
 }
 
-/// The ids and names of the `model` option among `options`.
-fn model_choices(options: &Value) -> Vec<(String, String)> {
+/// The ids and names of option `id`'s choices among `options`.
+fn choices(options: &Value, id: &str) -> Vec<(String, String)> {
     let options = options.as_array().expect("options");
-    let model = options.iter().find(|option| option["id"] == "model");
-    let choices = model.and_then(|model| model["options"].as_array());
+    let option = options.iter().find(|option| option["id"] == id);
+    let choices = option.and_then(|option| option["options"].as_array());
     let text = |value: &Value| value.as_str().unwrap_or_default().to_owned();
     choices
         .into_iter()
@@ -244,14 +244,15 @@ fn model_choices(options: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A registry agent's own models (the echo agent offers two, a second after
-/// `session/new`) reach an ACP client: told as a `config_option_update` once
-/// the agent listed them, the default named after the agent's choice; one
-/// picked with `session/set_model` reaches the agent; the transcript records
-/// the offer, and the answer to `session/load` lists the models again after a
-/// daemon restart, with no agent running yet.
+/// A registry agent's own models and modes (the echo agent offers two of
+/// each, a second after `session/new`) reach an ACP client: told as a
+/// `config_option_update` once the agent listed them, the default model named
+/// after the agent's choice; those picked with `session/set_model` and
+/// `session/set_mode` reach the agent; the transcript records the offer, a
+/// mode the agent does not have is refused, and the answer to `session/load`
+/// lists them again after a daemon restart, with no agent running yet.
 #[test]
-fn an_added_agents_own_models_are_offered_over_acp() {
+fn an_added_agents_own_models_and_modes_are_offered_over_acp() {
     use common::acp::{acp_post, answer_to, stream_answers};
     let vendors = Vendors::start();
     let archive = tar_gz(&[("bin/echo-agent", &echo_agent())]);
@@ -299,17 +300,25 @@ fn an_added_agents_own_models_are_offered_over_acp() {
     let created: Value = acp_post(&api, "offers", "", &new).json().unwrap();
     let session = created["result"]["sessionId"].as_str().unwrap().to_owned();
     // The agent has not answered its own session/new yet: the daemon's default.
-    let before = model_choices(&created["result"]["configOptions"]);
+    let before = choices(&created["result"]["configOptions"], "model");
     assert_eq!(
         before,
         [("default".to_owned(), "Default".to_owned())],
         "{created}"
     );
 
-    let told = model_choices(&next_options(&messages));
+    let told = next_options(&messages);
     let pair = |id: &str, name: &str| (id.to_owned(), name.to_owned());
     assert_eq!(
-        told,
+        choices(&told, "mode"),
+        [
+            pair("build", "Build"),
+            pair("quiet", "Quiet"),
+            pair("loud", "Loud")
+        ]
+    );
+    assert_eq!(
+        choices(&told, "model"),
         [
             pair("default", "Default (Echo Small)"),
             pair("echo-small", "Echo Small"),
@@ -323,14 +332,30 @@ fn an_added_agents_own_models_are_offered_over_acp() {
     );
     acp_post(&api, "offers", "", &set);
     assert_eq!(answer_to(&messages, 3)["result"], json!({}));
+    let set = rpc(
+        4,
+        "session/set_mode",
+        json!({"sessionId": session, "modeId": "loud"}),
+    );
+    acp_post(&api, "offers", "", &set);
+    assert_eq!(answer_to(&messages, 4)["result"], json!({}));
     let prompt =
         json!({"sessionId": session, "prompt": [{"type": "text", "text": "hello models"}]});
-    acp_post(&api, "offers", "", &rpc(4, "session/prompt", prompt));
-    assert_eq!(answer_to(&messages, 4)["result"]["stopReason"], "end_turn");
+    acp_post(&api, "offers", "", &rpc(5, "session/prompt", prompt));
+    assert_eq!(answer_to(&messages, 5)["result"]["stopReason"], "end_turn");
+    let refused = api.put_json(
+        &format!("/v1/sessions/{session}/modes"),
+        json!({"agentMode": "shout"}),
+    );
+    let problem = expect_problem(refused, 400, "mode_not_supported");
+    assert!(
+        problem["detail"].as_str().unwrap().contains(r#""loud""#),
+        "{problem}"
+    );
     let events = api.get_ok(&format!("/v1/sessions/{session}/events"))["events"].clone();
     let texts = common::api::assistant_texts(events.as_array().unwrap()).join("");
     assert!(
-        texts.contains("echo: hello models (model echo-large)"),
+        texts.contains("echo: hello models (model echo-large) (mode loud)"),
         "{texts}"
     );
     let offers: Vec<Value> = events
@@ -352,6 +377,11 @@ fn an_added_agents_own_models_are_offered_over_acp() {
         json!({"id": "echo-large", "name": "Echo Large"})
     );
     assert_eq!(offer["currentModel"], "echo-small");
+    assert_eq!(
+        offer["modes"][1],
+        json!({"id": "loud", "name": "Loud", "description": "echoes in capitals"})
+    );
+    assert_eq!(offer["currentMode"], "quiet");
 
     // After a restart the offer is the session's still, before its agent runs.
     let data = daemon.kill();
@@ -375,6 +405,9 @@ fn an_added_agents_own_models_are_offered_over_acp() {
         .filter_map(|model| model["modelId"].as_str())
         .collect();
     assert_eq!(ids, ["echo-small", "echo-large"], "{loaded}");
+    let modes = &loaded["result"]["modes"];
+    assert_eq!(modes["currentModeId"], "loud", "{loaded}");
+    assert_eq!(modes["availableModes"][2]["name"], "Loud", "{loaded}");
 }
 
 #[test]

@@ -328,12 +328,19 @@ impl<A: AcpAgent> AcpSession<A> {
     }
 
     /// Sends `session/set_mode` before a prompt when the session's modes changed
-    /// since the process started (or last set its mode).
+    /// since the process started (or last set its mode): its agent mode when it
+    /// is one the agent offered (a client picked the agent's own mode), else
+    /// [`super::AcpAgent::mode_id`].
     fn follow_mode(&mut self, out: &mut Actions, session_id: &str) {
         let Some(process) = self.state.header.process.as_mut() else {
             return;
         };
-        let wanted = A::mode_id(&self.config, &process.offered_modes);
+        let agent_mode = &self.config.agent_mode;
+        let wanted = if process.offered_modes.contains(agent_mode) {
+            Some(agent_mode.clone())
+        } else {
+            A::mode_id(&self.config, &process.offered_modes)
+        };
         let Some(wanted) = wanted.or_else(|| process.opening_mode.clone()) else {
             return;
         };

@@ -20,27 +20,21 @@ use super::errors::session_error;
 impl Connection {
     /// The modes and model of `session` as ACP shows them, as far as its agent
     /// can change them in a running session (neither: none, the client offers
-    /// no choice). The models are those the running agent offers when it
-    /// said (a registry agent's own list), else those its adapter knows.
+    /// no choice). The agent's own modes and models, when the running agent
+    /// said which it offers (a registry agent's), are among the choices.
     fn session_modes(&self, session: &Session) -> Option<modes::SessionModes> {
         let info = session.info();
         let adapter = self.state.catalog.adapter(&info.agent).ok()?;
         let agent = adapter.info();
-        let choices = agent.has(agentplex_sessions::modes::CAPABILITY).then(|| {
-            let available = agent.modes.iter().map(|mode| modes::Mode {
-                id: mode.id.clone(),
-                name: mode.name.clone(),
-                description: mode.description.clone(),
-            });
-            modes::Modes {
-                available: available.collect(),
-                agent_mode: info.agent_mode.clone(),
-                permission_mode: info.permission_mode.clone(),
-            }
+        let offer = session.agent_offer();
+        let choices = agent.has(agentplex_sessions::modes::CAPABILITY).then(|| modes::Modes {
+            available: session_agent_modes(agent, offer.as_deref()),
+            agent_mode: info.agent_mode.clone(),
+            permission_mode: info.permission_mode.clone(),
         });
         let models = agent
             .has(agentplex_sessions::modes::MODEL_CAPABILITY)
-            .then(|| session_models(agent, session.agent_offer().as_deref(), info.model));
+            .then(|| session_models(agent, offer.as_deref(), info.model));
         (choices.is_some() || models.is_some()).then_some(modes::SessionModes {
             modes: choices,
             models,
@@ -224,6 +218,30 @@ fn config_update(choices: &modes::SessionModes) -> Value {
         "sessionUpdate": "config_option_update",
         "configOptions": choices.config_options(),
     })
+}
+
+/// The agent modes of a session of `agent`: its adapter's, then those the
+/// running agent offers (`offer`) that its adapter does not name.
+fn session_agent_modes(agent: &AdapterInfo, offer: Option<&AgentOffer>) -> Vec<modes::Mode> {
+    let mut available: Vec<modes::Mode> = agent
+        .modes
+        .iter()
+        .map(|mode| modes::Mode {
+            id: mode.id.clone(),
+            name: mode.name.clone(),
+            description: mode.description.clone(),
+        })
+        .collect();
+    for mode in offer.into_iter().flat_map(|offer| &offer.modes) {
+        if available.iter().all(|known| known.id != mode.id) {
+            available.push(modes::Mode {
+                id: mode.id.clone(),
+                name: mode.name.clone().unwrap_or_else(|| mode.id.clone()),
+                description: mode.description.clone().unwrap_or_default(),
+            });
+        }
+    }
+    available
 }
 
 /// The models of a session of `agent` whose model is `named` (`None`: the
