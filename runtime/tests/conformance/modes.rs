@@ -147,7 +147,7 @@ fn session_with_model_changed(
 /// [`model_change`] for an agent of the ACP registry, run by the generic ACP
 /// adapter: the model reaches it as `session/set_model`. The models the agent
 /// offered are in the transcript (`agent offered`), once: the agent opened
-/// its session once.
+/// its session once; one of the modes it offered is then the session's.
 pub fn registry_model_change(h: &Harness) {
     fn same(model: &str) -> &str {
         model
@@ -177,6 +177,33 @@ pub fn registry_model_change(h: &Harness) {
         "{}",
         offers[0]
     );
+    // One of the agent's own modes, other than the one it opened in, is taken
+    // as the session's agent mode, and the agent runs the next turn in it.
+    // Codex's ACP build offers its modes only when its configuration is one
+    // of its presets, which the harness's (`untrusted` with full access) is not.
+    let modes = offers[0]["modes"].as_array().cloned().unwrap_or_default();
+    let other = modes
+        .iter()
+        .filter_map(|mode| mode["id"].as_str())
+        .find(|id| offers[0]["currentMode"] != *id);
+    let Some(own) = other else {
+        assert_eq!(h.agent.id, "codex-acp", "no other mode: {}", offers[0]);
+        let refused = h.api().put_json(
+            &format!("/v1/sessions/{session}/modes"),
+            json!({ "agentMode": "read-only" }),
+        );
+        crate::common::api::expect_problem(refused, 400, "mode_not_supported");
+        return;
+    };
+    let answer = ok_json(h.api().put_json(
+        &format!("/v1/sessions/{session}/modes"),
+        json!({ "agentMode": own }),
+    ));
+    assert_eq!(answer["agentMode"], own, "{answer}");
+    let events = h.turn(&session, "hello in the agent's own mode");
+    let errors: Vec<&Value> = events.iter().filter(|e| e["type"] == "error").collect();
+    assert!(errors.is_empty(), "{own}: {}", pretty(&events));
+    assert_eq!(h.api().session_info(&session)["agentMode"], own);
 }
 
 /// A registry agent that offers no models over ACP (Pi's ACP build) keeps its
