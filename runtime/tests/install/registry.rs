@@ -35,6 +35,14 @@ fn archived(id: &str, url: &str, sha256: Option<String>) -> Value {
 /// from `mirror`, with `env`.
 fn daemon(snapshot: &Path, install: &Path, mirror: &str, env: Vec<(String, String)>) -> Daemon {
     Daemon::start_with(Options {
+        env,
+        ..options(snapshot, install, mirror)
+    })
+}
+
+/// The options of [`daemon`], with no variables and a data dir of its own.
+fn options(snapshot: &Path, install: &Path, mirror: &str) -> Options {
+    Options {
         args: vec![
             "--acp-registry".into(),
             snapshot.display().to_string(),
@@ -43,9 +51,19 @@ fn daemon(snapshot: &Path, install: &Path, mirror: &str, env: Vec<(String, Strin
             "--releases-mirror".into(),
             mirror.into(),
         ],
-        env,
         ..Options::default()
-    })
+    }
+}
+
+/// The echo agent's release archive, served by `vendors`: its URL and sha256.
+fn serve_echo_archive(vendors: &Vendors) -> (&'static str, String) {
+    let archive = tar_gz(&[("bin/echo-agent", &echo_agent())]);
+    vendors.body(
+        "/releases.example/echo/echo-agent-1.0.0.tar.gz",
+        archive.clone(),
+    );
+    let url = "https://releases.example/echo/echo-agent-1.0.0.tar.gz";
+    (url, sha256(&archive))
 }
 
 /// Adds `id` (an install may take minutes); the response.
@@ -68,16 +86,11 @@ fn answer(api: &Api, session: &str, agent: &str) -> String {
 #[test]
 fn an_archived_agent_is_checked_installed_launched_and_kept() {
     let vendors = Vendors::start();
-    let archive = tar_gz(&[("bin/echo-agent", &echo_agent())]);
-    vendors.body(
-        "/releases.example/echo/echo-agent-1.0.0.tar.gz",
-        archive.clone(),
-    );
-    let url = "https://releases.example/echo/echo-agent-1.0.0.tar.gz";
+    let (url, checksum) = serve_echo_archive(&vendors);
     let dir = tempfile::tempdir().unwrap();
     let snapshot = dir.path().join("registry.json");
     let entries = json!([
-        archived("echo-agent", url, Some(sha256(&archive))),
+        archived("echo-agent", url, Some(checksum)),
         archived("tampered", url, Some(sha256(b"something else"))),
     ]);
     std::fs::write(&snapshot, index(entries)).unwrap();
@@ -120,19 +133,10 @@ fn an_archived_agent_is_checked_installed_launched_and_kept() {
     // The added agent is kept: the next daemon runs it, and adding it again
     // installs nothing.
     let data = daemon.kill();
-    let mut again = Options {
+    daemon = Daemon::start_with(Options {
         data_dir: Some(data),
-        ..Options::default()
-    };
-    again.args = vec![
-        "--acp-registry".into(),
-        snapshot.display().to_string(),
-        "--install-dir".into(),
-        install.display().to_string(),
-        "--releases-mirror".into(),
-        vendors.base.clone(),
-    ];
-    daemon = Daemon::start_with(again);
+        ..options(&snapshot, &install, &vendors.base)
+    });
     let api = Api::new(&daemon);
     let agents = api.get_ok("/v1/agents");
     let echo = agents["agents"]
@@ -255,34 +259,15 @@ fn choices(options: &Value, id: &str) -> Vec<(String, String)> {
 fn an_added_agents_own_models_and_modes_are_offered_over_acp() {
     use common::acp::{acp_post, answer_to, stream_answers};
     let vendors = Vendors::start();
-    let archive = tar_gz(&[("bin/echo-agent", &echo_agent())]);
-    vendors.body(
-        "/releases.example/echo/echo-agent-1.0.0.tar.gz",
-        archive.clone(),
-    );
-    let url = "https://releases.example/echo/echo-agent-1.0.0.tar.gz";
+    let (url, checksum) = serve_echo_archive(&vendors);
     let dir = tempfile::tempdir().unwrap();
     let snapshot = dir.path().join("registry.json");
-    let mut entry = archived("echo-agent", url, Some(sha256(&archive)));
+    let mut entry = archived("echo-agent", url, Some(checksum));
     let platform = format!("linux-{}", std::env::consts::ARCH);
     entry["distribution"]["binary"][&platform]["env"]["ECHO_NEW_DELAY"] = json!("1");
     std::fs::write(&snapshot, index(json!([entry]))).unwrap();
     let install = dir.path().join("install");
-    let daemon_at = |data_dir: Option<tempfile::TempDir>| {
-        Daemon::start_with(Options {
-            args: vec![
-                "--acp-registry".into(),
-                snapshot.display().to_string(),
-                "--install-dir".into(),
-                install.display().to_string(),
-                "--releases-mirror".into(),
-                vendors.base.clone(),
-            ],
-            data_dir,
-            ..Options::default()
-        })
-    };
-    let mut daemon = daemon_at(None);
+    let mut daemon = daemon(&snapshot, &install, &vendors.base, Vec::new());
     assert_eq!(add(&daemon, "echo-agent").status().as_u16(), 201);
     let api = Api::new(&daemon);
     let work = tempfile::tempdir().unwrap();
@@ -385,7 +370,10 @@ fn an_added_agents_own_models_and_modes_are_offered_over_acp() {
 
     // After a restart the offer is the session's still, before its agent runs.
     let data = daemon.kill();
-    daemon = daemon_at(Some(data));
+    daemon = Daemon::start_with(Options {
+        data_dir: Some(data),
+        ..options(&snapshot, &install, &vendors.base)
+    });
     let api = Api::new(&daemon);
     acp_post(&api, "again", "?agent=echo-agent", &init);
     let load = rpc(
