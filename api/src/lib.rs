@@ -472,7 +472,8 @@ pub enum SessionStatus {
 #[serde(rename_all = "camelCase")]
 #[serde(deny_unknown_fields)]
 pub struct SessionModes {
-    /// One of the agent's modes (`GET /v1/agents/{agent}/modes`).
+    /// One of the agent's modes (`GET /v1/agents/{agent}/modes`), or one the
+    /// running agent offered (the session's `agent offered` item).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_mode: Option<String>,
     /// `default`, `plan`, `bypass` or `acceptEdits`.

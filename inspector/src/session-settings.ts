@@ -3,6 +3,8 @@
  * /v1/sessions/{id}/modes`) for agents whose adapter can (`modeChange`, `modelChange`): two
  * selects and a model field offering the agent's known models (any other name may be typed).
  * A change made elsewhere (another client, ACP) shows when its `modes changed` item arrives.
+ * What the running agent offers (its `agent offered` item: a registry agent's own modes and
+ * models) joins the choices.
  */
 import { api, seg } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
@@ -21,21 +23,49 @@ const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypass"];
 /** The label of the daemon's status item that records a change. */
 const MODES_CHANGED = "modes changed";
 
-/** The modes and model a `modes changed` item among `events` names last, if any. */
-export function changedModes(events: UniversalEvent[]): SessionModes | undefined {
-  let last: SessionModes | undefined;
+/** The label of the daemon's status item that records what the agent offers. */
+const AGENT_OFFERED = "agent offered";
+
+/** One mode or model a running agent offers. */
+export interface OfferedChoice {
+  id: string;
+  name?: string;
+  description?: string;
+}
+
+/** What a running agent offers, as its `agent offered` item says. */
+export interface AgentOffer {
+  modes?: OfferedChoice[];
+  currentMode?: string;
+  models?: OfferedChoice[];
+  currentModel?: string;
+}
+
+/** The detail of the last daemon status item labelled `label` among `events`, parsed. */
+function lastRecord<T>(events: UniversalEvent[], label: string): T | undefined {
+  let last: T | undefined;
   for (const event of events) {
     if (event.type !== "item.completed" || !("item" in event.data)) continue;
     for (const part of event.data.item.content) {
-      if (part.type !== "status" || part.label !== MODES_CHANGED || !part.detail) continue;
+      if (part.type !== "status" || part.label !== label || !part.detail) continue;
       try {
-        last = JSON.parse(part.detail) as SessionModes;
+        last = JSON.parse(part.detail) as T;
       } catch {
         // Not the daemon's record: left as the transcript shows it.
       }
     }
   }
   return last;
+}
+
+/** The modes and model a `modes changed` item among `events` names last, if any. */
+export function changedModes(events: UniversalEvent[]): SessionModes | undefined {
+  return lastRecord<SessionModes>(events, MODES_CHANGED);
+}
+
+/** What an `agent offered` item among `events` says last, if any. */
+export function offeredChoices(events: UniversalEvent[]): AgentOffer | undefined {
+  return lastRecord<AgentOffer>(events, AGENT_OFFERED);
 }
 
 /** The settings row of a session page. */
@@ -46,6 +76,9 @@ export class SessionSettings {
   #agentMode?: HTMLSelectElement;
   #permissionMode?: HTMLSelectElement;
   #model?: HTMLInputElement;
+  #models?: HTMLDataListElement;
+  #known: { modes: [string, string][]; models: [string, string][]; defaultModel?: string } = { modes: [], models: [] };
+  #offer?: AgentOffer;
   #current: SessionModes = {};
 
   /** `changed` hears every change the daemon accepted. */
@@ -65,16 +98,46 @@ export class SessionSettings {
       capabilities?.modelChange ? api.json<AgentModelsResponse>("GET", `/v1/agents/${agent}/models`) : undefined,
     ]);
     this.#current = { agentMode: info.agentMode, permissionMode: info.permissionMode, model: info.model ?? undefined };
+    this.#known = {
+      modes: modes?.modes.map((mode) => [mode.id, mode.name]) ?? [],
+      models: models?.models.map((model) => [model.id, model.name ?? model.id]) ?? [],
+      defaultModel: models?.defaultModel ?? undefined,
+    };
     const controls: HTMLElement[] = [];
     if (modes) {
-      this.#agentMode = this.#select("agent-mode", modes.modes.map((mode) => [mode.id, mode.name]), "agentMode");
-      this.#permissionMode = this.#select("permission-mode", PERMISSION_MODES.map((mode) => [mode, mode]), "permissionMode");
+      this.#agentMode = this.#select("agent-mode", "agentMode");
+      this.#permissionMode = this.#select("permission-mode", "permissionMode");
+      replaceChildren(this.#permissionMode, PERMISSION_MODES.map((mode) => h("option", { value: mode }, mode)));
       controls.push(this.#labelled("mode", this.#agentMode), this.#labelled("permissions", this.#permissionMode));
     }
-    if (models) controls.push(this.#labelled("model", this.#modelField(models)));
+    if (models) controls.push(this.#labelled("model", this.#modelField()));
     replaceChildren(this.element, controls, controls.length ? h("span", { class: "muted" }, "from the next message on") : null);
     this.element.hidden = controls.length === 0;
+    this.#fillChoices();
     this.show(this.#current);
+  }
+
+  /** Adds what the running agent offers to the choices: its own modes after the adapter's, its models in place of the adapter's. */
+  offered(offer: AgentOffer): void {
+    this.#offer = offer;
+    this.#fillChoices();
+    this.show(this.#current);
+  }
+
+  /** The agent-mode options and the model suggestions, from the adapter's and the agent's offer. */
+  #fillChoices(): void {
+    const named = (choice: OfferedChoice): [string, string] => [choice.id, choice.name ?? choice.id];
+    const modes = [...this.#known.modes];
+    for (const [id, name] of (this.#offer?.modes ?? []).map(named)) {
+      if (!modes.some(([known]) => known === id)) modes.push([id, name]);
+    }
+    if (this.#agentMode) replaceChildren(this.#agentMode, modes.map(([value, name]) => h("option", { value }, name)));
+    const offeredModels = (this.#offer?.models ?? []).map(named);
+    const models = offeredModels.length ? offeredModels : this.#known.models;
+    if (this.#models) replaceChildren(this.#models, models.map(([value, name]) => h("option", { value }, name)));
+    const agentsChoice = this.#offer?.currentModel;
+    const agentsName = models.find(([id]) => id === agentsChoice)?.[1] ?? agentsChoice;
+    if (this.#model) this.#model.placeholder = agentsName ?? this.#known.defaultModel ?? "the agent's default";
   }
 
   /** Shows `modes` as the session's (a field left out keeps its value). */
@@ -102,21 +165,16 @@ export class SessionSettings {
     }
   }
 
-  #select(testId: string, options: [string, string][], field: "agentMode" | "permissionMode"): HTMLSelectElement {
-    const select = h(
-      "select",
-      { "data-testid": testId, onchange: () => void this.#apply({ [field]: select.value }) },
-      options.map(([value, name]) => h("option", { value }, name)),
-    );
+  #select(testId: string, field: "agentMode" | "permissionMode"): HTMLSelectElement {
+    const select = h("select", { "data-testid": testId, onchange: () => void this.#apply({ [field]: select.value }) });
     return select;
   }
 
-  #modelField(models: AgentModelsResponse): HTMLElement {
+  #modelField(): HTMLElement {
     const list = `models-${Math.random().toString(36).slice(2)}`;
     const input = h("input", {
       "data-testid": "model",
       list,
-      placeholder: models.defaultModel ?? "the agent's default",
       onchange: () => {
         const model = input.value.trim();
         if (model && model !== this.#current.model) void this.#apply({ model });
@@ -124,7 +182,8 @@ export class SessionSettings {
       },
     });
     this.#model = input;
-    return h("span", null, input, h("datalist", { id: list }, models.models.map((model) => h("option", { value: model.id }, model.name ?? model.id))));
+    this.#models = h("datalist", { id: list, "data-testid": "model-choices" });
+    return h("span", null, input, this.#models);
   }
 
   #labelled(name: string, control: HTMLElement): HTMLElement {

@@ -6,7 +6,7 @@
 import { api, seg } from "./api.js";
 import { formatTime, h, prettyJson, replaceChildren } from "./dom.js";
 import { filesHref } from "./files.js";
-import { changedModes, SessionSettings } from "./session-settings.js";
+import { changedModes, offeredChoices, SessionSettings } from "./session-settings.js";
 import { SessionFollower, type FollowState } from "./sse.js";
 import { Transcript } from "./transcript.js";
 import type { EventsResponse, SessionInfo, SessionListResponse, SessionModes, UniversalEvent } from "./types.js";
@@ -201,6 +201,8 @@ export function sessionView(sessionId: string): View {
         }
       }
     }
+    const offer = offeredChoices(events);
+    if (offer) settings.offered(offer);
     const modes = changedModes(events);
     if (modes) showModes(modes);
     renderSummary();

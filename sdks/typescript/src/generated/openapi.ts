@@ -3338,7 +3338,10 @@ export interface components {
          *     apply from the next message on.
          */
         SessionModes: {
-            /** @description One of the agent's modes (`GET /v1/agents/{agent}/modes`). */
+            /**
+             * @description One of the agent's modes (`GET /v1/agents/{agent}/modes`), or one the
+             *     running agent offered (the session's `agent offered` item).
+             */
             agentMode?: string | null;
             /**
              * @description The model, as at create (`GET /v1/agents/{agent}/models` lists the

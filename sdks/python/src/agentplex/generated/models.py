@@ -2138,7 +2138,9 @@ class SessionModes(Model):
     """
 
     agent_mode: str | None = Field(default=None, alias="agentMode")
-    """One of the agent's modes (`GET /v1/agents/{agent}/modes`)."""
+    """One of the agent's modes (`GET /v1/agents/{agent}/modes`), or one the
+    running agent offered (the session's `agent offered` item).
+    """
 
     model: str | None = Field(default=None)
     """The model, as at create (`GET /v1/agents/{agent}/models` lists the
