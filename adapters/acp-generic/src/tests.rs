@@ -302,7 +302,7 @@ fn back_from_bypass_the_agent_returns_to_the_mode_it_opened_in() {
 }
 
 #[test]
-fn what_the_agent_offers_is_reported_once_and_again_when_it_changes() {
+fn what_the_agent_offers_is_reported_once_per_answer() {
     let reply =
         |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
     let offering = |models: &str| {
@@ -344,9 +344,10 @@ fn what_the_agent_offers_is_reported_once_and_again_when_it_changes() {
     assert_eq!(offer.current_mode.as_deref(), Some("default"));
     assert_eq!(session.agent_offer(), None, "told once");
 
-    // The agent starts again on its session (from a snapshot, as after a daemon
-    // restart) and offers the same: nothing new; then one more model: told.
+    // Each later answer is reported too, as it is (the host keeps only a
+    // changed one); a snapshot carries nothing untold.
     let mut session = GenericSession::restore(testing::config(), &session.snapshot()).unwrap();
+    assert_eq!(session.agent_offer(), None, "nothing in the snapshot");
     session.on_exit(
         "acp_1".into(),
         ExitStatus {
@@ -354,9 +355,9 @@ fn what_the_agent_offers_is_reported_once_and_again_when_it_changes() {
             signal: None,
         },
     );
-    for (models, told) in [
-        (two, false),
-        (&format!("{two},{{\"modelId\":\"haiku\"}}")[..], true),
+    for (models, count) in [
+        (two, 2),
+        (&format!("{two},{{\"modelId\":\"haiku\"}}")[..], 3),
     ] {
         let sent = render(&session.send_message(vec![MessagePart::Text("hi".into())]));
         let process = sent
@@ -372,8 +373,9 @@ fn what_the_agent_offers_is_reported_once_and_again_when_it_changes() {
             ),
         );
         session.on_stdout(process.clone(), reply(2, &offering(models)));
-        let offer = session.agent_offer();
-        assert_eq!(offer.is_some(), told, "{models}: {offer:?}");
+        let offer = session.agent_offer().expect("the answer's offer");
+        assert_eq!(offer.models.len(), count, "{models}: {offer:?}");
+        assert_eq!(session.agent_offer(), None, "told once");
         // The replay's quiet time is over: the prompt goes out.
         session.on_timer("replay".into());
         session.on_stdout(process.clone(), reply(3, r#"{"stopReason":"end_turn"}"#));

@@ -123,10 +123,9 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
     }
 
     /// What the agent offered in its last answer to `session/new` or
-    /// `session/load`, once, when it differs from what it offered before.
+    /// `session/load`, once per answer (the host keeps only a changed offer).
     fn agent_offer(&mut self) -> Option<AgentOffer> {
-        let (offered, untold) = self.state.offered.as_mut()?;
-        std::mem::take(untold).then(|| offered.to_offer())
+        self.state.offered.take().map(|offered| offered.to_offer())
     }
 
     fn cancel_turn(&mut self) -> Vec<Action> {
@@ -478,9 +477,7 @@ impl<A: AcpAgent> AcpSession<A> {
         };
         process.offered_modes = offered.mode_ids();
         process.offers_models = offered.models.is_some();
-        if self.state.offered.as_ref().map(|(known, _)| known) != Some(&offered) {
-            self.state.offered = Some((offered.clone(), true));
-        }
+        self.state.offered = Some(offered.clone());
         if process.opening_mode.is_none() {
             process.opening_mode.clone_from(&offered.current_mode);
         }

@@ -15,11 +15,11 @@ pub(crate) struct State {
     pub header: ProcessState<Process, TurnState>,
     /// Permission requests the client has not answered, by universal id.
     pub pending: BTreeMap<String, PendingPermission>,
-    /// What the agent offered last (its answer to `session/new` or
-    /// `session/load`), and whether the host was not told yet
-    /// ([`crate::SessionMachine::agent_offer`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offered: Option<(super::native::Offered, bool)>,
+    /// What the agent offered in an answer to `session/new` or `session/load`
+    /// the host was not told of yet ([`crate::SessionMachine::agent_offer`],
+    /// asked right after the input that brought it: never in a snapshot).
+    #[serde(skip)]
+    pub offered: Option<super::native::Offered>,
 }
 
 /// What the adapter keeps of the session's CLI process (a `LiveProcess`, whose id is
