@@ -400,6 +400,23 @@ pub fn decisions(events: &[Value]) -> Vec<&Value> {
         .collect()
 }
 
+/// The details, parsed as JSON, of the completed status items labelled
+/// `label` in a transcript (the daemon's records: `agent offered`...), in order.
+pub fn status_records(events: &[Value], label: &str) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "item.completed")
+        .flat_map(|e| {
+            e["data"]["item"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|part| part["type"] == "status" && part["label"] == label)
+        .filter_map(|part| serde_json::from_str(part["detail"].as_str()?).ok())
+        .collect()
+}
+
 /// The completed assistant messages of a transcript, as text.
 pub fn assistant_texts(events: &[Value]) -> Vec<String> {
     message_texts(events, "assistant")

@@ -158,18 +158,7 @@ pub fn registry_model_change(h: &Harness) {
     };
     let session = session_with_model_changed(h, first, second, same);
     let events = h.events(&session);
-    let offers: Vec<Value> = events
-        .iter()
-        .filter(|e| e["type"] == "item.completed")
-        .flat_map(|e| {
-            e["data"]["item"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|part| part["label"] == "agent offered")
-        .filter_map(|part| serde_json::from_str(part["detail"].as_str()?).ok())
-        .collect();
+    let offers = crate::common::api::status_records(&events, "agent offered");
     assert_eq!(offers.len(), 1, "{}", pretty(&events));
     let models = offers[0]["models"].as_array().cloned().unwrap_or_default();
     assert!(

@@ -343,20 +343,9 @@ fn an_added_agents_own_models_and_modes_are_offered_over_acp() {
         texts.contains("echo: hello models (model echo-large) (mode loud)"),
         "{texts}"
     );
-    let offers: Vec<Value> = events
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|event| {
-            event["data"]["item"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|part| part["label"] == "agent offered")
-        .collect();
+    let offers = common::api::status_records(events.as_array().unwrap(), "agent offered");
     assert_eq!(offers.len(), 1, "{events}");
-    let offer: Value = serde_json::from_str(offers[0]["detail"].as_str().unwrap()).unwrap();
+    let offer = &offers[0];
     assert_eq!(
         offer["models"][1],
         json!({"id": "echo-large", "name": "Echo Large"})
