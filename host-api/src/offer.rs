@@ -24,10 +24,12 @@ pub(crate) fn agent_offer(offer: api::AgentOffer) -> AgentOffer {
         .modes
         .into_iter()
         .map(|mode| choice(mode.id, Some(mode.name), Some(mode.description)));
-    let models = offer
-        .models
-        .into_iter()
-        .map(|model| choice(model.id, model.name, None));
+    let models = offer.models.into_iter().map(|model| {
+        let mut choice = choice(model.id, model.name, None)?;
+        choice.variants = variants(model.variants);
+        choice.default_variant = model.default_variant.filter(|id| fits(id));
+        Some(choice)
+    });
     AgentOffer {
         modes: bounded(modes),
         current_mode: offer.current_mode.filter(|id| fits(id)),
@@ -42,7 +44,22 @@ fn choice(id: String, name: Option<String>, description: Option<String>) -> Opti
         id,
         name: kept(name),
         description: kept(description),
+        ..OfferedChoice::default()
     })
+}
+
+/// A model's variants, bounded as the choices are.
+fn variants(variants: Vec<String>) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    for variant in variants.into_iter().filter(|id| fits(id)) {
+        if kept.len() == MOST_CHOICES {
+            break;
+        }
+        if !kept.contains(&variant) {
+            kept.push(variant);
+        }
+    }
+    kept
 }
 
 fn fits(text: &str) -> bool {
@@ -77,8 +94,11 @@ mod tests {
 
     #[test]
     fn an_offer_is_kept_bounded_without_empty_long_or_repeated_ids() {
+        let mut opus = model("opus", Some("Opus"));
+        opus.variants = ["low", "", "high", "low"].map(String::from).to_vec();
+        opus.default_variant = Some("high".into());
         let mut models = vec![
-            model("opus", Some("Opus")),
+            opus,
             model("", Some("nameless")),
             model(&"m".repeat(LONGEST_TEXT + 1), None),
             model("opus", Some("again")),
@@ -97,6 +117,8 @@ mod tests {
         });
         assert_eq!(offer.models.len(), MOST_CHOICES);
         assert_eq!(offer.models[0].name.as_deref(), Some("Opus"));
+        assert_eq!(offer.models[0].variants, ["low", "high"]);
+        assert_eq!(offer.models[0].default_variant.as_deref(), Some("high"));
         assert_eq!(
             (offer.models[1].id.as_str(), offer.models[1].name.as_deref()),
             ("sonnet", None)

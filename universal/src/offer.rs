@@ -30,7 +30,7 @@ pub struct AgentOffer {
 
 /// One mode or model an agent offers.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct OfferedChoice {
     /// Its id, as the agent takes it.
     pub id: String,
@@ -40,6 +40,13 @@ pub struct OfferedChoice {
     /// What it is, when the agent said.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// A model's variants (its thought levels), as the session's `variant`
+    /// takes them, when the agent said.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<String>,
+    /// The variant the model runs, when the agent said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_variant: Option<String>,
 }
 
 impl AgentOffer {

@@ -64,7 +64,7 @@ fn what_the_agent_offers_is_recorded_when_it_changes_and_kept() {
         models: vec![OfferedChoice {
             id: "opus".into(),
             name: Some("Opus".into()),
-            description: None,
+            ..OfferedChoice::default()
         }],
         current_model: Some("opus".into()),
         ..AgentOffer::default()

@@ -2,8 +2,8 @@
 
 use agentplex_api::SessionModes;
 use agentplex_host::AdapterInfo;
-use agentplex_universal::AgentOffer;
 use agentplex_session::{Command, Modes};
+use agentplex_universal::AgentOffer;
 
 use crate::{SessionError, SessionManager, PERMISSION_MODES};
 

@@ -146,8 +146,11 @@ fn session_with_model_changed(
 
 /// [`model_change`] for an agent of the ACP registry, run by the generic ACP
 /// adapter: the model reaches it as `session/set_model`. The models the agent
-/// offered are in the transcript (`agent offered`), once: the agent opened
-/// its session once; one of the modes it offered is then the session's.
+/// offered are in the transcript (`agent offered`), and again each time the
+/// agent said they changed. An agent that says so in its configuration
+/// options (Codex's build) takes one of the models it lists through them
+/// (`session/set_config_option`), and reports that model's thought levels as
+/// its variants. One of the modes it offered is then the session's.
 pub fn registry_model_change(h: &Harness) {
     fn same(model: &str) -> &str {
         model
@@ -159,13 +162,22 @@ pub fn registry_model_change(h: &Harness) {
     let session = session_with_model_changed(h, first, second, same);
     let events = h.events(&session);
     let offers = crate::common::api::status_records(&events, "agent offered");
-    assert_eq!(offers.len(), 1, "{}", pretty(&events));
+    assert!(
+        !offers.is_empty() && offers.windows(2).all(|pair| pair[0] != pair[1]),
+        "{}",
+        pretty(&events)
+    );
     let models = offers[0]["models"].as_array().cloned().unwrap_or_default();
     assert!(
         !models.is_empty() && models.iter().all(|m| m["id"].is_string()),
         "{}",
         offers[0]
     );
+    if offers.len() > 1 {
+        let last = &offers[offers.len() - 1];
+        assert_eq!(last["currentModel"], second, "{last}");
+        listed_model_taken(h, &session, last, [first, second]);
+    }
     // One of the agent's own modes, other than the one it opened in, is taken
     // as the session's agent mode, and the agent runs the next turn in it.
     // Codex's ACP build offers its modes only when its configuration is one
@@ -193,6 +205,37 @@ pub fn registry_model_change(h: &Harness) {
     let errors: Vec<&Value> = events.iter().filter(|e| e["type"] == "error").collect();
     assert!(errors.is_empty(), "{own}: {}", pretty(&events));
     assert_eq!(h.api().session_info(&session)["agentMode"], own);
+}
+
+/// One of the models the agent listed in `offer` (none of `asked`) is taken
+/// and makes the next turn's model calls; the agent's next offer names it,
+/// with its thought levels as its variants.
+fn listed_model_taken(h: &Harness, session: &str, offer: &Value, asked: [&str; 2]) {
+    let models = offer["models"].as_array().cloned().unwrap_or_default();
+    let listed = models
+        .iter()
+        .filter_map(|model| model["id"].as_str())
+        .find(|id| !asked.contains(id))
+        .unwrap_or_else(|| panic!("no other model listed: {offer}"))
+        .to_owned();
+    let answer = ok_json(h.api().put_json(
+        &format!("/v1/sessions/{session}/modes"),
+        json!({ "model": listed }),
+    ));
+    assert_eq!(answer["model"], listed, "{answer}");
+    let events = h.turn(session, "hello to a listed model");
+    let errors: Vec<&Value> = events.iter().filter(|e| e["type"] == "error").collect();
+    assert!(errors.is_empty(), "{listed}: {}", pretty(&events));
+    let asked = models_asked(h, "a listed model");
+    assert!(asked.contains(&listed), "{listed}: {asked:?}");
+    let events = h.events(session);
+    let offers = crate::common::api::status_records(&events, "agent offered");
+    let last = &offers[offers.len() - 1];
+    assert_eq!(last["currentModel"], listed, "{last}");
+    let mut now = last["models"].as_array().into_iter().flatten();
+    let taken = now.find(|m| m["id"] == listed.as_str());
+    let variants = taken.and_then(|model| model["variants"].as_array());
+    assert!(variants.is_some_and(|v| !v.is_empty()), "{last}");
 }
 
 /// A registry agent that offers no models over ACP (Pi's ACP build) keeps its

@@ -387,6 +387,74 @@ fn an_added_agents_own_models_and_modes_are_offered_over_acp() {
     assert_eq!(modes["availableModes"][2]["name"], "Loud", "{loaded}");
 }
 
+/// An added agent that offers its choices as session configuration options
+/// (`configOptions`, which ACP prefers to `modes` and `models`) gets the
+/// session's model, variant (its thought level) and agent mode through
+/// `session/set_config_option`; the transcript records what it offers after
+/// each answer, the levels as the model's variants; a level it does not take
+/// is said once, and the turn runs at its own.
+#[test]
+fn an_added_agents_configuration_options_take_the_sessions_choices() {
+    let vendors = Vendors::start();
+    let (url, checksum) = serve_echo_archive(&vendors);
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("registry.json");
+    let mut entry = archived("echo-agent", url, Some(checksum));
+    let platform = format!("linux-{}", std::env::consts::ARCH);
+    entry["distribution"]["binary"][&platform]["env"]["ECHO_CONFIG_OPTIONS"] = json!("1");
+    std::fs::write(&snapshot, index(json!([entry]))).unwrap();
+    let install = dir.path().join("install");
+    let daemon = daemon(&snapshot, &install, &vendors.base, Vec::new());
+    assert_eq!(add(&daemon, "echo-agent").status().as_u16(), 201);
+    let api = Api::new(&daemon);
+    let create = |id: &str, variant: &str| {
+        let body = json!({"agent": "echo-agent", "model": "echo-large", "variant": variant});
+        common::api::ok_json(api.post_json(&format!("/v1/sessions/{id}"), body));
+    };
+
+    create("levels", "high");
+    let events = api.turn("levels", "hello options");
+    let texts = common::api::assistant_texts(&events).join("");
+    assert!(
+        texts.contains("echo: hello options (model echo-large) (effort high)"),
+        "{texts}"
+    );
+    let events = api.events("levels");
+    let offers = common::api::status_records(&events, "agent offered");
+    let offer = offers.last().expect("an offer");
+    assert_eq!(
+        offer["models"],
+        json!([
+            {"id": "echo-small", "name": "Echo Small"},
+            {"id": "echo-large", "name": "Echo Large", "variants": ["low", "high"],
+             "defaultVariant": "high"}
+        ]),
+        "{offer}"
+    );
+    assert_eq!(offer["currentModel"], "echo-large");
+    assert_eq!(offer["modes"][1]["id"], "loud", "{offer}");
+    let answer = common::api::ok_json(
+        api.put_json("/v1/sessions/levels/modes", json!({"agentMode": "loud"})),
+    );
+    assert_eq!(answer["agentMode"], "loud", "{answer}");
+    let events = api.turn("levels", "hello again");
+    let texts = common::api::assistant_texts(&events).join("");
+    assert!(texts.contains("(mode loud) (effort high)"), "{texts}");
+
+    create("unknown", "max");
+    let events = api.turn("unknown", "hello max");
+    let refused: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "error" && e["data"]["code"] == "variant_refused")
+        .collect();
+    assert_eq!(refused.len(), 1, "{events:#?}");
+    let texts = common::api::assistant_texts(&events).join("");
+    assert!(
+        texts.ends_with("echo: hello max (model echo-large)"),
+        "{texts}"
+    );
+}
+
 #[test]
 fn what_cannot_be_added_is_a_problem() {
     let dir = tempfile::tempdir().unwrap();

@@ -34,8 +34,10 @@
 //! }
 //! ```
 
+mod choices;
 mod diff;
 mod native;
+mod options;
 mod policy;
 mod session;
 mod state;

@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::options::Selects;
 use crate::native::{self, Lenient};
 use crate::types::{AgentMode, AgentOffer, Model};
 
@@ -239,7 +240,8 @@ pub(crate) struct NewSession {
 
 /// What an agent offers in its answer to `session/new` or `session/load`: its
 /// modes and the current one, its models (when it offers a choice) and the
-/// current one.
+/// current one, and its thought levels, from its configuration options where
+/// it gives them (which ACP prefers), else from `modes` and `models`.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Offered {
     /// `modes.availableModes`.
@@ -251,6 +253,13 @@ pub(crate) struct Offered {
     pub models: Option<Vec<Choice>>,
     /// `models.currentModelId`.
     pub current_model: Option<String>,
+    /// The thought levels of the current model (a `configOptions` select of
+    /// category `thought_level`): its variants.
+    #[serde(default)]
+    pub variants: Vec<Choice>,
+    /// The thought level the agent said it runs.
+    #[serde(default)]
+    pub current_variant: Option<String>,
 }
 
 /// One of the modes or models an agent offers.
@@ -279,12 +288,34 @@ impl Offered {
             list.filter_map(choice).collect()
         };
         let models = &result["models"]["availableModels"];
-        Offered {
+        let mut offered = Offered {
             modes: choices(&result["modes"]["availableModes"], "id"),
             current_mode: text(&result["modes"]["currentModeId"]),
             models: models.is_array().then(|| choices(models, "modelId")),
             current_model: text(&result["models"]["currentModelId"]),
+            ..Offered::default()
+        };
+        if let Some(selects) = Selects::of(&result["configOptions"]) {
+            offered.adopt(&selects);
         }
+        offered
+    }
+
+    /// Takes what `selects` offer (the agent's whole `configOptions`) over
+    /// what it had: a select of the mode or the model replaces the `modes` or
+    /// `models` it offered, its thought levels are the select's or none.
+    pub fn adopt(&mut self, selects: &Selects) {
+        if let Some(mode) = &selects.mode {
+            self.modes.clone_from(&mode.choices);
+            self.current_mode.clone_from(&mode.current);
+        }
+        if let Some(model) = &selects.model {
+            self.models = Some(model.choices.clone());
+            self.current_model.clone_from(&model.current);
+        }
+        let level = selects.thought_level.as_ref();
+        self.variants = level.map(|level| level.choices.clone()).unwrap_or_default();
+        self.current_variant = level.and_then(|level| level.current.clone());
     }
 
     /// The ids of the modes.
@@ -299,11 +330,16 @@ impl Offered {
             name: mode.name.clone().unwrap_or_else(|| mode.id.clone()),
             description: mode.description.clone().unwrap_or_default(),
         });
-        let models = self.models.iter().flatten().map(|model| Model {
-            id: model.id.clone(),
-            name: model.name.clone(),
-            variants: Vec::new(),
-            default_variant: None,
+        // The thought levels are the current model's variants.
+        let models = self.models.iter().flatten().map(|model| {
+            let current = self.current_model.as_ref() == Some(&model.id);
+            let variants = self.variants.iter().filter(|_| current);
+            Model {
+                id: model.id.clone(),
+                name: model.name.clone(),
+                variants: variants.map(|variant| variant.id.clone()).collect(),
+                default_variant: self.current_variant.clone().filter(|_| current),
+            }
         });
         AgentOffer {
             modes: modes.collect(),

@@ -7,8 +7,9 @@ use serde_json::{json, Value};
 
 use serde::Deserialize;
 
-use super::native::{NewSession, PermissionRequest, PromptResult, ToolCall};
-use super::state::{Call, PendingPermission, Phase, Process, State, TurnState};
+use super::native::{NewSession, Offered, PermissionRequest, PromptResult, ToolCall};
+use super::options::Setters;
+use super::state::{Call, PendingPermission, Phase, Process, Setting, State, TurnState};
 use super::{updates, AcpAgent};
 use crate::jsonrpc::{self, Framing, Message, RpcError};
 use crate::prelude::*;
@@ -33,8 +34,8 @@ const REPLAY_MS: u32 = 500;
 
 /// A session of the ACP agent `A`.
 pub struct AcpSession<A> {
-    config: SessionConfig,
-    state: State,
+    pub(super) config: SessionConfig,
+    pub(super) state: State,
     agent: PhantomData<A>,
 }
 
@@ -122,10 +123,13 @@ impl<A: AcpAgent> SessionMachine for AcpSession<A> {
         Some(super::policy::request(&metadata["toolCall"]))
     }
 
-    /// What the agent offered in its last answer to `session/new` or
-    /// `session/load`, once per answer (the host keeps only a changed offer).
+    /// What the agent offers, after each answer or update that said it
+    /// (the host keeps only a changed offer).
     fn agent_offer(&mut self) -> Option<AgentOffer> {
-        self.state.offered.take().map(|offered| offered.to_offer())
+        if !std::mem::take(&mut self.state.offer_untold) {
+            return None;
+        }
+        self.state.offered.as_ref().map(Offered::to_offer)
     }
 
     fn cancel_turn(&mut self) -> Vec<Action> {
@@ -177,6 +181,7 @@ impl<A: AcpAgent> ProcessSession<State> for AcpSession<A> {
         match jsonrpc::parse(&line) {
             Some(Message::Response { id, outcome }) => self.on_response(out, id, outcome, &line),
             Some(Message::Notification { method, params }) if method == "session/update" => {
+                self.note_update(&params["update"]);
                 let replaying = self
                     .state
                     .header
@@ -281,6 +286,8 @@ impl<A: AcpAgent> AcpSession<A> {
                 offered_modes: Vec::new(),
                 opening_mode: None,
                 offers_models: false,
+                config_options: Setters::default(),
+                variant: None,
             },
         });
         self.request(
@@ -299,7 +306,7 @@ impl<A: AcpAgent> AcpSession<A> {
     }
 
     /// Sends a request to the live process and remembers what it was.
-    fn request(&mut self, out: &mut Actions, method: &str, params: Value, call: Call) {
+    pub(super) fn request(&mut self, out: &mut Actions, method: &str, params: Value, call: Call) {
         let Some(process) = self.state.header.process.as_mut() else {
             return;
         };
@@ -310,67 +317,41 @@ impl<A: AcpAgent> AcpSession<A> {
     }
 
     /// Sends the running turn's prompt, if it is still unsent and the session open.
-    fn send_prompt(&mut self, out: &mut Actions) {
+    pub(super) fn send_prompt(&mut self, out: &mut Actions) {
         let (Some(session_id), Some(turn)) = (
             self.state.header.native_session_id.clone(),
             self.state.header.turn.as_mut(),
         ) else {
             return;
         };
-        let Some(text) = turn.unsent.take() else {
+        if turn.unsent.is_none() {
             return;
-        };
+        }
         self.follow_mode(out, &session_id);
         self.follow_model(out, &session_id);
+        // A model set as a configuration option comes with its own thought
+        // levels: the variant, and the prompt, wait for the answer that says them.
+        if self.awaits(Call::SetConfigOption(Setting::Model)) {
+            return;
+        }
+        self.follow_variant(out, &session_id);
+        let Some(text) = self
+            .state
+            .header
+            .turn
+            .as_mut()
+            .and_then(|t| t.unsent.take())
+        else {
+            return;
+        };
         let params = super::prompt_params(&session_id, &text);
         self.request(out, "session/prompt", params, Call::Prompt);
     }
 
-    /// Sends `session/set_mode` before a prompt when the session's modes changed
-    /// since the process started (or last set its mode): its agent mode when it
-    /// is one the agent offered (a client picked the agent's own mode), else
-    /// [`super::AcpAgent::mode_id`].
-    fn follow_mode(&mut self, out: &mut Actions, session_id: &str) {
-        let Some(process) = self.state.header.process.as_mut() else {
-            return;
-        };
-        let agent_mode = &self.config.agent_mode;
-        let wanted = if process.offered_modes.contains(agent_mode) {
-            Some(agent_mode.clone())
-        } else {
-            A::mode_id(&self.config, &process.offered_modes)
-        };
-        let Some(wanted) = wanted.or_else(|| process.opening_mode.clone()) else {
-            return;
-        };
-        if process.mode.as_ref().is_none_or(|mode| *mode == wanted) {
-            return;
-        }
-        process.mode = Some(wanted.clone());
-        let params = json!({"sessionId": session_id, "modeId": wanted});
-        self.request(out, "session/set_mode", params, Call::SetMode);
-    }
-
-    /// Sends `session/set_model` before a prompt when the session names
-    /// another model than the process runs, for an agent that takes it (see
-    /// [`super::AcpAgent::MODEL_CHANGE`]); says once that another keeps its own.
-    fn follow_model(&mut self, out: &mut Actions, session_id: &str) {
-        let Some(process) = self.state.header.process.as_mut() else {
-            return;
-        };
-        let Some(wanted) = self.config.model_to_tell(&mut process.model) else {
-            return;
-        };
-        if !A::MODEL_CHANGE && !process.offers_models {
-            let message = format!(
-                "{} offers no choice of model over ACP: it runs its own, not {wanted}",
-                A::NAME
-            );
-            out.emit(event::error(message, Some("model_refused")));
-            return;
-        }
-        let params = json!({"sessionId": session_id, "modelId": wanted});
-        self.request(out, "session/set_model", params, Call::SetModel);
+    /// Whether the agent has not answered a request `call` yet.
+    pub(super) fn awaits(&self, call: Call) -> bool {
+        let process = self.state.header.process.as_ref();
+        process.is_some_and(|process| process.requests.values().any(|sent| *sent == call))
     }
 
     /// The answer to one of the adapter's requests.
@@ -438,10 +419,20 @@ impl<A: AcpAgent> AcpSession<A> {
                 self.end_turn(out, None, None);
             }
             (Some(Call::SetMode | Call::SetModel), Ok(_)) => {}
-            (Some(call @ (Call::SetMode | Call::SetModel)), Err(error)) => {
+            (Some(Call::SetConfigOption(setting)), Ok(result)) => {
+                self.note_config_options(&result["configOptions"]);
+                if setting == Setting::Model {
+                    self.send_prompt(out);
+                }
+            }
+            (
+                Some(call @ (Call::SetMode | Call::SetModel | Call::SetConfigOption(_))),
+                Err(error),
+            ) => {
                 let (what, code) = match call {
-                    Call::SetModel => ("model", "model_refused"),
-                    _ => ("mode", "mode_refused"),
+                    Call::SetModel => Setting::Model.refusal(),
+                    Call::SetConfigOption(setting) => setting.refusal(),
+                    _ => Setting::Mode.refusal(),
                 };
                 let message = format!(
                     "{} kept its earlier {what}: {}",
@@ -449,6 +440,9 @@ impl<A: AcpAgent> AcpSession<A> {
                     error.describe().trim_end_matches('.')
                 );
                 out.emit(event::error(message, Some(code)).with_raw(line));
+                if call == Call::SetConfigOption(Setting::Model) {
+                    self.send_prompt(out);
+                }
             }
             (Some(Call::Initialize | Call::NewSession), Err(error)) => {
                 let message = format!("{} could not open a session: {}", A::NAME, error.describe());
@@ -466,27 +460,6 @@ impl<A: AcpAgent> AcpSession<A> {
     fn new_session(&mut self, out: &mut Actions) {
         let params = super::new_session_params(&self.config);
         self.request(out, "session/new", params, Call::NewSession);
-    }
-
-    /// Keeps what the agent offered for its session, and the mode and model
-    /// it says it runs when the process started without the session's.
-    fn note_offered(&mut self, result: &Value) {
-        let offered = super::native::Offered::of(result);
-        let Some(process) = self.state.header.process.as_mut() else {
-            return;
-        };
-        process.offered_modes = offered.mode_ids();
-        process.offers_models = offered.models.is_some();
-        self.state.offered = Some(offered.clone());
-        if process.opening_mode.is_none() {
-            process.opening_mode.clone_from(&offered.current_mode);
-        }
-        if process.mode.is_none() {
-            process.mode = offered.current_mode;
-        }
-        if process.model.is_none() {
-            process.model = offered.current_model;
-        }
     }
 
     fn set_phase(&mut self, phase: Phase) {

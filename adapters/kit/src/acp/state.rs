@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::options::Setters;
 use crate::prelude::*;
 use crate::process_state::{ProcessState, WithProcess};
 use serde::{Deserialize, Serialize};
@@ -15,11 +16,15 @@ pub(crate) struct State {
     pub header: ProcessState<Process, TurnState>,
     /// Permission requests the client has not answered, by universal id.
     pub pending: BTreeMap<String, PendingPermission>,
-    /// What the agent offered in an answer to `session/new` or `session/load`
-    /// the host was not told of yet ([`crate::SessionMachine::agent_offer`],
-    /// asked right after the input that brought it: never in a snapshot).
+    /// What the agent offers for its session, as it last said (its answer to
+    /// `session/new` or `session/load`, with the configuration options and
+    /// mode it reported since): never in a snapshot, the host keeps it.
     #[serde(skip)]
     pub offered: Option<super::native::Offered>,
+    /// [`Self::offered`] changed since the host was last told
+    /// ([`crate::SessionMachine::agent_offer`], asked right after each input).
+    #[serde(skip)]
+    pub offer_untold: bool,
 }
 
 /// What the adapter keeps of the session's CLI process (a `LiveProcess`, whose id is
@@ -55,6 +60,15 @@ pub(crate) struct Process {
     /// it takes `session/set_model`.
     #[serde(default)]
     pub offers_models: bool,
+    /// The agent's configuration options for its mode, model and thought
+    /// level, when it offers them: those it takes `session/set_config_option`
+    /// for.
+    #[serde(default, skip_serializing_if = "Setters::is_empty")]
+    pub config_options: Setters,
+    /// The thought level it runs with (the last `session/set_config_option`
+    /// of it); none for the agent's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
 }
 
 /// One of the adapter's requests.
@@ -69,6 +83,32 @@ pub(crate) enum Call {
     SetMode,
     /// `session/set_model` for the session's changed model.
     SetModel,
+    /// `session/set_config_option` for the session's changed mode, model or
+    /// variant.
+    SetConfigOption(Setting),
+}
+
+/// What a `session/set_config_option` sets.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) enum Setting {
+    /// The agent's mode.
+    Mode,
+    /// Its model.
+    Model,
+    /// Its thought level (the session's variant).
+    Variant,
+}
+
+impl Setting {
+    /// What it sets, in words, and the code of the `error` event when the
+    /// agent keeps its own.
+    pub fn refusal(self) -> (&'static str, &'static str) {
+        match self {
+            Setting::Mode => ("mode", "mode_refused"),
+            Setting::Model => ("model", "model_refused"),
+            Setting::Variant => ("thought level", "variant_refused"),
+        }
+    }
 }
 
 /// Where a process's handshake is.

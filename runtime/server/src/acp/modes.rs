@@ -27,11 +27,13 @@ impl Connection {
         let adapter = self.state.catalog.adapter(&info.agent).ok()?;
         let agent = adapter.info();
         let offer = session.agent_offer();
-        let choices = agent.has(agentplex_sessions::modes::CAPABILITY).then(|| modes::Modes {
-            available: session_agent_modes(agent, offer.as_deref()),
-            agent_mode: info.agent_mode.clone(),
-            permission_mode: info.permission_mode.clone(),
-        });
+        let choices = agent
+            .has(agentplex_sessions::modes::CAPABILITY)
+            .then(|| modes::Modes {
+                available: session_agent_modes(agent, offer.as_deref()),
+                agent_mode: info.agent_mode.clone(),
+                permission_mode: info.permission_mode.clone(),
+            });
         let models = agent
             .has(agentplex_sessions::modes::MODEL_CAPABILITY)
             .then(|| session_models(agent, offer.as_deref(), info.model));

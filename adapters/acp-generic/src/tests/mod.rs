@@ -7,7 +7,9 @@ use sandbox_agent_adapter_kit::transcript::render;
 
 use crate::GenericSession;
 
-sandbox_agent_adapter_kit::facts_test!(crate::Generic, "facts.json");
+sandbox_agent_adapter_kit::facts_test!(crate::Generic, "../facts.json");
+
+mod options;
 
 #[test]
 fn starts_the_installed_launcher_alone_and_opens_acp() {
@@ -170,14 +172,19 @@ fn first_calls(config: SessionConfig, answer: &str) -> Vec<String> {
         .collect()
 }
 
-/// The `modeId` or `modelId` a written request names, if any.
+/// The `modeId` or `modelId` a written request names, or its `configId=value`,
+/// if any.
 fn params_of(line: &str) -> String {
+    let named = |key: &str| {
+        let rest = line.split(&format!(r#"\"{key}\":\""#)).nth(1)?;
+        Some(rest.split('\\').next()?.to_owned())
+    };
+    if let (Some(id), Some(value)) = (named("configId"), named("value")) {
+        return format!("{id}={value}");
+    }
     ["modeId", "modelId"]
         .iter()
-        .find_map(|key| {
-            let rest = line.split(&format!(r#"\"{key}\":\""#)).nth(1)?;
-            Some(rest.split('\\').next()?.to_owned())
-        })
+        .find_map(|key| named(key))
         .unwrap_or_default()
 }
 
