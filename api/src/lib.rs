@@ -485,6 +485,29 @@ pub struct SessionModes {
     pub model: Option<String>,
 }
 
+/// A session's modes and model, and what its running agent offers to change
+/// them to: `GET /v1/sessions/{id}/modes`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionChoices {
+    /// The agent mode it runs in.
+    pub agent_mode: String,
+    /// `default`, `plan`, `bypass` or `acceptEdits`.
+    pub permission_mode: String,
+    /// The model it names, when it names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The model's variant, as created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// What the running agent offers, as it last said (its own modes, which
+    /// are agent modes of the session too, and its models with their
+    /// variants); absent until an agent that says so has run. The adapter's
+    /// own modes and models are `GET /v1/agents/{agent}/modes` and `.../models`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered: Option<agentplex_universal::AgentOffer>,
+}
+
 /// One session, as listed.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -4,6 +4,7 @@
 //! is an [`AgentOffer`] as JSON.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// The [`crate::ContentPart::Status`] label of the system item that records
 /// what the agent offers; its detail is an [`AgentOffer`] as JSON. Reserved to
@@ -11,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub const AGENT_OFFERED: &str = "agent offered";
 
 /// The modes and models a running agent offers, as it said.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AgentOffer {
     /// The agent's own modes, in its order.
@@ -29,7 +30,7 @@ pub struct AgentOffer {
 }
 
 /// One mode or model an agent offers.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct OfferedChoice {
     /// Its id, as the agent takes it.

@@ -133,7 +133,10 @@ pub fn router(state: AppState, config: &DaemonConfig) -> Result<Router, CorsErro
         .route("/v1/sessions/{session_id}/cancel", post(routes::cancel))
         .route("/v1/sessions/{session_id}/budget", put(routes::set_budget))
         .route("/v1/sessions/{session_id}/policy", put(routes::set_policy))
-        .route("/v1/sessions/{session_id}/modes", put(routes::set_modes))
+        .route(
+            "/v1/sessions/{session_id}/modes",
+            get(routes::session_modes).put(routes::set_modes),
+        )
         .route(
             "/v1/sessions/{session_id}/terminate",
             post(routes::terminate),

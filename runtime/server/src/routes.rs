@@ -422,6 +422,19 @@ pub async fn set_policy(
     ))
 }
 
+/// The session's agent mode, permission mode, model and variant, and what its
+/// running agent offers to change them to (its own modes and models, once it
+/// said: an ACP agent's answer to `session/new`).
+#[utoipa::path(get, path = "/v1/sessions/{session_id}/modes", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id")),
+    responses((status = 200, body = SessionChoices), (status = 404, body = ProblemDetails)))]
+pub async fn session_modes(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+) -> Result<axum::Json<SessionChoices>> {
+    Ok(axum::Json(state.sessions.choices(&session_id)?))
+}
+
 /// Changes the session's agent mode, permission mode or model (a field left
 /// out keeps its value). They apply from the next message on: the running turn
 /// finishes as it began, and the transcript records the change. Refused (400)

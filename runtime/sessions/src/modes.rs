@@ -1,6 +1,6 @@
 //! Changing a running session's agent mode, permission mode and model.
 
-use agentplex_api::SessionModes;
+use agentplex_api::{SessionChoices, SessionModes};
 use agentplex_host::AdapterInfo;
 use agentplex_session::{Command, Modes};
 use agentplex_universal::AgentOffer;
@@ -26,6 +26,19 @@ pub const MODEL_PATTERN: &str = "^[^\\x00-\\x1f\\x7f-\\x9f\\s-]\
      ([^\\x00-\\x1f\\x7f-\\x9f]{0,198}[^\\x00-\\x1f\\x7f-\\x9f\\s])?$";
 
 impl SessionManager {
+    /// Session `id`'s modes and model, and what its running agent offers.
+    pub fn choices(&self, id: &str) -> Result<SessionChoices, SessionError> {
+        let session = self.get(id)?;
+        let info = session.info();
+        Ok(SessionChoices {
+            agent_mode: info.agent_mode,
+            permission_mode: info.permission_mode,
+            model: info.model,
+            variant: info.variant,
+            offered: session.agent_offer().map(|offer| AgentOffer::clone(&offer)),
+        })
+    }
+
     /// Runs session `id` with the modes and model `change` names (one left out
     /// keeps its value) from its next message on; answers both modes and the
     /// model. Refused for an agent whose adapter cannot change what is asked

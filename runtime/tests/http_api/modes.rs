@@ -1,5 +1,5 @@
 //! `PUT /v1/sessions/{id}/modes` with the mock agent: the modes change from the
-//! next message on, the session and its transcript say so, they survive a
+//! next message on, `GET` answers them, the session and its transcript say so, they survive a
 //! daemon restart and a move, and what cannot be changed is refused as a problem.
 
 use super::*;
@@ -52,6 +52,16 @@ fn the_modes_change_from_the_next_message_and_outlive_a_restart_and_a_move() {
     assert_eq!(
         answer,
         json!({"agentMode": "plan", "permissionMode": "bypass"})
+    );
+    // GET answers them; the mock offers nothing of its own.
+    assert_eq!(
+        api.get_ok("/v1/sessions/mo/modes"),
+        json!({"agentMode": "plan", "permissionMode": "bypass"})
+    );
+    expect_problem(
+        api.get("/v1/sessions/nobody/modes"),
+        404,
+        "session_not_found",
     );
 
     // The modes are the session's after a restart, in its entry and at work.

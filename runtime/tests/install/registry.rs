@@ -364,6 +364,12 @@ fn an_added_agents_own_models_and_modes_are_offered_over_acp() {
         ..options(&snapshot, &install, &vendors.base)
     });
     let api = Api::new(&daemon);
+    let choices = api.get_ok(&format!("/v1/sessions/{session}/modes"));
+    assert_eq!(
+        choices["offered"]["models"][1]["id"], "echo-large",
+        "{choices}"
+    );
+    assert_eq!(choices["agentMode"], "loud", "{choices}");
     acp_post(&api, "again", "?agent=echo-agent", &init);
     let load = rpc(
         2,
@@ -433,6 +439,12 @@ fn an_added_agents_configuration_options_take_the_sessions_choices() {
     );
     assert_eq!(offer["currentModel"], "echo-large");
     assert_eq!(offer["modes"][1]["id"], "loud", "{offer}");
+    let choices = api.get_ok("/v1/sessions/levels/modes");
+    assert_eq!(&choices["offered"], offer, "{choices}");
+    assert_eq!(
+        (&choices["model"], &choices["variant"]),
+        (&json!("echo-large"), &json!("high"))
+    );
     let answer = common::api::ok_json(
         api.put_json("/v1/sessions/levels/modes", json!({"agentMode": "loud"})),
     );

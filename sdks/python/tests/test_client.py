@@ -212,6 +212,8 @@ def test_modes_change_from_the_next_message(client: LocalAgentplex) -> None:
     modes = session.set_modes(agent_mode="plan")
     assert (modes.agent_mode, modes.permission_mode) == ("plan", "default")
     assert session.refresh().agent_mode == "plan"
+    choices = session.get_modes()
+    assert (choices.agent_mode, choices.permission_mode, choices.offered) == ("plan", "default", None)
     assert session.prompt("shell echo hi").text == "Plan mode: I would run `echo hi`."
     with pytest.raises(ModeNotSupportedError):
         session.set_modes(agent_mode="architect")

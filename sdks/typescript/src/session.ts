@@ -26,6 +26,7 @@ import type {
   PermissionEventData,
   PermissionReply,
   QuestionEventData,
+  SessionChoices,
   SessionInfo,
   SessionModes,
   UniversalEvent,
@@ -435,6 +436,15 @@ export class Session {
       body: policy,
       ...callOptions(options),
     });
+  }
+
+  /**
+   * The session's agent mode, permission mode, model and variant, and what its running agent
+   * offers to change them to (`GET .../modes`: `offered`, its own modes and models, once an
+   * agent that says so has run).
+   */
+  async getModes(options: RequestOptions = {}): Promise<SessionChoices> {
+    return transportOf(this.client).json<SessionChoices>("GET", `${this.#path}/modes`, callOptions(options));
   }
 
   /**

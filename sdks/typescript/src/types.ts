@@ -206,6 +206,10 @@ export type PermissionDecidedData = Schemas["PermissionDecidedData"];
 export type ApprovalPolicy = Schemas["ApprovalPolicy"];
 /** A session's agent mode and permission mode (`PUT /v1/sessions/{id}/modes`). */
 export type SessionModes = Schemas["SessionModes"];
+/** A session's modes, model and variant, and what its running agent offers (`GET /v1/sessions/{id}/modes`). */
+export type SessionChoices = Schemas["SessionChoices"];
+/** What a running agent offers its session: its own modes and models. */
+export type AgentOffer = Schemas["AgentOffer"];
 
 /**
  * Accepts a map only when its keys are exactly the OpenAPI document's event types, so a

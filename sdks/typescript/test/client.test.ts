@@ -298,6 +298,7 @@ describe("modes", () => {
     const session = await client.createSession(uniqueId("modes"), { agent: "mock" });
     expect(await session.setModes({ agentMode: "plan" })).toEqual({ agentMode: "plan", permissionMode: "default" });
     expect((await session.refresh()).agentMode).toBe("plan");
+    expect(await session.getModes()).toEqual({ agentMode: "plan", permissionMode: "default" });
     expect((await session.prompt("shell echo hi")).text).toBe("Plan mode: I would run `echo hi`.");
     const refused = await failure(session.setModes({ agentMode: "architect" }));
     expect(refused.code).toBe("mode_not_supported");

@@ -34,6 +34,7 @@ from .generated.models import (
     PermissionReplyRequest,
     QuestionEventData,
     QuestionReplyRequest,
+    SessionChoices,
     SessionInfo,
     SessionModes,
     UniversalEvent,
@@ -270,6 +271,13 @@ class Session(Listeners[PermissionHandler, QuestionHandler]):
             headers = [("content-type", "application/json")]
             answer = self.client._request("PUT", path, options, content=content, headers=headers)
         return _core.parse(ApprovalPolicy, answer)
+
+    def get_modes(self, **options: Unpack[CallOptions]) -> SessionChoices:
+        """``GET .../modes``: the session's agent mode, permission mode, model and variant,
+        and what its running agent offers to change them to (``offered``: its own modes and
+        models, once an agent that says so has run)."""
+        answer = self.client._request("GET", f"{self._path}/modes", options)
+        return _core.parse(SessionChoices, answer)
 
     def set_modes(
         self,

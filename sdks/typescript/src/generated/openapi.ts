@@ -1333,7 +1333,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The session's agent mode, permission mode, model and variant, and what its
+         *     running agent offers to change them to (its own modes and models, once it
+         *     said: an ACP agent's answer to `session/new`).
+         */
+        get: operations["session_modes"];
         /**
          * Changes the session's agent mode, permission mode or model (a field left
          *     out keeps its value). They apply from the next message on: the running turn
@@ -1582,6 +1587,29 @@ export interface components {
         /** @description `GET /v1/agents/{agent}/modes`. */
         AgentModesResponse: {
             modes: components["schemas"]["AgentModeInfo"][];
+        };
+        /** @description The modes and models a running agent offers, as it said. */
+        AgentOffer: {
+            /**
+             * @description The id of the mode it said the session runs in.
+             * @default null
+             */
+            currentMode: string | null;
+            /**
+             * @description The id of the model it said the session runs.
+             * @default null
+             */
+            currentModel: string | null;
+            /**
+             * @description The models it offers, in its order.
+             * @default []
+             */
+            models: components["schemas"]["OfferedChoice"][];
+            /**
+             * @description The agent's own modes, in its order.
+             * @default []
+             */
+            modes: components["schemas"]["OfferedChoice"][];
         };
         /**
          * @description Data of `agent.unparsed`: native output the adapter did not understand. The
@@ -2743,6 +2771,35 @@ export interface components {
              */
             status: number;
         };
+        /** @description One mode or model an agent offers. */
+        OfferedChoice: {
+            /**
+             * @description The variant the model runs, when the agent said.
+             * @default null
+             */
+            defaultVariant: string | null;
+            /**
+             * @description What it is, when the agent said.
+             * @default null
+             */
+            description: string | null;
+            /**
+             * @description Its id, as the agent takes it.
+             * @default
+             */
+            id: string;
+            /**
+             * @description Its name, when the agent gave one.
+             * @default null
+             */
+            name: string | null;
+            /**
+             * @description A model's variants (its thought levels), as the session's `variant`
+             *     takes them, when the agent said.
+             * @default []
+             */
+            variants: string[];
+        };
         /**
          * @description Data of `permission.decided`: one decision on a permission request of a
          *     session with an approval policy (always `source: daemon`). An `ask` is
@@ -3253,6 +3310,21 @@ export interface components {
             status: components["schemas"]["ServerStatus"];
             /** Format: uint64 */
             uptimeMs?: number | null;
+        };
+        /**
+         * @description A session's modes and model, and what its running agent offers to change
+         *     them to: `GET /v1/sessions/{id}/modes`.
+         */
+        SessionChoices: {
+            /** @description The agent mode it runs in. */
+            agentMode: string;
+            /** @description The model it names, when it names one. */
+            model?: string | null;
+            offered?: null | components["schemas"]["AgentOffer"];
+            /** @description `default`, `plan`, `bypass` or `acceptEdits`. */
+            permissionMode: string;
+            /** @description The model's variant, as created. */
+            variant?: string | null;
         };
         /**
          * @description Why a session ended.
@@ -9062,6 +9134,65 @@ export interface operations {
             };
             /** @description The session has ended */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    session_modes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionChoices"];
+                };
+            };
+            /** @description A bad parameter or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong token (when the daemon has one) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="sandbox-agent"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -235,6 +235,22 @@ class AgentModesResponse(Model):
     modes: list[AgentModeInfo]
 
 
+class AgentOffer(Model):
+    """The modes and models a running agent offers, as it said."""
+
+    current_mode: str | None = Field(default=None, alias="currentMode")
+    """The id of the mode it said the session runs in."""
+
+    current_model: str | None = Field(default=None, alias="currentModel")
+    """The id of the model it said the session runs."""
+
+    models: list[OfferedChoice] | None = Field(default=None)
+    """The models it offers, in its order."""
+
+    modes: list[OfferedChoice] | None = Field(default=None)
+    """The agent's own modes, in its order."""
+
+
 class AgentUnparsedData(Model):
     """Data of `agent.unparsed`: native output the adapter did not understand. The
     native text is kept in the event's `raw`.
@@ -1510,6 +1526,27 @@ class ModelUsageData(Model):
     """The HTTP status the provider answered with."""
 
 
+class OfferedChoice(Model):
+    """One mode or model an agent offers."""
+
+    default_variant: str | None = Field(default=None, alias="defaultVariant")
+    """The variant the model runs, when the agent said."""
+
+    description: str | None = Field(default=None)
+    """What it is, when the agent said."""
+
+    id: str | None = Field(default=None)
+    """Its id, as the agent takes it."""
+
+    name: str | None = Field(default=None)
+    """Its name, when the agent gave one."""
+
+    variants: list[str] | None = Field(default=None)
+    """A model's variants (its thought levels), as the session's `variant`
+    takes them, when the agent said.
+    """
+
+
 class PermissionDecidedData(Model):
     """Data of `permission.decided`: one decision on a permission request of a
     session with an approval policy (always `source: daemon`). An `ask` is
@@ -2040,6 +2077,26 @@ class ServerStatusInfo(Model):
     uptime_ms: int | None = Field(default=None, alias="uptimeMs")
 
 
+class SessionChoices(Model):
+    """A session's modes and model, and what its running agent offers to change
+    them to: `GET /v1/sessions/{id}/modes`.
+    """
+
+    agent_mode: str = Field(alias="agentMode")
+    """The agent mode it runs in."""
+
+    model: str | None = Field(default=None)
+    """The model it names, when it names one."""
+
+    offered: AgentOffer | None = Field(default=None)
+
+    permission_mode: str = Field(alias="permissionMode")
+    """`default`, `plan`, `bypass` or `acceptEdits`."""
+
+    variant: str | None = Field(default=None)
+    """The model's variant, as created."""
+
+
 SessionEndReason = Literal["completed", "error", "terminated"]
 """Why a session ended."""
 
@@ -2481,6 +2538,7 @@ __all__ = [
     "AgentModelInfo",
     "AgentModelsResponse",
     "AgentModesResponse",
+    "AgentOffer",
     "AgentUnparsedData",
     "ApprovalPolicy",
     "BudgetAction",
@@ -2593,6 +2651,7 @@ __all__ = [
     "MessageRequest",
     "Model",
     "ModelUsageData",
+    "OfferedChoice",
     "PermissionDecidedData",
     "PermissionDecision",
     "PermissionEventData",
@@ -2627,6 +2686,7 @@ __all__ = [
     "RegistryListResponse",
     "ServerStatus",
     "ServerStatusInfo",
+    "SessionChoices",
     "SessionEndReason",
     "SessionEndedData",
     "SessionInfo",
