@@ -12,9 +12,6 @@ use super::state::{Call, Setting};
 use super::{AcpAgent, AcpSession};
 use crate::prelude::*;
 
-/// The ACP method that sets one of the agent's configuration options.
-const SET_OPTION: &str = "session/set_config_option";
-
 impl<A: AcpAgent> AcpSession<A> {
     /// Sends `session/set_mode` before a prompt when the session's modes changed
     /// since the process started (or last set its mode): its agent mode when it
@@ -39,12 +36,7 @@ impl<A: AcpAgent> AcpSession<A> {
         process.mode = Some(wanted.clone());
         if let Some(setter) = &process.config_options.mode {
             let params = setter.params(session_id, &wanted);
-            self.request(
-                out,
-                SET_OPTION,
-                params,
-                Call::SetConfigOption(Setting::Mode),
-            );
+            self.set_option(out, params, Setting::Mode);
             return;
         }
         let params = json!({"sessionId": session_id, "modeId": wanted});
@@ -68,12 +60,7 @@ impl<A: AcpAgent> AcpSession<A> {
         let takes_model = A::MODEL_CHANGE || process.offers_models;
         if let Some(setter) = option.filter(|setter| setter.takes(wanted) || !takes_model) {
             let params = setter.params(session_id, wanted);
-            self.request(
-                out,
-                SET_OPTION,
-                params,
-                Call::SetConfigOption(Setting::Model),
-            );
+            self.set_option(out, params, Setting::Model);
             return;
         }
         if !takes_model {
@@ -107,12 +94,14 @@ impl<A: AcpAgent> AcpSession<A> {
         }
         let params = setter.params(session_id, wanted);
         process.variant = Some(wanted.to_owned());
-        self.request(
-            out,
-            SET_OPTION,
-            params,
-            Call::SetConfigOption(Setting::Variant),
-        );
+        self.set_option(out, params, Setting::Variant);
+    }
+
+    /// Sends `session/set_config_option` with `params` (a [`super::options::Setter`]'s),
+    /// setting what `setting` names.
+    fn set_option(&mut self, out: &mut Actions, params: Value, setting: Setting) {
+        let call = Call::SetConfigOption(setting);
+        self.request(out, "session/set_config_option", params, call);
     }
 
     /// Keeps what the agent offered for its session, and the mode, model and
