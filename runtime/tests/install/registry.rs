@@ -66,6 +66,27 @@ fn serve_echo_archive(vendors: &Vendors) -> (&'static str, String) {
     (url, sha256(&archive))
 }
 
+/// A daemon with the echo agent added from a snapshot (in `dir`) whose entry
+/// sets the agent's variable `name` to `value`; the snapshot's and the
+/// install folder's paths, for a daemon after it.
+fn echo_added_with(
+    vendors: &Vendors,
+    dir: &Path,
+    name: &str,
+    value: &str,
+) -> (Daemon, PathBuf, PathBuf) {
+    let (url, checksum) = serve_echo_archive(vendors);
+    let snapshot = dir.join("registry.json");
+    let mut entry = archived("echo-agent", url, Some(checksum));
+    let platform = format!("linux-{}", std::env::consts::ARCH);
+    entry["distribution"]["binary"][&platform]["env"][name] = json!(value);
+    std::fs::write(&snapshot, index(json!([entry]))).unwrap();
+    let install = dir.join("install");
+    let daemon = daemon(&snapshot, &install, &vendors.base, Vec::new());
+    assert_eq!(add(&daemon, "echo-agent").status().as_u16(), 201);
+    (daemon, snapshot, install)
+}
+
 /// Adds `id` (an install may take minutes); the response.
 fn add(daemon: &Daemon, id: &str) -> reqwest::blocking::Response {
     reqwest::blocking::Client::new()
@@ -259,16 +280,9 @@ fn choices(options: &Value, id: &str) -> Vec<(String, String)> {
 fn an_added_agents_own_models_and_modes_are_offered_over_acp() {
     use common::acp::{acp_post, answer_to, stream_answers};
     let vendors = Vendors::start();
-    let (url, checksum) = serve_echo_archive(&vendors);
     let dir = tempfile::tempdir().unwrap();
-    let snapshot = dir.path().join("registry.json");
-    let mut entry = archived("echo-agent", url, Some(checksum));
-    let platform = format!("linux-{}", std::env::consts::ARCH);
-    entry["distribution"]["binary"][&platform]["env"]["ECHO_NEW_DELAY"] = json!("1");
-    std::fs::write(&snapshot, index(json!([entry]))).unwrap();
-    let install = dir.path().join("install");
-    let mut daemon = daemon(&snapshot, &install, &vendors.base, Vec::new());
-    assert_eq!(add(&daemon, "echo-agent").status().as_u16(), 201);
+    let (mut daemon, snapshot, install) =
+        echo_added_with(&vendors, dir.path(), "ECHO_NEW_DELAY", "1");
     let api = Api::new(&daemon);
     let work = tempfile::tempdir().unwrap();
     let rpc = |id: u64, method: &str, params: Value| {
@@ -402,16 +416,8 @@ fn an_added_agents_own_models_and_modes_are_offered_over_acp() {
 #[test]
 fn an_added_agents_configuration_options_take_the_sessions_choices() {
     let vendors = Vendors::start();
-    let (url, checksum) = serve_echo_archive(&vendors);
     let dir = tempfile::tempdir().unwrap();
-    let snapshot = dir.path().join("registry.json");
-    let mut entry = archived("echo-agent", url, Some(checksum));
-    let platform = format!("linux-{}", std::env::consts::ARCH);
-    entry["distribution"]["binary"][&platform]["env"]["ECHO_CONFIG_OPTIONS"] = json!("1");
-    std::fs::write(&snapshot, index(json!([entry]))).unwrap();
-    let install = dir.path().join("install");
-    let daemon = daemon(&snapshot, &install, &vendors.base, Vec::new());
-    assert_eq!(add(&daemon, "echo-agent").status().as_u16(), 201);
+    let (daemon, _, _) = echo_added_with(&vendors, dir.path(), "ECHO_CONFIG_OPTIONS", "1");
     let api = Api::new(&daemon);
     let create = |id: &str, variant: &str| {
         let body = json!({"agent": "echo-agent", "model": "echo-large", "variant": variant});
