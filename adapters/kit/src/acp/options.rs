@@ -19,7 +19,7 @@ const THOUGHT_LEVEL: &str = "thought_level";
 
 /// One select option the agent offers: its id, its current value and the
 /// values it takes, with their names (a grouped select's values in order).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Select {
     /// The option's `id` (`configId` when it is set).
     pub id: String,
