@@ -44,8 +44,6 @@ fn prompted(mode: &str, prompt: &str) -> (GenericSession, String) {
     let mut session = GenericSession::new(config);
     session.start();
     let process = "acp_1".to_owned();
-    let reply =
-        |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
     session.on_stdout(process.clone(), reply(1, r#"{"protocolVersion":1}"#));
     session.on_stdout(process.clone(), reply(2, r#"{"sessionId":"native-1"}"#));
     session.send_message(vec![MessagePart::Text(prompt.into())]);
@@ -143,6 +141,11 @@ fn an_edit_without_a_diff_names_its_file_and_detail_updates_are_silent() {
     );
 }
 
+/// The agent's answer to request `id`.
+fn reply(id: u64, result: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+}
+
 /// The `session/update` notification of session `native-1` carrying `body`.
 fn update(body: &str) -> String {
     format!(
@@ -155,8 +158,6 @@ fn update(body: &str) -> String {
 fn first_calls(config: SessionConfig, answer: &str) -> Vec<String> {
     let mut session = GenericSession::new(config);
     session.start();
-    let reply =
-        |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
     session.on_stdout("acp_1".into(), reply(1, r#"{"protocolVersion":1}"#));
     session.on_stdout("acp_1".into(), reply(2, answer));
     let sent = render(&session.send_message(vec![MessagePart::Text("hi".into())]));
@@ -281,8 +282,6 @@ fn back_from_bypass_the_agent_returns_to_the_mode_it_opened_in() {
     };
     let mut session = GenericSession::new(bypass.clone());
     session.start();
-    let reply =
-        |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
     session.on_stdout("acp_1".into(), reply(1, r#"{"protocolVersion":1}"#));
     let opened = r#"{"sessionId":"n1","modes":{"currentModeId":"default","availableModes":[{"id":"default","name":"Default"},{"id":"bypassPermissions","name":"Bypass"}]}}"#;
     session.on_stdout("acp_1".into(), reply(2, opened));
@@ -310,8 +309,6 @@ fn back_from_bypass_the_agent_returns_to_the_mode_it_opened_in() {
 
 #[test]
 fn what_the_agent_offers_is_reported_once_per_answer() {
-    let reply =
-        |id: u64, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
     let offering = |models: &str| {
         format!(
             r#"{{"sessionId":"n1","modes":{{"currentModeId":"default","availableModes":[{{"id":"default","name":"Default","description":"Asks"}},{{"id":"plan"}}]}},"models":{{"currentModelId":"sonnet","availableModels":[{models}]}}}}"#

@@ -7,7 +7,7 @@ use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::testing;
 use sandbox_agent_adapter_kit::transcript::render;
 
-use super::{first_calls, update};
+use super::{first_calls, reply, update};
 use crate::GenericSession;
 
 /// Codex's ACP build's select of its modes.
@@ -112,11 +112,6 @@ fn the_mode_model_and_variant_are_set_as_configuration_options() {
     ] {
         assert_eq!(first_calls(config, answer), expected, "{answer}");
     }
-}
-
-/// The answer to request `id`.
-fn reply(id: u64, result: &str) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
 }
 
 /// The ids of the offer's models, each with its variants and default.
