@@ -108,16 +108,15 @@ impl<A: AcpAgent> AcpSession<A> {
     /// thought level it says it runs when the process started without the
     /// session's.
     pub(super) fn note_offered(&mut self, result: &Value) {
-        let offered = Offered::of(result);
+        let selects = Selects::of(&result["configOptions"]);
+        let offered = Offered::of(result, selects.as_ref());
         let Some(process) = self.state.header.process.as_mut() else {
             return;
         };
         process.offered_modes = offered.mode_ids();
         // `models` (not a configuration option): it takes `session/set_model`.
         process.offers_models = result["models"]["availableModels"].is_array();
-        process.config_options = Selects::of(&result["configOptions"])
-            .map(|selects| selects.setters())
-            .unwrap_or_default();
+        process.config_options = selects.map(|s| s.setters()).unwrap_or_default();
         if process.variant.is_none() {
             process.variant.clone_from(&offered.current_variant);
         }

@@ -274,8 +274,9 @@ pub(crate) struct Choice {
 }
 
 impl Offered {
-    /// What `result` offers (nothing of what is missing or not as ACP says).
-    pub fn of(result: &Value) -> Offered {
+    /// What `result` offers (nothing of what is missing or not as ACP says),
+    /// `selects` its configuration options' when it has them.
+    pub fn of(result: &Value, selects: Option<&Selects>) -> Offered {
         let choices = |list: &Value, id: &str| -> Vec<Choice> {
             let list = list.as_array().into_iter().flatten();
             let choice = |entry: &Value| {
@@ -295,8 +296,8 @@ impl Offered {
             current_model: text(&result["models"]["currentModelId"]),
             ..Offered::default()
         };
-        if let Some(selects) = Selects::of(&result["configOptions"]) {
-            offered.adopt(&selects);
+        if let Some(selects) = selects {
+            offered.adopt(selects);
         }
         offered
     }
