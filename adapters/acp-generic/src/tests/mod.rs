@@ -146,6 +146,12 @@ fn reply(id: u64, result: &str) -> String {
     format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
 }
 
+/// The lines of `rendered` actions that write to the agent.
+fn writes(rendered: Vec<String>) -> Vec<String> {
+    let rendered = rendered.into_iter();
+    rendered.filter(|l| l.starts_with("write-stdin")).collect()
+}
+
 /// The `session/update` notification of session `native-1` carrying `body`.
 fn update(body: &str) -> String {
     format!(
@@ -294,12 +300,10 @@ fn back_from_bypass_the_agent_returns_to_the_mode_it_opened_in() {
         ..bypass
     };
     let mut session = GenericSession::restore(plan, &session.snapshot()).unwrap();
-    let sent = render(&session.send_message(vec![MessagePart::Text("again".into())]));
-    let writes: Vec<&String> = sent
-        .iter()
-        .filter(|l| l.starts_with("write-stdin"))
-        .collect();
-    assert_eq!(writes.len(), 2, "{sent:#?}");
+    let writes = writes(render(
+        &session.send_message(vec![MessagePart::Text("again".into())]),
+    ));
+    assert_eq!(writes.len(), 2, "{writes:#?}");
     assert!(
         writes[0].contains(r#"\"modeId\":\"default\""#),
         "{}",

@@ -7,7 +7,7 @@ use sandbox_agent_adapter_kit::prelude::*;
 use sandbox_agent_adapter_kit::testing;
 use sandbox_agent_adapter_kit::transcript::render;
 
-use super::{first_calls, reply, update};
+use super::{first_calls, reply, update, writes};
 use crate::GenericSession;
 
 /// Codex's ACP build's select of its modes.
@@ -143,10 +143,6 @@ fn what_the_options_offer_follows_the_agents_answers_and_updates() {
     // The model (3) goes first. Its answer brings the model's own levels and
     // puts the agent at its default; then the level (4) and the prompt (5)
     // go, and the level's answer puts the agent at the session's.
-    let writes = |sent: Vec<String>| -> Vec<String> {
-        let sent = sent.into_iter();
-        sent.filter(|l| l.starts_with("write-stdin")).collect()
-    };
     let sent = writes(render(
         &session.send_message(vec![MessagePart::Text("hi".into())]),
     ));
