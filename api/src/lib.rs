@@ -93,6 +93,9 @@ pub struct AgentCapabilities {
     /// A running session's model can change (`PUT /v1/sessions/{id}/modes`).
     #[serde(default)]
     pub model_change: bool,
+    /// A running session's model variant can change (`PUT /v1/sessions/{id}/modes`).
+    #[serde(default)]
+    pub variant_change: bool,
     /// The kinds of request (`shell`, `read`, `write`, `fetch`, `mcp`, `other`) the
     /// agent asks permission for in the `default` permission mode when its session
     /// has an approval policy: what the policy can decide. What the agent does
@@ -464,10 +467,10 @@ pub enum SessionStatus {
     Ended,
 }
 
-/// A session's agent mode, permission mode and model, as `PUT
+/// A session's agent mode, permission mode, model and variant, as `PUT
 /// /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
-/// answers them (both modes given; the model when the session names one). They
-/// apply from the next message on.
+/// answers them (both modes given; the model and the variant when the session
+/// names them). They apply from the next message on.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[serde(deny_unknown_fields)]
@@ -483,6 +486,10 @@ pub struct SessionModes {
     /// agent's known ones); for agents whose adapter declares `model-change`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The model's variant (reasoning effort...), as at create (the agent's
+    /// models list theirs); for agents whose adapter declares `variant-change`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
 }
 
 /// A session's modes and model, and what its running agent offers to change
@@ -497,7 +504,7 @@ pub struct SessionChoices {
     /// The model it names, when it names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// The model's variant, as created.
+    /// The model's variant it names, when it names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
     /// What the running agent offers, as it last said (its own modes, which

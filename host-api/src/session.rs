@@ -89,22 +89,27 @@ impl AdapterSession {
         Ok(())
     }
 
-    /// Runs the session with these modes (and `model`, when given) from now
-    /// on: the instance is parked, and rebuilt from its snapshot with them in
-    /// its configuration at the next call. Only for adapters that declare the
-    /// `mode-change` capability, or `model-change` for a model (they apply a
-    /// configuration's changed modes or model from the next message on).
+    /// Runs the session with these modes (and `model` and its `variant`, when
+    /// given) from now on: the instance is parked, and rebuilt from its
+    /// snapshot with them in its configuration at the next call. Only for
+    /// adapters that declare the `mode-change` capability, `model-change` for a
+    /// model or `variant-change` for a variant (they apply a configuration's
+    /// changed modes, model or variant from the next message on).
     pub fn set_modes(
         &mut self,
         agent_mode: &str,
         permission_mode: &str,
         model: Option<&str>,
+        variant: Option<&str>,
     ) -> Result<(), HostError> {
         self.park()?;
         self.config.agent_mode = agent_mode.to_owned();
         self.config.permission_mode = permission_mode.to_owned();
         if let Some(model) = model {
             self.config.model = Some(model.to_owned());
+        }
+        if let Some(variant) = variant {
+            self.config.variant = Some(variant.to_owned());
         }
         Ok(())
     }

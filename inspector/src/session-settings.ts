@@ -1,7 +1,8 @@
 /**
- * A running session's agent mode, permission mode and model, changed in place (`PUT
- * /v1/sessions/{id}/modes`) for agents whose adapter can (`modeChange`, `modelChange`): two
- * selects and a model field offering the agent's known models (any other name may be typed).
+ * A running session's agent mode, permission mode, model and variant, changed in place (`PUT
+ * /v1/sessions/{id}/modes`) for agents whose adapter can (`modeChange`, `modelChange`,
+ * `variantChange`): two selects, a model field offering the agent's known models and a
+ * thinking field offering the current model's variants (any other name may be typed in each).
  * A change made elsewhere (another client, ACP) shows when its `modes changed` item arrives.
  * What the running agent offers (its `agent offered` item: a registry agent's own modes and
  * models) joins the choices.
@@ -31,6 +32,10 @@ export interface OfferedChoice {
   id: string;
   name?: string;
   description?: string;
+  /** A model's variants (its thought levels). */
+  variants?: string[];
+  /** The variant the model runs while the session names none. */
+  defaultVariant?: string;
 }
 
 /** What a running agent offers, as its `agent offered` item says. */
@@ -77,7 +82,9 @@ export class SessionSettings {
   #permissionMode?: HTMLSelectElement;
   #model?: HTMLInputElement;
   #models?: HTMLDataListElement;
-  #known: { modes: [string, string][]; models: [string, string][]; defaultModel?: string } = { modes: [], models: [] };
+  #variant?: HTMLInputElement;
+  #variants?: HTMLDataListElement;
+  #known: { modes: [string, string][]; models: OfferedChoice[]; defaultModel?: string } = { modes: [], models: [] };
   #offer?: AgentOffer;
   #current: SessionModes = {};
 
@@ -97,10 +104,21 @@ export class SessionSettings {
       capabilities?.modeChange ? api.json<AgentModesResponse>("GET", `/v1/agents/${agent}/modes`) : undefined,
       capabilities?.modelChange ? api.json<AgentModelsResponse>("GET", `/v1/agents/${agent}/models`) : undefined,
     ]);
-    this.#current = { agentMode: info.agentMode, permissionMode: info.permissionMode, model: info.model ?? undefined };
+    this.#current = {
+      agentMode: info.agentMode,
+      permissionMode: info.permissionMode,
+      model: info.model ?? undefined,
+      variant: info.variant ?? undefined,
+    };
     this.#known = {
       modes: modes?.modes.map((mode) => [mode.id, mode.name]) ?? [],
-      models: models?.models.map((model) => [model.id, model.name ?? model.id]) ?? [],
+      models:
+        models?.models.map((model) => ({
+          id: model.id,
+          name: model.name ?? undefined,
+          variants: model.variants ?? undefined,
+          defaultVariant: model.defaultVariant ?? undefined,
+        })) ?? [],
       defaultModel: models?.defaultModel ?? undefined,
     };
     const controls: HTMLElement[] = [];
@@ -110,7 +128,8 @@ export class SessionSettings {
       replaceChildren(this.#permissionMode, PERMISSION_MODES.map((mode) => h("option", { value: mode }, mode)));
       controls.push(this.#labelled("mode", this.#agentMode), this.#labelled("permissions", this.#permissionMode));
     }
-    if (models) controls.push(this.#labelled("model", this.#modelField()));
+    if (models) controls.push(this.#labelled("model", this.#nameField("model")));
+    if (capabilities?.variantChange) controls.push(this.#labelled("thinking", this.#nameField("variant")));
     replaceChildren(this.element, controls, controls.length ? h("span", { class: "muted" }, "from the next message on") : null);
     this.element.hidden = controls.length === 0;
     this.#fillChoices();
@@ -124,7 +143,10 @@ export class SessionSettings {
     this.show(this.#current);
   }
 
-  /** The agent-mode options and the model suggestions, from the adapter's and the agent's offer. */
+  /**
+   * The agent-mode options, the model suggestions and the current model's variants, from the
+   * adapter's and the agent's offer.
+   */
   #fillChoices(): void {
     const named = (choice: OfferedChoice): [string, string] => [choice.id, choice.name ?? choice.id];
     const modes = [...this.#known.modes];
@@ -132,12 +154,17 @@ export class SessionSettings {
       if (!modes.some(([known]) => known === id)) modes.push([id, name]);
     }
     if (this.#agentMode) replaceChildren(this.#agentMode, modes.map(([value, name]) => h("option", { value }, name)));
-    const offeredModels = (this.#offer?.models ?? []).map(named);
+    const offeredModels = this.#offer?.models ?? [];
     const models = offeredModels.length ? offeredModels : this.#known.models;
-    if (this.#models) replaceChildren(this.#models, models.map(([value, name]) => h("option", { value }, name)));
+    const option = ([value, name]: [string, string]) => h("option", { value }, name);
+    if (this.#models) replaceChildren(this.#models, models.map(named).map(option));
     const agentsChoice = this.#offer?.currentModel;
-    const agentsName = models.find(([id]) => id === agentsChoice)?.[1] ?? agentsChoice;
+    const agentsName = models.find(({ id }) => id === agentsChoice)?.name ?? agentsChoice;
     if (this.#model) this.#model.placeholder = agentsName ?? this.#known.defaultModel ?? "the agent's default";
+    const running = this.#current.model ?? agentsChoice ?? this.#known.defaultModel;
+    const model = models.find(({ id }) => id === running);
+    if (this.#variants) replaceChildren(this.#variants, (model?.variants ?? []).map((v) => option([v, v])));
+    if (this.#variant) this.#variant.placeholder = model?.defaultVariant ?? "the agent's default";
   }
 
   /** Shows `modes` as the session's (a field left out keeps its value). */
@@ -146,6 +173,9 @@ export class SessionSettings {
     if (this.#agentMode && this.#current.agentMode) this.#agentMode.value = this.#current.agentMode;
     if (this.#permissionMode && this.#current.permissionMode) this.#permissionMode.value = this.#current.permissionMode;
     if (this.#model) this.#model.value = this.#current.model ?? "";
+    if (this.#variant) this.#variant.value = this.#current.variant ?? "";
+    // Another model has other variants.
+    if (modes.model) this.#fillChoices();
   }
 
   /** No more changes: the session ended. */
@@ -170,20 +200,22 @@ export class SessionSettings {
     return select;
   }
 
-  #modelField(): HTMLElement {
-    const list = `models-${Math.random().toString(36).slice(2)}`;
+  /** A field of the session's `field` (its model, or the model's variant) with its suggestions. */
+  #nameField(field: "model" | "variant"): HTMLElement {
+    const list = `${field}s-${Math.random().toString(36).slice(2)}`;
     const input = h("input", {
-      "data-testid": "model",
+      "data-testid": field,
       list,
       onchange: () => {
-        const model = input.value.trim();
-        if (model && model !== this.#current.model) void this.#apply({ model });
+        const name = input.value.trim();
+        if (name && name !== this.#current[field]) void this.#apply({ [field]: name });
         else this.show(this.#current);
       },
     });
-    this.#model = input;
-    this.#models = h("datalist", { id: list, "data-testid": "model-choices" });
-    return h("span", null, input, this.#models);
+    const choices = h("datalist", { id: list, "data-testid": `${field}-choices` });
+    if (field === "model") [this.#model, this.#models] = [input, choices];
+    else [this.#variant, this.#variants] = [input, choices];
+    return h("span", null, input, choices);
   }
 
   #labelled(name: string, control: HTMLElement): HTMLElement {

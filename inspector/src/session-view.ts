@@ -160,7 +160,7 @@ export function sessionView(sessionId: string): View {
     );
   }
 
-  /** Shows modes and model the session now runs with. */
+  /** Shows the modes, model and variant the session now runs with. */
   function showModes(modes: SessionModes): void {
     if (!info) return;
     info = {
@@ -168,6 +168,7 @@ export function sessionView(sessionId: string): View {
       agentMode: modes.agentMode ?? info.agentMode,
       permissionMode: modes.permissionMode ?? info.permissionMode,
       model: modes.model ?? info.model,
+      variant: modes.variant ?? info.variant,
     };
     settings.show(modes);
     renderSummary();

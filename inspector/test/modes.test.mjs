@@ -1,4 +1,4 @@
-// A running session's modes and model changed from its page: the controls show what the
+// A running session's modes, model and variant changed from its page: the controls show what the
 // session runs with, a change reaches the agent from the next message on, a change made
 // by another client shows, a refused one is put back, and an ended session's are off. A
 // registry agent's own modes and models, once it offered them, are among the choices.
@@ -28,7 +28,7 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test("the modes and model change from the session's page", async () => {
+test("the modes, model and variant change from the session's page", async () => {
   await daemon.api("POST", "/v1/sessions/moded", { agent: "mock", directory: dir });
   const { context, page, problems } = await newPage(browser, daemon.base);
   await connect(page, daemon.base, TOKEN);
@@ -59,8 +59,19 @@ test("the modes and model change from the session's page", async () => {
   await model.press("Enter");
   await page.locator(".session-summary", { hasText: "model mock-large" }).waitFor();
   await reply("settings", "Agent mode plan, permission mode default, model mock-large.");
+  // The thinking field offers the model's variants, its default as the placeholder.
+  const variant = settings.getByTestId("variant");
+  await page.waitForFunction(() => document.querySelector("[data-testid=variant]")?.placeholder === "medium");
+  const levels = await settings.getByTestId("variant-choices").locator("option").evaluateAll((options) =>
+    options.map((option) => option.value),
+  );
+  assert.deepEqual(levels, ["low", "medium", "high"]);
+  await variant.fill("high");
+  await variant.press("Enter");
+  await page.locator(".session-summary", { hasText: "model mock-large (high)" }).waitFor();
+  await reply("settings", "Agent mode plan, permission mode default, model mock-large, variant high.");
   const info = await daemon.api("GET", "/v1/sessions/moded");
-  assert.deepEqual([info.agentMode, info.model], ["plan", "mock-large"]);
+  assert.deepEqual([info.agentMode, info.model, info.variant], ["plan", "mock-large", "high"]);
 
   // Changed by another client: the page follows the transcript's record.
   await daemon.api("PUT", "/v1/sessions/moded/modes", { permissionMode: "bypass" });
@@ -77,6 +88,7 @@ test("the modes and model change from the session's page", async () => {
   await page.getByRole("button", { name: "Terminate" }).click();
   await page.waitForFunction(() => document.querySelector("[data-testid=agent-mode]")?.disabled === true);
   assert.equal(await model.isDisabled(), true);
+  assert.equal(await variant.isDisabled(), true);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -163,68 +163,92 @@ mod mode_change {
 }
 
 /// A running session's model changed, on the agents whose adapters can
-/// (`model-change`): one run each.
+/// (`model-change`), and then its variant where they can (`variant-change`):
+/// one run each.
 mod model_change {
     use super::modes::model_change;
+    use serde_json::Value;
 
     /// The model as the agent names it to the model server.
     fn same(model: &str) -> &str {
         model
     }
 
+    /// OpenCode's and Pi's model without its provider (`provider/model`).
+    fn without_provider(model: &str) -> &str {
+        model.split_once('/').map_or(model, |(_, name)| name)
+    }
+
+    /// The effort of an OpenAI Responses call (Codex), or of Qwen Code's chat
+    /// completion.
+    fn reasoning_effort(body: &Value) -> &Value {
+        &body["reasoning"]["effort"]
+    }
+
     #[test]
     fn claude() {
         super::run("claude", |h| {
-            model_change(h, "claude-scripted-a", "claude-scripted-b", same)
+            let effort: fn(&Value) -> &Value = |body| &body["output_config"]["effort"];
+            model_change(
+                h,
+                "claude-scripted-a",
+                "claude-scripted-b",
+                same,
+                Some(effort),
+            )
         });
     }
 
     #[test]
     fn codex() {
         super::run("codex", |h| {
-            model_change(h, "scripted-a", "scripted-b", same)
+            model_change(h, "scripted-a", "scripted-b", same, Some(reasoning_effort))
         });
-    }
-
-    /// OpenCode's model without its provider (`provider/model`).
-    fn without_provider(model: &str) -> &str {
-        model.split_once('/').map_or(model, |(_, name)| name)
     }
 
     #[test]
     fn opencode() {
-        // The provider's models are the harness's configuration's.
+        // The provider's models are the harness's configuration's; its
+        // OpenAI-compatible provider names the effort as Chat Completions do.
         super::run("opencode", |h| {
+            let effort: fn(&Value) -> &Value = |body| &body["reasoning_effort"];
             model_change(
                 h,
                 "scripted/scripted",
                 "scripted/scripted-b",
                 without_provider,
+                Some(effort),
             )
         });
     }
 
+    /// Gemini CLI takes no thought level over ACP: a changed one is refused.
     #[test]
     fn gemini() {
         super::run("gemini", |h| {
-            model_change(h, "gemini-scripted-a", "gemini-scripted-b", same)
+            model_change(h, "gemini-scripted-a", "gemini-scripted-b", same, None)
         });
     }
 
     #[test]
     fn qwen() {
-        super::run("qwen", |h| model_change(h, "scripted", "scripted-b", same));
+        super::run("qwen", |h| {
+            model_change(h, "scripted", "scripted-b", same, Some(reasoning_effort))
+        });
     }
 
     #[test]
     fn pi() {
-        // Its models are those of models.json, by provider.
+        // Its models are those of models.json, by provider; over Anthropic
+        // Messages its thinking level is a budget.
         super::run("pi", |h| {
+            let budget: fn(&Value) -> &Value = |body| &body["thinking"]["budget_tokens"];
             model_change(
                 h,
                 "scripted/scripted",
                 "scripted/scripted-b",
                 without_provider,
+                Some(budget),
             )
         });
     }

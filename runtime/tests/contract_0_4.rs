@@ -1,7 +1,9 @@
 //! Components built against the 0.4.0 contract keep loading and running, and what
 //! 0.5.0 added has its 0.4 meaning for them: they describe no permission request
 //! and name nothing their agent asks for, so an approval policy decides their
-//! requests as `other`. The builtins, built against 0.5.0, describe theirs.
+//! requests as `other`. The builtins, built against 0.5.0, describe theirs. A
+//! capability named after them (`variant-change`) is not one of theirs: what it
+//! allows is refused for them.
 //!
 //! `fixtures/contract-0.4.0/` holds the test-only `probe` adapter
 //! (testing/guests/probe) and the mock as the 0.4.0 kit built them (see the README
@@ -20,6 +22,21 @@ fn fixture(name: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/contract-0.4.0")
         .join(format!("{name}.wasm"))
+}
+
+/// A daemon whose `mock` is the 0.4.0 kit's (from an adapters dir, kept while
+/// the second value lives).
+fn daemon_with_the_0_4_0_mock() -> (Daemon, tempfile::TempDir) {
+    let adapters = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("mock"), adapters.path().join("mock.wasm")).unwrap();
+    let daemon = Daemon::start_with(Options {
+        args: vec![
+            "--adapters-dir".into(),
+            adapters.path().display().to_string(),
+        ],
+        ..Options::default()
+    });
+    (daemon, adapters)
 }
 
 #[test]
@@ -66,15 +83,7 @@ fn builtins_built_against_0_5_0_say_what_their_agents_ask_for() {
 
 #[test]
 fn a_policy_decides_a_0_4_0_mocks_requests_as_other() {
-    let adapters = tempfile::tempdir().unwrap();
-    std::fs::copy(fixture("mock"), adapters.path().join("mock.wasm")).unwrap();
-    let daemon = Daemon::start_with(Options {
-        args: vec![
-            "--adapters-dir".into(),
-            adapters.path().display().to_string(),
-        ],
-        ..Options::default()
-    });
+    let (daemon, _adapters) = daemon_with_the_0_4_0_mock();
     let api = Api::new(&daemon);
     let policy = json!({
         "rules": [
@@ -93,4 +102,16 @@ fn a_policy_decides_a_0_4_0_mocks_requests_as_other() {
     assert_eq!(decided["data"]["tool"], "other", "{decided}");
     assert_eq!(decided["data"]["decision"], "deny", "{decided}");
     assert_eq!(decided["data"]["rule"], 1, "{decided}");
+}
+
+#[test]
+fn a_0_4_0_mock_is_refused_a_variant_change_in_a_running_session() {
+    let (daemon, _adapters) = daemon_with_the_0_4_0_mock();
+    let api = Api::new(&daemon);
+    ok_json(api.post_json("/v1/sessions/old", json!({"agent": "mock"})));
+    let put = api.put_json("/v1/sessions/old/modes", json!({"variant": "high"}));
+    let problem = expect_problem(put, 400, "mode_not_supported");
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(detail.contains("`variant-change`"), "{problem}");
+    assert_eq!(api.session_info("old").get("variant"), None);
 }

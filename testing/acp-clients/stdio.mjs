@@ -10,7 +10,8 @@
 //                                    changed with session/set_mode and
 //                                    session/set_config_option, told back as
 //                                    updates, in force from the next prompt; the
-//                                    same for the model (session/set_model)
+//                                    same for the model (session/set_model) and
+//                                    its thought level
 //   node stdio.mjs conformance      a real agent (ACP_AGENT) against the scripted
 //                                    model server: a turn, a tool call (bypass), a
 //                                    permission allowed and one rejected (default;
@@ -240,6 +241,25 @@ async function modes() {
     await assert.rejects(cx.request("session/set_model", { sessionId, modelId: "default" }),
       (e) => e.code === -32602);
     console.log("ok set_model");
+
+    // The model's thought level: an option while the model has levels (the
+    // agent's own while the session names none), in force from the next prompt.
+    assert.equal(option(back.configOptions, "thought_level"), undefined);
+    const large = await cx.request("session/set_config_option", { sessionId, configId: "model", value: "mock-large" });
+    await told("config_option_update");
+    const levels = option(large.configOptions, "thought_level");
+    assert.equal(levels.category, "thought_level");
+    assert.equal(levels.currentValue, "default");
+    assert.deepEqual(levels.options.map((o) => o.value), ["default", "low", "medium", "high"]);
+    assert.equal(levels.options[0].name, "Default (medium)");
+    const high = await cx.request("session/set_config_option", { sessionId, configId: "thought_level", value: "high" });
+    assert.equal(option(high.configOptions, "thought_level").currentValue, "high");
+    updates = await told("config_option_update");
+    assert.equal(option(updates.at(-1).configOptions, "thought_level").currentValue, "high");
+    assert.match(await say("settings"), /, model mock-large, variant high\.$/);
+    await assert.rejects(cx.request("session/set_config_option", { sessionId, configId: "thought_level", value: "default" }),
+      (e) => e.code === -32602 && /once a variant is named/.test(e.message));
+    console.log("ok thought level");
     console.log(`session ${sessionId}`);
     session.dispose();
   });

@@ -95,7 +95,9 @@ impl Adapter for Generic {
 /// resume (`session/load`). The permission mode picks among the modes the agent
 /// offers ([`Generic::mode_id`], before the first prompt and after a change:
 /// `mode_change`), and the session's model reaches an agent that offers models
-/// as `session/set_model` (`model_change`); the modes and models the agent
+/// as `session/set_model` (`model_change`), its variant (at create or changed:
+/// `variants`, `variant_change`) to one that offers thought levels as its
+/// thought level; the modes and models the agent
 /// offers are reported (`agent_offer`), so ACP clients list the agent's own
 /// models. Not a plan mode of the daemon's (ACP
 /// agents name their own modes), not questions, and not usage: an agent may
@@ -105,6 +107,8 @@ const CAPABILITIES: Capabilities = Capabilities {
     usage: false,
     mode_change: true,
     model_change: true,
+    variants: true,
+    variant_change: true,
     ..sandbox_agent_adapter_kit::acp::CAPABILITIES
 };
 

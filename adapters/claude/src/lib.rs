@@ -116,13 +116,16 @@ impl Adapter for Claude {
 /// conformance suite calls a real MCP server's tool through it), its skills as a
 /// plugin made of its scratch folder (`skills`). A session's changed modes reach a
 /// running CLI as a `set_permission_mode` control request before the next message
-/// (`mode_change`), its changed model as a `set_model` one (`model_change`).
+/// (`mode_change`), its changed model as a `set_model` one (`model_change`), its
+/// changed variant (the effort level) as an `apply_flag_settings` one
+/// (`variant_change`).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     questions,
     variants,
     skills,
     mode_change,
     model_change,
+    variant_change,
     ..Capabilities::SUPERVISED_AGENT
 ];
 

@@ -94,6 +94,15 @@ pub(crate) fn set_model(request_id: &str, model: &str) -> String {
     )
 }
 
+/// Asks the CLI to run at effort level `effort` (`low`... `max`) from its
+/// next message on: the flag settings it takes while it runs.
+pub(crate) fn set_effort(request_id: &str, effort: &str) -> String {
+    control_request(
+        request_id,
+        json!({ "subtype": "apply_flag_settings", "settings": { "effortLevel": effort } }),
+    )
+}
+
 fn control_request(request_id: &str, request: Value) -> String {
     json!({ "type": "control_request", "request_id": request_id, "request": request }).to_string()
 }

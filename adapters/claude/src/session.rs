@@ -49,6 +49,7 @@ impl ClaudeSession {
                 cost_usd: 0.0,
                 permission_mode: Some(launch::permission_mode(&self.config).to_owned()),
                 model: self.config.chosen_model().map(str::to_owned),
+                variant: self.config.chosen_variant().map(str::to_owned),
             },
         });
     }
@@ -94,6 +95,20 @@ impl ClaudeSession {
         let id = process.id.clone();
         let request = self.state.header.ids.next("req");
         out.write_line(id, &protocol::set_model(&request, wanted));
+    }
+
+    /// Tells a running CLI the session's effort level when the session names
+    /// another than the one it runs (a CLI started later gets it as a flag).
+    fn follow_variant(&mut self, out: &mut Actions) {
+        let Some(process) = self.state.header.process.as_mut() else {
+            return;
+        };
+        let Some(wanted) = self.config.variant_to_tell(&mut process.data.variant) else {
+            return;
+        };
+        let id = process.id.clone();
+        let request = self.state.header.ids.next("req");
+        out.write_line(id, &protocol::set_effort(&request, wanted));
     }
 
     /// Hands CLI process `process` the permission rules of the session's policy
@@ -186,7 +201,7 @@ impl SessionMachine for ClaudeSession {
 
     /// Opens a turn (`turn.started`, the user's message) and writes the message to
     /// the CLI, starting it again first when it exited (else telling it the
-    /// session's permission mode and model first when they changed).
+    /// session's permission mode, model and effort first when they changed).
     fn send_message(&mut self, parts: Vec<MessagePart>) -> Vec<Action> {
         Actions::unless(self.state.header.ended, |out| {
             if self.state.header.process.is_none() {
@@ -194,6 +209,7 @@ impl SessionMachine for ClaudeSession {
             } else {
                 self.follow_mode(out);
                 self.follow_model(out);
+                self.follow_variant(out);
             }
             self.state.header.turn_or_start(out);
             out.emit_all(event::user_message(

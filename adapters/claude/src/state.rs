@@ -47,6 +47,11 @@ pub(crate) struct Process {
     /// it runs its own default, or in the snapshots of older adapters.
     #[serde(default)]
     pub model: Option<String>,
+    /// The effort level it runs with (`--effort`, or the last
+    /// `apply_flag_settings`); none when it runs its own default, or in the
+    /// snapshots of older adapters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
 }
 
 /// What the adapter keeps of the running turn (a `RunningTurn`, which is cancelling once an

@@ -106,10 +106,12 @@ impl Adapter for Codex {
 /// (`request_user_input`). The session's MCP servers go in the thread's `config`
 /// (`mcp_servers`), so each thread on the shared app-server has its own. A
 /// session's changed modes and model reach its thread with the next turn
-/// (`mode_change`, `model_change`: `turn/start` names the session's model).
+/// (`mode_change`, `model_change`, `variant_change`: `turn/start` names the
+/// session's model and its effort).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     mode_change,
     model_change,
+    variant_change,
     questions,
     images,
     file_attachments,

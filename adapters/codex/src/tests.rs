@@ -483,6 +483,15 @@ fn model_and_variant_go_with_every_turn() {
         sent[0].contains(r#"\"effort\":\"high\""#) && sent[0].contains(r#"\"model\":\"gpt-5.5\""#)
     );
     assert!(!sent[0].contains("collaborationMode"));
+    // The host rebuilds the session with another variant, as after a PUT
+    // .../modes: the next turn goes at it.
+    h.line(r#"{"id":"s1:3","result":{"turn":{"id":"u1"}}}"#);
+    h.line(r#"{"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u1","status":"completed"}}}"#);
+    let mut changed = h.session.config().clone();
+    changed.variant = Some("low".into());
+    h.session = CodexSession::restore(changed, &h.session.snapshot()).unwrap();
+    let sent = h.send("again");
+    assert!(sent[0].contains(r#"\"effort\":\"low\""#), "{}", sent[0]);
 }
 
 #[test]

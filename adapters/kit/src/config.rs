@@ -38,12 +38,14 @@ impl SessionConfig {
     /// (the session names another); `running` is then it. For adapters that
     /// declare `model_change`: they keep what their agent runs in their state.
     pub fn model_to_tell(&self, running: &mut Option<String>) -> Option<&str> {
-        let wanted = self.chosen_model()?;
-        if running.as_deref() == Some(wanted) {
-            return None;
-        }
-        *running = Some(wanted.to_owned());
-        Some(wanted)
+        to_tell(self.chosen_model(), running)
+    }
+
+    /// The session's model variant when an agent that runs `running` is to be
+    /// told it, as [`Self::model_to_tell`] the model. For adapters that declare
+    /// `variant_change`.
+    pub fn variant_to_tell(&self, running: &mut Option<String>) -> Option<&str> {
+        to_tell(self.chosen_variant(), running)
     }
 
     /// The model variant (reasoning effort...) the session chose, when it named one.
@@ -90,4 +92,15 @@ impl SessionConfig {
             "variant": self.variant,
         })
     }
+}
+
+/// `wanted` when an agent that runs `running` is to be told it (it runs
+/// another, or its own); `running` is then it.
+fn to_tell<'a>(wanted: Option<&'a str>, running: &mut Option<String>) -> Option<&'a str> {
+    let wanted = wanted?;
+    if running.as_deref() == Some(wanted) {
+        return None;
+    }
+    *running = Some(wanted.to_owned());
+    Some(wanted)
 }

@@ -63,6 +63,10 @@ pub struct Capabilities {
     /// A session's model can change while it runs, the same way: the adapter
     /// applies the configuration's changed `model` from the next message on.
     pub model_change: bool,
+    /// A session's model variant (reasoning effort...) can change while it
+    /// runs, the same way: the adapter applies the configuration's changed
+    /// `variant` from the next message on.
+    pub variant_change: bool,
     /// The session reports the modes and models its agent offers once it runs
     /// ([`crate::SessionMachine::agent_offer`]; WIT `agent-offer`).
     pub agent_offer: bool,
@@ -97,6 +101,7 @@ impl Capabilities {
         skills: false,
         mode_change: false,
         model_change: false,
+        variant_change: false,
         agent_offer: false,
     };
 
@@ -169,6 +174,7 @@ impl Capabilities {
         skills: true,
         mode_change: true,
         model_change: true,
+        variant_change: true,
         agent_offer: true,
     };
 
@@ -201,6 +207,7 @@ impl Capabilities {
             ("skills", self.skills),
             ("mode-change", self.mode_change),
             ("model-change", self.model_change),
+            ("variant-change", self.variant_change),
             ("agent-offer", self.agent_offer),
         ]
         .into_iter()
@@ -218,7 +225,7 @@ impl Capabilities {
         all
     }
 
-    fn flags_mut(&mut self) -> [(&'static str, &mut bool); 27] {
+    fn flags_mut(&mut self) -> [(&'static str, &mut bool); 28] {
         [
             ("plan-mode", &mut self.plan_mode),
             ("permissions", &mut self.permissions),
@@ -246,6 +253,7 @@ impl Capabilities {
             ("skills", &mut self.skills),
             ("mode-change", &mut self.mode_change),
             ("model-change", &mut self.model_change),
+            ("variant-change", &mut self.variant_change),
             ("agent-offer", &mut self.agent_offer),
         ]
     }

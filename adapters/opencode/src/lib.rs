@@ -108,12 +108,14 @@ impl Adapter for OpenCode {
 /// (`mcp_servers`, `skills`; MCP calls are ordinary tool parts, `mcp_tools`), proven
 /// against a real MCP server and a skill folder. A session's changed modes reach the
 /// next prompt (its agent) and, before it, the native session's permission rules
-/// (`mode_change`); its changed model the next prompt (`model_change`: each
-/// prompt names the session's model).
+/// (`mode_change`); its changed model and variant the next prompt
+/// (`model_change`, `variant_change`: each prompt names the session's model and
+/// variant).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     images,
     mode_change,
     model_change,
+    variant_change,
     file_attachments,
     session_lifecycle,
     shared_process,

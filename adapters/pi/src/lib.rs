@@ -92,7 +92,8 @@ impl Adapter for Pi {
 /// recording has one), not `shared_process` (one process per session). `variants` are Pi's
 /// thinking levels (`--thinking`). The session's skills go in `--skill` (Pi lists them
 /// to the model, which reads a skill's `SKILL.md` with its `read` tool). A session's
-/// changed model reaches a running Pi as `set_model` (`model_change`); a permission
+/// changed model reaches a running Pi as `set_model` (`model_change`), its changed
+/// variant as `set_thinking_level` (`variant_change`); a permission
 /// mode changed to or from `plan` starts Pi again on its session with the other tool
 /// set before the next prompt (`mode_change`: Pi takes its tools only at launch).
 const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
@@ -103,6 +104,7 @@ const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
     skills,
     mode_change,
     model_change,
+    variant_change,
     ..Capabilities::CODING_AGENT
 ];
 

@@ -20,6 +20,12 @@ pub(crate) fn set_model(request_id: &str, provider: &str, model_id: &str) -> Str
         .to_string()
 }
 
+/// Asks Pi to think at `level` (`off`, `minimal`... `xhigh`) from its next
+/// prompt on.
+pub(crate) fn set_thinking_level(request_id: &str, level: &str) -> String {
+    json!({ "id": request_id, "type": "set_thinking_level", "level": level }).to_string()
+}
+
 /// A user prompt, with its images inline (base64).
 pub(crate) fn prompt(prompt: &Prompt) -> String {
     let mut command = json!({ "id": prompt.request_id, "type": "prompt", "message": prompt.text });

@@ -54,6 +54,7 @@ impl PiSession {
                 ready: false,
                 resume_missing: false,
                 model: self.config.chosen_model().map(str::to_owned),
+                variant: self.config.chosen_variant().map(str::to_owned),
                 tools: launch::tools(&self.config).map(str::to_owned),
             },
         });
@@ -103,6 +104,20 @@ impl PiSession {
                 out.emit(event::error(message, Some("model_refused")));
             }
         }
+    }
+
+    /// Tells a running Pi the session's thinking level when the session names
+    /// another than it runs (a Pi started later gets it as `--thinking`).
+    fn follow_variant(&mut self, out: &mut Actions) {
+        let Some(process) = self.state.header.process.as_mut() else {
+            return;
+        };
+        let Some(wanted) = self.config.variant_to_tell(&mut process.data.variant) else {
+            return;
+        };
+        let id = process.id.clone();
+        let request = self.state.header.ids.next("req");
+        out.write_line(id, &protocol::set_thinking_level(&request, wanted));
     }
 
     /// True when `process_id` reads an image of the running turn's prompt.
@@ -284,6 +299,7 @@ impl SessionMachine for PiSession {
                 self.launch(out);
             } else if !self.follow_tools(out) {
                 self.follow_model(out);
+                self.follow_variant(out);
             }
             let request = self.state.header.ids.next("req");
             let prompt = images::prompt(request, &parts, &mut self.state.header.ids);

@@ -39,6 +39,11 @@ pub(crate) struct Process {
     /// (`set_model`); none for Pi's default, or in older snapshots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The session's thinking level it was started with (`--thinking`) or
+    /// last given (`set_thinking_level`); none for Pi's default, or in older
+    /// snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// The tool allowlist it was started with (`--tools`); none for Pi's own tool
     /// set, or in older snapshots.
     #[serde(default, skip_serializing_if = "Option::is_none")]

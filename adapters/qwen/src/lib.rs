@@ -143,8 +143,15 @@ impl Adapter for Qwen {
 /// in ACP's `session/new`; Qwen Code offers their tools behind its `tool_search` and
 /// `tool_call` tools, and the suite's model calls them that way. A session's changed
 /// modes reach the running CLI as `session/set_mode` (`mode_change`), its changed
-/// model as `session/set_model` (`model_change`).
-const CAPABILITIES: Capabilities =
-    sandbox_agent_adapter_kit::capabilities![mode_change, model_change, ..acp::CAPABILITIES];
+/// model as `session/set_model` (`model_change`), its variant (at create or
+/// changed) as the thought level its configuration options offer (`variants`,
+/// `variant_change`).
+const CAPABILITIES: Capabilities = sandbox_agent_adapter_kit::capabilities![
+    mode_change,
+    model_change,
+    variants,
+    variant_change,
+    ..acp::CAPABILITIES
+];
 
 sandbox_agent_adapter_kit::export!(Qwen);

@@ -1,8 +1,8 @@
-//! A session's modes and model as ACP shows them: the session mode state
-//! (`modes`), the session model state (`models`) and the config options
-//! (`configOptions`: the agent mode, the permission mode and the model) that
-//! the answers to `session/new`, `session/load` and `session/resume` carry,
-//! and that `session/set_mode`, `session/set_model` and
+//! A session's modes, model and variant as ACP shows them: the session mode
+//! state (`modes`), the session model state (`models`) and the config options
+//! (`configOptions`: the agent mode, the permission mode, the model and its
+//! thought level) that the answers to `session/new`, `session/load` and
+//! `session/resume` carry, and that `session/set_mode`, `session/set_model` and
 //! `session/set_config_option` change.
 
 use serde_json::{json, Value};
@@ -13,9 +13,11 @@ pub const MODE_OPTION: &str = "mode";
 pub const PERMISSION_OPTION: &str = "permission_mode";
 /// The config option holding the model (category `model`).
 pub const MODEL_OPTION: &str = "model";
-/// The model's value while the session names none: the agent's own choice,
-/// which a session cannot go back to once it named a model.
-pub const DEFAULT_MODEL: &str = "default";
+/// The config option holding the model's variant (category `thought_level`).
+pub const THOUGHT_LEVEL_OPTION: &str = "thought_level";
+/// The value of the model or its variant while the session names none: the
+/// agent's own choice, which a session cannot go back to once it named one.
+pub const DEFAULT: &str = "default";
 
 /// The permission modes, with their names and descriptions.
 const PERMISSION_MODES: &[(&str, &str, &str)] = &[
@@ -40,53 +42,60 @@ pub struct Mode {
     pub description: String,
 }
 
-/// A model the agent is known to run.
+/// A value a client may pick: a model, or a model's variant.
 #[derive(Debug, Clone)]
-pub struct Model {
+pub struct Choice {
     /// Its id, as sessions name it.
     pub id: String,
     /// Its name.
     pub name: String,
 }
 
-/// The model a session runs with, and the models the agent is known to run.
+/// What a session runs of something a client picks (its model, or the
+/// model's variant), and what the agent is known to take.
 #[derive(Debug, Clone)]
-pub struct Models {
-    /// The models the agent lists.
-    pub available: Vec<Model>,
-    /// The model the session names (`None`: the agent's own choice).
+pub struct Choices {
+    /// What the agent lists.
+    pub available: Vec<Choice>,
+    /// What the session names (`None`: the agent's own choice).
     pub current: Option<String>,
-    /// The name of the agent's own choice, when it said which model it runs
-    /// (shown as [`DEFAULT_MODEL`]'s name while the session names none).
+    /// The name of the agent's own choice, when it said which it runs
+    /// (shown as [`DEFAULT`]'s name while the session names none).
     pub agents_choice: Option<String>,
 }
 
-impl Models {
-    /// The id of the current model ([`DEFAULT_MODEL`] while the session names
+impl Choices {
+    /// The id of the current choice ([`DEFAULT`] while the session names
     /// none).
     pub fn current_id(&self) -> &str {
-        self.current.as_deref().unwrap_or(DEFAULT_MODEL)
+        self.current.as_deref().unwrap_or(DEFAULT)
     }
 
-    /// The models a client may pick, the current one among them: the agent's,
-    /// after [`DEFAULT_MODEL`] while the session names no model, and after
+    /// Whether the agent lists a choice named [`DEFAULT`] itself (a thought
+    /// level may be): it is then that one, not the agent's own choice.
+    fn lists_default(&self) -> bool {
+        self.available.iter().any(|choice| choice.id == DEFAULT)
+    }
+
+    /// What a client may pick, the current one among them: the agent's
+    /// choices, after [`DEFAULT`] while the session names none, and after
     /// them the session's when the agent does not list it.
-    fn choices(&self) -> Vec<Model> {
+    fn choices(&self) -> Vec<Choice> {
         let mut choices = Vec::new();
         let current = self.current_id();
-        if self.current.is_none() {
+        if self.current.is_none() && !self.lists_default() {
             let name = match &self.agents_choice {
-                Some(model) => format!("Default ({model})"),
+                Some(choice) => format!("Default ({choice})"),
                 None => "Default".into(),
             };
-            choices.push(Model {
-                id: DEFAULT_MODEL.into(),
+            choices.push(Choice {
+                id: DEFAULT.into(),
                 name,
             });
         }
         choices.extend(self.available.iter().cloned());
-        if !choices.iter().any(|model| model.id == current) {
-            choices.push(Model {
+        if !choices.iter().any(|choice| choice.id == current) {
+            choices.push(Choice {
                 id: current.into(),
                 name: current.into(),
             });
@@ -94,23 +103,25 @@ impl Models {
         choices
     }
 
-    /// What choosing `model` changes: the model to run (`None`: nothing, for
-    /// [`DEFAULT_MODEL`] while the session names none). Going back to
-    /// [`DEFAULT_MODEL`] once a model is named is refused (the message says why).
-    pub fn change_to(&self, model: String) -> Result<Option<String>, String> {
-        if model != DEFAULT_MODEL {
-            return Ok(Some(model));
+    /// What choosing `value` changes: what to run (`None`: nothing, for
+    /// [`DEFAULT`] while the session names none). Going back to [`DEFAULT`]
+    /// once a `what` (`model`...) is named is refused (the message says why),
+    /// unless the agent lists a choice of that name.
+    pub fn change_to(&self, value: String, what: &str) -> Result<Option<String>, String> {
+        if value != DEFAULT || self.lists_default() {
+            return Ok(Some(value));
         }
         match &self.current {
             None => Ok(None),
             Some(current) => Err(format!(
-                "the session runs {current:?}: once a model is named, name another instead of \
-                 {DEFAULT_MODEL:?}"
+                "the session runs {what} {current:?}: once a {what} is named, name another \
+                 instead of {DEFAULT:?}"
             )),
         }
     }
 
-    /// The session model state (`models` in a session's answers).
+    /// The session model state (`models` in a session's answers), of the
+    /// models.
     pub fn model_state(&self) -> Value {
         let available: Vec<Value> = self
             .choices()
@@ -120,17 +131,18 @@ impl Models {
         json!({"currentModelId": self.current_id(), "availableModels": available})
     }
 
-    /// The model's config option.
-    fn config_option(&self) -> Value {
+    /// The config option `id` of category `category`, named `name`, holding
+    /// these choices.
+    fn config_option(&self, id: &str, name: &str, category: &str) -> Value {
         let options: Vec<Value> = self
             .choices()
             .iter()
-            .map(|model| json!({"value": model.id, "name": model.name}))
+            .map(|choice| json!({"value": choice.id, "name": choice.name}))
             .collect();
         json!({
-            "id": MODEL_OPTION,
-            "name": "Model",
-            "category": "model",
+            "id": id,
+            "name": name,
+            "category": category,
             "type": "select",
             "currentValue": self.current_id(),
             "options": options,
@@ -196,22 +208,33 @@ impl Modes {
     }
 }
 
-/// What of a session a client may change: its modes, its model, or both.
+/// What of a session a client may change: its modes, its model, its
+/// model's variant, or some of them.
 #[derive(Debug, Clone)]
 pub struct SessionModes {
     /// The session's modes, for an agent whose running sessions take others.
     pub modes: Option<Modes>,
     /// The session's model, for an agent whose running sessions take another.
-    pub models: Option<Models>,
+    pub models: Option<Choices>,
+    /// The variants (thought levels) of the session's model, for an agent
+    /// whose running sessions take another and a model that has some.
+    pub variants: Option<Choices>,
 }
 
 impl SessionModes {
     /// The session's config options (`configOptions`): its agent mode and
-    /// permission mode, and its model, as far as they can change.
+    /// permission mode, its model and the model's thought level, as far as
+    /// they can change.
     pub fn config_options(&self) -> Value {
         let modes = self.modes.iter().flat_map(Modes::config_options);
-        let models = self.models.iter().map(Models::config_option);
-        Value::Array(modes.chain(models).collect())
+        let models = self
+            .models
+            .iter()
+            .map(|models| models.config_option(MODEL_OPTION, "Model", "model"));
+        let variants = self.variants.iter().map(|variants| {
+            variants.config_option(THOUGHT_LEVEL_OPTION, "Thinking", "thought_level")
+        });
+        Value::Array(modes.chain(models).chain(variants).collect())
     }
 
     /// The answers' fields about modes and model: `configOptions`, and
@@ -252,6 +275,7 @@ mod tests {
                 permission_mode: "bypass".into(),
             }),
             models: None,
+            variants: None,
         };
         let fields = modes.answer_fields();
         assert!(fields.get("models").is_none(), "{fields}");
@@ -273,26 +297,30 @@ mod tests {
         assert_eq!(values, ["default", "acceptEdits", "plan", "bypass"]);
     }
 
-    fn models(current: Option<&str>) -> Models {
-        let model = |id: &str| Model {
-            id: id.into(),
+    fn choices(ids: &[&str], current: Option<&str>) -> Choices {
+        let choice = |id: &&str| Choice {
+            id: (*id).into(),
             name: id.to_uppercase(),
         };
-        Models {
-            available: vec![model("sonnet"), model("opus")],
+        Choices {
+            available: ids.iter().map(choice).collect(),
             current: current.map(str::to_owned),
             agents_choice: None,
         }
     }
 
+    fn models(current: Option<&str>) -> Choices {
+        choices(&["sonnet", "opus"], current)
+    }
+
     #[test]
     fn the_default_is_named_after_the_agents_choice_when_it_said() {
-        let said = Models {
+        let said = Choices {
             agents_choice: Some("Sonnet".into()),
             ..models(None)
         };
         let state = said.model_state();
-        assert_eq!(state["availableModels"][0]["modelId"], DEFAULT_MODEL);
+        assert_eq!(state["availableModels"][0]["modelId"], DEFAULT);
         assert_eq!(state["availableModels"][0]["name"], "Default (Sonnet)");
         assert_eq!(
             models(None).model_state()["availableModels"][0]["name"],
@@ -308,8 +336,8 @@ mod tests {
             models.iter().map(id).collect()
         };
         let state = models(None).model_state();
-        assert_eq!(state["currentModelId"], DEFAULT_MODEL);
-        assert_eq!(ids(&state), [DEFAULT_MODEL, "sonnet", "opus"]);
+        assert_eq!(state["currentModelId"], DEFAULT);
+        assert_eq!(ids(&state), [DEFAULT, "sonnet", "opus"]);
         let state = models(Some("opus")).model_state();
         assert_eq!(state["currentModelId"], "opus");
         assert_eq!(ids(&state), ["sonnet", "opus"]);
@@ -320,18 +348,18 @@ mod tests {
 
     #[test]
     fn the_default_is_no_change_until_a_model_is_named() {
-        assert_eq!(models(None).change_to(DEFAULT_MODEL.into()), Ok(None));
+        assert_eq!(models(None).change_to(DEFAULT.into(), "model"), Ok(None));
         assert_eq!(
-            models(None).change_to("opus".into()),
+            models(None).change_to("opus".into(), "model"),
             Ok(Some("opus".to_owned()))
         );
         let named = models(Some("opus"));
         assert_eq!(
-            named.change_to("sonnet".into()),
+            named.change_to("sonnet".into(), "model"),
             Ok(Some("sonnet".to_owned()))
         );
-        let refused = named.change_to(DEFAULT_MODEL.into()).unwrap_err();
-        assert!(refused.contains(r#"runs "opus""#), "{refused}");
+        let refused = named.change_to(DEFAULT.into(), "model").unwrap_err();
+        assert!(refused.contains(r#"runs model "opus""#), "{refused}");
     }
 
     #[test]
@@ -343,6 +371,7 @@ mod tests {
                 permission_mode: "default".into(),
             }),
             models: Some(models(Some("sonnet"))),
+            variants: None,
         };
         let fields = modes.answer_fields();
         assert_eq!(fields["models"]["currentModelId"], "sonnet");
@@ -355,11 +384,48 @@ mod tests {
         let model_only = SessionModes {
             modes: None,
             models: Some(models(None)),
+            variants: None,
         };
         let fields = model_only.answer_fields();
         assert!(fields.get("modes").is_none(), "{fields}");
         let options = fields["configOptions"].as_array().unwrap();
         assert_eq!(options.len(), 1);
         assert_eq!(options[0]["id"], MODEL_OPTION);
+    }
+
+    #[test]
+    fn the_variant_is_a_thought_level_option_after_the_model() {
+        let modes = SessionModes {
+            modes: None,
+            models: Some(models(Some("opus"))),
+            variants: Some(choices(&["low", "high"], None)),
+        };
+        let options = modes.config_options();
+        let option = &options[1];
+        assert_eq!(option["id"], THOUGHT_LEVEL_OPTION);
+        assert_eq!(option["category"], "thought_level");
+        assert_eq!(option["currentValue"], DEFAULT);
+        let values: Vec<&str> = option["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|option| option["value"].as_str().unwrap())
+            .collect();
+        assert_eq!(values, [DEFAULT, "low", "high"]);
+    }
+
+    #[test]
+    fn a_level_the_agent_calls_default_is_its_own() {
+        // Qwen Code lists a level named `default` beside its tiers.
+        let levels = choices(&["none", DEFAULT, "high"], None);
+        let option = levels.config_option(THOUGHT_LEVEL_OPTION, "Thinking", "thought_level");
+        assert_eq!(option["options"].as_array().unwrap().len(), 3, "{option}");
+        let named = choices(&["none", DEFAULT, "high"], Some("high"));
+        assert_eq!(
+            named.change_to(DEFAULT.into(), "variant"),
+            Ok(Some(DEFAULT.to_owned()))
+        );
+        let refused = choices(&["low"], Some("low")).change_to(DEFAULT.into(), "variant");
+        assert!(refused.unwrap_err().contains(r#"runs variant "low""#));
     }
 }

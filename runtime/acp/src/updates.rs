@@ -75,6 +75,8 @@ pub enum Step {
         permission_mode: String,
         /// The model, when the session names one.
         model: Option<String>,
+        /// The model's variant, when the session names one.
+        variant: Option<String>,
     },
     /// The agent offers other modes or models (the daemon's status item
     /// [`agentplex_universal::AGENT_OFFERED`]): a `config_option_update` to
@@ -479,6 +481,7 @@ fn modes_changed(item: &UniversalItem) -> Option<Step> {
                 agent_mode: modes["agentMode"].as_str()?.to_owned(),
                 permission_mode: modes["permissionMode"].as_str()?.to_owned(),
                 model: modes["model"].as_str().map(str::to_owned),
+                variant: modes["variant"].as_str().map(str::to_owned),
             })
         }
         _ => None,

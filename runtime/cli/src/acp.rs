@@ -25,7 +25,7 @@ pub struct AcpArgs {
     /// The agent its sessions run (`agentplex agents list` names them).
     #[arg(long)]
     agent: String,
-    /// Its new sessions' modes and model.
+    /// Its new sessions' modes, model and variant.
     #[command(flatten)]
     modes: crate::remote::ModeArgs,
     /// A running daemon to use (its sessions are then in its `/v1/sessions`);
@@ -60,6 +60,7 @@ pub async fn acp(args: AcpArgs) -> Result<(), Failure> {
         ("model", &args.modes.model),
         ("agentMode", &args.modes.agent_mode),
         ("permissionMode", &args.modes.permission_mode),
+        ("variant", &args.modes.variant),
     ] {
         if let Some(value) = value {
             query.push((name, value.clone()));

@@ -109,15 +109,17 @@ pub fn registry(listing: &RegistryListResponse) -> String {
     text
 }
 
-/// A session's modes and model as `sessions modes` changed them.
+/// A session's modes, model and variant as `sessions modes` changed them.
 pub fn modes_changed(session_id: &str, modes: &agentplex_api::SessionModes) -> String {
     let mode = |mode: &Option<String>| mode.clone().unwrap_or_default();
-    let model = match &modes.model {
-        Some(model) => format!(", model {model}"),
+    let named = |what: &str, name: &Option<String>| match name {
+        Some(name) => format!(", {what} {name}"),
         None => String::new(),
     };
+    let model = named("model", &modes.model);
+    let variant = named("variant", &modes.variant);
     format!(
-        "{session_id}: agent mode {}, permission mode {}{model}, from the next message on",
+        "{session_id}: agent mode {}, permission mode {}{model}{variant}, from the next message on",
         mode(&modes.agent_mode),
         mode(&modes.permission_mode)
     )

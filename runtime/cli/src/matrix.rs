@@ -23,7 +23,7 @@ fn proved_by(capability: &str) -> &'static str {
         "sessionLifecycle" => "`terminate`, `agent_crash`",
         "asksFor" => "`policy_decides`, `policy_cases`",
         "modeChange" => "`mode_change`",
-        "modelChange" => "`model_change`",
+        "modelChange" | "variantChange" => "`model_change`",
         _ => "transcript tests",
     }
 }

@@ -178,7 +178,7 @@ pub enum SessionsCommand {
         #[command(flatten)]
         connection: Connection,
     },
-    /// Change a running session's agent mode, permission mode or model (from its next message on; one left out is kept).
+    /// Change a running session's agent mode, permission mode, model or variant (from its next message on; one left out is kept).
     Modes {
         /// The session id.
         session_id: String,
@@ -209,7 +209,7 @@ pub enum SessionsCommand {
     Move(super::moves::MoveArgs),
 }
 
-/// A session's agent mode, permission mode and model, as `sessions create`,
+/// A session's agent mode, permission mode, model and variant, as `sessions create`,
 /// `sessions modes` and `acp` take them (one left out: a new session's default,
 /// or a running session's value kept).
 #[derive(Debug, Args)]
@@ -226,6 +226,10 @@ pub struct ModeArgs {
     /// new session's default is the agent's own.
     #[arg(long)]
     pub model: Option<String>,
+    /// A variant of the model (such as a reasoning effort), where the agent has them
+    /// (`agentplex agents models AGENT` lists them).
+    #[arg(long)]
+    pub variant: Option<String>,
 }
 
 impl From<ModeArgs> for agentplex_api::SessionModes {
@@ -234,6 +238,7 @@ impl From<ModeArgs> for agentplex_api::SessionModes {
             agent_mode: args.agent_mode,
             permission_mode: args.permission_mode,
             model: args.model,
+            variant: args.variant,
         }
     }
 }
@@ -248,9 +253,6 @@ pub struct CreateArgs {
     agent: String,
     #[command(flatten)]
     modes: ModeArgs,
-    /// A variant of the model (such as a reasoning effort), where the agent has them.
-    #[arg(long)]
-    variant: Option<String>,
     /// The agent version to run (installed on demand) [default: the installed or latest].
     #[arg(long)]
     agent_version: Option<String>,
@@ -332,7 +334,7 @@ impl CreateArgs {
             agent_mode: self.modes.agent_mode,
             permission_mode: self.modes.permission_mode,
             model: self.modes.model,
-            variant: self.variant,
+            variant: self.modes.variant,
             agent_version: self.agent_version,
             directory: self.directory,
             title: self.title,

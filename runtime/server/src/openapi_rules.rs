@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 
 use agentplex_sessions::agents::VERSION_PATTERN;
-use agentplex_sessions::modes::MODEL_PATTERN;
+use agentplex_sessions::modes::NAME_PATTERN;
 use agentplex_sessions::PERMISSION_MODES;
 
 /// A string without a NUL byte (the request types' own patterns say it so too).
@@ -52,11 +52,13 @@ fn checked_strings(schemas: &mut Value) {
     let session = &mut schemas["CreateSessionRequest"]["properties"];
     session["permissionMode"]["pattern"] = permission_modes.clone();
     session["agentVersion"]["pattern"] = json!(VERSION_PATTERN);
-    // An empty model is none, as 0.1.x took it.
-    session["model"]["pattern"] = json!(format!("^$|{MODEL_PATTERN}"));
+    // An empty model or variant is none, as 0.1.x took it.
+    session["model"]["pattern"] = json!(format!("^$|{NAME_PATTERN}"));
+    session["variant"]["pattern"] = json!(format!("^$|{NAME_PATTERN}"));
     let modes = &mut schemas["SessionModes"]["properties"];
     modes["permissionMode"]["pattern"] = permission_modes;
-    modes["model"]["pattern"] = json!(MODEL_PATTERN);
+    modes["model"]["pattern"] = json!(NAME_PATTERN);
+    modes["variant"]["pattern"] = json!(NAME_PATTERN);
     schemas["AgentInstallRequest"]["properties"]["version"]["pattern"] = json!(VERSION_PATTERN);
     // What becomes a C string of the process (an argument, a variable) holds no NUL.
     for name in ["ProcessRunRequest", "ProcessCreateRequest"] {

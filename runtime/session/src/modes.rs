@@ -1,11 +1,13 @@
-//! The session's modes: the agent mode, the permission mode and the model it
-//! was created with, until a client changes them ([`crate::Command::SetModes`]).
+//! The session's modes: the agent mode, the permission mode, the model and its
+//! variant it was created with, until a client changes them
+//! ([`crate::Command::SetModes`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::{events, Effect, SessionCore};
 
-/// The agent mode, the permission mode and the model a session runs with.
+/// The agent mode, the permission mode, the model and its variant a session
+/// runs with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Modes {
@@ -17,6 +19,10 @@ pub struct Modes {
     /// created with, if any; checkpoints of older daemons have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The model's variant (reasoning effort...), once a client changed it
+    /// (absent: the one the session was created with, if any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
 }
 
 impl SessionCore {

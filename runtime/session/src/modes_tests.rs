@@ -12,6 +12,7 @@ fn changed_modes_are_recorded_handed_to_the_driver_and_kept() {
         agent_mode: "plan".into(),
         permission_mode: "bypass".into(),
         model: Some("opus".into()),
+        variant: Some("high".into()),
     };
     core.command(Command::SetModes(modes.clone()), 0);
     let effects = drive(&mut core, &mut quiet);
@@ -31,7 +32,10 @@ fn changed_modes_are_recorded_handed_to_the_driver_and_kept() {
         data.item.content,
         [agentplex_universal::ContentPart::Status {
             label: agentplex_universal::MODES_CHANGED.into(),
-            detail: Some(r#"{"agentMode":"plan","permissionMode":"bypass","model":"opus"}"#.into()),
+            detail: Some(
+                r#"{"agentMode":"plan","permissionMode":"bypass","model":"opus","variant":"high"}"#
+                    .into()
+            ),
         }]
     );
     let handed = effects
@@ -49,12 +53,13 @@ fn changed_modes_are_recorded_handed_to_the_driver_and_kept() {
 }
 
 #[test]
-fn modes_kept_by_older_daemons_have_no_model() {
+fn modes_kept_by_older_daemons_have_no_model_nor_variant() {
     let kept: Modes =
         serde_json::from_str(r#"{"agentMode":"plan","permissionMode":"default"}"#).unwrap();
-    assert_eq!(kept.model, None);
+    assert_eq!((&kept.model, &kept.variant), (&None, &None));
     let written = serde_json::to_string(&kept).unwrap();
     assert!(!written.contains("model"), "{written}");
+    assert!(!written.contains("variant"), "{written}");
 }
 
 #[test]

@@ -205,6 +205,9 @@ impl Session {
             if let Some(model) = &modes.model {
                 info.model = Some(model.clone());
             }
+            if let Some(variant) = &modes.variant {
+                info.variant = Some(variant.clone());
+            }
         }
         info
     }
@@ -407,20 +410,7 @@ impl SessionManager {
         validate_session_id(id)?;
         let adapter = self.catalog.adapter(&request.agent)?;
         let info = adapter.info();
-        let agent_mode = request
-            .agent_mode
-            .clone()
-            .unwrap_or_else(|| info.default_mode.clone());
-        modes::check_agent_mode(info, None, &agent_mode)?;
-        let permission_mode = request
-            .permission_mode
-            .clone()
-            .unwrap_or_else(|| "default".into());
-        modes::check_permission_mode(&permission_mode)?;
-        // An empty model is none, as 0.1.x took it.
-        if let Some(model) = request.model.as_deref().filter(|model| !model.is_empty()) {
-            modes::check_model(model)?;
-        }
+        let (agent_mode, permission_mode) = modes::checked_at_create(info, &request)?;
         if let Some(version) = &request.agent_version {
             crate::agents::check_version(version)?;
         }

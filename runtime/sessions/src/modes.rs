@@ -1,6 +1,6 @@
-//! Changing a running session's agent mode, permission mode and model.
+//! Changing a running session's agent mode, permission mode, model and variant.
 
-use agentplex_api::{SessionChoices, SessionModes};
+use agentplex_api::{CreateSessionRequest, SessionChoices, SessionModes};
 use agentplex_host::AdapterInfo;
 use agentplex_session::{Command, Modes};
 use agentplex_universal::AgentOffer;
@@ -16,13 +16,18 @@ pub const CAPABILITY: &str = "mode-change";
 /// same way.
 pub const MODEL_CAPABILITY: &str = "model-change";
 
-/// The longest model name taken, in characters.
-const MODEL_MAX: usize = 200;
+/// The capability of an adapter that applies a session's changed model
+/// variant (reasoning effort...) the same way.
+pub const VARIANT_CAPABILITY: &str = "variant-change";
 
-/// The model names [`check_model`] takes, as a regular expression (for the
-/// OpenAPI document): no control characters, no surrounding spaces, no `-`
-/// first (a model may become a flag's value), 1 to [`MODEL_MAX`] characters.
-pub const MODEL_PATTERN: &str = "^[^\\x00-\\x1f\\x7f-\\x9f\\s-]\
+/// The longest model or variant name taken, in characters.
+const NAME_MAX: usize = 200;
+
+/// The model and variant names [`check_model`] and [`check_variant`] take, as
+/// a regular expression (for the OpenAPI document): no control characters, no
+/// surrounding spaces, no `-` first (a name may become a flag's value), 1 to
+/// [`NAME_MAX`] characters.
+pub const NAME_PATTERN: &str = "^[^\\x00-\\x1f\\x7f-\\x9f\\s-]\
      ([^\\x00-\\x1f\\x7f-\\x9f]{0,198}[^\\x00-\\x1f\\x7f-\\x9f\\s])?$";
 
 impl SessionManager {
@@ -39,11 +44,11 @@ impl SessionManager {
         })
     }
 
-    /// Runs session `id` with the modes and model `change` names (one left out
-    /// keeps its value) from its next message on; answers both modes and the
-    /// model. Refused for an agent whose adapter cannot change what is asked
-    /// in a session, for a mode the agent does not have, for a model name
-    /// that cannot be one, and for an ended session.
+    /// Runs session `id` with the modes, model and variant `change` names (one
+    /// left out keeps its value) from its next message on; answers both modes,
+    /// the model and the variant. Refused for an agent whose adapter cannot
+    /// change what is asked in a session, for a mode the agent does not have,
+    /// for a model or variant name that cannot be one, and for an ended session.
     pub async fn set_modes(
         &self,
         id: &str,
@@ -54,11 +59,15 @@ impl SessionManager {
         let adapter = self.catalog.adapter(&current.agent)?;
         let info = adapter.info();
         let modes_asked = change.agent_mode.is_some() || change.permission_mode.is_some();
-        if (modes_asked || change.model.is_none()) && !info.has(CAPABILITY) {
+        let nothing_else = change.model.is_none() && change.variant.is_none();
+        if (modes_asked || nothing_else) && !info.has(CAPABILITY) {
             return Err(not_supported(info, "modes", CAPABILITY));
         }
         if change.model.is_some() && !info.has(MODEL_CAPABILITY) {
             return Err(not_supported(info, "model", MODEL_CAPABILITY));
+        }
+        if change.variant.is_some() && !info.has(VARIANT_CAPABILITY) {
+            return Err(not_supported(info, "model's variant", VARIANT_CAPABILITY));
         }
         let agent_mode = change.agent_mode.unwrap_or(current.agent_mode);
         check_agent_mode(info, session.agent_offer().as_deref(), &agent_mode)?;
@@ -67,18 +76,47 @@ impl SessionManager {
         if let Some(model) = &change.model {
             check_model(model)?;
         }
+        if let Some(variant) = &change.variant {
+            check_variant(variant)?;
+        }
         let modes = Modes {
             agent_mode,
             permission_mode,
             model: change.model.or(current.model),
+            variant: change.variant.or(current.variant),
         };
         session.command(Command::SetModes(modes.clone())).await?;
         Ok(SessionModes {
             agent_mode: Some(modes.agent_mode),
             permission_mode: Some(modes.permission_mode),
             model: modes.model,
+            variant: modes.variant,
         })
     }
+}
+
+/// The agent mode and permission mode a session of `info`'s agent created
+/// with `request` runs with (the adapter's default mode and `default` when it
+/// names none), once they, its model and its variant are checked.
+pub(crate) fn checked_at_create(
+    info: &AdapterInfo,
+    request: &CreateSessionRequest,
+) -> Result<(String, String), SessionError> {
+    let agent_mode = request.agent_mode.clone();
+    let agent_mode = agent_mode.unwrap_or_else(|| info.default_mode.clone());
+    check_agent_mode(info, None, &agent_mode)?;
+    let permission_mode = request.permission_mode.clone();
+    let permission_mode = permission_mode.unwrap_or_else(|| "default".into());
+    check_permission_mode(&permission_mode)?;
+    // An empty model or variant is none, as 0.1.x took it.
+    let named = |name: &Option<String>| name.clone().filter(|name| !name.is_empty());
+    if let Some(model) = named(&request.model) {
+        check_model(&model)?;
+    }
+    if let Some(variant) = named(&request.variant) {
+        check_variant(&variant)?;
+    }
+    Ok((agent_mode, permission_mode))
 }
 
 /// The refusal of a change of `what` for an agent whose adapter does not
@@ -95,17 +133,29 @@ fn not_supported(info: &AdapterInfo, what: &str, capability: &str) -> SessionErr
 /// control characters or surrounding spaces (any other name goes to the
 /// agent, which may know models the adapter does not list).
 pub(crate) fn check_model(model: &str) -> Result<(), SessionError> {
-    let fine = !model.is_empty()
-        && !model.starts_with('-')
-        && model.chars().count() <= MODEL_MAX
-        && model.trim() == model
-        && !model.chars().any(char::is_control);
+    check_name("model", model)
+}
+
+/// Refuses a variant name as [`check_model`] refuses a model's (any other
+/// goes to the agent, which says whether it takes it).
+pub(crate) fn check_variant(variant: &str) -> Result<(), SessionError> {
+    check_name("variant", variant)
+}
+
+/// Refuses a name of a `what` (a model, a variant) that [`NAME_PATTERN`]
+/// does not match.
+fn check_name(what: &str, name: &str) -> Result<(), SessionError> {
+    let fine = !name.is_empty()
+        && !name.starts_with('-')
+        && name.chars().count() <= NAME_MAX
+        && name.trim() == name
+        && !name.chars().any(char::is_control);
     if fine {
         return Ok(());
     }
     Err(SessionError::InvalidRequest(format!(
-        "invalid model {model:?}: name one without control characters, surrounding spaces \
-         or a leading `-`, of 1 to {MODEL_MAX} characters"
+        "invalid {what} {name:?}: name one without control characters, surrounding spaces \
+         or a leading `-`, of 1 to {NAME_MAX} characters"
     )))
 }
 
@@ -145,12 +195,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn model_names_are_checked_as_the_pattern_says() {
-        assert!(MODEL_PATTERN.contains(&format!("{{0,{}}}", MODEL_MAX - 2)));
-        for fine in ["opus", "scripted/scripted-b", "m", &"é".repeat(MODEL_MAX)] {
+    fn model_and_variant_names_are_checked_as_the_pattern_says() {
+        assert!(NAME_PATTERN.contains(&format!("{{0,{}}}", NAME_MAX - 2)));
+        for fine in ["opus", "scripted/scripted-b", "m", &"é".repeat(NAME_MAX)] {
             assert!(check_model(fine).is_ok(), "{fine:?}");
+            assert!(check_variant(fine).is_ok(), "{fine:?}");
         }
-        let long = "m".repeat(MODEL_MAX + 1);
+        let long = "m".repeat(NAME_MAX + 1);
         for bad in [
             "",
             " opus",
@@ -161,6 +212,7 @@ mod tests {
             long.as_str(),
         ] {
             assert!(check_model(bad).is_err(), "{bad:?}");
+            assert!(check_variant(bad).is_err(), "{bad:?}");
         }
     }
 }

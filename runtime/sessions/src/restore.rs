@@ -31,6 +31,9 @@ impl SessionManager {
                 if let Some(model) = &modes.model {
                     session.record.model = Some(model.clone());
                 }
+                if let Some(variant) = &modes.variant {
+                    session.record.variant = Some(variant.clone());
+                }
             }
             let id = session.record.id.clone();
             let checkpoint = session.checkpoint.clone();

@@ -91,6 +91,24 @@ fn a_person_gets_tables_and_transcripts_and_a_pipe_gets_json() {
     let answered = on_terminal(&daemon, &["permissions", "reply", "people", id, "once"]);
     assert_eq!(answered.trim_end(), format!("answered {id}"));
 
+    let changed = on_terminal(
+        &daemon,
+        &[
+            "sessions",
+            "modes",
+            "people",
+            "--model",
+            "mock-large",
+            "--variant",
+            "high",
+        ],
+    );
+    assert_eq!(
+        changed.trim_end(),
+        "people: agent mode build, permission mode default, model mock-large, variant high, \
+         from the next message on"
+    );
+
     let agents = on_terminal(&daemon, &["agents", "list"]);
     assert!(agents.starts_with("AGENT"), "{agents}");
     assert!(

@@ -554,7 +554,7 @@ fn sessions_cancel_interrupts_the_running_turn() {
 }
 
 #[test]
-fn sessions_modes_change_a_running_sessions_modes_and_model() {
+fn sessions_modes_change_a_running_sessions_modes_model_and_variant() {
     let daemon = start_daemon();
     create_mock_session(&daemon, "modes");
     assert_eq!(
@@ -591,6 +591,15 @@ fn sessions_modes_change_a_running_sessions_modes_and_model() {
     assert_eq!(
         last_assistant_text(&send_stream(&daemon, "modes", "settings")),
         "Agent mode plan, permission mode default, model mock-large."
+    );
+    let changed = cli(
+        &daemon,
+        &["sessions", "modes", "modes", "--variant", "high"],
+    );
+    assert_eq!(json_ok(&changed)["variant"], "high");
+    assert_eq!(
+        last_assistant_text(&send_stream(&daemon, "modes", "settings")),
+        "Agent mode plan, permission mode default, model mock-large, variant high."
     );
 }
 

@@ -321,8 +321,9 @@ fn opencode_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
                         "attachment": true,
                         "modalities": { "input": ["text", "image"], "output": ["text"] },
                     },
-                    // Another, for a session's changed model.
-                    "scripted-b": { "name": "Scripted B" },
+                    // Another, for a session's changed model and its
+                    // reasoning effort (its variants).
+                    "scripted-b": { "name": "Scripted B", "reasoning": true },
                 }
             }
         },
@@ -356,8 +357,9 @@ fn pi_env(model: &ModelServer, home: &Path) -> Vec<(String, String)> {
                 "apiKey": "sk-scripted",
                 "models": [{ "id": "scripted", "name": "Scripted", "reasoning": true,
                              "input": ["text", "image"] },
-                           // Another, for a session's changed model.
-                           { "id": "scripted-b", "name": "Scripted B" }]
+                           // Another, for a session's changed model and its
+                           // thinking level (its variant).
+                           { "id": "scripted-b", "name": "Scripted B", "reasoning": true }]
             }
         }
     });

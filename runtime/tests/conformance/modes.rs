@@ -1,7 +1,8 @@
-//! A running session's modes and model changed (`PUT /v1/sessions/{id}/modes`)
-//! on the real CLIs whose adapters declare `mode-change` and `model-change`: the
-//! agent, already running, takes the new permission mode with the next message,
-//! both ways (Pi, which never asks, its tool set), and calls the new model.
+//! A running session's modes, model and variant changed (`PUT
+//! /v1/sessions/{id}/modes`) on the real CLIs whose adapters declare
+//! `mode-change`, `model-change` and `variant-change`: the agent, already
+//! running, takes the new permission mode with the next message, both ways (Pi,
+//! which never asks, its tool set), and calls the new model at the new level.
 
 use serde_json::{json, Value};
 
@@ -99,9 +100,62 @@ fn models_asked(h: &Harness, marker: &str) -> Vec<String> {
 
 /// The same running agent makes its next model calls with the model the
 /// session changed to (`PUT .../modes {"model"}`): `first` at create, then
-/// `second`, each sent to the model server as `wire(model)` names it.
-pub fn model_change(h: &Harness, first: &str, second: &str, wire: fn(&str) -> &str) {
-    session_with_model_changed(h, first, second, wire);
+/// `second`, each sent to the model server as `wire(model)` names it. Then,
+/// for an agent whose adapter declares `variant-change`, with the variant the
+/// session changed to (`{"variant"}`), as `effort` reads it from a call's body
+/// (see [`variant_change`]); another's is refused.
+pub fn model_change(
+    h: &Harness,
+    first: &str,
+    second: &str,
+    wire: fn(&str) -> &str,
+    effort: Option<fn(&Value) -> &Value>,
+) {
+    let session = session_with_model_changed(h, first, second, wire);
+    match effort {
+        Some(effort) => variant_change(h, &session, ["low", "high"], effort),
+        None => {
+            let refused = h.api().put_json(
+                &format!("/v1/sessions/{session}/modes"),
+                json!({ "variant": "high" }),
+            );
+            crate::common::api::expect_problem(refused, 400, "mode_not_supported");
+        }
+    }
+}
+
+/// The running agent of `session` makes its next model calls with each of
+/// `variants` in turn once the session changed to it: `effort` reads it from
+/// a call's body, as the variant's name or as a number (a thinking budget)
+/// that grows with the variants.
+fn variant_change(h: &Harness, session: &str, variants: [&str; 2], effort: fn(&Value) -> &Value) {
+    let mut budgets = Vec::new();
+    for variant in variants {
+        let answer = ok_json(h.api().put_json(
+            &format!("/v1/sessions/{session}/modes"),
+            json!({ "variant": variant }),
+        ));
+        assert_eq!(answer["variant"], variant, "{answer}");
+        let marker = format!("thinking {variant}");
+        let events = h.turn(session, &format!("hello {marker}"));
+        let errors: Vec<&Value> = events.iter().filter(|e| e["type"] == "error").collect();
+        assert!(errors.is_empty(), "{variant}: {}", pretty(&events));
+        let asked = h.model_requests().into_iter().filter(|request| {
+            let text = request["userText"].as_str().unwrap_or_default();
+            text.contains(&marker)
+        });
+        // (Side calls, such as a title, may go without it.)
+        let read: Vec<Value> = asked.map(|r| effort(&r["body"]).clone()).collect();
+        let named = read.iter().any(|value| value == variant);
+        match read.iter().filter_map(Value::as_u64).max() {
+            Some(budget) if !named => budgets.push(budget),
+            _ => assert!(named, "{variant}: {read:?}"),
+        }
+    }
+    assert!(
+        budgets.is_empty() || budgets.windows(2).all(|pair| pair[0] < pair[1]),
+        "{variants:?}: budgets {budgets:?}"
+    );
 }
 
 /// [`model_change`]; the session's id.
@@ -235,7 +289,17 @@ fn listed_model_taken(h: &Harness, session: &str, offer: &Value, asked: [&str; 2
     let mut now = last["models"].as_array().into_iter().flatten();
     let taken = now.find(|m| m["id"] == listed.as_str());
     let variants = taken.and_then(|model| model["variants"].as_array());
-    assert!(variants.is_some_and(|v| !v.is_empty()), "{last}");
+    let levels: Vec<&str> = variants
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    // Two of its levels in turn, the variant changed in the running session.
+    let pair = match levels[..] {
+        [.., a, b] => [a, b],
+        _ => panic!("fewer than two thought levels: {last}"),
+    };
+    variant_change(h, session, pair, |body| &body["reasoning"]["effort"]);
 }
 
 /// A registry agent that offers no models over ACP (Pi's ACP build) keeps its

@@ -482,6 +482,7 @@ fn the_official_acp_client_lists_and_changes_a_sessions_modes_and_model() {
         "mode updates",
         "mode errors",
         "set_model",
+        "thought level",
     ] {
         assert!(
             out.contains(&format!("ok {scenario}\n")),
@@ -498,8 +499,9 @@ fn the_official_acp_client_lists_and_changes_a_sessions_modes_and_model() {
     let info = api.get_ok(&format!("/v1/sessions/{session_id}"));
     assert_eq!(
         (&info["agentMode"], &info["permissionMode"], &info["model"]),
-        (&json!("build"), &json!("plan"), &json!("mock"))
+        (&json!("build"), &json!("plan"), &json!("mock-large"))
     );
+    assert_eq!(info["variant"], "high");
     let events = api.get_ok(&format!("/v1/sessions/{session_id}/events"));
     let changes: Vec<&str> = events["events"]
         .as_array()
@@ -518,6 +520,8 @@ fn the_official_acp_client_lists_and_changes_a_sessions_modes_and_model() {
             r#"{"agentMode":"build","permissionMode":"plan"}"#,
             r#"{"agentMode":"build","permissionMode":"plan","model":"mock-large"}"#,
             r#"{"agentMode":"build","permissionMode":"plan","model":"mock"}"#,
+            r#"{"agentMode":"build","permissionMode":"plan","model":"mock-large"}"#,
+            r#"{"agentMode":"build","permissionMode":"plan","model":"mock-large","variant":"high"}"#,
         ]
     );
 }

@@ -151,7 +151,15 @@ fn what_cannot_be_changed_is_refused_as_a_problem() {
     );
 }
 
-/// The mock's answer to `settings`: the modes and model it runs with.
+/// The details of session `id`'s `modes changed` items.
+fn changes(api: &Api, id: &str) -> Vec<Value> {
+    let events = api.events(id).into_iter();
+    let part = |e: &Value| e["data"]["item"]["content"][0].clone();
+    let changed = events.map(|e| part(&e)).filter(|p| p["label"] == "modes changed");
+    changed.map(|p| p["detail"].clone()).collect()
+}
+
+/// The mock's answer to `settings`: the modes, model and variant it runs with.
 fn settings(api: &Api, id: &str) -> String {
     assistant_texts(&api.turn(id, "settings")).join("")
 }
@@ -185,14 +193,8 @@ fn the_model_changes_from_the_next_message_and_outlives_a_restart() {
         settings(&api, "mm"),
         "Agent mode build, permission mode default, model mock-large."
     );
-    let details: Vec<Value> = api
-        .events("mm")
-        .into_iter()
-        .filter(|e| e["data"]["item"]["content"][0]["label"] == "modes changed")
-        .map(|e| e["data"]["item"]["content"][0]["detail"].clone())
-        .collect();
     assert_eq!(
-        details,
+        changes(&api, "mm"),
         [json!(
             r#"{"agentMode":"build","permissionMode":"default","model":"mock-large"}"#
         )]
@@ -243,5 +245,80 @@ fn the_model_changes_from_the_next_message_and_outlives_a_restart() {
     assert_eq!(
         settings(&api, "mm"),
         "Agent mode plan, permission mode default, model mock-large."
+    );
+}
+
+#[test]
+fn the_variant_changes_from_the_next_message_and_outlives_a_restart() {
+    let daemon = Daemon::start();
+    let api = Api::new(&daemon);
+    let created = api.post_json(
+        "/v1/sessions/mv",
+        json!({"agent": "mock", "model": "mock-large"}),
+    );
+    assert_eq!(ok_json(created)["healthy"], true);
+    let agents = ok_json(api.get("/v1/agents"));
+    let mock = agents["agents"].as_array().unwrap().iter();
+    let mock = mock.clone().find(|agent| agent["id"] == "mock").unwrap();
+    assert_eq!(mock["capabilities"]["variantChange"], true, "{mock}");
+    assert_eq!(
+        settings(&api, "mv"),
+        "Agent mode build, permission mode default, model mock-large."
+    );
+
+    let answer = ok_json(api.put_json("/v1/sessions/mv/modes", json!({"variant": "high"})));
+    assert_eq!(
+        answer,
+        json!({"agentMode": "build", "permissionMode": "default", "model": "mock-large",
+            "variant": "high"})
+    );
+    assert_eq!(api.session_info("mv")["variant"], "high");
+    assert_eq!(ok_json(api.get("/v1/sessions/mv/modes"))["variant"], "high");
+    assert_eq!(
+        settings(&api, "mv"),
+        "Agent mode build, permission mode default, model mock-large, variant high."
+    );
+    assert_eq!(
+        changes(&api, "mv"),
+        [json!(
+            r#"{"agentMode":"build","permissionMode":"default","model":"mock-large","variant":"high"}"#
+        )]
+    );
+    // A change of model keeps the variant; one of the variant, the model.
+    let answer = ok_json(api.put_json("/v1/sessions/mv/modes", json!({"model": "mock"})));
+    assert_eq!(answer["variant"], "high", "{answer}");
+    let answer = ok_json(api.put_json("/v1/sessions/mv/modes", json!({"variant": "low"})));
+    assert_eq!(answer["model"], "mock", "{answer}");
+
+    // Names that cannot be a variant are refused, and change nothing; at create
+    // too (where an empty one is none, as 0.1.x took it).
+    for variant in ["", " high", "high\n", "--help", &"v".repeat(201)] {
+        let problem = expect_problem(
+            api.put_json("/v1/sessions/mv/modes", json!({ "variant": variant })),
+            400,
+            "invalid_request",
+        );
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(detail.contains("invalid variant"), "{problem}");
+    }
+    let body = json!({ "agent": "mock", "variant": "--help" });
+    let refused = api.post_json("/v1/sessions/mv-bad", body);
+    expect_problem(refused, 400, "invalid_request");
+    let body = json!({ "agent": "mock", "variant": "" });
+    assert_eq!(
+        ok_json(api.post_json("/v1/sessions/mv-empty", body))["healthy"],
+        true
+    );
+
+    let data_dir = daemon.stop_keeping_data();
+    let daemon = Daemon::start_with(common::Options {
+        data_dir: Some(data_dir),
+        ..common::Options::default()
+    });
+    let api = Api::new(&daemon);
+    assert_eq!(api.session_info("mv")["variant"], "low");
+    assert_eq!(
+        settings(&api, "mv"),
+        "Agent mode build, permission mode default, model mock, variant low."
     );
 }

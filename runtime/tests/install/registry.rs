@@ -458,6 +458,16 @@ fn an_added_agents_configuration_options_take_the_sessions_choices() {
     let events = api.turn("levels", "hello again");
     let texts = common::api::assistant_texts(&events).join("");
     assert!(texts.contains("(mode loud) (effort high)"), "{texts}");
+    // The variant changed in the running session is the next turn's level.
+    let answer =
+        common::api::ok_json(api.put_json("/v1/sessions/levels/modes", json!({"variant": "low"})));
+    assert_eq!(answer["variant"], "low", "{answer}");
+    let events = api.turn("levels", "hello low");
+    let texts = common::api::assistant_texts(&events).join("");
+    assert!(
+        texts.contains("hello low (model echo-large) (mode loud) (effort low)"),
+        "{texts}"
+    );
 
     create("unknown", "max");
     let events = api.turn("unknown", "hello max");

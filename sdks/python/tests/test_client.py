@@ -220,6 +220,11 @@ def test_modes_change_from_the_next_message(client: LocalAgentplex) -> None:
     assert session.set_modes(model="mock-large").model == "mock-large"
     assert session.refresh().model == "mock-large"
     assert session.prompt("settings").text == ("Agent mode plan, permission mode default, model mock-large.")
+    assert session.set_modes(variant="high").variant == "high"
+    assert session.get_modes().variant == "high"
+    assert session.prompt("settings").text == (
+        "Agent mode plan, permission mode default, model mock-large, variant high."
+    )
 
 
 def test_budgets_need_the_gateway(client: LocalAgentplex, binary: str, tmp_path: Path) -> None:

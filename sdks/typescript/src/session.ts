@@ -448,10 +448,11 @@ export class Session {
   }
 
   /**
-   * Changes the session's agent mode, permission mode or model while it runs (`PUT
-   * .../modes`; a field left out keeps its value), from the next message on. Refused with
-   * `mode_not_supported` for a mode the agent does not have or an agent that cannot change
-   * modes (or its model) in a running session. Answers both modes and the model.
+   * Changes the session's agent mode, permission mode, model or its variant (reasoning
+   * effort...) while it runs (`PUT .../modes`; a field left out keeps its value), from the
+   * next message on. Refused with `mode_not_supported` for a mode the agent does not have or
+   * an agent that cannot change modes (or its model, or its variant) in a running session.
+   * Answers both modes, the model and the variant.
    */
   async setModes(modes: SessionModes, options: RequestOptions = {}): Promise<SessionModes> {
     return transportOf(this.client).json<SessionModes>("PUT", `${this.#path}/modes`, {

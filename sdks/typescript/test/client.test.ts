@@ -294,7 +294,7 @@ describe("approval policies", () => {
 });
 
 describe("modes", () => {
-  it("change from the next message on, the model too, and a mode the agent lacks is refused", async () => {
+  it("change from the next message on, the model and its variant too, and a mode the agent lacks is refused", async () => {
     const session = await client.createSession(uniqueId("modes"), { agent: "mock" });
     expect(await session.setModes({ agentMode: "plan" })).toEqual({ agentMode: "plan", permissionMode: "default" });
     expect((await session.refresh()).agentMode).toBe("plan");
@@ -306,6 +306,11 @@ describe("modes", () => {
     expect(changed.model).toBe("mock-large");
     expect((await session.refresh()).model).toBe("mock-large");
     expect((await session.prompt("settings")).text).toBe("Agent mode plan, permission mode default, model mock-large.");
+    expect((await session.setModes({ variant: "high" })).variant).toBe("high");
+    expect((await session.getModes()).variant).toBe("high");
+    expect((await session.prompt("settings")).text).toBe(
+      "Agent mode plan, permission mode default, model mock-large, variant high.",
+    );
   });
 });
 

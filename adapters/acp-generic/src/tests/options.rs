@@ -103,11 +103,16 @@ fn the_mode_model_and_variant_are_set_as_configuration_options() {
             &opened(&[&model("c2")], false),
             vec![set("model=c3")],
         ),
-        // No thought levels offered: it keeps its own.
+        // No thought levels offered: it keeps its own, and the session says so.
         (
             config("default", None, Some("high")),
             &opened(&[MODE], false),
-            vec!["session/prompt ".into()],
+            vec![
+                "error \"the ACP agent offers no thought level over ACP: it keeps its own, \
+                 not high\" code=variant_refused"
+                    .into(),
+                "session/prompt ".into(),
+            ],
         ),
     ] {
         assert_eq!(first_calls(config, answer), expected, "{answer}");
@@ -220,4 +225,41 @@ fn after_a_model_refused_the_prompt_goes() {
         "{lines:#?}"
     );
     assert!(lines[1].contains("session/prompt"), "{lines:#?}");
+}
+
+/// A variant changed while the session runs (the host rebuilds the session
+/// from its snapshot with it, as after `PUT .../modes`) goes as the thought
+/// level before the next prompt, once.
+#[test]
+fn a_changed_variant_goes_before_the_next_prompt_once() {
+    let mut session = GenericSession::new(config("default", None, None));
+    session.start();
+    session.on_stdout("acp_1".into(), reply(1, r#"{"protocolVersion":1}"#));
+    let answer = opened(&[&effort("medium", &["low", "medium"])], false);
+    session.on_stdout("acp_1".into(), reply(2, &answer));
+    let prompt = |session: &mut GenericSession, id: u64| {
+        let sent = writes(render(
+            &session.send_message(vec![MessagePart::Text("hi".into())]),
+        ));
+        let done = session.on_stdout("acp_1".into(), reply(id, r#"{"stopReason":"end_turn"}"#));
+        assert!(!render(&done).is_empty());
+        sent
+    };
+    let sent = prompt(&mut session, 3);
+    assert!(
+        sent.len() == 1 && sent[0].contains("session/prompt"),
+        "{sent:#?}"
+    );
+    let mut session =
+        GenericSession::restore(config("default", None, Some("low")), &session.snapshot()).unwrap();
+    let sent = prompt(&mut session, 5);
+    assert_eq!(sent.len(), 2, "{sent:#?}");
+    assert!(
+        sent[0].contains(r#"\"configId\":\"reasoning_effort\""#)
+            && sent[0].contains(r#"\"value\":\"low\""#),
+        "{}",
+        sent[0]
+    );
+    let sent = prompt(&mut session, 6);
+    assert!(sent.len() == 1, "told once: {sent:#?}");
 }

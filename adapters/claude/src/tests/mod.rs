@@ -314,18 +314,21 @@ fn a_change_to_bypass_starts_the_cli_again_with_the_flag_resuming_the_session() 
     assert!(after.is_empty(), "{after:?}");
 }
 
+/// The JSON lines `actions` write to the CLI.
+fn written(actions: Vec<sandbox_agent_adapter_kit::prelude::Action>) -> Vec<serde_json::Value> {
+    use sandbox_agent_adapter_kit::prelude::*;
+    actions
+        .into_iter()
+        .filter_map(|action| match action {
+            Action::WriteStdin(write) => serde_json::from_slice(&write.data).ok(),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn a_changed_model_reaches_a_running_cli_as_set_model_once() {
     use sandbox_agent_adapter_kit::prelude::*;
-    let written = |actions: Vec<Action>| -> Vec<serde_json::Value> {
-        actions
-            .into_iter()
-            .filter_map(|action| match action {
-                Action::WriteStdin(write) => serde_json::from_slice(&write.data).ok(),
-                _ => None,
-            })
-            .collect()
-    };
     let mut config = replay::config_of(&serde_json::Value::Null);
     config.model = Some("sonnet".into());
     let mut session = crate::ClaudeSession::new(config.clone());
@@ -347,4 +350,58 @@ fn a_changed_model_reaches_a_running_cli_as_set_model_once() {
     assert_eq!(lines[1]["type"], "user");
     // Told once: the next message goes alone.
     assert_eq!(written(session.send_message(text())).len(), 1);
+}
+
+#[test]
+fn a_changed_effort_reaches_a_running_cli_as_flag_settings_once_and_a_new_one_as_the_flag() {
+    use sandbox_agent_adapter_kit::prelude::*;
+    let text = || vec![MessagePart::Text("hi".into())];
+    let config = replay::config_of(&serde_json::Value::Null);
+    let mut session = crate::ClaudeSession::new(config.clone());
+    session.start();
+    // No effort named: the CLI runs its own, and is told none.
+    assert_eq!(written(session.send_message(text())).len(), 1);
+    let rebuilt = |session: &crate::ClaudeSession, variant: &str| {
+        let mut changed = config.clone();
+        changed.variant = Some(variant.into());
+        crate::ClaudeSession::restore(changed, &session.snapshot()).unwrap()
+    };
+    for effort in ["high", "low"] {
+        session = rebuilt(&session, effort);
+        let lines = written(session.send_message(text()));
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(
+            lines[0]["request"],
+            serde_json::json!({"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}})
+        );
+        assert_eq!(lines[1]["type"], "user");
+        assert_eq!(written(session.send_message(text())).len(), 1, "told once");
+    }
+    // A CLI started again (after it exited between turns) gets the session's
+    // effort as its flag.
+    session.on_stdout(
+        "claude_1".into(),
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"native-1","result":"ok","total_cost_usd":0}"#.into(),
+    );
+    session.on_exit(
+        "claude_1".into(),
+        ExitStatus {
+            code: Some(0),
+            signal: None,
+        },
+    );
+    let actions = session.send_message(text());
+    let argv = actions
+        .iter()
+        .find_map(|a| match a {
+            Action::Spawn(spawn) => Some(spawn.argv.join(" ")),
+            _ => None,
+        })
+        .expect("a new CLI");
+    assert!(argv.contains("--effort low"), "{argv}");
+    assert_eq!(
+        written(actions).len(),
+        2,
+        "the handshake and the message alone"
+    );
 }

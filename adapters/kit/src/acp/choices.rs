@@ -77,23 +77,24 @@ impl<A: AcpAgent> AcpSession<A> {
 
     /// Sends the session's variant as the agent's thought level before a
     /// prompt, when the agent offers one (a configuration option of category
-    /// `thought_level`) and runs another; an agent that offers none keeps its
-    /// own.
+    /// `thought_level`) and runs another; says once that an agent that offers
+    /// none keeps its own.
     pub(super) fn follow_variant(&mut self, out: &mut Actions, session_id: &str) {
         let Some(process) = self.state.header.process.as_mut() else {
             return;
         };
+        let Some(wanted) = self.config.variant_to_tell(&mut process.variant) else {
+            return;
+        };
         let Some(setter) = process.config_options.thought_level.as_ref() else {
+            let message = format!(
+                "{} offers no thought level over ACP: it keeps its own, not {wanted}",
+                A::NAME
+            );
+            out.emit(event::error(message, Some("variant_refused")));
             return;
         };
-        let Some(wanted) = self.config.chosen_variant() else {
-            return;
-        };
-        if process.variant.as_deref() == Some(wanted) {
-            return;
-        }
         let params = setter.params(session_id, wanted);
-        process.variant = Some(wanted.to_owned());
         self.set_option(out, params, Setting::Variant);
     }
 

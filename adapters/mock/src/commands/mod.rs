@@ -54,7 +54,7 @@ const HELP: &str = "Mock agent commands (the first word of a message):
 - permission [command]: ask for permission to run a command, and wait for the reply.
 - question: ask a question and wait for the answer.
 - usage: report the session's token usage.
-- settings: report the session's agent mode, permission mode and model.
+- settings: report the session's agent mode, permission mode, model and variant.
 - error: an error event and an agent.unparsed event.
 - unparsed: an agent.unparsed event.
 - end: end the session.
@@ -252,12 +252,17 @@ fn say(cx: &mut Ctx, text: &str) -> Flow {
     Flow::Done
 }
 
-/// The session's agent mode, permission mode and model, as the mock runs
-/// them now (they change with `PUT /v1/sessions/{id}/modes`).
+/// The session's agent mode, permission mode, model and its variant (when
+/// one is named), as the mock runs them now (they change with `PUT
+/// /v1/sessions/{id}/modes`).
 fn settings(cx: &mut Ctx) -> Flow {
     let model = cx.config.chosen_model().unwrap_or("the default");
+    let variant = match cx.config.chosen_variant() {
+        Some(variant) => format!(", variant {variant}"),
+        None => String::new(),
+    };
     let text = format!(
-        "Agent mode {}, permission mode {}, model {model}.",
+        "Agent mode {}, permission mode {}, model {model}{variant}.",
         cx.config.agent_mode, cx.config.permission_mode
     );
     say(cx, &text)

@@ -407,6 +407,31 @@ fn a_changed_model_reaches_a_running_pi_as_set_model_once() {
     assert_eq!((refused, writes), (1, 1), "{sent:#?}");
 }
 
+#[test]
+fn a_changed_thinking_level_reaches_a_running_pi_once() {
+    let mut session = in_turn();
+    line(&mut session, json!({"type": "agent_end", "messages": []}));
+    // The host rebuilds the session with a new variant, as after a PUT .../modes.
+    let mut changed = config_of(&Value::Null);
+    changed.variant = Some("high".into());
+    let mut session = PiSession::restore(changed, &session.snapshot()).unwrap();
+    let writes = |session: &mut PiSession| {
+        let sent = render_without_raw(session.send_message(vec![MessagePart::Text("go".into())]));
+        line(session, json!({"type": "agent_end", "messages": []}));
+        let writes = sent.into_iter().filter(|l| l.starts_with("write-stdin"));
+        writes.collect::<Vec<String>>()
+    };
+    let sent = writes(&mut session);
+    assert_eq!(sent.len(), 2, "{sent:#?}");
+    assert!(
+        sent[0].contains(r#"\"type\":\"set_thinking_level\""#)
+            && sent[0].contains(r#"\"level\":\"high\""#),
+        "{}",
+        sent[0]
+    );
+    assert_eq!(writes(&mut session).len(), 1, "told once");
+}
+
 /// Pi takes its tools only at launch: a permission mode changed to `plan` (read-only
 /// tools) or back starts it again on its native session before the next prompt;
 /// a change that keeps its tools does not.

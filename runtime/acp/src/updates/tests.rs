@@ -349,7 +349,10 @@ fn a_change_of_modes_is_told_but_not_in_a_replay() {
         ItemStatus::Completed,
         vec![ContentPart::Status {
             label: agentplex_universal::MODES_CHANGED.into(),
-            detail: Some(r#"{"agentMode":"plan","permissionMode":"bypass","model":"opus"}"#.into()),
+            detail: Some(
+                r#"{"agentMode":"plan","permissionMode":"bypass","model":"opus","variant":"max"}"#
+                    .into(),
+            ),
         }],
     ));
     let mut state = Updates::new();
@@ -359,6 +362,7 @@ fn a_change_of_modes_is_told_but_not_in_a_replay() {
             agent_mode: "plan".into(),
             permission_mode: "bypass".into(),
             model: Some("opus".into()),
+            variant: Some("max".into()),
         }]
     );
     state.set_replay(true);

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use agentplex_acp::calls::{self, PermissionChoice};
 use agentplex_acp::rpc::{self, Message, RequestId, RpcError, Unreadable};
 use agentplex_acp::updates::{Step, StopReason, Updates};
-use agentplex_api::CreateSessionRequest;
+use agentplex_api::{CreateSessionRequest, SessionModes};
 use agentplex_sessions::{Command, Session, Until};
 use futures::StreamExt;
 use serde::Deserialize;
@@ -700,7 +700,16 @@ impl Connection {
                 agent_mode,
                 permission_mode,
                 model,
-            } => self.tell_modes(followed, agent_mode, permission_mode, model),
+                variant,
+            } => {
+                let changed = SessionModes {
+                    agent_mode: Some(agent_mode),
+                    permission_mode: Some(permission_mode),
+                    model,
+                    variant,
+                };
+                self.tell_modes(followed, changed);
+            }
             Step::OfferChanged => self.tell_offer(followed),
             Step::TurnEnded(reason) => {
                 let mut turns = followed.turns.lock().unwrap();

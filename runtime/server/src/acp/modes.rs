@@ -1,4 +1,4 @@
-//! A session's modes and model over ACP: the `modes`, `models` and
+//! A session's modes, model and variant over ACP: the `modes`, `models` and
 //! `configOptions` of the answers about a session, `session/set_mode`,
 //! `session/set_model` and `session/set_config_option`, and the updates that
 //! tell a change to the client.
@@ -18,10 +18,10 @@ use super::connection::{Connection, Followed};
 use super::errors::session_error;
 
 impl Connection {
-    /// The modes and model of `session` as ACP shows them, as far as its agent
-    /// can change them in a running session (neither: none, the client offers
-    /// no choice). The agent's own modes and models, when the running agent
-    /// said which it offers (a registry agent's), are among the choices.
+    /// The modes, model and variant of `session` as ACP shows them, as far as
+    /// its agent can change them in a running session (none: the client
+    /// offers no choice). The agent's own modes and models, when the running
+    /// agent said which it offers (a registry agent's), are among the choices.
     fn session_modes(&self, session: &Session) -> Option<modes::SessionModes> {
         let info = session.info();
         let adapter = self.state.catalog.adapter(&info.agent).ok()?;
@@ -36,10 +36,16 @@ impl Connection {
             });
         let models = agent
             .has(agentplex_sessions::modes::MODEL_CAPABILITY)
-            .then(|| session_models(agent, offer.as_deref(), info.model));
-        (choices.is_some() || models.is_some()).then_some(modes::SessionModes {
+            .then(|| session_models(agent, offer.as_deref(), info.model.clone()));
+        let variants = agent
+            .has(agentplex_sessions::modes::VARIANT_CAPABILITY)
+            .then(|| session_variants(agent, offer.as_deref(), info.model, info.variant))
+            .flatten();
+        let any = choices.is_some() || models.is_some() || variants.is_some();
+        any.then_some(modes::SessionModes {
             modes: choices,
             models,
+            variants,
         })
     }
 
@@ -84,15 +90,41 @@ impl Connection {
                 ),
             ));
         };
-        let model = models.change_to(model).map_err(RpcError::invalid_params)?;
+        let model = models
+            .change_to(model, "model")
+            .map_err(RpcError::invalid_params)?;
         Ok(SessionModes {
             model,
             ..SessionModes::default()
         })
     }
 
-    /// `session/set_config_option`: the agent mode, the permission mode or the
-    /// model from the next message on; answers every option as it is then.
+    /// The change that makes `variant` the model's variant in session
+    /// `session_id`: none for [`modes::DEFAULT`] while the session names none;
+    /// refused when its agent cannot change it or its model has none.
+    fn variant_change(&self, session_id: &str, variant: String) -> Result<SessionModes, RpcError> {
+        let followed = self.followed(session_id)?;
+        let variants = self
+            .session_modes(&followed.session)
+            .and_then(|modes| modes.variants);
+        let Some(variants) = variants else {
+            return Err(RpcError::invalid_params(format!(
+                "session/set_config_option: this session has no option {:?}",
+                modes::THOUGHT_LEVEL_OPTION
+            )));
+        };
+        let variant = variants
+            .change_to(variant, "variant")
+            .map_err(RpcError::invalid_params)?;
+        Ok(SessionModes {
+            variant,
+            ..SessionModes::default()
+        })
+    }
+
+    /// `session/set_config_option`: the agent mode, the permission mode, the
+    /// model or its thought level from the next message on; answers every
+    /// option as it is then.
     pub(super) async fn set_config_option(
         &self,
         params: calls::SetConfigOption,
@@ -123,6 +155,7 @@ impl Connection {
                 ..SessionModes::default()
             },
             modes::MODEL_OPTION => self.model_change(&params.session_id, value)?,
+            modes::THOUGHT_LEVEL_OPTION => self.variant_change(&params.session_id, value)?,
             other => {
                 return Err(RpcError::invalid_params(format!(
                     "session/set_config_option: this session has no option {other:?}"
@@ -134,9 +167,9 @@ impl Connection {
         Ok(json!({"configOptions": fields["configOptions"]}))
     }
 
-    /// Changes the modes or model of a session the connection follows
-    /// (a model change was checked by [`Self::model_change`]; none asked: no
-    /// change).
+    /// Changes the modes, model or variant of a session the connection
+    /// follows (a model or variant change was checked by [`Self::model_change`]
+    /// or [`Self::variant_change`]; none asked: no change).
     async fn change_modes(
         &self,
         session_id: &str,
@@ -165,27 +198,28 @@ impl Connection {
         Ok(followed)
     }
 
-    /// Tells the client that `followed`'s modes or model changed
-    /// (`current_mode_update`, `config_option_update`).
-    pub(super) fn tell_modes(
-        &self,
-        followed: &Followed,
-        agent_mode: String,
-        permission_mode: String,
-        model: Option<String>,
-    ) {
+    /// Tells the client that `followed`'s modes, model or variant changed
+    /// (`current_mode_update`, `config_option_update`) to `changed`'s.
+    pub(super) fn tell_modes(&self, followed: &Followed, changed: SessionModes) {
         let Some(mut choices) = self.session_modes(&followed.session) else {
             return;
         };
         let mut updates = Vec::new();
-        if let Some(modes) = choices.modes.as_mut() {
+        if let (Some(modes), Some(agent_mode), Some(permission_mode)) = (
+            choices.modes.as_mut(),
+            changed.agent_mode,
+            changed.permission_mode,
+        ) {
             (modes.agent_mode, modes.permission_mode) = (agent_mode, permission_mode);
             updates.push(
                 json!({"sessionUpdate": "current_mode_update", "currentModeId": modes.agent_mode}),
             );
         }
-        if let (Some(models), Some(model)) = (choices.models.as_mut(), model) {
+        if let (Some(models), Some(model)) = (choices.models.as_mut(), changed.model) {
             models.current = Some(model);
+        }
+        if let (Some(variants), Some(variant)) = (choices.variants.as_mut(), changed.variant) {
+            variants.current = Some(variant);
         }
         updates.push(config_update(&choices));
         self.send_updates(followed, updates);
@@ -254,8 +288,8 @@ fn session_models(
     agent: &AdapterInfo,
     offer: Option<&AgentOffer>,
     named: Option<String>,
-) -> modes::Models {
-    let model = |id: &str, name: Option<&str>| modes::Model {
+) -> modes::Choices {
+    let model = |id: &str, name: Option<&str>| modes::Choice {
         id: id.to_owned(),
         name: name.unwrap_or(id).to_owned(),
     };
@@ -275,9 +309,53 @@ fn session_models(
         let id = offer.current_model.as_deref()?;
         Some(offer.model_name(id).unwrap_or(id).to_owned())
     });
-    modes::Models {
+    modes::Choices {
         available,
         current: named.or_else(|| agent.default_model.clone()),
         agents_choice,
     }
+}
+
+/// The variants of the model a session of `agent` runs (`model`, else the
+/// adapter's default, else the one the running agent said in `offer`), whose
+/// variant is `named` (`None`: the agent's own choice): those the agent
+/// offers for it when it listed the model in `offer`, else those its adapter
+/// knows. `None` when the model has none and the session names none.
+fn session_variants(
+    agent: &AdapterInfo,
+    offer: Option<&AgentOffer>,
+    model: Option<String>,
+    named: Option<String>,
+) -> Option<modes::Choices> {
+    let model = model
+        .or_else(|| agent.default_model.clone())
+        .or_else(|| offer.and_then(|offer| offer.current_model.clone()));
+    let offered = offer
+        .into_iter()
+        .flat_map(|offer| &offer.models)
+        .find(|offered| Some(&offered.id) == model.as_ref())
+        .map(|offered| (offered.variants.as_slice(), offered.default_variant.clone()));
+    let known = || {
+        let known = agent
+            .models
+            .iter()
+            .find(|known| Some(&known.id) == model.as_ref())?;
+        Some((known.variants.as_slice(), known.default_variant.clone()))
+    };
+    let (variants, default) = offered.or_else(known).unwrap_or_default();
+    if variants.is_empty() && named.is_none() {
+        return None;
+    }
+    let available = variants
+        .iter()
+        .map(|variant| modes::Choice {
+            id: variant.clone(),
+            name: variant.clone(),
+        })
+        .collect();
+    Some(modes::Choices {
+        available,
+        current: named,
+        agents_choice: default,
+    })
 }

@@ -582,6 +582,7 @@ impl Actor {
                         &modes.agent_mode,
                         &modes.permission_mode,
                         modes.model.as_deref(),
+                        modes.variant.as_deref(),
                     ) {
                         tracing::warn!(%error, "cannot hand the adapter the session's new modes");
                     }

@@ -533,6 +533,7 @@ pub fn capabilities(adapter: &LoadedAdapter) -> AgentCapabilities {
         moves: info.has("move"),
         mode_change: info.has(crate::modes::CAPABILITY),
         model_change: info.has(crate::modes::MODEL_CAPABILITY),
+        variant_change: info.has(crate::modes::VARIANT_CAPABILITY),
     }
 }
 

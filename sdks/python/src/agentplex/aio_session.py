@@ -283,14 +283,17 @@ class AsyncSession(Listeners[AsyncPermissionHandler, AsyncQuestionHandler]):
         agent_mode: str | None = None,
         permission_mode: str | None = None,
         model: str | None = None,
+        variant: str | None = None,
         **options: Unpack[CallOptions],
     ) -> SessionModes:
-        """``PUT .../modes``: changes the session's agent mode, permission mode or model
-        while it runs (one left out keeps its value), from the next message on. A mode the
-        agent does not have, or an agent that cannot change modes (or its model) in a
-        running session, raises ``ModeNotSupportedError``. Returns both modes and the
-        model."""
-        modes = SessionModes(agentMode=agent_mode, permissionMode=permission_mode, model=model)
+        """``PUT .../modes``: changes the session's agent mode, permission mode, model or
+        its variant (reasoning effort...) while it runs (one left out keeps its value), from
+        the next message on. A mode the agent does not have, or an agent that cannot change
+        modes (or its model, or its variant) in a running session, raises
+        ``ModeNotSupportedError``. Returns both modes, the model and the variant."""
+        modes = SessionModes(
+            agentMode=agent_mode, permissionMode=permission_mode, model=model, variant=variant
+        )
         answer = await self.client._request("PUT", f"{self._path}/modes", options, body=modes)
         return _core.parse(SessionModes, answer)
 

@@ -1524,6 +1524,8 @@ export interface components {
             toolResults: boolean;
             /** @description Turns report token usage. */
             usage?: boolean;
+            /** @description A running session's model variant can change (`PUT /v1/sessions/{id}/modes`). */
+            variantChange?: boolean;
             /** @description Models have variants (reasoning effort...). */
             variants?: boolean;
         };
@@ -3323,7 +3325,7 @@ export interface components {
             offered?: null | components["schemas"]["AgentOffer"];
             /** @description `default`, `plan`, `bypass` or `acceptEdits`. */
             permissionMode: string;
-            /** @description The model's variant, as created. */
+            /** @description The model's variant it names, when it names one. */
             variant?: string | null;
         };
         /**
@@ -3404,10 +3406,10 @@ export interface components {
             sessions: components["schemas"]["SessionInfo"][];
         };
         /**
-         * @description A session's agent mode, permission mode and model, as `PUT
+         * @description A session's agent mode, permission mode, model and variant, as `PUT
          *     /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
-         *     answers them (both modes given; the model when the session names one). They
-         *     apply from the next message on.
+         *     answers them (both modes given; the model and the variant when the session
+         *     names them). They apply from the next message on.
          */
         SessionModes: {
             /**
@@ -3422,6 +3424,11 @@ export interface components {
             model?: string | null;
             /** @description `default`, `plan`, `bypass` or `acceptEdits`. */
             permissionMode?: string | null;
+            /**
+             * @description The model's variant (reasoning effort...), as at create (the agent's
+             *     models list theirs); for agents whose adapter declares `variant-change`.
+             */
+            variant?: string | null;
         };
         /**
          * @description Which sessions `GET /v1/sessions` lists.
@@ -3767,6 +3774,8 @@ export interface operations {
                 agentMode?: string;
                 /** @description The permission mode of its new sessions */
                 permissionMode?: string;
+                /** @description The model variant of its new sessions */
+                variant?: string;
             };
             header?: {
                 /** @description The connection (absent on `initialize`) */
@@ -4055,6 +4064,8 @@ export interface operations {
                 agentMode?: string;
                 /** @description The permission mode of its new sessions */
                 permissionMode?: string;
+                /** @description The model variant of its new sessions */
+                variant?: string;
             };
             header?: never;
             path: {

@@ -136,6 +136,9 @@ class AgentCapabilities(Model):
     usage: bool | None = Field(default=None)
     """Turns report token usage."""
 
+    variant_change: bool | None = Field(default=None, alias="variantChange")
+    """A running session's model variant can change (`PUT /v1/sessions/{id}/modes`)."""
+
     variants: bool | None = Field(default=None)
     """Models have variants (reasoning effort...)."""
 
@@ -2094,7 +2097,7 @@ class SessionChoices(Model):
     """`default`, `plan`, `bypass` or `acceptEdits`."""
 
     variant: str | None = Field(default=None)
-    """The model's variant, as created."""
+    """The model's variant it names, when it names one."""
 
 
 SessionEndReason = Literal["completed", "error", "terminated"]
@@ -2188,10 +2191,10 @@ class SessionListResponse(Model):
 
 
 class SessionModes(Model):
-    """A session's agent mode, permission mode and model, as `PUT
+    """A session's agent mode, permission mode, model and variant, as `PUT
     /v1/sessions/{id}/modes` changes them (a field left out keeps its value) and
-    answers them (both modes given; the model when the session names one). They
-    apply from the next message on.
+    answers them (both modes given; the model and the variant when the session
+    names them). They apply from the next message on.
     """
 
     agent_mode: str | None = Field(default=None, alias="agentMode")
@@ -2206,6 +2209,11 @@ class SessionModes(Model):
 
     permission_mode: str | None = Field(default=None, alias="permissionMode")
     """`default`, `plan`, `bypass` or `acceptEdits`."""
+
+    variant: str | None = Field(default=None)
+    """The model's variant (reasoning effort...), as at create (the agent's
+    models list theirs); for agents whose adapter declares `variant-change`.
+    """
 
 
 SessionScope = Literal["daemon", "fleet"]
