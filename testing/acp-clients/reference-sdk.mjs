@@ -1,6 +1,7 @@
 // The reference project's TypeScript SDK (`sandbox-agent` 0.4.2 on npm, which
 // speaks only ACP over HTTP at /v1/acp/{server_id}) driving the daemon unchanged:
-// a session, a turn, a permission answered through the SDK, events it kept.
+// a session, a turn, a permission answered through the SDK, its mode, model and
+// thought level set through the SDK, events it kept.
 //
 // Environment: AGENTPLEX_ENDPOINT, AGENTPLEX_TOKEN, ACP_AGENT (default mock),
 // ACP_CWD. Prints one `ok <scenario>` line each; exits 1 at the first failure.
@@ -48,6 +49,21 @@ try {
   assert.equal(response.stopReason, "end_turn");
   await eventually(payloads, "agent_message_chunk", "Permission granted once: I may run `ls`.");
   console.log("ok permission");
+
+  // Its mode, model and thought level setters find our modes and options.
+  await session.setMode("plan");
+  assert.equal((await session.getModes())?.currentModeId, "plan");
+  await session.setMode("build");
+  await session.setModel("mock-large");
+  await session.setThoughtLevel("high");
+  const levels = (await session.getConfigOptions()).find((o) => o.category === "thought_level");
+  assert.equal(levels?.currentValue, "high", JSON.stringify(levels));
+  payloads.length = 0;
+  response = await session.prompt([{ type: "text", text: "settings" }]);
+  assert.equal(response.stopReason, "end_turn");
+  const settings = "Agent mode build, permission mode default, model mock-large, variant high.";
+  await eventually(payloads, "agent_message_chunk", settings);
+  console.log("ok mode, model and thought level");
 
   // The session is the daemon's: its REST API lists it.
   const listed = await fetch(`${process.env.AGENTPLEX_ENDPOINT}/v1/sessions`, {

@@ -102,7 +102,12 @@ fn the_reference_sdk_works_unchanged_over_http() {
     let work = tempfile::tempdir().unwrap();
     let daemon = daemon_with_token(None);
     let out = run_client(&dir, &daemon, work.path(), &["reference-sdk.mjs"]);
-    for scenario in ["turn", "permission", "listed over REST"] {
+    for scenario in [
+        "turn",
+        "permission",
+        "mode, model and thought level",
+        "listed over REST",
+    ] {
         assert!(
             out.contains(&format!("ok {scenario}\n")),
             "{scenario}: {out}"
