@@ -155,7 +155,9 @@ fn what_cannot_be_changed_is_refused_as_a_problem() {
 fn changes(api: &Api, id: &str) -> Vec<Value> {
     let events = api.events(id).into_iter();
     let part = |e: &Value| e["data"]["item"]["content"][0].clone();
-    let changed = events.map(|e| part(&e)).filter(|p| p["label"] == "modes changed");
+    let changed = events
+        .map(|e| part(&e))
+        .filter(|p| p["label"] == "modes changed");
     changed.map(|p| p["detail"].clone()).collect()
 }
 

@@ -320,7 +320,9 @@ fn session_models(
 /// adapter's default, else the one the running agent said in `offer`), whose
 /// variant is `named` (`None`: the agent's own choice): those the agent
 /// offers for it when it listed the model in `offer`, else those its adapter
-/// knows. `None` when the model has none and the session names none.
+/// knows; while nothing says which model runs (Claude Code's own choice),
+/// every variant of the adapter's models. `None` when there are none and the
+/// session names none.
 fn session_variants(
     agent: &AdapterInfo,
     offer: Option<&AgentOffer>,
@@ -330,27 +332,37 @@ fn session_variants(
     let model = model
         .or_else(|| agent.default_model.clone())
         .or_else(|| offer.and_then(|offer| offer.current_model.clone()));
-    let offered = offer
-        .into_iter()
-        .flat_map(|offer| &offer.models)
-        .find(|offered| Some(&offered.id) == model.as_ref())
-        .map(|offered| (offered.variants.as_slice(), offered.default_variant.clone()));
-    let known = || {
-        let known = agent
-            .models
-            .iter()
-            .find(|known| Some(&known.id) == model.as_ref())?;
-        Some((known.variants.as_slice(), known.default_variant.clone()))
+    let (variants, default) = match &model {
+        Some(model) => {
+            let offered = offer
+                .into_iter()
+                .flat_map(|offer| &offer.models)
+                .find(|offered| offered.id == *model)
+                .map(|offered| (offered.variants.clone(), offered.default_variant.clone()));
+            let known = || {
+                let known = agent.models.iter().find(|known| known.id == *model)?;
+                Some((known.variants.clone(), known.default_variant.clone()))
+            };
+            offered.or_else(known).unwrap_or_default()
+        }
+        None => {
+            let mut every: Vec<String> = Vec::new();
+            for variant in agent.models.iter().flat_map(|known| &known.variants) {
+                if !every.contains(variant) {
+                    every.push(variant.clone());
+                }
+            }
+            (every, None)
+        }
     };
-    let (variants, default) = offered.or_else(known).unwrap_or_default();
     if variants.is_empty() && named.is_none() {
         return None;
     }
     let available = variants
-        .iter()
+        .into_iter()
         .map(|variant| modes::Choice {
-            id: variant.clone(),
             name: variant.clone(),
+            id: variant,
         })
         .collect();
     Some(modes::Choices {
@@ -358,4 +370,73 @@ fn session_variants(
         current: named,
         agents_choice: default,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentplex_host::Model;
+    use agentplex_universal::OfferedChoice;
+
+    /// An adapter whose models are Claude Code's kind: two with levels, one
+    /// without, none its default.
+    fn adapter() -> AdapterInfo {
+        let model = |id: &str, variants: &[&str]| Model {
+            id: id.into(),
+            name: None,
+            variants: variants.iter().map(|v| (*v).to_owned()).collect(),
+            default_variant: None,
+        };
+        AdapterInfo {
+            id: "agent".into(),
+            name: "Agent".into(),
+            version: "1.0.0".into(),
+            agent_versions: "*".into(),
+            capabilities: Vec::new(),
+            modes: Vec::new(),
+            default_mode: "build".into(),
+            models: vec![
+                model("sonnet", &["low", "high"]),
+                model("opus", &["low", "max"]),
+                model("haiku", &[]),
+            ],
+            default_model: None,
+            credential_env: Vec::new(),
+            location_env: Vec::new(),
+            builtin: true,
+        }
+    }
+
+    fn ids(choices: Option<modes::Choices>) -> Option<Vec<String>> {
+        choices.map(|choices| choices.available.into_iter().map(|c| c.id).collect())
+    }
+
+    #[test]
+    fn the_variants_are_the_running_models() {
+        let agent = adapter();
+        let variants = |model: Option<&str>, named: Option<&str>| {
+            let (model, named) = (model.map(str::to_owned), named.map(str::to_owned));
+            ids(session_variants(&agent, None, model, named))
+        };
+        // Nothing says which model runs: every level of the adapter's models.
+        assert_eq!(variants(None, None).unwrap(), ["low", "high", "max"]);
+        assert_eq!(variants(Some("opus"), None).unwrap(), ["low", "max"]);
+        // A model without levels has no option, unless the session names one.
+        assert_eq!(variants(Some("haiku"), None), None);
+        assert_eq!(variants(Some("haiku"), Some("high")).unwrap(), [""; 0]);
+        // What the running agent offers wins, its default the agent's choice.
+        let offer = AgentOffer {
+            models: vec![OfferedChoice {
+                id: "sonnet".into(),
+                variants: vec!["minimal".into()],
+                default_variant: Some("minimal".into()),
+                ..OfferedChoice::default()
+            }],
+            current_model: Some("sonnet".into()),
+            ..AgentOffer::default()
+        };
+        let offered = session_variants(&agent, Some(&offer), None, None).unwrap();
+        assert_eq!(offered.agents_choice.as_deref(), Some("minimal"));
+        assert_eq!(ids(Some(offered)).unwrap(), ["minimal"]);
+    }
 }
