@@ -100,19 +100,31 @@ export function newSessionView(): View {
   const agent = h("select", { name: "agent" });
   const mode = h("select", { name: "mode" }, h("option", { value: "" }, "(default)"));
   const model = h("select", { name: "model" }, h("option", { value: "" }, "(default)"));
-  const variant = h("input", { name: "variant", placeholder: "(default)" });
+  const variants = h("datalist", { id: "new-session-variants", "data-testid": "variant-choices" });
+  const variant = h("input", { name: "variant", placeholder: "(default)", list: "new-session-variants" });
   const permissionMode = h("select", { name: "permissionMode" }, ["default", "plan", "bypass", "acceptEdits"].map((value) => h("option", { value }, value)));
   const directory = h("input", { name: "directory", placeholder: "(the daemon's working directory)" });
   const title = h("input", { name: "title" });
   const env = h("textarea", { name: "env", rows: 2, placeholder: '{"NAME": "value"}' });
   const mcp = h("textarea", { name: "mcp", rows: 3, placeholder: '{"calc": {"type": "local", "command": ["node", "add.mjs"]}}' });
   const skills = h("textarea", { name: "skills", rows: 2, placeholder: '{"sources": [{"type": "local", "source": ".skills"}]}' });
+  // The chosen model's variants (the default model's while none is chosen), its default as
+  // the placeholder.
+  let known: AgentModelsResponse | undefined;
+  const fillVariants = () => {
+    const chosen = known?.models.find((item) => item.id === (model.value || known?.defaultModel));
+    replaceChildren(variants, (chosen?.variants ?? []).map((value) => h("option", { value })));
+    variant.placeholder = chosen?.defaultVariant ? `(default: ${chosen.defaultVariant})` : "(default)";
+  };
+  model.addEventListener("change", fillVariants);
   // Each load counts; one overtaken by a newer (the agent changed meanwhile) adds nothing.
   let loads = 0;
   const loadAgent = async () => {
     const load = ++loads;
     replaceChildren(mode, h("option", { value: "" }, "(default)"));
     replaceChildren(model, h("option", { value: "" }, "(default)"));
+    known = undefined;
+    fillVariants();
     if (!agent.value) return;
     try {
       const [modes, models] = await Promise.all([
@@ -122,6 +134,8 @@ export function newSessionView(): View {
       if (load !== loads) return;
       for (const item of modes.modes) mode.appendChild(h("option", { value: item.id }, `${item.name} (${item.id})`));
       for (const item of models.models) model.appendChild(h("option", { value: item.id }, `${item.name} (${item.id})${item.id === models.defaultModel ? " · default" : ""}`));
+      known = models;
+      fillVariants();
     } catch (error) {
       toast(errorText(error), "error");
     }
@@ -161,7 +175,7 @@ export function newSessionView(): View {
     field("Agent", agent),
     field("Mode", mode),
     field("Model", model),
-    field("Variant", variant),
+    field("Variant", h("span", null, variant, variants), "the model's reasoning effort or thinking level"),
     field("Permission mode", permissionMode),
     field("Directory", directory, "must exist; relative to the daemon's working directory"),
     field("Title", title),

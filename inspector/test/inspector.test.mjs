@@ -95,10 +95,18 @@ describe("sessions and transcripts", () => {
     await form.locator("select[name=agent]").selectOption("mock");
     await form.locator("select[name=model] option[value=mock-large]").waitFor({ state: "attached" });
     await form.locator("select[name=model]").selectOption("mock-large");
+    // The chosen model's variants are suggested, its default as the placeholder.
+    const levels = await form.getByTestId("variant-choices").locator("option").evaluateAll((options) =>
+      options.map((option) => option.value),
+    );
+    assert.deepEqual(levels, ["low", "medium", "high"]);
+    assert.equal(await form.locator("input[name=variant]").getAttribute("placeholder"), "(default: medium)");
+    await form.locator("input[name=variant]").fill("high");
     await form.locator("input[name=title]").fill("Inspector test");
     await form.locator("input[name=directory]").fill(tmpdir());
     await form.getByRole("button", { name: "Create session" }).click();
     await page.locator("[data-testid=follow-state]", { hasText: /^live$/ }).waitFor();
+    await page.locator(".session-summary", { hasText: "model mock-large (high)" }).waitFor();
 
     await send(page, "hello inspector");
     const transcript = page.getByTestId("transcript");
