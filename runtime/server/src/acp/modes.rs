@@ -320,7 +320,7 @@ fn session_models(
 /// adapter's default, else the one the running agent said in `offer`), whose
 /// variant is `named` (`None`: the agent's own choice): those the agent
 /// offers for it when it listed the model in `offer`, else those its adapter
-/// knows; while nothing says which model runs (Claude Code's own choice),
+/// knows; while nothing says which model runs (the agent's own choice),
 /// every variant of the adapter's models. `None` when there are none and the
 /// session names none.
 fn session_variants(
@@ -378,7 +378,7 @@ mod tests {
     use agentplex_host::Model;
     use agentplex_universal::OfferedChoice;
 
-    /// An adapter whose models are Claude Code's kind: two with levels, one
+    /// An adapter whose models are of a kind some agents have: two with levels, one
     /// without, none its default.
     fn adapter() -> AdapterInfo {
         let model = |id: &str, variants: &[&str]| Model {
