@@ -86,29 +86,21 @@ impl ClaudeSession {
     /// Tells a running CLI the session's model when the session names another
     /// than the one it runs (a CLI started later gets it as a flag).
     fn follow_model(&mut self, out: &mut Actions) {
-        let Some(process) = self.state.header.process.as_mut() else {
-            return;
-        };
-        let Some(wanted) = self.config.model_to_tell(&mut process.data.model) else {
-            return;
-        };
-        let id = process.id.clone();
-        let request = self.state.header.ids.next("req");
-        out.write_line(id, &protocol::set_model(&request, wanted));
+        let config = &self.config;
+        let to_tell = |process: &mut Process| config.model_to_tell(&mut process.model);
+        self.state
+            .header
+            .tell_live(out, to_tell, protocol::set_model);
     }
 
     /// Tells a running CLI the session's effort level when the session names
     /// another than the one it runs (a CLI started later gets it as a flag).
     fn follow_variant(&mut self, out: &mut Actions) {
-        let Some(process) = self.state.header.process.as_mut() else {
-            return;
-        };
-        let Some(wanted) = self.config.variant_to_tell(&mut process.data.variant) else {
-            return;
-        };
-        let id = process.id.clone();
-        let request = self.state.header.ids.next("req");
-        out.write_line(id, &protocol::set_effort(&request, wanted));
+        let config = &self.config;
+        let to_tell = |process: &mut Process| config.variant_to_tell(&mut process.variant);
+        self.state
+            .header
+            .tell_live(out, to_tell, protocol::set_effort);
     }
 
     /// Hands CLI process `process` the permission rules of the session's policy

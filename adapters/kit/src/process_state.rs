@@ -123,6 +123,26 @@ impl<P, T: Default> ProcessState<P, T> {
         self.process.take().map(|process| process.id)
     }
 
+    /// Tells the live process what `to_tell` says it is to be told (given what
+    /// the adapter keeps of it, such as [`crate::types::SessionConfig::model_to_tell`]
+    /// does): writes `line(request id, that)` to it. Nothing without a live
+    /// process or anything to tell.
+    pub fn tell_live<'w>(
+        &mut self,
+        out: &mut Actions,
+        to_tell: impl FnOnce(&mut P) -> Option<&'w str>,
+        line: impl FnOnce(&str, &str) -> String,
+    ) {
+        let Some(process) = self.process.as_mut() else {
+            return;
+        };
+        let Some(told) = to_tell(&mut process.data) else {
+            return;
+        };
+        let request = self.ids.next("req");
+        out.write_line(process.id.clone(), &line(&request, told));
+    }
+
     /// True when the running turn is being cancelled.
     pub fn cancelling(&self) -> bool {
         self.turn.as_ref().is_some_and(|turn| turn.cancelling)

@@ -109,15 +109,11 @@ impl PiSession {
     /// Tells a running Pi the session's thinking level when the session names
     /// another than it runs (a Pi started later gets it as `--thinking`).
     fn follow_variant(&mut self, out: &mut Actions) {
-        let Some(process) = self.state.header.process.as_mut() else {
-            return;
-        };
-        let Some(wanted) = self.config.variant_to_tell(&mut process.data.variant) else {
-            return;
-        };
-        let id = process.id.clone();
-        let request = self.state.header.ids.next("req");
-        out.write_line(id, &protocol::set_thinking_level(&request, wanted));
+        let config = &self.config;
+        let to_tell = |process: &mut Process| config.variant_to_tell(&mut process.variant);
+        self.state
+            .header
+            .tell_live(out, to_tell, protocol::set_thinking_level);
     }
 
     /// True when `process_id` reads an image of the running turn's prompt.
