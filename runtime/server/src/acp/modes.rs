@@ -74,7 +74,7 @@ impl Connection {
     }
 
     /// The change that makes `model` the model of session `session_id`:
-    /// none for [`modes::DEFAULT_MODEL`] while the session names no model
+    /// none for [`modes::DEFAULT`] while the session names no model
     /// (it has the agent's); refused when its agent cannot change its model.
     fn model_change(&self, session_id: &str, model: String) -> Result<SessionModes, RpcError> {
         let followed = self.followed(session_id)?;
