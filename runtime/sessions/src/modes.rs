@@ -132,13 +132,13 @@ fn not_supported(info: &AdapterInfo, what: &str, capability: &str) -> SessionErr
 /// Refuses a model name that is empty, too long, starts with `-`, or has
 /// control characters or surrounding spaces (any other name goes to the
 /// agent, which may know models the adapter does not list).
-pub(crate) fn check_model(model: &str) -> Result<(), SessionError> {
+fn check_model(model: &str) -> Result<(), SessionError> {
     check_name("model", model)
 }
 
 /// Refuses a variant name as [`check_model`] refuses a model's (any other
 /// goes to the agent, which says whether it takes it).
-pub(crate) fn check_variant(variant: &str) -> Result<(), SessionError> {
+fn check_variant(variant: &str) -> Result<(), SessionError> {
     check_name("variant", variant)
 }
 
@@ -161,7 +161,7 @@ fn check_name(what: &str, name: &str) -> Result<(), SessionError> {
 
 /// Refuses an agent mode the agent does not have: one of its adapter's, or
 /// of the modes the running agent offered (`offer`, for a running session).
-pub(crate) fn check_agent_mode(
+fn check_agent_mode(
     info: &AdapterInfo,
     offer: Option<&AgentOffer>,
     agent_mode: &str,
@@ -181,7 +181,7 @@ pub(crate) fn check_agent_mode(
 }
 
 /// Refuses a permission mode that is not one of [`PERMISSION_MODES`].
-pub(crate) fn check_permission_mode(permission_mode: &str) -> Result<(), SessionError> {
+fn check_permission_mode(permission_mode: &str) -> Result<(), SessionError> {
     if PERMISSION_MODES.contains(&permission_mode) {
         return Ok(());
     }
