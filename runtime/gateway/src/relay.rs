@@ -29,7 +29,7 @@ use crate::listener::BoxError;
 use crate::route::Route;
 use crate::sse::Splitter;
 use crate::taps::{Reading, Tap};
-use crate::usage::CallUsage;
+use crate::usage::{close_call, CallUsage};
 use crate::Shared;
 
 /// Largest whole answer copied for its tap; a larger one is relayed all the
@@ -264,10 +264,8 @@ impl Metering {
             Reader::Whole(_) => {}
         }
         let reading = tap.finish();
-        let model = reading.model.clone().unwrap_or_else(|| "unknown".into());
-        let mut usage = CallUsage::counted(report.call_id, report.format, model, reading.tokens);
         let prices = &report.shared.prices;
-        usage.cost_usd = prices.cost(&usage.model, &reading.tokens);
+        let mut usage = CallUsage::read(report.call_id, report.format, &reading, prices);
         usage.status = report.status;
         usage.duration_ms = millis(report.started);
         usage.first_byte_ms = Some(report.first_byte_ms);
@@ -284,20 +282,12 @@ impl Metering {
             complete = usage.complete,
             "model gateway: call"
         );
-        let complete = usage.complete;
+        let cut = match end {
+            End::Cut(index) => Some(index),
+            _ => None,
+        };
         let sink = &*report.route.sink;
-        sink.record(usage);
-        let model = reading.model.as_deref();
-        match (report.lease, end) {
-            (Some(lease), End::Cut(index)) => {
-                Some(lease.settle_cut(index, prices, model, reading.tokens, sink))
-            }
-            (Some(lease), _) => {
-                lease.settle(prices, model, reading.tokens, complete, sink);
-                None
-            }
-            (None, _) => None,
-        }
+        close_call(usage, &reading, report.lease, cut, prices, sink)
     }
 }
 

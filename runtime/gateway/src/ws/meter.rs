@@ -20,7 +20,7 @@ use crate::budget::{Cut, Lease};
 use crate::forward::millis;
 use crate::route::Route;
 use crate::taps::{self, Tap};
-use crate::usage::CallUsage;
+use crate::usage::{close_call, CallUsage};
 use crate::Shared;
 
 use super::FORMAT;
@@ -143,10 +143,8 @@ impl Meter {
     /// for the agent when it was cut.
     fn report(&self, response: InFlight, status: u16, end: End) -> Option<String> {
         let reading = response.tap.finish();
-        let model = reading.model.clone().unwrap_or_else(|| "unknown".into());
-        let mut usage = CallUsage::counted(response.call_id, FORMAT, model, reading.tokens);
         let prices = &self.shared.prices;
-        usage.cost_usd = prices.cost(&usage.model, &reading.tokens);
+        let mut usage = CallUsage::read(response.call_id, FORMAT, &reading, prices);
         usage.status = status;
         usage.duration_ms = millis(response.started);
         usage.first_byte_ms = response.first_frame_ms;
@@ -160,20 +158,12 @@ impl Meter {
             complete = usage.complete,
             "model gateway: call over WebSocket"
         );
-        let complete = usage.complete;
+        let cut = match end {
+            End::Cut(index) => Some(index),
+            End::Ended | End::Broke => None,
+        };
         let sink = &*self.route.sink;
-        sink.record(usage);
-        let model = reading.model.as_deref();
-        match (response.lease, end) {
-            (Some(lease), End::Cut(index)) => {
-                Some(lease.settle_cut(index, prices, model, reading.tokens, sink))
-            }
-            (Some(lease), _) => {
-                lease.settle(prices, model, reading.tokens, complete, sink);
-                None
-            }
-            (None, _) => None,
-        }
+        close_call(usage, &reading, response.lease, cut, prices, sink)
     }
 }
 

@@ -114,19 +114,8 @@ async fn an_upstream_that_never_answers_gives_504_in_time() {
 #[tokio::test]
 async fn a_stream_cut_short_is_reported_incomplete_with_what_was_read() {
     // An upstream that starts a Messages stream and closes mid-way.
-    let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", upstream.local_addr().unwrap());
-    tokio::spawn(async move {
-        let (mut socket, _) = upstream.accept().await.unwrap();
-        let mut buffer = [0u8; 8192];
-        let _ = socket.read(&mut buffer).await;
-        let event = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-haiku-4-5\",\"usage\":{\"input_tokens\":40,\"output_tokens\":1}}}\n\n";
-        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
-        let chunk = format!("{head}{:x}\r\n{event}\r\n", event.len());
-        socket.write_all(chunk.as_bytes()).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        // Dropped without the last chunk: the stream breaks off.
-    });
+    let event = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-haiku-4-5\",\"usage\":{\"input_tokens\":40,\"output_tokens\":1}}}\n\n";
+    let base = stopping_after(event, Duration::from_millis(100)).await;
     let (_gateway, guard, mut usage) = gateway_to(&base).await;
     let format = Format::AnthropicMessages;
     let url = through(&guard, format, true);
@@ -155,18 +144,8 @@ async fn a_stream_cut_short_is_reported_incomplete_with_what_was_read() {
 #[tokio::test]
 async fn a_stream_that_falls_silent_is_cut_after_the_idle_timeout() {
     // An upstream that starts a stream and then says nothing, holding it open.
-    let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", upstream.local_addr().unwrap());
-    tokio::spawn(async move {
-        let (mut socket, _) = upstream.accept().await.unwrap();
-        let mut buffer = [0u8; 8192];
-        let _ = socket.read(&mut buffer).await;
-        let event = "data: {\"model\":\"m\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n";
-        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
-        let chunk = format!("{head}{:x}\r\n{event}\r\n", event.len());
-        socket.write_all(chunk.as_bytes()).await.unwrap();
-        tokio::time::sleep(Duration::from_secs(30)).await;
-    });
+    let event = "data: {\"model\":\"m\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n";
+    let base = stopping_after(event, Duration::from_secs(30)).await;
     let (_gateway, guard, mut usage) = gateway_to(&base).await;
     let format = Format::OpenaiChatCompletions;
     let started = Instant::now();
@@ -217,6 +196,23 @@ async fn an_agent_that_hangs_up_leaves_its_call_incomplete() {
     assert_eq!(reported.status, 200);
     assert_eq!(reported.model, "gpt-6.1-sol");
     assert_eq!(reported.failure, None, "hanging up is the agent's choice");
+}
+
+/// An upstream that answers its first request with a stream of one `event`,
+/// holds the connection for `hold`, then drops it without the stream's end.
+async fn stopping_after(event: &'static str, hold: Duration) -> String {
+    let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", upstream.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut socket, _) = upstream.accept().await.unwrap();
+        let mut buffer = [0u8; 8192];
+        let _ = socket.read(&mut buffer).await;
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+        let chunk = format!("{head}{:x}\r\n{event}\r\n", event.len());
+        socket.write_all(chunk.as_bytes()).await.unwrap();
+        tokio::time::sleep(hold).await;
+    });
+    base
 }
 
 /// An upstream that answers every request once with `answer` (a whole HTTP
