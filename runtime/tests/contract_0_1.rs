@@ -13,6 +13,7 @@ use agentplex_host::{
     Action, AdapterOrigin, AdapterRegistry, HostConfig, Input, MessagePart, PermissionReply,
 };
 use agentplex_universal::{ItemRole, UniversalEventData, UniversalEventType};
+use common::acp::acp_post;
 use common::api::*;
 use common::{Daemon, Options};
 use serde_json::json;
@@ -134,8 +135,9 @@ fn a_0_1_0_component_runs_through_the_host() {
     assert_eq!(completed_texts(&again), ["again"]);
 }
 
-#[test]
-fn a_daemon_serves_a_0_1_0_component_from_its_adapters_folder() {
+/// A daemon that loads the 0.1.0 mock from its adapters folder (the guard
+/// holds the folder).
+fn daemon_with_the_0_1_0_mock() -> (Daemon, tempfile::TempDir) {
     let adapters = tempfile::tempdir().unwrap();
     std::fs::copy(fixture(), adapters.path().join("mock-0.1.0.wasm")).unwrap();
     let daemon = Daemon::start_with(Options {
@@ -146,6 +148,12 @@ fn a_daemon_serves_a_0_1_0_component_from_its_adapters_folder() {
         ],
         ..Options::default()
     });
+    (daemon, adapters)
+}
+
+#[test]
+fn a_daemon_serves_a_0_1_0_component_from_its_adapters_folder() {
+    let (daemon, _adapters) = daemon_with_the_0_1_0_mock();
     let api = Api::new(&daemon);
     let mock = api.agent("mock");
     assert_eq!(mock["capabilities"]["permissions"], json!(true), "{mock}");
@@ -159,4 +167,63 @@ fn a_daemon_serves_a_0_1_0_component_from_its_adapters_folder() {
     let all = api.events("old");
     check_envelopes("old", 0, &all);
     check_turns(&all, true);
+}
+
+/// Over ACP a 0.1.0 component, which can change nothing in a running session,
+/// offers no modes, models or options; the methods that would change them are
+/// not found, and an option it lacks is a bad parameter, as any unknown one.
+#[test]
+fn over_acp_a_0_1_0_component_offers_no_choices_and_refuses_changes() {
+    let (daemon, _adapters) = daemon_with_the_0_1_0_mock();
+    let api = Api::new(&daemon);
+    let work = tempfile::tempdir().unwrap();
+    let mut id = 0;
+    let mut call = |query: &str, method: &str, params: serde_json::Value| {
+        id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        acp_post(&api, "old", query, &message.to_string())
+            .json::<serde_json::Value>()
+            .unwrap()
+    };
+    let init = call("?agent=mock", "initialize", json!({"protocolVersion": 1}));
+    assert_eq!(init["result"]["protocolVersion"], 1, "{init}");
+    let new = call(
+        "",
+        "session/new",
+        json!({"cwd": work.path(), "mcpServers": []}),
+    );
+    let created = &new["result"];
+    let session_id = created["sessionId"].as_str().unwrap().to_owned();
+    for field in ["modes", "models", "configOptions"] {
+        assert!(created.get(field).is_none(), "{field}: {new}");
+    }
+    let code = |answer: serde_json::Value| (answer["error"]["code"].clone(), answer);
+    let (set_model, answer) = code(call(
+        "",
+        "session/set_model",
+        json!({"sessionId": session_id, "modelId": "mock"}),
+    ));
+    assert_eq!(set_model, -32601, "{answer}");
+    let (set_mode, answer) = code(call(
+        "",
+        "session/set_mode",
+        json!({"sessionId": session_id, "modeId": "plan"}),
+    ));
+    assert_eq!(set_mode, -32601, "{answer}");
+    for option in [
+        "model",
+        "thought_level",
+        "mode",
+        "permission_mode",
+        "colour",
+    ] {
+        let params = json!({"sessionId": session_id, "configId": option, "value": "x"});
+        let (refused, answer) = code(call("", "session/set_config_option", params));
+        assert_eq!(refused, -32602, "{option}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("this session has no option {option:?}")),
+            "{message}"
+        );
+    }
 }

@@ -68,20 +68,8 @@ impl Connection {
 
     /// `session/set_model`: the model from the next message on.
     pub(super) async fn set_model(&self, params: calls::SetModel) -> Result<Value, RpcError> {
-        let change = self.model_change(&params.session_id, params.model_id)?;
-        self.change_modes(&params.session_id, change).await?;
-        Ok(json!({}))
-    }
-
-    /// The change that makes `model` the model of session `session_id`:
-    /// none for [`modes::DEFAULT`] while the session names no model
-    /// (it has the agent's); refused when its agent cannot change its model.
-    fn model_change(&self, session_id: &str, model: String) -> Result<SessionModes, RpcError> {
-        let followed = self.followed(session_id)?;
-        let models = self
-            .session_modes(&followed.session)
-            .and_then(|modes| modes.models);
-        let Some(models) = models else {
+        let Some(change) = self.model_change(&params.session_id, params.model_id)? else {
+            let followed = self.followed(&params.session_id)?;
             return Err(RpcError::new(
                 rpc::code::METHOD_NOT_FOUND,
                 format!(
@@ -90,36 +78,61 @@ impl Connection {
                 ),
             ));
         };
+        self.change_modes(&params.session_id, change).await?;
+        Ok(json!({}))
+    }
+
+    /// The change that makes `model` the model of session `session_id`
+    /// (none for [`modes::DEFAULT`] while the session names no model: it has
+    /// the agent's), or `None` when its agent cannot change its model.
+    fn model_change(
+        &self,
+        session_id: &str,
+        model: String,
+    ) -> Result<Option<SessionModes>, RpcError> {
+        let Some(models) = self.choices(session_id, |modes| modes.models)? else {
+            return Ok(None);
+        };
         let model = models
             .change_to(model, "model")
             .map_err(RpcError::invalid_params)?;
-        Ok(SessionModes {
+        let change = SessionModes {
             model,
             ..SessionModes::default()
-        })
+        };
+        Ok(Some(change))
     }
 
     /// The change that makes `variant` the model's variant in session
-    /// `session_id`: none for [`modes::DEFAULT`] while the session names none;
-    /// refused when its agent cannot change it or its model has none.
-    fn variant_change(&self, session_id: &str, variant: String) -> Result<SessionModes, RpcError> {
-        let followed = self.followed(session_id)?;
-        let variants = self
-            .session_modes(&followed.session)
-            .and_then(|modes| modes.variants);
-        let Some(variants) = variants else {
-            return Err(RpcError::invalid_params(format!(
-                "session/set_config_option: this session has no option {:?}",
-                modes::THOUGHT_LEVEL_OPTION
-            )));
+    /// `session_id` (none for [`modes::DEFAULT`] while the session names
+    /// none), or `None` when its agent cannot change it or its model has none.
+    fn variant_change(
+        &self,
+        session_id: &str,
+        variant: String,
+    ) -> Result<Option<SessionModes>, RpcError> {
+        let Some(variants) = self.choices(session_id, |modes| modes.variants)? else {
+            return Ok(None);
         };
         let variant = variants
             .change_to(variant, "variant")
             .map_err(RpcError::invalid_params)?;
-        Ok(SessionModes {
+        let change = SessionModes {
             variant,
             ..SessionModes::default()
-        })
+        };
+        Ok(Some(change))
+    }
+
+    /// The choices `pick` takes of the modes of session `session_id`, a
+    /// session the connection follows.
+    fn choices(
+        &self,
+        session_id: &str,
+        pick: fn(modes::SessionModes) -> Option<modes::Choices>,
+    ) -> Result<Option<modes::Choices>, RpcError> {
+        let followed = self.followed(session_id)?;
+        Ok(self.session_modes(&followed.session).and_then(pick))
     }
 
     /// `session/set_config_option`: the agent mode, the permission mode, the
@@ -140,27 +153,25 @@ impl Connection {
             .session_modes(&followed.session)
             .is_some_and(|choices| choices.modes.is_some());
         let change = match params.config_id.as_str() {
-            modes::MODE_OPTION | modes::PERMISSION_OPTION if !has_modes => {
-                return Err(RpcError::invalid_params(format!(
-                    "session/set_config_option: this session has no option {:?}",
-                    params.config_id
-                )))
-            }
-            modes::MODE_OPTION => SessionModes {
+            modes::MODE_OPTION if has_modes => Some(SessionModes {
                 agent_mode: Some(value),
                 ..SessionModes::default()
-            },
-            modes::PERMISSION_OPTION => SessionModes {
+            }),
+            modes::PERMISSION_OPTION if has_modes => Some(SessionModes {
                 permission_mode: Some(value),
                 ..SessionModes::default()
-            },
+            }),
             modes::MODEL_OPTION => self.model_change(&params.session_id, value)?,
             modes::THOUGHT_LEVEL_OPTION => self.variant_change(&params.session_id, value)?,
-            other => {
-                return Err(RpcError::invalid_params(format!(
-                    "session/set_config_option: this session has no option {other:?}"
-                )))
-            }
+            _ => None,
+        };
+        // An option the session does not have, whether its agent has no such
+        // choice or there is no such option at all.
+        let Some(change) = change else {
+            return Err(RpcError::invalid_params(format!(
+                "session/set_config_option: this session has no option {:?}",
+                params.config_id
+            )));
         };
         let followed = self.change_modes(&params.session_id, change).await?;
         let fields = self.modes_fields(&followed.session);
