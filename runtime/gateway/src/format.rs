@@ -1,14 +1,13 @@
 //! The wire formats the gateway forwards: their names in endpoint paths, the
-//! base-URL form each agent expects, and each one's error body and stream error
-//! event, so a refusal or a cut reads to the agent like one from its own vendor.
+//! base-URL form each agent expects, where a key goes in their calls
+//! ([`KeyPlacement`]), and each one's error body and stream error event, so a
+//! refusal or a cut reads to the agent like one from its own vendor.
 
 use std::fmt;
 use std::str::FromStr;
 
 use bytes::Bytes;
 use serde_json::{json, Value};
-
-use crate::route::KeyPlacement;
 
 /// The wire format of a model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -203,6 +202,25 @@ impl FromStr for Format {
             .find(|format| format.as_str() == name)
             .ok_or_else(|| UnknownFormat(name.to_owned()))
     }
+}
+
+/// Where the real key goes on a call that carried the session's token. In a
+/// broker's keys file (`sendKeyAs`): `as-sent`, `x-api-key`, `bearer`,
+/// `x-goog-api-key`, `query-key`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyPlacement {
+    /// Where the agent put the token: `x-api-key`, `Authorization: Bearer`,
+    /// `x-goog-api-key` or the `key` query parameter.
+    AsSent,
+    /// In `x-api-key` (Anthropic API keys), wherever the agent put the token.
+    XApiKey,
+    /// In `Authorization: Bearer` (OpenAI keys, Anthropic OAuth tokens).
+    Bearer,
+    /// In `x-goog-api-key` (Gemini API keys).
+    XGoogApiKey,
+    /// In the `key` query parameter (Gemini API keys).
+    QueryKey,
 }
 
 #[cfg(test)]

@@ -26,10 +26,10 @@ use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Request, Response};
 
 use crate::budget::{Estimate, Lease, RouteBudgets};
-use crate::format::{Format, Refusal};
+use crate::format::{Format, KeyPlacement, Refusal};
 use crate::listener::{refuse, Body};
 use crate::relay::{Relay, Report};
-use crate::route::{KeyPlacement, Route, Upstream};
+use crate::route::{Route, Upstream};
 use crate::taps;
 use crate::usage::{CallUsage, Tokens};
 use crate::Shared;

@@ -56,10 +56,10 @@ use broker::Keyring;
 pub use broker::{Broker, BrokerConfig, BrokerLink, SandboxToken};
 pub use budget::{Budget, BudgetAction, BudgetReached, BudgetScope, Limit, Limits, Spend};
 pub use error::Error;
-pub use format::{Format, UnknownFormat, FORMATS};
+pub use format::{Format, KeyPlacement, UnknownFormat, FORMATS};
 pub use prices::Prices;
 use route::Registered;
-pub use route::{KeyPlacement, Lane, Route, RouteGuard, Upstream};
+pub use route::{Lane, Route, RouteGuard, Upstream};
 pub use usage::{CallUsage, Tokens, UsageSink};
 
 /// How the gateway runs.

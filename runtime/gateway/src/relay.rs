@@ -26,10 +26,11 @@ use crate::budget::{Cut, Lease};
 use crate::format::Format;
 use crate::forward::millis;
 use crate::listener::BoxError;
+use crate::prices::Prices;
 use crate::route::Route;
 use crate::sse::Splitter;
 use crate::taps::{Reading, Tap};
-use crate::usage::{close_call, CallUsage};
+use crate::usage::{CallUsage, UsageSink};
 use crate::Shared;
 
 /// Largest whole answer copied for its tap; a larger one is relayed all the
@@ -265,7 +266,7 @@ impl Metering {
         }
         let reading = tap.finish();
         let prices = &report.shared.prices;
-        let mut usage = CallUsage::read(report.call_id, report.format, &reading, prices);
+        let mut usage = read_usage(report.call_id, report.format, &reading, prices);
         usage.status = report.status;
         usage.duration_ms = millis(report.started);
         usage.first_byte_ms = Some(report.first_byte_ms);
@@ -288,6 +289,45 @@ impl Metering {
         };
         let sink = &*report.route.sink;
         close_call(usage, &reading, report.lease, cut, prices, sink)
+    }
+}
+
+/// The usage of a call whose answer `reading` read, priced with `prices` (the
+/// model `unknown` when the answer named none).
+pub(crate) fn read_usage(
+    call_id: u64,
+    format: Format,
+    reading: &Reading,
+    prices: &Prices,
+) -> CallUsage {
+    let model = reading.model.clone().unwrap_or_else(|| "unknown".into());
+    let mut usage = CallUsage::counted(call_id, format, model, reading.tokens);
+    usage.cost_usd = prices.cost(&usage.model, &reading.tokens);
+    usage
+}
+
+/// Closes a finished call: reports its `usage` to `sink`, then settles its
+/// `lease`, if it has one, with the counts its answer's `reading` holds, as cut
+/// by the budget at index `cut` of the route's if one cut it. Returns the
+/// message for the agent when one did.
+pub(crate) fn close_call(
+    usage: CallUsage,
+    reading: &Reading,
+    lease: Option<Lease>,
+    cut: Option<usize>,
+    prices: &Prices,
+    sink: &dyn UsageSink,
+) -> Option<String> {
+    let complete = usage.complete;
+    sink.record(usage);
+    let (model, tokens) = (reading.model.as_deref(), reading.tokens);
+    match (lease, cut) {
+        (Some(lease), Some(index)) => Some(lease.settle_cut(index, prices, model, tokens, sink)),
+        (Some(lease), None) => {
+            lease.settle(prices, model, tokens, complete, sink);
+            None
+        }
+        (None, _) => None,
     }
 }
 

@@ -14,7 +14,7 @@ use base64::Engine as _;
 
 use crate::budget::{Budget, RouteBudgets};
 use crate::error::Error;
-use crate::format::Format;
+use crate::format::{Format, KeyPlacement};
 use crate::usage::UsageSink;
 use crate::Shared;
 
@@ -108,25 +108,6 @@ pub(crate) struct Registered {
     pub route: Arc<Route>,
     /// `None` when no budget applies.
     pub budgets: Option<Arc<RouteBudgets>>,
-}
-
-/// Where the real key goes on a call that carried the session's token. In a
-/// broker's keys file (`sendKeyAs`): `as-sent`, `x-api-key`, `bearer`,
-/// `x-goog-api-key`, `query-key`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum KeyPlacement {
-    /// Where the agent put the token: `x-api-key`, `Authorization: Bearer`,
-    /// `x-goog-api-key` or the `key` query parameter.
-    AsSent,
-    /// In `x-api-key` (Anthropic API keys), wherever the agent put the token.
-    XApiKey,
-    /// In `Authorization: Bearer` (OpenAI keys, Anthropic OAuth tokens).
-    Bearer,
-    /// In `x-goog-api-key` (Gemini API keys).
-    XGoogApiKey,
-    /// In the `key` query parameter (Gemini API keys).
-    QueryKey,
 }
 
 /// A model API the gateway forwards to: its base URL, in the form the agent

@@ -5,10 +5,8 @@
 //! it wrote, reasoning included. The cache and reasoning counts say how much of
 //! those was what.
 
-use crate::budget::{BudgetReached, Lease};
+use crate::budget::BudgetReached;
 use crate::format::Format;
-use crate::prices::Prices;
-use crate::taps::Reading;
 
 /// Token counts of one call, as the taps read them and prices take them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -89,40 +87,6 @@ impl CallUsage {
             complete: false,
             failure: None,
         }
-    }
-
-    /// The usage of a call whose answer `reading` read, priced with `prices`
-    /// (the model `unknown` when the answer named none).
-    pub(crate) fn read(call_id: u64, format: Format, reading: &Reading, prices: &Prices) -> Self {
-        let model = reading.model.clone().unwrap_or_else(|| "unknown".into());
-        let mut usage = Self::counted(call_id, format, model, reading.tokens);
-        usage.cost_usd = prices.cost(&usage.model, &reading.tokens);
-        usage
-    }
-}
-
-/// Closes a finished call: reports its `usage` to `sink`, then settles its `lease`,
-/// if it has one, with the counts its answer's `reading` holds, as cut by the
-/// budget at index `cut` of the route's if one cut it. Returns the message for
-/// the agent when one did.
-pub(crate) fn close_call(
-    usage: CallUsage,
-    reading: &Reading,
-    lease: Option<Lease>,
-    cut: Option<usize>,
-    prices: &Prices,
-    sink: &dyn UsageSink,
-) -> Option<String> {
-    let complete = usage.complete;
-    sink.record(usage);
-    let (model, tokens) = (reading.model.as_deref(), reading.tokens);
-    match (lease, cut) {
-        (Some(lease), Some(index)) => Some(lease.settle_cut(index, prices, model, tokens, sink)),
-        (Some(lease), None) => {
-            lease.settle(prices, model, tokens, complete, sink);
-            None
-        }
-        (None, _) => None,
     }
 }
 

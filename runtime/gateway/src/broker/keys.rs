@@ -26,7 +26,8 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{located, Error};
 use crate::format::Format;
-use crate::route::{random_token, KeyPlacement, Upstream};
+use crate::format::KeyPlacement;
+use crate::route::{random_token, Upstream};
 
 /// A keys file, read and checked.
 #[derive(Debug)]

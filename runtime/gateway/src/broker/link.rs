@@ -6,7 +6,8 @@ use std::fmt;
 use super::keys::is_provider_name;
 use crate::error::Error;
 use crate::format::Format;
-use crate::route::{KeyPlacement, Upstream};
+use crate::format::KeyPlacement;
+use crate::route::Upstream;
 
 /// A broker a daemon's calls go through: its URL and the sandbox's token, which
 /// the daemon sends where the agent sent its session token.

@@ -18,9 +18,10 @@ use std::time::Instant;
 
 use crate::budget::{Cut, Lease};
 use crate::forward::millis;
+use crate::relay::{close_call, read_usage};
 use crate::route::Route;
 use crate::taps::{self, Tap};
-use crate::usage::{close_call, CallUsage};
+use crate::usage::CallUsage;
 use crate::Shared;
 
 use super::FORMAT;
@@ -144,7 +145,7 @@ impl Meter {
     fn report(&self, response: InFlight, status: u16, end: End) -> Option<String> {
         let reading = response.tap.finish();
         let prices = &self.shared.prices;
-        let mut usage = CallUsage::read(response.call_id, FORMAT, &reading, prices);
+        let mut usage = read_usage(response.call_id, FORMAT, &reading, prices);
         usage.status = status;
         usage.duration_ms = millis(response.started);
         usage.first_byte_ms = response.first_frame_ms;
