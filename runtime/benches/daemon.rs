@@ -22,6 +22,8 @@ mod gateway;
 mod latency;
 #[path = "daemon/moves.rs"]
 mod moves;
+#[path = "daemon/relay.rs"]
+mod relay;
 #[path = "daemon/throughput.rs"]
 mod throughput;
 
@@ -65,6 +67,9 @@ fn stores(postgres: Option<&fleet::Postgres>) -> Vec<(String, Vec<String>)> {
 }
 
 fn main() {
+    if let Ok(target) = std::env::var(relay::RELAY_VAR) {
+        relay::serve(&target);
+    }
     // `cargo bench --bench daemon -- NAME...` runs only the parts whose name
     // contains one of the NAMEs (startup, idle, agents, latency, throughput,
     // moves, gateway, acp, takeover, adapter); cargo's own `--bench` flag is not a filter.

@@ -3,7 +3,8 @@
 //! through a session's endpoint of the daemon's gateway (`--gateway`), and
 //! through the gateway of a daemon that holds no key and sends its calls to a
 //! broker (`agentplex gateway --keys`, `--broker`), which forwards them to the
-//! model server. It reports the time to the first byte of each answer and the
+//! model server; and, for what any hop costs on the machine, through one and
+//! through two bare TCP relays (`relay.rs`). It reports the time to the first byte of each answer and the
 //! gaps between the pieces of a streamed answer as they reach the client, for
 //! each way, and what the gateway adds, under three loads: answers streamed as
 //! a model's come (a piece every 10 ms) with the streams' calls starting at
@@ -23,6 +24,7 @@ use futures::StreamExt;
 
 use super::common::daemons::Binary;
 use super::common::{percentile, rounds, stop, us};
+use super::relay::Relay;
 use super::{Daemon, Table};
 
 /// Streams at once, unless `AGENTPLEX_GATEWAY_STREAMS` says (1 measures a
@@ -104,6 +106,13 @@ pub async fn gateway(table: &mut Table, scratch: &Path, cache_dir: &Path) {
     let brokered = Daemon::start_with_env(scratch, cache_dir, &args, &[]);
     let (brokered_base, brokered_token) =
         session_endpoint(&brokered, scratch, "gateway-bench-broker").await;
+    let model_addr = model
+        .url()
+        .trim_start_matches("http://")
+        .parse()
+        .expect("the model server's address");
+    let relay = Relay::start(model_addr);
+    let second_relay = Relay::start(relay.addr());
     let ways = [
         Way {
             label: "straight to the model server",
@@ -119,6 +128,16 @@ pub async fn gateway(table: &mut Table, scratch: &Path, cache_dir: &Path) {
             label: "through the daemon and a broker",
             base: brokered_base,
             key: brokered_token,
+        },
+        Way {
+            label: "through a bare TCP relay",
+            base: format!("http://{}", relay.addr()),
+            key: KEY.to_owned(),
+        },
+        Way {
+            label: "through two bare TCP relays",
+            base: format!("http://{}", second_relay.addr()),
+            key: KEY.to_owned(),
         },
     ];
     let rounds = rounds("AGENTPLEX_GATEWAY_ROUNDS", ROUNDS);
