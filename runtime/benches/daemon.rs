@@ -49,23 +49,6 @@ const CONVERT_CALLS_PER_TURN: usize = 2_000;
 /// Instances built for the warm instantiation and restore rows.
 const INSTANCE_CALLS: usize = 500;
 
-/// The daemon's stores: the default SQLite database, memory only, and a
-/// PostgreSQL database on loopback (`--store`, when the bench could start a
-/// server: [`fleet::Postgres`]), each with its label and flags.
-fn stores(postgres: Option<&fleet::Postgres>) -> Vec<(String, Vec<String>)> {
-    let mut stores = vec![
-        ("SQLite store (default)".to_owned(), Vec::new()),
-        ("--ephemeral".to_owned(), vec!["--ephemeral".to_owned()]),
-    ];
-    if let Some(postgres) = postgres {
-        stores.push((
-            "PostgreSQL store (--store, loopback)".to_owned(),
-            vec!["--store".to_owned(), postgres.url.clone()],
-        ));
-    }
-    stores
-}
-
 fn main() {
     if let Ok(target) = std::env::var(relay::RELAY_VAR) {
         relay::serve(&target);
@@ -99,7 +82,7 @@ fn main() {
         .any(|part| wanted(part))
         .then(fleet::Postgres::start)
         .flatten();
-    let stores = stores(postgres.as_ref());
+    let stores = fleet::stores(postgres.as_ref());
     if wanted("idle") || wanted("agents") {
         let daemon = Daemon::start(scratch.path(), &cache_dir);
         if wanted("idle") {

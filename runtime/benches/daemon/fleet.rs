@@ -12,6 +12,23 @@ use super::{ms, Daemon, Table};
 /// Deaths timed (the median is reported).
 const TAKEOVERS: usize = 5;
 
+/// The daemon's stores: the default SQLite database, memory only, and a
+/// PostgreSQL database on loopback (`--store`, when the bench could start a
+/// server: [`Postgres`]), each with its label and flags.
+pub fn stores(postgres: Option<&Postgres>) -> Vec<(String, Vec<String>)> {
+    let mut stores = vec![
+        ("SQLite store (default)".to_owned(), Vec::new()),
+        ("--ephemeral".to_owned(), vec!["--ephemeral".to_owned()]),
+    ];
+    if let Some(postgres) = postgres {
+        stores.push((
+            "PostgreSQL store (--store, loopback)".to_owned(),
+            vec!["--store".to_owned(), postgres.url.clone()],
+        ));
+    }
+    stores
+}
+
 /// A PostgreSQL server of the bench's own, with one database for its daemons.
 pub struct Postgres {
     _server: TempPostgres,
