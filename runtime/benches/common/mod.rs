@@ -9,8 +9,25 @@ pub mod latency;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::Child;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// Starts `command` (`what` names it in panics) with its standard output
+/// piped, and reads the first line it prints (a listening line, say), trimmed.
+pub fn spawn_and_read_line(command: &mut Command, what: &str) -> (Child, String) {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|error| panic!("starting {what}: {error}"));
+    let mut line = String::new();
+    let stdout = child.stdout.take().expect("a piped stdout");
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .unwrap_or_else(|error| panic!("the first line of {what}: {error}"));
+    (child, line.trim().to_owned())
+}
 
 /// SIGTERM, then SIGKILL if the daemon is still there after 10 s.
 pub fn stop(child: &mut Child) {

@@ -13,9 +13,8 @@
 //! each stream calling again as soon as one ended (the cores saturated: the
 //! latency then measures the queue the added work makes).
 
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use agentplex_client::CreateSessionRequest;
@@ -23,7 +22,7 @@ use agentplex_model_server::ModelServer;
 use futures::StreamExt;
 
 use super::common::daemons::Binary;
-use super::common::{percentile, rounds, stop, us};
+use super::common::{percentile, rounds, spawn_and_read_line, stop, us};
 use super::relay::Relay;
 use super::{Daemon, Table};
 
@@ -189,21 +188,12 @@ impl Broker {
         });
         let keys_file = scratch.join("gateway-bench-keys.json");
         std::fs::write(&keys_file, keys.to_string()).unwrap();
-        let mut child = Command::new(&binary)
+        let mut command = Command::new(&binary);
+        command
             .args(["gateway", "--port", "0", "--log-level", "warn", "--keys"])
-            .arg(&keys_file)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("starting the broker");
-        let mut line = String::new();
-        let stdout = child.stdout.take().expect("the broker's stdout");
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("the broker's listening line");
+            .arg(&keys_file);
+        let (child, line) = spawn_and_read_line(&mut command, "the broker");
         let url = line
-            .trim()
             .strip_prefix("agentplex gateway listening on ")
             .unwrap_or_else(|| panic!("not a listening line: {line:?}"))
             .to_owned();

@@ -7,11 +7,11 @@
 //! processes costs on the machine, against which the gateway's and the
 //! broker's hops are read.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
-use super::common::stop;
+use super::common::{spawn_and_read_line, stop};
 
 /// Set to a target address, the bench binary is a relay to it: it prints the
 /// address it listens on, then relays until it is stopped.
@@ -27,19 +27,10 @@ pub struct Relay {
 impl Relay {
     /// Starts a relay process to `target`, on a port the system picks.
     pub fn start(target: SocketAddr) -> Relay {
-        let mut child = Command::new(std::env::current_exe().expect("the bench binary"))
-            .env(RELAY_VAR, target.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("starting a relay");
-        let mut line = String::new();
-        let stdout = child.stdout.take().expect("the relay's stdout");
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("the relay's address");
-        let addr = line.trim().parse().expect("an address");
+        let mut command = Command::new(std::env::current_exe().expect("the bench binary"));
+        command.env(RELAY_VAR, target.to_string());
+        let (child, line) = spawn_and_read_line(&mut command, "a relay");
+        let addr = line.parse().expect("the relay's address");
         Relay { child, addr }
     }
 
