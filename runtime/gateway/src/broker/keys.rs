@@ -25,8 +25,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::error::{located, Error};
-use crate::format::Format;
-use crate::format::KeyPlacement;
+use crate::format::{Format, KeyPlacement};
 use crate::route::{random_token, Upstream};
 
 /// A keys file, read and checked.

@@ -5,8 +5,7 @@ use std::fmt;
 
 use super::keys::is_provider_name;
 use crate::error::Error;
-use crate::format::Format;
-use crate::format::KeyPlacement;
+use crate::format::{Format, KeyPlacement};
 use crate::route::Upstream;
 
 /// A broker a daemon's calls go through: its URL and the sandbox's token, which
