@@ -30,7 +30,7 @@ use crate::format::{Format, KeyPlacement, Refusal};
 use crate::listener::{refuse, Body};
 use crate::relay::{Relay, Report};
 use crate::route::{Route, Upstream};
-use crate::taps;
+use crate::taps::{self, Tap};
 use crate::usage::{CallUsage, Tokens};
 use crate::Shared;
 
@@ -66,6 +66,33 @@ pub(crate) struct Call {
     pub rest: String,
     /// When the request arrived.
     pub started: Instant,
+}
+
+impl Call {
+    /// The tap of a metered call's answer and what its usage report needs:
+    /// the answer's `status`, when its head came, and the call's `lease`.
+    pub(crate) fn tap_and_report(
+        &self,
+        status: u16,
+        first_byte_ms: u64,
+        lease: Option<Lease>,
+    ) -> (Box<dyn Tap>, Report) {
+        let path_model = match self.format {
+            Format::Gemini => taps::model_in_path(&self.rest),
+            _ => None,
+        };
+        let report = Report {
+            shared: self.shared.clone(),
+            route: self.route.clone(),
+            format: self.format,
+            call_id: self.shared.next_call(),
+            status,
+            started: self.started,
+            first_byte_ms,
+            lease,
+        };
+        (taps::tap(self.format, path_model), report)
+    }
 }
 
 /// Forwards `request` and relays the answer.
@@ -158,21 +185,7 @@ pub(crate) async fn forward(call: Call, request: Request<Incoming>) -> Response<
         *answer_headers = forwarded(response.headers());
     }
     let relay = if call.metered {
-        let path_model = match call.format {
-            Format::Gemini => taps::model_in_path(&call.rest),
-            _ => None,
-        };
-        let report = Report {
-            shared: call.shared.clone(),
-            route: call.route.clone(),
-            format: call.format,
-            call_id: call.shared.next_call(),
-            status: status.as_u16(),
-            started: call.started,
-            first_byte_ms,
-            lease,
-        };
-        let tap = taps::tap(call.format, path_model);
+        let (tap, report) = call.tap_and_report(status.as_u16(), first_byte_ms, lease);
         let length = response.content_length();
         let relay = Relay::metered(response.bytes_stream(), length, tap, streamed, report);
         match cut {
@@ -192,6 +205,12 @@ pub(crate) async fn forward(call: Call, request: Request<Incoming>) -> Response<
 /// Answers a call the upstream could not take, and reports it incomplete if it
 /// is metered.
 fn fail(call: &Call, refusal: Refusal, reason: &str) -> Response<Body> {
+    refuse(call.format, refusal, &failed(call, refusal, reason))
+}
+
+/// Logs a call the upstream could not take and reports it incomplete if it is
+/// metered; returns the message for the agent.
+pub(crate) fn failed(call: &Call, refusal: Refusal, reason: &str) -> String {
     tracing::warn!(
         session = %call.route.session_id,
         agent = %call.route.agent,
@@ -201,8 +220,7 @@ fn fail(call: &Call, refusal: Refusal, reason: &str) -> Response<Body> {
         "model gateway: upstream call failed"
     );
     record_unanswered(call, refusal);
-    let message = format!("model gateway: {} {reason}", call.upstream.base_url());
-    refuse(call.format, refusal, &message)
+    format!("model gateway: {} {reason}", call.upstream.base_url())
 }
 
 /// Reports a metered call that got no answer, the gateway's `refusal` instead.
@@ -250,7 +268,7 @@ pub(crate) fn forwarded(headers: &HeaderMap) -> HeaderMap {
 /// A request's headers for the upstream: the connection's own taken out, the
 /// length left to the client (the body may have been rewritten), and
 /// `accept-encoding: identity`.
-fn request_headers(headers: &HeaderMap) -> HeaderMap {
+pub(crate) fn request_headers(headers: &HeaderMap) -> HeaderMap {
     let mut kept = forwarded(headers);
     kept.remove(header::CONTENT_LENGTH);
     kept.insert(
@@ -258,6 +276,17 @@ fn request_headers(headers: &HeaderMap) -> HeaderMap {
         HeaderValue::from_static("identity"),
     );
     kept
+}
+
+/// Whether a `name` header lists `token` (case-insensitive), as `Upgrade` and
+/// `Connection` do.
+pub(crate) fn lists(headers: &HeaderMap, name: HeaderName, token: &str) -> bool {
+    headers
+        .get_all(name)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|listed| listed.trim().eq_ignore_ascii_case(token))
 }
 
 /// The credentials a request carries where agents send keys, and where each

@@ -52,6 +52,7 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
+use broker::passthrough::Passthrough;
 use broker::Keyring;
 pub use broker::{Broker, BrokerConfig, BrokerLink, SandboxToken};
 pub use budget::{Budget, BudgetAction, BudgetReached, BudgetScope, Limit, Limits, Spend};
@@ -115,6 +116,9 @@ pub(crate) struct Shared {
     /// One client for every upstream: pooled connections, proxies from the
     /// environment (`HTTPS_PROXY`), no decompression.
     client: reqwest::Client,
+    /// At a broker, its calls' way around `hyper` and `reqwest`
+    /// (`broker/passthrough/`), unless a proxy is configured.
+    passthrough: Option<Passthrough>,
     prices: Prices,
     response_timeout: Duration,
     calls: AtomicU64,
@@ -133,10 +137,12 @@ impl Shared {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(Error::Client)?;
+        let passthrough = keyring.as_ref().and_then(|_| Passthrough::new(&config));
         Ok(Shared {
             routes: RwLock::default(),
             keyring,
             client,
+            passthrough,
             prices: config.prices,
             response_timeout: config.response_timeout,
             calls: AtomicU64::new(0),

@@ -21,8 +21,10 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 
+use crate::broker::passthrough;
 use crate::format::{Format, Refusal};
 use crate::forward;
 use crate::route::Lane;
@@ -53,35 +55,46 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>) {
         let _ = stream.set_nodelay(true);
         let shared = shared.clone();
         tokio::spawn(async move {
-            let service = service_fn(move |request| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(handle(shared, request).await) }
-            });
-            let served = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .serve_connection(TokioIo::new(stream), service)
-                .with_upgrades()
-                .await;
-            if let Err(error) = served {
-                tracing::debug!(%error, "model gateway: connection ended");
+            match shared.passthrough.is_some() {
+                true => passthrough::serve(stream, shared).await,
+                false => serve_http(stream, shared).await,
             }
         });
+    }
+}
+
+/// Serves a connection's calls with `hyper`.
+pub(crate) async fn serve_http<I>(io: I, shared: Arc<Shared>)
+where
+    I: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+{
+    let service = service_fn(move |request| {
+        let shared = shared.clone();
+        async move { Ok::<_, Infallible>(handle(shared, request).await) }
+    });
+    let served = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .serve_connection(TokioIo::new(io), service)
+        .with_upgrades()
+        .await;
+    if let Err(error) = served {
+        tracing::debug!(%error, "model gateway: connection ended");
     }
 }
 
 /// Where a request goes: `/s/<token>/<lane><rest>` (a lane is a format, or
 /// `<format>@<provider>`), at a broker `/<provider>/<format><rest>`.
 #[derive(Debug, PartialEq)]
-struct Target<'a> {
+pub(crate) struct Target<'a> {
     /// The session's token; at a broker, the provider.
-    name: &'a str,
-    lane: Lane,
+    pub name: &'a str,
+    pub lane: Lane,
     /// The path after the format's base URL (`/v1/messages`, `/responses`).
-    rest: &'a str,
+    pub rest: &'a str,
 }
 
 /// Reads a gateway path (a broker's when `broker`); `None` for anything else.
-fn read_target(path: &str, broker: bool) -> Option<Target<'_>> {
+pub(crate) fn read_target(path: &str, broker: bool) -> Option<Target<'_>> {
     let rest = match broker {
         true => path.strip_prefix('/')?,
         false => path.strip_prefix("/s/")?,

@@ -60,7 +60,7 @@ enum Reader {
 
 /// How an answer's relaying ended.
 #[derive(Debug, Clone, Copy)]
-enum End {
+pub(crate) enum End {
     /// The answer ended as it should.
     Ended,
     /// The upstream broke off, or fell silent past the idle timeout.
@@ -73,7 +73,7 @@ enum End {
 
 /// How an upstream's answer stopped before its end.
 #[derive(Debug, Clone, Copy)]
-enum Lapse {
+pub(crate) enum Lapse {
     /// Its connection broke.
     BrokeOff,
     /// Nothing came for longer than the idle timeout.
@@ -81,7 +81,7 @@ enum Lapse {
 }
 
 /// The tap and what it reports to, until the call is reported.
-struct Metering {
+pub(crate) struct Metering {
     tap: Box<dyn Tap>,
     reader: Reader,
     report: Report,
@@ -118,19 +118,10 @@ impl Relay {
         streamed: bool,
         report: Report,
     ) -> Self {
-        let reader = if streamed {
-            Reader::Stream(Splitter::default())
-        } else {
-            Reader::Whole(Some(Vec::new()))
-        };
         Self {
             body: body.boxed(),
             remaining: length,
-            metering: Some(Metering {
-                tap,
-                reader,
-                report,
-            }),
+            metering: Some(Metering::new(tap, streamed, report)),
             cut: None,
         }
     }
@@ -211,8 +202,22 @@ impl Relay {
 }
 
 impl Metering {
+    /// Meters an answer through `tap`: event by event when it is `streamed`,
+    /// else whole at its end.
+    pub(crate) fn new(tap: Box<dyn Tap>, streamed: bool, report: Report) -> Self {
+        let reader = match streamed {
+            true => Reader::Stream(Splitter::default()),
+            false => Reader::Whole(Some(Vec::new())),
+        };
+        Metering {
+            tap,
+            reader,
+            report,
+        }
+    }
+
     /// Feeds `chunk` to the tap; returns the bytes to pass on.
-    fn feed(&mut self, chunk: Bytes) -> Bytes {
+    pub(crate) fn feed(&mut self, chunk: Bytes) -> Bytes {
         match &mut self.reader {
             Reader::Stream(splitter) => {
                 let tap = &mut self.tap;
@@ -250,7 +255,7 @@ impl Metering {
 
     /// Reports the call's usage and settles its budgets; returns the message
     /// for the agent when it was cut.
-    fn finish(self, end: End) -> Option<String> {
+    pub(crate) fn finish(self, end: End) -> Option<String> {
         let Metering {
             mut tap,
             reader,

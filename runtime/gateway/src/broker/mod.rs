@@ -20,6 +20,7 @@
 mod keyring;
 mod keys;
 mod link;
+pub(crate) mod passthrough;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -33,7 +33,7 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::WebSocketStream;
 
 use crate::format::{Format, Refusal};
-use crate::forward::Call;
+use crate::forward::{lists, Call};
 use crate::listener::{refuse, Body};
 use crate::sse::Splitter;
 
@@ -125,17 +125,6 @@ fn without_handshake(mut headers: HeaderMap) -> HeaderMap {
         headers.remove(name);
     }
     headers
-}
-
-/// Whether a `name` header lists `token` (case-insensitive), as `Upgrade` and
-/// `Connection` do.
-fn lists(headers: &HeaderMap, name: header::HeaderName, token: &str) -> bool {
-    headers
-        .get_all(name)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .any(|listed| listed.trim().eq_ignore_ascii_case(token))
 }
 
 /// A text frame's event type (`response.create`, `response.completed`...);

@@ -10,5 +10,6 @@ mod common;
 mod cuts;
 mod failures;
 mod forwarding;
+mod passthrough;
 mod usage;
 mod websocket;
