@@ -117,7 +117,7 @@ pub(crate) struct Shared {
     /// environment (`HTTPS_PROXY`), no decompression.
     client: reqwest::Client,
     /// At a broker, its calls' way around `hyper` and `reqwest`
-    /// (`broker/passthrough/`), unless a proxy is configured.
+    /// (`broker/passthrough/`).
     passthrough: Option<Passthrough>,
     prices: Prices,
     response_timeout: Duration,
@@ -137,7 +137,7 @@ impl Shared {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(Error::Client)?;
-        let passthrough = keyring.as_ref().and_then(|_| Passthrough::new(&config));
+        let passthrough = keyring.as_ref().map(|_| Passthrough::new(&config));
         Ok(Shared {
             routes: RwLock::default(),
             keyring,

@@ -15,8 +15,9 @@
 //! with the rest of the connection: a head that is not a plain HTTP/1.1
 //! request with a length (chunked, `Expect`, an upgrade to a WebSocket), a
 //! body over 32 MiB, a call the keys file refuses (answered there, in the
-//! format's shape), and an upstream over `https` or behind a proxy (the
-//! broker's environment names one). An upstream that cannot be reached, does
+//! format's shape), and an upstream behind a proxy (the broker's environment
+//! names one for its scheme). An upstream over `https` is reached over TLS
+//! with the general way's roots (`pool.rs`). An upstream that cannot be reached, does
 //! not answer in time, or answers with something that is not HTTP/1.1 gets the
 //! format's error, as on the general path.
 
@@ -25,6 +26,7 @@ mod handoff;
 mod message;
 mod pool;
 
+use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -42,8 +44,8 @@ use crate::{taps, GatewayConfig, Shared};
 use framing::Body;
 use handoff::hand_off;
 use message::{Parsed, RequestHead, ResponseHead};
-use pool::Origin;
 pub(crate) use pool::Pool;
+use pool::{Connection, Origin};
 
 /// Longest head read; a longer one goes to the general path.
 const MAX_HEAD: usize = 64 << 10;
@@ -52,28 +54,49 @@ const MAX_BODY: usize = 32 << 20;
 /// How long a request's head may take to arrive once it began (as `hyper`'s
 /// server allows).
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
-/// The variables that put a proxy between the broker and a plain-HTTP upstream
-/// (as `reqwest` reads them): with one set, every call takes the general path.
-const PROXY_VARIABLES: [&str; 4] = ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"];
+/// The variables that put a proxy between the broker and a plain-HTTP upstream,
+/// as `reqwest` reads them; with one set, those calls take the general path.
+const PLAIN_PROXIES: [&str; 4] = ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"];
+/// The same for an `https` upstream.
+const TLS_PROXIES: [&str; 4] = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"];
 
-/// What the passthrough keeps: its upstream connections and timeouts.
+/// What the passthrough keeps: its upstream connections and timeouts, and
+/// which schemes it reaches itself.
 pub(crate) struct Passthrough {
     pool: Pool,
     idle_timeout: Duration,
+    /// Whether plain-HTTP upstreams, and `https` ones, are reached here (no
+    /// proxy is configured for them).
+    plain: bool,
+    tls: bool,
 }
 
 impl Passthrough {
-    /// The passthrough of a broker configured as `config`, unless the
-    /// environment names a proxy for plain HTTP.
-    pub(crate) fn new(config: &GatewayConfig) -> Option<Self> {
-        let proxied = PROXY_VARIABLES
-            .iter()
-            .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()));
-        (!proxied).then(|| Passthrough {
+    /// The passthrough of a broker configured as `config`.
+    pub(crate) fn new(config: &GatewayConfig) -> Self {
+        let variable = |name: &str| std::env::var_os(name);
+        Passthrough {
             pool: Pool::new(config.connect_timeout),
             idle_timeout: config.idle_timeout,
-        })
+            plain: !proxied(PLAIN_PROXIES, variable),
+            tls: !proxied(TLS_PROXIES, variable),
+        }
     }
+
+    /// Whether calls to `origin` are relayed here.
+    fn reaches(&self, origin: Origin<'_>) -> bool {
+        match origin.tls {
+            true => self.tls,
+            false => self.plain,
+        }
+    }
+}
+
+/// Whether one of the variables `names` is set (not empty) as `variable` reads them.
+fn proxied(names: [&str; 4], variable: impl Fn(&str) -> Option<OsString>) -> bool {
+    names
+        .iter()
+        .any(|name| variable(name).is_some_and(|value| !value.is_empty()))
 }
 
 /// Serves one connection of the broker's: its calls through the passthrough,
@@ -104,7 +127,7 @@ pub(crate) async fn serve(mut agent: TcpStream, shared: Arc<Shared>) {
                 return;
             }
         };
-        let Some((call, body_length)) = way(&shared, &head, Instant::now()) else {
+        let Some((call, body_length)) = way(&shared, passthrough, &head, Instant::now()) else {
             return hand_off(agent, read, shared).await;
         };
         while read.len() < head_length + body_length {
@@ -123,7 +146,12 @@ pub(crate) async fn serve(mut agent: TcpStream, shared: Arc<Shared>) {
 
 /// The call `head` asks for, which arrived at `started`, and its body's
 /// length, if the passthrough can take it.
-fn way(shared: &Arc<Shared>, head: &RequestHead, started: Instant) -> Option<(Call, usize)> {
+fn way(
+    shared: &Arc<Shared>,
+    passthrough: &Passthrough,
+    head: &RequestHead,
+    started: Instant,
+) -> Option<(Call, usize)> {
     let keyring = shared.keyring.as_ref()?;
     let target = read_target(&head.path, true)?;
     let headers = &head.headers;
@@ -152,7 +180,9 @@ fn way(shared: &Arc<Shared>, head: &RequestHead, started: Instant) -> Option<(Ca
     let query = head.query.as_deref();
     let (registered, token) = keyring.route(target.name, format, headers, query).ok()?;
     let upstream = registered.route.upstreams.get(&target.lane)?.clone();
-    Origin::of(upstream.base_url())?;
+    if !passthrough.reaches(Origin::of(upstream.base_url())?) {
+        return None;
+    }
     let call = Call {
         shared: shared.clone(),
         route: registered.route,
@@ -267,7 +297,7 @@ async fn exchange(
     request: &[u8],
     method: &str,
     answer: &mut BytesMut,
-) -> Result<(TcpStream, ResponseHead, usize), (Refusal, String)> {
+) -> Result<(Connection, ResponseHead, usize), (Refusal, String)> {
     let failed = |error: std::io::Error| {
         let refusal = match error.kind() {
             std::io::ErrorKind::TimedOut => Refusal::UpstreamTimedOut,
@@ -280,7 +310,11 @@ async fn exchange(
             Some(kept) => (kept, true),
             None => (pool.connect(origin).await.map_err(failed)?, false),
         };
-        if let Err(error) = upstream.write_all(request).await {
+        let sent = match upstream.write_all(request).await {
+            Ok(()) => upstream.flush().await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = sent {
             match kept {
                 true => continue,
                 false => return Err(failed(error)),
@@ -334,4 +368,26 @@ async fn refuse(agent: &mut TcpStream, call: &Call, refusal: Refusal, reason: &s
         .write_all(&[head.as_bytes(), body.as_bytes()].concat())
         .await
         .is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proxy_for_a_scheme_sends_its_calls_the_general_way() {
+        let environment = |set: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                set.iter()
+                    .find(|(variable, _)| *variable == name)
+                    .map(|(_, value)| OsString::from(value))
+            }
+        };
+        let https = environment(&[("HTTPS_PROXY", "http://proxy:3128"), ("http_proxy", "")]);
+        assert!(proxied(TLS_PROXIES, https));
+        assert!(!proxied(PLAIN_PROXIES, https), "an empty one is none");
+        let all = environment(&[("all_proxy", "socks5://proxy")]);
+        assert!(proxied(TLS_PROXIES, all) && proxied(PLAIN_PROXIES, all));
+        assert!(!proxied(PLAIN_PROXIES, environment(&[])));
+    }
 }
