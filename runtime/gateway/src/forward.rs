@@ -19,18 +19,20 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes, BytesMut};
+use futures::{StreamExt, TryStreamExt};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
-use hyper::{Request, Response};
+use hyper::{Method, Request, Response, StatusCode};
 
 use crate::budget::{Estimate, Lease, RouteBudgets};
 use crate::format::{Format, KeyPlacement, Refusal};
 use crate::listener::{refuse, Body};
-use crate::relay::{Relay, Report};
+use crate::relay::{AnswerBody, Broken, Lapse, Relay, Report};
 use crate::route::{Route, Upstream};
 use crate::taps::{self, Tap};
+use crate::upstream;
 use crate::usage::{CallUsage, Tokens};
 use crate::Shared;
 
@@ -105,15 +107,10 @@ pub(crate) async fn forward(call: Call, request: Request<Incoming>) -> Response<
             return refuse(call.format, Refusal::UnreadableBody, &message);
         }
     };
-    let body = match call.format {
-        Format::OpenaiChatCompletions if call.metered => {
-            taps::ask_for_usage(&body).map_or(body, Bytes::from)
-        }
-        _ => body,
-    };
+    let outgoing = outgoing(&call, &parts.headers, parts.uri.query(), body);
     let lease = match (&call.budgets, call.metered) {
         (Some(budgets), true) => {
-            let estimate = Estimate::of(call.format, &call.rest, &body);
+            let estimate = Estimate::of(call.format, &call.rest, &outgoing.body);
             match budgets.admit(estimate, &call.shared.prices, &*call.route.sink) {
                 Ok(lease) => Some(lease),
                 Err(message) => {
@@ -127,19 +124,7 @@ pub(crate) async fn forward(call: Call, request: Request<Incoming>) -> Response<
         _ => None,
     };
     let mut cut = lease.as_ref().map(Lease::cut);
-    let mut headers = request_headers(&parts.headers);
-    let query = swap_key(&mut headers, parts.uri.query(), &call.token, &call.upstream);
-    let url = match query {
-        Some(query) => format!("{}{}?{query}", call.upstream.base_url(), call.rest),
-        None => format!("{}{}", call.upstream.base_url(), call.rest),
-    };
-    let sent = call
-        .shared
-        .client
-        .request(parts.method, url)
-        .headers(headers)
-        .body(body)
-        .send();
+    let sent = send(&call, parts.method, outgoing);
     let sent = async {
         match cut.as_mut() {
             Some(cut) => tokio::select! {
@@ -151,8 +136,8 @@ pub(crate) async fn forward(call: Call, request: Request<Incoming>) -> Response<
         }
     };
     let answered = tokio::time::timeout(call.shared.response_timeout, sent).await;
-    let response = match answered {
-        Ok(Ok(Ok(response))) => response,
+    let answer = match answered {
+        Ok(Ok(Ok(answer))) => answer,
         Ok(Err(index)) => {
             // Admitted, but a budget was exhausted before the answer came.
             record_unanswered(&call, Refusal::Budget);
@@ -162,44 +147,142 @@ pub(crate) async fn forward(call: Call, request: Request<Incoming>) -> Response<
                 lease.settle_cut(index, &call.shared.prices, None, Tokens::default(), sink);
             return refuse(call.format, Refusal::Budget, &message);
         }
-        Ok(Ok(Err(error))) => {
-            let refusal = if error.is_timeout() {
-                Refusal::UpstreamTimedOut
-            } else {
-                Refusal::UpstreamFailed
-            };
-            // Without its URL: a key may be in the query.
-            return fail(&call, refusal, &error.without_url().to_string());
-        }
+        Ok(Ok(Err((refusal, reason)))) => return fail(&call, refusal, &reason),
         Err(_) => return fail(&call, Refusal::UpstreamTimedOut, "no answer in time"),
     };
     let first_byte_ms = millis(call.started);
-    let status = response.status();
-    let streamed = response
-        .headers()
+    let status = answer.status;
+    let streamed = answer
+        .headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.starts_with("text/event-stream"));
-    let mut answer = Response::builder().status(status);
-    if let Some(answer_headers) = answer.headers_mut() {
-        *answer_headers = forwarded(response.headers());
+    let mut response = Response::builder().status(status);
+    if let Some(headers) = response.headers_mut() {
+        *headers = forwarded(&answer.headers);
     }
     let relay = if call.metered {
         let (tap, report) = call.tap_and_report(status.as_u16(), first_byte_ms, lease);
-        let length = response.content_length();
-        let relay = Relay::metered(response.bytes_stream(), length, tap, streamed, report);
+        let relay = Relay::metered(answer.body, answer.length, tap, streamed, report);
         match cut {
             Some(cut) => relay.cut_on(cut),
             None => relay,
         }
     } else {
-        Relay::plain(response.bytes_stream())
+        Relay::plain(answer.body)
     };
     let body = http_body_util::StreamBody::new(relay).boxed_unsync();
-    answer.body(body).unwrap_or_else(|error| {
+    response.body(body).unwrap_or_else(|error| {
         // Headers that came from an HTTP response are valid in one: unreachable.
         fail(&call, Refusal::UpstreamFailed, &error.to_string())
     })
+}
+
+/// A call's request as its upstream gets it.
+pub(crate) struct Outgoing {
+    /// The body, a Chat Completions call's asking for its usage.
+    pub body: Bytes,
+    /// The headers: the connection's own out, the real key in the token's place.
+    pub headers: HeaderMap,
+    /// The path after the upstream's base URL, with the query.
+    pub target: String,
+}
+
+/// The request `call` sends upstream, of one that came with `headers`, `query`
+/// and `body`.
+pub(crate) fn outgoing(
+    call: &Call,
+    headers: &HeaderMap,
+    query: Option<&str>,
+    body: Bytes,
+) -> Outgoing {
+    let body = match call.format {
+        Format::OpenaiChatCompletions if call.metered => {
+            taps::ask_for_usage(&body).map_or(body, Bytes::from)
+        }
+        _ => body,
+    };
+    let mut headers = request_headers(headers);
+    let query = swap_key(&mut headers, query, &call.token, &call.upstream);
+    let target = match query {
+        Some(query) => format!("{}?{query}", call.rest),
+        None => call.rest.clone(),
+    };
+    Outgoing {
+        body,
+        headers,
+        target,
+    }
+}
+
+/// An upstream's answer: its head, and its body as it comes.
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    /// Its length, when its head says it.
+    length: Option<u64>,
+    body: AnswerBody,
+}
+
+/// Sends `call`'s request upstream, with the gateway's own client where it
+/// reaches the upstream, else with `reqwest`; the answer once its head came,
+/// or why there is none.
+async fn send(
+    call: &Call,
+    method: Method,
+    outgoing: Outgoing,
+) -> Result<Answer, (Refusal, String)> {
+    let client = &call.shared.upstreams;
+    if let Some(origin) = client.reaches(call.upstream.base_url()) {
+        let request = upstream::request(origin, method.as_str(), &outgoing);
+        let mut read = BytesMut::with_capacity(16 << 10);
+        let (connection, head, start) = client
+            .exchange(origin, &request, method.as_str(), &mut read)
+            .await?;
+        read.advance(start);
+        let length = match head.body {
+            upstream::Body::Length(length) => Some(length),
+            _ => None,
+        };
+        let status = StatusCode::from_u16(head.status).unwrap_or(StatusCode::BAD_GATEWAY);
+        let body = upstream::content(call.shared.clone(), origin, connection, &head, read);
+        return Ok(Answer {
+            status,
+            headers: head.headers,
+            length,
+            body,
+        });
+    }
+    let url = format!("{}{}", call.upstream.base_url(), outgoing.target);
+    let request = call.shared.client.request(method, url);
+    let sent = request.headers(outgoing.headers).body(outgoing.body).send();
+    let mut response = sent.await.map_err(|error| {
+        let refusal = match error.is_timeout() {
+            true => Refusal::UpstreamTimedOut,
+            false => Refusal::UpstreamFailed,
+        };
+        // Without its URL: a key may be in the query.
+        (refusal, error.without_url().to_string())
+    })?;
+    Ok(Answer {
+        status: response.status(),
+        length: response.content_length(),
+        headers: std::mem::take(response.headers_mut()),
+        body: reqwest_body(response),
+    })
+}
+
+/// The body of an answer `reqwest` read the head of.
+pub(crate) fn reqwest_body(response: reqwest::Response) -> AnswerBody {
+    let broken = |error: reqwest::Error| Broken {
+        lapse: match error.is_timeout() {
+            true => Lapse::FellSilent,
+            false => Lapse::BrokeOff,
+        },
+        // Without its URL: a key may be in the query.
+        reason: error.without_url().to_string(),
+    };
+    response.bytes_stream().map_err(broken).boxed()
 }
 
 /// Answers a call the upstream could not take, and reports it incomplete if it

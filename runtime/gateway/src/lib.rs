@@ -41,6 +41,7 @@ mod route;
 mod sse;
 mod taps;
 mod thread;
+mod upstream;
 mod usage;
 mod ws;
 
@@ -52,7 +53,6 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
-use broker::passthrough::Passthrough;
 use broker::Keyring;
 pub use broker::{Broker, BrokerConfig, BrokerLink, SandboxToken};
 pub use budget::{Budget, BudgetAction, BudgetReached, BudgetScope, Limit, Limits, Spend};
@@ -116,9 +116,9 @@ pub(crate) struct Shared {
     /// One client for every upstream: pooled connections, proxies from the
     /// environment (`HTTPS_PROXY`), no decompression.
     client: reqwest::Client,
-    /// At a broker, its calls' way around `hyper` and `reqwest`
-    /// (`broker/passthrough/`).
-    passthrough: Option<Passthrough>,
+    /// The gateway's own client, for every upstream it reaches without a
+    /// proxy (`upstream/`).
+    upstreams: upstream::Client,
     prices: Prices,
     response_timeout: Duration,
     calls: AtomicU64,
@@ -137,12 +137,12 @@ impl Shared {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(Error::Client)?;
-        let passthrough = keyring.as_ref().map(|_| Passthrough::new(&config));
+        let upstreams = upstream::Client::new(&config);
         Ok(Shared {
             routes: RwLock::default(),
             keyring,
             client,
-            passthrough,
+            upstreams,
             prices: config.prices,
             response_timeout: config.response_timeout,
             calls: AtomicU64::new(0),

@@ -55,7 +55,7 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>) {
         let _ = stream.set_nodelay(true);
         let shared = shared.clone();
         tokio::spawn(async move {
-            match shared.passthrough.is_some() {
+            match shared.keyring.is_some() {
                 true => passthrough::serve(stream, shared).await,
                 false => serve_http(stream, shared).await,
             }

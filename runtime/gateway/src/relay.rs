@@ -80,6 +80,26 @@ pub(crate) enum Lapse {
     FellSilent,
 }
 
+/// Why an answer's body stopped before its end, as its stream says.
+#[derive(Debug)]
+pub(crate) struct Broken {
+    pub lapse: Lapse,
+    pub reason: String,
+}
+
+impl Broken {
+    /// The upstream broke off, for `reason`.
+    pub(crate) fn off(reason: &str) -> Self {
+        Broken {
+            lapse: Lapse::BrokeOff,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// An answer's body as it comes from the upstream.
+pub(crate) type AnswerBody = BoxStream<'static, Result<Bytes, Broken>>;
+
 /// The tap and what it reports to, until the call is reported.
 pub(crate) struct Metering {
     tap: Box<dyn Tap>,
@@ -89,7 +109,7 @@ pub(crate) struct Metering {
 
 /// The answer's body on its way to the agent.
 pub(crate) struct Relay {
-    body: BoxStream<'static, reqwest::Result<Bytes>>,
+    body: AnswerBody,
     /// Bytes still to come when the answer said its length: hyper stops
     /// polling a body once that many are written, so the end is seen here.
     remaining: Option<u64>,
@@ -100,9 +120,9 @@ pub(crate) struct Relay {
 
 impl Relay {
     /// Relays `body` unread (a call that is not metered).
-    pub(crate) fn plain(body: impl Stream<Item = reqwest::Result<Bytes>> + Send + 'static) -> Self {
+    pub(crate) fn plain(body: AnswerBody) -> Self {
         Self {
-            body: body.boxed(),
+            body,
             remaining: None,
             metering: None,
             cut: None,
@@ -112,14 +132,14 @@ impl Relay {
     /// Relays `body`, of `length` bytes if the answer said, a stream of events
     /// when `streamed`, through `tap`.
     pub(crate) fn metered(
-        body: impl Stream<Item = reqwest::Result<Bytes>> + Send + 'static,
+        body: AnswerBody,
         length: Option<u64>,
         tap: Box<dyn Tap>,
         streamed: bool,
         report: Report,
     ) -> Self {
         Self {
-            body: body.boxed(),
+            body,
             remaining: length,
             metering: Some(Metering::new(tap, streamed, report)),
             cut: None,
@@ -372,14 +392,9 @@ impl Stream for Relay {
             }
             let chunk = match ready!(relay.body.poll_next_unpin(cx)) {
                 Some(Ok(chunk)) => chunk,
-                Some(Err(error)) => {
-                    let lapse = match error.is_timeout() {
-                        true => Lapse::FellSilent,
-                        false => Lapse::BrokeOff,
-                    };
-                    relay.finish(End::Broke(lapse));
-                    // Without its URL: a key may be in the query.
-                    return Poll::Ready(Some(Err(BoxError::from(error.without_url()))));
+                Some(Err(broken)) => {
+                    relay.finish(End::Broke(broken.lapse));
+                    return Poll::Ready(Some(Err(BoxError::from(broken.reason))));
                 }
                 None => return Poll::Ready(relay.end(Bytes::new())),
             };

@@ -21,7 +21,7 @@ use tokio_tungstenite::WebSocketStream;
 
 use super::{config, refusal_frame, without_handshake, FORMAT};
 use crate::format::Refusal;
-use crate::forward::{self, Call};
+use crate::forward::{self, reqwest_body, Call};
 use crate::listener::{refuse, Body};
 use crate::relay::Relay;
 use crate::route::Route;
@@ -148,7 +148,7 @@ impl Failure {
         if let Some(headers) = answer.headers_mut() {
             *headers = forward::forwarded(response.headers());
         }
-        let body = StreamBody::new(Relay::plain(response.bytes_stream())).boxed_unsync();
+        let body = StreamBody::new(Relay::plain(reqwest_body(response))).boxed_unsync();
         answer
             .body(body)
             .unwrap_or_else(|error| refuse(FORMAT, Refusal::UpstreamFailed, &error.to_string()))

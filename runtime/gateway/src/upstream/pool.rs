@@ -1,6 +1,5 @@
-//! The passthrough's connections to its upstreams, over TLS for an `https`
-//! one (with the same roots as the general way's client), kept open between
-//! calls.
+//! The client's connections to upstreams, over TLS for an `https` one (with
+//! the same roots as `reqwest`'s client), kept open between calls.
 
 use std::collections::HashMap;
 use std::io;
@@ -25,7 +24,7 @@ const MAX_IDLE: usize = 64;
 /// Where a base URL's calls go, read from the URL as the upstream made it
 /// (`http[s]://host[:port][/path]`, no user, query or fragment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Origin<'a> {
+pub(crate) struct Origin<'a> {
     /// Whether it is reached over TLS (`https`).
     pub tls: bool,
     /// `host[:port]`, as the `Host` header says it.
@@ -35,9 +34,9 @@ pub(super) struct Origin<'a> {
 }
 
 impl<'a> Origin<'a> {
-    /// The origin of `base_url`; `None` for one the passthrough does not
+    /// The origin of `base_url`; `None` for one the client does not
     /// reach (with a user in it).
-    pub(super) fn of(base_url: &'a str) -> Option<Origin<'a>> {
+    pub(crate) fn of(base_url: &'a str) -> Option<Origin<'a>> {
         let (tls, rest) = match base_url.strip_prefix("https://") {
             Some(rest) => (true, rest),
             None => (false, base_url.strip_prefix("http://")?),
@@ -71,7 +70,7 @@ impl<'a> Origin<'a> {
 }
 
 /// A connection to an upstream.
-pub(super) enum Connection {
+pub(crate) enum Connection {
     Plain(TcpStream),
     Tls(Box<TlsStream<TcpStream>>),
 }
@@ -110,7 +109,7 @@ pub(crate) struct Pool {
 impl Pool {
     /// An empty pool whose connections are given `connect_timeout` to open,
     /// and trust the web's roots (`webpki-roots`, as `reqwest`'s do).
-    pub(super) fn new(connect_timeout: Duration) -> Self {
+    pub(crate) fn new(connect_timeout: Duration) -> Self {
         let roots = RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
@@ -134,7 +133,7 @@ impl Pool {
     }
 
     /// A kept connection to `origin` that is still open, if there is one.
-    pub(super) fn take(&self, origin: Origin<'_>) -> Option<Connection> {
+    pub(crate) fn take(&self, origin: Origin<'_>) -> Option<Connection> {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         let kept = idle.get_mut(&(origin.tls, origin.host.to_owned()))?;
         while let Some((connection, since)) = kept.pop() {
@@ -146,7 +145,7 @@ impl Pool {
     }
 
     /// Keeps `connection` to `origin` for a later call.
-    pub(super) fn put(&self, origin: Origin<'_>, connection: Connection) {
+    pub(crate) fn put(&self, origin: Origin<'_>, connection: Connection) {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         let kept = idle
             .entry((origin.tls, origin.host.to_owned()))
@@ -158,7 +157,7 @@ impl Pool {
     }
 
     /// A new connection to `origin`.
-    pub(super) async fn connect(&self, origin: Origin<'_>) -> io::Result<Connection> {
+    pub(crate) async fn connect(&self, origin: Origin<'_>) -> io::Result<Connection> {
         let timed_out = || io::Error::new(io::ErrorKind::TimedOut, "connecting timed out");
         let connecting = async {
             let tcp = TcpStream::connect(origin.address()).await?;

@@ -3,8 +3,8 @@
 //! content is handed on piece by piece, for the tap.
 
 /// A body as it goes by.
-#[derive(Debug)]
-pub(super) enum Body {
+#[derive(Debug, Clone)]
+pub(crate) enum Body {
     /// `Content-Length` bytes still to come.
     Length(u64),
     /// `Transfer-Encoding: chunked`, where in its chunks.
@@ -15,11 +15,11 @@ pub(super) enum Body {
 
 /// A body's bytes that break its framing.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Malformed;
+pub(crate) struct Malformed;
 
 /// Where a chunked body is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Chunked {
+pub(crate) enum Chunked {
     /// In a chunk's size line: the size so far, its digits, and whether an
     /// extension (`;name=value`, skipped) began.
     Size {
@@ -51,19 +51,19 @@ const FIRST_SIZE: Chunked = Chunked::Size {
 
 impl Body {
     /// A chunked body, from its start.
-    pub(super) fn chunked() -> Self {
+    pub(crate) fn chunked() -> Self {
         Body::Chunked(FIRST_SIZE)
     }
 
     /// Whether the body is complete (one until close never is).
-    pub(super) fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         matches!(self, Body::Length(0) | Body::Chunked(Chunked::Done))
     }
 
     /// Reads `bytes` of the body, handing each piece of its content to
     /// `content`; returns how many of them belong to the body (after its end
     /// come the next message's).
-    pub(super) fn feed(
+    pub(crate) fn feed(
         &mut self,
         bytes: &[u8],
         content: &mut dyn FnMut(&[u8]),

@@ -1,6 +1,7 @@
-//! The heads of the messages the passthrough relays: a call's request head,
-//! read and written anew for the upstream, and an answer's head, read for how
-//! its body is framed and passed on as it came.
+//! The heads of the messages the gateway's own client sends and reads: a
+//! request's head for an upstream, written from its parts, and an answer's,
+//! read for how its body is framed; and, for the broker's passthrough, a
+//! request head as the daemon sent it.
 
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 
@@ -12,7 +13,7 @@ use crate::forward::lists;
 const MAX_HEADERS: usize = 64;
 
 /// How far a head in a buffer could be read.
-pub(super) enum Parsed<T> {
+pub(crate) enum Parsed<T> {
     /// All of it: the head, and how many bytes it took.
     Complete(T, usize),
     /// Its end has not come yet.
@@ -23,7 +24,7 @@ pub(super) enum Parsed<T> {
 
 /// A request head from the daemon.
 #[derive(Debug)]
-pub(super) struct RequestHead {
+pub(crate) struct RequestHead {
     pub method: String,
     /// The path, without the query.
     pub path: String,
@@ -34,7 +35,7 @@ pub(super) struct RequestHead {
 impl RequestHead {
     /// Reads the request head at the start of `bytes`: HTTP/1.1 only, with
     /// headers `hyper` would take.
-    pub(super) fn parse(bytes: &[u8]) -> Parsed<RequestHead> {
+    pub(crate) fn parse(bytes: &[u8]) -> Parsed<RequestHead> {
         let mut lines = [httparse::EMPTY_HEADER; MAX_HEADERS];
         let mut request = httparse::Request::new(&mut lines);
         let length = match request.parse(bytes) {
@@ -63,14 +64,14 @@ impl RequestHead {
     }
 
     /// Whether the connection closes after this call's answer.
-    pub(super) fn closes(&self) -> bool {
+    pub(crate) fn closes(&self) -> bool {
         lists(&self.headers, header::CONNECTION, "close")
     }
 }
 
 /// An answer's head from the upstream: what its relaying needs to know.
 #[derive(Debug)]
-pub(super) struct ResponseHead {
+pub(crate) struct ResponseHead {
     pub status: u16,
     /// How its body is framed.
     pub body: Body,
@@ -78,12 +79,13 @@ pub(super) struct ResponseHead {
     pub closes: bool,
     /// Whether its body is a stream of events.
     pub streamed: bool,
+    pub headers: HeaderMap,
 }
 
 impl ResponseHead {
     /// Reads the answer's head at the start of `bytes`, the answer to a
     /// request with `method`.
-    pub(super) fn parse(bytes: &[u8], method: &str) -> Parsed<ResponseHead> {
+    pub(crate) fn parse(bytes: &[u8], method: &str) -> Parsed<ResponseHead> {
         let mut lines = [httparse::EMPTY_HEADER; MAX_HEADERS];
         let mut response = httparse::Response::new(&mut lines);
         let length = match response.parse(bytes) {
@@ -127,6 +129,7 @@ impl ResponseHead {
             body,
             closes,
             streamed,
+            headers,
         };
         Parsed::Complete(head, length)
     }
@@ -134,7 +137,7 @@ impl ResponseHead {
 
 /// The head of a request to the upstream: `method target`, its `Host`, the
 /// `headers` (already rewritten for it), and the body's length.
-pub(super) fn upstream_request(
+pub(crate) fn upstream_request(
     method: &str,
     target: &str,
     host: &str,
@@ -170,7 +173,7 @@ fn header_map(lines: &[httparse::Header<'_>]) -> Option<HeaderMap> {
 
 /// The `Content-Length`, if there is one: several that differ, or one that is
 /// not a number, is an error.
-pub(super) fn content_length(headers: &HeaderMap) -> Result<Option<u64>, ()> {
+pub(crate) fn content_length(headers: &HeaderMap) -> Result<Option<u64>, ()> {
     let mut found = None;
     for value in headers.get_all(header::CONTENT_LENGTH) {
         for length in value.to_str().map_err(|_| ())?.split(',') {

@@ -1,0 +1,292 @@
+//! The gateway's own HTTP/1.1 client to upstreams, beside `reqwest`.
+//!
+//! A call's request head is written from its parts and sent with its body on a
+//! kept connection (`pool.rs`, over TLS for `https`); the answer's head is read
+//! (`message.rs`) and its body followed to its end (`framing.rs`), and the
+//! connection kept for the next call. It does what the gateway's calls need
+//! and nothing else (no redirects, no decompression, no HTTP/2), so a call
+//! costs little more than its bytes: the daemon's gateway sends its calls
+//! with it (`forward.rs`), and so does a broker (`broker/passthrough/`).
+//! `reqwest` takes the calls to an upstream behind a proxy (the environment
+//! names one for its scheme).
+
+mod framing;
+mod message;
+mod pool;
+
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use futures::stream::{BoxStream, StreamExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::format::Refusal;
+use crate::forward::Outgoing;
+use crate::relay::{Broken, Lapse};
+use crate::{GatewayConfig, Shared};
+pub(crate) use framing::Body;
+pub(crate) use message::{content_length, upstream_request, Parsed, RequestHead, ResponseHead};
+use pool::Pool;
+pub(crate) use pool::{Connection, Origin};
+
+/// Longest head read.
+pub(crate) const MAX_HEAD: usize = 64 << 10;
+/// The variables that put a proxy between the gateway and a plain-HTTP
+/// upstream, as `reqwest` reads them.
+const PLAIN_PROXIES: [&str; 4] = ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"];
+/// The same for an `https` upstream.
+const TLS_PROXIES: [&str; 4] = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"];
+
+/// The client: its kept connections and timeouts, and which schemes it
+/// reaches itself.
+pub(crate) struct Client {
+    pool: Pool,
+    idle_timeout: Duration,
+    /// Whether plain-HTTP upstreams, and `https` ones, are reached here (no
+    /// proxy is configured for them).
+    plain: bool,
+    tls: bool,
+}
+
+impl Client {
+    /// The client of a gateway configured as `config`.
+    pub(crate) fn new(config: &GatewayConfig) -> Self {
+        let variable = |name: &str| std::env::var_os(name);
+        Client {
+            pool: Pool::new(config.connect_timeout),
+            idle_timeout: config.idle_timeout,
+            plain: !proxied(PLAIN_PROXIES, variable),
+            tls: !proxied(TLS_PROXIES, variable),
+        }
+    }
+
+    /// The origin of `base_url`, if this client reaches it (else `reqwest`).
+    pub(crate) fn reaches<'a>(&self, base_url: &'a str) -> Option<Origin<'a>> {
+        let origin = Origin::of(base_url)?;
+        let reached = match origin.tls {
+            true => self.tls,
+            false => self.plain,
+        };
+        reached.then_some(origin)
+    }
+
+    /// How long an answer may fall silent.
+    pub(crate) fn idle_timeout(&self) -> Duration {
+        self.idle_timeout
+    }
+
+    /// Keeps `connection` to `origin`, whose answer was read to its end, for
+    /// a later call.
+    pub(crate) fn keep(&self, origin: Origin<'_>, connection: Connection) {
+        self.pool.put(origin, connection);
+    }
+
+    /// Sends `request` to `origin` and reads the answer's head into `answer`,
+    /// once more on a new connection if a kept one turns out closed. Returns the
+    /// connection, the head, and where the body starts in `answer` (after any
+    /// interim `1xx` heads).
+    pub(crate) async fn exchange(
+        &self,
+        origin: Origin<'_>,
+        request: &[u8],
+        method: &str,
+        answer: &mut BytesMut,
+    ) -> Result<(Connection, ResponseHead, usize), (Refusal, String)> {
+        let failed = |error: std::io::Error| {
+            let refusal = match error.kind() {
+                std::io::ErrorKind::TimedOut => Refusal::UpstreamTimedOut,
+                _ => Refusal::UpstreamFailed,
+            };
+            (refusal, error.to_string())
+        };
+        loop {
+            let (mut upstream, kept) = match self.pool.take(origin) {
+                Some(kept) => (kept, true),
+                None => (self.pool.connect(origin).await.map_err(failed)?, false),
+            };
+            let sent = match upstream.write_all(request).await {
+                Ok(()) => upstream.flush().await,
+                Err(error) => Err(error),
+            };
+            if let Err(error) = sent {
+                match kept {
+                    true => continue,
+                    false => return Err(failed(error)),
+                }
+            }
+            answer.clear();
+            let mut start = 0;
+            loop {
+                match ResponseHead::parse(&answer[start..], method) {
+                    Parsed::Complete(head, _) if head.status == 101 => {
+                        let reason = "the upstream switched protocols unasked";
+                        return Err((Refusal::UpstreamFailed, reason.into()));
+                    }
+                    Parsed::Complete(head, length) if (100..200).contains(&head.status) => {
+                        start += length
+                    }
+                    Parsed::Complete(head, length) => return Ok((upstream, head, start + length)),
+                    Parsed::Partial if answer.len() - start < MAX_HEAD => {}
+                    Parsed::Partial | Parsed::Refused => {
+                        let reason = "the upstream's answer is not HTTP/1.1";
+                        return Err((Refusal::UpstreamFailed, reason.into()));
+                    }
+                }
+                match upstream.read_buf(answer).await {
+                    Ok(1..) => {}
+                    // A kept connection the upstream had closed: once more, anew.
+                    Ok(0) | Err(_) if kept && answer.is_empty() => break,
+                    Ok(0) => {
+                        let reason = "the upstream closed the connection before answering";
+                        return Err((Refusal::UpstreamFailed, reason.into()));
+                    }
+                    Err(error) => return Err(failed(error)),
+                }
+            }
+        }
+    }
+}
+
+/// A call's request for `origin`, head and body: `method`, the base URL's
+/// path then the call's, the upstream's `Host`.
+pub(crate) fn request(origin: Origin<'_>, method: &str, outgoing: &Outgoing) -> Vec<u8> {
+    let target = format!("{}{}", origin.path, outgoing.target);
+    let body = &outgoing.body;
+    let mut request = upstream_request(method, &target, origin.host, &outgoing.headers, body.len());
+    request.extend_from_slice(body);
+    request
+}
+
+/// Whether one of the variables `names` is set (not empty) as `variable` reads them.
+fn proxied(names: [&str; 4], variable: impl Fn(&str) -> Option<OsString>) -> bool {
+    names
+        .iter()
+        .any(|name| variable(name).is_some_and(|value| !value.is_empty()))
+}
+
+/// An answer's body as it comes, its content piece by piece: read from
+/// `connection` to `origin` (which `shared`'s client reached) after its
+/// `head`, `read` its first bytes; the connection is kept once the body
+/// ended where its framing says.
+pub(crate) fn content(
+    shared: Arc<Shared>,
+    origin: Origin<'_>,
+    connection: Connection,
+    head: &ResponseHead,
+    read: BytesMut,
+) -> BoxStream<'static, Result<Bytes, Broken>> {
+    let reading = Reading {
+        shared,
+        tls: origin.tls,
+        host: origin.host.to_owned(),
+        connection: Some(connection),
+        body: head.body.clone(),
+        read,
+        closes: head.closes,
+    };
+    futures::stream::unfold(Some(reading), |reading| async move {
+        let mut reading = reading?;
+        match reading.next().await {
+            Ok(Some(piece)) => Some((Ok(piece), Some(reading))),
+            Ok(None) => None,
+            Err(broken) => Some((Err(broken), None)),
+        }
+    })
+    .boxed()
+}
+
+/// An answer's body being read.
+struct Reading {
+    shared: Arc<Shared>,
+    tls: bool,
+    host: String,
+    /// Until the body ends and it is kept.
+    connection: Option<Connection>,
+    body: Body,
+    /// Bytes read and not yet handed on.
+    read: BytesMut,
+    /// Whether the upstream closes the connection after this answer.
+    closes: bool,
+}
+
+impl Reading {
+    /// The next piece of content; `None` at the body's end.
+    async fn next(&mut self) -> Result<Option<Bytes>, Broken> {
+        loop {
+            let mut copied = BytesMut::new();
+            let used = match &self.body {
+                // Chunks: their content copied out of the framing.
+                Body::Chunked(_) => self
+                    .body
+                    .feed(&self.read, &mut |piece| copied.extend_from_slice(piece)),
+                _ => self.body.feed(&self.read, &mut |_| {}),
+            }
+            .map_err(|_| Broken::off("the upstream's answer broke its framing"))?;
+            let extra = used < self.read.len();
+            let piece = match &self.body {
+                Body::Chunked(_) => copied.freeze(),
+                _ => self.read.split_to(used).freeze(),
+            };
+            self.read.clear();
+            if self.body.done() {
+                let connection = self.connection.take();
+                if let Some(connection) = connection.filter(|_| !extra && !self.closes) {
+                    let origin = Origin {
+                        tls: self.tls,
+                        host: &self.host,
+                        path: "",
+                    };
+                    self.shared.upstreams.keep(origin, connection);
+                }
+                return Ok((!piece.is_empty()).then_some(piece));
+            }
+            if !piece.is_empty() {
+                return Ok(Some(piece));
+            }
+            let Some(connection) = self.connection.as_mut() else {
+                return Ok(None);
+            };
+            let idle = self.shared.upstreams.idle_timeout;
+            match tokio::time::timeout(idle, connection.read_buf(&mut self.read)).await {
+                Ok(Ok(1..)) => {}
+                Ok(Ok(0)) if matches!(self.body, Body::UntilClose) => return Ok(None),
+                Ok(Ok(_)) => {
+                    return Err(Broken::off("the upstream closed the connection mid-answer"))
+                }
+                Ok(Err(error)) => return Err(Broken::off(&error.to_string())),
+                Err(_) => {
+                    let reason =
+                        "the provider's answer fell silent for longer than the idle timeout";
+                    return Err(Broken {
+                        lapse: Lapse::FellSilent,
+                        reason: reason.into(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proxy_for_a_scheme_sends_its_calls_through_reqwest() {
+        let environment = |set: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                set.iter()
+                    .find(|(variable, _)| *variable == name)
+                    .map(|(_, value)| OsString::from(value))
+            }
+        };
+        let https = environment(&[("HTTPS_PROXY", "http://proxy:3128"), ("http_proxy", "")]);
+        assert!(proxied(TLS_PROXIES, https));
+        assert!(!proxied(PLAIN_PROXIES, https), "an empty one is none");
+        let all = environment(&[("all_proxy", "socks5://proxy")]);
+        assert!(proxied(TLS_PROXIES, all) && proxied(PLAIN_PROXIES, all));
+        assert!(!proxied(PLAIN_PROXIES, environment(&[])));
+    }
+}
