@@ -234,10 +234,9 @@ async fn send(
 ) -> Result<Answer, (Refusal, String)> {
     let client = &call.shared.upstreams;
     if let Some(origin) = client.reaches(call.upstream.base_url()) {
-        let request = upstream::request(origin, method.as_str(), &outgoing);
         let mut read = BytesMut::with_capacity(16 << 10);
         let (connection, head, start) = client
-            .exchange(origin, &request, method.as_str(), &mut read)
+            .exchange(origin, method.as_str(), &outgoing, &mut read)
             .await?;
         read.advance(start);
         let length = match head.body {

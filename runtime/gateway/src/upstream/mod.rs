@@ -18,7 +18,7 @@ use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use futures::stream::{BoxStream, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -83,17 +83,21 @@ impl Client {
         self.pool.put(origin, connection);
     }
 
-    /// Sends `request` to `origin` and reads the answer's head into `answer`,
-    /// once more on a new connection if a kept one turns out closed. Returns the
-    /// connection, the head, and where the body starts in `answer` (after any
-    /// interim `1xx` heads).
+    /// Sends the `outgoing` request with `method` to `origin` (the base URL's
+    /// path then the call's, the upstream's `Host`) and reads the answer's head
+    /// into `answer`, once more on a new connection if a kept one turns out
+    /// closed. Returns the connection, the head, and where the body starts in
+    /// `answer` (after any interim `1xx` heads).
     pub(crate) async fn exchange(
         &self,
         origin: Origin<'_>,
-        request: &[u8],
         method: &str,
+        outgoing: &Outgoing,
         answer: &mut BytesMut,
     ) -> Result<(Connection, ResponseHead, usize), (Refusal, String)> {
+        let target = format!("{}{}", origin.path, outgoing.target);
+        let body = &outgoing.body;
+        let head = upstream_request(method, &target, origin.host, &outgoing.headers, body.len());
         let failed = |error: std::io::Error| {
             let refusal = match error.kind() {
                 std::io::ErrorKind::TimedOut => Refusal::UpstreamTimedOut,
@@ -106,7 +110,9 @@ impl Client {
                 Some(kept) => (kept, true),
                 None => (self.pool.connect(origin).await.map_err(failed)?, false),
             };
-            let sent = match upstream.write_all(request).await {
+            // The body as it is, after the head (no copy of it).
+            let mut request = Buf::chain(&head[..], &body[..]);
+            let sent = match upstream.write_all_buf(&mut request).await {
                 Ok(()) => upstream.flush().await,
                 Err(error) => Err(error),
             };
@@ -147,16 +153,6 @@ impl Client {
             }
         }
     }
-}
-
-/// A call's request for `origin`, head and body: `method`, the base URL's
-/// path then the call's, the upstream's `Host`.
-pub(crate) fn request(origin: Origin<'_>, method: &str, outgoing: &Outgoing) -> Vec<u8> {
-    let target = format!("{}{}", origin.path, outgoing.target);
-    let body = &outgoing.body;
-    let mut request = upstream_request(method, &target, origin.host, &outgoing.headers, body.len());
-    request.extend_from_slice(body);
-    request
 }
 
 /// Whether one of the variables `names` is set (not empty) as `variable` reads them.

@@ -403,3 +403,19 @@ async fn a_call_the_passthrough_does_not_take_goes_the_general_way_on_the_same_c
         assert!(request.ends_with("{}"), "{request}");
     }
 }
+
+#[tokio::test]
+async fn a_large_body_reaches_the_upstream_whole() {
+    let script: Script = Arc::new(|_| {
+        let answer = "HTTP/1.1 204 No Content\r\n\r\n";
+        (vec![answer.as_bytes().to_vec()], false)
+    });
+    let upstream = Upstream::start(script).await;
+    let mut agent = Caller::of(&format!("http://{}", upstream.addr)).await;
+    let large = format!("{{\"text\":\"{}\"}}", "a context ".repeat(200_000));
+    agent.call(&large).await;
+    let (answer, _) = read_until(&mut agent.stream, |bytes| bytes.ends_with(b"\r\n\r\n")).await;
+    assert!(answer.starts_with(b"HTTP/1.1 204"), "{answer:?}");
+    let requests = upstream.requests();
+    assert!(requests[0].ends_with(&large), "the body arrived whole");
+}

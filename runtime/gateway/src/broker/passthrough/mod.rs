@@ -143,10 +143,9 @@ async fn relay(agent: &mut TcpStream, call: Call, head: &RequestHead, body: Byte
         return false;
     };
     let outgoing = forward::outgoing(&call, &head.headers, head.query.as_deref(), body);
-    let request = upstream::request(origin, &head.method, &outgoing);
     let mut answer = BytesMut::with_capacity(16 << 10);
     let deadline = tokio::time::Instant::now() + call.shared.response_timeout;
-    let exchanged = client.exchange(origin, &request, &head.method, &mut answer);
+    let exchanged = client.exchange(origin, &head.method, &outgoing, &mut answer);
     let (mut upstream, response, mut offset) =
         match tokio::time::timeout_at(deadline, exchanged).await {
             Ok(Ok(exchanged)) => exchanged,
