@@ -2,9 +2,9 @@
 //! answer reaches the caller exactly as the upstream framed it, connections on
 //! both sides carry one call after another (a kept upstream connection that
 //! was closed meanwhile is replaced), interim and close-delimited answers pass,
-//! an upstream that fails gets the format's error, and what the passthrough
-//! does not take (a chunked request) is served on the general path, on the
-//! same connection.
+//! an upstream that fails gets the format's error, a large body arrives whole,
+//! and what the passthrough does not take (a chunked request) is served on the
+//! general path, on the same connection.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
