@@ -77,6 +77,27 @@ impl Client {
         self.idle_timeout
     }
 
+    /// Reads more of an answer whose `body` is not over from `connection`
+    /// into `read`: whether bytes came (`false`: the connection closed where
+    /// that ends the body), or how the answer stopped short.
+    pub(crate) async fn read_more(
+        &self,
+        connection: &mut Connection,
+        read: &mut BytesMut,
+        body: &Body,
+    ) -> Result<bool, Broken> {
+        match tokio::time::timeout(self.idle_timeout, connection.read_buf(read)).await {
+            Ok(Ok(1..)) => Ok(true),
+            Ok(Ok(0)) if matches!(body, Body::UntilClose) => Ok(false),
+            Ok(Ok(_)) => Err(Broken::off("the upstream closed the connection mid-answer")),
+            Ok(Err(error)) => Err(Broken::off(&error.to_string())),
+            Err(_) => Err(Broken {
+                lapse: Lapse::FellSilent,
+                reason: "the provider's answer fell silent for longer than the idle timeout".into(),
+            }),
+        }
+    }
+
     /// Keeps `connection` to `origin`, whose answer was read to its end, for
     /// a later call.
     pub(crate) fn keep(&self, origin: Origin<'_>, connection: Connection) {
@@ -244,22 +265,12 @@ impl Reading {
             let Some(connection) = self.connection.as_mut() else {
                 return Ok(None);
             };
-            let idle = self.shared.upstreams.idle_timeout;
-            match tokio::time::timeout(idle, connection.read_buf(&mut self.read)).await {
-                Ok(Ok(1..)) => {}
-                Ok(Ok(0)) if matches!(self.body, Body::UntilClose) => return Ok(None),
-                Ok(Ok(_)) => {
-                    return Err(Broken::off("the upstream closed the connection mid-answer"))
-                }
-                Ok(Err(error)) => return Err(Broken::off(&error.to_string())),
-                Err(_) => {
-                    let reason =
-                        "the provider's answer fell silent for longer than the idle timeout";
-                    return Err(Broken {
-                        lapse: Lapse::FellSilent,
-                        reason: reason.into(),
-                    });
-                }
+            let client = &self.shared.upstreams;
+            if !client
+                .read_more(connection, &mut self.read, &self.body)
+                .await?
+            {
+                return Ok(None);
             }
         }
     }

@@ -181,11 +181,10 @@ async fn relay(agent: &mut TcpStream, call: Call, head: &RequestHead, body: Byte
         }
         answer.clear();
         offset = 0;
-        match tokio::time::timeout(client.idle_timeout(), upstream.read_buf(&mut answer)).await {
-            Ok(Ok(1..)) => {}
-            Ok(Ok(0)) if matches!(body, Body::UntilClose) => break End::Ended,
-            Ok(_) => break End::Broke(Lapse::BrokeOff),
-            Err(_) => break End::Broke(Lapse::FellSilent),
+        match client.read_more(&mut upstream, &mut answer, &body).await {
+            Ok(true) => {}
+            Ok(false) => break End::Ended,
+            Err(broken) => break End::Broke(broken.lapse),
         }
     };
     if let Some(metering) = metering {
