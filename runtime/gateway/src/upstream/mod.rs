@@ -107,8 +107,10 @@ impl Client {
     /// Sends the `outgoing` request with `method` to `origin` (the base URL's
     /// path then the call's, the upstream's `Host`) and reads the answer's head
     /// into `answer`, once more on a new connection if a kept one turns out
-    /// closed. Returns the connection, the head, and where the body starts in
-    /// `answer` (after any interim `1xx` heads).
+    /// closed. An upstream that answers before taking the whole request (and
+    /// closes) has that answer returned, its connection not to be kept.
+    /// Returns the connection, the head, and where the body starts in `answer`
+    /// (after any interim `1xx` heads).
     pub(crate) async fn exchange(
         &self,
         origin: Origin<'_>,
@@ -137,12 +139,13 @@ impl Client {
                 Ok(()) => upstream.flush().await,
                 Err(error) => Err(error),
             };
-            if let Err(error) = sent {
-                match kept {
-                    true => continue,
-                    false => return Err(failed(error)),
-                }
-            }
+            // An upstream may answer before it has read the whole body (a 413,
+            // say) and close: its answer is read before the write's error counts.
+            let mut unsent = match sent {
+                Ok(()) => None,
+                Err(_) if kept => continue,
+                Err(error) => Some(error),
+            };
             answer.clear();
             let mut start = 0;
             loop {
@@ -154,14 +157,23 @@ impl Client {
                     Parsed::Complete(head, length) if (100..200).contains(&head.status) => {
                         start += length
                     }
-                    Parsed::Complete(head, length) => return Ok((upstream, head, start + length)),
+                    Parsed::Complete(mut head, length) => {
+                        // The rest of a request cut short would be read as the next one.
+                        head.closes |= unsent.is_some();
+                        return Ok((upstream, head, start + length));
+                    }
                     Parsed::Partial if answer.len() - start < MAX_HEAD => {}
                     Parsed::Partial | Parsed::Refused => {
                         let reason = "the upstream's answer is not HTTP/1.1";
                         return Err((Refusal::UpstreamFailed, reason.into()));
                     }
                 }
-                match upstream.read_buf(answer).await {
+                let read = upstream.read_buf(answer).await;
+                // Closed with no answer to a request it did not take whole.
+                if let Some(error) = unsent.take_if(|_| !matches!(read, Ok(1..))) {
+                    return Err(failed(error));
+                }
+                match read {
                     Ok(1..) => {}
                     // A kept connection the upstream had closed: once more, anew.
                     Ok(0) | Err(_) if kept && answer.is_empty() => break,

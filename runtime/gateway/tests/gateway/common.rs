@@ -12,6 +12,8 @@ use agentplex_gateway::{
 };
 use agentplex_model_server::ModelServer;
 use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 /// The real upstream key the route holds.
@@ -300,4 +302,20 @@ pub fn sse_events(text: &str) -> Vec<(String, String)> {
             (field("event:"), field("data:"))
         })
         .collect()
+}
+
+/// An upstream that answers every request once with `answer` (a whole HTTP
+/// response), then closes.
+pub async fn answering(answer: &'static str) -> String {
+    let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", upstream.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = upstream.accept().await {
+            let mut buffer = [0u8; 8192];
+            let _ = socket.read(&mut buffer).await;
+            socket.write_all(answer.as_bytes()).await.unwrap();
+            let _ = socket.shutdown().await;
+        }
+    });
+    base
 }

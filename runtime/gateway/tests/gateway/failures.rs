@@ -8,7 +8,9 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::common::{body, call, channel, client, next_usage, route, setup, through, KEY};
+use crate::common::{
+    answering, body, call, channel, client, next_usage, route, setup, through, KEY,
+};
 
 /// A gateway with short timeouts and a route to `base`.
 async fn gateway_to(
@@ -215,22 +217,6 @@ async fn stopping_after(event: &'static str, hold: Duration) -> String {
     base
 }
 
-/// An upstream that answers every request once with `answer` (a whole HTTP
-/// response), then closes.
-async fn answering(answer: &'static str) -> String {
-    let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", upstream.local_addr().unwrap());
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = upstream.accept().await {
-            let mut buffer = [0u8; 8192];
-            let _ = socket.read(&mut buffer).await;
-            socket.write_all(answer.as_bytes()).await.unwrap();
-            let _ = socket.shutdown().await;
-        }
-    });
-    base
-}
-
 #[tokio::test]
 async fn an_answer_that_cannot_be_read_is_relayed_as_it_came_and_reported_failed() {
     let whole =
@@ -274,4 +260,35 @@ async fn an_answer_that_cannot_be_read_is_relayed_as_it_came_and_reported_failed
             assert!(failure.contains(format.as_str()), "{format}: {failure}");
         }
     }
+}
+
+#[tokio::test]
+async fn an_upstream_that_answers_before_taking_a_large_body_has_its_answer_relayed() {
+    // A provider refusing a context too large: it answers at the head and
+    // closes, most of the body unread (so the gateway's write of it fails).
+    let refused = "HTTP/1.1 413 Payload Too Large\r\ncontent-type: application/json\r\n\
+         content-length: 38\r\n\r\n{\"error\":{\"type\":\"request_too_large\"}}";
+    let (_gateway, guard, mut usage) = gateway_to(&answering(refused).await).await;
+    let format = Format::AnthropicMessages;
+    let mut large = body(format, "hi", false);
+    large["system"] = Value::from("a context ".repeat(1_600_000));
+    let response = call(
+        &client(),
+        &through(&guard, format, false),
+        format,
+        guard.token(),
+        &large,
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(
+        response.status(),
+        413,
+        "the provider's answer, not the gateway's 502"
+    );
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["error"]["type"], "request_too_large");
+    let reported = next_usage(&mut usage).await;
+    assert_eq!(reported.status, 413);
 }

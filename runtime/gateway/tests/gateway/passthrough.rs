@@ -2,7 +2,8 @@
 //! answer reaches the caller exactly as the upstream framed it, connections on
 //! both sides carry one call after another (a kept upstream connection that
 //! was closed meanwhile is replaced), interim and close-delimited answers pass,
-//! an upstream that fails gets the format's error, a large body arrives whole,
+//! an upstream that fails gets the format's error, a large body arrives whole
+//! (and one refused before it was read gets its refusal),
 //! and what the passthrough does not take (a chunked request) is served on the
 //! general path, on the same connection.
 
@@ -418,4 +419,14 @@ async fn a_large_body_reaches_the_upstream_whole() {
     assert!(answer.starts_with(b"HTTP/1.1 204"), "{answer:?}");
     let requests = upstream.requests();
     assert!(requests[0].ends_with(&large), "the body arrived whole");
+}
+
+#[tokio::test]
+async fn an_upstream_that_answers_before_taking_a_large_body_has_its_answer_passed_on() {
+    let refused = "HTTP/1.1 413 Payload Too Large\r\ncontent-length: 7\r\n\r\ntoo big";
+    let mut agent = Caller::of(&crate::common::answering(refused).await).await;
+    let large = format!("{{\"text\":\"{}\"}}", "a context ".repeat(1_600_000));
+    agent.call(&large).await;
+    let (answer, _) = read_until(&mut agent.stream, |bytes| bytes.ends_with(b"too big")).await;
+    assert_eq!(String::from_utf8(answer).unwrap(), refused);
 }
