@@ -1,7 +1,7 @@
 //! A provider behind a proxy: with `http_proxy` set, the gateway sends its
 //! calls to plain-HTTP upstreams through the proxy (by `reqwest`, not its own
 //! client), the key in the token's place, and relays and meters the answers
-//! as it does without one. A test binary of its own: the variable is read at
+//! as it does without one; an upstream `no_proxy` names is reached directly. A test binary of its own: the variable is read at
 //! the gateway's start, and a process's environment is shared by its tests.
 
 use std::collections::HashMap;
@@ -24,9 +24,9 @@ const STREAMED: &str = concat!(
     "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
 );
 
-/// A proxy that answers each call itself, as the provider would, and keeps
-/// the requests it was sent (head and body).
-async fn proxy(seen: Arc<Mutex<Vec<String>>>) -> String {
+/// A proxy (or a provider) that answers each call itself, as the provider
+/// would, and keeps the requests it was sent (head and body).
+async fn answering(seen: Arc<Mutex<Vec<String>>>) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move {
@@ -83,29 +83,38 @@ async fn answer(mut stream: TcpStream, seen: Arc<Mutex<Vec<String>>>) {
 #[tokio::test]
 async fn calls_to_a_provider_behind_a_proxy_go_through_it_keyed_relayed_and_metered() {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let proxy = proxy(seen.clone()).await;
+    let proxy = answering(seen.clone()).await;
+    let local = Arc::new(Mutex::new(Vec::new()));
+    let local_base = answering(local.clone()).await;
     // Set before the gateway starts, the only thing this process runs (in both
     // cases, whichever one a machine running the tests has set).
     for name in ["http_proxy", "HTTP_PROXY"] {
         std::env::set_var(name, &proxy);
     }
     for name in ["no_proxy", "NO_PROXY"] {
-        std::env::remove_var(name);
+        std::env::set_var(name, "localhost,127.0.0.1");
     }
     let gateway = Gateway::start(GatewayConfig::default()).await.unwrap();
     let (sender, mut usage) = tokio::sync::mpsc::unbounded_channel::<CallUsage>();
-    let upstream = Upstream::new(BASE)
-        .unwrap()
-        .with_key(KEY, KeyPlacement::AsSent)
-        .unwrap();
-    let guard = gateway.register(Route {
+    let route = |base: &str| Route {
         session_id: "session-1".into(),
         agent: "mock".into(),
-        upstreams: HashMap::from([(Format::AnthropicMessages.into(), upstream)]),
-        sink: Arc::new(move |call| {
-            let _ = sender.send(call);
+        upstreams: HashMap::from([(
+            Format::AnthropicMessages.into(),
+            Upstream::new(base)
+                .unwrap()
+                .with_key(KEY, KeyPlacement::AsSent)
+                .unwrap(),
+        )]),
+        sink: Arc::new({
+            let sender = sender.clone();
+            move |call| {
+                let _ = sender.send(call);
+            }
         }),
-    });
+    };
+    let guard = gateway.register(route(BASE));
+    let direct = gateway.register(route(&local_base));
     // The agent's own calls go straight to the gateway.
     let agent = reqwest::Client::builder().no_proxy().build().unwrap();
     let url = format!("{}/v1/messages", guard.endpoint(Format::AnthropicMessages));
@@ -134,8 +143,28 @@ async fn calls_to_a_provider_behind_a_proxy_go_through_it_keyed_relayed_and_mete
         assert!(call.complete, "{call:?}");
         assert_eq!((call.input_tokens, call.output_tokens), (input, output));
     }
+    // An upstream `no_proxy` names is reached directly.
+    let url = format!("{}/v1/messages", direct.endpoint(Format::AnthropicMessages));
+    let response = agent
+        .post(&url)
+        .header("x-api-key", direct.token())
+        .header("content-type", "application/json")
+        .body("{\"model\":\"claude-sonnet-4-5\",\"stream\":true}")
+        .send()
+        .await
+        .unwrap();
+    assert!(response.text().await.unwrap().contains(STREAMED));
+    let line = local.lock().unwrap()[0].lines().next().unwrap().to_owned();
+    assert_eq!(
+        line, "POST /v1/messages HTTP/1.1",
+        "straight to the provider"
+    );
     let seen = seen.lock().unwrap().clone();
-    assert_eq!(seen.len(), 2, "both calls went through the proxy");
+    assert_eq!(
+        seen.len(),
+        2,
+        "the first two calls went through the proxy, not the third"
+    );
     for request in &seen {
         let line = request.lines().next().unwrap();
         assert_eq!(

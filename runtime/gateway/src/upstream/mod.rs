@@ -7,19 +7,21 @@
 //! and nothing else (no redirects, no decompression, no HTTP/2), so a call
 //! costs little more than its bytes: the daemon's gateway sends its calls
 //! with it (`forward.rs`), and so does a broker (`broker/passthrough/`).
-//! `reqwest` takes the calls to an upstream behind a proxy (the environment
-//! names one for its scheme).
+//! `reqwest` takes the calls to an upstream behind a proxy: one the
+//! environment's proxy variables send through a proxy, `no_proxy` heeded, as
+//! `reqwest` reads them (`hyper-util`'s matcher, the one it uses).
 
 mod framing;
 mod message;
 mod pool;
 
-use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
 use futures::stream::{BoxStream, StreamExt};
+use hyper::Uri;
+use hyper_util::client::proxy::matcher::Matcher;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::format::Refusal;
@@ -33,43 +35,29 @@ pub(crate) use pool::{Connection, Origin};
 
 /// Longest head read.
 pub(crate) const MAX_HEAD: usize = 64 << 10;
-/// The variables that put a proxy between the gateway and a plain-HTTP
-/// upstream, as `reqwest` reads them.
-const PLAIN_PROXIES: [&str; 4] = ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"];
-/// The same for an `https` upstream.
-const TLS_PROXIES: [&str; 4] = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"];
 
-/// The client: its kept connections and timeouts, and which schemes it
-/// reaches itself.
+/// The client: its kept connections and timeouts, and which upstreams are
+/// behind a proxy.
 pub(crate) struct Client {
     pool: Pool,
     idle_timeout: Duration,
-    /// Whether plain-HTTP upstreams, and `https` ones, are reached here (no
-    /// proxy is configured for them).
-    plain: bool,
-    tls: bool,
+    /// The environment's proxies, read at the gateway's start.
+    proxies: Matcher,
 }
 
 impl Client {
     /// The client of a gateway configured as `config`.
     pub(crate) fn new(config: &GatewayConfig) -> Self {
-        let variable = |name: &str| std::env::var_os(name);
         Client {
             pool: Pool::new(config.connect_timeout),
             idle_timeout: config.idle_timeout,
-            plain: !proxied(PLAIN_PROXIES, variable),
-            tls: !proxied(TLS_PROXIES, variable),
+            proxies: Matcher::from_env(),
         }
     }
 
     /// The origin of `base_url`, if this client reaches it (else `reqwest`).
     pub(crate) fn reaches<'a>(&self, base_url: &'a str) -> Option<Origin<'a>> {
-        let origin = Origin::of(base_url)?;
-        let reached = match origin.tls {
-            true => self.tls,
-            false => self.plain,
-        };
-        reached.then_some(origin)
+        reached(&self.proxies, base_url)
     }
 
     /// How long an answer may fall silent.
@@ -188,11 +176,11 @@ impl Client {
     }
 }
 
-/// Whether one of the variables `names` is set (not empty) as `variable` reads them.
-fn proxied(names: [&str; 4], variable: impl Fn(&str) -> Option<OsString>) -> bool {
-    names
-        .iter()
-        .any(|name| variable(name).is_some_and(|value| !value.is_empty()))
+/// The origin of `base_url`, unless `proxies` put a proxy before it.
+fn reached<'a>(proxies: &Matcher, base_url: &'a str) -> Option<Origin<'a>> {
+    let origin = Origin::of(base_url)?;
+    let uri: Uri = base_url.parse().ok()?;
+    proxies.intercept(&uri).is_none().then_some(origin)
 }
 
 /// An answer's body as it comes, its content piece by piece: read from
@@ -293,19 +281,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_proxy_for_a_scheme_sends_its_calls_through_reqwest() {
-        let environment = |set: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                set.iter()
-                    .find(|(variable, _)| *variable == name)
-                    .map(|(_, value)| OsString::from(value))
-            }
-        };
-        let https = environment(&[("HTTPS_PROXY", "http://proxy:3128"), ("http_proxy", "")]);
-        assert!(proxied(TLS_PROXIES, https));
-        assert!(!proxied(PLAIN_PROXIES, https), "an empty one is none");
-        let all = environment(&[("all_proxy", "socks5://proxy")]);
-        assert!(proxied(TLS_PROXIES, all) && proxied(PLAIN_PROXIES, all));
-        assert!(!proxied(PLAIN_PROXIES, environment(&[])));
+    fn an_upstream_behind_a_proxy_is_left_to_reqwest_unless_no_proxy_names_it() {
+        let reaches = |proxies: &Matcher, base: &str| reached(proxies, base).is_some();
+        let https = Matcher::builder()
+            .https("http://proxy:3128")
+            .no("localhost,127.0.0.1,.internal")
+            .build();
+        assert!(!reaches(&https, "https://api.anthropic.com"));
+        assert!(
+            reaches(&https, "http://api.anthropic.com"),
+            "no proxy for plain HTTP"
+        );
+        assert!(
+            reaches(&https, "https://models.internal/v1"),
+            "a domain in no_proxy"
+        );
+        assert!(
+            reaches(&https, "https://127.0.0.1:8443"),
+            "an address in no_proxy"
+        );
+        let everything = Matcher::builder().all("socks5://proxy").build();
+        assert!(!reaches(&everything, "http://127.0.0.1:8080"));
+        let none = Matcher::builder().build();
+        assert!(reaches(&none, "https://api.openai.com/v1"));
     }
 }
