@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::api::Api;
+use common::procfs;
 use common::{Daemon, Options};
 
 const EVENTS: u64 = 1_000_000;
@@ -26,17 +27,10 @@ struct Resident {
 }
 
 fn resident(pid: u32) -> Resident {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let field = |name: &str| -> u64 {
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix(name))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or_else(|| panic!("{name} in /proc/{pid}/status"))
-    };
+    let field = |name: &str| procfs::status_field(pid, name).expect("a live daemon");
     Resident {
-        held: field("RssAnon:") + field("RssShmem:"),
-        total: field("VmRSS:"),
+        held: field("RssAnon") + field("RssShmem"),
+        total: field("VmRSS"),
     }
 }
 
