@@ -8,10 +8,11 @@
 //                                    the replay comes before the answer
 //   node stdio.mjs modes            a session's modes: listed when it is made,
 //                                    changed with session/set_mode and
-//                                    session/set_config_option, told back as
-//                                    updates, in force from the next prompt; the
-//                                    same for the model (session/set_model) and
-//                                    its thought level
+//                                    session/set_config_option (in the answers,
+//                                    not told back), in force from the next
+//                                    prompt; a change over REST told as updates;
+//                                    the same for the model (session/set_model)
+//                                    and its thought level
 //   node stdio.mjs conformance      a real agent (ACP_AGENT) against the scripted
 //                                    model server: a turn, a tool call (bypass), a
 //                                    permission allowed and one rejected (default;
@@ -175,7 +176,9 @@ async function modes() {
     assert.equal(option(created.configOptions, "permission_mode").currentValue, "default");
     console.log("ok modes listed");
 
-    // The change is told as updates too (to every client following the session).
+    // A change the client makes is in the answer and not told back (an update
+    // could reach it after the answer to a later change); one made elsewhere is
+    // told as updates to every client following the session.
     const told = async (kind) => {
       const seen = [];
       for (;;) {
@@ -188,27 +191,38 @@ async function modes() {
     const say = async (text) => {
       const t = await turn(session, text);
       assert.equal(t.stopReason, "end_turn");
+      const echoed = t.updates.filter((u) => /^(current_mode|config_option)_update$/.test(u.sessionUpdate));
+      assert.deepEqual(echoed, [], "the client's own change told back");
       return textOf(t.updates, "agent_message_chunk");
     };
     assert.deepEqual(await cx.request("session/set_mode", { sessionId, modeId: "plan" }), {});
-    let updates = await told("config_option_update");
-    assert.equal(updates.find((u) => u.sessionUpdate === "current_mode_update")?.currentModeId, "plan");
     assert.equal(await say("shell echo planned"), "Plan mode: I would run `echo planned`.");
     console.log("ok set_mode");
 
     const set = await cx.request("session/set_config_option", { sessionId, configId: "mode", value: "build" });
     assert.equal(option(set.configOptions, "mode").currentValue, "build");
     assert.equal(option(set.configOptions, "permission_mode").currentValue, "default");
-    await told("config_option_update");
     assert.notEqual(await say("shell echo built"), "Plan mode: I would run `echo built`.");
     console.log("ok set_config_option");
 
-    await cx.request("session/set_config_option", { sessionId, configId: "permission_mode", value: "plan" });
-    updates = await told("config_option_update");
-    assert.equal(updates.find((u) => u.sessionUpdate === "current_mode_update")?.currentModeId, "build");
-    const options = updates.at(-1).configOptions;
-    assert.equal(option(options, "permission_mode").currentValue, "plan");
+    const asked = await cx.request("session/set_config_option", { sessionId, configId: "permission_mode", value: "plan" });
+    assert.equal(option(asked.configOptions, "mode").currentValue, "build");
+    assert.equal(option(asked.configOptions, "permission_mode").currentValue, "plan");
     assert.equal(await say("shell echo asked"), "Plan mode: I would run `echo asked`.");
+
+    // Changed over REST: told.
+    const token = process.env.AGENTPLEX_TOKEN;
+    const rest = await fetch(`${process.env.AGENTPLEX_ENDPOINT}/v1/sessions/${sessionId}/modes`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ agentMode: "plan" }),
+    });
+    assert.equal(rest.status, 200, await rest.text());
+    let updates = await told("config_option_update");
+    assert.equal(updates.find((u) => u.sessionUpdate === "current_mode_update")?.currentModeId, "plan");
+    const options = updates.at(-1).configOptions;
+    assert.equal(option(options, "mode").currentValue, "plan");
+    assert.equal(option(options, "permission_mode").currentValue, "plan");
     console.log("ok mode updates");
 
     await assert.rejects(cx.request("session/set_mode", { sessionId, modeId: "architect" }),
@@ -228,13 +242,9 @@ async function modes() {
     assert.equal(option(created.configOptions, "model").category, "model");
     assert.equal(option(created.configOptions, "model").currentValue, "mock");
     assert.deepEqual(await cx.request("session/set_model", { sessionId, modelId: "mock-large" }), {});
-    updates = await told("config_option_update");
-    assert.equal(option(updates.at(-1).configOptions, "model").currentValue, "mock-large");
-    assert.equal(option(updates.at(-1).configOptions, "permission_mode").currentValue, "plan");
-    assert.match(await say("settings"), /, model mock-large\.$/);
+    assert.match(await say("settings"), /^Agent mode plan, permission mode plan, model mock-large\.$/);
     const back = await cx.request("session/set_config_option", { sessionId, configId: "model", value: "mock" });
     assert.equal(option(back.configOptions, "model").currentValue, "mock");
-    await told("config_option_update");
     assert.match(await say("settings"), /, model mock\.$/);
     await assert.rejects(cx.request("session/set_model", { sessionId, modelId: " mock" }),
       (e) => e.code === -32602 && /invalid model/.test(e.message));
@@ -246,7 +256,6 @@ async function modes() {
     // agent's own while the session names none), in force from the next prompt.
     assert.equal(option(back.configOptions, "thought_level"), undefined);
     const large = await cx.request("session/set_config_option", { sessionId, configId: "model", value: "mock-large" });
-    await told("config_option_update");
     const levels = option(large.configOptions, "thought_level");
     assert.equal(levels.category, "thought_level");
     assert.equal(levels.currentValue, "default");
@@ -254,8 +263,6 @@ async function modes() {
     assert.equal(levels.options[0].name, "Default (medium)");
     const high = await cx.request("session/set_config_option", { sessionId, configId: "thought_level", value: "high" });
     assert.equal(option(high.configOptions, "thought_level").currentValue, "high");
-    updates = await told("config_option_update");
-    assert.equal(option(updates.at(-1).configOptions, "thought_level").currentValue, "high");
     assert.match(await say("settings"), /, model mock-large, variant high\.$/);
     await assert.rejects(cx.request("session/set_config_option", { sessionId, configId: "thought_level", value: "default" }),
       (e) => e.code === -32602 && /once a variant is named/.test(e.message));

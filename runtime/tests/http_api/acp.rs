@@ -504,7 +504,7 @@ fn the_official_acp_client_lists_and_changes_a_sessions_modes_and_model() {
     let info = api.get_ok(&format!("/v1/sessions/{session_id}"));
     assert_eq!(
         (&info["agentMode"], &info["permissionMode"], &info["model"]),
-        (&json!("build"), &json!("plan"), &json!("mock-large"))
+        (&json!("plan"), &json!("plan"), &json!("mock-large"))
     );
     assert_eq!(info["variant"], "high");
     let events = api.get_ok(&format!("/v1/sessions/{session_id}/events"));
@@ -523,10 +523,12 @@ fn the_official_acp_client_lists_and_changes_a_sessions_modes_and_model() {
             r#"{"agentMode":"plan","permissionMode":"default"}"#,
             r#"{"agentMode":"build","permissionMode":"default"}"#,
             r#"{"agentMode":"build","permissionMode":"plan"}"#,
-            r#"{"agentMode":"build","permissionMode":"plan","model":"mock-large"}"#,
-            r#"{"agentMode":"build","permissionMode":"plan","model":"mock"}"#,
-            r#"{"agentMode":"build","permissionMode":"plan","model":"mock-large"}"#,
-            r#"{"agentMode":"build","permissionMode":"plan","model":"mock-large","variant":"high"}"#,
+            // Over REST.
+            r#"{"agentMode":"plan","permissionMode":"plan"}"#,
+            r#"{"agentMode":"plan","permissionMode":"plan","model":"mock-large"}"#,
+            r#"{"agentMode":"plan","permissionMode":"plan","model":"mock"}"#,
+            r#"{"agentMode":"plan","permissionMode":"plan","model":"mock-large"}"#,
+            r#"{"agentMode":"plan","permissionMode":"plan","model":"mock-large","variant":"high"}"#,
         ]
     );
 }

@@ -88,6 +88,8 @@ pub(super) struct Followed {
     pub(super) session: Arc<Session>,
     turns: Mutex<Turns>,
     task: Mutex<Option<tokio::task::AbortHandle>>,
+    /// Changes of modes this connection asked for, not yet seen in the events.
+    pub(super) own_changes: AtomicUsize,
 }
 
 impl Drop for Followed {
@@ -405,6 +407,7 @@ impl Connection {
             session: session.clone(),
             turns: Mutex::new(turns),
             task: Mutex::new(None),
+            own_changes: AtomicUsize::new(0),
         });
         let connection = Arc::downgrade(self);
         let task = tokio::spawn(follow_events(

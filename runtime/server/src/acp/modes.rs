@@ -3,6 +3,7 @@
 //! `session/set_model` and `session/set_config_option`, and the updates that
 //! tell a change to the client.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use agentplex_acp::calls;
@@ -201,17 +202,26 @@ impl Connection {
                 ),
             ));
         }
-        self.state
-            .sessions
-            .set_modes(session_id, change)
-            .await
-            .map_err(session_error)?;
+        // Counted before the change, so its event is known as this client's.
+        followed.own_changes.fetch_add(1, Ordering::SeqCst);
+        let changed = self.state.sessions.set_modes(session_id, change).await;
+        if let Err(error) = changed {
+            followed.take_own_change();
+            return Err(session_error(error));
+        }
         Ok(followed)
     }
 
     /// Tells the client that `followed`'s modes, model or variant changed
-    /// (`current_mode_update`, `config_option_update`) to `changed`'s.
+    /// (`current_mode_update`, `config_option_update`) to `changed`'s, unless
+    /// the client changed them itself: it has them from the answer, and an
+    /// update could reach it after the answer to a later change and undo that
+    /// one in the client (over HTTP, answers and updates come by different
+    /// ways). Clients following the session on other connections are told.
     pub(super) fn tell_modes(&self, followed: &Followed, changed: SessionModes) {
+        if followed.take_own_change() {
+            return;
+        }
         let Some(mut choices) = self.session_modes(&followed.session) else {
             return;
         };
@@ -256,6 +266,18 @@ impl Connection {
                 ),
             );
         }
+    }
+}
+
+impl Followed {
+    /// Whether a change of modes the connection asked for was still to be
+    /// seen, counting it seen.
+    fn take_own_change(&self) -> bool {
+        let taken = |count: usize| count.checked_sub(1);
+        let changes = &self.own_changes;
+        changes
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, taken)
+            .is_ok()
     }
 }
 
