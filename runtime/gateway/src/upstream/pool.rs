@@ -201,6 +201,26 @@ impl AsyncWrite for Connection {
         }
     }
 
+    /// A request's head and body go out in one write, so in one segment: the
+    /// upstream reads the whole request when it wakes, not its head alone.
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Connection::Plain(tcp) => Pin::new(tcp).poll_write_vectored(cx, bufs),
+            Connection::Tls(tls) => Pin::new(tls).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Connection::Plain(tcp) => tcp.is_write_vectored(),
+            Connection::Tls(tls) => tls.is_write_vectored(),
+        }
+    }
+
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Connection::Plain(tcp) => Pin::new(tcp).poll_flush(cx),
@@ -257,6 +277,9 @@ mod tests {
         };
         let pool = Pool::new(Duration::from_secs(5));
         let kept = pool.connect(origin).await.unwrap();
+        // A request's head and body are written in one call (`write_all_buf`
+        // of the two), so they leave in one segment.
+        assert!(kept.is_write_vectored());
         let (accepted, _) = listener.accept().await.unwrap();
         pool.put(origin, kept);
         assert!(pool.take(origin).is_some(), "an open one is taken");
@@ -315,6 +338,7 @@ mod tests {
                 Some(kept) => kept,
                 None => pool.connect(origin).await.unwrap(),
             };
+            assert!(connection.is_write_vectored());
             connection.write_all(asked).await.unwrap();
             connection.flush().await.unwrap();
             let mut answer = [0; 5];
