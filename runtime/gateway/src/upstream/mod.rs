@@ -14,6 +14,7 @@
 mod framing;
 mod message;
 mod pool;
+mod send;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,7 +23,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use futures::stream::{BoxStream, StreamExt};
 use hyper::Uri;
 use hyper_util::client::proxy::matcher::Matcher;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 
 use crate::format::Refusal;
 use crate::forward::Outgoing;
@@ -32,6 +33,7 @@ pub(crate) use framing::Body;
 pub(crate) use message::{content_length, upstream_request, Parsed, RequestHead, ResponseHead};
 use pool::Pool;
 pub(crate) use pool::{Connection, Origin};
+use send::{send, Sent};
 
 /// Longest head read.
 pub(crate) const MAX_HEAD: usize = 64 << 10;
@@ -96,7 +98,8 @@ impl Client {
     /// path then the call's, the upstream's `Host`) and reads the answer's head
     /// into `answer`, once more on a new connection if a kept one turns out
     /// closed. An upstream that answers before taking the whole request (and
-    /// closes) has that answer returned, its connection not to be kept.
+    /// closes, or reads no more) has that answer returned, its connection not
+    /// to be kept.
     /// Returns the connection, the head, and where the body starts in `answer`
     /// (after any interim `1xx` heads).
     pub(crate) async fn exchange(
@@ -123,18 +126,16 @@ impl Client {
             };
             // The body as it is, after the head (no copy of it).
             let mut request = Buf::chain(&head[..], &body[..]);
-            let sent = match upstream.write_all_buf(&mut request).await {
-                Ok(()) => upstream.flush().await,
-                Err(error) => Err(error),
-            };
-            // An upstream may answer before it has read the whole body (a 413,
-            // say) and close: its answer is read before the write's error counts.
-            let mut unsent = match sent {
-                Ok(()) => None,
-                Err(_) if kept => continue,
-                Err(error) => Some(error),
-            };
             answer.clear();
+            // An upstream may answer before it has read the whole body (a 413,
+            // say), then close or read no more: its answer is read before the
+            // write's error counts, and ends the write (`send.rs`).
+            let mut unsent = match send(&mut upstream, &mut request, method, answer).await {
+                Sent::Whole => None,
+                Sent::Failed(_) if kept && answer.is_empty() => continue,
+                Sent::Failed(error) => Some(error),
+                Sent::AnsweredEarly => Some(std::io::Error::other("answered before it was sent")),
+            };
             let mut start = 0;
             loop {
                 match ResponseHead::parse(&answer[start..], method) {

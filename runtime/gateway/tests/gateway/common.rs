@@ -305,16 +305,26 @@ pub fn sse_events(text: &str) -> Vec<(String, String)> {
 }
 
 /// An upstream that answers every request once with `answer` (a whole HTTP
-/// response), then closes.
+/// response) after its first read, then closes.
 pub async fn answering(answer: &'static str) -> String {
+    answering_then(answer, true).await
+}
+
+/// As [`answering`], then closing the connection when `closes`, else holding
+/// it open and reading no more (the rest of a large request never taken).
+pub async fn answering_then(answer: &'static str, closes: bool) -> String {
     let upstream = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", upstream.local_addr().unwrap());
     tokio::spawn(async move {
+        let mut held = Vec::new();
         while let Ok((mut socket, _)) = upstream.accept().await {
             let mut buffer = [0u8; 8192];
             let _ = socket.read(&mut buffer).await;
             socket.write_all(answer.as_bytes()).await.unwrap();
-            let _ = socket.shutdown().await;
+            match closes {
+                true => drop(socket.shutdown().await),
+                false => held.push(socket),
+            }
         }
     });
     base

@@ -9,7 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use crate::common::{
-    answering, body, call, channel, client, next_usage, route, setup, through, KEY,
+    answering, answering_then, body, call, channel, client, next_usage, route, setup, through, KEY,
 };
 
 /// A gateway with short timeouts and a route to `base`.
@@ -264,31 +264,36 @@ async fn an_answer_that_cannot_be_read_is_relayed_as_it_came_and_reported_failed
 
 #[tokio::test]
 async fn an_upstream_that_answers_before_taking_a_large_body_has_its_answer_relayed() {
-    // A provider refusing a context too large: it answers at the head and
-    // closes, most of the body unread (so the gateway's write of it fails).
+    // A provider refusing a context too large: it answers at the head, most
+    // of the body unread, and closes (so the gateway's write of it fails) or
+    // reads no more (so the write would wait: for the response timeout here,
+    // 0.5 s, then a 504).
     let refused = "HTTP/1.1 413 Payload Too Large\r\ncontent-type: application/json\r\n\
          content-length: 38\r\n\r\n{\"error\":{\"type\":\"request_too_large\"}}";
-    let (_gateway, guard, mut usage) = gateway_to(&answering(refused).await).await;
-    let format = Format::AnthropicMessages;
-    let mut large = body(format, "hi", false);
-    large["system"] = Value::from("a context ".repeat(1_600_000));
-    let response = call(
-        &client(),
-        &through(&guard, format, false),
-        format,
-        guard.token(),
-        &large,
-    )
-    .send()
-    .await
-    .unwrap();
-    assert_eq!(
-        response.status(),
-        413,
-        "the provider's answer, not the gateway's 502"
-    );
-    let answer: Value = response.json().await.unwrap();
-    assert_eq!(answer["error"]["type"], "request_too_large");
-    let reported = next_usage(&mut usage).await;
-    assert_eq!(reported.status, 413);
+    for closes in [true, false] {
+        let upstream = answering_then(refused, closes).await;
+        let (_gateway, guard, mut usage) = gateway_to(&upstream).await;
+        let format = Format::AnthropicMessages;
+        let mut large = body(format, "hi", false);
+        large["system"] = Value::from("a context ".repeat(1_600_000));
+        let response = call(
+            &client(),
+            &through(&guard, format, false),
+            format,
+            guard.token(),
+            &large,
+        )
+        .send()
+        .await
+        .unwrap();
+        assert_eq!(
+            response.status(),
+            413,
+            "the provider's answer, not the gateway's 502 or 504 (closes: {closes})"
+        );
+        let answer: Value = response.json().await.unwrap();
+        assert_eq!(answer["error"]["type"], "request_too_large");
+        let reported = next_usage(&mut usage).await;
+        assert_eq!(reported.status, 413);
+    }
 }

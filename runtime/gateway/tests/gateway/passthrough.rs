@@ -424,9 +424,17 @@ async fn a_large_body_reaches_the_upstream_whole() {
 #[tokio::test]
 async fn an_upstream_that_answers_before_taking_a_large_body_has_its_answer_passed_on() {
     let refused = "HTTP/1.1 413 Payload Too Large\r\ncontent-length: 7\r\n\r\ntoo big";
-    let mut agent = Caller::of(&crate::common::answering(refused).await).await;
-    let large = format!("{{\"text\":\"{}\"}}", "a context ".repeat(1_600_000));
-    agent.call(&large).await;
-    let (answer, _) = read_until(&mut agent.stream, |bytes| bytes.ends_with(b"too big")).await;
-    assert_eq!(String::from_utf8(answer).unwrap(), refused);
+    // It closes, or holds the connection and reads no more.
+    for closes in [true, false] {
+        let upstream = crate::common::answering_then(refused, closes).await;
+        let mut agent = Caller::of(&upstream).await;
+        let large = format!("{{\"text\":\"{}\"}}", "a context ".repeat(1_600_000));
+        agent.call(&large).await;
+        let (answer, _) = read_until(&mut agent.stream, |bytes| bytes.ends_with(b"too big")).await;
+        assert_eq!(
+            String::from_utf8(answer).unwrap(),
+            refused,
+            "closes: {closes}"
+        );
+    }
 }
