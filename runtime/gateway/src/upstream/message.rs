@@ -135,6 +135,27 @@ impl ResponseHead {
     }
 }
 
+impl ResponseHead {
+    /// Reads the final answer's head in `bytes`, after any interim `1xx` heads
+    /// (but `101`, which is final), the answer to a request with `method`;
+    /// complete, with where its body starts in `bytes`.
+    pub(crate) fn parse_final(bytes: &[u8], method: &str) -> Parsed<ResponseHead> {
+        let mut start = 0;
+        loop {
+            match ResponseHead::parse(&bytes[start..], method) {
+                Parsed::Complete(head, length) if is_interim(head.status) => start += length,
+                Parsed::Complete(head, length) => return Parsed::Complete(head, start + length),
+                other => return other,
+            }
+        }
+    }
+}
+
+/// Whether an answer with `status` is an interim one, another to follow.
+fn is_interim(status: u16) -> bool {
+    (100..200).contains(&status) && status != 101
+}
+
 /// The head of a request to the upstream: `method target`, its `Host`, the
 /// `headers` (already rewritten for it), and the body's length.
 pub(crate) fn upstream_request(
@@ -194,6 +215,26 @@ pub(crate) fn content_length(headers: &HeaderMap) -> Result<Option<u64>, ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_final_head_comes_after_interim_ones() {
+        let bytes = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\n\
+            HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nhi";
+        let Parsed::Complete(head, start) = ResponseHead::parse_final(bytes, "POST") else {
+            panic!("a final head");
+        };
+        assert_eq!((head.status, &bytes[start..]), (200, &b"hi"[..]));
+        let switched = b"HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\n\r\n";
+        let Parsed::Complete(head, _) = ResponseHead::parse_final(switched, "GET") else {
+            panic!("101 is final");
+        };
+        assert_eq!(head.status, 101);
+        let interim_only = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 2";
+        assert!(matches!(
+            ResponseHead::parse_final(interim_only, "POST"),
+            Parsed::Partial
+        ));
+    }
 
     #[test]
     fn a_request_head_is_read_whole_or_not_at_all() {

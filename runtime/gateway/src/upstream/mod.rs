@@ -136,22 +136,20 @@ impl Client {
                 Sent::Failed(error) => Some(error),
                 Sent::AnsweredEarly => Some(std::io::Error::other("answered before it was sent")),
             };
-            let mut start = 0;
             loop {
-                match ResponseHead::parse(&answer[start..], method) {
+                match ResponseHead::parse_final(answer, method) {
                     Parsed::Complete(head, _) if head.status == 101 => {
                         let reason = "the upstream switched protocols unasked";
                         return Err((Refusal::UpstreamFailed, reason.into()));
                     }
-                    Parsed::Complete(head, length) if (100..200).contains(&head.status) => {
-                        start += length
-                    }
-                    Parsed::Complete(mut head, length) => {
+                    Parsed::Complete(mut head, start) => {
                         // The rest of a request cut short would be read as the next one.
                         head.closes |= unsent.is_some();
-                        return Ok((upstream, head, start + length));
+                        return Ok((upstream, head, start));
                     }
-                    Parsed::Partial if answer.len() - start < MAX_HEAD => {}
+                    // Interim heads count too: an upstream sending them
+                    // without end is not read without end.
+                    Parsed::Partial if answer.len() < MAX_HEAD => {}
                     Parsed::Partial | Parsed::Refused => {
                         let reason = "the upstream's answer is not HTTP/1.1";
                         return Err((Refusal::UpstreamFailed, reason.into()));

@@ -86,14 +86,10 @@ where
 /// Whether `bytes` hold a final answer's head (after any interim `1xx` ones),
 /// to a request with `method`.
 fn answered(bytes: &[u8], method: &str) -> bool {
-    let mut start = 0;
-    loop {
-        match ResponseHead::parse(&bytes[start..], method) {
-            Parsed::Complete(head, length) if (100..200).contains(&head.status) => start += length,
-            Parsed::Complete(..) => return true,
-            Parsed::Partial | Parsed::Refused => return false,
-        }
-    }
+    matches!(
+        ResponseHead::parse_final(bytes, method),
+        Parsed::Complete(..)
+    )
 }
 
 #[cfg(test)]

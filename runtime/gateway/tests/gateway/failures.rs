@@ -263,6 +263,29 @@ async fn an_answer_that_cannot_be_read_is_relayed_as_it_came_and_reported_failed
 }
 
 #[tokio::test]
+async fn an_upstream_that_sends_interim_heads_without_end_gives_502() {
+    // 128 KiB of `100 Continue`, then nothing: not read without end, nor
+    // waited on until the response timeout (0.5 s here, then a 504).
+    let interim: &'static str = "HTTP/1.1 100 Continue\r\n\r\n".repeat(5_000).leak();
+    let (_gateway, guard, _usage) = gateway_to(&answering_then(interim, false).await).await;
+    let format = Format::AnthropicMessages;
+    let response = call(
+        &client(),
+        &through(&guard, format, false),
+        format,
+        guard.token(),
+        &body(format, "hi", false),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 502);
+    let answer: Value = response.json().await.unwrap();
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("not HTTP/1.1"), "{message}");
+}
+
+#[tokio::test]
 async fn an_upstream_that_answers_before_taking_a_large_body_has_its_answer_relayed() {
     // A provider refusing a context too large: it answers at the head, most
     // of the body unread, and closes (so the gateway's write of it fails) or
