@@ -133,9 +133,7 @@ impl ResponseHead {
         };
         Parsed::Complete(head, length)
     }
-}
 
-impl ResponseHead {
     /// Reads the final answer's head in `bytes`, after any interim `1xx` heads
     /// (but `101`, which is final), the answer to a request with `method`;
     /// complete, with where its body starts in `bytes`.

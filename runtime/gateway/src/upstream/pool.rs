@@ -277,8 +277,8 @@ mod tests {
         };
         let pool = Pool::new(Duration::from_secs(5));
         let kept = pool.connect(origin).await.unwrap();
-        // A request's head and body are written in one call (`write_all_buf`
-        // of the two), so they leave in one segment.
+        // A request's head and body are written in one call (`send.rs`), so
+        // they leave in one segment.
         assert!(kept.is_write_vectored());
         let (accepted, _) = listener.accept().await.unwrap();
         pool.put(origin, kept);

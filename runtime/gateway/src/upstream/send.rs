@@ -17,8 +17,7 @@ use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::io::poll_read_buf;
 
-use super::{ResponseHead, MAX_HEAD};
-use crate::upstream::Parsed;
+use super::{Parsed, ResponseHead, MAX_HEAD};
 
 /// Most slices a write hands the socket at once.
 const MAX_SLICES: usize = 4;
