@@ -60,15 +60,15 @@ struct Broker {
 }
 
 impl Broker {
-    /// Starts `agentplex gateway --keys keys --port 0` and reads its URL from
-    /// its listening line.
-    fn start(keys: &Path) -> Broker {
+    /// Starts `agentplex gateway --keys keys --port 0`, its log in `log`, and
+    /// reads its URL from its listening line.
+    fn start(keys: &Path, log: &Path) -> Broker {
         let mut child = Command::new(binary())
-            .args(["gateway", "--port", "0", "--log-level", "warn", "--keys"])
+            .args(["gateway", "--port", "0", "--log-level", "info", "--keys"])
             .arg(keys)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(std::fs::File::create(log).expect("the broker's log"))
             .spawn()
             .expect("starting the broker");
         let mut line = String::new();
@@ -83,6 +83,17 @@ impl Broker {
             .to_owned();
         Broker { child, url }
     }
+}
+
+/// The calls a broker's log at `log` records (the fields of its `broker: model
+/// call` lines).
+fn logged_calls(log: &Path) -> Vec<Value> {
+    let log = std::fs::read_to_string(log).unwrap_or_default();
+    log.lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .map(|line| line["fields"].clone())
+        .filter(|fields| fields["message"] == "broker: model call")
+        .collect()
 }
 
 impl Drop for Broker {
@@ -227,7 +238,8 @@ fn with_a_broker_no_real_key_is_anywhere_in_the_sandbox_and_revoking_stops_its_c
     let keys = operator.path().join("keys.json");
     let sandboxes = json!({"sandbox-1": {"tokenSha256": sha256}});
     std::fs::write(&keys, keys_file(&model, sandboxes)).unwrap();
-    let broker = Broker::start(&keys);
+    let broker_log = operator.path().join("broker.log");
+    let broker = Broker::start(&keys, &broker_log);
 
     // The sandbox: a daemon with no key, its agents' home of their own.
     let home = TempDir::new().unwrap();
@@ -298,10 +310,23 @@ fn with_a_broker_no_real_key_is_anywhere_in_the_sandbox_and_revoking_stops_its_c
     let request = requests[0].to_string();
     assert!(!request.contains(&sandbox_token) && !request.contains(session_token));
 
-    // The daemon metered the call.
+    // The daemon metered the call, and the broker's log agrees.
     let usage = find(&events, "model.usage");
     assert_eq!(usage["data"]["status"], 200, "{usage}");
     assert_eq!(usage["data"]["model"], "scripted-model", "{usage}");
+    wait_until(DEADLINE, "the broker logged the call", || {
+        !logged_calls(&broker_log).is_empty()
+    });
+    let logged = logged_calls(&broker_log);
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    let call = &logged[0];
+    assert_eq!(call["sandbox"], "sandbox-1", "{call}");
+    assert_eq!(call["model"], "scripted-model", "{call}");
+    assert_eq!(call["complete"], true, "{call}");
+    for tokens in ["input_tokens", "output_tokens"] {
+        assert!(call[tokens].as_u64().is_some_and(|n| n > 0), "{call}");
+        assert_eq!(call[tokens], usage["data"][tokens], "{tokens}: {call}");
+    }
 
     // Nothing the agent's user can read holds the key or the sandbox's token.
     let scratch = daemon.data_dir.path().join("scratch/brokered");

@@ -9,7 +9,7 @@
 //! then passes the answer's head and body on byte for byte as they arrive,
 //! following only where the body ends to keep both connections for the next
 //! call, and reading a copy for its usage log with the same taps as the
-//! gateway. Nothing is parsed into messages and written again, so a call costs
+//! gateway, once the bytes are on their way. Nothing is parsed into messages and written again, so a call costs
 //! the broker little more than copying its bytes.
 //!
 //! Anything else goes to the general path (`hyper`, the gateway's listener),
@@ -159,17 +159,28 @@ async fn relay(agent: &mut TcpStream, call: Call, head: &RequestHead, body: Byte
         Metering::new(tap, response.streamed, report)
     });
     let mut body = response.body;
+    // The answer's content in what was read, for the tap once it is on its way.
+    let (mut content, tapped) = (Vec::new(), metering.is_some());
     let end = loop {
-        let mut read = |content: &[u8]| {
-            if let Some(metering) = &mut metering {
-                metering.feed(Bytes::copy_from_slice(content));
+        let used = body.feed(&answer[offset..], &mut |piece: &[u8]| {
+            if tapped {
+                content.push(Bytes::copy_from_slice(piece));
             }
+        });
+        let sent = match used {
+            Ok(used) if offset + used > 0 => agent.write_all(&answer[..offset + used]).await,
+            Ok(_) | Err(_) => Ok(()),
         };
-        let Ok(used) = body.feed(&answer[offset..], &mut read) else {
+        if let Some(metering) = &mut metering {
+            for piece in content.drain(..) {
+                metering.feed(piece);
+            }
+        }
+        let Ok(used) = used else {
             break End::Broke(Lapse::BrokeOff);
         };
         let end = offset + used;
-        if end > 0 && agent.write_all(&answer[..end]).await.is_err() {
+        if sent.is_err() {
             break End::HungUp;
         }
         if body.done() {
