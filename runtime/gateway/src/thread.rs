@@ -11,7 +11,7 @@
 //! core forwards thousands of calls a second, far more than agents make.
 //!
 //! The thread asks the kernel to run it before the daemon's other threads and
-//! the agents' processes when they all want a core ([`RAISE`]), where the
+//! the agents' processes when they all want a core (`RAISE`), where the
 //! process may: its work is a few microseconds a call, but a call that
 //! arrives while the cores are busy otherwise waits for one.
 
@@ -73,6 +73,7 @@ fn handle() -> std::io::Result<Handle> {
 /// while it has nothing to do. Relative, so a daemon started with `nice`
 /// keeps the gateway that much lower too. docs/internals/benchmarks.md has
 /// what it changed, and why not more.
+#[cfg(target_os = "linux")]
 const RAISE: i32 = 5;
 
 /// The nice value [`RAISE`] steps above `nice`, as far as there are.
@@ -83,7 +84,7 @@ fn raised(nice: i32) -> i32 {
     (nice - RAISE).max(HIGHEST)
 }
 
-/// Raises the calling thread by [`RAISE`], or leaves it as it was when the
+/// Raises the calling thread by `RAISE`, or leaves it as it was when the
 /// process may not: Linux keeps a nice value per thread, so only the gateway's
 /// thread is raised. Elsewhere the value is the process's, so nothing changes.
 fn raise_priority() {

@@ -9,8 +9,9 @@
 //! then passes the answer's head and body on byte for byte as they arrive,
 //! following only where the body ends to keep both connections for the next
 //! call, and reading a copy for its usage log with the same taps as the
-//! gateway, once the bytes are on their way. Nothing is parsed into messages and written again, so a call costs
-//! the broker little more than copying its bytes.
+//! gateway once the bytes are on their way. Nothing is parsed into messages
+//! and written again, so a call costs the broker little more than copying its
+//! bytes.
 //!
 //! Anything else goes to the general path (`hyper`, the gateway's listener),
 //! with the rest of the connection: a head that is not a plain HTTP/1.1
