@@ -172,6 +172,15 @@ pub fn call(
     }
 }
 
+/// Says `hi` in `format` through the session endpoint `guard` holds, with its
+/// token, streamed or not; the answer.
+pub async fn say_hi(guard: &RouteGuard, format: Format, stream: bool) -> reqwest::Response {
+    let url = through(guard, format, stream);
+    let hi = body(format, "hi", stream);
+    let request = call(&client(), &url, format, guard.token(), &hi);
+    request.send().await.expect("a call through the gateway")
+}
+
 /// What the model server was asked, oldest first.
 pub async fn requests(model: &ModelServer) -> Vec<Value> {
     let log: Value = client()

@@ -10,8 +10,8 @@ use tokio::io::AsyncReadExt;
 use tokio::net::TcpListener;
 
 use crate::common::{
-    body, budgeted, call, client, estimated, next_usage, setup_budgeted, sse_events, through,
-    tokens,
+    body, budgeted, call, client, estimated, next_usage, say_hi, setup_budgeted, sse_events,
+    through, tokens,
 };
 
 /// Reads `response` to its end, which must come cleanly and in time.
@@ -208,17 +208,7 @@ async fn a_budget_exhausted_before_the_answer_comes_refuses_the_call() {
     });
     let format = Format::OpenaiChatCompletions;
     let started = Instant::now();
-    let url = through(&route.guard, format, true);
-    let response = call(
-        &client(),
-        &url,
-        format,
-        route.guard.token(),
-        &body(format, "hi", true),
-    )
-    .send()
-    .await
-    .unwrap();
+    let response = say_hi(&route.guard, format, true).await;
     assert_eq!(response.status(), 403);
     assert!(started.elapsed() < Duration::from_secs(3));
     let error: Value = response.json().await.unwrap();

@@ -9,7 +9,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use crate::common::{
-    answering, answering_then, body, call, channel, client, next_usage, route, setup, through, KEY,
+    answering, answering_then, body, call, channel, client, next_usage, route, say_hi, setup,
+    through, KEY,
 };
 
 /// A gateway with short timeouts and a route to `base`.
@@ -90,17 +91,7 @@ async fn an_upstream_that_never_answers_gives_504_in_time() {
     let (_gateway, guard, mut usage) = gateway_to(&base).await;
     let format = Format::OpenaiResponses;
     let started = Instant::now();
-    let url = through(&guard, format, true);
-    let response = call(
-        &client(),
-        &url,
-        format,
-        guard.token(),
-        &body(format, "hi", true),
-    )
-    .send()
-    .await
-    .unwrap();
+    let response = say_hi(&guard, format, true).await;
     assert_eq!(response.status(), 504);
     let error: Value = response.json().await.unwrap();
     assert_eq!(error["error"]["type"], "server_error");
@@ -120,17 +111,7 @@ async fn a_stream_cut_short_is_reported_incomplete_with_what_was_read() {
     let base = stopping_after(event, Duration::from_millis(100)).await;
     let (_gateway, guard, mut usage) = gateway_to(&base).await;
     let format = Format::AnthropicMessages;
-    let url = through(&guard, format, true);
-    let response = call(
-        &client(),
-        &url,
-        format,
-        guard.token(),
-        &body(format, "hi", true),
-    )
-    .send()
-    .await
-    .unwrap();
+    let response = say_hi(&guard, format, true).await;
     assert_eq!(response.status(), 200);
     assert!(response.bytes().await.is_err(), "the agent sees the break");
     let reported = next_usage(&mut usage).await;
@@ -151,17 +132,7 @@ async fn a_stream_that_falls_silent_is_cut_after_the_idle_timeout() {
     let (_gateway, guard, mut usage) = gateway_to(&base).await;
     let format = Format::OpenaiChatCompletions;
     let started = Instant::now();
-    let url = through(&guard, format, true);
-    let response = call(
-        &client(),
-        &url,
-        format,
-        guard.token(),
-        &body(format, "hi", true),
-    )
-    .send()
-    .await
-    .unwrap();
+    let response = say_hi(&guard, format, true).await;
     assert_eq!(response.status(), 200);
     assert!(response.bytes().await.is_err(), "the agent sees the cut");
     assert!(
@@ -269,16 +240,7 @@ async fn an_upstream_that_sends_interim_heads_without_end_gives_502() {
     let interim: &'static str = "HTTP/1.1 100 Continue\r\n\r\n".repeat(5_000).leak();
     let (_gateway, guard, _usage) = gateway_to(&answering_then(interim, false).await).await;
     let format = Format::AnthropicMessages;
-    let response = call(
-        &client(),
-        &through(&guard, format, false),
-        format,
-        guard.token(),
-        &body(format, "hi", false),
-    )
-    .send()
-    .await
-    .unwrap();
+    let response = say_hi(&guard, format, false).await;
     assert_eq!(response.status(), 502);
     let answer: Value = response.json().await.unwrap();
     let message = answer["error"]["message"].as_str().unwrap();

@@ -7,7 +7,7 @@ use agentplex_model_server::ModelServer;
 use serde_json::{json, Value};
 
 use crate::common::{
-    body, call, client, direct, next_usage, requests, setup, setup_with, through, KEY,
+    body, call, client, direct, next_usage, requests, say_hi, setup, setup_with, through, KEY,
 };
 
 /// The status, content type and bytes of an answer.
@@ -257,17 +257,7 @@ async fn foreign_hosts_and_formats_without_an_upstream_are_refused() {
     route.upstreams.remove(&Format::OpenaiResponses.into());
     let guard = setup.gateway.register(route);
     let format = Format::OpenaiResponses;
-    let url = through(&guard, format, false);
-    let response = call(
-        &client,
-        &url,
-        format,
-        guard.token(),
-        &body(format, "hi", false),
-    )
-    .send()
-    .await
-    .unwrap();
+    let response = say_hi(&guard, format, false).await;
     assert_eq!(response.status(), 404);
     assert!(
         setup.usage.try_recv().is_err(),
