@@ -163,13 +163,15 @@ async fn relay(agent: &mut TcpStream, call: Call, head: &RequestHead, body: Byte
     // The answer's content in what was read, for the tap once it is on its way.
     let (mut content, tapped) = (Vec::new(), metering.is_some());
     let end = loop {
-        let used = body.feed(&answer[offset..], &mut |piece: &[u8]| {
+        let fed = body.feed(&answer[offset..], &mut |piece: &[u8]| {
             if tapped {
                 content.push(Bytes::copy_from_slice(piece));
             }
         });
-        let sent = match used {
-            Ok(used) if offset + used > 0 => agent.write_all(&answer[..offset + used]).await,
+        // Where the answer's bytes read so far end, framing included.
+        let end = fed.map(|used| offset + used);
+        let sent = match end {
+            Ok(end) if end > 0 => agent.write_all(&answer[..end]).await,
             Ok(_) | Err(_) => Ok(()),
         };
         if let Some(metering) = &mut metering {
@@ -177,10 +179,9 @@ async fn relay(agent: &mut TcpStream, call: Call, head: &RequestHead, body: Byte
                 metering.feed(piece);
             }
         }
-        let Ok(used) = used else {
+        let Ok(end) = end else {
             break End::Broke(Lapse::BrokeOff);
         };
-        let end = offset + used;
         if sent.is_err() {
             break End::HungUp;
         }
